@@ -1,0 +1,96 @@
+/**
+ * Assertions for suites. Each failure throws a ConformanceFailure whose message follows the failure contract;
+ * preconditions skip a test whose subject another requirement already broke, so that one fault is reported
+ * once, by the requirement it breaks.
+ */
+import { requirement as lookup, type Requirement } from './catalogue.ts'
+import type { Exchange } from './http-client.ts'
+import { currentExchanges, currentRequirement, skipTest } from './recorder.ts'
+import { renderFailure, type FailureDetails } from './failure.ts'
+import { schemas } from './schema-registry.ts'
+import type { ExchangeRecord } from './exchange.ts'
+
+export class ConformanceFailure extends Error {
+  override readonly name = 'ConformanceFailure'
+  readonly details: FailureDetails
+
+  constructor(details: FailureDetails, req: Requirement | undefined = currentRequirementOrUndefined()) {
+    super(renderFailure(req, details))
+    this.details = details
+  }
+}
+
+function currentRequirementOrUndefined(): Requirement | undefined {
+  const id = currentRequirement()
+  return id === undefined ? undefined : lookup(id)
+}
+
+/** The newest exchange of the running test: the default evidence when a check names none. */
+export function lastExchange(): ExchangeRecord | undefined {
+  const all = currentExchanges()
+  return all[all.length - 1]
+}
+
+export function fail(expected: string, seen: string | string[], exchange?: Exchange | ExchangeRecord): never {
+  const record = exchange === undefined ? lastExchange() : 'record' in exchange ? exchange.record : exchange
+  throw new ConformanceFailure({ expected, seen, ...(record === undefined ? {} : { exchange: record }) })
+}
+
+export function expectThat(condition: boolean, expected: string, seen: string | string[], exchange?: Exchange | ExchangeRecord): asserts condition {
+  if (!condition) fail(expected, seen, exchange)
+}
+
+/** Skips the running test when a requirement it builds on does not hold; that requirement's own test reports it. */
+export function precondition(condition: boolean, requirementId: string, detail: string): asserts condition {
+  lookup(requirementId) // an unknown id is a harness bug, caught here rather than in a report
+  if (!condition) skipTest(`needs ${requirementId}, which does not hold here: ${detail}`)
+}
+
+const AUTH_REQUIREMENT = { bearer: 'P1-5.2-bearer', 'x-api-key': 'P1-5.3-x-api-key' } as const
+
+/**
+ * For tests whose subject needs the key accepted but that judge something other than the status: a valid key
+ * refused with 401 skips the test, and the auth requirement of that key form reports the refusal.
+ */
+export function expectKeyAccepted(ex: Exchange): void {
+  const auth = ex.record.auth
+  const usedRealKey = ex.record.key !== null && ex.record.key !== 'invalid' && ex.record.key !== 'suspended'
+  if (ex.status !== 401 || !usedRealKey || auth === 'none') return
+  const authRequirement = AUTH_REQUIREMENT[auth]
+  if (currentRequirement() !== authRequirement) precondition(false, authRequirement, `${ex.record.method} ${ex.record.path} refused the key with 401`)
+}
+
+export function expectStatus(ex: Exchange, expected: number | readonly number[], why = ''): void {
+  const wanted = typeof expected === 'number' ? [expected] : expected
+  if (wanted.includes(ex.status)) return
+  if (wanted.every((s) => s < 300)) expectKeyAccepted(ex)
+  const seen = ex.status === 429 && ex.record.attempt > 1 ? `429 after ${ex.record.attempt} attempts with backoff` : String(ex.status)
+  fail(`status ${wanted.join(' or ')}${why ? ` (${why})` : ''}`, seen, ex)
+}
+
+/** The body as JSON, or a failure saying why it is not. */
+export function expectJson(ex: Exchange): unknown {
+  if (ex.jsonError !== undefined) fail('a JSON body', `not JSON (${ex.jsonError})`, ex)
+  return ex.json
+}
+
+/** Validates a value (by default the JSON body) against a schema under schemas/. */
+export function expectSchema(ex: Exchange, ref: string, value: unknown = expectJson(ex), what = 'the body'): void {
+  const result = schemas().validate(ref, value)
+  if (!result.ok) fail(`${what} to match ${ref}`, result.errors, ex)
+}
+
+/** Validates every item; one failure lists the errors of all items, each path prefixed with the item's place. */
+export function expectEach(ex: Exchange, ref: string, items: readonly unknown[], basePath: string): void {
+  const errors: string[] = []
+  items.forEach((item, index) => {
+    const result = schemas().validate(ref, item)
+    for (const error of result.errors) errors.push(`${basePath}/${index}${error.startsWith('/:') ? error.slice(1) : error}`)
+  })
+  if (errors.length > 0) fail(`every item of ${basePath} to match ${ref}`, errors, ex)
+}
+
+/** A plain object, or a failure: guards deep reads in tests so a wrong shape is a failure, not a TypeError. */
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}

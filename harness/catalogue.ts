@@ -1,0 +1,53 @@
+/** The requirement catalogue (`schemas/requirements.json`): one entry per testable rule of the reference. */
+import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { HarnessError } from './errors.ts'
+
+export type Level = 'MUST' | 'SHOULD'
+
+export interface Requirement {
+  id: string
+  part: 1 | 2
+  section: string
+  see?: string[]
+  family: string
+  level: Level
+  rule: string
+  /** For SHOULD: what is inferred, and why it is not a MUST. */
+  why?: string
+}
+
+export const CATALOGUE_PATH = fileURLToPath(new URL('../schemas/requirements.json', import.meta.url))
+
+let cache: Map<string, Requirement> | undefined
+
+export function loadCatalogue(path: string = CATALOGUE_PATH): Map<string, Requirement> {
+  const raw = JSON.parse(readFileSync(path, 'utf8')) as { requirements: Requirement[] }
+  const map = new Map<string, Requirement>()
+  for (const requirement of raw.requirements) {
+    if (map.has(requirement.id)) throw new HarnessError('INTERNAL', `duplicate requirement id ${requirement.id} in the catalogue`)
+    map.set(requirement.id, requirement)
+  }
+  return map
+}
+
+export function catalogue(): Map<string, Requirement> {
+  cache ??= loadCatalogue()
+  return cache
+}
+
+export function requirement(id: string): Requirement {
+  const found = catalogue().get(id)
+  if (found === undefined) throw new HarnessError('REQUIREMENT_UNKNOWN', `requirement ${id} is not in schemas/requirements.json`)
+  return found
+}
+
+/** "Part 1 §4.1" with the other sections it leans on. */
+export function citation(req: Requirement): string {
+  const see = req.see?.length ? ` (see also §${req.see.join(', §')})` : ''
+  return `Part ${req.part} §${req.section}${see}`
+}
+
+export function families(): string[] {
+  return [...new Set([...catalogue().values()].map((r) => r.family))].sort()
+}

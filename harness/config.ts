@@ -1,0 +1,172 @@
+/**
+ * Configuration: environment (and `.env`, read with dotenv) overridden by command-line flags, validated once.
+ * Every problem becomes a ConfigError whose message is one line saying what to fix.
+ */
+import { readFileSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { parse as parseDotenv } from 'dotenv'
+import { isCalendarDate, todayUtc } from './clock.ts'
+import { ConfigError } from './errors.ts'
+
+export const KEY_SLOTS = ['main', 'tier0', 'tier1', 'tier2', 'tier3', 'tier4', 'tier5', 'suspended'] as const
+export type KeySlot = (typeof KEY_SLOTS)[number]
+
+/** The environment variable that holds each key; also what curl lines print in place of the key. */
+export const KEY_ENV: Record<KeySlot, string> = {
+  main: 'GATEWAY_API_KEY',
+  tier0: 'GATEWAY_API_KEY_TIER0',
+  tier1: 'GATEWAY_API_KEY_TIER1',
+  tier2: 'GATEWAY_API_KEY_TIER2',
+  tier3: 'GATEWAY_API_KEY_TIER3',
+  tier4: 'GATEWAY_API_KEY_TIER4',
+  tier5: 'GATEWAY_API_KEY_TIER5',
+  suspended: 'GATEWAY_SUSPENDED_API_KEY',
+}
+
+export const DEFAULTS = {
+  timeoutMs: 30_000, // per request; long enough for a slow staging gateway, short enough that nothing hangs
+  remoteBudgetUsd: 1, // a remote run spends at most this unless GATEWAY_BUDGET_USD says otherwise
+  reportDir: 'reports', // parent of reports/<run-id>/ and reports/latest
+  maxTimeoutMs: 900_000, // the flex tier may take up to 900 s (Part 1 section 8.5); more is a typo
+}
+
+/** What the user asked for, validated. `baseUrl: null` means: start the embedded reference gateway. */
+export interface RunOptions {
+  baseUrl: string | null
+  keys: Partial<Record<KeySlot, string>>
+  asOf: string
+  asOfExplicit: boolean
+  budgetUsd: number | null
+  timeoutMs: number
+  families: string[] | null
+  grep: string | null
+  reportDir: string
+  filters: string[]
+}
+
+export interface FlagValues {
+  'base-url'?: string
+  family?: string
+  grep?: string
+  'as-of'?: string
+  'report-dir'?: string
+}
+
+export type Env = Record<string, string | undefined>
+
+/** Reads `.env` in `dir` if present; variables already in the environment win, as with dotenv. */
+export function loadEnv(processEnv: Env, dir: string = process.cwd()): Env {
+  let fileVars: Env = {}
+  try {
+    fileVars = parseDotenv(readFileSync(resolve(dir, '.env')))
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
+      throw new ConfigError(`cannot read .env: ${(error as Error).message}`)
+    }
+  }
+  return { ...fileVars, ...processEnv }
+}
+
+export function parseBaseUrl(raw: string, source: string): string {
+  let url: URL
+  try {
+    url = new URL(raw)
+  } catch {
+    throw new ConfigError(`${source} "${raw}" is not a URL; give the host root, e.g. https://gateway.example.com`)
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(`${source} must start with http:// or https:// (got "${url.protocol}")`)
+  }
+  if (url.username || url.password) throw new ConfigError(`${source} must not hold credentials; put keys in GATEWAY_API_KEY`)
+  if (url.pathname !== '/' || url.search || url.hash) {
+    throw new ConfigError(`${source} must be the host root with no path or query (got "${raw}"); drop "${url.pathname}${url.search}${url.hash}"`)
+  }
+  return url.origin
+}
+
+function parseAsOf(raw: string, source: string): string {
+  if (!isCalendarDate(raw)) throw new ConfigError(`${source} must be a date written YYYY-MM-DD (got "${raw}")`)
+  return raw
+}
+
+function parsePositiveInt(raw: string, source: string, max: number): number {
+  if (!/^\d+$/.test(raw.trim()) || Number(raw) < 1 || Number(raw) > max) {
+    throw new ConfigError(`${source} must be a whole number of milliseconds from 1 to ${max} (got "${raw}")`)
+  }
+  return Number(raw)
+}
+
+function parseBudget(raw: string, source: string): number {
+  const value = Number(raw)
+  if (raw.trim() === '' || !Number.isFinite(value) || value < 0) {
+    throw new ConfigError(`${source} must be a non-negative number of US dollars (got "${raw}")`)
+  }
+  return value
+}
+
+function parseKey(raw: string, name: string): string {
+  // A key goes into a header; whitespace or control characters would break the request or smuggle another header.
+  if (/[\s\x00-\x1f\x7f]/.test(raw)) throw new ConfigError(`${name} contains whitespace or a control character; check how it was pasted`)
+  return raw
+}
+
+function parseFamilies(raw: string, known: readonly string[]): string[] {
+  const families = raw.split(',').map((f) => f.trim()).filter((f) => f !== '')
+  if (families.length === 0) throw new ConfigError(`--family needs at least one family: ${known.join(', ')}`)
+  for (const family of families) {
+    if (!known.includes(family)) throw new ConfigError(`unknown family "${family}": choose from ${known.join(', ')}`)
+  }
+  return [...new Set(families)]
+}
+
+/** Combines environment and flags into validated options. `knownFamilies` are the families that have suites. */
+export function resolveOptions(env: Env, flags: FlagValues, filters: string[], knownFamilies: readonly string[]): RunOptions {
+  const value = (name: string): string | undefined => {
+    const v = env[name]
+    return v === undefined || v.trim() === '' ? undefined : v.trim()
+  }
+  const baseUrlRaw = flags['base-url'] ?? value('GATEWAY_BASE_URL')
+  const baseUrl = baseUrlRaw === undefined ? null : parseBaseUrl(baseUrlRaw, flags['base-url'] ? '--base-url' : 'GATEWAY_BASE_URL')
+
+  const keys: Partial<Record<KeySlot, string>> = {}
+  for (const slot of KEY_SLOTS) {
+    const raw = value(KEY_ENV[slot])
+    if (raw !== undefined) keys[slot] = parseKey(raw, KEY_ENV[slot])
+  }
+  if (baseUrl !== null && keys.main === undefined) {
+    throw new ConfigError(`GATEWAY_API_KEY is not set: the target ${baseUrl} needs a key (set it in the environment or in .env)`)
+  }
+
+  const asOfRaw = flags['as-of'] ?? value('GATEWAY_AS_OF')
+  const asOf = asOfRaw === undefined ? todayUtc() : parseAsOf(asOfRaw, flags['as-of'] ? '--as-of' : 'GATEWAY_AS_OF')
+
+  const timeoutRaw = value('GATEWAY_TIMEOUT_MS')
+  const timeoutMs = timeoutRaw === undefined ? DEFAULTS.timeoutMs : parsePositiveInt(timeoutRaw, 'GATEWAY_TIMEOUT_MS', DEFAULTS.maxTimeoutMs)
+
+  const budgetRaw = value('GATEWAY_BUDGET_USD')
+  const budgetUsd = budgetRaw !== undefined ? parseBudget(budgetRaw, 'GATEWAY_BUDGET_USD') : baseUrl === null ? null : DEFAULTS.remoteBudgetUsd
+
+  return {
+    baseUrl,
+    keys,
+    asOf,
+    asOfExplicit: asOfRaw !== undefined,
+    budgetUsd,
+    timeoutMs,
+    families: flags.family === undefined ? null : parseFamilies(flags.family, knownFamilies),
+    grep: flags.grep === undefined || flags.grep === '' ? null : flags.grep,
+    reportDir: flags['report-dir'] ?? DEFAULTS.reportDir,
+    filters,
+  }
+}
+
+/** The target as the suites see it: always a URL and keys, whether embedded or given. */
+export interface TargetConfig {
+  baseUrl: string
+  embedded: boolean
+  keys: Partial<Record<KeySlot, string>>
+  asOf: string
+  budgetUsd: number | null
+  timeoutMs: number
+  runId: string
+}

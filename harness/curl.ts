@@ -1,0 +1,30 @@
+/** A curl line that reproduces an exchange, with `$GATEWAY_API_KEY` (or the tier's variable) in place of the key. */
+import { KEY_ENV } from './config.ts'
+import type { ExchangeRecord } from './exchange.ts'
+
+/** Headers the harness adds for itself; a reproduction does not need them. */
+const OMIT = new Set(['x-client-request-id', 'content-length', 'host', 'connection', 'user-agent'])
+
+function shellQuote(value: string): string {
+  return `'${value.replaceAll("'", `'\\''`)}'`
+}
+
+export function curlLine(ex: ExchangeRecord, fullBody?: string): string {
+  const parts = ['curl', '-sS', '-i']
+  if (ex.method !== 'GET') parts.push('-X', ex.method)
+  parts.push(shellQuote(ex.url))
+  for (const [name, value] of Object.entries(ex.requestHeaders)) {
+    const lower = name.toLowerCase()
+    if (OMIT.has(lower)) continue
+    if ((lower === 'authorization' || lower === 'x-api-key') && ex.key !== null && ex.key !== 'invalid') {
+      // Double quotes so the shell expands the variable; the key itself is never written out.
+      const variable = `$${KEY_ENV[ex.key]}`
+      parts.push('-H', lower === 'authorization' ? `"Authorization: Bearer ${variable}"` : `"x-api-key: ${variable}"`)
+      continue
+    }
+    parts.push('-H', shellQuote(`${name}: ${value}`))
+  }
+  const body = fullBody ?? ex.requestBody
+  if (body !== undefined && body !== '') parts.push('--data-raw', shellQuote(body))
+  return parts.join(' ')
+}

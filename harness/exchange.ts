@@ -1,0 +1,43 @@
+/**
+ * One HTTP exchange as recorded for reports, audits and failure messages: plain JSON (it travels from the test
+ * worker to the reporter), already redacted, bodies cut to an excerpt.
+ */
+import type { KeySlot } from './config.ts'
+
+export type AuthMode = 'bearer' | 'x-api-key' | 'none'
+
+/** Which key a request carried: a configured slot, a deliberately invalid key, or none. */
+export type KeyUse = KeySlot | 'invalid' | null
+
+export interface ExchangeRecord {
+  seq: number
+  method: string
+  url: string
+  path: string
+  key: KeyUse
+  auth: AuthMode
+  requestHeaders: Record<string, string>
+  requestBody?: string
+  clientRequestId?: string
+  startedAt: number
+  durationMs: number
+  attempt: number
+  /** Absent when no response arrived (see `error`). */
+  status?: number
+  responseHeaders?: Record<string, string>
+  body?: string
+  bodyBytes?: number
+  bodyTruncated?: boolean
+  error?: string
+}
+
+export const EXCERPT_CHARS = 2000
+
+export function excerpt(text: string, max: number = EXCERPT_CHARS): { text: string; truncated: boolean } {
+  if (text.length <= max) return { text, truncated: false }
+  return { text: `${text.slice(0, max)}… [${text.length - max} more characters]`, truncated: true }
+}
+
+export function header(record: Pick<ExchangeRecord, 'responseHeaders'>, name: string): string | undefined {
+  return record.responseHeaders?.[name.toLowerCase()]
+}

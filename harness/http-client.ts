@@ -1,0 +1,250 @@
+/**
+ * The HTTP client of the suites, on undici. Every request has a deadline and a body cap, so a hostile or broken
+ * target cannot hang or exhaust a run; every exchange is recorded (redacted) for audits, reports and failure
+ * messages; every attempt carries a fresh X-Client-Request-Id (Part 1 section 4.1).
+ */
+import { randomUUID } from 'node:crypto'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { Agent, request, errors as undiciErrors, type Dispatcher } from 'undici'
+import { KEY_ENV, type KeySlot, type TargetConfig } from './config.ts'
+import { HarnessError } from './errors.ts'
+import { excerpt, type AuthMode, type ExchangeRecord, type KeyUse } from './exchange.ts'
+import { nextSequence, recordExchange, skipTest } from './recorder.ts'
+import { INVALID_KEY_PREFIX, Redactor } from './redact.ts'
+import { delayBeforeRetryMs } from './retry.ts'
+
+export const CLIENT_DEFAULTS = {
+  maxBodyBytes: 16 * 1024 * 1024, // larger than any response the reference describes; a bigger one is a fault
+  connections: 16, // per origin; the suites run a few requests at a time
+}
+
+export interface RequestSpec {
+  method?: string
+  path: string
+  query?: Record<string, string | number | boolean | undefined>
+  /** Which key to send: a configured slot (default main), 'invalid' for a made-up key, or null for none. */
+  key?: KeyUse
+  /** How to send it (default bearer). */
+  auth?: AuthMode
+  headers?: Record<string, string>
+  json?: unknown
+  /** Our trace id: a string to send exactly, false to send none; default a fresh id per attempt. */
+  clientRequestId?: string | false
+  /** Retry 429 with backoff (default true). Tests about rate limits turn it off to see every 429. */
+  retry429?: boolean
+  timeoutMs?: number
+}
+
+/** A completed exchange as tests see it: the full body, parsed JSON, and the record that reports keep. */
+export class Exchange {
+  constructor(
+    readonly record: ExchangeRecord,
+    readonly text: string,
+  ) {}
+
+  get status(): number {
+    return this.record.status ?? 0
+  }
+
+  header(name: string): string | undefined {
+    return this.record.responseHeaders?.[name.toLowerCase()]
+  }
+
+  get svcRequestId(): string | undefined {
+    return this.header('svc-request-id')
+  }
+
+  #parsed: { value: unknown; error?: string } | undefined
+
+  /** The body parsed as JSON; undefined when it is not JSON (see jsonError). */
+  get json(): unknown {
+    return this.#parse().value
+  }
+
+  get jsonError(): string | undefined {
+    return this.#parse().error
+  }
+
+  #parse(): { value: unknown; error?: string } {
+    if (this.#parsed === undefined) {
+      try {
+        this.#parsed = { value: JSON.parse(this.text) }
+      } catch (error) {
+        this.#parsed = { value: undefined, error: (error as Error).message }
+      }
+    }
+    return this.#parsed
+  }
+}
+
+/** A target that answered wrongly at the transport level: too slow, a broken connection, an oversized body. */
+export class TargetFailure extends Error {
+  override readonly name = 'TargetFailure'
+  constructor(
+    message: string,
+    readonly record: ExchangeRecord,
+  ) {
+    super(message)
+  }
+}
+
+const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ECONNABORTED'])
+
+export class GatewayClient {
+  readonly config: TargetConfig
+  readonly redactor: Redactor
+  readonly #dispatcher: Dispatcher
+  #counter = 0
+
+  constructor(config: TargetConfig, dispatcher?: Dispatcher) {
+    this.config = config
+    this.redactor = new Redactor(config.keys)
+    this.#dispatcher = dispatcher ?? new Agent({ connections: CLIENT_DEFAULTS.connections })
+  }
+
+  hasKey(slot: KeySlot): boolean {
+    return this.config.keys[slot] !== undefined
+  }
+
+  /** The key of a slot; skips the running test when the run was given none, saying which variable to set. */
+  keyOrSkip(slot: KeySlot): string {
+    const key = this.config.keys[slot]
+    if (key === undefined) skipTest(`no key for ${slot}: set ${KEY_ENV[slot]}`)
+    return key
+  }
+
+  get(path: string, spec: Omit<RequestSpec, 'path' | 'method'> = {}): Promise<Exchange> {
+    return this.request({ ...spec, path, method: 'GET' })
+  }
+
+  post(path: string, json: unknown, spec: Omit<RequestSpec, 'path' | 'method' | 'json'> = {}): Promise<Exchange> {
+    return this.request({ ...spec, path, method: 'POST', json })
+  }
+
+  async request(spec: RequestSpec): Promise<Exchange> {
+    const retry = spec.retry429 ?? true
+    for (let attempt = 1; ; attempt += 1) {
+      const exchange = await this.#once(spec, attempt)
+      if (exchange.status !== 429 || !retry) return exchange
+      const delay = delayBeforeRetryMs(attempt, exchange.record.responseHeaders ?? {})
+      if (delay === undefined) return exchange
+      await sleep(delay)
+    }
+  }
+
+  #url(spec: RequestSpec): string {
+    const url = new URL(spec.path, this.config.baseUrl)
+    for (const [name, value] of Object.entries(spec.query ?? {})) {
+      if (value !== undefined) url.searchParams.append(name, String(value))
+    }
+    return url.toString()
+  }
+
+  #headers(spec: RequestSpec, attempt: number): { headers: Record<string, string>; key: KeyUse; auth: AuthMode } {
+    const headers: Record<string, string> = { accept: 'application/json', ...spec.headers }
+    const key: KeyUse = spec.key === undefined ? 'main' : spec.key
+    const auth: AuthMode = key === null ? 'none' : (spec.auth ?? 'bearer')
+    if (key !== null) {
+      const value = key === 'invalid' ? `${INVALID_KEY_PREFIX}${randomUUID()}` : this.keyOrSkip(key)
+      if (auth === 'bearer') headers.authorization = `Bearer ${value}`
+      else if (auth === 'x-api-key') headers['x-api-key'] = value
+    }
+    if (spec.clientRequestId !== false) {
+      this.#counter += 1
+      // Not UUID-shaped on purpose: a target must never take it for its own id (Part 1 section 4.1).
+      headers['x-client-request-id'] = spec.clientRequestId ?? `gc-${this.config.runId}-${process.pid}-${this.#counter}-${attempt}`
+    }
+    if (spec.json !== undefined) headers['content-type'] ??= 'application/json'
+    return { headers, key, auth }
+  }
+
+  async #once(spec: RequestSpec, attempt: number): Promise<Exchange> {
+    const method = spec.method ?? 'GET'
+    const url = this.#url(spec)
+    const { headers, key, auth } = this.#headers(spec, attempt)
+    const body = spec.json === undefined ? undefined : JSON.stringify(spec.json)
+    const timeoutMs = spec.timeoutMs ?? this.config.timeoutMs
+    const record: ExchangeRecord = {
+      seq: nextSequence(),
+      method,
+      url: this.redactor.text(url),
+      path: this.redactor.text(new URL(url).pathname + new URL(url).search),
+      key,
+      auth,
+      requestHeaders: this.redactor.headers(headers),
+      ...(body === undefined ? {} : { requestBody: this.redactor.text(excerpt(body).text) }),
+      ...(headers['x-client-request-id'] ? { clientRequestId: headers['x-client-request-id'] } : {}),
+      startedAt: Date.now(),
+      durationMs: 0,
+      attempt,
+    }
+    recordExchange(record)
+    const started = performance.now()
+    const signal = AbortSignal.timeout(timeoutMs)
+    let text: string
+    try {
+      const response = await request(url, {
+        method: method as Dispatcher.HttpMethod,
+        headers,
+        body,
+        signal,
+        dispatcher: this.#dispatcher,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      })
+      record.status = response.statusCode
+      record.responseHeaders = normaliseHeaders(response.headers)
+      text = await readCapped(response.body, CLIENT_DEFAULTS.maxBodyBytes, record)
+    } catch (error) {
+      record.durationMs = Math.round(performance.now() - started)
+      throw this.#transportError(error, record, timeoutMs)
+    }
+    record.durationMs = Math.round(performance.now() - started)
+    const cut = excerpt(this.redactor.text(text))
+    record.body = cut.text
+    record.bodyTruncated = cut.truncated || record.bodyTruncated === true
+    return new Exchange(record, text)
+  }
+
+  #transportError(error: unknown, record: ExchangeRecord, timeoutMs: number): Error {
+    const err = error as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException }
+    const code = err.code ?? err.cause?.code
+    if (error instanceof TargetFailure) return error
+    if (err.name === 'TimeoutError' || err.name === 'AbortError' || error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.BodyTimeoutError) {
+      record.error = `no complete response within ${timeoutMs} ms`
+      return new TargetFailure(`${record.method} ${record.path}: ${record.error}`, record)
+    }
+    if (record.status === undefined && code !== undefined && UNREACHABLE_CODES.has(code)) {
+      record.error = `cannot connect (${code})`
+      return new HarnessError('TARGET_UNREACHABLE', `cannot reach ${this.config.baseUrl}: ${code}`, { cause: error })
+    }
+    record.error = `connection failed: ${code ?? err.message}`
+    return new TargetFailure(`${record.method} ${record.path}: ${record.error}`, record)
+  }
+}
+
+function normaliseHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value
+  }
+  return out
+}
+
+async function readCapped(body: AsyncIterable<Buffer> & { destroy(): void }, maxBytes: number, record: ExchangeRecord): Promise<string> {
+  const chunks: Buffer[] = []
+  let total = 0
+  for await (const chunk of body) {
+    total += chunk.length
+    if (total > maxBytes) {
+      body.destroy()
+      record.bodyBytes = total
+      record.bodyTruncated = true
+      record.error = `response body exceeds ${maxBytes} bytes`
+      throw new TargetFailure(`${record.method} ${record.path}: ${record.error}`, record)
+    }
+    chunks.push(chunk)
+  }
+  record.bodyBytes = total
+  return Buffer.concat(chunks).toString('utf8')
+}

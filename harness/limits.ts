@@ -1,0 +1,20 @@
+/** The limit tables of the reference, as data under schemas/limits/ (copied exactly from Part 1 §8.1 and §8.4). */
+import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+
+interface UsageTable {
+  windowSeconds: number
+  requestsPerMinute: Record<string, number>
+}
+
+function load<T>(name: string): T {
+  return JSON.parse(readFileSync(fileURLToPath(new URL(`../schemas/limits/${name}`, import.meta.url)), 'utf8')) as T
+}
+
+let usage: UsageTable | undefined
+
+/** Part 1 §8.1: requests per minute on /user/v1 for a tier. */
+export function usageLimitPerMinute(tier: number): number | undefined {
+  usage ??= load<UsageTable>('usage-rate-limits.json')
+  return usage.requestsPerMinute[String(tier)]
+}

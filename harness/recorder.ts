@@ -1,0 +1,76 @@
+/**
+ * Per-test recording inside a test worker. The setup file opens a record before each test and, after it, stores
+ * what was recorded in the test's meta, which vitest carries to the reporter. Exchanges made outside a test
+ * (beforeAll) are held and handed to the next test of the file, so that audits still see them.
+ */
+import type { TestContext } from 'vitest'
+import type { ExchangeRecord } from './exchange.ts'
+import { HarnessError } from './errors.ts'
+
+export interface Observation {
+  topic: string
+  detail: string
+}
+
+export interface ConformanceMeta {
+  requirement?: string
+  exchanges?: ExchangeRecord[]
+  observations?: Observation[]
+}
+
+declare module 'vitest' {
+  interface TaskMeta extends ConformanceMeta {}
+}
+
+interface OpenRecord {
+  ctx: TestContext
+  exchanges: ExchangeRecord[]
+  observations: Observation[]
+}
+
+let current: OpenRecord | null = null
+let held: { exchanges: ExchangeRecord[]; observations: Observation[] } = { exchanges: [], observations: [] }
+let sequence = 0
+
+export function nextSequence(): number {
+  sequence += 1
+  return sequence
+}
+
+export function openRecord(ctx: TestContext): void {
+  current = { ctx, exchanges: held.exchanges, observations: held.observations }
+  held = { exchanges: [], observations: [] }
+}
+
+export function closeRecord(ctx: TestContext): void {
+  if (current === null || current.ctx !== ctx) return
+  ctx.task.meta.exchanges = current.exchanges
+  ctx.task.meta.observations = current.observations
+  current = null
+}
+
+export function recordExchange(record: ExchangeRecord): void {
+  ;(current ?? held).exchanges.push(record)
+}
+
+/** Something the reference does not define, seen on the target: reported, never judged. */
+export function observe(topic: string, detail: string): void {
+  ;(current ?? held).observations.push({ topic, detail })
+}
+
+/** The exchanges of the running test so far (newest last), for failure evidence. */
+export function currentExchanges(): readonly ExchangeRecord[] {
+  return current?.exchanges ?? held.exchanges
+}
+
+/** The requirement id the running test checks, from its static meta. */
+export function currentRequirement(): string | undefined {
+  return current?.ctx.task.meta.requirement
+}
+
+/** Skips the running test with a reason that the summary shows. Outside a test there is nothing to skip. */
+export function skipTest(reason: string): never {
+  if (current === null) throw new HarnessError('INTERNAL', `cannot skip outside a test: ${reason}`)
+  current.ctx.skip(reason)
+  throw new HarnessError('INTERNAL', 'ctx.skip returned')
+}

@@ -1,0 +1,41 @@
+/** What `npm run conformance` prints: a line per finished file, then failures, the family table and the verdict. */
+import type { Counts, RequirementResult, Verdict } from '../results.ts'
+
+const COLUMNS: Array<keyof Counts> = ['pass', 'fail', 'warn', 'skip', 'error', 'disabled']
+
+export function familyTable(families: Map<string, Counts>, totals: Counts): string {
+  const names = [...families.keys(), 'all']
+  const width = Math.max(8, ...names.map((n) => n.length))
+  const row = (name: string, c: Counts): string => `  ${name.padEnd(width)} ${COLUMNS.map((k) => String(c[k]).padStart(10)).join('')}`
+  return [
+    `  ${'family'.padEnd(width)} ${COLUMNS.map((k) => k.padStart(10)).join('')}`,
+    ...[...families].map(([name, c]) => row(name, c)),
+    row('all', totals),
+  ].join('\n')
+}
+
+export function verdictLine(verdict: Verdict, exitCode: number): string {
+  const text: Record<Verdict, string> = {
+    conformant: 'CONFORMANT: no MUST requirement failed or was skipped',
+    'non-conformant': 'NOT CONFORMANT: a MUST requirement failed',
+    incomplete: 'INCOMPLETE: no MUST requirement failed, but some were skipped',
+    error: 'ERROR: the harness could not complete the run',
+  }
+  return `${text[verdict]} (exit ${exitCode})`
+}
+
+export function failureBlocks(results: readonly RequirementResult[]): string {
+  const blocks: string[] = []
+  for (const r of results) {
+    if (r.status !== 'fail' && r.status !== 'warn' && r.status !== 'error') continue
+    const first = r.evidence[0]
+    const label = r.status === 'warn' ? 'WARN' : r.status === 'error' ? 'ERROR' : 'FAIL'
+    const more = r.evidence.length > 1 ? `\n  (+${r.evidence.length - 1} more in summary.json)` : ''
+    blocks.push(`${label} ${r.id}  (${first?.test ?? ''})\n${indent(first?.message ?? r.rule)}${more}`)
+  }
+  return blocks.join('\n\n')
+}
+
+function indent(text: string): string {
+  return text.split('\n').map((l) => `  ${l}`).join('\n')
+}

@@ -1,0 +1,28 @@
+/** summary.json: everything a run found, for machines (CI gates, dashboards, the merge of shards). */
+import type { Counts, RequirementResult, Verdict } from '../results.ts'
+
+export const SUMMARY_SCHEMA_VERSION = 1
+
+export interface Summary {
+  schemaVersion: number
+  runId: string
+  tool: { name: string; version: string }
+  startedAt: string
+  finishedAt: string
+  durationMs: number
+  target: { baseUrl: string; embedded: boolean }
+  asOf: string
+  budgetUsd: number | null
+  selection: { families: string[] | null; grep: string | null; filters: string[] }
+  verdict: Verdict
+  exitCode: number
+  totals: Counts
+  families: Record<string, Counts>
+  tests: { total: number; passed: number; failed: number; skipped: number }
+  requirements: RequirementResult[]
+  /** MUST requirements of the selected families that no test checks. */
+  uncheckedMust: string[]
+  observations: Array<{ test: string; topic: string; detail: string }>
+  retries: Array<{ test: string; method: string; path: string; attempt: number; status?: number }>
+  harnessErrors: string[]
+}

@@ -1,0 +1,251 @@
+/**
+ * The conformance reporter: collects every test's requirement, result and exchanges, audits the exchanges
+ * against the shared-header rules, aggregates per requirement and writes reports/<run-id>/ (summary.json,
+ * summary.md, junit.xml; allure-results/ is written by allure-vitest beside them) and reports/latest.
+ */
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { join, relative } from 'node:path'
+import type { Reporter, SerializedError, TestCase, TestModule } from 'vitest/node'
+import { auditExchange, duplicateIds, REQ } from './audit.ts'
+import { catalogue } from './catalogue.ts'
+import type { RunOptions, TargetConfig } from './config.ts'
+import { curlLine } from './curl.ts'
+import { describeExchange } from './failure.ts'
+import type { ExchangeRecord } from './exchange.ts'
+import type { ConformanceMeta } from './recorder.ts'
+import { Redactor } from './redact.ts'
+import { aggregate, countByFamily, EXIT, totals, verdictOf, type Outcome, type OutcomeStatus } from './results.ts'
+import { failureBlocks, familyTable, verdictLine } from './report/console.ts'
+import { renderJunit, type JunitCase } from './report/junit.ts'
+import { renderMarkdown } from './report/markdown.ts'
+import { SUMMARY_SCHEMA_VERSION, type Summary } from './report/summary.ts'
+
+export interface ReporterOptions {
+  target: TargetConfig
+  options: RunOptions
+  runDir: string
+  reportRoot: string
+  root: string
+  tool: { name: string; version: string }
+  write?: (text: string) => void
+}
+
+interface Collected {
+  outcomes: Outcome[]
+  junit: JunitCase[]
+  exchanges: ExchangeRecord[]
+  observations: Summary['observations']
+  retries: Summary['retries']
+  harnessErrors: string[]
+  tests: Summary['tests']
+}
+
+const FAILURE_NAMES = new Set(['ConformanceFailure', 'AssertionError'])
+
+export class ConformanceReporter implements Reporter {
+  readonly #o: ReporterOptions
+  readonly #startedAt = new Date()
+  readonly #write: (text: string) => void
+  readonly #redactor: Redactor
+  exitCode: number = EXIT.error
+  summary: Summary | undefined
+
+  constructor(options: ReporterOptions) {
+    this.#o = options
+    this.#write = options.write ?? ((text) => process.stdout.write(text))
+    this.#redactor = new Redactor(options.target.keys)
+  }
+
+  #file(module: TestModule): string {
+    return relative(this.#o.root, module.moduleId)
+  }
+
+  onTestModuleEnd(module: TestModule): void {
+    let passed = 0, failed = 0, skipped = 0
+    for (const test of module.children.allTests()) {
+      const state = test.result().state
+      if (state === 'passed') passed += 1
+      else if (state === 'failed') failed += 1
+      else skipped += 1
+    }
+    const mark = failed > 0 ? 'x' : 'v'
+    this.#write(`  ${mark} ${this.#file(module)}  ${passed} passed${failed ? `, ${failed} failed` : ''}${skipped ? `, ${skipped} skipped` : ''}\n`)
+  }
+
+  onTestRunEnd(modules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<SerializedError>): void {
+    const collected = this.#collect(modules, unhandledErrors)
+    const results = aggregate({
+      catalogue: catalogue().values(),
+      outcomes: collected.outcomes,
+      selectedFamilies: this.#o.options.families,
+      filtered: this.#o.options.grep !== null || this.#o.options.filters.length > 0,
+    })
+    const verdict = verdictOf(results, collected.harnessErrors.length)
+    this.exitCode = EXIT[verdict]
+    const finishedAt = new Date()
+    const families = countByFamily(results)
+    const summary: Summary = {
+      schemaVersion: SUMMARY_SCHEMA_VERSION,
+      runId: this.#o.target.runId,
+      tool: this.#o.tool,
+      startedAt: this.#startedAt.toISOString(),
+      finishedAt: finishedAt.toISOString(),
+      durationMs: finishedAt.getTime() - this.#startedAt.getTime(),
+      target: { baseUrl: this.#o.target.baseUrl, embedded: this.#o.target.embedded },
+      asOf: this.#o.target.asOf,
+      budgetUsd: this.#o.target.budgetUsd,
+      selection: { families: this.#o.options.families, grep: this.#o.options.grep, filters: this.#o.options.filters },
+      verdict,
+      exitCode: this.exitCode,
+      totals: totals(results),
+      families: Object.fromEntries(families),
+      tests: collected.tests,
+      requirements: results,
+      uncheckedMust: results.filter((r) => r.level === 'MUST' && r.reason === 'no test checks this requirement').map((r) => r.id),
+      observations: collected.observations,
+      retries: collected.retries,
+      harnessErrors: collected.harnessErrors,
+    }
+    this.summary = summary
+    this.#writeReports(summary, collected.junit)
+
+    const failures = failureBlocks(results)
+    if (failures) this.#write(`\n${failures}\n`)
+    if (collected.harnessErrors.length > 0) this.#write(`\nHarness errors:\n${collected.harnessErrors.map((e) => `  ${e}`).join('\n')}\n`)
+    this.#write(`\nRequirements by family (${results.length} in the catalogue, as-of ${summary.asOf}, target ${summary.target.baseUrl}):\n`)
+    this.#write(`${familyTable(families, summary.totals)}\n\n${verdictLine(verdict, this.exitCode)}\n`)
+    this.#write(`Reports: ${relative(process.cwd(), this.#o.runDir) || '.'}/ (summary.md, summary.json, junit.xml, allure-results/)\n`)
+  }
+
+  #collect(modules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<SerializedError>): Collected {
+    const c: Collected = { outcomes: [], junit: [], exchanges: [], observations: [], retries: [], harnessErrors: [], tests: { total: 0, passed: 0, failed: 0, skipped: 0 } }
+    for (const error of unhandledErrors) c.harnessErrors.push(`unhandled: ${error.name ?? 'Error'}: ${error.message}`)
+    for (const module of modules) {
+      const file = this.#file(module)
+      for (const error of module.errors()) c.harnessErrors.push(`${file}: ${error.name ?? 'Error'}: ${error.message}`)
+      for (const test of module.children.allTests()) this.#collectTest(test, file, c)
+    }
+    this.#auditUniqueness(c)
+    return c
+  }
+
+  #collectTest(test: TestCase, file: string, c: Collected): void {
+    const meta = test.meta() as ConformanceMeta
+    const result = test.result()
+    c.tests.total += 1
+    if (result.state === 'passed') c.tests.passed += 1
+    else if (result.state === 'failed') c.tests.failed += 1
+    else c.tests.skipped += 1
+    const exchanges = meta.exchanges ?? []
+    c.exchanges.push(...exchanges)
+    for (const o of meta.observations ?? []) {
+      // The same fact seen by several tests is one observation.
+      if (!c.observations.some((seen) => seen.topic === o.topic && seen.detail === o.detail)) c.observations.push({ test: test.fullName, ...o })
+    }
+    for (const ex of exchanges) {
+      if (ex.attempt > 1) c.retries.push({ test: test.fullName, method: ex.method, path: ex.path, attempt: ex.attempt, ...(ex.status ? { status: ex.status } : {}) })
+    }
+    const requirementId = meta.requirement
+    if (requirementId === undefined) {
+      c.harnessErrors.push(`${file}: test "${test.fullName}" names no requirement; declare it with check()`)
+      return
+    }
+    let status: OutcomeStatus
+    let message: string | undefined
+    if (result.state === 'passed') status = 'pass'
+    else if (result.state === 'skipped') {
+      status = result.note ? 'skip' : 'unselected'
+      message = result.note
+    } else if (result.state === 'failed') {
+      const error = result.errors[0]
+      status = error !== undefined && FAILURE_NAMES.has(error.name ?? '') ? 'fail' : 'error'
+      message = error === undefined ? 'failed' : status === 'fail' ? error.message : `${error.name ?? 'Error'}: ${error.message}`
+    } else {
+      status = 'unselected'
+    }
+    const last = exchanges[exchanges.length - 1]
+    c.outcomes.push({ requirement: requirementId, status, test: test.fullName, file, source: 'test', ...(message ? { message: this.#redactor.text(message) } : {}), ...(status === 'fail' && last ? { exchange: last } : {}) })
+    const level = catalogue().get(requirementId)?.level ?? 'MUST'
+    c.junit.push({ name: test.fullName, file, requirement: requirementId, level, status, ...(message ? { message: this.#redactor.text(message) } : {}), durationMs: test.diagnostic()?.duration ?? 0 })
+    this.#auditTest(test.fullName, file, exchanges, c)
+  }
+
+  /** One audit outcome per (test, audited requirement): the first failing exchange is the evidence. */
+  #auditTest(testName: string, file: string, exchanges: ExchangeRecord[], c: Collected): void {
+    const perRequirement = new Map<string, { failed?: { detail: string; ex: ExchangeRecord }; count: number }>()
+    for (const ex of exchanges) {
+      for (const finding of auditExchange(ex, this.#o.target.asOf)) {
+        const entry = perRequirement.get(finding.requirement) ?? { count: 0 }
+        entry.count += 1
+        if (!finding.ok && entry.failed === undefined) entry.failed = { detail: finding.detail, ex }
+        perRequirement.set(finding.requirement, entry)
+      }
+    }
+    for (const [requirementId, entry] of perRequirement) {
+      const failed = entry.failed
+      c.outcomes.push({
+        requirement: requirementId,
+        status: failed ? 'fail' : 'pass',
+        test: testName,
+        file,
+        source: 'audit',
+        ...(failed ? { message: this.#auditMessage(requirementId, failed.detail, failed.ex), exchange: failed.ex } : {}),
+      })
+    }
+  }
+
+  #auditUniqueness(c: Collected): void {
+    const withIds = c.exchanges.filter((ex) => ex.responseHeaders?.['svc-request-id'])
+    if (withIds.length < 2) return
+    const duplicates = duplicateIds(withIds)
+    if (duplicates.size === 0) {
+      c.outcomes.push({ requirement: REQ.svcRequestIdUnique, status: 'pass', test: `all ${withIds.length} responses of the run`, file: 'audit', source: 'audit' })
+      return
+    }
+    for (const [id, list] of [...duplicates].slice(0, 5)) {
+      const calls = list.slice(0, 4).map((ex) => `${ex.method} ${ex.path} -> ${ex.status}`).join(', ')
+      const first = list[0] as ExchangeRecord
+      c.outcomes.push({
+        requirement: REQ.svcRequestIdUnique,
+        status: 'fail',
+        test: `all ${withIds.length} responses of the run`,
+        file: 'audit',
+        source: 'audit',
+        message: this.#auditMessage(REQ.svcRequestIdUnique, `svc-request-id ${id} was given to ${list.length} calls: ${calls}`, first),
+        exchange: first,
+      })
+    }
+  }
+
+  #auditMessage(requirementId: string, detail: string, ex: ExchangeRecord): string {
+    const req = catalogue().get(requirementId)
+    return [
+      `${requirementId} · ${req?.level ?? ''} · Part ${req?.part ?? '?'} §${req?.section ?? '?'} (audit of every response)`,
+      `Rule: ${req?.rule ?? ''}`,
+      `Seen: ${detail}`,
+      `Exchange: ${describeExchange(ex).join('\n')}`,
+      `Reproduce: ${curlLine(ex)}`,
+    ].join('\n')
+  }
+
+  #writeReports(summary: Summary, junit: JunitCase[]): void {
+    mkdirSync(this.#o.runDir, { recursive: true })
+    // Defence in depth: whatever slipped past redaction at the source is redacted once more on the way out.
+    const out = (name: string, text: string): void => writeFileSync(join(this.#o.runDir, name), this.#redactor.text(text))
+    out('summary.json', `${JSON.stringify(summary, null, 2)}\n`)
+    out('summary.md', renderMarkdown(summary))
+    out('junit.xml', renderJunit(junit, summary.requirements.filter((r) => r.audit !== undefined)))
+    pointLatest(this.#o.reportRoot, this.#o.runDir)
+  }
+}
+
+/** reports/latest -> reports/<run-id>; where links are not allowed, a file naming the run instead. */
+export function pointLatest(reportRoot: string, runDir: string): void {
+  const latest = join(reportRoot, 'latest')
+  rmSync(latest, { force: true, recursive: false })
+  try {
+    symlinkSync(relative(reportRoot, runDir), latest)
+  } catch {
+    writeFileSync(`${latest}.txt`, `${relative(reportRoot, runDir)}\n`)
+  }
+}

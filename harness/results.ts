@@ -1,0 +1,162 @@
+/**
+ * From what tests and audits saw to one status per requirement, a verdict and an exit code. Pure: the
+ * reporter feeds it, self-tests feed it directly.
+ *
+ * Per requirement: a failure anywhere wins (fail, or warn for SHOULD); then a harness error; then a pass (marked
+ * partial when some of its tests were skipped); then skip. A requirement no test reached is disabled when its
+ * family or its tests were not selected, and skipped ("no test checks it") otherwise.
+ */
+import type { Level, Requirement } from './catalogue.ts'
+import type { ExchangeRecord } from './exchange.ts'
+
+export type Status = 'pass' | 'fail' | 'warn' | 'skip' | 'error' | 'disabled'
+export type OutcomeStatus = 'pass' | 'fail' | 'skip' | 'error' | 'unselected'
+
+export interface Outcome {
+  requirement: string
+  status: OutcomeStatus
+  /** The test that produced it; audits name the test whose exchange they judged. */
+  test: string
+  file: string
+  source: 'test' | 'audit'
+  message?: string
+  exchange?: ExchangeRecord
+}
+
+export interface TestSummary {
+  name: string
+  file: string
+  status: OutcomeStatus
+  durationMs?: number
+}
+
+export interface Evidence {
+  test: string
+  source: 'test' | 'audit'
+  message: string
+  exchange?: ExchangeRecord
+}
+
+export interface RequirementResult {
+  id: string
+  part: number
+  section: string
+  family: string
+  level: Level
+  rule: string
+  status: Status
+  reason?: string
+  partial?: boolean
+  tests: TestSummary[]
+  audit?: { checked: number; failed: number }
+  evidence: Evidence[]
+}
+
+export type Verdict = 'conformant' | 'non-conformant' | 'incomplete' | 'error'
+
+export const EXIT = { conformant: 0, 'non-conformant': 1, error: 2, incomplete: 3 } as const satisfies Record<Verdict, number>
+
+const MAX_EVIDENCE = 5 // per requirement: enough to see a pattern, few enough to read
+
+export interface AggregateInput {
+  catalogue: Iterable<Requirement>
+  outcomes: Outcome[]
+  selectedFamilies: readonly string[] | null
+  /** True when a name filter (--grep) deselected tests: unreached requirements are then disabled, not skipped. */
+  filtered: boolean
+}
+
+export function aggregate(input: AggregateInput): RequirementResult[] {
+  const byRequirement = new Map<string, Outcome[]>()
+  for (const outcome of input.outcomes) {
+    const list = byRequirement.get(outcome.requirement) ?? []
+    list.push(outcome)
+    byRequirement.set(outcome.requirement, list)
+  }
+  const results: RequirementResult[] = []
+  for (const req of input.catalogue) {
+    const outcomes = byRequirement.get(req.id) ?? []
+    const testOutcomes = outcomes.filter((o) => o.source === 'test')
+    const auditOutcomes = outcomes.filter((o) => o.source === 'audit')
+    const result: RequirementResult = {
+      id: req.id,
+      part: req.part,
+      section: req.section,
+      family: req.family,
+      level: req.level,
+      rule: req.rule,
+      status: 'skip',
+      tests: testOutcomes.map((o) => ({ name: o.test, file: o.file, status: o.status })),
+      evidence: [],
+    }
+    if (auditOutcomes.length > 0) {
+      result.audit = { checked: auditOutcomes.length, failed: auditOutcomes.filter((o) => o.status === 'fail').length }
+    }
+    const has = (status: OutcomeStatus): boolean => outcomes.some((o) => o.status === status)
+    const evidenceOf = (status: OutcomeStatus): Evidence[] =>
+      outcomes
+        .filter((o) => o.status === status)
+        .slice(0, MAX_EVIDENCE)
+        .map((o) => ({ test: o.test, source: o.source, message: o.message ?? '', ...(o.exchange ? { exchange: o.exchange } : {}) }))
+    if (has('fail')) {
+      result.status = req.level === 'MUST' ? 'fail' : 'warn'
+      result.evidence = evidenceOf('fail')
+    } else if (has('error')) {
+      result.status = 'error'
+      result.evidence = evidenceOf('error')
+    } else if (has('pass')) {
+      result.status = 'pass'
+      if (has('skip')) {
+        result.partial = true
+        result.reason = reasons(outcomes)
+      }
+    } else if (has('skip')) {
+      result.status = 'skip'
+      result.reason = reasons(outcomes)
+    } else if (input.selectedFamilies !== null && !input.selectedFamilies.includes(req.family)) {
+      result.status = 'disabled'
+      result.reason = 'family not selected (--family)'
+    } else if (input.filtered || has('unselected')) {
+      result.status = 'disabled'
+      result.reason = 'no test selected (--grep or a file filter)'
+    } else {
+      result.status = 'skip'
+      result.reason = 'no test checks this requirement'
+    }
+    results.push(result)
+  }
+  return results
+}
+
+function reasons(outcomes: Outcome[]): string {
+  return [...new Set(outcomes.filter((o) => o.status === 'skip').map((o) => o.message ?? 'skipped'))].join('; ')
+}
+
+export function verdictOf(results: readonly RequirementResult[], harnessErrors: number): Verdict {
+  if (harnessErrors > 0 || results.some((r) => r.status === 'error')) return 'error'
+  if (results.some((r) => r.level === 'MUST' && r.status === 'fail')) return 'non-conformant'
+  if (results.some((r) => r.level === 'MUST' && r.status === 'skip')) return 'incomplete'
+  return 'conformant'
+}
+
+export type Counts = Record<Status, number>
+
+export function emptyCounts(): Counts {
+  return { pass: 0, fail: 0, warn: 0, skip: 0, error: 0, disabled: 0 }
+}
+
+export function countByFamily(results: readonly RequirementResult[]): Map<string, Counts> {
+  const map = new Map<string, Counts>()
+  for (const r of results) {
+    const counts = map.get(r.family) ?? emptyCounts()
+    counts[r.status] += 1
+    map.set(r.family, counts)
+  }
+  return new Map([...map].sort(([a], [b]) => a.localeCompare(b)))
+}
+
+export function totals(results: readonly RequirementResult[]): Counts {
+  const counts = emptyCounts()
+  for (const r of results) counts[r.status] += 1
+  return counts
+}

@@ -1,0 +1,150 @@
+/**
+ * Server-sent events, in layers (DESIGN.md): bytes -> text (streaming UTF-8 decode, byte and time caps), text ->
+ * events (eventsource-parser, which handles LF, CRLF and CR line ends, comments, multi-line data and fields
+ * split anywhere), and at the end a verdict on whether the stream stopped cleanly between events or in the
+ * middle of one. Suites add the last layer: events -> typed JSON checked against schemas.
+ */
+import { createParser, type EventSourceMessage } from 'eventsource-parser'
+
+export const SSE_DEFAULTS = {
+  maxBytes: 8 * 1024 * 1024, // a long streamed response is well under this; an endless stream is not
+  maxEvents: 20_000,
+  idleTimeoutMs: 30_000, // between two chunks
+  totalTimeoutMs: 300_000, // for the whole stream
+}
+
+export type SseLimits = typeof SSE_DEFAULTS
+
+export interface SseEvent {
+  kind: 'event'
+  /** The `event:` field, or undefined when the event had none (its type is then "message"). */
+  event: string | undefined
+  data: string
+  id: string | undefined
+  /** Zero-based position among the events of the stream, for failure messages. */
+  index: number
+}
+
+export interface SseComment {
+  kind: 'comment'
+  text: string
+}
+
+export type SseItem = SseEvent | SseComment
+
+/** How the stream ended. `cleanEnd` is false when it stopped inside an event (no blank line after it). */
+export interface SseEnd {
+  reason: 'end' | 'max-bytes' | 'max-events' | 'idle-timeout' | 'total-timeout'
+  cleanEnd: boolean
+  bytes: number
+  events: number
+  /** Text after the last complete event, when the stream stopped inside one. */
+  trailing: string
+}
+
+/** True when the text ends where an event may end: after a blank line, or with nothing but blank lines. */
+export function endsBetweenEvents(textSinceLastDispatch: string): boolean {
+  return textSinceLastDispatch.replace(/\r\n|\r|\n/g, '\n').trim() === ''
+}
+
+async function nextWithin<T>(iterator: AsyncIterator<T>, ms: number): Promise<IteratorResult<T> | 'timeout'> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), ms)
+  })
+  try {
+    return await Promise.race([iterator.next(), timeout])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/**
+ * Reads a stream of bytes (or strings) as SSE, yielding events and comments as they complete, and returns how
+ * the stream ended. Never hangs: idle and total timeouts end it, and caps bound what is kept.
+ */
+export async function* readSse(source: AsyncIterable<Uint8Array | string>, limits: Partial<SseLimits> = {}): AsyncGenerator<SseItem, SseEnd> {
+  const cap = { ...SSE_DEFAULTS, ...limits }
+  const decoder = new TextDecoder('utf-8')
+  const pending: SseItem[] = []
+  let events = 0
+  let bytes = 0
+  // Text fed since the last dispatched event: what is left there at the end tells a clean end from a cut one.
+  let sinceDispatch = ''
+  const parser = createParser({
+    onEvent(message: EventSourceMessage) {
+      pending.push({ kind: 'event', event: message.event, data: message.data, id: message.id, index: events })
+      events += 1
+      sinceDispatch = ''
+    },
+    onComment(text: string) {
+      pending.push({ kind: 'comment', text })
+    },
+  })
+  const feed = (text: string): void => {
+    // Feed line by line: an event dispatches at a blank line, so after each line we know whether it did.
+    for (const piece of text.split(/(?<=\n)/)) {
+      sinceDispatch += piece
+      parser.feed(piece)
+    }
+  }
+  const iterator = source[Symbol.asyncIterator]()
+  const deadline = Date.now() + cap.totalTimeoutMs
+  let reason: SseEnd['reason'] = 'end'
+  try {
+    for (;;) {
+      const left = deadline - Date.now()
+      const next = left <= 0 ? 'timeout' : await nextWithin(iterator, Math.min(cap.idleTimeoutMs, left))
+      if (next === 'timeout') {
+        reason = Date.now() >= deadline ? 'total-timeout' : 'idle-timeout'
+        break
+      }
+      if (next.done) {
+        feed(decoder.decode())
+        // A final CR may still be the first half of CRLF to the parser; at the end of the stream it ends a line.
+        if (sinceDispatch.endsWith('\r')) parser.feed('\n')
+        break
+      }
+      const chunk = next.value
+      bytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.byteLength
+      if (bytes > cap.maxBytes) {
+        reason = 'max-bytes'
+        break
+      }
+      feed(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }))
+      while (pending.length > 0) {
+        const item = pending.shift() as SseItem
+        yield item
+        if (item.kind === 'event' && item.index + 1 >= cap.maxEvents) {
+          reason = 'max-events'
+          return { reason, cleanEnd: false, bytes, events, trailing: '' }
+        }
+      }
+    }
+  } finally {
+    // Stop the producer (e.g. an HTTP body) when the reader ends early; ignore what its close throws.
+    void iterator.return?.().catch(() => {})
+  }
+  for (const item of pending) yield item
+  return { reason, cleanEnd: reason === 'end' && endsBetweenEvents(sinceDispatch), bytes, events, trailing: endsBetweenEvents(sinceDispatch) ? '' : sinceDispatch.slice(0, 500) }
+}
+
+/** Collects a whole stream: every event and comment, and how it ended. */
+export async function collectSse(source: AsyncIterable<Uint8Array | string>, limits: Partial<SseLimits> = {}): Promise<{ items: SseItem[]; events: SseEvent[]; end: SseEnd }> {
+  const items: SseItem[] = []
+  const generator = readSse(source, limits)
+  for (;;) {
+    const next = await generator.next()
+    if (next.done) return { items, events: items.filter((i): i is SseEvent => i.kind === 'event'), end: next.value }
+    items.push(next.value)
+  }
+}
+
+/** The data of an event as JSON, or the parse error. */
+export function eventJson(event: SseEvent): { ok: true; value: unknown } | { ok: false; error: string } {
+  try {
+    return { ok: true, value: JSON.parse(event.data) }
+  } catch (error) {
+    return { ok: false, error: (error as Error).message }
+  }
+}

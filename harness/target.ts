@@ -1,0 +1,67 @@
+/**
+ * Makes the run's target ready: with a base URL, proves it answers at all (so that an unreachable target is one
+ * clear line and exit 2, not a wall of failed tests); without one, starts the embedded reference gateway.
+ */
+import { randomBytes } from 'node:crypto'
+import { request } from 'undici'
+import type { RunOptions, TargetConfig } from './config.ts'
+import { HarnessError } from './errors.ts'
+
+export const PROBE = {
+  path: '/public/models', // needs no key (Part 1 section 5); any HTTP answer at all proves the target is there
+  maxTimeoutMs: 15_000,
+}
+
+export interface PreparedTarget {
+  config: TargetConfig
+  close(): Promise<void>
+}
+
+export function newRunId(now: Date = new Date()): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15)
+  return `${stamp}-${randomBytes(2).toString('hex')}`
+}
+
+const REASONS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host name lookup failed',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  ECONNRESET: 'connection reset',
+  UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
+}
+
+export function unreachableReason(error: unknown, timeoutMs: number): string {
+  const err = error as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException }
+  if (err.name === 'TimeoutError' || err.name === 'AbortError') return `no answer within ${timeoutMs} ms`
+  const code = err.code ?? err.cause?.code
+  if (code !== undefined) return REASONS[code] ?? code
+  return err.cause?.message ?? err.message
+}
+
+export async function probe(baseUrl: string, timeoutMs: number): Promise<void> {
+  const limit = Math.min(timeoutMs, PROBE.maxTimeoutMs)
+  try {
+    const response = await request(new URL(PROBE.path, baseUrl), { method: 'GET', signal: AbortSignal.timeout(limit), headersTimeout: limit })
+    await response.body.dump()
+  } catch (error) {
+    throw new HarnessError('TARGET_UNREACHABLE', `cannot reach ${baseUrl}: ${unreachableReason(error, limit)}`, { cause: error })
+  }
+}
+
+export async function prepareTarget(options: RunOptions, runId: string = newRunId()): Promise<PreparedTarget> {
+  const common = { asOf: options.asOf, budgetUsd: options.budgetUsd, timeoutMs: options.timeoutMs, runId }
+  if (options.baseUrl !== null) {
+    await probe(options.baseUrl, options.timeoutMs)
+    return { config: { ...common, baseUrl: options.baseUrl, embedded: false, keys: options.keys }, close: async () => {} }
+  }
+  // The one place outside scripts/ and test/ that reaches into gateway/ (DESIGN.md: startEmbeddedGateway()).
+  const { startEmbeddedGateway } = await import('../gateway/embedded.ts')
+  // An explicit as-of date moves the embedded gateway's clock too, so that date rules can be seen at any date.
+  const gateway = await startEmbeddedGateway(options.asOfExplicit ? { now: `${options.asOf}T12:00:00Z` } : {})
+  return {
+    config: { ...common, baseUrl: gateway.url, embedded: true, keys: { ...gateway.keys } },
+    close: () => gateway.close(),
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * `--list-requirements`: the catalogue with the tests that check each requirement, collected by vitest from the
+ * suites (no test runs, no target is contacted). MUST requirements that nothing checks are listed first.
+ */
+import { relative } from 'node:path'
+import { createVitest } from 'vitest/node'
+import { REQ } from '../harness/audit.ts'
+import { catalogue, citation } from '../harness/catalogue.ts'
+import type { TargetConfig } from '../harness/config.ts'
+import type { ConformanceMeta } from '../harness/recorder.ts'
+
+const AUDITED = new Set<string>(Object.values(REQ))
+
+/** requirement id -> "file > test name" of every test that declares it. */
+export async function collectChecks(root: string): Promise<Map<string, string[]>> {
+  const vitest = await createVitest('test', { root, project: ['conformance'], watch: false, reporters: [] })
+  // Collection evaluates suite files only; the placeholder keeps global setup from starting a gateway.
+  const placeholder: TargetConfig = { baseUrl: 'http://127.0.0.1:9', embedded: false, keys: {}, asOf: '2026-01-01', budgetUsd: 0, timeoutMs: 1, runId: 'list' }
+  vitest.provide('runConfig', placeholder)
+  const checks = new Map<string, string[]>()
+  try {
+    const { testModules, unhandledErrors } = await vitest.collect()
+    if (unhandledErrors.length > 0) throw new Error(String((unhandledErrors[0] as { message?: string }).message))
+    for (const module of testModules) {
+      for (const error of module.errors()) throw new Error(`${relative(root, module.moduleId)}: ${error.message}`)
+      for (const test of module.children.allTests()) {
+        const id = (test.meta() as ConformanceMeta).requirement
+        if (id === undefined) continue
+        checks.set(id, [...(checks.get(id) ?? []), `${relative(root, module.moduleId)} > ${test.name}`])
+      }
+    }
+  } finally {
+    await vitest.close()
+  }
+  return checks
+}
+
+export async function listRequirements(root: string): Promise<string> {
+  const checks = await collectChecks(root)
+  const all = [...catalogue().values()]
+  const checkedBy = (id: string): string[] => [...(checks.get(id) ?? []), ...(AUDITED.has(id) ? ['audit of every response of the run'] : [])]
+  const unchecked = all.filter((r) => r.level === 'MUST' && checkedBy(r.id).length === 0)
+  const lines: string[] = []
+  if (unchecked.length > 0) {
+    lines.push(`MUST requirements that no test checks (${unchecked.length}):`, ...unchecked.map((r) => `  ${r.id}`), '')
+  }
+  lines.push(`${all.length} requirements (${all.filter((r) => r.level === 'MUST').length} MUST, ${all.filter((r) => r.level === 'SHOULD').length} SHOULD):`, '')
+  for (const r of all) {
+    lines.push(`${r.id}  ${r.level}  ${citation(r)}  [${r.family}]`, `  ${r.rule}`)
+    const by = checkedBy(r.id)
+    lines.push(by.length === 0 ? '  checked by: nothing' : `  checked by:\n${by.map((b) => `    - ${b}`).join('\n')}`, '')
+  }
+  return `${lines.join('\n')}\n`
+}
