@@ -1,0 +1,125 @@
+/**
+ * `npm run conformance` as a user runs it: exit codes, one-line errors for bad configuration and unreachable
+ * targets, selection, and full runs against the embedded reference gateway that must be conformant, complete and
+ * free of keys in every file they write.
+ */
+import { createServer } from 'node:net'
+import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, test } from 'vitest'
+import { SEEDED_KEYS } from '../../gateway/accounts.ts'
+import { catalogue } from '../../harness/catalogue.ts'
+import { runConformance } from '../support/run-conformance.ts'
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name)
+    return statSync(path).isDirectory() ? filesUnder(path) : [path]
+  })
+}
+
+/** A loopback port with nothing listening on it. */
+async function closedPort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as { port: number }
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  return port
+}
+
+describe('bad configuration: exit 2 and one line that says what to fix', () => {
+  test.each([
+    [['--base-url', 'http://127.0.0.1:8080/v1'], { GATEWAY_API_KEY: 'k' }, /^conformance: --base-url must be the host root with no path or query .*drop "\/v1"$/],
+    [[], { GATEWAY_BASE_URL: 'localhost:8080' }, /^conformance: GATEWAY_BASE_URL must start with http:\/\/ or https:\/\//],
+    [[], { GATEWAY_AS_OF: '2026-13-01' }, /^conformance: GATEWAY_AS_OF must be a date written YYYY-MM-DD/],
+    [['--family', 'models,videos'], {}, /^conformance: unknown family "videos": choose from /],
+    [['--base-url', 'http://127.0.0.1:8080'], {}, /^conformance: GATEWAY_API_KEY is not set/],
+    [['--bogus'], {}, /^conformance: Unknown option '--bogus'.*--help/],
+  ])('%j %j', async (args, env, pattern) => {
+    const run = await runConformance(args, env)
+    try {
+      expect(run.exitCode).toBe(2)
+      expect(run.stderr.trim().split('\n')).toHaveLength(1)
+      expect(run.stderr.trim()).toMatch(pattern)
+    } finally {
+      run.cleanup()
+    }
+  })
+
+  test('an unreachable target is one line, "cannot reach", not a wall of failed tests', async () => {
+    const port = await closedPort()
+    const run = await runConformance(['--base-url', `http://127.0.0.1:${port}`], { GATEWAY_API_KEY: 'k' })
+    try {
+      expect(run.exitCode).toBe(2)
+      expect(run.stderr.trim()).toBe(`conformance: cannot reach http://127.0.0.1:${port}: connection refused`)
+      expect(run.stdout).toBe('')
+    } finally {
+      run.cleanup()
+    }
+  })
+})
+
+describe('help and the requirement list', () => {
+  test('--help prints the flags and exit codes', async () => {
+    const run = await runConformance(['--help'])
+    expect(run.exitCode).toBe(0)
+    for (const flag of ['--base-url', '--family', '--grep', '--as-of', '--report-dir', '--list-requirements']) expect(run.stdout).toContain(flag)
+    run.cleanup()
+  })
+
+  test('--list-requirements lists every requirement with what checks it, and no unchecked MUST', async () => {
+    const run = await runConformance(['--list-requirements'])
+    expect(run.exitCode, run.stderr).toBe(0)
+    for (const id of catalogue().keys()) expect(run.stdout).toContain(`${id}  `)
+    expect(run.stdout).not.toContain('MUST requirements that no test checks')
+    expect(run.stdout).not.toContain('checked by: nothing')
+    run.cleanup()
+  }, 60_000)
+})
+
+describe('runs against the embedded reference gateway', () => {
+  test.each(['2026-11-21', '2026-09-01', '2026-03-01'])('at as-of %s: conformant and complete, every requirement passes, no key in any report', async (asOf) => {
+    const run = await runConformance(['--as-of', asOf])
+    try {
+      expect(run.exitCode, `${run.stdout}\n${run.stderr}`).toBe(0)
+      const summary = run.summary!
+      expect(summary.verdict).toBe('conformant')
+      expect(summary.target.embedded).toBe(true)
+      expect(summary.requirements.filter((r) => r.status !== 'pass').map((r) => `${r.id}: ${r.status} ${r.reason ?? r.evidence[0]?.message ?? ''}`)).toEqual([])
+      expect(summary.requirements).toHaveLength(catalogue().size)
+      const files = filesUnder(run.reportRoot)
+      expect(files.some((f) => f.endsWith('junit.xml')) && files.some((f) => f.includes('allure-results'))).toBe(true)
+      for (const file of files) {
+        const text = readFileSync(file, 'utf8')
+        for (const key of Object.values(SEEDED_KEYS)) expect(text.includes(key), `${file} holds a key`).toBe(false)
+      }
+      for (const key of Object.values(SEEDED_KEYS)) expect(run.stdout.includes(key)).toBe(false)
+    } finally {
+      run.cleanup()
+    }
+  }, 120_000)
+
+  test('--family selects: other families are disabled, not skipped, and the run is complete', async () => {
+    const run = await runConformance(['--family', 'models'])
+    try {
+      expect(run.exitCode).toBe(0)
+      const byStatus = (status: string): string[] => run.summary!.requirements.filter((r) => r.status === status).map((r) => r.family)
+      expect(new Set(byStatus('disabled'))).toEqual(new Set(['account', 'auth']))
+      expect(byStatus('skip')).toEqual([])
+      expect(new Set(byStatus('pass'))).toEqual(new Set(['models', 'headers'])) // headers: the audit of the models suite's responses
+    } finally {
+      run.cleanup()
+    }
+  }, 120_000)
+
+  test('--grep selects tests by requirement id', async () => {
+    const run = await runConformance(['--grep', 'P1-2.3-mode-values'])
+    try {
+      expect(run.exitCode).toBe(0)
+      const tested = run.summary!.requirements.filter((r) => r.tests.some((t) => t.status === 'pass')).map((r) => r.id)
+      expect(tested).toEqual(['P1-2.3-mode-values'])
+    } finally {
+      run.cleanup()
+    }
+  }, 120_000)
+})

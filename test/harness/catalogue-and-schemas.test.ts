@@ -1,0 +1,94 @@
+/**
+ * The contract as data: every schema compiles and has the $id of its place; every catalogue entry is well-formed
+ * and cites a section that exists in the reference; every requirement id a suite names exists; every
+ * requirement is checked by some test.
+ */
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, expect, test } from 'vitest'
+import { REQ } from '../../harness/audit.ts'
+import { catalogue, families } from '../../harness/catalogue.ts'
+import { SchemaRegistry } from '../../harness/schema-registry.ts'
+import { collectChecks } from '../../scripts/list-requirements.ts'
+import { ROOT } from '../support/run-conformance.ts'
+
+const SPEC = { 1: '../shared/spec/gateway-api-part-1.md', 2: '../shared/spec/gateway-api-part-2.md' }
+
+/** Headings ("4.1") and numbered rules inside a section ("9.4": rule 4 of section 9). */
+function sectionsOf(text: string): Set<string> {
+  const sections = new Set<string>()
+  let current = ''
+  for (const line of text.split('\n')) {
+    const heading = /^#{2,3} (\d+(?:\.\d+)?)\.? /.exec(line)
+    if (heading) {
+      current = heading[1] as string
+      sections.add(current)
+      continue
+    }
+    const rule = /^(\d+)\. /.exec(line)
+    if (rule && current !== '' && !current.includes('.')) sections.add(`${current}.${rule[1]}`)
+  }
+  return sections
+}
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? filesUnder(join(dir, d.name)) : [join(dir, d.name)]))
+}
+
+describe('schemas', () => {
+  test('every schema compiles, with the $id of its path', () => {
+    const registry = new SchemaRegistry()
+    expect(() => registry.compileAll()).not.toThrow()
+    expect(registry.ids.length).toBeGreaterThan(15)
+  })
+})
+
+describe('the requirement catalogue', () => {
+  const all = [...catalogue().values()]
+
+  test('ids are stable-looking, unique, and match their part and section', () => {
+    for (const r of all) {
+      expect(r.id).toMatch(/^P[12]-\d+(\.\d+)?-[a-z0-9-]+$/)
+      expect(r.id.startsWith(`P${r.part}-${r.section}-`), r.id).toBe(true)
+      expect(['MUST', 'SHOULD']).toContain(r.level)
+      expect(r.rule.length).toBeGreaterThan(20)
+      if (r.level === 'SHOULD') expect(r.why, `${r.id} says why it is only a SHOULD`).toBeTruthy()
+    }
+  })
+
+  test('every cited section exists in the reference', () => {
+    const headings = new Map<number, Set<string>>()
+    for (const part of [1, 2] as const) {
+      let text = ''
+      try {
+        text = readFileSync(join(ROOT, SPEC[part]), 'utf8')
+      } catch {
+        continue // the reference lives beside the repository; a clone without it cannot check this
+      }
+      headings.set(part, sectionsOf(text))
+    }
+    for (const r of all) {
+      const known = headings.get(r.part)
+      if (known === undefined) continue
+      for (const section of [r.section, ...(r.see ?? [])]) expect(known.has(section), `${r.id} cites §${section}`).toBe(true)
+    }
+  })
+
+  test('every family has a suite folder', () => {
+    const folders = new Set(readdirSync(join(ROOT, 'suites'), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name))
+    for (const family of families()) expect(folders.has(family), family).toBe(true)
+  })
+
+  test('every requirement id named in a suite exists in the catalogue', () => {
+    const named = filesUnder(join(ROOT, 'suites')).filter((f) => f.endsWith('.ts')).flatMap((f) => [...readFileSync(f, 'utf8').matchAll(/'(P[12]-\d+(?:\.\d+)?-[a-z0-9-]+)'/g)].map((m) => m[1] as string))
+    expect(named.length).toBeGreaterThan(40)
+    expect(named.filter((id) => !catalogue().has(id))).toEqual([])
+  })
+
+  test('every requirement is checked by a test or by the audit of every response', async () => {
+    const checks = await collectChecks(ROOT)
+    const audited = new Set<string>(Object.values(REQ))
+    const unchecked = all.filter((r) => !checks.has(r.id) && !audited.has(r.id)).map((r) => r.id)
+    expect(unchecked).toEqual([])
+  }, 60_000)
+})

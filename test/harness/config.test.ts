@@ -1,0 +1,87 @@
+/** Configuration: every bad setting is one ConfigError line that says what to fix (DESIGN.md, Configuration). */
+import { mkdtempSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, expect, test } from 'vitest'
+import { DEFAULTS, loadEnv, resolveOptions, type Env, type FlagValues } from '../../harness/config.ts'
+import { ConfigError } from '../../harness/errors.ts'
+
+const FAMILIES = ['account', 'auth', 'headers', 'models']
+
+function resolve(env: Env, flags: FlagValues = {}) {
+  return resolveOptions(env, flags, [], FAMILIES)
+}
+
+function errorOf(env: Env, flags: FlagValues = {}): string {
+  try {
+    resolve(env, flags)
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError)
+    const message = (error as Error).message
+    expect(message.split('\n')).toHaveLength(1)
+    return message
+  }
+  throw new Error('expected a ConfigError')
+}
+
+describe('resolveOptions', () => {
+  test('no base URL means the embedded gateway, unlimited budget, today as the as-of date', () => {
+    const options = resolve({})
+    expect(options).toMatchObject({ baseUrl: null, budgetUsd: null, timeoutMs: DEFAULTS.timeoutMs, families: null, asOfExplicit: false })
+    expect(options.asOf).toMatch(/^\d{4}-\d{2}-\d{2}$/)
+  })
+
+  test('a remote target takes its keys from the environment and gets a small default budget', () => {
+    const options = resolve({ GATEWAY_BASE_URL: 'https://gw.example.com/', GATEWAY_API_KEY: 'k1', GATEWAY_API_KEY_TIER3: 'k3', GATEWAY_SUSPENDED_API_KEY: 'ks' })
+    expect(options.baseUrl).toBe('https://gw.example.com')
+    expect(options.keys).toEqual({ main: 'k1', tier3: 'k3', suspended: 'ks' })
+    expect(options.budgetUsd).toBe(DEFAULTS.remoteBudgetUsd)
+  })
+
+  test('flags override the environment', () => {
+    const options = resolve({ GATEWAY_BASE_URL: 'http://a.example', GATEWAY_API_KEY: 'k', GATEWAY_AS_OF: '2026-01-01' }, { 'base-url': 'http://127.0.0.1:8080', 'as-of': '2026-09-01', family: 'models,auth,models' })
+    expect(options).toMatchObject({ baseUrl: 'http://127.0.0.1:8080', asOf: '2026-09-01', asOfExplicit: true, families: ['models', 'auth'] })
+  })
+
+  test.each([
+    [{ GATEWAY_BASE_URL: 'not a url' }, /GATEWAY_BASE_URL "not a url" is not a URL/],
+    [{ GATEWAY_BASE_URL: 'ftp://gw.example.com', GATEWAY_API_KEY: 'k' }, /must start with http/],
+    [{ GATEWAY_BASE_URL: 'https://gw.example.com/v1', GATEWAY_API_KEY: 'k' }, /host root with no path.*drop "\/v1"/],
+    [{ GATEWAY_BASE_URL: 'https://user:pw@gw.example.com', GATEWAY_API_KEY: 'k' }, /must not hold credentials/],
+    [{ GATEWAY_BASE_URL: 'https://gw.example.com' }, /GATEWAY_API_KEY is not set/],
+    [{ GATEWAY_AS_OF: '2026-02-30' }, /GATEWAY_AS_OF must be a date written YYYY-MM-DD/],
+    [{ GATEWAY_AS_OF: '21.11.2026' }, /GATEWAY_AS_OF must be a date/],
+    [{ GATEWAY_TIMEOUT_MS: '0' }, /GATEWAY_TIMEOUT_MS must be a whole number/],
+    [{ GATEWAY_TIMEOUT_MS: '5s' }, /GATEWAY_TIMEOUT_MS must be a whole number/],
+    [{ GATEWAY_BUDGET_USD: '-1' }, /GATEWAY_BUDGET_USD must be a non-negative number/],
+    [{ GATEWAY_API_KEY: 'abc def' }, /GATEWAY_API_KEY contains whitespace/],
+    [{ GATEWAY_API_KEY_TIER2: 'abc\ndef' }, /GATEWAY_API_KEY_TIER2 contains whitespace/],
+  ])('%j is refused: %s', (env, pattern) => {
+    expect(errorOf(env)).toMatch(pattern)
+  })
+
+  test('an unknown family names the known ones', () => {
+    expect(errorOf({}, { family: 'models,nope' })).toBe('unknown family "nope": choose from account, auth, headers, models')
+  })
+
+  test('a bad flag value names the flag, not the variable', () => {
+    expect(errorOf({}, { 'as-of': 'tomorrow' })).toMatch(/^--as-of must be a date/)
+    expect(errorOf({}, { 'base-url': 'http://x/y' })).toMatch(/^--base-url must be the host root/)
+  })
+
+  test('blank variables count as unset', () => {
+    expect(resolve({ GATEWAY_BASE_URL: '  ', GATEWAY_AS_OF: '' }).baseUrl).toBeNull()
+  })
+})
+
+describe('loadEnv', () => {
+  test('reads .env, and the environment wins over it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gc-env-'))
+    writeFileSync(join(dir, '.env'), 'GATEWAY_BASE_URL=http://127.0.0.1:8080\nGATEWAY_API_KEY=from-file\n')
+    expect(loadEnv({ GATEWAY_API_KEY: 'from-env' }, dir)).toMatchObject({ GATEWAY_BASE_URL: 'http://127.0.0.1:8080', GATEWAY_API_KEY: 'from-env' })
+  })
+
+  test('no .env is fine', () => {
+    expect(loadEnv({ A: '1' }, mkdtempSync(join(tmpdir(), 'gc-env-')))).toEqual({ A: '1' })
+  })
+})

@@ -1,0 +1,70 @@
+/**
+ * Runs `scripts/conformance.ts` as a user would, in a child process with a clean environment and a scratch
+ * working folder (so a developer's .env cannot leak in), and reads back what it wrote.
+ */
+import { spawn } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import type { Summary } from '../../harness/report/summary.ts'
+
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url))
+const SCRIPT = join(ROOT, 'scripts/conformance.ts')
+const TSX = import.meta.resolve('tsx')
+
+export interface ConformanceRun {
+  exitCode: number
+  stdout: string
+  stderr: string
+  reportRoot: string
+  summary?: Summary
+  cleanup: () => void
+}
+
+export async function runConformance(args: string[], env: Record<string, string> = {}, timeoutMs = 180_000): Promise<ConformanceRun> {
+  const cwd = mkdtempSync(join(tmpdir(), 'gc-run-'))
+  const reportRoot = join(cwd, 'reports')
+  // Only what a run needs from the parent environment; no GATEWAY_* variable of the developer's.
+  const base = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('GATEWAY_') && !name.startsWith('VITEST')))
+  const child = spawn(process.execPath, ['--import', TSX, SCRIPT, '--report-dir', reportRoot, ...args], {
+    cwd,
+    env: { ...base, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
+  const exitCode = await new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? -1)))
+  clearTimeout(timer)
+  let summary: Summary | undefined
+  try {
+    summary = JSON.parse(readFileSync(join(reportRoot, 'latest', 'summary.json'), 'utf8')) as Summary
+  } catch {
+    summary = undefined
+  }
+  return { exitCode, stdout, stderr, reportRoot, ...(summary ? { summary } : {}), cleanup: () => rmSync(cwd, { recursive: true, force: true }) }
+}
+
+/** Environment variables for a set of keys, named as the configuration contract names them. */
+export function keyEnv(keys: Record<string, string>, names: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(keys).map(([slot, value]) => [names[slot] as string, value]))
+}
+
+/** A tiny semaphore: child conformance runs are CPU-heavy, and this machine has two cores. */
+export function limiter(concurrency: number): <T>(fn: () => Promise<T>) => Promise<T> {
+  let active = 0
+  const queue: Array<() => void> = []
+  return async (fn) => {
+    if (active >= concurrency) await new Promise<void>((resolve) => queue.push(resolve))
+    active += 1
+    try {
+      return await fn()
+    } finally {
+      active -= 1
+      queue.shift()?.()
+    }
+  }
+}
