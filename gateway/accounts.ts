@@ -1,0 +1,135 @@
+/**
+ * Seeded accounts and keys. The keys are fixed strings so that .env.example, the README and every
+ * run agree; they unlock nothing but this in-memory simulator.
+ */
+import keyVariables from '../schemas/config/key-variables.json' with { type: 'json' }
+import type { Tier } from './limit-tables.ts'
+
+export interface ApiKey {
+  readonly value: string
+  /** The integer the transaction list filters on (api_key_id). */
+  readonly id: number
+  readonly name: string
+}
+
+export interface CreditGrant {
+  readonly id: string
+  readonly description: string
+  readonly amountIrt: number
+  readonly remainingIrt: number
+  readonly endDate: string
+  readonly scopeDetails: Readonly<Record<string, readonly string[]>>
+}
+
+export interface CreditPackage extends CreditGrant {
+  readonly templateId: string
+  readonly name: string
+}
+
+export interface Account {
+  readonly id: string
+  readonly tier: Tier
+  readonly suspended: boolean
+  readonly key: ApiKey
+  readonly grants: readonly CreditGrant[]
+  readonly packages: readonly CreditPackage[]
+}
+
+/** IRT per US dollar; an integer, as section 2.1 requires. */
+export const EXCHANGE_RATE = 612_345
+
+export interface SeededKeys {
+  /** The tier-2 key, the one suites use unless they test a tier. */
+  readonly main: string
+  readonly tier0: string
+  readonly tier1: string
+  readonly tier2: string
+  readonly tier3: string
+  readonly tier4: string
+  readonly tier5: string
+  readonly suspended: string
+}
+
+/** The environment variable (DESIGN.md, Configuration) that carries each seeded key. */
+export const SEEDED_KEY_ENV: Readonly<Record<keyof SeededKeys, string>> = keyVariables.keys
+
+const KEY_VALUES = {
+  tier0: 'sk-ref-t0-e3e73acfd1337d3ced0eed18',
+  tier1: 'sk-ref-t1-5d4c6622416692a3c60b9c52',
+  tier2: 'sk-ref-t2-4893a9132069bf4d160809cc',
+  tier3: 'sk-ref-t3-4b0111da712b7b6a171161a7',
+  tier4: 'sk-ref-t4-879de9adfedf5921184c6aaa',
+  tier5: 'sk-ref-t5-0a0085bd0744c15abba22f19',
+  suspended: 'sk-ref-suspended-49549223a4d650a063f4bece',
+} as const
+
+export const SEEDED_KEYS: SeededKeys = { main: KEY_VALUES.tier2, ...KEY_VALUES }
+
+/** Top-ups that qualify each tier (Part 1 section 8.2), in US dollars. */
+const TOP_UP_USD: Readonly<Record<Tier, number>> = { 0: 0, 1: 0, 2: 10, 3: 50, 4: 250, 5: 1000 }
+
+/** Signup credit in IRT (section 8.2: 25,000 Tomans at tier 0, 200,000 Tomans from tier 1; 1 Toman = 10 IRT). */
+function signupGrantIrt(tier: Tier): number {
+  return tier === 0 ? 250_000 : 2_000_000
+}
+
+function seedAccount(id: string, tier: Tier, suspended: boolean, key: ApiKey): Account {
+  const grantIrt = signupGrantIrt(tier)
+  // Tiers 0 and 1 qualify without a top-up; their package is a small welcome pack so that every
+  // account shows both source kinds of section 2.1.
+  const packageIrt = TOP_UP_USD[tier] > 0 ? TOP_UP_USD[tier] * EXCHANGE_RATE : 100_000
+  return {
+    id,
+    tier,
+    suspended,
+    key,
+    grants: [
+      {
+        id: `grant-${id}-signup`,
+        description: 'Signup credit',
+        amountIrt: grantIrt,
+        remainingIrt: grantIrt * 0.8,
+        endDate: '2027-03-21T00:00:00Z',
+        scopeDetails: { api: ['gw-chat-mini', 'gw-embed-1'] },
+      },
+    ],
+    packages: [
+      {
+        id: `package-${id}-1`,
+        templateId: TOP_UP_USD[tier] > 0 ? 'tpl-top-up' : 'tpl-welcome',
+        name: TOP_UP_USD[tier] > 0 ? `Top-up ${TOP_UP_USD[tier]} USD` : 'Welcome pack',
+        description: 'Credit for the general chat models',
+        amountIrt: packageIrt,
+        remainingIrt: packageIrt / 2,
+        endDate: '2027-09-23T00:00:00Z',
+        scopeDetails: { api: ['gw-chat', 'gw-reasoner', 'gw-chat-pro'] },
+      },
+    ],
+  }
+}
+
+export const ACCOUNTS: readonly Account[] = [
+  ...([0, 1, 2, 3, 4, 5] as const).map((tier) =>
+    seedAccount(`acct-tier${tier}`, tier, false, { value: KEY_VALUES[`tier${tier}`], id: 1000 + tier, name: `tier-${tier}` }),
+  ),
+  seedAccount('acct-suspended', 1, true, { value: KEY_VALUES.suspended, id: 1099, name: 'suspended' }),
+]
+
+export class AccountDirectory {
+  readonly #byKey: ReadonlyMap<string, Account>
+
+  constructor(readonly accounts: readonly Account[] = ACCOUNTS) {
+    this.#byKey = new Map(accounts.map((account) => [account.key.value, account]))
+  }
+
+  byKey(value: string): Account | undefined {
+    return this.#byKey.get(value)
+  }
+
+  /** The account behind the main key (tier 2). */
+  main(): Account {
+    const account = this.byKey(SEEDED_KEYS.main)
+    if (!account) throw new Error('the main key is not seeded')
+    return account
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * What the gateway knows about one call beyond Fastify's request: who called, which model the call
+ * concerns, and the rate-limit readings, gathered by the hooks and routes and read back when the
+ * response is sent (headers, transaction record).
+ */
+import type { FastifyRequest } from 'fastify'
+import type { Account } from './accounts.ts'
+import type { Clock } from './clock.ts'
+import { GatewayError, type ErrorFamily } from './errors.ts'
+import type { WindowReading } from './limiter.ts'
+
+/** `required` unless a route says otherwise; unknown routes identify a caller if they can but refuse no one. */
+export type AuthPolicy = 'required' | 'none'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Whether the route needs an API key (Part 1 section 5.1). */
+    auth?: AuthPolicy
+    /** Whether the key may come in x-api-key, selecting the alternate format (section 5.3). */
+    apiKeyHeader?: boolean
+  }
+}
+
+export type KeyForm = 'bearer' | 'x-api-key'
+
+export interface Caller {
+  readonly account: Account
+  /** The header the key came in; it selects the response format on the model endpoints. */
+  readonly keyForm: KeyForm
+}
+
+export interface TokenCounts {
+  total: number
+  prompt: number
+  completion: number
+  reasoning: number
+  cached: number
+}
+
+export interface RequestContext {
+  /** Gateway-clock milliseconds at which the request started. */
+  readonly requestedAt: number
+  /** URL path without the query string. */
+  readonly path: string
+  readonly family: ErrorFamily
+  caller: Caller | null
+  /** The model the call concerns, "" when it names none. */
+  model: string
+  safetyIdentifier: string | null
+  stream: boolean
+  tokens: TokenCounts
+  limits: { requests: WindowReading; tokens: WindowReading } | null
+  /** The svc-request-id the response carries, set when headers are written; the transaction id. */
+  responseId: string | null
+}
+
+export function isUsagePath(path: string): boolean {
+  return path === '/user/v1' || path.startsWith('/user/v1/')
+}
+
+export function isV1Path(path: string): boolean {
+  return path === '/v1' || path.startsWith('/v1/')
+}
+
+/** The authenticated caller of a route that requires a key; the auth hook has refused the call otherwise. */
+export function requireCaller(context: RequestContext): Caller {
+  if (!context.caller) throw new GatewayError(500, 'The call reached an authenticated route without a caller.')
+  return context.caller
+}
+
+export class RequestContexts {
+  readonly #contexts = new WeakMap<FastifyRequest, RequestContext>()
+
+  constructor(private readonly clock: Clock) {}
+
+  /** The call's context, opened on first use (the first onRequest hook), so requested_at is the start. */
+  of(request: FastifyRequest): RequestContext {
+    let context = this.#contexts.get(request)
+    if (!context) {
+      context = this.#open(request)
+      this.#contexts.set(request, context)
+    }
+    return context
+  }
+
+  #open(request: FastifyRequest): RequestContext {
+    const path = request.url.split('?', 1)[0] ?? request.url
+    // A route whose path names a model (:model_id) concerns that model, whether or not the call gets
+    // as far as the handler: a 429 on GET /v1/models/{id} is still a call about that model.
+    const params = request.params as Record<string, unknown> | null | undefined
+    const model = typeof params?.['model_id'] === 'string' ? params['model_id'] : ''
+    return {
+      requestedAt: this.clock.now(),
+      path,
+      family: isUsagePath(path) ? 'usage' : 'compatible',
+      caller: null,
+      model,
+      safetyIdentifier: null,
+      stream: false,
+      tokens: { total: 0, prompt: 0, completion: 0, reasoning: 0, cached: 0 },
+      limits: null,
+      responseId: null,
+    }
+  }
+}

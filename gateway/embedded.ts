@@ -1,0 +1,48 @@
+/**
+ * The one entry point other parts of the project import (DESIGN.md): starts a reference gateway on a
+ * loopback port for a run that has no GATEWAY_BASE_URL, and stops it afterwards.
+ */
+import { SEEDED_KEYS, type SeededKeys } from './accounts.ts'
+import { resolveOptions } from './options.ts'
+import { createGateway } from './server.ts'
+
+export type { SeededKeys } from './accounts.ts'
+
+export interface EmbeddedGatewayOptions {
+  /** Default 0: the system picks a free port. */
+  port?: number
+  /** Default 127.0.0.1. */
+  host?: string
+  /** ISO date or date-time the gateway clock starts at; it then advances in real time. */
+  now?: string
+  /** Length of a rate-limit minute in milliseconds (default 60000). */
+  minuteMs?: number
+  /** Names from the fault registry (gateway/faults.ts); an unknown name is an error listing the valid ones. */
+  faults?: string[]
+}
+
+export interface EmbeddedGateway {
+  /** Host root, e.g. http://127.0.0.1:41234, without a trailing slash. */
+  url: string
+  keys: SeededKeys
+  close(): Promise<void>
+}
+
+export async function startEmbeddedGateway(opts: EmbeddedGatewayOptions = {}): Promise<EmbeddedGateway> {
+  const options = resolveOptions(opts, { port: 0 })
+  const { app } = createGateway({ now: opts.now, minuteMs: opts.minuteMs, faults: opts.faults })
+  await app.listen({ port: options.port, host: options.host })
+  const address = app.server.address()
+  if (address === null || typeof address === 'string') {
+    await app.close()
+    throw new Error(`the gateway did not get a TCP address (got ${String(address)})`)
+  }
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address
+  return {
+    url: `http://${host}:${address.port}`,
+    keys: { ...SEEDED_KEYS },
+    close: async () => {
+      await app.close()
+    },
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * Error bodies. The gateway speaks two error dialects (Part 1 section 7):
+ *
+ * - compatible endpoints (/v1, /public, unknown routes): `{ error: { message, type, param, code } }`,
+ *   the shape the reference gives for 429 and that the compatible convention uses everywhere; the
+ *   reference does not show the 400, 404 and 500 bodies, so those reuse it;
+ * - usage endpoints (/user/v1): `{ error: "<word>", message }`, as section 7 gives for 401, 403 and 429.
+ *
+ * Route handlers throw GatewayError; the error handler picks the dialect from the path.
+ */
+
+export type ErrorFamily = 'compatible' | 'usage'
+
+export interface CompatibleErrorBody {
+  error: { message: string; type: string; param: string | null; code: string }
+}
+
+export interface UsageErrorBody {
+  error: string
+  message: string
+}
+
+export interface GatewayErrorDetails {
+  /** `code` of the compatible body; defaults by status. */
+  code?: string
+  /** `param` of the compatible body: the request parameter at fault. */
+  param?: string | null
+}
+
+export class GatewayError extends Error {
+  override name = 'GatewayError'
+
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly details: GatewayErrorDetails = {},
+  ) {
+    super(message)
+  }
+}
+
+/** 400 naming the parameter to fix. */
+export function invalidParameter(param: string, message: string): GatewayError {
+  return new GatewayError(400, message, { param })
+}
+
+const COMPATIBLE_TYPES: Readonly<Record<number, string>> = {
+  400: 'invalid_request_error',
+  401: 'invalid_request_error',
+  403: 'permission_error',
+  404: 'invalid_request_error',
+  429: 'rate_limit_error',
+}
+
+const COMPATIBLE_CODES: Readonly<Record<number, string>> = {
+  400: 'invalid_request',
+  401: 'invalid_api_key',
+  403: 'permission_denied',
+  404: 'not_found',
+  429: 'rate_limit_exceeded',
+}
+
+const USAGE_ERRORS: Readonly<Record<number, string>> = {
+  400: 'invalid_request',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not_found',
+  429: 'rate_limit_exceeded',
+}
+
+export function compatibleError(status: number, message: string, details: GatewayErrorDetails = {}): CompatibleErrorBody {
+  return {
+    error: {
+      message,
+      type: COMPATIBLE_TYPES[status] ?? 'server_error',
+      param: details.param ?? null,
+      code: details.code ?? COMPATIBLE_CODES[status] ?? 'internal_error',
+    },
+  }
+}
+
+export function usageError(status: number, message: string): UsageErrorBody {
+  return { error: USAGE_ERRORS[status] ?? 'internal_error', message }
+}
+
+export function errorBody(family: ErrorFamily, error: GatewayError): CompatibleErrorBody | UsageErrorBody {
+  return family === 'usage' ? usageError(error.status, error.message) : compatibleError(error.status, error.message, error.details)
+}

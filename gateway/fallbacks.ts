@@ -1,0 +1,43 @@
+/**
+ * What answers when no route does, or a route fails: unknown routes, thrown errors and the framework's
+ * own errors (malformed JSON, unsupported content type, undecodable URL). All of them still carry the
+ * shared headers and are recorded, like any other call.
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { compatibleError, errorBody, GatewayError } from './errors.ts'
+import type { GatewayState } from './state.ts'
+
+export function registerFallbacks(app: FastifyInstance, state: GatewayState): void {
+  // Section 1.6: calling an unavailable route can return an unsupported-route error. Its status is not
+  // shown; 404 (resource missing) is the reading of section 7.
+  app.setNotFoundHandler(async (request, reply) => {
+    const { path } = state.contexts.of(request)
+    return reply
+      .code(404)
+      .send(compatibleError(404, `Unknown route: ${request.method} ${path}`, { code: 'unsupported_route' }))
+  })
+
+  app.setErrorHandler(async (error: FastifyError | GatewayError, request, reply) => sendError(state, request, reply, error))
+}
+
+/**
+ * Any error as a GatewayError. Framework errors in the 4xx range are the caller's fault and become
+ * 400 (the status section 7 gives for an invalid request); anything else is a 500 whose details stay
+ * inside.
+ */
+export function asGatewayError(error: FastifyError | GatewayError): GatewayError {
+  if (error instanceof GatewayError) return error
+  if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) return new GatewayError(400, error.message)
+  return new GatewayError(500, 'The gateway failed to process the request.')
+}
+
+/** Renders an error in the dialect of the request's path family. */
+export function sendError(
+  state: GatewayState,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  error: FastifyError | GatewayError,
+): FastifyReply {
+  const failure = asGatewayError(error)
+  return reply.code(failure.status).send(errorBody(state.contexts.of(request).family, failure))
+}

@@ -1,0 +1,79 @@
+/**
+ * Authentication (Part 1 sections 5 and 7). Runs before anything else a call costs: a call refused
+ * here counts against no rate limit and belongs to no account.
+ *
+ * - Authorization: Bearer <key> everywhere; x-api-key only on routes that declare `apiKeyHeader`
+ *   (the model endpoints), where it selects the alternate format. Bearer wins when both are sent.
+ * - Missing or unknown key: 401. Suspended account: 403. Each in the dialect of its path family.
+ * - Routes with `auth: 'none'` (/public/models) ignore keys; unknown routes identify a valid caller
+ *   (for headers and transactions) but refuse no one, so that they answer 404.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { Account } from '../accounts.ts'
+import { isV1Path, type KeyForm, type RequestContext } from '../context.ts'
+import { compatibleError, usageError } from '../errors.ts'
+import type { GatewayState } from '../state.ts'
+
+interface PresentedKey {
+  readonly value: string
+  readonly form: KeyForm
+}
+
+const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i
+
+export function authHook(state: GatewayState) {
+  const { faults } = state
+
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
+    const context = state.contexts.of(request)
+    const config = request.routeOptions.config
+    const policy = request.is404 ? 'optional' : (config.auth ?? 'required')
+    if (policy === 'none' && !faults.has('public-models-needs-auth')) return undefined
+
+    const presented = presentedKey(request, config.apiKeyHeader === true && !faults.has('x-api-key-refused'))
+    let account = presented ? state.accounts.byKey(presented.value) : undefined
+    if (!presented && faults.has('missing-key-allowed') && isV1Path(context.path)) account = state.accounts.main()
+
+    if (policy === 'optional') {
+      if (account && !account.suspended) context.caller = { account, keyForm: presented?.form ?? 'bearer' }
+      return undefined
+    }
+    if (!account) return refuseUnauthenticated(reply, context, presented === undefined)
+    if (account.suspended && !suspensionIgnored(context)) return refuseSuspended(reply, context, account)
+    if (faults.has('bearer-refused-on-transactions') && request.method === 'GET' && request.routeOptions.url === '/user/v1/transactions') {
+      return refuseUnauthenticated(reply, context, false)
+    }
+    context.caller = { account, keyForm: presented?.form ?? 'bearer' }
+    return undefined
+  }
+
+  function suspensionIgnored(context: RequestContext): boolean {
+    return context.family === 'usage' ? faults.has('suspended-usage-allowed') : faults.has('suspended-v1-allowed')
+  }
+
+  function refuseUnauthenticated(reply: FastifyReply, context: RequestContext, missing: boolean): FastifyReply {
+    const message = missing
+      ? 'No API key provided: send Authorization: Bearer <key>.'
+      : 'Invalid API key provided.'
+    if (context.family === 'compatible') return reply.code(401).send(compatibleError(401, message))
+    const body = faults.has('usage-401-wrong-body') ? { error: { code: 'invalid_api_key', message } } : usageError(401, message)
+    return reply.code(401).send(body)
+  }
+
+  function refuseSuspended(reply: FastifyReply, context: RequestContext, account: Account): FastifyReply {
+    const message = `Account ${account.id} is suspended.`
+    if (context.family === 'usage') return reply.code(403).send(usageError(403, message))
+    return reply.code(403).send(compatibleError(403, message, { code: 'account_suspended' }))
+  }
+}
+
+function presentedKey(request: FastifyRequest, acceptsApiKeyHeader: boolean): PresentedKey | undefined {
+  const authorization = request.headers.authorization
+  if (authorization !== undefined) {
+    // A malformed Authorization header is a wrong key, not a missing one.
+    return { value: BEARER.exec(authorization)?.[1] ?? '', form: 'bearer' }
+  }
+  const apiKey = request.headers['x-api-key']
+  if (typeof apiKey === 'string' && acceptsApiKeyHeader) return { value: apiKey.trim(), form: 'x-api-key' }
+  return undefined
+}

@@ -1,0 +1,53 @@
+/**
+ * svc-request-id and its legacy twin x-request-id (Part 1 sections 1.4, 4.1, 9.4).
+ *
+ * Every call gets a fresh UUID v7 from the gateway clock, minted as Fastify's request id so that it
+ * exists from the first moment of the request; the onSend hook puts it on every response, errors and
+ * unknown routes included. X-Client-Request-Id is the caller's own trace id and never replaces it.
+ */
+import { randomUUID } from 'node:crypto'
+import type { IncomingMessage } from 'node:http'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { Clock } from '../clock.ts'
+import type { FaultSet } from '../faults.ts'
+import type { GatewayState } from '../state.ts'
+import { createUuid7Generator, UUID_PATTERN } from '../uuid7.ts'
+
+/** Section 9.4: x-request-id is returned from 2026-08-16 through 2026-10-15 (UTC days, inclusive). */
+const LEGACY_HEADER_FROM = Date.UTC(2026, 7, 16)
+const LEGACY_HEADER_UNTIL = Date.UTC(2026, 9, 16)
+
+export function legacyHeaderApplies(nowMs: number): boolean {
+  return nowMs >= LEGACY_HEADER_FROM && nowMs < LEGACY_HEADER_UNTIL
+}
+
+const STALE_ID_TIME = Date.UTC(2020, 0, 1)
+
+/** Fastify's genReqId: the svc-request-id of each call. */
+export function createRequestIdMinter(clock: Clock, faults: FaultSet): (raw: IncomingMessage) => string {
+  const uuid7 = createUuid7Generator(faults.has('svc-request-id-stale') ? { now: () => STALE_ID_TIME } : clock)
+  return (raw) => {
+    if (faults.has('echo-client-request-id')) {
+      const client = raw.headers['x-client-request-id']
+      if (typeof client === 'string' && UUID_PATTERN.test(client)) return client
+    }
+    return faults.has('svc-request-id-v4') ? randomUUID() : uuid7()
+  }
+}
+
+/** onSend: writes the id headers and notes the id the response carries, which its transaction takes. */
+export function requestIdHeaders(state: GatewayState) {
+  const { faults, clock } = state
+  // Minted once, at start-up, for the fault that hands every error response the same id.
+  const reusedErrorId = faults.has('svc-request-id-reused-on-errors') ? createUuid7Generator(clock)() : undefined
+
+  return (request: FastifyRequest, reply: FastifyReply): void => {
+    const failed = reply.statusCode >= 400
+    const id = failed && reusedErrorId !== undefined ? reusedErrorId : request.id
+    state.contexts.of(request).responseId = id
+    if (failed && faults.has('no-svc-request-id-on-errors')) return
+    reply.header('svc-request-id', id)
+    const legacy = faults.has('x-request-id-after-cutoff') || (legacyHeaderApplies(clock.now()) && !faults.has('x-request-id-missing'))
+    if (legacy) reply.header('x-request-id', id)
+  }
+}

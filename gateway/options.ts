@@ -1,0 +1,135 @@
+/**
+ * Options of the reference gateway, shared by the command line (scripts/gateway.ts) and the embedded
+ * entry point. Every check ends in an OptionError whose message says what to fix, because the CLI
+ * prints it as its one line of output.
+ */
+import { parseArgs } from 'node:util'
+import { parseInstant } from './clock.ts'
+import { toFaultSet, type FaultName } from './faults.ts'
+
+export interface GatewayOptionsInput {
+  port?: number
+  host?: string
+  /** ISO date or date-time the gateway clock starts at; it then advances in real time. */
+  now?: string
+  /** Length of a rate-limit "minute" in milliseconds. */
+  minuteMs?: number
+  faults?: readonly string[]
+}
+
+export interface GatewayOptions {
+  port: number
+  host: string
+  /** Epoch milliseconds the clock starts at, or undefined for the real time. */
+  startMs: number | undefined
+  minuteMs: number
+  faults: readonly FaultName[]
+}
+
+export class OptionError extends Error {
+  override name = 'OptionError'
+}
+
+export const DEFAULT_HOST = '127.0.0.1'
+export const DEFAULT_MINUTE_MS = 60_000
+
+export function resolveOptions(input: GatewayOptionsInput, defaults: { port: number }): GatewayOptions {
+  const port = input.port ?? defaults.port
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    throw new OptionError(`--port must be an integer from 0 to 65535, got ${String(port)}`)
+  }
+  const host = input.host ?? DEFAULT_HOST
+  if (host.trim() === '') throw new OptionError('--host must not be empty')
+  const minuteMs = input.minuteMs ?? DEFAULT_MINUTE_MS
+  if (!Number.isSafeInteger(minuteMs) || minuteMs < 1) {
+    throw new OptionError(`--minute-ms must be a positive integer number of milliseconds, got ${String(minuteMs)}`)
+  }
+  let startMs: number | undefined
+  if (input.now !== undefined) {
+    startMs = parseInstant(input.now)
+    if (startMs === undefined) {
+      throw new OptionError(`--now must be an ISO date (2026-09-01) or date-time (2026-09-01T12:00:00Z), got '${input.now}'`)
+    }
+  }
+  let faults: readonly FaultName[]
+  try {
+    faults = [...toFaultSet(input.faults ?? [])]
+  } catch (error) {
+    throw new OptionError(`--fault: ${(error as Error).message}`)
+  }
+  return { port, host, startMs, minuteMs, faults }
+}
+
+export type CliCommand =
+  | { kind: 'serve'; options: GatewayOptions }
+  | { kind: 'list-faults' }
+  | { kind: 'help' }
+
+export const CLI_DEFAULT_PORT = 8080
+
+export const USAGE = `Usage: npm run gateway -- [options]
+  --port <n>          port to listen on (default ${CLI_DEFAULT_PORT}; 0 picks a free one)
+  --host <addr>       address to bind (default ${DEFAULT_HOST})
+  --now <iso>         start the clock at this date or date-time; it then advances in real time
+  --minute-ms <n>     length of a rate-limit minute in milliseconds (default ${DEFAULT_MINUTE_MS})
+  --fault <name>      switch on a named fault; repeatable; --fault list prints the registry
+  --help              print this text`
+
+const CLI_OPTIONS = {
+  port: { type: 'string' },
+  host: { type: 'string' },
+  now: { type: 'string' },
+  'minute-ms': { type: 'string' },
+  fault: { type: 'string', multiple: true },
+  help: { type: 'boolean' },
+} as const
+
+export function parseCommandLine(argv: readonly string[]): CliCommand {
+  let values: ReturnType<typeof parseCli>['values']
+  try {
+    ({ values } = parseCli(argv))
+  } catch (error) {
+    throw new OptionError(rewordParseError(error as Error & { code?: string }))
+  }
+  if (values.help) return { kind: 'help' }
+  const faults = values.fault ?? []
+  if (faults.includes('list')) return { kind: 'list-faults' }
+  const options = resolveOptions(
+    {
+      port: values.port === undefined ? undefined : cliInteger('--port', values.port),
+      host: values.host,
+      now: values.now,
+      minuteMs: values['minute-ms'] === undefined ? undefined : cliInteger('--minute-ms', values['minute-ms']),
+      faults,
+    },
+    { port: CLI_DEFAULT_PORT },
+  )
+  return { kind: 'serve', options }
+}
+
+function parseCli(argv: readonly string[]) {
+  return parseArgs({ args: [...argv], options: CLI_OPTIONS, strict: true, allowPositionals: false })
+}
+
+function cliInteger(flag: string, text: string): number {
+  if (!/^\d+$/.test(text)) throw new OptionError(`${flag} must be a non-negative integer, got '${text}'`)
+  return Number(text)
+}
+
+/** node:util's messages mention positionals and internals; say which argument is wrong and what exists. */
+function rewordParseError(error: Error & { code?: string }): string {
+  const known = Object.keys(CLI_OPTIONS).map((name) => `--${name}`).join(', ')
+  const argument = /'([^' ]*)/.exec(error.message)?.[1] ?? ''
+  switch (error.code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
+      return `unknown option ${argument}; valid options: ${known}`
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
+      return error.message.includes('argument missing')
+        ? `option ${argument} needs a value (see --help)`
+        : `option ${argument} takes no value`
+    case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
+      return `unexpected argument '${argument}'; valid options: ${known}`
+    default:
+      return error.message
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * Builds one reference gateway: its in-memory state and the Fastify app with the shared hooks and the
+ * routes. Hook order matters and is the order of the reference's concerns:
+ *
+ *   onRequest: authenticate (401/403), then count against the rate limits (429)
+ *   handler:   the route
+ *   onSend:    Date, svc-request-id / x-request-id, x-ratelimit-* headers, then record the transaction
+ *
+ * Later endpoint families add one `register...Routes` call here.
+ */
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
+import { asGatewayError, registerFallbacks, sendError } from './fallbacks.ts'
+import { authHook } from './hooks/auth.ts'
+import { dateHeader } from './hooks/date-header.ts'
+import { rateLimitHeaders, rateLimitHook } from './hooks/rate-limit.ts'
+import { recordTransaction } from './hooks/record-transaction.ts'
+import { createRequestIdMinter, requestIdHeaders } from './hooks/request-id.ts'
+import { registerAccountRoutes } from './routes/account.ts'
+import { registerModelRoutes } from './routes/models.ts'
+import { createState, type GatewayConfig, type GatewayState } from './state.ts'
+
+export type { GatewayConfig, GatewayState } from './state.ts'
+
+export interface Gateway {
+  readonly app: FastifyInstance
+  readonly state: GatewayState
+}
+
+export function createGateway(config: GatewayConfig = {}): Gateway {
+  const state = createState(config)
+  const responseSteps = [dateHeader(state), requestIdHeaders(state), rateLimitHeaders(state), recordTransaction(state)]
+  const finishResponse = (request: FastifyRequest, reply: FastifyReply): void => {
+    for (const step of responseSteps) step(request, reply)
+  }
+
+  const app = Fastify({
+    logger: false,
+    // Clients' request-id headers never become the svc-request-id (section 4.1).
+    requestIdHeader: false,
+    genReqId: createRequestIdMinter(state.clock, state.faults),
+    // Errors Fastify raises before routing (an undecodable URL) bypass the onSend hooks, so the
+    // response steps run here by hand.
+    frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+      reply.code(asGatewayError(error).status)
+      finishResponse(request, reply)
+      return sendError(state, request, reply, error)
+    },
+  })
+
+  app.addHook('onRequest', authHook(state))
+  app.addHook('onRequest', rateLimitHook(state))
+  app.addHook('onSend', async (request, reply, payload) => {
+    finishResponse(request, reply)
+    return payload
+  })
+
+  registerFallbacks(app, state)
+  registerModelRoutes(app, state)
+  registerAccountRoutes(app, state)
+  return { app, state }
+}

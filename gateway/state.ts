@@ -1,0 +1,43 @@
+/**
+ * Everything one gateway instance holds in memory. Routes and hooks receive it explicitly; there is
+ * no module-level state, so tests can run many gateways side by side.
+ */
+import { AccountDirectory } from './accounts.ts'
+import { offsetClock, systemClock, type Clock } from './clock.ts'
+import { RequestContexts } from './context.ts'
+import type { FaultSet } from './faults.ts'
+import { FixedWindowLimiter } from './limiter.ts'
+import { resolveOptions, type GatewayOptionsInput } from './options.ts'
+import { DEFAULT_TRANSACTION_CAPACITY, TransactionStore } from './transactions.ts'
+
+export interface GatewayConfig extends Omit<GatewayOptionsInput, 'port' | 'host'> {
+  /** Replaces the (offset) system clock; for tests that step time by hand. */
+  clock?: Clock
+  /** How many transactions the store keeps, newest first (default 200,000). */
+  transactionCapacity?: number
+}
+
+export interface GatewayState {
+  readonly clock: Clock
+  readonly faults: FaultSet
+  /** Length of a rate-limit minute in milliseconds. */
+  readonly minuteMs: number
+  readonly accounts: AccountDirectory
+  readonly transactions: TransactionStore
+  readonly limiter: FixedWindowLimiter
+  readonly contexts: RequestContexts
+}
+
+export function createState(config: GatewayConfig = {}): GatewayState {
+  const { startMs, minuteMs, faults } = resolveOptions(config, { port: 0 })
+  const clock = config.clock ?? (startMs === undefined ? systemClock : offsetClock(startMs))
+  return {
+    clock,
+    faults: new Set(faults),
+    minuteMs,
+    accounts: new AccountDirectory(),
+    transactions: new TransactionStore(config.transactionCapacity ?? DEFAULT_TRANSACTION_CAPACITY),
+    limiter: new FixedWindowLimiter(clock, minuteMs),
+    contexts: new RequestContexts(clock),
+  }
+}

@@ -1,0 +1,61 @@
+/** Options of the reference gateway (DESIGN.md, The reference gateway; gateway/README.md). */
+import { describe, expect, it } from 'vitest'
+import { OptionError, parseCommandLine, resolveOptions } from '../../gateway/options.ts'
+
+describe('command line', () => {
+  it('defaults to 127.0.0.1:8080, the real clock, 60 s minutes and no faults', () => {
+    expect(parseCommandLine([])).toEqual({
+      kind: 'serve',
+      options: { port: 8080, host: '127.0.0.1', startMs: undefined, minuteMs: 60_000, faults: [] },
+    })
+  })
+
+  it('reads every option, with --fault repeatable', () => {
+    const command = parseCommandLine([
+      '--port', '0', '--host', '0.0.0.0', '--now', '2026-09-01', '--minute-ms', '200',
+      '--fault', 'mode-unknown', '--fault', 'has-more-always-false',
+    ])
+    expect(command).toEqual({
+      kind: 'serve',
+      options: { port: 0, host: '0.0.0.0', startMs: Date.UTC(2026, 8, 1), minuteMs: 200, faults: ['mode-unknown', 'has-more-always-false'] },
+    })
+  })
+
+  it('--fault list and --help are commands of their own', () => {
+    expect(parseCommandLine(['--fault', 'list'])).toEqual({ kind: 'list-faults' })
+    expect(parseCommandLine(['--help'])).toEqual({ kind: 'help' })
+  })
+
+  it.each([
+    [['--port', 'abc'], /--port/],
+    [['--port', '65536'], /--port must be an integer from 0 to 65535/],
+    [['--port'], /--port needs a value/],
+    [['--minute-ms', '0'], /--minute-ms must be a positive integer/],
+    [['--minute-ms', '1.5'], /--minute-ms/],
+    [['--now', 'yesterday'], /--now must be an ISO date/],
+    [['--now', '2026-02-30'], /--now/],
+    [['--fault', 'no-such-fault'], /unknown fault 'no-such-fault'; valid faults: no-svc-request-id-on-errors, /],
+    [['--colour'], /unknown option --colour; valid options: --port/],
+    [['extra'], /unexpected argument 'extra'/],
+  ])('%j is refused with a message saying what to fix', (argv, message) => {
+    expect(() => parseCommandLine(argv)).toThrow(OptionError)
+    expect(() => parseCommandLine(argv)).toThrow(message)
+  })
+})
+
+describe('--now', () => {
+  it.each([
+    ['2026-09-01', '2026-09-01T00:00:00.000Z'],
+    ['2026-09-01T12:30:00Z', '2026-09-01T12:30:00.000Z'],
+    ['2026-09-01T12:30:00.250+02:00', '2026-09-01T10:30:00.250Z'],
+    ['2026-09-01T12:30', '2026-09-01T12:30:00.000Z'],
+  ])('%s starts the clock at %s (UTC unless a zone is given)', (now, iso) => {
+    expect(new Date(resolveOptions({ now }, { port: 0 }).startMs!).toISOString()).toBe(iso)
+  })
+})
+
+describe('programmatic options', () => {
+  it('refuse an unknown fault naming the valid ones', () => {
+    expect(() => resolveOptions({ faults: ['nope'] }, { port: 0 })).toThrow(/valid faults: .*date-range-ignored/)
+  })
+})
