@@ -7,21 +7,13 @@ import { resolve } from 'node:path'
 import { parse as parseDotenv } from 'dotenv'
 import { isCalendarDate, todayUtc } from './clock.ts'
 import { ConfigError } from './errors.ts'
+import keyVariables from '../schemas/config/key-variables.json' with { type: 'json' }
 
 export const KEY_SLOTS = ['main', 'tier0', 'tier1', 'tier2', 'tier3', 'tier4', 'tier5', 'suspended'] as const
 export type KeySlot = (typeof KEY_SLOTS)[number]
 
 /** The environment variable that holds each key; also what curl lines print in place of the key. */
-export const KEY_ENV: Record<KeySlot, string> = {
-  main: 'GATEWAY_API_KEY',
-  tier0: 'GATEWAY_API_KEY_TIER0',
-  tier1: 'GATEWAY_API_KEY_TIER1',
-  tier2: 'GATEWAY_API_KEY_TIER2',
-  tier3: 'GATEWAY_API_KEY_TIER3',
-  tier4: 'GATEWAY_API_KEY_TIER4',
-  tier5: 'GATEWAY_API_KEY_TIER5',
-  suspended: 'GATEWAY_SUSPENDED_API_KEY',
-}
+export const KEY_ENV: Readonly<Record<KeySlot, string>> = keyVariables.keys
 
 export const DEFAULTS = {
   timeoutMs: 30_000, // per request; long enough for a slow staging gateway, short enough that nothing hangs
