@@ -126,6 +126,7 @@ export class ConformanceReporter implements Reporter {
       for (const test of module.children.allTests()) this.#collectTest(test, file, c)
     }
     this.#auditUniqueness(c)
+    if (c.tests.passed + c.tests.failed === 0) c.harnessErrors.push('no test ran: the selection (--grep, --family, file filters) matched nothing, or every test was skipped')
     return c
   }
 

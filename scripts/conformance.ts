@@ -98,7 +98,11 @@ async function run(argv: string[]): Promise<number> {
     })
     vitest.provide('runConfig', target.config)
     try {
-      await vitest.start(fileFilters(options))
+      const filters = fileFilters(options)
+      if ((await vitest.globTestSpecifications(filters)).length === 0) {
+        throw new ConfigError(`no suite file matches ${filters.map((f) => `"${f}"`).join(', ')}; suites live in suites/<family>/`)
+      }
+      await vitest.start(filters)
     } finally {
       await vitest.close()
     }

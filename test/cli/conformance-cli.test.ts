@@ -35,6 +35,7 @@ describe('bad configuration: exit 2 and one line that says what to fix', () => {
     [['--family', 'models,videos'], {}, /^conformance: unknown family "videos": choose from /],
     [['--base-url', 'http://127.0.0.1:8080'], {}, /^conformance: GATEWAY_API_KEY is not set/],
     [['--bogus'], {}, /^conformance: Unknown option '--bogus'.*--help/],
+    [['suites/nonexistent'], {}, /^conformance: no suite file matches "suites\/nonexistent"/],
   ])('%j %j', async (args, env, pattern) => {
     const run = await runConformance(args, env)
     try {
@@ -107,6 +108,17 @@ describe('runs against the embedded reference gateway', () => {
       expect(new Set(byStatus('disabled'))).toEqual(new Set(['account', 'auth']))
       expect(byStatus('skip')).toEqual([])
       expect(new Set(byStatus('pass'))).toEqual(new Set(['models', 'headers'])) // headers: the audit of the models suite's responses
+    } finally {
+      run.cleanup()
+    }
+  }, 120_000)
+
+  test('a selection that matches no test is a harness error (exit 2), not a conformant run', async () => {
+    const run = await runConformance(['--grep', 'no-test-has-this-name'])
+    try {
+      expect(run.exitCode).toBe(2)
+      expect(run.summary?.verdict).toBe('error')
+      expect(run.summary?.harnessErrors[0]).toMatch(/^no test ran/)
     } finally {
       run.cleanup()
     }
