@@ -7,6 +7,7 @@ import { expectStatus, expectThat, precondition } from '../../harness/assert.ts'
 import { addDays, isCalendarDate, todayUtc } from '../../harness/clock.ts'
 import { memo, randomSuffix } from '../../harness/helpers.ts'
 import type { Exchange } from '../../harness/http-client.ts'
+import { observe } from '../../harness/recorder.ts'
 import { check, gateway } from '../../harness/suite.ts'
 import { modelIds, modelItems } from '../models/model-list.ts'
 import { AVAILABILITY_MS, awaitTransactions, findTransactions, listTransactions, type Transaction } from './transactions.ts'
@@ -45,11 +46,22 @@ async function ownTransaction(): Promise<{ call: Call; t: Transaction }> {
   return { call: c.ok, t }
 }
 
+/**
+ * POST /user/v1/transactions/lookup exists (§4.2), but its request and response shapes are not shown: what the
+ * target does with the likeliest body is recorded for the reader, never judged.
+ */
+async function observeLookup(id: string): Promise<void> {
+  const ex = await gw.post('/user/v1/transactions/lookup', { ids: [id] })
+  const mentions = ex.text.includes(id) ? 'the answer mentions the id' : 'the answer does not mention the id'
+  observe('transactions lookup (shape not shown, §4.2)', `POST /user/v1/transactions/lookup {"ids":[…]} answered ${ex.status}; ${mentions}`)
+}
+
 describe("a call's transaction (Part 1 §2.2, §4.2)", () => {
   check('P1-4.2-transaction-available', 'a call is listed under its svc-request-id within 30 seconds', async () => {
     const c = await calls()
     const found = (await listed()).get(c.ok.id)
     expectThat(found !== undefined, `a transaction with id ${c.ok.id} (the svc-request-id of ${c.ok.ex.record.method} ${c.ok.ex.record.path}) within ${AVAILABILITY_MS / 1000} s`, 'not listed', c.ok.ex)
+    await observeLookup(c.ok.id)
   }, { timeout: AVAILABILITY_MS + 60_000 })
 
   check('P1-2.2-transaction-fields', 'the transaction reflects its call: status_code, stream, safety_identifier, times', async () => {
