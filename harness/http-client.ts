@@ -161,6 +161,7 @@ export class GatewayClient {
   async #once(spec: RequestSpec, attempt: number): Promise<Exchange> {
     const method = spec.method ?? 'GET'
     const url = this.#url(spec)
+    const parsed = new URL(url)
     const { headers, key, auth } = this.#headers(spec, attempt)
     const body = spec.json === undefined ? undefined : JSON.stringify(spec.json)
     const timeoutMs = spec.timeoutMs ?? this.config.timeoutMs
@@ -168,7 +169,7 @@ export class GatewayClient {
       seq: nextSequence(),
       method,
       url: this.redactor.text(url),
-      path: this.redactor.text(new URL(url).pathname + new URL(url).search),
+      path: this.redactor.text(parsed.pathname + parsed.search),
       key,
       auth,
       requestHeaders: this.redactor.headers(headers),
@@ -207,9 +208,9 @@ export class GatewayClient {
   }
 
   #transportError(error: unknown, record: ExchangeRecord, timeoutMs: number): Error {
+    if (error instanceof TargetFailure) return error
     const err = error as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException }
     const code = err.code ?? err.cause?.code
-    if (error instanceof TargetFailure) return error
     if (err.name === 'TimeoutError' || err.name === 'AbortError' || error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.BodyTimeoutError) {
       record.error = `no complete response within ${timeoutMs} ms`
       return new TargetFailure(`${record.method} ${record.path}: ${record.error}`, record)

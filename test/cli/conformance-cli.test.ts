@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { SEEDED_KEYS } from '../../gateway/accounts.ts'
 import { catalogue } from '../../harness/catalogue.ts'
-import { runConformance } from '../support/run-conformance.ts'
+import { withRun } from '../support/run-conformance.ts'
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -37,51 +37,44 @@ describe('bad configuration: exit 2 and one line that says what to fix', () => {
     [['--bogus'], {}, /^conformance: Unknown option '--bogus'.*--help/],
     [['suites/nonexistent'], {}, /^conformance: no suite file matches "suites\/nonexistent"/],
   ])('%j %j', async (args, env, pattern) => {
-    const run = await runConformance(args, env)
-    try {
+    await withRun(args, env, (run) => {
       expect(run.exitCode).toBe(2)
       expect(run.stderr.trim().split('\n')).toHaveLength(1)
       expect(run.stderr.trim()).toMatch(pattern)
-    } finally {
-      run.cleanup()
-    }
+    })
   })
 
   test('an unreachable target is one line, "cannot reach", not a wall of failed tests', async () => {
     const port = await closedPort()
-    const run = await runConformance(['--base-url', `http://127.0.0.1:${port}`], { GATEWAY_API_KEY: 'k' })
-    try {
+    await withRun(['--base-url', `http://127.0.0.1:${port}`], { GATEWAY_API_KEY: 'k' }, (run) => {
       expect(run.exitCode).toBe(2)
       expect(run.stderr.trim()).toBe(`conformance: cannot reach http://127.0.0.1:${port}: connection refused`)
       expect(run.stdout).toBe('')
-    } finally {
-      run.cleanup()
-    }
+    })
   })
 })
 
 describe('help and the requirement list', () => {
   test('--help prints the flags and exit codes', async () => {
-    const run = await runConformance(['--help'])
-    expect(run.exitCode).toBe(0)
-    for (const flag of ['--base-url', '--family', '--grep', '--as-of', '--report-dir', '--list-requirements']) expect(run.stdout).toContain(flag)
-    run.cleanup()
+    await withRun(['--help'], {}, (run) => {
+      expect(run.exitCode).toBe(0)
+      for (const flag of ['--base-url', '--family', '--grep', '--as-of', '--report-dir', '--list-requirements']) expect(run.stdout).toContain(flag)
+    })
   })
 
   test('--list-requirements lists every requirement with what checks it, and no unchecked MUST', async () => {
-    const run = await runConformance(['--list-requirements'])
-    expect(run.exitCode, run.stderr).toBe(0)
-    for (const id of catalogue().keys()) expect(run.stdout).toContain(`${id}  `)
-    expect(run.stdout).not.toContain('MUST requirements that no test checks')
-    expect(run.stdout).not.toContain('checked by: nothing')
-    run.cleanup()
+    await withRun(['--list-requirements'], {}, (run) => {
+      expect(run.exitCode, run.stderr).toBe(0)
+      for (const id of catalogue().keys()) expect(run.stdout).toContain(`${id}  `)
+      expect(run.stdout).not.toContain('MUST requirements that no test checks')
+      expect(run.stdout).not.toContain('checked by: nothing')
+    })
   }, 60_000)
 })
 
 describe('runs against the embedded reference gateway', () => {
   test.each(['2026-11-21', '2026-09-01', '2026-03-01'])('at as-of %s: conformant and complete, every requirement passes, no key in any report', async (asOf) => {
-    const run = await runConformance(['--as-of', asOf])
-    try {
+    await withRun(['--as-of', asOf], {}, (run) => {
       expect(run.exitCode, `${run.stdout}\n${run.stderr}`).toBe(0)
       const summary = run.summary!
       expect(summary.verdict).toBe('conformant')
@@ -95,43 +88,32 @@ describe('runs against the embedded reference gateway', () => {
         for (const key of Object.values(SEEDED_KEYS)) expect(text.includes(key), `${file} holds a key`).toBe(false)
       }
       for (const key of Object.values(SEEDED_KEYS)) expect(run.stdout.includes(key)).toBe(false)
-    } finally {
-      run.cleanup()
-    }
+    })
   }, 120_000)
 
   test('--family selects: other families are disabled, not skipped, and the run is complete', async () => {
-    const run = await runConformance(['--family', 'models'])
-    try {
+    await withRun(['--family', 'models'], {}, (run) => {
       expect(run.exitCode).toBe(0)
       const byStatus = (status: string): string[] => run.summary!.requirements.filter((r) => r.status === status).map((r) => r.family)
       expect(new Set(byStatus('disabled'))).toEqual(new Set(['account', 'auth']))
       expect(byStatus('skip')).toEqual([])
       expect(new Set(byStatus('pass'))).toEqual(new Set(['models', 'headers'])) // headers: the audit of the models suite's responses
-    } finally {
-      run.cleanup()
-    }
+    })
   }, 120_000)
 
   test('a selection that matches no test is a harness error (exit 2), not a conformant run', async () => {
-    const run = await runConformance(['--grep', 'no-test-has-this-name'])
-    try {
+    await withRun(['--grep', 'no-test-has-this-name'], {}, (run) => {
       expect(run.exitCode).toBe(2)
       expect(run.summary?.verdict).toBe('error')
       expect(run.summary?.harnessErrors[0]).toMatch(/^no test ran/)
-    } finally {
-      run.cleanup()
-    }
+    })
   }, 120_000)
 
   test('--grep selects tests by requirement id', async () => {
-    const run = await runConformance(['--grep', 'P1-2.3-mode-values'])
-    try {
+    await withRun(['--grep', 'P1-2.3-mode-values'], {}, (run) => {
       expect(run.exitCode).toBe(0)
       const tested = run.summary!.requirements.filter((r) => r.tests.some((t) => t.status === 'pass')).map((r) => r.id)
       expect(tested).toEqual(['P1-2.3-mode-values'])
-    } finally {
-      run.cleanup()
-    }
+    })
   }, 120_000)
 })

@@ -48,6 +48,16 @@ export async function runConformance(args: string[], env: Record<string, string>
   return { exitCode, stdout, stderr, reportRoot, ...(summary ? { summary } : {}), cleanup: () => rmSync(cwd, { recursive: true, force: true }) }
 }
 
+/** Runs the command, hands the result to `fn`, and removes the scratch folder whatever `fn` does. */
+export async function withRun<T>(args: string[], env: Record<string, string>, fn: (run: ConformanceRun) => T | Promise<T>): Promise<T> {
+  const run = await runConformance(args, env)
+  try {
+    return await fn(run)
+  } finally {
+    run.cleanup()
+  }
+}
+
 /** Environment variables for a set of keys, named as the configuration contract names them. */
 export function keyEnv(keys: Record<string, string>, names: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(keys).map(([slot, value]) => [names[slot] as string, value]))
