@@ -24,6 +24,7 @@ export function curlLine(ex: ExchangeRecord, fullBody?: string): string {
     }
     parts.push('-H', shellQuote(`${name}: ${value}`))
   }
+  if (ex.requestBodyIsNote && fullBody === undefined) return `${parts.join(' ')}  # body not reproduced: ${ex.requestBody ?? ''}`
   const body = fullBody ?? ex.requestBody
   if (body !== undefined && body !== '') parts.push('--data-raw', shellQuote(body))
   return parts.join(' ')

@@ -18,6 +18,8 @@ export interface ExchangeRecord {
   auth: AuthMode
   requestHeaders: Record<string, string>
   requestBody?: string
+  /** True when requestBody describes the body (a large or streamed one) rather than holding it. */
+  requestBodyIsNote?: boolean
   clientRequestId?: string
   startedAt: number
   durationMs: number

@@ -4,14 +4,16 @@
  * messages; every attempt carries a fresh X-Client-Request-Id (Part 1 section 4.1).
  */
 import { randomUUID } from 'node:crypto'
+import { Readable } from 'node:stream'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Agent, request, errors as undiciErrors, type Dispatcher } from 'undici'
 import { KEY_ENV, type KeySlot, type TargetConfig } from './config.ts'
 import { HarnessError } from './errors.ts'
-import { excerpt, type AuthMode, type ExchangeRecord, type KeyUse } from './exchange.ts'
+import { EXCERPT_CHARS, excerpt, type AuthMode, type ExchangeRecord, type KeyUse } from './exchange.ts'
 import { nextSequence, recordExchange, skipTest } from './recorder.ts'
 import { INVALID_KEY_PREFIX, Redactor } from './redact.ts'
 import { delayBeforeRetryMs } from './retry.ts'
+import { readSse, SSE_DEFAULTS, type SseEnd, type SseEvent, type SseItem, type SseLimits } from './sse.ts'
 
 export const CLIENT_DEFAULTS = {
   maxBodyBytes: 16 * 1024 * 1024, // larger than any response the reference describes; a bigger one is a fault
@@ -28,6 +30,13 @@ export interface RequestSpec {
   auth?: AuthMode
   headers?: Record<string, string>
   json?: unknown
+  /**
+   * A raw body instead of `json`: text or bytes, or a factory of a byte stream for bodies too large to hold in
+   * memory (a factory, so that a retry can send it again). Set content-type in `headers`.
+   */
+  body?: string | Uint8Array | (() => AsyncIterable<Uint8Array>)
+  /** How a streamed body appears in reports and curl lines, e.g. "multipart: file (128000001 bytes), purpose". */
+  bodyNote?: string
   /** Our trace id: a string to send exactly, false to send none; default a fresh id per attempt. */
   clientRequestId?: string | false
   /** Retry 429 with backoff (default true). Tests about rate limits turn it off to see every 429. */
@@ -35,11 +44,22 @@ export interface RequestSpec {
   timeoutMs?: number
 }
 
+/** A response read as server-sent events (Part 1 §6.2): what arrived, when, and how the stream ended. */
+export interface StreamResult {
+  items: SseItem[]
+  events: SseEvent[]
+  end: SseEnd
+  /** For each event, milliseconds after the request was sent at which it was read. */
+  eventTimesMs: number[]
+}
+
 /** A completed exchange as tests see it: the full body, parsed JSON, and the record that reports keep. */
 export class Exchange {
   constructor(
     readonly record: ExchangeRecord,
     readonly text: string,
+    /** Present when the response was read as a stream of server-sent events. */
+    readonly stream?: StreamResult,
   ) {}
 
   get status(): number {
@@ -121,10 +141,18 @@ export class GatewayClient {
     return this.request({ ...spec, path, method: 'POST', json })
   }
 
-  async request(spec: RequestSpec): Promise<Exchange> {
+  /**
+   * Sends a request and reads the answer as server-sent events when it is `text/event-stream` (otherwise as a
+   * plain body, e.g. an error). The stream is read to its end within the SSE caps and timeouts.
+   */
+  stream(spec: RequestSpec, limits: Partial<SseLimits> = {}): Promise<Exchange> {
+    return this.request(spec, limits)
+  }
+
+  async request(spec: RequestSpec, sseLimits?: Partial<SseLimits>): Promise<Exchange> {
     const retry = spec.retry429 ?? true
     for (let attempt = 1; ; attempt += 1) {
-      const exchange = await this.#once(spec, attempt)
+      const exchange = await this.#once(spec, attempt, sseLimits)
       if (exchange.status !== 429 || !retry) return exchange
       const delay = delayBeforeRetryMs(attempt, exchange.record.responseHeaders ?? {})
       if (delay === undefined) return exchange
@@ -158,12 +186,14 @@ export class GatewayClient {
     return { headers, key, auth }
   }
 
-  async #once(spec: RequestSpec, attempt: number): Promise<Exchange> {
+  async #once(spec: RequestSpec, attempt: number, sseLimits: Partial<SseLimits> | undefined): Promise<Exchange> {
     const method = spec.method ?? 'GET'
     const url = this.#url(spec)
     const parsed = new URL(url)
     const { headers, key, auth } = this.#headers(spec, attempt)
-    const body = spec.json === undefined ? undefined : JSON.stringify(spec.json)
+    const body = spec.json !== undefined ? JSON.stringify(spec.json) : typeof spec.body === 'function' ? Readable.from(spec.body()) : spec.body
+    // What reports show of the request body: a note where the caller gave one, else the text or its size.
+    const described = spec.bodyNote ?? (typeof body === 'string' ? body : body instanceof Uint8Array ? `[${body.byteLength} bytes]` : body === undefined ? undefined : '[streamed body]')
     const timeoutMs = spec.timeoutMs ?? this.config.timeoutMs
     const record: ExchangeRecord = {
       seq: nextSequence(),
@@ -173,7 +203,7 @@ export class GatewayClient {
       key,
       auth,
       requestHeaders: this.redactor.headers(headers),
-      ...(body === undefined ? {} : { requestBody: this.redactor.text(excerpt(body).text) }),
+      ...(described === undefined ? {} : { requestBody: this.redactor.text(excerpt(described).text), ...(typeof body === 'string' && spec.bodyNote === undefined ? {} : { requestBodyIsNote: true }) }),
       ...(headers['x-client-request-id'] ? { clientRequestId: headers['x-client-request-id'] } : {}),
       startedAt: Date.now(),
       durationMs: 0,
@@ -183,19 +213,26 @@ export class GatewayClient {
     const started = performance.now()
     const signal = AbortSignal.timeout(timeoutMs)
     let text: string
+    let stream: StreamResult | undefined
     try {
       const response = await request(url, {
         method: method as Dispatcher.HttpMethod,
         headers,
         body,
-        signal,
+        // A stream has its own idle and total timeouts (SSE caps); the whole-exchange deadline would cut it.
+        signal: sseLimits === undefined ? signal : AbortSignal.timeout((sseLimits.totalTimeoutMs ?? SSE_DEFAULTS.totalTimeoutMs) + timeoutMs),
         dispatcher: this.#dispatcher,
         headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
+        bodyTimeout: sseLimits === undefined ? timeoutMs : (sseLimits.idleTimeoutMs ?? SSE_DEFAULTS.idleTimeoutMs) + 1000,
       })
       record.status = response.statusCode
       record.responseHeaders = normaliseHeaders(response.headers)
-      text = await readCapped(response.body, CLIENT_DEFAULTS.maxBodyBytes, record)
+      if (sseLimits !== undefined && /^text\/event-stream\b/i.test(record.responseHeaders['content-type'] ?? '')) {
+        ;({ text, stream } = await readStream(response.body, sseLimits, started))
+        record.bodyBytes = stream.end.bytes
+      } else {
+        text = await readCapped(response.body, CLIENT_DEFAULTS.maxBodyBytes, record)
+      }
     } catch (error) {
       record.durationMs = Math.round(performance.now() - started)
       throw this.#transportError(error, record, timeoutMs)
@@ -204,7 +241,7 @@ export class GatewayClient {
     const cut = excerpt(this.redactor.text(text))
     record.body = cut.text
     record.bodyTruncated = cut.truncated || record.bodyTruncated === true
-    return new Exchange(record, text)
+    return new Exchange(record, text, stream)
   }
 
   #transportError(error: unknown, record: ExchangeRecord, timeoutMs: number): Error {
@@ -230,6 +267,28 @@ function normaliseHeaders(headers: Record<string, string | string[] | undefined>
     if (value !== undefined) out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value
   }
   return out
+}
+
+/** Reads an SSE body through the reader's caps, keeping the raw text's beginning as evidence. */
+async function readStream(body: AsyncIterable<Buffer>, limits: Partial<SseLimits>, startedAt: number): Promise<{ text: string; stream: StreamResult }> {
+  let raw = ''
+  const tee = async function* (): AsyncGenerator<Uint8Array> {
+    for await (const chunk of body) {
+      if (raw.length < EXCERPT_CHARS * 4) raw += chunk.toString('utf8')
+      yield chunk
+    }
+  }
+  const items: SseItem[] = []
+  const eventTimesMs: number[] = []
+  const reader = readSse(tee(), limits)
+  for (;;) {
+    const next = await reader.next()
+    if (next.done) {
+      return { text: raw, stream: { items, events: items.filter((i): i is SseEvent => i.kind === 'event'), end: next.value, eventTimesMs } }
+    }
+    items.push(next.value)
+    if (next.value.kind === 'event') eventTimesMs.push(Math.round(performance.now() - startedAt))
+  }
 }
 
 async function readCapped(body: AsyncIterable<Buffer> & { destroy(): void }, maxBytes: number, record: ExchangeRecord): Promise<string> {
