@@ -20,6 +20,7 @@ export const DEFAULTS = {
   remoteBudgetUsd: 1, // a remote run spends at most this unless GATEWAY_BUDGET_USD says otherwise
   reportDir: 'reports', // parent of reports/<run-id>/ and reports/latest
   maxTimeoutMs: 900_000, // the flex tier may take up to 900 s (Part 1 section 8.5); more is a typo
+  suiteWorkers: 4, // suite files run side by side: they wait on the target, not on the CPU, even on two cores
 }
 
 /** What the user asked for, validated. `baseUrl: null` means: start the embedded reference gateway. */

@@ -28,6 +28,8 @@ export interface ReporterOptions {
   root: string
   tool: { name: string; version: string }
   write?: (text: string) => void
+  /** False for runs whose summary is read in memory (the fault runner): no files are written. */
+  writeReports?: boolean
 }
 
 interface Collected {
@@ -107,14 +109,14 @@ export class ConformanceReporter implements Reporter {
       harnessErrors: collected.harnessErrors,
     }
     this.summary = summary
-    this.#writeReports(summary, collected.junit)
+    if (this.#o.writeReports !== false) this.#writeReports(summary, collected.junit)
 
     const failures = failureBlocks(results)
     if (failures) this.#write(`\n${failures}\n`)
     if (collected.harnessErrors.length > 0) this.#write(`\nHarness errors:\n${collected.harnessErrors.map((e) => `  ${e}`).join('\n')}\n`)
     this.#write(`\nRequirements by family (${results.length} in the catalogue, as-of ${summary.asOf}, target ${summary.target.baseUrl}):\n`)
     this.#write(`${familyTable(families, summary.totals)}\n\n${verdictLine(verdict, this.exitCode)}\n`)
-    this.#write(`Reports: ${relative(process.cwd(), this.#o.runDir) || '.'}/ (summary.md, summary.json, junit.xml, allure-results/)\n`)
+    if (this.#o.writeReports !== false) this.#write(`Reports: ${relative(process.cwd(), this.#o.runDir) || '.'}/ (summary.md, summary.json, junit.xml, allure-results/)\n`)
   }
 
   #collect(modules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<SerializedError>): Collected {

@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util'
 import AllureReporter from 'allure-vitest/reporter'
 import { createVitest } from 'vitest/node'
 import { catalogue, families } from '../harness/catalogue.ts'
-import { loadEnv, resolveOptions, type FlagValues, type RunOptions } from '../harness/config.ts'
+import { DEFAULTS, loadEnv, resolveOptions, type FlagValues, type RunOptions } from '../harness/config.ts'
 import { ConfigError, isHarnessError } from '../harness/errors.ts'
 import { ConformanceReporter } from '../harness/reporter.ts'
 import { EXIT } from '../harness/results.ts'
@@ -93,6 +93,7 @@ async function run(argv: string[]): Promise<number> {
       root: ROOT,
       project: ['conformance'],
       watch: false,
+      maxWorkers: DEFAULTS.suiteWorkers,
       reporters: [reporter, allure],
       ...(options.grep === null ? {} : { testNamePattern: options.grep }),
     })

@@ -1,0 +1,145 @@
+/**
+ * npm run faults [-- --fault a,b] [--workers N] [--json FILE]
+ *
+ * The fault score: runs the conformance suites against the reference gateway under every named fault and prints
+ * a table: the fault, the requirements it breaks, whether the run detected it (exactly those requirements failed
+ * and the exit code says so), and anything else that failed (collateral). Exit 0 when every fault is detected
+ * with no collateral. Each fault runs only the families its requirements belong to.
+ *
+ * All runs share a few vitest instances (one per worker slot) instead of starting a process per fault: the target
+ * changes between runs through vitest's provide().
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import { createVitest, type Reporter, type TestModule, type SerializedError, type Vitest } from 'vitest/node'
+import { startEmbeddedGateway } from '../gateway/embedded.ts'
+import { FAULTS, type FaultDefinition } from '../gateway/faults.ts'
+import { catalogue } from '../harness/catalogue.ts'
+import { DEFAULTS, type RunOptions, type TargetConfig } from '../harness/config.ts'
+import { todayUtc } from '../harness/clock.ts'
+import { ConformanceReporter } from '../harness/reporter.ts'
+import { EXIT } from '../harness/results.ts'
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+
+export interface FaultResult {
+  fault: string
+  breaks: string[]
+  families: string[]
+  /** Requirements that ended fail or warn. */
+  failing: string[]
+  errors: string[]
+  exitCode: number
+  expectedExitCode: number
+  detected: boolean
+  collateral: string[]
+  durationMs: number
+}
+
+/** Hands each run's events to that run's reporter: a vitest instance keeps its reporters for its life. */
+class SwitchReporter implements Reporter {
+  current: ConformanceReporter | undefined
+  onTestModuleEnd(module: TestModule): void {
+    this.current?.onTestModuleEnd(module)
+  }
+  onTestRunEnd(modules: ReadonlyArray<TestModule>, errors: ReadonlyArray<SerializedError>): void {
+    this.current?.onTestRunEnd(modules, errors)
+  }
+}
+
+interface Slot {
+  vitest: Vitest
+  reporter: SwitchReporter
+}
+
+function familiesOf(fault: FaultDefinition): string[] {
+  return [...new Set(fault.breaks.map((id) => catalogue().get(id)?.family ?? 'unknown'))].sort()
+}
+
+async function runFault(slot: Slot, fault: FaultDefinition, scratch: string): Promise<FaultResult> {
+  const started = performance.now()
+  const families = familiesOf(fault)
+  const asOf = fault.asOf ?? todayUtc()
+  const gateway = await startEmbeddedGateway({ faults: [fault.name], ...(fault.asOf ? { now: `${fault.asOf}T12:00:00Z` } : {}) })
+  try {
+    const target: TargetConfig = { baseUrl: gateway.url, embedded: false, keys: { ...gateway.keys }, asOf, budgetUsd: null, timeoutMs: DEFAULTS.timeoutMs, runId: `fault-${fault.name}` }
+    const options: RunOptions = { baseUrl: gateway.url, keys: target.keys, asOf, asOfExplicit: fault.asOf !== undefined, budgetUsd: null, timeoutMs: target.timeoutMs, families, grep: null, reportDir: scratch, filters: [] }
+    const reporter = new ConformanceReporter({ target, options, runDir: join(scratch, fault.name), reportRoot: scratch, root: ROOT, tool: { name: 'faults', version: '0' }, write: () => {}, writeReports: false })
+    slot.reporter.current = reporter
+    slot.vitest.provide('runConfig', target)
+    await slot.vitest.runTestSpecifications(await slot.vitest.globTestSpecifications(families.map((f) => `suites/${f}/`)))
+    const summary = reporter.summary
+    const failing = (summary?.requirements ?? []).filter((r) => r.status === 'fail' || r.status === 'warn').map((r) => r.id).sort()
+    const errors = [...(summary?.requirements ?? []).filter((r) => r.status === 'error').map((r) => r.id), ...(summary?.harnessErrors ?? [])]
+    const breaks = [...fault.breaks].sort()
+    const expectedExitCode = breaks.some((id) => catalogue().get(id)?.level === 'MUST') ? EXIT['non-conformant'] : EXIT.conformant
+    const exitCode = reporter.exitCode
+    const collateral = failing.filter((id) => !breaks.includes(id))
+    return {
+      fault: fault.name, breaks, families, failing, errors, exitCode, expectedExitCode,
+      detected: breaks.every((id) => failing.includes(id)) && exitCode === expectedExitCode && errors.length === 0,
+      collateral, durationMs: Math.round(performance.now() - started),
+    }
+  } finally {
+    slot.reporter.current = undefined
+    await gateway.close()
+  }
+}
+
+export async function runFaults(selected: readonly FaultDefinition[], workers: number): Promise<FaultResult[]> {
+  const scratch = mkdtempSync(join(tmpdir(), 'gc-faults-'))
+  const slots: Slot[] = []
+  try {
+    for (let i = 0; i < Math.min(workers, selected.length); i += 1) {
+      const reporter = new SwitchReporter()
+      const vitest = await createVitest('test', { root: ROOT, project: ['conformance'], watch: false, maxWorkers: DEFAULTS.suiteWorkers, reporters: [reporter] })
+      slots.push({ vitest, reporter })
+    }
+    const results: FaultResult[] = new Array(selected.length)
+    let next = 0
+    await Promise.all(slots.map(async (slot) => {
+      while (next < selected.length) {
+        const index = next
+        next += 1
+        results[index] = await runFault(slot, selected[index] as FaultDefinition, scratch)
+      }
+    }))
+    return results
+  } finally {
+    for (const slot of slots) await slot.vitest.close()
+    rmSync(scratch, { recursive: true, force: true })
+  }
+}
+
+export function faultTable(results: readonly FaultResult[]): string {
+  const rows = [['fault', 'breaks', 'detected', 'collateral', 'seconds'], ...results.map((r) => [
+    r.fault, r.breaks.join(', '), r.detected ? 'yes' : `NO (failing: ${r.failing.join(', ') || 'none'}; exit ${r.exitCode}${r.errors.length ? `; errors: ${r.errors.join(', ')}` : ''})`, r.collateral.join(', ') || '-', (r.durationMs / 1000).toFixed(1),
+  ])]
+  const widths = (rows[0] as string[]).map((_, c) => Math.max(...rows.map((row) => (row[c] as string).length)))
+  return rows.map((row) => row.map((cell, c) => cell.padEnd(widths[c] as number)).join('  ').trimEnd()).join('\n')
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({ options: { fault: { type: 'string' }, workers: { type: 'string' }, json: { type: 'string' } }, strict: true })
+  const names = values.fault?.split(',').map((n) => n.trim()).filter(Boolean)
+  const unknown = names?.filter((n) => !FAULTS.some((f) => f.name === n)) ?? []
+  if (unknown.length > 0) {
+    process.stderr.write(`faults: unknown fault ${unknown.join(', ')}; see npm run gateway -- --fault list\n`)
+    return 2
+  }
+  const selected = names ? FAULTS.filter((f) => names.includes(f.name)) : FAULTS
+  const workers = Number(values.workers ?? 2)
+  const started = performance.now()
+  const results = await runFaults(selected, Number.isInteger(workers) && workers > 0 ? workers : 2)
+  if (values.json) writeFileSync(resolve(values.json), `${JSON.stringify(results, null, 2)}\n`)
+  const clean = results.filter((r) => r.detected && r.collateral.length === 0).length
+  process.stdout.write(`${faultTable(results)}\n\n${clean} of ${results.length} faults detected with no collateral, in ${((performance.now() - started) / 1000).toFixed(0)} s\n`)
+  return clean === results.length ? 0 : 1
+}
+
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  process.exitCode = await main()
+}
