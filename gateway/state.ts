@@ -6,6 +6,7 @@ import { AccountDirectory } from './accounts.ts'
 import { offsetClock, systemClock, type Clock } from './clock.ts'
 import { RequestContexts } from './context.ts'
 import type { FaultSet } from './faults.ts'
+import { FileStore, type FileStoreOptions } from './file-store.ts'
 import { FixedWindowLimiter } from './limiter.ts'
 import { resolveOptions, type GatewayOptionsInput } from './options.ts'
 import { DEFAULT_TRANSACTION_CAPACITY, TransactionStore } from './transactions.ts'
@@ -15,6 +16,8 @@ export interface GatewayConfig extends Omit<GatewayOptionsInput, 'port' | 'host'
   clock?: Clock
   /** How many transactions the store keeps, newest first (default 200,000). */
   transactionCapacity?: number
+  /** Smaller file limits for self-tests (default: schemas/limits/file-limits.json). */
+  files?: FileStoreOptions
 }
 
 export interface GatewayState {
@@ -26,6 +29,8 @@ export interface GatewayState {
   readonly transactions: TransactionStore
   readonly limiter: FixedWindowLimiter
   readonly contexts: RequestContexts
+  /** Uploaded files (section 4.4); their bytes are in a temporary folder until deleted, expired or closed. */
+  readonly files: FileStore
 }
 
 export function createState(config: GatewayConfig = {}): GatewayState {
@@ -39,5 +44,6 @@ export function createState(config: GatewayConfig = {}): GatewayState {
     transactions: new TransactionStore(config.transactionCapacity ?? DEFAULT_TRANSACTION_CAPACITY),
     limiter: new FixedWindowLimiter(clock, minuteMs),
     contexts: new RequestContexts(clock),
+    files: new FileStore(clock, config.files),
   }
 }

@@ -1,0 +1,64 @@
+/**
+ * The 128 MB upload limit (Part 1 §4.4, §8.4), at both edges: a file of exactly 128,000,000 bytes is accepted, one
+ * byte more is refused. Both bodies are generated while they are sent (harness/multipart.ts), never held in memory.
+ *
+ * Sending 256 MB is cheap on this machine and not on a metered link, so against a remote target these tests run
+ * only when asked for: GATEWAY_LARGE_UPLOADS=1 (meant for runs with --family files). A loopback target always
+ * runs them.
+ */
+import { afterAll, describe } from 'vitest'
+import { expectStatus } from '../../harness/assert.ts'
+import type { KeySlot } from '../../harness/config.ts'
+import { loadEnv } from '../../harness/config.ts'
+import { observe, skipTest } from '../../harness/recorder.ts'
+import { check, gateway, runConfig } from '../../harness/suite.ts'
+import limits from '../../schemas/limits/file-limits.json' with { type: 'json' }
+import { deleteCreated, deleteFile, expectRefused, upload } from './uploads.ts'
+
+const gw = gateway()
+afterAll(() => deleteCreated(gw))
+
+const LARGE_UPLOADS = {
+  env: 'GATEWAY_LARGE_UPLOADS',
+  timeoutMs: 600_000, // one upload of 128 MB over a slow link; a target that stalls still fails within it
+}
+const MAX_BYTES = limits.maxUploadBytes
+
+/** 127.0.0.0/8, ::1 and localhost: a target on this machine, where 256 MB of uploads cost nothing. */
+function isLoopback(baseUrl: string): boolean {
+  const host = new URL(baseUrl).hostname
+  return host === 'localhost' || host === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)
+}
+
+function requireLargeUploads(): void {
+  const { baseUrl } = runConfig()
+  if (isLoopback(baseUrl) || loadEnv(process.env)[LARGE_UPLOADS.env] === '1') return
+  skipTest(`a 128 MB upload against a remote target runs only when asked for: set ${LARGE_UPLOADS.env}=1 (with --family files)`)
+}
+
+/**
+ * The uploads go to another account than the main key's where a key for one is given, so that the big files
+ * never appear in the lists the other files tests page through.
+ */
+function largeUploadKey(): KeySlot {
+  return (['tier3', 'tier4', 'tier5', 'tier1'] as const).find((slot) => gw.hasKey(slot)) ?? 'main'
+}
+
+describe('the 128 MB upload limit (Part 1 §4.4, §8.4)', () => {
+  check('P1-4.4-file-size-max', `a file of exactly ${MAX_BYTES} bytes (128 MB) is accepted`, async () => {
+    requireLargeUploads()
+    const key = largeUploadKey()
+    const up = await upload(gw, { label: 'max-size', purpose: 'user_data', key, timeoutMs: LARGE_UPLOADS.timeoutMs, file: { ext: 'bin', contentType: 'application/octet-stream', content: { size: MAX_BYTES } } })
+    observe('128 MB upload', `${MAX_BYTES} bytes answered ${up.ex.status} in ${up.ex.record.durationMs} ms`)
+    if (up.id !== undefined) await deleteFile(gw, up.id)
+    expectStatus(up.ex, [200, 201], 'a file of 128 MB is within the limit')
+  }, { timeout: 2 * LARGE_UPLOADS.timeoutMs })
+
+  check('P1-4.4-file-size-limit', `a file of ${MAX_BYTES + 1} bytes, one over 128 MB, is refused with 400 or 413`, async () => {
+    requireLargeUploads()
+    const key = largeUploadKey()
+    const up = await upload(gw, { label: 'over-size', purpose: 'user_data', key, timeoutMs: LARGE_UPLOADS.timeoutMs, file: { ext: 'bin', contentType: 'application/octet-stream', content: { size: MAX_BYTES + 1 } } })
+    observe('upload over 128 MB', `${MAX_BYTES + 1} bytes answered ${up.ex.status} in ${up.ex.record.durationMs} ms, after ${up.body.produced()} of ${up.body.length} body bytes were produced`)
+    await expectRefused(gw, up, [400, 413], 'the file is over 128 MB')
+  }, { timeout: 2 * LARGE_UPLOADS.timeoutMs })
+})

@@ -1,0 +1,111 @@
+/**
+ * Uploading files for the files suites (Part 1 §4.4), and cleaning up after them: every file a run creates has
+ * the run id in its name (`gc-<runId>-...`) and is deleted in afterAll, whether or not its test passed. Bodies are
+ * streamed multipart (harness/multipart.ts), so an upload of any size costs no memory.
+ */
+import { expectStatus, isObject } from '../../harness/assert.ts'
+import type { KeySlot } from '../../harness/config.ts'
+import type { Exchange, GatewayClient } from '../../harness/http-client.ts'
+import { multipartBody, type MultipartBody, type PartContent } from '../../harness/multipart.ts'
+import { runConfig } from '../../harness/suite.ts'
+
+/** Section 4.4, in the order the reference lists them. */
+export const PURPOSES = ['assistants', 'batch', 'fine-tune', 'vision', 'user_data', 'evals', 'others'] as const
+export type Purpose = (typeof PURPOSES)[number]
+
+/** A 1x1 PNG: the smallest real image, for the vision purpose. */
+const PNG_1X1 = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64')
+
+/** Content that suits each purpose (§4.4 purpose rules): JSONL where JSONL is the rule, an image for vision. */
+export const SUITED: Readonly<Record<Purpose, { ext: string; contentType: string; content: PartContent }>> = {
+  assistants: { ext: 'txt', contentType: 'text/plain', content: 'Notes for a hosted retrieval surface.\n' },
+  batch: { ext: 'jsonl', contentType: 'application/jsonl', content: `${JSON.stringify({ custom_id: 'gc-1', method: 'POST', url: '/v1/responses', body: { model: 'gc-model', input: 'Hello' } })}\n` },
+  'fine-tune': { ext: 'jsonl', contentType: 'application/jsonl', content: `${JSON.stringify({ messages: [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: 'Hello' }] })}\n` },
+  vision: { ext: 'png', contentType: 'image/png', content: PNG_1X1 },
+  user_data: { ext: 'txt', contentType: 'text/plain', content: { size: 1500 } },
+  evals: { ext: 'jsonl', contentType: 'application/jsonl', content: `${JSON.stringify({ item: { input: 'What is 2+2?', expected: '4' } })}\n` },
+  others: { ext: 'bin', contentType: 'application/octet-stream', content: { size: 2048, pattern: '\u0000\u0001gc' } },
+}
+
+export interface UploadSpec {
+  /** Part of the filename after `gc-<runId>-`. */
+  label: string
+  /** The purpose field; undefined sends none. */
+  purpose?: string
+  /** expires_after as the fields expires_after[anchor] and expires_after[seconds]; a member left out is not sent. */
+  expiresAfter?: { anchor?: string; seconds?: string }
+  /** The file part; null sends none. Default: content that suits the purpose. */
+  file?: { ext: string; contentType: string; content: PartContent } | null
+  key?: KeySlot
+  timeoutMs?: number
+}
+
+export interface Upload {
+  ex: Exchange
+  body: MultipartBody
+  filename: string
+  purpose: string | undefined
+  /** Our clock when the request was sent, in milliseconds. */
+  sentAt: number
+  /** The id the target gave, when it answered with a file object. */
+  id: string | undefined
+}
+
+/** Ids of files this worker created and has not deleted yet, with the key that owns each. */
+const created = new Map<string, KeySlot>()
+
+export function fileName(label: string, ext: string): string {
+  return `gc-${runConfig().runId}-${label}.${ext}`
+}
+
+export async function upload(gw: GatewayClient, spec: UploadSpec): Promise<Upload> {
+  const suited = spec.purpose !== undefined && (PURPOSES as readonly string[]).includes(spec.purpose) ? SUITED[spec.purpose as Purpose] : SUITED.user_data
+  const file = spec.file === undefined ? suited : spec.file
+  const filename = fileName(spec.label, file?.ext ?? 'none')
+  const fields: Array<[string, string]> = []
+  if (spec.purpose !== undefined) fields.push(['purpose', spec.purpose])
+  if (spec.expiresAfter?.anchor !== undefined) fields.push(['expires_after[anchor]', spec.expiresAfter.anchor])
+  if (spec.expiresAfter?.seconds !== undefined) fields.push(['expires_after[seconds]', spec.expiresAfter.seconds])
+  const body = multipartBody(fields, file === null ? undefined : { filename, contentType: file.contentType, content: file.content })
+  const sentAt = Date.now()
+  const ex = await gw.request({
+    method: 'POST',
+    path: '/v1/files',
+    headers: body.headers,
+    body: body.chunks,
+    bodyNote: body.note,
+    ...(spec.key === undefined ? {} : { key: spec.key }),
+    ...(spec.timeoutMs === undefined ? {} : { timeoutMs: spec.timeoutMs }),
+  })
+  const answer = ex.json
+  const id = ex.status >= 200 && ex.status < 300 && isObject(answer) && typeof answer.id === 'string' ? answer.id : undefined
+  if (id !== undefined) created.set(id, spec.key ?? 'main')
+  return { ex, body, filename, purpose: spec.purpose, sentAt, id }
+}
+
+/** Deletes a file this run created; it is no longer tracked once the target answered 2xx or 404 (already gone). */
+export async function deleteFile(gw: GatewayClient, id: string): Promise<Exchange> {
+  const ex = await gw.request({ method: 'DELETE', path: `/v1/files/${encodeURIComponent(id)}`, key: created.get(id) ?? 'main' })
+  if ((ex.status >= 200 && ex.status < 300) || ex.status === 404) created.delete(id)
+  return ex
+}
+
+/**
+ * For uploads a test expects refused: a target that stored the file anyway has it deleted at once, so that the
+ * stray file cannot disturb another test's lists, and then the status is judged.
+ */
+export async function expectRefused(gw: GatewayClient, up: Upload, statuses: number | readonly number[], why: string): Promise<void> {
+  if (up.id !== undefined) await deleteFile(gw, up.id).catch(() => undefined)
+  expectStatus(up.ex, statuses, why)
+}
+
+/** afterAll: deletes every file still recorded as created, ignoring what the target answers. */
+export async function deleteCreated(gw: GatewayClient): Promise<void> {
+  for (const id of [...created.keys()]) {
+    try {
+      await deleteFile(gw, id)
+    } catch {
+      // Cleanup must not turn a finished run into a harness error; a leftover file names its run.
+    }
+  }
+}
