@@ -1,0 +1,203 @@
+/**
+ * Reading a chat completion request (Part 1 section 4.7). The reference names what the endpoint accepts but
+ * not the full parameter list; this gateway reads the fields of the widely used convention and refuses with
+ * 400 what it cannot serve, naming the parameter. Unknown fields are ignored (section 9.2).
+ *
+ * The first system or developer message is the call's instructions (section 4.7: "equivalent to
+ * instructions"); every other message is the conversation, flattened oldest first, as the simulated models
+ * read it. Instructions and conversation both count as prompt tokens.
+ */
+import type { CatalogueModel } from '../catalogue.ts'
+import { invalidParameter } from '../errors.ts'
+
+export const CHAT_LIMITS = {
+  maxTools: 128, // the widely used convention's cap, the same as the planned assistants' (section 4.9)
+  toolName: /^[A-Za-z0-9_-]{1,64}$/,
+  imageTokens: 85, // what an image part costs in prompt tokens; the reference gives no figure
+  fileTokens: 120,
+}
+
+const ROLES = ['system', 'developer', 'user', 'assistant', 'tool'] as const
+type Role = (typeof ROLES)[number]
+
+export interface ChatTool {
+  name: string
+  parameters: unknown
+}
+
+export type ToolChoice = { kind: 'none' | 'auto' | 'required' } | { kind: 'function'; name: string }
+
+export interface ChatRequest {
+  instructions: string | undefined
+  /** The conversation without the instructions, flattened to text. */
+  input: string
+  /** Text of the last user message: what `auto` tool choice reads. */
+  lastUserText: string
+  /** True when the last message is a tool result: the model then answers in text. */
+  afterToolResult: boolean
+  /** Prompt tokens of image and file parts, which have no text to count. */
+  extraInputTokens: number
+  maxCompletionTokens: number | undefined
+  temperature: number | undefined
+  stream: boolean
+  includeUsage: boolean
+  tools: ChatTool[]
+  toolChoice: ToolChoice
+  jsonOutput: boolean
+  moderationModel: string | undefined
+  safetyIdentifier: string | undefined
+}
+
+type Json = Record<string, unknown>
+
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value)
+
+export function parseChatRequest(body: Json, model: CatalogueModel, options: { emptyMessagesAllowed?: boolean } = {}): ChatRequest {
+  const messages = body.messages
+  if (!Array.isArray(messages)) throw invalidParameter('messages', 'messages is required: an array of { role, content } items.')
+  if (messages.length === 0 && !options.emptyMessagesAllowed) throw invalidParameter('messages', 'messages must hold at least one message.')
+
+  let instructions: string | undefined
+  const lines: string[] = []
+  let lastUserText = ''
+  let extraInputTokens = 0
+  messages.forEach((message, i) => {
+    const param = `messages[${i}]`
+    if (!isObject(message)) throw invalidParameter(param, `${param} must be an object with role and content.`)
+    const role = message.role
+    if (typeof role !== 'string' || !(ROLES as readonly string[]).includes(role)) {
+      throw invalidParameter(`${param}.role`, `${param}.role must be one of ${ROLES.join(', ')}.`)
+    }
+    const content = readContent(message.content, `${param}.content`, role as Role, message.tool_calls !== undefined, model)
+    extraInputTokens += content.extraTokens
+    if (role === 'tool' && typeof message.tool_call_id !== 'string') {
+      throw invalidParameter(`${param}.tool_call_id`, `${param}.tool_call_id is required on a tool message.`)
+    }
+    if ((role === 'system' || role === 'developer') && instructions === undefined) instructions = content.text
+    else lines.push(content.text)
+    if (role === 'user') lastUserText = content.text
+  })
+
+  const last = messages[messages.length - 1] as Json | undefined
+  const tools = readTools(body.tools)
+  return {
+    instructions,
+    input: lines.filter(Boolean).join('\n'),
+    lastUserText,
+    afterToolResult: last?.role === 'tool',
+    extraInputTokens,
+    maxCompletionTokens: readMaxTokens(body, model),
+    temperature: readNumber(body, 'temperature', 0, 2),
+    ...readStream(body),
+    tools,
+    toolChoice: readToolChoice(body.tool_choice, tools),
+    jsonOutput: readJsonOutput(body.response_format),
+    moderationModel: readModeration(body.moderation),
+    safetyIdentifier: typeof body.safety_identifier === 'string' ? body.safety_identifier : undefined,
+    ...readAudio(body),
+  }
+}
+
+function readContent(content: unknown, param: string, role: Role, hasToolCalls: boolean, model: CatalogueModel): { text: string; extraTokens: number } {
+  if (typeof content === 'string') return { text: content, extraTokens: 0 }
+  if ((content === null || content === undefined) && role === 'assistant' && hasToolCalls) return { text: '', extraTokens: 0 }
+  if (!Array.isArray(content)) throw invalidParameter(param, `${param} must be a string or an array of content parts.`)
+  const texts: string[] = []
+  let extraTokens = 0
+  content.forEach((part, j) => {
+    const where = `${param}[${j}]`
+    const type = isObject(part) ? part.type : undefined
+    if (type === 'text' && isObject(part) && typeof part.text === 'string') texts.push(part.text)
+    else if (type === 'refusal' && role === 'assistant' && isObject(part) && typeof part.refusal === 'string') texts.push(part.refusal)
+    else if (type === 'image_url') {
+      if (model.supports.supports_vision !== true) throw invalidParameter(where, `The model '${model.id}' does not take image input.`)
+      extraTokens += CHAT_LIMITS.imageTokens
+    } else if (type === 'file') {
+      if (model.supports.supports_pdf_input !== true) throw invalidParameter(where, `The model '${model.id}' does not take file input.`)
+      extraTokens += CHAT_LIMITS.fileTokens
+    } else if (type === 'input_audio') {
+      throw invalidParameter(where, `The model '${model.id}' does not take audio input.`)
+    } else {
+      throw invalidParameter(where, `${where} must be a content part: text, image_url, file or input_audio.`)
+    }
+  })
+  return { text: texts.join('\n'), extraTokens }
+}
+
+function readMaxTokens(body: Json, model: CatalogueModel): number | undefined {
+  // max_tokens is the convention's older name; max_completion_tokens wins when both are sent.
+  const name = body.max_completion_tokens !== undefined && body.max_completion_tokens !== null ? 'max_completion_tokens' : 'max_tokens'
+  const value = body[name]
+  if (value === undefined || value === null) return undefined
+  if (!Number.isInteger(value) || (value as number) < 1 || (value as number) > model.maxOutputTokens) {
+    throw invalidParameter(name, `${name} must be an integer from 1 to ${model.maxOutputTokens} for '${model.id}'.`)
+  }
+  return value as number
+}
+
+function readNumber(body: Json, name: string, min: number, max: number): number | undefined {
+  const value = body[name]
+  if (value === undefined || value === null) return undefined
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) throw invalidParameter(name, `${name} must be a number from ${min} to ${max}.`)
+  return value
+}
+
+function readStream(body: Json): { stream: boolean; includeUsage: boolean } {
+  const stream = body.stream ?? false
+  if (typeof stream !== 'boolean') throw invalidParameter('stream', 'stream must be a boolean.')
+  const options = body.stream_options
+  if (options === undefined || options === null) return { stream, includeUsage: false }
+  if (!stream) throw invalidParameter('stream_options', 'stream_options is only allowed with stream true.')
+  if (!isObject(options)) throw invalidParameter('stream_options', 'stream_options must be an object.')
+  return { stream, includeUsage: options.include_usage === true }
+}
+
+function readTools(tools: unknown): ChatTool[] {
+  if (tools === undefined || tools === null) return []
+  if (!Array.isArray(tools) || tools.length > CHAT_LIMITS.maxTools) throw invalidParameter('tools', `tools must be an array of at most ${CHAT_LIMITS.maxTools} function tools.`)
+  return tools.map((tool, i) => {
+    const fn = isObject(tool) && tool.type === 'function' && isObject(tool.function) ? tool.function : undefined
+    if (!fn || typeof fn.name !== 'string' || !CHAT_LIMITS.toolName.test(fn.name)) {
+      throw invalidParameter(`tools[${i}]`, `tools[${i}] must be { type: "function", function: { name, description?, parameters? } } with a name of 1 to 64 letters, digits, _ or -.`)
+    }
+    if (fn.parameters !== undefined && !isObject(fn.parameters)) throw invalidParameter(`tools[${i}].function.parameters`, 'parameters must be a JSON Schema object.')
+    return { name: fn.name, parameters: fn.parameters }
+  })
+}
+
+function readToolChoice(choice: unknown, tools: readonly ChatTool[]): ToolChoice {
+  if (choice === undefined || choice === null) return { kind: tools.length > 0 ? 'auto' : 'none' }
+  if (tools.length === 0) throw invalidParameter('tool_choice', 'tool_choice is only allowed with tools.')
+  if (choice === 'none' || choice === 'auto' || choice === 'required') return { kind: choice }
+  const name = isObject(choice) && choice.type === 'function' && isObject(choice.function) ? choice.function.name : undefined
+  if (typeof name !== 'string' || !tools.some((tool) => tool.name === name)) {
+    throw invalidParameter('tool_choice', 'tool_choice must be none, auto, required or { type: "function", function: { name } } naming one of the tools.')
+  }
+  return { kind: 'function', name }
+}
+
+function readJsonOutput(format: unknown): boolean {
+  if (format === undefined || format === null) return false
+  const type = isObject(format) ? format.type : undefined
+  if (type === 'text') return false
+  if (type === 'json_object' || type === 'json_schema') return true
+  throw invalidParameter('response_format', 'response_format.type must be text, json_object or json_schema.')
+}
+
+function readModeration(moderation: unknown): string | undefined {
+  if (moderation === undefined || moderation === null) return undefined
+  // Part 2 section 4.7: inline moderation is the object { model }.
+  if (!isObject(moderation) || typeof moderation.model !== 'string') throw invalidParameter('moderation', 'moderation must be { model }, naming a moderation model.')
+  return moderation.model
+}
+
+/** Audio output needs an audio-capable chat model; this catalogue has none, so it is refused, never ignored. */
+function readAudio(body: Json): Record<string, never> {
+  const modalities = body.modalities
+  if (modalities === undefined || modalities === null) return {}
+  if (!Array.isArray(modalities) || !modalities.every((m) => m === 'text' || m === 'audio')) {
+    throw invalidParameter('modalities', 'modalities must be an array of "text" and "audio".')
+  }
+  if (modalities.includes('audio')) throw invalidParameter('modalities', 'No model of this gateway answers chat completions in audio.')
+  return {}
+}

@@ -1,0 +1,78 @@
+/**
+ * A chat completion as server-sent events. The reference does not show the payloads (Part 1 section 6.4);
+ * this gateway follows the widely used chunk convention: data-only events, each a `chat.completion.chunk`
+ * with the completion's id, created and model; the first delta carries the role, then one delta per token
+ * piece, then a chunk with an empty delta and the finish_reason (its only appearance); with
+ * stream_options.include_usage a last chunk with no choices carries usage; then `data: [DONE]`.
+ *
+ * Inline moderation results arrive after the whole output, never with the deltas (section 6.3).
+ */
+import { PassThrough } from 'node:stream'
+import type { FastifyReply } from 'fastify'
+import type { FaultSet } from '../faults.ts'
+import { startSse } from '../sse.ts'
+import type { ChatAnswer } from './answer.ts'
+
+export interface CompletionHead {
+  id: string
+  created: number
+  model: string
+}
+
+export interface StreamExtras {
+  includeUsage: boolean
+  usage: unknown
+  moderation: unknown
+}
+
+export async function streamChat(reply: FastifyReply, head: CompletionHead, answer: ChatAnswer, extras: StreamExtras, faults: FaultSet): Promise<void> {
+  const chunks = chatChunks(head, answer, extras, faults)
+  if (faults.has('chat-stream-cut')) return cutStream(reply, chunks)
+  const writer = startSse(reply)
+  for (const chunk of chunks) {
+    if (writer.closed) return
+    await writer.event(undefined, chunk)
+  }
+  if (!faults.has('chat-stream-no-done')) await writer.data('[DONE]')
+  writer.end()
+}
+
+export function chatChunks(head: CompletionHead, answer: ChatAnswer, extras: StreamExtras, faults: FaultSet): unknown[] {
+  const object = faults.has('chat-stream-chunk-object') ? 'chat.completion' : 'chat.completion.chunk'
+  const chunk = (choices: unknown[], more: Record<string, unknown> = {}) => ({
+    id: head.id,
+    object,
+    created: head.created,
+    model: head.model,
+    choices,
+    ...(extras.includeUsage ? { usage: null } : {}),
+    ...more,
+  })
+  const choice = (delta: Record<string, unknown>, finish: string | null = null) => ({ index: 0, delta, logprobs: null, finish_reason: finish })
+  const out: unknown[] = []
+  const call = answer.toolCall
+  if (call) {
+    out.push(chunk([choice({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] })]))
+    for (const piece of answer.pieces) out.push(chunk([choice({ tool_calls: [{ index: 0, function: { arguments: piece } }] })]))
+  } else {
+    out.push(chunk([choice({ role: 'assistant', content: '' })]))
+    answer.pieces.forEach((piece, i) => {
+      // The fault repeats the finish reason on the first content chunk, so it appears twice in the stream.
+      const early = i === 0 && faults.has('chat-stream-finish-twice') ? answer.finish : null
+      out.push(chunk([choice({ content: piece }, early)]))
+    })
+  }
+  out.push(chunk([choice({}, answer.finish)]))
+  if (extras.moderation !== undefined) out.push(chunk([], { moderation: extras.moderation }))
+  if (extras.includeUsage) out.push(chunk([], { usage: extras.usage }))
+  return out
+}
+
+/** The chat-stream-cut fault: the first chunk whole, then the stream ends inside the second event. */
+function cutStream(reply: FastifyReply, chunks: unknown[]): void {
+  const stream = new PassThrough()
+  reply.header('content-type', 'text/event-stream; charset=utf-8').header('cache-control', 'no-cache')
+  void reply.send(stream)
+  const second = JSON.stringify(chunks[1] ?? {})
+  stream.end(`data: ${JSON.stringify(chunks[0])}\n\ndata: ${second.slice(0, Math.ceil(second.length / 2))}`)
+}

@@ -1,0 +1,133 @@
+/**
+ * What the chat suites share (and the compatible suites borrow): models picked from GET /v1/models at run
+ * time by mode and by the caller's tier (never hard-coded ids), cheapest first, and small requests, so that a
+ * run against a paid gateway stays cheap.
+ */
+import { WEATHER_FUNCTION } from '../shared/tools.ts'
+import { expectStatus, isObject, precondition } from '../../harness/assert.ts'
+import type { KeySlot } from '../../harness/config.ts'
+import { memo } from '../../harness/helpers.ts'
+import type { Exchange, GatewayClient, RequestSpec } from '../../harness/http-client.ts'
+import { skipTest } from '../../harness/recorder.ts'
+import { schemas } from '../../harness/schema-registry.ts'
+import { modelItems } from '../models/model-list.ts'
+
+export type Json = Record<string, unknown>
+
+export const CHAT_PATH = '/v1/chat/completions'
+
+/** A prompt whose honest answer is long: a small budget is sure to run out on it. */
+export const LONG_PROMPT = 'Write a detailed essay of at least five hundred words on the history of computer networks.'
+export const SHORT_PROMPT = 'Say hello to the gateway in one short sentence.'
+export const CAPS = {
+  answer: 64, // room for a short answer; shapes and prompt counts do not need more
+  cut: 16, // sure to run out on LONG_PROMPT, visible text or hidden reasoning alike
+  toolCall: 256, // room for a reasoning model to think and then call the tool
+}
+
+export interface CatalogueModel {
+  id: string
+  mode: string
+  minTier: number
+  /** Output price, for picking the cheapest; unknown sorts last. */
+  outputPrice: number
+  functionCalling: boolean
+}
+
+export interface Catalogue {
+  /** The caller's tier: extra.rate_limits.current of a retrieved model, else the credit record, else unknown. */
+  tier: number | undefined
+  /** Every model of the list. */
+  all: CatalogueModel[]
+  /** Models the caller may use (min_tier <= tier), cheapest first. */
+  usable: CatalogueModel[]
+}
+
+function modelOf(item: Json): CatalogueModel {
+  const pricing = isObject(item.pricing) ? item.pricing : {}
+  return {
+    id: String(item.id),
+    mode: String(item.mode),
+    minTier: typeof item.min_tier === 'number' ? item.min_tier : 0,
+    outputPrice: typeof pricing.output === 'number' ? pricing.output : Number.POSITIVE_INFINITY,
+    functionCalling: item.supports_function_calling !== false,
+  }
+}
+
+async function tierOf(gw: GatewayClient, someModel: string | undefined, key: KeySlot): Promise<number | undefined> {
+  if (someModel !== undefined) {
+    const body = (await gw.get(`/v1/models/${encodeURIComponent(someModel)}`, { key })).json
+    const current = isObject(body) && isObject(body.extra) && isObject(body.extra.rate_limits) ? body.extra.rate_limits.current : undefined
+    if (isObject(current) && typeof current.tier === 'number') return current.tier
+  }
+  const credit = (await gw.get('/user/v1/credit', { key })).json
+  return isObject(credit) && typeof credit.account_tier === 'number' ? credit.account_tier : undefined
+}
+
+/** The model list and the main key's tier, once per file. */
+export function catalogueFixture(gw: GatewayClient): () => Promise<Catalogue> {
+  return memo(async () => {
+    const list = await gw.get('/v1/models')
+    expectStatus(list, 200)
+    const all = modelItems(list).filter((item): item is Json => isObject(item) && typeof item.id === 'string').map(modelOf)
+    const tier = await tierOf(gw, all[0]?.id, 'main')
+    // An unknown tier leaves only the models every account may use.
+    const usable = all.filter((m) => m.minTier <= (tier ?? 0)).sort((a, b) => a.outputPrice - b.outputPrice)
+    return { tier, all, usable }
+  })
+}
+
+/** The cheapest usable model of a mode; the test is skipped when the target has none (a capability absent). */
+export async function modelFor(catalogue: () => Promise<Catalogue>, mode: string, want: (m: CatalogueModel) => boolean = () => true): Promise<CatalogueModel> {
+  const { usable, tier } = await catalogue()
+  const model = usable.find((m) => m.mode === mode && want(m))
+  if (!model) skipTest(`capability absent: no ${mode} model in GET /v1/models that this key${tier === undefined ? '' : ` (tier ${tier})`} may use fits the test`)
+  return model
+}
+
+export function chat(gw: GatewayClient, body: Json, spec: Omit<RequestSpec, 'path' | 'method' | 'json'> = {}): Promise<Exchange> {
+  return gw.post(CHAT_PATH, body, spec)
+}
+
+export function chatStream(gw: GatewayClient, body: Json): Promise<Exchange> {
+  return gw.stream({ method: 'POST', path: CHAT_PATH, json: { ...body, stream: true }, headers: { accept: 'text/event-stream' } })
+}
+
+export function userMessage(text: string): Json {
+  return { role: 'user', content: text }
+}
+
+export function isCompletion(value: unknown): value is Json {
+  return schemas().validate('chat/completion.json', value).ok
+}
+
+/** The 200 body as a chat completion; skips the test when the §2.6 shape is broken (P1-2.6 reports that). */
+export function completionOf(ex: Exchange): Json {
+  expectStatus(ex, 200)
+  const body = ex.json
+  precondition(isCompletion(body), 'P1-2.6-chat-completion', `${ex.record.method} ${ex.record.path} did not answer a chat completion of §2.6`)
+  return body
+}
+
+export interface ChatUsage {
+  prompt: number
+  completion: number
+  total: number
+  cached: number
+}
+
+/** The usage counts; skips the test when usage lacks the fields of §2.5 (P1-2.5-chat-usage reports that). */
+export function usageOf(completion: Json): ChatUsage {
+  precondition(schemas().validate('chat/usage.json', completion.usage).ok, 'P1-2.5-chat-usage', `completion ${String(completion.id)} has no usage with the fields of §2.5`)
+  const u = completion.usage as { prompt_tokens: number; completion_tokens: number; total_tokens: number; prompt_tokens_details: { cached_tokens: number } }
+  return { prompt: u.prompt_tokens, completion: u.completion_tokens, total: u.total_tokens, cached: u.prompt_tokens_details.cached_tokens }
+}
+
+export function firstChoice(completion: Json): Json {
+  return (completion.choices as Json[])[0] as Json
+}
+
+/** The shared function tool in the chat convention: { type: function, function: {...} }. */
+export const WEATHER_TOOL = { type: 'function', function: WEATHER_FUNCTION } as const
+
+export const WEATHER_PROMPT = 'What is the weather like in Lisbon right now?'

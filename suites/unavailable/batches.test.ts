@@ -1,0 +1,108 @@
+/**
+ * Batches, planned and unavailable (Part 1 §2.8, §3, §4.9, §8.5): judged only where the target offers them
+ * (GET /v1/batches answers 2xx). Every batch created is cancelled at once, and the input file is deleted.
+ */
+import { afterAll, describe } from 'vitest'
+import { expectEach, expectSchema, expectStatus, expectThat, isObject } from '../../harness/assert.ts'
+import { memo } from '../../harness/helpers.ts'
+import type { Exchange } from '../../harness/http-client.ts'
+import { observe, skipTest } from '../../harness/recorder.ts'
+import { check, gateway } from '../../harness/suite.ts'
+import { catalogueFixture, modelFor } from '../chat/fixtures.ts'
+import { answerOf, bodyOf, cleanUp, isOffered, listItems, longText, metadataOf, requireOffered, uploadBatchInput, type Json } from './planned.ts'
+
+const gw = gateway()
+const catalogue = catalogueFixture(gw)
+
+/** Section 4.9: the endpoints a batch may target. */
+const ENDPOINTS = ['/v1/responses', '/v1/chat/completions', '/v1/embeddings', '/v1/completions', '/v1/moderations', '/v1/images/generations', '/v1/images/edits', '/v1/videos']
+
+const probe = memo(() => gw.get('/v1/batches'))
+const created: string[] = []
+let inputFile: { id: string; uploaded: boolean } | undefined
+
+/** The input file, uploaded once the target is known to offer batches. */
+const input = memo(async () => {
+  const model = await modelFor(catalogue, 'chat')
+  inputFile = await uploadBatchInput(gw, model.id)
+  return inputFile
+})
+
+async function offered(): Promise<void> {
+  requireOffered(await probe(), 'batches')
+}
+
+/** POST /v1/batches with a valid body and the overrides; a created batch is remembered for cancelling. */
+async function create(overrides: Json = {}): Promise<Exchange> {
+  const file = await input()
+  const ex = await gw.post('/v1/batches', { input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h', ...overrides })
+  const id = isObject(ex.json) && typeof ex.json.id === 'string' ? ex.json.id : undefined
+  if (isOffered(ex) && id !== undefined) created.push(id)
+  return ex
+}
+
+/**
+ * A valid create, the accepted edge of every rule here. With a placeholder input file (no upload) a refusal says
+ * nothing about the rule, so the test is skipped; with a real input file it is a failure of the rule's edge.
+ */
+async function expectAccepted(ex: Exchange, what: string): Promise<void> {
+  if (isOffered(ex)) return
+  const file = await input()
+  if (!file.uploaded) skipTest(`batches could not be created without an uploaded input file (${what} answered ${answerOf(ex)})`)
+  expectThat(false, `${what} to be accepted (2xx)`, answerOf(ex), ex)
+}
+
+afterAll(async () => {
+  for (const id of created) await cleanUp(gw, 'POST', `/v1/batches/${id}/cancel`)
+  if (inputFile?.uploaded) await cleanUp(gw, 'DELETE', `/v1/files/${inputFile.id}`)
+})
+
+describe('batches, where offered (Part 1 §2.8, §3, §4.9)', () => {
+  check('P1-2.8-batch-object', 'create, retrieve, cancel and list answer batch objects of §2.8', async () => {
+    await offered()
+    const ex = await create({ metadata: { suite: 'gateway-conformance' } })
+    await expectAccepted(ex, 'a valid batch')
+    expectSchema(ex, 'unavailable/batch.json', bodyOf(ex), 'the created batch')
+    const id = bodyOf(ex).id as string
+    const got = await gw.get(`/v1/batches/${id}`)
+    expectStatus(got, 200)
+    expectSchema(got, 'unavailable/batch.json', bodyOf(got), 'the retrieved batch')
+    const cancelled = await gw.post(`/v1/batches/${id}/cancel`, {})
+    expectStatus(cancelled, 200)
+    expectSchema(cancelled, 'unavailable/batch.json', bodyOf(cancelled), 'the cancelled batch')
+    observe('batch cancel', `a ${String(bodyOf(ex).status)} batch, cancelled, reports status ${String(bodyOf(cancelled).status)}`)
+    const list = await gw.get('/v1/batches')
+    expectStatus(list, 200)
+    expectEach(list, 'unavailable/batch.json', listItems(list), '/data')
+  })
+
+  check('P1-4.9-batch-completion-window', 'completion_window 24h is accepted and 48h refused with 400', async () => {
+    await offered()
+    await expectAccepted(await create({ completion_window: '24h' }), 'completion_window 24h')
+    expectStatus(await create({ completion_window: '48h' }), 400, 'only 24h is offered')
+  })
+
+  check('P1-4.9-batch-metadata', 'metadata at 16 pairs, 64-character keys and 512-character values is accepted; one more is refused', async () => {
+    await offered()
+    await expectAccepted(await create({ metadata: metadataOf(16, 64, 512) }), 'metadata of 16 pairs, keys of 64 and values of 512 characters')
+    expectStatus(await create({ metadata: metadataOf(17) }), 400, 'metadata holds at most 16 pairs')
+    expectStatus(await create({ metadata: { [longText(65)]: 'v' } }), 400, 'metadata keys are at most 64 characters')
+    expectStatus(await create({ metadata: { key: longText(513) } }), 400, 'metadata values are at most 512 characters')
+  })
+
+  check('P1-4.9-batch-endpoint', 'each allowed endpoint is accepted and /v1/files is refused with 400', async () => {
+    await offered()
+    for (const endpoint of ENDPOINTS) await expectAccepted(await create({ endpoint }), `endpoint ${endpoint}`)
+    expectStatus(await create({ endpoint: '/v1/files' }), 400, 'endpoint is one of the eight of §4.9')
+  })
+
+  check('P1-4.9-batch-list-limit', 'limit 1 and 100 are accepted, 0 and 101 refused with 400', async () => {
+    await offered()
+    for (const limit of [1, 100]) {
+      const ex = await gw.get('/v1/batches', { query: { limit } })
+      expectStatus(ex, 200)
+      expectThat(listItems(ex).length <= limit, `at most ${limit} batch(es) with limit=${limit}`, `${listItems(ex).length}`, ex)
+    }
+    for (const limit of [0, 101]) expectStatus(await gw.get('/v1/batches', { query: { limit } }), 400, 'limit is 1 to 100')
+  })
+})

@@ -1,0 +1,69 @@
+/**
+ * Every route of the announced but unavailable surfaces (Part 1 §1.6, §4.6, §4.9, §7) answers, with a JSON body:
+ * an error (the unsupported-route error, whose status §7 does not show) or, where the target offers the surface,
+ * a 2xx. What each answered is recorded; the planned shapes are judged by the other files of this folder.
+ */
+import { describe } from 'vitest'
+import { expectJson, expectKeyAccepted, expectThat, isObject } from '../../harness/assert.ts'
+import type { Exchange } from '../../harness/http-client.ts'
+import { observe } from '../../harness/recorder.ts'
+import { check, gateway } from '../../harness/suite.ts'
+import { catalogueFixture } from '../chat/fixtures.ts'
+import { answerOf, cleanUp, isOffered, PLACEHOLDER_FILE, type Json } from './planned.ts'
+
+const gw = gateway()
+const catalogue = catalogueFixture(gw)
+
+interface PlannedRoute {
+  method: 'GET' | 'POST'
+  path: string
+  body?: (model: string) => Json
+  /** How to undo a creation, from the created object's id, where the surface turns out to be offered. */
+  undo?: (id: string) => { method: 'POST' | 'DELETE'; path: string }
+}
+
+const MISSING = { batch: 'batch_gc_missing', thread: 'thread_gc_missing', job: 'ftjob-gc-missing' }
+
+const ROUTES: readonly PlannedRoute[] = [
+  { method: 'POST', path: '/v1/responses/input_tokens', body: (model) => ({ model, input: 'Hello, gateway.' }) },
+  { method: 'POST', path: '/v1/batches', body: () => ({ input_file_id: PLACEHOLDER_FILE, endpoint: '/v1/chat/completions', completion_window: '24h' }), undo: (id) => ({ method: 'POST', path: `/v1/batches/${id}/cancel` }) },
+  { method: 'GET', path: '/v1/batches' },
+  { method: 'GET', path: `/v1/batches/${MISSING.batch}` },
+  { method: 'POST', path: `/v1/batches/${MISSING.batch}/cancel`, body: () => ({}) },
+  { method: 'POST', path: '/v1/assistants', body: (model) => ({ model, name: 'gc-conformance' }), undo: (id) => ({ method: 'DELETE', path: `/v1/assistants/${id}` }) },
+  { method: 'POST', path: '/v1/threads', body: () => ({}), undo: (id) => ({ method: 'DELETE', path: `/v1/threads/${id}` }) },
+  { method: 'POST', path: `/v1/threads/${MISSING.thread}/messages`, body: () => ({ role: 'user', content: 'Hello.' }) },
+  { method: 'POST', path: `/v1/threads/${MISSING.thread}/runs`, body: () => ({ assistant_id: 'asst_gc_missing' }) },
+  { method: 'POST', path: '/v1/fine-tuning/jobs', body: (model) => ({ model, training_file: PLACEHOLDER_FILE }), undo: (id) => ({ method: 'POST', path: `/v1/fine-tuning/jobs/${id}/cancel` }) },
+  { method: 'GET', path: '/v1/fine-tuning/jobs' },
+  { method: 'GET', path: `/v1/fine-tuning/jobs/${MISSING.job}` },
+  { method: 'POST', path: `/v1/fine-tuning/jobs/${MISSING.job}/cancel`, body: () => ({}) },
+  { method: 'GET', path: `/v1/fine-tuning/jobs/${MISSING.job}/events` },
+  { method: 'POST', path: `/v1/fine-tuning/jobs/${MISSING.job}/pause`, body: () => ({}) },
+  { method: 'POST', path: `/v1/fine-tuning/jobs/${MISSING.job}/resume`, body: () => ({}) },
+  { method: 'GET', path: `/v1/fine-tuning/jobs/${MISSING.job}/checkpoints` },
+]
+
+async function call(route: PlannedRoute): Promise<Exchange> {
+  if (route.method === 'GET') return gw.get(route.path)
+  const { usable } = await catalogue()
+  const model = usable.find((m) => m.mode === 'chat')?.id ?? 'gc-placeholder-chat'
+  return gw.post(route.path, route.body?.(model) ?? {})
+}
+
+describe('announced but unavailable routes answer an error or the planned surface (Part 1 §1.6, §7)', () => {
+  for (const route of ROUTES) {
+    check('P1-1.6-unavailable-route', `${route.method} ${route.path} answers an error status or a 2xx, with a JSON body`, async () => {
+      const ex = await call(route)
+      expectKeyAccepted(ex)
+      observe('unavailable route answer', `${route.method} ${route.path}: ${answerOf(ex)}`)
+      const created = isObject(ex.json) && typeof ex.json.id === 'string' ? ex.json.id : undefined
+      if (isOffered(ex) && created !== undefined && route.undo) {
+        const undo = route.undo(created)
+        await cleanUp(gw, undo.method, undo.path)
+      }
+      expectThat(isOffered(ex) || ex.status >= 400, 'an error status (4xx or 5xx: the unsupported-route error) or a 2xx', `status ${ex.status}`, ex)
+      expectJson(ex)
+    })
+  }
+})
