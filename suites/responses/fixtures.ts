@@ -1,0 +1,146 @@
+/**
+ * What the responses suites share: the models they use, picked from GET /v1/models at run time (never by
+ * hard-coded ids), and readers of the response object that skip a test when the shape it builds on is broken
+ * (that shape's own requirement reports it). Requests are small, so a run against a paid gateway stays cheap.
+ */
+import { WEATHER_FUNCTION } from '../shared/tools.ts'
+import { expectStatus, isObject, precondition } from '../../harness/assert.ts'
+import { memo } from '../../harness/helpers.ts'
+import type { Exchange, GatewayClient, RequestSpec } from '../../harness/http-client.ts'
+import { skipTest } from '../../harness/recorder.ts'
+import { schemas } from '../../harness/schema-registry.ts'
+import { modelItems } from '../models/model-list.ts'
+
+export type Json = Record<string, unknown>
+
+export const PATH = '/v1/responses'
+
+/** A prompt whose answer runs to a few sentences, and the caps that keep answers short. */
+export const PROMPT = 'In three or four sentences, explain what an API gateway does for the services behind it.'
+export const CAPS = {
+  answer: 96, // room for a short complete answer
+  cut: 16, // sure to cut a few sentences short
+}
+
+export interface ChatModel {
+  id: string
+  minTier: number
+  maxInputTokens: number | undefined
+  functionCalling: boolean
+  responseSchema: boolean
+}
+
+export interface Models {
+  /** The caller's tier as the target reports it (extra.rate_limits.current), when it does. */
+  tier: number | undefined
+  /** Chat models the caller may use, lowest min_tier first. */
+  chat: ChatModel[]
+  moderation: string | undefined
+}
+
+function chatModel(item: Json): ChatModel {
+  return {
+    id: String(item.id),
+    minTier: typeof item.min_tier === 'number' ? item.min_tier : 0,
+    maxInputTokens: typeof item.max_input_tokens === 'number' ? item.max_input_tokens : undefined,
+    functionCalling: item.supports_function_calling !== false,
+    responseSchema: item.supports_response_schema !== false,
+  }
+}
+
+/** The model catalogue as these suites read it, once per file. */
+export function modelsFixture(gw: GatewayClient): () => Promise<Models> {
+  return memo(async () => {
+    const list = await gw.get('/v1/models')
+    expectStatus(list, 200)
+    const items = modelItems(list).filter(isObject)
+    const chat = items.filter((item) => item.mode === 'chat' && typeof item.id === 'string').map(chatModel).sort((a, b) => a.minTier - b.minTier)
+    let tier: number | undefined
+    if (chat[0]) {
+      const retrieved = await gw.get(`/v1/models/${encodeURIComponent(chat[0].id)}`)
+      const body = retrieved.json
+      const current = isObject(body) && isObject(body.extra) && isObject(body.extra.rate_limits) ? body.extra.rate_limits.current : undefined
+      tier = isObject(current) && typeof current.tier === 'number' ? current.tier : undefined
+    }
+    const moderation = items.find((item) => item.mode === 'moderation' && typeof item.id === 'string')?.id as string | undefined
+    return { tier, chat: chat.filter((m) => tier === undefined || m.minTier <= tier), moderation }
+  })
+}
+
+/** The first chat model the caller may use; the test is skipped when there is none. */
+export async function firstChat(models: () => Promise<Models>, want: (m: ChatModel) => boolean = () => true): Promise<ChatModel> {
+  const { chat, tier } = await models()
+  const model = chat.find(want)
+  if (!model) skipTest(`no chat model for this key${tier === undefined ? '' : ` (tier ${tier})`} fits the test`)
+  return model
+}
+
+export function create(gw: GatewayClient, body: Json, spec: Omit<RequestSpec, 'path' | 'method' | 'json'> = {}): Promise<Exchange> {
+  return gw.post(PATH, body, spec)
+}
+
+export function createStream(gw: GatewayClient, body: Json): Promise<Exchange> {
+  return gw.stream({ method: 'POST', path: PATH, json: { ...body, stream: true }, headers: { accept: 'text/event-stream' } })
+}
+
+export function isResponseObject(value: unknown): value is Json {
+  return schemas().validate('responses/response.json', value).ok
+}
+
+/** The 200 body as a response object; skips the test when the object itself is broken (P1-2.7). */
+export function responseOf(ex: Exchange): Json {
+  expectStatus(ex, 200)
+  const body = ex.json
+  precondition(isResponseObject(body), 'P1-2.7-response-object', `${ex.record.method} ${ex.record.path} did not answer a response object`)
+  return body
+}
+
+export interface Usage {
+  input: number
+  output: number
+  reasoning: number
+}
+
+export function hasUsage(response: Json): boolean {
+  return schemas().validate('responses/usage.json', response.usage).ok
+}
+
+/** The usage counts; skips the test when usage lacks the fields of §2.5 (P1-2.5-usage-fields reports it). */
+export function usageOf(response: Json): Usage {
+  precondition(hasUsage(response), 'P1-2.5-usage-fields', `response ${String(response.id)} has no usage with the fields of §2.5`)
+  const usage = response.usage as { input_tokens: number; output_tokens: number; output_tokens_details: { reasoning_tokens: number } }
+  return { input: usage.input_tokens, output: usage.output_tokens, reasoning: usage.output_tokens_details.reasoning_tokens }
+}
+
+export function outputItems(response: Json): Json[] {
+  return Array.isArray(response.output) ? response.output.filter(isObject) : []
+}
+
+/** The text of the output_text parts of message items, joined in order (the convention's reading of output). */
+export function messageText(response: Json): string {
+  return outputItems(response)
+    .filter((item) => item.type === 'message' && Array.isArray(item.content))
+    .flatMap((item) => (item.content as unknown[]).filter(isObject))
+    .filter((part) => part.type === 'output_text' && typeof part.text === 'string')
+    .map((part) => part.text as string)
+    .join('')
+}
+
+/** The shared function tool in the responses convention: flat, with strict schemas (rule 5). */
+export const WEATHER_TOOL = { type: 'function', ...WEATHER_FUNCTION, strict: true } as const
+
+export const WEATHER_PROMPT = 'What is the weather like in Lisbon right now?'
+
+/** A request with inline moderation by the catalogue's first moderation model; skips when there is none. */
+export async function moderatedBody(models: () => Promise<Models>): Promise<Json> {
+  const { moderation } = await models()
+  if (moderation === undefined) skipTest('the model list has no model of mode moderation to moderate with')
+  const model = await firstChat(models)
+  return { model: model.id, input: PROMPT, moderation: { model: moderation }, max_output_tokens: CAPS.answer, store: false }
+}
+
+/** Inline moderation is available where enabled (section 4.5): a 400 skips rather than fails. */
+export function moderationEnabledOrSkip(ex: Exchange): void {
+  if (ex.status === 400) skipTest(`inline moderation was refused with 400 (available where enabled): ${ex.text.slice(0, 200)}`)
+  expectStatus(ex, 200)
+}

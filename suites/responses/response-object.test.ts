@@ -1,0 +1,139 @@
+/**
+ * The response object and its usage (Part 1 §2.5, §2.7), inline moderation (§2.7; Part 2 §4.7), statuses (§3)
+ * and the output budget (§4.5 with rule 7). A reasoning model is found by observation: the model object has no flag for it, so the suite asks
+ * each chat model the caller may use for a short answer and takes the first that reports reasoning tokens.
+ */
+import { describe } from 'vitest'
+import { expectSchema, expectStatus, expectThat, isObject } from '../../harness/assert.ts'
+import { mapLimit, memo } from '../../harness/helpers.ts'
+import type { Exchange } from '../../harness/http-client.ts'
+import { observe, skipTest } from '../../harness/recorder.ts'
+import { check, gateway } from '../../harness/suite.ts'
+import { CAPS, create, firstChat, hasUsage, messageText, moderatedBody, moderationEnabledOrSkip, modelsFixture, PROMPT, responseOf, usageOf, type Json } from './fixtures.ts'
+
+const gw = gateway()
+const models = modelsFixture(gw)
+const PROBE_MODELS = 6 // at most this many chat models are asked, to bound the cost of looking
+
+/** A short complete answer from the first usable chat model. */
+const basic = memo(async () => {
+  const model = await firstChat(models)
+  return create(gw, { model: model.id, input: PROMPT, max_output_tokens: CAPS.answer, store: false })
+})
+
+/** The same prompt with a budget too small for the answer. */
+const cut = memo(async () => {
+  const model = await firstChat(models)
+  return create(gw, { model: model.id, input: PROMPT, max_output_tokens: CAPS.cut, store: false })
+})
+
+/** The first chat model whose answer reports reasoning tokens, with that answer; undefined when none does. */
+const reasoner = memo(async (): Promise<{ model: string; probe: Exchange } | undefined> => {
+  const { chat } = await models()
+  const probes = await mapLimit(chat.slice(0, PROBE_MODELS), 3, async (m) => ({
+    model: m.id,
+    probe: await create(gw, { model: m.id, input: 'Say hello in one short sentence.', max_output_tokens: 256, store: false }),
+  }))
+  const found = probes.find(({ probe }) => {
+    const body = probe.json
+    return probe.status === 200 && isObject(body) && hasUsage(body) && (body.usage as { output_tokens_details: { reasoning_tokens: number } }).output_tokens_details.reasoning_tokens > 0
+  })
+  observe('reasoning model (found by observation)', found ? `${found.model} reported reasoning tokens` : `none of ${probes.map((p) => p.model).join(', ')} reported reasoning tokens`)
+  return found
+})
+
+/** The reasoning model with the small budget: hidden reasoning may eat it all (rule 7). */
+const reasonerCut = memo(async () => {
+  const found = await reasoner()
+  return found ? create(gw, { model: found.model, input: PROMPT, max_output_tokens: CAPS.cut, store: false }) : undefined
+})
+
+async function reasonerOrSkip(): Promise<{ model: string; probe: Exchange }> {
+  const found = await reasoner()
+  if (!found) skipTest(`no chat model this key may use reported reasoning tokens (asked up to ${PROBE_MODELS}), so the reasoning rules cannot be seen`)
+  return found
+}
+
+function status(body: Json): { status: unknown; reason: unknown } {
+  return { status: body.status, reason: isObject(body.incomplete_details) ? body.incomplete_details.reason : undefined }
+}
+
+describe('response object (Part 1 §2.7)', () => {
+  check('P1-2.7-response-object', 'POST /v1/responses answers id, status, output items, output_text and usage', async () => {
+    const ex = await basic()
+    expectStatus(ex, 200)
+    expectSchema(ex, 'responses/response.json')
+    expectThat(isObject((ex.json as Json).usage), 'a usage object on a finished response', `usage ${JSON.stringify((ex.json as Json).usage)}`, ex)
+  })
+
+  check('P1-2.7-output-text-matches', 'output_text is the text of the message items of output', async () => {
+    const ex = await basic()
+    const body = responseOf(ex)
+    const joined = messageText(body)
+    expectThat(body.output_text === joined, 'output_text equal to the output_text parts of the message items, joined', `output_text ${JSON.stringify(body.output_text)}; parts ${JSON.stringify(joined)}`, ex)
+  })
+})
+
+describe('inline moderation (Part 1 §2.7, §4.5)', () => {
+  check('P1-2.7-moderation', 'moderation holds input and output results, each with flagged or an error', async () => {
+    const ex = await create(gw, await moderatedBody(models))
+    moderationEnabledOrSkip(ex)
+    const body = responseOf(ex)
+    expectSchema(ex, 'responses/moderation.json', body.moderation, 'moderation')
+  })
+})
+
+describe('usage (Part 1 §2.5)', () => {
+  check('P1-2.5-usage-fields', 'usage has input_tokens, output_tokens and output_tokens_details.reasoning_tokens', async () => {
+    for (const ex of [await basic(), await cut()]) {
+      const body = responseOf(ex)
+      expectSchema(ex, 'responses/usage.json', body.usage, 'usage')
+    }
+  })
+
+  check('P1-2.5-reasoning-breakdown', 'reasoning_tokens is part of output_tokens, also when reasoning ate the whole budget', async () => {
+    const found = await reasonerOrSkip()
+    const cutEx = (await reasonerCut()) as Exchange
+    for (const ex of [found.probe, cutEx]) {
+      const usage = usageOf(responseOf(ex))
+      expectThat(usage.reasoning <= usage.output, 'reasoning_tokens not above output_tokens (a breakdown, not an addition)', `reasoning_tokens ${usage.reasoning}, output_tokens ${usage.output}`, ex)
+    }
+  })
+})
+
+describe('statuses and the output budget (Part 1 §3, §4.5)', () => {
+  check('P1-3-completed-status', 'an answer within its budget has status completed', async () => {
+    const ex = await basic()
+    const body = responseOf(ex)
+    const seen = status(body)
+    if (seen.status === 'incomplete' && seen.reason === 'max_output_tokens') skipTest(`the answer ran out of its ${CAPS.answer}-token budget, so it cannot show the completed status`)
+    expectThat(seen.status === 'completed' && seen.reason === undefined, 'status completed, no incomplete_details reason', `status ${JSON.stringify(seen.status)}, reason ${JSON.stringify(seen.reason)}`, ex)
+  })
+
+  check('P1-3-incomplete-max-output-tokens', 'a budget too small gives status incomplete with reason max_output_tokens', async () => {
+    const ex = await cut()
+    const body = responseOf(ex)
+    const seen = status(body)
+    const output = hasUsage(body) ? usageOf(body).output : undefined
+    if (seen.status === 'completed' && output !== undefined && output < CAPS.cut) skipTest(`the answer fitted in ${CAPS.cut} tokens (${output}), so the budget never ran out`)
+    expectThat(seen.status === 'incomplete' && seen.reason === 'max_output_tokens', `status incomplete with incomplete_details.reason max_output_tokens (max_output_tokens ${CAPS.cut})`, `status ${JSON.stringify(seen.status)}, reason ${JSON.stringify(seen.reason)}`, ex)
+  })
+
+  check('P1-3-incomplete-max-output-tokens', 'rule 7: a budget eaten by hidden reasoning is incomplete too, visible text or not', async () => {
+    await reasonerOrSkip()
+    const ex = (await reasonerCut()) as Exchange
+    const body = responseOf(ex)
+    const seen = status(body)
+    observe('rule 7 (reasoning ate the budget)', `max_output_tokens ${CAPS.cut}: output_text ${JSON.stringify(body.output_text)}, usage ${JSON.stringify(body.usage)}`)
+    expectThat(seen.status === 'incomplete' && seen.reason === 'max_output_tokens', `status incomplete with reason max_output_tokens (max_output_tokens ${CAPS.cut} on a reasoning model)`, `status ${JSON.stringify(seen.status)}, reason ${JSON.stringify(seen.reason)}`, ex)
+  })
+
+  check('P1-4.5-max-output-tokens-cap', 'output_tokens, reasoning included, never exceed max_output_tokens', async () => {
+    const exchanges = [await cut(), ...((await reasoner()) ? [(await reasonerCut()) as Exchange] : [])]
+    for (const ex of exchanges) {
+      const usage = usageOf(responseOf(ex))
+      expectThat(usage.output <= CAPS.cut, `output_tokens at most max_output_tokens ${CAPS.cut}`, `output_tokens ${usage.output} (reasoning_tokens ${usage.reasoning})`, ex)
+    }
+    if (exchanges.length === 1) observe('max_output_tokens cap', 'checked on a model without reasoning only: no reasoning model was found')
+  })
+})
