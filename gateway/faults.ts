@@ -12,11 +12,16 @@ import { HEADERS_FAULTS } from './faults/headers.ts'
 import { AUTH_FAULTS } from './faults/auth.ts'
 import { MODELS_FAULTS } from './faults/models.ts'
 import { ACCOUNT_FAULTS } from './faults/account.ts'
+import { FILES_FAULTS } from './faults/files.ts'
+import { RESPONSES_FAULTS } from './faults/responses.ts'
+import { CHAT_FAULTS } from './faults/chat.ts'
+import { UNAVAILABLE_FAULTS } from './faults/unavailable.ts'
+import { COMPATIBLE_FAULTS } from './faults/compatible.ts'
 
 export type { FaultDefinition } from './faults/definition.ts'
 
 /** Every fault, family by family; a new endpoint family adds its file under faults/ and one spread here. */
-const FAULT_TABLE = [...HEADERS_FAULTS, ...AUTH_FAULTS, ...MODELS_FAULTS, ...ACCOUNT_FAULTS] as const satisfies readonly FaultDefinition[]
+const FAULT_TABLE = [...HEADERS_FAULTS, ...AUTH_FAULTS, ...MODELS_FAULTS, ...ACCOUNT_FAULTS, ...FILES_FAULTS, ...RESPONSES_FAULTS, ...CHAT_FAULTS, ...UNAVAILABLE_FAULTS, ...COMPATIBLE_FAULTS] as const satisfies readonly FaultDefinition[]
 
 export type FaultName = (typeof FAULT_TABLE)[number]['name']
 

@@ -16,7 +16,12 @@ import { rateLimitHeaders, rateLimitHook } from './hooks/rate-limit.ts'
 import { recordTransaction } from './hooks/record-transaction.ts'
 import { createRequestIdMinter, requestIdHeaders } from './hooks/request-id.ts'
 import { registerAccountRoutes } from './routes/account.ts'
+import { registerChatRoutes } from './routes/chat.ts'
+import { registerCompatibleRoutes } from './routes/compatible.ts'
+import { registerFileRoutes } from './routes/files.ts'
 import { registerModelRoutes } from './routes/models.ts'
+import { registerResponseRoutes } from './routes/responses.ts'
+import { registerUnavailableRoutes } from './routes/unavailable.ts'
 import { createState, type GatewayConfig, type GatewayState } from './state.ts'
 
 export type { GatewayConfig, GatewayState } from './state.ts'
@@ -57,5 +62,10 @@ export function createGateway(config: GatewayConfig = {}): Gateway {
   registerFallbacks(app, state)
   registerModelRoutes(app, state)
   registerAccountRoutes(app, state)
+  registerFileRoutes(app, state)
+  registerResponseRoutes(app, state)
+  registerChatRoutes(app, state)
+  registerUnavailableRoutes(app, state)
+  registerCompatibleRoutes(app, state)
   return { app, state }
 }
