@@ -1,10 +1,11 @@
 /**
- * npm run faults [-- --fault a,b] [--workers N] [--json FILE]
+ * npm run faults [-- --fault a,b] [--workers N] [--scope families|files] [--json FILE]
  *
  * The fault score: runs the conformance suites against the reference gateway under every named fault and prints
  * a table: the fault, the requirements it breaks, whether the run detected it (exactly those requirements failed
  * and the exit code says so), and anything else that failed (collateral). Exit 0 when every fault is detected
- * with no collateral. Each fault runs only the families its requirements belong to.
+ * with no collateral. Each fault runs the families its requirements belong to (--scope families, the default),
+ * or only the suite files that check them (--scope files, which npm test uses to stay quick).
  *
  * All runs share a few vitest instances (one per worker slot) instead of starting a process per fault: the target
  * changes between runs through vitest's provide().
@@ -21,9 +22,12 @@ import { catalogue } from '../harness/catalogue.ts'
 import { DEFAULTS, type RunOptions, type TargetConfig } from '../harness/config.ts'
 import { todayUtc } from '../harness/clock.ts'
 import { ConformanceReporter } from '../harness/reporter.ts'
+import { REQ } from '../harness/audit.ts'
+import { collectChecks } from './list-requirements.ts'
 import { EXIT } from '../harness/results.ts'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const AUDITED = new Set<string>(Object.values(REQ))
 
 export interface FaultResult {
   fault: string
@@ -59,18 +63,36 @@ function familiesOf(fault: FaultDefinition): string[] {
   return [...new Set(fault.breaks.map((id) => catalogue().get(id)?.family ?? 'unknown'))].sort()
 }
 
-async function runFault(slot: Slot, fault: FaultDefinition, scratch: string): Promise<FaultResult> {
+/**
+ * Which suite files a fault's run covers. `families`: every file of the families its requirements belong to, so
+ * that collateral anywhere in those families shows. `files` (quicker, for npm test): only the files that check
+ * its requirements, and the family folder for requirements that the audit of every response checks.
+ */
+export type Scope = 'files' | 'families'
+
+function filtersFor(fault: FaultDefinition, scope: Scope, checks: Map<string, string[]>): string[] {
+  if (scope === 'families') return familiesOf(fault).map((f) => `suites/${f}/`)
+  const filters = new Set<string>()
+  for (const id of fault.breaks) {
+    const files = checks.get(id)
+    if (files === undefined || AUDITED.has(id)) filters.add(`suites/${catalogue().get(id)?.family ?? 'unknown'}/`)
+    for (const file of files ?? []) filters.add(file)
+  }
+  return [...filters]
+}
+
+async function runFault(slot: Slot, fault: FaultDefinition, scratch: string, filters: string[]): Promise<FaultResult> {
   const started = performance.now()
   const families = familiesOf(fault)
   const asOf = fault.asOf ?? todayUtc()
   const gateway = await startEmbeddedGateway({ faults: [fault.name], ...(fault.asOf ? { now: `${fault.asOf}T12:00:00Z` } : {}) })
   try {
     const target: TargetConfig = { baseUrl: gateway.url, embedded: false, keys: { ...gateway.keys }, asOf, budgetUsd: null, timeoutMs: DEFAULTS.timeoutMs, runId: `fault-${fault.name}` }
-    const options: RunOptions = { baseUrl: gateway.url, keys: target.keys, asOf, asOfExplicit: fault.asOf !== undefined, budgetUsd: null, timeoutMs: target.timeoutMs, families, grep: null, reportDir: scratch, filters: [] }
+    const options: RunOptions = { baseUrl: gateway.url, keys: target.keys, asOf, asOfExplicit: fault.asOf !== undefined, budgetUsd: null, timeoutMs: target.timeoutMs, families, grep: null, reportDir: scratch, filters: families.every((f) => filters.includes(`suites/${f}/`)) ? [] : filters }
     const reporter = new ConformanceReporter({ target, options, runDir: join(scratch, fault.name), reportRoot: scratch, root: ROOT, tool: { name: 'faults', version: '0' }, write: () => {}, writeReports: false })
     slot.reporter.current = reporter
     slot.vitest.provide('runConfig', target)
-    await slot.vitest.runTestSpecifications(await slot.vitest.globTestSpecifications(families.map((f) => `suites/${f}/`)))
+    await slot.vitest.runTestSpecifications(await slot.vitest.globTestSpecifications(filters))
     const summary = reporter.summary
     const failing = (summary?.requirements ?? []).filter((r) => r.status === 'fail' || r.status === 'warn').map((r) => r.id).sort()
     const errors = [...(summary?.requirements ?? []).filter((r) => r.status === 'error').map((r) => r.id), ...(summary?.harnessErrors ?? [])]
@@ -89,9 +111,14 @@ async function runFault(slot: Slot, fault: FaultDefinition, scratch: string): Pr
   }
 }
 
-export async function runFaults(selected: readonly FaultDefinition[], workers: number): Promise<FaultResult[]> {
+export async function runFaults(selected: readonly FaultDefinition[], workers: number, scope: Scope): Promise<FaultResult[]> {
   const scratch = mkdtempSync(join(tmpdir(), 'gc-faults-'))
   const slots: Slot[] = []
+  // requirement id -> the suite files whose tests check it
+  const checks = new Map<string, string[]>()
+  if (scope === 'files') {
+    for (const [id, tests] of await collectChecks(ROOT)) checks.set(id, [...new Set(tests.map((t) => t.split(' > ')[0] as string))])
+  }
   try {
     for (let i = 0; i < Math.min(workers, selected.length); i += 1) {
       const reporter = new SwitchReporter()
@@ -104,7 +131,8 @@ export async function runFaults(selected: readonly FaultDefinition[], workers: n
       while (next < selected.length) {
         const index = next
         next += 1
-        results[index] = await runFault(slot, selected[index] as FaultDefinition, scratch)
+        const fault = selected[index] as FaultDefinition
+        results[index] = await runFault(slot, fault, scratch, filtersFor(fault, scope, checks))
       }
     }))
     return results
@@ -123,7 +151,12 @@ export function faultTable(results: readonly FaultResult[]): string {
 }
 
 async function main(): Promise<number> {
-  const { values } = parseArgs({ options: { fault: { type: 'string' }, workers: { type: 'string' }, json: { type: 'string' } }, strict: true })
+  const { values } = parseArgs({ options: { fault: { type: 'string' }, workers: { type: 'string' }, json: { type: 'string' }, scope: { type: 'string' } }, strict: true })
+  if (values.scope !== undefined && values.scope !== 'files' && values.scope !== 'families') {
+    process.stderr.write(`faults: --scope is files or families (got "${values.scope}")\n`)
+    return 2
+  }
+  const scope: Scope = values.scope ?? 'families'
   const names = values.fault?.split(',').map((n) => n.trim()).filter(Boolean)
   const unknown = names?.filter((n) => !FAULTS.some((f) => f.name === n)) ?? []
   if (unknown.length > 0) {
@@ -133,7 +166,7 @@ async function main(): Promise<number> {
   const selected = names ? FAULTS.filter((f) => names.includes(f.name)) : FAULTS
   const workers = Number(values.workers ?? 2)
   const started = performance.now()
-  const results = await runFaults(selected, Number.isInteger(workers) && workers > 0 ? workers : 2)
+  const results = await runFaults(selected, Number.isInteger(workers) && workers > 0 ? workers : 2, scope)
   if (values.json) writeFileSync(resolve(values.json), `${JSON.stringify(results, null, 2)}\n`)
   const clean = results.filter((r) => r.detected && r.collateral.length === 0).length
   process.stdout.write(`${faultTable(results)}\n\n${clean} of ${results.length} faults detected with no collateral, in ${((performance.now() - started) / 1000).toFixed(0)} s\n`)

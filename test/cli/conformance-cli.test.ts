@@ -8,7 +8,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { SEEDED_KEYS } from '../../gateway/accounts.ts'
-import { catalogue } from '../../harness/catalogue.ts'
+import { catalogue, families } from '../../harness/catalogue.ts'
 import { withRun } from '../support/run-conformance.ts'
 
 function filesUnder(dir: string): string[] {
@@ -79,7 +79,9 @@ describe('runs against the embedded reference gateway', () => {
       const summary = run.summary!
       expect(summary.verdict).toBe('conformant')
       expect(summary.target.embedded).toBe(true)
-      expect(summary.requirements.filter((r) => r.status !== 'pass').map((r) => `${r.id}: ${r.status} ${r.reason ?? r.evidence[0]?.message ?? ''}`)).toEqual([])
+      // Every requirement passes, but for SHOULDs about surfaces the reference itself says are unavailable (§1.6).
+      const notPassed = summary.requirements.filter((r) => r.status !== 'pass' && !(r.level === 'SHOULD' && r.status === 'skip' && /^capability absent/.test(r.reason ?? '')))
+      expect(notPassed.map((r) => `${r.id}: ${r.status} ${r.reason ?? r.evidence[0]?.message ?? ''}`)).toEqual([])
       expect(summary.requirements).toHaveLength(catalogue().size)
       const files = filesUnder(run.reportRoot)
       expect(files.some((f) => f.endsWith('junit.xml')) && files.some((f) => f.includes('allure-results'))).toBe(true)
@@ -95,7 +97,7 @@ describe('runs against the embedded reference gateway', () => {
     await withRun(['--family', 'models'], {}, (run) => {
       expect(run.exitCode).toBe(0)
       const byStatus = (status: string): string[] => run.summary!.requirements.filter((r) => r.status === status).map((r) => r.family)
-      expect(new Set(byStatus('disabled'))).toEqual(new Set(['account', 'auth']))
+      expect(new Set(byStatus('disabled'))).toEqual(new Set(families().filter((f) => f !== 'models' && f !== 'headers')))
       expect(byStatus('skip')).toEqual([])
       expect(new Set(byStatus('pass'))).toEqual(new Set(['models', 'headers'])) // headers: the audit of the models suite's responses
     })
