@@ -19,6 +19,8 @@ export interface EmbeddedGatewayOptions {
   minuteMs?: number
   /** Names from the fault registry (gateway/faults.ts); an unknown name is an error listing the valid ones. */
   faults?: string[]
+  /** Allowed variation of Part 1 §9.2 (see vary.ts). */
+  vary?: boolean
 }
 
 export interface EmbeddedGateway {
@@ -30,7 +32,7 @@ export interface EmbeddedGateway {
 
 export async function startEmbeddedGateway(opts: EmbeddedGatewayOptions = {}): Promise<EmbeddedGateway> {
   const options = resolveOptions(opts, { port: 0 })
-  const { app } = createGateway({ now: opts.now, minuteMs: opts.minuteMs, faults: opts.faults })
+  const { app } = createGateway({ now: opts.now, minuteMs: opts.minuteMs, faults: opts.faults, vary: opts.vary })
   await app.listen({ port: options.port, host: options.host })
   const address = app.server.address()
   if (address === null || typeof address === 'string') {

@@ -15,6 +15,8 @@ export interface GatewayOptionsInput {
   /** Length of a rate-limit "minute" in milliseconds. */
   minuteMs?: number
   faults?: readonly string[]
+  /** Allowed variation (Part 1 §9.2): unknown properties, reordered keys, unfamiliar stream events; see vary.ts. */
+  vary?: boolean
 }
 
 export interface GatewayOptions {
@@ -24,6 +26,7 @@ export interface GatewayOptions {
   startMs: number | undefined
   minuteMs: number
   faults: readonly FaultName[]
+  vary: boolean
 }
 
 export class OptionError extends Error {
@@ -57,7 +60,7 @@ export function resolveOptions(input: GatewayOptionsInput, defaults: { port: num
   } catch (error) {
     throw new OptionError(`--fault: ${(error as Error).message}`)
   }
-  return { port, host, startMs, minuteMs, faults }
+  return { port, host, startMs, minuteMs, faults, vary: input.vary === true }
 }
 
 export type CliCommand =
@@ -72,6 +75,7 @@ export const USAGE = `Usage: npm run gateway -- [options]
   --host <addr>       address to bind (default ${DEFAULT_HOST})
   --now <iso>         start the clock at this date or date-time; it then advances in real time
   --minute-ms <n>     length of a rate-limit minute in milliseconds (default ${DEFAULT_MINUTE_MS})
+  --vary              allowed variation of §9.2: unknown properties, reordered keys, unfamiliar stream events
   --fault <name>      switch on a named fault; repeatable; --fault list prints the registry
   --help              print this text`
 
@@ -81,6 +85,7 @@ const CLI_OPTIONS = {
   now: { type: 'string' },
   'minute-ms': { type: 'string' },
   fault: { type: 'string', multiple: true },
+  vary: { type: 'boolean' },
   help: { type: 'boolean' },
 } as const
 
@@ -101,6 +106,7 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
       now: values.now,
       minuteMs: values['minute-ms'] === undefined ? undefined : cliInteger('--minute-ms', values['minute-ms']),
       faults,
+      vary: values.vary === true,
     },
     { port: CLI_DEFAULT_PORT },
   )

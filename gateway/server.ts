@@ -15,6 +15,7 @@ import { dateHeader } from './hooks/date-header.ts'
 import { rateLimitHeaders, rateLimitHook } from './hooks/rate-limit.ts'
 import { recordTransaction } from './hooks/record-transaction.ts'
 import { createRequestIdMinter, requestIdHeaders } from './hooks/request-id.ts'
+import { unvaryJson, unvaryUrl, varyJsonText } from './vary.ts'
 import { registerAccountRoutes } from './routes/account.ts'
 import { registerChatRoutes } from './routes/chat.ts'
 import { registerCompatibleRoutes } from './routes/compatible.ts'
@@ -42,6 +43,8 @@ export function createGateway(config: GatewayConfig = {}): Gateway {
     logger: false,
     // Clients' request-id headers never become the svc-request-id (section 4.1).
     requestIdHeader: false,
+    // Allowed variation: ids handed out in another format come back in URLs; route them as the originals.
+    ...(state.vary ? { rewriteUrl: (req: { url?: string }) => unvaryUrl(req.url ?? '/') } : {}),
     genReqId: createRequestIdMinter(state.clock, state.faults),
     // Errors Fastify raises before routing (an undecodable URL) bypass the onSend hooks, so the
     // response steps run here by hand.
@@ -52,13 +55,21 @@ export function createGateway(config: GatewayConfig = {}): Gateway {
     },
   })
 
+  if (state.vary) {
+    app.addHook('preValidation', async (request) => {
+      if (request.body !== undefined && typeof request.body === 'object') request.body = unvaryJson(request.body)
+    })
+  }
   app.addHook('onRequest', authHook(state))
   app.addHook('onRequest', rateLimitHook(state))
   app.addHook('onSend', async (request, reply, payload) => {
     finishResponse(request, reply)
+    // Allowed variation (§9.2): JSON bodies gain unknown properties and lose their key order.
+    if (state.vary && typeof payload === 'string' && /json/.test(String(reply.getHeader('content-type') ?? ''))) return varyJsonText(payload)
     return payload
   })
 
+  app.decorate('gatewayVary', state.vary)
   registerFallbacks(app, state)
   registerModelRoutes(app, state)
   registerAccountRoutes(app, state)

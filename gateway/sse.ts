@@ -7,6 +7,14 @@
 import { PassThrough } from 'node:stream'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyReply } from 'fastify'
+import { awkwardPieces, crlf, varyJson, VARY_EVENT } from './vary.ts'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Allowed variation of Part 1 §9.2 is on for this gateway (see vary.ts). */
+    gatewayVary: boolean
+  }
+}
 
 export const SSE_WRITER_DEFAULTS = {
   pauseMs: 3, // between events: enough for a client to see them arrive apart, short enough for fast self-tests
@@ -31,15 +39,33 @@ export function startSse(reply: FastifyReply, options: { pauseMs?: number } = {}
   reply.raw.on('close', () => (closed = true))
   reply.header('content-type', 'text/event-stream; charset=utf-8').header('cache-control', 'no-cache')
   void reply.send(stream)
+  const vary = reply.server.gatewayVary === true
   let first = true
+  let count = 0
   const write = async (text: string): Promise<void> => {
     if (closed) return
     if (!first && pauseMs > 0) await sleep(pauseMs)
     first = false
-    stream.write(text)
+    if (!vary) {
+      stream.write(text)
+      return
+    }
+    // Allowed variation: CRLF line ends, and every event cut across several writes at awkward places.
+    for (const piece of awkwardPieces(crlf(text))) {
+      stream.write(piece)
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+  }
+  const event = async (name: string | undefined, data: unknown): Promise<void> => {
+    count += 1
+    if (vary && count % 2 === 1) {
+      // Unfamiliar event types may appear (§9.2): named ones only where the stream names its events at all.
+      await write(name === undefined ? ': gc comment added by --vary\n\n' : `event: ${VARY_EVENT.name}\ndata: ${JSON.stringify(VARY_EVENT.data)}\n\n`)
+    }
+    await write(`${name === undefined ? '' : `event: ${name}\n`}data: ${JSON.stringify(vary ? varyJson(data) : data)}\n\n`)
   }
   return {
-    event: (name, data) => write(`${name === undefined ? '' : `event: ${name}\n`}data: ${JSON.stringify(data)}\n\n`),
+    event,
     data: (text) => write(`data: ${text}\n\n`),
     comment: (text) => write(`: ${text}\n\n`),
     end: () => {

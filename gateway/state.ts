@@ -25,6 +25,8 @@ export interface GatewayState {
   readonly faults: FaultSet
   /** Length of a rate-limit minute in milliseconds. */
   readonly minuteMs: number
+  /** Allowed variation of Part 1 §9.2 is on (see vary.ts). */
+  readonly vary: boolean
   readonly accounts: AccountDirectory
   readonly transactions: TransactionStore
   readonly limiter: FixedWindowLimiter
@@ -34,12 +36,13 @@ export interface GatewayState {
 }
 
 export function createState(config: GatewayConfig = {}): GatewayState {
-  const { startMs, minuteMs, faults } = resolveOptions(config, { port: 0 })
+  const { startMs, minuteMs, faults, vary } = resolveOptions(config, { port: 0 })
   const clock = config.clock ?? (startMs === undefined ? systemClock : offsetClock(startMs))
   return {
     clock,
     faults: new Set(faults),
     minuteMs,
+    vary,
     accounts: new AccountDirectory(),
     transactions: new TransactionStore(config.transactionCapacity ?? DEFAULT_TRANSACTION_CAPACITY),
     limiter: new FixedWindowLimiter(clock, minuteMs),

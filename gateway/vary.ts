@@ -4,6 +4,10 @@
  * unknown property to every object of every JSON body and reverses the order of keys; its streams carry
  * unfamiliar event types and comments, CRLF line ends, and events split across writes.
  *
+ * Opaque ids (file-…, resp_…, chatcmpl-…) take another format on the way out and are turned back on the way in
+ * (URL and JSON body), so a client that stores and sends them back, as it must, never notices; one that parses
+ * them does (§9.2: do not rely on opaque id formats).
+ *
  * Maps are left alone: their keys are data, not properties (a new key in extra.rate_limits.tiers would claim a
  * tier that does not exist), and so are opaque values that a client sent and gets back (metadata, JSON Schemas).
  */
@@ -13,8 +17,41 @@ const LEAVE_ALONE = new Set(['tiers', 'scope_details', 'metadata', 'schema', 'pa
 
 export const VARY_PROPERTY = 'gc_unknown_property' // the added property; its value is an object, to test nesting too
 
+/** The gateway's own opaque ids: a known prefix, a separator and hex. UUIDs (svc-request-id) are not among them. */
+const OWN_ID = /^([a-z]+)([-_])([0-9a-f]{16,64})$/
+const VARIED_ID = /^gcv2\.([a-z]+)\.([-_])\.([A-Za-z0-9_-]+)$/
+const ID_KEY = /(^|_)id$|^(first|last|after|before)(_id)?$/
+
+/** An opaque id in the other format: same information, different shape. */
+export function varyId(id: string): string {
+  const m = OWN_ID.exec(id)
+  if (m === null) return id
+  return `gcv2.${m[1]}.${m[2]}.${Buffer.from(m[3] as string, 'hex').toString('base64url')}`
+}
+
+/** Back to the gateway's own format; anything else is returned as it is. */
+export function unvaryId(text: string): string {
+  const m = VARIED_ID.exec(text)
+  if (m === null) return text
+  return `${m[1]}${m[2]}${Buffer.from(m[3] as string, 'base64url').toString('hex')}`
+}
+
+/** Every varied id inside a URL's path segments and query values, turned back. */
+export function unvaryUrl(url: string): string {
+  return url.replace(/gcv2\.[a-z]+\.[-_]\.[A-Za-z0-9_-]+/g, (id) => unvaryId(id))
+}
+
+/** Every varied id inside a parsed JSON request body, turned back. */
+export function unvaryJson(value: unknown): unknown {
+  if (typeof value === 'string') return unvaryId(value)
+  if (Array.isArray(value)) return value.map(unvaryJson)
+  if (value === null || typeof value !== 'object') return value
+  return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, unvaryJson(v)]))
+}
+
 export function varyJson(value: unknown, key?: string): unknown {
-  if (Array.isArray(value)) return value.map((item) => varyJson(item))
+  if (Array.isArray(value)) return value.map((item) => varyJson(item, key))
+  if (typeof value === 'string') return key !== undefined && ID_KEY.test(key) ? varyId(value) : value
   if (value === null || typeof value !== 'object') return value
   if (key !== undefined && LEAVE_ALONE.has(key)) return value
   const entries = Object.entries(value as Record<string, unknown>).reverse().map(([k, v]): [string, unknown] => [k, varyJson(v, k)])

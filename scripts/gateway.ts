@@ -45,11 +45,13 @@ async function main(): Promise<void> {
     ...(options.startMs === undefined ? {} : { now: new Date(options.startMs).toISOString() }),
     minuteMs: options.minuteMs,
     faults: [...options.faults],
+    vary: options.vary,
   })
   const notes = [
     options.startMs === undefined ? '' : `clock starts at ${new Date(options.startMs).toISOString()}`,
     options.minuteMs === 60_000 ? '' : `a rate-limit minute lasts ${options.minuteMs} ms`,
     options.faults.length === 0 ? '' : `faults: ${options.faults.join(', ')}`,
+    options.vary ? 'allowed variation (--vary) is on' : '',
   ].filter((note) => note !== '')
   process.stdout.write(
     `Reference gateway listening on ${gateway.url}\n${notes.map((note) => `  ${note}\n`).join('')}` +

@@ -1,6 +1,6 @@
 /** The allowed-variation transforms (Part 1 §9.2). */
 import { describe, expect, test } from 'vitest'
-import { awkwardPieces, crlf, VARY_PROPERTY, varyJson, varyJsonText } from '../../gateway/vary.ts'
+import { awkwardPieces, crlf, unvaryId, unvaryJson, unvaryUrl, VARY_PROPERTY, varyJson, varyJsonText } from '../../gateway/vary.ts'
 
 describe('varyJson', () => {
   test('every object gets an unknown property and reversed keys; arrays keep their order', () => {
@@ -21,6 +21,18 @@ describe('varyJson', () => {
   test('text that is not JSON is unchanged', () => {
     expect(varyJsonText('[DONE]')).toBe('[DONE]')
     expect(JSON.parse(varyJsonText('{"x":1}'))).toHaveProperty(VARY_PROPERTY)
+  })
+})
+
+describe('opaque ids in another format', () => {
+  test('ids under id-like keys change shape and come back unchanged; UUIDs and other strings do not change', () => {
+    const varied = varyJson({ id: 'file-0bac1e5d14fad02114bc7e7d', first_id: 'resp_00ff00ff00ff00ff00ff00ff00ff00ff', request_id: '01a1fd9d-e56d-752c-ade9-8a686a7b12f7', name: 'file-0bac1e5d14fad02114bc7e7d' }) as Record<string, string>
+    expect(varied.id).toMatch(/^gcv2\.file\.-\./)
+    expect(varied.request_id).toBe('01a1fd9d-e56d-752c-ade9-8a686a7b12f7')
+    expect(varied.name).toBe('file-0bac1e5d14fad02114bc7e7d')
+    expect(unvaryId(varied.id as string)).toBe('file-0bac1e5d14fad02114bc7e7d')
+    expect(unvaryUrl(`/v1/files/${varied.id}?after=${varied.first_id}`)).toBe('/v1/files/file-0bac1e5d14fad02114bc7e7d?after=resp_00ff00ff00ff00ff00ff00ff00ff00ff')
+    expect(unvaryJson({ previous_response_id: varied.first_id, input: ['x'] })).toEqual({ previous_response_id: 'resp_00ff00ff00ff00ff00ff00ff00ff00ff', input: ['x'] })
   })
 })
 
