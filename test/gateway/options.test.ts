@@ -3,21 +3,21 @@ import { describe, expect, it } from 'vitest'
 import { OptionError, parseCommandLine, resolveOptions } from '../../gateway/options.ts'
 
 describe('command line', () => {
-  it('defaults to 127.0.0.1:8080, the real clock, 60 s minutes and no faults', () => {
+  it('defaults to 127.0.0.1:8080, the real clock, 60 s minutes, no faults and no variation', () => {
     expect(parseCommandLine([])).toEqual({
       kind: 'serve',
-      options: { port: 8080, host: '127.0.0.1', startMs: undefined, minuteMs: 60_000, faults: [] },
+      options: { port: 8080, host: '127.0.0.1', startMs: undefined, minuteMs: 60_000, faults: [], vary: false },
     })
   })
 
   it('reads every option, with --fault repeatable', () => {
     const command = parseCommandLine([
       '--port', '0', '--host', '0.0.0.0', '--now', '2026-09-01', '--minute-ms', '200',
-      '--fault', 'mode-unknown', '--fault', 'has-more-always-false',
+      '--fault', 'mode-unknown', '--fault', 'has-more-always-false', '--vary',
     ])
     expect(command).toEqual({
       kind: 'serve',
-      options: { port: 0, host: '0.0.0.0', startMs: Date.UTC(2026, 8, 1), minuteMs: 200, faults: ['mode-unknown', 'has-more-always-false'] },
+      options: { port: 0, host: '0.0.0.0', startMs: Date.UTC(2026, 8, 1), minuteMs: 200, faults: ['mode-unknown', 'has-more-always-false'], vary: true },
     })
   })
 
