@@ -3,6 +3,7 @@
  * time by mode and by the caller's tier (never hard-coded ids), cheapest first, and small requests, so that a
  * run against a paid gateway stays cheap.
  */
+import { reportedTier } from '../shared/tier.ts'
 import { WEATHER_FUNCTION } from '../shared/tools.ts'
 import { expectStatus, isObject, precondition } from '../../harness/assert.ts'
 import type { KeySlot } from '../../harness/config.ts'
@@ -56,9 +57,8 @@ function modelOf(item: Json): CatalogueModel {
 
 async function tierOf(gw: GatewayClient, someModel: string | undefined, key: KeySlot): Promise<number | undefined> {
   if (someModel !== undefined) {
-    const body = (await gw.get(`/v1/models/${encodeURIComponent(someModel)}`, { key })).json
-    const current = isObject(body) && isObject(body.extra) && isObject(body.extra.rate_limits) ? body.extra.rate_limits.current : undefined
-    if (isObject(current) && typeof current.tier === 'number') return current.tier
+    const tier = await reportedTier(gw, someModel, key)
+    if (tier !== undefined) return tier
   }
   const credit = (await gw.get('/user/v1/credit', { key })).json
   return isObject(credit) && typeof credit.account_tier === 'number' ? credit.account_tier : undefined

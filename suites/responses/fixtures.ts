@@ -3,6 +3,7 @@
  * hard-coded ids), and readers of the response object that skip a test when the shape it builds on is broken
  * (that shape's own requirement reports it). Requests are small, so a run against a paid gateway stays cheap.
  */
+import { reportedTier } from '../shared/tier.ts'
 import { WEATHER_FUNCTION } from '../shared/tools.ts'
 import { expectStatus, isObject, precondition } from '../../harness/assert.ts'
 import { memo } from '../../harness/helpers.ts'
@@ -55,13 +56,8 @@ export function modelsFixture(gw: GatewayClient): () => Promise<Models> {
     expectStatus(list, 200)
     const items = modelItems(list).filter(isObject)
     const chat = items.filter((item) => item.mode === 'chat' && typeof item.id === 'string').map(chatModel).sort((a, b) => a.minTier - b.minTier)
-    let tier: number | undefined
-    if (chat[0]) {
-      const retrieved = await gw.get(`/v1/models/${encodeURIComponent(chat[0].id)}`)
-      const body = retrieved.json
-      const current = isObject(body) && isObject(body.extra) && isObject(body.extra.rate_limits) ? body.extra.rate_limits.current : undefined
-      tier = isObject(current) && typeof current.tier === 'number' ? current.tier : undefined
-    }
+    // The retrieve only: the usage endpoints' per-minute limit is not spent on finding the tier.
+    const tier = chat[0] ? await reportedTier(gw, chat[0].id) : undefined
     const moderation = items.find((item) => item.mode === 'moderation' && typeof item.id === 'string')?.id as string | undefined
     return { tier, chat: chat.filter((m) => tier === undefined || m.minTier <= tier), moderation }
   })
