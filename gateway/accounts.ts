@@ -16,7 +16,8 @@ export interface CreditGrant {
   readonly id: string
   readonly description: string
   readonly amountIrt: number
-  readonly remainingIrt: number
+  /** Mutable: billable calls debit it (gateway/billing.ts). */
+  remainingIrt: number
   readonly endDate: string
   readonly scopeDetails: Readonly<Record<string, readonly string[]>>
 }
@@ -28,7 +29,8 @@ export interface CreditPackage extends CreditGrant {
 
 export interface Account {
   readonly id: string
-  readonly tier: Tier
+  /** Mutable: upgrades are immediate (Part 1 section 8.2), and the admin route raises it in tests. */
+  tier: Tier
   readonly suspended: boolean
   readonly key: ApiKey
   readonly grants: readonly CreditGrant[]
@@ -117,9 +119,18 @@ export const ACCOUNTS: readonly Account[] = [
 
 export class AccountDirectory {
   readonly #byKey: ReadonlyMap<string, Account>
+  readonly #byId: ReadonlyMap<string, Account>
+  /** This gateway's own copies: tiers and balances change per instance, never in the seeds. */
+  readonly accounts: readonly Account[]
 
-  constructor(readonly accounts: readonly Account[] = ACCOUNTS) {
-    this.#byKey = new Map(accounts.map((account) => [account.key.value, account]))
+  constructor(seeds: readonly Account[] = ACCOUNTS) {
+    this.accounts = seeds.map((seed) => structuredClone(seed))
+    this.#byKey = new Map(this.accounts.map((account) => [account.key.value, account]))
+    this.#byId = new Map(this.accounts.map((account) => [account.id, account]))
+  }
+
+  byId(id: string): Account | undefined {
+    return this.#byId.get(id)
   }
 
   byKey(value: string): Account | undefined {

@@ -12,10 +12,17 @@ export interface Observation {
   detail: string
 }
 
+/** An estimated cost reserved before a billable call (harness/budget.ts). */
+export interface SpendRecord {
+  usd: number
+  what: string
+}
+
 export interface ConformanceMeta {
   requirement?: string
   exchanges?: ExchangeRecord[]
   observations?: Observation[]
+  spend?: SpendRecord[]
 }
 
 declare module 'vitest' {
@@ -26,10 +33,11 @@ interface OpenRecord {
   ctx: TestContext
   exchanges: ExchangeRecord[]
   observations: Observation[]
+  spend: SpendRecord[]
 }
 
 let current: OpenRecord | null = null
-let held: { exchanges: ExchangeRecord[]; observations: Observation[] } = { exchanges: [], observations: [] }
+let held: Omit<OpenRecord, 'ctx'> = { exchanges: [], observations: [], spend: [] }
 let sequence = 0
 
 export function nextSequence(): number {
@@ -38,14 +46,15 @@ export function nextSequence(): number {
 }
 
 export function openRecord(ctx: TestContext): void {
-  current = { ctx, exchanges: held.exchanges, observations: held.observations }
-  held = { exchanges: [], observations: [] }
+  current = { ctx, ...held }
+  held = { exchanges: [], observations: [], spend: [] }
 }
 
 export function closeRecord(ctx: TestContext): void {
   if (current === null || current.ctx !== ctx) return
   ctx.task.meta.exchanges = current.exchanges
   ctx.task.meta.observations = current.observations
+  ctx.task.meta.spend = current.spend
   current = null
 }
 
@@ -56,6 +65,11 @@ export function recordExchange(record: ExchangeRecord): void {
 /** Something the reference does not define, seen on the target: reported, never judged. */
 export function observe(topic: string, detail: string): void {
   ;(current ?? held).observations.push({ topic, detail })
+}
+
+/** A cost estimate reserved for a billable call (beforeAll spend goes to the file's next test). */
+export function recordSpend(item: SpendRecord): void {
+  ;(current ?? held).spend.push(item)
 }
 
 /** The exchanges of the running test so far (newest last), for failure evidence. */

@@ -17,7 +17,7 @@ import { Redactor } from './redact.ts'
 import { aggregate, countByFamily, EXIT, totals, verdictOf, type Outcome, type OutcomeStatus } from './results.ts'
 import { failureBlocks, familyTable, verdictLine } from './report/console.ts'
 import { renderJunit, type JunitCase } from './report/junit.ts'
-import { renderMarkdown } from './report/markdown.ts'
+import { renderMarkdown, spendLine } from './report/markdown.ts'
 import { SUMMARY_SCHEMA_VERSION, type Summary } from './report/summary.ts'
 
 export interface ReporterOptions {
@@ -30,6 +30,8 @@ export interface ReporterOptions {
   write?: (text: string) => void
   /** False for runs whose summary is read in memory (the fault runner): no files are written. */
   writeReports?: boolean
+  /** Reads the main key's remaining credit in USD (harness/credit.ts), before and after the run, to measure spend. */
+  readCredit?: () => Promise<number | null>
 }
 
 interface Collected {
@@ -40,6 +42,7 @@ interface Collected {
   retries: Summary['retries']
   harnessErrors: string[]
   tests: Summary['tests']
+  spend: Summary['spend']['items']
 }
 
 const FAILURE_NAMES = new Set(['ConformanceFailure', 'AssertionError'])
@@ -51,6 +54,7 @@ export class ConformanceReporter implements Reporter {
   readonly #redactor: Redactor
   exitCode: number = EXIT.error
   summary: Summary | undefined
+  #creditBefore: number | null = null
 
   constructor(options: ReporterOptions) {
     this.#o = options
@@ -60,6 +64,10 @@ export class ConformanceReporter implements Reporter {
 
   #file(module: TestModule): string {
     return relative(this.#o.root, module.moduleId)
+  }
+
+  async onTestRunStart(): Promise<void> {
+    if (this.#o.readCredit) this.#creditBefore = await this.#o.readCredit()
   }
 
   onTestModuleEnd(module: TestModule): void {
@@ -74,8 +82,9 @@ export class ConformanceReporter implements Reporter {
     this.#write(`  ${mark} ${this.#file(module)}  ${passed} passed${failed ? `, ${failed} failed` : ''}${skipped ? `, ${skipped} skipped` : ''}\n`)
   }
 
-  onTestRunEnd(modules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<SerializedError>): void {
+  async onTestRunEnd(modules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<SerializedError>): Promise<void> {
     const collected = this.#collect(modules, unhandledErrors)
+    const creditAfter = this.#o.readCredit && this.#creditBefore !== null ? await this.#o.readCredit() : null
     const results = aggregate({
       catalogue: catalogue().values(),
       outcomes: collected.outcomes,
@@ -107,6 +116,12 @@ export class ConformanceReporter implements Reporter {
       observations: collected.observations,
       retries: collected.retries,
       harnessErrors: collected.harnessErrors,
+      spend: {
+        budgetUsd: this.#o.target.budgetUsd,
+        estimatedUsd: Math.round(collected.spend.reduce((sum, item) => sum + item.usd, 0) * 1e6) / 1e6,
+        measuredUsd: this.#creditBefore !== null && creditAfter !== null ? Math.round((this.#creditBefore - creditAfter) * 1e6) / 1e6 : null,
+        items: collected.spend,
+      },
     }
     this.summary = summary
     if (this.#o.writeReports !== false) this.#writeReports(summary, collected.junit)
@@ -114,13 +129,14 @@ export class ConformanceReporter implements Reporter {
     const failures = failureBlocks(results)
     if (failures) this.#write(`\n${failures}\n`)
     if (collected.harnessErrors.length > 0) this.#write(`\nHarness errors:\n${collected.harnessErrors.map((e) => `  ${e}`).join('\n')}\n`)
+    if (summary.spend.items.length > 0 || summary.spend.measuredUsd !== null) this.#write(`\n${spendLine(summary.spend)}\n`)
     this.#write(`\nRequirements by family (${results.length} in the catalogue, as-of ${summary.asOf}, target ${summary.target.baseUrl}):\n`)
     this.#write(`${familyTable(families, summary.totals)}\n\n${verdictLine(verdict, this.exitCode)}\n`)
     if (this.#o.writeReports !== false) this.#write(`Reports: ${relative(process.cwd(), this.#o.runDir) || '.'}/ (summary.md, summary.json, junit.xml, allure-results/)\n`)
   }
 
   #collect(modules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<SerializedError>): Collected {
-    const c: Collected = { outcomes: [], junit: [], exchanges: [], observations: [], retries: [], harnessErrors: [], tests: { total: 0, passed: 0, failed: 0, skipped: 0 } }
+    const c: Collected = { outcomes: [], junit: [], exchanges: [], observations: [], retries: [], harnessErrors: [], tests: { total: 0, passed: 0, failed: 0, skipped: 0 }, spend: [] }
     for (const error of unhandledErrors) c.harnessErrors.push(`unhandled: ${error.name ?? 'Error'}: ${error.message}`)
     for (const module of modules) {
       const file = this.#file(module)
@@ -145,6 +161,7 @@ export class ConformanceReporter implements Reporter {
       // The same fact seen by several tests is one observation.
       if (!c.observations.some((seen) => seen.topic === o.topic && seen.detail === o.detail)) c.observations.push({ test: test.fullName, ...o })
     }
+    for (const item of meta.spend ?? []) c.spend.push({ test: test.fullName, ...item })
     for (const ex of exchanges) {
       if (ex.attempt > 1) c.retries.push({ test: test.fullName, method: ex.method, path: ex.path, attempt: ex.attempt, ...(ex.status ? { status: ex.status } : {}) })
     }

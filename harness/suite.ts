@@ -5,6 +5,7 @@
  */
 import { inject, test } from 'vitest'
 import { ConformanceFailure, lastExchange } from './assert.ts'
+import { reserveSpend } from './budget.ts'
 import { requirement } from './catalogue.ts'
 import type { TargetConfig } from './config.ts'
 import { GatewayClient, TargetFailure } from './http-client.ts'
@@ -28,6 +29,14 @@ export function gateway(): GatewayClient {
 
 export function runConfig(): TargetConfig {
   return inject('runConfig')
+}
+
+/**
+ * Call before a billable request with its estimated cost in US dollars (from the reference's prices,
+ * rounded up): reserves it against GATEWAY_BUDGET_USD, or skips the test with the budget as reason.
+ */
+export function spend(usd: number, what: string): void {
+  reserveSpend(inject('runConfig'), usd, what)
 }
 
 /** Turns what a test threw into what the report should say: a transport problem is the target's failure. */

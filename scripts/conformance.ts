@@ -12,6 +12,7 @@ import AllureReporter from 'allure-vitest/reporter'
 import { createVitest } from 'vitest/node'
 import { catalogue, families } from '../harness/catalogue.ts'
 import { DEFAULTS, loadEnv, resolveOptions, type FlagValues, type RunOptions } from '../harness/config.ts'
+import { readRemainingUsd } from '../harness/credit.ts'
 import { ConfigError, isHarnessError } from '../harness/errors.ts'
 import { ConformanceReporter } from '../harness/reporter.ts'
 import { EXIT } from '../harness/results.ts'
@@ -87,7 +88,8 @@ async function run(argv: string[]): Promise<number> {
   try {
     const where = target.config.embedded ? `${target.config.baseUrl} (embedded reference gateway)` : target.config.baseUrl
     process.stdout.write(`Gateway conformance ${PACKAGE.version}: ${where}, as-of ${options.asOf}, families ${options.families?.join(', ') ?? 'all'}, ${catalogue().size} requirements\n`)
-    const reporter = new ConformanceReporter({ target: target.config, options, runDir, reportRoot, root: ROOT, tool: PACKAGE })
+    const readCredit = () => readRemainingUsd(target.config)
+    const reporter = new ConformanceReporter({ target: target.config, options, runDir, reportRoot, root: ROOT, tool: PACKAGE, readCredit })
     const allure = new AllureReporter({ resultsDir: resolve(runDir, 'allure-results') })
     const vitest = await createVitest('test', {
       root: ROOT,

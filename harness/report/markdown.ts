@@ -16,6 +16,16 @@ function firstLine(text: string): string {
   return (text.split('\n').find((l) => l.startsWith('Seen:')) ?? text.split('\n')[0] ?? '').slice(0, 300)
 }
 
+function usd(value: number): string {
+  return `$${value < 0.01 && value > 0 ? value.toFixed(6).replace(/0+$/, '') : value.toFixed(2)}`
+}
+
+export function spendLine(spend: Summary['spend']): string {
+  const budget = spend.budgetUsd === null ? 'no budget (embedded target)' : `budget ${usd(spend.budgetUsd)}`
+  const measured = spend.measuredUsd === null ? 'not measured' : `${usd(spend.measuredUsd)} by the credit record`
+  return `spend: estimated ${usd(spend.estimatedUsd)} in ${spend.items.length} billable calls, ${budget}; measured ${measured}`
+}
+
 export function renderMarkdown(s: Summary): string {
   const out: string[] = []
   out.push(`# Gateway conformance: ${VERDICT_LINE[s.verdict]} (exit ${s.exitCode})`, '')
@@ -23,7 +33,8 @@ export function renderMarkdown(s: Summary): string {
   out.push(`- as-of date: ${s.asOf}`)
   out.push(`- run: ${s.runId}, ${s.startedAt}, ${(s.durationMs / 1000).toFixed(1)} s, ${s.tool.name} ${s.tool.version}`)
   out.push(`- families: ${s.selection.families?.join(', ') ?? 'all'}${s.selection.grep ? `, grep "${s.selection.grep}"` : ''}`)
-  out.push(`- tests: ${s.tests.total} (${s.tests.passed} passed, ${s.tests.failed} failed, ${s.tests.skipped} skipped); retries after 429: ${s.retries.length}`, '')
+  out.push(`- tests: ${s.tests.total} (${s.tests.passed} passed, ${s.tests.failed} failed, ${s.tests.skipped} skipped); retries after 429: ${s.retries.length}`)
+  out.push(`- ${spendLine(s.spend)}`, '')
   out.push('| family | pass | fail | warn | skip | error | disabled |', '|---|---:|---:|---:|---:|---:|---:|')
   for (const [family, c] of Object.entries(s.families)) {
     out.push(`| ${family} | ${c.pass} | ${c.fail} | ${c.warn} | ${c.skip} | ${c.error} | ${c.disabled} |`)

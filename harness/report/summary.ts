@@ -25,4 +25,14 @@ export interface Summary {
   observations: Array<{ test: string; topic: string; detail: string }>
   retries: Array<{ test: string; method: string; path: string; attempt: number; status?: number }>
   harnessErrors: string[]
+  /** Billable calls: what the tests estimated and reserved, and what the credit record says was spent. */
+  spend: SpendSummary
+}
+
+export interface SpendSummary {
+  budgetUsd: number | null
+  estimatedUsd: number
+  /** Remaining credit before minus after, in USD; null when /user/v1/credit did not answer or was not read. */
+  measuredUsd: number | null
+  items: Array<{ test: string; usd: number; what: string }>
 }

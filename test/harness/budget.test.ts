@@ -1,0 +1,48 @@
+/** The run budget (harness/budget.ts): reservations never pass GATEWAY_BUDGET_USD, even from parallel workers. */
+import { randomUUID } from 'node:crypto'
+import { fileURLToPath } from 'node:url'
+import { execFile } from 'node:child_process'
+import { promisify } from 'node:util'
+import { describe, expect, test } from 'vitest'
+import { formatUsd, tryReserve } from '../../harness/budget.ts'
+
+describe('budget', () => {
+  test('without a budget every estimate is granted', () => {
+    const target = { runId: `budget-${randomUUID()}`, budgetUsd: null }
+    expect(tryReserve(target, 1_000, 'a large bill')).toEqual({ ok: true, reservedUsd: 0 })
+  })
+
+  test('grants up to the budget exactly, then refuses and says how much is reserved', () => {
+    const target = { runId: `budget-${randomUUID()}`, budgetUsd: 0.03 }
+    // 0.01 three times: float sums would drift past 0.03; micro-dollars do not.
+    expect(tryReserve(target, 0.01, 'one').ok).toBe(true)
+    expect(tryReserve(target, 0.01, 'two').ok).toBe(true)
+    expect(tryReserve(target, 0.01, 'three').ok).toBe(true)
+    expect(tryReserve(target, 0.001, 'four')).toEqual({ ok: false, reservedUsd: 0.03 })
+    expect(tryReserve(target, 0, 'free').ok).toBe(true)
+  })
+
+  test('rejects a nonsense estimate', () => {
+    const target = { runId: `budget-${randomUUID()}`, budgetUsd: 1 }
+    expect(() => tryReserve(target, Number.NaN, 'bad')).toThrow(/non-negative/)
+    expect(() => tryReserve(target, -1, 'bad')).toThrow(/non-negative/)
+  })
+
+  test('four processes racing for 200 reservations of 1 cent against $1 get exactly 100', async () => {
+    const runId = `budget-${randomUUID()}`
+    const module = fileURLToPath(new URL('../../harness/budget.ts', import.meta.url))
+    const script = `
+      const { tryReserve } = await import(${JSON.stringify(module)})
+      let granted = 0
+      for (let i = 0; i < 50; i += 1) if (tryReserve({ runId: ${JSON.stringify(runId)}, budgetUsd: 1 }, 0.01, 'race').ok) granted += 1
+      process.stdout.write(String(granted))`
+    const run = () => promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { timeout: 20_000 })
+    const outputs = await Promise.all(Array.from({ length: 4 }, run))
+    expect(outputs.reduce((sum, { stdout }) => sum + Number(stdout), 0)).toBe(100)
+  })
+
+  test('formats small amounts without rounding them to zero', () => {
+    expect(formatUsd(0.001)).toBe('0.001')
+    expect(formatUsd(1.5)).toBe('1.50')
+  })
+})
