@@ -60,6 +60,8 @@ export class Exchange {
     readonly text: string,
     /** Present when the response was read as a stream of server-sent events. */
     readonly stream?: StreamResult,
+    /** The body exactly as received, for binary answers (audio, video); empty for streams. */
+    readonly bytes: Buffer = Buffer.alloc(0),
   ) {}
 
   get status(): number {
@@ -213,6 +215,7 @@ export class GatewayClient {
     const started = performance.now()
     const signal = AbortSignal.timeout(timeoutMs)
     let text: string
+    let bytes: Buffer | undefined
     let stream: StreamResult | undefined
     try {
       const response = await request(url, {
@@ -231,17 +234,23 @@ export class GatewayClient {
         ;({ text, stream } = await readStream(response.body, sseLimits, started))
         record.bodyBytes = stream.end.bytes
       } else {
-        text = await readCapped(response.body, CLIENT_DEFAULTS.maxBodyBytes, record)
+        bytes = await readCapped(response.body, CLIENT_DEFAULTS.maxBodyBytes, record)
+        text = bytes.toString('utf8')
       }
     } catch (error) {
       record.durationMs = Math.round(performance.now() - started)
       throw this.#transportError(error, record, timeoutMs)
     }
     record.durationMs = Math.round(performance.now() - started)
-    const cut = excerpt(this.redactor.text(text))
-    record.body = cut.text
-    record.bodyTruncated = cut.truncated || record.bodyTruncated === true
-    return new Exchange(record, text, stream)
+    if (bytes !== undefined && isBinary(record.responseHeaders?.['content-type'])) {
+      // Audio or video as UTF-8 is noise in a report: say what it was instead.
+      record.body = `[${bytes.length} bytes of ${record.responseHeaders?.['content-type']}; first bytes ${bytes.subarray(0, 16).toString('hex')}]`
+    } else {
+      const cut = excerpt(this.redactor.text(text))
+      record.body = cut.text
+      record.bodyTruncated = cut.truncated || record.bodyTruncated === true
+    }
+    return new Exchange(record, text, stream, bytes)
   }
 
   #transportError(error: unknown, record: ExchangeRecord, timeoutMs: number): Error {
@@ -291,7 +300,14 @@ async function readStream(body: AsyncIterable<Buffer>, limits: Partial<SseLimits
   }
 }
 
-async function readCapped(body: AsyncIterable<Buffer> & { destroy(): void }, maxBytes: number, record: ExchangeRecord): Promise<string> {
+/** Media and opaque bytes; text, JSON, XML and SSE stay readable in reports. */
+export function isBinary(contentType: string | undefined): boolean {
+  if (contentType === undefined) return false
+  const type = contentType.split(';')[0]!.trim().toLowerCase()
+  return /^(audio|video|image)\//.test(type) || type === 'application/octet-stream' || type === 'application/pdf'
+}
+
+async function readCapped(body: AsyncIterable<Buffer> & { destroy(): void }, maxBytes: number, record: ExchangeRecord): Promise<Buffer> {
   const chunks: Buffer[] = []
   let total = 0
   for await (const chunk of body) {
@@ -306,5 +322,5 @@ async function readCapped(body: AsyncIterable<Buffer> & { destroy(): void }, max
     chunks.push(chunk)
   }
   record.bodyBytes = total
-  return Buffer.concat(chunks).toString('utf8')
+  return Buffer.concat(chunks)
 }
