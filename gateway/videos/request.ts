@@ -1,0 +1,171 @@
+/**
+ * The create body of POST /v1/videos (Part 2 sections 4.1, 7, 8): JSON, or multipart/form-data when
+ * input_reference is sent. Both forms are read into one shape and checked by the same rules; every
+ * refusal is a 400 naming the parameter.
+ *
+ * Where the reference is silent, this gateway's choices (gateway/README.md repeats them):
+ * - seconds of models other than vidA: "4" or "8" (section 4.1: durations are generally multiples of 4);
+ * - sizes of the models whose sizes are not shown: the four sizes of the vidB preview models;
+ * - input_reference: at most 20 MB, and it must really be a JPEG, PNG or WebP: its first bytes decide,
+ *   not the declared content type; in a JSON body it is refused, since a file needs multipart;
+ * - seconds must be a JSON string ("sent as a string"): a number is refused rather than coerced.
+ */
+import type { MultipartFile } from '@fastify/multipart'
+import type { FastifyRequest } from 'fastify'
+import { invalidParameter } from '../errors.ts'
+import type { FaultSet } from '../faults.ts'
+import limits from '../../schemas/limits/video-limits.json' with { type: 'json' }
+
+interface ModelRule {
+  readonly family: string
+  readonly seconds: readonly string[] | null
+  readonly sizes: readonly string[] | null
+}
+
+const MODEL_RULES: Readonly<Record<string, ModelRule>> = limits.models
+
+export const VIDEO_MODELS: readonly string[] = Object.keys(MODEL_RULES)
+
+/** This gateway's seconds for models whose values the reference does not list (section 4.1: multiples of 4). */
+const OTHER_SECONDS = ['4', '8'] as const
+/** This gateway's sizes for models whose sizes are not shown: the vidB preview list. */
+const OTHER_SIZES = limits.models['vidB-3.1-generate-preview'].sizes
+/** How large an input_reference image may be: the reference gives no limit; 20 MB is generous for one frame. */
+export const MAX_REFERENCE_BYTES = 20_000_000
+
+export interface ReferenceImage {
+  readonly type: 'image/jpeg' | 'image/png' | 'image/webp'
+  readonly bytes: number
+}
+
+export interface VideoSpec {
+  readonly model: string
+  readonly prompt: string
+  readonly seconds: string
+  readonly size: string
+  readonly width: number
+  readonly height: number
+  readonly safetyIdentifier: string | null
+  readonly reference: ReferenceImage | null
+}
+
+/** The body as fields, plus the input_reference file when the form carried one. */
+interface RawCreate {
+  fields: Record<string, unknown>
+  reference: { bytes: Buffer; filename: string } | null
+}
+
+export async function readCreateBody(request: FastifyRequest): Promise<RawCreate> {
+  if (!request.isMultipart()) {
+    const body = request.body
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidParameter('body', 'The request body must be a JSON object, or multipart/form-data with input_reference.')
+    const fields = body as Record<string, unknown>
+    if (fields.input_reference !== undefined) throw invalidParameter('input_reference', 'input_reference is a file: send the request as multipart/form-data.')
+    return { fields, reference: null }
+  }
+  const fields: Record<string, unknown> = {}
+  let reference: RawCreate['reference'] = null
+  for await (const part of request.parts({ limits: { fileSize: MAX_REFERENCE_BYTES + 1, files: 1, fields: 20, fieldSize: 64 * 1024 } })) {
+    if (part.type === 'field') {
+      if (fields[part.fieldname] !== undefined) throw invalidParameter(part.fieldname, `${part.fieldname} is given more than once.`)
+      fields[part.fieldname] = part.value
+      continue
+    }
+    if (part.fieldname !== 'input_reference') throw invalidParameter(part.fieldname, `Unexpected file field '${part.fieldname}'; the image goes in input_reference.`)
+    reference = { bytes: await readFile(part), filename: part.filename }
+  }
+  return { fields, reference }
+}
+
+async function readFile(part: MultipartFile): Promise<Buffer> {
+  try {
+    return await part.toBuffer()
+  } catch {
+    throw invalidParameter('input_reference', `input_reference is larger than ${MAX_REFERENCE_BYTES} bytes.`)
+  }
+}
+
+/** JPEG, PNG or WebP by their signatures (JFIF/Exif SOI marker, the PNG signature, RIFF....WEBP). */
+export function imageType(bytes: Buffer): ReferenceImage['type'] | null {
+  if (bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'image/jpeg'
+  if (bytes.length >= 8 && bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'image/png'
+  if (bytes.length >= 12 && bytes.toString('latin1', 0, 4) === 'RIFF' && bytes.toString('latin1', 8, 12) === 'WEBP') return 'image/webp'
+  return null
+}
+
+function stringField(fields: Record<string, unknown>, name: string, required: boolean): string | undefined {
+  const value = fields[name]
+  if (value === undefined || value === null) {
+    if (required) throw invalidParameter(name, `${name} is required.`)
+    return undefined
+  }
+  if (typeof value !== 'string') throw invalidParameter(name, `${name} must be a string.`)
+  return value
+}
+
+/** The model rules of section 4.1, as this gateway applies them (with its faults). */
+function modelRule(model: string, faults: FaultSet): ModelRule | undefined {
+  const rule = MODEL_RULES[model]
+  if (rule === undefined) return undefined
+  if (model === 'gen4_turbo' && faults.has('video-model-gen-turbo-missing')) return undefined
+  return rule
+}
+
+export function checkCreate(raw: RawCreate, faults: FaultSet): VideoSpec {
+  const { fields } = raw
+  const model = stringField(fields, 'model', true) as string
+  const rule = modelRule(model, faults) ?? (faults.has('video-model-unchecked') ? MODEL_RULES['vidA-2'] : undefined)
+  if (rule === undefined) throw invalidParameter('model', `model must be one of ${VIDEO_MODELS.join(', ')}; got '${model}'.`)
+
+  const prompt = stringField(fields, 'prompt', !faults.has('video-prompt-optional')) ?? ''
+  const promptMax = faults.has('video-prompt-limit-1024') ? 1024 : limits.promptMaxChars
+  // Characters as people count them (code points), not UTF-16 units.
+  if ([...prompt].length > promptMax) throw invalidParameter('prompt', `prompt is at most ${limits.promptMaxChars} characters; got ${[...prompt].length}.`)
+  if (prompt.trim() === '' && !faults.has('video-prompt-optional')) throw invalidParameter('prompt', 'prompt must not be empty.')
+
+  const seconds = checkSeconds(fields.seconds, rule, faults)
+  const size = checkSize(stringField(fields, 'size', false) ?? limits.defaultSize, rule, faults)
+  const [width, height] = size.split('x').map(Number) as [number, number]
+
+  const safetyIdentifier = stringField(fields, 'safety_identifier', false) ?? null
+  const sidMax = faults.has('video-safety-identifier-64') ? 64 : limits.safetyIdentifierMaxChars
+  if (safetyIdentifier !== null && [...safetyIdentifier].length > sidMax) {
+    throw invalidParameter('safety_identifier', `safety_identifier is at most ${limits.safetyIdentifierMaxChars} characters; got ${[...safetyIdentifier].length}.`)
+  }
+  return { model, prompt, seconds, size, width, height, safetyIdentifier, reference: checkReference(raw.reference, faults) }
+}
+
+function checkSeconds(value: unknown, rule: ModelRule, faults: FaultSet): string {
+  if (value === undefined || value === null) return limits.defaultSeconds
+  let text: string
+  if (typeof value === 'string') text = value
+  else if (typeof value === 'number' && faults.has('video-seconds-number-accepted')) text = String(value)
+  else throw invalidParameter('seconds', 'seconds must be sent as a string, e.g. "4".')
+  const allowed = rule.seconds ?? OTHER_SECONDS
+  const anyMultiple = faults.has('video-seconds-any-multiple') && rule.family === 'vidA' && /^[1-9]\d*$/.test(text) && Number(text) % 4 === 0
+  if (!allowed.includes(text) && !anyMultiple) throw invalidParameter('seconds', `seconds must be one of ${allowed.map((s) => `"${s}"`).join(', ')} for this model; got ${JSON.stringify(text)}.`)
+  return text
+}
+
+function checkSize(size: string, rule: ModelRule, faults: FaultSet): string {
+  const shape = /^([1-9]\d{1,4})x([1-9]\d{1,4})$/.exec(size)
+  if (shape === null) throw invalidParameter('size', `size must be WIDTHxHEIGHT, e.g. ${limits.defaultSize}; got '${size}'.`)
+  if (faults.has('video-sizes-unchecked')) return size
+  let allowed = rule.sizes ?? OTHER_SIZES
+  // The fault: vidA-2-pro knows only the sizes of vidA-2.
+  if (rule === MODEL_RULES['vidA-2-pro'] && faults.has('video-pro-sizes-missing')) allowed = MODEL_RULES['vidA-2']?.sizes ?? allowed
+  if (!allowed.includes(size)) throw invalidParameter('size', `size must be one of ${allowed.join(', ')} for this model; got '${size}'.`)
+  return size
+}
+
+function checkReference(file: RawCreate['reference'], faults: FaultSet): ReferenceImage | null {
+  if (file === null) return null
+  if (file.bytes.length > MAX_REFERENCE_BYTES) throw invalidParameter('input_reference', `input_reference is larger than ${MAX_REFERENCE_BYTES} bytes.`)
+  const type = imageType(file.bytes)
+  if (type === 'image/webp' && faults.has('video-webp-refused')) throw invalidParameter('input_reference', 'input_reference must be a JPEG or PNG image.')
+  if (type === null) {
+    if (faults.has('video-reference-unchecked')) return { type: 'image/png', bytes: file.bytes.length }
+    throw invalidParameter('input_reference', 'input_reference must be a JPEG, PNG or WebP image.')
+  }
+  return { type, bytes: file.bytes.length }
+}
