@@ -1,0 +1,68 @@
+/**
+ * The calls the audio suites make, each with its cost reserved first (harness/suite.ts spend(): estimated from
+ * the model's advertised prices): speech as JSON (Part 2 §4.2), transcription and translation as multipart forms
+ * (§4.3, §4.4; harness/multipart.ts). A call expected to be refused is reserved too: a target that wrongly serves
+ * it also bills it.
+ */
+import { expectStatus, precondition } from '../../harness/assert.ts'
+import type { Exchange, GatewayClient } from '../../harness/http-client.ts'
+import { multipartBody, type FilePart } from '../../harness/multipart.ts'
+import { spend } from '../../harness/suite.ts'
+import { wavTone } from './fixtures.ts'
+import { audioModels, speechEstimateUsd, transcriptionEstimateUsd } from './models.ts'
+
+type Json = Record<string, unknown>
+
+export const SHORT_INPUT = 'Hello from the gateway conformance suite.'
+
+export function audioCalls(gw: GatewayClient) {
+  const models = audioModels(gw)
+
+  async function speech(body: Json, options: { stream?: boolean } = {}): Promise<Exchange> {
+    const model = typeof body.model === 'string' ? body.model : 'tts-1'
+    const chars = typeof body.input === 'string' ? [...body.input].length : 0
+    const speed = typeof body.speed === 'number' ? body.speed : 1
+    spend(speechEstimateUsd(await models.pricing(model), chars, speed), `speech: ${chars} characters on ${model}`)
+    const spec = { method: 'POST', path: '/v1/audio/speech', json: body, headers: { accept: '*/*' } }
+    return options.stream ? gw.stream(spec) : gw.request(spec)
+  }
+
+  interface FormSpec {
+    endpoint?: 'transcriptions' | 'translations'
+    /** Fields besides the file, model first when given. */
+    fields: Array<[string, string]>
+    /** The file part; null sends none. Default: a 2 s WAV tone. */
+    file?: FilePart | null
+    /** Seconds of audio the file holds, for the estimate (default 2). */
+    seconds?: number
+    stream?: boolean
+    timeoutMs?: number
+  }
+
+  async function form(spec: FormSpec): Promise<Exchange> {
+    const endpoint = spec.endpoint ?? 'transcriptions'
+    const file = spec.file === undefined ? { filename: 'tone-2s.wav', contentType: 'audio/wav', content: wavTone({ seconds: 2 }) } : spec.file
+    const model = spec.fields.find(([name]) => name === 'model')?.[1] ?? 'gw-transcribe-1'
+    const seconds = spec.seconds ?? 2
+    spend(transcriptionEstimateUsd(await models.pricing(model), seconds), `${endpoint}: ${seconds} s of audio on ${model}`)
+    const body = multipartBody(spec.fields, file ?? undefined)
+    const request = { method: 'POST', path: `/v1/audio/${endpoint}`, headers: { ...body.headers, accept: '*/*' }, body: body.chunks, bodyNote: body.note, ...(spec.timeoutMs === undefined ? {} : { timeoutMs: spec.timeoutMs }) }
+    return spec.stream ? gw.stream(request) : gw.request(request)
+  }
+
+  return { models, speech, form }
+}
+
+/** A 2xx the test builds on: anything else skips it, naming the requirement that reports that answer. */
+export function expectServed(ex: Exchange, requirementId: string, what: string): void {
+  precondition(ex.status === 200, requirementId, `${what} answered ${ex.status}`)
+}
+
+/** A refusal with 400; a 404 from a route or model the test needs is another requirement's to report. */
+export function expectRefused400(ex: Exchange, why: string, missing?: { requirementId: string; what: string }): void {
+  if (missing !== undefined && ex.status === 404) precondition(false, missing.requirementId, `${missing.what} answered 404`)
+  expectStatus(ex, 400, why)
+}
+
+/** A missing translation route is P2-4.4-translation's to report, not every refusal test's. */
+export const TRANSLATION_MISSING = { requirementId: 'P2-4.4-translation', what: 'POST /v1/audio/translations' }

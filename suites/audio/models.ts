@@ -1,0 +1,100 @@
+/**
+ * Which models the audio suites use, and what their calls may cost (Part 2 §4.2-4.4).
+ *
+ * tts-1 and tts-1-hd are named by the reference. The newer speech model and the three kinds of transcription
+ * model (the base model, a newer one, the diarization model) are not: the reference gateway's ids are the
+ * defaults, and a target with other ids names its own in GATEWAY_AUDIO_MODELS, e.g.
+ * `speech=my-tts,transcribe=my-whisper,transcribe-newer=my-stt,diarize=my-stt-diarize`. A model the target's
+ * list does not have skips the tests that need it, saying which variable to set.
+ */
+import { isObject } from '../../harness/assert.ts'
+import { memo } from '../../harness/helpers.ts'
+import type { GatewayClient } from '../../harness/http-client.ts'
+import { skipTest } from '../../harness/recorder.ts'
+import { runConfig } from '../../harness/suite.ts'
+
+export const AUDIO_MODELS_ENV = 'GATEWAY_AUDIO_MODELS'
+
+const DEFAULT_ROLES = {
+  speech: 'gw-speech-1',
+  transcribe: 'gw-transcribe-1',
+  'transcribe-newer': 'gw-transcribe-2',
+  diarize: 'gw-transcribe-2-diarize',
+} as const
+export type Role = keyof typeof DEFAULT_ROLES | 'tts-1' | 'tts-1-hd'
+
+/** GATEWAY_AUDIO_MODELS is parsed and checked with the rest of the configuration (harness/config.ts). */
+function roles(): Record<string, string> {
+  return { ...DEFAULT_ROLES, 'tts-1': 'tts-1', 'tts-1-hd': 'tts-1-hd', ...runConfig().audioModels }
+}
+
+export interface Pricing {
+  input: number
+  output: number
+}
+
+export interface ListedModel {
+  id: string
+  mode: unknown
+  pricing: Pricing
+}
+
+/** Used where a target lists a model without pricing: high, so an estimate errs on the safe side. */
+const UNKNOWN_PRICE: Pricing = { input: 100, output: 100 }
+
+export function audioModels(gw: GatewayClient) {
+  const list = memo(async (): Promise<Map<string, ListedModel>> => {
+    const ex = await gw.get('/v1/models')
+    const body = ex.json
+    const items = Array.isArray(body) ? body : isObject(body) && Array.isArray(body.data) ? body.data : []
+    const out = new Map<string, ListedModel>()
+    for (const item of items) {
+      if (!isObject(item) || typeof item.id !== 'string') continue
+      const p = isObject(item.pricing) ? item.pricing : {}
+      const price = (v: unknown, fallback: number): number => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : fallback)
+      out.set(item.id, { id: item.id, mode: item.mode, pricing: { input: price(p.input, UNKNOWN_PRICE.input), output: price(p.output, UNKNOWN_PRICE.output) } })
+    }
+    return out
+  })
+
+  /** The model of a role, or a skip naming the variable that sets it. */
+  async function model(role: Role): Promise<string> {
+    const id = roles()[role] as string
+    if (!(await list()).has(id)) {
+      const how = role === 'tts-1' || role === 'tts-1-hd' ? 'the reference names it' : `set ${AUDIO_MODELS_ENV} with ${role}=<model id>`
+      skipTest(`the target's model list has no ${id} (${role}); ${how}`)
+    }
+    return id
+  }
+
+  async function pricing(id: string): Promise<Pricing> {
+    return (await list()).get(id)?.pricing ?? UNKNOWN_PRICE
+  }
+
+  /** Every listed model of a mode. */
+  async function ofMode(mode: string): Promise<string[]> {
+    return [...(await list()).values()].filter((m) => m.mode === mode).map((m) => m.id)
+  }
+
+  return { model, pricing, ofMode }
+}
+
+/**
+ * Estimates, rounded up, from a model's advertised prices read per million units: characters or text tokens
+ * in (there are never more tokens than characters), and audio at 50 tokens a second (above the 32 of §4.9) for
+ * at most one second per five characters, slowed by speed. Transcription: audio in at 50 tokens a second and
+ * ten text tokens a second out, plus 100.
+ */
+export const ESTIMATE = { audioTokensPerSecond: 50, charsPerSecondAtLeast: 5, textTokensPerSecond: 10, textTokensFixed: 100 } as const
+
+const roundUp = (usd: number): number => Math.ceil(usd * 1e6) / 1e6
+
+export function speechEstimateUsd(price: Pricing, chars: number, speed = 1): number {
+  const seconds = Math.max(1, chars / ESTIMATE.charsPerSecondAtLeast) / Math.min(1, Math.max(0.25, speed))
+  return roundUp((chars * price.input + seconds * ESTIMATE.audioTokensPerSecond * price.output) / 1e6)
+}
+
+export function transcriptionEstimateUsd(price: Pricing, seconds: number): number {
+  const output = seconds * ESTIMATE.textTokensPerSecond + ESTIMATE.textTokensFixed
+  return roundUp((Math.max(1, seconds) * ESTIMATE.audioTokensPerSecond * price.input + output * price.output) / 1e6)
+}

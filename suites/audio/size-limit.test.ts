@@ -1,0 +1,57 @@
+/**
+ * The 25 MB upload limit of transcription and translation (Part 2 §4.3, §4.4, §8), at both edges: a WAV of
+ * exactly 25,000,000 bytes is accepted, one byte more is refused. The files are real WAVs of silence (48 kHz),
+ * sent as streamed multipart bodies.
+ *
+ * As for the 128 MB files limit (suites/files/size-limit.test.ts), 100 MB of uploads are cheap on this machine
+ * and not on a metered link: against a remote target these run only when GATEWAY_LARGE_UPLOADS=1.
+ */
+import { describe } from 'vitest'
+import { expectStatus } from '../../harness/assert.ts'
+import { observe, skipTest } from '../../harness/recorder.ts'
+import { check, gateway, runConfig } from '../../harness/suite.ts'
+import { isLoopback } from '../../harness/target.ts'
+import { audioCalls, expectRefused400, TRANSLATION_MISSING } from './calls.ts'
+import { wavOfSize } from './fixtures.ts'
+
+const gw = gateway()
+const { models, form } = audioCalls(gw)
+
+const MAX_BYTES = 25_000_000
+const LARGE_UPLOADS = { env: 'GATEWAY_LARGE_UPLOADS', timeoutMs: 300_000 } // env read by harness/config.ts
+
+function requireLargeUploads(): void {
+  const { baseUrl, largeUploads } = runConfig()
+  if (isLoopback(baseUrl) || largeUploads) return
+  skipTest(`a 25 MB upload against a remote target runs only when asked for: set ${LARGE_UPLOADS.env}=1`)
+}
+
+async function upload(endpoint: 'transcriptions' | 'translations', size: number) {
+  requireLargeUploads()
+  const wav = wavOfSize(size)
+  const ex = await form({ endpoint, fields: [['model', await models.model('transcribe')], ['response_format', 'json']], file: { filename: `silence-${size}.wav`, contentType: 'audio/wav', content: wav.bytes }, seconds: wav.seconds, timeoutMs: LARGE_UPLOADS.timeoutMs })
+  observe(`${endpoint} upload of ${size} bytes`, `answered ${ex.status} in ${ex.record.durationMs} ms`)
+  return ex
+}
+
+describe('the 25 MB upload limit (§4.3, §4.4, §8)', () => {
+  check('P2-4.3-file-size-max', `a transcription upload of exactly ${MAX_BYTES} bytes is accepted`, async () => {
+    expectStatus(await upload('transcriptions', MAX_BYTES), 200, 'a file of 25 MB is within the limit')
+  }, { timeout: 2 * LARGE_UPLOADS.timeoutMs })
+
+  check('P2-4.3-file-size-limit', `a transcription upload of ${MAX_BYTES + 1} bytes is refused with 400 or 413`, async () => {
+    expectStatus(await upload('transcriptions', MAX_BYTES + 1), [400, 413], 'the file is over 25 MB')
+  }, { timeout: 2 * LARGE_UPLOADS.timeoutMs })
+
+  check('P2-4.4-file-size-max', `a translation upload of exactly ${MAX_BYTES} bytes is accepted`, async () => {
+    const ex = await upload('translations', MAX_BYTES)
+    if (ex.status === 404) expectRefused400(ex, '', TRANSLATION_MISSING)
+    expectStatus(ex, 200, 'a file of 25 MB is within the limit')
+  }, { timeout: 2 * LARGE_UPLOADS.timeoutMs })
+
+  check('P2-4.4-file-size-limit', `a translation upload of ${MAX_BYTES + 1} bytes is refused with 400 or 413`, async () => {
+    const ex = await upload('translations', MAX_BYTES + 1)
+    if (ex.status === 404) expectRefused400(ex, '', TRANSLATION_MISSING)
+    expectStatus(ex, [400, 413], 'the file is over 25 MB')
+  }, { timeout: 2 * LARGE_UPLOADS.timeoutMs })
+})

@@ -1,0 +1,43 @@
+/**
+ * Translation (Part 2 §4.4): POST /v1/audio/translations with a WAV tone, the base transcription model and a
+ * prompt returns English text. The other parameters are not shown, so only these are sent.
+ */
+import { describe } from 'vitest'
+import { expectStatus, expectThat, precondition } from '../../harness/assert.ts'
+import { memo } from '../../harness/helpers.ts'
+import { observe } from '../../harness/recorder.ts'
+import { check, gateway } from '../../harness/suite.ts'
+import { audioCalls, expectRefused400, expectServed, TRANSLATION_MISSING } from './calls.ts'
+import { answerText, TEXT_FILE } from './forms.ts'
+
+const gw = gateway()
+const { models, form } = audioCalls(gw)
+
+const translated = memo(async () => form({ endpoint: 'translations', fields: [['model', await models.model('transcribe')], ['prompt', 'A short recorded greeting.']] }))
+
+describe('translation (§4.4)', () => {
+  check('P2-4.4-translation', 'a WAV with the base model and a prompt answers 200 with text', async () => {
+    const ex = await translated()
+    expectStatus(ex, 200)
+    observe('translation content-type', ex.header('content-type') ?? '(none)')
+    const text = answerText(ex)
+    expectThat(text !== undefined, 'text: a JSON object with text, or a text/plain body', ex.text.slice(0, 200), ex)
+  })
+
+  check('P2-4.4-english', 'the translation is English text', async () => {
+    const ex = await translated()
+    expectServed(ex, 'P2-4.4-translation', 'the translation')
+    const text = answerText(ex)
+    precondition(text !== undefined, 'P2-4.4-translation', 'the translation has no text')
+    expectThat(text.trim() !== '' && /^[A-Za-z0-9\s.,;:!?'"()\-]+$/.test(text), 'non-empty text in Latin letters, digits and punctuation', JSON.stringify(text.slice(0, 200)), ex)
+  })
+
+  check('P2-4.4-required', 'a translation without file or without model is refused with 400', async () => {
+    expectRefused400(await form({ endpoint: 'translations', fields: [['model', await models.model('transcribe')]], file: null }), 'file is required', TRANSLATION_MISSING)
+    expectRefused400(await form({ endpoint: 'translations', fields: [['prompt', 'A greeting.']] }), 'model is required', TRANSLATION_MISSING)
+  })
+
+  check('P2-4.4-file-format-unknown', 'a .txt file of text is refused with 400', async () => {
+    expectRefused400(await form({ endpoint: 'translations', fields: [['model', await models.model('transcribe')]], file: TEXT_FILE }), 'text is not audio of §4.4', TRANSLATION_MISSING)
+  })
+})
