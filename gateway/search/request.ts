@@ -1,0 +1,141 @@
+/**
+ * Reading a search request (Part 2 sections 4.5, 7, 8): the common fields with their limits, then the provider
+ * parameters of the tool's group. Anything invalid is 400 naming the parameter (section 7: 400 invalid
+ * parameters). Parameters of another tool's group are ignored, as a gateway passing a provider's own parameters
+ * through would (the reference does not say they are refused).
+ *
+ * Where the reference is silent: query must be non-empty, an array holds 1 to 10 queries (every tool here
+ * searches arrays, "on tools that support it"); max_tokens_per_page and max_chars_per_result are integers from 1
+ * up; page is an integer from 1; depth an integer from 1 to 700; a country code is two letters, a full country
+ * name four letters or more (no country name is shorter), lowercase.
+ */
+import { invalidParameter } from '../errors.ts'
+import type { FaultSet } from '../faults.ts'
+import type { ParamGroup } from './tools.ts'
+
+type Json = Record<string, unknown>
+
+export const SEARCH_LIMITS = {
+  maxResults: { min: 1, max: 20, default: 10 }, // section 4.5, section 8
+  maxDomains: 20, // section 4.5, section 8
+  maxTokensPerPageDefault: 1024, // section 4.5
+  maxQueries: 10, // not stated: this gateway's cap on an array of queries
+  maxDepth: 700, // section 4.5 group B, section 8
+}
+
+export const TBS_VALUES = ['qdr:h', 'qdr:d', 'qdr:w', 'qdr:m', 'qdr:y'] as const
+const DEVICES = ['desktop', 'mobile', 'tablet']
+const SYSTEMS = ['windows', 'macos', 'android', 'ios']
+const SOURCES = ['web', 'news', 'images']
+const CATEGORIES = ['github', 'research', 'pdf']
+const COUNTRY_CODE = /^[A-Za-z]{2}$/
+const COUNTRY_NAME = /^[a-z]{4,}(?: [a-z]+)*$|^[a-z]+(?: [a-z]+)+$/
+
+export interface SearchRequest {
+  readonly queries: string[]
+  readonly maxResults: number
+  readonly domains: string[]
+  readonly maxTokensPerPage: number
+}
+
+export function readSearchRequest(body: Json, group: ParamGroup, faults: FaultSet): SearchRequest {
+  const queries = readQueries(body.query, faults)
+  let maxResults = integer(body, 'max_results', SEARCH_LIMITS.maxResults.min, faults.has('search-max-results-unchecked') ? Infinity : SEARCH_LIMITS.maxResults.max)
+  if (maxResults !== undefined && maxResults > SEARCH_LIMITS.maxResults.max) maxResults = SEARCH_LIMITS.maxResults.max
+  const domains = readDomains(body.search_domain_filter, faults)
+  const maxTokensPerPage = faults.has('search-max-tokens-per-page-unchecked') && typeof body.max_tokens_per_page !== 'number'
+    ? SEARCH_LIMITS.maxTokensPerPageDefault
+    : integer(body, 'max_tokens_per_page', 1, Infinity) ?? SEARCH_LIMITS.maxTokensPerPageDefault
+  if (body.country !== undefined && typeof body.country !== 'string') throw invalidParameter('country', 'country must be a string.')
+  readGroup(body, group, faults)
+  return { queries, maxResults: maxResults ?? SEARCH_LIMITS.maxResults.default, domains, maxTokensPerPage }
+}
+
+function readQueries(query: unknown, faults: FaultSet): string[] {
+  if (faults.has('search-query-unchecked') && (typeof query === 'number' || Array.isArray(query))) return (Array.isArray(query) ? query : [query]).map(String)
+  if (typeof query === 'string' && query.trim() !== '') return [query]
+  if (Array.isArray(query) && query.length > 0 && query.length <= SEARCH_LIMITS.maxQueries && query.every((q) => typeof q === 'string' && q.trim() !== '')) {
+    if (faults.has('search-query-array-refused')) throw invalidParameter('query', 'This tool takes one query string.')
+    return query as string[]
+  }
+  throw invalidParameter('query', `query is required: a non-empty string, or an array of 1 to ${SEARCH_LIMITS.maxQueries} non-empty strings.`)
+}
+
+function readDomains(filter: unknown, faults: FaultSet): string[] {
+  if (filter === undefined || filter === null) return []
+  const max = faults.has('search-domain-filter-unlimited') ? Infinity : SEARCH_LIMITS.maxDomains
+  if (!Array.isArray(filter) || filter.length > max || !filter.every((d) => typeof d === 'string' && d !== '')) {
+    throw invalidParameter('search_domain_filter', `search_domain_filter must be an array of at most ${SEARCH_LIMITS.maxDomains} domains.`)
+  }
+  return filter as string[]
+}
+
+function integer(body: Json, name: string, min: number, max: number): number | undefined {
+  const value = body[name]
+  if (value === undefined || value === null) return undefined
+  if (!Number.isInteger(value) || (value as number) < min || (value as number) > max) {
+    throw invalidParameter(name, `${name} must be an integer${max === Infinity ? ` of at least ${min}` : ` from ${min} to ${max}`}.`)
+  }
+  return value as number
+}
+
+function oneOf(body: Json, name: string, values: readonly string[]): void {
+  const value = body[name]
+  if (value !== undefined && !values.includes(value as string)) throw invalidParameter(name, `${name} must be one of ${values.join(', ')}.`)
+}
+
+function ofType(body: Json, name: string, type: 'string' | 'boolean' | 'object'): void {
+  const value = body[name]
+  if (value === undefined) return
+  const ok = type === 'object' ? typeof value === 'object' && value !== null && !Array.isArray(value) : typeof value === type
+  if (!ok) throw invalidParameter(name, `${name} must be ${type === 'object' ? 'an object' : `a ${type}`}.`)
+}
+
+function country(body: Json, form: 'code' | 'name'): void {
+  const value = body.country
+  if (value === undefined) return
+  const ok = typeof value === 'string' && (form === 'code' ? COUNTRY_CODE : COUNTRY_NAME).test(value)
+  if (!ok) throw invalidParameter('country', form === 'code' ? 'country must be a two-letter country code on this tool.' : 'country must be a full lowercase country name on this tool, e.g. germany.')
+}
+
+function readGroup(body: Json, group: ParamGroup, faults: FaultSet): void {
+  switch (group) {
+    case 'A': // p1-search
+      for (const name of ['gl', 'hl', 'location']) ofType(body, name, 'string')
+      ofType(body, 'autocorrect', 'boolean')
+      if (faults.has('search-tbs-qdr-y-refused') && body.tbs === 'qdr:y') throw invalidParameter('tbs', 'tbs must be one of qdr:h, qdr:d, qdr:w, qdr:m.')
+      if (!faults.has('search-provider-values-unchecked')) oneOf(body, 'tbs', TBS_VALUES)
+      integer(body, 'page', 1, Infinity)
+      if (!faults.has('search-provider-values-unchecked')) country(body, 'code')
+      return
+    case 'B': // p6-search, this gateway's choice
+      if (!faults.has('search-provider-values-unchecked')) country(body, 'name')
+      ofType(body, 'language_code', 'string')
+      integer(body, 'depth', 1, faults.has('search-depth-unchecked') ? Infinity : SEARCH_LIMITS.maxDepth)
+      oneOf(body, 'device', DEVICES)
+      oneOf(body, 'os', SYSTEMS)
+      return
+    case 'C': // p2-search, this gateway's choice
+      if (body.sources !== undefined && (!Array.isArray(body.sources) || !body.sources.every((s) => SOURCES.includes(s as string)))) {
+        throw invalidParameter('sources', `sources must be an array of ${SOURCES.join(', ')}.`)
+      }
+      if (body.categories !== undefined && (!Array.isArray(body.categories) || !body.categories.every((c) => typeof c === 'object' && c !== null && CATEGORIES.includes((c as Json).type as string)))) {
+        throw invalidParameter('categories', `categories must be an array of { type } with type ${CATEGORIES.join(', ')}.`)
+      }
+      for (const name of ['tbs', 'location']) ofType(body, name, 'string')
+      ofType(body, 'ignoreInvalidURLs', 'boolean')
+      ofType(body, 'scrapeOptions', 'object')
+      return
+    case 'p3':
+      if (faults.has('search-processor-pro-refused') && body.processor === 'pro') throw invalidParameter('processor', 'processor must be base.')
+      if (!faults.has('search-provider-values-unchecked')) oneOf(body, 'processor', ['base', 'pro'])
+      integer(body, 'max_chars_per_result', 1, Infinity)
+      return
+    case 'p5':
+      if (faults.has('search-p5-country-refused') && body.country !== undefined) throw invalidParameter('country', 'country is not supported on this tool.')
+      if (!faults.has('search-provider-values-unchecked')) country(body, 'name')
+      return
+    case 'none':
+      return
+  }
+}
