@@ -1,20 +1,16 @@
 /**
  * Inline moderation of a response (Part 1 §2.7, §4.5 moderation {model}; Part 2 §2.4, §4.7): one result for the
- * input and one for the output, each with flagged, categories and scores. The simulated classifier flags a
- * text that names violence and scores everything else low, deterministically from the text.
+ * input and one for the output, each a §2.4 result from the shared simulated classifier (../moderation/), or an
+ * error object when the moderation model cannot moderate that side (an image for a text-only model). Placement
+ * and the error case are described in ../moderation/inline.ts.
  */
-import { createHash } from 'node:crypto'
 import { findModel } from '../catalogue.ts'
 import { invalidParameter } from '../errors.ts'
 import type { FaultSet } from '../faults.ts'
+import { classify } from '../moderation/classifier.ts'
+import { imageNotModerated, moderatesImages } from '../moderation/inline.ts'
 
-/** Part 2 §2.4: the thirteen categories. */
-export const MODERATION_CATEGORIES = [
-  'sexual', 'sexual/minors', 'hate', 'hate/threatening', 'harassment', 'harassment/threatening', 'illicit',
-  'illicit/violent', 'self-harm', 'self-harm/intent', 'self-harm/instructions', 'violence', 'violence/graphic',
-] as const
-
-const VIOLENT = /\b(kill|attack|bomb|shoot)\w*/i
+export { MODERATION_CATEGORIES } from '../moderation/categories.ts'
 
 /** The moderation object must name a moderation model of the catalogue. */
 export function checkModerationModel(id: string): void {
@@ -22,21 +18,16 @@ export function checkModerationModel(id: string): void {
   if (!model || model.mode !== 'moderation') throw invalidParameter('moderation', `moderation.model '${id}' is not a moderation model`)
 }
 
-function classify(text: string, model: string): Record<string, unknown> {
-  const hash = createHash('sha256').update(text).digest()
-  const violent = VIOLENT.test(text)
-  const scores = Object.fromEntries(MODERATION_CATEGORIES.map((category, i) => {
-    const base = (hash[i] as number) / 255 / 100 // below 0.01: nothing to flag
-    return [category, category === 'violence' && violent ? 0.92 : base]
-  }))
-  const categories = Object.fromEntries(MODERATION_CATEGORIES.map((category) => [category, (scores[category] as number) >= 0.5]))
-  return { model, flagged: Object.values(categories).some(Boolean), categories, category_scores: scores }
+function result(text: string, model: string): Record<string, unknown> {
+  return { model, ...classify({ texts: [text], images: [] }) }
 }
 
-export function inlineModeration(model: string, text: { input: string; output: string }, faults: FaultSet): Record<string, unknown> {
+/** `inputImages`: the input's image URLs; a text-only moderation model answers an error for that side. */
+export function inlineModeration(model: string, text: { input: string; output: string }, faults: FaultSet, inputImages: readonly string[] = []): Record<string, unknown> {
+  const input = inputImages.length === 0 ? result(text.input, model) : moderatesImages(model) ? { model, ...classify({ texts: [text.input], images: [...inputImages] }) } : imageNotModerated(model)
   return {
     model,
-    input: classify(text.input, model),
-    ...(faults.has('moderation-output-missing') ? {} : { output: classify(text.output, model) }),
+    input,
+    ...(faults.has('moderation-output-missing') ? {} : { output: result(text.output, model) }),
   }
 }

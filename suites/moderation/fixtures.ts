@@ -1,0 +1,123 @@
+/**
+ * What the moderation suites share (Part 2 §2.4, §4.7): the named models (the reference names them, so they are
+ * used by name), the guard model and chat models picked from GET /v1/models at run time, a small real image as a
+ * Base64 data URL (so that no target has to fetch anything), and readers that skip a test when the shape it
+ * builds on is broken (that shape's own requirement reports it).
+ */
+import { reportedTier } from '../shared/tier.ts'
+import { expectStatus, isObject, precondition } from '../../harness/assert.ts'
+import { memo } from '../../harness/helpers.ts'
+import type { Exchange, GatewayClient, RequestSpec } from '../../harness/http-client.ts'
+import { skipTest } from '../../harness/recorder.ts'
+import { spend } from '../../harness/suite.ts'
+import { modelItems } from '../models/model-list.ts'
+import categoryMap from '../../schemas/moderation/category-map.json' with { type: 'json' }
+import imageCategories from '../../schemas/moderation/image-categories.json' with { type: 'json' }
+
+export type Json = Record<string, unknown>
+
+export const PATH = '/v1/moderations'
+
+/** §2.4, from the schemas so that suite and schema cannot disagree. */
+export const CATEGORIES: readonly string[] = categoryMap.required
+export const IMAGE_CATEGORIES: ReadonlySet<string> = new Set(imageCategories.enum)
+
+/** §4.7: the omni models take text and images; the text models text only. All four are free. */
+export const OMNI_MODELS = ['omni-moderation-latest', 'omni-moderation-2024-09-26'] as const
+export const TEXT_MODELS = ['text-moderation-latest', 'text-moderation-stable'] as const
+export const NAMED_MODELS: readonly string[] = [...OMNI_MODELS, ...TEXT_MODELS]
+
+export const BENIGN_TEXT = 'The museum opens at nine and the guided tour of the old harbour starts at ten.'
+/** For observation only: whether a target flags it, and where, is not something the reference states. */
+export const VIOLENT_TEXT = 'The soldiers will attack the village at dawn and kill everyone they find.'
+
+/** A real 16x16 PNG (537 bytes) as a Base64 data URL. */
+export const IMAGE_DATA_URL =
+  'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABAAAAAQCAIAAACQkWg2AAAB4ElEQVR4nAXBEQKAMABA0Y4ThsEgCIJBMBgEgyAIgkEQBEEwGAwGg8Fw2CH+sXqvQbSMLbJFtSwta8veYluulqfFtYSW1FJaasvXNoiOsUN2qI6lY+3YO2zH1fF0uI7QkTpKR+34ugbRM/bIHtWz9Kw9e4/tuXqeHtcTelJP6ak9X98gBsYBOaAGloF1YB+wA9fAM+AGwkAaKAN14BsaxMQ4ISfUxDKxTuwTduKaeCbcRJhIE2WiTnxTg5gZZ+SMmllm1pl9xs5cM8+MmwkzaabM1JlvbhCaUSM1SrNoVs2usZpL82icJmiSpmiq5tMNwjAapEEZFsNq2A3WcBkegzMEQzIUQzV8pkFsjBtyQ20sG+vGvmE3ro1nw22EjbRRNurGtzWIg/FAHqiD5WA92A/swXXwHLiDcJAOykE9+I4GcTKeyBN1spysJ/uJPblOnhN3Ek7SSTmpJ9/ZIG7GG3mjbpab9Wa/sTfXzXPjbsJNuik39ea7G8TL+CJf1Mvysr7sL/blenle3Et4SS/lpb58b4PwjB7pUZ7Fs3p2j/VcnsfjPMGTPMVTPZ9vEJExIiMqskTWyB6xkSvyRFwkRFKkRGrkiw0iM2ZkRmWWzJrZMzZzZZ6My4RMypRMzXz5ByK/pBBMWZdUAAAAAElFTkSuQmCC'
+
+/** Content items holding a text and the image (§4.7). */
+export const TEXT_AND_IMAGE_ITEMS = [
+  { type: 'text', text: BENIGN_TEXT },
+  { type: 'image_url', image_url: { url: IMAGE_DATA_URL } },
+]
+
+export function moderate(gw: GatewayClient, body: Json, spec: Omit<RequestSpec, 'path' | 'method' | 'json'> = {}): Promise<Exchange> {
+  return gw.post(PATH, body, spec)
+}
+
+export const is4xx = (status: number): boolean => status >= 400 && status < 500
+
+/** The results of a 200 moderation answer; skips the test when there is no results array (P2-2.4-result-shape). */
+export function resultsOf(ex: Exchange): Json[] {
+  expectStatus(ex, 200)
+  const body = ex.json
+  const results = isObject(body) && Array.isArray(body.results) ? body.results : undefined
+  precondition(results !== undefined && results.every(isObject), 'P2-2.4-result-shape', `${ex.record.path} answered no results array of objects`)
+  return results as Json[]
+}
+
+/** One of a result's three category maps, or a skip when it is not an object (P2-2.4-result-shape). */
+export function mapOf(result: Json, name: 'categories' | 'category_scores' | 'category_applied_input_types'): Json {
+  const map = result[name]
+  precondition(isObject(map), 'P2-2.4-result-shape', `a result has no ${name} object`)
+  return map
+}
+
+export interface ListedModel {
+  id: string
+  mode: string
+  minTier: number
+  pricing: Json | undefined
+  vision: boolean
+  functionCalling: boolean
+}
+
+export interface Catalogue {
+  tier: number | undefined
+  all: ListedModel[]
+  /** Moderation models other than the four named: the hosted guard model(s). */
+  guards: ListedModel[]
+  /** Chat models the caller may use, lowest min_tier first. */
+  chat: ListedModel[]
+}
+
+/** GET /v1/models read once per file. */
+export function catalogueFixture(gw: GatewayClient): () => Promise<Catalogue> {
+  return memo(async () => {
+    const ex = await gw.get('/v1/models')
+    expectStatus(ex, 200)
+    const all = modelItems(ex).filter(isObject).filter((item) => typeof item.id === 'string').map((item): ListedModel => ({
+      id: item.id as string,
+      mode: String(item.mode),
+      minTier: typeof item.min_tier === 'number' ? item.min_tier : 0,
+      pricing: isObject(item.pricing) ? item.pricing : undefined,
+      vision: item.supports_vision === true,
+      functionCalling: item.supports_function_calling !== false,
+    }))
+    const chatAll = all.filter((m) => m.mode === 'chat').sort((a, b) => a.minTier - b.minTier)
+    const tier = chatAll[0] ? await reportedTier(gw, chatAll[0].id) : undefined
+    return {
+      tier,
+      all,
+      guards: all.filter((m) => m.mode === 'moderation' && !NAMED_MODELS.includes(m.id)),
+      chat: chatAll.filter((m) => tier === undefined || m.minTier <= tier),
+    }
+  })
+}
+
+export async function chatModel(catalogue: () => Promise<Catalogue>, want: (m: ListedModel) => boolean = () => true): Promise<ListedModel> {
+  const { chat, tier } = await catalogue()
+  const model = chat.find(want)
+  if (!model) skipTest(`no chat model for this key${tier === undefined ? '' : ` (tier ${tier})`} fits the test`)
+  return model
+}
+
+/**
+ * Reserves the cost of a guard-model call (its own price, §4.7) from its listed pricing, read as US dollars per
+ * million tokens and taken high: one token per byte of text, input and output price together, at least $0.0001.
+ */
+export function spendOnGuard(guard: ListedModel, text: string): void {
+  const perMillion = ['input', 'output'].reduce((sum, key) => sum + (typeof guard.pricing?.[key] === 'number' ? (guard.pricing[key] as number) : 1), 0)
+  const usd = Math.max(0.0001, Math.ceil((Buffer.byteLength(text) * perMillion) / 1_000_000 * 10_000) / 10_000)
+  spend(usd, `${guard.id} moderation of ${Buffer.byteLength(text)} bytes`)
+}
