@@ -1,0 +1,189 @@
+/**
+ * What the native suites share (Part 2 §4.8): the models the native interface serves, found at run time, small
+ * request bodies, the cost estimate of each call, and the key forms of §5.
+ *
+ * The reference names no way to list the native interface's models, so they are found by asking: the usable
+ * models of GET /v1/models of the right mode, cheapest first (and those of the generation model's owner first
+ * for speech), are tried with a tiny request until one answers 200. Each try is a billable call and is
+ * estimated before it is sent. A target with none skips the tests that need one (a capability absent).
+ */
+import { expectStatus, isObject, precondition } from '../../harness/assert.ts'
+import { memo } from '../../harness/helpers.ts'
+import type { Exchange, GatewayClient, RequestSpec } from '../../harness/http-client.ts'
+import { currentRequirement, observe, skipTest } from '../../harness/recorder.ts'
+import { spend } from '../../harness/suite.ts'
+import { reportedTier } from '../shared/tier.ts'
+import { modelItems } from '../models/model-list.ts'
+
+export type Json = Record<string, unknown>
+
+export interface ListedModel {
+  id: string
+  mode: string
+  ownedBy: string
+  minTier: number
+  /** Per million tokens (the unit §4.9 states for the native models); unknown reads as 0. */
+  input: number
+  output: number
+}
+
+/** §4.9: audio output counts 32 tokens per second. */
+export const AUDIO_TOKENS_PER_SECOND = 32
+/** A typical speaking rate (about 150 words a minute) for estimates; one second more is added. */
+const CHARS_PER_SECOND = 15
+const MAX_PROBES = 8
+/** Room for an answer of a few sentences, thinking included; keeps each call cheap. */
+export const MAX_OUTPUT = 256
+
+export const SPEECH_TEXT = 'Hello from the conformance suite.'
+
+export function generatePath(model: string, method = 'generateContent'): string {
+  return `/v1beta/models/${encodeURIComponent(model)}:${method}`
+}
+
+export function userTurn(text: string): Json {
+  return { role: 'user', parts: [{ text }] }
+}
+
+/** A minimal valid body: one user turn and a bounded answer. */
+export function textBody(extra: Json = {}, config: Json = {}): Json {
+  return { contents: [userTurn('Say hello in one short sentence.')], generationConfig: { maxOutputTokens: MAX_OUTPUT, ...config }, ...extra }
+}
+
+export function speechBody(extra: Json = {}, config: Json = {}, text = SPEECH_TEXT): Json {
+  return {
+    contents: [userTurn(text)],
+    generationConfig: { responseModalities: ['AUDIO'], speechConfig: { voiceConfig: { prebuiltVoiceConfig: { voiceName: 'Kore' } } }, ...config },
+    ...extra,
+  }
+}
+
+const roundUp = (usd: number): number => Math.ceil(usd * 1_000_000) / 1_000_000
+
+/** Input read as one token per character (an upper bound), output as the whole budget. */
+export function textCostUsd(model: ListedModel, body: Json): number {
+  const chars = JSON.stringify(body.contents ?? '').length + JSON.stringify(body.system_instruction ?? '').length
+  const config = isObject(body.generationConfig) ? body.generationConfig : {}
+  const max = typeof config.maxOutputTokens === 'number' ? config.maxOutputTokens : MAX_OUTPUT
+  return roundUp((chars * model.input + Math.ceil(max) * model.output) / 1_000_000)
+}
+
+export function speechCostUsd(model: ListedModel, text: string): number {
+  const seconds = text.length / CHARS_PER_SECOND + 1
+  return roundUp((text.length * model.input + seconds * AUDIO_TOKENS_PER_SECOND * model.output) / 1_000_000)
+}
+
+function listed(item: Json): ListedModel {
+  const pricing = isObject(item.pricing) ? item.pricing : {}
+  return {
+    id: String(item.id),
+    mode: String(item.mode),
+    ownedBy: String(item.owned_by ?? ''),
+    minTier: typeof item.min_tier === 'number' ? item.min_tier : 0,
+    input: typeof pricing.input === 'number' ? pricing.input : 0,
+    output: typeof pricing.output === 'number' ? pricing.output : 0,
+  }
+}
+
+export interface NativeModels {
+  /** Models the main key may use, cheapest output first. */
+  usable: () => Promise<ListedModel[]>
+  /** A model that answers generateContent with text. */
+  generation: () => Promise<ListedModel>
+  /** A newer speech model that answers generateContent with audio. */
+  speech: () => Promise<ListedModel>
+}
+
+export function nativeModels(gw: GatewayClient): NativeModels {
+  const usable = memo(async () => {
+    const list = await gw.get('/v1/models')
+    expectStatus(list, 200)
+    const all = modelItems(list).filter((i): i is Json => isObject(i) && typeof i.id === 'string').map(listed)
+    const tier = all[0] === undefined ? undefined : await reportedTier(gw, all[0].id)
+    return all.filter((m) => m.minTier <= (tier ?? 0)).sort((a, b) => a.output - b.output)
+  })
+
+  /** The first candidate that answers 200, or undefined (never skips: callers decide). */
+  async function probe(candidates: ListedModel[], body: Json, cost: (m: ListedModel) => number, what: string): Promise<ListedModel | undefined> {
+    for (const model of candidates.slice(0, MAX_PROBES)) {
+      spend(cost(model), `native ${what} probe with ${model.id}`)
+      let ex = await gw.post(generatePath(model.id), body)
+      // A target that refuses Bearer here (P2-5.1-native-bearer reports it) may still serve the native key.
+      if (ex.status === 401) ex = await gw.post(generatePath(model.id), body, nativeKeySpec(gw))
+      if (ex.status === 200) {
+        observe(`native ${what} model`, `${model.id} (owned_by ${model.ownedBy}) answers generateContent`)
+        return model
+      }
+    }
+    return undefined
+  }
+
+  function orSkip(model: ListedModel | undefined, what: string): ListedModel {
+    if (model === undefined) skipTest(`capability absent: no ${what} model of GET /v1/models that this key may use answers POST /v1beta/models/{model}:generateContent`)
+    return model
+  }
+
+  const findGeneration = memo(async () => {
+    const probeBody = textBody({}, { maxOutputTokens: 16 })
+    return probe((await usable()).filter((m) => m.mode === 'chat'), probeBody, (m) => textCostUsd(m, probeBody), 'generation')
+  })
+
+  const findSpeech = memo(async () => {
+    // The provider's own speech models first: the owner of its generation model, where one was found.
+    const owner = (await findGeneration())?.ownedBy
+    const all = (await usable()).filter((m) => m.mode === 'audio_speech')
+    const candidates = [...all.filter((m) => m.ownedBy === owner), ...all.filter((m) => m.ownedBy !== owner)]
+    return probe(candidates, speechBody(), (m) => speechCostUsd(m, SPEECH_TEXT), 'speech')
+  })
+
+  const generation = async (): Promise<ListedModel> => orSkip(await findGeneration(), 'generation')
+  const speech = async (): Promise<ListedModel> => orSkip(await findSpeech(), 'speech')
+
+  return { usable, generation, speech }
+}
+
+/** The key in x-native-api-key (§5.2) instead of Authorization; the client's redactor hides it in reports. */
+export function nativeKeySpec(gw: GatewayClient, key: 'main' | 'invalid' = 'main'): Pick<RequestSpec, 'key' | 'headers'> {
+  const value = key === 'main' ? gw.keyOrSkip('main') : `gc-invalid-key-native-${Date.now()}`
+  return { key: null, headers: { 'x-native-api-key': value } }
+}
+
+/** The first candidate's parts of a §2.5 body, or []. */
+export function partsOf(body: unknown): Json[] {
+  const candidate = isObject(body) && Array.isArray(body.candidates) ? body.candidates[0] : undefined
+  const content = isObject(candidate) ? candidate.content : undefined
+  return isObject(content) && Array.isArray(content.parts) ? content.parts.filter(isObject) : []
+}
+
+/** The inlineData of the first audio part: { mimeType, data } with both strings, or undefined. */
+export function audioPart(ex: Exchange): { mimeType: string; data: string } | undefined {
+  for (const part of partsOf(ex.json)) {
+    const inline = isObject(part.inlineData) ? part.inlineData : isObject(part.inline_data) ? part.inline_data : undefined
+    if (inline === undefined) continue
+    const mimeType = inline.mimeType ?? inline.mime_type
+    if (typeof mimeType === 'string' && typeof inline.data === 'string') return { mimeType, data: inline.data }
+  }
+  return undefined
+}
+
+/**
+ * POST to the native interface with the main key as Bearer. A 401 to that valid key skips the running test:
+ * P2-5.1-native-bearer reports the refusal once, instead of every test that expected another status.
+ */
+export async function nativePost(gw: GatewayClient, path: string, body: unknown, spec: Omit<RequestSpec, 'path' | 'method' | 'json'> = {}): Promise<Exchange> {
+  const ex = await gw.post(path, body, spec)
+  const bearerMain = ex.record.auth === 'bearer' && ex.record.key === 'main'
+  if (ex.status === 401 && bearerMain && currentRequirement() !== 'P2-5.1-native-bearer') {
+    precondition(false, 'P2-5.1-native-bearer', `${ex.record.method} ${ex.record.path} refused the main key as Bearer with 401`)
+  }
+  return ex
+}
+
+/** streamGenerateContent read as SSE when the target answers text/event-stream, else as a plain body. */
+export async function nativeStream(gw: GatewayClient, model: string, body: unknown, query: Record<string, string> = {}, spec: Omit<RequestSpec, 'path' | 'method' | 'json'> = {}): Promise<Exchange> {
+  const ex = await gw.stream({ method: 'POST', path: generatePath(model, 'streamGenerateContent'), query, json: body, ...spec })
+  if (ex.status === 401 && ex.record.auth === 'bearer' && ex.record.key === 'main' && currentRequirement() !== 'P2-5.1-native-bearer') {
+    precondition(false, 'P2-5.1-native-bearer', `${ex.record.method} ${ex.record.path} refused the main key as Bearer with 401`)
+  }
+  return ex
+}

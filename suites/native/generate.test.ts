@@ -1,0 +1,127 @@
+/** generateContent on the native interface: the §2.5 answer and the body rules of §4.8. */
+import { describe } from 'vitest'
+import { expectJson, expectSchema, expectStatus, expectThat, isObject } from '../../harness/assert.ts'
+import { observe, skipTest } from '../../harness/recorder.ts'
+import { check, gateway, spend } from '../../harness/suite.ts'
+import { generatePath, MAX_OUTPUT, nativeModels, nativePost, textBody, textCostUsd, userTurn, type Json, type ListedModel } from './fixtures.ts'
+
+const gw = gateway()
+const models = nativeModels(gw)
+
+/** A 1x1 PNG: the smallest real image. */
+const PNG_1X1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=='
+
+async function generate(body: Json, model?: ListedModel) {
+  const m = model ?? (await models.generation())
+  spend(textCostUsd(m, body), `native generateContent with ${m.id}`)
+  return nativePost(gw, generatePath(m.id), body)
+}
+
+function withConfig(config: Json): Json {
+  return textBody({}, config)
+}
+
+describe('the generation response (Part 2 §2.5, §4.8)', () => {
+  check('P2-2.5-native-response', 'generateContent answers 200 with candidates, usageMetadata, modelVersion and responseId', async () => {
+    const ex = await generate(textBody())
+    expectStatus(ex, 200)
+    expectSchema(ex, 'native/generate-response.json')
+  })
+
+  check('P2-4.8-system-instruction', 'system_instruction {parts} is accepted', async () => {
+    expectStatus(await generate(textBody({ system_instruction: { parts: [{ text: 'Answer like a lighthouse keeper.' }] } })), 200)
+  })
+
+  check('P2-4.8-inline-image', 'an image part with inline_data {mime_type, data} is accepted', async () => {
+    const contents = [{ role: 'user', parts: [{ text: 'What colour is this pixel?' }, { inline_data: { mime_type: 'image/png', data: PNG_1X1 } }] }]
+    expectStatus(await generate(textBody({ contents })), 200)
+  })
+})
+
+describe('contents and roles (§4.8)', () => {
+  check('P2-4.8-contents-required', 'a body without contents is refused with 400', async () => {
+    const { contents: _dropped, ...body } = textBody()
+    expectStatus(await generate(body), 400)
+  })
+
+  check('P2-4.8-contents-role', 'user and model turns are accepted', async () => {
+    const contents = [userTurn('Hello.'), { role: 'model', parts: [{ text: 'Hello! How can I help?' }] }, userTurn('Tell me a short fact.')]
+    expectStatus(await generate(textBody({ contents })), 200)
+  })
+
+  for (const role of ['system', 'assistant']) {
+    check('P2-4.8-contents-role', `a contents item with role ${role} is refused with 400`, async () => {
+      expectStatus(await generate(textBody({ contents: [{ role, parts: [{ text: 'Be brief.' }] }, userTurn('Hello.')] })), 400)
+    })
+  }
+
+  check('P2-4.8-contents-role', 'a contents item without role is refused with 400', async () => {
+    expectStatus(await generate(textBody({ contents: [{ parts: [{ text: 'Hello.' }] }] })), 400)
+  })
+})
+
+describe('generationConfig ranges (§4.8)', () => {
+  for (const temperature of [0, 2]) {
+    check('P2-4.8-temperature-range', `temperature ${temperature.toFixed(1)} is accepted`, async () => {
+      expectStatus(await generate(withConfig({ temperature })), 200)
+    })
+  }
+  for (const temperature of [-0.01, 2.01]) {
+    check('P2-4.8-temperature-range', `temperature ${temperature} is refused with 400`, async () => {
+      expectStatus(await generate(withConfig({ temperature })), 400)
+    })
+  }
+
+  check('P2-4.8-max-output-tokens', `an integer maxOutputTokens (${MAX_OUTPUT}) is accepted`, async () => {
+    expectStatus(await generate(withConfig({ maxOutputTokens: MAX_OUTPUT })), 200)
+  })
+  for (const maxOutputTokens of [1.5, '16']) {
+    check('P2-4.8-max-output-tokens', `maxOutputTokens ${JSON.stringify(maxOutputTokens)} is refused with 400`, async () => {
+      expectStatus(await generate(withConfig({ maxOutputTokens })), 400)
+    })
+  }
+
+  for (const thinkingLevel of ['low', 'medium', 'high']) {
+    check('P2-4.8-thinking-config', `thinkingLevel ${thinkingLevel} is accepted`, async () => {
+      expectStatus(await generate(withConfig({ thinkingConfig: { thinkingLevel } })), 200)
+    })
+  }
+  check('P2-4.8-thinking-config', 'thinkingLevel "extreme" is refused with 400', async () => {
+    expectStatus(await generate(withConfig({ thinkingConfig: { thinkingLevel: 'extreme' } })), 400)
+  })
+  for (const thinkingBudget of [0, 128]) {
+    check('P2-4.8-thinking-config', `thinkingBudget ${thinkingBudget} is accepted`, async () => {
+      expectStatus(await generate(withConfig({ thinkingConfig: { thinkingBudget } })), 200)
+    })
+  }
+  check('P2-4.8-thinking-config', 'thinkingBudget 1.5 is refused with 400', async () => {
+    expectStatus(await generate(withConfig({ thinkingConfig: { thinkingBudget: 1.5 } })), 400)
+  })
+})
+
+describe("the provider's own models and the other methods (§4.8)", () => {
+  check('P2-4.8-own-models', 'a usable chat model of another owner is refused with a 4xx status', async () => {
+    const native = await models.generation()
+    const other = (await models.usable()).find((m) => m.mode === 'chat' && m.ownedBy !== native.ownedBy)
+    if (other === undefined) skipTest('no usable chat model of another owner in GET /v1/models to try')
+    const ex = await generate(textBody(), other)
+    expectThat(ex.status >= 400 && ex.status < 500, `a 4xx status for ${other.id} (owned_by ${other.ownedBy}; the native models are ${native.ownedBy}'s)`, String(ex.status), ex)
+  })
+
+  const bodies: Record<string, (model: string) => Json> = {
+    countTokens: () => ({ contents: [userTurn('Count these words.')] }),
+    embedContent: () => ({ content: { parts: [{ text: 'Embed this.' }] } }),
+    batchEmbedContents: (model) => ({ requests: [{ model: `models/${model}`, content: { parts: [{ text: 'Embed this.' }] } }] }),
+    predict: () => ({ instances: [{ prompt: 'A lighthouse at dusk.' }] }),
+  }
+  for (const [method, body] of Object.entries(bodies)) {
+    check('P2-4.8-other-methods', `${method} answers JSON with a status below 500 (recorded, not judged)`, async () => {
+      const model = await models.generation()
+      spend(textCostUsd(model, { contents: body(model.id) }), `native ${method} with ${model.id}`)
+      const ex = await nativePost(gw, generatePath(model.id, method), body(model.id))
+      const json = expectJson(ex)
+      observe(`native ${method}`, `${ex.status}; keys ${isObject(json) ? Object.keys(json).join(', ') : typeof json}`)
+      expectThat(ex.status < 500, 'a status below 500', String(ex.status), ex)
+    })
+  }
+})

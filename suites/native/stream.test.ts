@@ -1,0 +1,50 @@
+/** streamGenerateContent (Part 2 §4.8): chunks shaped like §2.5, finishReason on the last. */
+import { describe } from 'vitest'
+import { expectEach, expectStatus, expectThat } from '../../harness/assert.ts'
+import { memo } from '../../harness/helpers.ts'
+import { check, gateway, spend } from '../../harness/suite.ts'
+import { nativeModels, nativeStream, textBody, textCostUsd } from './fixtures.ts'
+import { chunksOf, finishOf } from './streams.ts'
+
+const gw = gateway()
+const models = nativeModels(gw)
+
+/** Both ways to ask: the target's default framing, and ?alt=sse (the provider's own switch to SSE). */
+const FRAMINGS = { default: {}, 'alt=sse': { alt: 'sse' } } as const
+
+const streamed = Object.fromEntries(
+  Object.entries(FRAMINGS).map(([name, query]) => [
+    name,
+    memo(async () => {
+      const model = await models.generation()
+      const body = textBody({}, { temperature: 0 })
+      spend(textCostUsd(model, body), `native streamGenerateContent with ${model.id}`)
+      const ex = await nativeStream(gw, model.id, body, { ...query })
+      expectStatus(ex, 200)
+      return { ex, ...chunksOf(ex, name) }
+    }),
+  ]),
+)
+
+describe('streamGenerateContent (Part 2 §4.8)', () => {
+  for (const [name, stream] of Object.entries(streamed)) {
+    check('P2-4.8-stream-chunks', `streamed in chunks (${name}), each shaped like §2.5`, async () => {
+      const { ex, chunks } = await stream()
+      expectThat(chunks.length > 0, 'at least one chunk', 'none', ex)
+      expectEach(ex, 'native/stream-chunk.json', chunks, '/chunks')
+    })
+
+    check('P2-4.8-stream-last-finish', `the last chunk carries finishReason (${name})`, async () => {
+      const { ex, chunks } = await stream()
+      expectThat(chunks.length > 0, 'at least one chunk', 'none', ex)
+      const finish = finishOf(chunks[chunks.length - 1])
+      expectThat(typeof finish === 'string' && finish !== '', 'candidates[0].finishReason on the last chunk', `finishReason ${JSON.stringify(finish)}`, ex)
+    })
+
+    check('P2-4.8-stream-finish-only-last', `no chunk before the last carries finishReason (${name})`, async () => {
+      const { ex, chunks } = await stream()
+      const early = chunks.slice(0, -1).flatMap((chunk, i) => (finishOf(chunk) === undefined ? [] : [`chunk ${i} of ${chunks.length}: finishReason ${JSON.stringify(finishOf(chunk))}`]))
+      expectThat(early.length === 0, 'finishReason only on the last chunk', early, ex)
+    })
+  }
+})

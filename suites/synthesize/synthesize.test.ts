@@ -1,0 +1,128 @@
+/** POST /v1/text:synthesize (Part 2 §2.6, §4.9): the answer, its audio, encodings, rates and models. */
+import { describe } from 'vitest'
+import { expectSchema, expectStatus, expectThat, fail, isObject } from '../../harness/assert.ts'
+import { memo } from '../../harness/helpers.ts'
+import type { Exchange } from '../../harness/http-client.ts'
+import { observe } from '../../harness/recorder.ts'
+import { check, gateway } from '../../harness/suite.ts'
+import { decodeBase64, describe as describeBytes, isMp3, isOggOpus, isRiff, readWav } from '../native/audio-bytes.ts'
+import { ENCODINGS, synthesisBody, synthesisModels, synthesize, type Encoding } from './fixtures.ts'
+
+const gw = gateway()
+const models = synthesisModels(gw)
+
+/** The asked encodings and rates whose answers several checks read, each requested once per file. */
+const CASES: ReadonlyArray<{ encoding: Encoding; rate?: number }> = [
+  { encoding: 'MP3' },
+  { encoding: 'LINEAR16', rate: 16_000 },
+  { encoding: 'LINEAR16', rate: 24_000 },
+  { encoding: 'LINEAR16', rate: 48_000 },
+  { encoding: 'OGG_OPUS' },
+  { encoding: 'MULAW', rate: 8_000 },
+  { encoding: 'ALAW', rate: 8_000 },
+]
+
+const label = (c: { encoding: string; rate?: number }): string => (c.rate === undefined ? c.encoding : `${c.encoding} at ${c.rate} Hz`)
+
+const answers = new Map(CASES.map((c) => [label(c), memo(async () => synthesize(gw, synthesisBody({ model: (await models.first()).id, encoding: c.encoding, ...(c.rate === undefined ? {} : { rate: c.rate }) })))]))
+
+async function answer(c: { encoding: Encoding; rate?: number }): Promise<Exchange> {
+  return (answers.get(label(c)) as () => Promise<Exchange>)()
+}
+
+/** The 200 body's audioConfig and decoded audioContent, or a failure of P2-2.6-synthesis-response's shape. */
+function audioOf(ex: Exchange): { config: Record<string, unknown>; bytes: Buffer } {
+  expectStatus(ex, 200)
+  const body = ex.json
+  const config = isObject(body) && isObject(body.audioConfig) ? body.audioConfig : undefined
+  const content = isObject(body) && typeof body.audioContent === 'string' ? body.audioContent : undefined
+  if (config === undefined || content === undefined) return fail('audioContent (string) and audioConfig (object)', 'missing', ex)
+  const bytes = decodeBase64(content)
+  if (bytes === undefined) return fail('audioContent in Base64', `${content.slice(0, 40)}...`, ex)
+  return { config, bytes }
+}
+
+/** What the bytes are, judged against the asked encoding; a list of problems (empty when they match). */
+function containerProblems(encoding: Encoding, rate: number | undefined, bytes: Buffer): string[] {
+  if (bytes.length === 0) return ['no audio bytes']
+  if (encoding === 'MP3') return isMp3(bytes) ? [] : [`not MP3 (no ID3 tag or frame sync): ${describeBytes(bytes)}`]
+  if (encoding === 'OGG_OPUS') return isOggOpus(bytes) ? [] : [`not Ogg Opus (no OggS page with OpusHead): ${describeBytes(bytes)}`]
+  const wantFormat = encoding === 'LINEAR16' ? 1 : encoding === 'ALAW' ? 6 : 7
+  const wantBits = encoding === 'LINEAR16' ? 16 : 8
+  const wantRate = rate ?? (encoding === 'LINEAR16' ? undefined : 8_000)
+  if (!isRiff(bytes)) {
+    observe(`text:synthesize ${encoding}`, `raw samples, ${bytes.length} bytes`)
+    return encoding === 'LINEAR16' && bytes.length % 2 !== 0 ? [`${bytes.length} bytes of raw LINEAR16: not whole 16-bit samples`] : []
+  }
+  const wav = readWav(bytes)
+  if (!wav.ok) return [`a broken WAV file: ${wav.problem}`]
+  observe(`text:synthesize ${encoding}`, `WAV: format ${wav.info.format}, ${wav.info.sampleRate} Hz, ${wav.info.bitsPerSample}-bit, ${wav.info.channels} channel(s)`)
+  const problems: string[] = []
+  if (wav.info.format !== wantFormat) problems.push(`WAV format ${wav.info.format}, expected ${wantFormat} for ${encoding}`)
+  if (wav.info.bitsPerSample !== wantBits) problems.push(`${wav.info.bitsPerSample}-bit samples, expected ${wantBits}`)
+  if (wantRate !== undefined && wav.info.sampleRate !== wantRate) problems.push(`${wav.info.sampleRate} Hz, expected ${wantRate}`)
+  return problems
+}
+
+describe('the synthesis response (Part 2 §2.6)', () => {
+  check('P2-2.6-synthesis-response', 'text:synthesize answers audioContent, timepoints and audioConfig', async () => {
+    const ex = await answer({ encoding: 'LINEAR16', rate: 24_000 })
+    expectStatus(ex, 200)
+    expectSchema(ex, 'synthesize/synthesis-response.json')
+  })
+
+  for (const c of CASES) {
+    check('P2-2.6-audio-config-echo', `audioConfig echoes ${label(c)}`, async () => {
+      const ex = await answer(c)
+      const { config } = audioOf(ex)
+      const seen = `audioEncoding ${JSON.stringify(config.audioEncoding)}, sampleRateHertz ${JSON.stringify(config.sampleRateHertz)}`
+      expectThat(config.audioEncoding === c.encoding, `audioConfig.audioEncoding ${c.encoding}`, seen, ex)
+      if (c.rate !== undefined) expectThat(config.sampleRateHertz === c.rate, `audioConfig.sampleRateHertz ${c.rate}`, seen, ex)
+    })
+
+    check('P2-2.6-audio-content', `audioContent is ${label(c)} audio`, async () => {
+      const ex = await answer(c)
+      const { bytes } = audioOf(ex)
+      const problems = containerProblems(c.encoding, c.rate, bytes)
+      expectThat(problems.length === 0, `audio in ${label(c)}`, problems, ex)
+    })
+  }
+})
+
+describe('encodings, rates and models (§4.9)', () => {
+  for (const encoding of ENCODINGS) {
+    check('P2-4.9-encodings', `audioEncoding ${encoding} is accepted`, async () => {
+      const c = CASES.find((x) => x.encoding === encoding) as { encoding: Encoding; rate?: number }
+      expectStatus(await answer(c), 200)
+    })
+  }
+  for (const encoding of ['WAV', 'FLAC', 'linear16']) {
+    check('P2-4.9-encodings', `audioEncoding ${encoding} is refused with 400`, async () => {
+      expectStatus(await synthesize(gw, synthesisBody({ model: (await models.first()).id, encoding })), 400)
+    })
+  }
+
+  for (const rate of [16_000, 24_000, 48_000]) {
+    check('P2-4.9-sample-rates', `LINEAR16 at ${rate} Hz is accepted`, async () => {
+      expectStatus(await answer({ encoding: 'LINEAR16', rate }), 200)
+    })
+  }
+  for (const encoding of ['MULAW', 'ALAW'] as const) {
+    check('P2-4.9-sample-rates', `${encoding} at 8000 Hz is accepted`, async () => {
+      expectStatus(await answer({ encoding, rate: 8_000 }), 200)
+    })
+  }
+  for (const [encoding, rate] of [['LINEAR16', 22_050], ['LINEAR16', 44_100], ['MULAW', 16_000], ['ALAW', 16_000]] as const) {
+    check('P2-4.9-sample-rates', `${encoding} at ${rate} Hz is refused with 400`, async () => {
+      expectStatus(await synthesize(gw, synthesisBody({ model: (await models.first()).id, encoding, rate })), 400)
+    })
+  }
+
+  check('P2-4.9-models', 'the synthesis models of the catalogue are accepted', async () => {
+    const serving = await models.all()
+    expectThat(serving.length > 0, 'at least one model that serves text:synthesize', 'none')
+  })
+  check('P2-4.9-models', 'an unknown voice.model_name is refused with 400', async () => {
+    expectStatus(await synthesize(gw, synthesisBody({ model: 'gc-no-such-tts-model' })), 400)
+  })
+})
