@@ -65,6 +65,9 @@ const KEY_VALUES = {
   suspended: 'sk-ref-suspended-49549223a4d650a063f4bece',
 } as const
 
+/** The key of the admin routes (routes/admin.ts); it belongs to no account and is refused everywhere else. */
+export const ADMIN_KEY = 'sk-ref-admin-7f3c2a9e41d86b05c3e1'
+
 export const SEEDED_KEYS: SeededKeys = { main: KEY_VALUES.tier2, ...KEY_VALUES }
 
 /** Top-ups that qualify each tier (Part 1 section 8.2), in US dollars. */

@@ -7,10 +7,14 @@ import type { FastifyRequest } from 'fastify'
 import type { Account } from './accounts.ts'
 import type { Clock } from './clock.ts'
 import { GatewayError, type ErrorFamily } from './errors.ts'
-import type { WindowReading } from './limiter.ts'
+import type { CatalogueModel } from './catalogue.ts'
+import type { FixedWindowLimiter, WindowReading } from './limiter.ts'
 
-/** `required` unless a route says otherwise; unknown routes identify a caller if they can but refuse no one. */
-export type AuthPolicy = 'required' | 'none'
+/**
+ * `required` unless a route says otherwise; unknown routes identify a caller if they can but refuse no one
+ * (`optional`, which a route may also declare).
+ */
+export type AuthPolicy = 'required' | 'none' | 'optional'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -18,10 +22,12 @@ declare module 'fastify' {
     auth?: AuthPolicy
     /** Whether the key may come in x-api-key, selecting the alternate format (section 5.3). */
     apiKeyHeader?: boolean
+    /** Whether the key may come in x-native-api-key (Part 2 section 5.2: the native interface only). */
+    nativeKeyHeader?: boolean
   }
 }
 
-export type KeyForm = 'bearer' | 'x-api-key'
+export type KeyForm = 'bearer' | 'x-api-key' | 'x-native-api-key'
 
 export interface Caller {
   readonly account: Account
@@ -49,7 +55,13 @@ export interface RequestContext {
   safetyIdentifier: string | null
   stream: boolean
   tokens: TokenCounts
-  limits: { requests: WindowReading; tokens: WindowReading } | null
+  /** The buckets the rate-limit headers report; projectTokens only where a project-scoped bucket applies. */
+  limits: { requests: WindowReading; tokens: WindowReading; projectTokens: WindowReading | null } | null
+  /** Set by the rate-limit hook on /v1 calls: counts a call that names a model against that model's limits. */
+  admitModel?: (model: CatalogueModel) => void
+  /** Where this call's request was counted, and the buckets its tokens go to when it has finished. */
+  countedRequest?: { limiter: FixedWindowLimiter; key: string }
+  tokenBuckets?: ReadonlyArray<{ limiter: FixedWindowLimiter; key: string; limit: number }>
   /** The svc-request-id the response carries, set when headers are written; the transaction id. */
   responseId: string | null
 }

@@ -2,7 +2,7 @@
  * The one entry point other parts of the project import (DESIGN.md): starts a reference gateway on a
  * loopback port for a run that has no GATEWAY_BASE_URL, and stops it afterwards.
  */
-import { SEEDED_KEYS, type SeededKeys } from './accounts.ts'
+import { ADMIN_KEY, SEEDED_KEYS, type SeededKeys } from './accounts.ts'
 import { resolveOptions } from './options.ts'
 import { createGateway } from './server.ts'
 
@@ -21,18 +21,22 @@ export interface EmbeddedGatewayOptions {
   faults?: string[]
   /** Allowed variation of Part 1 §9.2 (see vary.ts). */
   vary?: boolean
+  /** How long a video job stays queued, then processing, in milliseconds (default 250). */
+  videoStepMs?: number
 }
 
 export interface EmbeddedGateway {
   /** Host root, e.g. http://127.0.0.1:41234, without a trailing slash. */
   url: string
   keys: SeededKeys
+  /** Bearer key of the admin routes (routes/admin.ts), e.g. to raise an account's tier in a test. */
+  adminKey: string
   close(): Promise<void>
 }
 
 export async function startEmbeddedGateway(opts: EmbeddedGatewayOptions = {}): Promise<EmbeddedGateway> {
   const options = resolveOptions(opts, { port: 0 })
-  const { app } = createGateway({ now: opts.now, minuteMs: opts.minuteMs, faults: opts.faults, vary: opts.vary })
+  const { app } = createGateway({ now: opts.now, minuteMs: opts.minuteMs, faults: opts.faults, vary: opts.vary, videoStepMs: opts.videoStepMs })
   await app.listen({ port: options.port, host: options.host })
   const address = app.server.address()
   if (address === null || typeof address === 'string') {
@@ -43,6 +47,7 @@ export async function startEmbeddedGateway(opts: EmbeddedGatewayOptions = {}): P
   return {
     url: `http://${host}:${address.port}`,
     keys: { ...SEEDED_KEYS },
+    adminKey: ADMIN_KEY,
     close: async () => {
       await app.close()
     },

@@ -25,6 +25,8 @@ export interface GatewayErrorDetails {
   code?: string
   /** `param` of the compatible body: the request parameter at fault. */
   param?: string | null
+  /** `type` of the compatible body; defaults by status. */
+  type?: string
 }
 
 export class GatewayError extends Error {
@@ -72,7 +74,7 @@ export function compatibleError(status: number, message: string, details: Gatewa
   return {
     error: {
       message,
-      type: COMPATIBLE_TYPES[status] ?? 'server_error',
+      type: details.type ?? COMPATIBLE_TYPES[status] ?? 'server_error',
       param: details.param ?? null,
       code: details.code ?? COMPATIBLE_CODES[status] ?? 'internal_error',
     },

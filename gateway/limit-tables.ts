@@ -21,7 +21,35 @@ export interface TierLimits {
   readonly tpm: number
 }
 
-const classTables: Readonly<Record<string, Readonly<Record<string, TierLimits>>>> = modelRateLimits.classes
+/** Everything section 8.3 names; a class has the day and image limits only where the table gives them. */
+export interface ModelLimits extends TierLimits {
+  /** Requests per day. */
+  readonly rpd?: number
+  /** Tokens per day. */
+  readonly tpd?: number
+  /** Images per minute. */
+  readonly ipm?: number
+}
+
+const classTables: Readonly<Record<string, Readonly<Record<string, ModelLimits>>>> = modelRateLimits.classes
+const projectTokenTable: Readonly<Record<string, number>> = modelRateLimits.projectTokensPerMinute
+
+/** Routes on which the project-scoped token bucket of section 4.1 applies. */
+export const PROJECT_TOKEN_ROUTES: ReadonlySet<string> = new Set(modelRateLimits.projectTokenRoutes)
+
+/** Model id -> the pool its limits are counted in (sibling aliases share one; section 8.3). */
+const POOL_OF: ReadonlyMap<string, string> = new Map(
+  Object.entries(modelRateLimits.pools as Record<string, string[]>).flatMap(([pool, ids]) => ids.map((id) => [id, pool] as const)),
+)
+
+export function poolOf(modelId: string): string {
+  return POOL_OF.get(modelId) ?? modelId
+}
+
+/** Model ids named in pools, for the start-up check against the catalogue. */
+export function pooledModelIds(): string[] {
+  return [...POOL_OF.keys()]
+}
 const usageTable: Readonly<Record<string, number>> = usageRateLimits.requestsPerMinute
 
 // Fail at start-up, not on the first request of some tier, if a table lost an entry.
@@ -34,6 +62,9 @@ for (const rateClass of ['account', 'text', 'media', 'utility'] satisfies RateCl
   }
 }
 for (const tier of TIERS) {
+  if (!Number.isInteger(projectTokenTable[String(tier)])) {
+    throw new Error(`schemas/limits/model-rate-limits.json: no projectTokensPerMinute for tier ${tier}`)
+  }
   if (!Number.isInteger(usageTable[String(tier)])) {
     throw new Error(`schemas/limits/usage-rate-limits.json: no requestsPerMinute for tier ${tier}`)
   }
@@ -67,6 +98,16 @@ export function fileLimits(tier: Tier): FileTierLimits {
 export function classLimits(rateClass: RateClass, tier: Tier): TierLimits {
   const { rpm, tpm } = classTables[rateClass]![String(tier)]!
   return { rpm, tpm }
+}
+
+/** All the limits of a class at a tier: rpm and tpm, plus rpd, tpd and ipm where the class has them. */
+export function modelLimits(rateClass: ModelRateClass, tier: Tier): ModelLimits {
+  return { ...classTables[rateClass]![String(tier)]! }
+}
+
+/** Tokens per minute of the project-scoped bucket (section 4.1) at this tier. */
+export function projectTokensPerMinute(tier: Tier): number {
+  return projectTokenTable[String(tier)]!
 }
 
 /** Requests per minute on /user/v1 for an account of this tier (section 8.1). */

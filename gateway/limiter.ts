@@ -43,4 +43,35 @@ export class FixedWindowLimiter {
     window.used += cost
     return { admitted, limit, remaining: Math.max(0, limit - window.used), resetAt: window.endsAt }
   }
+
+  /** The bucket as it stands, without counting (opens its window if none is open). */
+  read(key: string, limit: number): WindowReading {
+    return this.take(key, limit, 0)
+  }
+
+  /** Counts units that were consumed after admission (tokens of a finished call); never refuses. */
+  add(key: string, limit: number, units: number): void {
+    if (units > 0) this.take(key, limit, units)
+  }
+
+  /** Takes units back out of the open window (only the `failed-calls-not-counted` fault does). */
+  refund(key: string, units: number): void {
+    const window = this.#windows.get(key)
+    if (window) window.used = Math.max(0, window.used - units)
+  }
+
+  /**
+   * Overwrites the count of the open window. Only the `limiter-race` fault uses it, to show the lost update
+   * of a read-then-write limiter that awaits in between.
+   */
+  overwrite(key: string, used: number): void {
+    const window = this.#windows.get(key)
+    if (window) window.used = used
+  }
+
+  /** Units counted in the open window, 0 when none is open. */
+  used(key: string): number {
+    const window = this.#windows.get(key)
+    return window && this.clock.now() < window.endsAt ? window.used : 0
+  }
 }

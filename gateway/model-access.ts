@@ -40,11 +40,14 @@ export function resolveModel(id: string, context: RequestContext, rules: ModelRu
       param: 'model',
     })
   }
+  // The model's own rate limits (section 8.3), installed by the rate-limit hook; may throw 429.
+  context.admitModel?.(model)
   return model
 }
 
 /** Section 1.5: a model is usable from its min_tier up. Separate from resolveModel so that a fault can skip it. */
-export function requireTier(model: CatalogueModel, caller: Caller): void {
+export function requireTier(model: CatalogueModel, caller: Caller, faults?: ReadonlySet<string>): void {
+  if (faults?.has('min-tier-ignored')) return
   if (caller.account.tier < model.minTier) {
     throw new GatewayError(403, `The model '${model.id}' needs account tier ${model.minTier}; this account is tier ${caller.account.tier}.`, {
       code: 'model_not_available',

@@ -124,7 +124,7 @@ function rateLimits(model: CatalogueModel, callerTier: Tier, faults: FaultSet): 
     if (tier === 5 && faults.has('allowed-tier-missing')) continue
     tiers[faults.has('rate-limit-tiers-named') ? `tier_${tier}` : String(tier)] = allowed(tier)
   }
-  const tier = faults.has('rate-limit-current-tier-0') ? 0 : callerTier
+  const tier = faults.has('rate-limit-current-tier-0') ? 0 : faults.has('rate-limits-current-main-tier') ? 2 : callerTier
   return { tiers, current: { tier, ...allowed(tier) } }
 }
 

@@ -6,6 +6,7 @@
 import { parseArgs } from 'node:util'
 import { parseInstant } from './clock.ts'
 import { toFaultSet, type FaultName } from './faults.ts'
+import { DEFAULT_VIDEO_STEP_MS } from './videos/store.ts'
 
 export interface GatewayOptionsInput {
   port?: number
@@ -17,6 +18,8 @@ export interface GatewayOptionsInput {
   faults?: readonly string[]
   /** Allowed variation (Part 1 §9.2): unknown properties, reordered keys, unfamiliar stream events; see vary.ts. */
   vary?: boolean
+  /** How long a video job stays queued, and then processing, in milliseconds (Part 2 section 3; videos/store.ts). */
+  videoStepMs?: number
 }
 
 export interface GatewayOptions {
@@ -27,6 +30,8 @@ export interface GatewayOptions {
   minuteMs: number
   faults: readonly FaultName[]
   vary: boolean
+  /** Only when given: undefined means the default of videos/store.ts (DEFAULT_VIDEO_STEP_MS). */
+  videoStepMs?: number
 }
 
 export class OptionError extends Error {
@@ -60,7 +65,11 @@ export function resolveOptions(input: GatewayOptionsInput, defaults: { port: num
   } catch (error) {
     throw new OptionError(`--fault: ${(error as Error).message}`)
   }
-  return { port, host, startMs, minuteMs, faults, vary: input.vary === true }
+  const videoStepMs = input.videoStepMs
+  if (videoStepMs !== undefined && (!Number.isSafeInteger(videoStepMs) || videoStepMs < 1)) {
+    throw new OptionError(`--video-step-ms must be a positive integer number of milliseconds, got ${String(videoStepMs)}`)
+  }
+  return { port, host, startMs, minuteMs, faults, vary: input.vary === true, ...(videoStepMs === undefined ? {} : { videoStepMs }) }
 }
 
 export type CliCommand =
@@ -75,6 +84,7 @@ export const USAGE = `Usage: npm run gateway -- [options]
   --host <addr>       address to bind (default ${DEFAULT_HOST})
   --now <iso>         start the clock at this date or date-time; it then advances in real time
   --minute-ms <n>     length of a rate-limit minute in milliseconds (default ${DEFAULT_MINUTE_MS})
+  --video-step-ms <n> how long a video job stays queued, then processing, in milliseconds (default ${DEFAULT_VIDEO_STEP_MS})
   --vary              allowed variation of §9.2: unknown properties, reordered keys, unfamiliar stream events
   --fault <name>      switch on a named fault; repeatable; --fault list prints the registry
   --help              print this text`
@@ -84,6 +94,7 @@ const CLI_OPTIONS = {
   host: { type: 'string' },
   now: { type: 'string' },
   'minute-ms': { type: 'string' },
+  'video-step-ms': { type: 'string' },
   fault: { type: 'string', multiple: true },
   vary: { type: 'boolean' },
   help: { type: 'boolean' },
@@ -105,6 +116,7 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
       host: values.host,
       now: values.now,
       minuteMs: values['minute-ms'] === undefined ? undefined : cliInteger('--minute-ms', values['minute-ms']),
+      videoStepMs: values['video-step-ms'] === undefined ? undefined : cliInteger('--video-step-ms', values['video-step-ms']),
       faults,
       vary: values.vary === true,
     },

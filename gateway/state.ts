@@ -10,6 +10,7 @@ import { FileStore, type FileStoreOptions } from './file-store.ts'
 import { FixedWindowLimiter } from './limiter.ts'
 import { resolveOptions, type GatewayOptionsInput } from './options.ts'
 import { DEFAULT_TRANSACTION_CAPACITY, TransactionStore } from './transactions.ts'
+import { DEFAULT_VIDEO_STEP_MS } from './videos/store.ts'
 
 export interface GatewayConfig extends Omit<GatewayOptionsInput, 'port' | 'host'> {
   /** Replaces the (offset) system clock; for tests that step time by hand. */
@@ -27,25 +28,31 @@ export interface GatewayState {
   readonly minuteMs: number
   /** Allowed variation of Part 1 §9.2 is on (see vary.ts). */
   readonly vary: boolean
+  /** How long a video job stays queued, and then processing (Part 2 section 3; videos/store.ts). */
+  readonly videoStepMs: number
   readonly accounts: AccountDirectory
   readonly transactions: TransactionStore
   readonly limiter: FixedWindowLimiter
+  /** Day windows (1440 rate-limit minutes) for the per-day limits of section 8.3. */
+  readonly dayLimiter: FixedWindowLimiter
   readonly contexts: RequestContexts
   /** Uploaded files (section 4.4); their bytes are in a temporary folder until deleted, expired or closed. */
   readonly files: FileStore
 }
 
 export function createState(config: GatewayConfig = {}): GatewayState {
-  const { startMs, minuteMs, faults, vary } = resolveOptions(config, { port: 0 })
+  const { startMs, minuteMs, faults, vary, videoStepMs } = resolveOptions(config, { port: 0 })
   const clock = config.clock ?? (startMs === undefined ? systemClock : offsetClock(startMs))
   return {
     clock,
     faults: new Set(faults),
     minuteMs,
     vary,
+    videoStepMs: videoStepMs ?? DEFAULT_VIDEO_STEP_MS,
     accounts: new AccountDirectory(),
     transactions: new TransactionStore(config.transactionCapacity ?? DEFAULT_TRANSACTION_CAPACITY),
     limiter: new FixedWindowLimiter(clock, minuteMs),
+    dayLimiter: new FixedWindowLimiter(clock, minuteMs * 1440),
     contexts: new RequestContexts(clock),
     files: new FileStore(clock, config.files),
   }

@@ -46,16 +46,19 @@ async function main(): Promise<void> {
     minuteMs: options.minuteMs,
     faults: [...options.faults],
     vary: options.vary,
+    ...(options.videoStepMs === undefined ? {} : { videoStepMs: options.videoStepMs }),
   })
   const notes = [
     options.startMs === undefined ? '' : `clock starts at ${new Date(options.startMs).toISOString()}`,
     options.minuteMs === 60_000 ? '' : `a rate-limit minute lasts ${options.minuteMs} ms`,
     options.faults.length === 0 ? '' : `faults: ${options.faults.join(', ')}`,
     options.vary ? 'allowed variation (--vary) is on' : '',
+    options.videoStepMs === undefined ? '' : `a video job stays queued, then processing, ${options.videoStepMs} ms each`,
   ].filter((note) => note !== '')
   process.stdout.write(
     `Reference gateway listening on ${gateway.url}\n${notes.map((note) => `  ${note}\n`).join('')}` +
       `Seeded keys (environment variable, tier, value):\n${keyTable()}\n` +
+      `Admin key (routes under /admin, e.g. raising a tier; see gateway/README.md): ${gateway.adminKey}\n` +
       `Stop with Ctrl-C.\n`,
   )
 

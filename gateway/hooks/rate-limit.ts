@@ -1,24 +1,68 @@
 /**
  * Rate limits and their headers (Part 1 sections 4.1, 7, 8.1, 8.3).
  *
- * Every authenticated call reads two per-account buckets:
- * - requests: on /user/v1 the usage limit of section 8.1; elsewhere the `account` class of
- *   model-rate-limits.json, since no route here runs a model (reading a model's record does not);
- * - tokens: the `account` class tpm. Calls that consume no tokens only read it.
+ * Buckets belong to the organization (the account: all its keys share them) and are fixed windows of
+ * one "minute" (--minute-ms) or one day (1440 minutes):
+ * - /user/v1: the usage limit of section 8.1, requests per minute by tier;
+ * - every other authenticated call: the organization-wide ceiling of the `account` class;
+ * - a call that names a catalogue model (routes call `resolveModel`, which calls `context.admitModel`):
+ *   that model's pool as well, with every limit of section 8.3 its class has: RPM, RPD, TPM, TPD and,
+ *   for image models, IPM (the request's `n`). Whichever is hit first refuses the call. Sibling aliases
+ *   listed in `pools` share one pool.
+ * - the project-scoped token bucket (section 4.1) on the routes of `projectTokenRoutes`: smaller than the
+ *   model's TPM, so a call can be throttled by it while the token bucket has room.
  *
- * A call over the request limit is refused with 429 and Retry-After, in the dialect of its path family.
- * Refused and failed calls count too (section 7). Calls without a valid key have no caller and count
- * against nothing.
+ * Requests are counted at admission, refused and failed calls included (section 7). Tokens are counted
+ * when the call has finished, from what it consumed; a token bucket admits a call while it has any room.
+ * The headers report the most specific buckets: the model's on model calls, otherwise the account's or the
+ * usage limit's.
+ *
+ * A refused call is 429 with Retry-After (whole seconds, rounded up so that waiting it is enough) in the
+ * dialect of its path family.
  */
+import { setImmediate as yieldToIo } from 'node:timers/promises'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { compatibleError, usageError } from '../errors.ts'
+import type { Account } from '../accounts.ts'
+import type { CatalogueModel } from '../catalogue.ts'
+import type { RequestContext } from '../context.ts'
+import { compatibleError, GatewayError, usageError } from '../errors.ts'
 import { formatGoDuration } from '../go-duration.ts'
-import { classLimits, usageRequestsPerMinute } from '../limit-tables.ts'
-import type { WindowReading } from '../limiter.ts'
+import { classLimits, modelLimits, poolOf, PROJECT_TOKEN_ROUTES, projectTokensPerMinute, usageRequestsPerMinute } from '../limit-tables.ts'
+import type { FixedWindowLimiter, WindowReading } from '../limiter.ts'
 import type { GatewayState } from '../state.ts'
+
+/** A bucket that the finished call's tokens are added to. */
+interface TokenBucket {
+  readonly limiter: FixedWindowLimiter
+  readonly key: string
+  readonly limit: number
+}
+
+/** Whole seconds until the reading's window ends, at least 1: a client that waits it never retries too early. */
+function retryAfterSeconds(reading: WindowReading, now: number, halved: boolean): number {
+  const seconds = Math.max(1, Math.ceil((reading.resetAt - now) / 1000))
+  return halved ? Math.max(0, Math.floor(seconds / 2) - 1) : seconds
+}
 
 export function rateLimitHook(state: GatewayState) {
   const { faults, limiter, clock } = state
+
+  /** Counts one request. Under `limiter-race` it reads, yields to I/O, then writes: concurrent calls lose counts. */
+  const countRequest = async (key: string, limit: number): Promise<WindowReading> => {
+    if (!faults.has('limiter-race')) return limiter.take(key, limit, 1)
+    const before = limiter.used(key)
+    await yieldToIo()
+    const reading = limiter.read(key, limit)
+    limiter.overwrite(key, before + 1)
+    return { admitted: before + 1 <= limit, limit, remaining: Math.max(0, limit - before - 1), resetAt: reading.resetAt }
+  }
+
+  /** `usage-limit-off-by-one` admits one call more than the table while reporting the table's limit. */
+  const countUsage = async (key: string, limit: number): Promise<WindowReading> => {
+    if (!faults.has('usage-limit-off-by-one')) return countRequest(key, limit)
+    const reading = await countRequest(key, limit + 1)
+    return { ...reading, limit, remaining: Math.max(0, reading.remaining - 1) }
+  }
 
   return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
     const context = state.contexts.of(request)
@@ -26,40 +70,130 @@ export function rateLimitHook(state: GatewayState) {
     const { account } = context.caller
     const usage = context.family === 'usage'
     const accountLimits = classLimits('account', account.tier)
-    const requests = usage
-      ? limiter.take(`usage-requests:${account.id}`, usageRequestsPerMinute(account.tier), 1)
-      : limiter.take(`account-requests:${account.id}`, accountLimits.rpm, 1)
-    const tokens = limiter.take(`account-tokens:${account.id}`, accountLimits.tpm, 0)
-    context.limits = { requests, tokens }
+    const requestKey = usage ? `usage-requests:${account.id}` : `account-requests:${account.id}`
+    const requests = usage ? await countUsage(requestKey, usageRequestsPerMinute(account.tier)) : await countRequest(requestKey, accountLimits.rpm)
+    context.countedRequest = { limiter, key: requestKey }
+    const tokens = limiter.read(`account-tokens:${account.id}`, accountLimits.tpm)
+    context.limits = { requests, tokens, projectTokens: null }
+    if (!usage) context.admitModel = (model) => admitModel(state, request, reply, context, model)
     if (requests.admitted || (usage && faults.has('usage-limit-off'))) return undefined
 
-    // Whole seconds, rounded up: a client that waits Retry-After never retries before the reset.
-    const retryAfter = Math.max(1, Math.ceil((requests.resetAt - clock.now()) / 1000))
+    const retryAfter = retryAfterSeconds(requests, clock.now(), faults.has('retry-after-too-short'))
     reply.header('retry-after', String(retryAfter))
     const message = `Rate limit of ${requests.limit} requests per minute exceeded; retry after ${retryAfter} s.`
-    const body = usage && !faults.has('usage-429-wrong-body') ? usageError(429, message) : compatibleError(429, message)
+    const body = usage && !faults.has('usage-429-wrong-body') ? usageError(429, message) : compatible429(message, faults.has('compatible-429-wrong-type'))
     return reply.code(429).send(body)
   }
 }
 
-/** onSend: the six x-ratelimit-* headers of section 4.1 on every authenticated response. */
+function compatible429(message: string, wrongType: boolean) {
+  const body = compatibleError(429, message)
+  if (wrongType) body.error.type = 'invalid_request_error'
+  return body
+}
+
+/**
+ * The model stage: counts the call against the model's pool and refuses it with 429 when any of its
+ * limits is reached. Throws a GatewayError, which the route's error handler answers in its dialect.
+ * A caller below the model's min_tier has no limits for it: requireTier refuses that call.
+ */
+function admitModel(state: GatewayState, request: FastifyRequest, reply: FastifyReply, context: RequestContext, model: CatalogueModel): void {
+  const { limiter, dayLimiter, clock, faults } = state
+  const account: Account = context.caller!.account
+  if (account.tier < model.minTier) return
+  const limits = modelLimits(model.rateClass, account.tier)
+  const base = `${account.id}:${poolOf(model.id)}`
+  const requests = limiter.take(`model-requests:${base}`, limits.rpm, 1)
+  const tokens = limiter.read(`model-tokens:${base}`, limits.tpm)
+  const buckets: TokenBucket[] = [{ limiter, key: `model-tokens:${base}`, limit: limits.tpm }]
+  // Each check is [what, reading]; the first that refuses names the limit in the 429.
+  const checks: Array<[string, WindowReading]> = [[`${limits.rpm} requests per minute`, requests]]
+  if (limits.rpd !== undefined) checks.push([`${limits.rpd} requests per day`, dayLimiter.take(`model-requests-day:${base}`, limits.rpd, 1)])
+  if (limits.ipm !== undefined && model.mode === 'image_generation') {
+    checks.push([`${limits.ipm} images per minute`, limiter.take(`model-images:${base}`, limits.ipm, imagesAsked(request.body))])
+  }
+  checks.push([`${limits.tpm} tokens per minute`, hasRoom(tokens)])
+  if (limits.tpd !== undefined) {
+    buckets.push({ limiter: dayLimiter, key: `model-tokens-day:${base}`, limit: limits.tpd })
+    checks.push([`${limits.tpd} tokens per day`, hasRoom(dayLimiter.read(`model-tokens-day:${base}`, limits.tpd))])
+  }
+  let projectTokens: WindowReading | null = null
+  if (PROJECT_TOKEN_ROUTES.has(context.path)) {
+    const limit = projectTokensPerMinute(account.tier)
+    projectTokens = limiter.read(`project-tokens:${account.id}`, limit)
+    buckets.push({ limiter, key: `project-tokens:${account.id}`, limit })
+    checks.push([`the project's ${limit} tokens per minute`, hasRoom(projectTokens)])
+  }
+  context.limits = { requests, tokens, projectTokens }
+  context.tokenBuckets = buckets
+
+  const refused = checks.find(([, reading]) => !reading.admitted)
+  if (!refused) return
+  const [what, reading] = refused
+  const retryAfter = retryAfterSeconds(reading, clock.now(), faults.has('retry-after-too-short'))
+  reply.header('retry-after', String(retryAfter))
+  throw new GatewayError(429, `Rate limit of ${what} reached for ${model.id}; retry after ${retryAfter} s.`, {
+    param: null,
+    ...(faults.has('compatible-429-wrong-type') ? { type: 'invalid_request_error' } : {}),
+  })
+}
+
+/** A token bucket admits a call while any room is left; what the call consumes is counted after it. */
+function hasRoom(reading: WindowReading): WindowReading {
+  return { ...reading, admitted: reading.remaining > 0 }
+}
+
+/** `n` of an image request (default 1); a bad value counts as 1 and the route refuses it. */
+function imagesAsked(body: unknown): number {
+  const n = typeof body === 'object' && body !== null ? (body as { n?: unknown }).n : undefined
+  return typeof n === 'number' && Number.isInteger(n) && n > 0 ? n : 1
+}
+
+/**
+ * onResponse: tokens the call consumed go into its token buckets; under `failed-calls-not-counted` a failed
+ * call is taken back out of its request bucket.
+ */
+export function countFinishedCall(state: GatewayState) {
+  return (request: FastifyRequest, reply: FastifyReply): void => {
+    const context = state.contexts.of(request)
+    const used = context.tokens.total
+    for (const bucket of context.tokenBuckets ?? []) bucket.limiter.add(bucket.key, bucket.limit, used)
+    if (used > 0 && context.caller && !context.tokenBuckets) {
+      const { account } = context.caller
+      state.limiter.add(`account-tokens:${account.id}`, classLimits('account', account.tier).tpm, used)
+    }
+    if (state.faults.has('failed-calls-not-counted') && reply.statusCode >= 400 && reply.statusCode !== 429 && context.countedRequest) {
+      context.countedRequest.limiter.refund(context.countedRequest.key, 1)
+    }
+  }
+}
+
+/** onSend: the x-ratelimit-* headers of section 4.1 on every authenticated response, 429s included. */
 export function rateLimitHeaders(state: GatewayState) {
   const { faults, clock } = state
 
-  const reset = (reading: WindowReading): string =>
-    faults.has('ratelimit-reset-epoch') ? String(Math.ceil(reading.resetAt / 1000)) : formatGoDuration(reading.resetAt - clock.now())
+  const reset = (reading: WindowReading): string => {
+    if (faults.has('ratelimit-reset-epoch')) return String(Math.ceil(reading.resetAt / 1000))
+    const ms = reading.resetAt - clock.now()
+    if (faults.has('ratelimit-reset-short')) return formatGoDuration(ms / 4)
+    if (faults.has('ratelimit-reset-over-minute')) return formatGoDuration(ms + 90_000)
+    return formatGoDuration(ms)
+  }
 
-  const write = (reply: FastifyReply, bucket: 'requests' | 'tokens', reading: WindowReading): void => {
+  const write = (reply: FastifyReply, bucket: 'requests' | 'tokens' | 'project-tokens', reading: WindowReading): void => {
     reply.header(`x-ratelimit-limit-${bucket}`, String(reading.limit))
-    reply.header(`x-ratelimit-remaining-${bucket}`, String(reading.remaining))
-    reply.header(`x-ratelimit-reset-${bucket}`, reset(reading))
+    reply.header(`x-ratelimit-remaining-${bucket}`, String(faults.has('remaining-not-decreasing') ? reading.limit : reading.remaining))
+    if (!(bucket === 'project-tokens' && faults.has('project-headers-partial'))) reply.header(`x-ratelimit-reset-${bucket}`, reset(reading))
   }
 
   return (request: FastifyRequest, reply: FastifyReply): void => {
-    const { limits } = state.contexts.of(request)
+    const context = state.contexts.of(request)
+    const { limits } = context
     if (!limits) return
     if (reply.statusCode >= 400 && faults.has('no-ratelimit-headers-on-errors')) return
-    write(reply, 'requests', limits.requests)
+    const usageLimitHeader = context.family === 'usage' && faults.has('usage-limit-header-wrong')
+    write(reply, 'requests', usageLimitHeader ? { ...limits.requests, limit: limits.requests.limit * 60 } : limits.requests)
     write(reply, 'tokens', limits.tokens)
+    if (limits.projectTokens) write(reply, 'project-tokens', limits.projectTokens)
   }
 }

@@ -42,7 +42,7 @@ export function registerCompatibleRoutes(app: FastifyInstance, state: GatewaySta
     const body = objectBody(request.body)
     const id = body.model === undefined && faults.has('compat-missing-model-defaulted') && modes.includes('completion') ? firstOf('completion').id : requireModelId(body)
     const model = faults.has('compat-unknown-model-served') && !findModel(id) && modes.includes('embedding') ? firstOf('embedding') : resolveModel(id, context, { modes, endpoint })
-    requireTier(model, caller)
+    requireTier(model, caller, state.faults)
     return { context, caller, body, model }
   }
 

@@ -36,9 +36,16 @@ export function registerFileRoutes(app: FastifyInstance, state: GatewayState): v
   app.addHook('onClose', async () => files.close())
 
   /** Section 8.4: a call over its tier's per-minute file limit is a 429 with Retry-After (section 7). */
+  /**
+   * The operation's own bucket is the most specific one of the call, so the request-bucket headers report it
+   * (as model calls report the model's): a client pacing its uploads reads the uploads window.
+   */
   function countOperation(account: Account, operation: FileOperation, reply: FastifyReply): void {
-    const limit = files.limits(account.tier)[PER_MINUTE[operation]]
+    const column = operation === 'uploads' && faults.has('uploads-per-minute-downloads') ? 'downloadsPerMinute' : PER_MINUTE[operation]
+    const limit = files.limits(account.tier)[column]
     const reading = state.limiter.take(`file-${operation}:${account.id}`, limit, 1)
+    const context = state.contexts.of(reply.request)
+    if (context.limits) context.limits = { ...context.limits, requests: reading }
     if (reading.admitted) return
     const retryAfter = Math.max(1, Math.ceil((reading.resetAt - clock.now()) / 1000))
     reply.header('retry-after', String(retryAfter))
@@ -67,7 +74,7 @@ export function registerFileRoutes(app: FastifyInstance, state: GatewayState): v
         const account = callerAccount(request)
         countOperation(account, 'uploads', reply)
         const quota = files.limits(account.tier).maxStorageBytes
-        if (files.usedBytes(account.id) >= quota) throw storageFull(quota)
+        if (files.usedBytes(account.id) >= quota && !faults.has('storage-quota-ignored')) throw storageFull(quota)
         const file = await receiveUpload(request, files, account, faults, clock)
         files.commit(file)
         return fileView(file, faults)
@@ -114,9 +121,19 @@ export function registerFileRoutes(app: FastifyInstance, state: GatewayState): v
 function abandonBody(request: FastifyRequest, reply: FastifyReply): void {
   if (request.raw.complete) return
   request.raw.unpipe()
+  // A small body is read to its end and dropped, so that the connection stays usable and a client still
+  // writing it gets the answer instead of a broken pipe (a burst of small uploads meeting its 429). A large one
+  // is not worth reading: the connection is closed after the answer.
+  const length = Number(request.headers['content-length'])
+  if (Number.isFinite(length) && length <= SMALL_BODY_BYTES) {
+    request.raw.resume()
+    return
+  }
   request.raw.pause()
   reply.header('connection', 'close')
 }
+
+const SMALL_BODY_BYTES = 1024 * 1024
 
 /** The wire shape of section 2.4. */
 export function fileView(file: StoredFile, faults: FaultSet) {

@@ -9,9 +9,9 @@
 import { afterAll, describe } from 'vitest'
 import { expectStatus } from '../../harness/assert.ts'
 import type { KeySlot } from '../../harness/config.ts'
-import { loadEnv } from '../../harness/config.ts'
 import { observe, skipTest } from '../../harness/recorder.ts'
 import { check, gateway, runConfig } from '../../harness/suite.ts'
+import { isLoopback } from '../../harness/target.ts'
 import limits from '../../schemas/limits/file-limits.json' with { type: 'json' }
 import { deleteCreated, deleteFile, expectRefused, upload } from './uploads.ts'
 
@@ -19,20 +19,14 @@ const gw = gateway()
 afterAll(() => deleteCreated(gw))
 
 const LARGE_UPLOADS = {
-  env: 'GATEWAY_LARGE_UPLOADS',
+  env: 'GATEWAY_LARGE_UPLOADS', // read by harness/config.ts into runConfig().largeUploads
   timeoutMs: 600_000, // one upload of 128 MB over a slow link; a target that stalls still fails within it
 }
 const MAX_BYTES = limits.maxUploadBytes
 
-/** 127.0.0.0/8, ::1 and localhost: a target on this machine, where 256 MB of uploads cost nothing. */
-function isLoopback(baseUrl: string): boolean {
-  const host = new URL(baseUrl).hostname
-  return host === 'localhost' || host === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)
-}
-
 function requireLargeUploads(): void {
-  const { baseUrl } = runConfig()
-  if (isLoopback(baseUrl) || loadEnv(process.env)[LARGE_UPLOADS.env] === '1') return
+  const { baseUrl, largeUploads } = runConfig()
+  if (isLoopback(baseUrl) || largeUploads) return
   skipTest(`a 128 MB upload against a remote target runs only when asked for: set ${LARGE_UPLOADS.env}=1 (with --family files)`)
 }
 

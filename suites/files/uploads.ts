@@ -38,6 +38,8 @@ export interface UploadSpec {
   file?: { ext: string; contentType: string; content: PartContent } | null
   key?: KeySlot
   timeoutMs?: number
+  /** Retry a 429 with backoff (default true); the tier limit checks turn it off to see every refusal. */
+  retry429?: boolean
 }
 
 export interface Upload {
@@ -76,6 +78,7 @@ export async function upload(gw: GatewayClient, spec: UploadSpec): Promise<Uploa
     bodyNote: body.note,
     ...(spec.key === undefined ? {} : { key: spec.key }),
     ...(spec.timeoutMs === undefined ? {} : { timeoutMs: spec.timeoutMs }),
+    ...(spec.retry429 === undefined ? {} : { retry429: spec.retry429 }),
   })
   const answer = ex.json
   const id = ex.status >= 200 && ex.status < 300 && isObject(answer) && typeof answer.id === 'string' ? answer.id : undefined

@@ -1,8 +1,10 @@
 /** x-ratelimit-* headers on authenticated calls, errors included (Part 1 §4.1). */
 import { describe } from 'vitest'
 import { expectKeyAccepted, expectThat } from '../../harness/assert.ts'
-import { rateLimitHeaderProblems } from '../../harness/audit.ts'
+import { projectTokenHeaderProblems, rateLimitHeaderProblems } from '../../harness/audit.ts'
+import { skipTest } from '../../harness/recorder.ts'
 import { check, gateway } from '../../harness/suite.ts'
+import { catalogueFixture, modelFor } from '../chat/fixtures.ts'
 import { SAMPLE_CALLS } from './calls.ts'
 
 const gw = gateway()
@@ -16,4 +18,27 @@ describe('rate-limit headers (Part 1 §4.1)', () => {
       expectThat(problems.length === 0, 'x-ratelimit-limit-, -remaining- and -reset- for requests and tokens, well-formed', problems, ex)
     })
   }
+})
+
+/**
+ * The project-scoped token bucket (§4.1) is "present only on some routes when a project-scoped bucket applies":
+ * where a target sends any of its headers, all three must be there in the token bucket's form. The audit judges
+ * every response of the run this way; this test makes sure the two routes most likely to carry it are seen.
+ */
+const catalogue = catalogueFixture(gw)
+
+describe('project-token headers (Part 1 §4.1)', () => {
+  check('P1-4.1-project-token-headers', 'where project-token headers appear, limit, remaining and reset all do, well-formed', async () => {
+    const model = await modelFor(catalogue, 'chat')
+    const calls = [
+      await gw.post('/v1/chat/completions', { model: model.id, messages: [{ role: 'user', content: 'Say hi.' }], max_tokens: 8 }),
+      await gw.post('/v1/responses', { model: model.id, input: 'Say hi.', max_output_tokens: 16 }),
+    ]
+    const seen = calls.filter((ex) => projectTokenHeaderProblems(ex.record.responseHeaders ?? {}) !== undefined)
+    if (seen.length === 0) skipTest('the target sent no x-ratelimit-*-project-tokens header on chat completions or responses; §4.1 makes them route-dependent')
+    for (const ex of seen) {
+      const problems = projectTokenHeaderProblems(ex.record.responseHeaders ?? {}) ?? []
+      expectThat(problems.length === 0, 'x-ratelimit-limit-, -remaining- and -reset-project-tokens together, well-formed', problems, ex)
+    }
+  })
 })

@@ -139,7 +139,8 @@ describe('the storage quota (section 8.4)', () => {
     expect((await uploadTo(gw, [['purpose', 'others']], sized(400), { key: 'tier0' })).status).toBe(200)
     const full = await uploadTo(gw, [['purpose', 'others']], sized(1), { key: 'tier0' })
     expect(full.status).toBe(403)
-    expect(full.headers.connection).toBe('close')
+    // Refused before its body was read: a small body is drained and the connection kept (routes/files.ts).
+    expect(full.headers.connection).not.toBe('close')
     // Other accounts and tiers are not affected.
     expect((await uploadTo(gw, [['purpose', 'others']], sized(600), { key: 'tier1' })).status).toBe(200)
     expect((await gw.call(`/v1/files/${first.body.id}`, { key: 'tier0', method: 'DELETE' })).status).toBe(200)

@@ -1,0 +1,36 @@
+/**
+ * Faults of the rate limiter and the tier rules (Part 1 §1.5, §4.1, §7, §8.1, §8.4). See ../faults.ts for what a
+ * fault is. Each bends one behaviour of gateway/hooks/rate-limit.ts, gateway/model-access.ts or the file routes.
+ */
+import type { FaultDefinition } from './definition.ts'
+
+export const TIERS_FAULTS = [
+  { name: 'usage-limit-off-by-one', breaks: ['P1-8.1-usage-rate-limited'],
+    description: 'The usage endpoints admit one call more per window than the §8.1 table (the headers still report the table).' },
+  { name: 'usage-limit-header-wrong', breaks: ['P1-8.1-usage-limit-header'],
+    description: 'On /user/v1, x-ratelimit-limit-requests reports the limit per hour (60 times the table) while the table is enforced.' },
+  { name: 'ratelimit-reset-short', breaks: ['P1-8.1-usage-limit-recovers'],
+    description: 'x-ratelimit-reset-* announce a quarter of the real time until the window ends.' },
+  { name: 'ratelimit-reset-over-minute', breaks: ['P1-4.1-ratelimit-reset-window'],
+    description: 'x-ratelimit-reset-* add 90 seconds to the real time until the window ends.' },
+  { name: 'limiter-race', breaks: ['P1-8.1-usage-limit-concurrent'],
+    description: 'The request counter reads, yields to I/O, then writes: concurrent calls lose counts and more than the limit are admitted.' },
+  { name: 'remaining-not-decreasing', breaks: ['P1-4.1-ratelimit-remaining'],
+    description: 'x-ratelimit-remaining-* always equal the limit.' },
+  { name: 'compatible-429-wrong-type', breaks: ['P1-7-compatible-429-body'],
+    description: 'A 429 on a compatible endpoint has error.type invalid_request_error instead of rate_limit_error.' },
+  { name: 'retry-after-too-short', breaks: ['P1-7-retry-after'],
+    description: 'Retry-After is half the real wait, rounded down, less one second: a client that waits it retries too early.' },
+  { name: 'failed-calls-not-counted', breaks: ['P1-7-failed-calls-count'],
+    description: 'Calls answered 4xx (other than 429) or 5xx are taken back out of the request bucket.' },
+  { name: 'rate-limits-current-main-tier', breaks: ['P1-2.3-rate-limits-current-per-tier'],
+    description: 'extra.rate_limits.current reports tier 2 (the main key\'s) whatever the caller\'s tier.' },
+  { name: 'min-tier-ignored', breaks: ['P1-1.5-model-above-tier', 'P1-1.5-chat-min-tier'],
+    description: 'Models above the caller\'s tier are served on chat, responses and the other compatible endpoints.' },
+  { name: 'uploads-per-minute-downloads', breaks: ['P1-8.4-uploads-per-minute'],
+    description: 'Uploads are limited by the downloads-per-minute column of the §8.4 table.' },
+  { name: 'storage-quota-ignored', breaks: ['P1-8.4-storage-quota'],
+    description: 'Uploads are accepted whatever the account\'s stored bytes.' },
+  { name: 'project-headers-partial', breaks: ['P1-4.1-project-token-headers'],
+    description: 'Where the project-scoped token bucket applies, x-ratelimit-reset-project-tokens is missing.' },
+] as const satisfies readonly FaultDefinition[]

@@ -1,0 +1,114 @@
+/**
+ * File limits per tier (Part 1 §8.4): uploads per minute for every tier whose key is given, and the tier-0 storage
+ * quota of 250 MB. Uploads are small (a few bytes) except for the quota check, which streams about 250 MB and so
+ * runs only against a target on this machine, or when GATEWAY_LARGE_UPLOADS asks for it. Every file is deleted at
+ * the end (deletes are limited too, so they go through the client's 429 backoff).
+ */
+import { afterAll, beforeAll, describe } from 'vitest'
+import { expectStatus, expectThat, isObject, precondition } from '../../harness/assert.ts'
+import type { KeySlot } from '../../harness/config.ts'
+import type { Exchange } from '../../harness/http-client.ts'
+import { fileLimitsOf } from '../../harness/limits.ts'
+import { skipTest } from '../../harness/recorder.ts'
+import { check, gateway, runConfig } from '../../harness/suite.ts'
+import { isLoopback } from '../../harness/target.ts'
+import { deleteCreated, deleteFile, upload } from '../files/uploads.ts'
+import { reportedTier } from '../shared/tier.ts'
+import { burstCap, burstUntil429, burstInFreshWindow, overLimitWindow, startPerTier, STRADDLED, studyFor, TIER_SLOTS, TIERS_DEFAULTS, untilFreshWindowMs, waitMs, type Burst, type TierStudies } from './windows.ts'
+
+const gw = gateway()
+afterAll(() => deleteCreated(gw), 600_000)
+
+const SMALL = { ext: 'txt', contentType: 'text/plain', content: 'tiers' }
+/** Largest piece of the quota fill: one upload may carry at most 128 MB (§8.4). */
+const PIECE_BYTES = 125_000_000
+
+let serial = 0
+const smallUpload = (slot: KeySlot) => async (): Promise<Exchange> => {
+  serial += 1
+  return (await upload(gw, { label: `tiers-${slot}-${serial}`, purpose: 'user_data', key: slot, file: SMALL, retry429: false })).ex
+}
+
+/**
+ * The key's tier as its model records report it (extra.rate_limits.current, §2.3): the usage endpoints' limit is
+ * the usage-limits file's to spend, so this file stays off /user/v1.
+ */
+async function tierOf(slot: KeySlot): Promise<number | undefined> {
+  const list = await gw.get('/v1/models', { key: slot })
+  const first = isObject(list.json) && Array.isArray(list.json.data) ? list.json.data.find(isObject) : undefined
+  return first && typeof first.id === 'string' ? reportedTier(gw, first.id, slot) : undefined
+}
+
+interface UploadStudy {
+  tier: number
+  limit: number
+  burst: Burst & { straddled?: boolean }
+}
+
+let studies: TierStudies<UploadStudy> = new Map()
+
+async function study(slot: KeySlot): Promise<UploadStudy | string> {
+  const tier = await tierOf(slot)
+  const limit = tier === undefined ? undefined : fileLimitsOf(tier)?.uploadsPerMinute
+  if (tier === undefined || limit === undefined) return `extra.rate_limits.current of a model retrieved with ${slot} gives no tier from 0 to 5`
+  const cap = burstCap(runConfig().baseUrl)
+  if (limit + 1 > cap) return `tier ${tier} allows ${limit} uploads per minute, above the burst cap of ${cap} calls for this target`
+  // Drain to the 429, wait the announced reset, then count one fresh window.
+  const drain = await burstUntil429(smallUpload(slot), limit + 1)
+  // Measured in the window after the drain's, whether or not the drain met the limit (its window may have rolled).
+  const burst = await burstInFreshWindow(drain.refused ?? drain.all.at(-1)!, () => burstUntil429(smallUpload(slot), limit + 1))
+  const result: UploadStudy = { tier, limit, burst }
+  if (slot === 'tier0') quotaStart = burst.refused ? waitMs(untilFreshWindowMs(burst.refused)) : Promise.resolve()
+  return result
+}
+
+/** The quota check waits for tier 0's upload window to be fresh again after the uploads study. */
+let quotaStart: Promise<void> | undefined
+
+beforeAll(() => {
+  studies = startPerTier(gw, study)
+})
+
+const options = { timeout: TIERS_DEFAULTS.testTimeoutMs }
+
+describe.each(TIER_SLOTS.map((slot) => [slot]))('file limits with the %s key (Part 1 §8.4)', (slot) => {
+  check('P1-8.4-uploads-per-minute', `${slot}: exactly the tier's uploads per minute are accepted in a fresh window`, async () => {
+    const { burst, limit, tier } = await studyFor(studies, slot)
+    if (burst.straddled || (!burst.refused && !overLimitWindow(burst, limit))) skipTest(STRADDLED)
+    for (const ex of burst.admitted) expectStatus(ex, [200, 201], 'a small user_data upload')
+    expectThat(burst.refused !== undefined && burst.admitted.length === limit, `${limit} uploads accepted, then 429 (tier ${tier})`, burst.refused ? `${burst.admitted.length} accepted before the 429` : `${burst.admitted.length} accepted and no 429`, burst.refused ?? burst.all.at(-1))
+  }, options)
+})
+
+describe('storage quota (Part 1 §8.4)', () => {
+  check('P1-8.4-storage-quota', 'tier 0: uploads past 250 MB are refused, and accepted again after deletes', async () => {
+    if (!gw.hasKey('tier0')) skipTest('no key for tier0: set GATEWAY_API_KEY_TIER0')
+    const { baseUrl, largeUploads } = runConfig()
+    if (!isLoopback(baseUrl) && !largeUploads) skipTest('filling 250 MB of storage runs against a remote target only when asked for: set GATEWAY_LARGE_UPLOADS=1')
+    const s = await studies.get('tier0')!
+    precondition(typeof s !== 'string' && s.tier === 0, 'P1-2.3-rate-limits-current-per-tier', 'the tier0 key does not report tier 0')
+    await quotaStart
+    const quota = fileLimitsOf(0)!.maxStorageBytes
+    // Whatever the account already stores counts: fill exactly up to the quota.
+    const list = await gw.get('/v1/files', { key: 'tier0', query: { limit: 10_000 } })
+    expectStatus(list, 200)
+    const stored = (isObject(list.json) && Array.isArray(list.json.data) ? list.json.data : []).reduce((sum: number, f) => sum + (isObject(f) && typeof f.bytes === 'number' ? f.bytes : 0), 0)
+    let left = quota - stored
+    const pieces: string[] = []
+    let n = 0
+    while (left > 0) {
+      const size = Math.min(PIECE_BYTES, left)
+      n += 1
+      const up = await upload(gw, { label: `quota-${n}`, purpose: 'user_data', key: 'tier0', file: { ext: 'bin', contentType: 'application/octet-stream', content: { size } }, timeoutMs: 600_000 })
+      expectStatus(up.ex, [200, 201], `an upload that keeps tier 0 within its ${quota} bytes`)
+      pieces.push(up.id!)
+      left -= size
+    }
+    const over = await upload(gw, { label: 'quota-over', purpose: 'user_data', key: 'tier0', file: SMALL })
+    if (over.id !== undefined) await deleteFile(gw, over.id)
+    expectThat(over.ex.status >= 400 && over.ex.status < 500 && over.ex.status !== 429, `a refusal (4xx, not a rate limit) once ${quota} bytes are stored`, `status ${over.ex.status}`, over.ex)
+    await deleteFile(gw, pieces[0]!)
+    const again = await upload(gw, { label: 'quota-again', purpose: 'user_data', key: 'tier0', file: SMALL })
+    expectStatus(again.ex, [200, 201], 'an upload accepted again after a file was deleted')
+  }, { timeout: 1_200_000 })
+})

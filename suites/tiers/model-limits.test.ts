@@ -1,0 +1,179 @@
+/**
+ * Tier rules on the compatible endpoints (Part 1 §1.5, §2.3, §7, §8.3), for every tier whose key is given:
+ *
+ * - a model whose min_tier is above the key's tier is refused, never served (§1.5: the tier sets which models can
+ *   be used);
+ * - a burst against the usable model with the smallest per-minute request limit (extra.rate_limits.current.rpm of
+ *   its record, §2.3) ends in a 429 with the compatible body of §7;
+ * - that 429's Retry-After, when present, is whole seconds and waiting it is enough (SHOULD).
+ *
+ * Bursts spend real calls: at most TIERS_DEFAULTS.burstCapLoopback against a target on this machine and
+ * burstCapRemote elsewhere; a tier whose smallest limit is above the cap is skipped with that reason, and every
+ * call is estimated against the budget first.
+ */
+import { beforeAll, describe } from 'vitest'
+import { expectStatus, expectThat, isObject, precondition } from '../../harness/assert.ts'
+import type { KeySlot } from '../../harness/config.ts'
+import type { Exchange } from '../../harness/http-client.ts'
+import { skipTest } from '../../harness/recorder.ts'
+import { retryAfterMs } from '../../harness/retry.ts'
+import { check, gateway, runConfig, spend } from '../../harness/suite.ts'
+import { burstCap, burstUntil429, compatibleErrorOf, burstInFreshWindow, overLimitWindow, startPerTier, STRADDLED, studyFor, TIER_SLOTS, TIERS_DEFAULTS, waitMs, type Burst, type TierStudies } from './windows.ts'
+
+const gw = gateway()
+
+/** Modes the suite can call with a minimal valid request, and that request. */
+const CALLS: Record<string, { path: string; body: (id: string) => Record<string, unknown>; unitUsd: (price: Price) => number }> = {
+  chat: {
+    path: '/v1/chat/completions',
+    body: (id) => ({ model: id, messages: [{ role: 'user', content: 'Hi' }], max_tokens: 1 }),
+    unitUsd: (p) => (20 * p.input + 16 * p.output) / 1e6, // a few prompt tokens and at most a little output
+  },
+  embedding: {
+    path: '/v1/embeddings',
+    body: (id) => ({ model: id, input: 'hi' }),
+    unitUsd: (p) => (8 * p.input) / 1e6,
+  },
+  image_generation: {
+    path: '/v1/images/generations',
+    body: (id) => ({ model: id, prompt: 'a dot', n: 1 }),
+    // The reference gives no image price; billed like a few thousand output tokens, at least a cent.
+    unitUsd: (p) => Math.max(0.01, (20 * p.input + 4000 * p.output) / 1e6),
+  },
+}
+
+interface Price {
+  input: number
+  output: number
+}
+
+interface ListedModel {
+  id: string
+  mode: string
+  minTier: number
+  price: Price
+}
+
+const listed = new Map<KeySlot, Promise<ListedModel[]>>()
+
+function modelsFor(slot: KeySlot): Promise<ListedModel[]> {
+  let found = listed.get(slot)
+  if (!found) {
+    found = (async () => {
+      const list = await gw.get('/v1/models', { key: slot })
+      expectStatus(list, 200)
+      const data = isObject(list.json) && Array.isArray(list.json.data) ? list.json.data : []
+      return data.filter(isObject).filter((m) => typeof m.id === 'string').map((m) => {
+        const pricing = isObject(m.pricing) ? m.pricing : {}
+        const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 1000)
+        return { id: m.id as string, mode: String(m.mode), minTier: typeof m.min_tier === 'number' ? m.min_tier : 0, price: { input: num(pricing.input), output: num(pricing.output) } }
+      })
+    })()
+    listed.set(slot, found)
+  }
+  return found
+}
+
+/** The key's tier as its model records say (extra.rate_limits.current.tier), with that model's current rpm. */
+async function currentOf(slot: KeySlot, id: string): Promise<{ tier?: number; rpm?: number; ex: Exchange }> {
+  const ex = await gw.get(`/v1/models/${encodeURIComponent(id)}`, { key: slot })
+  const body = ex.json
+  const current = isObject(body) && isObject(body.extra) && isObject(body.extra.rate_limits) ? body.extra.rate_limits.current : undefined
+  return {
+    ...(isObject(current) && typeof current.tier === 'number' ? { tier: current.tier } : {}),
+    ...(isObject(current) && typeof current.rpm === 'number' ? { rpm: current.rpm } : {}),
+    ex,
+  }
+}
+
+interface BurstStudy {
+  model: ListedModel
+  rpm: number
+  burst: Burst & { straddled?: boolean }
+  /** The call made after waiting the 429's Retry-After, when it had one. */
+  afterRetryAfter?: Exchange
+}
+
+let bursts: TierStudies<BurstStudy> = new Map()
+
+async function burstStudy(slot: KeySlot): Promise<BurstStudy | string> {
+  const models = await modelsFor(slot)
+  const first = models[0]
+  if (!first) return 'the model list with this key is empty'
+  const tier = (await currentOf(slot, first.id)).tier
+  if (tier === undefined) return 'extra.rate_limits.current gives no tier for this key'
+  const candidates: Array<{ model: ListedModel; rpm: number }> = []
+  for (const model of models.filter((m) => m.minTier <= tier && CALLS[m.mode] !== undefined)) {
+    const { rpm } = await currentOf(slot, model.id)
+    if (rpm !== undefined && rpm > 0) candidates.push({ model, rpm })
+  }
+  candidates.sort((a, b) => a.rpm - b.rpm)
+  const pick = candidates[0]
+  if (!pick) return `no model this key may use is of a mode the suite can call (${Object.keys(CALLS).join(', ')}) with an rpm in extra.rate_limits.current`
+  const cap = burstCap(runConfig().baseUrl)
+  if (pick.rpm + 1 > cap) return `the smallest per-minute limit this key has on a callable model is ${pick.rpm} (${pick.model.id}), above the burst cap of ${cap} calls for this target`
+  const how = CALLS[pick.model.mode]!
+  const call = () => gw.post(how.path, how.body(pick.model.id), { key: slot, retry429: false })
+  // Drain to a fresh window first, then measure: a 429 must come within the limit plus one call.
+  const calls = (pick.rpm + 1) * (1 + TIERS_DEFAULTS.attempts)
+  spend(calls * how.unitUsd(pick.model.price), `up to ${calls} calls to ${pick.model.id} to reach its rate limit in a fresh window`)
+  const drain = await burstUntil429(call, pick.rpm + 1)
+  // Measured in the window after the drain's, whether or not the drain met the limit (its window may have rolled).
+  const burst = await burstInFreshWindow(drain.refused ?? drain.all.at(-1)!, () => burstUntil429(call, pick.rpm + 1))
+  const study: BurstStudy = { model: pick.model, rpm: pick.rpm, burst }
+  const retryAfter = burst.refused ? retryAfterMs(burst.refused.header('retry-after')) : undefined
+  if (retryAfter !== undefined && retryAfter <= TIERS_DEFAULTS.windowMs) {
+    spend(how.unitUsd(pick.model.price), `one call to ${pick.model.id} after Retry-After`)
+    await waitMs(retryAfter)
+    study.afterRetryAfter = await call()
+  }
+  return study
+}
+
+beforeAll(() => {
+  bursts = startPerTier(gw, burstStudy)
+})
+
+const studyOf = (slot: KeySlot) => studyFor(bursts, slot)
+
+const options = { timeout: TIERS_DEFAULTS.testTimeoutMs }
+
+describe.each(TIER_SLOTS.map((slot) => [slot]))('tier rules on compatible endpoints with the %s key (Part 1 §1.5, §7, §8.3)', (slot) => {
+  check('P1-1.5-model-above-tier', `${slot}: a model above the key's tier is refused`, async () => {
+    if (!gw.hasKey(slot)) skipTest(`no key for ${slot}: set GATEWAY_API_KEY_${slot.toUpperCase()}`)
+    const models = await modelsFor(slot)
+    const tier = models[0] ? (await currentOf(slot, models[0].id)).tier : undefined
+    precondition(tier !== undefined, 'P1-2.3-rate-limits-current-per-tier', 'extra.rate_limits.current gives no tier for this key')
+    const above = models.filter((m) => m.minTier > tier! && CALLS[m.mode] !== undefined).sort((a, b) => a.price.output - b.price.output)[0]
+    if (!above) skipTest(`no model above tier ${tier} of a mode the suite can call (${Object.keys(CALLS).join(', ')})`)
+    const how = CALLS[above.mode]!
+    spend(how.unitUsd(above.price), `one call to ${above.id}, which should be refused`)
+    const ex = await gw.post(how.path, how.body(above.id), { key: slot })
+    expectThat(ex.status >= 400 && ex.status < 500 && ex.status !== 429, `a client error other than 429 for ${above.id} (min_tier ${above.minTier}) at tier ${tier}`, `status ${ex.status}`, ex)
+  }, options)
+
+  check('P1-7-compatible-429-body', `${slot}: a 429 on a compatible endpoint has the §7 error object`, async () => {
+    const s = await studyOf(slot)
+    if (s.burst.straddled || (!s.burst.refused && !overLimitWindow(s.burst, s.rpm))) skipTest(STRADDLED)
+    expectThat(s.burst.refused !== undefined, `a 429 within ${s.rpm + 1} calls to ${s.model.id} (rpm ${s.rpm} for this key)`, `${s.burst.admitted.length} calls admitted and no 429`, s.burst.all.at(-1))
+    const error = compatibleErrorOf(s.burst.refused!)
+    expectThat(error !== undefined, 'a body {error: {...}}', s.burst.refused!.text.slice(0, 200), s.burst.refused)
+    const problems = [
+      error!.type === 'rate_limit_error' ? null : `type ${JSON.stringify(error!.type)} (rate_limit_error)`,
+      error!.param === null ? null : `param ${JSON.stringify(error!.param)} (null)`,
+      error!.code === 'rate_limit_exceeded' ? null : `code ${JSON.stringify(error!.code)} (rate_limit_exceeded)`,
+      typeof error!.message === 'string' ? null : 'message is not a string',
+    ].filter((p): p is string => p !== null)
+    expectThat(problems.length === 0, 'type rate_limit_error, param null, code rate_limit_exceeded, a message', problems.join('; '), s.burst.refused)
+  }, options)
+
+  check('P1-7-retry-after', `${slot}: Retry-After is whole seconds and waiting it is enough`, async () => {
+    const s = await studyOf(slot)
+    precondition(s.burst.refused !== undefined, 'P1-7-compatible-429-body', `no 429 was provoked on ${s.model.id}`)
+    const raw = s.burst.refused!.header('retry-after')
+    if (raw === undefined) skipTest('the 429 carried no Retry-After (§4.1: it may accompany 429)')
+    expectThat(/^\d+$/.test(raw.trim()), 'Retry-After as a whole number of seconds', raw, s.burst.refused)
+    if (s.afterRetryAfter === undefined) skipTest(`Retry-After ${raw} is longer than a minute; the suite does not wait that long`)
+    expectThat(s.afterRetryAfter!.status !== 429, `a call admitted after waiting Retry-After: ${raw} s`, 'a 429 again', s.afterRetryAfter)
+  }, options)
+})
