@@ -14,6 +14,7 @@ export const REQ = {
   svcRequestIdTime: 'P1-4.1-svc-request-id-time',
   clientRequestId: 'P1-4.1-client-request-id',
   rateLimitHeaders: 'P1-4.1-ratelimit-headers',
+  projectTokenHeaders: 'P1-4.1-project-token-headers',
   xRequestId: 'P1-9.4-x-request-id',
 } as const
 
@@ -36,21 +37,30 @@ const NON_NEGATIVE_INTEGER = /^\d+$/
 
 /** Problems with the x-ratelimit-* headers of one response; empty when they are all present and well-formed. */
 export function rateLimitHeaderProblems(headers: Record<string, string>): string[] {
+  return BUCKETS.flatMap((bucket) => bucketProblems(headers, bucket))
+}
+
+/** §4.1: the project-scoped bucket's headers, judged only where the target sends any of them. */
+export function projectTokenHeaderProblems(headers: Record<string, string>): string[] | undefined {
+  const names = ['limit', 'remaining', 'reset'].map((part) => `x-ratelimit-${part}-project-tokens`)
+  if (!names.some((name) => headers[name] !== undefined)) return undefined
+  return bucketProblems(headers, 'project-tokens')
+}
+
+function bucketProblems(headers: Record<string, string>, bucket: string): string[] {
   const problems: string[] = []
-  for (const bucket of BUCKETS) {
-    const limit = headers[`x-ratelimit-limit-${bucket}`]
-    const remaining = headers[`x-ratelimit-remaining-${bucket}`]
-    const reset = headers[`x-ratelimit-reset-${bucket}`]
-    if (limit === undefined) problems.push(`x-ratelimit-limit-${bucket} is missing`)
-    else if (!NON_NEGATIVE_INTEGER.test(limit.trim())) problems.push(`x-ratelimit-limit-${bucket} "${limit}" is not a non-negative integer`)
-    if (remaining === undefined) problems.push(`x-ratelimit-remaining-${bucket} is missing`)
-    else if (!NON_NEGATIVE_INTEGER.test(remaining.trim())) problems.push(`x-ratelimit-remaining-${bucket} "${remaining}" is not a non-negative integer`)
-    else if (limit !== undefined && NON_NEGATIVE_INTEGER.test(limit.trim()) && Number(remaining) > Number(limit)) {
-      problems.push(`x-ratelimit-remaining-${bucket} ${remaining} is above x-ratelimit-limit-${bucket} ${limit}`)
-    }
-    if (reset === undefined) problems.push(`x-ratelimit-reset-${bucket} is missing`)
-    else if (parseDurationMs(reset) === undefined) problems.push(`x-ratelimit-reset-${bucket} "${reset}" is not a duration such as 1s, 6m0s or 20ms`)
+  const limit = headers[`x-ratelimit-limit-${bucket}`]
+  const remaining = headers[`x-ratelimit-remaining-${bucket}`]
+  const reset = headers[`x-ratelimit-reset-${bucket}`]
+  if (limit === undefined) problems.push(`x-ratelimit-limit-${bucket} is missing`)
+  else if (!NON_NEGATIVE_INTEGER.test(limit.trim())) problems.push(`x-ratelimit-limit-${bucket} "${limit}" is not a non-negative integer`)
+  if (remaining === undefined) problems.push(`x-ratelimit-remaining-${bucket} is missing`)
+  else if (!NON_NEGATIVE_INTEGER.test(remaining.trim())) problems.push(`x-ratelimit-remaining-${bucket} "${remaining}" is not a non-negative integer`)
+  else if (limit !== undefined && NON_NEGATIVE_INTEGER.test(limit.trim()) && Number(remaining) > Number(limit)) {
+    problems.push(`x-ratelimit-remaining-${bucket} ${remaining} is above x-ratelimit-limit-${bucket} ${limit}`)
   }
+  if (reset === undefined) problems.push(`x-ratelimit-reset-${bucket} is missing`)
+  else if (parseDurationMs(reset) === undefined) problems.push(`x-ratelimit-reset-${bucket} "${reset}" is not a duration such as 1s, 6m0s or 20ms`)
   return problems
 }
 
@@ -114,6 +124,10 @@ export function auditExchange(ex: ExchangeRecord, asOf: string): Finding[] {
   if (isAuthenticatedCall(ex)) {
     const problems = rateLimitHeaderProblems(headers)
     findings.push({ requirement: REQ.rateLimitHeaders, ok: problems.length === 0, detail: problems.length === 0 ? 'present and well-formed' : problems.join('; ') })
+  }
+  const project = projectTokenHeaderProblems(headers)
+  if (project !== undefined) {
+    findings.push({ requirement: REQ.projectTokenHeaders, ok: project.length === 0, detail: project.length === 0 ? 'all three present and well-formed' : project.join('; ') })
   }
   const xFinding = xRequestIdFinding(svcId, headers['x-request-id'], asOf)
   if (xFinding !== undefined) findings.push(xFinding)

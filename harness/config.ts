@@ -21,6 +21,7 @@ export const DEFAULTS = {
   reportDir: 'reports', // parent of reports/<run-id>/ and reports/latest
   maxTimeoutMs: 900_000, // the flex tier may take up to 900 s (Part 1 section 8.5); more is a typo
   suiteWorkers: 4, // suite files run side by side: they wait on the target, not on the CPU, even on two cores
+  embeddedMinuteMs: 10_000, // the embedded gateway's rate-limit minute, so that waiting for a window takes seconds
 }
 
 /** What the user asked for, validated. `baseUrl: null` means: start the embedded reference gateway. */
@@ -31,6 +32,10 @@ export interface RunOptions {
   asOfExplicit: boolean
   budgetUsd: number | null
   timeoutMs: number
+  /** Uploads of hundreds of MB (file size limit, storage quota) against a remote target; loopback targets always. */
+  largeUploads: boolean
+  /** GATEWAY_AUDIO_MODELS: the target's ids for the audio roles the reference does not name. */
+  audioModels: Record<string, string>
   families: string[] | null
   grep: string | null
   reportDir: string
@@ -89,6 +94,28 @@ function parsePositiveInt(raw: string, source: string, max: number): number {
   return Number(raw)
 }
 
+/** The audio roles whose models the reference does not name (Part 2 sections 4.2 to 4.4). */
+export const AUDIO_ROLES = ['speech', 'transcribe', 'transcribe-newer', 'diarize'] as const
+
+function parseAudioModels(raw: string): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const pair of raw.split(',').map((p) => p.trim()).filter((p) => p !== '')) {
+    const [role, id, ...rest] = pair.split('=').map((s) => s.trim())
+    if (!role || !id || rest.length > 0 || !(AUDIO_ROLES as readonly string[]).includes(role)) {
+      throw new ConfigError(`GATEWAY_AUDIO_MODELS: "${pair}" is not role=model-id with a role from ${AUDIO_ROLES.join(', ')}`)
+    }
+    out[role] = id
+  }
+  return out
+}
+
+function parseSwitch(raw: string, source: string): boolean {
+  const word = raw.trim().toLowerCase()
+  if (word === '1' || word === 'true' || word === 'yes') return true
+  if (word === '0' || word === 'false' || word === 'no' || word === '') return false
+  throw new ConfigError(`${source} must be 1 or 0 (true or false), got '${raw}'`)
+}
+
 function parseBudget(raw: string, source: string): number {
   const value = Number(raw)
   if (raw.trim() === '' || !Number.isFinite(value) || value < 0) {
@@ -139,6 +166,12 @@ export function resolveOptions(env: Env, flags: FlagValues, filters: string[], k
   const budgetRaw = value('GATEWAY_BUDGET_USD')
   const budgetUsd = budgetRaw !== undefined ? parseBudget(budgetRaw, 'GATEWAY_BUDGET_USD') : baseUrl === null ? null : DEFAULTS.remoteBudgetUsd
 
+  const largeRaw = value('GATEWAY_LARGE_UPLOADS')
+  const largeUploads = largeRaw === undefined ? false : parseSwitch(largeRaw, 'GATEWAY_LARGE_UPLOADS')
+
+  const audioRaw = value('GATEWAY_AUDIO_MODELS')
+  const audioModels = audioRaw === undefined ? {} : parseAudioModels(audioRaw)
+
   return {
     baseUrl,
     keys,
@@ -146,6 +179,8 @@ export function resolveOptions(env: Env, flags: FlagValues, filters: string[], k
     asOfExplicit: asOfRaw !== undefined,
     budgetUsd,
     timeoutMs,
+    largeUploads,
+    audioModels,
     families: flags.family === undefined ? null : parseFamilies(flags.family, knownFamilies),
     grep: flags.grep === undefined || flags.grep === '' ? null : flags.grep,
     reportDir: flags['report-dir'] ?? DEFAULTS.reportDir,
@@ -161,5 +196,9 @@ export interface TargetConfig {
   asOf: string
   budgetUsd: number | null
   timeoutMs: number
+  /** GATEWAY_LARGE_UPLOADS: run uploads of hundreds of MB against a remote target too (loopback targets always do). */
+  largeUploads: boolean
+  /** GATEWAY_AUDIO_MODELS, parsed: role -> the target's model id. */
+  audioModels: Record<string, string>
   runId: string
 }

@@ -24,6 +24,8 @@ export interface ExchangeRecord {
   startedAt: number
   durationMs: number
   attempt: number
+  /** Milliseconds the client held this call back because the last rate-limit headers said the bucket was empty. */
+  pacedMs?: number
   /** Absent when no response arrived (see `error`). */
   status?: number
   responseHeaders?: Record<string, string>

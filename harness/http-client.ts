@@ -12,6 +12,7 @@ import { HarnessError } from './errors.ts'
 import { EXCERPT_CHARS, excerpt, type AuthMode, type ExchangeRecord, type KeyUse } from './exchange.ts'
 import { nextSequence, recordExchange, skipTest } from './recorder.ts'
 import { INVALID_KEY_PREFIX, Redactor } from './redact.ts'
+import { Pacer } from './pacing.ts'
 import { delayBeforeRetryMs } from './retry.ts'
 import { readSse, SSE_DEFAULTS, type SseEnd, type SseEvent, type SseItem, type SseLimits } from './sse.ts'
 
@@ -116,6 +117,7 @@ export class GatewayClient {
   readonly config: TargetConfig
   readonly redactor: Redactor
   readonly #dispatcher: Dispatcher
+  readonly #pacer = new Pacer()
   #counter = 0
 
   constructor(config: TargetConfig, dispatcher?: Dispatcher) {
@@ -153,8 +155,14 @@ export class GatewayClient {
 
   async request(spec: RequestSpec, sseLimits?: Partial<SseLimits>): Promise<Exchange> {
     const retry = spec.retry429 ?? true
+    const bucket = Pacer.bucketOf(String(spec.key === undefined ? 'main' : spec.key), spec.path, modelOf(spec))
     for (let attempt = 1; ; attempt += 1) {
+      // Tests about rate limits (retry429: false) see every 429; everything else waits for an empty bucket's reset.
+      const pacedMs = retry ? this.#pacer.waitMs(bucket) : 0
+      if (pacedMs > 0) await sleep(pacedMs)
       const exchange = await this.#once(spec, attempt, sseLimits)
+      if (pacedMs > 0) exchange.record.pacedMs = Math.round(pacedMs)
+      this.#pacer.observe(bucket, exchange.record.responseHeaders ?? {})
       if (exchange.status !== 429 || !retry) return exchange
       const delay = delayBeforeRetryMs(attempt, exchange.record.responseHeaders ?? {})
       if (delay === undefined) return exchange
@@ -268,6 +276,13 @@ export class GatewayClient {
     record.error = `connection failed: ${code ?? err.message}`
     return new TargetFailure(`${record.method} ${record.path}: ${record.error}`, record)
   }
+}
+
+/** The model a call names, for telling rate-limit buckets apart: the JSON body's model, or the native path's. */
+function modelOf(spec: RequestSpec): string | undefined {
+  const json = spec.json
+  if (typeof json === 'object' && json !== null && typeof (json as { model?: unknown }).model === 'string') return (json as { model: string }).model
+  return /^\/v1beta\/models\/([^/:]+)/.exec(spec.path)?.[1]
 }
 
 function normaliseHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {

@@ -18,3 +18,16 @@ export function usageLimitPerMinute(tier: number): number | undefined {
   usage ??= load<UsageTable>('usage-rate-limits.json')
   return usage.requestsPerMinute[String(tier)]
 }
+
+interface FileTable {
+  maxUploadBytes: number
+  tiers: Record<string, { uploadsPerMinute: number; downloadsPerMinute: number; deletesPerMinute: number; maxStorageBytes: number }>
+}
+
+let files: FileTable | undefined
+
+/** Part 1 §8.4: per-minute file operations and the storage quota (bytes, 1 MB = 10^6) for a tier. */
+export function fileLimitsOf(tier: number): FileTable['tiers'][string] | undefined {
+  files ??= load<FileTable>('file-limits.json')
+  return files.tiers[String(tier)]
+}

@@ -40,6 +40,7 @@ interface Collected {
   exchanges: ExchangeRecord[]
   observations: Summary['observations']
   retries: Summary['retries']
+  pacing: Summary['pacing']
   harnessErrors: string[]
   tests: Summary['tests']
   spend: Summary['spend']['items']
@@ -115,6 +116,7 @@ export class ConformanceReporter implements Reporter {
       uncheckedMust: results.filter((r) => r.level === 'MUST' && r.reason === 'no test checks this requirement').map((r) => r.id),
       observations: collected.observations,
       retries: collected.retries,
+      pacing: collected.pacing,
       harnessErrors: collected.harnessErrors,
       spend: {
         budgetUsd: this.#o.target.budgetUsd,
@@ -136,7 +138,7 @@ export class ConformanceReporter implements Reporter {
   }
 
   #collect(modules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<SerializedError>): Collected {
-    const c: Collected = { outcomes: [], junit: [], exchanges: [], observations: [], retries: [], harnessErrors: [], tests: { total: 0, passed: 0, failed: 0, skipped: 0 }, spend: [] }
+    const c: Collected = { outcomes: [], junit: [], exchanges: [], observations: [], retries: [], pacing: [], harnessErrors: [], tests: { total: 0, passed: 0, failed: 0, skipped: 0 }, spend: [] }
     for (const error of unhandledErrors) c.harnessErrors.push(`unhandled: ${error.name ?? 'Error'}: ${error.message}`)
     for (const module of modules) {
       const file = this.#file(module)
@@ -163,6 +165,7 @@ export class ConformanceReporter implements Reporter {
     }
     for (const item of meta.spend ?? []) c.spend.push({ test: test.fullName, ...item })
     for (const ex of exchanges) {
+      if (ex.pacedMs !== undefined) c.pacing.push({ test: test.fullName, method: ex.method, path: ex.path, waitedMs: ex.pacedMs })
       if (ex.attempt > 1) c.retries.push({ test: test.fullName, method: ex.method, path: ex.path, attempt: ex.attempt, ...(ex.status ? { status: ex.status } : {}) })
     }
     const requirementId = meta.requirement

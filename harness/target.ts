@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { request } from 'undici'
-import type { RunOptions, TargetConfig } from './config.ts'
+import { DEFAULTS, type RunOptions, type TargetConfig } from './config.ts'
 import { HarnessError } from './errors.ts'
 
 export const PROBE = {
@@ -51,7 +51,7 @@ export async function probe(baseUrl: string, timeoutMs: number): Promise<void> {
 }
 
 export async function prepareTarget(options: RunOptions, runId: string = newRunId()): Promise<PreparedTarget> {
-  const common = { asOf: options.asOf, budgetUsd: options.budgetUsd, timeoutMs: options.timeoutMs, runId }
+  const common = { asOf: options.asOf, budgetUsd: options.budgetUsd, timeoutMs: options.timeoutMs, largeUploads: options.largeUploads, audioModels: options.audioModels, runId }
   if (options.baseUrl !== null) {
     await probe(options.baseUrl, options.timeoutMs)
     return { config: { ...common, baseUrl: options.baseUrl, embedded: false, keys: options.keys }, close: async () => {} }
@@ -59,9 +59,15 @@ export async function prepareTarget(options: RunOptions, runId: string = newRunI
   // The one place outside scripts/ and test/ that reaches into gateway/ (DESIGN.md: startEmbeddedGateway()).
   const { startEmbeddedGateway } = await import('../gateway/embedded.ts')
   // An explicit as-of date moves the embedded gateway's clock too, so that date rules can be seen at any date.
-  const gateway = await startEmbeddedGateway(options.asOfExplicit ? { now: `${options.asOf}T12:00:00Z` } : {})
+  const gateway = await startEmbeddedGateway({ minuteMs: DEFAULTS.embeddedMinuteMs, ...(options.asOfExplicit ? { now: `${options.asOf}T12:00:00Z` } : {}) })
   return {
     config: { ...common, baseUrl: gateway.url, embedded: true, keys: { ...gateway.keys } },
     close: () => gateway.close(),
   }
+}
+
+/** 127.0.0.0/8, ::1 and localhost: a target on this machine, where large uploads and long bursts cost nothing. */
+export function isLoopback(baseUrl: string): boolean {
+  const host = new URL(baseUrl).hostname
+  return host === 'localhost' || host === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)
 }

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import AllureReporter from 'allure-vitest/reporter'
 import { createVitest } from 'vitest/node'
+import { CONFORMANCE_PROJECTS } from '../harness/projects.ts'
 import { catalogue, families } from '../harness/catalogue.ts'
 import { DEFAULTS, loadEnv, resolveOptions, type FlagValues, type RunOptions } from '../harness/config.ts'
 import { readRemainingUsd } from '../harness/credit.ts'
@@ -93,7 +94,7 @@ async function run(argv: string[]): Promise<number> {
     const allure = new AllureReporter({ resultsDir: resolve(runDir, 'allure-results') })
     const vitest = await createVitest('test', {
       root: ROOT,
-      project: ['conformance'],
+      project: CONFORMANCE_PROJECTS,
       watch: false,
       maxWorkers: DEFAULTS.suiteWorkers,
       reporters: [reporter, allure],

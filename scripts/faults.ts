@@ -18,6 +18,7 @@ import { parseArgs } from 'node:util'
 import { createVitest, type Reporter, type TestModule, type SerializedError, type Vitest } from 'vitest/node'
 import { startEmbeddedGateway } from '../gateway/embedded.ts'
 import { FAULTS, type FaultDefinition } from '../gateway/faults.ts'
+import { CONFORMANCE_PROJECTS } from '../harness/projects.ts'
 import { catalogue } from '../harness/catalogue.ts'
 import { DEFAULTS, type RunOptions, type TargetConfig } from '../harness/config.ts'
 import { todayUtc } from '../harness/clock.ts'
@@ -40,6 +41,8 @@ export interface FaultResult {
   expectedExitCode: number
   detected: boolean
   collateral: string[]
+  /** For each collateral requirement, what its first failing test saw (one line), so a flaky check can be found. */
+  collateralSeen: Record<string, string>
   durationMs: number
 }
 
@@ -85,10 +88,10 @@ async function runFault(slot: Slot, fault: FaultDefinition, scratch: string, fil
   const started = performance.now()
   const families = familiesOf(fault)
   const asOf = fault.asOf ?? todayUtc()
-  const gateway = await startEmbeddedGateway({ faults: [fault.name], ...(fault.asOf ? { now: `${fault.asOf}T12:00:00Z` } : {}) })
+  const gateway = await startEmbeddedGateway({ faults: [fault.name], minuteMs: FAULT_RUN_DEFAULTS.minuteMs, ...(fault.asOf ? { now: `${fault.asOf}T12:00:00Z` } : {}) })
   try {
-    const target: TargetConfig = { baseUrl: gateway.url, embedded: false, keys: { ...gateway.keys }, asOf, budgetUsd: null, timeoutMs: DEFAULTS.timeoutMs, runId: `fault-${fault.name}` }
-    const options: RunOptions = { baseUrl: gateway.url, keys: target.keys, asOf, asOfExplicit: fault.asOf !== undefined, budgetUsd: null, timeoutMs: target.timeoutMs, families, grep: null, reportDir: scratch, filters: families.every((f) => filters.includes(`suites/${f}/`)) ? [] : filters }
+    const target: TargetConfig = { baseUrl: gateway.url, embedded: false, keys: { ...gateway.keys }, asOf, budgetUsd: null, timeoutMs: DEFAULTS.timeoutMs, largeUploads: false, audioModels: {}, runId: `fault-${fault.name}` }
+    const options: RunOptions = { baseUrl: gateway.url, keys: target.keys, asOf, asOfExplicit: fault.asOf !== undefined, budgetUsd: null, timeoutMs: target.timeoutMs, largeUploads: false, audioModels: {}, families, grep: null, reportDir: scratch, filters: families.every((f) => filters.includes(`suites/${f}/`)) ? [] : filters }
     const reporter = new ConformanceReporter({ target, options, runDir: join(scratch, fault.name), reportRoot: scratch, root: ROOT, tool: { name: 'faults', version: '0' }, write: () => {}, writeReports: false })
     slot.reporter.current = reporter
     slot.vitest.provide('runConfig', target)
@@ -100,15 +103,32 @@ async function runFault(slot: Slot, fault: FaultDefinition, scratch: string, fil
     const expectedExitCode = breaks.some((id) => catalogue().get(id)?.level === 'MUST') ? EXIT['non-conformant'] : EXIT.conformant
     const exitCode = reporter.exitCode
     const collateral = failing.filter((id) => !breaks.includes(id))
+    const collateralSeen = Object.fromEntries(collateral.map((id) => {
+      const message = summary?.requirements.find((r) => r.id === id)?.evidence[0]?.message ?? ''
+      return [id, message.split('\n').find((line) => line.trim().startsWith('Seen:'))?.trim() ?? message.split('\n')[0] ?? '']
+    }))
     return {
       fault: fault.name, breaks, families, failing, errors, exitCode, expectedExitCode,
       detected: breaks.every((id) => failing.includes(id)) && exitCode === expectedExitCode && errors.length === 0,
-      collateral, durationMs: Math.round(performance.now() - started),
+      collateral, collateralSeen, durationMs: Math.round(performance.now() - started),
     }
   } finally {
     slot.reporter.current = undefined
     await gateway.close()
   }
+}
+
+export const FAULT_RUN_DEFAULTS = {
+  // The rate-limit minute of the faulty gateways: the conformance run's. Shorter ones leave too few calls per window
+  // when many runs share two cores; the tiers runs' waits are covered by their own lanes instead.
+  minuteMs: DEFAULTS.embeddedMinuteMs,
+  workers: 3, // runs side by side that use the CPU
+  waitingLanes: 4, // more runs side by side for the faults of the tiers family, which mostly wait for windows
+}
+
+/** Faults whose runs mostly wait for rate-limit windows: they get lanes of their own beside the others. */
+function waits(fault: FaultDefinition): boolean {
+  return familiesOf(fault).includes('tiers')
 }
 
 export async function runFaults(selected: readonly FaultDefinition[], workers: number, scope: Scope): Promise<FaultResult[]> {
@@ -120,22 +140,29 @@ export async function runFaults(selected: readonly FaultDefinition[], workers: n
     for (const [id, tests] of await collectChecks(ROOT)) checks.set(id, [...new Set(tests.map((t) => t.split(' > ')[0] as string))])
   }
   try {
-    for (let i = 0; i < Math.min(workers, selected.length); i += 1) {
-      const reporter = new SwitchReporter()
-      const vitest = await createVitest('test', { root: ROOT, project: ['conformance'], watch: false, maxWorkers: DEFAULTS.suiteWorkers, reporters: [reporter] })
-      slots.push({ vitest, reporter })
-    }
-    const results: FaultResult[] = new Array(selected.length)
-    let next = 0
-    await Promise.all(slots.map(async (slot) => {
-      while (next < selected.length) {
-        const index = next
-        next += 1
-        const fault = selected[index] as FaultDefinition
-        results[index] = await runFault(slot, fault, scratch, filtersFor(fault, scope, checks))
+    const queues = [selected.filter(waits), selected.filter((fault) => !waits(fault))]
+    const lanes = [Math.min(FAULT_RUN_DEFAULTS.waitingLanes, queues[0]!.length), Math.min(workers, queues[1]!.length)]
+    const results = new Map<string, FaultResult>()
+    await Promise.all(queues.map(async (queue, q) => {
+      const mine: Slot[] = []
+      for (let i = 0; i < lanes[q]!; i += 1) {
+        const reporter = new SwitchReporter()
+        const vitest = await createVitest('test', { root: ROOT, project: CONFORMANCE_PROJECTS, watch: false, maxWorkers: DEFAULTS.suiteWorkers, reporters: [reporter] })
+        const slot = { vitest, reporter }
+        slots.push(slot)
+        mine.push(slot)
       }
+      let next = 0
+      await Promise.all(mine.map(async (slot) => {
+        while (next < queue.length) {
+          const fault = queue[next] as FaultDefinition
+          next += 1
+          results.set(fault.name, await runFault(slot, fault, scratch, filtersFor(fault, scope, checks)))
+        }
+      }))
     }))
-    return results
+    // The table keeps the registry's order.
+    return selected.map((fault) => results.get(fault.name) as FaultResult)
   } finally {
     for (const slot of slots) await slot.vitest.close()
     rmSync(scratch, { recursive: true, force: true })
@@ -164,9 +191,9 @@ async function main(): Promise<number> {
     return 2
   }
   const selected = names ? FAULTS.filter((f) => names.includes(f.name)) : FAULTS
-  const workers = Number(values.workers ?? 2)
+  const workers = Number(values.workers ?? FAULT_RUN_DEFAULTS.workers)
   const started = performance.now()
-  const results = await runFaults(selected, Number.isInteger(workers) && workers > 0 ? workers : 2, scope)
+  const results = await runFaults(selected, Number.isInteger(workers) && workers > 0 ? workers : FAULT_RUN_DEFAULTS.workers, scope)
   if (values.json) writeFileSync(resolve(values.json), `${JSON.stringify(results, null, 2)}\n`)
   const clean = results.filter((r) => r.detected && r.collateral.length === 0).length
   process.stdout.write(`${faultTable(results)}\n\n${clean} of ${results.length} faults detected with no collateral, in ${((performance.now() - started) / 1000).toFixed(0)} s\n`)

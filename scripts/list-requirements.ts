@@ -5,6 +5,7 @@
 import { relative } from 'node:path'
 import { createVitest } from 'vitest/node'
 import { REQ } from '../harness/audit.ts'
+import { CONFORMANCE_PROJECTS } from '../harness/projects.ts'
 import { catalogue, citation } from '../harness/catalogue.ts'
 import type { TargetConfig } from '../harness/config.ts'
 import type { ConformanceMeta } from '../harness/recorder.ts'
@@ -13,9 +14,9 @@ const AUDITED = new Set<string>(Object.values(REQ))
 
 /** requirement id -> "file > test name" of every test that declares it. */
 export async function collectChecks(root: string): Promise<Map<string, string[]>> {
-  const vitest = await createVitest('test', { root, project: ['conformance'], watch: false, reporters: [] })
+  const vitest = await createVitest('test', { root, project: CONFORMANCE_PROJECTS, watch: false, reporters: [] })
   // Collection evaluates suite files only; the placeholder keeps global setup from starting a gateway.
-  const placeholder: TargetConfig = { baseUrl: 'http://127.0.0.1:9', embedded: false, keys: {}, asOf: '2026-01-01', budgetUsd: 0, timeoutMs: 1, runId: 'list' }
+  const placeholder: TargetConfig = { baseUrl: 'http://127.0.0.1:9', embedded: false, keys: {}, asOf: '2026-01-01', budgetUsd: 0, timeoutMs: 1, largeUploads: false, audioModels: {}, runId: 'list' }
   vitest.provide('runConfig', placeholder)
   const checks = new Map<string, string[]>()
   try {

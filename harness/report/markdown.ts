@@ -33,7 +33,7 @@ export function renderMarkdown(s: Summary): string {
   out.push(`- as-of date: ${s.asOf}`)
   out.push(`- run: ${s.runId}, ${s.startedAt}, ${(s.durationMs / 1000).toFixed(1)} s, ${s.tool.name} ${s.tool.version}`)
   out.push(`- families: ${s.selection.families?.join(', ') ?? 'all'}${s.selection.grep ? `, grep "${s.selection.grep}"` : ''}`)
-  out.push(`- tests: ${s.tests.total} (${s.tests.passed} passed, ${s.tests.failed} failed, ${s.tests.skipped} skipped); retries after 429: ${s.retries.length}`)
+  out.push(`- tests: ${s.tests.total} (${s.tests.passed} passed, ${s.tests.failed} failed, ${s.tests.skipped} skipped); retries after 429: ${s.retries.length}; calls paced by the rate-limit headers: ${s.pacing.length}`)
   out.push(`- ${spendLine(s.spend)}`, '')
   out.push('| family | pass | fail | warn | skip | error | disabled |', '|---|---:|---:|---:|---:|---:|---:|')
   for (const [family, c] of Object.entries(s.families)) {

@@ -24,6 +24,8 @@ export interface Summary {
   uncheckedMust: string[]
   observations: Array<{ test: string; topic: string; detail: string }>
   retries: Array<{ test: string; method: string; path: string; attempt: number; status?: number }>
+  /** Calls the client held back until an empty bucket's announced reset (harness/pacing.ts). */
+  pacing: Array<{ test: string; method: string; path: string; waitedMs: number }>
   harnessErrors: string[]
   /** Billable calls: what the tests estimated and reserved, and what the credit record says was spent. */
   spend: SpendSummary

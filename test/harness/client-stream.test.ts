@@ -25,7 +25,7 @@ beforeAll(async () => {
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as { port: number }
-  client = new GatewayClient({ baseUrl: `http://127.0.0.1:${port}`, embedded: false, keys: { main: 'k' }, asOf: '2026-11-21', budgetUsd: null, timeoutMs: 500, runId: 't' })
+  client = new GatewayClient({ baseUrl: `http://127.0.0.1:${port}`, embedded: false, keys: { main: 'k' }, asOf: '2026-11-21', budgetUsd: null, largeUploads: false, audioModels: {}, timeoutMs: 500, runId: 't' })
 })
 
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
@@ -36,7 +36,10 @@ describe('GatewayClient', () => {
     expect(ex.stream?.events.map((e) => e.event)).toEqual(['a', 'b'])
     expect(ex.stream?.end.cleanEnd).toBe(true)
     const [first, second] = ex.stream?.eventTimesMs ?? []
-    expect((second ?? 0) - (first ?? 0)).toBeGreaterThanOrEqual(30)
+    // The server sends b at least 30 ms after the request; a busy client may read a and b together, so only
+    // the order and that lower bound hold on a shared machine.
+    expect(second).toBeGreaterThanOrEqual(first ?? Number.POSITIVE_INFINITY)
+    expect(second).toBeGreaterThanOrEqual(30)
     expect(ex.record.body).toContain('event: a')
   })
 

@@ -56,6 +56,9 @@ describe('resolveOptions', () => {
     [{ GATEWAY_BUDGET_USD: '-1' }, /GATEWAY_BUDGET_USD must be a non-negative number/],
     [{ GATEWAY_API_KEY: 'abc def' }, /GATEWAY_API_KEY contains whitespace/],
     [{ GATEWAY_API_KEY_TIER2: 'abc\ndef' }, /GATEWAY_API_KEY_TIER2 contains whitespace/],
+    [{ GATEWAY_LARGE_UPLOADS: 'maybe' }, /GATEWAY_LARGE_UPLOADS must be 1 or 0/],
+    [{ GATEWAY_AUDIO_MODELS: 'speech' }, /GATEWAY_AUDIO_MODELS: "speech" is not role=model-id/],
+    [{ GATEWAY_AUDIO_MODELS: 'singer=x' }, /with a role from speech, transcribe/],
   ])('%j is refused: %s', (env, pattern) => {
     expect(errorOf(env)).toMatch(pattern)
   })
@@ -67,6 +70,11 @@ describe('resolveOptions', () => {
   test('a bad flag value names the flag, not the variable', () => {
     expect(errorOf({}, { 'as-of': 'tomorrow' })).toMatch(/^--as-of must be a date/)
     expect(errorOf({}, { 'base-url': 'http://x/y' })).toMatch(/^--base-url must be the host root/)
+  })
+
+  test('large uploads and audio model ids are read', () => {
+    expect(resolve({ GATEWAY_LARGE_UPLOADS: '1', GATEWAY_AUDIO_MODELS: 'speech=my-tts, diarize=my-stt-d' })).toMatchObject({ largeUploads: true, audioModels: { speech: 'my-tts', diarize: 'my-stt-d' } })
+    expect(resolve({}).largeUploads).toBe(false)
   })
 
   test('blank variables count as unset', () => {
