@@ -8,6 +8,8 @@
  */
 
 import type { FaultDefinition } from './faults/definition.ts'
+import { NATIVE_FAULTS } from './faults/native.ts'
+import { SYNTHESIZE_FAULTS } from './faults/synthesize.ts'
 import { HEADERS_FAULTS } from './faults/headers.ts'
 import { AUTH_FAULTS } from './faults/auth.ts'
 import { MODELS_FAULTS } from './faults/models.ts'
@@ -17,11 +19,17 @@ import { RESPONSES_FAULTS } from './faults/responses.ts'
 import { CHAT_FAULTS } from './faults/chat.ts'
 import { UNAVAILABLE_FAULTS } from './faults/unavailable.ts'
 import { COMPATIBLE_FAULTS } from './faults/compatible.ts'
+import { AUDIO_FAULTS } from './faults/audio.ts'
+import { MODERATION_FAULTS } from './faults/moderation.ts'
+import { TIERS_FAULTS } from './faults/tiers.ts'
+import { SEARCH_FAULTS } from './faults/search.ts'
+import { OCR_FAULTS } from './faults/ocr.ts'
+import { VIDEOS_FAULTS } from './faults/videos.ts'
 
 export type { FaultDefinition } from './faults/definition.ts'
 
 /** Every fault, family by family; a new endpoint family adds its file under faults/ and one spread here. */
-const FAULT_TABLE = [...HEADERS_FAULTS, ...AUTH_FAULTS, ...MODELS_FAULTS, ...ACCOUNT_FAULTS, ...FILES_FAULTS, ...RESPONSES_FAULTS, ...CHAT_FAULTS, ...UNAVAILABLE_FAULTS, ...COMPATIBLE_FAULTS] as const satisfies readonly FaultDefinition[]
+const FAULT_TABLE = [...HEADERS_FAULTS, ...AUTH_FAULTS, ...MODELS_FAULTS, ...ACCOUNT_FAULTS, ...FILES_FAULTS, ...RESPONSES_FAULTS, ...CHAT_FAULTS, ...UNAVAILABLE_FAULTS, ...COMPATIBLE_FAULTS, ...TIERS_FAULTS, ...MODERATION_FAULTS, ...AUDIO_FAULTS, ...NATIVE_FAULTS, ...SYNTHESIZE_FAULTS, ...SEARCH_FAULTS, ...OCR_FAULTS, ...VIDEOS_FAULTS] as const satisfies readonly FaultDefinition[]
 
 export type FaultName = (typeof FAULT_TABLE)[number]['name']
 

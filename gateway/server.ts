@@ -12,17 +12,25 @@ import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, ty
 import { asGatewayError, registerFallbacks, sendError } from './fallbacks.ts'
 import { authHook } from './hooks/auth.ts'
 import { dateHeader } from './hooks/date-header.ts'
-import { rateLimitHeaders, rateLimitHook } from './hooks/rate-limit.ts'
+import { registerAdminRoutes } from './routes/admin.ts'
+import { countFinishedCall, rateLimitHeaders, rateLimitHook } from './hooks/rate-limit.ts'
 import { recordTransaction } from './hooks/record-transaction.ts'
 import { createRequestIdMinter, requestIdHeaders } from './hooks/request-id.ts'
 import { unvaryJson, unvaryUrl, varyJsonText } from './vary.ts'
 import { registerAccountRoutes } from './routes/account.ts'
+import { registerAudioRoutes } from './routes/audio.ts'
 import { registerChatRoutes } from './routes/chat.ts'
 import { registerCompatibleRoutes } from './routes/compatible.ts'
 import { registerFileRoutes } from './routes/files.ts'
 import { registerModelRoutes } from './routes/models.ts'
+import { registerNativeRoutes } from './routes/native.ts'
+import { registerModerationRoutes } from './routes/moderation.ts'
 import { registerResponseRoutes } from './routes/responses.ts'
+import { registerSearchRoutes } from './routes/search.ts'
+import { registerOcrRoutes } from './routes/ocr.ts'
+import { registerSynthesizeRoutes } from './routes/synthesize.ts'
 import { registerUnavailableRoutes } from './routes/unavailable.ts'
+import { registerVideoRoutes } from './routes/videos.ts'
 import { createState, type GatewayConfig, type GatewayState } from './state.ts'
 
 export type { GatewayConfig, GatewayState } from './state.ts'
@@ -62,6 +70,8 @@ export function createGateway(config: GatewayConfig = {}): Gateway {
   }
   app.addHook('onRequest', authHook(state))
   app.addHook('onRequest', rateLimitHook(state))
+  const finishCall = countFinishedCall(state)
+  app.addHook('onResponse', async (request, reply) => finishCall(request, reply))
   app.addHook('onSend', async (request, reply, payload) => {
     finishResponse(request, reply)
     // Allowed variation (§9.2): JSON bodies gain unknown properties and lose their key order.
@@ -78,5 +88,13 @@ export function createGateway(config: GatewayConfig = {}): Gateway {
   registerChatRoutes(app, state)
   registerUnavailableRoutes(app, state)
   registerCompatibleRoutes(app, state)
+  registerAudioRoutes(app, state)
+  registerSearchRoutes(app, state)
+  registerOcrRoutes(app, state)
+  registerNativeRoutes(app, state)
+  registerSynthesizeRoutes(app, state)
+  registerAdminRoutes(app, state)
+  registerModerationRoutes(app, state)
+  registerVideoRoutes(app, state)
   return { app, state }
 }

@@ -4,6 +4,8 @@
  *
  * - Authorization: Bearer <key> everywhere; x-api-key only on routes that declare `apiKeyHeader`
  *   (the model endpoints), where it selects the alternate format. Bearer wins when both are sent.
+ * - x-native-api-key only on routes that declare `nativeKeyHeader` (the native interface, Part 2 section
+ *   5.2); elsewhere it is not a key (text:synthesize takes Bearer only, section 5.3).
  * - Missing or unknown key: 401. Suspended account: 403. Each in the dialect of its path family.
  * - Routes with `auth: 'none'` (/public/models) ignore keys; unknown routes identify a valid caller
  *   (for headers and transactions) but refuse no one, so that they answer 404.
@@ -30,7 +32,7 @@ export function authHook(state: GatewayState) {
     const policy = request.is404 ? 'optional' : (config.auth ?? 'required')
     if (policy === 'none' && !faults.has('public-models-needs-auth')) return undefined
 
-    const presented = presentedKey(request, config.apiKeyHeader === true && !faults.has('x-api-key-refused'))
+    const presented = presentedKey(request, config.apiKeyHeader === true && !faults.has('x-api-key-refused'), config.nativeKeyHeader === true)
     let account = presented ? state.accounts.byKey(presented.value) : undefined
     if (!presented && faults.has('missing-key-allowed') && isV1Path(context.path)) account = state.accounts.main()
 
@@ -67,7 +69,7 @@ export function authHook(state: GatewayState) {
   }
 }
 
-function presentedKey(request: FastifyRequest, acceptsApiKeyHeader: boolean): PresentedKey | undefined {
+function presentedKey(request: FastifyRequest, acceptsApiKeyHeader: boolean, acceptsNativeKeyHeader = false): PresentedKey | undefined {
   const authorization = request.headers.authorization
   if (authorization !== undefined) {
     // A malformed Authorization header is a wrong key, not a missing one.
@@ -75,5 +77,7 @@ function presentedKey(request: FastifyRequest, acceptsApiKeyHeader: boolean): Pr
   }
   const apiKey = request.headers['x-api-key']
   if (typeof apiKey === 'string' && acceptsApiKeyHeader) return { value: apiKey.trim(), form: 'x-api-key' }
+  const nativeKey = request.headers['x-native-api-key']
+  if (typeof nativeKey === 'string' && acceptsNativeKeyHeader) return { value: nativeKey.trim(), form: 'x-native-api-key' }
   return undefined
 }

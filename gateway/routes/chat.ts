@@ -12,6 +12,7 @@ import { randomBytes } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import { CATALOGUE, findModel, type CatalogueModel } from '../catalogue.ts'
 import { answerChat, moderate, type ChatAnswer } from '../chat/answer.ts'
+import { imageNotModerated, messagesHaveImage, moderatesImages } from '../moderation/inline.ts'
 import { parseChatRequest, type ChatRequest } from '../chat/request.ts'
 import { streamChat, type CompletionHead } from '../chat/stream.ts'
 import { requireCaller, type RequestContext } from '../context.ts'
@@ -31,7 +32,7 @@ export function registerChatRoutes(app: FastifyInstance, state: GatewayState): v
     const body = objectBody(request.body)
     const id = requireModelId(body)
     const model = faults.has('chat-unknown-model-served') && !findModel(id) ? firstChatModel() : resolveModel(id, context, CHAT_RULES)
-    if (!faults.has('chat-min-tier-ignored')) requireTier(model, caller)
+    if (!faults.has('chat-min-tier-ignored')) requireTier(model, caller, faults)
     if (body.n !== undefined && body.n !== null && body.n !== 1) throw invalidParameter('n', 'n must be 1: send separate requests for several candidates.')
     refuseByFault(body, faults)
     const chat = parseChatRequest(body, model, { emptyMessagesAllowed: faults.has('chat-empty-messages-accepted') })
@@ -41,7 +42,7 @@ export function registerChatRoutes(app: FastifyInstance, state: GatewayState): v
     const usage = usageOf(answer, faults)
     recordCall(context, model, chat, answer, faults)
     const head: CompletionHead = { id: `chatcmpl-${randomBytes(12).toString('hex')}`, created: Math.floor(state.clock.now() / 1000), model: model.id }
-    const moderation = moderationModel === undefined ? undefined : moderate(moderationModel, `${chat.instructions ?? ''}\n${chat.input}`, answer.content ?? '')
+    const moderation = moderationModel === undefined ? undefined : inlineResults(moderate(moderationModel, `${chat.instructions ?? ''}\n${chat.input}`, answer.content ?? ''), moderationModel, body.messages, faults)
     if (chat.stream) {
       await streamChat(reply, head, answer, { includeUsage: chat.includeUsage, usage, moderation }, faults)
       // Reply is a thenable that settles when the response has finished: Fastify then sends nothing more.
@@ -116,4 +117,15 @@ function recordCall(context: RequestContext, model: CatalogueModel, chat: ChatRe
     reasoning: answer.reasoningTokens,
     cached: 0,
   }
+}
+
+/**
+ * Part 2 §4.7: a result can be an error object instead of scores. A text-only moderation model cannot moderate
+ * an input with an image, so the input side gets the error (see ../moderation/inline.ts); the output side is
+ * moderated as before.
+ */
+function inlineResults(results: ReturnType<typeof moderate>, model: string, messages: unknown, faults: FaultSet): Record<string, unknown> {
+  const input = messagesHaveImage(messages) && !moderatesImages(model) ? imageNotModerated(model) : results.input
+  if (faults.has('moderation-inline-flagged-string')) return { input: { ...input, flagged: String(results.input.flagged) }, output: { ...results.output, flagged: String(results.output.flagged) } }
+  return { input, output: results.output }
 }

@@ -12,7 +12,7 @@ import { integerParam, singleParam, type RawQuery } from '../query-params.ts'
 import type { GatewayState } from '../state.ts'
 import { cancelBackground, isRunning, runInBackground } from '../responses/background.ts'
 import { newId, runModel, type Run } from '../responses/generation.ts'
-import { inputItemViews } from '../responses/input.ts'
+import { inputItemViews, type InputItem } from '../responses/input.ts'
 import { checkModerationModel, inlineModeration } from '../responses/moderation.ts'
 import { renderResponse, type Draft, type Phase } from '../responses/response-object.ts'
 import { responseStore, type StoredResponse } from '../responses/store.ts'
@@ -36,7 +36,7 @@ export function registerResponseRoutes(app: FastifyInstance, state: GatewayState
     const { account } = caller
     // The model first, as chat completions do, so that a refused call still records the model it named.
     const model = resolveModel(requireModelId(objectBody(request.body)), context, RESPONSES_RULES)
-    requireTier(model, caller)
+    requireTier(model, caller, state.faults)
     const req = parseCreateRequest(request.body, faults)
     context.safetyIdentifier = req.safetyIdentifier ?? null
     if (req.maxOutputTokens !== undefined && req.maxOutputTokens > model.maxOutputTokens) {
@@ -58,7 +58,7 @@ export function registerResponseRoutes(app: FastifyInstance, state: GatewayState
       model: model.id,
       req,
       run,
-      moderation: req.moderationModel === undefined ? undefined : inlineModeration(req.moderationModel, run.moderationText, faults),
+      moderation: req.moderationModel === undefined ? undefined : inlineModeration(req.moderationModel, run.moderationText, faults, inputImages(req.input)),
     }
     context.tokens = tokenCounts(run)
     const render = (phase: Phase) => renderResponse(draft, phase, faults)
@@ -126,4 +126,9 @@ function ownEntry(state: GatewayState, id: string, accountId: string): StoredRes
 function tokenCounts(run: Run | undefined): TokenCounts {
   const usage = run?.usage ?? { inputTokens: 0, outputTokens: 0, reasoningTokens: 0 }
   return { prompt: usage.inputTokens, completion: usage.outputTokens, reasoning: usage.reasoningTokens, cached: 0, total: usage.inputTokens + usage.outputTokens }
+}
+
+/** The image sources of the input's messages: what inline moderation must moderate besides the text. */
+function inputImages(input: readonly InputItem[]): string[] {
+  return input.flatMap((item) => (item.type === 'message' ? item.parts.flatMap((part) => (part.type === 'input_image' ? [part.source] : [])) : []))
 }
