@@ -31,10 +31,6 @@ export function burstCap(baseUrl: string): number {
   return isLoopback(baseUrl) ? TIERS_DEFAULTS.burstCapLoopback : TIERS_DEFAULTS.burstCapRemote
 }
 
-export function header(ex: Exchange, name: string): string | undefined {
-  return ex.header(name)
-}
-
 export function integerHeader(ex: Exchange, name: string): number | undefined {
   const raw = ex.header(name)?.trim()
   return raw !== undefined && /^\d+$/.test(raw) ? Number(raw) : undefined
