@@ -23,6 +23,7 @@ export const TIERS_DEFAULTS = {
   testTimeoutMs: 420_000, // a tier's sequence waits up to four windows against a remote target
   batch: 8, // calls in flight at once in a burst: fast enough for a shortened minute, gentle on the target
   windowJitterMs: 1_000, // least tolerance between announced window ends of one window (see sameWindowTolerance)
+  resetSlackMs: 50, // a reset may read a few ms later than the one before it (rounding), within one window
   attempts: 3, // measurements of a window that a boundary cut in two before the suite takes what it has
 }
 
@@ -150,19 +151,22 @@ export function overLimitWindow(burst: Burst, limit: number, sequential = false)
 }
 
 /**
- * Calls made one after another, split where x-ratelimit-remaining-requests rises: a new window began there. This
- * reads the count itself, not the announced reset, so it holds even where the reset header is wrong. Undefined
- * when a call carries no integer remaining.
+ * Calls made one after another, split where a new window began: where x-ratelimit-remaining-requests rises, or
+ * where x-ratelimit-reset-requests rises (within a window it only falls). Either signal alone is enough, so a
+ * target whose remaining count or whose reset is wrong is still split right by the other. Undefined when a call
+ * carries neither header in a readable form.
  */
 export function windowsByRemaining(sequential: readonly Exchange[]): Exchange[][] | undefined {
   const windows: Exchange[][] = []
-  let previous: number | undefined
+  let previous: { remaining?: number; reset?: number } | undefined
   for (const ex of sequential) {
     const remaining = integerHeader(ex, 'x-ratelimit-remaining-requests')
-    if (remaining === undefined) return undefined
-    if (previous === undefined || remaining > previous) windows.push([])
+    const reset = resetMs(ex)
+    if (remaining === undefined && reset === undefined) return undefined
+    const rose = (now: number | undefined, before: number | undefined, slack: number) => now !== undefined && before !== undefined && now > before + slack
+    if (previous === undefined || rose(remaining, previous.remaining, 0) || rose(reset, previous.reset, TIERS_DEFAULTS.resetSlackMs)) windows.push([])
     windows.at(-1)!.push(ex)
-    previous = remaining
+    previous = { ...(remaining === undefined ? {} : { remaining }), ...(reset === undefined ? {} : { reset }) }
   }
   return windows
 }

@@ -22,7 +22,7 @@ export interface ConformanceRun {
   cleanup: () => void
 }
 
-export async function runConformance(args: string[], env: Record<string, string> = {}, timeoutMs = 180_000): Promise<ConformanceRun> {
+export async function runConformance(args: string[], env: Record<string, string> = {}, timeoutMs = 400_000): Promise<ConformanceRun> {
   const cwd = mkdtempSync(join(tmpdir(), 'gc-run-'))
   const reportRoot = join(cwd, 'reports')
   // Only what a run needs from the parent environment; no GATEWAY_* variable of the developer's.
