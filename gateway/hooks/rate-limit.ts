@@ -39,7 +39,7 @@ interface TokenBucket {
 }
 
 /** Whole seconds until the reading's window ends, at least 1: a client that waits it never retries too early. */
-function retryAfterSeconds(reading: WindowReading, now: number, halved: boolean): number {
+export function retryAfterSeconds(reading: WindowReading, now: number, halved = false): number {
   const seconds = Math.max(1, Math.ceil((reading.resetAt - now) / 1000))
   return halved ? Math.max(0, Math.floor(seconds / 2) - 1) : seconds
 }

@@ -24,6 +24,7 @@ import { parseSpeechRequest, synthesize } from '../audio/speech.ts'
 import { diarizedJson, outputTokens, srt, transcribe, verboseJson, vtt, type Transcript } from '../audio/transcript.ts'
 import { modelField, parseTranscription, parseTranslation, readAudioFile, type TranscriptionRequest } from '../audio/transcription.ts'
 import { receiveAudioForm } from '../audio/upload.ts'
+import { abandonBody } from '../abandon-body.ts'
 
 const BASE_TRANSCRIPTION_MODEL = 'gw-transcribe-1'
 const AUDIO_CHUNK_BYTES = 16 * 1024 // stream_format audio and sse: the audio in pieces of this size
@@ -178,14 +179,6 @@ function render(reply: FastifyReply, format: string, transcript: Transcript, opt
 
 function setTokens(context: RequestContext, prompt: number, completion: number): void {
   context.tokens = { total: prompt + completion, prompt, completion, reasoning: 0, cached: 0 }
-}
-
-/** An upload refused before its body was read to the end: stop reading and close once answered (as files do). */
-function abandonBody(request: FastifyRequest, reply: FastifyReply): void {
-  if (request.raw.complete) return
-  request.raw.unpipe()
-  request.raw.pause()
-  reply.header('connection', 'close')
 }
 
 function chunks(bytes: Buffer): Buffer[] {

@@ -23,6 +23,8 @@ import type { StoredFile } from '../file-store.ts'
 import { receiveUpload, storageFull } from '../file-upload.ts'
 import { integerParam, singleParam, type RawQuery } from '../query-params.ts'
 import type { GatewayState } from '../state.ts'
+import { abandonBody } from '../abandon-body.ts'
+import { retryAfterSeconds } from '../hooks/rate-limit.ts'
 
 /** Section 4.4: limit is 1 to 10000 and defaults to 10000. */
 const LIST_LIMIT = { min: 1, max: 10_000 } as const
@@ -47,7 +49,7 @@ export function registerFileRoutes(app: FastifyInstance, state: GatewayState): v
     const context = state.contexts.of(reply.request)
     if (context.limits) context.limits = { ...context.limits, requests: reading }
     if (reading.admitted) return
-    const retryAfter = Math.max(1, Math.ceil((reading.resetAt - clock.now()) / 1000))
+    const retryAfter = retryAfterSeconds(reading, clock.now())
     reply.header('retry-after', String(retryAfter))
     throw new GatewayError(429, `File ${operation} are limited to ${limit} per minute at tier ${account.tier}; retry after ${retryAfter} s.`)
   }
@@ -112,28 +114,6 @@ export function registerFileRoutes(app: FastifyInstance, state: GatewayState): v
     })
   })
 }
-
-/**
- * An upload refused before its body was read to the end: read no more of it, and close the connection
- * once the answer is out (Node destroys the socket after a `connection: close` response), so that a
- * client sending 128 MB learns of the refusal at once and the gateway does not drain the rest.
- */
-function abandonBody(request: FastifyRequest, reply: FastifyReply): void {
-  if (request.raw.complete) return
-  request.raw.unpipe()
-  // A small body is read to its end and dropped, so that the connection stays usable and a client still
-  // writing it gets the answer instead of a broken pipe (a burst of small uploads meeting its 429). A large one
-  // is not worth reading: the connection is closed after the answer.
-  const length = Number(request.headers['content-length'])
-  if (Number.isFinite(length) && length <= SMALL_BODY_BYTES) {
-    request.raw.resume()
-    return
-  }
-  request.raw.pause()
-  reply.header('connection', 'close')
-}
-
-const SMALL_BODY_BYTES = 1024 * 1024
 
 /** The wire shape of section 2.4. */
 export function fileView(file: StoredFile, faults: FaultSet) {
