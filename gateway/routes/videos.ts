@@ -30,6 +30,7 @@ import { createUuid7Generator } from '../uuid7.ts'
 import { checkCreate, readCreateBody, type VideoSpec } from '../videos/request.ts'
 import { makeMp4 } from '../videos/mp4.ts'
 import { VideoStore, type VideoJob } from '../videos/store.ts'
+import { abandonBody } from '../abandon-body.ts'
 
 /** A prompt holding this text makes a job that cannot start (failed at creation, not charged). */
 export const CANNOT_START_MARKER = 'gc:cannot-start'
@@ -100,13 +101,14 @@ export function registerVideoRoutes(app: FastifyInstance, state: GatewayState): 
     })
     if (faults.has('video-drop-on-disconnect')) {
       // A create whose caller hangs up right after sending is rolled back (after charging): section 4.1 says the
-      // server starts at submission. A keep-alive client does not hang up this soon, so only drops are caught.
+      // server starts at submission. A keep-alive client does not hang up this soon, so only drops are caught; the
+      // two seconds leave room for a client on a busy machine, whose hang-up can come a while after its request.
       const socket = request.raw.socket
       const drop = (): void => void store.delete(account.id, job.id)
       if (socket.readableEnded || socket.destroyed) drop()
       else {
         socket.once('end', drop).once('close', drop)
-        setTimeout(() => socket.off('end', drop).off('close', drop), 100).unref()
+        setTimeout(() => socket.off('end', drop).off('close', drop), 2_000).unref()
       }
     }
     return job
@@ -188,12 +190,4 @@ function queryString(query: Record<string, unknown>, name: string): string | und
   if (value === undefined) return undefined
   if (typeof value !== 'string') throw invalidParameter(name, `${name} must be given once.`)
   return value
-}
-
-/** A create refused before its multipart body was read to the end: read no more, close once answered. */
-function abandonBody(request: FastifyRequest, reply: FastifyReply): void {
-  if (request.raw.complete) return
-  request.raw.unpipe()
-  request.raw.pause()
-  reply.header('connection', 'close')
 }
