@@ -1,0 +1,86 @@
+/**
+ * Figures both reports print the same way (report.html and summary.md), so that a number read on the CI job page
+ * is the number found in the page.
+ */
+import type { LoadResult, PhaseResult } from '../types.ts'
+
+export const OUTCOME_LINE: Record<LoadResult['outcome'], string> = {
+  pass: 'PASS: every verdict passed',
+  fail: 'FAIL: at least one verdict failed',
+  inconclusive: 'INCONCLUSIVE: no verdict failed, but some proved nothing',
+  error: 'ERROR: the harness could not complete the run',
+}
+
+/** Answers by class of status; byStatus keys are status codes as strings ("200", "429"). */
+export interface StatusClasses {
+  ok: number
+  refused: number
+  clientErrors: number
+  serverErrors: number
+  other: number
+}
+
+export function statusClasses(byStatus: Record<string, number>): StatusClasses {
+  const c: StatusClasses = { ok: 0, refused: 0, clientErrors: 0, serverErrors: 0, other: 0 }
+  for (const [code, n] of Object.entries(byStatus)) {
+    const status = Number(code)
+    if (status === 429) c.refused += n
+    else if (status >= 200 && status < 300) c.ok += n
+    else if (status >= 400 && status < 500) c.clientErrors += n
+    else if (status >= 500 && status < 600) c.serverErrors += n
+    // 1xx and 3xx: the gateway sends none, but a figure must not vanish if a target does.
+    else c.other += n
+  }
+  return c
+}
+
+export function sumValues(record: Record<string, number>): number {
+  return Object.values(record).reduce((a, b) => a + b, 0)
+}
+
+/** "429: 12, 200: 40", largest first; "none" when empty. */
+export function countsLine(record: Record<string, number>): string {
+  const entries = Object.entries(record).filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+  return entries.length === 0 ? 'none' : entries.map(([k, n]) => `${k}: ${n}`).join(', ')
+}
+
+/** Milliseconds to at most three significant figures, so 0.42 ms and 1234 ms both read well. */
+export function ms(value: number): string {
+  if (!Number.isFinite(value)) return '-'
+  if (value >= 100) return `${Math.round(value)} ms`
+  if (value >= 10) return `${value.toFixed(1)} ms`
+  return `${value.toFixed(2)} ms`
+}
+
+export function rate(value: number): string {
+  return `${value >= 100 ? Math.round(value) : value.toFixed(1)}/s`
+}
+
+export function seconds(durationMs: number): string {
+  return `${(durationMs / 1000).toFixed(1)} s`
+}
+
+/** Achieved against offered: "48.9/s of 50/s offered" or "48.9/s (closed loop, 8 connections)". */
+export function rateLine(phase: PhaseResult): string {
+  const achieved = rate(phase.achievedRate)
+  if (phase.plan.rate === null) return `${achieved} (closed loop, ${phase.plan.connections} connections)`
+  const share = phase.plan.rate > 0 ? ` (${Math.round((phase.achievedRate / phase.plan.rate) * 100)}%)` : ''
+  return `${achieved} of ${rate(phase.plan.rate)} offered${share}`
+}
+
+export function shardLine(result: LoadResult): string {
+  if (result.shard) return `shard ${result.shard.index + 1} of ${result.shard.count}`
+  if (result.mergedFrom.length > 0) return `merged from ${result.mergedFrom.length} shards: ${result.mergedFrom.join(', ')}`
+  return 'single process'
+}
+
+export function runDurationMs(result: LoadResult): number {
+  const d = Date.parse(result.endedAt) - Date.parse(result.startedAt)
+  return Number.isFinite(d) ? d : 0
+}
+
+/** When the phase started, counted from the start of the run ("+12.3 s"). */
+export function phaseOffset(result: LoadResult, phase: PhaseResult): string {
+  const runStart = Date.parse(result.startedAt)
+  return Number.isFinite(runStart) ? `+${seconds(phase.startedAt - runStart)}` : new Date(phase.startedAt).toISOString()
+}

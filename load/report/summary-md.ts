@@ -1,0 +1,108 @@
+/** summary.md of a load run: what a person reads on a CI job page. Outcome first, then verdicts, then figures. */
+import type { HistogramSummary, LoadResult, PhaseResult } from '../types.ts'
+import { countsLine, ms, OUTCOME_LINE, rateLine, runDurationMs, seconds, shardLine, statusClasses, sumValues } from './figures.ts'
+
+/** Text from the result: job pages render inline HTML, so "<b>" or "remaining <0" must show as typed; one line. */
+export function text(value: string | number): string {
+  return String(value).replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll(/\r?\n/g, ' ')
+}
+
+/** A table cell: a pipe would end the cell (and a backslash before it would undo the escape). */
+export function cell(value: string | number): string {
+  return text(value).replaceAll('\\', '\\\\').replaceAll('|', '\\|')
+}
+
+function table(head: string[], rows: (string | number)[][], numeric: boolean[] = []): string[] {
+  return [
+    `| ${head.map(cell).join(' | ')} |`,
+    `|${head.map((_, i) => (numeric[i] ? '---:' : '---')).join('|')}|`,
+    ...rows.map((r) => `| ${r.map(cell).join(' | ')} |`),
+  ]
+}
+
+function phaseRow(phase: PhaseResult): (string | number)[] {
+  const c = statusClasses(phase.byStatus)
+  const l = phase.latency
+  return [
+    phase.plan.name,
+    phase.sent,
+    rateLine(phase),
+    c.ok,
+    c.refused,
+    c.clientErrors,
+    c.serverErrors,
+    sumValues(phase.errors),
+    l.count === 0 ? '-' : `${ms(l.p50)} / ${ms(l.p90)} / ${ms(l.p99)}`,
+  ]
+}
+
+const pct = (h: HistogramSummary): string => (h.count === 0 ? '-' : `${ms(h.p50)} / ${ms(h.p90)} / ${ms(h.p99)}`)
+
+export function renderSummaryMd(result: LoadResult): string {
+  const out: string[] = []
+  const p = result.profile
+  out.push(`# Gateway load: ${OUTCOME_LINE[result.outcome]} (exit ${result.exitCode})`, '')
+  if (result.partial) out.push(`> **Partial run**: stopped early (${text(result.stopReason ?? 'no reason recorded')}); the figures are what had been measured by then.`, '')
+  out.push(`- target: ${text(result.target.baseUrl)}${result.target.embedded ? ' (embedded reference gateway)' : ''}, minute ${result.target.minuteMs} ms`)
+  out.push(`- profile: ${text(p.name)}${p.tier === null ? '' : `, tier ${p.tier}`}: ${text(p.description)}`)
+  out.push(`- run: ${text(result.runId)}, ${text(result.startedAt)}, ${seconds(runDurationMs(result))}, ${text(`${result.tool.name} ${result.tool.version}`)}`)
+  out.push(`- ${text(shardLine(result))}`, '')
+
+  out.push('## Verdicts', '')
+  if (result.verdicts.length === 0) out.push('No verdict was judged.')
+  else out.push(...table(['phase', 'verdict', 'status', 'figure', 'section'], result.verdicts.map((v) => [v.phase, v.id, v.status.toUpperCase(), v.figure, v.section])))
+  out.push('')
+  const explained = result.verdicts.filter((v) => v.status === 'fail' || v.status === 'inconclusive')
+  for (const v of explained) out.push(`- **${v.id}** (${text(v.phase)}, ${v.status}): ${text(v.detail)}`)
+  if (explained.length > 0) out.push('')
+
+  if (result.phases.length > 0) {
+    out.push('## Phases', '')
+    out.push(...table(
+      ['phase', 'sent', 'achieved / offered', '2xx', '429', 'other 4xx', '5xx', 'errors', 'latency p50 / p90 / p99'],
+      result.phases.map(phaseRow),
+      [false, true, false, true, true, true, true, true, false],
+    ), '')
+    // The table's classes leave out 1xx and 3xx and name no error: list them, so that no call goes unaccounted.
+    const notes: string[] = []
+    for (const ph of result.phases) {
+      if (sumValues(ph.errors) > 0) notes.push(`- ${text(ph.plan.name)}: calls without an answer: ${text(countsLine(ph.errors))}`)
+      if (statusClasses(ph.byStatus).other > 0) notes.push(`- ${text(ph.plan.name)}: all statuses: ${text(countsLine(ph.byStatus))}`)
+    }
+    if (notes.length > 0) out.push(...notes, '')
+  }
+
+  const backoff = result.phases.filter((ph) => ph.clients)
+  if (backoff.length > 0) {
+    out.push('## Backoff clients', '')
+    out.push(...table(
+      ['phase', 'policy', 'workers', 'tasks', 'successes', 'gave up', 'refusals per success', 'goodput per window', 'recovery p50 / p99'],
+      backoff.map((ph) => {
+        const c = ph.clients!
+        return [
+          ph.plan.name, c.policy, c.workers, c.tasks, c.successes, c.gaveUp,
+          c.successes === 0 ? '-' : (c.refusals / c.successes).toFixed(2),
+          c.goodputPerWindow.join(', ') || '-',
+          c.recovery.count === 0 ? '-' : `${ms(c.recovery.p50)} / ${ms(c.recovery.p99)}`,
+        ]
+      }),
+      [false, false, true, true, true, true, true, false, false],
+    ), '')
+  }
+
+  const streams = result.phases.filter((ph) => ph.stream)
+  if (streams.length > 0) {
+    out.push('## Streaming', '')
+    out.push(...table(
+      ['phase', 'completed', 'truncated', 'ttft p50 / p90 / p99', 'between tokens p50 / p90 / p99', 'end to end p50 / p90 / p99', 'tokens/s p50'],
+      streams.map((ph) => {
+        const st = ph.stream!
+        const tps = st.tokensPerSecond.count === 0 ? '-' : st.tokensPerSecond.p50.toFixed(1)
+        return [ph.plan.name, st.completed, st.truncated, pct(st.ttft), pct(st.interToken), pct(st.endToEnd), tps]
+      }),
+      [false, true, true, false, false, false, true],
+    ), '')
+  }
+  out.push('Charts and the rate-limit windows of every phase are in report.html; every figure is in result.json.', '')
+  return out.join('\n')
+}
