@@ -39,6 +39,12 @@ export const FAULTS: readonly FaultDefinition<FaultName>[] = FAULT_TABLE
 /** The faults switched on for one gateway; `has` only takes registered names, so a typo fails to compile. */
 export type FaultSet = ReadonlySet<FaultName>
 
+/** The faults a conformance run can see: `npm run faults` and the fault proof run these. */
+export const CONFORMANCE_FAULTS: readonly FaultDefinition<FaultName>[] = FAULTS.filter((fault) => fault.breaks.length > 0)
+
+/** The faults that load verdicts must see: test/load proves these. */
+export const LOAD_FAULTS: readonly FaultDefinition<FaultName>[] = FAULTS.filter((fault) => (fault.loadVerdicts?.length ?? 0) > 0)
+
 export const FAULT_NAMES: readonly FaultName[] = FAULTS.map((fault) => fault.name)
 
 export function isFaultName(name: string): name is FaultName {

@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { createVitest, type Reporter, type TestModule, type SerializedError, type Vitest } from 'vitest/node'
 import { startEmbeddedGateway } from '../gateway/embedded.ts'
-import { FAULTS, type FaultDefinition } from '../gateway/faults.ts'
+import { CONFORMANCE_FAULTS, type FaultDefinition } from '../gateway/faults.ts'
 import { CONFORMANCE_PROJECTS } from '../harness/projects.ts'
 import { catalogue } from '../harness/catalogue.ts'
 import { DEFAULTS, type RunOptions, type TargetConfig } from '../harness/config.ts'
@@ -194,12 +194,13 @@ async function main(): Promise<number> {
   }
   const scope: Scope = values.scope ?? 'families'
   const names = values.fault?.split(',').map((n) => n.trim()).filter(Boolean)
-  const unknown = names?.filter((n) => !FAULTS.some((f) => f.name === n)) ?? []
+  const unknown = names?.filter((n) => !CONFORMANCE_FAULTS.some((f) => f.name === n)) ?? []
   if (unknown.length > 0) {
     process.stderr.write(`faults: unknown fault ${unknown.join(', ')}; see npm run gateway -- --fault list\n`)
     return 2
   }
-  const selected = names ? FAULTS.filter((f) => names.includes(f.name)) : FAULTS
+  // Load-only faults (no requirement in `breaks`) are proved by test/load, not by a conformance run.
+  const selected = names ? CONFORMANCE_FAULTS.filter((f) => names.includes(f.name)) : CONFORMANCE_FAULTS
   const workers = Number(values.workers ?? FAULT_RUN_DEFAULTS.workers)
   const started = performance.now()
   const results = await runFaults(selected, Number.isInteger(workers) && workers > 0 ? workers : FAULT_RUN_DEFAULTS.workers, scope)

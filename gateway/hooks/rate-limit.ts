@@ -70,7 +70,7 @@ export function rateLimitHook(state: GatewayState) {
     const { account } = context.caller
     const usage = context.family === 'usage'
     const accountLimits = classLimits('account', account.tier)
-    const requestKey = usage ? `usage-requests:${account.id}` : `account-requests:${account.id}`
+    const requestKey = usage ? `usage-requests:${faults.has('usage-bucket-shared') ? 'every-account' : account.id}` : `account-requests:${account.id}`
     const requests = usage ? await countUsage(requestKey, usageRequestsPerMinute(account.tier)) : await countRequest(requestKey, accountLimits.rpm)
     context.countedRequest = { limiter, key: requestKey }
     const tokens = limiter.read(`account-tokens:${account.id}`, accountLimits.tpm)

@@ -1,0 +1,97 @@
+/**
+ * One call of the scheduler and clients engines, with undici: sends, hands the status and headers to the
+ * recorder the moment they arrive, then reads the body to its end (timing each server-sent event of a stream)
+ * within a time and byte cap, so that a target that hangs or never ends a body costs one bounded call.
+ */
+import { createParser } from 'eventsource-parser'
+import { request, type Dispatcher } from 'undici'
+import type { RequestSpec } from '../types.ts'
+import { nowMs, type CallHandle, type PhaseRecorder } from './recorder.ts'
+import { normalizeHeaders } from './rate-headers.ts'
+import type { StreamStats } from './stream-stats.ts'
+
+export const CALL_LIMITS = {
+  maxBodyBytes: 8 * 1024 * 1024, // a load call's answer is small; past this the target is broken or hostile
+}
+
+/** Where calls go and where they are recorded: what every engine's calls share. */
+export interface CallContext {
+  baseUrl: string
+  key: string
+  dispatcher: Dispatcher
+  timeoutMs: number
+  signal: AbortSignal
+  recorder: PhaseRecorder
+  stream?: StreamStats
+  /** Ids of what calls marked `collectId` created, for the run's clean-up. */
+  created?: string[]
+}
+
+export interface CallOutcome {
+  status: number | null
+  headers: Record<string, string>
+  error: string | null
+}
+
+function errorName(error: unknown, signal: AbortSignal): string {
+  if (signal.aborted) return 'stopped'
+  const err = error as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException }
+  if (err.name === 'TimeoutError' || err.code === 'UND_ERR_HEADERS_TIMEOUT' || err.code === 'UND_ERR_BODY_TIMEOUT') return 'timeout'
+  const code = err.code ?? err.cause?.code
+  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return 'connection reset'
+  if (code === 'ECONNREFUSED') return 'connection refused'
+  if (code === 'BODY_TOO_LARGE') return 'body too large'
+  return code ?? err.name ?? 'error'
+}
+
+function collectId(text: string, into: string[]): void {
+  try {
+    const id = (JSON.parse(text) as { id?: unknown }).id
+    if (typeof id === 'string' && id !== '') into.push(id)
+  } catch {
+    // Not JSON: nothing to clean up that we could name.
+  }
+}
+
+export async function callOnce(ctx: CallContext, spec: RequestSpec, scheduledAt: number | null = null): Promise<CallOutcome> {
+  const { recorder } = ctx
+  const handle: CallHandle = recorder.send({ scheduledAt, deliberateFailure: spec.deliberateFailure ?? false })
+  const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(ctx.timeoutMs)])
+  let status: number | null = null
+  let headers: Record<string, string> = {}
+  try {
+    const response = await request(`${ctx.baseUrl}${spec.path}`, {
+      method: spec.method,
+      headers: { authorization: `Bearer ${ctx.key}`, ...spec.headers },
+      body: spec.body,
+      dispatcher: ctx.dispatcher,
+      signal,
+      headersTimeout: ctx.timeoutMs,
+      bodyTimeout: ctx.timeoutMs,
+    })
+    status = response.statusCode
+    headers = normalizeHeaders(response.headers as Record<string, string | string[] | undefined>)
+    recorder.headers(handle, status, headers)
+    const events = spec.stream && status === 200 && ctx.stream ? ctx.stream.begin(handle.sentAt) : null
+    const parser = events ? createParser({ onEvent: (event) => events.event(event.event ?? 'message', event.data, nowMs()) }) : null
+    const decoder = new TextDecoder()
+    const keep = spec.collectId === true && status >= 200 && status < 300 && ctx.created !== undefined
+    let text = ''
+    let bytes = 0
+    for await (const chunk of response.body as AsyncIterable<Buffer>) {
+      bytes += chunk.length
+      if (bytes > CALL_LIMITS.maxBodyBytes) throw Object.assign(new Error('body too large'), { code: 'BODY_TOO_LARGE' })
+      if (parser) parser.feed(decoder.decode(chunk, { stream: true }))
+      else if (keep) text += decoder.decode(chunk, { stream: true })
+    }
+    events?.end(nowMs())
+    if (keep) collectId(text, ctx.created as string[])
+    recorder.end(handle)
+    return { status, headers, error: null }
+  } catch (error) {
+    const name = errorName(error, ctx.signal)
+    // An answer whose body broke still answered: its latency is not recorded, the failure is.
+    recorder.end(handle, name)
+    return { status, headers, error: name }
+  }
+}

@@ -1,0 +1,220 @@
+/**
+ * What one phase records as its calls go: every engine reports a call's send, its response headers and its end
+ * here, on the main thread, and the recorder folds them into aggregates at once (time series, HDR histograms,
+ * rate-limit windows, header counts, the schedule's error). No response is kept, so memory does not grow with
+ * the length of a run.
+ */
+import type { BucketName, HeaderCounts, PhasePlan, PhaseResult, RecoveryRecord, ScheduleFigures, WindowRecord } from '../types.ts'
+import { newHistogram, recordMs, summarize, type Histogram } from './histogram.ts'
+import { readBucket, readRetryAfterMs } from './rate-headers.ts'
+import { Series } from './series.ts'
+import { WindowBook, windowTolerance } from './windows.ts'
+
+/** Epoch milliseconds with sub-millisecond precision from the monotonic clock. */
+export const nowMs = (): number => performance.timeOrigin + performance.now()
+
+export const RECORDER_LIMITS = {
+  maxRecoveries: 10_000, // one per refused window: far more than any capped run has
+}
+
+export interface CallHandle {
+  readonly sentAt: number
+  readonly scheduledAt: number | null
+  readonly deliberateFailure: boolean
+  readonly inFlight: number
+  answeredAt: number | null
+  status: number | null
+  settled: boolean
+}
+
+export interface RecorderOptions {
+  minuteMs: number
+  bucketMs: number
+  /** The phase's planned start, from which the schedule is measured. */
+  startedAt: number
+}
+
+export class PhaseRecorder {
+  readonly series: Series
+  readonly latency: Histogram = newHistogram()
+  readonly #windows: WindowBook
+  readonly #headers: HeaderCounts = { responses: 0, refused: 0, missing: 0, missingOnRefused: 0, unparsable: 0, refusedWithoutRetryAfter: 0, resetFractional: 0, limitNotTable: 0 }
+  readonly #byStatus = new Map<string, number>()
+  readonly #errors = new Map<string, number>()
+  readonly #lag: Histogram = newHistogram()
+  #sent = 0
+  #answered = 0
+  #retries = 0
+  #inFlight = 0
+  #maxBehind = 0
+  #maxAhead = 0
+  #lastSentAt = 0
+  #sawSchedule = false
+  #episode: RecoveryRecord | null = null
+  readonly #recoveries: RecoveryRecord[] = []
+  readonly startedAt: number
+
+  constructor(
+    readonly plan: PhasePlan,
+    readonly options: RecorderOptions,
+  ) {
+    this.series = new Series(options.bucketMs)
+    this.#windows = new WindowBook(windowTolerance(options.minuteMs))
+    this.startedAt = options.startedAt
+  }
+
+  get inFlight(): number {
+    return this.#inFlight
+  }
+
+  get sent(): number {
+    return this.#sent
+  }
+
+  /** A call leaves now. `scheduledAt` is when the plan wanted it to leave (null: closed loop, no plan). */
+  send(options: { scheduledAt?: number | null; deliberateFailure?: boolean; at?: number } = {}): CallHandle {
+    const at = options.at ?? nowMs()
+    this.#sent += 1
+    this.#inFlight += 1
+    this.#lastSentAt = at
+    this.series.sent(at)
+    const scheduledAt = options.scheduledAt ?? null
+    if (scheduledAt !== null) {
+      this.#sawSchedule = true
+      recordMs(this.#lag, at - scheduledAt)
+    }
+    if (this.plan.rate !== null) {
+      // Calls the plan wanted sent by now against calls sent: how far the generator is behind or ahead.
+      const planned = Math.floor(((at - this.startedAt) / 1000) * this.plan.rate) + 1
+      this.#maxBehind = Math.max(this.#maxBehind, planned - this.#sent)
+      this.#maxAhead = Math.max(this.#maxAhead, this.#sent - planned)
+    }
+    return { sentAt: at, scheduledAt, deliberateFailure: options.deliberateFailure ?? false, inFlight: this.#inFlight, answeredAt: null, status: null, settled: false }
+  }
+
+  retried(at: number = nowMs()): void {
+    this.#retries += 1
+    this.series.retried(at)
+  }
+
+  /** The response's status line and headers arrived (names lower-cased). */
+  headers(call: CallHandle, status: number, headers: Record<string, string>, at: number = nowMs()): void {
+    call.answeredAt = at
+    call.status = status
+    this.#answered += 1
+    this.#byStatus.set(String(status), (this.#byStatus.get(String(status)) ?? 0) + 1)
+    const bucket: BucketName | null = this.plan.bucket
+    let remaining: number | null = null
+    let limit: number | null = null
+    this.#headers.responses += 1
+    if (status === 429) {
+      this.#headers.refused += 1
+      if (headers['retry-after'] === undefined) this.#headers.refusedWithoutRetryAfter += 1
+    }
+    if (bucket !== null) {
+      const reading = readBucket(headers, bucket)
+      remaining = reading.remaining
+      limit = reading.limit
+      if (reading.missing) {
+        this.#headers.missing += 1
+        if (status === 429) this.#headers.missingOnRefused += 1
+      }
+      if (reading.unparsable) this.#headers.unparsable += 1
+      if (reading.resetMs !== null && reading.resetMs % 1000 !== 0) this.#headers.resetFractional += 1
+      if (limit !== null && this.plan.expectedLimit !== null && limit !== this.plan.expectedLimit) this.#headers.limitNotTable += 1
+      if (reading.resetMs !== null) this.#recovery(call, status, at + reading.resetMs, headers, at)
+      if (reading.resetMs !== null) {
+        this.#windows.observe({
+          sentAt: call.sentAt,
+          receivedAt: at,
+          status,
+          deliberateFailure: call.deliberateFailure,
+          limit,
+          remaining,
+          resetMs: reading.resetMs,
+          retryAfterMs: readRetryAfterMs(headers, Date.now()),
+          inFlight: call.inFlight,
+        })
+      }
+    }
+    this.series.answered(at, status, remaining, limit)
+  }
+
+  /** Follows refusal episodes: the first 429's promises, the 429s after them, the call that ended the episode. */
+  #recovery(call: CallHandle, status: number, announcedEnd: number, headers: Record<string, string>, at: number): void {
+    const episode = this.#episode
+    if (status === 429) {
+      if (episode === null) {
+        const retryAfter = readRetryAfterMs(headers, Date.now())
+        this.#episode = { firstRefusedSentAt: call.sentAt, promisedEnd: announcedEnd, retryAfterEnd: retryAfter === null ? null : at + retryAfter, lastRefusedSentAt: call.sentAt, firstAdmittedSentAt: null }
+      } else {
+        episode.lastRefusedSentAt = Math.max(episode.lastRefusedSentAt, call.sentAt)
+      }
+      return
+    }
+    // An answer to a call sent before the episode began says nothing about its end.
+    if (episode !== null && call.sentAt > episode.firstRefusedSentAt) {
+      episode.firstAdmittedSentAt = call.sentAt
+      this.#closeEpisode()
+    }
+  }
+
+  #closeEpisode(): void {
+    if (this.#episode !== null && this.#recoveries.length < RECORDER_LIMITS.maxRecoveries) this.#recoveries.push(this.#episode)
+    this.#episode = null
+  }
+
+  /** The call is over: its body ended (`ok`), or it failed without an HTTP answer (`error` names why). */
+  end(call: CallHandle, error: string | null = null, at: number = nowMs()): void {
+    if (call.settled) return
+    call.settled = true
+    this.#inFlight -= 1
+    if (error !== null) {
+      // A call that never answered is an error of the series; one whose body broke after its headers was
+      // counted by its status already. Neither has a latency.
+      this.#errors.set(error, (this.#errors.get(error) ?? 0) + 1)
+      if (call.status === null) this.series.answered(at, null, null, null)
+      return
+    }
+    recordMs(this.latency, at - call.sentAt)
+  }
+
+  windows(): WindowRecord[] {
+    return this.#windows.records()
+  }
+
+  schedule(endedAt: number): ScheduleFigures | null {
+    if (this.plan.rate === null) return null
+    const durationS = Math.max(0.001, (Math.min(endedAt, this.#lastSentAt || endedAt) - this.startedAt) / 1000)
+    const callsPerWindow = this.plan.rate * (this.options.minuteMs / 1000)
+    const boundCalls = Math.max(2, Math.ceil(callsPerWindow / 10))
+    // Calls the plan wanted by the end but never sent count as behind too (a generator that stalled at the end).
+    const plannedTotal = Math.floor(((endedAt - this.startedAt) / 1000) * this.plan.rate)
+    const behindAtEnd = Math.max(0, plannedTotal - this.#sent - Math.ceil(this.plan.rate * 0.5))
+    const maxBehindCalls = Math.max(this.#maxBehind, behindAtEnd)
+    const lagP99Ms = this.#sawSchedule ? summarize(this.#lag).p99 : null
+    const achieved = this.#sent / durationS
+    const conclusive = maxBehindCalls <= boundCalls && achieved >= this.plan.rate * 0.9
+    return { maxBehindCalls, maxAheadCalls: this.#maxAhead, boundCalls, lagP99Ms, conclusive }
+  }
+
+  result(endedAt: number): Omit<PhaseResult, 'plan'> {
+    const durationS = Math.max(0.001, (endedAt - this.startedAt) / 1000)
+    return {
+      startedAt: this.startedAt,
+      endedAt,
+      sent: this.#sent,
+      answered: this.#answered,
+      byStatus: Object.fromEntries(this.#byStatus),
+      errors: Object.fromEntries(this.#errors),
+      retries: this.#retries,
+      achievedRate: this.#sent / durationS,
+      latency: summarize(this.latency),
+      schedule: this.schedule(endedAt),
+      series: this.series.buckets(),
+      windows: this.windows(),
+      recoveries: [...this.#recoveries, ...(this.#episode ? [{ ...this.#episode }] : [])],
+      headers: { ...this.#headers },
+    }
+  }
+}

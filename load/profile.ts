@@ -1,0 +1,93 @@
+/**
+ * What a load profile is: a name, hard caps, and a plan of phases made against the target (some profiles look
+ * up the limits first, e.g. a model's extra.rate_limits). Profiles live in load/profiles/, one file per kind.
+ */
+import { request } from 'undici'
+import { ConfigError } from '../harness/errors.ts'
+import type { KeySlotName, PhasePlan } from './types.ts'
+
+export interface ProfileCaps {
+  /** The whole run, waits included, never lasts longer than this. */
+  maxDurationMs: number
+  /** Nor sends more calls than this, over all phases. */
+  maxRequests: number
+}
+
+export interface PlanContext {
+  baseUrl: string
+  embedded: boolean
+  /** The target's rate-limit minute: 60 s, or the embedded gateway's shortened minute. */
+  minuteMs: number
+  keys: Partial<Record<KeySlotName, string>>
+  /** --tier, when given. */
+  tier: number | null
+  /** --duration: the length of each load phase. */
+  durationMs: number | null
+  /** --rate: every load phase offers this many calls per second instead of its multiple of the limit. */
+  rate: number | null
+  /** --connections. */
+  connections: number | null
+  timeoutMs: number
+  /** GET with a key slot's key; for profiles that look up limits (model records). */
+  getJson(path: string, slot: KeySlotName): Promise<{ status: number; body: unknown }>
+}
+
+export interface Profile {
+  name: string
+  description: string
+  /** The tier a tier-N profile is for (its name says it), else null (the profile takes --tier or its default). */
+  tier: number | null
+  caps: ProfileCaps
+  plan(ctx: PlanContext): Promise<PhasePlan[]>
+  /** Removes what the phases created on the target (uploaded files), bounded in time; returns what was left. */
+  cleanup?(ctx: PlanContext, created: readonly string[]): Promise<{ removed: number; left: string[] }>
+}
+
+export const TIERS = [0, 1, 2, 3, 4, 5] as const
+
+export function slotOf(tier: number): KeySlotName {
+  return `tier${tier}` as KeySlotName
+}
+
+/** The key slot a profile needs, or one clear line saying which variable to set. */
+export function requireKey(ctx: PlanContext, slot: KeySlotName, profile: string): void {
+  if (ctx.keys[slot] === undefined) {
+    const variable = slot === 'main' ? 'GATEWAY_API_KEY' : `GATEWAY_API_KEY_${slot.toUpperCase()}`
+    throw new ConfigError(`the profile ${profile} needs ${variable}; set it in the environment or in .env`)
+  }
+}
+
+/** The tier of a key that is not `tier`, to load beside it as the isolation probe; prefers lower tiers (smaller limits). */
+export function otherTier(ctx: PlanContext, tier: number): number | null {
+  const order = [...TIERS].filter((t) => t !== tier).sort((a, b) => Math.abs(a - tier) - Math.abs(b - tier) || a - b)
+  return order.find((t) => ctx.keys[slotOf(t)] !== undefined) ?? null
+}
+
+/** A phase's length: --duration, else `minutes` of the target's minute. */
+export function phaseMs(ctx: PlanContext, minutes: number): number {
+  return ctx.durationMs ?? Math.round(minutes * ctx.minuteMs)
+}
+
+/** Calls per second for `perMinute` calls per minute of the target, unless --rate says otherwise. */
+export function ratePerSecond(ctx: PlanContext, perMinute: number): number {
+  return ctx.rate ?? perMinute / (ctx.minuteMs / 1000)
+}
+
+/** Connections for an open-loop phase: enough for the rate at a second's latency, at most 64, or --connections. */
+export function connectionsFor(ctx: PlanContext, rate: number): number {
+  return ctx.connections ?? Math.max(2, Math.min(64, Math.ceil(rate)))
+}
+
+/** PlanContext.getJson for a target: a GET with the slot's key; a body that is not JSON reads as null. */
+export function jsonGetter(baseUrl: string, keys: Partial<Record<KeySlotName, string>>, timeoutMs: number): PlanContext['getJson'] {
+  return async (path, slot) => {
+    const key = keys[slot]
+    const response = await request(`${baseUrl}${path}`, { headers: key ? { authorization: `Bearer ${key}` } : {}, signal: AbortSignal.timeout(timeoutMs) })
+    const text = await response.body.text()
+    try {
+      return { status: response.statusCode, body: JSON.parse(text) as unknown }
+    } catch {
+      return { status: response.statusCode, body: null }
+    }
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * backoff: a sustained overload of one tier's usage limit (section 8.1), driven in turn by three clients of the
+ * same number of workers: one that follows the section 7 client rules, a naive one that retries at once, and a
+ * replay of the official OpenAI Node client's retry policy. Each phase starts in a fresh window and lasts three
+ * windows, so that at least two are measured whole.
+ */
+import { usageLimitPerMinute } from '../../harness/limits.ts'
+import { POLICIES } from '../engine/policies.ts'
+import { phaseMs, requireKey, slotOf, type PlanContext, type Profile } from '../profile.ts'
+import type { ClientPolicyName, PhasePlan } from '../types.ts'
+
+export const BACKOFF = {
+  tier: 2, // 50 calls a minute: enough workers to overload it, few enough calls to be gentle on a real target
+  naiveMaxRequests: 5_000, // the naive client hammers; its phase stops here at the latest
+}
+
+export function backoffProfile(): Profile {
+  return {
+    name: 'backoff',
+    description: 'A sustained overload of one tier\'s usage limit by a section 7 client, a naive client and the OpenAI Node client\'s retry policy, in turn: goodput, 429s per success, time to recover',
+    tier: null,
+    caps: { maxDurationMs: 30 * 60_000, maxRequests: 40_000 },
+    async plan(ctx: PlanContext): Promise<PhasePlan[]> {
+      const tier = ctx.tier ?? BACKOFF.tier
+      const slot = slotOf(tier)
+      requireKey(ctx, slot, 'backoff')
+      const limit = usageLimitPerMinute(tier) as number
+      const workers = ctx.connections ?? Math.max(2, Math.ceil(limit / 10))
+      const phase = (policy: ClientPolicyName): PhasePlan => ({
+        name: policy,
+        description: `${workers} workers of the ${POLICIES[policy].label} against ${limit} calls per minute`,
+        engine: 'clients',
+        slot,
+        requests: [{ method: 'GET', path: '/user/v1/credit' }],
+        rate: null,
+        connections: workers,
+        durationMs: phaseMs(ctx, 3.2),
+        bucket: 'requests',
+        expectedLimit: limit,
+        freshWindow: true,
+        verdicts: policy === 'spec7' ? ['backoff', 'admission'] : ['admission'],
+        client: { policy, workers, maxAttempts: POLICIES[policy].maxAttempts },
+      })
+      return [phase('spec7'), phase('naive'), phase('openai-node')]
+    },
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * tier-N-model: one chat model's request and token buckets (section 8.3), at the values the tier's key reads in
+ * the model's extra.rate_limits.current. The model is the chat model this key may use with the smallest RPM, so
+ * that the load is the lightest that reaches a limit. The RPM phase offers twice the RPM with one-token calls;
+ * the TPM phase offers twice the TPM in calls of several thousand prompt words at a quarter of the RPM, so that
+ * the token bucket binds first.
+ */
+import { ConfigError } from '../../harness/errors.ts'
+import { connectionsFor, phaseMs, ratePerSecond, requireKey, slotOf, type PlanContext, type Profile } from '../profile.ts'
+import type { KeySlotName, PhasePlan, RequestSpec } from '../types.ts'
+
+type Json = Record<string, unknown>
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v)
+
+interface ModelLimits {
+  id: string
+  rpm: number
+  tpm: number | null
+}
+
+async function pickModel(ctx: PlanContext, tier: number): Promise<ModelLimits> {
+  const slot = slotOf(tier)
+  const list = await ctx.getJson('/v1/models', slot)
+  const data = isObject(list.body) && Array.isArray(list.body.data) ? list.body.data.filter(isObject) : []
+  const chat = data.filter((m) => typeof m.id === 'string' && m.mode === 'chat' && (typeof m.min_tier !== 'number' || m.min_tier <= tier))
+  const found: ModelLimits[] = []
+  for (const m of chat) {
+    const record = await ctx.getJson(`/v1/models/${encodeURIComponent(m.id as string)}`, slot)
+    const body = record.body
+    const current = isObject(body) && isObject(body.extra) && isObject(body.extra.rate_limits) ? body.extra.rate_limits.current : undefined
+    if (isObject(current) && typeof current.rpm === 'number' && current.rpm > 0) {
+      found.push({ id: m.id as string, rpm: current.rpm, tpm: typeof current.tpm === 'number' && current.tpm > 0 ? current.tpm : null })
+    }
+  }
+  found.sort((a, b) => a.rpm - b.rpm)
+  const pick = found[0]
+  if (!pick) throw new ConfigError(`no chat model that the tier-${tier} key may use shows an rpm in extra.rate_limits.current (GET /v1/models answered ${list.status})`)
+  return pick
+}
+
+/** A chat model the key may use (the first the list offers), for profiles that need any model at all. */
+export async function anyChatModel(ctx: PlanContext, slot: KeySlotName): Promise<string> {
+  const list = await ctx.getJson('/v1/models', slot)
+  const data = isObject(list.body) && Array.isArray(list.body.data) ? list.body.data.filter(isObject) : []
+  const tier = /^tier(\d)$/.exec(slot)?.[1]
+  const usable = data.find((m) => typeof m.id === 'string' && m.mode === 'chat' && (tier === undefined || typeof m.min_tier !== 'number' || m.min_tier <= Number(tier)))
+  if (!usable) throw new ConfigError(`GET /v1/models with the ${slot} key lists no chat model it may use (status ${list.status})`)
+  return usable.id as string
+}
+
+function chatCall(model: string, words: number): RequestSpec {
+  const content = words <= 1 ? 'Hi' : Array.from({ length: words }, (_, i) => `w${i % 100}`).join(' ')
+  return { method: 'POST', path: '/v1/chat/completions', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model, messages: [{ role: 'user', content }], max_tokens: 1 }) }
+}
+
+export function tierModelProfile(tier: number): Profile {
+  const name = `tier-${tier}-model`
+  return {
+    name,
+    description: `A chat model's RPM and TPM buckets (section 8.3) with the tier-${tier} key, at twice the limits its extra.rate_limits.current gives`,
+    tier,
+    caps: { maxDurationMs: 20 * 60_000, maxRequests: 100_000 },
+    async plan(ctx: PlanContext): Promise<PhasePlan[]> {
+      const slot = slotOf(tier)
+      requireKey(ctx, slot, name)
+      const model = await pickModel(ctx, tier)
+      const rpmRate = ratePerSecond(ctx, 2 * model.rpm)
+      const phases: PhasePlan[] = [
+        {
+          name: 'rpm',
+          description: `${model.id}: 2x its RPM of ${model.rpm}, one-token calls (${rpmRate.toFixed(2)} calls/s)`,
+          engine: rpmRate >= 50 && Number.isInteger(rpmRate) ? 'autocannon' : 'scheduler',
+          slot,
+          requests: [chatCall(model.id, 1)],
+          rate: rpmRate,
+          connections: connectionsFor(ctx, rpmRate),
+          durationMs: phaseMs(ctx, 2.2),
+          bucket: 'requests',
+          expectedLimit: model.rpm,
+          freshWindow: true,
+          verdicts: ['admission', 'headers', 'recovery'],
+        },
+      ]
+      if (model.tpm !== null) {
+        // Prompt words bound tokens from below (any tokenizer: harness/token-estimate.ts), so a call of W words
+        // takes at least W tokens: twice the TPM per minute in a quarter of the RPM's calls.
+        const callsPerMinute = Math.max(1, Math.floor(model.rpm / 4))
+        const words = Math.min(100_000, Math.ceil((2 * model.tpm) / callsPerMinute))
+        const rate = ratePerSecond(ctx, callsPerMinute)
+        phases.push({
+          name: 'tpm',
+          description: `${model.id}: 2x its TPM of ${model.tpm} in calls of ${words} words at a quarter of its RPM (${rate.toFixed(2)} calls/s)`,
+          engine: 'scheduler',
+          slot,
+          requests: [chatCall(model.id, words)],
+          rate,
+          connections: connectionsFor(ctx, rate),
+          durationMs: phaseMs(ctx, 2.2),
+          bucket: 'tokens',
+          expectedLimit: model.tpm,
+          freshWindow: true,
+          // Calls, not tokens, are what a load generator counts: the token bucket is judged on its headers and
+          // on its promises of recovery, not on admission per window.
+          verdicts: ['headers', 'recovery'],
+        })
+      }
+      return phases
+    },
+  }
+}

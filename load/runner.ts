@@ -1,0 +1,216 @@
+/**
+ * Runs one profile against a target: plans its phases, starts each in a fresh window of its bucket when it asks
+ * for one, drives it with its engine (and the isolation probe beside it), shows progress, and judges the
+ * aggregates. A stop (Ctrl-C, a cap) ends the phase under way at once; what was measured by then is reported
+ * as partial.
+ */
+import { setTimeout as sleep } from 'node:timers/promises'
+import { Agent } from 'undici'
+import { parseDurationMs } from '../harness/duration.ts'
+import { ConfigError } from '../harness/errors.ts'
+import { runAutocannon } from './engine/autocannon.ts'
+import { callOnce } from './engine/call.ts'
+import { runClients } from './engine/clients.ts'
+import { BUCKET_MS } from './engine/series.ts'
+import { nowMs, PhaseRecorder } from './engine/recorder.ts'
+import { runScheduled } from './engine/scheduler.ts'
+import { StreamStats } from './engine/stream-stats.ts'
+import { windowTolerance } from './engine/windows.ts'
+import type { PlanContext, Profile } from './profile.ts'
+import type { KeySlotName, LoadResult, PhasePlan, PhaseResult } from './types.ts'
+import { goodputPerWindow, judge, outcomeOf } from './verdicts.ts'
+
+export interface RunnerOptions {
+  profile: Profile
+  context: PlanContext
+  runId: string
+  shard: { index: number; count: number } | null
+  /** Only these phases of the plan (null: all); an unknown name is a configuration error. */
+  phases?: readonly string[] | null
+  signal: AbortSignal
+  toolVersion: string
+  /** Called once the plan is made (and checked), before the first call. */
+  planned?: (plans: readonly PhasePlan[]) => void
+  /** Called about once a second with one line of progress. */
+  progress?: (line: string) => void
+  /** Called with a note worth a line of its own (waiting for a window, cleaning up). */
+  note?: (line: string) => void
+}
+
+export const RUNNER = {
+  progressEveryMs: 1000,
+  cleanupMaxMs: 120_000, // deleting what the run created never takes longer than this; what is left is listed
+}
+
+/** One slice of a plan for shard `index` of `count`: rates, connections and workers divided. */
+export function shardPlan(plan: PhasePlan, shard: { index: number; count: number } | null): PhasePlan {
+  if (shard === null || shard.count === 1) return plan
+  const n = shard.count
+  return {
+    ...plan,
+    rate: plan.rate === null ? null : plan.rate / n,
+    connections: Math.max(1, Math.ceil(plan.connections / n)),
+    ...(plan.client ? { client: { ...plan.client, workers: Math.max(1, Math.ceil(plan.client.workers / n)) } } : {}),
+    ...(plan.probe ? { probe: { ...plan.probe, rate: plan.probe.rate / n } } : {}),
+  }
+}
+
+function keyOf(ctx: PlanContext, slot: KeySlotName): string {
+  const key = ctx.keys[slot]
+  if (key === undefined) throw new ConfigError(`no key for ${slot}`)
+  return key
+}
+
+/** Waits until the phase's bucket starts a fresh window: one call reads when the current one ends. */
+async function waitForFreshWindow(plan: PhasePlan, ctx: PlanContext, dispatcher: Agent, signal: AbortSignal, created: string[], note?: (line: string) => void): Promise<void> {
+  if (!plan.freshWindow || plan.bucket === null) return
+  const recorder = new PhaseRecorder({ ...plan, rate: null }, { minuteMs: ctx.minuteMs, bucketMs: BUCKET_MS, startedAt: nowMs() })
+  const outcome = await callOnce({ baseUrl: ctx.baseUrl, key: keyOf(ctx, plan.slot), dispatcher, timeoutMs: ctx.timeoutMs, signal, recorder, created }, plan.requests[0]!)
+  const resetMs = parseDurationMs(outcome.headers[`x-ratelimit-reset-${plan.bucket}`]) ?? ctx.minuteMs
+  const wait = Math.min(ctx.minuteMs + 1000, resetMs) + windowTolerance(ctx.minuteMs) / 2 + 50
+  note?.(`${plan.name}: waiting ${(wait / 1000).toFixed(1)} s for a fresh window of the ${plan.bucket} bucket`)
+  await sleep(wait, undefined, { signal }).catch(() => undefined)
+}
+
+function progressLine(plan: PhasePlan, recorder: PhaseRecorder, startedAt: number): string {
+  const elapsed = (nowMs() - startedAt) / 1000
+  const s = recorder.result(nowMs())
+  const count = (prefix: string): number => Object.entries(s.byStatus).filter(([k]) => k.startsWith(prefix)).reduce((n, [, v]) => n + v, 0)
+  const errors = Object.values(s.errors).reduce((a, b) => a + b, 0)
+  const offered = plan.rate === null ? 'closed loop' : `${plan.rate.toFixed(2)}/s`
+  return `${plan.name} ${elapsed.toFixed(1)}s  offered ${offered}  achieved ${(recorder.sent / Math.max(0.001, elapsed)).toFixed(2)}/s  2xx ${count('2')}  429 ${s.byStatus['429'] ?? 0}  4xx ${count('4') - (s.byStatus['429'] ?? 0)}  5xx ${count('5')}  errors ${errors}`
+}
+
+async function runPhase(plan: PhasePlan, o: RunnerOptions, maxRequests: number, created: string[]): Promise<PhaseResult> {
+  const ctx = o.context
+  const dispatcher = new Agent({ connections: plan.connections, pipelining: 1 })
+  const probeDispatcher = plan.probe ? new Agent({ connections: 4 }) : null
+  try {
+    await waitForFreshWindow(plan, ctx, dispatcher, o.signal, created, o.note)
+    const startedAt = nowMs()
+    const recorder = new PhaseRecorder(plan, { minuteMs: ctx.minuteMs, bucketMs: BUCKET_MS, startedAt })
+    const stream = plan.requests.some((r) => r.stream) ? new StreamStats() : undefined
+    const base = { baseUrl: ctx.baseUrl, key: keyOf(ctx, plan.slot), timeoutMs: ctx.timeoutMs, signal: o.signal, recorder, requests: plan.requests, durationMs: plan.durationMs, maxRequests }
+    const ticker = setInterval(() => o.progress?.(progressLine(plan, recorder, startedAt)), RUNNER.progressEveryMs)
+    const probeRecorder = plan.probe ? new PhaseRecorder({ ...plan, rate: plan.probe.rate, probe: undefined }, { minuteMs: ctx.minuteMs, bucketMs: BUCKET_MS, startedAt }) : null
+    const probe =
+      plan.probe && probeRecorder && probeDispatcher
+        ? runScheduled({ baseUrl: ctx.baseUrl, key: keyOf(ctx, plan.probe.slot), dispatcher: probeDispatcher, timeoutMs: ctx.timeoutMs, signal: o.signal, recorder: probeRecorder, requests: plan.probe.requests, rate: plan.probe.rate, connections: 2, durationMs: plan.durationMs, maxRequests })
+        : Promise.resolve()
+    let clients: Awaited<ReturnType<typeof runClients>> | undefined
+    try {
+      if (plan.engine === 'autocannon') {
+        await runAutocannon({ ...base, rate: plan.rate, connections: plan.connections })
+      } else if (plan.engine === 'clients') {
+        const c = plan.client
+        if (!c) throw new Error(`phase ${plan.name}: the clients engine needs a client policy`)
+        clients = await runClients({ ...base, dispatcher, policy: c.policy, workers: c.workers, maxAttempts: c.maxAttempts })
+      } else {
+        if (plan.rate === null) throw new Error(`phase ${plan.name}: the scheduler engine needs a rate`)
+        await runScheduled({ ...base, dispatcher, rate: plan.rate, connections: plan.connections, stream, created })
+      }
+      await probe
+    } finally {
+      clearInterval(ticker)
+    }
+    const endedAt = nowMs()
+    const { requests, probe: probePlan, ...rest } = plan
+    const result: PhaseResult = {
+      plan: { ...rest, routes: [...new Set(requests.map((r) => `${r.method} ${r.path}`))], ...(probePlan ? { probe: { slot: probePlan.slot, rate: probePlan.rate, routes: probePlan.requests.map((r) => `${r.method} ${r.path}`) } } : {}) },
+      ...recorder.result(endedAt),
+      ...(stream ? { stream: stream.figures() } : {}),
+    }
+    if (probeRecorder) {
+      const p = probeRecorder.result(endedAt)
+      result.probe = { sent: p.sent, answered: p.answered, refused: p.byStatus['429'] ?? 0, windows: p.windows }
+    }
+    if (clients) result.clients = { ...clients, goodputPerWindow: [] }
+    if (result.clients) result.clients.goodputPerWindow = goodputPerWindow(result, ctx.minuteMs)
+    return result
+  } finally {
+    await dispatcher.close()
+    await probeDispatcher?.close()
+  }
+}
+
+/** Deletes what the run uploaded, sequentially, waiting out 429s; bounded in time. */
+async function cleanUp(ctx: PlanContext, slot: KeySlotName, created: string[], note?: (line: string) => void): Promise<string[]> {
+  if (created.length === 0) return []
+  note?.(`deleting the ${created.length} files this run uploaded`)
+  const deadline = nowMs() + RUNNER.cleanupMaxMs
+  const dispatcher = new Agent({ connections: 1 })
+  const left = [...created]
+  try {
+    while (left.length > 0 && nowMs() < deadline) {
+      const id = left[0] as string
+      const recorder = new PhaseRecorder({ name: 'cleanup', description: '', engine: 'scheduler', slot, requests: [], rate: null, connections: 1, durationMs: 0, bucket: 'requests', expectedLimit: null, freshWindow: false, verdicts: [] }, { minuteMs: ctx.minuteMs, bucketMs: BUCKET_MS, startedAt: nowMs() })
+      const outcome = await callOnce({ baseUrl: ctx.baseUrl, key: keyOf(ctx, slot), dispatcher, timeoutMs: ctx.timeoutMs, signal: AbortSignal.timeout(ctx.timeoutMs), recorder }, { method: 'DELETE', path: `/v1/files/${encodeURIComponent(id)}` })
+      if (outcome.status === 429) {
+        const wait = Math.max(parseDurationMs(outcome.headers['x-ratelimit-reset-requests']) ?? 0, Number(outcome.headers['retry-after'] ?? 1) * 1000)
+        await sleep(Math.min(wait + 50, Math.max(0, deadline - nowMs())))
+        continue
+      }
+      left.shift()
+    }
+  } finally {
+    await dispatcher.close()
+  }
+  return left
+}
+
+export async function runProfile(o: RunnerOptions): Promise<LoadResult> {
+  const started = new Date()
+  const ctx = o.context
+  const all = await o.profile.plan(ctx)
+  const unknown = (o.phases ?? []).filter((name) => !all.some((p) => p.name === name))
+  if (unknown.length > 0) throw new ConfigError(`the profile ${o.profile.name} has no phase ${unknown.join(', ')}; its phases: ${all.map((p) => p.name).join(', ')}`)
+  const plans = all.filter((p) => !o.phases || o.phases.includes(p.name)).map((p) => shardPlan(p, o.shard))
+  const planned = plans.reduce((ms, p) => ms + p.durationMs + (p.freshWindow ? ctx.minuteMs : 0), 0)
+  if (planned > o.profile.caps.maxDurationMs) {
+    throw new ConfigError(`the profile ${o.profile.name} would run ${(planned / 1000).toFixed(0)} s, past its cap of ${(o.profile.caps.maxDurationMs / 1000).toFixed(0)} s; give a shorter --duration`)
+  }
+  o.planned?.(plans)
+  const deadline = AbortSignal.timeout(o.profile.caps.maxDurationMs + RUNNER.cleanupMaxMs)
+  const signal = AbortSignal.any([o.signal, deadline])
+  const phases: PhaseResult[] = []
+  const created: string[] = []
+  let sent = 0
+  let stopReason: string | null = null
+  for (const plan of plans) {
+    if (signal.aborted) break
+    const left = o.profile.caps.maxRequests - sent
+    if (left <= 0) {
+      stopReason = `the profile's cap of ${o.profile.caps.maxRequests} calls was reached`
+      break
+    }
+    const result = await runPhase(plan, { ...o, signal }, left, created)
+    sent += result.sent
+    phases.push(result)
+  }
+  if (o.signal.aborted) stopReason = `stopped: ${String(o.signal.reason ?? 'interrupted')}`
+  else if (deadline.aborted) stopReason = `the profile's cap of ${(o.profile.caps.maxDurationMs / 1000).toFixed(0)} s was reached`
+  const slot = plans[0]?.slot ?? 'main'
+  const leftBehind = await cleanUp(ctx, slot, created, o.note)
+  if (leftBehind.length > 0) o.note?.(`${leftBehind.length} uploaded files could not be deleted in time: ${leftBehind.slice(0, 5).join(', ')}${leftBehind.length > 5 ? ', ...' : ''}`)
+  const verdicts = judge(phases, ctx.minuteMs)
+  const partial = stopReason !== null || phases.length < plans.length
+  const { outcome, exitCode } = partial && !verdicts.some((v) => v.status === 'fail') ? { outcome: 'inconclusive' as const, exitCode: 3 as const } : outcomeOf(verdicts)
+  return {
+    schemaVersion: 1,
+    runId: o.runId,
+    tool: { name: 'gateway-conformance', version: o.toolVersion },
+    startedAt: started.toISOString(),
+    endedAt: new Date().toISOString(),
+    partial,
+    stopReason,
+    target: { baseUrl: ctx.baseUrl, embedded: ctx.embedded, minuteMs: ctx.minuteMs },
+    profile: { name: o.profile.name, description: o.profile.description, tier: o.profile.tier ?? ctx.tier, durationMs: ctx.durationMs ?? plans.reduce((ms, p) => ms + p.durationMs, 0), rate: ctx.rate, connections: ctx.connections },
+    shard: o.shard,
+    mergedFrom: [],
+    bucketMs: BUCKET_MS,
+    phases,
+    verdicts,
+    outcome,
+    exitCode,
+  }
+}

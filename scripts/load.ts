@@ -1,0 +1,280 @@
+/**
+ * npm run load -- --profile <name> [options]     runs a load profile
+ * npm run load -- --list                          lists the profiles
+ * npm run load -- merge <dir> <dir> ...           merges the results of shards
+ *
+ * Exit codes: 0 every verdict passed; 1 a verdict failed; 2 harness error or bad configuration; 3 inconclusive
+ * (the generator could not hold its schedule, a window was never seen whole, or the run was stopped early).
+ */
+import { readFileSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { parseArgs } from 'node:util'
+import { DEFAULTS, loadEnv, resolveOptions, type KeySlot } from '../harness/config.ts'
+import { parseDurationMs } from '../harness/duration.ts'
+import { ConfigError, isHarnessError } from '../harness/errors.ts'
+import { Redactor } from '../harness/redact.ts'
+import { pointLatest } from '../harness/reporter.ts'
+import { isLoopback, newRunId, prepareTarget, type PreparedTarget } from '../harness/target.ts'
+import { mergeResults, readResult } from '../load/merge.ts'
+import { jsonGetter, type PlanContext } from '../load/profile.ts'
+import { allProfiles, profileNamed } from '../load/profiles/index.ts'
+import { runProfile } from '../load/runner.ts'
+import type { KeySlotName, LoadResult } from '../load/types.ts'
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const PACKAGE = JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8')) as { version: string }
+const REAL_MINUTE_MS = 60_000
+
+const USAGE = `Usage: npm run load -- --profile NAME [options]
+       npm run load -- --list
+       npm run load -- merge DIR DIR ... [--report-dir DIR]
+
+Loads GATEWAY_BASE_URL (or the embedded reference gateway) with a profile and judges what the rate limits did.
+
+Options:
+  --profile NAME          the profile to run (--list shows them)
+  --tier N                the tier whose key a profile without a tier in its name uses (0 to 5)
+  --duration D            the length of each load phase, e.g. 90s, 2m (default: per profile, about two windows)
+  --rate R                calls per second that every load phase offers instead of its multiple of the limit
+  --connections C         connections (closed-loop profiles) or the most calls in flight; workers for backoff
+  --report-dir DIR        parent of load/<run-id>/ (default reports)
+  --confirm-target HOST   required for a target that is not on this machine: its host name, typed again
+  --shard I/N             run slice I of N of the profile's offered load (rates and connections divided)
+  --phase a,b             run only these phases of the profile (names as in its report)
+  --minute-ms MS          the rate-limit minute of the embedded gateway (default ${DEFAULTS.embeddedMinuteMs}), or of a gateway on
+                          this machine started with --minute-ms; a remote target's minute is 60 s
+  --base-url URL          host root of the target (GATEWAY_BASE_URL)
+  -h, --help              this text
+
+Keys come from GATEWAY_API_KEY and GATEWAY_API_KEY_TIER0..5 (environment or .env).
+Exit codes: 0 every verdict passed, 1 a verdict failed, 2 harness error or bad configuration,
+            3 inconclusive (the generator could not hold its schedule, or the run was stopped early).
+`
+
+interface Flags {
+  profile?: string
+  tier?: string
+  duration?: string
+  rate?: string
+  connections?: string
+  'report-dir'?: string
+  'confirm-target'?: string
+  shard?: string
+  'minute-ms'?: string
+  phase?: string
+  'base-url'?: string
+  list?: boolean
+  help?: boolean
+}
+
+function parseFlags(argv: string[]): { flags: Flags; positionals: string[] } {
+  try {
+    const { values, positionals } = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        profile: { type: 'string' },
+        tier: { type: 'string' },
+        duration: { type: 'string' },
+        rate: { type: 'string' },
+        connections: { type: 'string' },
+        'report-dir': { type: 'string' },
+        'confirm-target': { type: 'string' },
+        shard: { type: 'string' },
+        'minute-ms': { type: 'string' },
+        phase: { type: 'string' },
+        'base-url': { type: 'string' },
+        list: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    })
+    return { flags: values, positionals }
+  } catch (error) {
+    throw new ConfigError(`${(error as Error).message.split('\n')[0]} (see npm run load -- --help)`)
+  }
+}
+
+function number(raw: string | undefined, flag: string, check: (n: number) => boolean, what: string): number | null {
+  if (raw === undefined) return null
+  const n = Number(raw)
+  if (raw.trim() === '' || !Number.isFinite(n) || !check(n)) throw new ConfigError(`${flag} must be ${what} (got "${raw}")`)
+  return n
+}
+
+function parseDuration(raw: string | undefined): number | null {
+  if (raw === undefined) return null
+  const ms = /^\d+(\.\d+)?$/.test(raw.trim()) ? Number(raw) * 1000 : parseDurationMs(raw)
+  if (ms === undefined || ms < 1000 || ms > 3_600_000) throw new ConfigError(`--duration must be between 1s and 1h, e.g. 90s or 2m (got "${raw}")`)
+  return ms
+}
+
+function parseShard(raw: string | undefined): { index: number; count: number } | null {
+  if (raw === undefined) return null
+  const match = /^(\d+)\/(\d+)$/.exec(raw.trim())
+  const index = Number(match?.[1])
+  const count = Number(match?.[2])
+  if (!match || count < 1 || count > 64 || index < 1 || index > count) throw new ConfigError(`--shard must be I/N with 1 <= I <= N <= 64, e.g. 1/2 (got "${raw}")`)
+  return { index, count }
+}
+
+function listProfiles(): string {
+  const profiles = allProfiles()
+  const width = Math.max(...profiles.map((p) => p.name.length))
+  return `${profiles.map((p) => `${p.name.padEnd(width)}  ${p.description}`).join('\n')}\n`
+}
+
+async function writeReport(result: LoadResult, reportRoot: string): Promise<string> {
+  const { writeLoadReport } = await import('../load/report/write.ts')
+  const root = resolve(reportRoot, 'load')
+  const dir = resolve(root, result.runId)
+  await writeLoadReport(result, dir)
+  pointLatest(root, dir)
+  return dir
+}
+
+function verdictTable(result: LoadResult): string {
+  const rows = [['phase', 'verdict', 'status', 'figure'], ...result.verdicts.map((v) => [v.phase, v.id, v.status.toUpperCase(), v.figure])]
+  const widths = [0, 1, 2].map((c) => Math.max(...rows.map((r) => (r[c] as string).length)))
+  return rows.map((r) => r.map((cell, c) => (c < 3 ? cell.padEnd(widths[c] as number) : cell)).join('  ')).join('\n')
+}
+
+async function merge(positionals: string[], flags: Flags, io: CliIo): Promise<number> {
+  const dirs = positionals.slice(1)
+  if (dirs.length < 1) throw new ConfigError('merge needs the report directories of the shards: npm run load -- merge DIR DIR ...')
+  const results = await Promise.all(dirs.map(readResult))
+  const merged = mergeResults(results, dirs, newRunId())
+  const dir = await writeReport(merged, flags['report-dir'] ?? DEFAULTS.reportDir)
+  io.stdout(`${verdictTable(merged)}\n\n${merged.outcome.toUpperCase()} (exit ${merged.exitCode}): ${dirs.length} shards merged into ${dir}\n`)
+  return merged.exitCode
+}
+
+export interface CliIo {
+  stdout: (text: string) => void
+  stderr: (text: string) => void
+  env: NodeJS.ProcessEnv
+}
+
+const PROCESS_IO: CliIo = { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t), env: process.env }
+
+/** The whole command: exit code out, nothing thrown (a harness error is one line on stderr and exit 2). */
+export async function runLoadCli(argv: string[], io: CliIo = PROCESS_IO): Promise<number> {
+  try {
+    return await run(argv, io)
+  } catch (error) {
+    if (isHarnessError(error)) io.stderr(`load: ${error.message}\n`)
+    else io.stderr(`load: harness error: ${(error as Error).stack ?? String(error)}\n`)
+    return 2
+  }
+}
+
+async function run(argv: string[], io: CliIo): Promise<number> {
+  const { flags, positionals } = parseFlags(argv)
+  if (flags.help) {
+    io.stdout(USAGE)
+    return 0
+  }
+  if (flags.list) {
+    io.stdout(listProfiles())
+    return 0
+  }
+  if (positionals[0] === 'merge') return merge(positionals, flags, io)
+  if (positionals.length > 0) throw new ConfigError(`unexpected "${positionals[0]}": did you mean --profile ${positionals[0]}? (see npm run load -- --help)`)
+  if (flags.profile === undefined) throw new ConfigError('--profile is required: npm run load -- --list shows the profiles')
+  const profile = profileNamed(flags.profile)
+  if (!profile) throw new ConfigError(`unknown profile "${flags.profile}": npm run load -- --list shows the profiles`)
+  const tier = number(flags.tier, '--tier', (n) => Number.isInteger(n) && n >= 0 && n <= 5, 'a tier from 0 to 5')
+  if (tier !== null && profile.tier !== null && tier !== profile.tier) throw new ConfigError(`the profile ${profile.name} is for tier ${profile.tier}; drop --tier or run tier-${tier}-${profile.name.split('-').slice(2).join('-')}`)
+  const durationMs = parseDuration(flags.duration)
+  const rate = number(flags.rate, '--rate', (n) => n > 0 && n <= 100_000, 'calls per second above 0 (at most 100000)')
+  const connections = number(flags.connections, '--connections', (n) => Number.isInteger(n) && n >= 1 && n <= 1024, 'a whole number from 1 to 1024')
+  const shard = parseShard(flags.shard)
+  const minuteFlag = number(flags['minute-ms'], '--minute-ms', (n) => Number.isInteger(n) && n >= 200 && n <= REAL_MINUTE_MS, `whole milliseconds from 200 to ${REAL_MINUTE_MS}`)
+
+  const options = resolveOptions(loadEnv(io.env), { ...(flags['base-url'] ? { 'base-url': flags['base-url'] } : {}) }, [], [])
+  if (options.baseUrl !== null) {
+    if (minuteFlag !== null && !isLoopback(options.baseUrl)) throw new ConfigError('--minute-ms is for the embedded gateway or one on this machine started with --minute-ms; a remote target\'s minute is 60 s')
+    const host = new URL(options.baseUrl).hostname
+    if (!isLoopback(options.baseUrl) && flags['confirm-target'] !== host) {
+      throw new ConfigError(`${options.baseUrl} is not on this machine: a load run against it needs --confirm-target ${host}`)
+    }
+  }
+  const runId = newRunId()
+  const minuteMs = minuteFlag ?? (options.baseUrl === null ? DEFAULTS.embeddedMinuteMs : REAL_MINUTE_MS)
+  let target: PreparedTarget | null = null
+  if (options.baseUrl === null) {
+    const { startEmbeddedGateway } = await import('../gateway/embedded.ts')
+    const gateway = await startEmbeddedGateway({ minuteMs })
+    target = { config: { baseUrl: gateway.url, embedded: true, keys: { ...gateway.keys }, asOf: options.asOf, budgetUsd: null, timeoutMs: options.timeoutMs, largeUploads: false, audioModels: {}, runId }, close: () => gateway.close() }
+  } else {
+    target = await prepareTarget(options, runId)
+  }
+  const keys = target.config.keys as Partial<Record<KeySlot, string>>
+  const redactor = new Redactor(keys)
+  const say = (line: string): void => {
+    io.stderr(`${redactor.text(line)}\n`)
+  }
+  const interactive = io === PROCESS_IO && process.stderr.isTTY === true
+  let lastProgress = 0
+  const progress = (line: string): void => {
+    if (interactive) io.stderr(`\r\x1b[K${redactor.text(line)}`)
+    else if (Date.now() - lastProgress >= 5000) {
+      lastProgress = Date.now()
+      say(line)
+    }
+  }
+  const stop = new AbortController()
+  let interrupted = 0
+  const onSignal = (signal: NodeJS.Signals): void => {
+    interrupted += 1
+    if (interrupted > 1) process.exit(130)
+    say(`\n${signal}: stopping; the report will hold what was measured so far (press again to quit at once)`)
+    stop.abort(signal === 'SIGINT' ? 'interrupted (Ctrl-C)' : `interrupted (${signal})`)
+  }
+  process.on('SIGINT', onSignal)
+  process.on('SIGTERM', onSignal)
+  try {
+    const ctx: PlanContext = {
+      baseUrl: target.config.baseUrl,
+      embedded: target.config.embedded,
+      minuteMs,
+      keys: keys as Partial<Record<KeySlotName, string>>,
+      tier,
+      durationMs,
+      rate,
+      connections,
+      timeoutMs: options.timeoutMs,
+      getJson: jsonGetter(target.config.baseUrl, keys as Partial<Record<KeySlotName, string>>, options.timeoutMs),
+    }
+    const result = await runProfile({
+      profile,
+      context: ctx,
+      runId,
+      shard,
+      phases: flags.phase === undefined ? null : flags.phase.split(',').map((p) => p.trim()).filter(Boolean),
+      signal: stop.signal,
+      toolVersion: PACKAGE.version,
+      progress,
+      planned: (plans) =>
+        say(`${profile.name} against ${ctx.baseUrl}${ctx.embedded ? ` (embedded reference gateway, ${minuteMs} ms minute)` : ''}${shard ? `, shard ${shard.index}/${shard.count}` : ''}: ${plans.map((p) => p.name).join(', ')}; run ${runId}`),
+      note: (line) => {
+        if (interactive) io.stderr('\r\x1b[K')
+        say(line)
+      },
+    })
+    if (interactive) io.stderr('\r\x1b[K')
+    const dir = await writeReport(result, flags['report-dir'] ?? DEFAULTS.reportDir)
+    io.stdout(`${redactor.text(verdictTable(result))}\n\n${result.outcome.toUpperCase()} (exit ${result.exitCode})${result.partial ? `, partial: ${result.stopReason ?? 'not every phase ran'}` : ''}. Report: ${dir}\n`)
+    return result.exitCode
+  } finally {
+    process.off('SIGINT', onSignal)
+    process.off('SIGTERM', onSignal)
+    await target.close()
+  }
+}
+
+// Run as a script (npm run load), not when a test imports runLoadCli.
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === resolve(process.argv[1])) {
+  process.exitCode = await runLoadCli(process.argv.slice(2))
+}

@@ -1,0 +1,167 @@
+/**
+ * `npm run load` as a user meets it: the profile list, one-line configuration errors (exit 2), a run that passes
+ * with its three reports and no key in them (exit 0), a run whose generator cannot hold its plan (exit 3), Ctrl-C
+ * that still writes a partial report (exit 3), and two shards merged into the verdicts of one run.
+ * Every run targets loopback, on a one-second minute, and is bounded in time.
+ */
+import { spawn } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { startEmbeddedGateway, type EmbeddedGateway } from '../../gateway/embedded.ts'
+import type { LoadResult } from '../../load/types.ts'
+import { runLoadCli } from '../../scripts/load.ts'
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+const scratch = mkdtempSync(join(tmpdir(), 'gc-load-cli-'))
+
+interface Run {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+function load(args: string[], env: Record<string, string> = {}, onStderr?: (text: string, child: ReturnType<typeof spawn>) => void): Promise<Run> {
+  return new Promise((resolvePromise) => {
+    const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('GATEWAY_')))
+    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/load.ts', ...args], { cwd: ROOT, env: { ...clean, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000)
+    child.stdout.on('data', (d: Buffer) => (stdout += d))
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d
+      onStderr?.(stderr, child)
+    })
+    child.on('close', (code) => {
+      clearTimeout(timer)
+      resolvePromise({ code, stdout, stderr })
+    })
+  })
+}
+
+async function inProcess(args: string[], env: Record<string, string> = {}): Promise<Run> {
+  let stdout = ''
+  let stderr = ''
+  const code = await runLoadCli(args, { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), env })
+  return { code, stdout, stderr }
+}
+
+const onlyDir = (root: string): string => {
+  const dirs = readdirSync(join(root, 'load')).filter((d) => d !== 'latest')
+  expect(dirs).toHaveLength(1)
+  return join(root, 'load', dirs[0] as string)
+}
+const resultIn = (dir: string): LoadResult => JSON.parse(readFileSync(join(dir, 'result.json'), 'utf8')) as LoadResult
+
+afterAll(() => rmSync(scratch, { recursive: true, force: true }))
+
+describe('configuration', () => {
+  test('--list names every profile of the issue', async () => {
+    const run = await inProcess(['--list'])
+    expect(run.code).toBe(0)
+    for (const tier of [0, 1, 2, 3, 4, 5]) for (const kind of ['usage', 'model', 'files']) expect(run.stdout).toContain(`tier-${tier}-${kind} `)
+    for (const name of ['saturation', 'streaming', 'backoff']) expect(run.stdout).toContain(`${name} `)
+  })
+
+  // In process: a configuration error never reaches a target, so there is nothing to spawn for.
+  test.each([
+    [['--profile', 'nope'], 'unknown profile "nope"'],
+    [['--profile', 'tier-2-usage', '--duration', '0'], '--duration must be between 1s and 1h'],
+    [['--profile', 'tier-2-usage', '--shard', '3/2'], '--shard must be I/N'],
+    [['--profile', 'tier-2-usage', '--tier', '3'], 'is for tier 2'],
+    [['--profile', 'tier-2-usage', '--phase', 'nope'], 'has no phase nope'],
+    [['--bogus'], "Unknown option '--bogus'"],
+  ])('%j is exit 2 with one line: %s', async (args, message) => {
+    const run = await inProcess(args)
+    expect(run.code).toBe(2)
+    expect(run.stderr.trim().split('\n')).toHaveLength(1)
+    expect(run.stderr).toContain(message)
+  })
+
+  test('a target that is not on this machine needs --confirm-target', async () => {
+    const run = await inProcess(['--profile', 'tier-2-usage'], { GATEWAY_BASE_URL: 'https://gateway.example.com', GATEWAY_API_KEY: 'k' })
+    expect(run.code).toBe(2)
+    expect(run.stderr.trim()).toBe('load: https://gateway.example.com is not on this machine: a load run against it needs --confirm-target gateway.example.com')
+  })
+})
+
+describe('runs', () => {
+  test('a passing run writes result.json, summary.md and report.html, with no key in them', async () => {
+    const dir = join(scratch, 'pass')
+    const run = await load(['--profile', 'tier-1-usage', '--phase', 'double', '--minute-ms', '1000', '--report-dir', dir])
+    expect(run.code, run.stderr + run.stdout).toBe(0)
+    expect(run.stdout).toMatch(/double\s+admission\s+PASS/)
+    const out = onlyDir(dir)
+    for (const file of ['result.json', 'summary.md', 'report.html']) expect(existsSync(join(out, file))).toBe(true)
+    expect(existsSync(join(dir, 'load', 'latest'))).toBe(true)
+    // The embedded gateway's seeded keys: none may appear anywhere the run wrote or printed.
+    const { SEEDED_KEYS } = await import('../../gateway/accounts.ts')
+    const written = ['result.json', 'summary.md', 'report.html'].map((f) => readFileSync(join(out, f), 'utf8')).join('\n') + run.stdout + run.stderr
+    for (const key of Object.values(SEEDED_KEYS)) expect(written).not.toContain(key)
+  }, 60_000)
+
+  test('a generator that cannot hold its plan proves nothing: exit 3', async () => {
+    const dir = join(scratch, 'behind')
+    const run = await load(['--profile', 'tier-0-usage', '--phase', 'half', '--rate', '20000', '--connections', '1', '--duration', '1s', '--minute-ms', '1000', '--report-dir', dir])
+    expect(run.code, run.stderr + run.stdout).toBe(3)
+    expect(resultIn(onlyDir(dir)).verdicts.find((v) => v.id === 'admission')?.detail).toMatch(/behind its plan/)
+  }, 60_000)
+
+  test('Ctrl-C stops the run and still writes a partial report', async () => {
+    const dir = join(scratch, 'interrupted')
+    let sent = false
+    const run = await load(['--profile', 'tier-1-usage', '--duration', '30s', '--minute-ms', '1000', '--report-dir', dir], {}, (stderr, child) => {
+      if (!sent && /half \d/.test(stderr)) {
+        sent = true
+        child.kill('SIGINT')
+      }
+    })
+    expect(sent).toBe(true)
+    expect(run.code, run.stderr + run.stdout).toBe(3)
+    const result = resultIn(onlyDir(dir))
+    expect(result.partial).toBe(true)
+    expect(result.stopReason).toMatch(/interrupted/)
+    expect(result.phases.length).toBeGreaterThanOrEqual(1)
+  }, 60_000)
+})
+
+describe('shards', () => {
+  let gateway: EmbeddedGateway
+  beforeAll(async () => {
+    gateway = await startEmbeddedGateway({ minuteMs: 1000 })
+  })
+  afterAll(async () => {
+    await gateway.close()
+  })
+
+  test('two shards of a profile merge into the verdicts of one run', async () => {
+    const env = { GATEWAY_BASE_URL: gateway.url, GATEWAY_API_KEY: gateway.keys.main, GATEWAY_API_KEY_TIER1: gateway.keys.tier1, GATEWAY_API_KEY_TIER2: gateway.keys.tier2 }
+    const common = ['--profile', 'tier-2-usage', '--phase', 'double', '--minute-ms', '1000']
+    const [one, two] = await Promise.all([
+      load([...common, '--shard', '1/2', '--report-dir', join(scratch, 's1')], env),
+      load([...common, '--shard', '2/2', '--report-dir', join(scratch, 's2')], env),
+    ])
+    expect(one.code, one.stderr).not.toBe(2)
+    expect(two.code, two.stderr).not.toBe(2)
+    const dirs = [onlyDir(join(scratch, 's1')), onlyDir(join(scratch, 's2'))]
+    const parts = dirs.map(resultIn)
+    // Each shard offered half of twice the limit: alone, neither would have met the limit in a window.
+    expect(parts.map((p) => p.phases[0]!.plan.rate)).toEqual([50, 50])
+    const merged = await load(['merge', ...dirs, '--report-dir', join(scratch, 'merged')])
+    const whole = resultIn(onlyDir(join(scratch, 'merged')))
+    expect(merged.code, `${merged.stderr} ${whole.verdicts.map((v) => `${v.id} ${v.status}: ${v.detail}`).join(' || ')}`).toBe(0)
+    const phase = whole.phases[0]!
+    expect(whole.mergedFrom).toEqual(dirs)
+    expect(phase.plan.rate).toBe(100)
+    // Histograms and series add up exactly.
+    expect(phase.latency.count).toBe(parts.reduce((n, p) => n + p.phases[0]!.latency.count, 0))
+    expect(phase.series.reduce((n, b) => n + b.sent, 0)).toBe(parts.reduce((n, p) => n + p.phases[0]!.sent, 0))
+    // Together the shards saturated each window: the merged windows admitted the limit, which no shard saw alone.
+    const admission = whole.verdicts.find((v) => v.id === 'admission')!
+    expect(admission.status, admission.detail).toBe('pass')
+    expect(admission.figure).toMatch(/admitted per whole window: 50, 50/)
+  }, 90_000)
+})
