@@ -15,7 +15,7 @@ import { DEFAULT_VIDEO_STEP_MS } from './videos/store.ts'
 export interface GatewayConfig extends Omit<GatewayOptionsInput, 'port' | 'host'> {
   /** Replaces the (offset) system clock; for tests that step time by hand. */
   clock?: Clock
-  /** How many transactions the store keeps, newest first (default 200,000). */
+  /** How many transactions the store keeps, newest first (default 25,000: transactions.ts says why). */
   transactionCapacity?: number
   /** Smaller file limits for self-tests (default: schemas/limits/file-limits.json). */
   files?: FileStoreOptions

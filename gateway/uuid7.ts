@@ -8,7 +8,7 @@
  * timestamp is advanced past the last one used, so ids from one generator always sort strictly
  * increasing.
  */
-import { randomBytes } from 'node:crypto'
+import { randomFillSync } from 'node:crypto'
 import type { Clock } from './clock.ts'
 
 const COUNTER_MAX = 0xfff
@@ -16,48 +16,70 @@ const COUNTER_SEED_SPAN = 0x800
 
 export type UuidGenerator = () => string
 
+/**
+ * Random bytes drawn from the CSPRNG in blocks rather than one small call per id: a call per id was a
+ * visible share of every request (issue 6). The bytes are the same kind either way; each is used once.
+ */
+class RandomPool {
+  readonly #bytes = Buffer.alloc(4096)
+  #offset = this.#bytes.length
+
+  /** `count` fresh bytes, valid until the next call. */
+  take(count: number): Buffer {
+    if (this.#offset + count > this.#bytes.length) {
+      randomFillSync(this.#bytes)
+      this.#offset = 0
+    }
+    const start = this.#offset
+    this.#offset += count
+    return this.#bytes.subarray(start, start + count)
+  }
+}
+
 export function createUuid7Generator(clock: Clock): UuidGenerator {
   let lastMs = -1
   let counter = 0
+  const random = new RandomPool()
 
   return () => {
     const now = Math.floor(clock.now())
     if (now > lastMs) {
       lastMs = now
-      counter = randomCounterSeed()
+      counter = randomCounterSeed(random)
     } else if (counter < COUNTER_MAX) {
       counter += 1
     } else {
       lastMs += 1
-      counter = randomCounterSeed()
+      counter = randomCounterSeed(random)
     }
-    return formatUuid7(lastMs, counter, randomBytes(8))
+    return formatUuid7(lastMs, counter, random.take(8))
   }
 }
 
-function randomCounterSeed(): number {
-  const [hi = 0, lo = 0] = randomBytes(2)
+function randomCounterSeed(random: RandomPool): number {
+  const [hi = 0, lo = 0] = random.take(2)
   return ((hi << 8) | lo) % COUNTER_SEED_SPAN
+}
+
+/** Two lower-case hex digits for each byte value, so formatting needs no Buffer and no slicing. */
+const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'))
+
+function hexAt(bytes: Uint8Array, index: number): string {
+  return HEX[(bytes[index] ?? 0) & 0xff]!
 }
 
 /** Lays out the fields; `randB` supplies the 62 random bits (its top two bits are replaced by the variant). */
 export function formatUuid7(ms: number, randA: number, randB: Uint8Array): string {
-  const bytes = new Uint8Array(16)
   // 48-bit timestamp: split so no step needs more than 32-bit bitwise arithmetic.
   const high = Math.floor(ms / 2 ** 16)
   const low = ms % 2 ** 16
-  bytes[0] = (high >>> 24) & 0xff
-  bytes[1] = (high >>> 16) & 0xff
-  bytes[2] = (high >>> 8) & 0xff
-  bytes[3] = high & 0xff
-  bytes[4] = (low >>> 8) & 0xff
-  bytes[5] = low & 0xff
-  bytes[6] = 0x70 | ((randA >>> 8) & 0x0f)
-  bytes[7] = randA & 0xff
-  for (let i = 0; i < 8; i += 1) bytes[8 + i] = randB[i] ?? 0
-  bytes[8] = 0x80 | ((bytes[8] ?? 0) & 0x3f)
-  const hex = Buffer.from(bytes).toString('hex')
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
+  return (
+    HEX[(high >>> 24) & 0xff]! + HEX[(high >>> 16) & 0xff]! + HEX[(high >>> 8) & 0xff]! + HEX[high & 0xff]! + '-' +
+    HEX[(low >>> 8) & 0xff]! + HEX[low & 0xff]! + '-' +
+    HEX[0x70 | ((randA >>> 8) & 0x0f)]! + HEX[randA & 0xff]! + '-' +
+    HEX[0x80 | ((randB[0] ?? 0) & 0x3f)]! + hexAt(randB, 1) + '-' +
+    hexAt(randB, 2) + hexAt(randB, 3) + hexAt(randB, 4) + hexAt(randB, 5) + hexAt(randB, 6) + hexAt(randB, 7)
+  )
 }
 
 /** The millisecond timestamp carried by a v7 id. */

@@ -7,7 +7,15 @@ import type { FastifyReply } from 'fastify'
 import type { GatewayState } from '../state.ts'
 
 export function dateHeader(state: GatewayState) {
+  // The header has whole-second resolution, so the text is formatted once per second, not per call (issue 6).
+  let second = Number.NaN
+  let text = ''
   return (_request: unknown, reply: FastifyReply): void => {
-    reply.header('date', new Date(state.clock.now()).toUTCString())
+    const now = Math.floor(Math.trunc(state.clock.now()) / 1000) // truncated first, as Date does
+    if (now !== second) {
+      second = now
+      text = new Date(now * 1000).toUTCString()
+    }
+    reply.header('date', text)
   }
 }

@@ -5,7 +5,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { findModel } from '../catalogue.ts'
-import { toIso } from '../clock.ts'
+import { isoFormatter } from '../clock.ts'
 import type { GatewayState } from '../state.ts'
 
 /** The provider recorded for calls that concern no catalogue model. */
@@ -13,6 +13,7 @@ const GATEWAY_PROVIDER = 'gateway'
 
 export function recordTransaction(state: GatewayState) {
   const { faults, clock } = state
+  const toIso = isoFormatter()
 
   return (request: FastifyRequest, reply: FastifyReply): void => {
     const status = reply.statusCode

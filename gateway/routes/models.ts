@@ -3,28 +3,51 @@
  * GET /public/models. The key's header picks the format: Bearer gives the compatible shapes,
  * x-api-key the alternate ones with cursor paging.
  */
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyReply } from 'fastify'
 import { CATALOGUE, findModel } from '../catalogue.ts'
 import { requireCaller } from '../context.ts'
 import { pageByCursor } from '../cursor-page.ts'
 import { GatewayError } from '../errors.ts'
 import { alternateItem, alternateRetrieve, bearerListItem, bearerRetrieve, listItem } from '../model-views.ts'
 import { integerParam, singleParam, type RawQuery } from '../query-params.ts'
+import type { Tier } from '../limit-tables.ts'
 import type { GatewayState } from '../state.ts'
 
 /** The alternate list's page size; the reference names `limit` without a range, so this mirrors page_size's. */
 const ALTERNATE_LIMIT = { min: 1, max: 1_000 } as const
 const ALTERNATE_LIMIT_DEFAULT = 20
 
+/** Fastify's own content type for the JSON it serializes, so that a cached body goes out with the same header. */
+const JSON_TYPE = 'application/json; charset=utf-8'
+
+/** Sends an already serialized JSON body: a string with a JSON content type skips Fastify's serializer. */
+function sendJson(reply: FastifyReply, text: string): string {
+  reply.header('content-type', JSON_TYPE)
+  return text
+}
+
 export function registerModelRoutes(app: FastifyInstance, state: GatewayState): void {
   const { faults } = state
+  // The catalogue lists are pure functions of the constant catalogue, this gateway's faults and (Bearer list)
+  // the caller's tier, so each is built and serialized once instead of on every call: JSON.stringify of the
+  // ~12 kB list was the largest cost of GET /v1/models (issue 6). Keyed by tier, since an account's tier can change.
+  let publicList: string | undefined
+  const bearerLists = new Map<Tier, string>()
+  const bearerList = (tier: Tier): string => {
+    let text = bearerLists.get(tier)
+    if (text === undefined) {
+      text = JSON.stringify({ object: 'list', data: CATALOGUE.map((model) => bearerListItem(model, tier, faults)) })
+      bearerLists.set(tier, text)
+    }
+    return text
+  }
 
-  app.get('/public/models', { config: { auth: 'none' } }, async () => ({
-    object: 'list',
-    data: CATALOGUE.map((model) => listItem(model, faults)),
-  }))
+  app.get('/public/models', { config: { auth: 'none' } }, async (_request, reply) => {
+    publicList ??= JSON.stringify({ object: 'list', data: CATALOGUE.map((model) => listItem(model, faults)) })
+    return sendJson(reply, publicList)
+  })
 
-  app.get<{ Querystring: RawQuery }>('/v1/models', { config: { apiKeyHeader: true } }, async (request) => {
+  app.get<{ Querystring: RawQuery }>('/v1/models', { config: { apiKeyHeader: true } }, async (request, reply) => {
     const caller = requireCaller(state.contexts.of(request))
     if (caller.keyForm === 'x-api-key' && !faults.has('alternate-format-ignored')) {
       const { query } = request
@@ -37,7 +60,7 @@ export function registerModelRoutes(app: FastifyInstance, state: GatewayState): 
       })
       return { data: page.items.map(alternateItem), first_id: page.firstId, last_id: page.lastId, has_more: page.hasMore }
     }
-    return { object: 'list', data: CATALOGUE.map((model) => bearerListItem(model, caller.account.tier, faults)) }
+    return sendJson(reply, bearerList(caller.account.tier))
   })
 
   app.get<{ Params: { model_id: string } }>('/v1/models/:model_id', { config: { apiKeyHeader: true } }, async (request) => {
