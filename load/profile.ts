@@ -4,6 +4,7 @@
  */
 import { request } from 'undici'
 import { ConfigError } from '../harness/errors.ts'
+import { normalizeHeaders } from './engine/rate-headers.ts'
 import type { KeySlotName, PhasePlan } from './types.ts'
 
 export interface ProfileCaps {
@@ -29,7 +30,7 @@ export interface PlanContext {
   connections: number | null
   timeoutMs: number
   /** GET with a key slot's key; for profiles that look up limits (model records). */
-  getJson(path: string, slot: KeySlotName): Promise<{ status: number; body: unknown }>
+  getJson(path: string, slot: KeySlotName): Promise<{ status: number; body: unknown; headers: Record<string, string> }>
 }
 
 export interface Profile {
@@ -84,10 +85,11 @@ export function jsonGetter(baseUrl: string, keys: Partial<Record<KeySlotName, st
     const key = keys[slot]
     const response = await request(`${baseUrl}${path}`, { headers: key ? { authorization: `Bearer ${key}` } : {}, signal: AbortSignal.timeout(timeoutMs) })
     const text = await response.body.text()
+    const headers = normalizeHeaders(response.headers as Record<string, string | string[] | undefined>)
     try {
-      return { status: response.statusCode, body: JSON.parse(text) as unknown }
+      return { status: response.statusCode, body: JSON.parse(text) as unknown, headers }
     } catch {
-      return { status: response.statusCode, body: null }
+      return { status: response.statusCode, body: null, headers }
     }
   }
 }

@@ -17,7 +17,7 @@ import { runScheduled } from './engine/scheduler.ts'
 import { StreamStats } from './engine/stream-stats.ts'
 import { windowTolerance } from './engine/windows.ts'
 import type { PlanContext, Profile } from './profile.ts'
-import type { KeySlotName, LoadResult, PhasePlan, PhaseResult } from './types.ts'
+import type { KeySlotName, LoadResult, PhasePlan, PhaseResult, Verdict } from './types.ts'
 import { goodputPerWindow, judge, outcomeOf } from './verdicts.ts'
 
 export interface RunnerOptions {
@@ -104,7 +104,7 @@ async function runPhase(plan: PhasePlan, o: RunnerOptions, maxRequests: number, 
       } else if (plan.engine === 'clients') {
         const c = plan.client
         if (!c) throw new Error(`phase ${plan.name}: the clients engine needs a client policy`)
-        clients = await runClients({ ...base, dispatcher, policy: c.policy, workers: c.workers, maxAttempts: c.maxAttempts })
+        clients = await runClients({ ...base, dispatcher, policy: c.policy, workers: c.workers, maxAttempts: c.maxAttempts, sameWindowMs: windowTolerance(ctx.minuteMs) })
       } else {
         if (plan.rate === null) throw new Error(`phase ${plan.name}: the scheduler engine needs a rate`)
         await runScheduled({ ...base, dispatcher, rate: plan.rate, connections: plan.connections, stream, created })
@@ -165,7 +165,7 @@ export async function runProfile(o: RunnerOptions): Promise<LoadResult> {
   const unknown = (o.phases ?? []).filter((name) => !all.some((p) => p.name === name))
   if (unknown.length > 0) throw new ConfigError(`the profile ${o.profile.name} has no phase ${unknown.join(', ')}; its phases: ${all.map((p) => p.name).join(', ')}`)
   const plans = all.filter((p) => !o.phases || o.phases.includes(p.name)).map((p) => shardPlan(p, o.shard))
-  const planned = plans.reduce((ms, p) => ms + p.durationMs + (p.freshWindow ? ctx.minuteMs : 0), 0)
+  const planned = plans.filter((p) => p.skip === undefined).reduce((ms, p) => ms + p.durationMs + (p.freshWindow ? ctx.minuteMs : 0), 0)
   if (planned > o.profile.caps.maxDurationMs) {
     throw new ConfigError(`the profile ${o.profile.name} would run ${(planned / 1000).toFixed(0)} s, past its cap of ${(o.profile.caps.maxDurationMs / 1000).toFixed(0)} s; give a shorter --duration`)
   }
@@ -176,7 +176,8 @@ export async function runProfile(o: RunnerOptions): Promise<LoadResult> {
   const created: string[] = []
   let sent = 0
   let stopReason: string | null = null
-  for (const plan of plans) {
+  const skipped = plans.filter((p) => p.skip !== undefined)
+  for (const plan of plans.filter((p) => p.skip === undefined)) {
     if (signal.aborted) break
     const left = o.profile.caps.maxRequests - sent
     if (left <= 0) {
@@ -192,8 +193,8 @@ export async function runProfile(o: RunnerOptions): Promise<LoadResult> {
   const slot = plans[0]?.slot ?? 'main'
   const leftBehind = await cleanUp(ctx, slot, created, o.note)
   if (leftBehind.length > 0) o.note?.(`${leftBehind.length} uploaded files could not be deleted in time: ${leftBehind.slice(0, 5).join(', ')}${leftBehind.length > 5 ? ', ...' : ''}`)
-  const verdicts = judge(phases, ctx.minuteMs)
-  const partial = stopReason !== null || phases.length < plans.length
+  const verdicts = [...judge(phases, ctx.minuteMs), ...skipped.flatMap((p) => p.verdicts.map((id): Verdict => ({ id, phase: p.name, status: 'skip', figure: '-', detail: p.skip as string, section: 'P1-8.3' })))]
+  const partial = stopReason !== null || phases.length < plans.length - skipped.length
   const { outcome, exitCode } = partial && !verdicts.some((v) => v.status === 'fail') ? { outcome: 'inconclusive' as const, exitCode: 3 as const } : outcomeOf(verdicts)
   return {
     schemaVersion: 1,

@@ -53,6 +53,8 @@ export interface PhasePlan {
   verdicts: VerdictId[]
   /** Clients engine only: the policy and the number of workers looping calls. */
   client?: { policy: ClientPolicyName; workers: number; maxAttempts: number }
+  /** Set when the plan cannot load what the phase measures on this target: the phase is not run, its verdicts are skipped with this reason. */
+  skip?: string
   /** A second account's key loaded beside the phase at a low rate: it must not be throttled (isolation). */
   probe?: { slot: KeySlotName; rate: number; requests: RequestSpec[] }
 }
@@ -197,7 +199,7 @@ export interface ClientFigures {
   refusals: number
   /** Successful calls per whole window against the limit. */
   goodputPerWindow: number[]
-  /** Retries refused although the wait before them was at least what the previous 429's Retry-After asked. */
+  /** Retries refused in the same window as the 429 before them, although they waited what its Retry-After asked. */
   refusedAfterWait: number
   /** From a task's first 429 to its success. */
   recovery: HistogramSummary

@@ -211,7 +211,7 @@ export function judgeBackoff(phase: PhaseResult, ctx: JudgeContext): Verdict {
   const problems: string[] = []
   if (goodput < BACKOFF_GOALS.minGoodput) problems.push(`goodput ${(goodput * 100).toFixed(0)}% of the limit, under ${BACKOFF_GOALS.minGoodput * 100}%: the target's reset or Retry-After sent the client away too long`)
   const broken = c.refusedAfterWait / Math.max(1, c.successes)
-  if (broken > BACKOFF_GOALS.maxRefusedAfterWait) problems.push(`${c.refusedAfterWait} retries were refused although they waited what Retry-After asked (${(broken * 100).toFixed(0)}% of successes): Retry-After is shorter than the wait the limit needs`)
+  if (broken > BACKOFF_GOALS.maxRefusedAfterWait) problems.push(`${c.refusedAfterWait} retries were refused in the same window although they waited what Retry-After asked (${(broken * 100).toFixed(0)}% of successes): Retry-After is shorter than the wait the limit needs`)
   if (waste > wasteBound) problems.push(`${waste.toFixed(2)} 429s per success, over ${wasteBound.toFixed(2)}: waiting what the target announced did not get the client through`)
   if (problems.length > 0) return verdict(phase, 'backoff', 'fail', figure, problems.join('; '), 'P1-7')
   return verdict(phase, 'backoff', 'pass', figure, `following section 7 (backoff with jitter, Retry-After honoured, ${c.maxAttempts} attempts) reached ${(goodput * 100).toFixed(0)}% of the limit with ${waste.toFixed(2)} 429s per success (bound ${wasteBound.toFixed(2)})`, 'P1-7')

@@ -8,6 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { ClientFigures, ClientPolicyName, RequestSpec } from '../types.ts'
 import { callOnce, type CallContext } from './call.ts'
 import { newHistogram, recordMs, summarize } from './histogram.ts'
+import { parseDurationMs } from '../../harness/duration.ts'
 import { POLICIES, retryAfterMs } from './policies.ts'
 import { nowMs } from './recorder.ts'
 
@@ -18,7 +19,15 @@ export interface ClientsOptions extends CallContext {
   maxAttempts: number
   durationMs: number
   maxRequests: number
+  /** Two 429s whose announced window ends lie this close are in the same window (windows.ts windowTolerance). */
+  sameWindowMs: number
   random?: () => number
+}
+
+/** When the 429's request window ends, as it announced it; null without a readable reset. */
+function announcedEnd(headers: Record<string, string>, at: number): number | null {
+  const reset = parseDurationMs(headers['x-ratelimit-reset-requests'])
+  return reset === undefined ? null : at + reset
 }
 
 export async function runClients(o: ClientsOptions): Promise<Omit<ClientFigures, 'goodputPerWindow'>> {
@@ -37,13 +46,18 @@ export async function runClients(o: ClientsOptions): Promise<Omit<ClientFigures,
       figures.tasks += 1
       let firstRefusal: number | null = null
       let honouredRetryAfter = false
+      let refusedWindowEnd: number | null = null
       for (let attempt = 1; ; attempt += 1) {
         if (attempt > 1) o.recorder.retried()
         figures.attempts += 1
         const outcome = await callOnce(ctx, spec)
         if (outcome.status === 429) {
           figures.refusals += 1
-          if (honouredRetryAfter) figures.refusedAfterWait += 1
+          const end = announcedEnd(outcome.headers, nowMs())
+          // Refused again in the window that refused it before, although it waited what Retry-After asked: the
+          // promise was short. Refused in a later window means others filled that one first, which is fair.
+          if (honouredRetryAfter && end !== null && refusedWindowEnd !== null && Math.abs(end - refusedWindowEnd) <= o.sameWindowMs) figures.refusedAfterWait += 1
+          refusedWindowEnd = end
           firstRefusal ??= nowMs()
         }
         if (outcome.status !== null && outcome.status < 400) {
