@@ -134,10 +134,30 @@ async function writeReport(result: LoadResult, reportRoot: string): Promise<stri
   return dir
 }
 
+/** Columns padded to their widest cell, but the last, which runs on. */
+function columns(rows: string[][]): string {
+  const widths = (rows[0] ?? []).map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length)))
+  return rows.map((r) => r.map((cell, c) => (c < r.length - 1 ? cell.padEnd(widths[c] as number) : cell)).join('  ')).join('\n')
+}
+
 function verdictTable(result: LoadResult): string {
-  const rows = [['phase', 'verdict', 'status', 'figure'], ...result.verdicts.map((v) => [v.phase, v.id, v.status.toUpperCase(), v.figure])]
-  const widths = [0, 1, 2].map((c) => Math.max(...rows.map((r) => (r[c] as string).length)))
-  return rows.map((r) => r.map((cell, c) => (c < 3 ? cell.padEnd(widths[c] as number) : cell)).join('  ')).join('\n')
+  const count = (by: Record<string, number>, test: (status: number) => boolean): number => Object.entries(by).filter(([s]) => test(Number(s))).reduce((n, [, v]) => n + v, 0)
+  const figures = [
+    ['phase', 'sent', 'achieved/offered per s', '2xx', '429', 'other 4xx', '5xx', 'no answer', 'latency p50/p99 ms'],
+    ...result.phases.map((p) => [
+      p.plan.name,
+      String(p.sent),
+      `${p.achievedRate.toFixed(1)}/${p.plan.rate === null ? 'closed loop' : p.plan.rate.toFixed(1)}`,
+      String(count(p.byStatus, (s) => s >= 200 && s < 300)),
+      String(p.byStatus['429'] ?? 0),
+      String(count(p.byStatus, (s) => s >= 400 && s < 500 && s !== 429)),
+      String(count(p.byStatus, (s) => s >= 500)),
+      String(Object.values(p.errors).reduce((a, b) => a + b, 0)),
+      `${p.latency.p50}/${p.latency.p99}`,
+    ]),
+  ]
+  const verdicts = [['phase', 'verdict', 'status', 'figure'], ...result.verdicts.map((v) => [v.phase, v.id, v.status.toUpperCase(), v.figure])]
+  return `${columns(figures)}\n\n${columns(verdicts)}`
 }
 
 async function merge(positionals: string[], flags: Flags, io: CliIo): Promise<number> {
