@@ -178,8 +178,18 @@ export function windowsByRemaining(sequential: readonly Exchange[]): Exchange[][
 export function narrowed(burst: Burst, sequential = false): Burst & { straddled: boolean } {
   const byRemaining = sequential ? windowsByRemaining(burst.all) : undefined
   if (!burst.refused) return { ...burst, straddled: byRemaining ? byRemaining.length > 1 : straddles(burst.all) }
+  // Calls made at once in a fresh window: if no two admitted calls read the same remaining, no second window
+  // began among them (its first call would read the limit less one again). That holds even where the reset
+  // header is wrong, which would scatter the announced window ends of calls that a busy client received late.
+  if (!sequential && distinctRemaining(burst.admitted)) return { ...burst, straddled: false }
   const all = byRemaining ? byRemaining.at(-1)! : sameWindowAs(burst.refused, burst.all)
   return { admitted: all.filter((ex) => ex.status !== 429), refused: burst.refused, all, straddled: false }
+}
+
+/** Every call read a whole-number remaining, and no two read the same. */
+function distinctRemaining(calls: readonly Exchange[]): boolean {
+  const values = calls.map((ex) => integerHeader(ex, 'x-ratelimit-remaining-requests'))
+  return values.every((v) => v !== undefined) && new Set(values).size === values.length
 }
 
 /**
