@@ -22,6 +22,8 @@ export interface PlanContext {
   keys: Partial<Record<KeySlotName, string>>
   /** --tier, when given. */
   tier: number | null
+  /** --phase: the phases the run will keep (the runner sets it), so that a plan can skip lookups only others need. */
+  phases?: readonly string[] | null
   /** --duration: the length of each load phase. */
   durationMs: number | null
   /** --rate: every load phase offers this many calls per second instead of its multiple of the limit. */

@@ -160,7 +160,7 @@ async function cleanUp(ctx: PlanContext, slot: KeySlotName, created: string[], n
 
 export async function runProfile(o: RunnerOptions): Promise<LoadResult> {
   const started = new Date()
-  const ctx = o.context
+  const ctx: PlanContext = { ...o.context, phases: o.phases ?? null }
   const all = await o.profile.plan(ctx)
   const unknown = (o.phases ?? []).filter((name) => !all.some((p) => p.name === name))
   if (unknown.length > 0) throw new ConfigError(`the profile ${o.profile.name} has no phase ${unknown.join(', ')}; its phases: ${all.map((p) => p.name).join(', ')}`)

@@ -4,7 +4,7 @@
  * /v1/responses call. Answers of every status count as throughput and are shown apart: a target that answers
  * 429 past a tier's ceiling sustains that too, and the 2xx rate is the figure to read.
  */
-import { phaseMs, requireKey, slotOf, TIERS, type PlanContext, type Profile } from '../profile.ts'
+import { requireKey, slotOf, TIERS, type PlanContext, type Profile } from '../profile.ts'
 import type { KeySlotName, PhasePlan } from '../types.ts'
 import { anyChatModel } from './tier-model.ts'
 
@@ -27,12 +27,15 @@ export function saturationProfile(): Profile {
     async plan(ctx: PlanContext): Promise<PhasePlan[]> {
       const slot = highestTierSlot(ctx)
       requireKey(ctx, slot, 'saturation')
-      const model = await anyChatModel(ctx, slot)
       const connections = ctx.connections ?? SATURATION.connections
       const durationMs = ctx.durationMs ?? 20_000
-      const common = { engine: 'autocannon' as const, slot, rate: ctx.rate, connections, durationMs: phaseMs({ ...ctx, durationMs }, 0), bucket: null, expectedLimit: null, freshWindow: false, verdicts: ['throughput' as const] }
+      const common = { engine: 'autocannon' as const, slot, rate: ctx.rate, connections, durationMs, bucket: null, expectedLimit: null, freshWindow: false, verdicts: ['throughput' as const] }
+      const models: PhasePlan = { ...common, name: 'models', description: `GET /v1/models, ${connections} connections, closed loop`, requests: [{ method: 'GET', path: '/v1/models' }] }
+      // The responses phase needs a model, looked up only when it runs (--phase models needs no lookup).
+      if (ctx.phases && !ctx.phases.includes('responses')) return [models, { ...models, name: 'responses', skip: 'not selected' }]
+      const model = await anyChatModel(ctx, slot)
       return [
-        { ...common, name: 'models', description: `GET /v1/models, ${connections} connections, closed loop`, requests: [{ method: 'GET', path: '/v1/models' }] },
+        models,
         {
           ...common,
           name: 'responses',

@@ -44,6 +44,7 @@ export async function anyChatModel(ctx: PlanContext, slot: KeySlotName): Promise
   const data = isObject(list.body) && Array.isArray(list.body.data) ? list.body.data.filter(isObject) : []
   const tier = /^tier(\d)$/.exec(slot)?.[1]
   const usable = data.find((m) => typeof m.id === 'string' && m.mode === 'chat' && (tier === undefined || typeof m.min_tier !== 'number' || m.min_tier <= Number(tier)))
+  if (list.status === 429) throw new ConfigError(`GET /v1/models with the ${slot} key was refused (429): the account's rate limit is spent; wait a minute and run again`)
   if (!usable) throw new ConfigError(`GET /v1/models with the ${slot} key lists no chat model it may use (status ${list.status})`)
   return usable.id as string
 }
