@@ -18,7 +18,7 @@ import { StreamStats } from './engine/stream-stats.ts'
 import { windowTolerance } from './engine/windows.ts'
 import type { PlanContext, Profile } from './profile.ts'
 import type { KeySlotName, LoadResult, PhasePlan, PhaseResult, Verdict } from './types.ts'
-import { goodputPerWindow, judge, outcomeOf } from './verdicts.ts'
+import { goodputPerWindow, judge, outcomeOf, sectionOfRoute } from './verdicts.ts'
 
 export interface RunnerOptions {
   profile: Profile
@@ -74,11 +74,10 @@ async function waitForFreshWindow(plan: PhasePlan, ctx: PlanContext, dispatcher:
 
 function progressLine(plan: PhasePlan, recorder: PhaseRecorder, startedAt: number): string {
   const elapsed = (nowMs() - startedAt) / 1000
-  const s = recorder.result(nowMs())
+  const s = recorder.counts()
   const count = (prefix: string): number => Object.entries(s.byStatus).filter(([k]) => k.startsWith(prefix)).reduce((n, [, v]) => n + v, 0)
-  const errors = Object.values(s.errors).reduce((a, b) => a + b, 0)
   const offered = plan.rate === null ? 'closed loop' : `${plan.rate.toFixed(2)}/s`
-  return `${plan.name} ${elapsed.toFixed(1)}s  offered ${offered}  achieved ${(recorder.sent / Math.max(0.001, elapsed)).toFixed(2)}/s  2xx ${count('2')}  429 ${s.byStatus['429'] ?? 0}  4xx ${count('4') - (s.byStatus['429'] ?? 0)}  5xx ${count('5')}  errors ${errors}`
+  return `${plan.name} ${elapsed.toFixed(1)}s  offered ${offered}  achieved ${(recorder.sent / Math.max(0.001, elapsed)).toFixed(2)}/s  2xx ${count('2')}  429 ${s.byStatus['429'] ?? 0}  4xx ${count('4') - (s.byStatus['429'] ?? 0)}  5xx ${count('5')}  errors ${s.errors}`
 }
 
 async function runPhase(plan: PhasePlan, o: RunnerOptions, maxRequests: number, created: string[]): Promise<PhaseResult> {
@@ -193,7 +192,7 @@ export async function runProfile(o: RunnerOptions): Promise<LoadResult> {
   const slot = plans[0]?.slot ?? 'main'
   const leftBehind = await cleanUp(ctx, slot, created, o.note)
   if (leftBehind.length > 0) o.note?.(`${leftBehind.length} uploaded files could not be deleted in time: ${leftBehind.slice(0, 5).join(', ')}${leftBehind.length > 5 ? ', ...' : ''}`)
-  const verdicts = [...judge(phases, ctx.minuteMs), ...skipped.flatMap((p) => p.verdicts.map((id): Verdict => ({ id, phase: p.name, status: 'skip', figure: '-', detail: p.skip as string, section: 'P1-8.3' })))]
+  const verdicts = [...judge(phases, ctx.minuteMs), ...skipped.flatMap((p) => p.verdicts.map((id): Verdict => ({ id, phase: p.name, status: 'skip', figure: '-', detail: p.skip as string, section: sectionOfRoute(p.requests[0]?.path ?? '') })))]
   const partial = stopReason !== null || phases.length < plans.length - skipped.length
   const { outcome, exitCode } = partial && !verdicts.some((v) => v.status === 'fail') ? { outcome: 'inconclusive' as const, exitCode: 3 as const } : outcomeOf(verdicts)
   return {

@@ -11,12 +11,14 @@ export interface JudgeContext {
   phases: readonly PhaseResult[]
 }
 
-const sectionOf = (phase: PhaseResult): string => {
-  const route = phase.plan.routes[0] ?? ''
+/** The section of the limits a route's calls count against: usage (8.1), files (8.4), models (8.3). */
+export function sectionOfRoute(route: string): string {
   if (route.includes('/user/v1')) return 'P1-8.1'
   if (route.includes('/v1/files')) return 'P1-8.4'
   return 'P1-8.3'
 }
+
+const sectionOf = (phase: PhaseResult): string => sectionOfRoute(phase.plan.routes[0] ?? '')
 
 function verdict(phase: PhaseResult, id: VerdictId, status: Verdict['status'], figure: string, detail: string, section: string = sectionOf(phase)): Verdict {
   return { id, phase: phase.plan.name, status, figure, detail, section }

@@ -179,6 +179,13 @@ export class PhaseRecorder {
     recordMs(this.latency, at - call.sentAt)
   }
 
+  /** The counts so far, cheaply (no histogram is summarized): for the progress line, once a second. */
+  counts(): { byStatus: Record<string, number>; errors: number } {
+    let errors = 0
+    for (const n of this.#errors.values()) errors += n
+    return { byStatus: Object.fromEntries(this.#byStatus), errors }
+  }
+
   windows(): WindowRecord[] {
     return this.#windows.records()
   }
