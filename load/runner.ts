@@ -39,6 +39,7 @@ export interface RunnerOptions {
 
 export const RUNNER = {
   progressEveryMs: 1000,
+  freshWindowMarginMs: 100, // after an announced reset, so that the next call surely meets the new window
   cleanupMaxMs: 120_000, // deleting what the run created never takes longer than this; what is left is listed
 }
 
@@ -67,7 +68,8 @@ async function waitForFreshWindow(plan: PhasePlan, ctx: PlanContext, dispatcher:
   const recorder = new PhaseRecorder({ ...plan, rate: null }, { minuteMs: ctx.minuteMs, bucketMs: BUCKET_MS, startedAt: nowMs() })
   const outcome = await callOnce({ baseUrl: ctx.baseUrl, key: keyOf(ctx, plan.slot), dispatcher, timeoutMs: ctx.timeoutMs, signal, recorder, created }, plan.requests[0]!)
   const resetMs = parseDurationMs(outcome.headers[`x-ratelimit-reset-${plan.bucket}`]) ?? ctx.minuteMs
-  const wait = Math.min(ctx.minuteMs + 1000, resetMs) + windowTolerance(ctx.minuteMs) / 2 + 50
+  // Past the announced end by the latency of the next call, and by a second where the reset is whole seconds.
+  const wait = Math.min(ctx.minuteMs + 1000, resetMs) + (resetMs % 1000 === 0 ? 1000 : 0) + RUNNER.freshWindowMarginMs
   note?.(`${plan.name}: waiting ${(wait / 1000).toFixed(1)} s for a fresh window of the ${plan.bucket} bucket`)
   await sleep(wait, undefined, { signal }).catch(() => undefined)
 }
