@@ -137,14 +137,15 @@ export function judgeRecovery(phase: PhaseResult, ctx: JudgeContext): Verdict {
     errors.push(Math.round(success - r.promisedEnd))
     if (r.retryAfterEnd !== null) retryErrors.push(Math.round(success - r.retryAfterEnd))
     if (success < r.promisedEnd - tolerance) problems.push(`a call was admitted ${(r.promisedEnd - success).toFixed(0)} ms before the announced reset`)
-    if (success > r.promisedEnd + tolerance + interval) problems.push(`the first success came ${(success - r.promisedEnd).toFixed(0)} ms after the announced reset although calls were being sent`)
+    // A success later than the promise is the target's fault only if a call sent in between was refused, which
+    // the check above sees; otherwise it is our schedule (the next call was not due yet, or left late).
   }
   if (errors.length === 0 && problems.length === 0) {
     return verdict(phase, 'recovery', 'inconclusive', 'no 429 followed by a success', 'no refusal was followed by a success within the phase', 'P1-7')
   }
   const figure = `first success minus announced reset: p50 ${percentile(errors, 50)} ms, p99 ${percentile(errors, 99)} ms${retryErrors.length ? `; minus Retry-After: p50 ${percentile(retryErrors, 50)} ms, p99 ${percentile(retryErrors, 99)} ms` : ''} (${errors.length} recoveries, tolerance ${tolerance.toFixed(0)} ms)`
   if (problems.length > 0) return verdict(phase, 'recovery', 'fail', figure, [...new Set(problems)].slice(0, 3).join('; '), 'P1-7')
-  return verdict(phase, 'recovery', 'pass', figure, 'after every refused window the first success came when the reset and Retry-After promised, within the tolerance', 'P1-7')
+  return verdict(phase, 'recovery', 'pass', figure, 'after every 429, no call sent after the announced reset or Retry-After was refused, and none was admitted before the reset', 'P1-7')
 }
 
 export function judgeFailedCalls(phase: PhaseResult, ctx: JudgeContext): Verdict {
