@@ -93,7 +93,7 @@ export function mergePhase(parts: PhaseResult[], minuteMs: number): PhaseResult 
       ...first.plan,
       rate: sum((p) => p.plan.rate),
       connections: parts.reduce((n, p) => n + p.plan.connections, 0),
-      ...(first.plan.client ? { client: { ...first.plan.client, workers: parts.reduce((n, p) => n + (p.plan.client?.workers ?? 0), 0) } } : {}),
+      ...(first.plan.client ? { client: { ...first.plan.client, workers: parts.reduce((n, p) => n + (p.plan.client?.workers ?? 0), 0), pacePerSecond: sum((p) => p.plan.client?.pacePerSecond ?? null) } } : {}),
       ...(first.plan.probe ? { probe: { ...first.plan.probe, rate: parts.reduce((n, p) => n + (p.plan.probe?.rate ?? 0), 0) } } : {}),
     },
     startedAt,

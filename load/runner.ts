@@ -51,7 +51,7 @@ export function shardPlan(plan: PhasePlan, shard: { index: number; count: number
     ...plan,
     rate: plan.rate === null ? null : plan.rate / n,
     connections: Math.max(1, Math.ceil(plan.connections / n)),
-    ...(plan.client ? { client: { ...plan.client, workers: Math.max(1, Math.ceil(plan.client.workers / n)) } } : {}),
+    ...(plan.client ? { client: { ...plan.client, workers: Math.max(1, Math.ceil(plan.client.workers / n)), pacePerSecond: plan.client.pacePerSecond === null ? null : plan.client.pacePerSecond / n } } : {}),
     ...(plan.probe ? { probe: { ...plan.probe, rate: plan.probe.rate / n } } : {}),
   }
 }
@@ -78,7 +78,8 @@ function progressLine(plan: PhasePlan, recorder: PhaseRecorder, startedAt: numbe
   const elapsed = (nowMs() - startedAt) / 1000
   const s = recorder.counts()
   const count = (prefix: string): number => Object.entries(s.byStatus).filter(([k]) => k.startsWith(prefix)).reduce((n, [, v]) => n + v, 0)
-  const offered = plan.rate === null ? 'closed loop' : `${plan.rate.toFixed(2)}/s`
+  const pace = plan.client?.pacePerSecond ?? null
+  const offered = plan.rate !== null ? `${plan.rate.toFixed(2)}/s` : pace !== null ? `at most ${pace.toFixed(2)}/s` : 'closed loop'
   return `${plan.name} ${elapsed.toFixed(1)}s  offered ${offered}  achieved ${(recorder.sent / Math.max(0.001, elapsed)).toFixed(2)}/s  2xx ${count('2')}  429 ${s.byStatus['429'] ?? 0}  4xx ${count('4') - (s.byStatus['429'] ?? 0)}  5xx ${count('5')}  errors ${s.errors}`
 }
 
@@ -105,7 +106,7 @@ async function runPhase(plan: PhasePlan, o: RunnerOptions, maxRequests: number, 
       } else if (plan.engine === 'clients') {
         const c = plan.client
         if (!c) throw new Error(`phase ${plan.name}: the clients engine needs a client policy`)
-        clients = await runClients({ ...base, dispatcher, policy: c.policy, workers: c.workers, maxAttempts: c.maxAttempts, sameWindowMs: windowTolerance(ctx.minuteMs) })
+        clients = await runClients({ ...base, dispatcher, policy: c.policy, workers: c.workers, maxAttempts: c.maxAttempts, pacePerSecond: c.pacePerSecond, sameWindowMs: windowTolerance(ctx.minuteMs) })
       } else {
         if (plan.rate === null) throw new Error(`phase ${plan.name}: the scheduler engine needs a rate`)
         await runScheduled({ ...base, dispatcher, rate: plan.rate, connections: plan.connections, stream, created })

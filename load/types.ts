@@ -52,7 +52,13 @@ export interface PhasePlan {
   /** The verdicts to judge from this phase. */
   verdicts: VerdictId[]
   /** Clients engine only: the policy and the number of workers looping calls. */
-  client?: { policy: ClientPolicyName; workers: number; maxAttempts: number }
+  client?: {
+    policy: ClientPolicyName
+    workers: number
+    maxAttempts: number
+    /** At most this many calls a second across the workers (null: unpaced), so that a client that never waits stays bounded. */
+    pacePerSecond: number | null
+  }
   /** Set when the plan cannot load what the phase measures on this target: the phase is not run, its verdicts are skipped with this reason. */
   skip?: string
   /** A second account's key loaded beside the phase at a low rate: it must not be throttled (isolation). */

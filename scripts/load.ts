@@ -147,7 +147,7 @@ function verdictTable(result: LoadResult): string {
     ...result.phases.map((p) => [
       p.plan.name,
       String(p.sent),
-      `${p.achievedRate.toFixed(1)}/${p.plan.rate === null ? 'closed loop' : p.plan.rate.toFixed(1)}`,
+      `${p.achievedRate.toFixed(1)}/${p.plan.rate !== null ? p.plan.rate.toFixed(1) : p.plan.client?.pacePerSecond != null ? `at most ${p.plan.client.pacePerSecond.toFixed(1)}` : 'closed loop'}`,
       String(count(p.byStatus, (s) => s >= 200 && s < 300)),
       String(p.byStatus['429'] ?? 0),
       String(count(p.byStatus, (s) => s >= 400 && s < 500 && s !== 429)),

@@ -19,6 +19,8 @@ export interface ClientsOptions extends CallContext {
   maxAttempts: number
   durationMs: number
   maxRequests: number
+  /** At most this many calls a second across all workers, spaced evenly from the phase's start; null: unpaced. */
+  pacePerSecond: number | null
   /** Two 429s whose announced window ends lie this close are in the same window (windows.ts windowTolerance). */
   sameWindowMs: number
   random?: () => number
@@ -38,17 +40,27 @@ export async function runClients(o: ClientsOptions): Promise<Omit<ClientFigures,
   const recovery = newHistogram()
   const figures = { tasks: 0, successes: 0, gaveUp: 0, attempts: 0, refusals: 0, refusedAfterWait: 0 }
   let taskIndex = 0
+  let paced = 0
+  // The call's turn on the pace: the n-th call of the phase starts no earlier than n / pace seconds after its start.
+  const awaitTurn = async (): Promise<void> => {
+    if (o.pacePerSecond === null) return
+    const at = o.recorder.startedAt + (paced++ * 1000) / o.pacePerSecond
+    const wait = at - nowMs()
+    if (wait > 0) await sleep(wait, undefined, { signal: o.signal }).catch(() => undefined)
+  }
   const open = (): boolean => !o.signal.aborted && nowMs() < end && o.recorder.sent < o.maxRequests
 
   const worker = async (): Promise<void> => {
     while (open()) {
       const spec = o.requests[taskIndex++ % o.requests.length] as RequestSpec
-      figures.tasks += 1
       let firstRefusal: number | null = null
       let honouredRetryAfter = false
       let refusedWindowEnd: number | null = null
       for (let attempt = 1; ; attempt += 1) {
-        if (attempt > 1) o.recorder.retried()
+        await awaitTurn()
+        if (!open()) return
+        if (attempt === 1) figures.tasks += 1
+        else o.recorder.retried()
         figures.attempts += 1
         const outcome = await callOnce(ctx, spec)
         if (outcome.status === 429) {

@@ -6,12 +6,15 @@
  */
 import { usageLimitPerMinute } from '../../harness/limits.ts'
 import { POLICIES } from '../engine/policies.ts'
-import { phaseMs, requireKey, slotOf, type PlanContext, type Profile } from '../profile.ts'
+import { phaseMs, ratePerSecond, requireKey, slotOf, type PlanContext, type Profile } from '../profile.ts'
 import type { ClientPolicyName, PhasePlan } from '../types.ts'
 
 export const BACKOFF = {
   tier: 2, // 50 calls a minute: enough workers to overload it, few enough calls to be gentle on a real target
-  naiveMaxRequests: 5_000, // the naive client hammers; its phase stops here at the latest
+  // The naive client never waits, so on loopback it would make thousands of calls a second: it is paced at this
+  // many times the limit (calls per window across its workers), which overloads the limit twentyfold and keeps a
+  // phase to a few thousand calls on any target and any minute (3.2 windows x 20 x the limit).
+  naiveOverload: 20,
 }
 
 export function backoffProfile(): Profile {
@@ -26,21 +29,24 @@ export function backoffProfile(): Profile {
       requireKey(ctx, slot, 'backoff')
       const limit = usageLimitPerMinute(tier) as number
       const workers = ctx.connections ?? Math.max(2, Math.ceil(limit / 10))
-      const phase = (policy: ClientPolicyName): PhasePlan => ({
-        name: policy,
-        description: `${workers} workers of the ${POLICIES[policy].label} against ${limit} calls per minute`,
-        engine: 'clients',
-        slot,
-        requests: [{ method: 'GET', path: '/user/v1/credit' }],
-        rate: null,
-        connections: workers,
-        durationMs: phaseMs(ctx, 3.2),
-        bucket: 'requests',
-        expectedLimit: limit,
-        freshWindow: true,
-        verdicts: policy === 'spec7' ? ['backoff', 'admission'] : ['admission'],
-        client: { policy, workers, maxAttempts: POLICIES[policy].maxAttempts },
-      })
+      const phase = (policy: ClientPolicyName): PhasePlan => {
+        const pace = policy === 'naive' ? ratePerSecond(ctx, BACKOFF.naiveOverload * limit) : null
+        return {
+          name: policy,
+          description: `${workers} workers of the ${POLICIES[policy].label} against ${limit} calls per minute${pace === null ? '' : `, paced at ${pace.toFixed(1)} calls a second (${BACKOFF.naiveOverload}x the limit)`}`,
+          engine: 'clients',
+          slot,
+          requests: [{ method: 'GET', path: '/user/v1/credit' }],
+          rate: null,
+          connections: workers,
+          durationMs: phaseMs(ctx, 3.2),
+          bucket: 'requests',
+          expectedLimit: limit,
+          freshWindow: true,
+          verdicts: policy === 'spec7' ? ['backoff', 'admission'] : ['admission'],
+          client: { policy, workers, maxAttempts: POLICIES[policy].maxAttempts, pacePerSecond: pace },
+        }
+      }
       return [phase('spec7'), phase('naive'), phase('openai-node')]
     },
   }

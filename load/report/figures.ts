@@ -63,6 +63,8 @@ export function seconds(durationMs: number): string {
 /** Achieved against offered: "48.9/s of 50/s offered" or "48.9/s (closed loop, 8 connections)". */
 export function rateLine(phase: PhaseResult): string {
   const achieved = rate(phase.achievedRate)
+  const pace = phase.plan.client?.pacePerSecond ?? null
+  if (phase.plan.rate === null && pace !== null) return `${achieved} (${phase.plan.connections} workers, paced at most ${rate(pace)})`
   if (phase.plan.rate === null) return `${achieved} (closed loop, ${phase.plan.connections} connections)`
   const share = phase.plan.rate > 0 ? ` (${Math.round((phase.achievedRate / phase.plan.rate) * 100)}%)` : ''
   return `${achieved} of ${rate(phase.plan.rate)} offered${share}`

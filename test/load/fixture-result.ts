@@ -227,7 +227,7 @@ function backoffPhase(rand: () => number): PhaseResult {
       freshWindow: true,
       verdicts: ['backoff'],
       routes: ['/v1/models'],
-      client: { policy: 'spec7', workers: 8, maxAttempts: 5 },
+      client: { policy: 'spec7', workers: 8, maxAttempts: 5, pacePerSecond: null },
     },
     startedAt,
     endedAt: startedAt + durationMs,

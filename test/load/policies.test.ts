@@ -1,10 +1,14 @@
 /**
  * The retry policies of the backoff profile (load/engine/policies.ts), one rule per test, and the replay of the
- * OpenAI Node client checked against that client itself (openai 6, a dev dependency).
+ * OpenAI Node client checked against that client itself (openai 6, a dev dependency); the clients engine's pace.
  */
+import { createServer } from 'node:http'
 import OpenAI from 'openai'
+import { Agent } from 'undici'
 import { afterEach, describe, expect, test, vi } from 'vitest'
+import { runClients } from '../../load/engine/clients.ts'
 import { naiveDelay, openAiNodeDelay, SPEC7, spec7Delay, type RetryContext } from '../../load/engine/policies.ts'
+import { nowMs, PhaseRecorder } from '../../load/engine/recorder.ts'
 
 const ctx = (over: Partial<RetryContext>): RetryContext => ({ attempt: 1, maxAttempts: 6, status: 429, headers: {}, now: Date.parse('2026-11-21T12:00:00Z'), random: () => 0, ...over })
 
@@ -52,5 +56,30 @@ describe('the OpenAI Node client replay agrees with the client', () => {
     expect(openAiNodeDelay(ctx({ maxAttempts: 3, status: 503 }))).not.toBeNull()
     expect(openAiNodeDelay(ctx({ maxAttempts: 3, status: 400 }))).toBeNull()
     expect(openAiNodeDelay(ctx({ maxAttempts: 3, status: 400, headers: { 'x-should-retry': 'true' } }))).not.toBeNull()
+  })
+})
+
+describe('the clients engine', () => {
+  test('a paced naive client makes no more calls than its pace allows, however fast the target refuses', async () => {
+    const server = createServer((_req, res) => {
+      res.writeHead(429, { 'content-type': 'application/json', 'x-ratelimit-limit-requests': '5', 'x-ratelimit-remaining-requests': '0', 'x-ratelimit-reset-requests': '1s', 'retry-after': '1' })
+      res.end('{"error":{"message":"limit","type":"rate_limit_error","code":"rate_limit_exceeded"}}')
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    const port = (server.address() as { port: number }).port
+    const dispatcher = new Agent({ connections: 4 })
+    try {
+      const plan = { name: 'naive', description: '', engine: 'clients' as const, slot: 'main' as const, requests: [], rate: null, connections: 4, durationMs: 600, bucket: 'requests' as const, expectedLimit: 5, freshWindow: false, verdicts: [] }
+      const recorder = new PhaseRecorder(plan, { minuteMs: 1000, bucketMs: 100, startedAt: nowMs() })
+      const figures = await runClients({ baseUrl: `http://127.0.0.1:${port}`, key: 'sk-test', dispatcher, timeoutMs: 2000, signal: new AbortController().signal, recorder, requests: [{ method: 'GET', path: '/user/v1/credit' }], policy: 'naive', workers: 4, maxAttempts: 1000, durationMs: 600, maxRequests: 10_000, pacePerSecond: 50, sameWindowMs: 300 })
+      // 600 ms at 50 calls a second: 30 turns (the first at 0 ms). Unpaced, four workers on loopback make hundreds.
+      expect(figures.attempts).toBeGreaterThan(10)
+      expect(figures.attempts).toBeLessThanOrEqual(31)
+      expect(figures.refusals).toBe(figures.attempts)
+      expect(figures.tasks).toBeLessThanOrEqual(4)
+    } finally {
+      await dispatcher.close()
+      await new Promise((resolve) => server.close(resolve))
+    }
   })
 })
