@@ -18,6 +18,8 @@ import type { Clock } from './clock.ts'
 import { GatewayError, invalidParameter } from './errors.ts'
 import type { FaultSet } from './faults.ts'
 import { FILE_PURPOSES, isFilePurpose, type FilePurpose, type FileStore, type StoredFile } from './file-store.ts'
+import { jsonTooDeep, tooDeep } from './json-body.ts'
+import { formError, PARSER_OPTIONS } from './multipart-forms.ts'
 
 /**
  * The range of expires_after.seconds. The reference requires an integer and gives no range; an hour to
@@ -52,7 +54,7 @@ export async function receiveUpload(request: FastifyRequest, store: FileStore, a
   try {
     // The busboy limit is a backstop one byte past ours, so that our own count, which also watches
     // the storage quota, is what refuses a file.
-    for await (const part of request.parts({ limits: { ...FORM_LIMITS, fileSize: store.maxUploadBytes + 1 } })) {
+    for await (const part of request.parts({ ...PARSER_OPTIONS, limits: { ...FORM_LIMITS, fileSize: store.maxUploadBytes + 1 } })) {
       if (part.type === 'field') {
         readField(form, part.fieldname, part.value)
         continue
@@ -86,7 +88,7 @@ export async function receiveUpload(request: FastifyRequest, store: FileStore, a
   } catch (error) {
     if (written && saved) store.release(account.id, saved.bytes)
     if (saved) await rm(saved.path, { force: true })
-    throw error
+    throw formError(error)
   }
 }
 
@@ -108,6 +110,8 @@ function readField(form: Form, name: string, value: unknown): void {
       // A part sent as application/json arrives parsed; a plain field arrives as text.
       let policy = value
       if (typeof value === 'string') {
+        // The policy is echoed in messages with JSON.stringify, which a deeply nested value would overflow.
+        if (jsonTooDeep(value)) throw tooDeep('expires_after')
         try {
           policy = JSON.parse(value)
         } catch {

@@ -10,6 +10,7 @@
  */
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import { asGatewayError, registerFallbacks, sendError } from './fallbacks.ts'
+import { registerJsonBodyParser } from './json-body.ts'
 import { authHook } from './hooks/auth.ts'
 import { dateHeader } from './hooks/date-header.ts'
 import { registerAdminRoutes } from './routes/admin.ts'
@@ -85,6 +86,7 @@ export function createGateway(config: GatewayConfig = {}): Gateway {
 
   app.decorate('gatewayVary', state.vary)
   registerFallbacks(app, state)
+  registerJsonBodyParser(app)
   registerModelRoutes(app, state)
   registerAccountRoutes(app, state)
   registerFileRoutes(app, state)

@@ -9,6 +9,7 @@
  */
 import type { FastifyRequest } from 'fastify'
 import { GatewayError, invalidParameter } from '../errors.ts'
+import { formError, PARSER_OPTIONS } from '../multipart-forms.ts'
 
 /** §4.3, §4.4, §8: 25 MB, decimal like the 128 MB of Part 1 §8.4. */
 export const AUDIO_UPLOAD_MAX_BYTES = 25_000_000
@@ -32,10 +33,18 @@ export interface UploadLimit {
 }
 
 export async function receiveAudioForm(request: FastifyRequest, limit: UploadLimit): Promise<AudioForm> {
+  try {
+    return await readAudioForm(request, limit)
+  } catch (error) {
+    throw formError(error)
+  }
+}
+
+async function readAudioForm(request: FastifyRequest, limit: UploadLimit): Promise<AudioForm> {
   if (!request.isMultipart()) throw invalidParameter('file', 'This endpoint takes multipart/form-data with the fields file and model.')
   const max = limit.mib ? MIB_25 : AUDIO_UPLOAD_MAX_BYTES
   const form: AudioForm = { fields: new Map(), lists: new Map(), file: undefined }
-  for await (const part of request.parts({ limits: { ...FORM_LIMITS, fileSize: max + 1 } })) {
+  for await (const part of request.parts({ ...PARSER_OPTIONS, limits: { ...FORM_LIMITS, fileSize: max + 1 } })) {
     if (part.type === 'field') {
       const value = String(part.value)
       if (part.fieldname.endsWith('[]')) {

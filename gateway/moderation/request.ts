@@ -60,5 +60,11 @@ function readItem(item: Json, where: string, into: ModerationInput): void {
     into.images.push(url)
     return
   }
-  throw invalidParameter(where, `${where}.type must be text or image_url; moderation takes text and images, not ${String(item.type)}.`)
+  throw invalidParameter(where, `${where}.type must be text or image_url; moderation takes text and images, not ${typeName(item.type)}.`)
+}
+
+/** The type a caller sent, for a message: never String() of the value, which recurses through a deeply nested array. */
+function typeName(type: unknown): string {
+  if (typeof type === 'string') return type
+  return type === null ? 'null' : Array.isArray(type) ? 'an array' : `a ${typeof type}`
 }

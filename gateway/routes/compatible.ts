@@ -28,7 +28,7 @@ import { embed, EMBEDDING_DIMENSIONS, embeddingBase64, TINY_PNG_BASE64 } from '.
 type Json = Record<string, unknown>
 
 const IMAGE_SIZES = ['auto', '256x256', '512x512', '1024x1024', '1024x1536', '1536x1024'] as const
-const MAX_IMAGES = 4
+export const MAX_IMAGES = 4
 const COMPLETION_DEFAULT_MAX_TOKENS = 16 // the legacy convention's default
 
 export function registerCompatibleRoutes(app: FastifyInstance, state: GatewayState): void {
