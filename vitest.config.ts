@@ -20,6 +20,9 @@ export default defineConfig({
           exclude: ['suites/tiers/**'],
           setupFiles: ['suites/setup.ts'],
           globalSetup: ['suites/global-setup.ts'],
+          // A beforeAll that creates what its tests read waits on the target like a test does (harness/suite.ts
+          // SUITE_DEFAULTS.testTimeoutMs); vitest's 10 s default failed a slow target as a harness error.
+          hookTimeout: 120_000,
           // Suites wait on the network, not the CPU: run files side by side even on two cores.
           maxConcurrency: 5,
           sequence: { groupOrder: 0 },
@@ -33,6 +36,7 @@ export default defineConfig({
           include: ['suites/tiers/**/*.test.ts'],
           setupFiles: ['suites/setup.ts'],
           globalSetup: ['suites/global-setup.ts'],
+          hookTimeout: 120_000,
           maxConcurrency: 5,
           sequence: { groupOrder: 1 },
         },

@@ -126,9 +126,19 @@ export class AccountDirectory {
   /** This gateway's own copies: tiers and balances change per instance, never in the seeds. */
   readonly accounts: readonly Account[]
 
-  constructor(seeds: readonly Account[] = ACCOUNTS) {
+  /**
+   * `aliases` maps further key values to seeded ones (self-tests run with keys of their own choosing, e.g. a
+   * canary that must never reach a report); an alias whose target is not a seeded key is an error.
+   */
+  constructor(seeds: readonly Account[] = ACCOUNTS, aliases: Readonly<Record<string, string>> = {}) {
     this.accounts = seeds.map((seed) => structuredClone(seed))
-    this.#byKey = new Map(this.accounts.map((account) => [account.key.value, account]))
+    const byKey = new Map(this.accounts.map((account) => [account.key.value, account]))
+    for (const [alias, seeded] of Object.entries(aliases)) {
+      const account = byKey.get(seeded)
+      if (account === undefined) throw new Error('a key alias must point at a seeded key')
+      byKey.set(alias, account)
+    }
+    this.#byKey = byKey
     this.#byId = new Map(this.accounts.map((account) => [account.id, account]))
   }
 

@@ -21,6 +21,10 @@ export interface EmbeddedGatewayOptions {
   faults?: string[]
   /** Allowed variation of Part 1 §9.2 (see vary.ts). */
   vary?: boolean
+  /** With vary: milliseconds a routed call waits before its route runs (default 300). */
+  varyLatencyMs?: number
+  /** Further key values accepted as seeded keys (alias -> seeded key value): self-tests with keys of their own. */
+  keyAliases?: Readonly<Record<string, string>>
   /** How long a video job stays queued, then processing, in milliseconds (default 250). */
   videoStepMs?: number
 }
@@ -36,7 +40,7 @@ export interface EmbeddedGateway {
 
 export async function startEmbeddedGateway(opts: EmbeddedGatewayOptions = {}): Promise<EmbeddedGateway> {
   const options = resolveOptions(opts, { port: 0 })
-  const { app } = createGateway({ now: opts.now, minuteMs: opts.minuteMs, faults: opts.faults, vary: opts.vary, videoStepMs: opts.videoStepMs })
+  const { app } = createGateway({ now: opts.now, minuteMs: opts.minuteMs, faults: opts.faults, vary: opts.vary, varyLatencyMs: opts.varyLatencyMs, videoStepMs: opts.videoStepMs, ...(opts.keyAliases ? { keyAliases: opts.keyAliases } : {}) })
   await app.listen({ port: options.port, host: options.host })
   const address = app.server.address()
   if (address === null || typeof address === 'string') {

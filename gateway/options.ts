@@ -6,6 +6,7 @@
 import { parseArgs } from 'node:util'
 import { parseInstant } from './clock.ts'
 import { toFaultSet, type FaultName } from './faults.ts'
+import { VARY_DEFAULTS } from './vary.ts'
 import { DEFAULT_VIDEO_STEP_MS } from './videos/store.ts'
 
 export interface GatewayOptionsInput {
@@ -18,6 +19,8 @@ export interface GatewayOptionsInput {
   faults?: readonly string[]
   /** Allowed variation (Part 1 §9.2): unknown properties, reordered keys, unfamiliar stream events; see vary.ts. */
   vary?: boolean
+  /** With vary: milliseconds a routed call waits before its route runs (default VARY_DEFAULTS.latencyMs); 0 for none. */
+  varyLatencyMs?: number
   /** How long a video job stays queued, and then processing, in milliseconds (Part 2 section 3; videos/store.ts). */
   videoStepMs?: number
 }
@@ -30,6 +33,8 @@ export interface GatewayOptions {
   minuteMs: number
   faults: readonly FaultName[]
   vary: boolean
+  /** Milliseconds a routed call waits before its route runs; 0 unless vary is on. */
+  varyLatencyMs: number
   /** Only when given: undefined means the default of videos/store.ts (DEFAULT_VIDEO_STEP_MS). */
   videoStepMs?: number
 }
@@ -69,7 +74,13 @@ export function resolveOptions(input: GatewayOptionsInput, defaults: { port: num
   if (videoStepMs !== undefined && (!Number.isSafeInteger(videoStepMs) || videoStepMs < 1)) {
     throw new OptionError(`--video-step-ms must be a positive integer number of milliseconds, got ${String(videoStepMs)}`)
   }
-  return { port, host, startMs, minuteMs, faults, vary: input.vary === true, ...(videoStepMs === undefined ? {} : { videoStepMs }) }
+  const vary = input.vary === true
+  if (input.varyLatencyMs !== undefined && !vary) throw new OptionError('--vary-latency-ms needs --vary')
+  const varyLatencyMs = vary ? (input.varyLatencyMs ?? VARY_DEFAULTS.latencyMs) : 0
+  if (!Number.isSafeInteger(varyLatencyMs) || varyLatencyMs < 0 || varyLatencyMs > 60_000) {
+    throw new OptionError(`--vary-latency-ms must be an integer from 0 to 60000, got ${String(varyLatencyMs)}`)
+  }
+  return { port, host, startMs, minuteMs, faults, vary, varyLatencyMs, ...(videoStepMs === undefined ? {} : { videoStepMs }) }
 }
 
 export type CliCommand =
@@ -85,7 +96,10 @@ export const USAGE = `Usage: npm run gateway -- [options]
   --now <iso>         start the clock at this date or date-time; it then advances in real time
   --minute-ms <n>     length of a rate-limit minute in milliseconds (default ${DEFAULT_MINUTE_MS})
   --video-step-ms <n> how long a video job stays queued, then processing, in milliseconds (default ${DEFAULT_VIDEO_STEP_MS})
-  --vary              allowed variation of §9.2: unknown properties, reordered keys, unfamiliar stream events
+  --vary              allowed variation of §9.2: unknown properties, reordered keys, ids in another format,
+                      unfamiliar stream events, CRLF, split writes, an unrelated x-request-id past 2026-10-15,
+                      no Retry-After on 429, and ${VARY_DEFAULTS.latencyMs} ms before a route answers
+  --vary-latency-ms <n> that latency in milliseconds (default ${VARY_DEFAULTS.latencyMs}; 0 for none)
   --fault <name>      switch on a named fault; repeatable; --fault list prints the registry
   --help              print this text`
 
@@ -97,6 +111,7 @@ const CLI_OPTIONS = {
   'video-step-ms': { type: 'string' },
   fault: { type: 'string', multiple: true },
   vary: { type: 'boolean' },
+  'vary-latency-ms': { type: 'string' },
   help: { type: 'boolean' },
 } as const
 
@@ -119,6 +134,7 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
       videoStepMs: values['video-step-ms'] === undefined ? undefined : cliInteger('--video-step-ms', values['video-step-ms']),
       faults,
       vary: values.vary === true,
+      varyLatencyMs: values['vary-latency-ms'] === undefined ? undefined : cliInteger('--vary-latency-ms', values['vary-latency-ms']),
     },
     { port: CLI_DEFAULT_PORT },
   )

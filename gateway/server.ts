@@ -16,8 +16,8 @@ import { dateHeader } from './hooks/date-header.ts'
 import { registerAdminRoutes } from './routes/admin.ts'
 import { countFinishedCall, rateLimitHeaders, rateLimitHook } from './hooks/rate-limit.ts'
 import { recordTransaction } from './hooks/record-transaction.ts'
-import { createRequestIdMinter, requestIdHeaders } from './hooks/request-id.ts'
-import { unvaryJson, unvaryUrl, varyJsonText } from './vary.ts'
+import { createRequestIdMinter, pastLegacyHeader, requestIdHeaders } from './hooks/request-id.ts'
+import { unvaryJson, unvaryUrl, varyHeaders, varyJsonText } from './vary.ts'
 import { registerAccountRoutes } from './routes/account.ts'
 import { registerAudioRoutes } from './routes/audio.ts'
 import { registerChatRoutes } from './routes/chat.ts'
@@ -41,9 +41,14 @@ export interface Gateway {
   readonly state: GatewayState
 }
 
+/** Allowed variation of the response headers (vary.ts), after the gateway's own have been set. */
+function varyResponseHeaders(state: GatewayState) {
+  return (_request: FastifyRequest, reply: FastifyReply): void => varyHeaders(reply, pastLegacyHeader(state.clock.now()))
+}
+
 export function createGateway(config: GatewayConfig = {}): Gateway {
   const state = createState(config)
-  const responseSteps = [dateHeader(state), requestIdHeaders(state), rateLimitHeaders(state), recordTransaction(state)]
+  const responseSteps = [dateHeader(state), requestIdHeaders(state), rateLimitHeaders(state), ...(state.vary ? [varyResponseHeaders(state)] : []), recordTransaction(state)]
   const finishResponse = (request: FastifyRequest, reply: FastifyReply): void => {
     for (const step of responseSteps) step(request, reply)
   }
@@ -83,6 +88,12 @@ export function createGateway(config: GatewayConfig = {}): Gateway {
     if (state.vary && typeof payload === 'string' && /json/.test(String(reply.getHeader('content-type') ?? ''))) return varyJsonText(payload)
     return payload
   })
+  if (state.vary && state.varyLatencyMs > 0) {
+    // Allowed variation: a slow network or a busy upstream, as time before the route answers. It runs once the
+    // call is counted and its body read (a client that hangs up after sending has still submitted it), and
+    // before the route, so that a stream's events keep their spacing instead of piling up behind a held reply.
+    app.addHook('preHandler', (_request, _reply, done) => void setTimeout(done, state.varyLatencyMs))
+  }
 
   app.decorate('gatewayVary', state.vary)
   registerFallbacks(app, state)

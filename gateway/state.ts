@@ -17,6 +17,8 @@ export interface GatewayConfig extends Omit<GatewayOptionsInput, 'port' | 'host'
   clock?: Clock
   /** How many transactions the store keeps, newest first (default 25,000: transactions.ts says why). */
   transactionCapacity?: number
+  /** Further key values accepted as a seeded key (alias -> seeded key value), for self-tests with keys of their own. */
+  keyAliases?: Readonly<Record<string, string>>
   /** Smaller file limits for self-tests (default: schemas/limits/file-limits.json). */
   files?: FileStoreOptions
 }
@@ -28,6 +30,8 @@ export interface GatewayState {
   readonly minuteMs: number
   /** Allowed variation of Part 1 §9.2 is on (see vary.ts). */
   readonly vary: boolean
+  /** With vary: milliseconds a routed call waits before its route runs. */
+  readonly varyLatencyMs: number
   /** How long a video job stays queued, and then processing (Part 2 section 3; videos/store.ts). */
   readonly videoStepMs: number
   readonly accounts: AccountDirectory
@@ -41,15 +45,16 @@ export interface GatewayState {
 }
 
 export function createState(config: GatewayConfig = {}): GatewayState {
-  const { startMs, minuteMs, faults, vary, videoStepMs } = resolveOptions(config, { port: 0 })
+  const { startMs, minuteMs, faults, vary, varyLatencyMs, videoStepMs } = resolveOptions(config, { port: 0 })
   const clock = config.clock ?? (startMs === undefined ? systemClock : offsetClock(startMs))
   return {
     clock,
     faults: new Set(faults),
     minuteMs,
     vary,
+    varyLatencyMs,
     videoStepMs: videoStepMs ?? DEFAULT_VIDEO_STEP_MS,
-    accounts: new AccountDirectory(),
+    accounts: new AccountDirectory(undefined, config.keyAliases),
     transactions: new TransactionStore(config.transactionCapacity ?? DEFAULT_TRANSACTION_CAPACITY),
     limiter: new FixedWindowLimiter(clock, minuteMs),
     dayLimiter: new FixedWindowLimiter(clock, minuteMs * 1440),

@@ -8,9 +8,20 @@
  * (URL and JSON body), so a client that stores and sends them back, as it must, never notices; one that parses
  * them does (§9.2: do not rely on opaque id formats).
  *
+ * Headers vary too: past the x-request-id cut-off (§9.4) an unrelated x-request-id appears, as an intermediary
+ * may add one, and a 429 comes without Retry-After, which only "may accompany" it (§4.1, §7). Every call is
+ * routed `latencyMs` later, as through a slow network or a busy upstream, so that a client's timing assumptions show.
+ *
  * Maps are left alone: their keys are data, not properties (a new key in extra.rate_limits.tiers would claim a
  * tier that does not exist), and so are opaque values that a client sent and gets back (metadata, JSON Schemas).
  */
+
+import { randomBytes } from 'node:crypto'
+import type { FastifyReply } from 'fastify'
+
+export const VARY_DEFAULTS = {
+  latencyMs: 300, // before a routed call's route runs: a slow network or a busy upstream
+}
 
 /** Keys whose value is a map or an echoed opaque document, not an object with properties. */
 const LEAVE_ALONE = new Set(['tiers', 'scope_details', 'metadata', 'schema', 'parameters', 'properties', 'json_schema', 'arguments', 'input_schema', 'category_scores', 'categories', 'category_applied_input_types'])
@@ -88,4 +99,13 @@ export function awkwardPieces(text: string): string[] {
   }
   pieces.push(text.slice(from))
   return pieces
+}
+
+/**
+ * The response headers that vary: an intermediary's unrelated x-request-id past the cut-off (the service's own
+ * header is gone by then, so nothing is overwritten), and no Retry-After on a 429.
+ */
+export function varyHeaders(reply: FastifyReply, pastCutOff: boolean): void {
+  if (pastCutOff) reply.header('x-request-id', `gc-proxy-${randomBytes(8).toString('hex')}`)
+  if (reply.statusCode === 429) reply.removeHeader('retry-after')
 }

@@ -46,13 +46,14 @@ async function main(): Promise<void> {
     minuteMs: options.minuteMs,
     faults: [...options.faults],
     vary: options.vary,
+    ...(options.vary ? { varyLatencyMs: options.varyLatencyMs } : {}),
     ...(options.videoStepMs === undefined ? {} : { videoStepMs: options.videoStepMs }),
   })
   const notes = [
     options.startMs === undefined ? '' : `clock starts at ${new Date(options.startMs).toISOString()}`,
     options.minuteMs === 60_000 ? '' : `a rate-limit minute lasts ${options.minuteMs} ms`,
     options.faults.length === 0 ? '' : `faults: ${options.faults.join(', ')}`,
-    options.vary ? 'allowed variation (--vary) is on' : '',
+    options.vary ? `allowed variation (--vary) is on, ${options.varyLatencyMs} ms before a route answers` : '',
     options.videoStepMs === undefined ? '' : `a video job stays queued, then processing, ${options.videoStepMs} ms each`,
   ].filter((note) => note !== '')
   process.stdout.write(

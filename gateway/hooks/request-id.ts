@@ -21,6 +21,11 @@ export function legacyHeaderApplies(nowMs: number): boolean {
   return nowMs >= LEGACY_HEADER_FROM && nowMs < LEGACY_HEADER_UNTIL
 }
 
+/** Past section 9.4's last day the service returns no x-request-id; an intermediary may add an unrelated one. */
+export function pastLegacyHeader(nowMs: number): boolean {
+  return nowMs >= LEGACY_HEADER_UNTIL
+}
+
 const STALE_ID_TIME = Date.UTC(2020, 0, 1)
 
 /** Fastify's genReqId: the svc-request-id of each call. */

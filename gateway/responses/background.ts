@@ -15,6 +15,15 @@ export const BACKGROUND_DEFAULTS = {
 
 export type Render = (phase: Phase) => Json
 
+/**
+ * The timing behind a slow network (--vary's latency): a job lasts some round trips, as a real model's does, so
+ * that a client that cancels or polls at once still finds it running, not one that finished during one answer.
+ */
+export function backgroundTiming(latencyMs: number): typeof BACKGROUND_DEFAULTS {
+  if (latencyMs <= 0) return BACKGROUND_DEFAULTS
+  return { queuedMs: BACKGROUND_DEFAULTS.queuedMs + 2 * latencyMs, inProgressMs: BACKGROUND_DEFAULTS.inProgressMs + 4 * latencyMs }
+}
+
 export function runInBackground(entry: StoredResponse, render: Render, timing = BACKGROUND_DEFAULTS): void {
   entry.body = render('queued')
   const started = setTimeout(() => {

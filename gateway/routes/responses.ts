@@ -10,7 +10,7 @@ import { GatewayError, invalidParameter } from '../errors.ts'
 import { objectBody, requireModelId, requireTier, resolveModel } from '../model-access.ts'
 import { integerParam, singleParam, type RawQuery } from '../query-params.ts'
 import type { GatewayState } from '../state.ts'
-import { cancelBackground, isRunning, runInBackground } from '../responses/background.ts'
+import { backgroundTiming, cancelBackground, isRunning, runInBackground } from '../responses/background.ts'
 import { newId, runModel, type Run } from '../responses/generation.ts'
 import { inputItemViews, type InputItem } from '../responses/input.ts'
 import { checkModerationModel, inlineModeration } from '../responses/moderation.ts'
@@ -66,7 +66,7 @@ export function registerResponseRoutes(app: FastifyInstance, state: GatewayState
     if (req.store) store.put(entry)
 
     if (req.background && !faults.has('background-runs-inline')) {
-      runInBackground(entry, render)
+      runInBackground(entry, render, backgroundTiming(state.varyLatencyMs))
       return entry.body
     }
     if (req.stream && !faults.has('stream-json-body')) {

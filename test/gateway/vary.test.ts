@@ -1,5 +1,7 @@
-/** The allowed-variation transforms (Part 1 §9.2). */
+/** The allowed-variation transforms (Part 1 §9.2), and the headers and latency that --vary changes. */
 import { describe, expect, test } from 'vitest'
+import { SEEDED_KEYS } from '../../gateway/accounts.ts'
+import { createGateway } from '../../gateway/server.ts'
 import { awkwardPieces, crlf, unvaryId, unvaryJson, unvaryUrl, VARY_PROPERTY, varyJson, varyJsonText } from '../../gateway/vary.ts'
 
 describe('varyJson', () => {
@@ -43,5 +45,39 @@ describe('stream variation', () => {
     const pieces = awkwardPieces(text)
     expect(pieces.length).toBeGreaterThan(2)
     expect(pieces.join('')).toBe(text)
+  })
+})
+
+describe('header variation and latency (§4.1, §7, §9.4)', () => {
+  test('past 2026-10-15 an unrelated x-request-id appears; a 429 has no Retry-After; every call waits the latency', async () => {
+    const { app } = createGateway({ vary: true, varyLatencyMs: 120, now: '2026-11-21T12:00:00Z', minuteMs: 60_000 })
+    try {
+      const started = performance.now()
+      const ok = await app.inject({ method: 'GET', url: '/v1/models', headers: { authorization: `Bearer ${SEEDED_KEYS.tier0}` } })
+      expect(performance.now() - started).toBeGreaterThanOrEqual(115)
+      expect(ok.statusCode).toBe(200)
+      expect(ok.headers['x-request-id']).toMatch(/^gc-proxy-[0-9a-f]{16}$/)
+      expect(ok.headers['x-request-id']).not.toBe(ok.headers['svc-request-id'])
+      // Tier 0's usage limit is small: spend it, then the 429 comes without Retry-After but with the reset header.
+      const calls = await Promise.all(Array.from({ length: 40 }, () => app.inject({ method: 'GET', url: '/user/v1/credit', headers: { authorization: `Bearer ${SEEDED_KEYS.tier0}` } })))
+      const refused = calls.filter((c) => c.statusCode === 429)
+      expect(refused.length).toBeGreaterThan(0)
+      for (const c of refused) {
+        expect(c.headers['retry-after']).toBeUndefined()
+        expect(c.headers['x-ratelimit-reset-requests']).toBeDefined()
+      }
+    } finally {
+      await app.close()
+    }
+  })
+
+  test('inside the migration window x-request-id stays the service\'s own, equal to svc-request-id', async () => {
+    const { app } = createGateway({ vary: true, varyLatencyMs: 0, now: '2026-09-01T12:00:00Z' })
+    try {
+      const ok = await app.inject({ method: 'GET', url: '/v1/models', headers: { authorization: `Bearer ${SEEDED_KEYS.main}` } })
+      expect(ok.headers['x-request-id']).toBe(ok.headers['svc-request-id'])
+    } finally {
+      await app.close()
+    }
   })
 })

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { startEmbeddedGateway, type EmbeddedGateway } from '../../gateway/embedded.ts'
 import type { LoadResult } from '../../load/types.ts'
 import { runLoadCli } from '../../scripts/load.ts'
+import { canaryKeys, leaks } from '../support/canary.ts'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const scratch = mkdtempSync(join(tmpdir(), 'gc-load-cli-'))
@@ -89,18 +90,23 @@ describe('configuration', () => {
 })
 
 describe('runs', () => {
-  test('a passing run writes result.json, summary.md and report.html, with no key in them', async () => {
+  test('a passing run writes result.json, summary.md and report.html, with no key in them (canary keys)', async () => {
     const dir = join(scratch, 'pass')
-    const run = await load(['--profile', 'tier-1-usage', '--phase', 'double', '--minute-ms', '2000', '--report-dir', dir])
-    expect(run.code, run.stderr + run.stdout).toBe(0)
-    expect(run.stdout).toMatch(/double\s+admission\s+PASS/)
-    const out = onlyDir(dir)
-    for (const file of ['result.json', 'summary.md', 'report.html']) expect(existsSync(join(out, file))).toBe(true)
-    expect(existsSync(join(dir, 'load', 'latest'))).toBe(true)
-    // The embedded gateway's seeded keys: none may appear anywhere the run wrote or printed.
-    const { SEEDED_KEYS } = await import('../../gateway/accounts.ts')
-    const written = ['result.json', 'summary.md', 'report.html'].map((f) => readFileSync(join(out, f), 'utf8')).join('\n') + run.stdout + run.stderr
-    for (const key of Object.values(SEEDED_KEYS)) expect(written).not.toContain(key)
+    // Keys no code has seen before, accepted by this gateway as its seeded ones: none may appear anywhere the run
+    // wrote or printed.
+    const canaries = canaryKeys()
+    const target = await startEmbeddedGateway({ minuteMs: 2000, keyAliases: canaries.aliases })
+    try {
+      const run = await load(['--profile', 'tier-1-usage', '--phase', 'double', '--base-url', target.url, '--minute-ms', '2000', '--report-dir', dir], canaries.env)
+      expect(run.code, run.stderr + run.stdout).toBe(0)
+      expect(run.stdout).toMatch(/double\s+admission\s+PASS/)
+      const out = onlyDir(dir)
+      for (const file of ['result.json', 'summary.md', 'report.html']) expect(existsSync(join(out, file))).toBe(true)
+      expect(existsSync(join(dir, 'load', 'latest'))).toBe(true)
+      expect(leaks(canaries.values, dir, { stdout: run.stdout, stderr: run.stderr })).toEqual([])
+    } finally {
+      await target.close()
+    }
   }, 60_000)
 
   test('a generator that cannot hold its plan proves nothing: exit 3', async () => {
