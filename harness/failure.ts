@@ -31,6 +31,8 @@ export function describeExchange(ex: ExchangeRecord): string[] {
   if (ex.requestBody !== undefined) lines.push(`  request body: ${excerpt(ex.requestBody, BODY_IN_MESSAGE).text}`)
   if (ex.responseHeaders !== undefined) lines.push(`  response headers: ${headerLine(ex.responseHeaders, SHOWN_RESPONSE_HEADERS)}`)
   if (ex.body !== undefined) lines.push(`  body (${ex.bodyBytes ?? ex.body.length} bytes): ${excerpt(ex.body, BODY_IN_MESSAGE).text}`)
+  // An answer that came but went wrong on the way (a body cut off, a stream stopped by a cap): say how.
+  if (ex.status !== undefined && ex.error !== undefined) lines.push(`  transport: ${ex.error}`)
   return lines
 }
 

@@ -14,11 +14,15 @@ import { nextSequence, recordExchange, skipTest } from './recorder.ts'
 import { INVALID_KEY_PREFIX, Redactor } from './redact.ts'
 import { Pacer } from './pacing.ts'
 import { delayBeforeRetryMs } from './retry.ts'
-import { readSse, SSE_DEFAULTS, type SseEnd, type SseEvent, type SseItem, type SseLimits } from './sse.ts'
+import { describeSseEnd, readSse, SSE_DEFAULTS, type SseEnd, type SseEvent, type SseItem, type SseLimits } from './sse.ts'
 
 export const CLIENT_DEFAULTS = {
-  maxBodyBytes: 16 * 1024 * 1024, // larger than any response the reference describes; a bigger one is a fault
+  maxBodyBytes: 16 * 1024 * 1024, // bytes; larger than any response the reference describes; a bigger one is a fault, and reading stops there
   connections: 16, // per origin; the suites run a few requests at a time
+  // Multiples of the per-request deadline (GATEWAY_TIMEOUT_MS) that a streamed answer may take in all: a stream is
+  // one answer in pieces, and two of them must end within one test's time (SUITE_DEFAULTS.testTimeoutMs), or a
+  // target whose stream never ends would show as a harness error instead of its own failure.
+  streamDeadlines: 1,
 }
 
 export interface RequestSpec {
@@ -221,26 +225,45 @@ export class GatewayClient {
     }
     recordExchange(record)
     const started = performance.now()
-    const signal = AbortSignal.timeout(timeoutMs)
+    // One deadline for the answer's head and, unless it is a stream, its whole body: the target's to meet.
+    const deadline = new AbortController()
+    const timer = setTimeout(() => deadline.abort(new DOMException(`no complete response within ${timeoutMs} ms`, 'TimeoutError')), timeoutMs)
+    const caps = sseLimits === undefined ? undefined : streamCaps(timeoutMs, sseLimits)
     let text: string
     let bytes: Buffer | undefined
     let stream: StreamResult | undefined
     try {
+      // No redirect is followed (undici's default; no redirect interceptor): a conformance target answers itself,
+      // a key must not travel to another host, and a redirect loop then stays one 3xx answer, judged as such.
       const response = await request(url, {
         method: method as Dispatcher.HttpMethod,
         headers,
         body,
-        // A stream has its own idle and total timeouts (SSE caps); the whole-exchange deadline would cut it.
-        signal: sseLimits === undefined ? signal : AbortSignal.timeout((sseLimits.totalTimeoutMs ?? SSE_DEFAULTS.totalTimeoutMs) + timeoutMs),
+        signal: deadline.signal,
         dispatcher: this.#dispatcher,
         headersTimeout: timeoutMs,
-        bodyTimeout: sseLimits === undefined ? timeoutMs : (sseLimits.idleTimeoutMs ?? SSE_DEFAULTS.idleTimeoutMs) + 1000,
+        // Between two chunks; a stream's reader has its own idle cap, and this one is only its backstop.
+        bodyTimeout: caps === undefined ? timeoutMs : caps.idleTimeoutMs + 1000,
       })
       record.status = response.statusCode
       record.responseHeaders = normaliseHeaders(response.headers)
-      if (sseLimits !== undefined && /^text\/event-stream\b/i.test(record.responseHeaders['content-type'] ?? '')) {
-        ;({ text, stream } = await readStream(response.body, sseLimits, started))
+      const location = record.responseHeaders.location
+      if (record.status >= 300 && record.status < 400 && location !== undefined) record.error = `a redirect to ${this.redactor.text(location)}, not followed`
+      if (caps !== undefined && /^text\/event-stream\b/i.test(record.responseHeaders['content-type'] ?? '')) {
+        // A stream is read within the reader's own caps (bytes, events, idle and total time), which end it cleanly
+        // with what arrived so far; the head's deadline stops here.
+        clearTimeout(timer)
+        // The whole stream's time counts from when the request left, so less what the head took.
+        const left = Math.max(1, Math.round(caps.totalTimeoutMs - (performance.now() - started)))
+        try {
+          ;({ text, stream } = await readStream(response.body, { ...caps, totalTimeoutMs: left }, started))
+        } finally {
+          // A reader that stopped early leaves the body open (a silent stream never settles): release the socket.
+          response.body.destroy()
+        }
         record.bodyBytes = stream.end.bytes
+        const cut = describeSseEnd(stream.end, caps)
+        if (cut !== undefined) record.error = cut
       } else {
         bytes = await readCapped(response.body, CLIENT_DEFAULTS.maxBodyBytes, record)
         text = bytes.toString('utf8')
@@ -248,6 +271,8 @@ export class GatewayClient {
     } catch (error) {
       record.durationMs = Math.round(performance.now() - started)
       throw this.#transportError(error, record, timeoutMs)
+    } finally {
+      clearTimeout(timer)
     }
     record.durationMs = Math.round(performance.now() - started)
     if (bytes !== undefined && isBinary(record.responseHeaders?.['content-type'])) {
@@ -265,15 +290,18 @@ export class GatewayClient {
     if (error instanceof TargetFailure) return error
     const err = error as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException }
     const code = err.code ?? err.cause?.code
+    const read = record.bodyBytes === undefined ? '' : ` (${record.bodyBytes} bytes of the body read)`
     if (err.name === 'TimeoutError' || err.name === 'AbortError' || error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.BodyTimeoutError) {
-      record.error = `no complete response within ${timeoutMs} ms`
+      record.error = record.status === undefined ? `no response within ${timeoutMs} ms` : `no complete response within ${timeoutMs} ms: the body did not end${read}`
       return new TargetFailure(`${record.method} ${record.path}: ${record.error}`, record)
     }
     if (record.status === undefined && code !== undefined && UNREACHABLE_CODES.has(code)) {
       record.error = `cannot connect (${code})`
       return new HarnessError('TARGET_UNREACHABLE', `cannot reach ${this.config.baseUrl}: ${code}`, { cause: error })
     }
-    record.error = `connection failed: ${code ?? err.message}`
+    // undici says "other side closed" (UND_ERR_SOCKET) where the target dropped the connection.
+    const why = code === undefined ? err.message : `${code}${err.message && err.message !== code ? `: ${err.message}` : ''}`
+    record.error = record.status === undefined ? `the connection closed before any response (${why})` : `the connection closed before the body ended${read} (${why})`
     return new TargetFailure(`${record.method} ${record.path}: ${record.error}`, record)
   }
 }
@@ -322,20 +350,34 @@ export function isBinary(contentType: string | undefined): boolean {
   return /^(audio|video|image)\//.test(type) || type === 'application/octet-stream' || type === 'application/pdf'
 }
 
+/** Reads a body up to `maxBytes`, counting as it goes (so a failure can say how much came), and stops there. */
 async function readCapped(body: AsyncIterable<Buffer> & { destroy(): void }, maxBytes: number, record: ExchangeRecord): Promise<Buffer> {
   const chunks: Buffer[] = []
   let total = 0
+  record.bodyBytes = 0
   for await (const chunk of body) {
     total += chunk.length
+    record.bodyBytes = total
     if (total > maxBytes) {
       body.destroy()
-      record.bodyBytes = total
       record.bodyTruncated = true
-      record.error = `response body exceeds ${maxBytes} bytes`
+      record.error = `response body past ${maxBytes} bytes: reading stopped there`
       throw new TargetFailure(`${record.method} ${record.path}: ${record.error}`, record)
     }
     chunks.push(chunk)
   }
-  record.bodyBytes = total
   return Buffer.concat(chunks)
+}
+
+/**
+ * The caps a streamed answer is read within: the reader's defaults, no silence longer than the request's deadline,
+ * the whole stream within CLIENT_DEFAULTS.streamDeadlines of it, and whatever the caller asked for instead.
+ */
+export function streamCaps(timeoutMs: number, limits: Partial<SseLimits> = {}): SseLimits {
+  return {
+    ...SSE_DEFAULTS,
+    idleTimeoutMs: Math.min(SSE_DEFAULTS.idleTimeoutMs, timeoutMs),
+    totalTimeoutMs: Math.min(SSE_DEFAULTS.totalTimeoutMs, timeoutMs * CLIENT_DEFAULTS.streamDeadlines),
+    ...limits,
+  }
 }

@@ -7,10 +7,10 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser'
 
 export const SSE_DEFAULTS = {
-  maxBytes: 8 * 1024 * 1024, // a long streamed response is well under this; an endless stream is not
-  maxEvents: 20_000,
-  idleTimeoutMs: 30_000, // between two chunks
-  totalTimeoutMs: 300_000, // for the whole stream
+  maxBytes: 8 * 1024 * 1024, // bytes; a long streamed response is well under this; an endless stream is not
+  maxEvents: 20_000, // events; a long answer streamed word by word is well under this
+  idleTimeoutMs: 30_000, // ms between two chunks (the client lowers it to the request's deadline)
+  totalTimeoutMs: 300_000, // ms for the whole stream (the client lowers it to the request's deadline)
 }
 
 export type SseLimits = typeof SSE_DEFAULTS
@@ -45,6 +45,27 @@ export interface SseEnd {
 /** True when the text ends where an event may end: after a blank line, or with nothing but blank lines. */
 export function endsBetweenEvents(textSinceLastDispatch: string): boolean {
   return textSinceLastDispatch.replace(/\r\n|\r|\n/g, '\n').trim() === ''
+}
+
+/**
+ * What stopped a stream other than its own clean end, in words for a failure message (the cap that fired and
+ * what was read by then); undefined for a stream that ended by itself between events.
+ */
+export function describeSseEnd(end: SseEnd, caps: SseLimits): string | undefined {
+  const read = `after ${end.events} events and ${end.bytes} bytes`
+  switch (end.reason) {
+    case 'end':
+      return end.cleanEnd ? undefined : `the stream ended inside an event, ${read}`
+    case 'max-bytes':
+      return `the stream ran past ${caps.maxBytes} bytes without ending (${end.events} events read): reading stopped there`
+    case 'max-events':
+      return `the stream ran past ${caps.maxEvents} events without ending: reading stopped there`
+    case 'idle-timeout':
+      return `no byte of the stream for ${caps.idleTimeoutMs} ms, ${read}: reading stopped there`
+    case 'total-timeout':
+      // Silent from the start, a stream meets its total cap before its idle one: say it was silent.
+      return end.bytes === 0 ? `no byte of the stream within ${caps.totalTimeoutMs} ms: reading stopped there` : `the stream did not end within ${caps.totalTimeoutMs} ms, ${read}: reading stopped there`
+  }
 }
 
 async function nextWithin<T>(iterator: AsyncIterator<T>, ms: number): Promise<IteratorResult<T> | 'timeout'> {

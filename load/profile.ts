@@ -2,9 +2,8 @@
  * What a load profile is: a name, hard caps, and a plan of phases made against the target (some profiles look
  * up the limits first, e.g. a model's extra.rate_limits). Profiles live in load/profiles/, one file per kind.
  */
-import { request } from 'undici'
 import { ConfigError } from '../harness/errors.ts'
-import { normalizeHeaders } from './engine/rate-headers.ts'
+import { lookupJson } from './engine/call.ts'
 import type { KeySlotName, PhasePlan } from './types.ts'
 
 export interface ProfileCaps {
@@ -83,15 +82,9 @@ export function connectionsFor(ctx: PlanContext, rate: number): number {
 
 /** PlanContext.getJson for a target: a GET with the slot's key; a body that is not JSON reads as null. */
 export function jsonGetter(baseUrl: string, keys: Partial<Record<KeySlotName, string>>, timeoutMs: number): PlanContext['getJson'] {
-  return async (path, slot) => {
+  // Bounded in time and bytes (engine/call.ts): a hostile target's answer is one line, never a hang or a stack.
+  return (path, slot) => {
     const key = keys[slot]
-    const response = await request(`${baseUrl}${path}`, { headers: key ? { authorization: `Bearer ${key}` } : {}, signal: AbortSignal.timeout(timeoutMs) })
-    const text = await response.body.text()
-    const headers = normalizeHeaders(response.headers as Record<string, string | string[] | undefined>)
-    try {
-      return { status: response.statusCode, body: JSON.parse(text) as unknown, headers }
-    } catch {
-      return { status: response.statusCode, body: null, headers }
-    }
+    return lookupJson(`${baseUrl}${path}`, key ? { authorization: `Bearer ${key}` } : {}, timeoutMs)
   }
 }

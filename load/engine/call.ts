@@ -5,13 +5,15 @@
  */
 import { createParser } from 'eventsource-parser'
 import { request, type Dispatcher } from 'undici'
+import { ConfigError } from '../../harness/errors.ts'
 import type { RequestSpec } from '../types.ts'
 import { nowMs, type CallHandle, type PhaseRecorder } from './recorder.ts'
 import { normalizeHeaders } from './rate-headers.ts'
-import type { StreamStats } from './stream-stats.ts'
+import type { StreamStats, StreamTimer } from './stream-stats.ts'
 
 export const CALL_LIMITS = {
-  maxBodyBytes: 8 * 1024 * 1024, // a load call's answer is small; past this the target is broken or hostile
+  maxBodyBytes: 8 * 1024 * 1024, // bytes; a load call's answer is small; past this the target is broken or hostile
+  lookupMaxBodyBytes: 8 * 1024 * 1024, // bytes; a model list or record that a plan reads, whole, before any load
 }
 
 /** Where calls go and where they are recorded: what every engine's calls share. */
@@ -33,8 +35,8 @@ export interface CallOutcome {
   error: string | null
 }
 
-function errorName(error: unknown, signal: AbortSignal): string {
-  if (signal.aborted) return 'stopped'
+function errorName(error: unknown, signal?: AbortSignal): string {
+  if (signal?.aborted) return 'stopped'
   const err = error as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException }
   if (err.name === 'TimeoutError' || err.code === 'UND_ERR_HEADERS_TIMEOUT' || err.code === 'UND_ERR_BODY_TIMEOUT') return 'timeout'
   const code = err.code ?? err.cause?.code
@@ -59,6 +61,7 @@ export async function callOnce(ctx: CallContext, spec: RequestSpec, scheduledAt:
   const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(ctx.timeoutMs)])
   let status: number | null = null
   let headers: Record<string, string> = {}
+  let events: StreamTimer | null = null
   try {
     const response = await request(`${ctx.baseUrl}${spec.path}`, {
       method: spec.method,
@@ -72,8 +75,9 @@ export async function callOnce(ctx: CallContext, spec: RequestSpec, scheduledAt:
     status = response.statusCode
     headers = normalizeHeaders(response.headers as Record<string, string | string[] | undefined>)
     recorder.headers(handle, status, headers)
-    const events = spec.stream && status === 200 && ctx.stream ? ctx.stream.begin(handle.sentAt) : null
-    const parser = events ? createParser({ onEvent: (event) => events.event(event.event ?? 'message', event.data, nowMs()) }) : null
+    const timer = spec.stream && status === 200 && ctx.stream ? ctx.stream.begin(handle.sentAt) : null
+    events = timer
+    const parser = timer ? createParser({ onEvent: (event) => timer.event(event.event ?? 'message', event.data, nowMs()) }) : null
     const decoder = new TextDecoder()
     const keep = spec.collectId === true && status >= 200 && status < 300 && ctx.created !== undefined
     let text = ''
@@ -85,13 +89,46 @@ export async function callOnce(ctx: CallContext, spec: RequestSpec, scheduledAt:
       else if (keep) text += decoder.decode(chunk, { stream: true })
     }
     events?.end(nowMs())
+    events = null
     if (keep) collectId(text, ctx.created as string[])
     recorder.end(handle)
     return { status, headers, error: null }
   } catch (error) {
     const name = errorName(error, ctx.signal)
-    // An answer whose body broke still answered: its latency is not recorded, the failure is.
+    // An answer whose body broke still answered: its latency is not recorded, the failure is; a stream that broke
+    // (endless past the deadline, reset, too large) never completed, and counts so.
+    if (events !== null && name !== 'stopped') events.cut()
     recorder.end(handle, name)
     return { status, headers, error: name }
+  }
+}
+
+/**
+ * A GET whose JSON a profile's plan reads (a model list, a model record): within the deadline and a byte cap,
+ * like every call. A target that cannot answer it leaves nothing to plan with: one line saying what it did.
+ */
+export async function lookupJson(url: string, headers: Record<string, string>, timeoutMs: number): Promise<{ status: number; body: unknown; headers: Record<string, string> }> {
+  const path = new URL(url).pathname
+  let status: number | null = null
+  try {
+    const response = await request(url, { headers, signal: AbortSignal.timeout(timeoutMs), headersTimeout: timeoutMs, bodyTimeout: timeoutMs })
+    status = response.statusCode
+    const chunks: Buffer[] = []
+    let bytes = 0
+    for await (const chunk of response.body as AsyncIterable<Buffer>) {
+      bytes += chunk.length
+      if (bytes > CALL_LIMITS.lookupMaxBodyBytes) throw Object.assign(new Error('body too large'), { code: 'BODY_TOO_LARGE' })
+      chunks.push(chunk)
+    }
+    const out = normalizeHeaders(response.headers as Record<string, string | string[] | undefined>)
+    try {
+      return { status, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown, headers: out }
+    } catch {
+      return { status, body: null, headers: out }
+    }
+  } catch (error) {
+    const name = errorName(error)
+    const what = name === 'timeout' ? `no complete answer within ${timeoutMs} ms` : name === 'body too large' ? `a body past ${CALL_LIMITS.lookupMaxBodyBytes} bytes` : name
+    throw new ConfigError(`the target's answer to GET ${path}${status === null ? '' : ` (${status})`} cannot be used to plan the run: ${what}`)
   }
 }

@@ -12,6 +12,8 @@ const COMPLETED = 'response.completed'
 export interface StreamTimer {
   event(type: string, data: string, at: number): void
   end(at: number): void
+  /** The stream broke before its end (a deadline, a reset, a byte cap): truncated, and no latency figure of it. */
+  cut(): void
 }
 
 export class StreamStats {
@@ -48,6 +50,9 @@ export class StreamStats {
             // A completed event whose payload does not parse still completes the stream; its shape is not shown.
           }
         }
+      },
+      cut: () => {
+        this.truncated += 1
       },
       end: (at) => {
         recordMs(this.endToEnd, at - sentAt)

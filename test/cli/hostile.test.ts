@@ -1,0 +1,229 @@
+/**
+ * Hostile targets (issue 8): the conformance CLI and the load harness against a server that answers malformed
+ * JSON, the wrong content type, nothing at all, a body that never ends, an endless, silent or cut event stream,
+ * 50 MB, a reset, a redirect loop, or 200 where an error is due. Each run must end by itself within a bound,
+ * report the target's failure under the requirement it breaks (exit 1; never a harness error, exit 2, for what is
+ * the target's fault), say in words what was wrong, write its report, and never crash.
+ * The requirements met: Part 1 §2.3 and §4.3 (the model list), §7 (an unknown id is a 404), §6.2 (streams).
+ */
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, test } from 'vitest'
+import { CLIENT_DEFAULTS, GatewayClient, TargetFailure } from '../../harness/http-client.ts'
+import type { LoadResult } from '../../load/types.ts'
+import { runLoadCli } from '../../scripts/load.ts'
+import { HOSTILE, startHostileServer, type HostileMode, type HostileServer } from '../support/hostile-server.ts'
+import { limiter, runConformance, type ConformanceRun } from '../support/run-conformance.ts'
+
+/** Low enough that a hang costs little, high enough that a plausible answer on a busy machine is never late. */
+const TIMEOUT_MS = 2000
+/** A run that has not ended by itself by then is killed, and fails its test: nothing may hang. */
+const RUN_BOUND_MS = 60_000
+/** A test's own time: its run's bound, and the wait for a free slot behind the others. */
+const TEST_MS = 300_000
+const KEY = 'sk-hostile-test-key-3f9c1d'
+const ENV = { GATEWAY_API_KEY: KEY, GATEWAY_TIMEOUT_MS: String(TIMEOUT_MS) }
+// Child runs are CPU-heavy (vitest and its workers); most of their time goes on waiting out deadlines.
+const slot = limiter(3)
+
+const scratch = mkdtempSync(join(tmpdir(), 'gc-hostile-'))
+afterAll(() => rmSync(scratch, { recursive: true, force: true }))
+
+/** What every conformance run against a hostile target must show, whatever the mode. */
+function expectCleanFailure(run: ConformanceRun, server: HostileServer, ms: number): void {
+  const output = `${run.stderr}\n${run.stdout.slice(-2000)}`
+  expect(run.exitCode, `killed at the bound? ${output}`).not.toBe(-1)
+  expect(ms).toBeLessThan(RUN_BOUND_MS)
+  expect(server.hits, 'the hostile routes were reached').toBeGreaterThan(0)
+  expect(run.stderr).not.toMatch(/internal error|\n\s+at /)
+  expect(run.summary, 'summary.json written').toBeDefined()
+  const summary = run.summary!
+  // The target's fault is a failure, never a harness error (DESIGN.md, Results).
+  expect(summary.harnessErrors).toEqual([])
+  expect(summary.requirements.filter((r) => r.status === 'error').map((r) => `${r.id}: ${r.evidence[0]?.message.split('\n')[3]}`)).toEqual([])
+  expect(run.exitCode, output).toBe(1)
+  expect(summary.exitCode).toBe(1)
+  expect(`${run.stdout}${run.stderr}`).not.toContain(KEY)
+}
+
+function evidenceOf(run: ConformanceRun, id: string): string {
+  const result = run.summary?.requirements.find((r) => r.id === id)
+  expect(result?.status, `${id}: ${JSON.stringify(result?.evidence[0]?.message)}`).toBe('fail')
+  return result!.evidence.map((e) => e.message).join('\n---\n')
+}
+
+interface CliCase {
+  mode: HostileMode
+  /** The file the run is restricted to, and the requirement whose test must meet the hostile answer. */
+  file: string
+  requirement: string
+  messages: RegExp[]
+  env?: Record<string, string>
+}
+
+const MODELS = 'suites/models/models.test.ts'
+const STREAMS = 'suites/responses/streaming.test.ts'
+const CLI_CASES: CliCase[] = [
+  { mode: 'malformed-json', file: MODELS, requirement: 'P1-2.3-model-list', messages: [/Seen: not JSON \(/] },
+  { mode: 'hang', file: MODELS, requirement: 'P1-2.3-model-list', messages: [new RegExp(`GET /v1/models: no response within ${TIMEOUT_MS} ms`)] },
+  { mode: 'endless-body', file: MODELS, requirement: 'P1-2.3-model-list', messages: [new RegExp(`no complete response within ${TIMEOUT_MS} ms: the body did not end \\(\\d+ bytes of the body read\\)`)] },
+  // A deadline long enough that the byte cap, not the clock, stops the read on a busy machine.
+  { mode: 'huge-body', file: MODELS, requirement: 'P1-2.3-model-list', messages: [new RegExp(`response body past ${CLIENT_DEFAULTS.maxBodyBytes} bytes: reading stopped there`)], env: { GATEWAY_TIMEOUT_MS: '20000' } },
+  { mode: 'reset', file: MODELS, requirement: 'P1-2.3-model-list', messages: [/the connection closed before any response \(/] },
+  { mode: 'redirect-loop', file: MODELS, requirement: 'P1-2.3-model-list', messages: [/Expected: status 200/, /Seen: 302/, /transport: a redirect to \/v1\/models, not followed/] },
+  { mode: 'ok-instead-of-error', file: MODELS, requirement: 'P1-7-unknown-model-404', messages: [/Expected: status 404/, /Seen: 200/] },
+  { mode: 'wrong-content-type', file: STREAMS, requirement: 'P1-6.2-stream-sse', messages: [/Expected: content-type text\/event-stream/, /Seen: application\/json/] },
+  { mode: 'endless-sse', file: STREAMS, requirement: 'P1-6.2-stream-terminal', messages: [/Seen: no terminal event among \d+/, new RegExp(`transport: the stream did not end within ${TIMEOUT_MS} ms, after \\d+ events`)] },
+  { mode: 'cut-sse', file: STREAMS, requirement: 'P1-6.2-stream-terminal', messages: [/Seen: no terminal event among 2 /, /transport: the stream ended inside an event/] },
+]
+
+// One concurrent suite around all, quick tests first: vitest starts at most five tests at once, in this order.
+describe.concurrent('hostile targets', () => {
+  describe('the client: caps in bytes and time, each named in the failure', () => {
+    const servers: HostileServer[] = []
+    afterAll(() => Promise.all(servers.map((s) => s.close())))
+    async function clientFor(mode: HostileMode, timeoutMs = 800): Promise<GatewayClient> {
+      const server = await startHostileServer(mode)
+      servers.push(server)
+      return new GatewayClient({ baseUrl: server.url, embedded: false, keys: { main: KEY }, asOf: '2026-11-21', budgetUsd: null, largeUploads: false, audioModels: {}, timeoutMs, runId: 't' })
+    }
+    const streamSpec = { method: 'POST', path: '/v1/responses', json: { stream: true } }
+
+    test('a 50 MB body is read only up to the byte cap, not held whole', async () => {
+      const client = await clientFor('huge-body', 30_000)
+      const error = await client.get('/v1/models').catch((e: unknown) => e)
+      expect(error).toBeInstanceOf(TargetFailure)
+      const record = (error as TargetFailure).record
+      expect(record.error).toBe(`response body past ${CLIENT_DEFAULTS.maxBodyBytes} bytes: reading stopped there`)
+      expect(record.bodyBytes).toBeLessThan(HOSTILE.hugeBodyBytes / 2)
+    }, 60_000)
+
+    test('an endless stream stops at the byte cap the caller gave, with the events read so far', async () => {
+      const client = await clientFor('endless-sse', 30_000)
+      const ex = await client.stream(streamSpec, { maxBytes: 8 * 1024 })
+      expect(ex.stream?.end.reason).toBe('max-bytes')
+      expect(ex.stream?.events.length).toBeGreaterThan(10)
+      expect(ex.record.error).toMatch(/^the stream ran past 8192 bytes without ending/)
+    }, 60_000)
+
+    test('an endless stream stops at the request deadline by default', async () => {
+      const client = await clientFor('endless-sse')
+      const started = Date.now()
+      const ex = await client.stream(streamSpec)
+      expect(ex.stream?.end.reason).toBe('total-timeout')
+      expect(ex.record.error).toMatch(/^the stream did not end within 800 ms, after \d+ events/)
+      expect(Date.now() - started).toBeLessThan(10_000)
+    })
+
+    test('a silent stream stops at its caps and is said to be silent', async () => {
+      const client = await clientFor('silent-sse')
+      const ex = await client.stream(streamSpec)
+      expect(ex.stream?.end).toMatchObject({ events: 0, bytes: 0 })
+      expect(ex.record.error).toMatch(/^no byte of the stream (for|within) 800 ms/)
+    })
+
+    test('a silent stream under a longer deadline meets the idle cap the caller gave', async () => {
+      const client = await clientFor('silent-sse', 30_000)
+      const ex = await client.stream(streamSpec, { idleTimeoutMs: 300 })
+      expect(ex.stream?.end.reason).toBe('idle-timeout')
+      expect(ex.record.error).toBe('no byte of the stream for 300 ms, after 0 events and 0 bytes: reading stopped there')
+    }, 60_000)
+
+    test('a stream request answered with an endless plain body keeps the plain deadline', async () => {
+      const client = await clientFor('endless-body')
+      const started = Date.now()
+      await expect(client.stream({ path: '/v1/models' })).rejects.toThrow(/no complete response within 800 ms: the body did not end/)
+      expect(Date.now() - started).toBeLessThan(10_000)
+    })
+  })
+
+  describe('the load harness: exit 1, 2 or 3, a report, never a crash', () => {
+    async function load(mode: HostileMode, on: string[], args: string[]): Promise<{ code: number; stdout: string; stderr: string; result?: LoadResult }> {
+      const server = await startHostileServer(mode, { on })
+      const dir = join(scratch, `load-${mode}-${on.join('').replace(/\W/g, '')}`)
+      let stdout = ''
+      let stderr = ''
+      const env = { ...ENV, GATEWAY_API_KEY_TIER1: `${KEY}-1`, GATEWAY_API_KEY_TIER2: `${KEY}-2` }
+      try {
+        const code = await runLoadCli(['--base-url', server.url, '--report-dir', dir, ...args], { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), env })
+        expect(server.hits).toBeGreaterThan(0)
+        expect(stderr).not.toMatch(/harness error|\n\s+at /)
+        expect(`${stdout}${stderr}`).not.toContain(KEY)
+        const runs = existsSync(join(dir, 'load')) ? readdirSync(join(dir, 'load')).filter((d) => d !== 'latest') : []
+        const result = runs[0] === undefined ? undefined : (JSON.parse(readFileSync(join(dir, 'load', runs[0], 'result.json'), 'utf8')) as LoadResult)
+        return { code, stdout, stderr, ...(result ? { result } : {}) }
+      } finally {
+        await server.close()
+      }
+    }
+    const USAGE = ['--profile', 'tier-2-usage', '--phase', 'half', '--duration', '1s', '--minute-ms', '1000']
+
+    test('usage endpoints that never answer: every call a timeout, nothing judged as passed', async () => {
+      const run = await load('hang', ['/user/v1/'], USAGE)
+      expect([1, 3], run.stderr + run.stdout).toContain(run.code)
+      const phase = run.result!.phases[0]!
+      expect(phase.sent).toBeGreaterThan(0)
+      expect(phase.errors).toEqual({ timeout: phase.sent })
+    }, 60_000)
+
+    test('usage endpoints that answer 50 MB: every call cut at the byte cap or the deadline', async () => {
+      const run = await load('huge-body', ['/user/v1/'], USAGE)
+      expect([1, 3], run.stderr + run.stdout).toContain(run.code)
+      const phase = run.result!.phases[0]!
+      expect(Object.keys(phase.errors).filter((name) => name !== 'body too large' && name !== 'timeout')).toEqual([])
+      expect(Object.values(phase.errors).reduce((a, b) => a + b, 0)).toBe(phase.sent)
+    }, 60_000)
+
+    test('streams that never end count as cut short, and the streaming verdict cannot pass', async () => {
+      const run = await load('endless-sse', ['/v1/responses'], ['--profile', 'streaming', '--duration', '1s'])
+      expect([1, 3], run.stderr + run.stdout).toContain(run.code)
+      const phase = run.result!.phases[0]!
+      // Every stream that began (a 200 came) was cut at the deadline, and counts as cut short.
+      const begun = phase.byStatus['200'] ?? 0
+      expect(begun).toBeGreaterThan(0)
+      expect(phase.stream).toMatchObject({ completed: 0, truncated: begun })
+      const verdict = run.result!.verdicts.find((v) => v.id === 'streaming')!
+      // Failed as cut short, or inconclusive where a busy machine put the generator behind its plan.
+      if (verdict.status === 'fail') expect(verdict.detail).toBe(`${begun} of ${begun} streams ended without response.completed`)
+      else expect(verdict.detail).toMatch(/behind its plan/)
+    }, 60_000)
+
+    test('a model list that never comes leaves nothing to plan: exit 2 and one line, no stack', async () => {
+      const run = await load('hang', ['/v1/models'], ['--profile', 'tier-2-model', '--duration', '1s', '--minute-ms', '1000'])
+      expect(run.code).toBe(2)
+      expect(run.stderr.trim()).toBe(`load: the target's answer to GET /v1/models cannot be used to plan the run: no complete answer within ${TIMEOUT_MS} ms`)
+    }, 60_000)
+  })
+
+  describe('the conformance CLI: exit 1, the requirement met, a message that says what was wrong', () => {
+    test.each(CLI_CASES.map((c) => [`${c.mode}: ${c.requirement} fails`, c] as const))('%s', async (_, c) => {
+      await slot(async () => {
+        const server = await startHostileServer(c.mode)
+        const started = Date.now()
+        const run = await runConformance(['--base-url', server.url, '--grep', c.requirement, c.file], { ...ENV, ...c.env }, RUN_BOUND_MS)
+        try {
+          expectCleanFailure(run, server, Date.now() - started)
+          const evidence = evidenceOf(run, c.requirement)
+          for (const message of c.messages) expect(evidence).toMatch(message)
+        } finally {
+          run.cleanup()
+          await server.close()
+        }
+      })
+    }, TEST_MS)
+
+    test('a target that answers nothing, not even the probe, cannot be reached: exit 2 and one line', async () => {
+      const server = await startHostileServer('hang', { on: ['/'] })
+      try {
+        const run = await runConformance(['--base-url', server.url], ENV, RUN_BOUND_MS)
+        run.cleanup()
+        expect(server.hits).toBeGreaterThan(0)
+        expect(run.exitCode).toBe(2)
+        expect(run.stderr.trim()).toBe(`conformance: cannot reach ${server.url}: no answer within ${TIMEOUT_MS} ms`)
+      } finally {
+        await server.close()
+      }
+    }, TEST_MS)
+  })
+})
