@@ -15,6 +15,11 @@ export interface Requirement {
   rule: string
   /** For SHOULD: what is inferred, and why it is not a MUST. */
   why?: string
+  /**
+   * Why no test can check this rule (say, a shape the reference does not show). Such a requirement may have no
+   * test without failing the coverage self-test, and a run reports it as untestable rather than as unchecked.
+   */
+  untestable?: string
 }
 
 export const CATALOGUE_PATH = fileURLToPath(new URL('../schemas/requirements.json', import.meta.url))
@@ -26,9 +31,21 @@ export function loadCatalogue(path: string = CATALOGUE_PATH): Map<string, Requir
   const map = new Map<string, Requirement>()
   for (const requirement of raw.requirements) {
     if (map.has(requirement.id)) throw new HarnessError('INTERNAL', `duplicate requirement id ${requirement.id} in the catalogue`)
+    // An empty reason would let a rule drop out of coverage without anyone saying why.
+    if (requirement.untestable !== undefined && (typeof requirement.untestable !== 'string' || requirement.untestable.trim().length < 10)) {
+      throw new HarnessError('INTERNAL', `requirement ${requirement.id}: "untestable" must give the reason in words`)
+    }
     map.set(requirement.id, requirement)
   }
   return map
+}
+
+/**
+ * MUST requirements that nothing checks and that the catalogue does not mark untestable: what the coverage
+ * self-test and `--list-requirements` call out. `checked` says whether a test or an audit checks an id.
+ */
+export function uncheckedMust(requirements: Iterable<Requirement>, checked: (id: string) => boolean): Requirement[] {
+  return [...requirements].filter((r) => r.level === 'MUST' && r.untestable === undefined && !checked(r.id))
 }
 
 export function catalogue(): Map<string, Requirement> {

@@ -40,6 +40,21 @@ export interface RunOptions {
   grep: string | null
   reportDir: string
   filters: string[]
+  /** --level must: only tests of MUST requirements; null runs every level. Optional: runs built in code omit it. */
+  level?: 'MUST' | null
+  /** --shard i/n: this run takes the i-th of n slices of the suite files (vitest's shard). */
+  shard?: Shard | null
+  /** --baseline FILE: requirements known to fail on this target (harness/baseline.ts). */
+  baseline?: string | null
+  /** --update-baseline: write the baseline file from this run. */
+  updateBaseline?: boolean
+  /** Run a failed MUST test once more at once and report a pass then as flaky (harness/rerun.ts); --no-rerun: off. */
+  rerun?: boolean
+}
+
+export interface Shard {
+  index: number
+  count: number
 }
 
 export interface FlagValues {
@@ -48,6 +63,11 @@ export interface FlagValues {
   grep?: string
   'as-of'?: string
   'report-dir'?: string
+  level?: string
+  shard?: string
+  baseline?: string
+  'update-baseline'?: boolean
+  'no-rerun'?: boolean
 }
 
 export type Env = Record<string, string | undefined>
@@ -139,6 +159,32 @@ function parseFamilies(raw: string, known: readonly string[]): string[] {
   return [...new Set(families)]
 }
 
+function parseGrep(raw: string): string {
+  try {
+    new RegExp(raw)
+  } catch (error) {
+    throw new ConfigError(`--grep "${raw}" is not a regular expression: ${(error as Error).message.split(': ').pop() ?? ''}`)
+  }
+  return raw
+}
+
+function parseLevel(raw: string): 'MUST' | null {
+  const word = raw.trim().toLowerCase()
+  if (word === 'must') return 'MUST'
+  if (word === 'all') return null
+  throw new ConfigError(`--level must be "must" (only MUST requirements) or "all" (got "${raw}")`)
+}
+
+export function parseShard(raw: string): Shard {
+  const match = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(raw)
+  const index = Number(match?.[1])
+  const count = Number(match?.[2])
+  if (match === null || count < 1 || index < 1 || index > count) {
+    throw new ConfigError(`--shard must be i/n with 1 <= i <= n, e.g. 2/3 (got "${raw}")`)
+  }
+  return { index, count }
+}
+
 /** Combines environment and flags into validated options. `knownFamilies` are the families that have suites. */
 export function resolveOptions(env: Env, flags: FlagValues, filters: string[], knownFamilies: readonly string[]): RunOptions {
   const value = (name: string): string | undefined => {
@@ -182,10 +228,23 @@ export function resolveOptions(env: Env, flags: FlagValues, filters: string[], k
     largeUploads,
     audioModels,
     families: flags.family === undefined ? null : parseFamilies(flags.family, knownFamilies),
-    grep: flags.grep === undefined || flags.grep === '' ? null : flags.grep,
+    grep: flags.grep === undefined || flags.grep === '' ? null : parseGrep(flags.grep),
     reportDir: flags['report-dir'] ?? DEFAULTS.reportDir,
     filters,
+    level: flags.level === undefined ? null : parseLevel(flags.level),
+    shard: flags.shard === undefined ? null : parseShard(flags.shard),
+    ...baselineOptions(flags),
+    rerun: flags['no-rerun'] !== true,
   }
+}
+
+function baselineOptions(flags: FlagValues): { baseline: string | null; updateBaseline: boolean } {
+  const baseline = flags.baseline === undefined || flags.baseline.trim() === '' ? null : flags.baseline
+  const updateBaseline = flags['update-baseline'] === true
+  if (updateBaseline && baseline === null) throw new ConfigError('--update-baseline needs --baseline FILE: the file to write')
+  // A shard sees part of the run: the entries of the other shards would look "not run" and the file would be half.
+  if (updateBaseline && flags.shard !== undefined) throw new ConfigError('--update-baseline needs a whole run, not a shard: run once without --shard to write the baseline')
+  return { baseline, updateBaseline }
 }
 
 /** The target as the suites see it: always a URL and keys, whether embedded or given. */
@@ -201,4 +260,6 @@ export interface TargetConfig {
   /** GATEWAY_AUDIO_MODELS, parsed: role -> the target's model id. */
   audioModels: Record<string, string>
   runId: string
+  /** Set by the conformance command: a failed MUST test runs once more at once (harness/rerun.ts). */
+  rerunFailures?: boolean
 }

@@ -67,6 +67,16 @@ export function observe(topic: string, detail: string): void {
   ;(current ?? held).observations.push({ topic, detail })
 }
 
+/**
+ * Exchanges made after a file's last test (its afterAll cleanup), which no test will take: the setup file stores
+ * them in the file's meta, so that exchanges.har still holds every call of the run.
+ */
+export function takeHeldExchanges(): ExchangeRecord[] {
+  const taken = held.exchanges
+  held.exchanges = []
+  return taken
+}
+
 /** A cost estimate reserved for a billable call (beforeAll spend goes to the file's next test). */
 export function recordSpend(item: SpendRecord): void {
   ;(current ?? held).spend.push(item)

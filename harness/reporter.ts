@@ -1,12 +1,14 @@
 /**
  * The conformance reporter: collects every test's requirement, result and exchanges, audits the exchanges
  * against the shared-header rules, aggregates per requirement and writes reports/<run-id>/ (summary.json,
- * summary.md, junit.xml; allure-results/ is written by allure-vitest beside them) and reports/latest.
+ * summary.md, coverage.md, exchanges.har, junit.xml; allure-results/ is written by allure-vitest beside them)
+ * and reports/latest.
  */
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import type { Reporter, SerializedError, TestCase, TestModule } from 'vitest/node'
 import { auditExchange, duplicateIds, REQ } from './audit.ts'
+import { baselineConsole, baselineJunit, settleBaseline, targetName, type Baseline } from './baseline.ts'
 import { catalogue } from './catalogue.ts'
 import type { RunOptions, TargetConfig } from './config.ts'
 import { curlLine } from './curl.ts'
@@ -14,11 +16,14 @@ import { describeExchange } from './failure.ts'
 import type { ExchangeRecord } from './exchange.ts'
 import type { ConformanceMeta } from './recorder.ts'
 import { Redactor } from './redact.ts'
+import { rerunNote } from './rerun.ts'
 import { aggregate, countByFamily, EXIT, totals, verdictOf, type Outcome, type OutcomeStatus } from './results.ts'
 import { failureBlocks, familyTable, verdictLine } from './report/console.ts'
 import { renderJunit, type JunitCase } from './report/junit.ts'
 import { renderMarkdown, spendLine } from './report/markdown.ts'
-import { SUMMARY_SCHEMA_VERSION, type Summary } from './report/summary.ts'
+import { renderCoverage } from './report/coverage.ts'
+import { writeHar, type HarSource } from './report/har.ts'
+import { SUMMARY_SCHEMA_VERSION, tierUse, type Summary } from './report/summary.ts'
 
 export interface ReporterOptions {
   target: TargetConfig
@@ -32,12 +37,16 @@ export interface ReporterOptions {
   writeReports?: boolean
   /** Reads the main key's remaining credit in USD (harness/credit.ts), before and after the run, to measure spend. */
   readCredit?: () => Promise<number | null>
+  /** --baseline: the file, what it held (null when --update-baseline is about to create it), and whether to rewrite it. */
+  baseline?: { file: string; baseline: Baseline | null; update: boolean }
 }
 
 interface Collected {
   outcomes: Outcome[]
   junit: JunitCase[]
   exchanges: ExchangeRecord[]
+  /** Every exchange with the test that made it, for exchanges.har (references to the records above, no copies). */
+  har: HarSource[]
   observations: Summary['observations']
   retries: Summary['retries']
   pacing: Summary['pacing']
@@ -55,6 +64,8 @@ export class ConformanceReporter implements Reporter {
   readonly #redactor: Redactor
   exitCode: number = EXIT.error
   summary: Summary | undefined
+  /** With --update-baseline: the baseline the run judged itself with, for the command to write. */
+  writtenBaseline: Baseline | undefined
   #creditBefore: number | null = null
 
   constructor(options: ReporterOptions) {
@@ -86,12 +97,17 @@ export class ConformanceReporter implements Reporter {
   async onTestRunEnd(modules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<SerializedError>): Promise<void> {
     const collected = this.#collect(modules, unhandledErrors)
     const creditAfter = this.#o.readCredit && this.#creditBefore !== null ? await this.#o.readCredit() : null
-    const results = aggregate({
+    const aggregated = aggregate({
       catalogue: catalogue().values(),
       outcomes: collected.outcomes,
       selectedFamilies: this.#o.options.families,
       filtered: this.#o.options.grep !== null || this.#o.options.filters.length > 0,
+      levels: this.#o.options.level ? [this.#o.options.level] : null,
+      shard: this.#o.options.shard ?? null,
     })
+    const settled = settleBaseline(aggregated, this.#o.baseline, targetName(this.#o.target), this.#o.target.asOf)
+    const results = settled.results
+    this.writtenBaseline = settled.written
     const verdict = verdictOf(results, collected.harnessErrors.length)
     this.exitCode = EXIT[verdict]
     const finishedAt = new Date()
@@ -99,14 +115,17 @@ export class ConformanceReporter implements Reporter {
     const summary: Summary = {
       schemaVersion: SUMMARY_SCHEMA_VERSION,
       runId: this.#o.target.runId,
-      tool: this.#o.tool,
+      // Name and version only: callers may hand over the whole package.json.
+      tool: { name: this.#o.tool.name, version: this.#o.tool.version },
       startedAt: this.#startedAt.toISOString(),
       finishedAt: finishedAt.toISOString(),
       durationMs: finishedAt.getTime() - this.#startedAt.getTime(),
       target: { baseUrl: this.#o.target.baseUrl, embedded: this.#o.target.embedded },
       asOf: this.#o.target.asOf,
+      tiers: tierUse(this.#o.target.keys, collected.exchanges),
       budgetUsd: this.#o.target.budgetUsd,
-      selection: { families: this.#o.options.families, grep: this.#o.options.grep, filters: this.#o.options.filters },
+      selection: { families: this.#o.options.families, grep: this.#o.options.grep, filters: this.#o.options.filters, level: this.#o.options.level ?? null, shard: this.#o.options.shard ?? null },
+      baseline: settled.summary,
       verdict,
       exitCode: this.exitCode,
       totals: totals(results),
@@ -126,24 +145,29 @@ export class ConformanceReporter implements Reporter {
       },
     }
     this.summary = summary
-    if (this.#o.writeReports !== false) this.#writeReports(summary, collected.junit)
+    if (this.#o.writeReports !== false) this.#writeReports(summary, baselineJunit(collected.junit, results), collected.har)
 
     const failures = failureBlocks(results)
     if (failures) this.#write(`\n${failures}\n`)
+    const baselineText = baselineConsole(summary.baseline, results)
+    if (baselineText) this.#write(`\n${baselineText}\n`)
     if (collected.harnessErrors.length > 0) this.#write(`\nHarness errors:\n${collected.harnessErrors.map((e) => `  ${e}`).join('\n')}\n`)
     if (summary.spend.items.length > 0 || summary.spend.measuredUsd !== null) this.#write(`\n${spendLine(summary.spend)}\n`)
     this.#write(`\nRequirements by family (${results.length} in the catalogue, as-of ${summary.asOf}, target ${summary.target.baseUrl}):\n`)
     this.#write(`${familyTable(families, summary.totals)}\n\n${verdictLine(verdict, this.exitCode)}\n`)
-    if (this.#o.writeReports !== false) this.#write(`Reports: ${relative(process.cwd(), this.#o.runDir) || '.'}/ (summary.md, summary.json, junit.xml, allure-results/)\n`)
+    if (this.#o.writeReports !== false) this.#write(`Reports: ${relative(process.cwd(), this.#o.runDir) || '.'}/ (summary.md, summary.json, coverage.md, exchanges.har, junit.xml, allure-results/)\n`)
   }
 
   #collect(modules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<SerializedError>): Collected {
-    const c: Collected = { outcomes: [], junit: [], exchanges: [], observations: [], retries: [], pacing: [], harnessErrors: [], tests: { total: 0, passed: 0, failed: 0, skipped: 0 }, spend: [] }
+    const c: Collected = { outcomes: [], junit: [], exchanges: [], har: [], observations: [], retries: [], pacing: [], harnessErrors: [], tests: { total: 0, passed: 0, failed: 0, skipped: 0 }, spend: [] }
     for (const error of unhandledErrors) c.harnessErrors.push(`unhandled: ${error.name ?? 'Error'}: ${error.message}`)
     for (const module of modules) {
       const file = this.#file(module)
       for (const error of module.errors()) c.harnessErrors.push(`${file}: ${error.name ?? 'Error'}: ${error.message}`)
       for (const test of module.children.allTests()) this.#collectTest(test, file, c)
+      // A file's afterAll calls (cleanup), which no test took (suites/setup.ts): in the HAR, not judged.
+      const after = (module.meta() as ConformanceMeta).exchanges ?? []
+      if (after.length > 0) c.har.push({ test: `${file} (after all tests)`, file, exchanges: after })
     }
     this.#auditUniqueness(c)
     if (c.tests.passed + c.tests.failed === 0) c.harnessErrors.push('no test ran: the selection (--grep, --family, file filters) matched nothing, or every test was skipped')
@@ -159,6 +183,8 @@ export class ConformanceReporter implements Reporter {
     else c.tests.skipped += 1
     const exchanges = meta.exchanges ?? []
     c.exchanges.push(...exchanges)
+    const harSource: HarSource = { test: test.fullName, file, ...(meta.requirement === undefined ? {} : { requirement: meta.requirement }), exchanges }
+    c.har.push(harSource)
     for (const o of meta.observations ?? []) {
       // The same fact seen by several tests is one observation.
       if (!c.observations.some((seen) => seen.topic === o.topic && seen.detail === o.detail)) c.observations.push({ test: test.fullName, ...o })
@@ -186,8 +212,12 @@ export class ConformanceReporter implements Reporter {
     } else {
       status = 'unselected'
     }
-    const last = exchanges[exchanges.length - 1]
-    c.outcomes.push({ requirement: requirementId, status, test: test.fullName, file, source: 'test', ...(message ? { message: this.#redactor.text(message) } : {}), ...(status === 'fail' && last ? { exchange: last } : {}) })
+    // A failed test tried once more (harness/rerun.ts): its evidence is the first try's; the note says what the second gave.
+    const rerun = status === 'fail' ? test.meta().rerun : undefined
+    if (rerun) message = `${message ?? ''}\n${rerunNote(rerun.result)}`
+    const last = exchanges[(rerun?.exchangesBefore ?? exchanges.length) - 1]
+    harSource.outcome = status
+    c.outcomes.push({ requirement: requirementId, status, test: test.fullName, file, source: 'test', ...(rerun ? { rerun: rerun.result } : {}), ...(message ? { message: this.#redactor.text(message) } : {}), ...(status === 'fail' && last ? { exchange: last } : {}) })
     const level = catalogue().get(requirementId)?.level ?? 'MUST'
     c.junit.push({ name: test.fullName, file, requirement: requirementId, level, status, ...(message ? { message: this.#redactor.text(message) } : {}), durationMs: test.diagnostic()?.duration ?? 0 })
     this.#auditTest(test.fullName, file, exchanges, c)
@@ -251,12 +281,14 @@ export class ConformanceReporter implements Reporter {
     ].join('\n')
   }
 
-  #writeReports(summary: Summary, junit: JunitCase[]): void {
+  #writeReports(summary: Summary, junit: JunitCase[], har: HarSource[]): void {
     mkdirSync(this.#o.runDir, { recursive: true })
     // Defence in depth: whatever slipped past redaction at the source is redacted once more on the way out.
     const out = (name: string, text: string): void => writeFileSync(join(this.#o.runDir, name), this.#redactor.text(text))
     out('summary.json', `${JSON.stringify(summary, null, 2)}\n`)
     out('summary.md', renderMarkdown(summary))
+    out('coverage.md', renderCoverage(summary, (id) => catalogue().get(id)?.untestable))
+    writeHar(join(this.#o.runDir, 'exchanges.har'), har, { creator: summary.tool }, (text) => this.#redactor.text(text))
     out('junit.xml', renderJunit(junit, summary.requirements.filter((r) => r.audit !== undefined)))
     pointLatest(this.#o.reportRoot, this.#o.runDir)
   }

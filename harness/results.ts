@@ -4,12 +4,18 @@
  *
  * Per requirement: a failure anywhere wins (fail, or warn for SHOULD); then a harness error; then a pass (marked
  * partial when some of its tests were skipped); then skip. A requirement no test reached is disabled when its
- * family or its tests were not selected, and skipped ("no test checks it") otherwise.
+ * family or its tests were not selected or the catalogue marks it untestable, and skipped ("no test checks it")
+ * otherwise. A run that selected one level (--level must) disables the requirements of the other; a shard
+ * (--shard i/n) disables what it did not reach, which another shard may have checked (harness/merge.ts).
+ *
+ * A failed MUST test is run once more at once (harness/rerun.ts); when that re-run passed, the requirement still
+ * fails but is marked flaky. A baseline (harness/baseline.ts) turns failures it lists into known failures.
  */
 import type { Level, Requirement } from './catalogue.ts'
 import type { ExchangeRecord } from './exchange.ts'
 
-export type Status = 'pass' | 'fail' | 'warn' | 'skip' | 'error' | 'disabled'
+/** `known`: a fail or warn that the run's baseline lists (harness/baseline.ts); it does not fail the run. */
+export type Status = 'pass' | 'fail' | 'warn' | 'skip' | 'error' | 'disabled' | 'known'
 export type OutcomeStatus = 'pass' | 'fail' | 'skip' | 'error' | 'unselected'
 
 export interface Outcome {
@@ -21,13 +27,19 @@ export interface Outcome {
   source: 'test' | 'audit'
   message?: string
   exchange?: ExchangeRecord
+  /** A failed test that was run once more at once: what that re-run gave (harness/rerun.ts). */
+  rerun?: RerunResult
 }
+
+/** The second try of a failed test: `no-time` when too little of the test's timeout was left to make it. */
+export type RerunResult = 'pass' | 'fail' | 'skip' | 'error' | 'no-time'
 
 export interface TestSummary {
   name: string
   file: string
   status: OutcomeStatus
   durationMs?: number
+  rerun?: RerunResult
 }
 
 export interface Evidence {
@@ -50,11 +62,26 @@ export interface RequirementResult {
   tests: TestSummary[]
   audit?: { checked: number; failed: number }
   evidence: Evidence[]
+  /** Failed, and every failing test passed when run again at once: a failure still, labelled so. */
+  flaky?: boolean
+  /** What the run's baseline says of this requirement, when it lists it (harness/baseline.ts). */
+  baseline?: BaselineMark
 }
 
-export type Verdict = 'conformant' | 'non-conformant' | 'incomplete' | 'error'
+/**
+ * A baseline entry judged against the run: `known` (it failed as listed; `was` keeps the status it had), `stale`
+ * (it passes now: the entry must go), `not-run` (this selection did not judge it).
+ */
+export interface BaselineMark {
+  state: 'known' | 'stale' | 'not-run'
+  reason: string
+  was?: 'fail' | 'warn'
+}
 
-export const EXIT = { conformant: 0, 'non-conformant': 1, error: 2, incomplete: 3 } as const satisfies Record<Verdict, number>
+/** `stale-baseline`: nothing failed beyond the baseline, but some of its entries pass now. */
+export type Verdict = 'conformant' | 'non-conformant' | 'incomplete' | 'error' | 'stale-baseline'
+
+export const EXIT = { conformant: 0, 'non-conformant': 1, 'stale-baseline': 1, error: 2, incomplete: 3 } as const satisfies Record<Verdict, number>
 
 const MAX_EVIDENCE = 5 // per requirement: enough to see a pattern, few enough to read
 
@@ -64,6 +91,10 @@ export interface AggregateInput {
   selectedFamilies: readonly string[] | null
   /** True when a name filter (--grep) deselected tests: unreached requirements are then disabled, not skipped. */
   filtered: boolean
+  /** --level: the levels that were selected; null for all. */
+  levels?: readonly Level[] | null
+  /** --shard i/n: requirements this shard did not reach are left to the others (disabled here). */
+  shard?: { index: number; count: number } | null
 }
 
 export function aggregate(input: AggregateInput): RequirementResult[] {
@@ -86,7 +117,7 @@ export function aggregate(input: AggregateInput): RequirementResult[] {
       level: req.level,
       rule: req.rule,
       status: 'skip',
-      tests: testOutcomes.map((o) => ({ name: o.test, file: o.file, status: o.status })),
+      tests: testOutcomes.map((o) => ({ name: o.test, file: o.file, status: o.status, ...(o.rerun ? { rerun: o.rerun } : {}) })),
       evidence: [],
     }
     if (auditOutcomes.length > 0) {
@@ -98,9 +129,15 @@ export function aggregate(input: AggregateInput): RequirementResult[] {
         .filter((o) => o.status === status)
         .slice(0, MAX_EVIDENCE)
         .map((o) => ({ test: o.test, source: o.source, message: o.message ?? '', ...(o.exchange ? { exchange: o.exchange } : {}) }))
-    if (has('fail')) {
+    if (input.levels && !input.levels.includes(req.level)) {
+      // Audits judge every response whatever was selected; a level left out is not judged at all.
+      result.status = 'disabled'
+      result.reason = `level not selected (--level ${input.levels.join(',').toLowerCase()})`
+    } else if (has('fail')) {
       result.status = req.level === 'MUST' ? 'fail' : 'warn'
       result.evidence = evidenceOf('fail')
+      const failing = outcomes.filter((o) => o.status === 'fail')
+      if (failing.every((o) => o.rerun === 'pass')) result.flaky = true
     } else if (has('error')) {
       result.status = 'error'
       result.evidence = evidenceOf('error')
@@ -116,9 +153,16 @@ export function aggregate(input: AggregateInput): RequirementResult[] {
     } else if (input.selectedFamilies !== null && !input.selectedFamilies.includes(req.family)) {
       result.status = 'disabled'
       result.reason = 'family not selected (--family)'
+    } else if (req.untestable !== undefined) {
+      // No run can judge it (the catalogue says why): neither checked nor missing, so it does not make a run incomplete.
+      result.status = 'disabled'
+      result.reason = `untestable: ${req.untestable}`
     } else if (input.filtered || has('unselected')) {
       result.status = 'disabled'
       result.reason = 'no test selected (--grep or a file filter)'
+    } else if (input.shard) {
+      result.status = 'disabled'
+      result.reason = `${SHARD_REASON} (--shard ${input.shard.index}/${input.shard.count})`
     } else {
       result.status = 'skip'
       result.reason = 'no test checks this requirement'
@@ -128,6 +172,9 @@ export function aggregate(input: AggregateInput): RequirementResult[] {
   return results
 }
 
+/** The start of the reason a shard gives what it did not reach; the merge of shards looks for it. */
+export const SHARD_REASON = 'not in this shard'
+
 function reasons(outcomes: Outcome[]): string {
   return [...new Set(outcomes.filter((o) => o.status === 'skip').map((o) => o.message ?? 'skipped'))].join('; ')
 }
@@ -135,6 +182,7 @@ function reasons(outcomes: Outcome[]): string {
 export function verdictOf(results: readonly RequirementResult[], harnessErrors: number): Verdict {
   if (harnessErrors > 0 || results.some((r) => r.status === 'error')) return 'error'
   if (results.some((r) => r.level === 'MUST' && r.status === 'fail')) return 'non-conformant'
+  if (results.some((r) => r.baseline?.state === 'stale')) return 'stale-baseline'
   if (results.some((r) => r.level === 'MUST' && r.status === 'skip')) return 'incomplete'
   return 'conformant'
 }
@@ -142,7 +190,7 @@ export function verdictOf(results: readonly RequirementResult[], harnessErrors: 
 export type Counts = Record<Status, number>
 
 export function emptyCounts(): Counts {
-  return { pass: 0, fail: 0, warn: 0, skip: 0, error: 0, disabled: 0 }
+  return { pass: 0, fail: 0, warn: 0, skip: 0, error: 0, disabled: 0, known: 0 }
 }
 
 export function countByFamily(results: readonly RequirementResult[]): Map<string, Counts> {

@@ -4,11 +4,14 @@
  * (so the reporter needs no parsing). An unknown id fails when the file is collected.
  */
 import { inject, test } from 'vitest'
+import { attachFailure, describeTest, tagTest } from './allure.ts'
 import { ConformanceFailure, lastExchange } from './assert.ts'
 import { reserveSpend } from './budget.ts'
 import { requirement } from './catalogue.ts'
 import type { TargetConfig } from './config.ts'
 import { GatewayClient, TargetFailure } from './http-client.ts'
+import { currentExchanges } from './recorder.ts'
+import { rerunFailed } from './rerun.ts'
 
 declare module 'vitest' {
   interface ProvidedContext {
@@ -18,6 +21,7 @@ declare module 'vitest' {
 
 export const SUITE_DEFAULTS = {
   testTimeoutMs: 120_000, // above the client's own deadlines and one rate-limit wait, so those fire first
+  callsPerTimeout: 4, // a test may wait this many whole request timeouts (GATEWAY_TIMEOUT_MS) before it is cut
 }
 
 let client: GatewayClient | undefined
@@ -50,13 +54,29 @@ function classify(error: unknown): unknown {
   return error
 }
 
+/** vitest's skip (ctx.skip, precondition) travels as a thrown error; it is not a failure to attach evidence to. */
+function isSkip(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'VITEST_PENDING'
+}
+
 export function check(id: string, title: string, fn: () => Promise<void> | void, options: { timeout?: number } = {}): void {
-  requirement(id)
-  test(`[${id}] ${title}`, { meta: { requirement: id }, timeout: options.timeout ?? SUITE_DEFAULTS.testTimeoutMs }, async () => {
+  const req = requirement(id)
+  // A raised GATEWAY_TIMEOUT_MS raises the test's time with it: a slow target's calls must time out as the
+  // target's failure, not cut the test as a harness error.
+  const timeout = options.timeout ?? Math.max(SUITE_DEFAULTS.testTimeoutMs, SUITE_DEFAULTS.callsPerTimeout * inject('runConfig').timeoutMs)
+  test(`[${id}] ${title}`, { meta: { requirement: id }, timeout }, async (ctx) => {
+    const config = inject('runConfig')
+    await describeTest(req, ctx.task)
     try {
       await fn()
     } catch (error) {
-      throw classify(error)
+      const failure = classify(error)
+      if (!isSkip(failure)) await attachFailure(config, failure instanceof ConformanceFailure ? failure.details.exchange : lastExchange())
+      // A failed MUST is tried once more and both results are reported; the first failure stands (harness/rerun.ts).
+      await rerunFailed(ctx, req, config.rerunFailures, failure, async () => { try { await fn() } catch (again) { throw classify(again) } }, currentExchanges().length)
+      throw failure
+    } finally {
+      await tagTest(config, currentExchanges())
     }
   })
 }

@@ -8,8 +8,8 @@ import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import AllureReporter from 'allure-vitest/reporter'
 import { createVitest } from 'vitest/node'
+import { allureReporter } from '../harness/allure-reporter.ts'
 import { CONFORMANCE_PROJECTS } from '../harness/projects.ts'
 import { catalogue, families } from '../harness/catalogue.ts'
 import { DEFAULTS, loadEnv, resolveOptions, type FlagValues, type RunOptions } from '../harness/config.ts'
@@ -18,7 +18,10 @@ import { ConfigError, isHarnessError } from '../harness/errors.ts'
 import { ConformanceReporter } from '../harness/reporter.ts'
 import { EXIT } from '../harness/results.ts'
 import { newRunId, prepareTarget, type PreparedTarget } from '../harness/target.ts'
+import { checkBaselineTarget, readBaseline, writeBaseline, type Baseline } from '../harness/baseline.ts'
+import { levelIds, testNamePattern } from '../harness/selection.ts'
 import { listRequirements } from './list-requirements.ts'
+import { runMerge } from './merge.ts'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const PACKAGE = JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8')) as { name: string; version: string }
@@ -33,12 +36,22 @@ Options (each overrides the environment variable named):
   --family a,b            run only these families: ${families().join(', ')}
   --grep PATTERN, -t      run only tests whose name matches, e.g. a requirement id prefix such as P1-4.1
   --as-of YYYY-MM-DD      date that date-dependent rules are judged at (GATEWAY_AS_OF; default today, UTC)
+  --level must            run only the tests of MUST requirements (SHOULD requirements are disabled)
+  --shard i/n             run the i-th of n slices of the suite files; merge the shards' reports with merge
+  --baseline FILE         requirements known to fail on this target (JSON); they are reported, not failing the
+                          run; a listed requirement that passes is stale and fails the run (exit 1)
+  --update-baseline       write FILE from this run: its failing MUSTs, keeping the reasons of listed ones
+  --no-rerun              do not run a failed MUST test again at once (by default, a pass then is "flaky")
   --report-dir DIR        where reports/<run-id>/ and latest go (default reports)
   --list-requirements     print the requirement catalogue and the tests that check each, then exit
   -h, --help              this text
 
+Subcommands:
+  merge <dir...>          merge the reports of shards or split runs (npm run conformance -- merge --help)
+
 Keys come from GATEWAY_API_KEY, GATEWAY_API_KEY_TIER0..5 and GATEWAY_SUSPENDED_API_KEY (environment or .env).
-Exit codes: 0 conformant, 1 a MUST requirement failed, 2 harness error or bad configuration,
+Exit codes: 0 conformant, 1 a MUST requirement failed (beyond the baseline) or a baseline entry is stale,
+            2 harness error or bad configuration,
             3 no MUST failed but some MUST requirement was skipped (the run is incomplete).
 `
 
@@ -54,6 +67,11 @@ function parseFlags(argv: string[]): { flags: FlagValues; filters: string[]; hel
         grep: { type: 'string', short: 't' },
         'as-of': { type: 'string' },
         'report-dir': { type: 'string' },
+        level: { type: 'string' },
+        shard: { type: 'string' },
+        baseline: { type: 'string' },
+        'update-baseline': { type: 'boolean' },
+        'no-rerun': { type: 'boolean' },
         'list-requirements': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -66,12 +84,21 @@ function parseFlags(argv: string[]): { flags: FlagValues; filters: string[]; hel
   }
 }
 
+function loadBaseline(options: RunOptions): { file: string; baseline: Baseline | null; update: boolean } | null {
+  if (!options.baseline) return null
+  const file = options.baseline
+  const baseline = readBaseline(file, (id) => catalogue().has(id), options.updateBaseline === true)
+  checkBaselineTarget(baseline, file, options.baseUrl ?? 'embedded')
+  return { file, baseline, update: options.updateBaseline === true }
+}
+
 function fileFilters(options: RunOptions): string[] {
   const familyDirs = options.families?.map((family) => `suites/${family}/`) ?? []
   return [...familyDirs, ...options.filters]
 }
 
 async function run(argv: string[]): Promise<number> {
+  if (argv[0] === 'merge') return runMerge(argv.slice(1))
   const { flags, filters, help, list } = parseFlags(argv)
   if (help) {
     process.stdout.write(USAGE)
@@ -82,29 +109,39 @@ async function run(argv: string[]): Promise<number> {
     process.stdout.write(await listRequirements(ROOT))
     return 0
   }
+  // A bad baseline is a bad setting: said before any gateway starts.
+  const baseline = loadBaseline(options)
   const runId = newRunId()
   const reportRoot = resolve(process.cwd(), options.reportDir)
   const runDir = resolve(reportRoot, runId)
   const target: PreparedTarget = await prepareTarget(options, runId)
   try {
     const where = target.config.embedded ? `${target.config.baseUrl} (embedded reference gateway)` : target.config.baseUrl
-    process.stdout.write(`Gateway conformance ${PACKAGE.version}: ${where}, as-of ${options.asOf}, families ${options.families?.join(', ') ?? 'all'}, ${catalogue().size} requirements\n`)
+    process.stdout.write(`Gateway conformance ${PACKAGE.version}: ${where}, as-of ${options.asOf}, families ${options.families?.join(', ') ?? 'all'}${options.level ? ', MUST only' : ''}${options.shard ? `, shard ${options.shard.index}/${options.shard.count}` : ''}${baseline ? `, baseline ${baseline.file}` : ''}, ${catalogue().size} requirements\n`)
     const readCredit = () => readRemainingUsd(target.config)
-    const reporter = new ConformanceReporter({ target: target.config, options, runDir, reportRoot, root: ROOT, tool: PACKAGE, readCredit })
-    const allure = new AllureReporter({ resultsDir: resolve(runDir, 'allure-results') })
+    const reporter = new ConformanceReporter({ target: target.config, options, runDir, reportRoot, root: ROOT, tool: PACKAGE, readCredit, ...(baseline ? { baseline } : {}) })
+    const allure = allureReporter(resolve(runDir, 'allure-results'), target.config.keys)
+    const pattern = testNamePattern(options.grep, levelIds(catalogue().values(), options.level))
     const vitest = await createVitest('test', {
       root: ROOT,
       project: CONFORMANCE_PROJECTS,
       watch: false,
       maxWorkers: DEFAULTS.suiteWorkers,
       reporters: [reporter, allure],
-      ...(options.grep === null ? {} : { testNamePattern: options.grep }),
+      ...(pattern === null ? {} : { testNamePattern: pattern }),
+      // vitest's shard: the files sorted by a hash of their path, the i-th of n equal slices; within a shard the
+      // tiers project still runs after the others (a later group).
+      ...(options.shard ? { shard: `${options.shard.index}/${options.shard.count}` } : {}),
     })
-    vitest.provide('runConfig', target.config)
+    vitest.provide('runConfig', { ...target.config, rerunFailures: options.rerun !== false })
     try {
       const filters = fileFilters(options)
-      if ((await vitest.globTestSpecifications(filters)).length === 0) {
+      const files = (await vitest.globTestSpecifications(filters)).length
+      if (files === 0) {
         throw new ConfigError(`no suite file matches ${filters.map((f) => `"${f}"`).join(', ')}; suites live in suites/<family>/`)
+      }
+      if (options.shard && options.shard.count > files) {
+        throw new ConfigError(`--shard ${options.shard.index}/${options.shard.count}: the selection has only ${files} suite files, so at most ${files} shards`)
       }
       await vitest.start(filters)
     } finally {
@@ -113,6 +150,14 @@ async function run(argv: string[]): Promise<number> {
     if (reporter.summary === undefined) {
       process.stderr.write('conformance: no test ran (check the file filters and --family)\n')
       return EXIT.error
+    }
+    if (baseline?.update && reporter.writtenBaseline) {
+      // A run the harness could not complete judged too little to say what is known to fail.
+      if (reporter.summary.verdict === 'error') process.stdout.write(`Baseline not written: the run had harness errors\n`)
+      else {
+        writeBaseline(baseline.file, reporter.writtenBaseline)
+        process.stdout.write(`Baseline written: ${baseline.file} (${reporter.writtenBaseline.entries.length} entries)\n`)
+      }
     }
     return reporter.exitCode
   } finally {

@@ -1,12 +1,13 @@
 /**
  * `--list-requirements`: the catalogue with the tests that check each requirement, collected by vitest from the
- * suites (no test runs, no target is contacted). MUST requirements that nothing checks are listed first.
+ * suites (no test runs, no target is contacted). MUST requirements that nothing checks are listed first, then
+ * those the catalogue marks untestable, with its reason. A run's coverage.md adds each test's result.
  */
 import { relative } from 'node:path'
 import { createVitest } from 'vitest/node'
 import { REQ } from '../harness/audit.ts'
 import { CONFORMANCE_PROJECTS } from '../harness/projects.ts'
-import { catalogue, citation } from '../harness/catalogue.ts'
+import { catalogue, citation, uncheckedMust } from '../harness/catalogue.ts'
 import type { TargetConfig } from '../harness/config.ts'
 import type { ConformanceMeta } from '../harness/recorder.ts'
 
@@ -40,15 +41,20 @@ export async function listRequirements(root: string): Promise<string> {
   const checks = await collectChecks(root)
   const all = [...catalogue().values()]
   const checkedBy = (id: string): string[] => [...(checks.get(id) ?? []), ...(AUDITED.has(id) ? ['audit of every response of the run'] : [])]
-  const unchecked = all.filter((r) => r.level === 'MUST' && checkedBy(r.id).length === 0)
+  const unchecked = uncheckedMust(all, (id) => checkedBy(id).length > 0)
+  const untestable = all.filter((r) => r.untestable !== undefined)
   const lines: string[] = []
   if (unchecked.length > 0) {
     lines.push(`MUST requirements that no test checks (${unchecked.length}):`, ...unchecked.map((r) => `  ${r.id}`), '')
+  }
+  if (untestable.length > 0) {
+    lines.push(`Requirements the catalogue marks untestable (${untestable.length}):`, ...untestable.map((r) => `  ${r.id}  ${r.level}: ${r.untestable}`), '')
   }
   lines.push(`${all.length} requirements (${all.filter((r) => r.level === 'MUST').length} MUST, ${all.filter((r) => r.level === 'SHOULD').length} SHOULD):`, '')
   for (const r of all) {
     lines.push(`${r.id}  ${r.level}  ${citation(r)}  [${r.family}]`, `  ${r.rule}`)
     const by = checkedBy(r.id)
+    if (r.untestable !== undefined) lines.push(`  untestable: ${r.untestable}`)
     lines.push(by.length === 0 ? '  checked by: nothing' : `  checked by:\n${by.map((b) => `    - ${b}`).join('\n')}`, '')
   }
   return `${lines.join('\n')}\n`

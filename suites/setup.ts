@@ -1,6 +1,11 @@
 /** Per-test recording for every conformance suite (see harness/recorder.ts). */
-import { afterEach, beforeEach } from 'vitest'
-import { closeRecord, openRecord } from '../harness/recorder.ts'
+import { afterAll, afterEach, beforeEach } from 'vitest'
+import { closeRecord, openRecord, takeHeldExchanges } from '../harness/recorder.ts'
 
 beforeEach((ctx) => openRecord(ctx))
 afterEach((ctx) => closeRecord(ctx))
+// Registered first, so it runs after the file's own afterAll hooks (vitest runs after-hooks as a stack).
+afterAll(({}, file) => {
+  const exchanges = takeHeldExchanges()
+  if (exchanges.length > 0) file.meta.exchanges = exchanges
+})

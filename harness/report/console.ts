@@ -1,7 +1,7 @@
 /** What `npm run conformance` prints: a line per finished file, then failures, the family table and the verdict. */
 import type { Counts, RequirementResult, Verdict } from '../results.ts'
 
-const COLUMNS: Array<keyof Counts> = ['pass', 'fail', 'warn', 'skip', 'error', 'disabled']
+const COLUMNS: Array<keyof Counts> = ['pass', 'fail', 'warn', 'skip', 'error', 'disabled', 'known']
 
 export function familyTable(families: Map<string, Counts>, totals: Counts): string {
   const names = [...families.keys(), 'all']
@@ -20,6 +20,7 @@ export function verdictLine(verdict: Verdict, exitCode: number): string {
     'non-conformant': 'NOT CONFORMANT: a MUST requirement failed',
     incomplete: 'INCOMPLETE: no MUST requirement failed, but some were skipped',
     error: 'ERROR: the harness could not complete the run',
+    'stale-baseline': 'STALE BASELINE: nothing failed beyond the baseline, but some of its entries pass now',
   }
   return `${text[verdict]} (exit ${exitCode})`
 }
@@ -29,7 +30,7 @@ export function failureBlocks(results: readonly RequirementResult[]): string {
   for (const r of results) {
     if (r.status !== 'fail' && r.status !== 'warn' && r.status !== 'error') continue
     const first = r.evidence[0]
-    const label = r.status === 'warn' ? 'WARN' : r.status === 'error' ? 'ERROR' : 'FAIL'
+    const label = `${r.status === 'warn' ? 'WARN' : r.status === 'error' ? 'ERROR' : 'FAIL'}${r.flaky ? ' (flaky: passed when run again at once)' : ''}`
     const more = r.evidence.length > 1 ? `\n  (+${r.evidence.length - 1} more in summary.json)` : ''
     blocks.push(`${label} ${r.id}  (${first?.test ?? ''})\n${indent(first?.message ?? r.rule)}${more}`)
   }

@@ -1,4 +1,5 @@
 /** summary.md: what a person reads on a CI job page. Verdict first, then the table, then what went wrong. */
+import { baselineLine } from '../baseline.ts'
 import type { Summary } from './summary.ts'
 
 const VERDICT_LINE: Record<Summary['verdict'], string> = {
@@ -6,6 +7,7 @@ const VERDICT_LINE: Record<Summary['verdict'], string> = {
   'non-conformant': 'NOT CONFORMANT: at least one MUST requirement failed',
   incomplete: 'INCOMPLETE: no MUST requirement failed, but some were skipped',
   error: 'ERROR: the harness could not complete the run',
+  'stale-baseline': 'STALE BASELINE: nothing failed beyond the baseline, but some of its entries pass now',
 }
 
 function cell(text: string): string {
@@ -26,21 +28,36 @@ export function spendLine(spend: Summary['spend']): string {
   return `spend: estimated ${usd(spend.estimatedUsd)} in ${spend.items.length} billable calls, ${budget}; measured ${measured}`
 }
 
+/** "0, 2 (…); no key for 1, 3" and so on: what a reader needs to tell a complete tier check from a partial one. */
+export function tiersLine(tiers: Summary['tiers']): string {
+  const list = (xs: Summary['tiers']): string => xs.map((t) => t.tier).join(', ')
+  const tested = tiers.filter((t) => t.calls > 0)
+  const idle = tiers.filter((t) => t.keyGiven && t.calls === 0)
+  const absent = tiers.filter((t) => !t.keyGiven)
+  const parts = [tested.length === 0 ? 'none' : `${list(tested)} (${tested.map((t) => t.calls).reduce((a, b) => a + b, 0)} calls with tier keys)`]
+  if (idle.length > 0) parts.push(`key given but not used: ${list(idle)}`)
+  if (absent.length > 0) parts.push(`no key for ${list(absent)} (their checks are skipped)`)
+  return parts.join('; ')
+}
+
 export function renderMarkdown(s: Summary): string {
   const out: string[] = []
   out.push(`# Gateway conformance: ${VERDICT_LINE[s.verdict]} (exit ${s.exitCode})`, '')
   out.push(`- target: ${s.target.baseUrl}${s.target.embedded ? ' (embedded reference gateway)' : ''}`)
   out.push(`- as-of date: ${s.asOf}`)
-  out.push(`- run: ${s.runId}, ${s.startedAt}, ${(s.durationMs / 1000).toFixed(1)} s, ${s.tool.name} ${s.tool.version}`)
-  out.push(`- families: ${s.selection.families?.join(', ') ?? 'all'}${s.selection.grep ? `, grep "${s.selection.grep}"` : ''}`)
+  out.push(`- tiers tested: ${tiersLine(s.tiers)}`)
+  out.push(`- package: ${s.tool.name} ${s.tool.version}`)
+  out.push(`- time: ${s.startedAt} to ${s.finishedAt} (${(s.durationMs / 1000).toFixed(1)} s), run ${s.runId}`)
+  out.push(`- families: ${s.selection.families?.join(', ') ?? 'all'}${s.selection.grep ? `, grep "${s.selection.grep}"` : ''}${s.selection.level ? ', MUST requirements only' : ''}${s.selection.shard ? `, shard ${s.selection.shard.index}/${s.selection.shard.count}` : ''}`)
+  if (s.baseline) out.push(`- ${baselineLine(s.baseline)}`)
   out.push(`- tests: ${s.tests.total} (${s.tests.passed} passed, ${s.tests.failed} failed, ${s.tests.skipped} skipped); retries after 429: ${s.retries.length}; calls paced by the rate-limit headers: ${s.pacing.length}`)
   out.push(`- ${spendLine(s.spend)}`, '')
-  out.push('| family | pass | fail | warn | skip | error | disabled |', '|---|---:|---:|---:|---:|---:|---:|')
+  out.push('| family | pass | fail | warn | skip | error | disabled | known |', '|---|---:|---:|---:|---:|---:|---:|---:|')
   for (const [family, c] of Object.entries(s.families)) {
-    out.push(`| ${family} | ${c.pass} | ${c.fail} | ${c.warn} | ${c.skip} | ${c.error} | ${c.disabled} |`)
+    out.push(`| ${family} | ${c.pass} | ${c.fail} | ${c.warn} | ${c.skip} | ${c.error} | ${c.disabled} | ${c.known} |`)
   }
   const t = s.totals
-  out.push(`| **all** | **${t.pass}** | **${t.fail}** | **${t.warn}** | **${t.skip}** | **${t.error}** | **${t.disabled}** |`, '')
+  out.push(`| **all** | **${t.pass}** | **${t.fail}** | **${t.warn}** | **${t.skip}** | **${t.error}** | **${t.disabled}** | **${t.known}** |`, '')
 
   const section = (title: string, rows: Summary['requirements'], describe: (r: Summary['requirements'][number]) => string): void => {
     if (rows.length === 0) return
@@ -49,10 +66,12 @@ export function renderMarkdown(s: Summary): string {
     out.push('')
   }
   const req = s.requirements
-  section('Failures', req.filter((r) => r.status === 'fail'), (r) => firstLine(r.evidence[0]?.message ?? ''))
+  section('Failures', req.filter((r) => r.status === 'fail'), (r) => `${r.flaky === true ? '(flaky: passed when run again) ' : ''}${firstLine(r.evidence[0]?.message ?? '')}`)
   section('Harness errors', req.filter((r) => r.status === 'error'), (r) => firstLine(r.evidence[0]?.message ?? ''))
   section('Warnings (SHOULD)', req.filter((r) => r.status === 'warn'), (r) => firstLine(r.evidence[0]?.message ?? ''))
   section('Skipped MUST requirements', req.filter((r) => r.status === 'skip' && r.level === 'MUST'), (r) => r.reason ?? '')
+  section('Known failures (listed in the baseline)', req.filter((r) => r.status === 'known'), (r) => r.baseline?.reason ?? '')
+  section('Stale baseline entries (they pass now: remove them)', req.filter((r) => r.baseline?.state === 'stale'), (r) => r.baseline?.reason ?? '')
   section('Partly checked', req.filter((r) => r.partial === true), (r) => r.reason ?? '')
   if (s.harnessErrors.length > 0) out.push('## Errors outside tests', '', ...s.harnessErrors.map((e) => `- ${cell(e)}`), '')
   if (s.observations.length > 0) {
@@ -60,5 +79,6 @@ export function renderMarkdown(s: Summary): string {
     for (const o of s.observations) out.push(`- **${o.topic}**: ${o.detail}`)
     out.push('')
   }
+  out.push('Beside this file: `summary.json` (everything, for machines), `coverage.md` (every requirement and the tests that check it), `exchanges.har` (every HTTP exchange, for a browser\'s network panel), `junit.xml`, `allure-results/`.', '')
   return out.join('\n')
 }

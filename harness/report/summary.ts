@@ -1,4 +1,10 @@
-/** summary.json: everything a run found, for machines (CI gates, dashboards, the merge of shards). */
+/**
+ * summary.json: everything a run found, for machines (CI gates, dashboards, the merge of shards). Its published
+ * shape is schemas/report/summary.schema.json; a self-test validates real runs against it, so change both together.
+ */
+import type { BaselineSummary } from '../baseline.ts'
+import type { KeySlot } from '../config.ts'
+import type { ExchangeRecord } from '../exchange.ts'
 import type { Counts, RequirementResult, Verdict } from '../results.ts'
 
 export const SUMMARY_SCHEMA_VERSION = 1
@@ -12,8 +18,15 @@ export interface Summary {
   durationMs: number
   target: { baseUrl: string; embedded: boolean }
   asOf: string
+  /** Account tiers 0 to 5: whether the run had a key for each, and how many calls it made with it. */
+  tiers: TierUse[]
   budgetUsd: number | null
-  selection: { families: string[] | null; grep: string | null; filters: string[] }
+  /** level: --level must; shard: --shard i/n (null for a whole run). Always written; optional for older summaries. */
+  selection: { families: string[] | null; grep: string | null; filters: string[]; level?: 'MUST' | null; shard?: { index: number; count: number } | null }
+  /** The baseline the run was judged with (--baseline; harness/baseline.ts), or null. Always written. */
+  baseline?: BaselineSummary | null
+  /** A merge of shards or runs (harness/merge.ts): the runs it merged. */
+  mergedFrom?: Array<{ runId: string; dir: string; shard: { index: number; count: number } | null }>
   verdict: Verdict
   exitCode: number
   totals: Counts
@@ -37,4 +50,19 @@ export interface SpendSummary {
   /** Remaining credit before minus after, in USD; null when /user/v1/credit did not answer or was not read. */
   measuredUsd: number | null
   items: Array<{ test: string; usd: number; what: string }>
+}
+
+export interface TierUse {
+  tier: number
+  keyGiven: boolean
+  calls: number
+}
+
+const TIERS = [0, 1, 2, 3, 4, 5] as const
+
+/** Which tier keys a run was given and used: a tier is tested when some call carried its key. */
+export function tierUse(keys: Partial<Record<KeySlot, string>>, exchanges: Iterable<Pick<ExchangeRecord, 'key'>>): TierUse[] {
+  const calls = new Map<string, number>()
+  for (const ex of exchanges) if (ex.key !== null) calls.set(ex.key, (calls.get(ex.key) ?? 0) + 1)
+  return TIERS.map((tier) => ({ tier, keyGiven: keys[`tier${tier}`] !== undefined, calls: calls.get(`tier${tier}`) ?? 0 }))
 }

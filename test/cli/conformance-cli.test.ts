@@ -10,6 +10,7 @@ import { describe, expect, test } from 'vitest'
 import { SEEDED_KEYS } from '../../gateway/accounts.ts'
 import { catalogue, families } from '../../harness/catalogue.ts'
 import { withRun } from '../support/run-conformance.ts'
+import { runReportProblems } from '../harness/run-report-checks.ts'
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -92,6 +93,12 @@ describe('runs against the embedded reference gateway', () => {
       expect(summary.requirements).toHaveLength(catalogue().size)
       const files = filesUnder(run.reportRoot)
       expect(files.some((f) => f.endsWith('junit.xml')) && files.some((f) => f.includes('allure-results'))).toBe(true)
+      // summary.json against its published schema, exchanges.har against HAR 1.2, coverage.md listing every requirement.
+      expect(runReportProblems(join(run.reportRoot, 'latest'), catalogue().keys(), Object.values(SEEDED_KEYS))).toEqual([])
+      if (extra.length === 0) {
+        expect(summary.tiers.filter((t) => !t.keyGiven || t.calls === 0)).toEqual([]) // the embedded gateway seeds every tier's key
+        expect(readFileSync(join(run.reportRoot, 'latest', 'exchanges.har'), 'utf8')).toContain('(after all tests)') // the videos family's cleanup
+      }
       for (const file of files) {
         const text = readFileSync(file, 'utf8')
         for (const key of Object.values(SEEDED_KEYS)) expect(text.includes(key), `${file} holds a key`).toBe(false)

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { DEFAULTS, loadEnv, resolveOptions, type Env, type FlagValues } from '../../harness/config.ts'
-import { ConfigError } from '../../harness/errors.ts'
+import { configErrorOf } from '../support/config-error.ts'
 
 const FAMILIES = ['account', 'auth', 'headers', 'models']
 
@@ -12,17 +12,7 @@ function resolve(env: Env, flags: FlagValues = {}) {
   return resolveOptions(env, flags, [], FAMILIES)
 }
 
-function errorOf(env: Env, flags: FlagValues = {}): string {
-  try {
-    resolve(env, flags)
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError)
-    const message = (error as Error).message
-    expect(message.split('\n')).toHaveLength(1)
-    return message
-  }
-  throw new Error('expected a ConfigError')
-}
+const errorOf = (env: Env, flags: FlagValues = {}): string => configErrorOf(() => resolve(env, flags))
 
 describe('resolveOptions', () => {
   test('no base URL means the embedded gateway, unlimited budget, today as the as-of date', () => {
