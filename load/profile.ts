@@ -30,6 +30,8 @@ export interface PlanContext {
   /** --connections. */
   connections: number | null
   timeoutMs: number
+  /** The run's id: what the run creates on the target carries it (harness/run-tag.ts), for the sweep. */
+  runId: string
   /** GET with a key slot's key; for profiles that look up limits (model records). */
   getJson(path: string, slot: KeySlotName): Promise<{ status: number; body: unknown; headers: Record<string, string> }>
 }

@@ -22,6 +22,7 @@ import { checkBaselineTarget, readBaseline, writeBaseline, type Baseline } from 
 import { levelIds, testNamePattern } from '../harness/selection.ts'
 import { listRequirements } from './list-requirements.ts'
 import { runMerge } from './merge.ts'
+import { runSweep } from './sweep.ts'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const PACKAGE = JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8')) as { name: string; version: string }
@@ -98,6 +99,8 @@ function fileFilters(options: RunOptions): string[] {
 }
 
 async function run(argv: string[]): Promise<number> {
+  // `sweep` is a subcommand of its own (scripts/sweep.ts): what earlier runs left on the target.
+  if (argv[0] === 'sweep') return runSweep(argv.slice(1))
   if (argv[0] === 'merge') return runMerge(argv.slice(1))
   const { flags, filters, help, list } = parseFlags(argv)
   if (help) {

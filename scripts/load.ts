@@ -265,6 +265,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
       rate,
       connections,
       timeoutMs: options.timeoutMs,
+      runId,
       getJson: jsonGetter(target.config.baseUrl, keys as Partial<Record<KeySlotName, string>>, options.timeoutMs),
     }
     const result = await runProfile({

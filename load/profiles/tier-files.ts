@@ -4,13 +4,12 @@
  */
 import { randomBytes } from 'node:crypto'
 import { fileLimitsOf } from '../../harness/limits.ts'
+import { runFileName } from '../../harness/run-tag.ts'
 import { connectionsFor, phaseMs, ratePerSecond, requireKey, slotOf, type PlanContext, type Profile } from '../profile.ts'
 import type { PhasePlan, RequestSpec } from '../types.ts'
 
-/** Prefix of every file a load run uploads, so that a sweep can find what a stopped run left behind. */
-export const LOAD_FILE_PREFIX = 'gc-load-'
-
-export function uploadRequest(label: string): RequestSpec {
+/** An upload named `gc-<runId>-load-<label>.txt` (harness/run-tag.ts), so a sweep can find what a stopped run left. */
+export function uploadRequest(runId: string, label: string): RequestSpec {
   const boundary = `----gc-load-${randomBytes(8).toString('hex')}`
   const body = Buffer.from(
     [
@@ -19,7 +18,7 @@ export function uploadRequest(label: string): RequestSpec {
       '',
       'user_data',
       `--${boundary}`,
-      `Content-Disposition: form-data; name="file"; filename="${LOAD_FILE_PREFIX}${label}.txt"`,
+      `Content-Disposition: form-data; name="file"; filename="${runFileName(runId, `load-${label}`, 'txt')}"`,
       'Content-Type: text/plain',
       '',
       'load test file',
@@ -49,7 +48,7 @@ export function tierFilesProfile(tier: number): Profile {
           description: `2x the upload limit: ${rate.toFixed(2)} uploads/s against ${limit} per minute`,
           engine: 'scheduler',
           slot,
-          requests: [uploadRequest(`${tier}`)],
+          requests: [uploadRequest(ctx.runId, `tier${tier}`)],
           rate,
           connections: connectionsFor(ctx, rate),
           durationMs: phaseMs(ctx, 2.2),

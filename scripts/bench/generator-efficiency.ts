@@ -7,6 +7,7 @@
  * The target is the reference gateway in a child process: in the bench's own process it would share the event
  * loop with the generator, and the ratio would be diluted by the gateway's cost, which is the same on both sides.
  */
+import { newRunId } from '../../harness/target.ts'
 import autocannon from 'autocannon'
 import { nowMs } from '../../load/engine/recorder.ts'
 import { jsonGetter, type PlanContext } from '../../load/profile.ts'
@@ -103,7 +104,7 @@ export async function generatorEfficiency(o: GeneratorEfficiencyOptions): Promis
     const key = gateway.keys.GATEWAY_API_KEY_TIER5
     if (key === undefined) throw new Error('the gateway child printed no GATEWAY_API_KEY_TIER5')
     const keys: Partial<Record<KeySlotName, string>> = { [GENERATOR_EFFICIENCY.slot]: key }
-    const ctx: PlanContext = { baseUrl: gateway.url, embedded: false, minuteMs: o.minuteMs, keys, tier: null, durationMs: o.roundMs, rate: null, connections: null, timeoutMs: GENERATOR_EFFICIENCY.timeoutMs, getJson: jsonGetter(gateway.url, keys, GENERATOR_EFFICIENCY.timeoutMs) }
+    const ctx: PlanContext = { baseUrl: gateway.url, embedded: false, minuteMs: o.minuteMs, keys, tier: null, durationMs: o.roundMs, rate: null, connections: null, timeoutMs: GENERATOR_EFFICIENCY.timeoutMs, runId: newRunId(), getJson: jsonGetter(gateway.url, keys, GENERATOR_EFFICIENCY.timeoutMs) }
     const harnessSide = (ms: number): Promise<Side> => measured(gateway.pid, () => harnessRound(ctx, ms, signal))
     const bareSide = (ms: number): Promise<Side> => measured(gateway.pid, () => bareRound(gateway.url, key, ms, signal))
     if (o.warmupMs > 0) {

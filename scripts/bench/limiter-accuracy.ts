@@ -4,6 +4,7 @@
  * the embedded gateway on a one-second minute, judged with the same wholeWindows as the load verdicts. In
  * process is fine here: the load is about a hundred calls a second, far from what either side can do.
  */
+import { newRunId } from '../../harness/target.ts'
 import { startEmbeddedGateway } from '../../gateway/embedded.ts'
 import { usageLimitPerMinute } from '../../harness/limits.ts'
 import { jsonGetter, type PlanContext } from '../../load/profile.ts'
@@ -32,7 +33,7 @@ export async function limiterAccuracy(o: LimiterAccuracyOptions): Promise<Row> {
   const gateway = await startEmbeddedGateway({ minuteMs })
   try {
     const keys = { ...gateway.keys } as Partial<Record<KeySlotName, string>>
-    const ctx: PlanContext = { baseUrl: gateway.url, embedded: true, minuteMs, keys, tier: null, durationMs, rate: null, connections: null, timeoutMs: LIMITER_ACCURACY.timeoutMs, getJson: jsonGetter(gateway.url, keys, LIMITER_ACCURACY.timeoutMs) }
+    const ctx: PlanContext = { baseUrl: gateway.url, embedded: true, minuteMs, keys, tier: null, durationMs, rate: null, connections: null, timeoutMs: LIMITER_ACCURACY.timeoutMs, runId: newRunId(), getJson: jsonGetter(gateway.url, keys, LIMITER_ACCURACY.timeoutMs) }
     const result = await runProfile({
       profile: tierUsageProfile(tier),
       context: ctx,

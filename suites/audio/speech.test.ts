@@ -151,7 +151,7 @@ describe('speech input, voices and options (§4.2, §8)', () => {
 
   check('P2-4.2-speech-not-on-responses', 'the responses and messages endpoints refuse a newer speech model', async () => {
     const model = await models.model('speech')
-    const responses = await gw.post('/v1/responses', { model, input: 'Hello.' })
+    const responses = await gw.post('/v1/responses', { model, input: 'Hello.', store: false })
     expectThat(responses.status >= 400 && responses.status < 500, 'a 4xx from POST /v1/responses', String(responses.status), responses)
     const messages = await gw.post('/v1/messages', { model, max_tokens: 16, messages: [{ role: 'user', content: 'Hello.' }] })
     expectThat(messages.status >= 400 && messages.status < 500, 'a 4xx from POST /v1/messages', String(messages.status), messages)

@@ -7,6 +7,7 @@ import { expectStatus, isObject } from '../../harness/assert.ts'
 import type { KeySlot } from '../../harness/config.ts'
 import type { Exchange, GatewayClient } from '../../harness/http-client.ts'
 import { multipartBody, type MultipartBody, type PartContent } from '../../harness/multipart.ts'
+import { runFileName } from '../../harness/run-tag.ts'
 import { runConfig } from '../../harness/suite.ts'
 
 /** Section 4.4, in the order the reference lists them. */
@@ -57,7 +58,7 @@ export interface Upload {
 const created = new Map<string, KeySlot>()
 
 export function fileName(label: string, ext: string): string {
-  return `gc-${runConfig().runId}-${label}.${ext}`
+  return runFileName(runConfig().runId, label, ext)
 }
 
 export async function upload(gw: GatewayClient, spec: UploadSpec): Promise<Upload> {

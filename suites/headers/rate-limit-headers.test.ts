@@ -32,7 +32,7 @@ describe('project-token headers (Part 1 §4.1)', () => {
     const model = await modelFor(catalogue, 'chat')
     const calls = [
       await gw.post('/v1/chat/completions', { model: model.id, messages: [{ role: 'user', content: 'Say hi.' }], max_tokens: 8 }),
-      await gw.post('/v1/responses', { model: model.id, input: 'Say hi.', max_output_tokens: 16 }),
+      await gw.post('/v1/responses', { model: model.id, input: 'Say hi.', max_output_tokens: 16, store: false }),
     ]
     const seen = calls.filter((ex) => projectTokenHeaderProblems(ex.record.responseHeaders ?? {}) !== undefined)
     if (seen.length === 0) skipTest('the target sent no x-ratelimit-*-project-tokens header on chat completions or responses; §4.1 makes them route-dependent')

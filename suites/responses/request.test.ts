@@ -9,7 +9,8 @@ import { expectSchema, expectStatus, expectThat, isObject, precondition } from '
 import { memo, randomSuffix } from '../../harness/helpers.ts'
 import type { Exchange } from '../../harness/http-client.ts'
 import { observe, skipTest } from '../../harness/recorder.ts'
-import { check, gateway } from '../../harness/suite.ts'
+import { responseTags } from '../../harness/run-tag.ts'
+import { check, gateway, runConfig } from '../../harness/suite.ts'
 import { CAPS, create, firstChat, modelsFixture, outputItems, responseOf, WEATHER_PROMPT, WEATHER_TOOL, type Json } from './fixtures.ts'
 
 const gw = gateway()
@@ -173,7 +174,7 @@ describe('rules 1, 2 and 5 (Part 1 §4.5)', () => {
 describe('conversation, truncation and service tier (Part 1 §4.5, §7)', () => {
   check('P1-4.5-conversation-exclusive', 'conversation with previous_response_id is refused with 400', async () => {
     const model = await firstChat(models)
-    const first = await create(gw, { model: model.id, input: 'Say hi.', max_output_tokens: CAPS.cut })
+    const first = await create(gw, { model: model.id, input: 'Say hi.', max_output_tokens: CAPS.cut, ...responseTags(runConfig().runId, 'chain-head') })
     const id = responseOf(first).id
     const ex = await create(gw, { model: model.id, input: 'Again.', previous_response_id: id, conversation: `conv_gc_${randomSuffix()}`, max_output_tokens: CAPS.cut, store: false })
     expectStatus(ex, 400, 'conversation must not be combined with previous_response_id')

@@ -11,7 +11,8 @@ import { expectStatus, expectThat, isObject, precondition } from '../../harness/
 import { memo, randomSuffix } from '../../harness/helpers.ts'
 import type { Exchange } from '../../harness/http-client.ts'
 import { observe, skipTest } from '../../harness/recorder.ts'
-import { check, gateway } from '../../harness/suite.ts'
+import { responseTags } from '../../harness/run-tag.ts'
+import { check, gateway, runConfig } from '../../harness/suite.ts'
 import { wordChunks } from '../../harness/token-estimate.ts'
 import { CAPS, create, firstChat, modelsFixture, PROMPT, responseOf, usageOf, type Json } from './fixtures.ts'
 
@@ -21,10 +22,13 @@ const models = modelsFixture(gw)
 /** Long instructions (about 600 words): far more tokens than a short turn's input and output together. */
 const LONG_INSTRUCTIONS = Array.from({ length: 75 }, (_, i) => `Rule ${i + 1}: answer politely, plainly and briefly.`).join(' ')
 
+/** What is stored carries the run id: the reference names no way to delete it. */
+const tags = (label: string): Json => responseTags(runConfig().runId, label)
+
 /** Stored by default (store is left out): the subject of retrieval and the first turn of a chain. */
 const stored = memo(async () => {
   const model = await firstChat(models)
-  const ex = await create(gw, { model: model.id, input: PROMPT, max_output_tokens: CAPS.answer })
+  const ex = await create(gw, { model: model.id, input: PROMPT, max_output_tokens: CAPS.answer, ...tags('stored') })
   return { model: model.id, ex, body: responseOf(ex) }
 })
 
@@ -37,7 +41,7 @@ const notStored = memo(async () => {
 /** A turn with long instructions, then a turn continuing it without any. */
 const instructedChain = memo(async () => {
   const model = await firstChat(models)
-  const firstEx = await create(gw, { model: model.id, instructions: LONG_INSTRUCTIONS, input: 'Say hi.', max_output_tokens: CAPS.cut })
+  const firstEx = await create(gw, { model: model.id, instructions: LONG_INSTRUCTIONS, input: 'Say hi.', max_output_tokens: CAPS.cut, ...tags('instructed') })
   const first = responseOf(firstEx)
   const secondEx = await create(gw, { model: model.id, input: 'Again.', previous_response_id: first.id, max_output_tokens: CAPS.cut, store: false })
   return { firstEx, first, secondEx }
@@ -118,7 +122,7 @@ const POLL = { first: 100, max: 2_000 } // quick against a simulator, polite aga
 /** A background response, or a skip when the target does not support background mode. */
 async function startBackground(): Promise<{ ex: Exchange; body: Json }> {
   const model = await firstChat(models)
-  const ex = await create(gw, { model: model.id, input: PROMPT, background: true, max_output_tokens: CAPS.answer })
+  const ex = await create(gw, { model: model.id, input: PROMPT, background: true, max_output_tokens: CAPS.answer, ...tags('background') })
   if (ex.status === 400) skipTest(`background true was refused with 400 (supported only where the target offers it): ${ex.text.slice(0, 200)}`)
   expectStatus(ex, 200)
   const body = ex.json

@@ -7,7 +7,8 @@ import { afterAll, describe } from 'vitest'
 import { expectSchema, expectStatus, isObject } from '../../harness/assert.ts'
 import { memo } from '../../harness/helpers.ts'
 import type { Exchange } from '../../harness/http-client.ts'
-import { check, gateway } from '../../harness/suite.ts'
+import { runMetadata } from '../../harness/run-tag.ts'
+import { check, gateway, runConfig } from '../../harness/suite.ts'
 import { catalogueFixture, modelFor } from '../chat/fixtures.ts'
 import { bodyOf, cleanUp, isOffered, longText, metadataOf, requireOffered, type Json } from './planned.ts'
 
@@ -20,7 +21,7 @@ const LIMITS = { name: 256, description: 512, instructions: 32_768, tools: 128, 
 
 async function createAssistant(fields: Json = {}): Promise<Exchange> {
   const model = await modelFor(catalogue, 'chat')
-  const ex = await gw.post('/v1/assistants', { model: model.id, ...fields })
+  const ex = await gw.post('/v1/assistants', { model: model.id, metadata: runMetadata(runConfig().runId), ...fields })
   if (isOffered(ex) && isObject(ex.json) && typeof ex.json.id === 'string') created.push(`/v1/assistants/${ex.json.id}`)
   return ex
 }
@@ -28,7 +29,7 @@ async function createAssistant(fields: Json = {}): Promise<Exchange> {
 const probe = memo(() => createAssistant({ name: 'gc-conformance' }))
 
 const thread = memo(async () => {
-  const ex = await gw.post('/v1/threads', {})
+  const ex = await gw.post('/v1/threads', { metadata: runMetadata(runConfig().runId) })
   if (isOffered(ex) && isObject(ex.json) && typeof ex.json.id === 'string') created.push(`/v1/threads/${ex.json.id}`)
   return ex
 })

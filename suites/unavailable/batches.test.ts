@@ -7,7 +7,8 @@ import { expectEach, expectSchema, expectStatus, expectThat, isObject } from '..
 import { memo } from '../../harness/helpers.ts'
 import type { Exchange } from '../../harness/http-client.ts'
 import { observe, skipTest } from '../../harness/recorder.ts'
-import { check, gateway } from '../../harness/suite.ts'
+import { runMetadata } from '../../harness/run-tag.ts'
+import { check, gateway, runConfig } from '../../harness/suite.ts'
 import { catalogueFixture, modelFor } from '../chat/fixtures.ts'
 import { answerOf, bodyOf, cleanUp, isOffered, listItems, longText, metadataOf, requireOffered, uploadBatchInput, type Json } from './planned.ts'
 
@@ -32,10 +33,13 @@ async function offered(): Promise<void> {
   requireOffered(await probe(), 'batches')
 }
 
-/** POST /v1/batches with a valid body and the overrides; a created batch is remembered for cancelling. */
+/**
+ * POST /v1/batches with a valid body and the overrides; a created batch is remembered for cancelling. Batches
+ * cannot be deleted, so each carries the run id in its metadata (unless a test sends metadata of its own).
+ */
 async function create(overrides: Json = {}): Promise<Exchange> {
   const file = await input()
-  const ex = await gw.post('/v1/batches', { input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h', ...overrides })
+  const ex = await gw.post('/v1/batches', { input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h', metadata: runMetadata(runConfig().runId), ...overrides })
   const id = isObject(ex.json) && typeof ex.json.id === 'string' ? ex.json.id : undefined
   if (isOffered(ex) && id !== undefined) created.push(id)
   return ex
@@ -60,7 +64,7 @@ afterAll(async () => {
 describe('batches, where offered (Part 1 §2.8, §3, §4.9)', () => {
   check('P1-2.8-batch-object', 'create, retrieve, cancel and list answer batch objects of §2.8', async () => {
     await offered()
-    const ex = await create({ metadata: { suite: 'gateway-conformance' } })
+    const ex = await create({ metadata: { suite: 'gateway-conformance', ...runMetadata(runConfig().runId) } })
     await expectAccepted(ex, 'a valid batch')
     expectSchema(ex, 'unavailable/batch.json', bodyOf(ex), 'the created batch')
     const id = bodyOf(ex).id as string

@@ -9,7 +9,9 @@ import { isObject, precondition } from '../../harness/assert.ts'
 import type { Exchange, GatewayClient } from '../../harness/http-client.ts'
 import { multipartBody } from '../../harness/multipart.ts'
 import { observe, skipTest } from '../../harness/recorder.ts'
+import { runFileName } from '../../harness/run-tag.ts'
 import { schemas } from '../../harness/schema-registry.ts'
+import { runConfig } from '../../harness/suite.ts'
 
 export type Json = Record<string, unknown>
 
@@ -60,7 +62,7 @@ export function validates(ref: string, value: unknown): boolean {
 /** A one-row JSONL batch input (§4.9: custom_id, one endpoint, one model), uploaded with purpose batch. */
 export async function uploadBatchInput(gw: GatewayClient, model: string): Promise<{ id: string; uploaded: boolean }> {
   const row = { custom_id: 'gc-row-1', method: 'POST', url: '/v1/chat/completions', body: { model, messages: [{ role: 'user', content: 'Say hello.' }], max_completion_tokens: 8 } }
-  const body = multipartBody([['purpose', 'batch']], { filename: 'gc-batch-input.jsonl', contentType: 'application/jsonl', content: `${JSON.stringify(row)}\n` })
+  const body = multipartBody([['purpose', 'batch']], { filename: runFileName(runConfig().runId, 'batch-input', 'jsonl'), contentType: 'application/jsonl', content: `${JSON.stringify(row)}\n` })
   const ex = await gw.request({ method: 'POST', path: '/v1/files', headers: body.headers, body: body.chunks, bodyNote: body.note })
   const id = isObject(ex.json) && typeof ex.json.id === 'string' ? ex.json.id : undefined
   if (isOffered(ex) && id !== undefined) return { id, uploaded: true }

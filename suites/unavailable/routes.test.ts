@@ -7,7 +7,8 @@ import { describe } from 'vitest'
 import { expectJson, expectKeyAccepted, expectThat, isObject } from '../../harness/assert.ts'
 import type { Exchange } from '../../harness/http-client.ts'
 import { observe } from '../../harness/recorder.ts'
-import { check, gateway } from '../../harness/suite.ts'
+import { runMetadata } from '../../harness/run-tag.ts'
+import { check, gateway, runConfig } from '../../harness/suite.ts'
 import { catalogueFixture } from '../chat/fixtures.ts'
 import { answerOf, cleanUp, isOffered, PLACEHOLDER_FILE, type Json } from './planned.ts'
 
@@ -22,16 +23,19 @@ interface PlannedRoute {
   undo?: (id: string) => { method: 'POST' | 'DELETE'; path: string }
 }
 
+/** The run tag of what a route may create (§4.9 defines metadata on batches, assistants and threads). */
+const tagged = (): Json => ({ metadata: runMetadata(runConfig().runId) })
+
 const MISSING = { batch: 'batch_gc_missing', thread: 'thread_gc_missing', job: 'ftjob-gc-missing' }
 
 const ROUTES: readonly PlannedRoute[] = [
   { method: 'POST', path: '/v1/responses/input_tokens', body: (model) => ({ model, input: 'Hello, gateway.' }) },
-  { method: 'POST', path: '/v1/batches', body: () => ({ input_file_id: PLACEHOLDER_FILE, endpoint: '/v1/chat/completions', completion_window: '24h' }), undo: (id) => ({ method: 'POST', path: `/v1/batches/${id}/cancel` }) },
+  { method: 'POST', path: '/v1/batches', body: () => ({ input_file_id: PLACEHOLDER_FILE, endpoint: '/v1/chat/completions', completion_window: '24h', ...tagged() }), undo: (id) => ({ method: 'POST', path: `/v1/batches/${id}/cancel` }) },
   { method: 'GET', path: '/v1/batches' },
   { method: 'GET', path: `/v1/batches/${MISSING.batch}` },
   { method: 'POST', path: `/v1/batches/${MISSING.batch}/cancel`, body: () => ({}) },
-  { method: 'POST', path: '/v1/assistants', body: (model) => ({ model, name: 'gc-conformance' }), undo: (id) => ({ method: 'DELETE', path: `/v1/assistants/${id}` }) },
-  { method: 'POST', path: '/v1/threads', body: () => ({}), undo: (id) => ({ method: 'DELETE', path: `/v1/threads/${id}` }) },
+  { method: 'POST', path: '/v1/assistants', body: (model) => ({ model, name: 'gc-conformance', ...tagged() }), undo: (id) => ({ method: 'DELETE', path: `/v1/assistants/${id}` }) },
+  { method: 'POST', path: '/v1/threads', body: () => tagged(), undo: (id) => ({ method: 'DELETE', path: `/v1/threads/${id}` }) },
   { method: 'POST', path: `/v1/threads/${MISSING.thread}/messages`, body: () => ({ role: 'user', content: 'Hello.' }) },
   { method: 'POST', path: `/v1/threads/${MISSING.thread}/runs`, body: () => ({ assistant_id: 'asst_gc_missing' }) },
   { method: 'POST', path: '/v1/fine-tuning/jobs', body: (model) => ({ model, training_file: PLACEHOLDER_FILE }), undo: (id) => ({ method: 'POST', path: `/v1/fine-tuning/jobs/${id}/cancel` }) },

@@ -12,6 +12,7 @@ import { memo, randomSuffix } from '../../harness/helpers.ts'
 import type { Exchange, GatewayClient } from '../../harness/http-client.ts'
 import { multipartBody, type FilePart } from '../../harness/multipart.ts'
 import { schemas } from '../../harness/schema-registry.ts'
+import { runTag } from '../../harness/run-tag.ts'
 import { runConfig, spend } from '../../harness/suite.ts'
 import limits from '../../schemas/limits/video-limits.json' with { type: 'json' }
 
@@ -68,7 +69,7 @@ const created = { ids: new Map<string, KeySlot>(), tags: new Map<string, KeySlot
  * 256-character limit (and no other endpoint's 64, Part 1 §8.5) can refuse it.
  */
 export function tag(label: string): string {
-  return `gc-${runConfig().runId}-${randomSuffix()}-${label}`.slice(0, 64)
+  return runTag(runConfig().runId, `${randomSuffix()}-${label}`)
 }
 
 /** Prices per second from the target's model list (Part 1 §2.3 pricing.output), read once per file. */

@@ -4,6 +4,7 @@
  * the faithful gateway the same phase must pass it. Runs in process on a four-second minute (long beside a busy machine's pauses), so that a phase
  * lasts seconds.
  */
+import { newRunId } from '../../harness/target.ts'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { LOAD_FAULTS } from '../../gateway/faults.ts'
 import { startEmbeddedGateway, type EmbeddedGateway } from '../../gateway/embedded.ts'
@@ -33,7 +34,7 @@ async function runAgainst(faults: string[], proof: { profile: string; phase: str
     if (!profile) throw new Error(`no profile ${proof.profile}`)
     return await runProfile({
       profile,
-      context: { baseUrl: gateway.url, embedded: true, minuteMs: MINUTE_MS, keys: gateway.keys, tier: null, durationMs: null, rate: null, connections: null, timeoutMs: 10_000, getJson: jsonGetter(gateway.url, gateway.keys, 10_000) },
+      context: { baseUrl: gateway.url, embedded: true, minuteMs: MINUTE_MS, keys: gateway.keys, tier: null, durationMs: null, rate: null, connections: null, timeoutMs: 10_000, runId: newRunId(), getJson: jsonGetter(gateway.url, gateway.keys, 10_000) },
       runId: `load-fault-${faults.join('+') || 'none'}`,
       shard: null,
       phases: [proof.phase],
