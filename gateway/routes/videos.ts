@@ -101,14 +101,15 @@ export function registerVideoRoutes(app: FastifyInstance, state: GatewayState): 
     })
     if (faults.has('video-drop-on-disconnect')) {
       // A create whose caller hangs up right after sending is rolled back (after charging): section 4.1 says the
-      // server starts at submission. A keep-alive client does not hang up this soon, so only drops are caught; the
-      // two seconds leave room for a client on a busy machine, whose hang-up can come a while after its request.
+      // server starts at submission. A keep-alive client does not hang up this soon (undici closes an idle socket
+      // after 4 s at the earliest), so only drops are caught; the 3.5 s leave room for a client on a busy machine,
+      // whose hang-up can come seconds after its request.
       const socket = request.raw.socket
       const drop = (): void => void store.delete(account.id, job.id)
       if (socket.readableEnded || socket.destroyed) drop()
       else {
         socket.once('end', drop).once('close', drop)
-        setTimeout(() => socket.off('end', drop).off('close', drop), 2_000).unref()
+        setTimeout(() => socket.off('end', drop).off('close', drop), 3_500).unref()
       }
     }
     return job

@@ -9,10 +9,13 @@
  * The full run is also the canary run of the keys: it is made with fresh random keys, which the gateway accepts
  * as its seeded ones, and nothing the run wrote (HAR and curl lines included) or printed may contain them.
  */
+import { join } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { startEmbeddedGateway, type EmbeddedGateway } from '../../gateway/embedded.ts'
 import { VARY_PROPERTY } from '../../gateway/vary.ts'
 import { DEFAULTS } from '../../harness/config.ts'
+import { catalogue } from '../../harness/catalogue.ts'
+import { runReportProblems } from '../harness/run-report-checks.ts'
 import { canaryKeys, leaks } from '../support/canary.ts'
 import { withRun, type ConformanceRun } from '../support/run-conformance.ts'
 
@@ -48,6 +51,8 @@ test('a full run against the varied gateway is conformant, with no failure and n
   await withRun(['--base-url', gateway.url], env, (run) => {
     expectConformant(run)
     expect(leaks(canaries.values, run.reportRoot, { stdout: run.stdout, stderr: run.stderr })).toEqual([])
+    // summary.json against its schema, exchanges.har against HAR 1.2 (varied bodies and all), coverage.md whole.
+    expect(runReportProblems(join(run.reportRoot, 'latest'), catalogue().keys(), canaries.values)).toEqual([])
   })
 }, 420_000)
 
