@@ -16,7 +16,7 @@ import { dateHeader } from './hooks/date-header.ts'
 import { registerAdminRoutes } from './routes/admin.ts'
 import { countFinishedCall, rateLimitHeaders, rateLimitHook } from './hooks/rate-limit.ts'
 import { recordTransaction } from './hooks/record-transaction.ts'
-import { createRequestIdMinter, pastLegacyHeader, requestIdHeaders } from './hooks/request-id.ts'
+import { createRequestIdMinter, requestIdHeaders } from './hooks/request-id.ts'
 import { unvaryJson, unvaryUrl, varyHeaders, varyJsonText } from './vary.ts'
 import { registerAccountRoutes } from './routes/account.ts'
 import { registerAudioRoutes } from './routes/audio.ts'
@@ -41,14 +41,9 @@ export interface Gateway {
   readonly state: GatewayState
 }
 
-/** Allowed variation of the response headers (vary.ts), after the gateway's own have been set. */
-function varyResponseHeaders(state: GatewayState) {
-  return (_request: FastifyRequest, reply: FastifyReply): void => varyHeaders(reply, pastLegacyHeader(state.clock.now()))
-}
-
 export function createGateway(config: GatewayConfig = {}): Gateway {
   const state = createState(config)
-  const responseSteps = [dateHeader(state), requestIdHeaders(state), rateLimitHeaders(state), ...(state.vary ? [varyResponseHeaders(state)] : []), recordTransaction(state)]
+  const responseSteps = [dateHeader(state), requestIdHeaders(state), rateLimitHeaders(state), ...(state.vary ? [(_request: FastifyRequest, reply: FastifyReply) => varyHeaders(reply)] : []), recordTransaction(state)]
   const finishResponse = (request: FastifyRequest, reply: FastifyReply): void => {
     for (const step of responseSteps) step(request, reply)
   }

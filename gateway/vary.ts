@@ -101,11 +101,12 @@ export function awkwardPieces(text: string): string[] {
   return pieces
 }
 
-/**
- * The response headers that vary: an intermediary's unrelated x-request-id past the cut-off (the service's own
- * header is gone by then, so nothing is overwritten), and no Retry-After on a 429.
- */
-export function varyHeaders(reply: FastifyReply, pastCutOff: boolean): void {
-  if (pastCutOff) reply.header('x-request-id', `gc-proxy-${randomBytes(8).toString('hex')}`)
+/** The x-request-id an intermediary adds past the cut-off (request-id.ts): unrelated to svc-request-id. */
+export function proxyRequestId(): string {
+  return `gc-proxy-${randomBytes(8).toString('hex')}`
+}
+
+/** A 429 without Retry-After, which only "may accompany" it (§4.1, §7). */
+export function varyHeaders(reply: FastifyReply): void {
   if (reply.statusCode === 429) reply.removeHeader('retry-after')
 }

@@ -9,7 +9,7 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFi
 import { basename, join } from 'node:path'
 import { judgeBaseline, summarizeBaseline, targetName, rawStatus, type Baseline } from './baseline.ts'
 import { ConfigError } from './errors.ts'
-import { countByFamily, EXIT, SHARD_REASON, totals, verdictOf, type RequirementResult, type Status } from './results.ts'
+import { countByFamily, EXIT, MAX_EVIDENCE, SHARD_REASON, totals, UNCHECKED_REASON, uncheckedMustIds, verdictOf, type RequirementResult, type Status } from './results.ts'
 import { SUMMARY_SCHEMA_VERSION, type Summary } from './report/summary.ts'
 
 export interface MergeInput {
@@ -20,7 +20,6 @@ export interface MergeInput {
 type Shard = { index: number; count: number }
 
 const RANK: Record<Exclude<Status, 'known'>, number> = { fail: 6, warn: 5, error: 4, pass: 3, skip: 2, disabled: 1 }
-const MAX_EVIDENCE = 5 // as results.ts: enough to see a pattern
 
 function label(input: MergeInput): string {
   const shard = input.summary.selection.shard
@@ -92,7 +91,7 @@ export function mergeRequirement(parts: readonly RequirementResult[]): Requireme
     if (real.length > 0) merged.reason = reasons(real)
     else {
       merged.status = 'skip'
-      merged.reason = 'no test checks this requirement'
+      merged.reason = UNCHECKED_REASON
     }
   }
   return merged
@@ -156,7 +155,7 @@ export function mergeSummaries(inputs: readonly MergeInput[], runId: string): Su
     families: Object.fromEntries(countByFamily(results)),
     tests: { total: sum((s) => s.tests.total), passed: sum((s) => s.tests.passed), failed: sum((s) => s.tests.failed), skipped: sum((s) => s.tests.skipped) },
     requirements: results,
-    uncheckedMust: results.filter((r) => r.level === 'MUST' && r.reason === 'no test checks this requirement').map((r) => r.id),
+    uncheckedMust: uncheckedMustIds(results),
     observations,
     retries: summaries.flatMap((s) => s.retries),
     pacing: summaries.flatMap((s) => s.pacing),

@@ -17,7 +17,7 @@ import type { ExchangeRecord } from './exchange.ts'
 import type { ConformanceMeta } from './recorder.ts'
 import { Redactor } from './redact.ts'
 import { rerunNote } from './rerun.ts'
-import { aggregate, countByFamily, EXIT, totals, verdictOf, type Outcome, type OutcomeStatus } from './results.ts'
+import { aggregate, countByFamily, EXIT, totals, uncheckedMustIds, verdictOf, type Outcome, type OutcomeStatus } from './results.ts'
 import { failureBlocks, familyTable, verdictLine } from './report/console.ts'
 import { renderJunit, type JunitCase } from './report/junit.ts'
 import { renderMarkdown, spendLine } from './report/markdown.ts'
@@ -132,7 +132,7 @@ export class ConformanceReporter implements Reporter {
       families: Object.fromEntries(families),
       tests: collected.tests,
       requirements: results,
-      uncheckedMust: results.filter((r) => r.level === 'MUST' && r.reason === 'no test checks this requirement').map((r) => r.id),
+      uncheckedMust: uncheckedMustIds(results),
       observations: collected.observations,
       retries: collected.retries,
       pacing: collected.pacing,

@@ -72,14 +72,18 @@ export async function secondTry(attempt: () => Promise<void>, timeLeftMs: number
  * Called by check() when a test failed: makes the second try if the failure earns one and records it in the
  * test's meta. The caller then throws the first failure whatever the second try gave.
  */
-export async function rerunFailed(ctx: TestContext, req: Requirement, enabled: boolean | undefined, failure: unknown, attempt: () => Promise<void>, exchangesBefore: number): Promise<void> {
+export async function rerunFailed(ctx: TestContext, req: Requirement, enabled: boolean | undefined, failure: unknown, attempt: () => Promise<void>, exchanges: () => number): Promise<void> {
   if (!wantsRerun(failure, req, enabled)) return
+  const exchangesBefore = exchanges()
   const startedAt = ctx.task.result?.startTime ?? Date.now()
   const firstTookMs = Date.now() - startedAt
   const timeLeftMs = ctx.task.timeout - firstTookMs - RERUN_DEFAULTS.marginMs
   // A second try is likely to take as long as the first: one that could not is not started, rather than abandoned
   // half-way (an abandoned try runs on in the background until its own deadlines).
-  const result = timeLeftMs < firstTookMs ? 'no-time' : await secondTry(attempt, timeLeftMs)
+  let result = timeLeftMs < firstTookMs ? 'no-time' : await secondTry(attempt, timeLeftMs)
+  // A test whose calls are fixtures its file made once (helpers.ts memo) only judged them again: no new call, so
+  // no second try of the target, and neither "failed again" nor "flaky" would be true.
+  if ((result === 'pass' || result === 'fail') && exchanges() === exchangesBefore) result = 'reused'
   // ctx.skip() in the second try marked the task pending, which would turn the first failure into a skip.
   if (ctx.task.result) delete (ctx.task.result as { pending?: boolean }).pending
   ctx.task.meta.rerun = { result, exchangesBefore }
@@ -91,6 +95,7 @@ const NOTES: Record<RerunResult, string> = {
   skip: 'skipped (its precondition or the budget did not allow it)',
   error: 'broke with a harness error',
   'no-time': 'not made: too little of the test timeout was left',
+  reused: 'not made: the test judges calls its file made once for several tests, and calling again would not repeat them',
 }
 
 /** The line a failure message gains: what the second try gave. */

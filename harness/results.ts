@@ -31,8 +31,11 @@ export interface Outcome {
   rerun?: RerunResult
 }
 
-/** The second try of a failed test: `no-time` when too little of the test's timeout was left to make it. */
-export type RerunResult = 'pass' | 'fail' | 'skip' | 'error' | 'no-time'
+/**
+ * The second try of a failed test: `no-time` when too little of the test's timeout was left to make it, `reused`
+ * when it made no call (its exchanges are a fixture the file made once), so it tried nothing again.
+ */
+export type RerunResult = 'pass' | 'fail' | 'skip' | 'error' | 'no-time' | 'reused'
 
 export interface TestSummary {
   name: string
@@ -83,7 +86,7 @@ export type Verdict = 'conformant' | 'non-conformant' | 'incomplete' | 'error' |
 
 export const EXIT = { conformant: 0, 'non-conformant': 1, 'stale-baseline': 1, error: 2, incomplete: 3 } as const satisfies Record<Verdict, number>
 
-const MAX_EVIDENCE = 5 // per requirement: enough to see a pattern, few enough to read
+export const MAX_EVIDENCE = 5 // per requirement: enough to see a pattern, few enough to read
 
 export interface AggregateInput {
   catalogue: Iterable<Requirement>
@@ -165,7 +168,7 @@ export function aggregate(input: AggregateInput): RequirementResult[] {
       result.reason = `${SHARD_REASON} (--shard ${input.shard.index}/${input.shard.count})`
     } else {
       result.status = 'skip'
-      result.reason = 'no test checks this requirement'
+      result.reason = UNCHECKED_REASON
     }
     results.push(result)
   }
@@ -174,6 +177,14 @@ export function aggregate(input: AggregateInput): RequirementResult[] {
 
 /** The start of the reason a shard gives what it did not reach; the merge of shards looks for it. */
 export const SHARD_REASON = 'not in this shard'
+
+/** The reason of a requirement that no test reached (uncheckedMust lists the MUSTs among them). */
+export const UNCHECKED_REASON = 'no test checks this requirement'
+
+/** The MUST requirements that no test reached, for summary.json's uncheckedMust. */
+export function uncheckedMustIds(results: readonly RequirementResult[]): string[] {
+  return results.filter((r) => r.level === 'MUST' && r.reason === UNCHECKED_REASON).map((r) => r.id)
+}
 
 function reasons(outcomes: Outcome[]): string {
   return [...new Set(outcomes.filter((o) => o.status === 'skip').map((o) => o.message ?? 'skipped'))].join('; ')

@@ -11,7 +11,7 @@ import { requirement } from './catalogue.ts'
 import type { TargetConfig } from './config.ts'
 import { GatewayClient, TargetFailure } from './http-client.ts'
 import { currentExchanges } from './recorder.ts'
-import { rerunFailed } from './rerun.ts'
+import { isSkip, rerunFailed } from './rerun.ts'
 
 declare module 'vitest' {
   interface ProvidedContext {
@@ -54,11 +54,6 @@ function classify(error: unknown): unknown {
   return error
 }
 
-/** vitest's skip (ctx.skip, precondition) travels as a thrown error; it is not a failure to attach evidence to. */
-function isSkip(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'VITEST_PENDING'
-}
-
 export function check(id: string, title: string, fn: () => Promise<void> | void, options: { timeout?: number } = {}): void {
   const req = requirement(id)
   // A raised GATEWAY_TIMEOUT_MS raises the test's time with it: a slow target's calls must time out as the
@@ -73,7 +68,7 @@ export function check(id: string, title: string, fn: () => Promise<void> | void,
       const failure = classify(error)
       if (!isSkip(failure)) await attachFailure(config, failure instanceof ConformanceFailure ? failure.details.exchange : lastExchange())
       // A failed MUST is tried once more and both results are reported; the first failure stands (harness/rerun.ts).
-      await rerunFailed(ctx, req, config.rerunFailures, failure, async () => { try { await fn() } catch (again) { throw classify(again) } }, currentExchanges().length)
+      await rerunFailed(ctx, req, config.rerunFailures, failure, async () => { try { await fn() } catch (again) { throw classify(again) } }, () => currentExchanges().length)
       throw failure
     } finally {
       await tagTest(config, currentExchanges())

@@ -49,6 +49,7 @@ Options (each overrides the environment variable named):
 
 Subcommands:
   merge <dir...>          merge the reports of shards or split runs (npm run conformance -- merge --help)
+  sweep                   list, and with --yes delete, what earlier runs left on the target (sweep --help)
 
 Keys come from GATEWAY_API_KEY, GATEWAY_API_KEY_TIER0..5 and GATEWAY_SUSPENDED_API_KEY (environment or .env).
 Exit codes: 0 conformant, 1 a MUST requirement failed (beyond the baseline) or a baseline entry is stale,

@@ -12,6 +12,7 @@ import type { Clock } from '../clock.ts'
 import type { FaultSet } from '../faults.ts'
 import type { GatewayState } from '../state.ts'
 import { createUuid7Generator, UUID_PATTERN } from '../uuid7.ts'
+import { proxyRequestId } from '../vary.ts'
 
 /** Section 9.4: x-request-id is returned from 2026-08-16 through 2026-10-15 (UTC days, inclusive). */
 const LEGACY_HEADER_FROM = Date.UTC(2026, 7, 16)
@@ -22,7 +23,7 @@ export function legacyHeaderApplies(nowMs: number): boolean {
 }
 
 /** Past section 9.4's last day the service returns no x-request-id; an intermediary may add an unrelated one. */
-export function pastLegacyHeader(nowMs: number): boolean {
+function pastLegacyHeader(nowMs: number): boolean {
   return nowMs >= LEGACY_HEADER_UNTIL
 }
 
@@ -52,7 +53,10 @@ export function requestIdHeaders(state: GatewayState) {
     state.contexts.of(request).responseId = id
     if (failed && faults.has('no-svc-request-id-on-errors')) return
     reply.header('svc-request-id', id)
-    const legacy = faults.has('x-request-id-after-cutoff') || (legacyHeaderApplies(clock.now()) && !faults.has('x-request-id-missing'))
+    const now = clock.now()
+    const legacy = faults.has('x-request-id-after-cutoff') || (legacyHeaderApplies(now) && !faults.has('x-request-id-missing'))
     if (legacy) reply.header('x-request-id', id)
+    // Allowed variation (vary.ts): past the cut-off an intermediary may add an unrelated x-request-id (§4.1).
+    else if (state.vary && pastLegacyHeader(now)) reply.header('x-request-id', proxyRequestId())
   }
 }

@@ -144,9 +144,5 @@ export function isCron(text: unknown): boolean {
 
 export const always = (step: Step | undefined): boolean => typeof step?.if === 'string' && /\balways\(\)/.test(step.if)
 
-export function indexOfStep(steps: Step[], test: (s: Step) => boolean): number {
-  return steps.findIndex(test)
-}
-
 export const runs = (step: Step, pattern: RegExp): boolean => pattern.test(step.run ?? '')
 export const usesAction = (step: Step, action: string): boolean => (step.uses ?? '').split('@')[0] === action

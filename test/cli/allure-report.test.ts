@@ -7,7 +7,7 @@
  */
 import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
@@ -23,6 +23,7 @@ import type { ExchangeRecord } from '../../harness/exchange.ts'
 import { Redactor } from '../../harness/redact.ts'
 import { CHROMIUM_MISSING, dumpDom, findChromium } from '../support/chromium.ts'
 import { keyEnv, ROOT, withRun } from '../support/run-conformance.ts'
+import { leaks } from '../support/canary.ts'
 
 const REPORT_SCRIPT = join(ROOT, 'scripts/report.ts')
 const TSX = import.meta.resolve('tsx')
@@ -46,13 +47,6 @@ async function runReport(args: string[], cwd: string, env: Record<string, string
   const exitCode = await new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? -1)))
   clearTimeout(timer)
   return { exitCode, stdout, stderr }
-}
-
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name)
-    return statSync(path).isDirectory() ? filesUnder(path) : [path]
-  })
 }
 
 function readResults(dir: string): TestResult[] {
@@ -199,10 +193,7 @@ describe('a run against a gateway with a fault, then npm run report twice', () =
       expect(axis[1]).toBe('Latest')
 
       // No key anywhere: results, reports, the history file.
-      for (const file of [...filesUnder(run.reportRoot), ...filesUnder(join(cwd, 'second')), history]) {
-        const text = readFileSync(file).toString('latin1')
-        for (const key of keys) expect(text.includes(key), `${file} holds a key`).toBe(false)
-      }
+      expect(leaks(keys, [run.reportRoot, join(cwd, 'second'), history])).toEqual([])
     })
   }, 240_000)
 })

@@ -4,20 +4,14 @@
  * free of keys in every file they write.
  */
 import { createServer } from 'node:net'
-import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { SEEDED_KEYS } from '../../gateway/accounts.ts'
 import { catalogue, families } from '../../harness/catalogue.ts'
 import { withRun } from '../support/run-conformance.ts'
 import { runReportProblems } from '../harness/run-report-checks.ts'
-
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name)
-    return statSync(path).isDirectory() ? filesUnder(path) : [path]
-  })
-}
+import { filesUnder } from '../support/files.ts'
 
 /** A loopback port with nothing listening on it. */
 async function closedPort(): Promise<number> {

@@ -11,6 +11,7 @@ import { catalogue, families, uncheckedMust } from '../../harness/catalogue.ts'
 import { SchemaRegistry } from '../../harness/schema-registry.ts'
 import { collectChecks } from '../../scripts/list-requirements.ts'
 import { ROOT } from '../support/run-conformance.ts'
+import { filesUnder } from '../support/files.ts'
 
 const SPEC = { 1: '../shared/spec/gateway-api-part-1.md', 2: '../shared/spec/gateway-api-part-2.md' }
 
@@ -29,10 +30,6 @@ function sectionsOf(text: string): Set<string> {
     if (rule && current !== '' && !current.includes('.')) sections.add(`${current}.${rule[1]}`)
   }
   return sections
-}
-
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? filesUnder(join(dir, d.name)) : [join(dir, d.name)]))
 }
 
 describe('schemas', () => {

@@ -59,8 +59,18 @@ describe('rerunFailed in a test', () => {
 
   test('records the second try and how many exchanges the first had made', async () => {
     const ctx = fakeContext()
-    await rerunFailed(ctx, req, true, failure(), async () => {}, 3)
+    let exchanges = 3
+    await rerunFailed(ctx, req, true, failure(), async () => { exchanges += 1 }, () => exchanges)
     expect(ctx.task.meta.rerun).toEqual({ result: 'pass', exchangesBefore: 3 })
+  })
+
+  test('a second try that made no call (the test judges a fixture its file made once) tried nothing again: reused', async () => {
+    const passed = fakeContext()
+    await rerunFailed(passed, req, true, failure(), async () => {}, () => 2)
+    expect(passed.task.meta.rerun?.result).toBe('reused')
+    const failed = fakeContext()
+    await rerunFailed(failed, req, true, failure(), async () => { throw failure() }, () => 2)
+    expect(failed.task.meta.rerun?.result).toBe('reused')
   })
 
   test('a skip in the second try does not leave the test pending (which would turn the failure into a skip)', async () => {
@@ -68,7 +78,7 @@ describe('rerunFailed in a test', () => {
     await rerunFailed(ctx, req, true, failure(), async () => {
       ;(ctx.task.result as { pending?: boolean }).pending = true // what ctx.skip() does before it throws
       throw skip()
-    }, 1)
+    }, () => 1)
     expect(ctx.task.meta.rerun?.result).toBe('skip')
     expect((ctx.task.result as { pending?: boolean }).pending).toBeUndefined()
   })
@@ -76,18 +86,19 @@ describe('rerunFailed in a test', () => {
   test('the time left is the test timeout less what the first try took and a margin', async () => {
     const ctx = fakeContext(10_000, 10_000 - RERUN_DEFAULTS.marginMs - RERUN_DEFAULTS.minAttemptMs + 200)
     let made = false
-    await rerunFailed(ctx, req, true, failure(), async () => { made = true }, 0)
+    await rerunFailed(ctx, req, true, failure(), async () => { made = true }, () => 0)
     expect(ctx.task.meta.rerun?.result).toBe('no-time')
     expect(made).toBe(false)
   })
 
   test('a second try that would likely outlive the timeout (the first took longer than what is left) is not started', async () => {
     const ctx = fakeContext(20_000, 8_000) // 10 s left after the margin, more than the 8 s the first took: made
-    await rerunFailed(ctx, req, true, failure(), async () => {}, 0)
+    let calls = 0
+    await rerunFailed(ctx, req, true, failure(), async () => { calls += 1 }, () => calls)
     expect(ctx.task.meta.rerun?.result).toBe('pass')
     const slow = fakeContext(20_000, 10_000) // 8 s left, the first took 10 s
     let made = false
-    await rerunFailed(slow, req, true, failure(), async () => { made = true }, 0)
+    await rerunFailed(slow, req, true, failure(), async () => { made = true }, () => 0)
     expect(slow.task.meta.rerun?.result).toBe('no-time')
     expect(made).toBe(false)
   })
@@ -95,7 +106,7 @@ describe('rerunFailed in a test', () => {
   test('nothing happens for a failure that earns no second try', async () => {
     const ctx = fakeContext()
     let made = false
-    await rerunFailed(ctx, { ...req, level: 'SHOULD' }, true, failure(), async () => { made = true }, 0)
+    await rerunFailed(ctx, { ...req, level: 'SHOULD' }, true, failure(), async () => { made = true }, () => 0)
     expect(made).toBe(false)
     expect(ctx.task.meta.rerun).toBeUndefined()
   })

@@ -4,9 +4,9 @@
  * seeded keys are constants that a careless redactor could special-case; a canary cannot be.
  */
 import { randomBytes } from 'node:crypto'
-import { readdirSync, readFileSync, statSync } from 'node:fs'
-import { join } from 'node:path'
+import { readFileSync, statSync } from 'node:fs'
 import { SEEDED_KEY_ENV, SEEDED_KEYS, type SeededKeys } from '../../gateway/accounts.ts'
+import { filesUnder } from './files.ts'
 
 export interface Canaries {
   /** canary -> seeded key, for startEmbeddedGateway({ keyAliases }). */
@@ -27,17 +27,14 @@ export function canaryKeys(): Canaries {
   return { aliases, env, values: Object.keys(aliases) }
 }
 
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name)
-    return statSync(path).isDirectory() ? filesUnder(path) : [path]
-  })
-}
-
-/** Where a canary (or any of `secrets`) appears: "file: <path>" or "<stream name>", empty when nowhere. */
-export function leaks(secrets: readonly string[], reportDir: string, printed: Record<string, string>): string[] {
+/**
+ * Where a canary (or any of `secrets`) appears: "file: <path>" or "<stream name>", empty when nowhere. `written`
+ * is a folder searched at any depth, a file, or a list of them.
+ */
+export function leaks(secrets: readonly string[], written: string | readonly string[], printed: Record<string, string> = {}): string[] {
   const found: string[] = []
-  for (const file of filesUnder(reportDir)) {
+  const files = (typeof written === 'string' ? [written] : written).flatMap((path) => (statSync(path).isDirectory() ? filesUnder(path) : [path]))
+  for (const file of files) {
     const text = readFileSync(file).toString('latin1')
     if (secrets.some((s) => text.includes(s))) found.push(`file: ${file}`)
   }
