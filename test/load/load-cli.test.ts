@@ -95,9 +95,11 @@ describe('runs', () => {
     // Keys no code has seen before, accepted by this gateway as its seeded ones: none may appear anywhere the run
     // wrote or printed.
     const canaries = canaryKeys()
-    const target = await startEmbeddedGateway({ minuteMs: 2000, keyAliases: canaries.aliases })
+    // A 4 s minute: this gateway shares the test worker's process, and a busy machine's pauses must stay well
+    // inside a window for whole windows to be seen.
+    const target = await startEmbeddedGateway({ minuteMs: 4000, keyAliases: canaries.aliases })
     try {
-      const run = await load(['--profile', 'tier-1-usage', '--phase', 'double', '--base-url', target.url, '--minute-ms', '2000', '--report-dir', dir], canaries.env)
+      const run = await load(['--profile', 'tier-1-usage', '--phase', 'double', '--base-url', target.url, '--minute-ms', '4000', '--report-dir', dir], canaries.env)
       expect(run.code, run.stderr + run.stdout).toBe(0)
       expect(run.stdout).toMatch(/double\s+admission\s+PASS/)
       const out = onlyDir(dir)
