@@ -5,11 +5,12 @@
  * merged results (an entry one shard did not run may be stale in another). Reports of different targets, as-of
  * dates, catalogues or baselines are refused, and so are incomplete or repeated shard sets.
  */
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync, writeSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import { judgeBaseline, summarizeBaseline, targetName, rawStatus, type Baseline } from './baseline.ts'
 import { ConfigError } from './errors.ts'
 import { countByFamily, EXIT, MAX_EVIDENCE, SHARD_REASON, totals, UNCHECKED_REASON, uncheckedMustIds, verdictOf, type RequirementResult, type Status } from './results.ts'
+import { writeSummaryFiles } from './report/files.ts'
 import { SUMMARY_SCHEMA_VERSION, type Summary } from './report/summary.ts'
 
 export interface MergeInput {
@@ -193,14 +194,21 @@ export function mergeJunit(xmls: readonly string[]): string {
   return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="gateway-conformance" tests="${tests}" failures="${failures}" errors="${errors}">\n${suites.join('\n')}\n</testsuites>\n`
 }
 
-/** exchanges.har of the merge: the runs' entries one after another (each run already capped its own). */
-export function mergeHar(texts: readonly string[]): string | null {
-  const logs = texts.map((t) => (JSON.parse(t) as { log: { entries?: unknown[]; pages?: unknown[] } & Record<string, unknown> }).log)
-  const first = logs[0]
-  if (first === undefined) return null
-  const entries = logs.flatMap((l) => l.entries ?? [])
-  const pages = logs.flatMap((l) => l.pages ?? [])
-  return `${JSON.stringify({ log: { ...first, comment: `${entries.length} exchanges merged from ${logs.length} runs`, ...(pages.length > 0 ? { pages } : {}), entries } })}\n`
+/**
+ * exchanges.har of the merge in pieces: the runs' entries one after another (each run already capped its own) under
+ * the first run's log head. One run's HAR is read and parsed at a time, so a merge holds one run's HAR, not all.
+ */
+export function* mergeHarChunks(runs: ReadonlyArray<() => string>): Generator<string> {
+  let count = 0
+  const pages: unknown[] = []
+  for (const [k, read] of runs.entries()) {
+    const { entries, pages: runPages, comment: _comment, ...head } = (JSON.parse(read()) as { log: { entries?: unknown[]; pages?: unknown[] } & Record<string, unknown> }).log
+    if (k === 0) yield `{"log":${JSON.stringify(head).slice(0, -1)},"entries":[\n`
+    for (const entry of entries ?? []) yield `${count++ === 0 ? '' : ',\n'}${JSON.stringify(entry)}`
+    pages.push(...(runPages ?? []))
+  }
+  if (runs.length === 0) return
+  yield `\n]${pages.length > 0 ? `,"pages":${JSON.stringify(pages)}` : ''},"comment":${JSON.stringify(`${count} exchanges merged from ${runs.length} runs`)}}}\n`
 }
 
 /** Reads a run's summary.json; a folder that is not a run's report is one clear line. */
@@ -241,23 +249,29 @@ function copyAllure(dirs: readonly string[], into: string): number {
 }
 
 /**
- * Merges the runs in `dirs` into `runDir`: summary.json, junit.xml, allure-results/ and, where the runs wrote
- * them, exchanges.har. The caller renders summary.md and coverage.md from the returned summary.
+ * Merges the runs in `dirs` into `runDir`: summary.json, summary.md, coverage.md, junit.xml, allure-results/ and,
+ * where the runs wrote them, exchanges.har.
  */
 export function mergeRuns(dirs: readonly string[], runDir: string, runId: string): { summary: Summary; allureFiles: number } {
   const inputs = dirs.map(readRun)
   const summary = mergeSummaries(inputs, runId)
-  mkdirSync(runDir, { recursive: true })
-  writeFileSync(join(runDir, 'summary.json'), `${JSON.stringify(summary, null, 2)}\n`)
+  writeSummaryFiles(runDir, summary)
   const junits = dirs.map((d) => join(d, 'junit.xml')).filter(existsSync).map((f) => readFileSync(f, 'utf8'))
   writeFileSync(join(runDir, 'junit.xml'), mergeJunit(junits))
-  const hars = dirs.map((d) => join(d, 'exchanges.har')).filter(existsSync).map((f) => readFileSync(f, 'utf8'))
-  const har = hars.length > 0 ? mergeHar(hars) : null
-  if (har !== null) writeFileSync(join(runDir, 'exchanges.har'), har)
+  const hars = dirs.map((d) => join(d, 'exchanges.har')).filter(existsSync)
+  if (hars.length > 0) {
+    const fd = openSync(join(runDir, 'exchanges.har'), 'w')
+    try {
+      for (const chunk of mergeHarChunks(hars.map((f) => () => readFileSync(f, 'utf8')))) writeSync(fd, chunk)
+    } finally {
+      closeSync(fd)
+    }
+  }
   const allureFiles = copyAllure(dirs, join(runDir, 'allure-results'))
   return { summary, allureFiles }
 }
 
+/** One line per merged run, for the console. */
 export function describeInputs(summary: Summary): string {
   return (summary.mergedFrom ?? []).map((m) => `  ${m.shard ? `shard ${m.shard.index}/${m.shard.count}` : 'run'} ${m.runId} (${m.dir})`).join('\n')
 }

@@ -4,11 +4,11 @@
  * summary.md, coverage.md, exchanges.har, junit.xml; allure-results/ is written by allure-vitest beside them)
  * and reports/latest.
  */
-import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import type { Reporter, SerializedError, TestCase, TestModule } from 'vitest/node'
 import { auditExchange, duplicateIds, REQ } from './audit.ts'
-import { baselineConsole, baselineJunit, settleBaseline, targetName, type Baseline } from './baseline.ts'
+import { baselineJunit, settleBaseline, targetName, type Baseline } from './baseline.ts'
 import { catalogue } from './catalogue.ts'
 import type { RunOptions, TargetConfig } from './config.ts'
 import { curlLine } from './curl.ts'
@@ -18,10 +18,9 @@ import type { ConformanceMeta } from './recorder.ts'
 import { Redactor } from './redact.ts'
 import { rerunNote } from './rerun.ts'
 import { aggregate, countByFamily, EXIT, totals, uncheckedMustIds, verdictOf, type Outcome, type OutcomeStatus } from './results.ts'
-import { failureBlocks, familyTable, verdictLine } from './report/console.ts'
+import { endOfRun } from './report/console.ts'
+import { pointLatest, writeSummaryFiles } from './report/files.ts'
 import { renderJunit, type JunitCase } from './report/junit.ts'
-import { renderMarkdown, spendLine } from './report/markdown.ts'
-import { renderCoverage } from './report/coverage.ts'
 import { writeHar, type HarSource } from './report/har.ts'
 import { SUMMARY_SCHEMA_VERSION, tierUse, type Summary } from './report/summary.ts'
 
@@ -147,14 +146,7 @@ export class ConformanceReporter implements Reporter {
     this.summary = summary
     if (this.#o.writeReports !== false) this.#writeReports(summary, baselineJunit(collected.junit, results), collected.har)
 
-    const failures = failureBlocks(results)
-    if (failures) this.#write(`\n${failures}\n`)
-    const baselineText = baselineConsole(summary.baseline, results)
-    if (baselineText) this.#write(`\n${baselineText}\n`)
-    if (collected.harnessErrors.length > 0) this.#write(`\nHarness errors:\n${collected.harnessErrors.map((e) => `  ${e}`).join('\n')}\n`)
-    if (summary.spend.items.length > 0 || summary.spend.measuredUsd !== null) this.#write(`\n${spendLine(summary.spend)}\n`)
-    this.#write(`\nRequirements by family (${results.length} in the catalogue, as-of ${summary.asOf}, target ${summary.target.baseUrl}):\n`)
-    this.#write(`${familyTable(families, summary.totals)}\n\n${verdictLine(verdict, this.exitCode)}\n`)
+    this.#write(`\n${endOfRun(summary)}\n`)
     if (this.#o.writeReports !== false) this.#write(`Reports: ${relative(process.cwd(), this.#o.runDir) || '.'}/ (summary.md, summary.json, coverage.md, exchanges.har, junit.xml, allure-results/)\n`)
   }
 
@@ -282,25 +274,11 @@ export class ConformanceReporter implements Reporter {
   }
 
   #writeReports(summary: Summary, junit: JunitCase[], har: HarSource[]): void {
-    mkdirSync(this.#o.runDir, { recursive: true })
     // Defence in depth: whatever slipped past redaction at the source is redacted once more on the way out.
-    const out = (name: string, text: string): void => writeFileSync(join(this.#o.runDir, name), this.#redactor.text(text))
-    out('summary.json', `${JSON.stringify(summary, null, 2)}\n`)
-    out('summary.md', renderMarkdown(summary))
-    out('coverage.md', renderCoverage(summary, (id) => catalogue().get(id)?.untestable))
-    writeHar(join(this.#o.runDir, 'exchanges.har'), har, { creator: summary.tool }, (text) => this.#redactor.text(text))
-    out('junit.xml', renderJunit(junit, summary.requirements.filter((r) => r.audit !== undefined)))
+    const redact = (text: string): string => this.#redactor.text(text)
+    writeSummaryFiles(this.#o.runDir, summary, redact)
+    writeHar(join(this.#o.runDir, 'exchanges.har'), har, { creator: summary.tool }, redact)
+    writeFileSync(join(this.#o.runDir, 'junit.xml'), redact(renderJunit(junit, summary.requirements.filter((r) => r.audit !== undefined))))
     pointLatest(this.#o.reportRoot, this.#o.runDir)
-  }
-}
-
-/** reports/latest -> reports/<run-id>; where links are not allowed, a file naming the run instead. */
-export function pointLatest(reportRoot: string, runDir: string): void {
-  const latest = join(reportRoot, 'latest')
-  rmSync(latest, { force: true, recursive: false })
-  try {
-    symlinkSync(relative(reportRoot, runDir), latest)
-  } catch {
-    writeFileSync(`${latest}.txt`, `${relative(reportRoot, runDir)}\n`)
   }
 }

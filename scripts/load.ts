@@ -14,7 +14,7 @@ import { DEFAULTS, loadEnv, resolveOptions, type KeySlot } from '../harness/conf
 import { parseDurationMs } from '../harness/duration.ts'
 import { ConfigError, isHarnessError } from '../harness/errors.ts'
 import { Redactor } from '../harness/redact.ts'
-import { pointLatest } from '../harness/reporter.ts'
+import { pointLatest } from '../harness/report/files.ts'
 import { isLoopback, newRunId, prepareTarget, type PreparedTarget } from '../harness/target.ts'
 import { mergeResults, readResult } from '../load/merge.ts'
 import { jsonGetter, type PlanContext } from '../load/profile.ts'

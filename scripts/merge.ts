@@ -3,19 +3,13 @@
  * Merges the reports of shards (--shard i/n) or of runs split by family into reports/<run-id>/ and points
  * reports/latest at it; exits with the merged verdict's code (0, 1, 2, 3), or 2 for reports that cannot be merged.
  */
-import { writeFileSync } from 'node:fs'
-import { join, relative, resolve } from 'node:path'
+import { relative, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { baselineConsole } from '../harness/baseline.ts'
-import { catalogue } from '../harness/catalogue.ts'
 import { DEFAULTS } from '../harness/config.ts'
 import { ConfigError } from '../harness/errors.ts'
 import { describeInputs, mergeRuns } from '../harness/merge.ts'
-import { countByFamily } from '../harness/results.ts'
-import { failureBlocks, familyTable, verdictLine } from '../harness/report/console.ts'
-import { renderCoverage } from '../harness/report/coverage.ts'
-import { renderMarkdown } from '../harness/report/markdown.ts'
-import { pointLatest } from '../harness/reporter.ts'
+import { endOfRun } from '../harness/report/console.ts'
+import { pointLatest } from '../harness/report/files.ts'
 import { newRunId } from '../harness/target.ts'
 
 export const MERGE_USAGE = `Usage: npm run conformance -- merge <dir> [<dir>...] [--report-dir DIR]
@@ -44,17 +38,8 @@ export function runMerge(argv: string[]): number {
   const runId = newRunId()
   const runDir = resolve(reportRoot, runId)
   const { summary, allureFiles } = mergeRuns(positionals, runDir, runId)
-  writeFileSync(join(runDir, 'summary.md'), renderMarkdown(summary))
-  writeFileSync(join(runDir, 'coverage.md'), renderCoverage(summary, (id) => catalogue().get(id)?.untestable))
   pointLatest(reportRoot, runDir)
-
-  const out: string[] = [`Merged ${summary.mergedFrom?.length ?? 0} runs (target ${summary.target.baseUrl}, as-of ${summary.asOf}):`, describeInputs(summary)]
-  const failures = failureBlocks(summary.requirements)
-  if (failures) out.push('', failures)
-  const baselineText = baselineConsole(summary.baseline, summary.requirements)
-  if (baselineText) out.push('', baselineText)
-  if (summary.harnessErrors.length > 0) out.push('', 'Harness errors:', ...summary.harnessErrors.map((e) => `  ${e}`))
-  out.push('', `Requirements by family (${summary.requirements.length} in the catalogue):`, familyTable(countByFamily(summary.requirements), summary.totals), '', verdictLine(summary.verdict, summary.exitCode))
+  const out = [`Merged ${summary.mergedFrom?.length ?? 0} runs (target ${summary.target.baseUrl}, as-of ${summary.asOf}):`, describeInputs(summary), '', endOfRun(summary)]
   out.push(`Reports: ${relative(process.cwd(), runDir) || '.'}/ (summary.md, summary.json, coverage.md, junit.xml, allure-results/ with ${allureFiles} files)`)
   process.stdout.write(`${out.join('\n')}\n`)
   return summary.exitCode

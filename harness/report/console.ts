@@ -1,5 +1,8 @@
 /** What `npm run conformance` prints: a line per finished file, then failures, the family table and the verdict. */
-import type { Counts, RequirementResult, Verdict } from '../results.ts'
+import { baselineConsole } from '../baseline.ts'
+import { countByFamily, type Counts, type RequirementResult, type Verdict } from '../results.ts'
+import { spendLine } from './markdown.ts'
+import type { Summary } from './summary.ts'
 
 const COLUMNS: Array<keyof Counts> = ['pass', 'fail', 'warn', 'skip', 'error', 'disabled', 'known']
 
@@ -39,4 +42,23 @@ export function failureBlocks(results: readonly RequirementResult[]): string {
 
 function indent(text: string): string {
   return text.split('\n').map((l) => `  ${l}`).join('\n')
+}
+
+/**
+ * The end of a run's console output, the same for a run and for a merge: failures, baseline, harness errors,
+ * spend, the family table and the verdict line.
+ */
+export function endOfRun(summary: Summary): string {
+  const parts: string[] = []
+  const failures = failureBlocks(summary.requirements)
+  if (failures) parts.push(failures)
+  const baselineText = baselineConsole(summary.baseline, summary.requirements)
+  if (baselineText) parts.push(baselineText)
+  if (summary.harnessErrors.length > 0) parts.push(`Harness errors:\n${summary.harnessErrors.map((e) => `  ${e}`).join('\n')}`)
+  if (summary.spend.items.length > 0 || summary.spend.measuredUsd !== null) parts.push(spendLine(summary.spend))
+  parts.push(
+    `Requirements by family (${summary.requirements.length} in the catalogue, as-of ${summary.asOf}, target ${summary.target.baseUrl}):\n` +
+      `${familyTable(countByFamily(summary.requirements), summary.totals)}\n\n${verdictLine(summary.verdict, summary.exitCode)}`,
+  )
+  return parts.join('\n\n')
 }

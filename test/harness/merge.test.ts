@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { judgeBaseline, summarizeBaseline, type Baseline } from '../../harness/baseline.ts'
 import type { Requirement } from '../../harness/catalogue.ts'
-import { checkMergeable, mergeHar, mergeJunit, mergeRequirement, mergeRuns, mergeSummaries, type MergeInput } from '../../harness/merge.ts'
+import { checkMergeable, mergeHarChunks, mergeJunit, mergeRequirement, mergeRuns, mergeSummaries, type MergeInput } from '../../harness/merge.ts'
 import { aggregate, countByFamily, EXIT, SHARD_REASON, totals, verdictOf, type Outcome, type OutcomeStatus, type RequirementResult, type RerunResult } from '../../harness/results.ts'
 import { renderJunit } from '../../harness/report/junit.ts'
 import { SUMMARY_SCHEMA_VERSION, type Summary } from '../../harness/report/summary.ts'
@@ -196,15 +196,16 @@ describe('junit.xml and exchanges.har', () => {
 
   test('HAR entries one after another under the first log head', () => {
     const har = (n: number): string => JSON.stringify({ log: { version: '1.2', creator: { name: 'gc', version: '1' }, entries: Array.from({ length: n }, (_, k) => ({ k })) } })
-    const merged = JSON.parse(mergeHar([har(2), har(3)]) ?? '{}') as { log: { version: string; entries: unknown[]; comment: string } }
+    const merged = JSON.parse([...mergeHarChunks([() => har(2), () => har(0), () => har(3)])].join('')) as { log: { version: string; creator: unknown; entries: unknown[]; comment: string } }
     expect(merged.log.version).toBe('1.2')
-    expect(merged.log.entries).toHaveLength(5)
-    expect(merged.log.comment).toBe('5 exchanges merged from 2 runs')
+    expect(merged.log.creator).toEqual({ name: 'gc', version: '1' })
+    expect(merged.log.entries).toEqual([{ k: 0 }, { k: 1 }, { k: 0 }, { k: 1 }, { k: 2 }])
+    expect(merged.log.comment).toBe('5 exchanges merged from 3 runs')
   })
 })
 
 describe('mergeRuns: the folders', () => {
-  test('summary.json, junit.xml and every allure result; a folder without a summary is one line', () => {
+  test('summary.json, summary.md, coverage.md, junit.xml and every allure result; a folder without a summary is one line', () => {
     const root = mkdtempSync(join(tmpdir(), 'gc-merge-'))
     try {
       const dirs = [1, 2].map((index) => {
@@ -220,6 +221,8 @@ describe('mergeRuns: the folders', () => {
       const { summary, allureFiles } = mergeRuns(dirs, into, 'merged-run')
       expect(summary.runId).toBe('merged-run')
       expect(JSON.parse(readFileSync(join(into, 'summary.json'), 'utf8')).mergedFrom).toHaveLength(2)
+      expect(readFileSync(join(into, 'summary.md'), 'utf8')).toMatch(/^# Gateway conformance: /)
+      expect(readFileSync(join(into, 'coverage.md'), 'utf8')).toContain('| A |')
       expect(readFileSync(join(into, 'junit.xml'), 'utf8')).toContain('tests="2"')
       expect(allureFiles).toBe(4)
       // Two runs' files of the same name are both kept.
