@@ -61,6 +61,7 @@ export function renderErrors(errors: ErrorObject[] | null | undefined): string[]
 export class SchemaRegistry {
   readonly #ajv: Ajv2020
   readonly #compiled = new Map<string, ValidateFunction>()
+  readonly #outside = new WeakMap<object, ValidateFunction>()
   readonly ids: string[] = []
 
   constructor(dir: string = SCHEMAS_DIR) {
@@ -86,6 +87,17 @@ export class SchemaRegistry {
       validateFn = this.#ajv.getSchema(id)
       if (validateFn === undefined) throw new HarnessError('SCHEMA_MISSING', `no schema registered as ${ref}`)
       this.#compiled.set(id, validateFn)
+    }
+    const ok = validateFn(value) as boolean
+    return { ok, errors: ok ? [] : renderErrors(validateFn.errors) }
+  }
+
+  /** Validates against a schema that is not under schemas/ (a self-test's own), with the same options and formats. */
+  validateWith(schema: object, value: unknown): ValidationResult {
+    let validateFn = this.#outside.get(schema)
+    if (validateFn === undefined) {
+      validateFn = this.#ajv.compile(schema)
+      this.#outside.set(schema, validateFn)
     }
     const ok = validateFn(value) as boolean
     return { ok, errors: ok ? [] : renderErrors(validateFn.errors) }

@@ -1,6 +1,6 @@
 /**
  * Shared pieces of the official-client self-tests (issue 8): the models they call, the gateway's transaction
- * list (to count at the gateway what a client sent), and small waits. The clients themselves are built in each
+ * list (to count at the gateway what a client sent) and a WAV check. The clients themselves are built in each
  * test file exactly as a user would build them; nothing here touches a client's internals.
  */
 
@@ -39,21 +39,6 @@ export async function transactionsOf(baseUrl: string, key: string): Promise<Tran
   if (response.status !== 200) throw new Error(`GET /user/v1/transactions answered ${response.status}`)
   const body = (await response.json()) as { transactions: TransactionSeen[] }
   return body.transactions.map(({ id, status_code }) => ({ id, status_code })).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-}
-
-export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
-
-export const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
-
-/** Polls until `done` holds or the deadline passes; returns the last value seen. */
-export async function pollUntil<T>(read: () => Promise<T>, done: (value: T) => boolean, deadlineMs = 10_000, everyMs = 50): Promise<T> {
-  const until = Date.now() + deadlineMs
-  let value = await read()
-  while (!done(value) && Date.now() < until) {
-    await sleep(everyMs)
-    value = await read()
-  }
-  return value
 }
 
 /** A WAV file's signature: RIFF....WAVE. */

@@ -14,7 +14,9 @@
 import OpenAI, { toFile } from 'openai'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { startEmbeddedGateway, type EmbeddedGateway } from '../../gateway/embedded.ts'
-import { isWav, MODELS, pollUntil, transactionsOf, UUID_V7 } from './fixture.ts'
+import { pollUntil } from '../../harness/helpers.ts'
+import { UUID_V7 } from '../gateway/helpers.ts'
+import { isWav, MODELS, transactionsOf } from './fixture.ts'
 
 /** Part 2 §2.4: the thirteen categories. */
 const CATEGORIES = [
@@ -303,8 +305,12 @@ describe('videos (Part 2 §2.1, §3, §4.1)', () => {
     expect((job as unknown as { request_id?: string }).request_id).toBe(response.headers.get('svc-request-id'))
     expect(['queued', 'processing', 'completed']).toContain(job.status)
 
-    const done = await pollUntil(() => client.videos.retrieve(job.id), (video) => video.status === 'completed' || video.status === 'failed')
-    expect(done.status).toBe('completed')
+    const settled = async (): Promise<OpenAI.Video | undefined> => {
+      const video = await client.videos.retrieve(job.id)
+      return video.status === 'completed' || video.status === 'failed' ? video : undefined
+    }
+    const done = await pollUntil(settled, { timeoutMs: 10_000, intervalMs: 50 })
+    expect(done?.status).toBe('completed')
 
     const listed: string[] = []
     for await (const video of client.videos.list()) listed.push(video.id)

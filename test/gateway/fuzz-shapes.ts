@@ -4,9 +4,9 @@
  * the reference does not show, the gateway's documented dialect); and the svc-request-id of Part 1 §4.1 on
  * every answer, errors included.
  */
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js'
-import { renderErrors, schemas } from '../../harness/schema-registry.ts'
+import { schemas } from '../../harness/schema-registry.ts'
 import type { ErrorDialect } from './fuzz-routes.ts'
+import { UUID_V7 } from './helpers.ts'
 
 /**
  * The compatible dialect in full: Part 1 §7 shows it for 429 (message, type, param, code); gateway/errors.ts and
@@ -26,8 +26,7 @@ const COMPATIBLE = {
 /** Part 1 §5.5 and §7 on /user/v1: `error` a word and a message (401 unauthorized, 403 forbidden, 429 rate_limit_exceeded). */
 const USAGE = { type: 'object', required: ['error', 'message'], properties: { error: { type: 'string', minLength: 1 }, message: { type: 'string' } } }
 
-const ajv = new Ajv2020({ allErrors: true, strict: true })
-const local: Readonly<Record<'compatible' | 'usage', ValidateFunction>> = { compatible: ajv.compile(COMPATIBLE), usage: ajv.compile(USAGE) }
+const LOCAL: Readonly<Record<'compatible' | 'usage', object>> = { compatible: COMPATIBLE, usage: USAGE }
 
 /** Schemas of schemas/ that a given dialect and status must also satisfy. */
 function registered(dialect: ErrorDialect, status: number): string[] {
@@ -48,8 +47,6 @@ export interface Answer {
   body: string
 }
 
-const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
-
 /** What is wrong with an answer to a fuzzed call; empty when nothing is. */
 export function answerProblems(dialect: ErrorDialect, statuses: readonly number[], answer: Answer): string[] {
   const problems: string[] = []
@@ -67,8 +64,8 @@ export function answerProblems(dialect: ErrorDialect, statuses: readonly number[
     return [...problems, `a ${status} whose body is not JSON: ${answer.body.slice(0, 120)}`]
   }
   if (dialect !== 'native') {
-    const validate = local[dialect]
-    if (!validate(body)) problems.push(...renderErrors(validate.errors).map((e) => `${dialect} dialect ${e}`))
+    const local = schemas().validateWith(LOCAL[dialect], body)
+    if (!local.ok) problems.push(...local.errors.map((e) => `${dialect} dialect ${e}`))
   }
   for (const ref of registered(dialect, status)) {
     const result = schemas().validate(ref, body)

@@ -6,31 +6,17 @@
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js'
-import addFormatsModule from 'ajv-formats'
-import { renderErrors, SchemaRegistry } from '../../harness/schema-registry.ts'
+import { schemas } from '../../harness/schema-registry.ts'
 import harSchema from './har-1.2.schema.json' with { type: 'json' }
-
-// ajv-formats is CommonJS; under ESM its plugin may arrive wrapped in `default`.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => void
 
 export const SUMMARY_SCHEMA = 'report/summary.schema.json'
 
-let registry: SchemaRegistry | undefined
-let har: ValidateFunction | undefined
-
 export function summaryProblems(summary: unknown): string[] {
-  registry ??= new SchemaRegistry()
-  return registry.validate(SUMMARY_SCHEMA, summary).errors
+  return schemas().validate(SUMMARY_SCHEMA, summary).errors
 }
 
 export function harProblems(document: unknown): string[] {
-  if (har === undefined) {
-    const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false })
-    addFormats(ajv)
-    har = ajv.compile(harSchema)
-  }
-  return har(document) ? [] : renderErrors(har.errors).slice(0, 20)
+  return schemas().validateWith(harSchema, document).errors.slice(0, 20)
 }
 
 /** Every problem with the reports in `runDir`: schemas, coverage, and any of `keys` found in a file. */
