@@ -91,6 +91,12 @@ if (!Number.isSafeInteger(fileLimitTable.maxUploadBytes)) throw new Error('schem
 /** Section 8.4: the largest file one upload may carry, in bytes (128 MB). */
 export const MAX_UPLOAD_BYTES: number = fileLimitTable.maxUploadBytes
 
+/**
+ * The most images one image request may ask for (`n`): the gateway's own bound (the reference gives none). The
+ * route refuses more, and the images-per-minute bucket never counts more for one request.
+ */
+export const MAX_IMAGES = 4
+
 export function fileLimits(tier: Tier): FileTierLimits {
   return { ...fileTierTable[String(tier)]! }
 }

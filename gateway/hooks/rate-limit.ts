@@ -27,10 +27,9 @@ import type { CatalogueModel } from '../catalogue.ts'
 import type { RequestContext } from '../context.ts'
 import { compatibleError, GatewayError, usageError } from '../errors.ts'
 import { formatGoDuration } from '../go-duration.ts'
-import { classLimits, modelLimits, poolOf, PROJECT_TOKEN_ROUTES, projectTokensPerMinute, usageRequestsPerMinute } from '../limit-tables.ts'
+import { classLimits, MAX_IMAGES, modelLimits, poolOf, PROJECT_TOKEN_ROUTES, projectTokensPerMinute, usageRequestsPerMinute } from '../limit-tables.ts'
 import type { FixedWindowLimiter, WindowReading } from '../limiter.ts'
 import type { GatewayState } from '../state.ts'
-import { MAX_IMAGES } from '../routes/compatible.ts'
 
 /** A bucket that the finished call's tokens are added to. */
 interface TokenBucket {

@@ -17,6 +17,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { CATALOGUE, findModel, type CatalogueModel, type Mode } from '../catalogue.ts'
 import { requireCaller, type RequestContext } from '../context.ts'
 import { GatewayError, invalidParameter } from '../errors.ts'
+import { MAX_IMAGES } from '../limit-tables.ts'
 import { sendError } from '../fallbacks.ts'
 import { objectBody, requireModelId, requireTier, resolveModel } from '../model-access.ts'
 import { generate } from '../simulate/generate.ts'
@@ -28,7 +29,6 @@ import { embed, EMBEDDING_DIMENSIONS, embeddingBase64, TINY_PNG_BASE64 } from '.
 type Json = Record<string, unknown>
 
 const IMAGE_SIZES = ['auto', '256x256', '512x512', '1024x1024', '1024x1536', '1536x1024'] as const
-export const MAX_IMAGES = 4
 const COMPLETION_DEFAULT_MAX_TOKENS = 16 // the legacy convention's default
 
 export function registerCompatibleRoutes(app: FastifyInstance, state: GatewayState): void {
