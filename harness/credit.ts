@@ -2,44 +2,52 @@
  * The measured side of a run's spend (issue: cost): the main key's remaining credit in US dollars
  * (`remaining_unit` of GET /user/v1/credit, Part 1 section 2.1), read before and after the run. Best
  * effort: a target without the usage endpoints, or one that fails, gives null and the summary says the
- * spend was not measured. The key goes in the Authorization header only.
+ * spend was not measured. The reads are exchanges of the run like any other: the reporter puts them in
+ * exchanges.har, redacted the same way.
  */
 import { setTimeout as sleep } from 'node:timers/promises'
-import { request } from 'undici'
-import type { TargetConfig } from './config.ts'
+import { isObject } from './assert.ts'
+import type { ExchangeRecord } from './exchange.ts'
+import { TargetFailure, type GatewayClient } from './http-client.ts'
+import { retryAfterMs } from './retry.ts'
 
 export const CREDIT_DEFAULTS = {
   timeoutMs: 10_000, // one small GET; a target slower than this is not measured
   maxWaitMs: 61_000, // a run that spent the main key's usage limit (the tiers family does) waits one window for it
 }
 
-export async function readRemainingUsd(target: TargetConfig): Promise<number | null> {
-  const first = await readOnce(target)
-  if (first !== 'limited') return first
-  // Retry-After is whole seconds (section 4.1); without it, a whole window.
-  const second = await readOnce(target)
-  return second === 'limited' ? null : second
+export interface CreditReading {
+  /** remaining_unit in USD, or null where it could not be read. */
+  usd: number | null
+  /** Every call the reading made (two where the first met a 429). */
+  exchanges: ExchangeRecord[]
 }
 
-async function readOnce(target: TargetConfig): Promise<number | null | 'limited'> {
-  const key = target.keys.main
-  if (key === undefined) return null
+export async function readRemainingUsd(client: GatewayClient): Promise<CreditReading> {
+  const exchanges: ExchangeRecord[] = []
+  const first = await readOnce(client, exchanges)
+  if (first !== 'limited') return { usd: first, exchanges }
+  const second = await readOnce(client, exchanges)
+  return { usd: second === 'limited' ? null : second, exchanges }
+}
+
+async function readOnce(client: GatewayClient, exchanges: ExchangeRecord[]): Promise<number | null | 'limited'> {
+  if (!client.hasKey('main')) return null
+  let ex
   try {
-    const response = await request(new URL('/user/v1/credit', target.baseUrl), {
-      headers: { authorization: `Bearer ${key}`, accept: 'application/json' },
-      headersTimeout: CREDIT_DEFAULTS.timeoutMs,
-      bodyTimeout: CREDIT_DEFAULTS.timeoutMs,
-    })
-    const text = await response.body.text()
-    if (response.statusCode === 429) {
-      const seconds = Number(response.headers['retry-after'])
-      await sleep(Math.min(CREDIT_DEFAULTS.maxWaitMs, Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 + 100 : CREDIT_DEFAULTS.maxWaitMs))
-      return 'limited'
-    }
-    if (response.statusCode !== 200) return null
-    const value = (JSON.parse(text) as { remaining_unit?: unknown }).remaining_unit
-    return typeof value === 'number' && Number.isFinite(value) ? value : null
-  } catch {
+    ex = await client.get('/user/v1/credit', { retry429: false, timeoutMs: CREDIT_DEFAULTS.timeoutMs })
+  } catch (error) {
+    if (error instanceof TargetFailure) exchanges.push(error.record)
     return null
   }
+  exchanges.push(ex.record)
+  if (ex.status === 429) {
+    // Retry-After is whole seconds (section 4.1); without it, a whole window.
+    const waitMs = retryAfterMs(ex.header('retry-after'))
+    await sleep(Math.min(CREDIT_DEFAULTS.maxWaitMs, waitMs === undefined ? CREDIT_DEFAULTS.maxWaitMs : waitMs + 100))
+    return 'limited'
+  }
+  if (ex.status !== 200 || !isObject(ex.json)) return null
+  const value = ex.json.remaining_unit
+  return typeof value === 'number' && Number.isFinite(value) ? value : null
 }

@@ -11,6 +11,7 @@ import { auditExchange, duplicateIds, REQ } from './audit.ts'
 import { baselineJunit, settleBaseline, targetName, type Baseline } from './baseline.ts'
 import { catalogue } from './catalogue.ts'
 import type { RunOptions, TargetConfig } from './config.ts'
+import type { CreditReading } from './credit.ts'
 import { curlLine } from './curl.ts'
 import { describeExchange } from './failure.ts'
 import type { ExchangeRecord } from './exchange.ts'
@@ -35,7 +36,7 @@ export interface ReporterOptions {
   /** False for runs whose summary is read in memory (the fault runner): no files are written. */
   writeReports?: boolean
   /** Reads the main key's remaining credit in USD (harness/credit.ts), before and after the run, to measure spend. */
-  readCredit?: () => Promise<number | null>
+  readCredit?: () => Promise<CreditReading>
   /** --baseline: the file, what it held (null when --update-baseline is about to create it), and whether to rewrite it. */
   baseline?: { file: string; baseline: Baseline | null; update: boolean }
 }
@@ -65,7 +66,7 @@ export class ConformanceReporter implements Reporter {
   summary: Summary | undefined
   /** With --update-baseline: the baseline the run judged itself with, for the command to write. */
   writtenBaseline: Baseline | undefined
-  #creditBefore: number | null = null
+  #creditBefore: CreditReading | null = null
 
   constructor(options: ReporterOptions) {
     this.#o = options
@@ -95,7 +96,12 @@ export class ConformanceReporter implements Reporter {
 
   async onTestRunEnd(modules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<SerializedError>): Promise<void> {
     const collected = this.#collect(modules, unhandledErrors)
-    const creditAfter = this.#o.readCredit && this.#creditBefore !== null ? await this.#o.readCredit() : null
+    const creditAfter = this.#o.readCredit && this.#creditBefore?.usd != null ? await this.#o.readCredit() : null
+    const before = this.#creditBefore?.usd ?? null
+    const after = creditAfter?.usd ?? null
+    // The credit reads are calls of the run too: in the HAR with the tests' calls.
+    const creditCalls = [...(this.#creditBefore?.exchanges ?? []), ...(creditAfter?.exchanges ?? [])]
+    if (creditCalls.length > 0) collected.har.push({ test: 'the run: the main key\'s credit before and after (measured spend)', file: '(run)', exchanges: creditCalls })
     const aggregated = aggregate({
       catalogue: catalogue().values(),
       outcomes: collected.outcomes,
@@ -139,7 +145,7 @@ export class ConformanceReporter implements Reporter {
       spend: {
         budgetUsd: this.#o.target.budgetUsd,
         estimatedUsd: Math.round(collected.spend.reduce((sum, item) => sum + item.usd, 0) * 1e6) / 1e6,
-        measuredUsd: this.#creditBefore !== null && creditAfter !== null ? Math.round((this.#creditBefore - creditAfter) * 1e6) / 1e6 : null,
+        measuredUsd: before !== null && after !== null ? Math.round((before - after) * 1e6) / 1e6 : null,
         items: collected.spend,
       },
     }

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
+import { Agent } from 'undici'
 import { createVitest } from 'vitest/node'
 import { allureReporter } from '../harness/allure-reporter.ts'
 import { CONFORMANCE_PROJECTS } from '../harness/projects.ts'
@@ -15,6 +16,7 @@ import { catalogue, families } from '../harness/catalogue.ts'
 import { DEFAULTS, loadEnv, resolveOptions, type FlagValues, type RunOptions } from '../harness/config.ts'
 import { readRemainingUsd } from '../harness/credit.ts'
 import { ConfigError, isHarnessError } from '../harness/errors.ts'
+import { GatewayClient } from '../harness/http-client.ts'
 import { ConformanceReporter } from '../harness/reporter.ts'
 import { EXIT } from '../harness/results.ts'
 import { newRunId, prepareTarget, type PreparedTarget } from '../harness/target.ts'
@@ -119,10 +121,13 @@ async function run(argv: string[]): Promise<number> {
   const reportRoot = resolve(process.cwd(), options.reportDir)
   const runDir = resolve(reportRoot, runId)
   const target: PreparedTarget = await prepareTarget(options, runId)
+  // The credit reads before and after the run (measured spend), on a connection of their own.
+  const creditAgent = new Agent({ connections: 1 })
   try {
     const where = target.config.embedded ? `${target.config.baseUrl} (embedded reference gateway)` : target.config.baseUrl
     process.stdout.write(`Gateway conformance ${PACKAGE.version}: ${where}, as-of ${options.asOf}, families ${options.families?.join(', ') ?? 'all'}${options.level ? ', MUST only' : ''}${options.shard ? `, shard ${options.shard.index}/${options.shard.count}` : ''}${baseline ? `, baseline ${baseline.file}` : ''}, ${catalogue().size} requirements\n`)
-    const readCredit = () => readRemainingUsd(target.config)
+    const creditClient = new GatewayClient(target.config, creditAgent)
+    const readCredit = () => readRemainingUsd(creditClient)
     const reporter = new ConformanceReporter({ target: target.config, options, runDir, reportRoot, root: ROOT, tool: PACKAGE, readCredit, ...(baseline ? { baseline } : {}) })
     const allure = allureReporter(resolve(runDir, 'allure-results'), target.config.keys)
     const pattern = testNamePattern(options.grep, levelIds(catalogue().values(), options.level))
@@ -165,6 +170,7 @@ async function run(argv: string[]): Promise<number> {
     }
     return reporter.exitCode
   } finally {
+    await creditAgent.close()
     await target.close()
   }
 }
