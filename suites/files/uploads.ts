@@ -5,6 +5,7 @@
  */
 import { expectStatus, isObject } from '../../harness/assert.ts'
 import type { KeySlot } from '../../harness/config.ts'
+import { mapLimit } from '../../harness/helpers.ts'
 import type { Exchange, GatewayClient } from '../../harness/http-client.ts'
 import { multipartBody, type MultipartBody, type PartContent } from '../../harness/multipart.ts'
 import { runFileName } from '../../harness/run-tag.ts'
@@ -103,13 +104,23 @@ export async function expectRefused(gw: GatewayClient, up: Upload, statuses: num
   expectStatus(up.ex, statuses, why)
 }
 
-/** afterAll: deletes every file still recorded as created, ignoring what the target answers. */
+export const CLEANUP_DEFAULTS = {
+  concurrency: 8, // deletes in flight: the tiers bursts leave thousands of files, 300 ms each on a distant target
+  budgetMs: 300_000, // then the rest is left for `npm run conformance -- sweep` (every name carries the run id)
+}
+
+/**
+ * afterAll: deletes every file still recorded as created, ignoring what the target answers, a few at a time and
+ * for at most CLEANUP_DEFAULTS.budgetMs, so that a slow target's cleanup ends before its hook's time does.
+ */
 export async function deleteCreated(gw: GatewayClient): Promise<void> {
-  for (const id of [...created.keys()]) {
+  const deadline = Date.now() + CLEANUP_DEFAULTS.budgetMs
+  await mapLimit([...created.keys()], CLEANUP_DEFAULTS.concurrency, async (id) => {
+    if (Date.now() > deadline) return
     try {
       await deleteFile(gw, id)
     } catch {
       // Cleanup must not turn a finished run into a harness error; a leftover file names its run.
     }
-  }
+  })
 }
