@@ -10,6 +10,7 @@
  * The full run is also the canary run of the keys: it is made with fresh random keys, which the gateway accepts
  * as its seeded ones, and nothing the run wrote (HAR and curl lines included) or printed may contain them.
  */
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { startEmbeddedGateway, type EmbeddedGateway } from '../../gateway/embedded.ts'
@@ -53,6 +54,11 @@ function expectConformant(run: ConformanceRun): void {
 test('a full run against the varied gateway is conformant, with no failure and no warning, and no canary key in anything it wrote or printed', async () => {
   await withRun(['--base-url', gateway.url], env, (run) => {
     expectConformant(run)
+    const summary = run.summary!
+    // Complete: every family ran, and every tier's key (the embedded gateway seeds all six) made calls.
+    expect(summary.requirements.filter((r) => r.status === 'disabled').map((r) => r.id)).toEqual([])
+    expect(summary.tiers.filter((t) => !t.keyGiven || t.calls === 0)).toEqual([])
+    expect(readFileSync(join(run.reportRoot, 'latest', 'exchanges.har'), 'utf8')).toContain('(after all tests)') // the videos family's cleanup
     expect(leaks(canaries.values, run.reportRoot, { stdout: run.stdout, stderr: run.stderr })).toEqual([])
     // summary.json against its schema, exchanges.har against HAR 1.2 (varied bodies and all), coverage.md whole.
     expect(runReportProblems(join(run.reportRoot, 'latest'), catalogue().keys(), canaries.values)).toEqual([])
