@@ -1,5 +1,4 @@
 import { defineConfig } from 'vitest/config'
-import { LongFirstSequencer } from './test/support/sequencer.ts'
 
 export default defineConfig({
   test: {
@@ -7,8 +6,6 @@ export default defineConfig({
     // waiting on their child runs; a fourth worker keeps the quick files from queueing behind them on a two-core
     // machine (with three, a fresh clone, which has no durations cached to order files by, took 600 s).
     maxWorkers: 4,
-    // The child-process files first: a fresh clone has no durations cached to order by (test/support/sequencer.ts).
-    sequence: { sequencer: LongFirstSequencer },
     projects: [
       {
         test: {
