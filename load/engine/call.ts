@@ -55,10 +55,23 @@ function collectId(text: string, into: string[]): void {
   }
 }
 
+/**
+ * A signal that aborts when `parent` does, or with a TimeoutError after `ms`; `release` clears the timer. Not
+ * AbortSignal.any([parent, AbortSignal.timeout(ms)]): Node 20 may garbage-collect a timeout signal that only a
+ * composite holds before it fires (nodejs/node#57736), and then a stream that never ends (its events keep undici's
+ * body timeout from firing) was never cut: the hostile self-test hung past its 60 s now and then on a busy machine.
+ */
+export function withDeadline(parent: AbortSignal, ms: number): { signal: AbortSignal; release: () => void } {
+  const controller = new AbortController()
+  const timer = setTimeout(() => controller.abort(new DOMException(`no complete answer within ${ms} ms`, 'TimeoutError')), ms)
+  timer.unref()
+  return { signal: AbortSignal.any([parent, controller.signal]), release: () => clearTimeout(timer) }
+}
+
 export async function callOnce(ctx: CallContext, spec: RequestSpec, scheduledAt: number | null = null): Promise<CallOutcome> {
   const { recorder } = ctx
   const handle: CallHandle = recorder.send({ scheduledAt, deliberateFailure: spec.deliberateFailure ?? false })
-  const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(ctx.timeoutMs)])
+  const { signal, release } = withDeadline(ctx.signal, ctx.timeoutMs)
   let status: number | null = null
   let headers: Record<string, string> = {}
   let events: StreamTimer | null = null
@@ -100,6 +113,8 @@ export async function callOnce(ctx: CallContext, spec: RequestSpec, scheduledAt:
     if (events !== null && name !== 'stopped') events.cut()
     recorder.end(handle, name)
     return { status, headers, error: name }
+  } finally {
+    release()
   }
 }
 
