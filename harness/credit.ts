@@ -8,7 +8,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { isObject } from './assert.ts'
 import type { ExchangeRecord } from './exchange.ts'
-import { TargetFailure, type GatewayClient } from './http-client.ts'
+import { TargetFailure, type Exchange, type GatewayClient } from './http-client.ts'
 import { retryAfterMs } from './retry.ts'
 
 export const CREDIT_DEFAULTS = {
@@ -33,7 +33,7 @@ export async function readRemainingUsd(client: GatewayClient): Promise<CreditRea
 
 async function readOnce(client: GatewayClient, exchanges: ExchangeRecord[]): Promise<number | null | 'limited'> {
   if (!client.hasKey('main')) return null
-  let ex
+  let ex: Exchange
   try {
     ex = await client.get('/user/v1/credit', { retry429: false, timeoutMs: CREDIT_DEFAULTS.timeoutMs })
   } catch (error) {

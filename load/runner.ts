@@ -135,6 +135,9 @@ async function runPhase(plan: PhasePlan, o: RunnerOptions, maxRequests: number, 
   }
 }
 
+/** The run has ended: nothing stops a cleanup call but its own deadline (callOnce's timeoutMs). */
+const UNSTOPPED = new AbortController().signal
+
 /** Deletes what the run uploaded, sequentially, waiting out 429s; bounded in time. */
 async function cleanUp(ctx: PlanContext, slot: KeySlotName, created: string[], note?: (line: string) => void): Promise<string[]> {
   if (created.length === 0) return []
@@ -146,7 +149,7 @@ async function cleanUp(ctx: PlanContext, slot: KeySlotName, created: string[], n
     while (left.length > 0 && nowMs() < deadline) {
       const id = left[0] as string
       const recorder = new PhaseRecorder({ name: 'cleanup', description: '', engine: 'scheduler', slot, requests: [], rate: null, connections: 1, durationMs: 0, bucket: 'requests', expectedLimit: null, freshWindow: false, verdicts: [] }, { minuteMs: ctx.minuteMs, bucketMs: BUCKET_MS, startedAt: nowMs() })
-      const outcome = await callOnce({ baseUrl: ctx.baseUrl, key: keyOf(ctx, slot), dispatcher, timeoutMs: ctx.timeoutMs, signal: AbortSignal.timeout(ctx.timeoutMs), recorder }, { method: 'DELETE', path: `/v1/files/${encodeURIComponent(id)}` })
+      const outcome = await callOnce({ baseUrl: ctx.baseUrl, key: keyOf(ctx, slot), dispatcher, timeoutMs: ctx.timeoutMs, signal: UNSTOPPED, recorder }, { method: 'DELETE', path: `/v1/files/${encodeURIComponent(id)}` })
       if (outcome.status === 429) {
         const wait = Math.max(parseDurationMs(outcome.headers['x-ratelimit-reset-requests']) ?? 0, Number(outcome.headers['retry-after'] ?? 1) * 1000)
         await sleep(Math.min(wait + 50, Math.max(0, deadline - nowMs())))
