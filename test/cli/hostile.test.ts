@@ -74,7 +74,9 @@ const CLI_CASES: CliCase[] = [
   { mode: 'redirect-loop', file: MODELS, requirement: 'P1-2.3-model-list', messages: [/Expected: status 200/, /Seen: 302/, /transport: a redirect to \/v1\/models, not followed/] },
   { mode: 'ok-instead-of-error', file: MODELS, requirement: 'P1-7-unknown-model-404', messages: [/Expected: status 404/, /Seen: 200/] },
   { mode: 'wrong-content-type', file: STREAMS, requirement: 'P1-6.2-stream-sse', messages: [/Expected: content-type text\/event-stream/, /Seen: application\/json/] },
-  { mode: 'endless-sse', file: STREAMS, requirement: 'P1-6.2-stream-terminal', messages: [/Seen: no terminal event among \d+/, new RegExp(`transport: the stream did not end within ${TIMEOUT_MS} ms, after \\d+ events`)] },
+  // The hostile server shares this worker's event loop with the in-process load runs: on a busy machine it can fall
+  // silent for the whole idle cap before the total deadline comes, and the client then names that instead.
+  { mode: 'endless-sse', file: STREAMS, requirement: 'P1-6.2-stream-terminal', messages: [/Seen: no terminal event among \d+/, new RegExp(`transport: (the stream did not end within|no byte of the stream for) ${TIMEOUT_MS} ms, after \\d+ events`)] },
   { mode: 'cut-sse', file: STREAMS, requirement: 'P1-6.2-stream-terminal', messages: [/Seen: no terminal event among 2 /, /transport: the stream ended inside an event/] },
 ]
 
