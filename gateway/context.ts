@@ -8,7 +8,7 @@ import type { Account } from './accounts.ts'
 import type { Clock } from './clock.ts'
 import { GatewayError, type ErrorFamily } from './errors.ts'
 import type { CatalogueModel } from './catalogue.ts'
-import type { FixedWindowLimiter, WindowReading } from './limiter.ts'
+import type { BucketReading, RateLimiter } from './limiter.ts'
 
 /**
  * `required` unless a route says otherwise; unknown routes identify a caller if they can but refuse no one
@@ -56,12 +56,12 @@ export interface RequestContext {
   stream: boolean
   tokens: TokenCounts
   /** The buckets the rate-limit headers report; projectTokens only where a project-scoped bucket applies. */
-  limits: { requests: WindowReading; tokens: WindowReading; projectTokens: WindowReading | null } | null
+  limits: { requests: BucketReading; tokens: BucketReading; projectTokens: BucketReading | null } | null
   /** Set by the rate-limit hook on /v1 calls: counts a call that names a model against that model's limits. */
   admitModel?: (model: CatalogueModel) => void
   /** Where this call's request was counted, and the buckets its tokens go to when it has finished. */
-  countedRequest?: { limiter: FixedWindowLimiter; key: string }
-  tokenBuckets?: ReadonlyArray<{ limiter: FixedWindowLimiter; key: string; limit: number }>
+  countedRequest?: { limiter: RateLimiter; key: string; limit: number }
+  tokenBuckets?: ReadonlyArray<{ limiter: RateLimiter; key: string; limit: number }>
   /** The svc-request-id the response carries, set when headers are written; the transaction id. */
   responseId: string | null
 }

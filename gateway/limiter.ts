@@ -1,18 +1,58 @@
 /**
- * Fixed-window counters. A window opens at the first call that touches its key and lasts one
- * "minute" (--minute-ms); the first call after it ends opens the next one. Every call counts, refused
- * ones included (Part 1 section 7: failed requests still count toward per-minute limits), and the
- * check and the count happen in one synchronous step, so N concurrent calls against a limit L admit
- * exactly L.
+ * Rate-limit buckets. The reference counts "per minute" (Part 1 §8.1, §8.3, §8.4) and names no algorithm, so the
+ * gateway offers the three that gateways use (--limiter):
+ *
+ * - fixed-window: a window opens at the first call that touches its key and lasts one period; the first call
+ *   after it ends opens the next. Refused calls count too (they change nothing inside the window).
+ * - sliding-window: the units admitted in the last period, each leaving the window one period after it came.
+ * - token-bucket: `limit` tokens, refilled continuously at `limit` per period; a call takes its cost.
+ *
+ * Whatever the algorithm, a reading says: `remaining` whole units left now; `resetAt`, when the bucket is back to
+ * its initial, full state if nothing more is taken (the x-ratelimit-reset-* headers); `retryAt`, when a call of the
+ * same cost would first be admitted (Retry-After). Check and count happen in one synchronous step, so N concurrent
+ * calls against a limit L admit exactly what N calls one by one would.
  */
 import type { Clock } from './clock.ts'
 
-export interface WindowReading {
+export const LIMITER_ALGORITHMS = ['fixed-window', 'sliding-window', 'token-bucket'] as const
+export type LimiterAlgorithm = (typeof LIMITER_ALGORITHMS)[number]
+
+export interface BucketReading {
   readonly admitted: boolean
   readonly limit: number
   readonly remaining: number
-  /** Epoch milliseconds at which the window ends and the counter starts again. */
+  /** Epoch milliseconds at which the bucket is full again if nothing more is taken. */
   readonly resetAt: number
+  /** Epoch milliseconds at which a call of the same cost would be admitted (now, when this one was). */
+  readonly retryAt: number
+}
+
+export interface RateLimiter {
+  readonly algorithm: LimiterAlgorithm
+  /** The bucket's period: one "minute" (--minute-ms), or a day of them. */
+  readonly periodMs: number
+  /**
+   * Counts `cost` units against `key` and says whether the call fits. A cost of 0 admits the call and only
+   * reports the bucket.
+   */
+  take(key: string, limit: number, cost: number): BucketReading
+  /** The bucket as it stands, and whether a call of cost `need` would fit now, without counting anything. */
+  read(key: string, limit: number, need?: number): BucketReading
+  /** Counts units consumed after admission (the tokens of a finished call); never refuses. */
+  add(key: string, limit: number, units: number): void
+  /** Gives units back (only the `failed-calls-not-counted` fault does). */
+  refund(key: string, limit: number, units: number): void
+}
+
+export function createLimiter(algorithm: LimiterAlgorithm, clock: Clock, periodMs: number): RateLimiter {
+  switch (algorithm) {
+    case 'fixed-window':
+      return new FixedWindowLimiter(clock, periodMs)
+    case 'sliding-window':
+      return new SlidingWindowLimiter(clock, periodMs)
+    case 'token-bucket':
+      return new TokenBucketLimiter(clock, periodMs)
+  }
 }
 
 interface Window {
@@ -20,58 +60,212 @@ interface Window {
   used: number
 }
 
-export class FixedWindowLimiter {
+export class FixedWindowLimiter implements RateLimiter {
+  readonly algorithm = 'fixed-window'
   readonly #windows = new Map<string, Window>()
 
   constructor(
     private readonly clock: Clock,
-    readonly windowMs: number,
+    readonly periodMs: number,
   ) {}
 
-  /**
-   * Counts `cost` units against `key` and says whether the call fits. A cost of 0 admits the call and
-   * only reports the bucket (and opens its window if none is open).
-   */
-  take(key: string, limit: number, cost: number): WindowReading {
-    const now = this.clock.now()
-    let window = this.#windows.get(key)
-    if (!window || now >= window.endsAt) {
-      window = { endsAt: now + this.windowMs, used: 0 }
-      this.#windows.set(key, window)
-    }
+  take(key: string, limit: number, cost: number): BucketReading {
+    const window = this.#open(key)
     const admitted = cost === 0 || window.used + cost <= limit
     window.used += cost
-    return { admitted, limit, remaining: Math.max(0, limit - window.used), resetAt: window.endsAt }
+    return this.#reading(window, limit, admitted)
   }
 
-  /** The bucket as it stands, without counting (opens its window if none is open). */
-  read(key: string, limit: number): WindowReading {
-    return this.take(key, limit, 0)
+  read(key: string, limit: number, need = 0): BucketReading {
+    const window = this.#open(key)
+    return this.#reading(window, limit, window.used + need <= limit)
   }
 
-  /** Counts units that were consumed after admission (tokens of a finished call); never refuses. */
+  #reading(window: Window, limit: number, admitted: boolean): BucketReading {
+    return { admitted, limit, remaining: Math.max(0, limit - window.used), resetAt: window.endsAt, retryAt: admitted ? this.clock.now() : window.endsAt }
+  }
+
   add(key: string, limit: number, units: number): void {
     if (units > 0) this.take(key, limit, units)
   }
 
-  /** Takes units back out of the open window (only the `failed-calls-not-counted` fault does). */
-  refund(key: string, units: number): void {
+  refund(key: string, _limit: number, units: number): void {
     const window = this.#windows.get(key)
     if (window) window.used = Math.max(0, window.used - units)
   }
 
-  /**
-   * Overwrites the count of the open window. Only the `limiter-race` fault uses it, to show the lost update
-   * of a read-then-write limiter that awaits in between.
-   */
-  overwrite(key: string, used: number): void {
-    const window = this.#windows.get(key)
-    if (window) window.used = used
+  /** Reading a bucket opens its window, as a first call would: its headers then announce a whole period. */
+  #open(key: string): Window {
+    const now = this.clock.now()
+    let window = this.#windows.get(key)
+    if (!window || now >= window.endsAt) {
+      window = { endsAt: now + this.periodMs, used: 0 }
+      this.#windows.set(key, window)
+    }
+    return window
+  }
+}
+
+/** Admitted units in arrival order; `head` is the oldest still inside the period. */
+interface Log {
+  at: number[]
+  units: number[]
+  head: number
+  used: number
+}
+
+export class SlidingWindowLimiter implements RateLimiter {
+  readonly algorithm = 'sliding-window'
+  readonly #logs = new Map<string, Log>()
+
+  constructor(
+    private readonly clock: Clock,
+    readonly periodMs: number,
+  ) {}
+
+  take(key: string, limit: number, cost: number): BucketReading {
+    const now = this.clock.now()
+    const log = this.#current(key, now)
+    const admitted = cost === 0 || log.used + cost <= limit
+    if (admitted && cost > 0) this.#push(log, now, cost)
+    return this.#reading(log, limit, now, admitted, cost)
   }
 
-  /** Units counted in the open window, 0 when none is open. */
-  used(key: string): number {
-    const window = this.#windows.get(key)
-    return window && this.clock.now() < window.endsAt ? window.used : 0
+  read(key: string, limit: number, need = 0): BucketReading {
+    const now = this.clock.now()
+    const log = this.#current(key, now)
+    return this.#reading(log, limit, now, log.used + need <= limit, need)
+  }
+
+  add(key: string, _limit: number, units: number): void {
+    if (units > 0) this.#push(this.#current(key, this.clock.now()), this.clock.now(), units)
+  }
+
+  /** Takes back the newest entries: the refunded call was the last one counted. */
+  refund(key: string, _limit: number, units: number): void {
+    const log = this.#logs.get(key)
+    let left = units
+    while (log && left > 0 && log.at.length > log.head) {
+      const i = log.at.length - 1
+      const take = Math.min(left, log.units[i]!)
+      log.units[i]! -= take
+      log.used -= take
+      left -= take
+      if (log.units[i] === 0) {
+        log.at.pop()
+        log.units.pop()
+      }
+    }
+  }
+
+  #current(key: string, now: number): Log {
+    let log = this.#logs.get(key)
+    if (!log) {
+      log = { at: [], units: [], head: 0, used: 0 }
+      this.#logs.set(key, log)
+    }
+    while (log.head < log.at.length && log.at[log.head]! <= now - this.periodMs) {
+      log.used -= log.units[log.head]!
+      log.head += 1
+    }
+    // Drop what has left the window once it is most of the arrays, so memory follows the calls of one period.
+    if (log.head > 1024 && log.head * 2 > log.at.length) {
+      log.at.splice(0, log.head)
+      log.units.splice(0, log.head)
+      log.head = 0
+    }
+    return log
+  }
+
+  #push(log: Log, now: number, units: number): void {
+    if (log.at.length > log.head && log.at.at(-1) === now) log.units[log.units.length - 1]! += units
+    else {
+      log.at.push(now)
+      log.units.push(units)
+    }
+    log.used += units
+  }
+
+  #reading(log: Log, limit: number, now: number, admitted: boolean, cost: number): BucketReading {
+    const empty = log.head >= log.at.length
+    const resetAt = empty ? now : log.at.at(-1)! + this.periodMs
+    let retryAt = now
+    if (!admitted) {
+      // The call fits once enough of the oldest units have left the window.
+      let used = log.used
+      for (let i = log.head; i < log.at.length && used + cost > limit; i += 1) {
+        used -= log.units[i]!
+        retryAt = log.at[i]! + this.periodMs
+      }
+      if (used + cost > limit) retryAt = resetAt
+    }
+    return { admitted, limit, remaining: Math.max(0, limit - log.used), resetAt, retryAt }
+  }
+}
+
+const EPSILON = 1e-9
+
+interface Bucket {
+  tokens: number
+  at: number
+}
+
+export class TokenBucketLimiter implements RateLimiter {
+  readonly algorithm = 'token-bucket'
+  readonly #buckets = new Map<string, Bucket>()
+
+  constructor(
+    private readonly clock: Clock,
+    readonly periodMs: number,
+  ) {}
+
+  take(key: string, limit: number, cost: number): BucketReading {
+    const now = this.clock.now()
+    const bucket = this.#refilled(key, limit, now)
+    // The epsilon keeps a refill that float arithmetic left a hair short of a whole token from refusing the call
+    // that `remaining` just promised.
+    const admitted = cost === 0 || bucket.tokens + EPSILON >= cost
+    // A refused call takes nothing: the tokens it asked for are not there.
+    if (admitted) bucket.tokens = Math.max(0, bucket.tokens - cost)
+    return this.#reading(bucket, limit, now, admitted, cost)
+  }
+
+  read(key: string, limit: number, need = 0): BucketReading {
+    const now = this.clock.now()
+    const bucket = this.#refilled(key, limit, now)
+    return this.#reading(bucket, limit, now, bucket.tokens + EPSILON >= need, need)
+  }
+
+  #reading(bucket: Bucket, limit: number, now: number, admitted: boolean, cost: number): BucketReading {
+    const perMs = limit / this.periodMs
+    return {
+      admitted,
+      limit,
+      remaining: Math.max(0, Math.floor(bucket.tokens + EPSILON)),
+      resetAt: now + Math.max(0, Math.ceil((limit - bucket.tokens - EPSILON) / perMs)),
+      retryAt: admitted ? now : now + Math.ceil((cost - bucket.tokens - EPSILON) / perMs),
+    }
+  }
+
+  /** Units consumed after admission drain the bucket to empty at most: a call admitted with room is not a debt. */
+  add(key: string, limit: number, units: number): void {
+    const bucket = this.#refilled(key, limit, this.clock.now())
+    bucket.tokens = Math.max(0, bucket.tokens - units)
+  }
+
+  refund(key: string, limit: number, units: number): void {
+    const bucket = this.#refilled(key, limit, this.clock.now())
+    bucket.tokens = Math.min(limit, bucket.tokens + units)
+  }
+
+  #refilled(key: string, limit: number, now: number): Bucket {
+    let bucket = this.#buckets.get(key)
+    if (!bucket) {
+      bucket = { tokens: limit, at: now }
+      this.#buckets.set(key, bucket)
+    }
+    bucket.tokens = Math.min(limit, bucket.tokens + ((now - bucket.at) * limit) / this.periodMs)
+    bucket.at = now
+    return bucket
   }
 }

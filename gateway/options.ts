@@ -6,6 +6,7 @@
 import { parseArgs } from 'node:util'
 import { parseInstant } from './clock.ts'
 import { toFaultSet, type FaultName } from './faults.ts'
+import { LIMITER_ALGORITHMS, type LimiterAlgorithm } from './limiter.ts'
 import { VARY_DEFAULTS } from './vary.ts'
 import { DEFAULT_VIDEO_STEP_MS } from './videos/store.ts'
 
@@ -16,6 +17,8 @@ export interface GatewayOptionsInput {
   now?: string
   /** Length of a rate-limit "minute" in milliseconds. */
   minuteMs?: number
+  /** The algorithm of every rate-limit bucket (limiter.ts); default fixed-window. */
+  limiter?: string
   faults?: readonly string[]
   /** Allowed variation (Part 1 §9.2): unknown properties, reordered keys, unfamiliar stream events; see vary.ts. */
   vary?: boolean
@@ -31,6 +34,7 @@ export interface GatewayOptions {
   /** Epoch milliseconds the clock starts at, or undefined for the real time. */
   startMs: number | undefined
   minuteMs: number
+  limiter: LimiterAlgorithm
   faults: readonly FaultName[]
   vary: boolean
   /** Milliseconds a routed call waits before its route runs; 0 unless vary is on. */
@@ -45,6 +49,11 @@ export class OptionError extends Error {
 
 export const DEFAULT_HOST = '127.0.0.1'
 export const DEFAULT_MINUTE_MS = 60_000
+export const DEFAULT_LIMITER: LimiterAlgorithm = 'fixed-window'
+
+function isLimiterAlgorithm(name: string): name is LimiterAlgorithm {
+  return (LIMITER_ALGORITHMS as readonly string[]).includes(name)
+}
 
 export function resolveOptions(input: GatewayOptionsInput, defaults: { port: number }): GatewayOptions {
   const port = input.port ?? defaults.port
@@ -57,6 +66,8 @@ export function resolveOptions(input: GatewayOptionsInput, defaults: { port: num
   if (!Number.isSafeInteger(minuteMs) || minuteMs < 1) {
     throw new OptionError(`--minute-ms must be a positive integer number of milliseconds, got ${String(minuteMs)}`)
   }
+  const limiter = input.limiter ?? DEFAULT_LIMITER
+  if (!isLimiterAlgorithm(limiter)) throw new OptionError(`--limiter must be one of ${LIMITER_ALGORITHMS.join(', ')}, got '${limiter}'`)
   let startMs: number | undefined
   if (input.now !== undefined) {
     startMs = parseInstant(input.now)
@@ -80,7 +91,7 @@ export function resolveOptions(input: GatewayOptionsInput, defaults: { port: num
   if (!Number.isSafeInteger(varyLatencyMs) || varyLatencyMs < 0 || varyLatencyMs > 60_000) {
     throw new OptionError(`--vary-latency-ms must be an integer from 0 to 60000, got ${String(varyLatencyMs)}`)
   }
-  return { port, host, startMs, minuteMs, faults, vary, varyLatencyMs, ...(videoStepMs === undefined ? {} : { videoStepMs }) }
+  return { port, host, startMs, minuteMs, limiter, faults, vary, varyLatencyMs, ...(videoStepMs === undefined ? {} : { videoStepMs }) }
 }
 
 export type CliCommand =
@@ -95,6 +106,8 @@ export const USAGE = `Usage: npm run gateway -- [options]
   --host <addr>       address to bind (default ${DEFAULT_HOST})
   --now <iso>         start the clock at this date or date-time; it then advances in real time
   --minute-ms <n>     length of a rate-limit minute in milliseconds (default ${DEFAULT_MINUTE_MS})
+  --limiter <name>    the algorithm of every rate-limit bucket: ${LIMITER_ALGORITHMS.join(', ')}
+                      (default ${DEFAULT_LIMITER}); see gateway/README.md for what its headers then mean
   --video-step-ms <n> how long a video job stays queued, then processing, in milliseconds (default ${DEFAULT_VIDEO_STEP_MS})
   --vary              allowed variation of §9.2: unknown properties, reordered keys, ids in another format,
                       unfamiliar stream events, CRLF, split writes, an unrelated x-request-id past 2026-10-15,
@@ -108,6 +121,7 @@ const CLI_OPTIONS = {
   host: { type: 'string' },
   now: { type: 'string' },
   'minute-ms': { type: 'string' },
+  limiter: { type: 'string' },
   'video-step-ms': { type: 'string' },
   fault: { type: 'string', multiple: true },
   vary: { type: 'boolean' },
@@ -131,6 +145,7 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
       host: values.host,
       now: values.now,
       minuteMs: values['minute-ms'] === undefined ? undefined : cliInteger('--minute-ms', values['minute-ms']),
+      limiter: values.limiter,
       videoStepMs: values['video-step-ms'] === undefined ? undefined : cliInteger('--video-step-ms', values['video-step-ms']),
       faults,
       vary: values.vary === true,

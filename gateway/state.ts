@@ -7,7 +7,7 @@ import { offsetClock, systemClock, type Clock } from './clock.ts'
 import { RequestContexts } from './context.ts'
 import type { FaultSet } from './faults.ts'
 import { FileStore, type FileStoreOptions } from './file-store.ts'
-import { FixedWindowLimiter } from './limiter.ts'
+import { createLimiter, type RateLimiter } from './limiter.ts'
 import { resolveOptions, type GatewayOptionsInput } from './options.ts'
 import { DEFAULT_TRANSACTION_CAPACITY, TransactionStore } from './transactions.ts'
 import { DEFAULT_VIDEO_STEP_MS } from './videos/store.ts'
@@ -36,16 +36,17 @@ export interface GatewayState {
   readonly videoStepMs: number
   readonly accounts: AccountDirectory
   readonly transactions: TransactionStore
-  readonly limiter: FixedWindowLimiter
-  /** Day windows (1440 rate-limit minutes) for the per-day limits of section 8.3. */
-  readonly dayLimiter: FixedWindowLimiter
+  /** Every per-minute bucket, of the algorithm --limiter names. */
+  readonly limiter: RateLimiter
+  /** The per-day limits of section 8.3: periods of 1440 rate-limit minutes, of the same algorithm. */
+  readonly dayLimiter: RateLimiter
   readonly contexts: RequestContexts
   /** Uploaded files (section 4.4); their bytes are in a temporary folder until deleted, expired or closed. */
   readonly files: FileStore
 }
 
 export function createState(config: GatewayConfig = {}): GatewayState {
-  const { startMs, minuteMs, faults, vary, varyLatencyMs, videoStepMs } = resolveOptions(config, { port: 0 })
+  const { startMs, minuteMs, limiter, faults, vary, varyLatencyMs, videoStepMs } = resolveOptions(config, { port: 0 })
   const clock = config.clock ?? (startMs === undefined ? systemClock : offsetClock(startMs))
   return {
     clock,
@@ -56,8 +57,8 @@ export function createState(config: GatewayConfig = {}): GatewayState {
     videoStepMs: videoStepMs ?? DEFAULT_VIDEO_STEP_MS,
     accounts: new AccountDirectory(undefined, config.keyAliases),
     transactions: new TransactionStore(config.transactionCapacity ?? DEFAULT_TRANSACTION_CAPACITY),
-    limiter: new FixedWindowLimiter(clock, minuteMs),
-    dayLimiter: new FixedWindowLimiter(clock, minuteMs * 1440),
+    limiter: createLimiter(limiter, clock, minuteMs),
+    dayLimiter: createLimiter(limiter, clock, minuteMs * 1440),
     contexts: new RequestContexts(clock),
     files: new FileStore(clock, config.files),
   }

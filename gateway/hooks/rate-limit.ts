@@ -1,8 +1,8 @@
 /**
  * Rate limits and their headers (Part 1 sections 4.1, 7, 8.1, 8.3).
  *
- * Buckets belong to the organization (the account: all its keys share them) and are fixed windows of
- * one "minute" (--minute-ms) or one day (1440 minutes):
+ * Buckets belong to the organization (the account: all its keys share them) and count per "minute" (--minute-ms)
+ * or per day (1440 minutes), by the algorithm --limiter names (../limiter.ts):
  * - /user/v1: the usage limit of section 8.1, requests per minute by tier;
  * - every other authenticated call: the organization-wide ceiling of the `account` class;
  * - a call that names a catalogue model (routes call `resolveModel`, which calls `context.admitModel`):
@@ -17,8 +17,8 @@
  * The headers report the most specific buckets: the model's on model calls, otherwise the account's or the
  * usage limit's.
  *
- * A refused call is 429 with Retry-After (whole seconds, rounded up so that waiting it is enough) in the
- * dialect of its path family.
+ * A refused call is 429 with Retry-After (whole seconds until the bucket admits a call again, rounded up so that
+ * waiting it is enough) in the dialect of its path family. x-ratelimit-reset-* say when the bucket is full again.
  */
 import { setImmediate as yieldToIo } from 'node:timers/promises'
 import type { FastifyReply, FastifyRequest } from 'fastify'
@@ -28,37 +28,39 @@ import type { RequestContext } from '../context.ts'
 import { compatibleError, GatewayError, usageError } from '../errors.ts'
 import { formatGoDuration } from '../go-duration.ts'
 import { classLimits, MAX_IMAGES, modelLimits, poolOf, PROJECT_TOKEN_ROUTES, projectTokensPerMinute, usageRequestsPerMinute } from '../limit-tables.ts'
-import type { FixedWindowLimiter, WindowReading } from '../limiter.ts'
+import type { BucketReading, RateLimiter } from '../limiter.ts'
 import type { GatewayState } from '../state.ts'
 
 /** A bucket that the finished call's tokens are added to. */
 interface TokenBucket {
-  readonly limiter: FixedWindowLimiter
+  readonly limiter: RateLimiter
   readonly key: string
   readonly limit: number
 }
 
-/** Whole seconds until the reading's window ends, at least 1: a client that waits it never retries too early. */
-export function retryAfterSeconds(reading: WindowReading, now: number, halved = false): number {
-  const seconds = Math.max(1, Math.ceil((reading.resetAt - now) / 1000))
+/** Whole seconds until the bucket admits a call again, at least 1: a client that waits it never retries too early. */
+export function retryAfterSeconds(reading: BucketReading, now: number, halved = false): number {
+  const seconds = Math.max(1, Math.ceil((reading.retryAt - now) / 1000))
   return halved ? Math.max(0, Math.floor(seconds / 2) - 1) : seconds
 }
 
 export function rateLimitHook(state: GatewayState) {
   const { faults, limiter, clock } = state
 
-  /** Counts one request. Under `limiter-race` it reads, yields to I/O, then writes: concurrent calls lose counts. */
-  const countRequest = async (key: string, limit: number): Promise<WindowReading> => {
+  /**
+   * Counts one request. Under `limiter-race` it checks, yields to I/O, then counts: calls that arrive together all
+   * pass the check before any of them is counted.
+   */
+  const countRequest = async (key: string, limit: number): Promise<BucketReading> => {
     if (!faults.has('limiter-race')) return limiter.take(key, limit, 1)
-    const before = limiter.used(key)
+    const before = limiter.read(key, limit)
     await yieldToIo()
-    const reading = limiter.read(key, limit)
-    limiter.overwrite(key, before + 1)
-    return { admitted: before + 1 <= limit, limit, remaining: Math.max(0, limit - before - 1), resetAt: reading.resetAt }
+    limiter.add(key, limit, 1)
+    return { ...limiter.read(key, limit), admitted: before.remaining >= 1 }
   }
 
   /** `usage-limit-off-by-one` admits one call more than the table while reporting the table's limit. */
-  const countUsage = async (key: string, limit: number): Promise<WindowReading> => {
+  const countUsage = async (key: string, limit: number): Promise<BucketReading> => {
     if (!faults.has('usage-limit-off-by-one')) return countRequest(key, limit)
     const reading = await countRequest(key, limit + 1)
     return { ...reading, limit, remaining: Math.max(0, reading.remaining - 1) }
@@ -71,8 +73,9 @@ export function rateLimitHook(state: GatewayState) {
     const usage = context.family === 'usage'
     const accountLimits = classLimits('account', account.tier)
     const requestKey = usage ? `usage-requests:${faults.has('usage-bucket-shared') ? 'every-account' : account.id}` : `account-requests:${account.id}`
-    const requests = usage ? await countUsage(requestKey, usageRequestsPerMinute(account.tier)) : await countRequest(requestKey, accountLimits.rpm)
-    context.countedRequest = { limiter, key: requestKey }
+    const requestLimit = usage ? usageRequestsPerMinute(account.tier) : accountLimits.rpm
+    const requests = usage ? await countUsage(requestKey, requestLimit) : await countRequest(requestKey, requestLimit)
+    context.countedRequest = { limiter, key: requestKey, limit: requestLimit }
     const tokens = limiter.read(`account-tokens:${account.id}`, accountLimits.tpm)
     context.limits = { requests, tokens, projectTokens: null }
     if (!usage) context.admitModel = (model) => admitModel(state, request, reply, context, model)
@@ -104,25 +107,26 @@ function admitModel(state: GatewayState, request: FastifyRequest, reply: Fastify
   const limits = modelLimits(model.rateClass, account.tier)
   const base = `${account.id}:${poolOf(model.id)}`
   const requests = limiter.take(`model-requests:${base}`, limits.rpm, 1)
-  const tokens = limiter.read(`model-tokens:${base}`, limits.tpm)
+  // Token buckets admit a call while a token is left; what the call consumes is counted when it has finished.
+  const tokens = limiter.read(`model-tokens:${base}`, limits.tpm, 1)
   const buckets: TokenBucket[] = [{ limiter, key: `model-tokens:${base}`, limit: limits.tpm }]
   // Each check is [what, reading]; the first that refuses names the limit in the 429.
-  const checks: Array<[string, WindowReading]> = [[`${limits.rpm} requests per minute`, requests]]
+  const checks: Array<[string, BucketReading]> = [[`${limits.rpm} requests per minute`, requests]]
   if (limits.rpd !== undefined) checks.push([`${limits.rpd} requests per day`, dayLimiter.take(`model-requests-day:${base}`, limits.rpd, 1)])
   if (limits.ipm !== undefined && model.mode === 'image_generation') {
     checks.push([`${limits.ipm} images per minute`, limiter.take(`model-images:${base}`, limits.ipm, imagesAsked(request.body))])
   }
-  checks.push([`${limits.tpm} tokens per minute`, hasRoom(tokens)])
+  checks.push([`${limits.tpm} tokens per minute`, tokens])
   if (limits.tpd !== undefined) {
     buckets.push({ limiter: dayLimiter, key: `model-tokens-day:${base}`, limit: limits.tpd })
-    checks.push([`${limits.tpd} tokens per day`, hasRoom(dayLimiter.read(`model-tokens-day:${base}`, limits.tpd))])
+    checks.push([`${limits.tpd} tokens per day`, dayLimiter.read(`model-tokens-day:${base}`, limits.tpd, 1)])
   }
-  let projectTokens: WindowReading | null = null
+  let projectTokens: BucketReading | null = null
   if (PROJECT_TOKEN_ROUTES.has(context.path)) {
     const limit = projectTokensPerMinute(account.tier)
-    projectTokens = limiter.read(`project-tokens:${account.id}`, limit)
+    projectTokens = limiter.read(`project-tokens:${account.id}`, limit, 1)
     buckets.push({ limiter, key: `project-tokens:${account.id}`, limit })
-    checks.push([`the project's ${limit} tokens per minute`, hasRoom(projectTokens)])
+    checks.push([`the project's ${limit} tokens per minute`, projectTokens])
   }
   context.limits = { requests, tokens, projectTokens }
   context.tokenBuckets = buckets
@@ -136,11 +140,6 @@ function admitModel(state: GatewayState, request: FastifyRequest, reply: Fastify
     param: null,
     ...(faults.has('compatible-429-wrong-type') ? { type: 'invalid_request_error' } : {}),
   })
-}
-
-/** A token bucket admits a call while any room is left; what the call consumes is counted after it. */
-function hasRoom(reading: WindowReading): WindowReading {
-  return { ...reading, admitted: reading.remaining > 0 }
 }
 
 /**
@@ -167,7 +166,7 @@ export function countFinishedCall(state: GatewayState) {
       state.limiter.add(`account-tokens:${account.id}`, classLimits('account', account.tier).tpm, used)
     }
     if (state.faults.has('failed-calls-not-counted') && reply.statusCode >= 400 && reply.statusCode !== 429 && context.countedRequest) {
-      context.countedRequest.limiter.refund(context.countedRequest.key, 1)
+      context.countedRequest.limiter.refund(context.countedRequest.key, context.countedRequest.limit, 1)
     }
   }
 }
@@ -176,7 +175,7 @@ export function countFinishedCall(state: GatewayState) {
 export function rateLimitHeaders(state: GatewayState) {
   const { faults, clock } = state
 
-  const reset = (reading: WindowReading): string => {
+  const reset = (reading: BucketReading): string => {
     if (faults.has('ratelimit-reset-epoch')) return String(Math.ceil(reading.resetAt / 1000))
     const ms = reading.resetAt - clock.now()
     if (faults.has('ratelimit-reset-short')) return formatGoDuration(ms / 4)
@@ -184,7 +183,7 @@ export function rateLimitHeaders(state: GatewayState) {
     return formatGoDuration(ms)
   }
 
-  const write = (reply: FastifyReply, bucket: 'requests' | 'tokens' | 'project-tokens', reading: WindowReading): void => {
+  const write = (reply: FastifyReply, bucket: 'requests' | 'tokens' | 'project-tokens', reading: BucketReading): void => {
     reply.header(`x-ratelimit-limit-${bucket}`, String(reading.limit))
     reply.header(`x-ratelimit-remaining-${bucket}`, String(faults.has('remaining-not-decreasing') ? reading.limit : reading.remaining))
     if (!(bucket === 'project-tokens' && faults.has('project-headers-partial'))) reply.header(`x-ratelimit-reset-${bucket}`, reset(reading))

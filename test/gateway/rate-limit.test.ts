@@ -116,3 +116,37 @@ describe('the account class limit on /v1 (sections 7, 8.3)', () => {
     expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1)
   })
 })
+
+describe('the usage rate limit under the other limiter algorithms (--limiter)', () => {
+  it('token-bucket: Retry-After is the time until one call, the reset the time until the bucket is full', async () => {
+    const clock = manualClock('2026-09-01T00:00:00Z')
+    const gw = testGateway({ clock, limiter: 'token-bucket' })
+    const limit = usageRequestsPerMinute(0)
+    for (let i = 0; i < limit; i += 1) expect((await gw.call('/user/v1/credit', { key: 'tier0' })).status).toBe(200)
+    const refused = await gw.call('/user/v1/credit', { key: 'tier0' })
+    expect(refused.status).toBe(429)
+    expect(refused.headers['retry-after']).toBe(String(60 / limit))
+    expect(refused.headers['x-ratelimit-reset-requests']).toBe('1m0s')
+    clock.advance((60 / limit) * 1000)
+    const again = await gw.call('/user/v1/credit', { key: 'tier0' })
+    expect(again.status).toBe(200)
+    expect(again.headers['x-ratelimit-remaining-requests']).toBe('0')
+  })
+
+  it('sliding-window: a call is admitted again when the oldest one leaves the window', async () => {
+    const clock = manualClock('2026-09-01T00:00:00Z')
+    const gw = testGateway({ clock, limiter: 'sliding-window' })
+    const limit = usageRequestsPerMinute(0)
+    for (let i = 0; i < limit; i += 1) {
+      expect((await gw.call('/user/v1/credit', { key: 'tier0' })).status).toBe(200)
+      clock.advance(10_000)
+    }
+    const refused = await gw.call('/user/v1/credit', { key: 'tier0' })
+    expect(refused.status).toBe(429)
+    // Calls at 0, 10 and 20 s, refused at 30 s: the first leaves at 60 s, the last at 80 s.
+    expect(refused.headers['retry-after']).toBe('30')
+    expect(refused.headers['x-ratelimit-reset-requests']).toBe('50s')
+    clock.advance(30_000)
+    expect((await gw.call('/user/v1/credit', { key: 'tier0' })).status).toBe(200)
+  })
+})
