@@ -3,6 +3,7 @@
  * loopback port for a run that has no GATEWAY_BASE_URL, and stops it afterwards.
  */
 import { ADMIN_KEY, SEEDED_KEYS, type SeededKeys } from './accounts.ts'
+import type { LimiterAlgorithm } from './limiter.ts'
 import { resolveOptions } from './options.ts'
 import { createGateway } from './server.ts'
 
@@ -17,6 +18,8 @@ export interface EmbeddedGatewayOptions {
   now?: string
   /** Length of a rate-limit minute in milliseconds (default 60000). */
   minuteMs?: number
+  /** The algorithm of every rate-limit bucket (limiter.ts): fixed-window (default), sliding-window, token-bucket. */
+  limiter?: LimiterAlgorithm
   /** Names from the fault registry (gateway/faults.ts); an unknown name is an error listing the valid ones. */
   faults?: string[]
   /** Allowed variation of Part 1 §9.2 (see vary.ts). */
@@ -40,7 +43,7 @@ export interface EmbeddedGateway {
 
 export async function startEmbeddedGateway(opts: EmbeddedGatewayOptions = {}): Promise<EmbeddedGateway> {
   const options = resolveOptions(opts, { port: 0 })
-  const { app } = createGateway({ now: opts.now, minuteMs: opts.minuteMs, faults: opts.faults, vary: opts.vary, varyLatencyMs: opts.varyLatencyMs, videoStepMs: opts.videoStepMs, ...(opts.keyAliases ? { keyAliases: opts.keyAliases } : {}) })
+  const { app } = createGateway({ now: opts.now, minuteMs: opts.minuteMs, limiter: opts.limiter, faults: opts.faults, vary: opts.vary, varyLatencyMs: opts.varyLatencyMs, videoStepMs: opts.videoStepMs, ...(opts.keyAliases ? { keyAliases: opts.keyAliases } : {}) })
   await app.listen({ port: options.port, host: options.host })
   const address = app.server.address()
   if (address === null || typeof address === 'string') {

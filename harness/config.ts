@@ -22,6 +22,7 @@ export const DEFAULTS = {
   maxTimeoutMs: 900_000, // the flex tier may take up to 900 s (Part 1 section 8.5); more is a typo
   suiteWorkers: 4, // suite files run side by side: they wait on the target, not on the CPU, even on two cores
   embeddedMinuteMs: 10_000, // the embedded gateway's rate-limit minute, so that waiting for a window takes seconds
+  realMinuteMs: 60_000, // a target's rate-limit minute unless GATEWAY_MINUTE_MS says it was shortened
 }
 
 /** What the user asked for, validated. `baseUrl: null` means: start the embedded reference gateway. */
@@ -36,6 +37,8 @@ export interface RunOptions {
   largeUploads: boolean
   /** GATEWAY_AUDIO_MODELS: the target's ids for the audio roles the reference does not name. */
   audioModels: Record<string, string>
+  /** GATEWAY_MINUTE_MS: the target's rate-limit minute, for a reference gateway started with --minute-ms. */
+  minuteMs?: number | null
   families: string[] | null
   grep: string | null
   reportDir: string
@@ -129,6 +132,14 @@ function parseAudioModels(raw: string): Record<string, string> {
   return out
 }
 
+function parseMinute(raw: string, baseUrl: string | null): number {
+  if (baseUrl === null) throw new ConfigError(`GATEWAY_MINUTE_MS is for a target started with a shortened minute; the embedded gateway's is ${DEFAULTS.embeddedMinuteMs} ms`)
+  if (!/^\d+$/.test(raw.trim()) || Number(raw) < 200 || Number(raw) > DEFAULTS.realMinuteMs) {
+    throw new ConfigError(`GATEWAY_MINUTE_MS must be whole milliseconds from 200 to ${DEFAULTS.realMinuteMs} (got "${raw}")`)
+  }
+  return Number(raw)
+}
+
 function parseSwitch(raw: string, source: string): boolean {
   const word = raw.trim().toLowerCase()
   if (word === '1' || word === 'true' || word === 'yes') return true
@@ -215,6 +226,9 @@ export function resolveOptions(env: Env, flags: FlagValues, filters: string[], k
   const largeRaw = value('GATEWAY_LARGE_UPLOADS')
   const largeUploads = largeRaw === undefined ? false : parseSwitch(largeRaw, 'GATEWAY_LARGE_UPLOADS')
 
+  const minuteRaw = value('GATEWAY_MINUTE_MS')
+  const minuteMs = minuteRaw === undefined ? null : parseMinute(minuteRaw, baseUrl)
+
   const audioRaw = value('GATEWAY_AUDIO_MODELS')
   const audioModels = audioRaw === undefined ? {} : parseAudioModels(audioRaw)
 
@@ -227,6 +241,7 @@ export function resolveOptions(env: Env, flags: FlagValues, filters: string[], k
     timeoutMs,
     largeUploads,
     audioModels,
+    minuteMs,
     families: flags.family === undefined ? null : parseFamilies(flags.family, knownFamilies),
     grep: flags.grep === undefined || flags.grep === '' ? null : parseGrep(flags.grep),
     reportDir: flags['report-dir'] ?? DEFAULTS.reportDir,
@@ -259,6 +274,8 @@ export interface TargetConfig {
   largeUploads: boolean
   /** GATEWAY_AUDIO_MODELS, parsed: role -> the target's model id. */
   audioModels: Record<string, string>
+  /** The period of the target's per-minute buckets in ms: a real minute unless shortened (embedded, GATEWAY_MINUTE_MS). */
+  minuteMs?: number
   runId: string
   /** Set by the conformance command: a failed MUST test runs once more at once (harness/rerun.ts). */
   rerunFailures?: boolean

@@ -54,14 +54,14 @@ export async function prepareTarget(options: RunOptions, runId: string = newRunI
   const common = { asOf: options.asOf, budgetUsd: options.budgetUsd, timeoutMs: options.timeoutMs, largeUploads: options.largeUploads, audioModels: options.audioModels, runId }
   if (options.baseUrl !== null) {
     await probe(options.baseUrl, options.timeoutMs)
-    return { config: { ...common, baseUrl: options.baseUrl, embedded: false, keys: options.keys }, close: async () => {} }
+    return { config: { ...common, baseUrl: options.baseUrl, embedded: false, keys: options.keys, minuteMs: options.minuteMs ?? DEFAULTS.realMinuteMs }, close: async () => {} }
   }
   // The one place outside scripts/ and test/ that reaches into gateway/ (DESIGN.md: startEmbeddedGateway()).
   const { startEmbeddedGateway } = await import('../gateway/embedded.ts')
   // An explicit as-of date moves the embedded gateway's clock too, so that date rules can be seen at any date.
   const gateway = await startEmbeddedGateway({ minuteMs: DEFAULTS.embeddedMinuteMs, ...(options.asOfExplicit ? { now: `${options.asOf}T12:00:00Z` } : {}) })
   return {
-    config: { ...common, baseUrl: gateway.url, embedded: true, keys: { ...gateway.keys } },
+    config: { ...common, baseUrl: gateway.url, embedded: true, keys: { ...gateway.keys }, minuteMs: DEFAULTS.embeddedMinuteMs },
     close: () => gateway.close(),
   }
 }

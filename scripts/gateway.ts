@@ -5,7 +5,7 @@
 import { SEEDED_KEY_ENV, SEEDED_KEYS, type SeededKeys } from '../gateway/accounts.ts'
 import { startEmbeddedGateway } from '../gateway/embedded.ts'
 import { describeFaults } from '../gateway/faults.ts'
-import { OptionError, parseCommandLine, USAGE } from '../gateway/options.ts'
+import { DEFAULT_LIMITER, OptionError, parseCommandLine, USAGE } from '../gateway/options.ts'
 
 const EXIT_BAD_OPTIONS = 2
 
@@ -44,6 +44,7 @@ async function main(): Promise<void> {
     host: options.host,
     ...(options.startMs === undefined ? {} : { now: new Date(options.startMs).toISOString() }),
     minuteMs: options.minuteMs,
+    limiter: options.limiter,
     faults: [...options.faults],
     vary: options.vary,
     ...(options.vary ? { varyLatencyMs: options.varyLatencyMs } : {}),
@@ -52,6 +53,7 @@ async function main(): Promise<void> {
   const notes = [
     options.startMs === undefined ? '' : `clock starts at ${new Date(options.startMs).toISOString()}`,
     options.minuteMs === 60_000 ? '' : `a rate-limit minute lasts ${options.minuteMs} ms`,
+    options.limiter === DEFAULT_LIMITER ? '' : `every rate-limit bucket is a ${options.limiter}`,
     options.faults.length === 0 ? '' : `faults: ${options.faults.join(', ')}`,
     options.vary ? `allowed variation (--vary) is on, ${options.varyLatencyMs} ms before a route answers` : '',
     options.videoStepMs === undefined ? '' : `a video job stays queued, then processing, ${options.videoStepMs} ms each`,

@@ -49,6 +49,9 @@ describe('resolveOptions', () => {
     [{ GATEWAY_LARGE_UPLOADS: 'maybe' }, /GATEWAY_LARGE_UPLOADS must be 1 or 0/],
     [{ GATEWAY_AUDIO_MODELS: 'speech' }, /GATEWAY_AUDIO_MODELS: "speech" is not role=model-id/],
     [{ GATEWAY_AUDIO_MODELS: 'singer=x' }, /with a role from speech, transcribe/],
+    [{ GATEWAY_MINUTE_MS: '10000' }, /GATEWAY_MINUTE_MS is for a target started with a shortened minute; the embedded gateway's is 10000 ms/],
+    [{ GATEWAY_BASE_URL: 'http://127.0.0.1:8080', GATEWAY_API_KEY: 'k', GATEWAY_MINUTE_MS: '10s' }, /GATEWAY_MINUTE_MS must be whole milliseconds from 200 to 60000/],
+    [{ GATEWAY_BASE_URL: 'http://127.0.0.1:8080', GATEWAY_API_KEY: 'k', GATEWAY_MINUTE_MS: '120000' }, /GATEWAY_MINUTE_MS must be whole milliseconds/],
   ])('%j is refused: %s', (env, pattern) => {
     expect(errorOf(env)).toMatch(pattern)
   })
@@ -65,6 +68,11 @@ describe('resolveOptions', () => {
   test('large uploads and audio model ids are read', () => {
     expect(resolve({ GATEWAY_LARGE_UPLOADS: '1', GATEWAY_AUDIO_MODELS: 'speech=my-tts, diarize=my-stt-d' })).toMatchObject({ largeUploads: true, audioModels: { speech: 'my-tts', diarize: 'my-stt-d' } })
     expect(resolve({}).largeUploads).toBe(false)
+  })
+
+  test('a target\'s shortened rate-limit minute is read; unset, a real minute applies', () => {
+    expect(resolve({ GATEWAY_BASE_URL: 'http://127.0.0.1:8080', GATEWAY_API_KEY: 'k', GATEWAY_MINUTE_MS: '10000' }).minuteMs).toBe(10_000)
+    expect(resolve({ GATEWAY_BASE_URL: 'http://127.0.0.1:8080', GATEWAY_API_KEY: 'k' }).minuteMs).toBeNull()
   })
 
   test('blank variables count as unset', () => {
