@@ -1,11 +1,15 @@
 /**
- * npm run faults [-- --fault a,b] [--workers N] [--scope families|files] [--json FILE]
+ * npm run faults [-- --fault a,b] [--workers N] [--scope families|files] [--limiters] [--json FILE]
  *
  * The fault score: runs the conformance suites against the reference gateway under every named fault and prints
  * a table: the fault, the requirements it breaks, whether the run detected it (exactly those requirements failed
  * and the exit code says so), and anything else that failed (collateral). Exit 0 when every fault is detected
  * with no collateral. Each fault runs the families its requirements belong to (--scope families, the default),
  * or only the suite files that check them (--scope files, which npm test uses to stay quick).
+ *
+ * --limiters proves the rate-limit checks against every algorithm the reference allows: each fault of the limiter
+ * (`limiter: true`) runs again against a sliding-window and a token-bucket gateway, and the families that judge
+ * limits run against the faithful gateway in those modes, where nothing may fail.
  *
  * All runs share a few vitest instances (one per worker slot) instead of starting a process per fault: the target
  * changes between runs through vitest's provide().
@@ -18,6 +22,7 @@ import { parseArgs } from 'node:util'
 import { createVitest, type Reporter, type TestModule, type SerializedError, type Vitest } from 'vitest/node'
 import { startEmbeddedGateway } from '../gateway/embedded.ts'
 import { CONFORMANCE_FAULTS, type FaultDefinition } from '../gateway/faults.ts'
+import { LIMITER_ALGORITHMS, type LimiterAlgorithm } from '../gateway/limiter.ts'
 import { CONFORMANCE_PROJECTS } from '../harness/projects.ts'
 import { catalogue } from '../harness/catalogue.ts'
 import { DEFAULTS, type RunOptions, type TargetConfig } from '../harness/config.ts'
@@ -31,7 +36,9 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const AUDITED = new Set<string>(Object.values(REQ))
 
 export interface FaultResult {
+  /** The fault's name, or CLEAN for the faithful gateway. */
   fault: string
+  limiter: LimiterAlgorithm
   breaks: string[]
   families: string[]
   /** Requirements that ended fail or warn. */
@@ -68,6 +75,35 @@ function familiesOf(fault: FaultDefinition): string[] {
   return [...new Set(fault.breaks.map((id) => catalogue().get(id)?.family ?? 'unknown'))].sort()
 }
 
+/** The name of a run against the faithful gateway, where nothing may fail. */
+export const CLEAN = 'clean'
+
+/** The families whose checks judge rate limits: the faithful gateway must pass them under every limiter. */
+const LIMIT_FAMILIES = ['headers', 'tiers']
+
+const CLEAN_RUN: FaultDefinition = { name: CLEAN, breaks: [], description: 'the faithful gateway' }
+
+/** One run: a fault (or CLEAN) against a gateway whose buckets use `limiter`. */
+interface Job {
+  fault: FaultDefinition
+  limiter: LimiterAlgorithm
+}
+
+/** Where a result is filed: the fault's name, and its limiter where that is not the default. */
+export function resultKey(fault: string, limiter: LimiterAlgorithm): string {
+  return limiter === 'fixed-window' ? fault : `${fault}@${limiter}`
+}
+
+function jobsFor(selected: readonly FaultDefinition[], limiters: boolean): Job[] {
+  const jobs: Job[] = selected.map((fault) => ({ fault, limiter: 'fixed-window' }))
+  if (!limiters) return jobs
+  for (const limiter of LIMITER_ALGORITHMS.filter((l) => l !== 'fixed-window')) {
+    jobs.push({ fault: CLEAN_RUN, limiter })
+    for (const fault of selected.filter((f) => f.limiter)) jobs.push({ fault, limiter })
+  }
+  return jobs
+}
+
 /**
  * Which suite files a fault's run covers. `families`: every file of the families its requirements belong to, so
  * that collateral anywhere in those families shows. `files` (quicker, for npm test): only the files that check
@@ -76,6 +112,7 @@ function familiesOf(fault: FaultDefinition): string[] {
 export type Scope = 'files' | 'families'
 
 function filtersFor(fault: FaultDefinition, scope: Scope, checks: Map<string, string[]>): string[] {
+  if (fault === CLEAN_RUN) return LIMIT_FAMILIES.map((f) => `suites/${f}/`)
   if (scope === 'families') return familiesOf(fault).map((f) => `suites/${f}/`)
   const filters = new Set<string>()
   for (const id of fault.breaks) {
@@ -86,15 +123,17 @@ function filtersFor(fault: FaultDefinition, scope: Scope, checks: Map<string, st
   return [...filters]
 }
 
-async function runFault(slot: Slot, fault: FaultDefinition, scratch: string, filters: string[]): Promise<FaultResult> {
+async function runFault(slot: Slot, { fault, limiter }: Job, scratch: string, filters: string[]): Promise<FaultResult> {
   const started = performance.now()
-  const families = familiesOf(fault)
+  const clean = fault === CLEAN_RUN
+  const families = clean ? LIMIT_FAMILIES : familiesOf(fault)
   const asOf = fault.asOf ?? todayUtc()
-  const gateway = await startEmbeddedGateway({ faults: [fault.name], minuteMs: FAULT_RUN_DEFAULTS.minuteMs, ...(fault.asOf ? { now: `${fault.asOf}T12:00:00Z` } : {}) })
+  const key = resultKey(fault.name, limiter)
+  const gateway = await startEmbeddedGateway({ faults: clean ? [] : [fault.name], limiter, minuteMs: FAULT_RUN_DEFAULTS.minuteMs, ...(fault.asOf ? { now: `${fault.asOf}T12:00:00Z` } : {}) })
   try {
-    const target: TargetConfig = { baseUrl: gateway.url, embedded: false, keys: { ...gateway.keys }, asOf, budgetUsd: null, timeoutMs: DEFAULTS.timeoutMs, largeUploads: false, audioModels: {}, runId: `fault-${fault.name}` }
+    const target: TargetConfig = { baseUrl: gateway.url, embedded: false, keys: { ...gateway.keys }, asOf, budgetUsd: null, timeoutMs: DEFAULTS.timeoutMs, largeUploads: false, audioModels: {}, minuteMs: FAULT_RUN_DEFAULTS.minuteMs, runId: `fault-${key.replace('@', '-')}` }
     const options: RunOptions = { baseUrl: gateway.url, keys: target.keys, asOf, asOfExplicit: fault.asOf !== undefined, budgetUsd: null, timeoutMs: target.timeoutMs, largeUploads: false, audioModels: {}, families, grep: null, reportDir: scratch, filters: families.every((f) => filters.includes(`suites/${f}/`)) ? [] : filters }
-    const reporter = new ConformanceReporter({ target, options, runDir: join(scratch, fault.name), reportRoot: scratch, root: ROOT, tool: { name: 'faults', version: '0' }, write: () => {}, writeReports: false })
+    const reporter = new ConformanceReporter({ target, options, runDir: join(scratch, key.replace('@', '-')), reportRoot: scratch, root: ROOT, tool: { name: 'faults', version: '0' }, write: () => {}, writeReports: false })
     slot.reporter.current = reporter
     slot.vitest.provide('runConfig', target)
     await slot.vitest.runTestSpecifications(await slot.vitest.globTestSpecifications(filters))
@@ -110,7 +149,7 @@ async function runFault(slot: Slot, fault: FaultDefinition, scratch: string, fil
       return [id, message.split('\n').find((line) => line.trim().startsWith('Seen:'))?.trim() ?? message.split('\n')[0] ?? '']
     }))
     return {
-      fault: fault.name, breaks, families, failing, errors, exitCode, expectedExitCode,
+      fault: fault.name, limiter, breaks, families, failing, errors, exitCode, expectedExitCode,
       detected: breaks.every((id) => failing.includes(id)) && exitCode === expectedExitCode && errors.length === 0,
       collateral, collateralSeen, durationMs: Math.round(performance.now() - started),
     }
@@ -128,12 +167,12 @@ export const FAULT_RUN_DEFAULTS = {
   waitingLanes: 4, // more runs side by side for the faults of the tiers family, which mostly wait for windows
 }
 
-/** Faults whose runs mostly wait for rate-limit windows: they get lanes of their own beside the others. */
-function waits(fault: FaultDefinition): boolean {
-  return familiesOf(fault).includes('tiers')
+/** Runs that mostly wait for rate-limit windows: they get lanes of their own beside the others. */
+function waits({ fault }: Job): boolean {
+  return fault === CLEAN_RUN || familiesOf(fault).includes('tiers')
 }
 
-export async function runFaults(selected: readonly FaultDefinition[], workers: number, scope: Scope): Promise<FaultResult[]> {
+export async function runFaults(selected: readonly FaultDefinition[], workers: number, scope: Scope, limiters = false): Promise<FaultResult[]> {
   const scratch = mkdtempSync(join(tmpdir(), 'gc-faults-'))
   const slots: Slot[] = []
   // requirement id -> the suite files whose tests check it
@@ -142,7 +181,8 @@ export async function runFaults(selected: readonly FaultDefinition[], workers: n
     for (const [id, tests] of await collectChecks(ROOT)) checks.set(id, [...new Set(tests.map((t) => t.split(' > ')[0] as string))])
   }
   try {
-    const queues = [selected.filter(waits), selected.filter((fault) => !waits(fault))]
+    const jobs = jobsFor(selected, limiters)
+    const queues = [jobs.filter(waits), jobs.filter((job) => !waits(job))]
     const lanes = [Math.min(FAULT_RUN_DEFAULTS.waitingLanes, queues[0]!.length), Math.min(workers, queues[1]!.length)]
     const results = new Map<string, FaultResult>()
     await Promise.all(queues.map(async (queue, q) => {
@@ -157,22 +197,22 @@ export async function runFaults(selected: readonly FaultDefinition[], workers: n
       let next = 0
       await Promise.all(mine.map(async (slot) => {
         while (next < queue.length) {
-          const fault = queue[next] as FaultDefinition
+          const job = queue[next] as Job
           next += 1
-          let result = await runFault(slot, fault, scratch, filtersFor(fault, scope, checks))
+          let result = await runFault(slot, job, scratch, filtersFor(job.fault, scope, checks))
           // Some checks hang on timing that a machine shared by many runs can starve: the tiers runs count calls in
           // rate-limit windows, a dropped connection must reach the gateway while it still listens. One second run
           // tells that apart from a fault the suite misses or that fails more than it declares; both are reported.
           if (!result.detected || result.collateral.length > 0) {
             const first = result
-            result = { ...(await runFault(slot, fault, scratch, filtersFor(fault, scope, checks))), firstTry: { failing: first.failing, collateralSeen: first.collateralSeen } }
+            result = { ...(await runFault(slot, job, scratch, filtersFor(job.fault, scope, checks))), firstTry: { failing: first.failing, collateralSeen: first.collateralSeen } }
           }
-          results.set(fault.name, result)
+          results.set(resultKey(job.fault.name, job.limiter), result)
         }
       }))
     }))
-    // The table keeps the registry's order.
-    return selected.map((fault) => results.get(fault.name) as FaultResult)
+    // The table keeps the registry's order, the default limiter first.
+    return jobs.map((job) => results.get(resultKey(job.fault.name, job.limiter)) as FaultResult)
   } finally {
     for (const slot of slots) await slot.vitest.close()
     rmSync(scratch, { recursive: true, force: true })
@@ -181,14 +221,14 @@ export async function runFaults(selected: readonly FaultDefinition[], workers: n
 
 export function faultTable(results: readonly FaultResult[]): string {
   const rows = [['fault', 'breaks', 'detected', 'collateral', 'seconds'], ...results.map((r) => [
-    r.fault, r.breaks.join(', '), r.detected ? `yes${r.firstTry ? ` (second try; the first failed: ${r.firstTry.failing.join(', ') || 'nothing'})` : ''}` : `NO (failing: ${r.failing.join(', ') || 'none'}; exit ${r.exitCode}${r.errors.length ? `; errors: ${r.errors.join(', ')}` : ''})`, r.collateral.join(', ') || '-', (r.durationMs / 1000).toFixed(1),
+    resultKey(r.fault, r.limiter), r.breaks.join(', ') || '(nothing)', r.detected ? `yes${r.firstTry ? ` (second try; the first failed: ${r.firstTry.failing.join(', ') || 'nothing'})` : ''}` : `NO (failing: ${r.failing.join(', ') || 'none'}; exit ${r.exitCode}${r.errors.length ? `; errors: ${r.errors.join(', ')}` : ''})`, r.collateral.join(', ') || '-', (r.durationMs / 1000).toFixed(1),
   ])]
   const widths = (rows[0] as string[]).map((_, c) => Math.max(...rows.map((row) => (row[c] as string).length)))
   return rows.map((row) => row.map((cell, c) => cell.padEnd(widths[c] as number)).join('  ').trimEnd()).join('\n')
 }
 
 async function main(): Promise<number> {
-  const { values } = parseArgs({ options: { fault: { type: 'string' }, workers: { type: 'string' }, json: { type: 'string' }, scope: { type: 'string' } }, strict: true })
+  const { values } = parseArgs({ options: { fault: { type: 'string' }, workers: { type: 'string' }, json: { type: 'string' }, scope: { type: 'string' }, limiters: { type: 'boolean' } }, strict: true })
   if (values.scope !== undefined && values.scope !== 'files' && values.scope !== 'families') {
     process.stderr.write(`faults: --scope is files or families (got "${values.scope}")\n`)
     return 2
@@ -204,10 +244,10 @@ async function main(): Promise<number> {
   const selected = names ? CONFORMANCE_FAULTS.filter((f) => names.includes(f.name)) : CONFORMANCE_FAULTS
   const workers = Number(values.workers ?? FAULT_RUN_DEFAULTS.workers)
   const started = performance.now()
-  const results = await runFaults(selected, Number.isInteger(workers) && workers > 0 ? workers : FAULT_RUN_DEFAULTS.workers, scope)
+  const results = await runFaults(selected, Number.isInteger(workers) && workers > 0 ? workers : FAULT_RUN_DEFAULTS.workers, scope, values.limiters === true)
   if (values.json) writeFileSync(resolve(values.json), `${JSON.stringify(results, null, 2)}\n`)
   const clean = results.filter((r) => r.detected && r.collateral.length === 0).length
-  process.stdout.write(`${faultTable(results)}\n\n${clean} of ${results.length} faults detected with no collateral, in ${((performance.now() - started) / 1000).toFixed(0)} s\n`)
+  process.stdout.write(`${faultTable(results)}\n\n${clean} of ${results.length} runs detected their fault (or, clean, failed nothing) with no collateral, in ${((performance.now() - started) / 1000).toFixed(0)} s\n`)
   return clean === results.length ? 0 : 1
 }
 

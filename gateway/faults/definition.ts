@@ -12,4 +12,9 @@ export interface FaultDefinition<Name extends string = string> {
   readonly loadVerdicts?: readonly string[]
   /** For date-dependent rules: the as-of date (YYYY-MM-DD) the suite must judge the fault at. */
   readonly asOf?: string
+  /**
+   * A fault of the rate limiter: the suite must catch it whatever algorithm the buckets use, so it is proven against
+   * the gateway under every --limiter, not only the default.
+   */
+  readonly limiter?: true
 }

@@ -3,9 +3,11 @@
  * a conformance run against the gateway with that fault fails exactly the requirements the fault breaks, and
  * exits 1 when one of them is a MUST. And every MUST requirement of the catalogue is broken by some fault.
  *
- * The runs are made by `npm run faults -- --scope files` (scripts/faults.ts), once, in a child process; each fault
- * is then one test. Scope files runs each fault against the suite files that check what it breaks; the whole
- * family's collateral is `npm run faults`'s to show.
+ * The runs are made by `npm run faults -- --scope files --limiters` (scripts/faults.ts), once, in a child process;
+ * each fault is then one test. Scope files runs each fault against the suite files that check what it breaks; the
+ * whole family's collateral is `npm run faults`'s to show. --limiters runs the faults of the rate limiter again
+ * against a sliding-window and a token-bucket gateway, and the limit families against the faithful gateway in
+ * those modes: the reference names no algorithm, so the checks must hold, and catch the faults, under each.
  */
 import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
@@ -13,8 +15,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { CONFORMANCE_FAULTS, FAULTS } from '../../gateway/faults.ts'
+import { LIMITER_ALGORITHMS } from '../../gateway/limiter.ts'
 import { catalogue } from '../../harness/catalogue.ts'
-import type { FaultResult } from '../../scripts/faults.ts'
+import { CLEAN, resultKey, type FaultResult } from '../../scripts/faults.ts'
 import { ROOT } from '../support/run-conformance.ts'
 
 const TSX = import.meta.resolve('tsx')
@@ -30,14 +33,14 @@ beforeAll(async () => {
   scratch = mkdtempSync(join(tmpdir(), 'gc-fault-proof-'))
   const json = join(scratch, 'faults.json')
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('GATEWAY_') && !name.startsWith('VITEST')))
-  const child = spawn(process.execPath, ['--import', TSX, join(ROOT, 'scripts/faults.ts'), '--scope', 'files', '--json', json], { cwd: scratch, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, ['--import', TSX, join(ROOT, 'scripts/faults.ts'), '--scope', 'files', '--limiters', '--json', json], { cwd: scratch, env, stdio: ['ignore', 'pipe', 'pipe'] })
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
   const timer = setTimeout(() => child.kill('SIGKILL'), RUN_TIMEOUT_MS)
   await new Promise((resolve) => child.on('close', resolve))
   clearTimeout(timer)
   try {
-    results = new Map((JSON.parse(readFileSync(json, 'utf8')) as FaultResult[]).map((r) => [r.fault, r]))
+    results = new Map((JSON.parse(readFileSync(json, 'utf8')) as FaultResult[]).map((r) => [resultKey(r.fault, r.limiter), r]))
   } catch {
     results = new Map()
   }
@@ -59,14 +62,32 @@ describe('every MUST requirement can fail', () => {
   })
 })
 
+const OTHER_LIMITERS = LIMITER_ALGORITHMS.filter((l) => l !== 'fixed-window')
+
 describe('a run against each fault fails exactly what the fault breaks', () => {
   // Load-only faults (no requirement in `breaks`) are proved by test/load/load-faults.test.ts.
-  for (const fault of CONFORMANCE_FAULTS) {
-    test(`${fault.name} -> ${fault.breaks.join(', ')}`, () => {
-      const result = results.get(fault.name)
-      expect(result, `no result for ${fault.name}; the fault runner said:\n${output}`).toBeDefined()
+  const runs = [
+    ...CONFORMANCE_FAULTS.map((fault) => ({ fault, key: fault.name })),
+    ...OTHER_LIMITERS.flatMap((limiter) => CONFORMANCE_FAULTS.filter((f) => f.limiter).map((fault) => ({ fault, key: resultKey(fault.name, limiter) }))),
+  ]
+  for (const { fault, key } of runs) {
+    test(`${key} -> ${fault.breaks.join(', ')}`, () => {
+      const result = results.get(key)
+      expect(result, `no result for ${key}; the fault runner said:\n${output}`).toBeDefined()
       expect({ failing: result!.failing, errors: result!.errors }, `collateral seen: ${JSON.stringify(result!.collateralSeen ?? {})}`).toEqual({ failing: [...fault.breaks].sort(), errors: [] })
       expect(result!.exitCode).toBe(result!.expectedExitCode)
+    })
+  }
+})
+
+describe('the rate-limit checks hold for every limiter the reference allows', () => {
+  for (const limiter of OTHER_LIMITERS) {
+    test(`the limit families pass against a faithful ${limiter} gateway`, () => {
+      const result = results.get(resultKey(CLEAN, limiter))
+      expect(result, `no result for a clean ${limiter} run; the fault runner said:\n${output}`).toBeDefined()
+      expect({ failing: result!.failing, errors: result!.errors }, `seen: ${JSON.stringify(result!.collateralSeen ?? {})}`).toEqual({ failing: [], errors: [] })
+      // Exit 0, not 3: no MUST was left skipped, so the algorithm alone made nothing inconclusive.
+      expect(result!.exitCode).toBe(0)
     })
   }
 })
