@@ -38,6 +38,8 @@ export const FILES_FAULTS = [
     description: 'Out-of-range limit values are clamped to 1..10000 instead of refused.' },
   { name: 'list-after-inclusive', breaks: ['P1-4.4-list-cursor'],
     description: 'A page after a cursor starts with the cursor file itself.' },
+  { name: 'list-after-ignored', breaks: ['P1-4.4-list-cursor'],
+    description: 'The after cursor of the file list is ignored: every page starts at the first file.' },
   { name: 'list-purpose-ignored', breaks: ['P1-4.4-list-purpose'],
     description: 'The purpose filter of the file list is ignored.' },
   { name: 'retrieve-expires-at-null', breaks: ['P1-4.4-retrieve'],

@@ -142,7 +142,7 @@ function listFiles(all: StoredFile[], query: RawQuery, faults: FaultSet) {
   let items = purpose === undefined || faults.has('list-purpose-ignored') ? all : all.filter((file) => file.purpose === purpose)
   if (order !== 'asc' && !faults.has('list-order-ignored')) items = [...items].reverse()
   let start = 0
-  if (after !== undefined) {
+  if (after !== undefined && !faults.has('list-after-ignored')) {
     const index = items.findIndex((file) => file.id === after)
     if (index < 0) throw invalidParameter('after', `after '${after}' names no file of this list.`)
     start = faults.has('list-after-inclusive') ? index : index + 1
