@@ -86,7 +86,21 @@ function isStreamAnswer(ex: ExchangeRecord): boolean {
   return /^text\/event-stream\b/i.test(ex.responseHeaders?.['content-type'] ?? '')
 }
 
-/** §2.2: a transaction's id is its call's svc-request-id, and it records that call's status and stream flag. */
+/** §2.2: a transaction is not requested after it was processed. */
+function timeFindings(seen: Seen, checked: Map<string, number>): LedgerFinding[] {
+  const { requested_at: requested, created_at: created } = seen.sighting.fixed
+  if (requested === undefined || created === undefined) return []
+  const [requestedAt, createdAt] = [JSON.parse(requested) as unknown, JSON.parse(created) as unknown]
+  const [from, to] = [typeof requestedAt === 'string' ? Date.parse(requestedAt) : Number.NaN, typeof createdAt === 'string' ? Date.parse(createdAt) : Number.NaN]
+  // Times that are no ISO 8601 strings are the envelope requirement's to report.
+  if (Number.isNaN(from) || Number.isNaN(to)) return []
+  const requirement = LEDGER_REQ.transactionFields
+  checked.set(requirement, (checked.get(requirement) ?? 0) + 1)
+  if (from <= to) return []
+  return [{ requirement, ok: false, exchange: seen.ex, detail: `transaction ${seen.sighting.id} (${describe(seen)}): requested_at ${requested} is later than created_at ${created}` }]
+}
+
+/** §2.2: a transaction's id is its call's svc-request-id, and it records that call's status, stream flag and identifier. */
 function transactionCallFindings(seen: Seen, calls: ReadonlyMap<string, ExchangeRecord>, checked: Map<string, number>): LedgerFinding[] {
   const call = calls.get(seen.sighting.id)
   if (call?.status === undefined) return []
@@ -97,6 +111,10 @@ function transactionCallFindings(seen: Seen, calls: ReadonlyMap<string, Exchange
   if (statusCode !== undefined && statusCode !== String(call.status)) problems.push(`status_code ${statusCode}, but the call answered ${call.status}`)
   const stream = seen.sighting.fixed.stream
   if (stream !== undefined && stream !== 'false' && call.notes?.streamAsked !== true && !isStreamAnswer(call)) problems.push(`stream ${stream}, but the call neither asked for nor answered a stream`)
+  // A call that was served (2xx) took its identifier; what a refused one records is not shown.
+  const given = call.notes?.safetyIdentifier
+  const recorded = seen.sighting.fixed.safety_identifier
+  if (given !== undefined && call.status >= 200 && call.status < 300 && recorded !== undefined && recorded !== JSON.stringify(given)) problems.push(`safety_identifier ${recorded}, but the call gave ${JSON.stringify(given)}`)
   if (problems.length === 0) return []
   return [{ requirement, ok: false, exchange: seen.ex, detail: `transaction ${seen.sighting.id} (${describe(seen)}) describes the call ${call.method} ${call.path} (call ${call.seq}): ${problems.join('; ')}` }]
 }
@@ -125,7 +143,7 @@ export function ledgerFindings(exchanges: readonly ExchangeRecord[]): LedgerFind
     if (group.length > 1) failures.push(...fixedFindings(group, checked), ...terminalFindings(group, checked))
     // One judgement per transaction: its later sightings are held to the first by fixedFindings.
     const first = group[0] as Seen
-    if (first.sighting.kind === 'transaction') failures.push(...transactionCallFindings(first, calls, checked))
+    if (first.sighting.kind === 'transaction') failures.push(...transactionCallFindings(first, calls, checked), ...timeFindings(first, checked))
   }
   const findings: LedgerFinding[] = []
   for (const [requirement, count] of checked) {

@@ -40,6 +40,8 @@ export interface RecordNotes {
    * not JSON (a multipart form's fields are not read here).
    */
   streamAsked?: true
+  /** The safety_identifier a JSON body gave, which the call's transaction records (Part 1 §2.2). */
+  safetyIdentifier?: string
 }
 
 /** The requirement each kind of contradiction breaks (schemas/requirements.json). */
@@ -179,6 +181,7 @@ export function recordNotes(record: Pick<ExchangeRecord, 'method' | 'path' | 'st
   const status = record.status ?? 0
   const notes: RecordNotes = {}
   if (asksStream(asked, record.path, opaqueBody)) notes.streamAsked = true
+  if (isObject(asked) && typeof asked.safety_identifier === 'string') notes.safetyIdentifier = asked.safety_identifier
   if (status >= 200 && status < 300) {
     const sightings = events !== undefined ? streamSightings(events) : RECORD_ROUTE.test(record.path) ? sightingsOf(record.method, record.path, json()) : []
     const svcRequestId = record.responseHeaders?.['svc-request-id']

@@ -40,6 +40,8 @@ export const FILES_FAULTS = [
     description: 'A page after a cursor starts with the cursor file itself.' },
   { name: 'list-after-ignored', breaks: ['P1-4.4-list-cursor'],
     description: 'The after cursor of the file list is ignored: every page starts at the first file.' },
+  { name: 'file-list-bytes-kib', breaks: ['P1-4.4-retrieve'],
+    description: 'The file list gives bytes in KiB; the upload and retrieve answers give them right.' },
   { name: 'list-purpose-ignored', breaks: ['P1-4.4-list-purpose'],
     description: 'The purpose filter of the file list is ignored.' },
   { name: 'retrieve-expires-at-null', breaks: ['P1-4.4-retrieve'],

@@ -98,6 +98,13 @@ describe('transactions (Part 1 §2.2)', () => {
     expect(failing([made, call('GET', '/user/v1/transactions', { transactions: [tx({ status_code: 404, stream: true })] })])).toEqual([LEDGER_REQ.transactionFields])
   })
 
+  test('the identifier a served call gave is the one recorded; requested_at is never after created_at', () => {
+    const made = call('POST', '/v1/responses', { id: 'resp_9', status: 'completed' }, { svcId: 'svc-call', asked: { model: 'm', input: 'x', safety_identifier: 'gc-run-a' } })
+    expect(failing([made, call('GET', '/user/v1/transactions', { transactions: [tx({ safety_identifier: 'gc-run-a' })] })])).toEqual([])
+    expect(failing([made, call('GET', '/user/v1/transactions', { transactions: [tx({ safety_identifier: null })] })])).toEqual([LEDGER_REQ.transactionFields])
+    expect(failing([call('GET', '/user/v1/transactions', { transactions: [tx({ id: 'svc-other', requested_at: '2026-01-01T00:00:02Z' })] })])).toEqual([LEDGER_REQ.transactionFields])
+  })
+
   test('stream true is not judged for a call that asked for a stream; a transaction listed again shows the same fields', () => {
     const streamed = call('POST', '/v1/responses', undefined, { svcId: 'svc-call', asked: { stream: true }, contentType: 'text/event-stream', events: [] })
     expect(failing([streamed, call('GET', '/user/v1/transactions', { transactions: [tx({ stream: true })] })])).toEqual([])
