@@ -61,6 +61,8 @@ interface KindRule {
   /** The requirement a changed fixed field breaks, by field (default: `requirement`). */
   requirement: string
   fieldRequirement?: Record<string, string>
+  /** For fields that hold an object: the members the reference names, the only ones compared (§9.2: others may come and go). */
+  members?: Record<string, readonly string[]>
   /** States after which the record's state, and `settled` fields, no longer change. */
   terminal?: readonly string[]
   settled?: readonly string[]
@@ -84,7 +86,20 @@ export const KIND_RULES: Record<RecordKind, KindRule> = {
   transaction: {
     fixed: ['created_at', 'requested_at', 'safety_identifier', 'model', 'provider', 'status_code', 'stream', 'tokens'],
     requirement: LEDGER_REQ.transactionFields,
+    members: { tokens: ['total', 'prompt', 'completion', 'reasoning', 'cached'] },
   },
+}
+
+/** JSON text that does not depend on key order (§9.2: clients must not rely on field order). */
+export function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`
+  if (isObject(value)) return `{${Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonical(value[key])}`).join(',')}}`
+  return JSON.stringify(value) ?? 'null'
+}
+
+function pick(value: unknown, members: readonly string[] | undefined): unknown {
+  if (members === undefined || !isObject(value)) return value
+  return Object.fromEntries(members.filter((m) => value[m] !== undefined).map((m) => [m, value[m]]))
 }
 
 /** Part 2 §4.9: the encodings and, per encoding, the rates a synthesis answer must echo when asked. */
@@ -99,9 +114,9 @@ function sighting(kind: RecordKind, body: unknown, where: string): Sighting | un
   const rule = KIND_RULES[kind]
   const fixed: Record<string, string> = {}
   for (const field of [...rule.fixed, ...(rule.settled ?? [])]) {
-    if (body[field] !== undefined) fixed[field] = JSON.stringify(body[field])
+    if (body[field] !== undefined) fixed[field] = canonical(pick(body[field], rule.members?.[field]))
   }
-  return { kind, id: body.id, where, fixed, ...(rule.terminal && body.status !== undefined ? { state: JSON.stringify(body.status) } : {}) }
+  return { kind, id: body.id, where, fixed, ...(rule.terminal && body.status !== undefined ? { state: canonical(body.status) } : {}) }
 }
 
 function listed(kind: RecordKind, items: unknown): Sighting[] {

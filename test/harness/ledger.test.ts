@@ -105,6 +105,11 @@ describe('transactions (Part 1 §2.2)', () => {
     expect(failing([call('GET', '/user/v1/transactions', { transactions: [tx({ id: 'svc-other', requested_at: '2026-01-01T00:00:02Z' })] })])).toEqual([LEDGER_REQ.transactionFields])
   })
 
+  test('key order and members the reference does not name are no contradiction (§9.2)', () => {
+    const reordered = { provider: 'p', model: 'm', tokens: { cached: 0, total: 3, extra_detail: 7 }, stream: false, status_code: 200, safety_identifier: null, requested_at: '2026-01-01T00:00:00Z', created_at: '2026-01-01T00:00:01Z', id: 'svc-x' }
+    expect(failing([call('GET', '/user/v1/transactions', { transactions: [tx({ id: 'svc-x', tokens: { total: 3, cached: 0 } })] }), call('GET', '/user/v1/transactions?page=2', { transactions: [reordered] })])).toEqual([])
+  })
+
   test('stream true is not judged for a call that asked for a stream; a transaction listed again shows the same fields', () => {
     const streamed = call('POST', '/v1/responses', undefined, { svcId: 'svc-call', asked: { stream: true }, contentType: 'text/event-stream', events: [] })
     expect(failing([streamed, call('GET', '/user/v1/transactions', { transactions: [tx({ stream: true })] })])).toEqual([])
