@@ -101,9 +101,9 @@ function timeFindings(seen: Seen, checked: Map<string, number>): LedgerFinding[]
 }
 
 /** §2.2: a transaction's id is its call's svc-request-id, and it records that call's status, stream flag and identifier. */
-function transactionCallFindings(seen: Seen, calls: ReadonlyMap<string, ExchangeRecord>, checked: Map<string, number>): LedgerFinding[] {
+function transactionCallFindings(seen: Seen, calls: ReadonlyMap<string, ExchangeRecord | null>, checked: Map<string, number>): LedgerFinding[] {
   const call = calls.get(seen.sighting.id)
-  if (call?.status === undefined) return []
+  if (call === null || call?.status === undefined) return []
   const requirement = LEDGER_REQ.transactionFields
   checked.set(requirement, (checked.get(requirement) ?? 0) + 1)
   const problems: string[] = []
@@ -124,10 +124,11 @@ export function ledgerFindings(exchanges: readonly ExchangeRecord[]): LedgerFind
   const checked = new Map<string, number>()
   const failures: LedgerFinding[] = []
   const groups = new Map<string, Seen[]>()
-  const calls = new Map<string, ExchangeRecord>()
+  // svc-request-id -> the one call that received it; null where several did (P1-4.1-svc-request-id-unique reports that)
+  const calls = new Map<string, ExchangeRecord | null>()
   for (const ex of ordered) {
     const svcRequestId = ex.responseHeaders?.['svc-request-id']
-    if (svcRequestId !== undefined) calls.set(svcRequestId, ex)
+    if (svcRequestId !== undefined) calls.set(svcRequestId, calls.has(svcRequestId) ? null : ex)
     for (const echo of ex.notes?.echoes ?? []) {
       checked.set(echo.requirement, (checked.get(echo.requirement) ?? 0) + 1)
       if (echo.seen !== echo.expected) failures.push({ requirement: echo.requirement, ok: false, exchange: ex, detail: `${echo.field} ${echo.seen} in the answer of ${ex.method} ${ex.path} (call ${ex.seq}), where ${echo.expected} is due` })

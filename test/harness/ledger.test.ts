@@ -98,6 +98,11 @@ describe('transactions (Part 1 §2.2)', () => {
     expect(failing([made, call('GET', '/user/v1/transactions', { transactions: [tx({ status_code: 404, stream: true })] })])).toEqual([LEDGER_REQ.transactionFields])
   })
 
+  test('an id that several calls received names no one call: nothing to hold the transaction to', () => {
+    const twice = [call('GET', '/v1/models', {}, { svcId: 'svc-call', status: 200 }), call('GET', '/v1/models/x', {}, { svcId: 'svc-call', status: 404 })]
+    expect(failing([...twice, call('GET', '/user/v1/transactions', { transactions: [tx({ status_code: 200 })] })])).toEqual([])
+  })
+
   test('the identifier a served call gave is the one recorded; requested_at is never after created_at', () => {
     const made = call('POST', '/v1/responses', { id: 'resp_9', status: 'completed' }, { svcId: 'svc-call', asked: { model: 'm', input: 'x', safety_identifier: 'gc-run-a' } })
     expect(failing([made, call('GET', '/user/v1/transactions', { transactions: [tx({ safety_identifier: 'gc-run-a' })] })])).toEqual([])
