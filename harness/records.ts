@@ -6,6 +6,7 @@
  * Pure: computed by the client from the full answer, so that the ledger (harness/ledger.ts) can compare records
  * across the whole run from exchanges whose bodies are only kept as excerpts.
  */
+import { isObject } from './assert.ts'
 import type { ExchangeRecord } from './exchange.ts'
 import type { SseEvent } from './sse.ts'
 
@@ -104,10 +105,6 @@ function pick(value: unknown, members: readonly string[] | undefined): unknown {
 
 /** Part 2 §4.9: the encodings and, per encoding, the rates a synthesis answer must echo when asked. */
 const SYNTHESIS_RATES: Record<string, readonly number[] | null> = { MP3: null, OGG_OPUS: null, LINEAR16: [16000, 24000, 48000], MULAW: [8000], ALAW: [8000] }
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
 
 function sighting(kind: RecordKind, body: unknown, where: string): Sighting | undefined {
   if (!isObject(body) || typeof body.id !== 'string' || body.id === '') return undefined
