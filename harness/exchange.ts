@@ -3,6 +3,7 @@
  * worker to the reporter), already redacted, bodies cut to an excerpt.
  */
 import type { KeySlot } from './config.ts'
+import type { RecordNotes } from './records.ts'
 
 export type AuthMode = 'bearer' | 'x-api-key' | 'none'
 
@@ -33,6 +34,8 @@ export interface ExchangeRecord {
   bodyBytes?: number
   bodyTruncated?: boolean
   error?: string
+  /** The records the answer showed and the echoes it carried, for the record ledger (harness/ledger.ts). */
+  notes?: RecordNotes
 }
 
 export const EXCERPT_CHARS = 2000

@@ -12,6 +12,7 @@ import { HarnessError } from './errors.ts'
 import { EXCERPT_CHARS, excerpt, type AuthMode, type ExchangeRecord, type KeyUse } from './exchange.ts'
 import { nextSequence, recordExchange, skipTest } from './recorder.ts'
 import { INVALID_KEY_PREFIX, Redactor } from './redact.ts'
+import { recordNotes } from './records.ts'
 import { Pacer } from './pacing.ts'
 import { delayBeforeRetryMs } from './retry.ts'
 import { describeSseEnd, readSse, SSE_DEFAULTS, type SseEnd, type SseEvent, type SseItem, type SseLimits } from './sse.ts'
@@ -283,7 +284,10 @@ export class GatewayClient {
       record.body = cut.text
       record.bodyTruncated = cut.truncated || record.bodyTruncated === true
     }
-    return new Exchange(record, text, stream, bytes)
+    const exchange = new Exchange(record, text, stream, bytes)
+    const notes = recordNotes(record, spec.json, spec.json === undefined && spec.body !== undefined, () => exchange.json, stream?.events)
+    if (notes !== undefined) record.notes = notes
+    return exchange
   }
 
   #transportError(error: unknown, record: ExchangeRecord, timeoutMs: number): Error {

@@ -8,6 +8,7 @@ import { writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import type { Reporter, SerializedError, TestCase, TestModule } from 'vitest/node'
 import { auditExchange, duplicateIds, REQ } from './audit.ts'
+import { ledgerFindings } from './ledger.ts'
 import { baselineJunit, settleBaseline, targetName, type Baseline } from './baseline.ts'
 import { catalogue } from './catalogue.ts'
 import type { RunOptions, TargetConfig } from './config.ts'
@@ -168,6 +169,7 @@ export class ConformanceReporter implements Reporter {
       if (after.length > 0) c.har.push({ test: `${file} (after all tests)`, file, exchanges: after })
     }
     this.#auditUniqueness(c)
+    this.#auditLedger(c)
     if (c.tests.passed + c.tests.failed === 0) c.harnessErrors.push('no test ran: the selection (--grep, --family, file filters) matched nothing, or every test was skipped')
     return c
   }
@@ -268,10 +270,25 @@ export class ConformanceReporter implements Reporter {
     }
   }
 
-  #auditMessage(requirementId: string, detail: string, ex: ExchangeRecord): string {
+  /** Every record seen more than once, and every echo, across the run's exchanges (harness/ledger.ts). */
+  #auditLedger(c: Collected): void {
+    const afterAll = c.har.filter((source) => source.file !== '(run)' && source.test.endsWith('(after all tests)')).flatMap((source) => source.exchanges)
+    for (const finding of ledgerFindings([...c.exchanges, ...afterAll])) {
+      c.outcomes.push({
+        requirement: finding.requirement,
+        status: finding.ok ? 'pass' : 'fail',
+        test: finding.ok ? `the record ledger of the run: ${finding.detail}` : 'the record ledger of the run',
+        file: 'audit',
+        source: 'audit',
+        ...(finding.exchange ? { message: this.#auditMessage(finding.requirement, finding.detail, finding.exchange, 'record ledger of the run'), exchange: finding.exchange } : {}),
+      })
+    }
+  }
+
+  #auditMessage(requirementId: string, detail: string, ex: ExchangeRecord, scope = 'audit of every response'): string {
     const req = catalogue().get(requirementId)
     return [
-      `${requirementId} · ${req?.level ?? ''} · Part ${req?.part ?? '?'} §${req?.section ?? '?'} (audit of every response)`,
+      `${requirementId} · ${req?.level ?? ''} · Part ${req?.part ?? '?'} §${req?.section ?? '?'} (${scope})`,
       `Rule: ${req?.rule ?? ''}`,
       `Seen: ${detail}`,
       `Exchange: ${describeExchange(ex).join('\n')}`,

@@ -12,6 +12,8 @@ export const ACCOUNT_FAULTS = [
     description: 'Successful GET /v1/models/{model_id} calls are not recorded as transactions.' },
   { name: 'transaction-stream-true', breaks: ['P1-2.2-transaction-fields'],
     description: 'Every transaction records stream true.' },
+  { name: 'transaction-filtered-provider-label', breaks: ['P1-2.2-transaction-fields'],
+    description: 'Transactions listed with a model filter name their provider in capitals; unfiltered, the same transactions name it as recorded.' },
   { name: 'failed-calls-not-recorded', breaks: ['P1-2.2-failed-call-recorded'],
     description: 'Calls answered with status >= 400 are not recorded as transactions.' },
   { name: 'transactions-default-page-size-50', breaks: ['P1-4.2-transactions-defaults'],

@@ -28,6 +28,8 @@ export const RESPONSES_FAULTS = [
     description: 'text.format json_schema is refused with 400.' },
   { name: 'tool-choice-required-ignored', breaks: ['P1-4.5-function-tool-call'],
     description: 'tool_choice required is treated as auto, so a prompt that does not name the tool gets a text answer.' },
+  { name: 'stream-options-unchecked', breaks: ['P1-4.5-stream-options-need-stream'],
+    description: 'stream_options without stream true is accepted and ignored.' },
   { name: 'conversation-with-previous-accepted', breaks: ['P1-4.5-conversation-exclusive'],
     description: 'conversation is ignored when previous_response_id is given.' },
   { name: 'truncation-disabled-ignored', breaks: ['P1-7-truncation-disabled'],

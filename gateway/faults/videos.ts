@@ -52,6 +52,10 @@ export const VIDEOS_FAULTS = [
     description: 'DELETE /v1/videos/{id} answers deleted true but keeps the job.' },
   { name: 'video-remix-404', breaks: ['P2-4.1-remix'],
     description: 'POST /v1/videos/{id}/remix is not served (404 unsupported route).' },
+  { name: 'video-list-request-id-own', breaks: ['P2-2.1-request-id'],
+    description: 'GET /v1/videos gives each job a fresh request_id of its own (the request_id filter still matches the true one); create and retrieve are right.' },
+  { name: 'video-list-status-stale', breaks: ['P2-3-terminal-stable'],
+    description: 'GET /v1/videos shows a completed job as processing (a stale status cache); retrieve says completed.' },
   { name: 'video-drop-on-disconnect', breaks: ['P2-4.1-interrupted-listed'],
     description: 'A create whose client drops the connection before the answer is charged but the job is discarded.' },
 ] as const satisfies readonly FaultDefinition[]

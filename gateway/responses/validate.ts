@@ -106,7 +106,7 @@ export function parseCreateRequest(body: unknown, faults: FaultSet): CreateReque
   // Rule 2: structured output schemas go in text.format.
   if (body.response_format !== undefined) throw invalidParameter('response_format', 'response_format is not a parameter of this endpoint; put the format in text.format.')
   const stream = optional(body, 'stream', isBoolean, 'a boolean') ?? false
-  if (body.stream_options !== undefined && body.stream_options !== null && !stream) throw invalidParameter('stream_options', 'stream_options is only allowed with stream true')
+  if (body.stream_options !== undefined && body.stream_options !== null && !stream && !faults.has('stream-options-unchecked')) throw invalidParameter('stream_options', 'stream_options is only allowed with stream true')
   const previousResponseId = optional(body, 'previous_response_id', isString, 'a response id string')
   if (body.conversation !== undefined && body.conversation !== null && !(previousResponseId && faults.has('conversation-with-previous-accepted'))) {
     if (previousResponseId !== undefined) throw invalidParameter('conversation', 'conversation must not be combined with previous_response_id')

@@ -24,8 +24,10 @@ export function registerAccountRoutes(app: FastifyInstance, state: GatewayState)
     const { account } = requireCaller(state.contexts.of(request))
     const query = parseTransactionQuery(request.query, state.clock.now(), faults)
     const { records, total } = selectTransactions(state.transactions, account.id, query)
+    // Fault transaction-filtered-provider-label: a model-filtered list names providers by their display label.
+    const relabel = query.model !== undefined && faults.has('transaction-filtered-provider-label')
     return {
-      transactions: records,
+      transactions: relabel ? records.map((record) => ({ ...record, provider: record.provider.toUpperCase() })) : records,
       ...(faults.has('transactions-no-total') ? {} : { total }),
       page: query.page,
       page_size: query.pageSize,

@@ -142,7 +142,7 @@ function listFiles(all: StoredFile[], query: RawQuery, faults: FaultSet) {
   let items = purpose === undefined || faults.has('list-purpose-ignored') ? all : all.filter((file) => file.purpose === purpose)
   if (order !== 'asc' && !faults.has('list-order-ignored')) items = [...items].reverse()
   let start = 0
-  if (after !== undefined) {
+  if (after !== undefined && !faults.has('list-after-ignored')) {
     const index = items.findIndex((file) => file.id === after)
     if (index < 0) throw invalidParameter('after', `after '${after}' names no file of this list.`)
     start = faults.has('list-after-inclusive') ? index : index + 1
@@ -150,7 +150,8 @@ function listFiles(all: StoredFile[], query: RawQuery, faults: FaultSet) {
   const page = items.slice(start, faults.has('list-limit-ignored') ? undefined : start + limit)
   const envelope = {
     object: 'list',
-    data: page.map((file) => fileView(file, faults)),
+    // Fault file-list-bytes-kib: the list alone counts in KiB (upload and retrieve stay right).
+    data: page.map((file) => (faults.has('file-list-bytes-kib') ? { ...fileView(file, faults), bytes: Math.ceil(file.bytes / 1024) } : fileView(file, faults))),
     first_id: page[0]?.id ?? null,
     last_id: page.at(-1)?.id ?? null,
     has_more: start + page.length < items.length,

@@ -70,6 +70,15 @@ export function registerVideoRoutes(app: FastifyInstance, state: GatewayState): 
     }
   }
 
+  /** A job as the list shows it: the job's view, but for the faults that bend the list alone. */
+  function listView(job: VideoJob, filteredByRequestId: boolean) {
+    const body = view(job)
+    // Fault video-list-request-id-own: a fresh id per listing, except where the caller filters by the true one.
+    if (faults.has('video-list-request-id-own') && !filteredByRequestId) return { ...body, request_id: ownIds() }
+    if (faults.has('video-list-status-stale') && body.status === 'completed') return { ...body, status: 'processing', progress: 99, completed_at: null }
+    return body
+  }
+
   /** Creates the job of a create or remix call, charging it when it starts (section 3). */
   function start(request: FastifyRequest, reply: FastifyReply, spec: Omit<VideoSpec, 'reference' | 'width' | 'height'>, remixedFrom: string | null): VideoJob {
     const context = state.contexts.of(request)
@@ -137,7 +146,7 @@ export function registerVideoRoutes(app: FastifyInstance, state: GatewayState): 
       ...(safetyIdentifier === undefined || faults.has('video-filter-safety-ignored') ? {} : { safetyIdentifier }),
       ...(requestId === undefined || faults.has('video-filter-request-id-ignored') ? {} : { requestId }),
     })
-    const data = jobs.map(view)
+    const data = jobs.map((job) => listView(job, requestId !== undefined))
     if (faults.has('video-list-bare-array')) return data
     return { object: 'list', data, first_id: jobs[0]?.id ?? null, last_id: jobs.at(-1)?.id ?? null, has_more: false }
   })
