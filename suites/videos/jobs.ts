@@ -15,6 +15,7 @@ import { schemas } from '../../harness/schema-registry.ts'
 import { runTag } from '../../harness/run-tag.ts'
 import { runConfig, spend } from '../../harness/suite.ts'
 import limits from '../../schemas/limits/video-limits.json' with { type: 'json' }
+import { namedModel } from '../shared/named-models.ts'
 
 export const VIDEO = limits
 export const VIDEO_MODELS = Object.keys(limits.models)
@@ -115,7 +116,7 @@ function settle(ex: Exchange, id: string | undefined, sid: string | null, key: K
 
 /** POST /v1/videos, as JSON or (with a reference image) multipart, after reserving its cost. */
 export async function createVideo(gw: GatewayClient, options: CreateOptions): Promise<Created> {
-  const model = options.model ?? 'vidA-2'
+  const model = options.model ?? namedModel('video') ?? 'vidA-2'
   const key = options.key ?? 'main'
   const safetyIdentifier = options.safetyIdentifier === undefined ? tag(options.label) : options.safetyIdentifier
   const fields: Record<string, unknown> = { model, prompt: `gateway-conformance ${options.label}: a paper boat drifting on a calm lake`, ...options.fields }
