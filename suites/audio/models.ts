@@ -62,10 +62,11 @@ export function audioModels(gw: GatewayClient) {
     return out
   })
 
-  /** The model of a role, or a skip naming the variable that sets it. */
+  /** The model of a role, or a skip naming the variable that sets it. A model the user named is used as named. */
   async function model(role: Role): Promise<string> {
     const id = roles()[role] as string
-    if (!(await list()).has(id)) {
+    const named = (runConfig().models as Record<string, string | undefined>)[role] !== undefined
+    if (!named && !(await list()).has(id)) {
       const how = role === 'tts-1' || role === 'tts-1-hd' ? 'the reference names it' : `set ${AUDIO_MODELS_ENV} with ${role}=<model id>`
       skipTest(`the target's model list has no ${id} (${role}); ${how}`)
     }

@@ -74,7 +74,7 @@ describe('resolveOptions', () => {
     expect(resolve({}).largeUploads).toBe(false)
   })
 
-  test('models by capability: GATEWAY_MODELS absorbs GATEWAY_AUDIO_MODELS and wins over it; --models wins over both', () => {
+  test('models by capability: GATEWAY_MODELS absorbs GATEWAY_AUDIO_MODELS and wins over it; --models stands for GATEWAY_MODELS', () => {
     expect(resolve({}).models).toEqual({})
     const env = { GATEWAY_AUDIO_MODELS: 'speech=old-tts,diarize=my-stt-d', GATEWAY_MODELS: 'chat=vendor/chat-1, responses=chat-2,speech=new-tts,native-speech=nv-tts' }
     expect(resolve(env).models).toEqual({ chat: 'vendor/chat-1', responses: 'chat-2', speech: 'new-tts', diarize: 'my-stt-d', 'native-speech': 'nv-tts' })
