@@ -122,7 +122,7 @@ function parsePositiveInt(raw: string, source: string, max: number): number {
  * rest to the catalogue's fields; a target whose list lacks those fields names its models here instead.
  */
 export const CAPABILITIES = [
-  'chat', 'responses', 'reasoning', 'embedding', 'image', 'moderation', 'speech', 'transcribe', 'transcribe-newer',
+  'chat', 'responses', 'reasoning', 'embedding', 'image', 'completion', 'moderation', 'speech', 'transcribe', 'transcribe-newer',
   'diarize', 'ocr', 'video', 'native', 'native-speech', 'synthesis',
 ] as const
 export type Capability = (typeof CAPABILITIES)[number]

@@ -67,7 +67,7 @@ async function tierOf(gw: GatewayClient, someModel: string | undefined, key: Key
 }
 
 /** The catalogue modes these suites pick by, and the capability that names a model of each. */
-const CAPABILITY_OF_MODE: Record<string, Capability> = { chat: 'chat', embedding: 'embedding', image_generation: 'image', moderation: 'moderation' }
+const CAPABILITY_OF_MODE: Record<string, Capability> = { chat: 'chat', embedding: 'embedding', image_generation: 'image', completion: 'completion', moderation: 'moderation' }
 
 function NAMED_MODES(): Record<string, string | undefined> {
   return Object.fromEntries(Object.entries(CAPABILITY_OF_MODE).map(([mode, capability]) => [mode, namedModel(capability)]))

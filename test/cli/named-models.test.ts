@@ -12,8 +12,8 @@ import type { Summary } from '../../harness/report/summary.ts'
 import { keyEnv, withRun } from '../support/run-conformance.ts'
 
 const NATIVE_HEADER = 'x-vendor-api-key'
-const MODELS = 'chat=gw-chat-mini,responses=gw-chat-mini,reasoning=gw-reasoner,moderation=omni-moderation-latest,native=nv-gen-flash,native-speech=nv-speech-flash-preview'
-const JUDGED = ['responses', 'chat', 'moderation', 'native']
+const MODELS = 'embedding=gw-embed-1,image=gw-image-1,completion=gw-complete-1,chat=gw-chat-mini,responses=gw-chat-mini,reasoning=gw-reasoner,moderation=omni-moderation-latest,native=nv-gen-flash,native-speech=nv-speech-flash-preview'
+const JUDGED = ['responses', 'chat', 'compatible', 'moderation', 'native']
 
 let gateway: EmbeddedGateway
 
@@ -43,7 +43,7 @@ describe('a model list without the reference\'s fields', () => {
     })
   }, 120_000)
 
-  test('named: responses, chat, moderation and native are judged (the native key in the named header); models fails the list', async () => {
+  test('named: responses, chat, compatible, moderation and native are judged (the native key in the named header); models fails the list', async () => {
     await withRun(['--family', ['models', ...JUDGED].join(',')], env({ GATEWAY_MODELS: MODELS, GATEWAY_NATIVE_KEY_HEADER: NATIVE_HEADER }), (run) => {
       expect(run.exitCode, run.stderr).toBe(1)
       expect(byFamily(run.summary, 'models').some((r) => r.status === 'fail')).toBe(true)

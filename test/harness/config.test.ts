@@ -52,7 +52,7 @@ describe('resolveOptions', () => {
     [{ GATEWAY_AUDIO_MODELS: 'chat=x' }, /GATEWAY_AUDIO_MODELS: "chat=x" is not capability=model-id with a capability from speech, transcribe, transcribe-newer, diarize$/],
     [{ GATEWAY_MODELS: 'chat' }, /GATEWAY_MODELS: "chat" is not capability=model-id/],
     [{ GATEWAY_MODELS: 'chat=a=b' }, /GATEWAY_MODELS: "chat=a=b" is not capability=model-id/],
-    [{ GATEWAY_MODELS: 'chatbot=a' }, /with a capability from chat, responses, reasoning, embedding, image, moderation, speech/],
+    [{ GATEWAY_MODELS: 'chatbot=a' }, /with a capability from chat, responses, reasoning, embedding, image, completion, moderation, speech/],
     [{ GATEWAY_MODELS: 'chat=my\tmodel' }, /GATEWAY_MODELS: the model id "my\tmodel" holds whitespace/],
     [{ GATEWAY_NATIVE_KEY_HEADER: 'x key' }, /GATEWAY_NATIVE_KEY_HEADER must be an HTTP header name/],
     [{ GATEWAY_NATIVE_KEY_HEADER: 'Authorization' }, /GATEWAY_NATIVE_KEY_HEADER must name the native key header, not Authorization/],
