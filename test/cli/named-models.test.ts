@@ -41,7 +41,7 @@ describe('a model list without the reference\'s fields', () => {
       const reasons = new Set(skipped.map((r) => r.reason ?? ''))
       expect([...reasons].filter((reason) => !/GATEWAY_MODELS \(or --models\) with (chat|responses|reasoning|moderation)=<model id>/.test(reason))).toEqual(['no usable chat model gives max_input_tokens'])
     })
-  }, 120_000)
+  }, 300_000)
 
   test('named: responses, chat, compatible, moderation and native are judged (the native key in the named header); models fails the list', async () => {
     await withRun(['--family', ['models', ...JUDGED].join(',')], env({ GATEWAY_MODELS: MODELS, GATEWAY_NATIVE_KEY_HEADER: NATIVE_HEADER }), (run) => {
@@ -57,5 +57,5 @@ describe('a model list without the reference\'s fields', () => {
       }
       expect(run.summary?.requirements.find((r) => r.id === 'P2-5.2-native-key-header')?.status).toBe('pass')
     })
-  }, 240_000)
+  }, 420_000) // a child run: seconds alone, minutes beside the fault proof
 })
