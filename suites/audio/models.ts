@@ -4,8 +4,9 @@
  * tts-1 and tts-1-hd are named by the reference. The newer speech model and the three kinds of transcription
  * model (the base model, a newer one, the diarization model) are not: the reference gateway's ids are the
  * defaults, and a target with other ids names its own in GATEWAY_MODELS (or GATEWAY_AUDIO_MODELS, its older
- * name), e.g. `speech=my-tts,transcribe=my-whisper,transcribe-newer=my-stt,diarize=my-stt-diarize`. A model the target's
- * list does not have skips the tests that need it, saying which variable to set.
+ * name), e.g. `speech=my-tts,transcribe=my-whisper,transcribe-newer=my-stt,diarize=my-stt-diarize`. A model
+ * named there is used as named; a default the target's list does not have skips the tests that need it, saying
+ * which key to set.
  */
 import { isObject } from '../../harness/assert.ts'
 import { memo } from '../../harness/helpers.ts'
@@ -13,8 +14,7 @@ import type { GatewayClient } from '../../harness/http-client.ts'
 import { skipTest } from '../../harness/recorder.ts'
 import { AUDIO_CAPABILITIES, type NamedModels } from '../../harness/config.ts'
 import { runConfig } from '../../harness/suite.ts'
-
-export const AUDIO_MODELS_ENV = 'GATEWAY_MODELS'
+import { howToName } from '../shared/named-models.ts'
 
 const DEFAULT_ROLES = {
   speech: 'gw-speech-1',
@@ -62,12 +62,11 @@ export function audioModels(gw: GatewayClient) {
     return out
   })
 
-  /** The model of a role, or a skip naming the variable that sets it. A model the user named is used as named. */
+  /** The model of a role, or a skip naming the key that sets it. */
   async function model(role: Role): Promise<string> {
     const id = roles()[role] as string
-    const named = (runConfig().models as Record<string, string | undefined>)[role] !== undefined
-    if (!named && !(await list()).has(id)) {
-      const how = role === 'tts-1' || role === 'tts-1-hd' ? 'the reference names it' : `set ${AUDIO_MODELS_ENV} with ${role}=<model id>`
+    if (!Object.hasOwn(runConfig().models, role) && !(await list()).has(id)) {
+      const how = role === 'tts-1' || role === 'tts-1-hd' ? 'the reference names it' : howToName(role)
       skipTest(`the target's model list has no ${id} (${role}); ${how}`)
     }
     return id

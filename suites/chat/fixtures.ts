@@ -6,14 +6,13 @@
 import { reportedTier } from '../shared/tier.ts'
 import { WEATHER_FUNCTION } from '../shared/tools.ts'
 import { expectStatus, isObject, precondition } from '../../harness/assert.ts'
-import type { KeySlot } from '../../harness/config.ts'
+import type { Capability, KeySlot } from '../../harness/config.ts'
 import { memo } from '../../harness/helpers.ts'
 import type { Exchange, GatewayClient, RequestSpec } from '../../harness/http-client.ts'
 import { skipTest } from '../../harness/recorder.ts'
 import { schemas } from '../../harness/schema-registry.ts'
 import { modelItems } from '../models/model-list.ts'
-import { howToName, isNamed, namedModel, withNamedModels } from '../shared/named-models.ts'
-import type { Capability } from '../../harness/config.ts'
+import { howToName, namedFirst, namedModel, withNamedModels } from '../shared/named-models.ts'
 
 export type Json = Record<string, unknown>
 
@@ -69,7 +68,7 @@ async function tierOf(gw: GatewayClient, someModel: string | undefined, key: Key
 /** The catalogue modes these suites pick by, and the capability that names a model of each. */
 const CAPABILITY_OF_MODE: Record<string, Capability> = { chat: 'chat', embedding: 'embedding', image_generation: 'image', completion: 'completion', moderation: 'moderation' }
 
-function NAMED_MODES(): Record<string, string | undefined> {
+function namedByMode(): Record<string, string | undefined> {
   return Object.fromEntries(Object.entries(CAPABILITY_OF_MODE).map(([mode, capability]) => [mode, namedModel(capability)]))
 }
 
@@ -79,11 +78,11 @@ export function catalogueFixture(gw: GatewayClient): () => Promise<Catalogue> {
     const list = await gw.get('/v1/models')
     expectStatus(list, 200)
     const listed = modelItems(list).filter((item): item is Json => isObject(item) && typeof item.id === 'string')
-    const all = withNamedModels(listed, NAMED_MODES()).map(modelOf)
+    const named = namedByMode()
+    const all = withNamedModels(listed, named).map(modelOf)
     const tier = await tierOf(gw, all[0]?.id, 'main')
     // An unknown tier leaves only the models every account may use.
-    // A named model first, then the cheapest.
-    const usable = all.filter((m) => m.minTier <= (tier ?? 0)).sort((a, b) => Number(isNamed(b.id)) - Number(isNamed(a.id)) || a.outputPrice - b.outputPrice)
+    const usable = all.filter((m) => m.minTier <= (tier ?? 0)).sort(namedFirst(named, (a, b) => a.outputPrice - b.outputPrice))
     return { tier, all, usable }
   })
 }

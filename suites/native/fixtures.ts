@@ -13,7 +13,7 @@ import type { Exchange, GatewayClient, RequestSpec } from '../../harness/http-cl
 import { currentRequirement, observe, skipTest } from '../../harness/recorder.ts'
 import { reportedTier } from '../shared/tier.ts'
 import { modelItems } from '../models/model-list.ts'
-import { howToName, isNamed, namedModel, withNamedModels } from '../shared/named-models.ts'
+import { howToName, namedFirst, namedModel, withNamedModels } from '../shared/named-models.ts'
 import { runConfig, spend } from '../../harness/suite.ts'
 
 export type Json = Record<string, unknown>
@@ -100,10 +100,10 @@ export function nativeModels(gw: GatewayClient): NativeModels {
     const list = await gw.get('/v1/models')
     expectStatus(list, 200)
     const items = modelItems(list).filter((i): i is Json => isObject(i) && typeof i.id === 'string')
-    const all = withNamedModels(items, { chat: namedModel('native'), audio_speech: namedModel('native-speech') }).map(listed)
+    const named = { chat: namedModel('native'), audio_speech: namedModel('native-speech') }
+    const all = withNamedModels(items, named).map(listed)
     const tier = all[0] === undefined ? undefined : await reportedTier(gw, all[0].id)
-    // A named model first, then the cheapest.
-    return all.filter((m) => m.minTier <= (tier ?? 0)).sort((a, b) => Number(isNamed(b.id)) - Number(isNamed(a.id)) || a.output - b.output)
+    return all.filter((m) => m.minTier <= (tier ?? 0)).sort(namedFirst(named, (a, b) => a.output - b.output))
   })
 
   /** The first candidate that answers 200, or undefined (never skips: callers decide). */

@@ -15,8 +15,10 @@ export function namedModel(capability: Capability): string | undefined {
   return runConfig().models[capability]
 }
 
-export function isNamed(id: string): boolean {
-  return Object.values(runConfig().models).includes(id)
+/** Orders a list by whether a model is one of `named`, named first; otherwise keeps `then`'s order. */
+export function namedFirst<T extends { id: string }>(byMode: Record<string, string | undefined>, then: (a: T, b: T) => number): (a: T, b: T) => number {
+  const ids = new Set(Object.values(byMode))
+  return (a, b) => Number(ids.has(b.id)) - Number(ids.has(a.id)) || then(a, b)
 }
 
 /** The end of a skip reason: what makes the test run. */
