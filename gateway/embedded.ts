@@ -30,6 +30,10 @@ export interface EmbeddedGatewayOptions {
   keyAliases?: Readonly<Record<string, string>>
   /** How long a video job stays queued, then processing, in milliseconds (default 250). */
   videoStepMs?: number
+  /** Model endpoints answer the convention's bare model only, without the reference's fields. */
+  bareModels?: boolean
+  /** The native interface's key header (default x-native-api-key). */
+  nativeKeyHeader?: string
 }
 
 export interface EmbeddedGateway {
@@ -43,7 +47,7 @@ export interface EmbeddedGateway {
 
 export async function startEmbeddedGateway(opts: EmbeddedGatewayOptions = {}): Promise<EmbeddedGateway> {
   const options = resolveOptions(opts, { port: 0 })
-  const { app } = createGateway({ now: opts.now, minuteMs: opts.minuteMs, limiter: opts.limiter, faults: opts.faults, vary: opts.vary, varyLatencyMs: opts.varyLatencyMs, videoStepMs: opts.videoStepMs, ...(opts.keyAliases ? { keyAliases: opts.keyAliases } : {}) })
+  const { app } = createGateway({ now: opts.now, minuteMs: opts.minuteMs, limiter: opts.limiter, faults: opts.faults, vary: opts.vary, varyLatencyMs: opts.varyLatencyMs, videoStepMs: opts.videoStepMs, bareModels: opts.bareModels, nativeKeyHeader: opts.nativeKeyHeader, ...(opts.keyAliases ? { keyAliases: opts.keyAliases } : {}) })
   await app.listen({ port: options.port, host: options.host })
   const address = app.server.address()
   if (address === null || typeof address === 'string') {

@@ -138,6 +138,11 @@ export function bearerRetrieve(model: CatalogueModel, callerTier: Tier, faults: 
   }
 }
 
+/** The convention's model object alone, as many compatible servers answer (the --bare-models option). */
+export function bareModel(model: CatalogueModel): { id: string; object: 'model'; created: number; owned_by: string } {
+  return { id: model.id, object: 'model', created: model.created, owned_by: model.ownedBy }
+}
+
 export function alternateItem(model: CatalogueModel): AlternateModel {
   return { id: model.id, created_at: toIso(model.created * 1000), display_name: model.displayName, type: 'model' }
 }

@@ -26,6 +26,10 @@ export interface GatewayOptionsInput {
   varyLatencyMs?: number
   /** How long a video job stays queued, and then processing, in milliseconds (Part 2 section 3; videos/store.ts). */
   videoStepMs?: number
+  /** Model endpoints answer the convention's bare model (id, object, created, owned_by) without the reference's fields. */
+  bareModels?: boolean
+  /** The header the native interface takes a key in (Part 2 section 5.2 writes it with a neutral word). */
+  nativeKeyHeader?: string
 }
 
 export interface GatewayOptions {
@@ -41,6 +45,9 @@ export interface GatewayOptions {
   varyLatencyMs: number
   /** Only when given: undefined means the default of videos/store.ts (DEFAULT_VIDEO_STEP_MS). */
   videoStepMs?: number
+  bareModels: boolean
+  /** Lower case. */
+  nativeKeyHeader: string
 }
 
 export class OptionError extends Error {
@@ -54,6 +61,7 @@ export const DEFAULT_LIMITER: LimiterAlgorithm = 'fixed-window'
 function isLimiterAlgorithm(name: string): name is LimiterAlgorithm {
   return (LIMITER_ALGORITHMS as readonly string[]).includes(name)
 }
+export const DEFAULT_NATIVE_KEY_HEADER = 'x-native-api-key'
 
 export function resolveOptions(input: GatewayOptionsInput, defaults: { port: number }): GatewayOptions {
   const port = input.port ?? defaults.port
@@ -91,7 +99,11 @@ export function resolveOptions(input: GatewayOptionsInput, defaults: { port: num
   if (!Number.isSafeInteger(varyLatencyMs) || varyLatencyMs < 0 || varyLatencyMs > 60_000) {
     throw new OptionError(`--vary-latency-ms must be an integer from 0 to 60000, got ${String(varyLatencyMs)}`)
   }
-  return { port, host, startMs, minuteMs, limiter, faults, vary, varyLatencyMs, ...(videoStepMs === undefined ? {} : { videoStepMs }) }
+  const nativeKeyHeader = (input.nativeKeyHeader ?? DEFAULT_NATIVE_KEY_HEADER).toLowerCase()
+  if (!/^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(nativeKeyHeader) || ['authorization', 'x-api-key'].includes(nativeKeyHeader)) {
+    throw new OptionError(`--native-key-header must be a header name other than authorization and x-api-key, got '${input.nativeKeyHeader ?? ''}'`)
+  }
+  return { port, host, startMs, minuteMs, limiter, faults, vary, varyLatencyMs, ...(videoStepMs === undefined ? {} : { videoStepMs }), bareModels: input.bareModels === true, nativeKeyHeader }
 }
 
 export type CliCommand =
@@ -113,6 +125,8 @@ export const USAGE = `Usage: npm run gateway -- [options]
                       unfamiliar stream events, CRLF, split writes, an unrelated x-request-id past 2026-10-15,
                       no Retry-After on 429, and ${VARY_DEFAULTS.latencyMs} ms before a route answers
   --vary-latency-ms <n> that latency in milliseconds (default ${VARY_DEFAULTS.latencyMs}; 0 for none)
+  --bare-models       model endpoints answer only id, object, created and owned_by, as many compatible servers do
+  --native-key-header <name> the native interface's key header (default ${DEFAULT_NATIVE_KEY_HEADER}), e.g. a vendor's own
   --fault <name>      switch on a named fault; repeatable; --fault list prints the registry
   --help              print this text`
 
@@ -126,6 +140,8 @@ const CLI_OPTIONS = {
   fault: { type: 'string', multiple: true },
   vary: { type: 'boolean' },
   'vary-latency-ms': { type: 'string' },
+  'bare-models': { type: 'boolean' },
+  'native-key-header': { type: 'string' },
   help: { type: 'boolean' },
 } as const
 
@@ -150,6 +166,8 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
       faults,
       vary: values.vary === true,
       varyLatencyMs: values['vary-latency-ms'] === undefined ? undefined : cliInteger('--vary-latency-ms', values['vary-latency-ms']),
+      bareModels: values['bare-models'] === true,
+      nativeKeyHeader: values['native-key-header'],
     },
     { port: CLI_DEFAULT_PORT },
   )

@@ -34,6 +34,10 @@ export interface GatewayState {
   readonly varyLatencyMs: number
   /** How long a video job stays queued, and then processing (Part 2 section 3; videos/store.ts). */
   readonly videoStepMs: number
+  /** Model endpoints answer the convention's bare model only (options.ts). */
+  readonly bareModels: boolean
+  /** The native interface's key header, lower case. */
+  readonly nativeKeyHeader: string
   readonly accounts: AccountDirectory
   readonly transactions: TransactionStore
   /** Every per-minute bucket, of the algorithm --limiter names. */
@@ -46,7 +50,7 @@ export interface GatewayState {
 }
 
 export function createState(config: GatewayConfig = {}): GatewayState {
-  const { startMs, minuteMs, limiter, faults, vary, varyLatencyMs, videoStepMs } = resolveOptions(config, { port: 0 })
+  const { startMs, minuteMs, limiter, faults, vary, varyLatencyMs, videoStepMs, bareModels, nativeKeyHeader } = resolveOptions(config, { port: 0 })
   const clock = config.clock ?? (startMs === undefined ? systemClock : offsetClock(startMs))
   return {
     clock,
@@ -55,6 +59,8 @@ export function createState(config: GatewayConfig = {}): GatewayState {
     vary,
     varyLatencyMs,
     videoStepMs: videoStepMs ?? DEFAULT_VIDEO_STEP_MS,
+    bareModels,
+    nativeKeyHeader,
     accounts: new AccountDirectory(undefined, config.keyAliases),
     transactions: new TransactionStore(config.transactionCapacity ?? DEFAULT_TRANSACTION_CAPACITY),
     limiter: createLimiter(limiter, clock, minuteMs),

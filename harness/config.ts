@@ -35,8 +35,10 @@ export interface RunOptions {
   timeoutMs: number
   /** Uploads of hundreds of MB (file size limit, storage quota) against a remote target; loopback targets always. */
   largeUploads: boolean
-  /** GATEWAY_AUDIO_MODELS: the target's ids for the audio roles the reference does not name. */
-  audioModels: Record<string, string>
+  /** GATEWAY_MODELS (and GATEWAY_AUDIO_MODELS): the target's model id per capability; the rest are discovered. */
+  models: NamedModels
+  /** GATEWAY_NATIVE_KEY_HEADER: the header the native interface takes a key in. */
+  nativeKeyHeader: string
   /** GATEWAY_MINUTE_MS: the target's rate-limit minute, for a reference gateway started with --minute-ms. */
   minuteMs?: number | null
   families: string[] | null
@@ -62,6 +64,7 @@ export interface Shard {
 
 export interface FlagValues {
   'base-url'?: string
+  models?: string
   family?: string
   grep?: string
   'as-of'?: string
@@ -117,17 +120,31 @@ function parsePositiveInt(raw: string, source: string, max: number): number {
   return Number(raw)
 }
 
-/** The audio roles whose models the reference does not name (Part 2 sections 4.2 to 4.4). */
-export const AUDIO_ROLES = ['speech', 'transcribe', 'transcribe-newer', 'diarize'] as const
+/**
+ * The capabilities a suite needs a model for. The reference names some models, neutralises others and leaves the
+ * rest to the catalogue's fields; a target whose list lacks those fields names its models here instead.
+ */
+export const CAPABILITIES = [
+  'chat', 'responses', 'reasoning', 'embedding', 'image', 'completion', 'moderation', 'speech', 'transcribe', 'transcribe-newer',
+  'diarize', 'ocr', 'video', 'native', 'native-speech', 'synthesis',
+] as const
+export type Capability = (typeof CAPABILITIES)[number]
+export type NamedModels = Partial<Record<Capability, string>>
 
-function parseAudioModels(raw: string): Record<string, string> {
-  const out: Record<string, string> = {}
+/** The capabilities GATEWAY_AUDIO_MODELS took before GATEWAY_MODELS absorbed it; that name keeps working. */
+export const AUDIO_CAPABILITIES: readonly Capability[] = ['speech', 'transcribe', 'transcribe-newer', 'diarize']
+
+export const DEFAULT_NATIVE_KEY_HEADER = 'x-native-api-key'
+
+function parseModels(raw: string, source: string, allowed: readonly Capability[]): NamedModels {
+  const out: NamedModels = {}
   for (const pair of raw.split(',').map((p) => p.trim()).filter((p) => p !== '')) {
-    const [role, id, ...rest] = pair.split('=').map((s) => s.trim())
-    if (!role || !id || rest.length > 0 || !(AUDIO_ROLES as readonly string[]).includes(role)) {
-      throw new ConfigError(`GATEWAY_AUDIO_MODELS: "${pair}" is not role=model-id with a role from ${AUDIO_ROLES.join(', ')}`)
+    const [capability, id, ...rest] = pair.split('=').map((s) => s.trim())
+    if (!capability || !id || rest.length > 0 || !(allowed as readonly string[]).includes(capability)) {
+      throw new ConfigError(`${source}: "${pair}" is not capability=model-id with a capability from ${allowed.join(', ')}`)
     }
-    out[role] = id
+    if (/[\s\x00-\x1f\x7f]/.test(id)) throw new ConfigError(`${source}: the model id "${id}" holds whitespace or a control character`)
+    out[capability as Capability] = id
   }
   return out
 }
@@ -138,6 +155,15 @@ function parseMinute(raw: string, baseUrl: string | null): number {
     throw new ConfigError(`GATEWAY_MINUTE_MS must be whole milliseconds from 200 to ${DEFAULTS.realMinuteMs} (got "${raw}")`)
   }
   return Number(raw)
+}
+
+function parseHeaderName(raw: string, source: string): string {
+  // An HTTP token (RFC 9110 section 5.6.2), and not one of the headers the suite sets itself.
+  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(raw)) throw new ConfigError(`${source} must be an HTTP header name such as x-native-api-key (got "${raw}")`)
+  if (['authorization', 'content-type', 'accept', 'host', 'content-length'].includes(raw.toLowerCase())) {
+    throw new ConfigError(`${source} must name the native key header, not ${raw}`)
+  }
+  return raw.toLowerCase()
 }
 
 function parseSwitch(raw: string, source: string): boolean {
@@ -230,7 +256,13 @@ export function resolveOptions(env: Env, flags: FlagValues, filters: string[], k
   const minuteMs = minuteRaw === undefined ? null : parseMinute(minuteRaw, baseUrl)
 
   const audioRaw = value('GATEWAY_AUDIO_MODELS')
-  const audioModels = audioRaw === undefined ? {} : parseAudioModels(audioRaw)
+  const modelsRaw = flags.models ?? value('GATEWAY_MODELS')
+  const models: NamedModels = {
+    ...(audioRaw === undefined ? {} : parseModels(audioRaw, 'GATEWAY_AUDIO_MODELS', AUDIO_CAPABILITIES)),
+    ...(modelsRaw === undefined ? {} : parseModels(modelsRaw, flags.models !== undefined ? '--models' : 'GATEWAY_MODELS', CAPABILITIES)),
+  }
+  const headerRaw = value('GATEWAY_NATIVE_KEY_HEADER')
+  const nativeKeyHeader = headerRaw === undefined ? DEFAULT_NATIVE_KEY_HEADER : parseHeaderName(headerRaw, 'GATEWAY_NATIVE_KEY_HEADER')
 
   return {
     baseUrl,
@@ -240,7 +272,8 @@ export function resolveOptions(env: Env, flags: FlagValues, filters: string[], k
     budgetUsd,
     timeoutMs,
     largeUploads,
-    audioModels,
+    models,
+    nativeKeyHeader,
     minuteMs,
     families: flags.family === undefined ? null : parseFamilies(flags.family, knownFamilies),
     grep: flags.grep === undefined || flags.grep === '' ? null : parseGrep(flags.grep),
@@ -272,8 +305,10 @@ export interface TargetConfig {
   timeoutMs: number
   /** GATEWAY_LARGE_UPLOADS: run uploads of hundreds of MB against a remote target too (loopback targets always do). */
   largeUploads: boolean
-  /** GATEWAY_AUDIO_MODELS, parsed: role -> the target's model id. */
-  audioModels: Record<string, string>
+  /** GATEWAY_MODELS and GATEWAY_AUDIO_MODELS, parsed: capability -> the target's model id. */
+  models: NamedModels
+  /** GATEWAY_NATIVE_KEY_HEADER: the native interface's key header, lower case. */
+  nativeKeyHeader: string
   /** The period of the target's per-minute buckets in ms: a real minute unless shortened (embedded, GATEWAY_MINUTE_MS). */
   minuteMs?: number
   runId: string

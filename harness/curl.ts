@@ -22,7 +22,10 @@ export function curlLine(ex: ExchangeRecord, fullBody?: string): string {
       parts.push('-H', lower === 'authorization' ? `"Authorization: Bearer ${variable}"` : `"x-api-key: ${variable}"`)
       continue
     }
-    parts.push('-H', shellQuote(`${name}: ${value}`))
+    // A key in a header of its own (the native key header) was redacted to its variable's marker: expand it.
+    const marker = /^<(GATEWAY_[A-Z0-9_]+)>$/.exec(value)
+    const plainName = /^[A-Za-z0-9-]+$/.test(name) // nothing the shell reads inside double quotes
+    parts.push('-H', marker && plainName ? `"${name}: $${marker[1] as string}"` : shellQuote(`${name}: ${value}`))
   }
   if (ex.requestBodyIsNote && fullBody === undefined) return `${parts.join(' ')}  # body not reproduced: ${ex.requestBody ?? ''}`
   const body = fullBody ?? ex.requestBody

@@ -127,7 +127,7 @@ export class GatewayClient {
 
   constructor(config: TargetConfig, dispatcher?: Dispatcher) {
     this.config = config
-    this.redactor = new Redactor(config.keys)
+    this.redactor = new Redactor(config.keys, [config.nativeKeyHeader])
     this.#dispatcher = dispatcher ?? new Agent({ connections: CLIENT_DEFAULTS.connections })
   }
 

@@ -10,8 +10,11 @@ export const CREDENTIAL_HEADERS = new Set(['authorization', 'x-api-key', 'x-nati
 
 export class Redactor {
   readonly #pairs: Array<[string, string]>
+  readonly #credentialHeaders: ReadonlySet<string>
 
-  constructor(keys: Partial<Record<KeySlot, string>>) {
+  /** `credentialHeaders`: more header names that carry keys, such as the target's native key header. */
+  constructor(keys: Partial<Record<KeySlot, string>>, credentialHeaders: readonly string[] = []) {
+    this.#credentialHeaders = new Set([...CREDENTIAL_HEADERS, ...credentialHeaders.map((h) => h.toLowerCase())])
     // Longest first, so a key that contains another key is replaced whole.
     this.#pairs = Object.entries(keys)
       .filter((entry): entry is [KeySlot, string] => typeof entry[1] === 'string' && entry[1] !== '')
@@ -33,7 +36,7 @@ export class Redactor {
     const out: Record<string, string> = {}
     for (const [name, value] of Object.entries(headers)) {
       const redacted = this.text(value)
-      if (CREDENTIAL_HEADERS.has(name.toLowerCase()) && redacted === value && !this.#isDeliberatelyInvalid(value)) {
+      if (this.#credentialHeaders.has(name.toLowerCase()) && redacted === value && !this.#isDeliberatelyInvalid(value)) {
         const scheme = /^(\w+)\s/.exec(value)?.[1]
         out[name] = scheme ? `${scheme} <redacted>` : '<redacted>'
       } else {

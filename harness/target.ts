@@ -51,7 +51,7 @@ export async function probe(baseUrl: string, timeoutMs: number): Promise<void> {
 }
 
 export async function prepareTarget(options: RunOptions, runId: string = newRunId()): Promise<PreparedTarget> {
-  const common = { asOf: options.asOf, budgetUsd: options.budgetUsd, timeoutMs: options.timeoutMs, largeUploads: options.largeUploads, audioModels: options.audioModels, runId }
+  const common = { asOf: options.asOf, budgetUsd: options.budgetUsd, timeoutMs: options.timeoutMs, largeUploads: options.largeUploads, models: options.models, nativeKeyHeader: options.nativeKeyHeader, runId }
   if (options.baseUrl !== null) {
     await probe(options.baseUrl, options.timeoutMs)
     return { config: { ...common, baseUrl: options.baseUrl, embedded: false, keys: options.keys, minuteMs: options.minuteMs ?? DEFAULTS.realMinuteMs }, close: async () => {} }

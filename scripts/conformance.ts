@@ -13,7 +13,7 @@ import { createVitest } from 'vitest/node'
 import { allureReporter } from '../harness/allure-reporter.ts'
 import { CONFORMANCE_PROJECTS } from '../harness/projects.ts'
 import { catalogue, families } from '../harness/catalogue.ts'
-import { DEFAULTS, loadEnv, resolveOptions, type FlagValues, type RunOptions } from '../harness/config.ts'
+import { CAPABILITIES, DEFAULTS, loadEnv, resolveOptions, type FlagValues, type RunOptions } from '../harness/config.ts'
 import { readRemainingUsd } from '../harness/credit.ts'
 import { ConfigError, isHarnessError } from '../harness/errors.ts'
 import { GatewayClient } from '../harness/http-client.ts'
@@ -37,6 +37,8 @@ reference gateway is started on a loopback port and tested.
 Options (each overrides the environment variable named):
   --base-url URL          host root of the target, no path            (GATEWAY_BASE_URL)
   --family a,b            run only these families: ${families().join(', ')}
+  --models cap=id,...     the target's model per capability, e.g. chat=my-chat,responses=my-chat (GATEWAY_MODELS;
+                          default: found by the catalogue's fields): ${CAPABILITIES.join(', ')}
   --grep PATTERN, -t      run only tests whose name matches, e.g. a requirement id prefix such as P1-4.1
   --as-of YYYY-MM-DD      date that date-dependent rules are judged at (GATEWAY_AS_OF; default today, UTC)
   --level must            run only the tests of MUST requirements (SHOULD requirements are disabled)
@@ -68,6 +70,7 @@ function parseFlags(argv: string[]): { flags: FlagValues; filters: string[]; hel
       options: {
         'base-url': { type: 'string' },
         family: { type: 'string' },
+        models: { type: 'string' },
         grep: { type: 'string', short: 't' },
         'as-of': { type: 'string' },
         'report-dir': { type: 'string' },

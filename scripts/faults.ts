@@ -25,7 +25,7 @@ import { CONFORMANCE_FAULTS, type FaultDefinition } from '../gateway/faults.ts'
 import { LIMITER_ALGORITHMS, type LimiterAlgorithm } from '../gateway/limiter.ts'
 import { CONFORMANCE_PROJECTS } from '../harness/projects.ts'
 import { catalogue } from '../harness/catalogue.ts'
-import { DEFAULTS, type RunOptions, type TargetConfig } from '../harness/config.ts'
+import { DEFAULT_NATIVE_KEY_HEADER, DEFAULTS, type RunOptions, type TargetConfig } from '../harness/config.ts'
 import { todayUtc } from '../harness/clock.ts'
 import { ConformanceReporter } from '../harness/reporter.ts'
 import { REQ } from '../harness/audit.ts'
@@ -131,8 +131,8 @@ async function runFault(slot: Slot, { fault, limiter }: Job, scratch: string, fi
   const key = resultKey(fault.name, limiter)
   const gateway = await startEmbeddedGateway({ faults: clean ? [] : [fault.name], limiter, minuteMs: FAULT_RUN_DEFAULTS.minuteMs, ...(fault.asOf ? { now: `${fault.asOf}T12:00:00Z` } : {}) })
   try {
-    const target: TargetConfig = { baseUrl: gateway.url, embedded: false, keys: { ...gateway.keys }, asOf, budgetUsd: null, timeoutMs: DEFAULTS.timeoutMs, largeUploads: false, audioModels: {}, minuteMs: FAULT_RUN_DEFAULTS.minuteMs, runId: `fault-${key.replace('@', '-')}` }
-    const options: RunOptions = { baseUrl: gateway.url, keys: target.keys, asOf, asOfExplicit: fault.asOf !== undefined, budgetUsd: null, timeoutMs: target.timeoutMs, largeUploads: false, audioModels: {}, families, grep: null, reportDir: scratch, filters: families.every((f) => filters.includes(`suites/${f}/`)) ? [] : filters }
+    const target: TargetConfig = { baseUrl: gateway.url, embedded: false, keys: { ...gateway.keys }, asOf, budgetUsd: null, timeoutMs: DEFAULTS.timeoutMs, largeUploads: false, models: {}, nativeKeyHeader: DEFAULT_NATIVE_KEY_HEADER, minuteMs: FAULT_RUN_DEFAULTS.minuteMs, runId: `fault-${key.replace('@', '-')}` }
+    const options: RunOptions = { baseUrl: gateway.url, keys: target.keys, asOf, asOfExplicit: fault.asOf !== undefined, budgetUsd: null, timeoutMs: target.timeoutMs, largeUploads: false, models: {}, nativeKeyHeader: DEFAULT_NATIVE_KEY_HEADER, families, grep: null, reportDir: scratch, filters: families.every((f) => filters.includes(`suites/${f}/`)) ? [] : filters }
     const reporter = new ConformanceReporter({ target, options, runDir: join(scratch, key.replace('@', '-')), reportRoot: scratch, root: ROOT, tool: { name: 'faults', version: '0' }, write: () => {}, writeReports: false })
     slot.reporter.current = reporter
     slot.vitest.provide('runConfig', target)

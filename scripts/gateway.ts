@@ -5,7 +5,7 @@
 import { SEEDED_KEY_ENV, SEEDED_KEYS, type SeededKeys } from '../gateway/accounts.ts'
 import { startEmbeddedGateway } from '../gateway/embedded.ts'
 import { describeFaults } from '../gateway/faults.ts'
-import { DEFAULT_LIMITER, OptionError, parseCommandLine, USAGE } from '../gateway/options.ts'
+import { DEFAULT_LIMITER, DEFAULT_NATIVE_KEY_HEADER, OptionError, parseCommandLine, USAGE } from '../gateway/options.ts'
 
 const EXIT_BAD_OPTIONS = 2
 
@@ -49,6 +49,8 @@ async function main(): Promise<void> {
     vary: options.vary,
     ...(options.vary ? { varyLatencyMs: options.varyLatencyMs } : {}),
     ...(options.videoStepMs === undefined ? {} : { videoStepMs: options.videoStepMs }),
+    bareModels: options.bareModels,
+    nativeKeyHeader: options.nativeKeyHeader,
   })
   const notes = [
     options.startMs === undefined ? '' : `clock starts at ${new Date(options.startMs).toISOString()}`,
@@ -57,6 +59,8 @@ async function main(): Promise<void> {
     options.faults.length === 0 ? '' : `faults: ${options.faults.join(', ')}`,
     options.vary ? `allowed variation (--vary) is on, ${options.varyLatencyMs} ms before a route answers` : '',
     options.videoStepMs === undefined ? '' : `a video job stays queued, then processing, ${options.videoStepMs} ms each`,
+    options.bareModels ? 'model endpoints answer bare models (--bare-models): no mode, min_tier, pricing or extra' : '',
+    options.nativeKeyHeader === DEFAULT_NATIVE_KEY_HEADER ? '' : `the native interface takes its key in ${options.nativeKeyHeader}`,
   ].filter((note) => note !== '')
   process.stdout.write(
     `Reference gateway listening on ${gateway.url}\n${notes.map((note) => `  ${note}\n`).join('')}` +

@@ -8,7 +8,7 @@ import { createVitest } from 'vitest/node'
 import { REQ } from '../harness/audit.ts'
 import { CONFORMANCE_PROJECTS } from '../harness/projects.ts'
 import { catalogue, citation, uncheckedMust } from '../harness/catalogue.ts'
-import type { TargetConfig } from '../harness/config.ts'
+import { DEFAULT_NATIVE_KEY_HEADER, type TargetConfig } from '../harness/config.ts'
 import type { ConformanceMeta } from '../harness/recorder.ts'
 
 const AUDITED = new Set<string>(Object.values(REQ))
@@ -19,7 +19,7 @@ export async function collectChecks(root: string): Promise<Map<string, string[]>
   // the harness was evaluated sixty times over (17 s against 5 s, the same list).
   const vitest = await createVitest('test', { root, project: CONFORMANCE_PROJECTS, watch: false, reporters: [], isolate: false })
   // Collection evaluates suite files only; the placeholder keeps global setup from starting a gateway.
-  const placeholder: TargetConfig = { baseUrl: 'http://127.0.0.1:9', embedded: false, keys: {}, asOf: '2026-01-01', budgetUsd: 0, timeoutMs: 1, largeUploads: false, audioModels: {}, runId: 'list' }
+  const placeholder: TargetConfig = { baseUrl: 'http://127.0.0.1:9', embedded: false, keys: {}, asOf: '2026-01-01', budgetUsd: 0, timeoutMs: 1, largeUploads: false, models: {}, nativeKeyHeader: DEFAULT_NATIVE_KEY_HEADER, runId: 'list' }
   vitest.provide('runConfig', placeholder)
   const checks = new Map<string, string[]>()
   try {

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { DEFAULTS, loadEnv, resolveOptions, type KeySlot } from '../harness/config.ts'
+import { DEFAULT_NATIVE_KEY_HEADER, DEFAULTS, loadEnv, resolveOptions, type KeySlot } from '../harness/config.ts'
 import { parseDurationMs } from '../harness/duration.ts'
 import { ConfigError, isHarnessError } from '../harness/errors.ts'
 import { Redactor } from '../harness/redact.ts'
@@ -226,7 +226,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   if (options.baseUrl === null) {
     const { startEmbeddedGateway } = await import('../gateway/embedded.ts')
     const gateway = await startEmbeddedGateway({ minuteMs })
-    target = { config: { baseUrl: gateway.url, embedded: true, keys: { ...gateway.keys }, asOf: options.asOf, budgetUsd: null, timeoutMs: options.timeoutMs, largeUploads: false, audioModels: {}, runId }, close: () => gateway.close() }
+    target = { config: { baseUrl: gateway.url, embedded: true, keys: { ...gateway.keys }, asOf: options.asOf, budgetUsd: null, timeoutMs: options.timeoutMs, largeUploads: false, models: {}, nativeKeyHeader: DEFAULT_NATIVE_KEY_HEADER, runId }, close: () => gateway.close() }
   } else {
     target = await prepareTarget(options, runId)
   }

@@ -15,7 +15,7 @@
  * --yes, deleted); 2: bad configuration, an unreachable target, or a list or delete that failed.
  */
 import { parseArgs } from 'node:util'
-import { KEY_SLOTS, loadEnv, resolveOptions, type Env, type KeySlot, type TargetConfig } from '../harness/config.ts'
+import { DEFAULT_NATIVE_KEY_HEADER, KEY_SLOTS, loadEnv, resolveOptions, type Env, type KeySlot, type TargetConfig } from '../harness/config.ts'
 import { parseDurationMs } from '../harness/duration.ts'
 import { ConfigError, isHarnessError } from '../harness/errors.ts'
 import { GatewayClient, type Exchange } from '../harness/http-client.ts'
@@ -228,7 +228,7 @@ export async function runSweep(argv: string[], io: SweepIo = processIo): Promise
       return 0
     }
     await probe(settings.baseUrl, settings.timeoutMs)
-    const config: TargetConfig = { baseUrl: settings.baseUrl, embedded: false, keys: settings.keys, asOf: '', budgetUsd: null, timeoutMs: settings.timeoutMs, largeUploads: false, audioModels: {}, runId: newRunId() }
+    const config: TargetConfig = { baseUrl: settings.baseUrl, embedded: false, keys: settings.keys, asOf: '', budgetUsd: null, timeoutMs: settings.timeoutMs, largeUploads: false, models: {}, nativeKeyHeader: DEFAULT_NATIVE_KEY_HEADER, runId: newRunId() }
     const gw = new GatewayClient(config)
     const problems: string[] = []
     const notes: string[] = []

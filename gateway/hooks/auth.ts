@@ -32,7 +32,7 @@ export function authHook(state: GatewayState) {
     const policy = request.is404 ? 'optional' : (config.auth ?? 'required')
     if (policy === 'none' && !faults.has('public-models-needs-auth')) return undefined
 
-    const presented = presentedKey(request, config.apiKeyHeader === true && !faults.has('x-api-key-refused'), config.nativeKeyHeader === true)
+    const presented = presentedKey(request, config.apiKeyHeader === true && !faults.has('x-api-key-refused'), config.nativeKeyHeader === true ? state.nativeKeyHeader : undefined)
     let account = presented ? state.accounts.byKey(presented.value) : undefined
     if (!presented && faults.has('missing-key-allowed') && isV1Path(context.path)) account = state.accounts.main()
 
@@ -69,7 +69,8 @@ export function authHook(state: GatewayState) {
   }
 }
 
-function presentedKey(request: FastifyRequest, acceptsApiKeyHeader: boolean, acceptsNativeKeyHeader = false): PresentedKey | undefined {
+/** `nativeKeyHeader`: the native key header's name, on the routes that take it. */
+function presentedKey(request: FastifyRequest, acceptsApiKeyHeader: boolean, nativeKeyHeader: string | undefined): PresentedKey | undefined {
   const authorization = request.headers.authorization
   if (authorization !== undefined) {
     // A malformed Authorization header is a wrong key, not a missing one.
@@ -77,7 +78,7 @@ function presentedKey(request: FastifyRequest, acceptsApiKeyHeader: boolean, acc
   }
   const apiKey = request.headers['x-api-key']
   if (typeof apiKey === 'string' && acceptsApiKeyHeader) return { value: apiKey.trim(), form: 'x-api-key' }
-  const nativeKey = request.headers['x-native-api-key']
-  if (typeof nativeKey === 'string' && acceptsNativeKeyHeader) return { value: nativeKey.trim(), form: 'x-native-api-key' }
+  const nativeKey = nativeKeyHeader === undefined ? undefined : request.headers[nativeKeyHeader]
+  if (typeof nativeKey === 'string') return { value: nativeKey.trim(), form: 'x-native-api-key' }
   return undefined
 }

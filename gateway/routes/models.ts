@@ -8,7 +8,7 @@ import { CATALOGUE, findModel } from '../catalogue.ts'
 import { requireCaller } from '../context.ts'
 import { pageByCursor } from '../cursor-page.ts'
 import { GatewayError } from '../errors.ts'
-import { alternateItem, alternateRetrieve, bearerListItem, bearerRetrieve, listItem } from '../model-views.ts'
+import { alternateItem, alternateRetrieve, bareModel, bearerListItem, bearerRetrieve, listItem } from '../model-views.ts'
 import { integerParam, singleParam, type RawQuery } from '../query-params.ts'
 import type { Tier } from '../limit-tables.ts'
 import type { GatewayState } from '../state.ts'
@@ -36,14 +36,14 @@ export function registerModelRoutes(app: FastifyInstance, state: GatewayState): 
   const bearerList = (tier: Tier): string => {
     let text = bearerLists.get(tier)
     if (text === undefined) {
-      text = JSON.stringify({ object: 'list', data: CATALOGUE.map((model) => bearerListItem(model, tier, faults)) })
+      text = JSON.stringify({ object: 'list', data: CATALOGUE.map((model) => (state.bareModels ? bareModel(model) : bearerListItem(model, tier, faults))) })
       bearerLists.set(tier, text)
     }
     return text
   }
 
   app.get('/public/models', { config: { auth: 'none' } }, async (_request, reply) => {
-    publicList ??= JSON.stringify({ object: 'list', data: CATALOGUE.map((model) => listItem(model, faults)) })
+    publicList ??= JSON.stringify({ object: 'list', data: CATALOGUE.map((model) => (state.bareModels ? bareModel(model) : listItem(model, faults))) })
     return sendJson(reply, publicList)
   })
 
@@ -71,6 +71,7 @@ export function registerModelRoutes(app: FastifyInstance, state: GatewayState): 
       if (faults.has('unknown-model-500')) throw new GatewayError(500, 'The model lookup failed.')
       throw new GatewayError(404, `The model '${id}' does not exist.`, { code: 'model_not_found', param: 'model_id' })
     }
+    if (state.bareModels) return bareModel(model)
     return caller.keyForm === 'x-api-key'
       ? alternateRetrieve(model, caller.account.tier, faults)
       : bearerRetrieve(model, caller.account.tier, faults)

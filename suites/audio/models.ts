@@ -3,17 +3,18 @@
  *
  * tts-1 and tts-1-hd are named by the reference. The newer speech model and the three kinds of transcription
  * model (the base model, a newer one, the diarization model) are not: the reference gateway's ids are the
- * defaults, and a target with other ids names its own in GATEWAY_AUDIO_MODELS, e.g.
- * `speech=my-tts,transcribe=my-whisper,transcribe-newer=my-stt,diarize=my-stt-diarize`. A model the target's
- * list does not have skips the tests that need it, saying which variable to set.
+ * defaults, and a target with other ids names its own in GATEWAY_MODELS (or GATEWAY_AUDIO_MODELS, its older
+ * name), e.g. `speech=my-tts,transcribe=my-whisper,transcribe-newer=my-stt,diarize=my-stt-diarize`. A model
+ * named there is used as named; a default the target's list does not have skips the tests that need it, saying
+ * which key to set.
  */
 import { isObject } from '../../harness/assert.ts'
 import { memo } from '../../harness/helpers.ts'
 import type { GatewayClient } from '../../harness/http-client.ts'
 import { skipTest } from '../../harness/recorder.ts'
+import { AUDIO_CAPABILITIES, type NamedModels } from '../../harness/config.ts'
 import { runConfig } from '../../harness/suite.ts'
-
-export const AUDIO_MODELS_ENV = 'GATEWAY_AUDIO_MODELS'
+import { howToName } from '../shared/named-models.ts'
 
 const DEFAULT_ROLES = {
   speech: 'gw-speech-1',
@@ -23,9 +24,13 @@ const DEFAULT_ROLES = {
 } as const
 export type Role = keyof typeof DEFAULT_ROLES | 'tts-1' | 'tts-1-hd'
 
-/** GATEWAY_AUDIO_MODELS is parsed and checked with the rest of the configuration (harness/config.ts). */
+function pick(models: NamedModels, capabilities: readonly string[]): Record<string, string> {
+  return Object.fromEntries(Object.entries(models).filter(([capability]) => capabilities.includes(capability)))
+}
+
+/** GATEWAY_MODELS (and GATEWAY_AUDIO_MODELS) are parsed and checked with the rest of the configuration (harness/config.ts). */
 function roles(): Record<string, string> {
-  return { ...DEFAULT_ROLES, 'tts-1': 'tts-1', 'tts-1-hd': 'tts-1-hd', ...runConfig().audioModels }
+  return { ...DEFAULT_ROLES, 'tts-1': 'tts-1', 'tts-1-hd': 'tts-1-hd', ...pick(runConfig().models, AUDIO_CAPABILITIES) }
 }
 
 export interface Pricing {
@@ -57,11 +62,11 @@ export function audioModels(gw: GatewayClient) {
     return out
   })
 
-  /** The model of a role, or a skip naming the variable that sets it. */
+  /** The model of a role, or a skip naming the key that sets it. */
   async function model(role: Role): Promise<string> {
     const id = roles()[role] as string
-    if (!(await list()).has(id)) {
-      const how = role === 'tts-1' || role === 'tts-1-hd' ? 'the reference names it' : `set ${AUDIO_MODELS_ENV} with ${role}=<model id>`
+    if (!Object.hasOwn(runConfig().models, role) && !(await list()).has(id)) {
+      const how = role === 'tts-1' || role === 'tts-1-hd' ? 'the reference names it' : howToName(role)
       skipTest(`the target's model list has no ${id} (${role}); ${how}`)
     }
     return id

@@ -6,12 +6,13 @@
 import { reportedTier } from '../shared/tier.ts'
 import { WEATHER_FUNCTION } from '../shared/tools.ts'
 import { expectStatus, isObject, precondition } from '../../harness/assert.ts'
-import type { KeySlot } from '../../harness/config.ts'
+import type { Capability, KeySlot } from '../../harness/config.ts'
 import { memo } from '../../harness/helpers.ts'
 import type { Exchange, GatewayClient, RequestSpec } from '../../harness/http-client.ts'
 import { skipTest } from '../../harness/recorder.ts'
 import { schemas } from '../../harness/schema-registry.ts'
 import { modelItems } from '../models/model-list.ts'
+import { howToName, namedFirst, namedModel, withNamedModels } from '../shared/named-models.ts'
 
 export type Json = Record<string, unknown>
 
@@ -64,15 +65,24 @@ async function tierOf(gw: GatewayClient, someModel: string | undefined, key: Key
   return isObject(credit) && typeof credit.account_tier === 'number' ? credit.account_tier : undefined
 }
 
+/** The catalogue modes these suites pick by, and the capability that names a model of each. */
+const CAPABILITY_OF_MODE: Record<string, Capability> = { chat: 'chat', embedding: 'embedding', image_generation: 'image', completion: 'completion', moderation: 'moderation' }
+
+function namedByMode(): Record<string, string | undefined> {
+  return Object.fromEntries(Object.entries(CAPABILITY_OF_MODE).map(([mode, capability]) => [mode, namedModel(capability)]))
+}
+
 /** The model list and the main key's tier, once per file. */
 export function catalogueFixture(gw: GatewayClient): () => Promise<Catalogue> {
   return memo(async () => {
     const list = await gw.get('/v1/models')
     expectStatus(list, 200)
-    const all = modelItems(list).filter((item): item is Json => isObject(item) && typeof item.id === 'string').map(modelOf)
+    const listed = modelItems(list).filter((item): item is Json => isObject(item) && typeof item.id === 'string')
+    const named = namedByMode()
+    const all = withNamedModels(listed, named).map(modelOf)
     const tier = await tierOf(gw, all[0]?.id, 'main')
     // An unknown tier leaves only the models every account may use.
-    const usable = all.filter((m) => m.minTier <= (tier ?? 0)).sort((a, b) => a.outputPrice - b.outputPrice)
+    const usable = all.filter((m) => m.minTier <= (tier ?? 0)).sort(namedFirst(named, (a, b) => a.outputPrice - b.outputPrice))
     return { tier, all, usable }
   })
 }
@@ -81,7 +91,8 @@ export function catalogueFixture(gw: GatewayClient): () => Promise<Catalogue> {
 export async function modelFor(catalogue: () => Promise<Catalogue>, mode: string, want: (m: CatalogueModel) => boolean = () => true): Promise<CatalogueModel> {
   const { usable, tier } = await catalogue()
   const model = usable.find((m) => m.mode === mode && want(m))
-  if (!model) skipTest(`capability absent: no ${mode} model in GET /v1/models that this key${tier === undefined ? '' : ` (tier ${tier})`} may use fits the test`)
+  const how = CAPABILITY_OF_MODE[mode]
+  if (!model) skipTest(`capability absent: no ${mode} model in GET /v1/models that this key${tier === undefined ? '' : ` (tier ${tier})`} may use fits the test${how ? `; ${howToName(how)}` : ''}`)
   return model
 }
 

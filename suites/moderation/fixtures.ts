@@ -11,6 +11,7 @@ import type { Exchange, GatewayClient, RequestSpec } from '../../harness/http-cl
 import { skipTest } from '../../harness/recorder.ts'
 import { spend } from '../../harness/suite.ts'
 import { modelItems } from '../models/model-list.ts'
+import { howToName, namedModel, withNamedModels } from '../shared/named-models.ts'
 import categoryMap from '../../schemas/moderation/category-map.json' with { type: 'json' }
 import imageCategories from '../../schemas/moderation/image-categories.json' with { type: 'json' }
 
@@ -86,7 +87,8 @@ export function catalogueFixture(gw: GatewayClient): () => Promise<Catalogue> {
   return memo(async () => {
     const ex = await gw.get('/v1/models')
     expectStatus(ex, 200)
-    const all = modelItems(ex).filter(isObject).filter((item) => typeof item.id === 'string').map((item): ListedModel => ({
+    const listed = modelItems(ex).filter(isObject).filter((item) => typeof item.id === 'string')
+    const all = withNamedModels(listed, { chat: namedModel('chat'), moderation: namedModel('moderation') }).map((item): ListedModel => ({
       id: item.id as string,
       mode: String(item.mode),
       minTier: typeof item.min_tier === 'number' ? item.min_tier : 0,
@@ -108,7 +110,7 @@ export function catalogueFixture(gw: GatewayClient): () => Promise<Catalogue> {
 export async function chatModel(catalogue: () => Promise<Catalogue>, want: (m: ListedModel) => boolean = () => true): Promise<ListedModel> {
   const { chat, tier } = await catalogue()
   const model = chat.find(want)
-  if (!model) skipTest(`no chat model for this key${tier === undefined ? '' : ` (tier ${tier})`} fits the test`)
+  if (!model) skipTest(`no chat model for this key${tier === undefined ? '' : ` (tier ${tier})`} fits the test; ${howToName('chat')}`)
   return model
 }
 

@@ -11,9 +11,10 @@ import { expectStatus, isObject, precondition } from '../../harness/assert.ts'
 import { memo } from '../../harness/helpers.ts'
 import type { Exchange, GatewayClient, RequestSpec } from '../../harness/http-client.ts'
 import { currentRequirement, observe, skipTest } from '../../harness/recorder.ts'
-import { spend } from '../../harness/suite.ts'
 import { reportedTier } from '../shared/tier.ts'
 import { modelItems } from '../models/model-list.ts'
+import { howToName, namedFirst, namedModel, withNamedModels } from '../shared/named-models.ts'
+import { runConfig, spend } from '../../harness/suite.ts'
 
 export type Json = Record<string, unknown>
 
@@ -98,9 +99,11 @@ export function nativeModels(gw: GatewayClient): NativeModels {
   const usable = memo(async () => {
     const list = await gw.get('/v1/models')
     expectStatus(list, 200)
-    const all = modelItems(list).filter((i): i is Json => isObject(i) && typeof i.id === 'string').map(listed)
+    const items = modelItems(list).filter((i): i is Json => isObject(i) && typeof i.id === 'string')
+    const named = { chat: namedModel('native'), audio_speech: namedModel('native-speech') }
+    const all = withNamedModels(items, named).map(listed)
     const tier = all[0] === undefined ? undefined : await reportedTier(gw, all[0].id)
-    return all.filter((m) => m.minTier <= (tier ?? 0)).sort((a, b) => a.output - b.output)
+    return all.filter((m) => m.minTier <= (tier ?? 0)).sort(namedFirst(named, (a, b) => a.output - b.output))
   })
 
   /** The first candidate that answers 200, or undefined (never skips: callers decide). */
@@ -118,8 +121,8 @@ export function nativeModels(gw: GatewayClient): NativeModels {
     return undefined
   }
 
-  function orSkip(model: ListedModel | undefined, what: string): ListedModel {
-    if (model === undefined) skipTest(`capability absent: no ${what} model of GET /v1/models that this key may use answers POST /v1beta/models/{model}:generateContent`)
+  function orSkip(model: ListedModel | undefined, what: 'generation' | 'speech'): ListedModel {
+    if (model === undefined) skipTest(`capability absent: no ${what} model of GET /v1/models that this key may use answers POST /v1beta/models/{model}:generateContent; ${howToName(what === 'speech' ? 'native-speech' : 'native')}`)
     return model
   }
 
@@ -142,10 +145,13 @@ export function nativeModels(gw: GatewayClient): NativeModels {
   return { usable, generation, speech }
 }
 
-/** The key in x-native-api-key (§5.2) instead of Authorization; the client's redactor hides it in reports. */
+/**
+ * The key in the native key header (§5.2: x-native-api-key, a neutral word standing for the vendor's; a target
+ * names its own in GATEWAY_NATIVE_KEY_HEADER) instead of Authorization; the client's redactor hides the key.
+ */
 export function nativeKeySpec(gw: GatewayClient, key: 'main' | 'invalid' = 'main'): Pick<RequestSpec, 'key' | 'headers'> {
   const value = key === 'main' ? gw.keyOrSkip('main') : `gc-invalid-key-native-${Date.now()}`
-  return { key: null, headers: { 'x-native-api-key': value } }
+  return { key: null, headers: { [runConfig().nativeKeyHeader]: value } }
 }
 
 /** The first candidate's parts of a §2.5 body, or []. */

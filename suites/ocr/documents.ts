@@ -16,6 +16,7 @@ import type { KeyUse } from '../../harness/exchange.ts'
 import { skipTest } from '../../harness/recorder.ts'
 import { gateway, spend } from '../../harness/suite.ts'
 import { buildPdf, pdfDataUrl } from './pdf.ts'
+import { howToName, namedModel } from '../shared/named-models.ts'
 
 type Json = Record<string, unknown>
 
@@ -55,8 +56,11 @@ export function ocrModels(gw: GatewayClient): () => Promise<OcrModels> {
     expectStatus(ex, 200)
     const body = ex.json
     const items = Array.isArray(body) ? body : isObject(body) && Array.isArray(body.data) ? body.data : []
-    const ids = items.filter((m): m is Json => isObject(m) && m.mode === 'ocr' && typeof m.id === 'string').map((m) => m.id as string)
-    if (ids.length === 0) skipTest('the catalogue lists no model of mode ocr')
+    const named = namedModel('ocr')
+    const listed = items.filter((m): m is Json => isObject(m) && m.mode === 'ocr' && typeof m.id === 'string').map((m) => m.id as string)
+    const ids = named === undefined ? listed : [named, ...listed.filter((id) => id !== named)]
+    if (ids.length === 0) skipTest(`the catalogue lists no model of mode ocr; ${howToName('ocr')}`)
+    if (named !== undefined) return { model: named, alias: listed.find((id) => /latest/i.test(id)) }
     const alias = ids.find((id) => /latest/i.test(id))
     return { model: ids.find((id) => !/latest/i.test(id)) ?? (alias as string), alias }
   })

@@ -11,6 +11,7 @@ import type { Exchange, GatewayClient, RequestSpec } from '../../harness/http-cl
 import { skipTest } from '../../harness/recorder.ts'
 import { schemas } from '../../harness/schema-registry.ts'
 import { modelItems } from '../models/model-list.ts'
+import { howToName, namedModel, withNamedModels } from '../shared/named-models.ts'
 
 export type Json = Record<string, unknown>
 
@@ -54,7 +55,7 @@ export function modelsFixture(gw: GatewayClient): () => Promise<Models> {
   return memo(async () => {
     const list = await gw.get('/v1/models')
     expectStatus(list, 200)
-    const items = modelItems(list).filter(isObject)
+    const items = withNamedModels(modelItems(list).filter(isObject), { chat: namedModel('responses') ?? namedModel('chat'), moderation: namedModel('moderation') })
     const chat = items.filter((item) => item.mode === 'chat' && typeof item.id === 'string').map(chatModel).sort((a, b) => a.minTier - b.minTier)
     // The retrieve only: the usage endpoints' per-minute limit is not spent on finding the tier.
     const tier = chat[0] ? await reportedTier(gw, chat[0].id) : undefined
@@ -67,7 +68,7 @@ export function modelsFixture(gw: GatewayClient): () => Promise<Models> {
 export async function firstChat(models: () => Promise<Models>, want: (m: ChatModel) => boolean = () => true): Promise<ChatModel> {
   const { chat, tier } = await models()
   const model = chat.find(want)
-  if (!model) skipTest(`no chat model for this key${tier === undefined ? '' : ` (tier ${tier})`} fits the test`)
+  if (!model) skipTest(`no chat model for this key${tier === undefined ? '' : ` (tier ${tier})`} fits the test; ${howToName('responses')}`)
   return model
 }
 
@@ -130,7 +131,7 @@ export const WEATHER_PROMPT = 'What is the weather like in Lisbon right now?'
 /** A request with inline moderation by the catalogue's first moderation model; skips when there is none. */
 export async function moderatedBody(models: () => Promise<Models>): Promise<Json> {
   const { moderation } = await models()
-  if (moderation === undefined) skipTest('the model list has no model of mode moderation to moderate with')
+  if (moderation === undefined) skipTest(`the model list has no model of mode moderation to moderate with; ${howToName('moderation')}`)
   const model = await firstChat(models)
   return { model: model.id, input: PROMPT, moderation: { model: moderation }, max_output_tokens: CAPS.answer, store: false }
 }

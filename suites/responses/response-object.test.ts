@@ -10,6 +10,7 @@ import type { Exchange } from '../../harness/http-client.ts'
 import { observe, skipTest } from '../../harness/recorder.ts'
 import { check, gateway } from '../../harness/suite.ts'
 import { CAPS, create, firstChat, hasUsage, messageText, moderatedBody, moderationEnabledOrSkip, modelsFixture, PROMPT, responseOf, usageOf, type Json } from './fixtures.ts'
+import { howToName, namedModel } from '../shared/named-models.ts'
 
 const gw = gateway()
 const models = modelsFixture(gw)
@@ -30,9 +31,12 @@ const cut = memo(async () => {
 /** The first chat model whose answer reports reasoning tokens, with that answer; undefined when none does. */
 const reasoner = memo(async (): Promise<{ model: string; probe: Exchange } | undefined> => {
   const { chat } = await models()
-  const probes = await mapLimit(chat.slice(0, PROBE_MODELS), 3, async (m) => ({
-    model: m.id,
-    probe: await create(gw, { model: m.id, input: 'Say hello in one short sentence.', max_output_tokens: 256, store: false }),
+  // A named reasoning model is asked first, whether or not the list offers it as a chat model.
+  const named = namedModel('reasoning')
+  const ids = [...(named === undefined ? [] : [named]), ...chat.map((m) => m.id).filter((id) => id !== named)]
+  const probes = await mapLimit(ids.slice(0, PROBE_MODELS), 3, async (id) => ({
+    model: id,
+    probe: await create(gw, { model: id, input: 'Say hello in one short sentence.', max_output_tokens: 256, store: false }),
   }))
   const found = probes.find(({ probe }) => {
     const body = probe.json
@@ -50,7 +54,7 @@ const reasonerCut = memo(async () => {
 
 async function reasonerOrSkip(): Promise<{ model: string; probe: Exchange }> {
   const found = await reasoner()
-  if (!found) skipTest(`no chat model this key may use reported reasoning tokens (asked up to ${PROBE_MODELS}), so the reasoning rules cannot be seen`)
+  if (!found) skipTest(`no chat model this key may use reported reasoning tokens (asked up to ${PROBE_MODELS}), so the reasoning rules cannot be seen; ${howToName('reasoning')}`)
   return found
 }
 

@@ -7,7 +7,7 @@ import { expectJson, expectSchema, expectStatus, expectThat, isObject, precondit
 import { schemas } from '../../harness/schema-registry.ts'
 import type { Exchange } from '../../harness/http-client.ts'
 import { observe, skipTest } from '../../harness/recorder.ts'
-import { check, gateway } from '../../harness/suite.ts'
+import { check, gateway, runConfig } from '../../harness/suite.ts'
 import { SYNTHESIZE_PATH, synthesisBody, synthesisModels, synthesize, type Json } from './fixtures.ts'
 
 const gw = gateway()
@@ -59,8 +59,8 @@ describe('Bearer only (§5.3)', () => {
     const ex = await synthesize(gw, await body())
     expectThat(ex.status === 200, 'status 200 with the key as Authorization: Bearer', String(ex.status), ex)
   })
-  check('P2-5.3-bearer-only', 'the key in x-native-api-key, without Authorization, is refused with 401', async () => {
-    expectStatus(await synthesize(gw, await body(), { key: null, headers: { 'x-native-api-key': gw.keyOrSkip('main') } }), 401)
+  check('P2-5.3-bearer-only', 'the key in the native key header, without Authorization, is refused with 401', async () => {
+    expectStatus(await synthesize(gw, await body(), { key: null, headers: { [runConfig().nativeKeyHeader]: gw.keyOrSkip('main') } }), 401)
   })
 })
 

@@ -11,6 +11,7 @@ import type { Exchange, GatewayClient, RequestSpec } from '../../harness/http-cl
 import { currentRequirement, observe, skipTest } from '../../harness/recorder.ts'
 import { spend } from '../../harness/suite.ts'
 import { nativeModels, type Json, type ListedModel } from '../native/fixtures.ts'
+import { howToName, namedModel } from '../shared/named-models.ts'
 
 export type { Json } from '../native/fixtures.ts'
 
@@ -69,7 +70,10 @@ export interface SynthesisModels {
 
 export function synthesisModels(gw: GatewayClient): SynthesisModels {
   const found = memo(async () => {
-    const candidates = (await nativeModels(gw).usable()).filter((m) => m.mode === 'audio_speech').slice(0, MAX_PROBES)
+    const named = namedModel('synthesis')
+    const usable = await nativeModels(gw).usable()
+    const first = named === undefined ? [] : [usable.find((m) => m.id === named) ?? { id: named, mode: 'audio_speech', ownedBy: '', minTier: 0, input: 0, output: 0 }]
+    const candidates = [...first, ...usable.filter((m) => m.id !== named && m.mode === 'audio_speech')].slice(0, MAX_PROBES)
     const serving: ListedModel[] = []
     for (const model of candidates) {
       const ex = await synthesize(gw, synthesisBody({ model: model.id }))
@@ -80,7 +84,7 @@ export function synthesisModels(gw: GatewayClient): SynthesisModels {
   })
   const all = async (): Promise<ListedModel[]> => {
     const models = await found()
-    if (models.length === 0) skipTest('capability absent: no audio_speech model of GET /v1/models that this key may use answers POST /v1/text:synthesize')
+    if (models.length === 0) skipTest(`capability absent: no audio_speech model of GET /v1/models that this key may use answers POST /v1/text:synthesize; ${howToName('synthesis')}`)
     return models
   }
   return { all, first: async () => (await all())[0] as ListedModel }

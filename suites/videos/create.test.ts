@@ -12,6 +12,7 @@ import { observe } from '../../harness/recorder.ts'
 import { check, gateway, runConfig } from '../../harness/suite.ts'
 import { notReferenceImages, referenceImages } from './images.ts'
 import { ACCEPTED, createVideo, deleteCreated, VIDEO, VIDEO_MODELS, type CreateOptions } from './jobs.ts'
+import { namedModel } from '../shared/named-models.ts'
 
 const gw = gateway()
 afterAll(() => deleteCreated(gw))
@@ -63,7 +64,7 @@ describe('models and required fields (Part 2 §4.1)', () => {
   check('P2-4.1-model-unknown', 'a model outside the eight is refused with 400 or 404', async () => {
     const ids = await gw.get('/v1/models')
     const data = isObject(ids.json) && Array.isArray(ids.json.data) ? ids.json.data.filter(isObject) : []
-    const chat = data.find((m) => m.mode === 'chat' && typeof m.id === 'string')?.id as string | undefined
+    const chat = namedModel('chat') ?? (data.find((m) => m.mode === 'chat' && typeof m.id === 'string')?.id as string | undefined)
     const cases: Case[] = [{ what: 'an unknown id', options: { label: 'model-unknown', model: `gc-${runConfig().runId}-no-such-video-model` } }]
     if (chat !== undefined) cases.push({ what: `the chat model ${chat}`, options: { label: 'model-chat', model: chat } })
     await expectAll(cases, [400, 404], 'status 400 or 404: the model is not one of the video models')

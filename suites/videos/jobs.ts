@@ -15,6 +15,7 @@ import { schemas } from '../../harness/schema-registry.ts'
 import { runTag } from '../../harness/run-tag.ts'
 import { runConfig, spend } from '../../harness/suite.ts'
 import limits from '../../schemas/limits/video-limits.json' with { type: 'json' }
+import { namedModel } from '../shared/named-models.ts'
 
 export const VIDEO = limits
 export const VIDEO_MODELS = Object.keys(limits.models)
@@ -102,6 +103,11 @@ export async function estimateUsd(gw: GatewayClient, model: string, seconds: unk
   return Math.ceil(n * perSecond * 100) / 100
 }
 
+/** The model of a create that names none of its own: the video model GATEWAY_MODELS names, else vidA-2, the reference's first. */
+export function defaultVideoModel(): string {
+  return namedModel('video') ?? 'vidA-2'
+}
+
 /** Before a create: its tag, in case no answer comes back and the job is found only by it. */
 export function trackTag(sid: string | null, key: KeySlot): void {
   if (sid !== null) created.tags.set(sid, key)
@@ -115,7 +121,7 @@ function settle(ex: Exchange, id: string | undefined, sid: string | null, key: K
 
 /** POST /v1/videos, as JSON or (with a reference image) multipart, after reserving its cost. */
 export async function createVideo(gw: GatewayClient, options: CreateOptions): Promise<Created> {
-  const model = options.model ?? 'vidA-2'
+  const model = options.model ?? defaultVideoModel()
   const key = options.key ?? 'main'
   const safetyIdentifier = options.safetyIdentifier === undefined ? tag(options.label) : options.safetyIdentifier
   const fields: Record<string, unknown> = { model, prompt: `gateway-conformance ${options.label}: a paper boat drifting on a calm lake`, ...options.fields }

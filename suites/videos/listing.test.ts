@@ -16,7 +16,7 @@ import { observe, skipTest } from '../../harness/recorder.ts'
 import { schemas } from '../../harness/schema-registry.ts'
 import { check, gateway } from '../../harness/suite.ts'
 import { dropCreate, findDropped } from './interrupt.ts'
-import { ACCEPTED, acceptedVideo, CANNOT_START_MARKER, createVideo, deleteCreated, listVideos, tag, type Created } from './jobs.ts'
+import { ACCEPTED, acceptedVideo, CANNOT_START_MARKER, createVideo, defaultVideoModel, deleteCreated, listVideos, tag, type Created } from './jobs.ts'
 import { CREDIT_EPSILON_USD, isKnownStatus, remainingUsd, requireCredit } from './poll.ts'
 
 const gw = gateway()
@@ -127,7 +127,7 @@ describe('cost (Part 2 §3)', () => {
 const interrupted = memo(async () => {
   const sid = tag('interrupted')
   const before = (await remainingUsd(gw, LEDGER)).usd
-  const drop = await dropCreate(gw, LEDGER, { model: 'vidA-2', prompt: 'gateway-conformance interrupted: a kite over a beach', safety_identifier: sid }, 'interrupted')
+  const drop = await dropCreate(gw, LEDGER, { model: defaultVideoModel(), prompt: 'gateway-conformance interrupted: a kite over a beach', safety_identifier: sid }, 'interrupted')
   const found = await findDropped(gw, LEDGER, sid)
   const after = (await remainingUsd(gw, LEDGER)).usd
   return { sid, before, drop, found, after }
@@ -156,7 +156,7 @@ describe('an interrupted create (Part 2 §4.1)', () => {
     for (let round = 1; round <= COST_CHECK.rounds; round += 1) {
       const sid = tag('interrupted-no-start')
       const credit0 = requireCredit(await remainingUsd(gw, LEDGER))
-      await dropCreate(gw, LEDGER, { model: 'vidA-2', prompt: CANNOT_START_PROMPT, safety_identifier: sid }, 'interrupted-no-start')
+      await dropCreate(gw, LEDGER, { model: defaultVideoModel(), prompt: CANNOT_START_PROMPT, safety_identifier: sid }, 'interrupted-no-start')
       const dropped = await findDropped(gw, LEDGER, sid)
       const credit1 = requireCredit(await remainingUsd(gw, LEDGER))
       if (dropped.job === undefined || dropped.job.status !== 'failed') {

@@ -95,7 +95,8 @@ export function stepLabel(step: Step): string {
   return step.name ?? step.uses ?? step.run?.split('\n')[0] ?? '(a step)'
 }
 
-const KEY_NAME = /KEY/
+// A variable naming a key header (GATEWAY_NATIVE_KEY_HEADER) holds a header name, not a key.
+const KEY_NAME = /KEY(?!_HEADER$)/
 const SECRET_REF = /^\$\{\{\s*secrets\.([A-Z0-9_]+)\s*\}\}$/
 const CONFIG_REF = /^\$\{\{\s*(?:secrets|vars)\.([A-Z0-9_]+)\s*\}\}$/
 

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
 import { CLIENT_DEFAULTS, GatewayClient, TargetFailure } from '../../harness/http-client.ts'
+import { DEFAULT_NATIVE_KEY_HEADER } from '../../harness/config.ts'
 import type { LoadResult } from '../../load/types.ts'
 import { runLoadCli } from '../../scripts/load.ts'
 import { HOSTILE, startHostileServer, type HostileMode, type HostileServer } from '../support/hostile-server.ts'
@@ -88,7 +89,7 @@ describe.concurrent('hostile targets', () => {
     async function clientFor(mode: HostileMode, timeoutMs = 800): Promise<GatewayClient> {
       const server = await startHostileServer(mode)
       servers.push(server)
-      return new GatewayClient({ baseUrl: server.url, embedded: false, keys: { main: KEY }, asOf: '2026-11-21', budgetUsd: null, largeUploads: false, audioModels: {}, timeoutMs, runId: 't' })
+      return new GatewayClient({ baseUrl: server.url, embedded: false, keys: { main: KEY }, asOf: '2026-11-21', budgetUsd: null, largeUploads: false, models: {}, nativeKeyHeader: DEFAULT_NATIVE_KEY_HEADER, timeoutMs, runId: 't' })
     }
     const streamSpec = { method: 'POST', path: '/v1/responses', json: { stream: true } }
 

@@ -143,3 +143,16 @@ describe('the alternate format with x-api-key (sections 2.3, 4.3)', () => {
     expect(alternate.body.extra).toEqual(bearer.body.extra)
   })
 })
+
+describe('--bare-models', () => {
+  const bare = testGateway({ bareModels: true })
+
+  it('lists and retrieves the convention\'s bare model only: id, object, created, owned_by', async () => {
+    const [list, publicList, retrieved] = await Promise.all([bare.call('/v1/models'), bare.call('/public/models', { key: null }), bare.call('/v1/models/gw-chat')])
+    expect(list.body.data).toHaveLength(CATALOGUE.length)
+    for (const item of [...list.body.data, ...publicList.body.data, retrieved.body]) {
+      expect(Object.keys(item).sort()).toEqual(['created', 'id', 'object', 'owned_by'])
+    }
+    expect(retrieved.body).toMatchObject({ id: 'gw-chat', object: 'model', owned_by: 'atlas-ai' })
+  })
+})

@@ -35,6 +35,18 @@ describe('generateContent', () => {
     expect((await gw.call('/v1/models', { key: null, headers: { 'x-native-api-key': KEYS.main } })).status).toBe(401)
   })
 
+  it('takes the key in the header --native-key-header names instead of x-native-api-key', async () => {
+    const named = testGateway({ nativeKeyHeader: 'X-Vendor-Api-Key' })
+    try {
+      const call = (headers: Record<string, string>) => named.call(path('nv-gen-flash'), { method: 'POST', body: text, key: null, headers })
+      expect((await call({ 'x-vendor-api-key': KEYS.main })).status).toBe(200)
+      expect((await call({ 'x-native-api-key': KEYS.main })).status).toBe(401)
+      expect((await named.call('/v1/models', { key: null, headers: { 'x-vendor-api-key': KEYS.main } })).status).toBe(401)
+    } finally {
+      await named.app.close()
+    }
+  })
+
   it('serves only the native models, and only the named methods', async () => {
     expect((await post(path('gw-chat-mini'), text)).body.error).toMatchObject({ code: 404, status: 'NOT_FOUND' })
     expect((await post(path('nv-tts-flash'), text)).status).toBe(404)

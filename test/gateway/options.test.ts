@@ -6,7 +6,7 @@ describe('command line', () => {
   it('defaults to 127.0.0.1:8080, the real clock, 60 s fixed windows, no faults and no variation', () => {
     expect(parseCommandLine([])).toEqual({
       kind: 'serve',
-      options: { port: 8080, host: '127.0.0.1', startMs: undefined, minuteMs: 60_000, limiter: 'fixed-window', faults: [], vary: false, varyLatencyMs: 0 },
+      options: { port: 8080, host: '127.0.0.1', startMs: undefined, minuteMs: 60_000, limiter: 'fixed-window', faults: [], vary: false, varyLatencyMs: 0, bareModels: false, nativeKeyHeader: 'x-native-api-key' },
     })
   })
 
@@ -14,10 +14,11 @@ describe('command line', () => {
     const command = parseCommandLine([
       '--port', '0', '--host', '0.0.0.0', '--now', '2026-09-01', '--minute-ms', '200', '--limiter', 'token-bucket',
       '--fault', 'mode-unknown', '--fault', 'has-more-always-false', '--vary', '--vary-latency-ms', '50',
+      '--bare-models', '--native-key-header', 'X-Vendor-Key',
     ])
     expect(command).toEqual({
       kind: 'serve',
-      options: { port: 0, host: '0.0.0.0', startMs: Date.UTC(2026, 8, 1), minuteMs: 200, limiter: 'token-bucket', faults: ['mode-unknown', 'has-more-always-false'], vary: true, varyLatencyMs: 50 },
+      options: { port: 0, host: '0.0.0.0', startMs: Date.UTC(2026, 8, 1), minuteMs: 200, limiter: 'token-bucket', faults: ['mode-unknown', 'has-more-always-false'], vary: true, varyLatencyMs: 50, bareModels: true, nativeKeyHeader: 'x-vendor-key' },
     })
   })
 
@@ -36,6 +37,8 @@ describe('command line', () => {
     [['--vary-latency-ms', '10'], /--vary-latency-ms needs --vary/],
     [['--vary', '--vary-latency-ms', '-1'], /--vary-latency-ms/],
     [['--now', 'yesterday'], /--now must be an ISO date/],
+    [['--native-key-header', 'x key'], /--native-key-header must be a header name/],
+    [['--native-key-header', 'Authorization'], /--native-key-header must be a header name other than authorization/],
     [['--now', '2026-02-30'], /--now/],
     [['--fault', 'no-such-fault'], /unknown fault 'no-such-fault'; valid faults: no-svc-request-id-on-errors, /],
     [['--colour'], /unknown option --colour; valid options: --port/],

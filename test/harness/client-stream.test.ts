@@ -2,6 +2,7 @@
 import { createServer, type Server } from 'node:http'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { GatewayClient, TargetFailure } from '../../harness/http-client.ts'
+import { DEFAULT_NATIVE_KEY_HEADER } from '../../harness/config.ts'
 
 let server: Server
 let client: GatewayClient
@@ -25,7 +26,7 @@ beforeAll(async () => {
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as { port: number }
-  client = new GatewayClient({ baseUrl: `http://127.0.0.1:${port}`, embedded: false, keys: { main: 'k' }, asOf: '2026-11-21', budgetUsd: null, largeUploads: false, audioModels: {}, timeoutMs: 500, runId: 't' })
+  client = new GatewayClient({ baseUrl: `http://127.0.0.1:${port}`, embedded: false, keys: { main: 'k' }, asOf: '2026-11-21', budgetUsd: null, largeUploads: false, models: {}, nativeKeyHeader: DEFAULT_NATIVE_KEY_HEADER, timeoutMs: 500, runId: 't' })
 })
 
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))

@@ -47,8 +47,15 @@ describe('resolveOptions', () => {
     [{ GATEWAY_API_KEY: 'abc def' }, /GATEWAY_API_KEY contains whitespace/],
     [{ GATEWAY_API_KEY_TIER2: 'abc\ndef' }, /GATEWAY_API_KEY_TIER2 contains whitespace/],
     [{ GATEWAY_LARGE_UPLOADS: 'maybe' }, /GATEWAY_LARGE_UPLOADS must be 1 or 0/],
-    [{ GATEWAY_AUDIO_MODELS: 'speech' }, /GATEWAY_AUDIO_MODELS: "speech" is not role=model-id/],
-    [{ GATEWAY_AUDIO_MODELS: 'singer=x' }, /with a role from speech, transcribe/],
+    [{ GATEWAY_AUDIO_MODELS: 'speech' }, /GATEWAY_AUDIO_MODELS: "speech" is not capability=model-id/],
+    [{ GATEWAY_AUDIO_MODELS: 'singer=x' }, /with a capability from speech, transcribe/],
+    [{ GATEWAY_AUDIO_MODELS: 'chat=x' }, /GATEWAY_AUDIO_MODELS: "chat=x" is not capability=model-id with a capability from speech, transcribe, transcribe-newer, diarize$/],
+    [{ GATEWAY_MODELS: 'chat' }, /GATEWAY_MODELS: "chat" is not capability=model-id/],
+    [{ GATEWAY_MODELS: 'chat=a=b' }, /GATEWAY_MODELS: "chat=a=b" is not capability=model-id/],
+    [{ GATEWAY_MODELS: 'chatbot=a' }, /with a capability from chat, responses, reasoning, embedding, image, completion, moderation, speech/],
+    [{ GATEWAY_MODELS: 'chat=my\tmodel' }, /GATEWAY_MODELS: the model id "my\tmodel" holds whitespace/],
+    [{ GATEWAY_NATIVE_KEY_HEADER: 'x key' }, /GATEWAY_NATIVE_KEY_HEADER must be an HTTP header name/],
+    [{ GATEWAY_NATIVE_KEY_HEADER: 'Authorization' }, /GATEWAY_NATIVE_KEY_HEADER must name the native key header, not Authorization/],
     [{ GATEWAY_MINUTE_MS: '10000' }, /GATEWAY_MINUTE_MS is for a target started with a shortened minute; the embedded gateway's is 10000 ms/],
     [{ GATEWAY_BASE_URL: 'http://127.0.0.1:8080', GATEWAY_API_KEY: 'k', GATEWAY_MINUTE_MS: '10s' }, /GATEWAY_MINUTE_MS must be whole milliseconds from 200 to 60000/],
     [{ GATEWAY_BASE_URL: 'http://127.0.0.1:8080', GATEWAY_API_KEY: 'k', GATEWAY_MINUTE_MS: '120000' }, /GATEWAY_MINUTE_MS must be whole milliseconds/],
@@ -66,13 +73,26 @@ describe('resolveOptions', () => {
   })
 
   test('large uploads and audio model ids are read', () => {
-    expect(resolve({ GATEWAY_LARGE_UPLOADS: '1', GATEWAY_AUDIO_MODELS: 'speech=my-tts, diarize=my-stt-d' })).toMatchObject({ largeUploads: true, audioModels: { speech: 'my-tts', diarize: 'my-stt-d' } })
+    expect(resolve({ GATEWAY_LARGE_UPLOADS: '1', GATEWAY_AUDIO_MODELS: 'speech=my-tts, diarize=my-stt-d' })).toMatchObject({ largeUploads: true, models: { speech: 'my-tts', diarize: 'my-stt-d' } })
     expect(resolve({}).largeUploads).toBe(false)
   })
 
   test('a target\'s shortened rate-limit minute is read; unset, a real minute applies', () => {
     expect(resolve({ GATEWAY_BASE_URL: 'http://127.0.0.1:8080', GATEWAY_API_KEY: 'k', GATEWAY_MINUTE_MS: '10000' }).minuteMs).toBe(10_000)
     expect(resolve({ GATEWAY_BASE_URL: 'http://127.0.0.1:8080', GATEWAY_API_KEY: 'k' }).minuteMs).toBeNull()
+  })
+
+  test('models by capability: GATEWAY_MODELS absorbs GATEWAY_AUDIO_MODELS and wins over it; --models stands for GATEWAY_MODELS', () => {
+    expect(resolve({}).models).toEqual({})
+    const env = { GATEWAY_AUDIO_MODELS: 'speech=old-tts,diarize=my-stt-d', GATEWAY_MODELS: 'chat=vendor/chat-1, responses=chat-2,speech=new-tts,native-speech=nv-tts' }
+    expect(resolve(env).models).toEqual({ chat: 'vendor/chat-1', responses: 'chat-2', speech: 'new-tts', diarize: 'my-stt-d', 'native-speech': 'nv-tts' })
+    expect(resolve(env, { models: 'chat=flag-chat' }).models).toEqual({ chat: 'flag-chat', speech: 'old-tts', diarize: 'my-stt-d' })
+    expect(errorOf({}, { models: 'nope=x' })).toMatch(/^--models: "nope=x" is not capability=model-id/)
+  })
+
+  test('the native key header: x-native-api-key unless named, lower case', () => {
+    expect(resolve({}).nativeKeyHeader).toBe('x-native-api-key')
+    expect(resolve({ GATEWAY_NATIVE_KEY_HEADER: 'X-Vendor-Api-Key' }).nativeKeyHeader).toBe('x-vendor-api-key')
   })
 
   test('blank variables count as unset', () => {

@@ -50,6 +50,12 @@ describe('redaction: keys never reach a report', () => {
     expect(redactor.text('a sk-main-secret b sk-main-secret-suspended c sk-t0')).toBe('a <GATEWAY_API_KEY> b <GATEWAY_SUSPENDED_API_KEY> c <GATEWAY_API_KEY_TIER0>')
   })
 
+  test('a header named as a credential (the native key header) is redacted like the others', () => {
+    const named = new Redactor({ main: 'sk-main-secret' }, ['X-Vendor-Api-Key'])
+    expect(named.headers({ 'x-vendor-api-key': 'someone-elses-key', 'x-other': 'plain' })).toEqual({ 'x-vendor-api-key': '<redacted>', 'x-other': 'plain' })
+    expect(named.headers({ 'x-vendor-api-key': 'sk-main-secret' })).toEqual({ 'x-vendor-api-key': '<GATEWAY_API_KEY>' })
+  })
+
   test('credential headers with unknown values keep only the scheme; our invalid keys stay readable', () => {
     expect(redactor.headers({ authorization: 'Bearer someone-elses-key', 'x-api-key': 'other', accept: 'x' })).toEqual({ authorization: 'Bearer <redacted>', 'x-api-key': '<redacted>', accept: 'x' })
     const invalid = `Bearer ${INVALID_KEY_PREFIX}123`
@@ -69,6 +75,11 @@ describe('curl lines', () => {
     expect(curlLine(record)).toBe(
       `curl -sS -i -X POST 'http://127.0.0.1:8080/user/v1/transactions/lookup?q=it'\\''s' -H "Authorization: Bearer $GATEWAY_API_KEY_TIER3" -H 'content-type: application/json' --data-raw '{"ids":["a'\\''b"]}'`,
     )
+  })
+
+  test('a key in another header (the native key header) is its variable, expanded by the shell', () => {
+    const native = curlLine({ ...record, method: 'GET', key: null, auth: 'none', requestHeaders: { 'x-vendor-api-key': '<GATEWAY_API_KEY>' }, requestBody: undefined })
+    expect(native).toBe(`curl -sS -i 'http://127.0.0.1:8080/user/v1/transactions/lookup?q=it'\\''s' -H "x-vendor-api-key: $GATEWAY_API_KEY"`)
   })
 
   test('x-api-key uses the variable too; no key, no header', () => {
