@@ -184,6 +184,8 @@ describe.each(TIER_SLOTS.map((slot) => [slot]))('usage limits with the %s key (P
       previous = { remaining: remaining!, ex }
     }
     // From rest, each admitted call spends one unit; the bucket refills at most L per minute (+1: whole units).
+    // Only from rest: a bucket that still held older calls may free many of them at once (a sliding window).
+    precondition(foundFull(admitted.slice(0, 1), s.limit), 'P1-8.1-usage-limit-recovers', 'the bucket was not full after the announced reset')
     const start = integerHeader(admitted[0]!, 'x-ratelimit-remaining-requests')!
     for (const [i, ex] of admitted.entries()) {
       const remaining = integerHeader(ex, 'x-ratelimit-remaining-requests')!
