@@ -3,8 +3,8 @@
  *
  * - a model whose min_tier is above the key's tier is refused, never served (§1.5: the tier sets which models can
  *   be used);
- * - a burst from rest against the usable model with the smallest per-minute request limit
- *   (extra.rate_limits.current.rpm of its record, §2.3) ends in a 429 with the compatible body of §7 once more
+ * - a burst from rest against the usable model whose per-minute request limit (extra.rate_limits.current.rpm of its
+ *   record, §2.3) is the cheapest to reach ends in a 429 with the compatible body of §7 once more
  *   calls than any allowed limiter admits (L + L·T/minute, buckets.ts) were made;
  * - that 429's Retry-After, when present, is whole seconds and waiting it is enough (SHOULD).
  *
@@ -107,18 +107,24 @@ async function burstStudy(slot: KeySlot): Promise<BurstStudy | string> {
     const { rpm } = await currentOf(slot, model.id)
     if (rpm !== undefined && rpm > 0) candidates.push({ model, rpm })
   }
-  candidates.sort((a, b) => a.rpm - b.rpm)
-  const pick = candidates[0]
-  if (!pick) return `no model this key may use is of a mode the suite can call (${Object.keys(CALLS).join(', ')}) with an rpm in extra.rate_limits.current`
+  if (candidates.length === 0) return `no model this key may use is of a mode the suite can call (${Object.keys(CALLS).join(', ')}) with an rpm in extra.rate_limits.current`
   const cap = burstCap(runConfig().baseUrl)
-  if (pick.rpm + 1 > cap) return `the smallest per-minute limit this key has on a callable model is ${pick.rpm} (${pick.model.id}), above the burst cap of ${cap} calls for this target`
-  // A bucket may refill while the burst runs: allow up to twice the limit before the 429.
+  // A bucket may refill while a burst runs: allow up to twice the limit before the 429. The drain and the burst
+  // from rest each make at most that many calls, and one more follows the Retry-After.
+  const callsFor = (rpm: number): number => 2 * Math.min(cap, 2 * rpm + 2) + 1
+  const costOf = (c: { model: ListedModel; rpm: number }): number => callsFor(c.rpm) * CALLS[c.model.mode]!.unitUsd(c.model.price)
+  // The cheapest burst that shows a limit within the cap: any limit will do to see the 429 and its promise.
+  const within = candidates.filter((c) => c.rpm + 1 <= cap).sort((a, b) => costOf(a) - costOf(b) || a.rpm - b.rpm)
+  const pick = within[0]
+  if (!pick) {
+    const smallest = [...candidates].sort((a, b) => a.rpm - b.rpm)[0]!
+    return `the smallest per-minute limit this key has on a callable model is ${smallest.rpm} (${smallest.model.id}), above the burst cap of ${cap} calls for this target`
+  }
   const max = Math.min(cap, 2 * pick.rpm + 2)
   const how = CALLS[pick.model.mode]!
   const call = () => gw.post(how.path, how.body(pick.model.id), { key: slot, retry429: false })
   // Drain to the limit first, then measure from rest.
-  const calls = 2 * max
-  spend(calls * how.unitUsd(pick.model.price), `up to ${calls} calls to ${pick.model.id} to reach its rate limit from rest`)
+  spend((callsFor(pick.rpm) - 1) * how.unitUsd(pick.model.price), `up to ${callsFor(pick.rpm) - 1} calls to ${pick.model.id} to reach its rate limit from rest`)
   const drain = await burstUntil429(call, max)
   await waitMs(untilRestMs(drain.refused ?? drain.all.at(-1)!))
   const burst = await burstUntil429(call, max)
