@@ -14,6 +14,7 @@ import { nextSequence, recordExchange, skipTest } from './recorder.ts'
 import { INVALID_KEY_PREFIX, Redactor } from './redact.ts'
 import { Pacer } from './pacing.ts'
 import { delayBeforeRetryMs } from './retry.ts'
+import { RunGate } from './run-stop.ts'
 import { describeSseEnd, readSse, SSE_DEFAULTS, type SseEnd, type SseEvent, type SseItem, type SseLimits } from './sse.ts'
 
 export const CLIENT_DEFAULTS = {
@@ -122,10 +123,12 @@ export class GatewayClient {
   readonly redactor: Redactor
   readonly #dispatcher: Dispatcher
   readonly #pacer = new Pacer()
+  readonly #gate: RunGate
   #counter = 0
 
   constructor(config: TargetConfig, dispatcher?: Dispatcher) {
     this.config = config
+    this.#gate = new RunGate(config)
     this.redactor = new Redactor(config.keys)
     this.#dispatcher = dispatcher ?? new Agent({ connections: CLIENT_DEFAULTS.connections })
   }
@@ -164,7 +167,7 @@ export class GatewayClient {
       // Tests about rate limits (retry429: false) see every 429; everything else waits for an empty bucket's reset.
       const pacedMs = retry ? this.#pacer.waitMs(bucket) : 0
       if (pacedMs > 0) await sleep(pacedMs)
-      const exchange = await this.#once(spec, attempt, sseLimits)
+      const exchange = await this.#watched(spec, attempt, sseLimits)
       if (pacedMs > 0) exchange.record.pacedMs = Math.round(pacedMs)
       this.#pacer.observe(bucket, exchange.record.responseHeaders ?? {})
       if (exchange.status !== 429 || !retry) return exchange
@@ -172,6 +175,23 @@ export class GatewayClient {
       if (delay === undefined) return exchange
       await sleep(delay)
     }
+  }
+
+  /** One attempt, refused when the run has stopped calling, and counted towards the target's health (run-stop.ts). */
+  async #watched(spec: RequestSpec, attempt: number, sseLimits: Partial<SseLimits> | undefined): Promise<Exchange> {
+    const what = `${spec.method ?? 'GET'} ${spec.path}`
+    this.#gate.check(what)
+    let exchange: Exchange
+    try {
+      exchange = await this.#once(spec, attempt, sseLimits)
+    } catch (error) {
+      if (error instanceof TargetFailure || (error instanceof HarnessError && error.code === 'TARGET_UNREACHABLE')) this.#gate.failed(error.message.replace(/^\[[A-Z_]+\] /, ''))
+      throw error
+    }
+    const broken = brokenAnswer(exchange)
+    if (broken === undefined) this.#gate.answered()
+    else this.#gate.failed(`${what}: ${broken}`)
+    return exchange
   }
 
   #url(spec: RequestSpec): string {
@@ -304,6 +324,18 @@ export class GatewayClient {
     record.error = record.status === undefined ? `the connection closed before any response (${why})` : `the connection closed before the body ended${read} (${why})`
     return new TargetFailure(`${record.method} ${record.path}: ${record.error}`, record)
   }
+}
+
+/**
+ * What makes a complete answer unusable at the transport level, for the run's health (run-stop.ts): a stream cut
+ * or stopped by a cap, or a body labelled JSON that does not parse. Undefined for a usable answer, whatever its status.
+ */
+function brokenAnswer(ex: Exchange): string | undefined {
+  if (ex.stream !== undefined) return ex.stream.end.reason === 'end' && ex.stream.end.cleanEnd ? undefined : ex.record.error
+  if (ex.text !== '' && /\bjson\b/i.test(ex.header('content-type') ?? '') && ex.jsonError !== undefined) {
+    return `status ${ex.status}, a body labelled ${ex.header('content-type')} that is not JSON (${ex.jsonError})`
+  }
+  return undefined
 }
 
 /** The model a call names, for telling rate-limit buckets apart: the JSON body's model, or the native path's. */

@@ -39,6 +39,8 @@ export interface ReporterOptions {
   readCredit?: () => Promise<CreditReading>
   /** --baseline: the file, what it held (null when --update-baseline is about to create it), and whether to rewrite it. */
   baseline?: { file: string; baseline: Baseline | null; update: boolean }
+  /** Why the run stopped calling the target before its end, if it did (harness/run-stop.ts): the verdict is then error. */
+  stopReason?: () => string | undefined
 }
 
 interface Collected {
@@ -113,7 +115,8 @@ export class ConformanceReporter implements Reporter {
     const settled = settleBaseline(aggregated, this.#o.baseline, targetName(this.#o.target), this.#o.target.asOf)
     const results = settled.results
     this.writtenBaseline = settled.written
-    const verdict = verdictOf(results, collected.harnessErrors.length)
+    const stopped = this.#o.stopReason?.()
+    const verdict = stopped === undefined ? verdictOf(results, collected.harnessErrors.length) : 'error'
     this.exitCode = EXIT[verdict]
     const finishedAt = new Date()
     const families = countByFamily(results)
@@ -142,6 +145,7 @@ export class ConformanceReporter implements Reporter {
       retries: collected.retries,
       pacing: collected.pacing,
       harnessErrors: collected.harnessErrors,
+      ...(stopped === undefined ? {} : { stopped }),
       spend: {
         budgetUsd: this.#o.target.budgetUsd,
         estimatedUsd: Math.round(collected.spend.reduce((sum, item) => sum + item.usd, 0) * 1e6) / 1e6,

@@ -73,6 +73,7 @@ export function renderMarkdown(s: Summary): string {
   section('Known failures (listed in the baseline)', req.filter((r) => r.status === 'known'), (r) => r.baseline?.reason ?? '')
   section('Stale baseline entries (they pass now: remove them)', req.filter((r) => r.baseline?.state === 'stale'), (r) => r.baseline?.reason ?? '')
   section('Partly checked', req.filter((r) => r.partial === true), (r) => r.reason ?? '')
+  if (s.stopped !== undefined) out.push('## Run stopped: this report is partial', '', cell(s.stopped), '')
   if (s.harnessErrors.length > 0) out.push('## Errors outside tests', '', ...s.harnessErrors.map((e) => `- ${cell(e)}`), '')
   if (s.observations.length > 0) {
     out.push('## Observations (not judged: the reference does not show these)', '')

@@ -40,6 +40,8 @@ export interface Summary {
   /** Calls the client held back until an empty bucket's announced reset (harness/pacing.ts). */
   pacing: Array<{ test: string; method: string; path: string; waitedMs: number }>
   harnessErrors: string[]
+  /** Why the run stopped calling the target before its end (harness/run-stop.ts): its report is partial, exit 2. */
+  stopped?: string
   /** Billable calls: what the tests estimated and reserved, and what the credit record says was spent. */
   spend: SpendSummary
 }

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { DEFAULTS, loadEnv, resolveOptions, type Env, type FlagValues } from '../../harness/config.ts'
+import { RUN_STOP_DEFAULTS } from '../../harness/run-stop.ts'
 import { configErrorOf } from '../support/config-error.ts'
 
 const FAMILIES = ['account', 'auth', 'headers', 'models']
@@ -49,12 +50,22 @@ describe('resolveOptions', () => {
     [{ GATEWAY_LARGE_UPLOADS: 'maybe' }, /GATEWAY_LARGE_UPLOADS must be 1 or 0/],
     [{ GATEWAY_AUDIO_MODELS: 'speech' }, /GATEWAY_AUDIO_MODELS: "speech" is not role=model-id/],
     [{ GATEWAY_AUDIO_MODELS: 'singer=x' }, /with a role from speech, transcribe/],
+    [{ GATEWAY_MAX_DURATION: '30' }, /GATEWAY_MAX_DURATION must be a duration from 1s to 24h such as 30m/],
+    [{ GATEWAY_MAX_DURATION: '25h' }, /GATEWAY_MAX_DURATION must be a duration from 1s to 24h/],
+    [{ GATEWAY_MAX_DURATION: '0s' }, /GATEWAY_MAX_DURATION must be a duration/],
   ])('%j is refused: %s', (env, pattern) => {
     expect(errorOf(env)).toMatch(pattern)
   })
 
   test('an unknown family names the known ones', () => {
     expect(errorOf({}, { family: 'models,nope' })).toBe('unknown family "nope": choose from account, auth, headers, models')
+  })
+
+  test('the run deadline: a default, the variable, and the flag over it', () => {
+    expect(resolve({}).maxDurationMs).toBe(RUN_STOP_DEFAULTS.maxDurationMs)
+    expect(resolve({ GATEWAY_MAX_DURATION: '1h30m' }).maxDurationMs).toBe(90 * 60_000)
+    expect(resolve({ GATEWAY_MAX_DURATION: '1h' }, { 'max-duration': '90s' }).maxDurationMs).toBe(90_000)
+    expect(errorOf({}, { 'max-duration': 'soon' })).toMatch(/^--max-duration must be a duration/)
   })
 
   test('a bad flag value names the flag, not the variable', () => {
