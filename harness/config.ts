@@ -19,7 +19,7 @@ export const KEY_ENV: Readonly<Record<KeySlot, string>> = keyVariables.keys
 
 export const DEFAULTS = {
   timeoutMs: 30_000, // per request; long enough for a slow staging gateway, short enough that nothing hangs
-  remoteBudgetUsd: 1, // a remote run spends at most this unless GATEWAY_BUDGET_USD says otherwise
+  remoteBudgetUsd: 50, // a remote run spends at most this unless GATEWAY_BUDGET_USD says otherwise: a full run reserves about $39 at the reference's prices
   reportDir: 'reports', // parent of reports/<run-id>/ and reports/latest
   maxTimeoutMs: 900_000, // the flex tier may take up to 900 s (Part 1 section 8.5); more is a typo
   suiteWorkers: 4, // suite files run side by side: they wait on the target, not on the CPU, even on two cores

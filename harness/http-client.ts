@@ -14,6 +14,7 @@ import { nextSequence, recordExchange, skipTest } from './recorder.ts'
 import { INVALID_KEY_PREFIX, Redactor } from './redact.ts'
 import { Pacer } from './pacing.ts'
 import { delayBeforeRetryMs } from './retry.ts'
+import { claimReservations, settleReservations } from './budget.ts'
 import { RunGate } from './run-stop.ts'
 import { describeSseEnd, readSse, SSE_DEFAULTS, type SseEnd, type SseEvent, type SseItem, type SseLimits } from './sse.ts'
 
@@ -161,6 +162,14 @@ export class GatewayClient {
   }
 
   async request(spec: RequestSpec, sseLimits?: Partial<SseLimits>): Promise<Exchange> {
+    // Taken before any await: the cost reserved for this call (harness/budget.ts), settled by its answer.
+    const reservations = claimReservations()
+    const exchange = await this.#send(spec, sseLimits)
+    settleReservations(reservations, exchange.status)
+    return exchange
+  }
+
+  async #send(spec: RequestSpec, sseLimits: Partial<SseLimits> | undefined): Promise<Exchange> {
     const retry = spec.retry429 ?? true
     const bucket = Pacer.bucketOf(String(spec.key === undefined ? 'main' : spec.key), spec.path, modelOf(spec))
     for (let attempt = 1; ; attempt += 1) {

@@ -148,7 +148,7 @@ export class ConformanceReporter implements Reporter {
       ...(stopped === undefined ? {} : { stopped }),
       spend: {
         budgetUsd: this.#o.target.budgetUsd,
-        estimatedUsd: Math.round(collected.spend.reduce((sum, item) => sum + item.usd, 0) * 1e6) / 1e6,
+        estimatedUsd: Math.round(collected.spend.reduce((sum, item) => sum + (item.refused === undefined ? item.usd : 0), 0) * 1e6) / 1e6,
         measuredUsd: before !== null && after !== null ? Math.round((before - after) * 1e6) / 1e6 : null,
         items: collected.spend,
       },

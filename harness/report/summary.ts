@@ -51,7 +51,8 @@ export interface SpendSummary {
   estimatedUsd: number
   /** Remaining credit before minus after, in USD; null when /user/v1/credit did not answer or was not read. */
   measuredUsd: number | null
-  items: Array<{ test: string; usd: number; what: string }>
+  /** Each reservation; `refused`, the 4xx that refused its call, released it (not in estimatedUsd). */
+  items: Array<{ test: string; usd: number; what: string; refused?: number }>
 }
 
 export interface TierUse {
