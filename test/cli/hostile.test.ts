@@ -273,6 +273,24 @@ describe.concurrent('hostile targets', () => {
       })
     }, TEST_MS)
 
+    test('past --max-duration no call is sent: exit 2, and the report says the deadline cut the run', async () => {
+      await slot(async () => {
+        // One second is over before the first test starts: every call of the run is cut.
+        const run = await runConformance(['--family', 'models', '--max-duration', '1s'], {}, RUN_BOUND_MS)
+        try {
+          expect(run.exitCode, run.stderr).toBe(2)
+          const summary = run.summary!
+          expect(summary.stopped).toBe('the run\'s deadline passed (1 s, GATEWAY_MAX_DURATION or --max-duration): calls after it were not sent')
+          const cut = summary.requirements.filter((r) => r.status === 'error')
+          expect(cut.length).toBeGreaterThan(0)
+          expect(cut[0]?.evidence[0]?.message).toMatch(/\[RUN_DEADLINE\] GET \/v1\/models\S* not sent: the run's deadline \(GATEWAY_MAX_DURATION, --max-duration\) passed; not judged/)
+          expect(run.stdout).toContain('Run stopped, report partial (exit 2): the run\'s deadline passed')
+        } finally {
+          run.cleanup()
+        }
+      })
+    }, TEST_MS)
+
     test('resets, with the default settings', async () => {
       await slot(async () => {
         const server = await startHostileServer('reset', { on: BROKEN_EVERYWHERE })
