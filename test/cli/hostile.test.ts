@@ -92,8 +92,8 @@ const CLI_CASES: CliCase[] = [
 const SCALED_TIMEOUT_MS = 2000
 const SCALED_BOUND_MS = 60_000
 const DEFAULT_BOUND_MS = 5 * 60_000
-/** Calls that meet the broken routes: the five in a row that stop the run, and one in flight in each other worker. */
-const MAX_BROKEN_CALLS = RUN_STOP_DEFAULTS.consecutiveFailures + DEFAULTS.suiteWorkers
+/** Calls that meet the broken routes: the five in a row that stop the run, and those in flight in every worker then. */
+const MAX_BROKEN_CALLS = RUN_STOP_DEFAULTS.consecutiveFailures + 2 * DEFAULTS.suiteWorkers
 const BROKEN_FAMILIES = 'files,responses'
 const BROKEN_EVERYWHERE = ['/v1/', '/v1beta/', '/user/']
 const SHAPES: Array<[HostileMode, RegExp]> = [
