@@ -15,7 +15,11 @@ import { HarnessError } from './errors.ts'
 export const RUN_STOP_DEFAULTS = {
   maxDurationMs: 30 * 60_000, // a run's deadline: a full remote run, tier windows and all, takes well under this
   consecutiveFailures: 5, // transport failures in a row, over all workers, that show a target unhealthy
+  watchEveryMs: 1000, // how often the command looks for a stop, to cancel the tests not yet begun
 }
+
+/** What vitest notes on a test that a cancelled run did not begin. */
+export const NOT_BEGUN_NOTE = 'The test run was aborted by the user.'
 
 /** What the stop file holds: why the run stopped calling, with the failures that made it stop. */
 export interface StopRecord {

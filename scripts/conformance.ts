@@ -171,7 +171,18 @@ async function run(argv: string[]): Promise<number> {
       if (options.shard && options.shard.count > files) {
         throw new ConfigError(`--shard ${options.shard.index}/${options.shard.count}: the selection has only ${files} suite files, so at most ${files} shards`)
       }
-      await vitest.start(filters)
+      // Once the run stops calling, tests not yet begun are not run at all: some wait a rate-limit window first.
+      const watch = setInterval(() => {
+        if (stopReason() === undefined) return
+        clearInterval(watch)
+        // vitest names its own reasons; any string names ours.
+        void vitest.cancelCurrentRun('target-stopped' as Parameters<typeof vitest.cancelCurrentRun>[0])
+      }, RUN_STOP_DEFAULTS.watchEveryMs)
+      try {
+        await vitest.start(filters)
+      } finally {
+        clearInterval(watch)
+      }
     } finally {
       await vitest.close()
     }
