@@ -70,6 +70,9 @@ export const ADMIN_KEY = 'sk-ref-admin-7f3c2a9e41d86b05c3e1'
 
 export const SEEDED_KEYS: SeededKeys = { main: KEY_VALUES.tier2, ...KEY_VALUES }
 
+/** The testing grant every seeded account holds, in US dollars: a full run costs tens of dollars here. */
+const TESTING_GRANT_USD = 10_000
+
 /** Top-ups that qualify each tier (Part 1 section 8.2), in US dollars. */
 const TOP_UP_USD: Readonly<Record<Tier, number>> = { 0: 0, 1: 0, 2: 10, 3: 50, 4: 250, 5: 1000 }
 
@@ -96,6 +99,16 @@ function seedAccount(id: string, tier: Tier, suspended: boolean, key: ApiKey): A
         remainingIrt: grantIrt * 0.8,
         endDate: '2027-03-21T00:00:00Z',
         scopeDetails: { api: ['gw-chat-mini', 'gw-embed-1'] },
+      },
+      {
+        // Enough for many whole conformance runs: an account that runs dry mid-run would hide what the calls
+        // after it cost, and the cost checks of a later family would see no drop at all.
+        id: `grant-${id}-testing`,
+        description: 'Testing credit',
+        amountIrt: TESTING_GRANT_USD * EXCHANGE_RATE,
+        remainingIrt: TESTING_GRANT_USD * EXCHANGE_RATE,
+        endDate: '2027-03-21T00:00:00Z',
+        scopeDetails: { api: ['gw-chat', 'gw-chat-mini'] },
       },
     ],
     packages: [

@@ -7,7 +7,7 @@
 import { PassThrough } from 'node:stream'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyReply } from 'fastify'
-import { awkwardPieces, crlf, varyJson, VARY_EVENT } from './vary.ts'
+import { awkwardPieces, lineEnds, VARY_CLOSING, VARY_OPENING, varyJson, VARY_EVENT } from './vary.ts'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -42,6 +42,7 @@ export function startSse(reply: FastifyReply, options: { pauseMs?: number } = {}
   const vary = reply.server.gatewayVary === true
   let first = true
   let count = 0
+  let writes = 0
   const write = async (text: string): Promise<void> => {
     if (closed) return
     if (!first && pauseMs > 0) await sleep(pauseMs)
@@ -50,8 +51,11 @@ export function startSse(reply: FastifyReply, options: { pauseMs?: number } = {}
       stream.write(text)
       return
     }
-    // Allowed variation: CRLF line ends, and every event cut across several writes at awkward places.
-    for (const piece of awkwardPieces(crlf(text))) {
+    // Allowed variation: a BOM, a comment and a retry: field before the first event, CRLF and CR-only line ends
+    // by turns, and every event cut across several writes at awkward places.
+    const varied = lineEnds(writes === 0 ? VARY_OPENING + text : text, writes)
+    writes += 1
+    for (const piece of awkwardPieces(varied)) {
       stream.write(piece)
       await new Promise((resolve) => setImmediate(resolve))
     }
@@ -62,14 +66,21 @@ export function startSse(reply: FastifyReply, options: { pauseMs?: number } = {}
       // Unfamiliar event types may appear (§9.2): named ones only where the stream names its events at all.
       await write(name === undefined ? ': gc comment added by --vary\n\n' : `event: ${VARY_EVENT.name}\ndata: ${JSON.stringify(VARY_EVENT.data)}\n\n`)
     }
-    await write(`${name === undefined ? '' : `event: ${name}\n`}data: ${JSON.stringify(vary ? varyJson(data) : data)}\n\n`)
+    const json = `data: ${JSON.stringify(vary ? varyJson(data) : data)}\n`
+    if (!vary) return write(`${name === undefined ? '' : `event: ${name}\n`}${json}\n`)
+    // An id: field on every event; a data-only chunk, which some clients read by its data: prefix alone, gets
+    // it on a line block of its own (an id: with no data dispatches nothing).
+    await write(name === undefined ? `id: ${count}\n\n${json}\n` : `event: ${name}\nid: ${count}\n${json}\n`)
   }
   return {
     event,
     data: (text) => write(`data: ${text}\n\n`),
     comment: (text) => write(`: ${text}\n\n`),
     end: () => {
-      if (!closed) stream.end()
+      if (closed) return
+      // After the terminal event, an event of an unknown type and a keep-alive comment, as proxies add (§9.2).
+      if (vary) stream.write(lineEnds(VARY_CLOSING, writes))
+      stream.end()
     },
     get closed() {
       return closed

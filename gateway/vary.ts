@@ -1,8 +1,9 @@
 /**
  * Allowed variation (Part 1 §9.2): compatible changes that may appear without notice and that a correct client,
  * and so a correct conformance suite, must take in its stride. With `--vary` the reference gateway adds an
- * unknown property to every object of every JSON body and reverses the order of keys; its streams carry
- * unfamiliar event types and comments, CRLF line ends, and events split across writes.
+ * unknown property to every object of every JSON body and reverses the order of keys; its streams open with a BOM,
+ * a comment and a retry: field, carry id: fields, unfamiliar event types and comments, CRLF and CR-only line ends,
+ * events split across writes, and an unknown event and a keep-alive comment after their terminal event.
  *
  * Opaque ids (file-…, resp_…, chatcmpl-…) take another format on the way out and are turned back on the way in
  * (URL and JSON body), so a client that stores and sends them back, as it must, never notices; one that parses
@@ -81,9 +82,15 @@ export function varyJsonText(text: string): string {
 /** The unfamiliar event a varied stream interleaves (§9.2: new stream event types may appear). */
 export const VARY_EVENT = { name: 'gc.unknown_event', data: { type: 'gc.unknown_event', note: 'added by --vary' } }
 
-/** SSE text with CRLF line ends instead of LF (both are allowed by the SSE format). */
-export function crlf(text: string): string {
-  return text.replace(/\r?\n/g, '\r\n')
+/** What a varied stream opens with: a BOM, a comment and a retry: field, before any event (the SSE format allows each). */
+export const VARY_OPENING = '\uFEFF: gc stream opened by --vary\nretry: 3000\n\n'
+
+/** What a varied stream ends with, after its terminal event: an event of an unknown type and a keep-alive comment. */
+export const VARY_CLOSING = `event: ${VARY_EVENT.name}\ndata: ${JSON.stringify(VARY_EVENT.data)}\n\n: ping\n\n`
+
+/** SSE text with CRLF line ends, or CR-only ones, by turns (the SSE format allows LF, CRLF and CR). */
+export function lineEnds(text: string, turn: number): string {
+  return text.replace(/\r?\n/g, turn % 2 === 0 ? '\r\n' : '\r')
 }
 
 /** Cuts text at awkward places (inside a field name, between CR and LF) so that an event spans several writes. */

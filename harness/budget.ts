@@ -8,12 +8,15 @@
  * run, read and appended under a lock directory (mkdir is atomic): two workers cannot both take the
  * last dollar. With no budget (the embedded gateway) nothing is locked; estimates are still recorded,
  * so the summary reports what the run would have cost.
+ *
+ * A reservation is settled by the answer of the call that follows it: a call refused with a 4xx did no work
+ * (no tokens, no job), so its reservation is released; any other answer, or none, keeps it.
  */
 import { appendFileSync, mkdirSync, readFileSync, rmdirSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { HarnessError } from './errors.ts'
-import { recordSpend, skipTest } from './recorder.ts'
+import { recordSpend, skipTest, type SpendRecord } from './recorder.ts'
 
 export const BUDGET_DEFAULTS = {
   lockWaitMs: 10_000, // longest wait for another worker's reservation; each takes microseconds
@@ -83,7 +86,33 @@ export function reserveSpend(target: BudgetTarget, usd: number, what: string): v
   if (!reservation.ok) {
     skipTest(`budget: ${what} would cost about $${formatUsd(usd)}, and $${formatUsd(reservation.reservedUsd)} of GATEWAY_BUDGET_USD=${target.budgetUsd} is already reserved`)
   }
-  recordSpend({ usd, what })
+  const record: SpendRecord = { usd, what }
+  recordSpend(record)
+  unclaimed.push({ target, record })
+}
+
+interface Reservation {
+  target: BudgetTarget
+  record: SpendRecord
+}
+
+/** Reservations made in this worker that no call has taken yet. */
+const unclaimed: Reservation[] = []
+
+/** Called as a call starts: the reservations made for it (those since the previous call), to settle by its answer. */
+export function claimReservations(): Reservation[] {
+  return unclaimed.splice(0)
+}
+
+/** Settles the reservations of a call by its final status: released when the call was refused with a 4xx. */
+export function settleReservations(claimed: readonly Reservation[], status: number | undefined): void {
+  if (status === undefined || status < 400 || status >= 500) return
+  for (const { target, record } of claimed) {
+    record.refused = status
+    if (target.budgetUsd === null) continue
+    const { ledger, lock } = ledgerPaths(target.runId)
+    withLock(lock, () => appendFileSync(ledger, `${-toMicros(record.usd)}\trefused with ${status}: ${record.what.replace(/\s+/g, ' ')}\n`))
+  }
 }
 
 /** The decision alone: reserves and says ok, or says how much was already reserved. Safe across processes. */

@@ -6,7 +6,9 @@ import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { parse as parseDotenv } from 'dotenv'
 import { isCalendarDate, todayUtc } from './clock.ts'
+import { parseDurationMs } from './duration.ts'
 import { ConfigError } from './errors.ts'
+import { RUN_STOP_DEFAULTS } from './run-stop.ts'
 import keyVariables from '../schemas/config/key-variables.json' with { type: 'json' }
 
 export const KEY_SLOTS = ['main', 'tier0', 'tier1', 'tier2', 'tier3', 'tier4', 'tier5', 'suspended'] as const
@@ -17,10 +19,11 @@ export const KEY_ENV: Readonly<Record<KeySlot, string>> = keyVariables.keys
 
 export const DEFAULTS = {
   timeoutMs: 30_000, // per request; long enough for a slow staging gateway, short enough that nothing hangs
-  remoteBudgetUsd: 1, // a remote run spends at most this unless GATEWAY_BUDGET_USD says otherwise
+  remoteBudgetUsd: 50, // a remote run spends at most this unless GATEWAY_BUDGET_USD says otherwise: a full run reserves about $39 at the reference's prices
   reportDir: 'reports', // parent of reports/<run-id>/ and reports/latest
   maxTimeoutMs: 900_000, // the flex tier may take up to 900 s (Part 1 section 8.5); more is a typo
   suiteWorkers: 4, // suite files run side by side: they wait on the target, not on the CPU, even on two cores
+  maxRunMs: 24 * 3_600_000, // the longest --max-duration: a day; more is a typo
   embeddedMinuteMs: 10_000, // the embedded gateway's rate-limit minute, so that waiting for a window takes seconds
   realMinuteMs: 60_000, // a target's rate-limit minute unless GATEWAY_MINUTE_MS says it was shortened
 }
@@ -55,6 +58,8 @@ export interface RunOptions {
   updateBaseline?: boolean
   /** Run a failed MUST test once more at once and report a pass then as flaky (harness/rerun.ts); --no-rerun: off. */
   rerun?: boolean
+  /** GATEWAY_MAX_DURATION or --max-duration: past it the run stops calling (harness/run-stop.ts). Optional: runs built in code omit it. */
+  maxDurationMs?: number
 }
 
 export interface Shard {
@@ -74,6 +79,7 @@ export interface FlagValues {
   baseline?: string
   'update-baseline'?: boolean
   'no-rerun'?: boolean
+  'max-duration'?: string
 }
 
 export type Env = Record<string, string | undefined>
@@ -249,6 +255,9 @@ export function resolveOptions(env: Env, flags: FlagValues, filters: string[], k
   const budgetRaw = value('GATEWAY_BUDGET_USD')
   const budgetUsd = budgetRaw !== undefined ? parseBudget(budgetRaw, 'GATEWAY_BUDGET_USD') : baseUrl === null ? null : DEFAULTS.remoteBudgetUsd
 
+  const maxDurationRaw = flags['max-duration'] ?? value('GATEWAY_MAX_DURATION')
+  const maxDurationMs = maxDurationRaw === undefined ? RUN_STOP_DEFAULTS.maxDurationMs : parseMaxDuration(maxDurationRaw, flags['max-duration'] ? '--max-duration' : 'GATEWAY_MAX_DURATION')
+
   const largeRaw = value('GATEWAY_LARGE_UPLOADS')
   const largeUploads = largeRaw === undefined ? false : parseSwitch(largeRaw, 'GATEWAY_LARGE_UPLOADS')
 
@@ -283,7 +292,14 @@ export function resolveOptions(env: Env, flags: FlagValues, filters: string[], k
     shard: flags.shard === undefined ? null : parseShard(flags.shard),
     ...baselineOptions(flags),
     rerun: flags['no-rerun'] !== true,
+    maxDurationMs,
   }
+}
+
+function parseMaxDuration(raw: string, source: string): number {
+  const ms = parseDurationMs(raw)
+  if (ms === undefined || ms < 1000 || ms > DEFAULTS.maxRunMs) throw new ConfigError(`${source} must be a duration from 1s to 24h such as 30m, 90s or 1h30m (got "${raw}")`)
+  return Math.round(ms)
 }
 
 function baselineOptions(flags: FlagValues): { baseline: string | null; updateBaseline: boolean } {
@@ -314,4 +330,8 @@ export interface TargetConfig {
   runId: string
   /** Set by the conformance command: a failed MUST test runs once more at once (harness/rerun.ts). */
   rerunFailures?: boolean
+  /** Set by the conformance command: when the run stops calling (epoch ms, GATEWAY_MAX_DURATION; harness/run-stop.ts). */
+  deadlineAt?: number
+  /** Set by the conformance command: the file whose presence stops every worker's calls (harness/run-stop.ts). */
+  stopFile?: string
 }

@@ -6,6 +6,8 @@
 export type HarnessErrorCode =
   | 'CONFIG_INVALID' // a setting the user gave cannot be used; exit 2 with one line
   | 'TARGET_UNREACHABLE' // no TCP/TLS connection to the target at all
+  | 'TARGET_UNHEALTHY' // the run stopped calling after a run of transport failures (harness/run-stop.ts)
+  | 'RUN_DEADLINE' // the run's deadline passed before this call (harness/run-stop.ts)
   | 'SCHEMA_MISSING' // a test asked for a schema id that is not registered
   | 'REQUIREMENT_UNKNOWN' // a test names a requirement id that is not in the catalogue
   | 'KEY_MISSING_IN_CONFIG' // internal: a key slot was used that the run config does not hold

@@ -15,6 +15,8 @@ import { INVALID_KEY_PREFIX, Redactor } from './redact.ts'
 import { recordNotes } from './records.ts'
 import { Pacer } from './pacing.ts'
 import { delayBeforeRetryMs } from './retry.ts'
+import { claimReservations, settleReservations } from './budget.ts'
+import { RunGate } from './run-stop.ts'
 import { describeSseEnd, readSse, SSE_DEFAULTS, type SseEnd, type SseEvent, type SseItem, type SseLimits } from './sse.ts'
 
 export const CLIENT_DEFAULTS = {
@@ -123,10 +125,12 @@ export class GatewayClient {
   readonly redactor: Redactor
   readonly #dispatcher: Dispatcher
   readonly #pacer = new Pacer()
+  readonly #gate: RunGate
   #counter = 0
 
   constructor(config: TargetConfig, dispatcher?: Dispatcher) {
     this.config = config
+    this.#gate = new RunGate(config)
     this.redactor = new Redactor(config.keys, [config.nativeKeyHeader])
     this.#dispatcher = dispatcher ?? new Agent({ connections: CLIENT_DEFAULTS.connections })
   }
@@ -159,13 +163,21 @@ export class GatewayClient {
   }
 
   async request(spec: RequestSpec, sseLimits?: Partial<SseLimits>): Promise<Exchange> {
+    // Taken before any await: the cost reserved for this call (harness/budget.ts), settled by its answer.
+    const reservations = claimReservations()
+    const exchange = await this.#send(spec, sseLimits)
+    settleReservations(reservations, exchange.status)
+    return exchange
+  }
+
+  async #send(spec: RequestSpec, sseLimits: Partial<SseLimits> | undefined): Promise<Exchange> {
     const retry = spec.retry429 ?? true
     const bucket = Pacer.bucketOf(String(spec.key === undefined ? 'main' : spec.key), spec.path, modelOf(spec))
     for (let attempt = 1; ; attempt += 1) {
       // Tests about rate limits (retry429: false) see every 429; everything else waits for an empty bucket's reset.
       const pacedMs = retry ? this.#pacer.waitMs(bucket) : 0
       if (pacedMs > 0) await sleep(pacedMs)
-      const exchange = await this.#once(spec, attempt, sseLimits)
+      const exchange = await this.#watched(spec, attempt, sseLimits)
       if (pacedMs > 0) exchange.record.pacedMs = Math.round(pacedMs)
       this.#pacer.observe(bucket, exchange.record.responseHeaders ?? {})
       if (exchange.status !== 429 || !retry) return exchange
@@ -173,6 +185,23 @@ export class GatewayClient {
       if (delay === undefined) return exchange
       await sleep(delay)
     }
+  }
+
+  /** One attempt, refused when the run has stopped calling, and counted towards the target's health (run-stop.ts). */
+  async #watched(spec: RequestSpec, attempt: number, sseLimits: Partial<SseLimits> | undefined): Promise<Exchange> {
+    const what = `${spec.method ?? 'GET'} ${spec.path}`
+    this.#gate.check(what)
+    let exchange: Exchange
+    try {
+      exchange = await this.#once(spec, attempt, sseLimits)
+    } catch (error) {
+      if (error instanceof TargetFailure || (error instanceof HarnessError && error.code === 'TARGET_UNREACHABLE')) this.#gate.failed(error.message.replace(/^\[[A-Z_]+\] /, ''))
+      throw error
+    }
+    const broken = brokenAnswer(exchange)
+    if (broken === undefined) this.#gate.answered()
+    else this.#gate.failed(`${what}: ${broken}`)
+    return exchange
   }
 
   #url(spec: RequestSpec): string {
@@ -308,6 +337,18 @@ export class GatewayClient {
     record.error = record.status === undefined ? `the connection closed before any response (${why})` : `the connection closed before the body ended${read} (${why})`
     return new TargetFailure(`${record.method} ${record.path}: ${record.error}`, record)
   }
+}
+
+/**
+ * What makes a complete answer unusable at the transport level, for the run's health (run-stop.ts): a stream cut
+ * or stopped by a cap, or a body labelled JSON that does not parse. Undefined for a usable answer, whatever its status.
+ */
+function brokenAnswer(ex: Exchange): string | undefined {
+  if (ex.stream !== undefined) return ex.stream.end.reason === 'end' && ex.stream.end.cleanEnd ? undefined : ex.record.error
+  if (ex.text !== '' && /\bjson\b/i.test(ex.header('content-type') ?? '') && ex.jsonError !== undefined) {
+    return `status ${ex.status}, a body labelled ${ex.header('content-type')} that is not JSON (${ex.jsonError})`
+  }
+  return undefined
 }
 
 /** The model a call names, for telling rate-limit buckets apart: the JSON body's model, or the native path's. */

@@ -119,7 +119,9 @@ export function mergeSummaries(inputs: readonly MergeInput[], runId: string): Su
   const baseline: Baseline | null = first.baseline ? { ...(first.baseline.target ? { target: first.baseline.target } : {}), entries: baselineEntries ?? [] } : null
   const results = judgeBaseline([...byId.values()].map(mergeRequirement), baseline)
   const harnessErrors = inputs.flatMap((i) => i.summary.harnessErrors.map((e) => `${label(i)}: ${e}`))
-  const verdict = verdictOf(results, harnessErrors.length)
+  // A shard that stopped calling (harness/run-stop.ts) leaves the merged report partial too.
+  const stopped = inputs.filter((i) => i.summary.stopped !== undefined).map((i) => `${label(i)}: ${i.summary.stopped}`).join('; ')
+  const verdict = stopped === '' ? verdictOf(results, harnessErrors.length) : 'error'
   const startedAt = Math.min(...summaries.map((s) => Date.parse(s.startedAt)))
   const finishedAt = Math.max(...summaries.map((s) => Date.parse(s.finishedAt)))
   const observations: Summary['observations'] = []
@@ -161,6 +163,7 @@ export function mergeSummaries(inputs: readonly MergeInput[], runId: string): Su
     retries: summaries.flatMap((s) => s.retries),
     pacing: summaries.flatMap((s) => s.pacing),
     harnessErrors,
+    ...(stopped === '' ? {} : { stopped }),
     spend: {
       budgetUsd: first.spend.budgetUsd,
       estimatedUsd: Math.round(sum((s) => s.spend.estimatedUsd) * 1e6) / 1e6,

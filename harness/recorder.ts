@@ -16,6 +16,8 @@ export interface Observation {
 export interface SpendRecord {
   usd: number
   what: string
+  /** The 4xx status that refused the call, whose reservation was then released (harness/budget.ts). */
+  refused?: number
 }
 
 export interface ConformanceMeta {

@@ -19,7 +19,8 @@ import type { ExchangeRecord } from './exchange.ts'
 import type { ConformanceMeta } from './recorder.ts'
 import { Redactor } from './redact.ts'
 import { rerunNote } from './rerun.ts'
-import { aggregate, countByFamily, EXIT, totals, uncheckedMustIds, verdictOf, type Outcome, type OutcomeStatus } from './results.ts'
+import { NOT_BEGUN_NOTE } from './run-stop.ts'
+import { aggregate, countByFamily, EXIT, totals, UNCHECKED_REASON, UNSELECTED_REASON, uncheckedMustIds, verdictOf, type Outcome, type OutcomeStatus, type RequirementResult } from './results.ts'
 import { endOfRun } from './report/console.ts'
 import { pointLatest, writeSummaryFiles } from './report/files.ts'
 import { renderJunit, type JunitCase } from './report/junit.ts'
@@ -40,6 +41,8 @@ export interface ReporterOptions {
   readCredit?: () => Promise<CreditReading>
   /** --baseline: the file, what it held (null when --update-baseline is about to create it), and whether to rewrite it. */
   baseline?: { file: string; baseline: Baseline | null; update: boolean }
+  /** Why the run stopped calling the target before its end, if it did (harness/run-stop.ts): the verdict is then error. */
+  stopReason?: () => string | undefined
 }
 
 interface Collected {
@@ -68,6 +71,8 @@ export class ConformanceReporter implements Reporter {
   /** With --update-baseline: the baseline the run judged itself with, for the command to write. */
   writtenBaseline: Baseline | undefined
   #creditBefore: CreditReading | null = null
+  /** Why the run stopped calling the target, if it did. */
+  #stopped: string | undefined
 
   constructor(options: ReporterOptions) {
     this.#o = options
@@ -96,6 +101,7 @@ export class ConformanceReporter implements Reporter {
   }
 
   async onTestRunEnd(modules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<SerializedError>): Promise<void> {
+    this.#stopped = this.#o.stopReason?.()
     const collected = this.#collect(modules, unhandledErrors)
     const creditAfter = this.#o.readCredit && this.#creditBefore?.usd != null ? await this.#o.readCredit() : null
     const before = this.#creditBefore?.usd ?? null
@@ -112,9 +118,11 @@ export class ConformanceReporter implements Reporter {
       shard: this.#o.options.shard ?? null,
     })
     const settled = settleBaseline(aggregated, this.#o.baseline, targetName(this.#o.target), this.#o.target.asOf)
-    const results = settled.results
+    const selected = this.#o.options.grep === null && this.#o.options.filters.length === 0 && !this.#o.options.level
+    const results = this.#stopped === undefined ? settled.results : settled.results.map((r) => notBegun(r, this.#stopped as string, selected))
     this.writtenBaseline = settled.written
-    const verdict = verdictOf(results, collected.harnessErrors.length)
+    const stopped = this.#stopped
+    const verdict = stopped === undefined ? verdictOf(results, collected.harnessErrors.length) : 'error'
     this.exitCode = EXIT[verdict]
     const finishedAt = new Date()
     const families = countByFamily(results)
@@ -143,9 +151,10 @@ export class ConformanceReporter implements Reporter {
       retries: collected.retries,
       pacing: collected.pacing,
       harnessErrors: collected.harnessErrors,
+      ...(stopped === undefined ? {} : { stopped }),
       spend: {
         budgetUsd: this.#o.target.budgetUsd,
-        estimatedUsd: Math.round(collected.spend.reduce((sum, item) => sum + item.usd, 0) * 1e6) / 1e6,
+        estimatedUsd: Math.round(collected.spend.reduce((sum, item) => sum + (item.refused === undefined ? item.usd : 0), 0) * 1e6) / 1e6,
         measuredUsd: before !== null && after !== null ? Math.round((before - after) * 1e6) / 1e6 : null,
         items: collected.spend,
       },
@@ -202,7 +211,11 @@ export class ConformanceReporter implements Reporter {
     let status: OutcomeStatus
     let message: string | undefined
     if (result.state === 'passed') status = 'pass'
-    else if (result.state === 'skipped') {
+    else if (result.state === 'skipped' && this.#stopped !== undefined && result.note === NOT_BEGUN_NOTE) {
+      // Not begun because the run stopped calling: not judged.
+      status = 'error'
+      message = `not run: ${this.#stopped}`
+    } else if (result.state === 'skipped') {
       status = result.note ? 'skip' : 'unselected'
       message = result.note
     } else if (result.state === 'failed') {
@@ -304,4 +317,15 @@ export class ConformanceReporter implements Reporter {
     writeFileSync(join(this.#o.runDir, 'junit.xml'), redact(renderJunit(junit, summary.requirements.filter((r) => r.audit !== undefined))))
     pointLatest(this.#o.reportRoot, this.#o.runDir)
   }
+}
+
+/**
+ * In a run that stopped calling, a requirement whose tests never began was not judged: its file was cancelled before
+ * it was collected, or after (its tests then look unselected, which they are not when no --grep or filter was given).
+ */
+function notBegun(result: RequirementResult, stopped: string, everySelected: boolean): RequirementResult {
+  const cancelled = (result.status === 'skip' && result.reason === UNCHECKED_REASON) || (everySelected && result.status === 'disabled' && result.reason === UNSELECTED_REASON)
+  if (!cancelled) return result
+  const message = `not run: ${stopped}`
+  return { ...result, status: 'error', reason: message, evidence: [{ test: '(not begun)', source: 'test', message }] }
 }

@@ -162,7 +162,7 @@ export function aggregate(input: AggregateInput): RequirementResult[] {
       result.reason = `untestable: ${req.untestable}`
     } else if (input.filtered || has('unselected')) {
       result.status = 'disabled'
-      result.reason = 'no test selected (--grep or a file filter)'
+      result.reason = UNSELECTED_REASON
     } else if (input.shard) {
       result.status = 'disabled'
       result.reason = `${SHARD_REASON} (--shard ${input.shard.index}/${input.shard.count})`
@@ -180,6 +180,7 @@ export const SHARD_REASON = 'not in this shard'
 
 /** The reason of a requirement that no test reached (uncheckedMust lists the MUSTs among them). */
 export const UNCHECKED_REASON = 'no test checks this requirement'
+export const UNSELECTED_REASON = 'no test selected (--grep or a file filter)'
 
 /** The MUST requirements that no test reached, for summary.json's uncheckedMust. */
 export function uncheckedMustIds(results: readonly RequirementResult[]): string[] {

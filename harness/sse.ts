@@ -1,8 +1,9 @@
 /**
- * Server-sent events, in layers (DESIGN.md): bytes -> text (streaming UTF-8 decode, byte and time caps), text ->
- * events (eventsource-parser, which handles LF, CRLF and CR line ends, comments, multi-line data and fields
- * split anywhere), and at the end a verdict on whether the stream stopped cleanly between events or in the
- * middle of one. Suites add the last layer: events -> typed JSON checked against schemas.
+ * Server-sent events, in layers (DESIGN.md): bytes -> text (streaming UTF-8 decode, a leading BOM dropped, byte and
+ * time caps), text -> events (eventsource-parser, which handles LF, CRLF and CR line ends, comments, id and retry
+ * fields, multi-line data and fields split anywhere), and at the end a verdict on whether the stream stopped
+ * cleanly between events or in the middle of one. Comments, id:, retry: and unknown fields may come anywhere, before
+ * the first event and after the last, as the SSE format allows. Suites add the last layer: events -> typed JSON.
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser'
 
@@ -30,7 +31,13 @@ export interface SseComment {
   text: string
 }
 
-export type SseItem = SseEvent | SseComment
+/** A `retry:` field: the reconnection time the server asks for, in ms. */
+export interface SseRetry {
+  kind: 'retry'
+  ms: number
+}
+
+export type SseItem = SseEvent | SseComment | SseRetry
 
 /** How the stream ended. `cleanEnd` is false when it stopped inside an event (no blank line after it). */
 export interface SseEnd {
@@ -42,9 +49,58 @@ export interface SseEnd {
   trailing: string
 }
 
-/** True when the text ends where an event may end: after a blank line, or with nothing but blank lines. */
-export function endsBetweenEvents(textSinceLastDispatch: string): boolean {
-  return textSinceLastDispatch.replace(/\r\n|\r|\n/g, '\n').trim() === ''
+/** Fields that make a block of lines an event: cut before its blank line, the event is lost. */
+const EVENT_FIELDS = new Set(['data', 'event'])
+const EVIDENCE_CHARS = 500
+
+/**
+ * Follows the stream line by line, as the SSE format splits it (CRLF, LF or CR), to tell where it ended: between
+ * events, or inside one (a data or event field, or a field cut mid-line, with no blank line after it). Comments,
+ * id: and retry: lines on their own are not events, so a stream may end after them.
+ */
+export class LineTracker {
+  #line = ''
+  #afterCr = false
+  #open = false
+  #block = ''
+
+  feed(text: string): void {
+    if (text === '') return
+    const from = this.#afterCr && text.startsWith('\n') ? 1 : 0
+    this.#afterCr = text.endsWith('\r')
+    const lines = text.slice(from).split(/\r\n|\r|\n/)
+    for (let i = 0; i < lines.length - 1; i += 1) this.#endLine(this.#line + (lines[i] as string))
+    const rest = lines.at(-1) as string
+    this.#line = this.#line.length < EVIDENCE_CHARS ? this.#line + rest : this.#line
+  }
+
+  /** True when the last text fed ended with CR, which the next text may pair with an LF. */
+  get endsWithCr(): boolean {
+    return this.#afterCr
+  }
+
+  /** True when the stream, ending here, ends between events. */
+  get between(): boolean {
+    return !this.#open && (this.#line === '' || this.#line.startsWith(':'))
+  }
+
+  /** The lines of the event the stream ended inside, for a failure message; '' when it ended between events. */
+  get trailing(): string {
+    return this.between ? '' : (this.#block + this.#line).slice(0, EVIDENCE_CHARS)
+  }
+
+  #endLine(line: string): void {
+    this.#line = ''
+    if (line === '') {
+      this.#open = false
+      this.#block = ''
+      return
+    }
+    if (line.startsWith(':')) return
+    const colon = line.indexOf(':')
+    if (EVENT_FIELDS.has(colon === -1 ? line : line.slice(0, colon))) this.#open = true
+    if (this.#block.length < EVIDENCE_CHARS) this.#block += `${line}\n`
+  }
 }
 
 /**
@@ -90,24 +146,26 @@ export async function* readSse(source: AsyncIterable<Uint8Array | string>, limit
   const pending: SseItem[] = []
   let events = 0
   let bytes = 0
-  // Text fed since the last dispatched event: what is left there at the end tells a clean end from a cut one.
-  let sinceDispatch = ''
+  const lines = new LineTracker()
+  let started = false
   const parser = createParser({
     onEvent(message: EventSourceMessage) {
       pending.push({ kind: 'event', event: message.event, data: message.data, id: message.id, index: events })
       events += 1
-      sinceDispatch = ''
     },
     onComment(text: string) {
       pending.push({ kind: 'comment', text })
     },
+    onRetry(ms: number) {
+      pending.push({ kind: 'retry', ms })
+    },
   })
   const feed = (text: string): void => {
-    // Feed line by line: an event dispatches at a blank line, so after each line we know whether it did.
-    for (const piece of text.split(/(?<=\n)/)) {
-      sinceDispatch += piece
-      parser.feed(piece)
-    }
+    // The decoder drops a leading BOM from bytes; a stream given as text may still carry one.
+    const body = started ? text : text.replace(/^\uFEFF/, '')
+    if (body !== '') started = true
+    lines.feed(body)
+    parser.feed(body)
   }
   const iterator = source[Symbol.asyncIterator]()
   const deadline = Date.now() + cap.totalTimeoutMs
@@ -123,7 +181,7 @@ export async function* readSse(source: AsyncIterable<Uint8Array | string>, limit
       if (next.done) {
         feed(decoder.decode())
         // A final CR may still be the first half of CRLF to the parser; at the end of the stream it ends a line.
-        if (sinceDispatch.endsWith('\r')) parser.feed('\n')
+        if (lines.endsWithCr) parser.feed('\n')
         break
       }
       const chunk = next.value
@@ -147,7 +205,7 @@ export async function* readSse(source: AsyncIterable<Uint8Array | string>, limit
     void iterator.return?.().catch(() => {})
   }
   for (const item of pending) yield item
-  return { reason, cleanEnd: reason === 'end' && endsBetweenEvents(sinceDispatch), bytes, events, trailing: endsBetweenEvents(sinceDispatch) ? '' : sinceDispatch.slice(0, 500) }
+  return { reason, cleanEnd: reason === 'end' && lines.between, bytes, events, trailing: lines.trailing }
 }
 
 /** Collects a whole stream: every event and comment, and how it ended. */

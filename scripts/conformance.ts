@@ -4,8 +4,9 @@
  * set. Exit codes: 0 conformant and complete; 1 a MUST failed; 2 harness error or bad configuration; 3 no MUST
  * failed but some MUST was skipped.
  */
-import { readFileSync } from 'node:fs'
-import { resolve } from 'node:path'
+import { readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { Agent } from 'undici'
@@ -19,12 +20,17 @@ import { ConfigError, isHarnessError } from '../harness/errors.ts'
 import { GatewayClient } from '../harness/http-client.ts'
 import { ConformanceReporter } from '../harness/reporter.ts'
 import { EXIT } from '../harness/results.ts'
+import { describeStop, failuresFile, readStop, RUN_STOP_DEFAULTS } from '../harness/run-stop.ts'
 import { newRunId, prepareTarget, type PreparedTarget } from '../harness/target.ts'
 import { checkBaselineTarget, readBaseline, writeBaseline, type Baseline } from '../harness/baseline.ts'
 import { levelIds, testNamePattern } from '../harness/selection.ts'
 import { listRequirements } from './list-requirements.ts'
 import { runMerge } from './merge.ts'
 import { runSweep } from './sweep.ts'
+
+function formatDuration(ms: number): string {
+  return ms % 60_000 === 0 ? `${ms / 60_000} min` : `${Math.round(ms / 1000)} s`
+}
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const PACKAGE = JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8')) as { name: string; version: string }
@@ -47,6 +53,8 @@ Options (each overrides the environment variable named):
                           run; a listed requirement that passes is stale and fails the run (exit 1)
   --update-baseline       write FILE from this run: its failing MUSTs, keeping the reasons of listed ones
   --no-rerun              do not run a failed MUST test again at once (by default, a pass then is "flaky")
+  --max-duration D        the run's deadline, e.g. 30m or 1h; past it, or after a run of transport failures, the
+                          run stops calling: a partial report, exit 2   (GATEWAY_MAX_DURATION; default 30m)
   --report-dir DIR        where reports/<run-id>/ and latest go (default reports)
   --list-requirements     print the requirement catalogue and the tests that check each, then exit
   -h, --help              this text
@@ -57,7 +65,7 @@ Subcommands:
 
 Keys come from GATEWAY_API_KEY, GATEWAY_API_KEY_TIER0..5 and GATEWAY_SUSPENDED_API_KEY (environment or .env).
 Exit codes: 0 conformant, 1 a MUST requirement failed (beyond the baseline) or a baseline entry is stale,
-            2 harness error or bad configuration,
+            2 harness error, bad configuration, or a run stopped by its deadline or an unhealthy target,
             3 no MUST failed but some MUST requirement was skipped (the run is incomplete).
 `
 
@@ -79,6 +87,7 @@ function parseFlags(argv: string[]): { flags: FlagValues; filters: string[]; hel
         baseline: { type: 'string' },
         'update-baseline': { type: 'boolean' },
         'no-rerun': { type: 'boolean' },
+        'max-duration': { type: 'string' },
         'list-requirements': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -120,7 +129,11 @@ async function run(argv: string[]): Promise<number> {
   }
   // A bad baseline is a bad setting: said before any gateway starts.
   const baseline = loadBaseline(options)
+  const maxDurationMs = options.maxDurationMs ?? RUN_STOP_DEFAULTS.maxDurationMs
+  const deadlineAt = Date.now() + maxDurationMs
   const runId = newRunId()
+  // Written by the first worker that finds the target unhealthy (harness/run-stop.ts); read by all of them.
+  const stopFile = join(tmpdir(), `gc-stop-${runId}-${process.pid}.json`)
   const reportRoot = resolve(process.cwd(), options.reportDir)
   const runDir = resolve(reportRoot, runId)
   const target: PreparedTarget = await prepareTarget(options, runId)
@@ -131,7 +144,13 @@ async function run(argv: string[]): Promise<number> {
     process.stdout.write(`Gateway conformance ${PACKAGE.version}: ${where}, as-of ${options.asOf}, families ${options.families?.join(', ') ?? 'all'}${options.level ? ', MUST only' : ''}${options.shard ? `, shard ${options.shard.index}/${options.shard.count}` : ''}${baseline ? `, baseline ${baseline.file}` : ''}, ${catalogue().size} requirements\n`)
     const creditClient = new GatewayClient(target.config, creditAgent)
     const readCredit = () => readRemainingUsd(creditClient)
-    const reporter = new ConformanceReporter({ target: target.config, options, runDir, reportRoot, root: ROOT, tool: PACKAGE, readCredit, ...(baseline ? { baseline } : {}) })
+    // A run that stopped calling is partial whatever it judged before: the reporter says why, and it exits 2.
+    const stopReason = (): string | undefined => {
+      const stop = readStop(stopFile)
+      if (stop !== undefined) return `the run stopped calling the target: ${describeStop(stop)}`
+      return Date.now() >= deadlineAt ? `the run's deadline passed (${formatDuration(maxDurationMs)}, GATEWAY_MAX_DURATION or --max-duration): calls after it were not sent` : undefined
+    }
+    const reporter = new ConformanceReporter({ target: target.config, options, runDir, reportRoot, root: ROOT, tool: PACKAGE, readCredit, stopReason, ...(baseline ? { baseline } : {}) })
     const allure = allureReporter(resolve(runDir, 'allure-results'), target.config.keys)
     const pattern = testNamePattern(options.grep, levelIds(catalogue().values(), options.level))
     const vitest = await createVitest('test', {
@@ -145,7 +164,7 @@ async function run(argv: string[]): Promise<number> {
       // tiers project still runs after the others (a later group).
       ...(options.shard ? { shard: `${options.shard.index}/${options.shard.count}` } : {}),
     })
-    vitest.provide('runConfig', { ...target.config, rerunFailures: options.rerun !== false })
+    vitest.provide('runConfig', { ...target.config, rerunFailures: options.rerun !== false, deadlineAt, stopFile })
     try {
       const filters = fileFilters(options)
       const files = (await vitest.globTestSpecifications(filters)).length
@@ -155,7 +174,18 @@ async function run(argv: string[]): Promise<number> {
       if (options.shard && options.shard.count > files) {
         throw new ConfigError(`--shard ${options.shard.index}/${options.shard.count}: the selection has only ${files} suite files, so at most ${files} shards`)
       }
-      await vitest.start(filters)
+      // Once the run stops calling, tests not yet begun are not run at all: some wait a rate-limit window first.
+      const watch = setInterval(() => {
+        if (stopReason() === undefined) return
+        clearInterval(watch)
+        // vitest names its own reasons; any string names ours.
+        void vitest.cancelCurrentRun('target-stopped' as Parameters<typeof vitest.cancelCurrentRun>[0])
+      }, RUN_STOP_DEFAULTS.watchEveryMs)
+      try {
+        await vitest.start(filters)
+      } finally {
+        clearInterval(watch)
+      }
     } finally {
       await vitest.close()
     }
@@ -173,6 +203,8 @@ async function run(argv: string[]): Promise<number> {
     }
     return reporter.exitCode
   } finally {
+    rmSync(stopFile, { force: true })
+    rmSync(failuresFile(stopFile), { force: true })
     await creditAgent.close()
     await target.close()
   }

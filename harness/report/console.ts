@@ -54,6 +54,7 @@ export function endOfRun(summary: Summary): string {
   if (failures) parts.push(failures)
   const baselineText = baselineConsole(summary.baseline, summary.requirements)
   if (baselineText) parts.push(baselineText)
+  if (summary.stopped !== undefined) parts.push(`Run stopped, report partial (exit 2): ${summary.stopped}${summary.totals.error > 0 ? `; ${summary.totals.error} requirements not judged (error)` : ''}`)
   if (summary.harnessErrors.length > 0) parts.push(`Harness errors:\n${summary.harnessErrors.map((e) => `  ${e}`).join('\n')}`)
   if (summary.spend.items.length > 0 || summary.spend.measuredUsd !== null) parts.push(spendLine(summary.spend))
   parts.push(

@@ -25,7 +25,8 @@ function usd(value: number): string {
 export function spendLine(spend: Summary['spend']): string {
   const budget = spend.budgetUsd === null ? 'no budget (embedded target)' : `budget ${usd(spend.budgetUsd)}`
   const measured = spend.measuredUsd === null ? 'not measured' : `${usd(spend.measuredUsd)} by the credit record`
-  return `spend: estimated ${usd(spend.estimatedUsd)} in ${spend.items.length} billable calls, ${budget}; measured ${measured}`
+  const refused = spend.items.filter((item) => item.refused !== undefined).length
+  return `spend: estimated ${usd(spend.estimatedUsd)} in ${spend.items.length - refused} billable calls${refused > 0 ? ` (${refused} more refused, their reservations released)` : ''}, ${budget}; measured ${measured}`
 }
 
 /** "0, 2 (…); no key for 1, 3" and so on: what a reader needs to tell a complete tier check from a partial one. */
@@ -73,6 +74,7 @@ export function renderMarkdown(s: Summary): string {
   section('Known failures (listed in the baseline)', req.filter((r) => r.status === 'known'), (r) => r.baseline?.reason ?? '')
   section('Stale baseline entries (they pass now: remove them)', req.filter((r) => r.baseline?.state === 'stale'), (r) => r.baseline?.reason ?? '')
   section('Partly checked', req.filter((r) => r.partial === true), (r) => r.reason ?? '')
+  if (s.stopped !== undefined) out.push('## Run stopped: this report is partial', '', cell(s.stopped), '')
   if (s.harnessErrors.length > 0) out.push('## Errors outside tests', '', ...s.harnessErrors.map((e) => `- ${cell(e)}`), '')
   if (s.observations.length > 0) {
     out.push('## Observations (not judged: the reference does not show these)', '')

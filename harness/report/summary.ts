@@ -40,6 +40,8 @@ export interface Summary {
   /** Calls the client held back until an empty bucket's announced reset (harness/pacing.ts). */
   pacing: Array<{ test: string; method: string; path: string; waitedMs: number }>
   harnessErrors: string[]
+  /** Why the run stopped calling the target before its end (harness/run-stop.ts): its report is partial, exit 2. */
+  stopped?: string
   /** Billable calls: what the tests estimated and reserved, and what the credit record says was spent. */
   spend: SpendSummary
 }
@@ -49,7 +51,8 @@ export interface SpendSummary {
   estimatedUsd: number
   /** Remaining credit before minus after, in USD; null when /user/v1/credit did not answer or was not read. */
   measuredUsd: number | null
-  items: Array<{ test: string; usd: number; what: string }>
+  /** Each reservation; `refused`, the 4xx that refused its call, released it (not in estimatedUsd). */
+  items: Array<{ test: string; usd: number; what: string; refused?: number }>
 }
 
 export interface TierUse {

@@ -21,11 +21,18 @@ const DONE = '[DONE]'
 
 const streamed = memo(async () => cutStream(gw, (await modelFor(catalogue, 'chat')).id))
 
-/** The events of a whole stream, or a skip naming P1-6.4-chat-stream. */
+/**
+ * The data-only events of a whole stream, or a skip naming P1-6.4-chat-stream. Events named by an `event:` field
+ * are of other types, which may appear anywhere (§9.2): they are recorded, not judged as chunks.
+ */
 function eventsOf(ex: Exchange): SseEvent[] {
   const problem = streamProblem(ex)
   precondition(problem === undefined, 'P1-6.4-chat-stream', problem ?? '')
-  return ex.stream?.events ?? []
+  return (ex.stream?.events ?? []).filter(isDataOnly)
+}
+
+function isDataOnly(event: SseEvent): boolean {
+  return event.event === undefined || event.event === 'message'
 }
 
 /** The JSON chunks of a stream (every event but [DONE]); skips when one is not JSON (P1-6.4-chat-stream-chunks). */
@@ -52,14 +59,15 @@ describe('streaming (Part 1 §4.7, §6)', () => {
     const problem = streamProblem(ex)
     if (problem !== undefined) fail('a text/event-stream response with at least one event, ending cleanly between events within the reader\'s bounds', problem, ex)
     const s = ex.stream!
-    observe('chat stream', `${s.events.length} events over ${s.eventTimesMs[s.eventTimesMs.length - 1] ?? 0} ms; named events: ${s.events.filter((e) => e.event !== undefined).length}; last data ${JSON.stringify(s.events[s.events.length - 1]?.data.slice(0, 60))}`)
+    const named = s.events.filter((e) => !isDataOnly(e))
+    observe('chat stream', `${s.events.length} events over ${s.eventTimesMs[s.eventTimesMs.length - 1] ?? 0} ms; ${s.items.filter((i) => i.kind === 'comment').length} comments; last data ${JSON.stringify(s.events[s.events.length - 1]?.data.slice(0, 60))}`)
+    if (named.length > 0) observe('chat stream events of other types', named.map((e) => `event ${e.index}: event "${e.event}"`).slice(0, 10).join('; '))
   })
 
-  check('P1-6.4-chat-stream-chunks', 'every event but [DONE] is a data-only chat.completion.chunk with one id', async () => {
+  check('P1-6.4-chat-stream-chunks', 'every data-only event but [DONE] is a chat.completion.chunk with one id', async () => {
     const ex = await streamed()
     const events = eventsOf(ex)
-    const named = events.filter((e) => e.event !== undefined && e.event !== 'message')
-    expectThat(named.length === 0, 'data-only events (no event: field)', named.map((e) => `event ${e.index}: event "${e.event}"`), ex)
+    expectThat(events.some((e) => e.data !== DONE), 'data-only events carrying the chunks', `no data-only event among ${ex.stream?.events.length ?? 0}`, ex)
     const problems: string[] = []
     const ids = new Set<unknown>()
     for (const event of events) {
@@ -93,11 +101,15 @@ describe('streaming (Part 1 §4.7, §6)', () => {
     observe('chat stream finish_reason', `${JSON.stringify(finishes[0]?.value)} with max_completion_tokens ${CAPS.cut} on a long essay`)
   })
 
-  check('P1-6.4-chat-stream-done', 'the stream ends with data: [DONE] and nothing after it', async () => {
+  check('P1-6.4-chat-stream-done', 'the stream ends with data: [DONE] and no chunk after it', async () => {
     const ex = await streamed()
     const events = eventsOf(ex)
     const doneAt = events.findIndex((e) => e.data === DONE)
     expectThat(doneAt >= 0, 'an event whose data is [DONE]', `no [DONE]; the last event's data is ${JSON.stringify(events.at(-1)?.data.slice(0, 120))}`, ex)
-    expectThat(doneAt === events.length - 1, '[DONE] as the last event', `${events.length - 1 - doneAt} event(s) after [DONE]`, ex)
+    expectThat(doneAt === events.length - 1, '[DONE] as the last data-only event', `${events.length - 1 - doneAt} data-only event(s) after [DONE]`, ex)
+    // Events of other types and comments may follow (§9.2; the SSE format allows comments anywhere): recorded.
+    const doneIndex = (events[doneAt] as SseEvent).index
+    const after = (ex.stream?.events ?? []).filter((e) => e.index > doneIndex)
+    if (after.length > 0) observe('after [DONE]', after.map((e) => `event ${e.index}: event "${e.event}"`).slice(0, 10).join('; '))
   })
 })

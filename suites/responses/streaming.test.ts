@@ -12,7 +12,7 @@ import type { Exchange } from '../../harness/http-client.ts'
 import { observe, skipTest } from '../../harness/recorder.ts'
 import { check, gateway } from '../../harness/suite.ts'
 import {
-  ARGS_DELTA, ARGS_DONE, carriesModeration, eventSchemaProblems, isEventStream, joinedDeltas, ofType, streamEvents, TERMINAL_TYPES, TEXT_DELTA,
+  ARGS_DELTA, ARGS_DONE, carriesModeration, eventSchemaProblems, isEventStream, isKnown, joinedDeltas, ofType, streamEvents, TERMINAL_TYPES, TEXT_DELTA,
   terminalEvent, terminalResponse, type TypedEvent,
 } from './events.ts'
 import {
@@ -52,6 +52,17 @@ async function bothStreams(): Promise<Array<{ ex: Exchange; events: TypedEvent[]
   return out
 }
 
+/** What followed the terminal event (comments, events of other types: §9.2) and the stream's framing, recorded. */
+function observeAfterTerminal(ex: Exchange, terminal: TypedEvent): void {
+  const items = ex.stream?.items ?? []
+  const at = items.findIndex((i) => i.kind === 'event' && i.index === terminal.index)
+  const after = items.slice(at + 1).map((i) => (i.kind === 'event' ? `event ${i.event ?? '(unnamed)'}` : i.kind === 'comment' ? `comment ${JSON.stringify(i.text.slice(0, 40))}` : `retry ${i.ms}`))
+  if (after.length > 0) observe('after the terminal event', after.slice(0, 10).join('; '))
+  const ids = (ex.stream?.events ?? []).filter((e) => e.id !== undefined).length
+  const comments = items.filter((i) => i.kind === 'comment').length
+  observe('stream framing', `${ex.stream?.events.length ?? 0} events, ${ids} with id:, ${comments} comments, retry: ${items.some((i) => i.kind === 'retry') ? 'given' : 'none'}`)
+}
+
 describe('server-sent events (Part 1 §6.2)', () => {
   check('P1-6.2-stream-sse', 'stream true answers text/event-stream with events', async () => {
     const ex = await complete()
@@ -79,16 +90,17 @@ describe('server-sent events (Part 1 §6.2)', () => {
       const terminals = events.filter((e) => e.type !== undefined && TERMINAL_TYPES.has(e.type))
       expectThat(terminals.length === 1, 'one terminal event: response.completed, response.incomplete or response.failed', terminals.length === 0 ? `no terminal event among ${events.length} (last: #${events.at(-1)?.index} ${events.at(-1)?.type})` : `${terminals.length} terminal events`, ex)
       expectThat(end?.cleanEnd === true, 'the stream to end between events, not inside one', `ended by ${end?.reason}${end?.trailing ? ` inside an event: ${end.trailing.slice(0, 200)}` : ''}`, ex)
+      observeAfterTerminal(ex, terminals[0] as TypedEvent)
     }
   })
 
   check('P1-6.2-stream-order', 'response.created first, the terminal event last', async () => {
     for (const { ex, events } of await bothStreams()) {
       precondition(terminalEvent(events) !== undefined, 'P1-6.2-stream-terminal', 'the stream has no terminal event')
-      // Order among the responses family's own events: types from elsewhere may appear anywhere (§9.2).
-      const own = events.filter((e) => e.type?.startsWith('response.') === true)
-      const first = own[0] as TypedEvent
-      const last = own.at(-1) as TypedEvent
+      // Order among the responses family's own events: types from elsewhere may appear anywhere (§9.2), and after
+      // the terminal event so may response types the suite does not know.
+      const first = events.find((e) => e.type?.startsWith('response.') === true) as TypedEvent
+      const last = events.filter(isKnown).at(-1) as TypedEvent
       expectThat(first.type === 'response.created', 'response.created as event #0', `event #0 is ${first.type}`, ex)
       expectThat(last.type !== undefined && TERMINAL_TYPES.has(last.type), 'the terminal event last', `the last event #${last.index} is ${last.type}`, ex)
     }

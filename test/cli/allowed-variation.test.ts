@@ -1,7 +1,8 @@
 /**
  * The suites follow Part 1 §9.2 themselves: against the reference gateway with every allowed variation on
  * (--vary: unknown properties in every object, keys reordered, opaque ids in another format, unfamiliar stream
- * events and comments, CRLF line ends, events split across writes, an unrelated x-request-id past the cut-off,
+ * events and comments, a BOM, id: and retry: fields, CRLF and CR-only line ends, events split across writes, an
+ * unknown event and a keep-alive comment after the terminal event, an unrelated x-request-id past the cut-off,
  * no Retry-After on 429), a full run finds nothing to fail or warn about. With the 300 ms latency of --vary on too,
  * so do every family but tiers, and the tiers family for tiers 0 and 1. Tiers 2 to 5 are left out under latency:
  * their usage sequences go one call after another, and three sequences of 50 to 750 calls of 300 ms take many

@@ -1,5 +1,5 @@
 /**
- * Hostile targets (issue 8): the conformance CLI and the load harness against a server that answers malformed
+ * Hostile targets: the conformance CLI and the load harness against a server that answers malformed
  * JSON, the wrong content type, nothing at all, a body that never ends, an endless, silent or cut event stream,
  * 50 MB, a reset, a redirect loop, or 200 where an error is due. Each run must end by itself within a bound,
  * report the target's failure under the requirement it breaks (exit 1; never a harness error, exit 2, for what is
@@ -10,8 +10,9 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
+import { DEFAULT_NATIVE_KEY_HEADER, DEFAULTS } from '../../harness/config.ts'
 import { CLIENT_DEFAULTS, GatewayClient, TargetFailure } from '../../harness/http-client.ts'
-import { DEFAULT_NATIVE_KEY_HEADER } from '../../harness/config.ts'
+import { RUN_STOP_DEFAULTS, RunStopped } from '../../harness/run-stop.ts'
 import type { LoadResult } from '../../load/types.ts'
 import { runLoadCli } from '../../scripts/load.ts'
 import { HOSTILE, startHostileServer, type HostileMode, type HostileServer } from '../support/hostile-server.ts'
@@ -80,6 +81,46 @@ const CLI_CASES: CliCase[] = [
   { mode: 'endless-sse', file: STREAMS, requirement: 'P1-6.2-stream-terminal', messages: [/Seen: no terminal event among \d+/, new RegExp(`transport: (the stream did not end within|no byte of the stream for) ${TIMEOUT_MS} ms, after \\d+ events`)] },
   { mode: 'cut-sse', file: STREAMS, requirement: 'P1-6.2-stream-terminal', messages: [/Seen: no terminal event among 2 /, /transport: the stream ended inside an event/] },
 ]
+
+/**
+ * Targets broken on every route but the probe, one shape each: the run stops calling after a run of transport
+ * failures, and ends with exit 2, a partial report, and the failures that stopped it named. What bounds the run is
+ * the number of calls it makes once the target fails (the breaker's five, and those already in flight in the other
+ * workers), each within its deadline: with the defaults (30 s a call) a run ends within 5 minutes. Here the call
+ * deadline is 1/15 of the default, and so is the trickle's pace; one shape that fails fast runs with the defaults.
+ */
+const SCALED_TIMEOUT_MS = 2000
+const SCALED_BOUND_MS = 60_000
+const DEFAULT_BOUND_MS = 5 * 60_000
+/** Calls that meet the broken routes: the five in a row that stop the run, and those in flight in every worker then. */
+const MAX_BROKEN_CALLS = RUN_STOP_DEFAULTS.consecutiveFailures + 2 * DEFAULTS.suiteWorkers
+const BROKEN_FAMILIES = 'files,responses'
+const BROKEN_EVERYWHERE = ['/v1/', '/v1beta/', '/user/']
+const SHAPES: Array<[HostileMode, RegExp]> = [
+  ['hang', new RegExp(`no response within ${SCALED_TIMEOUT_MS} ms`)],
+  ['reset', /the connection closed before any response/],
+  ['malformed-json', /a body labelled application\/json that is not JSON/],
+  ['wrong-content-type', /a body labelled application\/json that is not JSON/],
+  // On a busy machine the deadline may come before the byte cap.
+  ['huge-body', new RegExp(`response body past \\d+ bytes|no complete response within ${SCALED_TIMEOUT_MS} ms`)],
+  ['endless-sse', /(no complete response within|the stream did not end within) 2000 ms/],
+  ['trickle', new RegExp(`no complete response within ${SCALED_TIMEOUT_MS} ms: the body did not end`)],
+]
+
+function expectStopped(run: ConformanceRun, server: HostileServer, ms: number, bound: number, failure: RegExp): void {
+  const output = `${run.stderr}\n${run.stdout.slice(-2000)}`
+  expect(run.exitCode, output).toBe(2)
+  expect(ms).toBeLessThan(bound)
+  expect(server.hits).toBeLessThanOrEqual(MAX_BROKEN_CALLS)
+  expect(run.stderr).not.toMatch(/internal error|\n\s+at /)
+  const summary = run.summary!
+  expect(summary.exitCode).toBe(2)
+  const evidence = /^the run stopped calling the target: target unhealthy, 5 transport failures in a row: (.*)$/.exec(summary.stopped ?? '')
+  expect(evidence, summary.stopped).not.toBeNull()
+  for (let i = 1; i <= 5; i += 1) expect(evidence![1]).toMatch(new RegExp(`\\(${i}\\) [A-Z]+ /\\S+: [^;]*(?:${failure.source})`))
+  expect(run.stdout).toContain('Run stopped, report partial (exit 2): the run stopped calling the target: target unhealthy')
+  expect(`${run.stdout}${run.stderr}`).not.toContain(KEY)
+}
 
 // One concurrent suite around all, quick tests first: vitest starts at most five tests at once, in this order.
 describe.concurrent('hostile targets', () => {
@@ -197,6 +238,73 @@ describe.concurrent('hostile targets', () => {
       expect(run.code).toBe(2)
       expect(run.stderr.trim()).toBe(`load: the target's answer to GET /v1/models cannot be used to plan the run: no complete answer within ${TIMEOUT_MS} ms`)
     }, 60_000)
+  })
+
+  describe('the breaker: every broken shape is a transport failure, and five in a row stop every call', () => {
+    test.each(SHAPES)('%s', async (mode, failure) => {
+      const server = await startHostileServer(mode, { on: BROKEN_EVERYWHERE, trickleEveryMs: HOSTILE.slowTrickleEveryMs / 15 })
+      const stopFile = join(scratch, `stop-${mode}.json`)
+      const client = new GatewayClient({ baseUrl: server.url, embedded: false, keys: { main: KEY }, asOf: '2026-11-21', budgetUsd: null, largeUploads: false, models: {}, nativeKeyHeader: DEFAULT_NATIVE_KEY_HEADER, timeoutMs: SCALED_TIMEOUT_MS, runId: 't', stopFile })
+      const call = () => client.stream({ method: 'POST', path: '/v1/responses', json: { stream: true } })
+      try {
+        for (let i = 0; i < RUN_STOP_DEFAULTS.consecutiveFailures; i += 1) await call().catch((error: unknown) => expect(error).toBeInstanceOf(TargetFailure))
+        const refused = await call().catch((error: unknown) => error)
+        expect(refused).toBeInstanceOf(RunStopped)
+        expect((refused as RunStopped).message).toMatch(new RegExp(`^\\[TARGET_UNHEALTHY\\] POST /v1/responses not sent: the run stopped calling, target unhealthy, 5 transport failures in a row: \\(1\\) POST /v1/responses: [^;]*(?:${failure.source})`))
+        expect(server.hits).toBe(RUN_STOP_DEFAULTS.consecutiveFailures)
+      } finally {
+        await server.close()
+      }
+    }, 60_000)
+  })
+
+  describe('bounded runs: a target broken everywhere stops the run, exit 2, the failures that stopped it named', () => {
+    test.each(['hang', 'endless-sse'] as const)('%s, scaled to a 2 s call deadline', async (mode) => {
+      await slot(async () => {
+        const server = await startHostileServer(mode, { on: BROKEN_EVERYWHERE })
+        const started = Date.now()
+        const run = await runConformance(['--base-url', server.url, '--family', BROKEN_FAMILIES], { ...ENV, GATEWAY_TIMEOUT_MS: String(SCALED_TIMEOUT_MS) }, SCALED_BOUND_MS + RUN_BOUND_MS)
+        try {
+          expectStopped(run, server, Date.now() - started, SCALED_BOUND_MS, (SHAPES.find(([m]) => m === mode) as [HostileMode, RegExp])[1])
+        } finally {
+          run.cleanup()
+          await server.close()
+        }
+      })
+    }, TEST_MS)
+
+    test('past --max-duration no call is sent: exit 2, and the report says the deadline cut the run', async () => {
+      await slot(async () => {
+        // One second is over before the first test starts: nothing of the run is judged.
+        const run = await runConformance(['--family', 'models', '--max-duration', '1s'], {}, RUN_BOUND_MS)
+        try {
+          expect(run.exitCode, run.stderr).toBe(2)
+          const summary = run.summary!
+          expect(summary.stopped).toBe('the run\'s deadline passed (1 s, GATEWAY_MAX_DURATION or --max-duration): calls after it were not sent')
+          const cut = summary.requirements.filter((r) => r.status === 'error')
+          expect(cut.length).toBeGreaterThan(0)
+          // A test under way meets a refused call; a test not yet begun is not run at all.
+          for (const r of cut) expect(r.evidence[0]?.message).toMatch(/\[RUN_DEADLINE\] [A-Z]+ \/\S* not sent: the run's deadline \(GATEWAY_MAX_DURATION, --max-duration\) passed; not judged|^not run: the run's deadline passed/)
+          expect(run.stdout).toContain('Run stopped, report partial (exit 2): the run\'s deadline passed')
+        } finally {
+          run.cleanup()
+        }
+      })
+    }, TEST_MS)
+
+    test('resets, with the default settings', async () => {
+      await slot(async () => {
+        const server = await startHostileServer('reset', { on: BROKEN_EVERYWHERE })
+        const started = Date.now()
+        const run = await runConformance(['--base-url', server.url, '--family', BROKEN_FAMILIES], { GATEWAY_API_KEY: KEY }, DEFAULT_BOUND_MS + RUN_BOUND_MS)
+        try {
+          expectStopped(run, server, Date.now() - started, DEFAULT_BOUND_MS, /the connection closed before any response/)
+        } finally {
+          run.cleanup()
+          await server.close()
+        }
+      })
+    }, DEFAULT_BOUND_MS + TEST_MS)
   })
 
   describe('the conformance CLI: exit 1, the requirement met, a message that says what was wrong', () => {

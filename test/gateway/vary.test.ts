@@ -2,7 +2,8 @@
 import { describe, expect, test } from 'vitest'
 import { SEEDED_KEYS } from '../../gateway/accounts.ts'
 import { createGateway } from '../../gateway/server.ts'
-import { awkwardPieces, crlf, unvaryId, unvaryJson, unvaryUrl, VARY_PROPERTY, varyJson, varyJsonText } from '../../gateway/vary.ts'
+import { collectSse } from '../../harness/sse.ts'
+import { awkwardPieces, lineEnds, unvaryId, unvaryJson, unvaryUrl, VARY_PROPERTY, varyJson, varyJsonText } from '../../gateway/vary.ts'
 
 describe('varyJson', () => {
   test('every object gets an unknown property and reversed keys; arrays keep their order', () => {
@@ -39,12 +40,47 @@ describe('opaque ids in another format', () => {
 })
 
 describe('stream variation', () => {
-  test('CRLF line ends and awkward cuts that join back to the same text', () => {
-    expect(crlf('event: a\ndata: 1\n\n')).toBe('event: a\r\ndata: 1\r\n\r\n')
-    const text = crlf('event: a\ndata: {"x":1}\n\n')
+  test('CRLF and CR-only line ends by turns, and awkward cuts that join back to the same text', () => {
+    expect(lineEnds('event: a\ndata: 1\n\n', 0)).toBe('event: a\r\ndata: 1\r\n\r\n')
+    expect(lineEnds('event: a\ndata: 1\n\n', 1)).toBe('event: a\rdata: 1\r\r')
+    const text = lineEnds('event: a\ndata: {"x":1}\n\n', 0)
     const pieces = awkwardPieces(text)
     expect(pieces.length).toBeGreaterThan(2)
     expect(pieces.join('')).toBe(text)
+  })
+
+  // Every streamed route but transcription (multipart; the --vary conformance run covers it): a BOM, a comment and
+  // retry: first, id: fields, CR-only line ends, and an unknown event and ": ping" after the terminal event.
+  const STREAMED: Array<[string, string, Record<string, unknown>, Record<string, string>?]> = [
+    ['responses', '/v1/responses', { model: 'gw-chat-mini', input: 'Hi', stream: true, max_output_tokens: 8 }],
+    ['chat', '/v1/chat/completions', { model: 'gw-chat-mini', messages: [{ role: 'user', content: 'Hi' }], stream: true, max_completion_tokens: 8 }],
+    ['completions', '/v1/completions', { model: 'gw-complete-1', prompt: 'Hi', max_tokens: 4, stream: true }],
+    ['speech', '/v1/audio/speech', { model: 'gw-speech-1', input: 'Hello.', voice: 'alloy', response_format: 'wav', stream_format: 'sse' }],
+    ['native', '/v1beta/models/nv-gen-flash:streamGenerateContent?alt=sse', { contents: [{ role: 'user', parts: [{ text: 'Hi' }] }] }],
+  ]
+
+  test.each(STREAMED)('%s: the framing the SSE format allows, read whole by the suite\'s reader', async (_name, url, payload) => {
+    const { app } = createGateway({ vary: true, varyLatencyMs: 0, minuteMs: 60_000 })
+    try {
+      const response = await app.inject({ method: 'POST', url, headers: { authorization: `Bearer ${SEEDED_KEYS.tier2}` }, payload })
+      expect(response.statusCode, response.body).toBe(200)
+      const bytes = response.rawPayload
+      expect(bytes.subarray(0, 3).toString('hex')).toBe('efbbbf')
+      const text = bytes.toString('utf8')
+      expect(text).toMatch(/^\uFEFF: [^\r\n]*\r\nretry: 3000\r\n\r\n/)
+      expect(text).toMatch(/\rid: \d+\r/)
+      expect(text).toMatch(/[^\n]\r\r/)
+      expect(text).toMatch(/event: gc\.unknown_event\r?\n?data: [^\r\n]+\r\n?\r\n?: ping\r\n?\r\n?$/)
+      const { items, events, end } = await collectSse((async function* () {
+        yield bytes
+      })())
+      expect(end.cleanEnd).toBe(true)
+      expect(items.at(-1)).toEqual({ kind: 'comment', text: 'ping' })
+      expect(events.at(-1)?.event).toBe('gc.unknown_event')
+      expect(items.some((i) => i.kind === 'retry' && i.ms === 3000)).toBe(true)
+    } finally {
+      await app.close()
+    }
   })
 })
 

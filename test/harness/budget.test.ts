@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url'
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import { describe, expect, test } from 'vitest'
-import { formatUsd, tryReserve } from '../../harness/budget.ts'
+import { claimReservations, formatUsd, reserveSpend, settleReservations, tryReserve } from '../../harness/budget.ts'
 
 describe('budget', () => {
   test('without a budget every estimate is granted', () => {
@@ -20,6 +20,23 @@ describe('budget', () => {
     expect(tryReserve(target, 0.01, 'three').ok).toBe(true)
     expect(tryReserve(target, 0.001, 'four')).toEqual({ ok: false, reservedUsd: 0.03 })
     expect(tryReserve(target, 0, 'free').ok).toBe(true)
+  })
+
+  test('a call refused with a 4xx releases what was reserved for it; any other answer, or none, keeps it', () => {
+    const target = { runId: `budget-${randomUUID()}`, budgetUsd: 1 }
+    claimReservations()
+    reserveSpend(target, 0.6, 'a video that will be refused')
+    const refused = claimReservations()
+    expect(refused.map((r) => r.record.what)).toEqual(['a video that will be refused'])
+    expect(claimReservations()).toEqual([])
+    settleReservations(refused, 400)
+    expect(refused[0]?.record.refused).toBe(400)
+    // Released: the budget holds another 0.6 again.
+    reserveSpend(target, 0.6, 'a video that starts')
+    const started = claimReservations()
+    for (const status of [200, 500, undefined]) settleReservations(started, status)
+    expect(started[0]?.record.refused).toBeUndefined()
+    expect(tryReserve(target, 0.5, 'one more').ok).toBe(false)
   })
 
   test('rejects a nonsense estimate', () => {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { DEFAULTS, loadEnv, resolveOptions, type Env, type FlagValues } from '../../harness/config.ts'
+import { RUN_STOP_DEFAULTS } from '../../harness/run-stop.ts'
 import { configErrorOf } from '../support/config-error.ts'
 
 const FAMILIES = ['account', 'auth', 'headers', 'models']
@@ -59,12 +60,22 @@ describe('resolveOptions', () => {
     [{ GATEWAY_MINUTE_MS: '10000' }, /GATEWAY_MINUTE_MS is for a target started with a shortened minute; the embedded gateway's is 10000 ms/],
     [{ GATEWAY_BASE_URL: 'http://127.0.0.1:8080', GATEWAY_API_KEY: 'k', GATEWAY_MINUTE_MS: '10s' }, /GATEWAY_MINUTE_MS must be whole milliseconds from 200 to 60000/],
     [{ GATEWAY_BASE_URL: 'http://127.0.0.1:8080', GATEWAY_API_KEY: 'k', GATEWAY_MINUTE_MS: '120000' }, /GATEWAY_MINUTE_MS must be whole milliseconds/],
+    [{ GATEWAY_MAX_DURATION: '30' }, /GATEWAY_MAX_DURATION must be a duration from 1s to 24h such as 30m/],
+    [{ GATEWAY_MAX_DURATION: '25h' }, /GATEWAY_MAX_DURATION must be a duration from 1s to 24h/],
+    [{ GATEWAY_MAX_DURATION: '0s' }, /GATEWAY_MAX_DURATION must be a duration/],
   ])('%j is refused: %s', (env, pattern) => {
     expect(errorOf(env)).toMatch(pattern)
   })
 
   test('an unknown family names the known ones', () => {
     expect(errorOf({}, { family: 'models,nope' })).toBe('unknown family "nope": choose from account, auth, headers, models')
+  })
+
+  test('the run deadline: a default, the variable, and the flag over it', () => {
+    expect(resolve({}).maxDurationMs).toBe(RUN_STOP_DEFAULTS.maxDurationMs)
+    expect(resolve({ GATEWAY_MAX_DURATION: '1h30m' }).maxDurationMs).toBe(90 * 60_000)
+    expect(resolve({ GATEWAY_MAX_DURATION: '1h' }, { 'max-duration': '90s' }).maxDurationMs).toBe(90_000)
+    expect(errorOf({}, { 'max-duration': 'soon' })).toMatch(/^--max-duration must be a duration/)
   })
 
   test('a bad flag value names the flag, not the variable', () => {

@@ -14,6 +14,7 @@ export const HOSTILE_MODES = [
   'malformed-json', // 200, application/json, a body cut off half way through
   'hang', // reads the request and never sends a byte
   'endless-body', // headers and the start of a JSON body, then a byte every few milliseconds, forever
+  'trickle', // headers and the start of a JSON body, then one byte every 2 s (HostileOptions.trickleEveryMs), forever
   'huge-body', // 200, application/json, 50 MB sent as fast as the client reads
   'reset', // destroys the connection on receipt of the request
   'redirect-loop', // 302 to the very same URL, every time
@@ -32,11 +33,14 @@ export const HOSTILE = {
   hugeBodyBytes: 50 * 1024 * 1024, // bytes: well past any cap a client should hold in memory
   trickleEveryMs: 20, // between two bytes of an endless body
   sseEveryMs: 5, // between two events of an endless stream
+  slowTrickleEveryMs: 2000, // between two bytes of a trickled body: a slow link, or a target stuck mid-answer
 }
 
 export interface HostileOptions {
   /** Path prefixes that misbehave; default /v1/models for plain modes, /v1/responses for stream modes. */
   on?: readonly string[]
+  /** For trickle: between two bytes (default HOSTILE.slowTrickleEveryMs). */
+  trickleEveryMs?: number
 }
 
 export interface HostileServer {
@@ -128,7 +132,7 @@ function sse(type: string, data: Record<string, unknown>): string {
 const CREATED = sse('response.created', { sequence_number: 0, response: { id: 'resp_hostile', object: 'response', status: 'in_progress', model: CHAT_MODEL, output: [] } })
 const delta = (n: number): string => sse('response.output_text.delta', { sequence_number: n, item_id: 'msg_hostile', output_index: 0, content_index: 0, delta: 'more ' })
 
-function misbehave(mode: HostileMode, req: IncomingMessage, res: ServerResponse, path: string): void {
+function misbehave(mode: HostileMode, req: IncomingMessage, res: ServerResponse, path: string, options: HostileOptions): void {
   switch (mode) {
     case 'malformed-json':
       return void res.writeHead(200, commonHeaders('application/json')).end('{"object":"list","data":[{"id":"hostile-chat-mini","object":"mod')
@@ -138,6 +142,10 @@ function misbehave(mode: HostileMode, req: IncomingMessage, res: ServerResponse,
       res.writeHead(200, commonHeaders('application/json'))
       res.write('{"object":"list","data":[')
       return every(res, HOSTILE.trickleEveryMs, () => res.write(' '))
+    case 'trickle':
+      res.writeHead(200, commonHeaders('application/json'))
+      res.write('{')
+      return every(res, options.trickleEveryMs ?? HOSTILE.slowTrickleEveryMs, () => res.write(' '))
     case 'huge-body':
       res.writeHead(200, commonHeaders('application/json'))
       return pump(res, HOSTILE.hugeBodyBytes)
@@ -177,7 +185,7 @@ export async function startHostileServer(mode: HostileMode, options: HostileOpti
     req.on('end', () => {
       if (on.some((prefix) => path.startsWith(prefix))) {
         hits += 1
-        misbehave(mode, req, res, path)
+        misbehave(mode, req, res, path, options)
       } else {
         plausible(req, res, path)
       }
