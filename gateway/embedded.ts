@@ -17,6 +17,8 @@ export interface EmbeddedGatewayOptions {
   now?: string
   /** Length of a rate-limit minute in milliseconds (default 60000). */
   minuteMs?: number
+  /** The algorithm of every rate-limit bucket (limiter.ts LIMITER_ALGORITHMS; default fixed-window). */
+  limiter?: string
   /** Names from the fault registry (gateway/faults.ts); an unknown name is an error listing the valid ones. */
   faults?: string[]
   /** Allowed variation of Part 1 §9.2 (see vary.ts). */
@@ -40,7 +42,7 @@ export interface EmbeddedGateway {
 
 export async function startEmbeddedGateway(opts: EmbeddedGatewayOptions = {}): Promise<EmbeddedGateway> {
   const options = resolveOptions(opts, { port: 0 })
-  const { app } = createGateway({ now: opts.now, minuteMs: opts.minuteMs, faults: opts.faults, vary: opts.vary, varyLatencyMs: opts.varyLatencyMs, videoStepMs: opts.videoStepMs, ...(opts.keyAliases ? { keyAliases: opts.keyAliases } : {}) })
+  const { app } = createGateway({ now: opts.now, minuteMs: opts.minuteMs, limiter: opts.limiter, faults: opts.faults, vary: opts.vary, varyLatencyMs: opts.varyLatencyMs, videoStepMs: opts.videoStepMs, ...(opts.keyAliases ? { keyAliases: opts.keyAliases } : {}) })
   await app.listen({ port: options.port, host: options.host })
   const address = app.server.address()
   if (address === null || typeof address === 'string') {

@@ -87,7 +87,7 @@ export function tierModelProfile(tier: number): Profile {
           durationMs: phaseMs(ctx, 2.2),
           bucket: 'requests',
           expectedLimit: model.rpm,
-          freshWindow: true,
+          fromRest: true,
           verdicts: ['admission', 'headers', 'recovery'],
         },
       ]
@@ -108,9 +108,9 @@ export function tierModelProfile(tier: number): Profile {
           durationMs: phaseMs(ctx, 2.2),
           bucket: 'tokens',
           expectedLimit: model.tpm,
-          freshWindow: true,
+          fromRest: true,
           // Calls, not tokens, are what a load generator counts: the token bucket is judged on its headers and
-          // on its promises of recovery, not on admission per window.
+          // on its promises of recovery, not on the admission bounds.
           verdicts: ['headers', 'recovery'],
         })
       }
