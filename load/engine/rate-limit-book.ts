@@ -31,10 +31,20 @@ export interface Answer {
 
 /** Taken at each send: what the generator had seen by then. */
 export interface BookMark {
-  /** Remaining of the latest answer received before the send (null: none yet). */
+  /**
+   * Remaining of the answer received before the send whose call was sent last, less the calls that were in flight
+   * beside that call (they may have reached the target after it): the room it promised at least (null: none yet).
+   */
   remaining: number | null
   /** Admitted answers received before the send. */
   admitted: number
+}
+
+/** Keeps a promise unless one of the same admission count promises no later. */
+function keep(promises: Map<number, Pending>, p: Pending | null): void {
+  if (p === null) return
+  const known = promises.get(p.admittedAtRefusal)
+  if (known === undefined ? promises.size < BOOK_LIMITS.maxPending : p.promisedAt < known.promisedAt) promises.set(p.admittedAtRefusal, p)
 }
 
 /** A promise a 429 made, not yet tested. */
@@ -61,11 +71,14 @@ export class RateLimitBook {
   readonly #facts = emptyFacts()
   #admitted = 0
   #lastRemaining: number | null = null
+  #lastRemainingSentAt = Number.NEGATIVE_INFINITY
   #lastFullAt: number | null = null
-  /** Reset promises by the admissions seen at their 429: a later 429 of the same count promises less. */
+  /**
+   * Promises not yet tested, by the admissions seen when their 429 was sent: of two with the same count, the
+   * earlier promise is the stricter test, so each map holds one per count (a handful under any load).
+   */
   readonly #resetPromises = new Map<number, Pending>()
-  /** Retry-After promises waiting for the first call sent after them. */
-  #retryPromises: Pending[] = []
+  readonly #retryPromises = new Map<number, Pending>()
 
   /**
    * `countsCalls`: the bucket counts calls (requests), so a promise is a number of calls; a token bucket's calls
@@ -89,9 +102,12 @@ export class RateLimitBook {
    * returned so that its answer can judge them.
    */
   sent(at: number): Pending[] {
-    if (this.#retryPromises.length === 0) return []
-    const due = this.#retryPromises.filter((p) => p.promisedAt < at)
-    if (due.length > 0) this.#retryPromises = this.#retryPromises.filter((p) => p.promisedAt >= at)
+    const due: Pending[] = []
+    for (const [key, p] of this.#retryPromises) {
+      if (p.promisedAt >= at) continue
+      due.push(p)
+      this.#retryPromises.delete(key)
+    }
     return due
   }
 
@@ -105,7 +121,11 @@ export class RateLimitBook {
       f.tested.retryAfter += retryTests.length
     }
     this.#signs(a, refused)
-    if (a.remaining !== null) this.#lastRemaining = a.remaining
+    // Answers arrive out of order: the call sent last speaks for the bucket, not the answer read last.
+    if (a.remaining !== null && a.sentAt >= this.#lastRemainingSentAt) {
+      this.#lastRemaining = a.remaining - Math.max(0, a.inFlightAtSend - 1)
+      this.#lastRemainingSentAt = a.sentAt
+    }
   }
 
   #refused(a: Answer, retryTests: readonly Pending[]): void {
@@ -136,13 +156,8 @@ export class RateLimitBook {
     }
     const promise = (ms: number | null): Pending | null =>
       ms === null ? null : { refusedSentAt: a.sentAt, promisedAt: a.receivedAt + ms, admittedAtRefusal: a.mark.admitted, limit }
-    const reset = promise(a.resetMs)
-    if (reset !== null && limit > 0) {
-      const known = this.#resetPromises.get(reset.admittedAtRefusal)
-      if (known === undefined ? this.#resetPromises.size < BOOK_LIMITS.maxPending : reset.promisedAt < known.promisedAt) this.#resetPromises.set(reset.admittedAtRefusal, reset)
-    }
-    const retry = promise(a.retryAfterMs)
-    if (retry !== null && this.#retryPromises.length < BOOK_LIMITS.maxPending) this.#retryPromises.push(retry)
+    if (limit > 0) keep(this.#resetPromises, promise(a.resetMs))
+    keep(this.#retryPromises, promise(a.retryAfterMs))
   }
 
   #suspect(test: PromiseTest): void {
