@@ -119,6 +119,7 @@ export class RateLimitBook {
     else {
       this.#admitted += 1
       f.tested.retryAfter += retryTests.length
+      this.#resetsKept(a)
     }
     this.#signs(a, refused)
     // Answers arrive out of order: the call sent last speaks for the bucket, not the answer read last.
@@ -158,6 +159,15 @@ export class RateLimitBook {
       ms === null ? null : { refusedSentAt: a.sentAt, promisedAt: a.receivedAt + ms, admittedAtRefusal: a.mark.admitted, limit }
     if (limit > 0) keep(this.#resetPromises, promise(a.resetMs))
     keep(this.#retryPromises, promise(a.retryAfterMs))
+  }
+
+  /** A reset promise is kept once a call sent after it is admitted with the admissions it owed since its 429. */
+  #resetsKept(a: Answer): void {
+    for (const [key, p] of this.#resetPromises) {
+      if (p.promisedAt >= a.sentAt || a.mark.admitted + 1 - p.admittedAtRefusal < p.limit) continue
+      this.#resetPromises.delete(key)
+      this.#facts.tested.reset += 1
+    }
   }
 
   #suspect(test: PromiseTest): void {

@@ -118,6 +118,7 @@ describe('the promises of a 429', () => {
     for (const at of [3100, 3200, 3300]) answer(at, 200, kept)
     answer(3400, 429, kept)
     expect(kept.facts().suspects).toEqual([])
+    // Kept once the third admission after the reset came; the Retry-After by the first call after it.
     expect(kept.facts().tested).toEqual({ reset: 1, retryAfter: 1 })
   })
 
