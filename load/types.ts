@@ -174,7 +174,7 @@ export interface RateLimitFacts {
   tested: { reset: number; retryAfter: number }
   /** The tests that look broken from this generator's view, at most RECORDER_LIMITS.maxPromiseTests. */
   suspects: PromiseTest[]
-  /** Answers of each limit header value. */
+  /** Admitted answers of each limit header value (a 429 may report the bucket that refused it). */
   limits: Record<string, number>
   algorithm: AlgorithmSigns
 }
@@ -190,7 +190,7 @@ export interface HeaderCounts {
   refusedWithoutRetryAfter: number
   /** Reset values with a fractional second; when there are none the target rounds to whole seconds (tolerance 1 s). */
   resetFractional: number
-  /** Limit headers that differ from the reference's table for this tier (when the phase knows the table's value). */
+  /** Limit headers of admitted answers that differ from the reference's table for this tier (when the phase knows it). */
   limitNotTable: number
   /** Remaining above the limit of the same answer. */
   remainingOverLimit: number

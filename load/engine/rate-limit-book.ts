@@ -52,7 +52,10 @@ export interface Pending {
   refusedSentAt: number
   promisedAt: number
   admittedAtRefusal: number
+  /** Admissions owed before a refusal (PromiseTest.needs). */
   limit: number
+  /** The limit header of the 429: which bucket made the promise. */
+  bucket: number | null
 }
 
 export function emptyFacts(): RateLimitFacts {
@@ -113,8 +116,9 @@ export class RateLimitBook {
 
   answered(a: Answer, retryTests: readonly Pending[]): void {
     const f = this.#facts
-    if (a.limit !== null) f.limits[a.limit] = (f.limits[a.limit] ?? 0) + 1
     const refused = a.status === 429
+    // Admitted answers only: a 429 may report the bucket that refused it, another limit (section 8.3).
+    if (a.limit !== null && !refused) f.limits[a.limit] = (f.limits[a.limit] ?? 0) + 1
     if (refused) this.#refused(a, retryTests)
     else {
       this.#admitted += 1
@@ -140,23 +144,26 @@ export class RateLimitBook {
     room(f.refusedWithRoom, a.mark.remaining)
     room(f.refusedReportingRoom, a.remaining)
     const limit = this.countsCalls ? (a.limit ?? 0) : 1
+    // A refusal by another bucket (its limit header names another limit, section 8.3) tests no promise of this one.
+    const sameBucket = (p: Pending): boolean => p.bucket === a.limit
     // Retry-After: this was the first call sent after the promise; someone admitted meanwhile took the room.
     for (const p of retryTests) {
       f.tested.retryAfter += 1
+      if (!sameBucket(p)) continue
       const admittedSince = a.mark.admitted - p.admittedAtRefusal
       const othersNow = Math.max(others, a.inFlightAtAnswer - 1)
       if (admittedSince + othersNow === 0) this.#suspect({ kind: 'retry-after', refusedSentAt: p.refusedSentAt, promisedAt: p.promisedAt, testSentAt: a.sentAt, admittedSince, othersInFlight: othersNow, needs: p.limit })
     }
     // Reset: a bucket full at the promised instant admits the limit before it refuses again.
     for (const [key, p] of this.#resetPromises) {
-      if (p.promisedAt >= a.sentAt) continue
+      if (p.promisedAt >= a.sentAt || !sameBucket(p)) continue
       this.#resetPromises.delete(key)
       f.tested.reset += 1
       const admittedSince = a.mark.admitted - p.admittedAtRefusal
       if (admittedSince + others < p.limit) this.#suspect({ kind: 'reset', refusedSentAt: p.refusedSentAt, promisedAt: p.promisedAt, testSentAt: a.sentAt, admittedSince, othersInFlight: others, needs: p.limit })
     }
     const promise = (ms: number | null): Pending | null =>
-      ms === null ? null : { refusedSentAt: a.sentAt, promisedAt: a.receivedAt + ms, admittedAtRefusal: a.mark.admitted, limit }
+      ms === null ? null : { refusedSentAt: a.sentAt, promisedAt: a.receivedAt + ms, admittedAtRefusal: a.mark.admitted, limit, bucket: a.limit }
     if (limit > 0) keep(this.#resetPromises, promise(a.resetMs))
     keep(this.#retryPromises, promise(a.retryAfterMs))
   }

@@ -136,7 +136,9 @@ export class PhaseRecorder {
       }
       if (reading.unparsable) this.#headers.unparsable += 1
       if (reading.resetMs !== null && reading.resetMs % 1000 !== 0) this.#headers.resetFractional += 1
-      if (limit !== null && this.plan.expectedLimit !== null && limit !== this.plan.expectedLimit) this.#headers.limitNotTable += 1
+      // A 429 may name the bucket that refused it (whichever limit is hit first applies, section 8.3): the phase's
+      // bucket speaks on the calls it admitted.
+      if (status !== 429 && limit !== null && this.plan.expectedLimit !== null && limit !== this.plan.expectedLimit) this.#headers.limitNotTable += 1
       if (limit !== null && remaining !== null && remaining > limit) this.#headers.remainingOverLimit += 1
       // A minute is the longest period of the buckets the phases judge; a reset in whole seconds may round up to one more.
       if (reading.resetMs !== null && reading.resetMs > this.options.minuteMs + (reading.resetMs % 1000 === 0 ? 1000 : 0)) this.#headers.resetOverPeriod += 1
