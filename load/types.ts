@@ -48,8 +48,8 @@ export interface PhasePlan {
   /** The limit the phase is measured against, when known before the run (tables of the reference); else from headers. */
   expectedLimit: number | null
   /**
-   * Start from rest: wait the reset that the bucket announces (the time until it is full again, whatever the
-   * algorithm), so that the admission bounds from rest apply from the phase's start.
+   * Start from rest: wait a whole minute without calls (any allowed limiter is then full), so that the admission
+   * bounds from rest apply from the phase's start.
    */
   fromRest: boolean
   /** The verdicts to judge from this phase. */

@@ -186,7 +186,7 @@ export function clientSummary(phase: PhaseResult, minuteMs: number): string {
   const c = phase.clients
   if (!c) return '-'
   const goodput = goodputOf(phase, minuteMs)
-  return `${c.policy}: goodput ${goodput === null ? '-' : `${(goodput * 100).toFixed(0)}%`} of the limit, ${(c.refusals / Math.max(1, c.successes)).toFixed(2)} 429s per success, ${c.gaveUp} given up`
+  return `${c.policy}: goodput ${goodput === null ? '-' : `${(goodput * 100).toFixed(0)}%`} of the limit's rate, ${(c.refusals / Math.max(1, c.successes)).toFixed(2)} 429s per success, ${c.gaveUp} given up`
 }
 
 export function judgeBackoff(phase: PhaseResult, ctx: JudgeContext): Verdict {
