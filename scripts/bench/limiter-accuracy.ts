@@ -29,7 +29,7 @@ export const LIMITER_ACCURACY = {
 
 interface ModeFigures {
   limiter: LimiterAlgorithm
-  /** Admitted before the first 429 less the limit: never below 0 (no early throttle). */
+  /** Admitted before the first 429, plus the calls in flight that may have overtaken it, less the limit: never below 0 (no early throttle). */
   first: number | null
   /** The tightest span's bound less what it admitted: never below 0 (no leak); near 0 when the limiter is exact. */
   margin: number | null
@@ -58,7 +58,7 @@ async function runMode(limiter: LimiterAlgorithm, durationMs: number): Promise<M
     const f = admissionFigures(phase, limit, minuteMs)
     return {
       limiter,
-      first: f.beforeFirstRefusal === null ? null : f.beforeFirstRefusal - limit,
+      first: f.beforeFirstRefusal === null ? null : f.beforeFirstRefusal + f.inFlight - limit,
       margin: f.tightest === null ? null : Math.floor(f.tightest.bound + 1e-9) - f.tightest.admitted,
       admission: result.verdicts.find((v) => v.id === 'admission')?.status ?? 'not judged',
     }
@@ -78,7 +78,7 @@ export async function limiterAccuracy(o: LimiterAccuracyOptions): Promise<Row> {
   const modes = await Promise.all(LIMITER_ALGORITHMS.map((limiter) => runMode(limiter, durationMs)))
   const show = (n: number | null): string => (n === null ? '-' : String(n))
   return {
-    benchmark: 'limiter accuracy (2x from rest, per --limiter: admitted before the first 429 less L; tightest bound less admitted)',
+    benchmark: 'limiter accuracy (2x from rest, per --limiter: admitted before the first 429 and in flight, less L; tightest bound less admitted)',
     measured: modes.map((m) => `${m.limiter} ${show(m.first)}; ${show(m.margin)}`).join(', '),
     baseline: `limit ${usageLimitPerMinute(tier)} per ${minuteMs} ms`,
     figure: `${o.minutes} minutes each`,
