@@ -218,7 +218,8 @@ export function observeAlgorithm(phase: PhaseResult): string | null {
   const period = `${(Math.round(s.maxResetMs / 100) / 10).toString()} s`
   const few = s.answers * 0.05
   const counts = `${s.still} held, ${s.period} moved a period, ${s.whole} a period after the call, ${s.partial} sooner, ${s.other} other, of ${s.answers} admitted answers`
-  if (s.whole + s.partial + s.other <= few && s.still + s.period > 0) return `fixed windows of about ${period}: the instant the bucket is full again held still between calls and moved by a whole period at once (${counts})`
+  if (s.still + s.whole + s.partial + s.other === 0) return `too few calls within a minute of each other to tell (${counts})`
+  if (s.whole + s.partial + s.other <= few && s.still > 0) return `fixed windows of about ${period}: the instant the bucket is full again held still between calls and moved by a whole period at once (${counts})`
   if (s.partial > few && s.other <= s.partial) return `continuous refill (token bucket or GCRA): admitted calls announced the bucket full again sooner than a period after them (${counts})`
   if (s.whole > few && s.other <= s.whole) return `sliding window of about ${period}: each admitted call announced the bucket full again one period after itself (${counts})`
   return `unknown: the headers moved in no pattern of a fixed window, sliding window or token bucket (${counts})`
