@@ -3,7 +3,6 @@
  * loopback port for a run that has no GATEWAY_BASE_URL, and stops it afterwards.
  */
 import { ADMIN_KEY, SEEDED_KEYS, type SeededKeys } from './accounts.ts'
-import type { LimiterAlgorithm } from './limiter.ts'
 import { resolveOptions } from './options.ts'
 import { createGateway } from './server.ts'
 
@@ -18,8 +17,8 @@ export interface EmbeddedGatewayOptions {
   now?: string
   /** Length of a rate-limit minute in milliseconds (default 60000). */
   minuteMs?: number
-  /** The algorithm of every rate-limit bucket (limiter.ts): fixed-window (default), sliding-window, token-bucket. */
-  limiter?: LimiterAlgorithm
+  /** The algorithm of every rate-limit bucket (limiter.ts LIMITER_ALGORITHMS; default fixed-window). */
+  limiter?: string
   /** Names from the fault registry (gateway/faults.ts); an unknown name is an error listing the valid ones. */
   faults?: string[]
   /** Allowed variation of Part 1 §9.2 (see vary.ts). */

@@ -1,17 +1,16 @@
 /**
  * `npm run load -- merge <dirs>`: the shards of one profile (`--shard i/n` on several generators) made into one
- * result. Counts add, HDR histograms add, time series add slice by slice, rate-limit windows join by their
- * announced ends; the verdicts are then judged again on the whole, as if one generator had run it.
+ * result. Counts add, HDR histograms add, time series add slice by slice (the admissions by send time with them),
+ * rate-limit facts add up; the verdicts are then judged again on the whole, as if one generator had run it.
  */
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { ConfigError } from '../harness/errors.ts'
 import { mergeSummaries } from './engine/histogram.ts'
 import { mergeSeries } from './engine/series.ts'
-import { mergeWindows, windowTolerance } from './engine/windows.ts'
 import { REPORT_FILES } from './report/write.ts'
-import type { ClientFigures, HeaderCounts, LoadResult, PhaseResult, ScheduleFigures, StreamFigures } from './types.ts'
-import { goodputPerWindow, judge, outcomeOf } from './verdicts.ts'
+import type { AlgorithmSigns, ClientFigures, HeaderCounts, LoadResult, PhaseResult, RateLimitFacts, ScheduleFigures, StreamFigures } from './types.ts'
+import { judge, observeAlgorithm, outcomeOf } from './verdicts.ts'
 
 export async function readResult(dir: string): Promise<LoadResult> {
   const path = join(dir, REPORT_FILES.json)
@@ -65,7 +64,8 @@ function mergeClients(list: ClientFigures[]): ClientFigures {
     attempts: list.reduce((n, c) => n + c.attempts, 0),
     refusals: list.reduce((n, c) => n + c.refusals, 0),
     refusedAfterWait: list.reduce((n, c) => n + c.refusedAfterWait, 0),
-    goodputPerWindow: [],
+    retryAfterTotalMs: list.reduce((n, c) => n + c.retryAfterTotalMs, 0),
+    retryAfterCount: list.reduce((n, c) => n + c.retryAfterCount, 0),
     recovery: mergeSummaries(list.map((c) => c.recovery)),
   }
 }
@@ -81,9 +81,23 @@ function mergeStream(list: StreamFigures[]): StreamFigures {
   }
 }
 
-export function mergePhase(parts: PhaseResult[], minuteMs: number): PhaseResult {
+const minOf = (a: number | null, b: number | null): number | null => (a === null ? b : b === null ? a : Math.min(a, b))
+
+/** Each shard's facts are its own view: counts add, the promises that look broken are judged together. */
+function mergeRateLimit(list: RateLimitFacts[]): RateLimitFacts {
+  return {
+    firstRefusedSentAt: list.map((f) => f.firstRefusedSentAt).reduce(minOf, null),
+    refusedWithRoom: list.map((f) => f.refusedWithRoom).reduce(add, {}),
+    refusedReportingRoom: list.map((f) => f.refusedReportingRoom).reduce(add, {}),
+    tested: { reset: list.reduce((n, f) => n + f.tested.reset, 0), retryAfter: list.reduce((n, f) => n + f.tested.retryAfter, 0) },
+    suspects: list.flatMap((f) => f.suspects),
+    limits: list.map((f) => f.limits).reduce(add, {}),
+    algorithm: list.map((f) => f.algorithm).reduce((a, b) => ({ ...(add(a as unknown as Record<string, number>, b as unknown as Record<string, number>) as unknown as AlgorithmSigns), maxResetMs: Math.max(a.maxResetMs, b.maxResetMs) })),
+  }
+}
+
+export function mergePhase(parts: PhaseResult[]): PhaseResult {
   const first = parts[0] as PhaseResult
-  const tolerance = windowTolerance(minuteMs)
   const startedAt = Math.min(...parts.map((p) => p.startedAt))
   const endedAt = Math.max(...parts.map((p) => p.endedAt))
   const sent = parts.reduce((n, p) => n + p.sent, 0)
@@ -107,16 +121,15 @@ export function mergePhase(parts: PhaseResult[], minuteMs: number): PhaseResult 
     latency: mergeSummaries(parts.map((p) => p.latency)),
     schedule: mergeSchedule(parts.map((p) => p.schedule)),
     series: mergeSeries(parts.map((p) => p.series)),
-    windows: mergeWindows(parts.map((p) => p.windows), tolerance),
-    // Each shard's episodes are its own view of the promises: all of them must hold.
-    recoveries: parts.flatMap((p) => p.recoveries).sort((a, b) => a.firstRefusedSentAt - b.firstRefusedSentAt),
+    // Shards' calls overlap in time: their in-flight counts add up.
+    maxInFlight: parts.reduce((n, p) => n + p.maxInFlight, 0),
+    rateLimit: mergeRateLimit(parts.map((p) => p.rateLimit)),
+    algorithm: null,
     headers: mergeHeaders(parts.map((p) => p.headers)),
   }
   const clients = parts.map((p) => p.clients).filter((c): c is ClientFigures => c !== undefined)
-  if (clients.length > 0) {
-    merged.clients = mergeClients(clients)
-    merged.clients.goodputPerWindow = goodputPerWindow(merged, minuteMs)
-  }
+  if (clients.length > 0) merged.clients = mergeClients(clients)
+  merged.algorithm = observeAlgorithm(merged)
   const streams = parts.map((p) => p.stream).filter((s): s is StreamFigures => s !== undefined)
   if (streams.length > 0) merged.stream = mergeStream(streams)
   const probes = parts.map((p) => p.probe).filter((p): p is NonNullable<PhaseResult['probe']> => p !== undefined)
@@ -125,7 +138,6 @@ export function mergePhase(parts: PhaseResult[], minuteMs: number): PhaseResult 
       sent: probes.reduce((n, p) => n + p.sent, 0),
       answered: probes.reduce((n, p) => n + p.answered, 0),
       refused: probes.reduce((n, p) => n + p.refused, 0),
-      windows: mergeWindows(probes.map((p) => p.windows), tolerance),
     }
   }
   return merged
@@ -144,8 +156,8 @@ export function mergeResults(results: LoadResult[], dirs: string[], runId: strin
   const indices = results.map((r) => r.shard?.index).filter((i): i is number => i !== undefined)
   if (new Set(indices).size !== indices.length) throw new ConfigError(`two of the directories are the same shard (${indices.join(', ')}); give each shard once`)
   const minuteMs = first.target.minuteMs
-  const phases = first.phases.map((_, i) => mergePhase(results.map((r) => r.phases[i] as PhaseResult), minuteMs))
-  const verdicts = judge(phases, minuteMs)
+  const phases = first.phases.map((_, i) => mergePhase(results.map((r) => r.phases[i] as PhaseResult)))
+  const verdicts = judge(phases, minuteMs, results.length)
   const partial = results.some((r) => r.partial)
   const { outcome, exitCode } = partial && !verdicts.some((v) => v.status === 'fail') ? { outcome: 'inconclusive' as const, exitCode: 3 as const } : outcomeOf(verdicts)
   return {

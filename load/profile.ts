@@ -18,6 +18,8 @@ export interface PlanContext {
   embedded: boolean
   /** The target's rate-limit minute: 60 s, or the embedded gateway's shortened minute. */
   minuteMs: number
+  /** The embedded gateway's --limiter, when it was given one (a remote target's algorithm is only observed). */
+  limiter?: string
   keys: Partial<Record<KeySlotName, string>>
   /** --tier, when given. */
   tier: number | null

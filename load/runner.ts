@@ -1,5 +1,5 @@
 /**
- * Runs one profile against a target: plans its phases, starts each in a fresh window of its bucket when it asks
+ * Runs one profile against a target: plans its phases, starts each from rest (a minute without calls) when it asks
  * for one, drives it with its engine (and the isolation probe beside it), shows progress, and judges the
  * aggregates. A stop (Ctrl-C, a cap) ends the phase under way at once; what was measured by then is reported
  * as partial.
@@ -15,10 +15,9 @@ import { BUCKET_MS } from './engine/series.ts'
 import { nowMs, PhaseRecorder } from './engine/recorder.ts'
 import { runScheduled } from './engine/scheduler.ts'
 import { StreamStats } from './engine/stream-stats.ts'
-import { windowTolerance } from './engine/windows.ts'
 import type { PlanContext, Profile } from './profile.ts'
 import type { KeySlotName, LoadResult, PhasePlan, PhaseResult, Verdict } from './types.ts'
-import { goodputPerWindow, judge, outcomeOf, sectionOfRoute } from './verdicts.ts'
+import { judge, observeAlgorithm, outcomeOf, sectionOfRoute } from './verdicts.ts'
 
 export interface RunnerOptions {
   profile: Profile
@@ -33,13 +32,13 @@ export interface RunnerOptions {
   planned?: (plans: readonly PhasePlan[]) => void
   /** Called about once a second with one line of progress. */
   progress?: (line: string) => void
-  /** Called with a note worth a line of its own (waiting for a window, cleaning up). */
+  /** Called with a note worth a line of its own (waiting for the bucket to be full again, cleaning up). */
   note?: (line: string) => void
 }
 
 export const RUNNER = {
   progressEveryMs: 1000,
-  freshWindowMarginMs: 100, // after an announced reset, so that the next call surely meets the new window
+  restMarginMs: 200, // past the minute, for the last call's way to the target and a clock that runs a little slow
   cleanupMaxMs: 120_000, // deleting what the run created never takes longer than this; what is left is listed
 }
 
@@ -62,15 +61,15 @@ function keyOf(ctx: PlanContext, slot: KeySlotName): string {
   return key
 }
 
-/** Waits until the phase's bucket starts a fresh window: one call reads when the current one ends. */
-async function waitForFreshWindow(plan: PhasePlan, ctx: PlanContext, dispatcher: Agent, signal: AbortSignal, created: string[], note?: (line: string) => void): Promise<void> {
-  if (!plan.freshWindow || plan.bucket === null) return
-  const recorder = new PhaseRecorder({ ...plan, rate: null }, { minuteMs: ctx.minuteMs, bucketMs: BUCKET_MS, startedAt: nowMs() })
-  const outcome = await callOnce({ baseUrl: ctx.baseUrl, key: keyOf(ctx, plan.slot), dispatcher, timeoutMs: ctx.timeoutMs, signal, recorder, created }, plan.requests[0]!)
-  const resetMs = parseDurationMs(outcome.headers[`x-ratelimit-reset-${plan.bucket}`]) ?? ctx.minuteMs
-  // Past the announced end by the latency of the next call, and by a second where the reset is whole seconds.
-  const wait = Math.min(ctx.minuteMs + 1000, resetMs) + (resetMs % 1000 === 0 ? 1000 : 0) + RUNNER.freshWindowMarginMs
-  note?.(`${plan.name}: waiting ${(wait / 1000).toFixed(1)} s for a fresh window of the ${plan.bucket} bucket`)
+/**
+ * Brings the phase's bucket to rest: a whole minute without calls leaves any allowed limiter full (a fixed window
+ * has ended, a sliding window emptied, a token bucket refilled), whatever its headers say; a reset that promised
+ * rest too early is then caught by the verdicts, not taken on trust.
+ */
+async function waitForRest(plan: PhasePlan, ctx: PlanContext, signal: AbortSignal, note?: (line: string) => void): Promise<void> {
+  if (!plan.fromRest || plan.bucket === null) return
+  const wait = ctx.minuteMs + RUNNER.restMarginMs
+  note?.(`${plan.name}: waiting ${(wait / 1000).toFixed(1)} s without calls, so that the ${plan.bucket} bucket is full again`)
   await sleep(wait, undefined, { signal }).catch(() => undefined)
 }
 
@@ -88,7 +87,7 @@ async function runPhase(plan: PhasePlan, o: RunnerOptions, maxRequests: number, 
   const dispatcher = new Agent({ connections: plan.connections, pipelining: 1 })
   const probeDispatcher = plan.probe ? new Agent({ connections: 4 }) : null
   try {
-    await waitForFreshWindow(plan, ctx, dispatcher, o.signal, created, o.note)
+    await waitForRest(plan, ctx, o.signal, o.note)
     const startedAt = nowMs()
     const recorder = new PhaseRecorder(plan, { minuteMs: ctx.minuteMs, bucketMs: BUCKET_MS, startedAt })
     const stream = plan.requests.some((r) => r.stream) ? new StreamStats() : undefined
@@ -106,7 +105,7 @@ async function runPhase(plan: PhasePlan, o: RunnerOptions, maxRequests: number, 
       } else if (plan.engine === 'clients') {
         const c = plan.client
         if (!c) throw new Error(`phase ${plan.name}: the clients engine needs a client policy`)
-        clients = await runClients({ ...base, dispatcher, policy: c.policy, workers: c.workers, maxAttempts: c.maxAttempts, pacePerSecond: c.pacePerSecond, sameWindowMs: windowTolerance(ctx.minuteMs) })
+        clients = await runClients({ ...base, dispatcher, policy: c.policy, workers: c.workers, maxAttempts: c.maxAttempts, pacePerSecond: c.pacePerSecond })
       } else {
         if (plan.rate === null) throw new Error(`phase ${plan.name}: the scheduler engine needs a rate`)
         await runScheduled({ ...base, dispatcher, rate: plan.rate, connections: plan.connections, stream, created })
@@ -124,10 +123,10 @@ async function runPhase(plan: PhasePlan, o: RunnerOptions, maxRequests: number, 
     }
     if (probeRecorder) {
       const p = probeRecorder.result(endedAt)
-      result.probe = { sent: p.sent, answered: p.answered, refused: p.byStatus['429'] ?? 0, windows: p.windows }
+      result.probe = { sent: p.sent, answered: p.answered, refused: p.byStatus['429'] ?? 0 }
     }
-    if (clients) result.clients = { ...clients, goodputPerWindow: [] }
-    if (result.clients) result.clients.goodputPerWindow = goodputPerWindow(result, ctx.minuteMs)
+    if (clients) result.clients = clients
+    result.algorithm = observeAlgorithm(result)
     return result
   } finally {
     await dispatcher.close()
@@ -148,7 +147,7 @@ async function cleanUp(ctx: PlanContext, slot: KeySlotName, created: string[], n
   try {
     while (left.length > 0 && nowMs() < deadline) {
       const id = left[0] as string
-      const recorder = new PhaseRecorder({ name: 'cleanup', description: '', engine: 'scheduler', slot, requests: [], rate: null, connections: 1, durationMs: 0, bucket: 'requests', expectedLimit: null, freshWindow: false, verdicts: [] }, { minuteMs: ctx.minuteMs, bucketMs: BUCKET_MS, startedAt: nowMs() })
+      const recorder = new PhaseRecorder({ name: 'cleanup', description: '', engine: 'scheduler', slot, requests: [], rate: null, connections: 1, durationMs: 0, bucket: 'requests', expectedLimit: null, fromRest: false, verdicts: [] }, { minuteMs: ctx.minuteMs, bucketMs: BUCKET_MS, startedAt: nowMs() })
       const outcome = await callOnce({ baseUrl: ctx.baseUrl, key: keyOf(ctx, slot), dispatcher, timeoutMs: ctx.timeoutMs, signal: UNSTOPPED, recorder }, { method: 'DELETE', path: `/v1/files/${encodeURIComponent(id)}` })
       if (outcome.status === 429) {
         const wait = Math.max(parseDurationMs(outcome.headers['x-ratelimit-reset-requests']) ?? 0, Number(outcome.headers['retry-after'] ?? 1) * 1000)
@@ -170,7 +169,7 @@ export async function runProfile(o: RunnerOptions): Promise<LoadResult> {
   const unknown = (o.phases ?? []).filter((name) => !all.some((p) => p.name === name))
   if (unknown.length > 0) throw new ConfigError(`the profile ${o.profile.name} has no phase ${unknown.join(', ')}; its phases: ${all.map((p) => p.name).join(', ')}`)
   const plans = all.filter((p) => !o.phases || o.phases.includes(p.name)).map((p) => shardPlan(p, o.shard))
-  const planned = plans.filter((p) => p.skip === undefined).reduce((ms, p) => ms + p.durationMs + (p.freshWindow ? ctx.minuteMs : 0), 0)
+  const planned = plans.filter((p) => p.skip === undefined).reduce((ms, p) => ms + p.durationMs + (p.fromRest ? ctx.minuteMs : 0), 0)
   if (planned > o.profile.caps.maxDurationMs) {
     throw new ConfigError(`the profile ${o.profile.name} would run ${(planned / 1000).toFixed(0)} s, past its cap of ${(o.profile.caps.maxDurationMs / 1000).toFixed(0)} s; give a shorter --duration`)
   }
@@ -198,7 +197,7 @@ export async function runProfile(o: RunnerOptions): Promise<LoadResult> {
   const slot = plans[0]?.slot ?? 'main'
   const leftBehind = await cleanUp(ctx, slot, created, o.note)
   if (leftBehind.length > 0) o.note?.(`${leftBehind.length} uploaded files could not be deleted in time: ${leftBehind.slice(0, 5).join(', ')}${leftBehind.length > 5 ? ', ...' : ''}`)
-  const verdicts = [...judge(phases, ctx.minuteMs), ...skipped.flatMap((p) => p.verdicts.map((id): Verdict => ({ id, phase: p.name, status: 'skip', figure: '-', detail: p.skip as string, section: sectionOfRoute(p.requests[0]?.path ?? '') })))]
+  const verdicts = [...judge(phases, ctx.minuteMs, o.shard?.count ?? 1), ...skipped.flatMap((p) => p.verdicts.map((id): Verdict => ({ id, phase: p.name, status: 'skip', figure: '-', detail: p.skip as string, section: sectionOfRoute(p.requests[0]?.path ?? '') })))]
   const partial = stopReason !== null || phases.length < plans.length - skipped.length
   const { outcome, exitCode } = partial && !verdicts.some((v) => v.status === 'fail') ? { outcome: 'inconclusive' as const, exitCode: 3 as const } : outcomeOf(verdicts)
   return {
@@ -209,7 +208,7 @@ export async function runProfile(o: RunnerOptions): Promise<LoadResult> {
     endedAt: new Date().toISOString(),
     partial,
     stopReason,
-    target: { baseUrl: ctx.baseUrl, embedded: ctx.embedded, minuteMs: ctx.minuteMs },
+    target: { baseUrl: ctx.baseUrl, embedded: ctx.embedded, minuteMs: ctx.minuteMs, ...(ctx.limiter ? { limiter: ctx.limiter } : {}) },
     profile: { name: o.profile.name, description: o.profile.description, tier: o.profile.tier ?? ctx.tier, durationMs: ctx.durationMs ?? plans.reduce((ms, p) => ms + p.durationMs, 0), rate: ctx.rate, connections: ctx.connections },
     shard: o.shard,
     mergedFrom: [],

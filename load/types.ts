@@ -2,8 +2,8 @@
  * The load harness's data: what a profile plans, what a run records, and what `result.json` holds.
  *
  * Everything a verdict needs is an aggregate that merges exactly across shards (sums, minima, maxima, HDR
- * histograms, 100 ms time-series buckets keyed by absolute time, rate-limit windows keyed by the instant the
- * target announced for their end), so `npm run load -- merge` recomputes the verdicts of the whole from the parts.
+ * histograms, 100 ms time-series buckets keyed by absolute time, counts of the calls admitted and refused by the
+ * slice they were sent in, rate-limit facts folded as answers arrive), so `npm run load -- merge` recomputes the verdicts of the whole from the parts.
  */
 
 /** The rate-limit buckets whose headers Part 1 section 4.1 names. */
@@ -47,8 +47,11 @@ export interface PhasePlan {
   bucket: BucketName | null
   /** The limit the phase is measured against, when known before the run (tables of the reference); else from headers. */
   expectedLimit: number | null
-  /** Wait for a fresh window of `bucket` before starting, so that windows are whole. */
-  freshWindow: boolean
+  /**
+   * Start from rest: wait a whole minute without calls (any allowed limiter is then full), so that the admission
+   * bounds from rest apply from the phase's start.
+   */
+  fromRest: boolean
   /** The verdicts to judge from this phase. */
   verdicts: VerdictId[]
   /** Clients engine only: the policy and the number of workers looping calls. */
@@ -73,7 +76,7 @@ export interface Verdict {
   id: VerdictId
   phase: string
   status: VerdictStatus
-  /** The figure the verdict rests on, e.g. "admitted 50/50/50 per window, limit 50". */
+  /** The figure the verdict rests on, e.g. "admitted 50 before the first 429, limit 50". */
   figure: string
   /** Why it passed, failed or proved nothing, in one or two sentences. */
   detail: string
@@ -106,65 +109,74 @@ export interface SeriesBucket {
   serverErrors: number // 5xx
   errors: number // no HTTP answer: timeout, reset, refused connection
   retries: number
+  /** Of the calls sent in this slice: answered other than 429 (deliberate failures included), 429, and deliberate failures answered other than 429. */
+  admittedSent: number
+  refusedSent: number
+  failedSent: number
   /** Of the phase's bucket, over the responses of the slice; null when none carried the header. */
   minRemaining: number | null
   maxRemaining: number | null
   limit: number | null
 }
 
-/** One rate-limit window of the phase's bucket, as its responses announced it. */
-export interface WindowRecord {
-  /** Median-ish anchor: the first announced end (epoch ms, local clock) that opened this record. */
-  announcedEnd: number
-  /** Spread of the announced ends that joined it (ms): how precise the target's reset header is. */
-  announcedEndMin: number
-  announcedEndMax: number
-  limit: number | null
-  /** Responses whose limit header differed from `limit`. */
-  limitChanges: number
-  firstSentAt: number
-  lastSentAt: number
-  /** Answers other than 429 (deliberate failures included: section 7 counts them). */
-  admitted: number
-  deliberateFailures: number
-  refused: number
-  /** 429s whose remaining (of this bucket) still showed room beyond the calls in flight: remaining did not count down. */
-  refusedWithRoom: number
-  /** Send time of the latest 429: a call sent after the promised end and still refused breaks the promise. */
-  lastRefusedSentAt: number | null
-  /** Send time of the first 429 and the earliest end it promised (reset or Retry-After, whichever is later). */
-  firstRefusedSentAt: number | null
-  firstRefusedReceivedAt: number | null
-  promisedEnd: number | null
-  retryAfterEnd: number | null
-  /** Send time of the earliest admitted call. */
-  firstAdmittedSentAt: number | null
-  minRemaining: number | null
-  maxRemaining: number | null
-  /**
-   * The most that remaining rose above the lowest value seen before it in this window. Answers overtaking each
-   * other explain a rise up to the calls in flight together (maxInFlight - 1, over every shard); more is a fault.
-   */
-  maxRise: number
-  negativeRemaining: number
-  /** Calls in flight at most while this window was open (the leak bound). */
-  maxInFlight: number
+/**
+ * A promise a 429 made that a later refusal may have broken, kept for the verdict to judge with its tolerance (a
+ * merge of shards adds the admissions the other shards saw). `reset`: the bucket is full at `promisedAt` (received
+ * at plus the reset header), so the first refusal sent after it needs `limit` admissions since the 429.
+ * `retry-after`: the first call sent after `promisedAt` (received at plus Retry-After) is admitted unless another
+ * call took the room first.
+ */
+export interface PromiseTest {
+  kind: 'reset' | 'retry-after'
+  /** Send time of the 429 that made the promise. */
+  refusedSentAt: number
+  promisedAt: number
+  /** Send time of the refused call that tested it. */
+  testSentAt: number
+  /** Admitted answers received between the 429's send and the test's send (this generator's view). */
+  admittedSince: number
+  /** Calls in flight beside the test when it was sent or answered, which may have taken the room. */
+  othersInFlight: number
+  /** Admissions the promise owes before a refusal: the limit for a bucket of calls, one for a bucket of tokens. */
+  needs: number
 }
 
 /**
- * One refusal episode: from a 429 (after an admitted call) to the next admitted call. The first 429's reset and
- * Retry-After are the promises; every 429 sent after a promise had passed breaks it. Kept per episode rather
- * than per window so that a target whose reset headers lie cannot hide it by scattering the windows.
+ * What the target's headers show of its algorithm, counted over admitted answers: how the announced instant at
+ * which the bucket is full again (received at plus reset) moved since the answer before, and what reset the
+ * admission announced. A fixed window keeps the instant (`still`) or moves it by about a period (`period`); a
+ * sliding window announces a whole period after each admission (`whole`: its newest unit leaves then); a
+ * continuous refill announces less than that (`partial`: the tokens left refill sooner). Sums, so shards add up.
  */
-export interface RecoveryRecord {
-  firstRefusedSentAt: number
-  /** Received-at of the first 429 plus its reset of the phase's bucket. */
-  promisedEnd: number
-  /** Received-at of the first 429 plus its Retry-After, when it had one. */
-  retryAfterEnd: number | null
-  lastRefusedSentAt: number
-  /** Send time of the call that ended the episode; null when the phase ended first. */
-  firstAdmittedSentAt: number | null
+export interface AlgorithmSigns {
+  answers: number
+  still: number
+  period: number
+  whole: number
+  partial: number
+  other: number
+  /** The longest reset seen (ms): the period the target seems to use. */
+  maxResetMs: number
+}
+
+/** The rate-limit facts of a phase, folded as answers arrive; every field merges exactly across shards. */
+export interface RateLimitFacts {
+  /** Send time of the first 429 (null: none). */
+  firstRefusedSentAt: number | null
+  /**
+   * 429s by `room`: the remaining that the answer before them reported (received before they were sent), less
+   * the other calls in flight. Only one generator knows which answer came before: a merge of shards does not judge it.
+   */
+  refusedWithRoom: Record<string, number>
+  /** 429s by the room their own remaining header reported, less the other calls in flight. */
+  refusedReportingRoom: Record<string, number>
+  /** Promises tested by a later refusal or call, of each kind. */
+  tested: { reset: number; retryAfter: number }
+  /** The tests that look broken from this generator's view, at most RECORDER_LIMITS.maxPromiseTests. */
+  suspects: PromiseTest[]
+  /** Admitted answers of each limit header value (a 429 may report the bucket that refused it). */
+  limits: Record<string, number>
+  algorithm: AlgorithmSigns
 }
 
 export interface HeaderCounts {
@@ -178,8 +190,12 @@ export interface HeaderCounts {
   refusedWithoutRetryAfter: number
   /** Reset values with a fractional second; when there are none the target rounds to whole seconds (tolerance 1 s). */
   resetFractional: number
-  /** Limit headers that differ from the reference's table for this tier (when the phase knows the table's value). */
+  /** Limit headers of admitted answers that differ from the reference's table for this tier (when the phase knows it). */
   limitNotTable: number
+  /** Remaining above the limit of the same answer. */
+  remainingOverLimit: number
+  /** Resets longer than the bucket's period (a minute) plus the rounding of whole seconds. */
+  resetOverPeriod: number
 }
 
 export interface ScheduleFigures {
@@ -203,10 +219,11 @@ export interface ClientFigures {
   gaveUp: number
   attempts: number
   refusals: number
-  /** Successful calls per whole window against the limit. */
-  goodputPerWindow: number[]
-  /** Retries refused in the same window as the 429 before them, although they waited what its Retry-After asked. */
+  /** Retries refused although they waited what the 429 before them asked and no call was admitted meanwhile. */
   refusedAfterWait: number
+  /** Retry-After of the 429s, summed (ms) and counted: the wait the target asked for on average. */
+  retryAfterTotalMs: number
+  retryAfterCount: number
   /** From a task's first 429 to its success. */
   recovery: HistogramSummary
 }
@@ -237,12 +254,15 @@ export interface PhaseResult {
   latency: HistogramSummary
   schedule: ScheduleFigures | null
   series: SeriesBucket[]
-  windows: WindowRecord[]
-  recoveries: RecoveryRecord[]
+  /** Calls in flight at most (a merge adds the shards'): what answers overtaking each other can explain. */
+  maxInFlight: number
+  rateLimit: RateLimitFacts
+  /** What the headers show of the target's algorithm: an observation, never a verdict (verdicts.ts observeAlgorithm). */
+  algorithm: string | null
   headers: HeaderCounts
   clients?: ClientFigures
   stream?: StreamFigures
-  probe?: { sent: number; refused: number; answered: number; windows: WindowRecord[] }
+  probe?: { sent: number; refused: number; answered: number }
 }
 
 export interface LoadResult {
@@ -254,7 +274,8 @@ export interface LoadResult {
   /** True when the run was stopped early (Ctrl-C, a cap) and what it holds is what had been measured by then. */
   partial: boolean
   stopReason: string | null
-  target: { baseUrl: string; embedded: boolean; minuteMs: number }
+  /** `limiter`: the algorithm the embedded gateway was started with (--limiter), when one was named. */
+  target: { baseUrl: string; embedded: boolean; minuteMs: number; limiter?: string }
   profile: { name: string; description: string; tier: number | null; durationMs: number; rate: number | null; connections: number | null }
   shard: { index: number; count: number } | null
   mergedFrom: string[]

@@ -1,14 +1,18 @@
 /**
  * Verdicts, each with the figure it rests on, computed from a phase's aggregates only (so a merge of shards
  * judges the whole exactly as one run would). A verdict that the run cannot support (the generator fell behind
- * its schedule, no whole window was seen) is `inconclusive`, never a pass.
+ * its schedule, no promise of a 429 could be tested) is `inconclusive`, never a pass.
  */
-import type { PhaseResult, Verdict, VerdictId, WindowRecord } from './types.ts'
+import { admissionFigures, describeSpan, leaked, throttledEarly, type AdmissionFigures } from './bounds.ts'
+import { BUCKET_MS } from './engine/series.ts'
+import type { ClientFigures, PhaseResult, PromiseTest, Verdict, VerdictId } from './types.ts'
 
 export interface JudgeContext {
   minuteMs: number
   /** Every phase of the run, for verdicts that compare phases (backoff shows the other clients beside). */
   phases: readonly PhaseResult[]
+  /** Generators whose results were merged (1: one run). */
+  shards: number
 }
 
 /** The section of the limits a route's calls count against: usage (8.1), files (8.4), models (8.3). */
@@ -24,44 +28,30 @@ function verdict(phase: PhaseResult, id: VerdictId, status: Verdict['status'], f
   return { id, phase: phase.plan.name, status, figure, detail, section }
 }
 
-/** The limit a phase is judged against: the reference's table when the plan knows it, else what the headers said. */
+/** The limit a phase is judged against: the reference's table when the plan knows it, else what the headers said most. */
 export function limitOf(phase: PhaseResult): number | null {
   if (phase.plan.expectedLimit !== null) return phase.plan.expectedLimit
-  const counts = new Map<number, number>()
-  for (const w of phase.windows) if (w.limit !== null) counts.set(w.limit, (counts.get(w.limit) ?? 0) + w.admitted + w.refused)
   let best: number | null = null
-  for (const [limit, n] of counts) if (best === null || n > (counts.get(best) ?? 0)) best = limit
+  for (const [limit, n] of Object.entries(phase.rateLimit.limits)) if (best === null || n > (phase.rateLimit.limits[best] ?? 0)) best = Number(limit)
   return best
-}
-
-/**
- * Windows that the phase loaded from their first call to their end: the first one only when the phase began in
- * a fresh window, and only windows that ended before the phase did.
- */
-export function wholeWindows(phase: PhaseResult, minuteMs: number): WindowRecord[] {
-  // An announced end is received-at plus reset, so it is late by the answer's way back; a busy machine makes
-  // that hundreds of milliseconds. The earliest announced end of a window is the least delayed.
-  const slack = Math.max(20, minuteMs / 10, 2 * phase.latency.p99)
-  return phase.windows.filter((w, i) => {
-    if (w.announcedEndMin > phase.endedAt) return false
-    if (i === 0 && !phase.plan.freshWindow) return false
-    // A window announced as longer than a minute from its first call is not one this phase saw whole.
-    return w.announcedEndMin - w.firstSentAt <= minuteMs + slack
-  })
 }
 
 function behindSchedule(phase: PhaseResult): string | null {
   const s = phase.schedule
   if (s === null || s.conclusive) return null
-  return `the generator was up to ${s.maxBehindCalls} calls behind its plan (bound ${s.maxBehindCalls > s.boundCalls ? s.boundCalls : 'met'}) and achieved ${phase.achievedRate.toFixed(2)}/s of ${phase.plan.rate}/s offered, so the windows were not loaded as planned`
+  return `the generator was up to ${s.maxBehindCalls} calls behind its plan (bound ${s.maxBehindCalls > s.boundCalls ? s.boundCalls : 'met'}) and achieved ${phase.achievedRate.toFixed(2)}/s of ${phase.plan.rate}/s offered, so the limit was not loaded as planned`
 }
 
-const list = (values: Array<number | string>, max = 8): string => (values.length <= max ? values.join(', ') : `${values.slice(0, max).join(', ')}, ... (${values.length})`)
+function admissionProblems(f: AdmissionFigures, limit: number, minuteMs: number): string[] {
+  const problems: string[] = []
+  if (throttledEarly(f, limit)) problems.push(`throttled early: ${f.beforeFirstRefusal} admitted from rest before the first 429, limit ${limit}${f.inFlight ? ` less ${f.inFlight} in flight` : ''}`)
+  if (leaked(f)) problems.push(`leaked: ${describeSpan(f.tightest, minuteMs)}`)
+  return problems
+}
 
-function percentile(values: number[], p: number): number {
-  if (values.length === 0) return 0
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number
+function admissionFigure(f: AdmissionFigures, limit: number, minuteMs: number): string {
+  const first = f.beforeFirstRefusal === null ? 'no 429 from rest' : `${f.beforeFirstRefusal} admitted before the first 429`
+  return `limit ${limit}; ${first}; tightest span: ${describeSpan(f.tightest, minuteMs)}`
 }
 
 export function judgeAdmission(phase: PhaseResult, ctx: JudgeContext): Verdict {
@@ -69,105 +59,87 @@ export function judgeAdmission(phase: PhaseResult, ctx: JudgeContext): Verdict {
   if (behind) return verdict(phase, 'admission', 'inconclusive', '-', behind)
   const limit = limitOf(phase)
   if (limit === null) return verdict(phase, 'admission', 'inconclusive', '-', 'no response carried a limit header and the reference gives no table value for this bucket')
-  const expectedWindows = (phase.endedAt - phase.startedAt) / ctx.minuteMs + 2
-  if (phase.windows.length > 2 * expectedWindows + 2) {
-    return verdict(phase, 'admission', 'inconclusive', `${phase.windows.length} announced windows`, `the announced resets of ${phase.windows.length} answers do not form windows of a minute (about ${Math.ceil(expectedWindows)} expected), so calls cannot be counted per window`)
-  }
-  const whole = wholeWindows(phase, ctx.minuteMs)
-  if (whole.length === 0) return verdict(phase, 'admission', 'inconclusive', 'no whole window', `no window was loaded from its start to its end in ${((phase.endedAt - phase.startedAt) / 1000).toFixed(1)} s; run longer than two minutes' windows`)
-  const problems: string[] = []
-  for (const w of whole) {
-    const allowance = Math.max(0, w.maxInFlight - 1)
-    if (w.refused > 0 && w.admitted < limit) problems.push(`throttled early: ${w.admitted} admitted before the first 429 in a window of limit ${limit}`)
-    if (w.admitted > limit + allowance) problems.push(`leaked: ${w.admitted} admitted in one window, limit ${limit} plus ${allowance} in flight`)
-  }
-  const figure = `admitted per whole window: ${list(whole.map((w) => w.admitted))} (limit ${limit})`
-  if (problems.length > 0) return verdict(phase, 'admission', 'fail', figure, [...new Set(problems)].slice(0, 3).join('; '))
-  const saturated = whole.filter((w) => w.refused > 0).length
-  return verdict(phase, 'admission', 'pass', figure, `${whole.length} whole windows, ${saturated} of them loaded past the limit: none throttled before the limit or admitted past it (plus the calls in flight)`)
+  const f = admissionFigures(phase, limit, ctx.minuteMs)
+  const figure = admissionFigure(f, limit, ctx.minuteMs)
+  const problems = admissionProblems(f, limit, ctx.minuteMs)
+  if (problems.length > 0) return verdict(phase, 'admission', 'fail', figure, problems.join('; '))
+  if (f.admitted === 0) return verdict(phase, 'admission', 'inconclusive', figure, 'no call was admitted')
+  return verdict(phase, 'admission', 'pass', figure, `${f.admitted} admitted and ${f.refused} refused: ${phase.plan.fromRest ? `from rest at least the limit before the first 429, and at most L + L·T/minute over any span from the start;` : ''} at most 2L + L·T/minute over any span (plus the calls in flight), which any fixed window, sliding window or token bucket meets`)
 }
 
-export function judgeHeaders(phase: PhaseResult): Verdict {
+/** 429s whose room (remaining less the calls in flight beside them) exceeds `others`: more calls that no one could have taken it. */
+const withRoomPast = (byRoom: Record<string, number>, others: number): number => Object.entries(byRoom).reduce((n, [room, count]) => n + (Number(room) > others ? count : 0), 0)
+
+export function judgeHeaders(phase: PhaseResult, ctx: JudgeContext): Verdict {
   const h = phase.headers
-  const sum = (pick: (w: WindowRecord) => number): number => phase.windows.reduce((n, w) => n + pick(w), 0)
-  const perCall = phase.plan.bucket === 'requests'
-  const rises = perCall ? phase.windows.filter((w) => w.maxRise > Math.max(0, w.maxInFlight - 1)).length : 0
-  const withRoom = perCall ? sum((w) => w.refusedWithRoom) : 0
-  const negative = sum((w) => w.negativeRemaining)
-  const limitChanges = sum((w) => w.limitChanges)
+  // Shards' calls take room that no shard sees: beside their own, the others' calls in flight; and which answer
+  // came before a 429 only one generator knows.
+  const othersAcross = ctx.shards > 1 ? phase.maxInFlight : 0
+  const withRoom = Math.max(withRoomPast(phase.rateLimit.refusedReportingRoom, othersAcross), ctx.shards > 1 ? 0 : withRoomPast(phase.rateLimit.refusedWithRoom, 0))
+  const limits = Object.keys(phase.rateLimit.limits)
   const problems: string[] = []
   if (h.missing > 0) problems.push(`${h.missing} of ${h.responses} answers (${h.missingOnRefused} of ${h.refused} 429s) lacked a limit, remaining or reset header of the ${phase.plan.bucket} bucket`)
   if (h.unparsable > 0) problems.push(`${h.unparsable} answers had a value that does not parse (remaining below zero included)`)
-  if (rises > 0) problems.push(`in ${rises} windows remaining went up by more than the calls in flight could explain`)
-  if (withRoom > 0) problems.push(`${withRoom} 429s still reported remaining above zero: remaining does not count down`)
-  if (negative > 0) problems.push(`${negative} answers reported negative remaining`)
-  if (limitChanges > 0) problems.push(`the limit header changed ${limitChanges} times inside a window`)
+  if (h.remainingOverLimit > 0) problems.push(`${h.remainingOverLimit} answers reported remaining above the limit`)
+  if (h.resetOverPeriod > 0) problems.push(`${h.resetOverPeriod} answers announced a reset longer than the bucket's minute`)
+  if (withRoom > 0) problems.push(`${withRoom} 429s came while they or the answer before them reported more remaining than the calls in flight: remaining does not count down`)
+  if (limits.length > 1) problems.push(`the limit header took ${limits.length} values (${limits.join(', ')})`)
   if (h.limitNotTable > 0) problems.push(`${h.limitNotTable} answers reported a limit other than the reference's ${phase.plan.expectedLimit}`)
-  const figure = `${h.responses} answers, ${h.missing} without the headers, ${rises} rises, ${withRoom} refusals with room, ${limitChanges} limit changes`
+  const figure = `${h.responses} answers, ${h.missing} without the headers, ${withRoom} refusals with room, ${h.resetOverPeriod} resets past a minute, limit ${limits.join('/') || '-'}`
   if (h.responses === 0) return verdict(phase, 'headers', 'inconclusive', figure, 'no answer was received', 'P1-4.1')
   if (problems.length > 0) return verdict(phase, 'headers', 'fail', figure, problems.join('; '), 'P1-4.1')
-  return verdict(phase, 'headers', 'pass', figure, `every answer, 429s included, carried the three ${phase.plan.bucket} headers; remaining never rose within a window nor went negative; the limit held still; every reset parsed`, 'P1-4.1')
+  return verdict(phase, 'headers', 'pass', figure, `every answer, 429s included, carried the three ${phase.plan.bucket} headers; 0 <= remaining <= limit; the limit held still${phase.plan.expectedLimit !== null ? ' at the table\'s value' : ''}; every reset parsed and was at most a minute; no 429 came while it or the answer before it reported room`, 'P1-4.1')
+}
+
+/** Admitted calls sent between two instants, by the merged slices (both end slices included): what other shards took. */
+function admittedBetween(phase: PhaseResult, from: number, to: number): number {
+  const a = Math.floor(from / BUCKET_MS)
+  const b = Math.floor(to / BUCKET_MS)
+  return phase.series.filter((s) => s.t >= a && s.t <= b).reduce((n, s) => n + s.admittedSent, 0)
 }
 
 export function judgeRecovery(phase: PhaseResult, ctx: JudgeContext): Verdict {
   const behind = behindSchedule(phase)
   if (behind) return verdict(phase, 'recovery', 'inconclusive', '-', behind, 'P1-7')
-  const interval = phase.plan.rate ? 1000 / phase.plan.rate : 0
-  const rounding = phase.headers.resetFractional === 0 ? 1000 : 0
-  const tolerance = Math.max(50, 2 * phase.latency.p99) + rounding
-  const errors: number[] = []
-  const retryErrors: number[] = []
-  const problems: string[] = []
-  // Another generator (a shard, a second client) may take a fresh window before this one's next call: a refusal
-  // after the promise then says the new window filled, not that the promise was broken. The windows show it:
-  // a later window admitted a call sent before the refusal.
-  const refilled = (promise: number, by: number): boolean =>
-    phase.windows.some((w) => w.announcedEndMin > promise + tolerance && w.firstAdmittedSentAt !== null && w.firstAdmittedSentAt <= by)
-  for (const r of phase.recoveries) {
-    if (r.promisedEnd + tolerance + interval > phase.endedAt) continue // the phase ended before the promise could be tried
-    if (refilled(r.promisedEnd, r.lastRefusedSentAt)) continue
-    if (r.lastRefusedSentAt > r.promisedEnd + tolerance) {
-      problems.push(`a call sent ${(r.lastRefusedSentAt - r.promisedEnd).toFixed(0)} ms after the announced reset was still refused`)
-    }
-    if (r.retryAfterEnd !== null && r.lastRefusedSentAt > r.retryAfterEnd + tolerance) {
-      problems.push(`a call sent ${(r.lastRefusedSentAt - r.retryAfterEnd).toFixed(0)} ms after Retry-After had passed was still refused`)
-    }
-    const success = r.firstAdmittedSentAt
-    if (success === null) continue
-    errors.push(Math.round(success - r.promisedEnd))
-    if (r.retryAfterEnd !== null) retryErrors.push(Math.round(success - r.retryAfterEnd))
-    if (success < r.promisedEnd - tolerance) problems.push(`a call was admitted ${(r.promisedEnd - success).toFixed(0)} ms before the announced reset`)
-    // A success later than the promise is the target's fault only if a call sent in between was refused, which
-    // the check above sees; otherwise it is our schedule (the next call was not due yet, or left late).
+  const { tested, suspects } = phase.rateLimit
+  // A reset in whole seconds may be a second short of the instant it rounds; answers take their latency.
+  const tolerance = Math.max(50, 2 * phase.latency.p99) + (phase.headers.resetFractional === 0 ? 1000 : 0)
+  const broken = suspects.filter((s) => {
+    // In a merge, each shard saw only its own calls: what the others admitted in between counts too.
+    const admitted = ctx.shards > 1 ? Math.max(s.admittedSince, admittedBetween(phase, s.refusedSentAt, s.testSentAt)) : s.admittedSince
+    if (s.kind === 'retry-after') return admitted + s.othersInFlight === 0
+    return s.testSentAt > s.promisedAt + tolerance && admitted + s.othersInFlight < s.needs
+  })
+  const figure = `${tested.reset} reset promises and ${tested.retryAfter} Retry-After promises tested; ${broken.length} broken (tolerance ${tolerance.toFixed(0)} ms on resets)`
+  if (broken.length > 0) {
+    const say = (s: PromiseTest): string =>
+      s.kind === 'retry-after'
+        ? `a call sent ${(s.testSentAt - s.promisedAt).toFixed(0)} ms after the Retry-After of a 429 had passed was refused, and no call had been admitted since`
+        : `a call sent ${(s.testSentAt - s.promisedAt).toFixed(0)} ms after the reset a 429 announced was refused after ${s.admittedSince} admissions since, where the full bucket promised ${s.needs}`
+    const first = [broken.find((s) => s.kind === 'reset'), broken.find((s) => s.kind === 'retry-after')].filter((s): s is PromiseTest => s !== undefined)
+    return verdict(phase, 'recovery', 'fail', figure, first.map(say).join('; '), 'P1-7')
   }
-  if (errors.length === 0 && problems.length === 0) {
-    return verdict(phase, 'recovery', 'inconclusive', 'no 429 followed by a success', 'no refusal was followed by a success within the phase', 'P1-7')
-  }
-  const figure = `first success minus announced reset: p50 ${percentile(errors, 50)} ms, p99 ${percentile(errors, 99)} ms${retryErrors.length ? `; minus Retry-After: p50 ${percentile(retryErrors, 50)} ms, p99 ${percentile(retryErrors, 99)} ms` : ''} (${errors.length} recoveries, tolerance ${tolerance.toFixed(0)} ms)`
-  if (problems.length > 0) return verdict(phase, 'recovery', 'fail', figure, [...new Set(problems)].slice(0, 3).join('; '), 'P1-7')
-  return verdict(phase, 'recovery', 'pass', figure, 'after every 429, no call sent after the announced reset or Retry-After was refused, and none was admitted before the reset', 'P1-7')
+  if (tested.reset + tested.retryAfter === 0) return verdict(phase, 'recovery', 'inconclusive', figure, 'no call was sent after a promise a 429 made had passed', 'P1-7')
+  return verdict(phase, 'recovery', 'pass', figure, 'every 429 kept its promises: the first call after its Retry-After was admitted unless another took the room first, and after its reset the bucket admitted its limit before refusing again', 'P1-7')
 }
 
 export function judgeFailedCalls(phase: PhaseResult, ctx: JudgeContext): Verdict {
   const behind = behindSchedule(phase)
   if (behind) return verdict(phase, 'failed-calls', 'inconclusive', '-', behind, 'P1-7')
   const limit = limitOf(phase)
-  const whole = wholeWindows(phase, ctx.minuteMs).filter((w) => w.deliberateFailures > 0)
-  if (limit === null || whole.length === 0) return verdict(phase, 'failed-calls', 'inconclusive', '-', 'no whole window held calls that failed on purpose', 'P1-7')
-  const figure = `per whole window, admitted (of which failed on purpose): ${list(whole.map((w) => `${w.admitted} (${w.deliberateFailures})`))}; limit ${limit}`
-  const leaking = whole.filter((w) => w.admitted > limit + Math.max(0, w.maxInFlight - 1))
-  if (leaking.length > 0) {
-    return verdict(phase, 'failed-calls', 'fail', figure, `${leaking.length} windows admitted more than the limit once failed calls are counted: failed calls did not count toward the limit`, 'P1-7')
-  }
-  const loaded = whole.filter((w) => w.refused > 0)
-  if (loaded.length === 0) return verdict(phase, 'failed-calls', 'inconclusive', figure, 'no window with failed calls was loaded past the limit', 'P1-7')
-  return verdict(phase, 'failed-calls', 'pass', figure, 'the 429s began once successes and failures together reached the limit', 'P1-7')
+  if (limit === null) return verdict(phase, 'failed-calls', 'inconclusive', '-', 'no limit is known for this bucket', 'P1-7')
+  const f = admissionFigures(phase, limit, ctx.minuteMs)
+  const figure = `${f.admitted} admitted (${f.failed} failed on purpose), ${f.refused} refused; ${admissionFigure(f, limit, ctx.minuteMs)}`
+  const problems = admissionProblems(f, limit, ctx.minuteMs)
+  if (problems.length > 0) return verdict(phase, 'failed-calls', 'fail', figure, `counting the calls that failed on purpose, ${problems.join('; ')}: failed calls did not count toward the limit`, 'P1-7')
+  if (f.failed === 0 || f.refused === 0) return verdict(phase, 'failed-calls', 'inconclusive', figure, 'no call failed on purpose, or the limit was never reached', 'P1-7')
+  return verdict(phase, 'failed-calls', 'pass', figure, 'counting the calls that failed on purpose, the admissions stayed within the bounds every allowed limiter meets', 'P1-7')
 }
 
 export function judgeIsolation(phase: PhaseResult): Verdict {
   const probe = phase.probe
   if (!probe || phase.plan.probe === undefined) return verdict(phase, 'isolation', 'skip', '-', 'no second account key was given, so isolation was not measured')
-  const saturated = phase.windows.some((w) => w.refused > 0)
+  const saturated = (phase.byStatus['429'] ?? 0) > 0
   const figure = `other account (${phase.plan.probe.slot}): ${probe.answered} answers, ${probe.refused} refused, while this one had ${phase.byStatus['429'] ?? 0} 429s`
   if (probe.refused > 0) return verdict(phase, 'isolation', 'fail', figure, `calls of another account were refused while this account was saturated: its limit is not its own`)
   if (!saturated) return verdict(phase, 'isolation', 'inconclusive', figure, 'this account was never throttled, so its saturation could not have spilled over')
@@ -175,49 +147,82 @@ export function judgeIsolation(phase: PhaseResult): Verdict {
   return verdict(phase, 'isolation', 'pass', figure, 'saturating this account left the other account untouched')
 }
 
-/** Goodput per whole window as a fraction of the limit. */
-export function goodputPerWindow(phase: PhaseResult, minuteMs: number): number[] {
+/**
+ * Goodput: the successes of a phase against the limit's rate over its time, L·T/minute. Every allowed limiter
+ * admits at least that to a client that comes back when it is told (a fixed window or a sliding window L per
+ * minute, a token bucket L·T/minute and its initial L), so a client held under it was sent away too long.
+ */
+export function goodputOf(phase: PhaseResult, minuteMs: number): number | null {
   const limit = limitOf(phase)
-  if (limit === null || limit === 0) return []
-  return wholeWindows(phase, minuteMs).map((w) => Math.round(((w.admitted - w.deliberateFailures) / limit) * 1000) / 1000)
+  if (limit === null || limit === 0 || !phase.clients) return null
+  const rate = (limit * (phase.endedAt - phase.startedAt)) / minuteMs
+  return Math.round((phase.clients.successes / rate) * 1000) / 1000
 }
 
-const mean = (values: number[]): number => (values.length === 0 ? 0 : values.reduce((a, b) => a + b, 0) / values.length)
-
 export const BACKOFF_GOALS = {
-  minGoodput: 0.9, // issue 6: the section 7 client reaches at least 90 % of the limit
-  /** 429s per success: one refusal per worker per window is what any client that cannot see the future pays; twice that, or 0.5, at most. */
+  minGoodput: 0.9, // the section 7 client reaches at least 90 % of the limit's rate
+  /**
+   * 429s per success: a client that cannot see the future pays about one refusal per worker each time it waits
+   * what Retry-After asked, and the limit admits L per minute; twice that, or 0.5, at most.
+   */
   wasteFloorFactor: 2,
   minWaste: 0.5,
-  /** Retries refused after waiting the Retry-After they were given, per success: a window edge may cost a few. */
+  /** Retries refused although they waited the Retry-After they were given and nobody was admitted meanwhile, per success. */
   maxRefusedAfterWait: 0.05,
+}
+
+/** Retry-After that the target asked on average (ms), at least one call's share of the minute. */
+function meanRetryAfterMs(c: ClientFigures, limit: number, minuteMs: number): number {
+  return Math.max(minuteMs / limit, c.retryAfterCount === 0 ? minuteMs : c.retryAfterTotalMs / c.retryAfterCount)
+}
+
+/** The 429s per success that a client honouring the target's Retry-After pays at most: each worker once per wait. */
+export function wasteBound(c: ClientFigures, limit: number, minuteMs: number): number {
+  const waitsPerMinute = minuteMs / meanRetryAfterMs(c, limit, minuteMs)
+  return Math.max(BACKOFF_GOALS.minWaste, (BACKOFF_GOALS.wasteFloorFactor * c.workers * waitsPerMinute) / limit)
 }
 
 export function clientSummary(phase: PhaseResult, minuteMs: number): string {
   const c = phase.clients
   if (!c) return '-'
-  const goodput = mean(goodputPerWindow(phase, minuteMs))
-  return `${c.policy}: goodput ${(goodput * 100).toFixed(0)}% of the limit, ${(c.refusals / Math.max(1, c.successes)).toFixed(2)} 429s per success, ${c.gaveUp} given up`
+  const goodput = goodputOf(phase, minuteMs)
+  return `${c.policy}: goodput ${goodput === null ? '-' : `${(goodput * 100).toFixed(0)}%`} of the limit's rate, ${(c.refusals / Math.max(1, c.successes)).toFixed(2)} 429s per success, ${c.gaveUp} given up`
 }
 
 export function judgeBackoff(phase: PhaseResult, ctx: JudgeContext): Verdict {
   const c = phase.clients
   if (!c) return verdict(phase, 'backoff', 'skip', '-', 'not a clients phase', 'P1-7')
   const others = ctx.phases.filter((p) => p !== phase && p.clients).map((p) => clientSummary(p, ctx.minuteMs))
-  const goodputs = goodputPerWindow(phase, ctx.minuteMs)
+  const goodput = goodputOf(phase, ctx.minuteMs)
   const limit = limitOf(phase)
   const figure = [clientSummary(phase, ctx.minuteMs), ...others].join('; ')
-  if (goodputs.length === 0 || limit === null) return verdict(phase, 'backoff', 'inconclusive', figure, 'no whole window was measured', 'P1-7')
+  if (goodput === null || limit === null || c.successes === 0) return verdict(phase, 'backoff', 'inconclusive', figure, 'no call succeeded, or no limit is known', 'P1-7')
   const waste = c.refusals / Math.max(1, c.successes)
-  const wasteBound = Math.max(BACKOFF_GOALS.minWaste, (BACKOFF_GOALS.wasteFloorFactor * c.workers) / limit)
-  const goodput = mean(goodputs)
+  const bound = wasteBound(c, limit, ctx.minuteMs)
   const problems: string[] = []
-  if (goodput < BACKOFF_GOALS.minGoodput) problems.push(`goodput ${(goodput * 100).toFixed(0)}% of the limit, under ${BACKOFF_GOALS.minGoodput * 100}%: the target's reset or Retry-After sent the client away too long`)
+  if (goodput < BACKOFF_GOALS.minGoodput) problems.push(`goodput ${(goodput * 100).toFixed(0)}% of the limit's rate, under ${BACKOFF_GOALS.minGoodput * 100}%: the target's reset or Retry-After sent the client away too long`)
   const broken = c.refusedAfterWait / Math.max(1, c.successes)
-  if (broken > BACKOFF_GOALS.maxRefusedAfterWait) problems.push(`${c.refusedAfterWait} retries were refused in the same window although they waited what Retry-After asked (${(broken * 100).toFixed(0)}% of successes): Retry-After is shorter than the wait the limit needs`)
-  if (waste > wasteBound) problems.push(`${waste.toFixed(2)} 429s per success, over ${wasteBound.toFixed(2)}: waiting what the target announced did not get the client through`)
+  if (broken > BACKOFF_GOALS.maxRefusedAfterWait) problems.push(`${c.refusedAfterWait} retries were refused although they waited what Retry-After asked and no call was admitted meanwhile (${(broken * 100).toFixed(0)}% of successes): Retry-After is shorter than the wait the limit needs`)
+  if (waste > bound) problems.push(`${waste.toFixed(2)} 429s per success, over ${bound.toFixed(2)}: waiting what the target announced did not get the client through`)
   if (problems.length > 0) return verdict(phase, 'backoff', 'fail', figure, problems.join('; '), 'P1-7')
-  return verdict(phase, 'backoff', 'pass', figure, `following section 7 (backoff with jitter, Retry-After honoured, ${c.maxAttempts} attempts) reached ${(goodput * 100).toFixed(0)}% of the limit with ${waste.toFixed(2)} 429s per success (bound ${wasteBound.toFixed(2)})`, 'P1-7')
+  return verdict(phase, 'backoff', 'pass', figure, `following section 7 (backoff with jitter, Retry-After honoured, ${c.maxAttempts} attempts) reached ${(goodput * 100).toFixed(0)}% of the limit's rate with ${waste.toFixed(2)} 429s per success (bound ${bound.toFixed(2)})`, 'P1-7')
+}
+
+/**
+ * What the headers show of the target's algorithm (rate-limit-book.ts signs): an observation for the reader,
+ * never a verdict, since the reference names no algorithm.
+ */
+export function observeAlgorithm(phase: PhaseResult): string | null {
+  const s = phase.rateLimit.algorithm
+  if (phase.plan.bucket !== 'requests' || s.answers < 2) return null
+  const period = `${(Math.round(s.maxResetMs / 100) / 10).toString()} s`
+  const few = s.answers * 0.05
+  const counts = `${s.still} held, ${s.period} moved a period, ${s.whole} a period after the call, ${s.partial} sooner, ${s.other} other, of ${s.answers} admitted answers`
+  if (s.still + s.whole + s.partial + s.other === 0) return `too few calls within a minute of each other to tell (${counts})`
+  if (s.whole + s.partial + s.other <= few && s.still > 0) return `fixed windows of about ${period}: the instant the bucket is full again held still between calls and moved by a whole period at once (${counts})`
+  if (s.partial > few && s.other <= s.partial) return `continuous refill (token bucket or GCRA): admitted calls announced the bucket full again sooner than a period after them (${counts})`
+  if (s.whole > few && s.other <= s.whole) return `sliding window of about ${period}: each admitted call announced the bucket full again one period after itself (${counts})`
+  return `unknown: the headers moved in no pattern of a fixed window, sliding window or token bucket (${counts})`
 }
 
 export function judgeThroughput(phase: PhaseResult): Verdict {
@@ -256,8 +261,8 @@ const JUDGES: Record<VerdictId, (phase: PhaseResult, ctx: JudgeContext) => Verdi
   streaming: judgeStreaming,
 }
 
-export function judge(phases: readonly PhaseResult[], minuteMs: number): Verdict[] {
-  const ctx: JudgeContext = { minuteMs, phases }
+export function judge(phases: readonly PhaseResult[], minuteMs: number, shards = 1): Verdict[] {
+  const ctx: JudgeContext = { minuteMs, phases, shards }
   return phases.flatMap((phase) => phase.plan.verdicts.map((id) => JUDGES[id](phase, ctx)))
 }
 

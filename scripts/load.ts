@@ -4,12 +4,13 @@
  * npm run load -- merge <dir> <dir> ...           merges the results of shards
  *
  * Exit codes: 0 every verdict passed; 1 a verdict failed; 2 harness error or bad configuration; 3 inconclusive
- * (the generator could not hold its schedule, a window was never seen whole, or the run was stopped early).
+ * (the generator could not hold its schedule, no promise of a 429 could be tested, or the run was stopped early).
  */
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
+import { LIMITER_ALGORITHMS } from '../gateway/limiter.ts'
 import { DEFAULT_NATIVE_KEY_HEADER, DEFAULTS, loadEnv, resolveOptions, type KeySlot } from '../harness/config.ts'
 import { parseDurationMs } from '../harness/duration.ts'
 import { ConfigError, isHarnessError } from '../harness/errors.ts'
@@ -35,13 +36,15 @@ Loads GATEWAY_BASE_URL (or the embedded reference gateway) with a profile and ju
 Options:
   --profile NAME          the profile to run (--list shows them)
   --tier N                the tier whose key a profile without a tier in its name uses (0 to 5)
-  --duration D            the length of each load phase, e.g. 90s, 2m (default: per profile, about two windows)
+  --duration D            the length of each load phase, e.g. 90s, 2m (default: per profile, two or three minutes)
   --rate R                calls per second that every load phase offers instead of its multiple of the limit
   --connections C         connections (closed-loop profiles) or the most calls in flight; workers for backoff
   --report-dir DIR        parent of load/<run-id>/ (default reports)
   --confirm-target HOST   required for a target that is not on this machine: its host name, typed again
   --shard I/N             run slice I of N of the profile's offered load (rates and connections divided)
   --phase a,b             run only these phases of the profile (names as in its report)
+  --limiter NAME          the embedded gateway's rate-limit algorithm: ${LIMITER_ALGORITHMS.join(', ')}
+                          (default fixed-window); a target's own algorithm is observed in the report, never judged
   --minute-ms MS          the rate-limit minute of the embedded gateway (default ${DEFAULTS.embeddedMinuteMs}), or of a gateway on
                           this machine started with --minute-ms; a remote target's minute is 60 s
   --base-url URL          host root of the target (GATEWAY_BASE_URL)
@@ -62,6 +65,7 @@ interface Flags {
   'confirm-target'?: string
   shard?: string
   'minute-ms'?: string
+  limiter?: string
   phase?: string
   'base-url'?: string
   list?: boolean
@@ -84,6 +88,7 @@ function parseFlags(argv: string[]): { flags: Flags; positionals: string[] } {
         'confirm-target': { type: 'string' },
         shard: { type: 'string' },
         'minute-ms': { type: 'string' },
+        limiter: { type: 'string' },
         phase: { type: 'string' },
         'base-url': { type: 'string' },
         list: { type: 'boolean' },
@@ -213,7 +218,10 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   const minuteFlag = number(flags['minute-ms'], '--minute-ms', (n) => Number.isInteger(n) && n >= 200 && n <= REAL_MINUTE_MS, `whole milliseconds from 200 to ${REAL_MINUTE_MS}`)
 
   const options = resolveOptions(loadEnv(io.env), { ...(flags['base-url'] ? { 'base-url': flags['base-url'] } : {}) }, [], [])
+  const limiter = flags.limiter
+  if (limiter !== undefined && !(LIMITER_ALGORITHMS as readonly string[]).includes(limiter)) throw new ConfigError(`--limiter must be one of ${LIMITER_ALGORITHMS.join(', ')}, got '${limiter}'`)
   if (options.baseUrl !== null) {
+    if (limiter !== undefined) throw new ConfigError('--limiter chooses the embedded gateway\'s algorithm; a target\'s own is observed in the report, never chosen')
     if (minuteFlag !== null && !isLoopback(options.baseUrl)) throw new ConfigError('--minute-ms is for the embedded gateway or one on this machine started with --minute-ms; a remote target\'s minute is 60 s')
     const host = new URL(options.baseUrl).hostname
     if (!isLoopback(options.baseUrl) && flags['confirm-target'] !== host) {
@@ -225,7 +233,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   let target: PreparedTarget | null = null
   if (options.baseUrl === null) {
     const { startEmbeddedGateway } = await import('../gateway/embedded.ts')
-    const gateway = await startEmbeddedGateway({ minuteMs })
+    const gateway = await startEmbeddedGateway({ minuteMs, ...(limiter ? { limiter } : {}) })
     target = { config: { baseUrl: gateway.url, embedded: true, keys: { ...gateway.keys }, asOf: options.asOf, budgetUsd: null, timeoutMs: options.timeoutMs, largeUploads: false, models: {}, nativeKeyHeader: DEFAULT_NATIVE_KEY_HEADER, runId }, close: () => gateway.close() }
   } else {
     target = await prepareTarget(options, runId)
@@ -259,6 +267,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
       baseUrl: target.config.baseUrl,
       embedded: target.config.embedded,
       minuteMs,
+      ...(limiter ? { limiter } : {}),
       keys: keys as Partial<Record<KeySlotName, string>>,
       tier,
       durationMs,
@@ -278,7 +287,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
       toolVersion: PACKAGE.version,
       progress,
       planned: (plans) =>
-        say(`${profile.name} against ${ctx.baseUrl}${ctx.embedded ? ` (embedded reference gateway, ${minuteMs} ms minute)` : ''}${shard ? `, shard ${shard.index}/${shard.count}` : ''}: ${plans.map((p) => p.name).join(', ')}; run ${runId}`),
+        say(`${profile.name} against ${ctx.baseUrl}${ctx.embedded ? ` (embedded reference gateway, ${minuteMs} ms minute${limiter ? `, ${limiter}` : ''})` : ''}${shard ? `, shard ${shard.index}/${shard.count}` : ''}: ${plans.map((p) => p.name).join(', ')}; run ${runId}`),
       note: (line) => {
         if (interactive) io.stderr('\r\x1b[K')
         say(line)

@@ -8,7 +8,6 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { ClientFigures, ClientPolicyName, RequestSpec } from '../types.ts'
 import { callOnce, type CallContext } from './call.ts'
 import { newHistogram, recordMs, summarize } from './histogram.ts'
-import { parseDurationMs } from '../../harness/duration.ts'
 import { POLICIES, retryAfterMs } from './policies.ts'
 import { nowMs } from './recorder.ts'
 
@@ -21,24 +20,16 @@ export interface ClientsOptions extends CallContext {
   maxRequests: number
   /** At most this many calls a second across all workers, spaced evenly from the phase's start; null: unpaced. */
   pacePerSecond: number | null
-  /** Two 429s whose announced window ends lie this close are in the same window (windows.ts windowTolerance). */
-  sameWindowMs: number
   random?: () => number
 }
 
-/** When the 429's request window ends, as it announced it; null without a readable reset. */
-function announcedEnd(headers: Record<string, string>, at: number): number | null {
-  const reset = parseDurationMs(headers['x-ratelimit-reset-requests'])
-  return reset === undefined ? null : at + reset
-}
-
-export async function runClients(o: ClientsOptions): Promise<Omit<ClientFigures, 'goodputPerWindow'>> {
+export async function runClients(o: ClientsOptions): Promise<ClientFigures> {
   const ctx: CallContext = o
   const policy = POLICIES[o.policy]
   const random = o.random ?? Math.random
   const end = o.recorder.startedAt + o.durationMs
   const recovery = newHistogram()
-  const figures = { tasks: 0, successes: 0, gaveUp: 0, attempts: 0, refusals: 0, refusedAfterWait: 0 }
+  const figures = { tasks: 0, successes: 0, gaveUp: 0, attempts: 0, refusals: 0, refusedAfterWait: 0, retryAfterTotalMs: 0, retryAfterCount: 0 }
   let taskIndex = 0
   let paced = 0
   // The call's turn on the pace: the n-th call of the phase starts no earlier than n / pace seconds after its start.
@@ -54,8 +45,9 @@ export async function runClients(o: ClientsOptions): Promise<Omit<ClientFigures,
     while (open()) {
       const spec = o.requests[taskIndex++ % o.requests.length] as RequestSpec
       let firstRefusal: number | null = null
-      let honouredRetryAfter = false
-      let refusedWindowEnd: number | null = null
+      // Admissions of the phase (any worker) when the 429 before this attempt was answered, if the worker then
+      // waited all that its Retry-After asked.
+      let waitedFrom: number | null = null
       for (let attempt = 1; ; attempt += 1) {
         await awaitTurn()
         if (!open()) return
@@ -65,11 +57,9 @@ export async function runClients(o: ClientsOptions): Promise<Omit<ClientFigures,
         const outcome = await callOnce(ctx, spec)
         if (outcome.status === 429) {
           figures.refusals += 1
-          const end = announcedEnd(outcome.headers, nowMs())
-          // Refused again in the window that refused it before, although it waited what Retry-After asked: the
-          // promise was short. Refused in a later window means others filled that one first, which is fair.
-          if (honouredRetryAfter && end !== null && refusedWindowEnd !== null && Math.abs(end - refusedWindowEnd) <= o.sameWindowMs) figures.refusedAfterWait += 1
-          refusedWindowEnd = end
+          // Refused again although it waited what Retry-After asked and nobody was admitted meanwhile: the promise
+          // was short, whatever the algorithm. An admission in between means another worker took the room, which is fair.
+          if (waitedFrom !== null && o.recorder.admitted === waitedFrom) figures.refusedAfterWait += 1
           firstRefusal ??= nowMs()
         }
         if (outcome.status !== null && outcome.status < 400) {
@@ -86,7 +76,11 @@ export async function runClients(o: ClientsOptions): Promise<Omit<ClientFigures,
         // given up, and no new task started, which would turn the phase's last moments into a burst).
         if (!open() || nowMs() + wait >= end) return
         const asked = retryAfterMs(outcome.headers, Date.now())
-        honouredRetryAfter = asked !== null && wait >= asked
+        if (asked !== null) {
+          figures.retryAfterTotalMs += asked
+          figures.retryAfterCount += 1
+        }
+        waitedFrom = asked !== null && wait >= asked ? o.recorder.admitted : null
         if (wait > 0) await sleep(wait, undefined, { signal: o.signal }).catch(() => undefined)
         if (!open()) return
       }

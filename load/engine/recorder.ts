@@ -1,27 +1,26 @@
 /**
  * What one phase records as its calls go: every engine reports a call's send, its response headers and its end
  * here, on the main thread, and the recorder folds them into aggregates at once (time series, HDR histograms,
- * rate-limit windows, header counts, the schedule's error). No response is kept, so memory does not grow with
+ * rate-limit facts, header counts, the schedule's error). No response is kept, so memory does not grow with
  * the length of a run.
  */
-import type { BucketName, HeaderCounts, PhasePlan, PhaseResult, RecoveryRecord, ScheduleFigures, WindowRecord } from '../types.ts'
+import type { BucketName, HeaderCounts, PhasePlan, PhaseResult, RateLimitFacts, ScheduleFigures } from '../types.ts'
 import { newHistogram, recordMs, summarize, type Histogram } from './histogram.ts'
 import { readBucket, readRetryAfterMs } from './rate-headers.ts'
 import { Series } from './series.ts'
-import { WindowBook, windowTolerance } from './windows.ts'
+import { RateLimitBook, type BookMark, type Pending } from './rate-limit-book.ts'
 
 /** Epoch milliseconds with sub-millisecond precision from the monotonic clock. */
 export const nowMs = (): number => performance.timeOrigin + performance.now()
-
-export const RECORDER_LIMITS = {
-  maxRecoveries: 10_000, // one per refused window: far more than any capped run has
-}
 
 export interface CallHandle {
   readonly sentAt: number
   readonly scheduledAt: number | null
   readonly deliberateFailure: boolean
   readonly inFlight: number
+  /** What the rate-limit book had seen when the call left, and the Retry-After promises it tests. */
+  readonly mark: BookMark
+  readonly retryTests: Pending[]
   answeredAt: number | null
   status: number | null
   settled: boolean
@@ -37,8 +36,8 @@ export interface RecorderOptions {
 export class PhaseRecorder {
   readonly series: Series
   readonly latency: Histogram = newHistogram()
-  readonly #windows: WindowBook
-  readonly #headers: HeaderCounts = { responses: 0, refused: 0, missing: 0, missingOnRefused: 0, unparsable: 0, refusedWithoutRetryAfter: 0, resetFractional: 0, limitNotTable: 0 }
+  readonly #book: RateLimitBook
+  readonly #headers: HeaderCounts = { responses: 0, refused: 0, missing: 0, missingOnRefused: 0, unparsable: 0, refusedWithoutRetryAfter: 0, resetFractional: 0, limitNotTable: 0, remainingOverLimit: 0, resetOverPeriod: 0 }
   readonly #byStatus = new Map<string, number>()
   readonly #errors = new Map<string, number>()
   readonly #lag: Histogram = newHistogram()
@@ -46,12 +45,11 @@ export class PhaseRecorder {
   #answered = 0
   #retries = 0
   #inFlight = 0
+  #maxInFlight = 0
   #maxBehind = 0
   #maxAhead = 0
   #lastSentAt = 0
   #sawSchedule = false
-  #episode: RecoveryRecord | null = null
-  readonly #recoveries: RecoveryRecord[] = []
   readonly startedAt: number
 
   constructor(
@@ -59,7 +57,7 @@ export class PhaseRecorder {
     readonly options: RecorderOptions,
   ) {
     this.series = new Series(options.bucketMs)
-    this.#windows = new WindowBook(windowTolerance(options.minuteMs))
+    this.#book = new RateLimitBook(options.minuteMs, plan.bucket === 'requests')
     this.startedAt = options.startedAt
   }
 
@@ -71,11 +69,17 @@ export class PhaseRecorder {
     return this.#sent
   }
 
+  /** Answers other than 429 received so far (of the phase's bucket): a retry sees whether anyone got in meanwhile. */
+  get admitted(): number {
+    return this.#book.admitted
+  }
+
   /** A call leaves now. `scheduledAt` is when the plan wanted it to leave (null: closed loop, no plan). */
   send(options: { scheduledAt?: number | null; deliberateFailure?: boolean; at?: number } = {}): CallHandle {
     const at = options.at ?? nowMs()
     this.#sent += 1
     this.#inFlight += 1
+    this.#maxInFlight = Math.max(this.#maxInFlight, this.#inFlight)
     this.#lastSentAt = at
     this.series.sent(at)
     const scheduledAt = options.scheduledAt ?? null
@@ -89,7 +93,18 @@ export class PhaseRecorder {
       this.#maxBehind = Math.max(this.#maxBehind, planned - this.#sent)
       this.#maxAhead = Math.max(this.#maxAhead, this.#sent - planned)
     }
-    return { sentAt: at, scheduledAt, deliberateFailure: options.deliberateFailure ?? false, inFlight: this.#inFlight, answeredAt: null, status: null, settled: false }
+    const tracked = this.plan.bucket !== null
+    return {
+      sentAt: at,
+      scheduledAt,
+      deliberateFailure: options.deliberateFailure ?? false,
+      inFlight: this.#inFlight,
+      mark: this.#book.mark(),
+      retryTests: tracked ? this.#book.sent(at) : [],
+      answeredAt: null,
+      status: null,
+      settled: false,
+    }
   }
 
   retried(at: number = nowMs()): void {
@@ -121,47 +136,30 @@ export class PhaseRecorder {
       }
       if (reading.unparsable) this.#headers.unparsable += 1
       if (reading.resetMs !== null && reading.resetMs % 1000 !== 0) this.#headers.resetFractional += 1
-      if (limit !== null && this.plan.expectedLimit !== null && limit !== this.plan.expectedLimit) this.#headers.limitNotTable += 1
-      if (reading.resetMs !== null) this.#recovery(call, status, at + reading.resetMs, headers, at)
-      if (reading.resetMs !== null) {
-        this.#windows.observe({
+      // A 429 may name the bucket that refused it (whichever limit is hit first applies, section 8.3): the phase's
+      // bucket speaks on the calls it admitted.
+      if (status !== 429 && limit !== null && this.plan.expectedLimit !== null && limit !== this.plan.expectedLimit) this.#headers.limitNotTable += 1
+      if (limit !== null && remaining !== null && remaining > limit) this.#headers.remainingOverLimit += 1
+      // A minute is the longest period of the buckets the phases judge; a reset in whole seconds may round up to one more.
+      if (reading.resetMs !== null && reading.resetMs > this.options.minuteMs + (reading.resetMs % 1000 === 0 ? 1000 : 0)) this.#headers.resetOverPeriod += 1
+      this.#book.answered(
+        {
           sentAt: call.sentAt,
           receivedAt: at,
           status,
-          deliberateFailure: call.deliberateFailure,
           limit,
           remaining,
           resetMs: reading.resetMs,
-          retryAfterMs: readRetryAfterMs(headers, Date.now()),
-          inFlight: call.inFlight,
-        })
-      }
+          retryAfterMs: status === 429 ? readRetryAfterMs(headers, Date.now()) : null,
+          inFlightAtSend: call.inFlight,
+          inFlightAtAnswer: this.#inFlight,
+          mark: call.mark,
+        },
+        call.retryTests,
+      )
     }
+    this.series.admission(call.sentAt, status, call.deliberateFailure)
     this.series.answered(at, status, remaining, limit)
-  }
-
-  /** Follows refusal episodes: the first 429's promises, the 429s after them, the call that ended the episode. */
-  #recovery(call: CallHandle, status: number, announcedEnd: number, headers: Record<string, string>, at: number): void {
-    const episode = this.#episode
-    if (status === 429) {
-      if (episode === null) {
-        const retryAfter = readRetryAfterMs(headers, Date.now())
-        this.#episode = { firstRefusedSentAt: call.sentAt, promisedEnd: announcedEnd, retryAfterEnd: retryAfter === null ? null : at + retryAfter, lastRefusedSentAt: call.sentAt, firstAdmittedSentAt: null }
-      } else {
-        episode.lastRefusedSentAt = Math.max(episode.lastRefusedSentAt, call.sentAt)
-      }
-      return
-    }
-    // An answer to a call sent before the episode began says nothing about its end.
-    if (episode !== null && call.sentAt > episode.firstRefusedSentAt) {
-      episode.firstAdmittedSentAt = call.sentAt
-      this.#closeEpisode()
-    }
-  }
-
-  #closeEpisode(): void {
-    if (this.#episode !== null && this.#recoveries.length < RECORDER_LIMITS.maxRecoveries) this.#recoveries.push(this.#episode)
-    this.#episode = null
   }
 
   /** The call is over: its body ended (`ok`), or it failed without an HTTP answer (`error` names why). */
@@ -186,15 +184,15 @@ export class PhaseRecorder {
     return { byStatus: Object.fromEntries(this.#byStatus), errors }
   }
 
-  windows(): WindowRecord[] {
-    return this.#windows.records()
+  rateLimit(): RateLimitFacts {
+    return this.#book.facts()
   }
 
   schedule(endedAt: number): ScheduleFigures | null {
     if (this.plan.rate === null) return null
     const durationS = Math.max(0.001, (Math.min(endedAt, this.#lastSentAt || endedAt) - this.startedAt) / 1000)
-    const callsPerWindow = this.plan.rate * (this.options.minuteMs / 1000)
-    const boundCalls = Math.max(2, Math.ceil(callsPerWindow / 10))
+    const callsPerMinute = this.plan.rate * (this.options.minuteMs / 1000)
+    const boundCalls = Math.max(2, Math.ceil(callsPerMinute / 10))
     // Calls the plan wanted by the end but never sent count as behind too (a generator that stalled at the end).
     const plannedTotal = Math.floor(((endedAt - this.startedAt) / 1000) * this.plan.rate)
     const behindAtEnd = Math.max(0, plannedTotal - this.#sent - Math.ceil(this.plan.rate * 0.5))
@@ -219,8 +217,9 @@ export class PhaseRecorder {
       latency: summarize(this.latency),
       schedule: this.schedule(endedAt),
       series: this.series.buckets(),
-      windows: this.windows(),
-      recoveries: [...this.#recoveries, ...(this.#episode ? [{ ...this.#episode }] : [])],
+      maxInFlight: this.#maxInFlight,
+      rateLimit: this.rateLimit(),
+      algorithm: null,
       headers: { ...this.#headers },
     }
   }

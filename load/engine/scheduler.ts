@@ -1,6 +1,6 @@
 /**
  * The open-loop engine: calls leave at planned instants (start + i / rate) whatever the answers do, which is how
- * traffic arrives at a gateway and what a window count needs. It serves the phases autocannon cannot: rates
+ * traffic arrives at a gateway and what the admission bounds need. It serves the phases autocannon cannot: rates
  * under one call per second per connection, fractional rates, streams timed event by event, and calls marked
  * to fail on purpose. Every send records how late it left against its plan; calls that would pass the phase's
  * connection cap wait for a free one, so a target slower than the plan shows up as schedule error, not as a
@@ -30,7 +30,7 @@ export async function runScheduled(o: ScheduleOptions): Promise<void> {
   while (!o.signal.aborted && index < o.maxRequests) {
     const planned = start + index * intervalMs
     // The phase ends at its end, also for a generator behind its plan: calls it could not send in time are not
-    // sent late (they would run the phase on into the next window); the schedule figures show them as missed.
+    // sent late (they would run the phase on into the next); the schedule figures show them as missed.
     if (planned >= end || nowMs() >= end) break
     const wait = planned - nowMs()
     if (wait > 1) await sleep(wait, undefined, { signal: o.signal }).catch(() => undefined)

@@ -17,7 +17,7 @@ export function outcomeOf(status: number | null): Outcome {
 }
 
 function emptyBucket(t: number): SeriesBucket {
-  return { t, sent: 0, ok: 0, refused: 0, clientErrors: 0, serverErrors: 0, errors: 0, retries: 0, minRemaining: null, maxRemaining: null, limit: null }
+  return { t, sent: 0, ok: 0, refused: 0, clientErrors: 0, serverErrors: 0, errors: 0, retries: 0, admittedSent: 0, refusedSent: 0, failedSent: 0, minRemaining: null, maxRemaining: null, limit: null }
 }
 
 export class Series {
@@ -41,6 +41,16 @@ export class Series {
 
   retried(at: number): void {
     this.#at(at).retries += 1
+  }
+
+  /** A call sent at `sentAt` was answered with `status`: counted in the slice it was sent in, for the admission bounds. */
+  admission(sentAt: number, status: number, deliberateFailure: boolean): void {
+    const bucket = this.#at(sentAt)
+    if (status === 429) bucket.refusedSent += 1
+    else {
+      bucket.admittedSent += 1
+      if (deliberateFailure) bucket.failedSent += 1
+    }
   }
 
   answered(at: number, status: number | null, remaining: number | null, limit: number | null): void {
@@ -74,6 +84,9 @@ export function mergeSeries(lists: readonly SeriesBucket[][]): SeriesBucket[] {
     into.serverErrors += b.serverErrors
     into.errors += b.errors
     into.retries += b.retries
+    into.admittedSent += b.admittedSent
+    into.refusedSent += b.refusedSent
+    into.failedSent += b.failedSent
     into.minRemaining = into.minRemaining === null ? b.minRemaining : b.minRemaining === null ? into.minRemaining : Math.min(into.minRemaining, b.minRemaining)
     into.maxRemaining = into.maxRemaining === null ? b.maxRemaining : b.maxRemaining === null ? into.maxRemaining : Math.max(into.maxRemaining, b.maxRemaining)
     into.limit = into.limit ?? b.limit

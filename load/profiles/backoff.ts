@@ -1,8 +1,8 @@
 /**
  * backoff: a sustained overload of one tier's usage limit (section 8.1), driven in turn by three clients of the
  * same number of workers: one that follows the section 7 client rules, a naive one that retries at once, and a
- * replay of the official OpenAI Node client's retry policy. Each phase starts in a fresh window and lasts three
- * windows, so that at least two are measured whole.
+ * replay of the official OpenAI Node client's retry policy. Each phase starts from rest and lasts three minutes
+ * and a little more, so that the client meets the limit again and again whatever the algorithm.
  */
 import { usageLimitPerMinute } from '../../harness/limits.ts'
 import { POLICIES } from '../engine/policies.ts'
@@ -12,8 +12,8 @@ import type { ClientPolicyName, PhasePlan } from '../types.ts'
 export const BACKOFF = {
   tier: 2, // 50 calls a minute: enough workers to overload it, few enough calls to be gentle on a real target
   // The naive client never waits, so on loopback it would make thousands of calls a second: it is paced at this
-  // many times the limit (calls per window across its workers), which overloads the limit twentyfold and keeps a
-  // phase to a few thousand calls on any target and any minute (3.2 windows x 20 x the limit).
+  // many times the limit (calls per minute across its workers), which overloads the limit twentyfold and keeps a
+  // phase to a few thousand calls on any target and any minute (3.2 minutes x 20 x the limit).
   naiveOverload: 20,
 }
 
@@ -42,7 +42,7 @@ export function backoffProfile(): Profile {
           durationMs: phaseMs(ctx, 3.2),
           bucket: 'requests',
           expectedLimit: limit,
-          freshWindow: true,
+          fromRest: true,
           verdicts: policy === 'spec7' ? ['backoff', 'admission'] : ['admission'],
           client: { policy, workers, maxAttempts: POLICIES[policy].maxAttempts, pacePerSecond: pace },
         }

@@ -29,7 +29,7 @@ export function saturationProfile(): Profile {
       requireKey(ctx, slot, 'saturation')
       const connections = ctx.connections ?? SATURATION.connections
       const durationMs = ctx.durationMs ?? 20_000
-      const common = { engine: 'autocannon' as const, slot, rate: ctx.rate, connections, durationMs, bucket: null, expectedLimit: null, freshWindow: false, verdicts: ['throughput' as const] }
+      const common = { engine: 'autocannon' as const, slot, rate: ctx.rate, connections, durationMs, bucket: null, expectedLimit: null, fromRest: false, verdicts: ['throughput' as const] }
       const models: PhasePlan = { ...common, name: 'models', description: `GET /v1/models, ${connections} connections, closed loop`, requests: [{ method: 'GET', path: '/v1/models' }] }
       // The responses phase needs a model, looked up only when it runs (--phase models needs no lookup).
       if (ctx.phases && !ctx.phases.includes('responses')) return [models, { ...models, name: 'responses', skip: 'not selected' }]

@@ -39,7 +39,7 @@ export function streamingProfile(): Profile {
           durationMs: ctx.durationMs ?? STREAMING.seconds * 1000,
           bucket: null,
           expectedLimit: null,
-          freshWindow: false,
+          fromRest: false,
           verdicts: ['streaming'],
         },
       ]

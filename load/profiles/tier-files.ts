@@ -54,7 +54,7 @@ export function tierFilesProfile(tier: number): Profile {
           durationMs: phaseMs(ctx, 2.2),
           bucket: 'requests',
           expectedLimit: limit,
-          freshWindow: true,
+          fromRest: true,
           verdicts: ['admission', 'headers', 'recovery'],
         },
       ]

@@ -1,7 +1,8 @@
 /**
  * tier-N-model: one chat model's request and token buckets (section 8.3), at the values the tier's key reads in
  * the model's extra.rate_limits.current. The model is the chat model this key may use with the smallest RPM, so
- * that the load is the lightest that reaches a limit. The RPM phase offers twice the RPM with one-token calls;
+ * that the load is the lightest that reaches a limit. The RPM phase offers twice the RPM with one-token calls (or
+ * what the organization's ceiling leaves, for as long as any allowed limiter needs to meet its first 429);
  * the TPM phase offers twice the TPM in calls of several thousand prompt words at a quarter of the RPM, so that
  * the token bucket binds first.
  */
@@ -49,6 +50,9 @@ export async function anyChatModel(ctx: PlanContext, slot: KeySlotName): Promise
   return usable.id as string
 }
 
+/** The longest RPM phase: an overload too small to reach the limit of a token bucket sooner is not worth more. */
+const RPM_MAX_MINUTES = 15
+
 function chatCall(model: string, words: number): RequestSpec {
   const content = words <= 1 ? 'Hi' : Array.from({ length: words }, (_, i) => `w${i % 100}`).join(' ')
   return { method: 'POST', path: '/v1/chat/completions', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model, messages: [{ role: 'user', content }], max_tokens: 1 }) }
@@ -74,20 +78,24 @@ export function tierModelProfile(tier: number): Profile {
       const perMinute = ceiling === null ? 2 * model.rpm : Math.min(2 * model.rpm, Math.floor(0.9 * ceiling))
       const unreachable = ctx.rate === null && perMinute <= model.rpm ? `the organization's ceiling of ${ceiling} calls per minute (x-ratelimit-limit-requests of GET /v1/models) leaves no room past ${model.id}'s RPM of ${model.rpm}: the model's bucket cannot be reached` : undefined
       const rpmRate = ratePerSecond(ctx, perMinute)
+      // A token bucket (or sliding window) admits L + L·T/minute from rest, so an overload of f times the RPM
+      // meets its first 429 only after 1 / (f - 1) minutes: the phase lasts a fifth longer than that.
+      const overload = perMinute / model.rpm
+      const rpmMinutes = overload > 1 ? Math.min(RPM_MAX_MINUTES, Math.max(2.2, 1.2 / (overload - 1))) : 2.2
       const phases: PhasePlan[] = [
         {
           name: 'rpm',
-          description: `${model.id}: ${(perMinute / model.rpm).toFixed(2)}x its RPM of ${model.rpm}, one-token calls (${rpmRate.toFixed(2)} calls/s)`,
+          description: `${model.id}: ${overload.toFixed(2)}x its RPM of ${model.rpm}, one-token calls (${rpmRate.toFixed(2)} calls/s) for ${rpmMinutes.toFixed(1)} minutes`,
           ...(unreachable ? { skip: unreachable } : {}),
           engine: rpmRate >= 50 && Number.isInteger(rpmRate) ? 'autocannon' : 'scheduler',
           slot,
           requests: [chatCall(model.id, 1)],
           rate: rpmRate,
           connections: connectionsFor(ctx, rpmRate),
-          durationMs: phaseMs(ctx, 2.2),
+          durationMs: phaseMs(ctx, rpmMinutes),
           bucket: 'requests',
           expectedLimit: model.rpm,
-          freshWindow: true,
+          fromRest: true,
           verdicts: ['admission', 'headers', 'recovery'],
         },
       ]
@@ -108,9 +116,9 @@ export function tierModelProfile(tier: number): Profile {
           durationMs: phaseMs(ctx, 2.2),
           bucket: 'tokens',
           expectedLimit: model.tpm,
-          freshWindow: true,
+          fromRest: true,
           // Calls, not tokens, are what a load generator counts: the token bucket is judged on its headers and
-          // on its promises of recovery, not on admission per window.
+          // on its promises of recovery, not on the admission bounds.
           verdicts: ['headers', 'recovery'],
         })
       }

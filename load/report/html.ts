@@ -3,7 +3,8 @@
  * that it opens from a CI artifact or a mail attachment. Its Content-Security-Policy forbids every fetch, which
  * makes a stray external reference fail visibly in the browser test rather than work by luck on a networked machine.
  */
-import type { HistogramSummary, LoadResult, PhaseResult, WindowRecord } from '../types.ts'
+import type { HistogramSummary, LoadResult, PhaseResult } from '../types.ts'
+import { goodputOf } from '../verdicts.ts'
 import { phaseCharts, type Chart } from './charts.ts'
 import { countsLine, ms, OUTCOME_LINE, phaseOffset, rateLine, runDurationMs, seconds, shardLine } from './figures.ts'
 import { PAGE_CHECK_SCRIPT } from './page-check.ts'
@@ -41,7 +42,7 @@ function percentiles(h: HistogramSummary): string {
 
 function header(result: LoadResult): string {
   const p = result.profile
-  const target = `${result.target.baseUrl}${result.target.embedded ? ' (embedded reference gateway)' : ''}`
+  const target = `${result.target.baseUrl}${result.target.embedded ? ` (embedded reference gateway${result.target.limiter ? `, ${result.target.limiter}` : ''})` : ''}`
   const meta: [string, string][] = [
     ['target', target],
     ['profile', `${p.name}: ${p.description}`],
@@ -93,8 +94,9 @@ function figuresTable(result: LoadResult, phase: PhaseResult): string {
       : `behind by at most ${s.maxBehindCalls} calls, ahead by ${s.maxAheadCalls}, bound ${s.boundCalls}; lag p99 ${s.lagP99Ms === null ? '-' : ms(s.lagP99Ms)}; ${s.conclusive ? 'conclusive' : 'NOT conclusive: the load was not the load planned'}`],
   ]
   if (plan.bucket !== null) {
-    pairs.push(['limit', `${plan.bucket} bucket, expected ${plan.expectedLimit ?? 'from headers'}${plan.freshWindow ? ', started on a fresh window' : ''}`])
-    pairs.push(['headers', `${h.responses} responses (${h.refused} 429s): ${h.missing} missing a header (${h.missingOnRefused} of them 429s), ${h.unparsable} unparsable, ${h.limitNotTable} limits not the table's, ${h.resetFractional} resets with a fraction of a second, ${h.refusedWithoutRetryAfter} 429s without Retry-After`])
+    pairs.push(['limit', `${plan.bucket} bucket, expected ${plan.expectedLimit ?? 'from headers'}${plan.fromRest ? ', started from rest' : ''}`])
+    pairs.push(['headers', `${h.responses} responses (${h.refused} 429s): ${h.missing} missing a header (${h.missingOnRefused} of them 429s), ${h.unparsable} unparsable, ${h.limitNotTable} limits not the table's, ${h.resetFractional} resets with a fraction of a second, ${h.resetOverPeriod} resets past a minute, ${h.remainingOverLimit} remaining above the limit, ${h.refusedWithoutRetryAfter} 429s without Retry-After`])
+    pairs.push(['algorithm (observed)', phase.algorithm ?? 'too few answers to tell'])
   }
   if (phase.probe && plan.probe) {
     pairs.push(['probe', `key ${plan.probe.slot} at ${plan.probe.rate}/s: ${phase.probe.sent} sent, ${phase.probe.answered} answered, ${phase.probe.refused} refused`])
@@ -102,15 +104,14 @@ function figuresTable(result: LoadResult, phase: PhaseResult): string {
   return `<table class="figures">${rows(pairs)}</table>`
 }
 
-function clientsTable(phase: PhaseResult): string {
+function clientsTable(result: LoadResult, phase: PhaseResult): string {
   const c = phase.clients
   if (!c) return ''
-  const goodput = c.goodputPerWindow
-  const mean = goodput.length === 0 ? '-' : (goodput.reduce((a, b) => a + b, 0) / goodput.length).toFixed(1)
+  const goodput = goodputOf(phase, result.target.minuteMs)
   const perSuccess = c.successes === 0 ? '-' : (c.refusals / c.successes).toFixed(2)
   return `<h3>Clients</h3>
-<table class="clients"><thead><tr><th>policy</th><th>workers</th><th>max attempts</th><th>tasks</th><th>successes</th><th>gave up</th><th>attempts</th><th>refusals</th><th>refusals per success</th><th>goodput per window</th><th>recovery p50</th><th>recovery p99</th></tr></thead>
-<tbody><tr><td>${esc(c.policy)}</td><td class="n">${c.workers}</td><td class="n">${c.maxAttempts}</td><td class="n">${c.tasks}</td><td class="n">${c.successes}</td><td class="n">${c.gaveUp}</td><td class="n">${c.attempts}</td><td class="n">${c.refusals}</td><td class="n">${perSuccess}</td><td>mean ${mean}: ${esc(goodput.join(', ') || 'no whole window')}</td><td class="n">${esc(ms(c.recovery.p50))}</td><td class="n">${esc(ms(c.recovery.p99))}</td></tr></tbody></table>`
+<table class="clients"><thead><tr><th>policy</th><th>workers</th><th>max attempts</th><th>tasks</th><th>successes</th><th>gave up</th><th>attempts</th><th>refusals</th><th>refusals per success</th><th>goodput (of the limit's rate)</th><th>recovery p50</th><th>recovery p99</th></tr></thead>
+<tbody><tr><td>${esc(c.policy)}</td><td class="n">${c.workers}</td><td class="n">${c.maxAttempts}</td><td class="n">${c.tasks}</td><td class="n">${c.successes}</td><td class="n">${c.gaveUp}</td><td class="n">${c.attempts}</td><td class="n">${c.refusals}</td><td class="n">${perSuccess}</td><td class="n">${goodput === null ? '-' : `${(goodput * 100).toFixed(0)}%`}</td><td class="n">${esc(ms(c.recovery.p50))}</td><td class="n">${esc(ms(c.recovery.p99))}</td></tr></tbody></table>`
 }
 
 function streamTable(phase: PhaseResult): string {
@@ -129,25 +130,6 @@ ${line('output tokens per second', st.tokensPerSecond, tps)}
 </tbody></table>`
 }
 
-function windowsTable(phase: PhaseResult): string {
-  if (phase.windows.length === 0) return ''
-  const cells = (w: WindowRecord, i: number): string => [
-    String(i + 1),
-    w.limit === null ? '-' : String(w.limit),
-    String(w.admitted),
-    String(w.deliberateFailures),
-    String(w.refused),
-    String(w.refusedWithRoom),
-    `${w.minRemaining ?? '-'} to ${w.maxRemaining ?? '-'}`,
-    String(w.maxRise),
-    String(w.maxInFlight),
-    `${w.announcedEndMax - w.announcedEndMin} ms`,
-  ].map((c) => `<td class="n">${esc(c)}</td>`).join('')
-  return `<details><summary>${phase.windows.length} rate-limit windows</summary>
-<table class="windows"><thead><tr><th>#</th><th>limit</th><th>admitted</th><th>of them deliberate failures</th><th>refused</th><th>refused with room</th><th>remaining</th><th>largest rise</th><th>max in flight</th><th>reset spread</th></tr></thead>
-<tbody>${phase.windows.map((w, i) => `<tr>${cells(w, i)}</tr>`).join('\n')}</tbody></table></details>`
-}
-
 function chartFigure(chart: Chart): string {
   const inner = chart.svg ?? `<p class="chart-error">This chart could not be drawn: ${esc(chart.error ?? 'unknown error')}</p>`
   return `<figure class="chart" data-chart="${chart.kind}">${inner}</figure>`
@@ -159,9 +141,8 @@ function phaseSection(result: LoadResult, phase: PhaseResult, index: number): st
 <h2>Phase ${index + 1}: ${esc(phase.plan.name)}</h2>
 <p class="description">${esc(phase.plan.description)}</p>
 ${figuresTable(result, phase)}
-${clientsTable(phase)}
+${clientsTable(result, phase)}
 ${streamTable(phase)}
-${windowsTable(phase)}
 <div class="charts">${charts.length === 0 ? '<p>No call was recorded: nothing to chart.</p>' : charts.map(chartFigure).join('\n')}</div>
 </section>`
 }

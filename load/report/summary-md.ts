@@ -1,5 +1,6 @@
 /** summary.md of a load run: what a person reads on a CI job page. Outcome first, then verdicts, then figures. */
 import type { HistogramSummary, LoadResult, PhaseResult } from '../types.ts'
+import { goodputOf } from '../verdicts.ts'
 import { countsLine, ms, OUTCOME_LINE, rateLine, runDurationMs, seconds, shardLine, statusClasses, sumValues } from './figures.ts'
 
 /** Text from the result: job pages render inline HTML, so "<b>" or "remaining <0" must show as typed; one line. */
@@ -43,7 +44,7 @@ export function renderSummaryMd(result: LoadResult): string {
   const p = result.profile
   out.push(`# Gateway load: ${OUTCOME_LINE[result.outcome]} (exit ${result.exitCode})`, '')
   if (result.partial) out.push(`> **Partial run**: stopped early (${text(result.stopReason ?? 'no reason recorded')}); the figures are what had been measured by then.`, '')
-  out.push(`- target: ${text(result.target.baseUrl)}${result.target.embedded ? ' (embedded reference gateway)' : ''}, minute ${result.target.minuteMs} ms`)
+  out.push(`- target: ${text(result.target.baseUrl)}${result.target.embedded ? ` (embedded reference gateway${result.target.limiter ? `, --limiter ${text(result.target.limiter)}` : ''})` : ''}, minute ${result.target.minuteMs} ms`)
   out.push(`- profile: ${text(p.name)}${p.tier === null ? '' : `, tier ${p.tier}`}: ${text(p.description)}`)
   out.push(`- run: ${text(result.runId)}, ${text(result.startedAt)}, ${seconds(runDurationMs(result))}, ${text(`${result.tool.name} ${result.tool.version}`)}`)
   out.push(`- ${text(shardLine(result))}`, '')
@@ -55,6 +56,13 @@ export function renderSummaryMd(result: LoadResult): string {
   const explained = result.verdicts.filter((v) => v.status === 'fail' || v.status === 'inconclusive')
   for (const v of explained) out.push(`- **${v.id}** (${text(v.phase)}, ${v.status}): ${text(v.detail)}`)
   if (explained.length > 0) out.push('')
+  // The reference names no algorithm: what the target seems to use is told, never judged.
+  const observed = result.phases.filter((ph) => ph.algorithm)
+  if (observed.length > 0) {
+    out.push('## Rate-limit algorithm (observed, not judged)', '')
+    for (const ph of observed) out.push(`- ${text(ph.plan.name)}: ${text(ph.algorithm as string)}`)
+    out.push('')
+  }
 
   if (result.phases.length > 0) {
     out.push('## Phases', '')
@@ -76,13 +84,13 @@ export function renderSummaryMd(result: LoadResult): string {
   if (backoff.length > 0) {
     out.push('## Backoff clients', '')
     out.push(...table(
-      ['phase', 'policy', 'workers', 'tasks', 'successes', 'gave up', 'refusals per success', 'goodput per window', 'recovery p50 / p99'],
+      ['phase', 'policy', 'workers', 'tasks', 'successes', 'gave up', 'refusals per success', 'goodput', 'recovery p50 / p99'],
       backoff.map((ph) => {
         const c = ph.clients!
         return [
           ph.plan.name, c.policy, c.workers, c.tasks, c.successes, c.gaveUp,
           c.successes === 0 ? '-' : (c.refusals / c.successes).toFixed(2),
-          c.goodputPerWindow.join(', ') || '-',
+          ((g) => (g === null ? '-' : `${(g * 100).toFixed(0)}%`))(goodputOf(ph, result.target.minuteMs)),
           c.recovery.count === 0 ? '-' : `${ms(c.recovery.p50)} / ${ms(c.recovery.p99)}`,
         ]
       }),
@@ -103,6 +111,6 @@ export function renderSummaryMd(result: LoadResult): string {
       [false, true, true, false, false, false, true],
     ), '')
   }
-  out.push('Charts and the rate-limit windows of every phase are in report.html; every figure is in result.json.', '')
+  out.push('Charts of every phase are in report.html; every figure is in result.json.', '')
   return out.join('\n')
 }

@@ -1,10 +1,10 @@
 /**
  * A synthetic but realistic `LoadResult` for the report tests: a tier usage phase that meets its limit (429s and
- * falling remaining values in every window), a streaming phase and a backoff phase with client figures. Seeded,
+ * falling remaining values in every minute), a streaming phase and a backoff phase with client figures. Seeded,
  * so every run draws the same page.
  */
 import * as hdr from 'hdr-histogram-js'
-import type { HistogramSummary, LoadResult, PhaseResult, SeriesBucket, WindowRecord } from '../../load/types.ts'
+import type { HistogramSummary, LoadResult, PhaseResult, RateLimitFacts, SeriesBucket } from '../../load/types.ts'
 
 /** A route no target would have, to prove every string from the result is escaped. */
 export const HOSTILE_ROUTE = '/v1/<script>alert(1)</script>'
@@ -50,34 +50,30 @@ function latencies(rand: () => number, count: number, baseMs: number, spreadMs: 
 }
 
 function emptyBucket(t: number): SeriesBucket {
-  return { t, sent: 0, ok: 0, refused: 0, clientErrors: 0, serverErrors: 0, errors: 0, retries: 0, minRemaining: null, maxRemaining: null, limit: null }
+  return { t, sent: 0, ok: 0, refused: 0, clientErrors: 0, serverErrors: 0, errors: 0, retries: 0, admittedSent: 0, refusedSent: 0, failedSent: 0, minRemaining: null, maxRemaining: null, limit: null }
 }
 
-function windowRecord(start: number, limit: number, admitted: number, refused: number): WindowRecord {
+/** Rate-limit facts of a phase whose headers showed fixed windows and kept every promise. */
+function facts(limit: number, firstRefusedSentAt: number | null, answers: number): RateLimitFacts {
   return {
-    announcedEnd: start + MINUTE_MS,
-    announcedEndMin: start + MINUTE_MS - 3,
-    announcedEndMax: start + MINUTE_MS + 4,
-    limit,
-    limitChanges: 0,
-    firstSentAt: start + 20,
-    lastSentAt: start + MINUTE_MS - 40,
-    admitted,
-    deliberateFailures: 2,
-    refused,
-    refusedWithRoom: 0,
-    lastRefusedSentAt: refused > 0 ? start + MINUTE_MS - 40 : null,
-    firstRefusedSentAt: refused > 0 ? start + 2_510 : null,
-    firstRefusedReceivedAt: refused > 0 ? start + 2_530 : null,
-    promisedEnd: refused > 0 ? start + MINUTE_MS : null,
-    retryAfterEnd: refused > 0 ? start + MINUTE_MS + 1 : null,
-    firstAdmittedSentAt: start + 20,
-    minRemaining: 0,
-    maxRemaining: limit - 1,
-    maxRise: 0,
-    negativeRemaining: 0,
-    maxInFlight: 3,
+    firstRefusedSentAt,
+    refusedWithRoom: {},
+    refusedReportingRoom: {},
+    tested: { reset: 3, retryAfter: 12 },
+    suspects: [],
+    limits: { [limit]: answers },
+    algorithm: { answers, still: answers - 3, period: 3, whole: 0, partial: 0, other: 0, maxResetMs: MINUTE_MS },
   }
+}
+
+/** The series' answers counted again by the slice their calls were sent in (the fixture's calls answer within one). */
+function bySend(series: SeriesBucket[]): SeriesBucket[] {
+  for (const b of series) {
+    b.admittedSent = b.ok + b.clientErrors + b.serverErrors
+    b.refusedSent = b.refused
+    b.failedSent = b.clientErrors
+  }
+  return series
 }
 
 /** 20 calls a second against 50 a window: each window admits 50 calls, then refuses until it ends. */
@@ -117,7 +113,7 @@ function usagePhase(rand: () => number): PhaseResult {
       durationMs,
       bucket: 'requests',
       expectedLimit: limit,
-      freshWindow: true,
+      fromRest: true,
       verdicts: ['admission', 'headers', 'recovery', 'failed-calls', 'isolation'],
       routes: ['/v1/models', HOSTILE_ROUTE],
       probe: { slot: 'tier2', rate: 1, routes: ['/v1/models'] },
@@ -132,11 +128,12 @@ function usagePhase(rand: () => number): PhaseResult {
     achievedRate: sent / (durationMs / 1000),
     latency: histogram(latencies(rand, sent, 4, 6)),
     schedule: { maxBehindCalls: 2, maxAheadCalls: 0, boundCalls: 5, lagP99Ms: 3.4, conclusive: true },
-    series,
-    windows: [0, 1, 2].map((w) => windowRecord(startedAt + w * MINUTE_MS, limit, limit, 70)),
-    recoveries: [],
-    headers: { responses: sent - errors, refused, missing: 0, missingOnRefused: 0, unparsable: 0, refusedWithoutRetryAfter: 3, resetFractional: 0, limitNotTable: 0 },
-    probe: { sent: 18, refused: 0, answered: 18, windows: [] },
+    series: bySend(series),
+    maxInFlight: 4,
+    rateLimit: facts(limit, startedAt + 2_510, sent - errors),
+    algorithm: 'fixed windows of about 6 s: the instant the bucket is full again held still between calls and moved by a whole period at once',
+    headers: { responses: sent - errors, refused, missing: 0, missingOnRefused: 0, unparsable: 0, refusedWithoutRetryAfter: 3, resetFractional: 0, limitNotTable: 0, remainingOverLimit: 0, resetOverPeriod: 0 },
+    probe: { sent: 18, refused: 0, answered: 18 },
   }
 }
 
@@ -161,7 +158,7 @@ function streamingPhase(rand: () => number): PhaseResult {
       durationMs,
       bucket: null,
       expectedLimit: null,
-      freshWindow: false,
+      fromRest: false,
       verdicts: ['streaming'],
       routes: ['/v1/chat/completions'],
     },
@@ -175,10 +172,11 @@ function streamingPhase(rand: () => number): PhaseResult {
     achievedRate: 5,
     latency: histogram(latencies(rand, streams, 900, 200)),
     schedule: { maxBehindCalls: 1, maxAheadCalls: 0, boundCalls: 3, lagP99Ms: 1.2, conclusive: true },
-    series,
-    windows: [],
-    recoveries: [],
-    headers: { responses: streams, refused: 0, missing: 0, missingOnRefused: 0, unparsable: 0, refusedWithoutRetryAfter: 0, resetFractional: 0, limitNotTable: 0 },
+    series: bySend(series),
+    maxInFlight: 2,
+    rateLimit: facts(0, null, 0),
+    algorithm: null,
+    headers: { responses: streams, refused: 0, missing: 0, missingOnRefused: 0, unparsable: 0, refusedWithoutRetryAfter: 0, resetFractional: 0, limitNotTable: 0, remainingOverLimit: 0, resetOverPeriod: 0 },
     stream: {
       ttft: histogram(latencies(rand, streams, 120, 40)),
       interToken: histogram(latencies(rand, streams * 40, 18, 4)),
@@ -224,7 +222,7 @@ function backoffPhase(rand: () => number): PhaseResult {
       durationMs,
       bucket: 'requests',
       expectedLimit: limit,
-      freshWindow: true,
+      fromRest: true,
       verdicts: ['backoff'],
       routes: ['/v1/models'],
       client: { policy: 'spec7', workers: 8, maxAttempts: 5, pacePerSecond: null },
@@ -239,10 +237,11 @@ function backoffPhase(rand: () => number): PhaseResult {
     achievedRate: sent / (durationMs / 1000),
     latency: histogram(latencies(rand, sent, 3, 2)),
     schedule: null,
-    series,
-    windows: [0, 1].map((w) => windowRecord(startedAt + w * MINUTE_MS, limit, limit, refused / 2)),
-    recoveries: [],
-    headers: { responses: sent, refused, missing: 0, missingOnRefused: 0, unparsable: 0, refusedWithoutRetryAfter: 0, resetFractional: 0, limitNotTable: 0 },
+    series: bySend(series),
+    maxInFlight: 8,
+    rateLimit: facts(limit, startedAt + 2_000, sent),
+    algorithm: null,
+    headers: { responses: sent, refused, missing: 0, missingOnRefused: 0, unparsable: 0, refusedWithoutRetryAfter: 0, resetFractional: 0, limitNotTable: 0, remainingOverLimit: 0, resetOverPeriod: 0 },
     clients: {
       policy: 'spec7',
       workers: 8,
@@ -253,7 +252,8 @@ function backoffPhase(rand: () => number): PhaseResult {
       attempts: sent,
       refusals: refused,
       refusedAfterWait: 0,
-      goodputPerWindow: [40, 40],
+      retryAfterTotalMs: refused * 3_000,
+      retryAfterCount: refused,
       recovery: histogram(latencies(rand, 30, 3_100, 400)),
     },
   }

@@ -1,13 +1,17 @@
 /**
- * Every load verdict can fail: for each fault of the reference gateway that declares `loadVerdicts`, the profile
- * phase that judges the verdict is run against the gateway with that fault and the verdict must fail; against
- * the faithful gateway the same phase must pass it. Runs in process on a four-second minute (long beside a busy machine's pauses), so that a phase
- * lasts seconds.
+ * Every load verdict can fail, and none fails for the algorithm alone: the reference names no rate-limit
+ * algorithm, so each proof runs against the reference gateway in each of its modes (--limiter fixed-window,
+ * sliding-window, token-bucket). For each fault of the reference gateway that declares `loadVerdicts`, the
+ * profile phase that judges the verdict is run with that fault and the verdict must fail; against the faithful
+ * gateway the same phase must pass it. Only what the mode changes runs in every mode (the clean phases and the
+ * rate-limit faults); isolation, which no algorithm touches, runs in the default mode. All runs go side by side
+ * in process on a four-second minute (long beside a busy machine's pauses), so that a phase lasts seconds.
  */
 import { newRunId } from '../../harness/target.ts'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { LOAD_FAULTS } from '../../gateway/faults.ts'
 import { startEmbeddedGateway, type EmbeddedGateway } from '../../gateway/embedded.ts'
+import { LIMITER_ALGORITHMS, type LimiterAlgorithm } from '../../gateway/limiter.ts'
 import { jsonGetter } from '../../load/profile.ts'
 import { profileNamed } from '../../load/profiles/index.ts'
 import { runProfile } from '../../load/runner.ts'
@@ -15,27 +19,46 @@ import type { LoadResult, VerdictId } from '../../load/types.ts'
 
 const MINUTE_MS = 4000
 
+interface Proof {
+  profile: string
+  phase: string
+  /** The tier of a profile that takes one (backoff). */
+  tier?: number
+}
+
 /** Where each verdict is judged: the profile and phase, chosen so the fault shows whatever the machine's load. */
-const PROOF: Record<string, { profile: string; phase: string }> = {
-  // Tier 0 (3 a minute): calls never overlap, so the allowance for calls in flight is 0 and one extra call shows.
+const PROOF: Record<string, Proof> = {
+  // Tier 0 (3 a minute) at twice the limit: calls never overlap, so the allowance for calls in flight is 0, and
+  // one call more per minute passes the long-run bound within three minutes.
   admission: { profile: 'tier-0-usage', phase: 'double' },
   headers: { profile: 'tier-0-usage', phase: 'double' },
   recovery: { profile: 'tier-0-usage', phase: 'double' },
   'failed-calls': { profile: 'tier-0-usage', phase: 'failed-calls' },
   // Tier 2 saturated at 100 calls a minute runs a shared counter past the tier-1 probe's limit of 15.
   isolation: { profile: 'tier-2-usage', phase: 'double' },
-  backoff: { profile: 'backoff', phase: 'spec7' },
+  // Tier 0 again: a token bucket's Retry-After (the time until one call, 1.3 s here) is then longer than the
+  // client's own backoff, so a Retry-After too short sends it back while nothing is there to admit it.
+  backoff: { profile: 'backoff', phase: 'spec7', tier: 0 },
 }
 
-async function runAgainst(faults: string[], proof: { profile: string; phase: string }): Promise<LoadResult> {
-  const gateway: EmbeddedGateway = await startEmbeddedGateway({ minuteMs: MINUTE_MS, faults })
+/** Faults that break a limit whatever the algorithm, beside those that declare `loadVerdicts`, and the verdict that catches each. */
+const ALSO_CAUGHT: Record<string, VerdictId> = {
+  'usage-limit-off': 'admission',
+  'ratelimit-reset-over-minute': 'headers',
+}
+
+/** Verdicts whose proof does not depend on the algorithm: judged in the default mode only. */
+const ONE_MODE = new Set<string>(['isolation'])
+
+async function runAgainst(limiter: LimiterAlgorithm, faults: string[], proof: Proof): Promise<LoadResult> {
+  const gateway: EmbeddedGateway = await startEmbeddedGateway({ minuteMs: MINUTE_MS, limiter, faults })
   try {
     const profile = profileNamed(proof.profile)
     if (!profile) throw new Error(`no profile ${proof.profile}`)
     return await runProfile({
       profile,
-      context: { baseUrl: gateway.url, embedded: true, minuteMs: MINUTE_MS, keys: gateway.keys, tier: null, durationMs: null, rate: null, connections: null, timeoutMs: 10_000, runId: newRunId(), getJson: jsonGetter(gateway.url, gateway.keys, 10_000) },
-      runId: `load-fault-${faults.join('+') || 'none'}`,
+      context: { baseUrl: gateway.url, embedded: true, minuteMs: MINUTE_MS, limiter, keys: gateway.keys, tier: proof.tier ?? null, durationMs: null, rate: null, connections: null, timeoutMs: 10_000, runId: newRunId(), getJson: jsonGetter(gateway.url, gateway.keys, 10_000) },
+      runId: `load-fault-${limiter}-${faults.join('+') || 'none'}`,
       shard: null,
       phases: [proof.phase],
       signal: AbortSignal.timeout(60_000),
@@ -49,6 +72,13 @@ async function runAgainst(faults: string[], proof: { profile: string; phase: str
 const statusOf = (result: LoadResult, id: string): string => result.verdicts.find((v) => v.id === (id as VerdictId))?.status ?? 'absent'
 const explain = (result: LoadResult): string => result.verdicts.map((v) => `${v.phase}/${v.id} ${v.status}: ${v.figure} | ${v.detail}`).join('\n')
 
+/** Each fault with the verdicts it must fail. */
+const CASES: Array<{ fault: string; verdicts: readonly string[] }> = [
+  ...LOAD_FAULTS.map((f) => ({ fault: f.name, verdicts: f.loadVerdicts ?? [] })),
+  ...Object.entries(ALSO_CAUGHT).map(([fault, verdict]) => ({ fault, verdicts: [verdict] })),
+]
+const modesOf = (verdicts: readonly string[]): readonly LimiterAlgorithm[] => (verdicts.every((v) => ONE_MODE.has(v)) ? [LIMITER_ALGORITHMS[0]] : LIMITER_ALGORITHMS)
+
 describe('every load verdict is proven by a fault', () => {
   test('each verdict that judges a limit has a fault that breaks it', () => {
     const proven = new Set(LOAD_FAULTS.flatMap((f) => f.loadVerdicts ?? []))
@@ -58,36 +88,43 @@ describe('every load verdict is proven by a fault', () => {
 
 const baselines = new Map<string, Promise<LoadResult>>()
 const faulty = new Map<string, Promise<LoadResult>>()
+const key = (limiter: string, what: string): string => `${limiter} ${what}`
 
 beforeAll(() => {
-  // All runs at once: each has its own gateway, and they mostly wait on their windows.
-  for (const proof of new Set(Object.values(PROOF).map((p) => JSON.stringify(p)))) baselines.set(proof, runAgainst([], JSON.parse(proof)))
-  for (const fault of LOAD_FAULTS) {
-    const verdict = fault.loadVerdicts?.[0] as string
-    faulty.set(fault.name, runAgainst([fault.name], PROOF[verdict]!))
+  // All runs at once: each has its own gateway, and they mostly wait for their buckets.
+  for (const [verdict, proof] of Object.entries(PROOF)) {
+    for (const limiter of modesOf([verdict])) {
+      const k = key(limiter, JSON.stringify(proof))
+      if (!baselines.has(k)) baselines.set(k, runAgainst(limiter, [], proof))
+    }
   }
+  for (const c of CASES) for (const limiter of modesOf(c.verdicts)) faulty.set(key(limiter, c.fault), runAgainst(limiter, [c.fault], PROOF[c.verdicts[0] as string]!))
 }, 120_000)
 
 afterAll(async () => {
   await Promise.allSettled([...baselines.values(), ...faulty.values()])
 })
 
-describe.concurrent('the faithful gateway passes each verdict', () => {
+describe.concurrent('the faithful gateway passes each verdict in each mode', () => {
   for (const [verdict, proof] of Object.entries(PROOF)) {
-    test(`${proof.profile}/${proof.phase}: ${verdict} passes`, async () => {
-      const result = await baselines.get(JSON.stringify(proof))!
-      expect(statusOf(result, verdict), explain(result)).toBe('pass')
-    }, 90_000)
+    for (const limiter of modesOf([verdict])) {
+      test(`${limiter} ${proof.profile}/${proof.phase}: ${verdict} passes`, async () => {
+        const result = await baselines.get(key(limiter, JSON.stringify(proof)))!
+        expect(statusOf(result, verdict), explain(result)).toBe('pass')
+      }, 90_000)
+    }
   }
 })
 
-describe.concurrent('each load fault fails its verdict', () => {
-  for (const fault of LOAD_FAULTS) {
-    for (const verdict of fault.loadVerdicts ?? []) {
-      test(`${fault.name} -> ${verdict}`, async () => {
-        const result = await faulty.get(fault.name)!
-        expect(statusOf(result, verdict), explain(result)).toBe('fail')
-      }, 90_000)
+describe.concurrent('each load fault fails its verdict in each mode', () => {
+  for (const c of CASES) {
+    for (const limiter of modesOf(c.verdicts)) {
+      for (const verdict of c.verdicts) {
+        test(`${limiter} ${c.fault} -> ${verdict}`, async () => {
+          const result = await faulty.get(key(limiter, c.fault))!
+          expect(statusOf(result, verdict), explain(result)).toBe('fail')
+        }, 90_000)
+      }
     }
   }
 })

@@ -69,9 +69,9 @@ describe('the clients engine', () => {
     const port = (server.address() as { port: number }).port
     const dispatcher = new Agent({ connections: 4 })
     try {
-      const plan = { name: 'naive', description: '', engine: 'clients' as const, slot: 'main' as const, requests: [], rate: null, connections: 4, durationMs: 600, bucket: 'requests' as const, expectedLimit: 5, freshWindow: false, verdicts: [] }
+      const plan = { name: 'naive', description: '', engine: 'clients' as const, slot: 'main' as const, requests: [], rate: null, connections: 4, durationMs: 600, bucket: 'requests' as const, expectedLimit: 5, fromRest: false, verdicts: [] }
       const recorder = new PhaseRecorder(plan, { minuteMs: 1000, bucketMs: 100, startedAt: nowMs() })
-      const figures = await runClients({ baseUrl: `http://127.0.0.1:${port}`, key: 'sk-test', dispatcher, timeoutMs: 2000, signal: new AbortController().signal, recorder, requests: [{ method: 'GET', path: '/user/v1/credit' }], policy: 'naive', workers: 4, maxAttempts: 1000, durationMs: 600, maxRequests: 10_000, pacePerSecond: 50, sameWindowMs: 300 })
+      const figures = await runClients({ baseUrl: `http://127.0.0.1:${port}`, key: 'sk-test', dispatcher, timeoutMs: 2000, signal: new AbortController().signal, recorder, requests: [{ method: 'GET', path: '/user/v1/credit' }], policy: 'naive', workers: 4, maxAttempts: 1000, durationMs: 600, maxRequests: 10_000, pacePerSecond: 50 })
       // 600 ms at 50 calls a second: 30 turns (the first at 0 ms). Unpaced, four workers on loopback make hundreds.
       expect(figures.attempts).toBeGreaterThan(10)
       expect(figures.attempts).toBeLessThanOrEqual(31)

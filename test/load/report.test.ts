@@ -73,6 +73,11 @@ describe('report.html', () => {
     expect(merged).toContain('merged from 2 shards: run-a, run-b')
   })
 
+  test('tells the algorithm the headers showed, as an observation beside the figures', () => {
+    expect(html).toContain('algorithm (observed)')
+    expect(html).toContain('fixed windows of about 6 s')
+  })
+
   test('a phase that recorded no call says so instead of drawing empty time charts', () => {
     const r = fixtureResult()
     const phase = r.phases[1]!
@@ -101,7 +106,10 @@ describe('summary.md', () => {
     expect(md).toContain('| phase | sent | achieved / offered | 2xx | 429 | other 4xx | 5xx | errors | latency p50 / p90 / p99 |')
     expect(md).toMatch(/\| tier1-requests \| 360 \| 20\.0\/s of 20\.0\/s offered \(100%\) \| 146 \| 210 \| 3 \| 0 \| 1 \| [\d.]+ ms \/ /)
     expect(md).toContain('- tier1-requests: calls without an answer: ECONNRESET: 1')
-    expect(md).toMatch(/\| backoff-spec7 \| spec7 \| 8 \| \d+ \| \d+ \| 2 \| [\d.]+ \| 40, 40 \| /)
+    expect(md).toMatch(/\| backoff-spec7 \| spec7 \| 8 \| \d+ \| \d+ \| 2 \| [\d.]+ \| \d+% \| /)
+    // The algorithm the headers showed is told, apart from the verdicts, never judged.
+    expect(md).toContain('## Rate-limit algorithm (observed, not judged)')
+    expect(md).toContain('- tier1-requests: fixed windows of about 6 s')
     expect(md).toMatch(/\| streaming \| 49 \| 1 \| .* \| 5\d\.\d \|/)
     expect(md).not.toContain('Partial run')
   })

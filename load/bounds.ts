@@ -1,0 +1,77 @@
+/**
+ * The admission bounds that hold for every limiter the reference allows (fixed window, sliding window, token
+ * bucket, GCRA), for a limit of L calls per period m (Part 1 §8.1, §8.3, §8.4 say "per minute" and no more):
+ * - no early throttle: from rest, at least L calls are admitted before the first 429;
+ * - from rest, over any span T from the start, at most L + L·T/m are admitted;
+ * - over any span T, at most 2L + L·T/m (a fixed window's two edges are the worst case).
+ * Counts come from the series' slices by send time; a span is taken as long as its slices could hold, and
+ * stretched by the spread of latencies, so it is never shorter than the span in which the target admitted them;
+ * the calls in flight together are allowed on top, as answers may overtake each other.
+ */
+import { BUCKET_MS } from './engine/series.ts'
+import type { PhaseResult } from './types.ts'
+
+export interface SpanCount {
+  admitted: number
+  spanMs: number
+  /** The bound for that span, calls in flight included. */
+  bound: number
+  fromRest: boolean
+}
+
+export interface AdmissionFigures {
+  admitted: number
+  failed: number
+  refused: number
+  /** Admitted among the calls sent up to the first 429 (its own slice included); null without a 429 or a start from rest. */
+  beforeFirstRefusal: number | null
+  /** The calls in flight together, less one: the allowance of every bound. */
+  inFlight: number
+  /** The span whose count came nearest its bound, or went furthest past it. */
+  tightest: SpanCount | null
+}
+
+/** The most a limiter of `limit` per `minuteMs` admits from rest within `spanMs`. */
+export const fromRestBound = (limit: number, spanMs: number, minuteMs: number): number => limit + (limit * spanMs) / minuteMs
+
+export function admissionFigures(phase: PhaseResult, limit: number, minuteMs: number): AdmissionFigures {
+  const bins = phase.series.filter((b) => b.admittedSent > 0 || b.refusedSent > 0)
+  const inFlight = Math.max(0, phase.maxInFlight - 1)
+  // Calls reach the target after their latency: a span of admissions is longer than its span of sends by at most the spread.
+  const stretch = Math.max(0, phase.latency.p99 - phase.latency.min)
+  const admitted = bins.reduce((n, b) => n + b.admittedSent, 0)
+  const figures: AdmissionFigures = { admitted, failed: bins.reduce((n, b) => n + b.failedSent, 0), refused: bins.reduce((n, b) => n + b.refusedSent, 0), beforeFirstRefusal: null, inFlight, tightest: null }
+  const consider = (count: number, spanMs: number, fromRest: boolean): void => {
+    const bound = (fromRest ? fromRestBound(limit, spanMs + stretch, minuteMs) : 2 * limit + (limit * (spanMs + stretch)) / minuteMs) + inFlight
+    const t = figures.tightest
+    if (t === null || count - bound > t.admitted - t.bound) figures.tightest = { admitted: count, spanMs, bound, fromRest }
+  }
+  const first = phase.rateLimit.firstRefusedSentAt
+  if (phase.plan.fromRest && first !== null) {
+    const slice = Math.floor(first / BUCKET_MS)
+    figures.beforeFirstRefusal = bins.filter((b) => b.t <= slice).reduce((n, b) => n + b.admittedSent, 0)
+  }
+  const admitting = bins.filter((b) => b.admittedSent > 0)
+  // Prefix sums: the count of slices i..j is sums[j + 1] - sums[i].
+  const sums = [0]
+  for (const b of admitting) sums.push((sums.at(-1) as number) + b.admittedSent)
+  const startSlice = Math.floor(phase.startedAt / BUCKET_MS)
+  for (let j = 0; j < admitting.length; j += 1) {
+    const end = (admitting[j]!.t + 1) * BUCKET_MS
+    if (phase.plan.fromRest) consider(sums[j + 1]!, end - startSlice * BUCKET_MS, true)
+    for (let i = 0; i <= j; i += 1) consider(sums[j + 1]! - sums[i]!, end - admitting[i]!.t * BUCKET_MS, false)
+  }
+  return figures
+}
+
+/** The tightest span past its bound: more admitted than any allowed limiter admits. */
+export const leaked = (f: AdmissionFigures): boolean => f.tightest !== null && f.tightest.admitted > f.tightest.bound + 1e-9
+
+/** Throttled before the limit from rest. */
+export const throttledEarly = (f: AdmissionFigures, limit: number): boolean => f.beforeFirstRefusal !== null && f.beforeFirstRefusal + f.inFlight < limit
+
+export function describeSpan(s: SpanCount | null, minuteMs: number): string {
+  if (s === null) return 'no call admitted'
+  const span = s.spanMs >= 10_000 ? `${(s.spanMs / 1000).toFixed(0)} s` : `${s.spanMs} ms`
+  return `${s.admitted} admitted in ${span}${s.fromRest ? ' from rest' : ''}, at most ${Math.floor(s.bound + 1e-9)} allowed (${s.fromRest ? 'L' : '2L'} + L x ${(s.spanMs / minuteMs).toFixed(2)} minutes, with the latency's spread and the calls in flight)`
+}
