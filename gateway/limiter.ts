@@ -5,7 +5,8 @@
  * - fixed-window: a window opens at the first call that touches its key and lasts one period; the first call
  *   after it ends opens the next. Refused calls count too (they change nothing inside the window).
  * - sliding-window: the units admitted in the last period, each leaving the window one period after it came.
- * - token-bucket: `limit` tokens, refilled continuously at `limit` per period; a call takes its cost.
+ * - token-bucket: `limit` tokens, refilled continuously at `limit` per period; a call takes its cost, and tokens
+ *   counted after a call may leave a debt that is refilled before the next call.
  *
  * Whatever the algorithm, a reading says: `remaining` whole units left now; `resetAt`, when the bucket is back to
  * its initial, full state if nothing more is taken (the x-ratelimit-reset-* headers); `retryAt`, when a call of the
@@ -247,10 +248,14 @@ export class TokenBucketLimiter implements RateLimiter {
     }
   }
 
-  /** Units consumed after admission drain the bucket to empty at most: a call admitted with room is not a debt. */
+  /**
+   * Units consumed after admission (a finished call's tokens) may take the bucket below empty: the debt is refilled
+   * before the next call is admitted, so the long-run rate holds however large one call is. One period's worth at
+   * most, so the bucket is full again within two.
+   */
   add(key: string, limit: number, units: number): void {
     const bucket = this.#refilled(key, limit, this.clock.now())
-    bucket.tokens = Math.max(0, bucket.tokens - units)
+    bucket.tokens = Math.max(-limit, bucket.tokens - units)
   }
 
   refund(key: string, limit: number, units: number): void {

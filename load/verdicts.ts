@@ -81,14 +81,14 @@ export function judgeHeaders(phase: PhaseResult, ctx: JudgeContext): Verdict {
   if (h.missing > 0) problems.push(`${h.missing} of ${h.responses} answers (${h.missingOnRefused} of ${h.refused} 429s) lacked a limit, remaining or reset header of the ${phase.plan.bucket} bucket`)
   if (h.unparsable > 0) problems.push(`${h.unparsable} answers had a value that does not parse (remaining below zero included)`)
   if (h.remainingOverLimit > 0) problems.push(`${h.remainingOverLimit} answers reported remaining above the limit`)
-  if (h.resetOverPeriod > 0) problems.push(`${h.resetOverPeriod} answers announced a reset longer than the bucket's minute`)
+  if (h.resetOverPeriod > 0) problems.push(`${h.resetOverPeriod} answers announced a reset longer than the bucket's minute (two for a token bucket, which a finished call may leave in debt)`)
   if (withRoom > 0) problems.push(`${withRoom} 429s came while they or the answer before them reported more remaining than the calls in flight: remaining does not count down`)
   if (limits.length > 1) problems.push(`the limit header took ${limits.length} values (${limits.join(', ')})`)
   if (h.limitNotTable > 0) problems.push(`${h.limitNotTable} answers reported a limit other than the reference's ${phase.plan.expectedLimit}`)
   const figure = `${h.responses} answers, ${h.missing} without the headers, ${withRoom} refusals with room, ${h.resetOverPeriod} resets past a minute, limit ${limits.join('/') || '-'}`
   if (h.responses === 0) return verdict(phase, 'headers', 'inconclusive', figure, 'no answer was received', 'P1-4.1')
   if (problems.length > 0) return verdict(phase, 'headers', 'fail', figure, problems.join('; '), 'P1-4.1')
-  return verdict(phase, 'headers', 'pass', figure, `every answer, 429s included, carried the three ${phase.plan.bucket} headers; 0 <= remaining <= limit; the limit held still${phase.plan.expectedLimit !== null ? ' at the table\'s value' : ''}; every reset parsed and was at most a minute; no 429 came while it or the answer before it reported room`, 'P1-4.1')
+  return verdict(phase, 'headers', 'pass', figure, `every answer, 429s included, carried the three ${phase.plan.bucket} headers; 0 <= remaining <= limit; the limit held still${phase.plan.expectedLimit !== null ? ' at the table\'s value' : ''}; every reset parsed and was at most a minute (two for tokens); no 429 came while it or the answer before it reported room`, 'P1-4.1')
 }
 
 /** Admitted calls sent between two instants, by the merged slices (both end slices included): what other shards took. */

@@ -27,6 +27,11 @@ export interface Answer {
   inFlightAtAnswer: number
   /** The book's state when the call was sent (BookMark). */
   mark: BookMark
+  /**
+   * A 429 that another bucket may have given: the project-scoped token bucket reported no room (section 4.1: a call
+   * can be throttled by it while the token bucket has capacity). It tests no promise of this bucket.
+   */
+  byOtherBucket?: boolean
 }
 
 /** Taken at each send: what the generator had seen by then. */
@@ -145,7 +150,7 @@ export class RateLimitBook {
     room(f.refusedReportingRoom, a.remaining)
     const limit = this.countsCalls ? (a.limit ?? 0) : 1
     // A refusal by another bucket (its limit header names another limit, section 8.3) tests no promise of this one.
-    const sameBucket = (p: Pending): boolean => p.bucket === a.limit
+    const sameBucket = (p: Pending): boolean => a.byOtherBucket !== true && p.bucket === a.limit
     // Retry-After: this was the first call sent after the promise; someone admitted meanwhile took the room.
     for (const p of retryTests) {
       f.tested.retryAfter += 1

@@ -140,8 +140,10 @@ export class PhaseRecorder {
       // bucket speaks on the calls it admitted.
       if (status !== 429 && limit !== null && this.plan.expectedLimit !== null && limit !== this.plan.expectedLimit) this.#headers.limitNotTable += 1
       if (limit !== null && remaining !== null && remaining > limit) this.#headers.remainingOverLimit += 1
-      // A minute is the longest period of the buckets the phases judge; a reset in whole seconds may round up to one more.
-      if (reading.resetMs !== null && reading.resetMs > this.options.minuteMs + (reading.resetMs % 1000 === 0 ? 1000 : 0)) this.#headers.resetOverPeriod += 1
+      // A minute is the longest period of the buckets the phases judge; a reset in whole seconds may round up to one
+      // more. A token bucket may also owe what a finished call took past its room, at most a minute's refill more.
+      const longestResetMs = this.options.minuteMs * (this.plan.bucket === 'requests' ? 1 : 2)
+      if (reading.resetMs !== null && reading.resetMs > longestResetMs + (reading.resetMs % 1000 === 0 ? 1000 : 0)) this.#headers.resetOverPeriod += 1
       this.#book.answered(
         {
           sentAt: call.sentAt,
@@ -154,6 +156,7 @@ export class PhaseRecorder {
           inFlightAtSend: call.inFlight,
           inFlightAtAnswer: this.#inFlight,
           mark: call.mark,
+          byOtherBucket: status === 429 && bucket === 'tokens' && headers['x-ratelimit-remaining-project-tokens']?.trim() === '0',
         },
         call.retryTests,
       )

@@ -133,3 +133,17 @@ describe('token-bucket', () => {
     expect(admitted).toBeLessThanOrEqual(3 * L)
   })
 })
+
+describe('token-bucket debt', () => {
+  it('a finished call larger than what was left is refilled before the next call is admitted', () => {
+    const { clock, limiter } = setup('token-bucket')
+    expect(limiter.read('k', L, 1).admitted).toBe(true)
+    limiter.add('k', L, 2 * L)
+    // L - 2L = -L: a whole period of refill before one unit fits again, two before the bucket is full.
+    const now = clock.now()
+    const reading = limiter.read('k', L, 1)
+    expect(reading).toMatchObject({ admitted: false, remaining: 0 })
+    expect(reading.retryAt - now).toBe(PERIOD + PERIOD / L)
+    expect(reading.resetAt - now).toBe(2 * PERIOD)
+  })
+})
