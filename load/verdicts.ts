@@ -102,8 +102,9 @@ export function judgeRecovery(phase: PhaseResult, ctx: JudgeContext): Verdict {
   const behind = behindSchedule(phase)
   if (behind) return verdict(phase, 'recovery', 'inconclusive', '-', behind, 'P1-7')
   const { tested, suspects } = phase.rateLimit
-  // A reset in whole seconds may be a second short of the instant it rounds; answers take their latency.
-  const tolerance = Math.max(50, 2 * phase.latency.p99) + (phase.headers.resetFractional === 0 ? 1000 : 0)
+  // A promise is dated from the 429's arrival, the latest instant the target can have meant, and a test call reaches
+  // the target after it was sent: latency only delays both. A reset in whole seconds may be a second short.
+  const tolerance = 50 + (phase.headers.resetFractional === 0 ? 1000 : 0)
   const broken = suspects.filter((s) => {
     // In a merge, each shard saw only its own calls: what the others admitted in between counts too.
     const admitted = ctx.shards > 1 ? Math.max(s.admittedSince, admittedBetween(phase, s.refusedSentAt, s.testSentAt)) : s.admittedSince

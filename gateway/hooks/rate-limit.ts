@@ -55,8 +55,7 @@ export function rateLimitHook(state: GatewayState) {
     if (!faults.has('limiter-race')) return limiter.take(key, limit, 1)
     const before = limiter.read(key, limit)
     await yieldToIo()
-    limiter.add(key, limit, 1)
-    return { ...limiter.read(key, limit, 1), admitted: before.remaining >= 1 }
+    return { ...limiter.take(key, limit, 1), admitted: before.remaining >= 1 }
   }
 
   /** `usage-limit-off-by-one` admits one call more than the table while reporting the table's limit. */

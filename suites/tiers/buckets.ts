@@ -15,10 +15,11 @@
  * client's own 429 retry off, and every wait comes from what the target announced, never a fixed sleep.
  */
 import { setTimeout as sleep } from 'node:timers/promises'
+import { Agent } from 'undici'
 import { isObject } from '../../harness/assert.ts'
 import { DEFAULTS, type KeySlot } from '../../harness/config.ts'
 import { parseDurationMs } from '../../harness/duration.ts'
-import type { Exchange, GatewayClient } from '../../harness/http-client.ts'
+import { GatewayClient, type Exchange } from '../../harness/http-client.ts'
 import { retryAfterMs } from '../../harness/retry.ts'
 import { skipTest } from '../../harness/recorder.ts'
 import { runConfig } from '../../harness/suite.ts'
@@ -35,6 +36,7 @@ export const TIERS_DEFAULTS = {
   burstCapRemote: 100, // against anything else: bursts spend the account's real requests (and money)
   testTimeoutMs: 420_000, // a tier's sequence waits several minutes against a remote target
   batch: 8, // calls in flight at once in a burst: fast enough for a shortened minute, gentle on the target
+  connections: 64, // per origin: the largest batch (burstCapLoopback / 10) in flight at once
 }
 
 /** The period of a per-minute bucket: a real minute, unless the target's was shortened (embedded, GATEWAY_MINUTE_MS). */
@@ -108,9 +110,20 @@ export function burstOf(all: Exchange[]): Burst {
   return { admitted: all.filter((ex) => ex.status !== 429), all, ...(refused ? { refused } : {}) }
 }
 
-/** Calls per batch for a limit: small, and at most about twenty batches to a minute's limit. */
+/** Calls per batch for a limit: small, and at most about ten batches to a minute's limit. */
 export function batchFor(limit: number): number {
-  return Math.max(TIERS_DEFAULTS.batch, Math.ceil(limit / 20))
+  return Math.max(TIERS_DEFAULTS.batch, Math.ceil(limit / 10))
+}
+
+let client: GatewayClient | undefined
+
+/**
+ * The family's client: the suites' own, but with connections enough for a burst's batch, so that a limit of
+ * hundreds is reached within a minute even when every answer takes a few hundred milliseconds.
+ */
+export function tiersClient(): GatewayClient {
+  client ??= new GatewayClient(runConfig(), new Agent({ connections: TIERS_DEFAULTS.connections }))
+  return client
 }
 
 /**

@@ -10,13 +10,13 @@ import type { KeySlot } from '../../harness/config.ts'
 import type { Exchange } from '../../harness/http-client.ts'
 import { fileLimitsOf } from '../../harness/limits.ts'
 import { skipTest } from '../../harness/recorder.ts'
-import { check, gateway, runConfig } from '../../harness/suite.ts'
+import { check, runConfig } from '../../harness/suite.ts'
 import { isLoopback } from '../../harness/target.ts'
 import { deleteCreated, deleteFile, upload } from '../files/uploads.ts'
 import { reportedTier } from '../shared/tier.ts'
-import { burstCap, burstUntil429, foundFull, minuteMs, mostAdmittedFromRest, spanMs, startPerTier, studyFor, TIER_SLOTS, TIERS_DEFAULTS, untilRestMs, waitMs, type Burst, type TierStudies } from './buckets.ts'
+import { burstCap, burstUntil429, foundFull, minuteMs, mostAdmittedFromRest, spanMs, startPerTier, studyFor, TIER_SLOTS, TIERS_DEFAULTS, untilRestMs, waitMs, type Burst, type TierStudies, tiersClient } from './buckets.ts'
 
-const gw = gateway()
+const gw = tiersClient()
 afterAll(() => deleteCreated(gw), 600_000)
 
 const SMALL = { ext: 'txt', contentType: 'text/plain', content: 'tiers' }

@@ -17,10 +17,10 @@ import { expectStatus, expectThat, isObject, precondition } from '../../harness/
 import type { KeySlot } from '../../harness/config.ts'
 import type { Exchange } from '../../harness/http-client.ts'
 import { skipTest } from '../../harness/recorder.ts'
-import { check, gateway, runConfig, spend } from '../../harness/suite.ts'
-import { burstCap, burstUntil429, compatibleErrorOf, minuteMs, mostAdmittedFromRest, retryAfterWithinMinute, spanMs, startPerTier, studyFor, TIER_SLOTS, TIERS_DEFAULTS, untilRestMs, waitMs, type Burst, type TierStudies } from './buckets.ts'
+import { check, runConfig, spend } from '../../harness/suite.ts'
+import { burstCap, burstUntil429, compatibleErrorOf, minuteMs, mostAdmittedFromRest, retryAfterWithinMinute, spanMs, startPerTier, studyFor, TIER_SLOTS, TIERS_DEFAULTS, untilRestMs, waitMs, type Burst, type TierStudies, tiersClient } from './buckets.ts'
 
-const gw = gateway()
+const gw = tiersClient()
 
 /** Modes the suite can call with a minimal valid request, and that request. */
 const CALLS: Record<string, { path: string; body: (id: string) => Record<string, unknown>; unitUsd: (price: Price) => number }> = {

@@ -21,10 +21,10 @@ import type { KeySlot } from '../../harness/config.ts'
 import type { Exchange } from '../../harness/http-client.ts'
 import { usageLimitPerMinute } from '../../harness/limits.ts'
 import { observe, skipTest } from '../../harness/recorder.ts'
-import { check, gateway } from '../../harness/suite.ts'
-import { burstUntil429, describeAlgorithm, foundFull, integerHeader, minuteMs, mostAdmittedAnySpan, mostAdmittedFromRest, receivedAt, resetMs, retryAfterWithinMinute, sentAt, shownLimit, spanMs, startPerTier, studyFor, TIER_SLOTS, TIERS_DEFAULTS, untilRestMs, waitMs, type Burst, type TierStudies } from './buckets.ts'
+import { check } from '../../harness/suite.ts'
+import { burstUntil429, describeAlgorithm, foundFull, integerHeader, minuteMs, mostAdmittedAnySpan, mostAdmittedFromRest, receivedAt, resetMs, retryAfterWithinMinute, sentAt, shownLimit, spanMs, startPerTier, studyFor, TIER_SLOTS, TIERS_DEFAULTS, untilRestMs, waitMs, type Burst, type TierStudies, tiersClient } from './buckets.ts'
 
-const gw = gateway()
+const gw = tiersClient()
 const PATH = '/user/v1/credit'
 /** A call every usage endpoint refuses with 400 whatever else is wrong with the target: hours_ago must be an integer. */
 const FAILING_PATH = '/user/v1/transactions?hours_ago=not-a-number'

@@ -87,7 +87,7 @@ describe('POST /v1/moderations (sections 2.4, 4.7)', () => {
     await post({ model: 'omni-moderation-latest', input: 'one two three four' })
     expect(remainingUsd(account)).toBe(before)
     await post({ model: 'gw-guard-1', input: 'one two three four' })
-    expect(before - remainingUsd(account)).toBeCloseTo((4 * 0.2) / 1_000_000, 12)
+    expect(before - remainingUsd(account)).toBeCloseTo((4 * 0.2) / 1_000_000, 10)
   })
 
   it("answers the compatible 429 past the model's per-minute limit", async () => {
