@@ -42,7 +42,7 @@ export const ACCOUNT_FAULTS = [
     description: 'The safety_identifier filter of the transaction list is ignored.' },
   { name: 'usage-429-wrong-body', breaks: ['P1-7-usage-429-body'],
     description: 'The /user/v1 429 body has the compatible shape { error: { message, type, param, code } }.' },
-  { name: 'usage-limit-off', limiter: true, breaks: ['P1-8.1-usage-rate-limited'],
+  { name: 'usage-limit-off', limiter: true, breaks: ['P1-8.1-usage-rate-limited'], loadVerdicts: ['admission'],
     description: '/user/v1 is never rate limited (the rate-limit headers are still sent).' },
   { name: 'date-range-ignored', breaks: ['P1-4.2-date-range'],
     description: 'When start_date and end_date are given, the transaction list is empty.' },

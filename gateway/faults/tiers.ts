@@ -11,7 +11,7 @@ export const TIERS_FAULTS = [
     description: 'On /user/v1, x-ratelimit-limit-requests reports the limit per hour (60 times the table) while the table is enforced.' },
   { name: 'ratelimit-reset-short', limiter: true, breaks: ['P1-8.1-usage-limit-recovers'], loadVerdicts: ['recovery'],
     description: 'x-ratelimit-reset-* announce a quarter of the real time until the window ends.' },
-  { name: 'ratelimit-reset-over-minute', limiter: true, breaks: ['P1-4.1-ratelimit-reset-window'],
+  { name: 'ratelimit-reset-over-minute', limiter: true, breaks: ['P1-4.1-ratelimit-reset-window'], loadVerdicts: ['headers'],
     description: 'x-ratelimit-reset-* add 90 seconds to the real time until the window ends.' },
   { name: 'limiter-race', limiter: true, breaks: ['P1-8.1-usage-limit-concurrent'],
     description: 'The request counter reads, yields to I/O, then writes: concurrent calls lose counts and more than the limit are admitted.' },

@@ -41,12 +41,6 @@ const PROOF: Record<string, Proof> = {
   backoff: { profile: 'backoff', phase: 'spec7', tier: 0 },
 }
 
-/** Faults that break a limit whatever the algorithm, beside those that declare `loadVerdicts`, and the verdict that catches each. */
-const ALSO_CAUGHT: Record<string, VerdictId> = {
-  'usage-limit-off': 'admission',
-  'ratelimit-reset-over-minute': 'headers',
-}
-
 /** Verdicts whose proof does not depend on the algorithm: judged in the default mode only. */
 const ONE_MODE = new Set<string>(['isolation'])
 
@@ -73,10 +67,7 @@ const statusOf = (result: LoadResult, id: string): string => result.verdicts.fin
 const explain = (result: LoadResult): string => result.verdicts.map((v) => `${v.phase}/${v.id} ${v.status}: ${v.figure} | ${v.detail}`).join('\n')
 
 /** Each fault with the verdicts it must fail. */
-const CASES: Array<{ fault: string; verdicts: readonly string[] }> = [
-  ...LOAD_FAULTS.map((f) => ({ fault: f.name, verdicts: f.loadVerdicts ?? [] })),
-  ...Object.entries(ALSO_CAUGHT).map(([fault, verdict]) => ({ fault, verdicts: [verdict] })),
-]
+const CASES: Array<{ fault: string; verdicts: readonly string[] }> = LOAD_FAULTS.map((f) => ({ fault: f.name, verdicts: f.loadVerdicts ?? [] }))
 const modesOf = (verdicts: readonly string[]): readonly LimiterAlgorithm[] => (verdicts.every((v) => ONE_MODE.has(v)) ? [LIMITER_ALGORITHMS[0]] : LIMITER_ALGORITHMS)
 
 describe('every load verdict is proven by a fault', () => {
