@@ -105,13 +105,13 @@ export interface Burst {
   all: Exchange[]
 }
 
-export function burstOf(all: Exchange[]): Burst {
+function burstOf(all: Exchange[]): Burst {
   const refused = all.find((ex) => ex.status === 429)
   return { admitted: all.filter((ex) => ex.status !== 429), all, ...(refused ? { refused } : {}) }
 }
 
 /** Calls per batch for a limit: small, and at most about ten batches to a minute's limit. */
-export function batchFor(limit: number): number {
+function batchFor(limit: number): number {
   return Math.max(TIERS_DEFAULTS.batch, Math.ceil(limit / 10))
 }
 
