@@ -109,10 +109,10 @@ async function burstStudy(slot: KeySlot): Promise<BurstStudy | string> {
   }
   if (candidates.length === 0) return `no model this key may use is of a mode the suite can call (${Object.keys(CALLS).join(', ')}) with an rpm in extra.rate_limits.current`
   const cap = burstCap(runConfig().baseUrl)
-  // A bucket may refill while a burst runs: allow up to twice the limit before the 429. The drain and the burst
-  // from rest each make at most that many calls, and one more follows the Retry-After.
-  const callsFor = (rpm: number): number => 2 * Math.min(cap, 2 * rpm + 2) + 1
-  const costOf = (c: { model: ListedModel; rpm: number }): number => callsFor(c.rpm) * CALLS[c.model.mode]!.unitUsd(c.model.price)
+  // A bucket may refill while a burst runs: allow up to twice the limit before the 429.
+  const maxFor = (rpm: number): number => Math.min(cap, 2 * rpm + 2)
+  // The drain and the burst from rest each make at most that many calls, and one more follows the Retry-After.
+  const costOf = (c: { model: ListedModel; rpm: number }): number => (2 * maxFor(c.rpm) + 1) * CALLS[c.model.mode]!.unitUsd(c.model.price)
   // The cheapest burst that shows a limit within the cap: any limit will do to see the 429 and its promise.
   const within = candidates.filter((c) => c.rpm + 1 <= cap).sort((a, b) => costOf(a) - costOf(b) || a.rpm - b.rpm)
   const pick = within[0]
@@ -120,11 +120,11 @@ async function burstStudy(slot: KeySlot): Promise<BurstStudy | string> {
     const smallest = [...candidates].sort((a, b) => a.rpm - b.rpm)[0]!
     return `the smallest per-minute limit this key has on a callable model is ${smallest.rpm} (${smallest.model.id}), above the burst cap of ${cap} calls for this target`
   }
-  const max = Math.min(cap, 2 * pick.rpm + 2)
+  const max = maxFor(pick.rpm)
   const how = CALLS[pick.model.mode]!
   const call = () => gw.post(how.path, how.body(pick.model.id), { key: slot, retry429: false })
   // Drain to the limit first, then measure from rest.
-  spend((callsFor(pick.rpm) - 1) * how.unitUsd(pick.model.price), `up to ${callsFor(pick.rpm) - 1} calls to ${pick.model.id} to reach its rate limit from rest`)
+  spend(2 * max * how.unitUsd(pick.model.price), `up to ${2 * max} calls to ${pick.model.id} to reach its rate limit from rest`)
   const drain = await burstUntil429(call, max)
   await waitMs(untilRestMs(drain.refused ?? drain.all.at(-1)!))
   const burst = await burstUntil429(call, max)
