@@ -4,6 +4,8 @@
  *
  * - fixed-window: a window opens at the first call that touches its key and lasts one period; the first call
  *   after it ends opens the next. Refused calls count too (they change nothing inside the window).
+ * - clock-window: fixed windows aligned to the clock (each starts at a whole multiple of the period), as limiters
+ *   keyed by the current minute do: a first call may land at a window's end, so a whole limit follows soon after it.
  * - sliding-window: the units admitted in the last period, each leaving the window one period after it came.
  * - token-bucket: `limit` tokens, refilled continuously at `limit` per period; a call takes its cost, and tokens
  *   counted after a call may leave a debt that is refilled before the next call.
@@ -15,7 +17,7 @@
  */
 import type { Clock } from './clock.ts'
 
-export const LIMITER_ALGORITHMS = ['fixed-window', 'sliding-window', 'token-bucket'] as const
+export const LIMITER_ALGORITHMS = ['fixed-window', 'sliding-window', 'token-bucket', 'clock-window'] as const
 export type LimiterAlgorithm = (typeof LIMITER_ALGORITHMS)[number]
 
 export interface BucketReading {
@@ -49,6 +51,8 @@ export function createLimiter(algorithm: LimiterAlgorithm, clock: Clock, periodM
   switch (algorithm) {
     case 'fixed-window':
       return new FixedWindowLimiter(clock, periodMs)
+    case 'clock-window':
+      return new FixedWindowLimiter(clock, periodMs, true)
     case 'sliding-window':
       return new SlidingWindowLimiter(clock, periodMs)
     case 'token-bucket':
@@ -62,13 +66,17 @@ interface Window {
 }
 
 export class FixedWindowLimiter implements RateLimiter {
-  readonly algorithm = 'fixed-window'
+  readonly algorithm: 'fixed-window' | 'clock-window'
   readonly #windows = new Map<string, Window>()
 
   constructor(
     private readonly clock: Clock,
     readonly periodMs: number,
-  ) {}
+    /** Windows start at whole multiples of the period on the clock, not at a key's first call. */
+    readonly aligned = false,
+  ) {
+    this.algorithm = aligned ? 'clock-window' : 'fixed-window'
+  }
 
   take(key: string, limit: number, cost: number): BucketReading {
     const window = this.#open(key)
@@ -100,7 +108,8 @@ export class FixedWindowLimiter implements RateLimiter {
     const now = this.clock.now()
     let window = this.#windows.get(key)
     if (!window || now >= window.endsAt) {
-      window = { endsAt: now + this.periodMs, used: 0 }
+      const endsAt = this.aligned ? (Math.floor(now / this.periodMs) + 1) * this.periodMs : now + this.periodMs
+      window = { endsAt, used: 0 }
       this.#windows.set(key, window)
     }
     return window

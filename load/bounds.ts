@@ -7,9 +7,13 @@
  * Counts come from the series' slices by send time; a span is taken as long as its slices could hold, and
  * stretched by the spread of latencies, so it is never shorter than the span in which the target admitted them;
  * the calls in flight together are allowed on top, as answers may overtake each other.
+ *
+ * "From rest" assumes a limiter whose period begins with the first call. A fixed window aligned to the clock began
+ * before it, and admits a whole limit again when it ends: when the headers show fixed windows, the spans from rest
+ * count from where the first window began (a minute before its announced end), which is never looser than 2L.
  */
 import { BUCKET_MS } from './engine/series.ts'
-import type { PhaseResult } from './types.ts'
+import type { AlgorithmSigns, PhaseResult } from './types.ts'
 
 export interface SpanCount {
   admitted: number
@@ -29,6 +33,21 @@ export interface AdmissionFigures {
   inFlight: number
   /** The span whose count came nearest its bound, or went furthest past it. */
   tightest: SpanCount | null
+  /** How long before the phase's start its first fixed window began (0: with the first call, or not a window). */
+  headMs: number
+}
+
+/** The headers moved like fixed windows: the full-again instant held between calls and jumped by a period. */
+export function looksLikeFixedWindows(s: AlgorithmSigns): boolean {
+  return s.still > 0 && s.whole + s.partial + s.other <= s.answers * 0.05
+}
+
+/** A minute less the first window's announced end, past the phase's start (a reset in whole seconds may be a second long). */
+export function windowHeadMs(phase: PhaseResult, minuteMs: number): number {
+  const s = phase.rateLimit.algorithm
+  if (!phase.plan.fromRest || s.firstFullAt === undefined || !looksLikeFixedWindows(s)) return 0
+  const rounding = phase.headers.resetFractional === 0 ? 1000 : 0
+  return Math.min(minuteMs, Math.max(0, minuteMs - (s.firstFullAt - phase.startedAt) + rounding))
 }
 
 /** The most a limiter of `limit` per `minuteMs` admits from rest within `spanMs`. */
@@ -40,9 +59,10 @@ export function admissionFigures(phase: PhaseResult, limit: number, minuteMs: nu
   // Calls reach the target after their latency: a span of admissions is longer than its span of sends by at most the spread.
   const stretch = Math.max(0, phase.latency.p99 - phase.latency.min)
   const admitted = bins.reduce((n, b) => n + b.admittedSent, 0)
-  const figures: AdmissionFigures = { admitted, failed: bins.reduce((n, b) => n + b.failedSent, 0), refused: bins.reduce((n, b) => n + b.refusedSent, 0), beforeFirstRefusal: null, inFlight, tightest: null }
+  const headMs = windowHeadMs(phase, minuteMs)
+  const figures: AdmissionFigures = { admitted, failed: bins.reduce((n, b) => n + b.failedSent, 0), refused: bins.reduce((n, b) => n + b.refusedSent, 0), beforeFirstRefusal: null, inFlight, tightest: null, headMs }
   const consider = (count: number, spanMs: number, fromRest: boolean): void => {
-    const bound = (fromRest ? fromRestBound(limit, spanMs + stretch, minuteMs) : 2 * limit + (limit * (spanMs + stretch)) / minuteMs) + inFlight
+    const bound = (fromRest ? fromRestBound(limit, spanMs + stretch + headMs, minuteMs) : 2 * limit + (limit * (spanMs + stretch)) / minuteMs) + inFlight
     const t = figures.tightest
     if (t === null || count - bound > t.admitted - t.bound) figures.tightest = { admitted: count, spanMs, bound, fromRest }
   }

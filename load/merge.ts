@@ -83,6 +83,21 @@ function mergeStream(list: StreamFigures[]): StreamFigures {
 
 const minOf = (a: number | null, b: number | null): number | null => (a === null ? b : b === null ? a : Math.min(a, b))
 
+/** Counts add; the longest reset and the earliest announced instant are the whole's. */
+function mergeSigns(a: AlgorithmSigns, b: AlgorithmSigns): AlgorithmSigns {
+  const firstFullAt = [a.firstFullAt, b.firstFullAt].filter((t): t is number => t !== undefined)
+  return {
+    answers: a.answers + b.answers,
+    still: a.still + b.still,
+    period: a.period + b.period,
+    whole: a.whole + b.whole,
+    partial: a.partial + b.partial,
+    other: a.other + b.other,
+    maxResetMs: Math.max(a.maxResetMs, b.maxResetMs),
+    ...(firstFullAt.length > 0 ? { firstFullAt: Math.min(...firstFullAt) } : {}),
+  }
+}
+
 /** Each shard's facts are its own view: counts add, the promises that look broken are judged together. */
 function mergeRateLimit(list: RateLimitFacts[]): RateLimitFacts {
   return {
@@ -92,7 +107,7 @@ function mergeRateLimit(list: RateLimitFacts[]): RateLimitFacts {
     tested: { reset: list.reduce((n, f) => n + f.tested.reset, 0), retryAfter: list.reduce((n, f) => n + f.tested.retryAfter, 0) },
     suspects: list.flatMap((f) => f.suspects),
     limits: list.map((f) => f.limits).reduce(add, {}),
-    algorithm: list.map((f) => f.algorithm).reduce((a, b) => ({ ...(add(a as unknown as Record<string, number>, b as unknown as Record<string, number>) as unknown as AlgorithmSigns), maxResetMs: Math.max(a.maxResetMs, b.maxResetMs) })),
+    algorithm: list.map((f) => f.algorithm).reduce(mergeSigns),
   }
 }
 

@@ -157,6 +157,8 @@ export interface AlgorithmSigns {
   other: number
   /** The longest reset seen (ms): the period the target seems to use. */
   maxResetMs: number
+  /** The earliest instant an admitted answer announced the bucket full again: a fixed window's first end. */
+  firstFullAt?: number
 }
 
 /** The rate-limit facts of a phase, folded as answers arrive; every field merges exactly across shards. */

@@ -3,7 +3,7 @@
  * judges the whole exactly as one run would). A verdict that the run cannot support (the generator fell behind
  * its schedule, no promise of a 429 could be tested) is `inconclusive`, never a pass.
  */
-import { admissionFigures, describeSpan, leaked, throttledEarly, type AdmissionFigures } from './bounds.ts'
+import { admissionFigures, describeSpan, leaked, looksLikeFixedWindows, throttledEarly, type AdmissionFigures } from './bounds.ts'
 import { BUCKET_MS } from './engine/series.ts'
 import type { ClientFigures, PhaseResult, PromiseTest, Verdict, VerdictId } from './types.ts'
 
@@ -51,7 +51,8 @@ function admissionProblems(f: AdmissionFigures, limit: number, minuteMs: number)
 
 function admissionFigure(f: AdmissionFigures, limit: number, minuteMs: number): string {
   const first = f.beforeFirstRefusal === null ? 'no 429 from rest' : `${f.beforeFirstRefusal} admitted before the first 429`
-  return `limit ${limit}; ${first}; tightest span: ${describeSpan(f.tightest, minuteMs)}`
+  const head = f.headMs > 0 ? `; spans from rest count from the first window's start, ${(f.headMs / 1000).toFixed(1)} s before the phase` : ''
+  return `limit ${limit}; ${first}; tightest span: ${describeSpan(f.tightest, minuteMs)}${head}`
 }
 
 export function judgeAdmission(phase: PhaseResult, ctx: JudgeContext): Verdict {
@@ -220,7 +221,7 @@ export function observeAlgorithm(phase: PhaseResult): string | null {
   const few = s.answers * 0.05
   const counts = `${s.still} held, ${s.period} moved a period, ${s.whole} a period after the call, ${s.partial} sooner, ${s.other} other, of ${s.answers} admitted answers`
   if (s.still + s.whole + s.partial + s.other === 0) return `too few calls within a minute of each other to tell (${counts})`
-  if (s.whole + s.partial + s.other <= few && s.still > 0) return `fixed windows of about ${period}: the instant the bucket is full again held still between calls and moved by a whole period at once (${counts})`
+  if (looksLikeFixedWindows(s)) return `fixed windows of about ${period}: the instant the bucket is full again held still between calls and moved by a whole period at once (${counts})`
   if (s.partial > few && s.other <= s.partial) return `continuous refill (token bucket or GCRA): admitted calls announced the bucket full again sooner than a period after them (${counts})`
   if (s.whole > few && s.other <= s.whole) return `sliding window of about ${period}: each admitted call announced the bucket full again one period after itself (${counts})`
   return `unknown: the headers moved in no pattern of a fixed window, sliding window or token bucket (${counts})`

@@ -195,6 +195,7 @@ export class RateLimitBook {
     const before = this.#lastFullAt
     this.#lastFullAt = fullAt
     if (refused || !this.countsCalls) return
+    if (s.firstFullAt === undefined || fullAt < s.firstFullAt) s.firstFullAt = fullAt
     if (before === null || a.limit === null || a.limit <= 0) return
     s.answers += 1
     const unitMs = this.periodMs / a.limit

@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { CONFORMANCE_FAULTS, FAULTS } from '../../gateway/faults.ts'
 import { LIMITER_ALGORITHMS } from '../../gateway/limiter.ts'
 import { catalogue } from '../../harness/catalogue.ts'
-import { CLEAN, resultKey, type FaultResult } from '../../scripts/faults.ts'
+import { CLEAN, FAULTED_LIMITERS, resultKey, type FaultResult } from '../../scripts/faults.ts'
 import { ROOT } from '../support/run-conformance.ts'
 
 const TSX = import.meta.resolve('tsx')
@@ -68,7 +68,7 @@ describe('a run against each fault fails exactly what the fault breaks', () => {
   // Load-only faults (no requirement in `breaks`) are proved by test/load/load-faults.test.ts.
   const runs = [
     ...CONFORMANCE_FAULTS.map((fault) => ({ fault, key: fault.name })),
-    ...OTHER_LIMITERS.flatMap((limiter) => CONFORMANCE_FAULTS.filter((f) => f.limiter).map((fault) => ({ fault, key: resultKey(fault.name, limiter) }))),
+    ...FAULTED_LIMITERS.flatMap((limiter) => CONFORMANCE_FAULTS.filter((f) => f.limiter).map((fault) => ({ fault, key: resultKey(fault.name, limiter) }))),
   ]
   for (const { fault, key } of runs) {
     test(`${key} -> ${fault.breaks.join(', ')}`, () => {

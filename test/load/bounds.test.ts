@@ -7,14 +7,14 @@ import { describe, expect, test } from 'vitest'
 import { admissionFigures, leaked, throttledEarly } from '../../load/bounds.ts'
 import { RateLimitBook, type Answer } from '../../load/engine/rate-limit-book.ts'
 import { BUCKET_MS, Series } from '../../load/engine/series.ts'
-import type { PhaseResult } from '../../load/types.ts'
+import type { AlgorithmSigns, PhaseResult } from '../../load/types.ts'
 import { histogram } from './fixture-result.ts'
 
 const MINUTE_MS = 4000
 const T0 = 1_000_000
 
 /** A phase from rest whose calls were sent at `sends` (ms after its start) and answered 200 or 429. */
-function phaseOf(sends: Array<[number, number]>, durationMs: number): PhaseResult {
+function phaseOf(sends: Array<[number, number]>, durationMs: number, signs: Partial<AlgorithmSigns> = {}): PhaseResult {
   const series = new Series(BUCKET_MS)
   let first: number | null = null
   for (const [at, status] of sends) {
@@ -35,9 +35,9 @@ function phaseOf(sends: Array<[number, number]>, durationMs: number): PhaseResul
     schedule: null,
     series: series.buckets(),
     maxInFlight: 1,
-    rateLimit: { firstRefusedSentAt: first, refusedWithRoom: {}, refusedReportingRoom: {}, tested: { reset: 0, retryAfter: 0 }, suspects: [], limits: {}, algorithm: { answers: 0, still: 0, period: 0, whole: 0, partial: 0, other: 0, maxResetMs: 0 } },
+    rateLimit: { firstRefusedSentAt: first, refusedWithRoom: {}, refusedReportingRoom: {}, tested: { reset: 0, retryAfter: 0 }, suspects: [], limits: {}, algorithm: { answers: 0, still: 0, period: 0, whole: 0, partial: 0, other: 0, maxResetMs: 0, ...signs } },
     algorithm: null,
-    headers: { responses: 0, refused: 0, missing: 0, missingOnRefused: 0, unparsable: 0, refusedWithoutRetryAfter: 0, resetFractional: 0, limitNotTable: 0, remainingOverLimit: 0, resetOverPeriod: 0 },
+    headers: { responses: 0, refused: 0, missing: 0, missingOnRefused: 0, unparsable: 0, refusedWithoutRetryAfter: 0, resetFractional: sends.length, limitNotTable: 0, remainingOverLimit: 0, resetOverPeriod: 0 },
   }
 }
 
@@ -61,6 +61,30 @@ function fixedWindow(perWindow: number): (at: number) => boolean {
     return used <= perWindow
   }
 }
+
+/** Calls every 100 ms (ten times a limit of 3 a minute of 4 s) for `ms`, admitted by `admits(at)`. */
+function tenTimesTheLimit(ms: number, admits: (at: number) => boolean): Array<[number, number]> {
+  const out: Array<[number, number]> = []
+  for (let at = 0; at < ms; at += 100) out.push([at, admits(at) ? 200 : 429])
+  return out
+}
+
+/** Fixed windows of `perWindow` calls aligned to the clock: the first ends `firstEndMs` after the phase's start. */
+function clockWindow(perWindow: number, firstEndMs: number): (at: number) => boolean {
+  let end = firstEndMs
+  let used = 0
+  return (at) => {
+    while (at >= end) {
+      end += MINUTE_MS
+      used = 0
+    }
+    used += 1
+    return used <= perWindow
+  }
+}
+
+/** What the headers of clock-aligned windows show: the instant held between calls, the first window's end. */
+const clockSigns = (firstEndMs: number): Partial<AlgorithmSigns> => ({ answers: 20, still: 15, period: 5, maxResetMs: MINUTE_MS, firstFullAt: T0 + firstEndMs })
 
 /** A token bucket of `capacity`, refilled at `capacity` a minute. */
 function tokenBucket(capacity: number): (at: number) => boolean {
@@ -92,6 +116,28 @@ describe('the admission bounds', () => {
   ])('%s of one call more than the limit passes L + L·T/minute within three minutes', (_name, admits) => {
     const f = admissionFigures(phaseOf(twiceTheLimit(3.2 * MINUTE_MS, admits), 3.2 * MINUTE_MS), 3, MINUTE_MS)
     expect(leaked(f), JSON.stringify(f.tightest)).toBe(true)
+  })
+
+  test('a window aligned to the clock meets them from where its first window began, which its headers show', () => {
+    const sends = tenTimesTheLimit(3.2 * MINUTE_MS, clockWindow(3, 0.3 * MINUTE_MS))
+    // Told nothing of the window, L + L·T/minute from the phase's start is wrong for it: 2L within 0.3 minutes.
+    expect(leaked(admissionFigures(phaseOf(sends, 3.2 * MINUTE_MS), 3, MINUTE_MS))).toBe(true)
+    const f = admissionFigures(phaseOf(sends, 3.2 * MINUTE_MS, clockSigns(0.3 * MINUTE_MS)), 3, MINUTE_MS)
+    expect(f.headMs).toBe(0.7 * MINUTE_MS)
+    expect(leaked(f), JSON.stringify(f.tightest)).toBe(false)
+  })
+
+  test('a window aligned to the clock of one call more than the limit still leaks', () => {
+    const sends = tenTimesTheLimit(8 * MINUTE_MS, clockWindow(4, 0.3 * MINUTE_MS))
+    const f = admissionFigures(phaseOf(sends, 8 * MINUTE_MS, clockSigns(0.3 * MINUTE_MS)), 3, MINUTE_MS)
+    expect(leaked(f), JSON.stringify(f.tightest)).toBe(true)
+  })
+
+  test('headers of a continuous refill give no head start, whatever their first reset', () => {
+    const sends = tenTimesTheLimit(3.2 * MINUTE_MS, clockWindow(3, 0.3 * MINUTE_MS))
+    const f = admissionFigures(phaseOf(sends, 3.2 * MINUTE_MS, { answers: 20, partial: 20, firstFullAt: T0 + 100 }), 3, MINUTE_MS)
+    expect(f.headMs).toBe(0)
+    expect(leaked(f)).toBe(true)
   })
 
   test('a 429 before the limit from rest is an early throttle', () => {
