@@ -33,7 +33,7 @@ describe('command line', () => {
     [['--port'], /--port needs a value/],
     [['--minute-ms', '0'], /--minute-ms must be a positive integer/],
     [['--minute-ms', '1.5'], /--minute-ms/],
-    [['--limiter', 'leaky-bucket'], /--limiter must be one of fixed-window, sliding-window, token-bucket, got 'leaky-bucket'/],
+    [['--limiter', 'leaky-bucket'], /--limiter must be one of fixed-window, sliding-window, token-bucket, clock-window, got 'leaky-bucket'/],
     [['--vary-latency-ms', '10'], /--vary-latency-ms needs --vary/],
     [['--vary', '--vary-latency-ms', '-1'], /--vary-latency-ms/],
     [['--now', 'yesterday'], /--now must be an ISO date/],

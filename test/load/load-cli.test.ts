@@ -75,7 +75,7 @@ describe('configuration', () => {
     [['--profile', 'tier-2-usage', '--tier', '3'], 'is for tier 2'],
     [['--profile', 'tier-2-usage', '--phase', 'nope'], 'has no phase nope'],
     [['--bogus'], "Unknown option '--bogus'"],
-    [['--profile', 'tier-2-usage', '--limiter', 'leaky'], "--limiter must be one of fixed-window, sliding-window, token-bucket, got 'leaky'"],
+    [['--profile', 'tier-2-usage', '--limiter', 'leaky'], "--limiter must be one of fixed-window, sliding-window, token-bucket, clock-window, got 'leaky'"],
   ])('%j is exit 2 with one line: %s', async (args, message) => {
     const run = await inProcess(args)
     expect(run.code).toBe(2)
