@@ -57,9 +57,10 @@ export function parseObjectives(text: string): Objective[] {
   return out
 }
 
-/** The objectives as typed again (normalized), for a report's header and a progress line. */
+/** The objectives as --slo takes them (parseObjectives reads this back), for a report's header. */
 export function objectivesText(objectives: readonly Objective[]): string {
-  return objectives.map((o) => `${o.name}=${o.metric === 'errors' ? `${round(o.bound * 100)}%` : seconds(o.bound)}`).join(',')
+  const value = (o: Objective): string => (o.metric === 'errors' ? `${round(o.bound * 100)}%` : o.bound >= 1000 ? `${round(o.bound / 1000)}s` : `${round(o.bound)}ms`)
+  return objectives.map((o) => `${o.name}=${value(o)}`).join(',')
 }
 
 const round = (n: number): number => Number(n.toPrecision(4))
