@@ -14,7 +14,7 @@ export const ABORT = {
 
 function liveMeasured(recorder: PhaseRecorder, stream: StreamStats | undefined): Measured & { ended: number } {
   const histograms = { e2e: recorder.okLatency, lag: recorder.lag, ttft: stream?.ttft, itl: stream?.interToken, tpot: stream?.tpot }
-  return { histogram: (metric) => histograms[metric] ?? null, ...countsOf(recorder.series.buckets(), recorder.errorsNamed('stopped')) }
+  return { histogram: (metric) => histograms[metric] ?? null, ...countsOf(recorder.counts().byStatus, recorder.series.buckets(), recorder.errorsNamed('stopped')) }
 }
 
 /** The calls the phase will have made by its end: its plan's, or, closed loop, its pace so far over its length. */

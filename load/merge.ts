@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { ConfigError } from '../harness/errors.ts'
 import { mergeSummaries } from './engine/histogram.ts'
-import { goodputOf } from './engine/recorder.ts'
+import { goodputFigures } from './engine/recorder.ts'
 import { mergeSeries } from './engine/series.ts'
 import { REPORT_FILES } from './report/write.ts'
 import type { AlgorithmSigns, ClientFigures, HeaderCounts, HistogramSummary, LoadResult, PhaseResult, RateLimitFacts, ScheduleFigures, StreamFigures } from './types.ts'
@@ -111,6 +111,7 @@ export function mergePhase(parts: PhaseResult[]): PhaseResult {
   const sent = parts.reduce((n, p) => n + p.sent, 0)
   const sum = (pick: (p: PhaseResult) => number | null): number | null => (parts.every((p) => pick(p) === null) ? null : parts.reduce((n, p) => n + (pick(p) ?? 0), 0))
   const series = mergeSeries(parts.map((p) => p.series))
+  const byStatus = parts.map((p) => p.byStatus).reduce(add, {})
   const okLatency = mergeOptional(parts.map((p) => p.okLatency))
   const merged: PhaseResult = {
     plan: {
@@ -124,13 +125,13 @@ export function mergePhase(parts: PhaseResult[]): PhaseResult {
     endedAt,
     sent,
     answered: parts.reduce((n, p) => n + p.answered, 0),
-    byStatus: parts.map((p) => p.byStatus).reduce(add, {}),
+    byStatus,
     errors: parts.map((p) => p.errors).reduce(add, {}),
     retries: parts.reduce((n, p) => n + p.retries, 0),
     achievedRate: sent / Math.max(0.001, (endedAt - startedAt) / 1000),
     latency: mergeSummaries(parts.map((p) => p.latency)),
     ...(okLatency ? { okLatency } : {}),
-    goodput: goodputOf(series, (endedAt - startedAt) / 1000),
+    goodput: goodputFigures(byStatus, series, (endedAt - startedAt) / 1000),
     schedule: mergeSchedule(parts.map((p) => p.schedule)),
     series,
     // Shards' calls overlap in time: their in-flight counts add up.
@@ -165,6 +166,9 @@ export function mergeResults(results: LoadResult[], dirs: string[], runId: strin
     }
     if (r.phases.length !== first.phases.length) throw new ConfigError(`${dirs[i]} has ${r.phases.length} phases, not ${first.phases.length}: was one shard stopped early?`)
   }
+  const slo = (r: LoadResult): string => JSON.stringify(r.objectives ?? [])
+  const other = results.findIndex((r) => slo(r) !== slo(first))
+  if (other > 0) throw new ConfigError(`${dirs[other]} was judged by other objectives (--slo) than ${dirs[0]}: merge shards of one run`)
   if (results.some((r) => r.capacity !== undefined)) throw new ConfigError('a capacity search adapts each step to what its one generator measured: its runs cannot be merged as shards')
   const indices = results.map((r) => r.shard?.index).filter((i): i is number => i !== undefined)
   if (new Set(indices).size !== indices.length) throw new ConfigError(`two of the directories are the same shard (${indices.join(', ')}); give each shard once`)

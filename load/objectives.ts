@@ -148,16 +148,26 @@ export function figureOf(e: Evaluation): string {
   return e.value === null ? `${o.metric} ${statName(o)}: no sample, against ${seconds(o.bound)}` : `${o.metric} ${statName(o)} ${seconds(e.value)} against ${seconds(o.bound)} (${e.samples} samples)`
 }
 
-/** The counts of a phase's series: calls ended, and those the errors objective judges. */
-export function countsOf(series: readonly SeriesBucket[], stopped: number): Pick<Measured, 'judged' | 'failed' | 'refused'> & { ended: number } {
-  const sum = (pick: (b: SeriesBucket) => number): number => series.reduce((n, b) => n + pick(b), 0)
-  const refused = sum((b) => b.refused)
-  const ended = sum((b) => b.ok + b.refused + b.clientErrors + b.serverErrors + b.errors)
-  const deliberate = sum((b) => b.failedSent)
+/**
+ * Calls ended, and those the errors objective judges: answers by status (a 1xx or 3xx is not a 2xx either) and the
+ * calls without an answer of the series, less the 429s, the calls failed on purpose and the calls cut by a stop.
+ */
+export function countsOf(byStatus: Record<string, number>, series: readonly SeriesBucket[], stopped: number): Pick<Measured, 'judged' | 'failed' | 'refused'> & { ended: number } {
+  let answered = 0
+  let notOk = 0
+  for (const [code, n] of Object.entries(byStatus)) {
+    const status = Number(code)
+    answered += n
+    if (status !== 429 && !(status >= 200 && status < 300)) notOk += n
+  }
+  const refused = byStatus['429'] ?? 0
+  const noAnswer = series.reduce((n, b) => n + b.errors, 0)
+  const deliberate = series.reduce((n, b) => n + b.failedSent, 0)
+  const ended = answered + noAnswer
   return {
     ended,
     judged: Math.max(0, ended - refused - deliberate - stopped),
-    failed: Math.max(0, sum((b) => b.clientErrors + b.serverErrors + b.errors) - deliberate - stopped),
+    failed: Math.max(0, notOk + noAnswer - deliberate - stopped),
     refused,
   }
 }
@@ -170,7 +180,7 @@ export function measuredOf(phase: PhaseResult): Measured {
       const s = summaries[metric]
       return s === undefined ? null : decode(s)
     },
-    ...countsOf(phase.series, phase.errors['stopped'] ?? 0),
+    ...countsOf(phase.byStatus, phase.series, phase.errors['stopped'] ?? 0),
   }
 }
 

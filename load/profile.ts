@@ -45,6 +45,8 @@ export interface PlanContext {
  * `first`, then asks `next` after each phase until it answers null, and `conclude` gives the result and verdicts.
  */
 export interface Search {
+  /** What each step is judged by, and what makes a call good: --slo, with the search's defaults. */
+  objectives: Objective[]
   first: PhasePlan
   next(ran: readonly PhaseResult[]): PhasePlan | null
   /** `stopped`: why the run ended before the search did (Ctrl-C, a cap), else null. */

@@ -202,6 +202,7 @@ export async function runProfile(o: RunnerOptions): Promise<LoadResult> {
   if (o.profile.search && o.phases) throw new ConfigError(`the profile ${o.profile.name} is a search: its steps are not chosen with --phase`)
   const search = o.profile.search ? await o.profile.search(ctx) : null
   const plans = search ? [search.first] : await planPhases(o, ctx)
+  const judgedBy = search ? search.objectives : objectives
   o.planned?.(plans)
   const deadline = AbortSignal.timeout(o.profile.caps.maxDurationMs + RUNNER.cleanupMaxMs)
   const objectiveStop = new AbortController()
@@ -222,7 +223,7 @@ export async function runProfile(o: RunnerOptions): Promise<LoadResult> {
       stopReason = `the profile's cap of ${o.profile.caps.maxRequests} calls was reached`
       break
     }
-    const result = await runPhase(plan, { ...o, signal }, left, created, onBreach, stopRun)
+    const result = await runPhase(plan, { ...o, signal, objectives: judgedBy }, left, created, onBreach, stopRun)
     sent += result.sent
     phases.push(result)
     plan = search ? search.next(phases) : (queue.shift() ?? null)
@@ -255,7 +256,7 @@ export async function runProfile(o: RunnerOptions): Promise<LoadResult> {
     mergedFrom: [],
     bucketMs: BUCKET_MS,
     phases,
-    ...(objectives.length > 0 ? { objectives: [...objectives] } : {}),
+    ...(judgedBy.length > 0 ? { objectives: [...judgedBy] } : {}),
     ...(o.abortOnFail ? { abortOnFail: true } : {}),
     ...(concluded ? { capacity: concluded.capacity } : {}),
     verdicts,

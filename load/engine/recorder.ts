@@ -37,9 +37,9 @@ export interface RecorderOptions {
   objectives?: readonly Objective[]
 }
 
-/** 2xx and good calls of a phase's series over its seconds: what a merge recomputes from the merged series. */
-export function goodputOf(series: readonly SeriesBucket[], durationS: number): Goodput {
-  const ok = series.reduce((n, b) => n + b.ok, 0)
+/** 2xx and good calls of a phase over its seconds: what a merge recomputes from the merged counts. */
+export function goodputFigures(byStatus: Record<string, number>, series: readonly SeriesBucket[], durationS: number): Goodput {
+  const ok = Object.entries(byStatus).reduce((n, [code, count]) => n + (Number(code) >= 200 && Number(code) < 300 ? count : 0), 0)
   const good = series.reduce((n, b) => n + (b.good ?? 0), 0)
   const seconds = Math.max(0.001, durationS)
   return { ok, good, throughputPerSecond: ok / seconds, goodputPerSecond: good / seconds }
@@ -245,7 +245,7 @@ export class PhaseRecorder {
       achievedRate: this.#sent / durationS,
       latency: summarize(this.latency),
       okLatency: summarize(this.okLatency),
-      goodput: goodputOf(series, durationS),
+      goodput: goodputFigures(Object.fromEntries(this.#byStatus), series, durationS),
       schedule: this.schedule(endedAt),
       series,
       maxInFlight: this.#maxInFlight,

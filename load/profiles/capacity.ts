@@ -82,6 +82,7 @@ export function capacityProfile(): Profile {
       })
       const judgedOf = (ran: readonly PhaseResult[]): Judged[] => ran.map((p) => judgeStep(p, objectives, BUCKET_MS))
       return {
+        objectives,
         first: step(1, decide([], bounds).next!),
         next: (ran) => {
           const next = decide(judgedOf(ran), bounds).next

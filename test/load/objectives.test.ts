@@ -8,7 +8,7 @@ import { ConfigError } from '../../harness/errors.ts'
 import { CAPACITY, conclude, decide, type Judged, type SearchBounds } from '../../load/capacity.ts'
 import { newHistogram, recordMs } from '../../load/engine/histogram.ts'
 import { mergeSeries, Series } from '../../load/engine/series.ts'
-import { beyondRecovery, isGood, judgeObjectives, objectivesText, parseObjectives, shareAbove, type Measured } from '../../load/objectives.ts'
+import { beyondRecovery, countsOf, isGood, judgeObjectives, objectivesText, parseObjectives, shareAbove, type Measured } from '../../load/objectives.ts'
 import { fixtureResult } from './fixture-result.ts'
 
 describe('--slo', () => {
@@ -84,6 +84,10 @@ describe('objective verdicts', () => {
     expect(breached!.detail).toMatch(/^ttft_p50 breached: ttft p50/)
   })
 
+  test('a 3xx or 1xx is not a 2xx: an error; a 429 is neither an error nor judged', () => {
+    expect(countsOf({ '200': 5, '302': 1, '103': 1, '429': 2 }, [], 0)).toEqual({ ended: 9, judged: 7, failed: 2, refused: 2 })
+  })
+
   test('a metric the phase did not measure proves nothing: inconclusive, never a pass', () => {
     const phase = fixtureResult().phases[0]!
     const [ttft] = judgeObjectives(phase, parseObjectives('ttft_p99=10s'))
@@ -93,9 +97,9 @@ describe('objective verdicts', () => {
   test('errors count the calls without a 2xx, and a 429 is a refusal, counted apart', () => {
     // The fixture's 429s, its 404s (failed on purpose) and one call without an answer (ECONNRESET).
     const phase = fixtureResult().phases[0]!
-    const [tight, loose] = judgeObjectives(phase, parseObjectives('errors=0.5%')).concat(judgeObjectives(phase, parseObjectives('errors=1%')))
+    const [tight, loose] = judgeObjectives(phase, parseObjectives('errors=1%')).concat(judgeObjectives(phase, parseObjectives('errors=2%')))
     expect(tight!.status).toBe('fail')
-    expect(tight!.figure).toBe('errors 0.7246% of 138 calls against 0.5%')
+    expect(tight!.figure).toBe('errors 1.351% of 148 calls against 1%')
     expect(tight!.detail).toContain('210 429s are refusals')
     expect(loose!.status).toBe('pass')
   })
