@@ -199,6 +199,7 @@ export async function runProfile(o: RunnerOptions): Promise<LoadResult> {
   const objectives = o.objectives ?? []
   const ctx: PlanContext = { ...o.context, phases: o.phases ?? null, objectives }
   if (o.profile.search && o.shard !== null && o.shard.count > 1) throw new ConfigError(`the profile ${o.profile.name} is a search that adapts each step to what it measured: it cannot be sharded`)
+  if (o.profile.search && o.abortOnFail) throw new ConfigError(`the profile ${o.profile.name} is a search: it ends each step that broke by itself, and a broken step is how it finds the rate; drop --abort-on-fail`)
   if (o.profile.search && o.phases) throw new ConfigError(`the profile ${o.profile.name} is a search: its steps are not chosen with --phase`)
   const search = o.profile.search ? await o.profile.search(ctx) : null
   const plans = search ? [search.first] : await planPhases(o, ctx)

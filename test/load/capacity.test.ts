@@ -67,6 +67,8 @@ describe('objectives', () => {
   test.each([
     [['--slo', 'ttft_p99=fast'], '--slo "ttft_p99=fast": the value must be a duration in ms or s, e.g. 2s or 150ms'],
     [['--abort-on-fail'], '--abort-on-fail stops a run on a breached objective: give the objectives with --slo'],
+    [['--profile', 'capacity', '--slo', 'e2e_p99=1s', '--abort-on-fail'], 'the profile capacity is a search: it ends each step that broke by itself, and a broken step is how it finds the rate; drop --abort-on-fail'],
+    [['--profile', 'capacity', '--shard', '1/2'], 'the profile capacity is a search that adapts each step to what it measured: it cannot be sharded'],
   ])('%j is exit 2 with one line', async (args, message) => {
     const run = await load('config', ['--profile', 'streaming', ...args])
     expect(run.code).toBe(2)
