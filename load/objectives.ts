@@ -17,7 +17,7 @@ export const LATENCY_METRICS = ['e2e', 'ttft', 'itl', 'tpot', 'lag'] as const
 export type LatencyMetric = (typeof LATENCY_METRICS)[number]
 
 /** Stream metrics bound a call only when it was streamed: a call without events has no token timing. */
-const STREAM_METRICS: ReadonlySet<ObjectiveMetric> = new Set(['ttft', 'itl', 'tpot'])
+export const STREAM_METRICS: ReadonlySet<ObjectiveMetric> = new Set(['ttft', 'itl', 'tpot'])
 
 const NAME = /^([a-z0-9]+)_(p(\d{1,2}(?:\.\d+)?)|mean|max)$/
 

@@ -98,7 +98,8 @@ export class PhaseRecorder {
     const scheduledAt = options.scheduledAt ?? null
     if (scheduledAt !== null) {
       this.#sawSchedule = true
-      recordMs(this.lag, at - scheduledAt)
+      // A send ahead of its plan is not late: zero lag, so that the lag's percentiles count every send.
+      recordMs(this.lag, Math.max(0, at - scheduledAt))
     }
     if (this.plan.rate !== null) {
       // Calls the plan wanted sent by now against calls sent: how far the generator is behind or ahead.

@@ -8,6 +8,7 @@
  */
 import { ConfigError } from '../../harness/errors.ts'
 import { BUCKET_MS } from '../engine/series.ts'
+import { STREAM_METRICS } from '../objectives.ts'
 import { CAPACITY, conclude, decide, judgeStep, searchObjectives, stepOf, type Judged, type SearchBounds } from '../capacity.ts'
 import { requireKey, slotOf, TIERS, type PlanContext, type Profile, type Search } from '../profile.ts'
 import type { CapacityResult, KeySlotName, PhasePlan, PhaseResult, RequestSpec } from '../types.ts'
@@ -15,8 +16,6 @@ import { anyChatModel } from './tier-model.ts'
 
 type Json = Record<string, unknown>
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v)
-
-const STREAM_METRICS = new Set(['ttft', 'itl', 'tpot'])
 
 function slotFor(ctx: PlanContext): KeySlotName {
   if (ctx.tier !== null) return slotOf(ctx.tier)
