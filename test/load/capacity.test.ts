@@ -98,6 +98,8 @@ describe('capacity search', () => {
       expect(md).toContain('| step | kind | offered | achieved | throughput (2xx/s) | goodput | p50 | p99 | errors | 429 | outcome | why |')
       const html = readFileSync(join(scratch, 'capacity', 'load', 'latest', 'report.html'), 'utf8')
       expect(html).toMatch(/<figure class="chart" data-chart="capacity"><svg /)
+      const json = readFileSync(join(scratch, 'capacity', 'load', 'latest', 'result.json'), 'utf8')
+      for (const text of [md, html, json, run.stderr]) expect(text).not.toContain(gateway.keys.tier5)
     } finally {
       await gateway.close()
     }
