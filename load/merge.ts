@@ -7,9 +7,10 @@ import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { ConfigError } from '../harness/errors.ts'
 import { mergeSummaries } from './engine/histogram.ts'
+import { goodputFigures } from './engine/recorder.ts'
 import { mergeSeries } from './engine/series.ts'
 import { REPORT_FILES } from './report/write.ts'
-import type { AlgorithmSigns, ClientFigures, HeaderCounts, LoadResult, PhaseResult, RateLimitFacts, ScheduleFigures, StreamFigures } from './types.ts'
+import type { AlgorithmSigns, ClientFigures, HeaderCounts, HistogramSummary, LoadResult, PhaseResult, RateLimitFacts, ScheduleFigures, StreamFigures } from './types.ts'
 import { judge, observeAlgorithm, outcomeOf } from './verdicts.ts'
 
 export async function readResult(dir: string): Promise<LoadResult> {
@@ -39,6 +40,11 @@ function mergeHeaders(list: HeaderCounts[]): HeaderCounts {
   return list.reduce((a, b) => add(a as unknown as Record<string, number>, b as unknown as Record<string, number>) as unknown as HeaderCounts)
 }
 
+/** Histograms that a result may lack (written without objectives in mind): merged when every part has one. */
+function mergeOptional(list: Array<HistogramSummary | undefined>): HistogramSummary | undefined {
+  return list.every((h): h is HistogramSummary => h !== undefined) && list.length > 0 ? mergeSummaries(list) : undefined
+}
+
 function mergeSchedule(list: Array<ScheduleFigures | null>): ScheduleFigures | null {
   const present = list.filter((s): s is ScheduleFigures => s !== null)
   if (present.length === 0) return null
@@ -47,6 +53,7 @@ function mergeSchedule(list: Array<ScheduleFigures | null>): ScheduleFigures | n
     maxAheadCalls: present.reduce((n, s) => n + s.maxAheadCalls, 0),
     boundCalls: present.reduce((n, s) => n + s.boundCalls, 0),
     lagP99Ms: Math.max(...present.map((s) => s.lagP99Ms ?? 0)),
+    ...((lag) => (lag ? { lag } : {}))(mergeOptional(present.map((s) => s.lag))),
     // Each shard judged its own slice against its own bound; the whole holds its schedule when every slice did.
     conclusive: present.every((s) => s.conclusive),
   }
@@ -76,6 +83,7 @@ function mergeStream(list: StreamFigures[]): StreamFigures {
     interToken: mergeSummaries(list.map((s) => s.interToken)),
     endToEnd: mergeSummaries(list.map((s) => s.endToEnd)),
     tokensPerSecond: mergeSummaries(list.map((s) => s.tokensPerSecond)),
+    ...((tpot) => (tpot ? { tpot } : {}))(mergeOptional(list.map((s) => s.tpot))),
     completed: list.reduce((n, s) => n + s.completed, 0),
     truncated: list.reduce((n, s) => n + s.truncated, 0),
   }
@@ -117,6 +125,9 @@ export function mergePhase(parts: PhaseResult[]): PhaseResult {
   const endedAt = Math.max(...parts.map((p) => p.endedAt))
   const sent = parts.reduce((n, p) => n + p.sent, 0)
   const sum = (pick: (p: PhaseResult) => number | null): number | null => (parts.every((p) => pick(p) === null) ? null : parts.reduce((n, p) => n + (pick(p) ?? 0), 0))
+  const series = mergeSeries(parts.map((p) => p.series))
+  const byStatus = parts.map((p) => p.byStatus).reduce(add, {})
+  const okLatency = mergeOptional(parts.map((p) => p.okLatency))
   const merged: PhaseResult = {
     plan: {
       ...first.plan,
@@ -129,13 +140,15 @@ export function mergePhase(parts: PhaseResult[]): PhaseResult {
     endedAt,
     sent,
     answered: parts.reduce((n, p) => n + p.answered, 0),
-    byStatus: parts.map((p) => p.byStatus).reduce(add, {}),
+    byStatus,
     errors: parts.map((p) => p.errors).reduce(add, {}),
     retries: parts.reduce((n, p) => n + p.retries, 0),
     achievedRate: sent / Math.max(0.001, (endedAt - startedAt) / 1000),
     latency: mergeSummaries(parts.map((p) => p.latency)),
+    ...(okLatency ? { okLatency } : {}),
+    goodput: goodputFigures(byStatus, series, (endedAt - startedAt) / 1000),
     schedule: mergeSchedule(parts.map((p) => p.schedule)),
-    series: mergeSeries(parts.map((p) => p.series)),
+    series,
     // Shards' calls overlap in time: their in-flight counts add up.
     maxInFlight: parts.reduce((n, p) => n + p.maxInFlight, 0),
     rateLimit: mergeRateLimit(parts.map((p) => p.rateLimit)),
@@ -168,11 +181,15 @@ export function mergeResults(results: LoadResult[], dirs: string[], runId: strin
     }
     if (r.phases.length !== first.phases.length) throw new ConfigError(`${dirs[i]} has ${r.phases.length} phases, not ${first.phases.length}: was one shard stopped early?`)
   }
+  const slo = (r: LoadResult): string => JSON.stringify(r.objectives ?? [])
+  const other = results.findIndex((r) => slo(r) !== slo(first))
+  if (other > 0) throw new ConfigError(`${dirs[other]} was judged by other objectives (--slo) than ${dirs[0]}: merge shards of one run`)
+  if (results.some((r) => r.capacity !== undefined)) throw new ConfigError('a capacity search adapts each step to what its one generator measured: its runs cannot be merged as shards')
   const indices = results.map((r) => r.shard?.index).filter((i): i is number => i !== undefined)
   if (new Set(indices).size !== indices.length) throw new ConfigError(`two of the directories are the same shard (${indices.join(', ')}); give each shard once`)
   const minuteMs = first.target.minuteMs
   const phases = first.phases.map((_, i) => mergePhase(results.map((r) => r.phases[i] as PhaseResult)))
-  const verdicts = judge(phases, minuteMs, results.length)
+  const verdicts = judge(phases, minuteMs, results.length, first.objectives ?? [])
   const partial = results.some((r) => r.partial)
   const { outcome, exitCode } = partial && !verdicts.some((v) => v.status === 'fail') ? { outcome: 'inconclusive' as const, exitCode: 3 as const } : outcomeOf(verdicts)
   return {

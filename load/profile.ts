@@ -4,7 +4,7 @@
  */
 import { ConfigError } from '../harness/errors.ts'
 import { lookupJson } from './engine/call.ts'
-import type { KeySlotName, PhasePlan } from './types.ts'
+import type { CapacityResult, KeySlotName, Objective, PhasePlan, PhaseResult, Verdict } from './types.ts'
 
 export interface ProfileCaps {
   /** The whole run, waits included, never lasts longer than this. */
@@ -31,11 +31,26 @@ export interface PlanContext {
   rate: number | null
   /** --connections. */
   connections: number | null
+  /** --slo, parsed (none: []); a search judges its steps by them. */
+  objectives?: readonly Objective[]
   timeoutMs: number
   /** The run's id: what the run creates on the target carries it (harness/run-tag.ts), for the sweep. */
   runId: string
   /** GET with a key slot's key; for profiles that look up limits (model records). */
   getJson(path: string, slot: KeySlotName): Promise<{ status: number; body: unknown; headers: Record<string, string> }>
+}
+
+/**
+ * A profile whose next phase depends on what the last one measured (the capacity search): the runner runs
+ * `first`, then asks `next` after each phase until it answers null, and `conclude` gives the result and verdicts.
+ */
+export interface Search {
+  /** What each step is judged by, and what makes a call good: --slo, with the search's defaults. */
+  objectives: Objective[]
+  first: PhasePlan
+  next(ran: readonly PhaseResult[]): PhasePlan | null
+  /** `stopped`: why the run ended before the search did (Ctrl-C, a cap), else null. */
+  conclude(ran: readonly PhaseResult[], stopped: string | null): { capacity: CapacityResult; verdicts: Verdict[] }
 }
 
 export interface Profile {
@@ -45,6 +60,8 @@ export interface Profile {
   tier: number | null
   caps: ProfileCaps
   plan(ctx: PlanContext): Promise<PhasePlan[]>
+  /** Set for a search: the runner runs it instead of the plan (which then lists its first step). */
+  search?(ctx: PlanContext): Promise<Search>
   /** Removes what the phases created on the target (uploaded files), bounded in time; returns what was left. */
   cleanup?(ctx: PlanContext, created: readonly string[]): Promise<{ removed: number; left: string[] }>
 }

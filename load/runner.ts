@@ -15,8 +15,9 @@ import { BUCKET_MS } from './engine/series.ts'
 import { nowMs, PhaseRecorder } from './engine/recorder.ts'
 import { runScheduled } from './engine/scheduler.ts'
 import { StreamStats } from './engine/stream-stats.ts'
+import { breachedBeyondRecovery } from './abort.ts'
 import type { PlanContext, Profile } from './profile.ts'
-import type { KeySlotName, LoadResult, PhasePlan, PhaseResult, Verdict } from './types.ts'
+import type { CapacityResult, KeySlotName, LoadResult, Objective, PhasePlan, PhaseResult, Verdict } from './types.ts'
 import { judge, observeAlgorithm, outcomeOf, sectionOfRoute } from './verdicts.ts'
 
 export interface RunnerOptions {
@@ -34,7 +35,14 @@ export interface RunnerOptions {
   progress?: (line: string) => void
   /** Called with a note worth a line of its own (waiting for the bucket to be full again, cleaning up). */
   note?: (line: string) => void
+  /** --slo, parsed: judged on every phase, and what makes a call good. */
+  objectives?: readonly Objective[]
+  /** --abort-on-fail: an objective breached beyond recovery stops the run. */
+  abortOnFail?: boolean
 }
+
+/** While a phase runs: an objective breached beyond recovery stops the whole run, or only the phase (a search's step), or nothing. */
+type BreachStop = 'run' | 'phase' | null
 
 export const RUNNER = {
   progressEveryMs: 1000,
@@ -82,17 +90,28 @@ function progressLine(plan: PhasePlan, recorder: PhaseRecorder, startedAt: numbe
   return `${plan.name} ${elapsed.toFixed(1)}s  offered ${offered}  achieved ${(recorder.sent / Math.max(0.001, elapsed)).toFixed(2)}/s  2xx ${count('2')}  429 ${s.byStatus['429'] ?? 0}  4xx ${count('4') - (s.byStatus['429'] ?? 0)}  5xx ${count('5')}  errors ${s.errors}`
 }
 
-async function runPhase(plan: PhasePlan, o: RunnerOptions, maxRequests: number, created: string[]): Promise<PhaseResult> {
+async function runPhase(plan: PhasePlan, o: RunnerOptions, maxRequests: number, created: string[], onBreach: BreachStop, stopRun: (reason: string) => void): Promise<PhaseResult> {
   const ctx = o.context
+  const objectives = o.objectives ?? []
+  const phaseStop = new AbortController()
+  o = { ...o, signal: AbortSignal.any([o.signal, phaseStop.signal]) }
   const dispatcher = new Agent({ connections: plan.connections, pipelining: 1 })
   const probeDispatcher = plan.probe ? new Agent({ connections: 4 }) : null
   try {
     await waitForRest(plan, ctx, o.signal, o.note)
     const startedAt = nowMs()
-    const recorder = new PhaseRecorder(plan, { minuteMs: ctx.minuteMs, bucketMs: BUCKET_MS, startedAt })
+    const recorder = new PhaseRecorder(plan, { minuteMs: ctx.minuteMs, bucketMs: BUCKET_MS, startedAt, objectives })
     const stream = plan.requests.some((r) => r.stream) ? new StreamStats() : undefined
     const base = { baseUrl: ctx.baseUrl, key: keyOf(ctx, plan.slot), timeoutMs: ctx.timeoutMs, signal: o.signal, recorder, requests: plan.requests, durationMs: plan.durationMs, maxRequests }
-    const ticker = setInterval(() => o.progress?.(progressLine(plan, recorder, startedAt)), RUNNER.progressEveryMs)
+    const ticker = setInterval(() => {
+      o.progress?.(progressLine(plan, recorder, startedAt))
+      if (onBreach === null || phaseStop.signal.aborted) return
+      const breach = breachedBeyondRecovery(objectives, plan, recorder, stream, nowMs())
+      if (breach === null) return
+      // A search's step that broke ends at once: what it measured already says so.
+      if (onBreach === 'run') stopRun(breach)
+      phaseStop.abort(breach)
+    }, RUNNER.progressEveryMs)
     const probeRecorder = plan.probe ? new PhaseRecorder({ ...plan, rate: plan.probe.rate, probe: undefined }, { minuteMs: ctx.minuteMs, bucketMs: BUCKET_MS, startedAt }) : null
     const probe =
       plan.probe && probeRecorder && probeDispatcher
@@ -162,9 +181,8 @@ async function cleanUp(ctx: PlanContext, slot: KeySlotName, created: string[], n
   return left
 }
 
-export async function runProfile(o: RunnerOptions): Promise<LoadResult> {
-  const started = new Date()
-  const ctx: PlanContext = { ...o.context, phases: o.phases ?? null }
+/** The profile's plan, narrowed to --phase and sliced for --shard, within its cap of time. */
+async function planPhases(o: RunnerOptions, ctx: PlanContext): Promise<PhasePlan[]> {
   const all = await o.profile.plan(ctx)
   const unknown = (o.phases ?? []).filter((name) => !all.some((p) => p.name === name))
   if (unknown.length > 0) throw new ConfigError(`the profile ${o.profile.name} has no phase ${unknown.join(', ')}; its phases: ${all.map((p) => p.name).join(', ')}`)
@@ -173,32 +191,57 @@ export async function runProfile(o: RunnerOptions): Promise<LoadResult> {
   if (planned > o.profile.caps.maxDurationMs) {
     throw new ConfigError(`the profile ${o.profile.name} would run ${(planned / 1000).toFixed(0)} s, past its cap of ${(o.profile.caps.maxDurationMs / 1000).toFixed(0)} s; give a shorter --duration`)
   }
+  return plans
+}
+
+export async function runProfile(o: RunnerOptions): Promise<LoadResult> {
+  const started = new Date()
+  const objectives = o.objectives ?? []
+  const ctx: PlanContext = { ...o.context, phases: o.phases ?? null, objectives }
+  if (o.profile.search && o.shard !== null && o.shard.count > 1) throw new ConfigError(`the profile ${o.profile.name} is a search that adapts each step to what it measured: it cannot be sharded`)
+  if (o.profile.search && o.abortOnFail) throw new ConfigError(`the profile ${o.profile.name} is a search: it ends each step that broke by itself, and a broken step is how it finds the rate; drop --abort-on-fail`)
+  if (o.profile.search && o.phases) throw new ConfigError(`the profile ${o.profile.name} is a search: its steps are not chosen with --phase`)
+  const search = o.profile.search ? await o.profile.search(ctx) : null
+  const plans = search ? [search.first] : await planPhases(o, ctx)
+  const judgedBy = search ? search.objectives : objectives
   o.planned?.(plans)
   const deadline = AbortSignal.timeout(o.profile.caps.maxDurationMs + RUNNER.cleanupMaxMs)
-  const signal = AbortSignal.any([o.signal, deadline])
+  const objectiveStop = new AbortController()
+  const signal = AbortSignal.any([o.signal, deadline, objectiveStop.signal])
+  const stopRun = (reason: string): void => objectiveStop.abort(reason)
+  // A search judges each step by the objectives, and a step that broke beyond recovery ends at once.
+  const onBreach: BreachStop = search ? 'phase' : o.abortOnFail ? 'run' : null
   const phases: PhaseResult[] = []
   const created: string[] = []
   let sent = 0
   let stopReason: string | null = null
   const skipped = plans.filter((p) => p.skip !== undefined)
-  for (const plan of plans.filter((p) => p.skip === undefined)) {
-    if (signal.aborted) break
+  const queue = plans.filter((p) => p.skip === undefined)
+  let plan = queue.shift() ?? null
+  while (plan !== null && !signal.aborted) {
     const left = o.profile.caps.maxRequests - sent
     if (left <= 0) {
       stopReason = `the profile's cap of ${o.profile.caps.maxRequests} calls was reached`
       break
     }
-    const result = await runPhase(plan, { ...o, signal }, left, created)
+    const result = await runPhase(plan, { ...o, signal, objectives: judgedBy }, left, created, onBreach, stopRun)
     sent += result.sent
     phases.push(result)
+    plan = search ? search.next(phases) : (queue.shift() ?? null)
   }
   if (o.signal.aborted) stopReason = `stopped: ${String(o.signal.reason ?? 'interrupted')}`
+  else if (objectiveStop.signal.aborted) stopReason = `stopped early by --abort-on-fail: ${String(objectiveStop.signal.reason)}`
   else if (deadline.aborted) stopReason = `the profile's cap of ${(o.profile.caps.maxDurationMs / 1000).toFixed(0)} s was reached`
   const slot = plans[0]?.slot ?? 'main'
   const leftBehind = await cleanUp(ctx, slot, created, o.note)
   if (leftBehind.length > 0) o.note?.(`${leftBehind.length} uploaded files could not be deleted in time: ${leftBehind.slice(0, 5).join(', ')}${leftBehind.length > 5 ? ', ...' : ''}`)
-  const verdicts = [...judge(phases, ctx.minuteMs, o.shard?.count ?? 1), ...skipped.flatMap((p) => p.verdicts.map((id): Verdict => ({ id, phase: p.name, status: 'skip', figure: '-', detail: p.skip as string, section: sectionOfRoute(p.requests[0]?.path ?? '') })))]
-  const partial = stopReason !== null || phases.length < plans.length - skipped.length
+  const concluded: { capacity: CapacityResult; verdicts: Verdict[] } | null = search ? search.conclude(phases, stopReason) : null
+  const verdicts = [
+    ...judge(phases, ctx.minuteMs, o.shard?.count ?? 1, search ? [] : objectives),
+    ...(concluded?.verdicts ?? []),
+    ...skipped.flatMap((p) => p.verdicts.map((id): Verdict => ({ id, phase: p.name, status: 'skip', figure: '-', detail: p.skip as string, section: sectionOfRoute(p.requests[0]?.path ?? '') }))),
+  ]
+  const partial = stopReason !== null || (search === null && phases.length < plans.length - skipped.length)
   const { outcome, exitCode } = partial && !verdicts.some((v) => v.status === 'fail') ? { outcome: 'inconclusive' as const, exitCode: 3 as const } : outcomeOf(verdicts)
   return {
     schemaVersion: 1,
@@ -214,6 +257,9 @@ export async function runProfile(o: RunnerOptions): Promise<LoadResult> {
     mergedFrom: [],
     bucketMs: BUCKET_MS,
     phases,
+    ...(judgedBy.length > 0 ? { objectives: [...judgedBy] } : {}),
+    ...(o.abortOnFail ? { abortOnFail: true } : {}),
+    ...(concluded ? { capacity: concluded.capacity } : {}),
     verdicts,
     outcome,
     exitCode,

@@ -52,8 +52,8 @@ export interface PhasePlan {
    * bounds from rest apply from the phase's start.
    */
   fromRest: boolean
-  /** The verdicts to judge from this phase. */
-  verdicts: VerdictId[]
+  /** The verdicts to judge from this phase (objectives are judged on every phase, from the run's --slo). */
+  verdicts: PhaseVerdictId[]
   /** Clients engine only: the policy and the number of workers looping calls. */
   client?: {
     policy: ClientPolicyName
@@ -68,7 +68,23 @@ export interface PhasePlan {
   probe?: { slot: KeySlotName; rate: number; requests: RequestSpec[] }
 }
 
-export type VerdictId = 'admission' | 'headers' | 'recovery' | 'failed-calls' | 'isolation' | 'backoff' | 'throughput' | 'streaming'
+export type VerdictId = 'admission' | 'headers' | 'recovery' | 'failed-calls' | 'isolation' | 'backoff' | 'throughput' | 'streaming' | 'objective' | 'capacity'
+
+/** The verdicts a phase's plan names; `objective` comes from --slo, `capacity` from the capacity search. */
+export type PhaseVerdictId = Exclude<VerdictId, 'objective' | 'capacity'>
+
+export type ObjectiveMetric = 'e2e' | 'ttft' | 'itl' | 'tpot' | 'lag' | 'errors'
+
+/** One objective of `--slo` (load/objectives.ts): e.g. ttft_p99=2s is { metric ttft, stat 99, bound 2000 }. */
+export interface Objective {
+  /** As typed: `ttft_p99`, `e2e_mean`, `errors`. */
+  name: string
+  metric: ObjectiveMetric
+  /** A percentile, the mean or the max; `share` for errors. */
+  stat: number | 'mean' | 'max' | 'share'
+  /** Milliseconds; for errors, a share from 0 to 1. */
+  bound: number
+}
 
 export type VerdictStatus = 'pass' | 'fail' | 'inconclusive' | 'skip'
 
@@ -109,6 +125,8 @@ export interface SeriesBucket {
   serverErrors: number // 5xx
   errors: number // no HTTP answer: timeout, reset, refused connection
   retries: number
+  /** Calls that ended in this slice answered 2xx and within every per-call objective (all 2xx without objectives): goodput. */
+  good?: number
   /** Of the calls sent in this slice: answered other than 429 (deliberate failures included), 429, and deliberate failures answered other than 429. */
   admittedSent: number
   refusedSent: number
@@ -208,6 +226,8 @@ export interface ScheduleFigures {
   boundCalls: number
   /** Sends later than planned by more than this many ms, p99 (scheduler only). */
   lagP99Ms: number | null
+  /** How late each send left against its plan (scheduler only): the `lag` objective's samples. */
+  lag?: HistogramSummary
   conclusive: boolean
 }
 
@@ -236,8 +256,17 @@ export interface StreamFigures {
   endToEnd: HistogramSummary
   /** Output tokens per second of each stream (count = streams): its min, mean and percentiles are tokens per second, not ms. */
   tokensPerSecond: HistogramSummary
+  /** Per stream, time per output token after the first (ms): the `tpot` objective's samples. */
+  tpot?: HistogramSummary
   completed: number
   truncated: number
+}
+
+export interface Goodput {
+  ok: number
+  good: number
+  throughputPerSecond: number
+  goodputPerSecond: number
 }
 
 export interface PhaseResult {
@@ -254,6 +283,10 @@ export interface PhaseResult {
   retries: number
   achievedRate: number
   latency: HistogramSummary
+  /** Latency of the calls answered 2xx whose body ended: the `e2e` objective's samples. */
+  okLatency?: HistogramSummary
+  /** Calls answered 2xx, and of them the good ones (types.ts SeriesBucket.good), per second of the phase. */
+  goodput?: Goodput
   schedule: ScheduleFigures | null
   series: SeriesBucket[]
   /** Calls in flight at most (a merge adds the shards'): what answers overtaking each other can explain. */
@@ -283,7 +316,48 @@ export interface LoadResult {
   mergedFrom: string[]
   bucketMs: number
   phases: PhaseResult[]
+  /** `--slo`, parsed; judged on every phase (a capacity search judges its steps by them instead). */
+  objectives?: Objective[]
+  /** `--abort-on-fail`: a breached objective beyond recovery stopped the run (stopReason says which). */
+  abortOnFail?: boolean
+  /** The capacity profile's search: its steps, the rate found and why it stopped. */
+  capacity?: CapacityResult
   verdicts: Verdict[]
   outcome: 'pass' | 'fail' | 'inconclusive' | 'error'
   exitCode: 0 | 1 | 2 | 3
+}
+
+/** How one step of a capacity search ended: its rate held, or what broke. */
+export type StepOutcome = 'held' | 'breached' | 'saturated' | 'refused'
+
+export interface CapacityStep {
+  /** The phase of the step (its figures are there). */
+  phase: string
+  kind: 'ramp' | 'bisect'
+  offered: number
+  achieved: number
+  throughput: number
+  goodput: number
+  p50Ms: number
+  p99Ms: number
+  /** Share of the judged calls without a 2xx (429s apart). */
+  errors: number
+  refused: number
+  outcome: StepOutcome
+  /** Why, in one line: the objectives breached, the sign of over-saturation, the share refused. */
+  why: string
+}
+
+export interface CapacityResult {
+  /** The highest offered rate that held (calls per second); null when even the first step broke. */
+  sustainable: number | null
+  /** The lowest offered rate that broke; null when none did. */
+  firstBroken: number | null
+  /** Which bound was met first: the target's capacity (objectives or over-saturation), its limit (429s, or the tier's limit reached with every step held), or neither (the search's own ceiling or a cap). */
+  bound: 'capacity' | 'limit' | 'ceiling' | null
+  /** The tier's request limit per minute the search stayed within (--tier), and as calls per second of the target's minute. */
+  tierLimit: { perMinute: number; perSecond: number; source: string } | null
+  objectives: Objective[]
+  stopReason: string
+  steps: CapacityStep[]
 }

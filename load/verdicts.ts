@@ -5,7 +5,8 @@
  */
 import { admissionFigures, describeSpan, leaked, looksLikeFixedWindows, throttledEarly, type AdmissionFigures } from './bounds.ts'
 import { BUCKET_MS } from './engine/series.ts'
-import type { ClientFigures, PhaseResult, PromiseTest, Verdict, VerdictId } from './types.ts'
+import { judgeObjectives } from './objectives.ts'
+import type { ClientFigures, Objective, PhaseResult, PhaseVerdictId, PromiseTest, Verdict, VerdictId } from './types.ts'
 
 export interface JudgeContext {
   minuteMs: number
@@ -252,7 +253,7 @@ export function judgeStreaming(phase: PhaseResult): Verdict {
   return verdict(phase, 'streaming', 'pass', figure, `${s.completed} streams completed at a constant arrival rate of ${phase.plan.rate}/s`, 'P1-6')
 }
 
-const JUDGES: Record<VerdictId, (phase: PhaseResult, ctx: JudgeContext) => Verdict> = {
+const JUDGES: Record<PhaseVerdictId, (phase: PhaseResult, ctx: JudgeContext) => Verdict> = {
   admission: judgeAdmission,
   headers: judgeHeaders,
   recovery: judgeRecovery,
@@ -263,9 +264,10 @@ const JUDGES: Record<VerdictId, (phase: PhaseResult, ctx: JudgeContext) => Verdi
   streaming: judgeStreaming,
 }
 
-export function judge(phases: readonly PhaseResult[], minuteMs: number, shards = 1): Verdict[] {
+/** The verdicts each phase's plan names, then each objective of --slo on each phase. */
+export function judge(phases: readonly PhaseResult[], minuteMs: number, shards = 1, objectives: readonly Objective[] = []): Verdict[] {
   const ctx: JudgeContext = { minuteMs, phases, shards }
-  return phases.flatMap((phase) => phase.plan.verdicts.map((id) => JUDGES[id](phase, ctx)))
+  return phases.flatMap((phase) => [...phase.plan.verdicts.map((id) => JUDGES[id](phase, ctx)), ...judgeObjectives(phase, objectives)])
 }
 
 /** Exit code and outcome: 1 a verdict failed; else 3 something proved nothing; else 0. */

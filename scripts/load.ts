@@ -18,6 +18,7 @@ import { Redactor } from '../harness/redact.ts'
 import { pointLatest } from '../harness/report/files.ts'
 import { isLoopback, newRunId, prepareTarget, type PreparedTarget } from '../harness/target.ts'
 import { mergeResults, readResult } from '../load/merge.ts'
+import { parseObjectives } from '../load/objectives.ts'
 import { jsonGetter, type PlanContext } from '../load/profile.ts'
 import { allProfiles, profileNamed } from '../load/profiles/index.ts'
 import { runProfile } from '../load/runner.ts'
@@ -43,6 +44,10 @@ Options:
   --confirm-target HOST   required for a target that is not on this machine: its host name, typed again
   --shard I/N             run slice I of N of the profile's offered load (rates and connections divided)
   --phase a,b             run only these phases of the profile (names as in its report)
+  --slo LIST              objectives, each a verdict, e.g. ttft_p99=2s,itl_p99=150ms,e2e_p99=30s,errors=1%
+                          (METRIC_pNN, METRIC_mean or METRIC_max of e2e, ttft, itl, tpot, lag; errors=N%,
+                          where a 429 is a refusal, not an error); goodput counts the calls within them
+  --abort-on-fail         stop the run once an objective is breached beyond recovery (after 50 calls of a phase)
   --limiter NAME          the embedded gateway's rate-limit algorithm: ${LIMITER_ALGORITHMS.join(', ')}
                           (default fixed-window); a target's own algorithm is observed in the report, never judged
   --minute-ms MS          the rate-limit minute of the embedded gateway (default ${DEFAULTS.embeddedMinuteMs}), or of a gateway on
@@ -67,6 +72,8 @@ interface Flags {
   'minute-ms'?: string
   limiter?: string
   phase?: string
+  slo?: string
+  'abort-on-fail'?: boolean
   'base-url'?: string
   list?: boolean
   help?: boolean
@@ -90,6 +97,8 @@ function parseFlags(argv: string[]): { flags: Flags; positionals: string[] } {
         'minute-ms': { type: 'string' },
         limiter: { type: 'string' },
         phase: { type: 'string' },
+        slo: { type: 'string' },
+        'abort-on-fail': { type: 'boolean' },
         'base-url': { type: 'string' },
         list: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
@@ -148,11 +157,12 @@ function columns(rows: string[][]): string {
 function verdictTable(result: LoadResult): string {
   const count = (by: Record<string, number>, test: (status: number) => boolean): number => Object.entries(by).filter(([s]) => test(Number(s))).reduce((n, [, v]) => n + v, 0)
   const figures = [
-    ['phase', 'sent', 'achieved/offered per s', '2xx', '429', 'other 4xx', '5xx', 'no answer', 'latency p50/p99 ms'],
+    ['phase', 'sent', 'achieved/offered per s', '2xx/good per s', '2xx', '429', 'other 4xx', '5xx', 'no answer', 'latency p50/p99 ms'],
     ...result.phases.map((p) => [
       p.plan.name,
       String(p.sent),
       `${p.achievedRate.toFixed(1)}/${p.plan.rate !== null ? p.plan.rate.toFixed(1) : p.plan.client?.pacePerSecond != null ? `at most ${p.plan.client.pacePerSecond.toFixed(1)}` : 'closed loop'}`,
+      p.goodput ? `${p.goodput.throughputPerSecond.toFixed(1)}/${p.goodput.goodputPerSecond.toFixed(1)}` : '-',
       String(count(p.byStatus, (s) => s >= 200 && s < 300)),
       String(p.byStatus['429'] ?? 0),
       String(count(p.byStatus, (s) => s >= 400 && s < 500 && s !== 429)),
@@ -215,6 +225,8 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   const rate = number(flags.rate, '--rate', (n) => n > 0 && n <= 100_000, 'calls per second above 0 (at most 100000)')
   const connections = number(flags.connections, '--connections', (n) => Number.isInteger(n) && n >= 1 && n <= 1024, 'a whole number from 1 to 1024')
   const shard = parseShard(flags.shard)
+  const objectives = flags.slo === undefined ? [] : parseObjectives(flags.slo)
+  if (flags['abort-on-fail'] && objectives.length === 0) throw new ConfigError('--abort-on-fail stops a run on a breached objective: give the objectives with --slo')
   const minuteFlag = number(flags['minute-ms'], '--minute-ms', (n) => Number.isInteger(n) && n >= 200 && n <= REAL_MINUTE_MS, `whole milliseconds from 200 to ${REAL_MINUTE_MS}`)
 
   const options = resolveOptions(loadEnv(io.env), { ...(flags['base-url'] ? { 'base-url': flags['base-url'] } : {}) }, [], [])
@@ -285,6 +297,8 @@ async function run(argv: string[], io: CliIo): Promise<number> {
       phases: flags.phase === undefined ? null : flags.phase.split(',').map((p) => p.trim()).filter(Boolean),
       signal: stop.signal,
       toolVersion: PACKAGE.version,
+      objectives,
+      abortOnFail: flags['abort-on-fail'] === true,
       progress,
       planned: (plans) =>
         say(`${profile.name} against ${ctx.baseUrl}${ctx.embedded ? ` (embedded reference gateway, ${minuteMs} ms minute${limiter ? `, ${limiter}` : ''})` : ''}${shard ? `, shard ${shard.index}/${shard.count}` : ''}: ${plans.map((p) => p.name).join(', ')}; run ${runId}`),

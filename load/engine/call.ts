@@ -101,10 +101,11 @@ export async function callOnce(ctx: CallContext, spec: RequestSpec, scheduledAt:
       if (parser) parser.feed(decoder.decode(chunk, { stream: true }))
       else if (keep) text += decoder.decode(chunk, { stream: true })
     }
-    events?.end(nowMs())
+    const at = nowMs()
+    const streamed = events?.end(at) ?? null
     events = null
     if (keep) collectId(text, ctx.created as string[])
-    recorder.end(handle)
+    recorder.end(handle, null, at, streamed)
     return { status, headers, error: null }
   } catch (error) {
     const name = errorName(error, ctx.signal)

@@ -4,11 +4,13 @@
  * rate-limit facts, header counts, the schedule's error). No response is kept, so memory does not grow with
  * the length of a run.
  */
-import type { BucketName, HeaderCounts, PhasePlan, PhaseResult, RateLimitFacts, ScheduleFigures } from '../types.ts'
+import { isGood } from '../objectives.ts'
+import type { BucketName, Goodput, HeaderCounts, Objective, PhasePlan, PhaseResult, RateLimitFacts, ScheduleFigures, SeriesBucket } from '../types.ts'
 import { newHistogram, recordMs, summarize, type Histogram } from './histogram.ts'
 import { readBucket, readRetryAfterMs } from './rate-headers.ts'
 import { Series } from './series.ts'
 import { RateLimitBook, type BookMark, type Pending } from './rate-limit-book.ts'
+import type { StreamCall } from './stream-stats.ts'
 
 /** Epoch milliseconds with sub-millisecond precision from the monotonic clock. */
 export const nowMs = (): number => performance.timeOrigin + performance.now()
@@ -31,16 +33,27 @@ export interface RecorderOptions {
   bucketMs: number
   /** The phase's planned start, from which the schedule is measured. */
   startedAt: number
+  /** `--slo`: a call is good when it meets each per-call bound (none: every 2xx is good). */
+  objectives?: readonly Objective[]
+}
+
+/** 2xx and good calls of a phase over its seconds: what a merge recomputes from the merged counts. */
+export function goodputFigures(byStatus: Record<string, number>, series: readonly SeriesBucket[], durationS: number): Goodput {
+  const ok = Object.entries(byStatus).reduce((n, [code, count]) => n + (Number(code) >= 200 && Number(code) < 300 ? count : 0), 0)
+  const good = series.reduce((n, b) => n + (b.good ?? 0), 0)
+  const seconds = Math.max(0.001, durationS)
+  return { ok, good, throughputPerSecond: ok / seconds, goodputPerSecond: good / seconds }
 }
 
 export class PhaseRecorder {
   readonly series: Series
   readonly latency: Histogram = newHistogram()
+  readonly okLatency: Histogram = newHistogram()
   readonly #book: RateLimitBook
   readonly #headers: HeaderCounts = { responses: 0, refused: 0, missing: 0, missingOnRefused: 0, unparsable: 0, refusedWithoutRetryAfter: 0, resetFractional: 0, limitNotTable: 0, remainingOverLimit: 0, resetOverPeriod: 0 }
   readonly #byStatus = new Map<string, number>()
   readonly #errors = new Map<string, number>()
-  readonly #lag: Histogram = newHistogram()
+  readonly lag: Histogram = newHistogram()
   #sent = 0
   #answered = 0
   #retries = 0
@@ -85,7 +98,8 @@ export class PhaseRecorder {
     const scheduledAt = options.scheduledAt ?? null
     if (scheduledAt !== null) {
       this.#sawSchedule = true
-      recordMs(this.#lag, at - scheduledAt)
+      // A send ahead of its plan is not late: zero lag, so that the lag's percentiles count every send.
+      recordMs(this.lag, Math.max(0, at - scheduledAt))
     }
     if (this.plan.rate !== null) {
       // Calls the plan wanted sent by now against calls sent: how far the generator is behind or ahead.
@@ -165,8 +179,11 @@ export class PhaseRecorder {
     this.series.answered(at, status, remaining, limit)
   }
 
-  /** The call is over: its body ended (`ok`), or it failed without an HTTP answer (`error` names why). */
-  end(call: CallHandle, error: string | null = null, at: number = nowMs()): void {
+  /**
+   * The call is over: its body ended (`ok`), or it failed without an HTTP answer (`error` names why). `stream`:
+   * a streamed call's own figures, which its goodness needs.
+   */
+  end(call: CallHandle, error: string | null = null, at: number = nowMs(), stream: StreamCall | null = null): void {
     if (call.settled) return
     call.settled = true
     this.#inFlight -= 1
@@ -178,6 +195,9 @@ export class PhaseRecorder {
       return
     }
     recordMs(this.latency, at - call.sentAt)
+    const status = call.status ?? 0
+    if (status >= 200 && status < 300) recordMs(this.okLatency, at - call.sentAt)
+    if (isGood(this.options.objectives ?? [], { status, e2eMs: at - call.sentAt, stream })) this.series.good(at)
   }
 
   /** The counts so far, cheaply (no histogram is summarized): for the progress line, once a second. */
@@ -185,6 +205,11 @@ export class PhaseRecorder {
     let errors = 0
     for (const n of this.#errors.values()) errors += n
     return { byStatus: Object.fromEntries(this.#byStatus), errors }
+  }
+
+  /** Calls that ended without an answer for this reason (e.g. `stopped`). */
+  errorsNamed(name: string): number {
+    return this.#errors.get(name) ?? 0
   }
 
   rateLimit(): RateLimitFacts {
@@ -200,14 +225,16 @@ export class PhaseRecorder {
     const plannedTotal = Math.floor(((endedAt - this.startedAt) / 1000) * this.plan.rate)
     const behindAtEnd = Math.max(0, plannedTotal - this.#sent - Math.ceil(this.plan.rate * 0.5))
     const maxBehindCalls = Math.max(this.#maxBehind, behindAtEnd)
-    const lagP99Ms = this.#sawSchedule ? summarize(this.#lag).p99 : null
+    const lag = this.#sawSchedule ? summarize(this.lag) : null
+    const lagP99Ms = lag === null ? null : lag.p99
     const achieved = this.#sent / durationS
     const conclusive = maxBehindCalls <= boundCalls && achieved >= this.plan.rate * 0.9
-    return { maxBehindCalls, maxAheadCalls: this.#maxAhead, boundCalls, lagP99Ms, conclusive }
+    return { maxBehindCalls, maxAheadCalls: this.#maxAhead, boundCalls, lagP99Ms, ...(lag === null ? {} : { lag }), conclusive }
   }
 
   result(endedAt: number): Omit<PhaseResult, 'plan'> {
     const durationS = Math.max(0.001, (endedAt - this.startedAt) / 1000)
+    const series = this.series.buckets()
     return {
       startedAt: this.startedAt,
       endedAt,
@@ -218,8 +245,10 @@ export class PhaseRecorder {
       retries: this.#retries,
       achievedRate: this.#sent / durationS,
       latency: summarize(this.latency),
+      okLatency: summarize(this.okLatency),
+      goodput: goodputFigures(Object.fromEntries(this.#byStatus), series, durationS),
       schedule: this.schedule(endedAt),
-      series: this.series.buckets(),
+      series,
       maxInFlight: this.#maxInFlight,
       rateLimit: this.rateLimit(),
       algorithm: null,

@@ -17,7 +17,7 @@ export function outcomeOf(status: number | null): Outcome {
 }
 
 function emptyBucket(t: number): SeriesBucket {
-  return { t, sent: 0, ok: 0, refused: 0, clientErrors: 0, serverErrors: 0, errors: 0, retries: 0, admittedSent: 0, refusedSent: 0, failedSent: 0, minRemaining: null, maxRemaining: null, limit: null }
+  return { t, sent: 0, ok: 0, refused: 0, clientErrors: 0, serverErrors: 0, errors: 0, retries: 0, good: 0, admittedSent: 0, refusedSent: 0, failedSent: 0, minRemaining: null, maxRemaining: null, limit: null }
 }
 
 export class Series {
@@ -41,6 +41,12 @@ export class Series {
 
   retried(at: number): void {
     this.#at(at).retries += 1
+  }
+
+  /** A call that ended at `at` was good: answered 2xx within every per-call objective. */
+  good(at: number): void {
+    const bucket = this.#at(at)
+    bucket.good = (bucket.good ?? 0) + 1
   }
 
   /** A call sent at `sentAt` was answered with `status`: counted in the slice it was sent in, for the admission bounds. */
@@ -84,6 +90,8 @@ export function mergeSeries(lists: readonly SeriesBucket[][]): SeriesBucket[] {
     into.serverErrors += b.serverErrors
     into.errors += b.errors
     into.retries += b.retries
+    // A result without `good` (written by a tool that counted no goodput) adds nothing, not NaN.
+    if (into.good !== undefined || b.good !== undefined) into.good = (into.good ?? 0) + (b.good ?? 0)
     into.admittedSent += b.admittedSent
     into.refusedSent += b.refusedSent
     into.failedSent += b.failedSent

@@ -9,9 +9,17 @@ import { newHistogram, recordMs, summarize } from './histogram.ts'
 const DELTA = 'response.output_text.delta'
 const COMPLETED = 'response.completed'
 
+/** One stream's own figures, for its goodness (objectives.ts isGood). */
+export interface StreamCall {
+  completed: boolean
+  ttftMs: number | null
+  tpotMs: number | null
+  meanGapMs: number | null
+}
+
 export interface StreamTimer {
   event(type: string, data: string, at: number): void
-  end(at: number): void
+  end(at: number): StreamCall
   /** The stream broke before its end (a deadline, a reset, a byte cap): truncated, and no latency figure of it. */
   cut(): void
 }
@@ -21,6 +29,7 @@ export class StreamStats {
   readonly interToken = newHistogram()
   readonly endToEnd = newHistogram()
   readonly tokensPerSecond = newHistogram()
+  readonly tpot = newHistogram()
   completed = 0
   truncated = 0
 
@@ -59,10 +68,15 @@ export class StreamStats {
         if (done) this.completed += 1
         else this.truncated += 1
         const tokens = outputTokens ?? deltas
+        let tpotMs: number | null = null
         if (first !== null && last !== null && last > first && tokens > 1) {
           // Tokens after the first over the time they took, in tokens per second (types.ts: StreamFigures).
           recordMs(this.tokensPerSecond, (tokens - 1) / ((last - first) / 1000))
+          tpotMs = (last - first) / (tokens - 1)
+          recordMs(this.tpot, tpotMs)
         }
+        const meanGapMs = first !== null && last !== null && deltas > 1 ? (last - first) / (deltas - 1) : null
+        return { completed: done, ttftMs: first === null ? null : first - sentAt, tpotMs, meanGapMs }
       },
     }
   }
@@ -73,6 +87,7 @@ export class StreamStats {
       interToken: summarize(this.interToken),
       endToEnd: summarize(this.endToEnd),
       tokensPerSecond: summarize(this.tokensPerSecond),
+      tpot: summarize(this.tpot),
       completed: this.completed,
       truncated: this.truncated,
     }

@@ -1,6 +1,7 @@
 /** Every profile by name: `npm run load -- --list` prints this. */
 import { TIERS, type Profile } from '../profile.ts'
 import { backoffProfile } from './backoff.ts'
+import { capacityProfile } from './capacity.ts'
 import { saturationProfile } from './saturation.ts'
 import { streamingProfile } from './streaming.ts'
 import { tierFilesProfile } from './tier-files.ts'
@@ -15,6 +16,7 @@ export function allProfiles(): Profile[] {
     saturationProfile(),
     streamingProfile(),
     backoffProfile(),
+    capacityProfile(),
   ]
 }
 

@@ -6,13 +6,13 @@ import { init, use, type ComposeOption } from 'echarts/core'
 import { BarChart, LineChart, type BarSeriesOption, type LineSeriesOption } from 'echarts/charts'
 import { GridComponent, LegendComponent, TitleComponent, type GridComponentOption, type LegendComponentOption, type TitleComponentOption } from 'echarts/components'
 import { SVGRenderer } from 'echarts/renderers'
-import type { HistogramSummary, PhaseResult, SeriesBucket } from '../types.ts'
+import type { CapacityResult, HistogramSummary, PhaseResult, SeriesBucket } from '../types.ts'
 
 use([BarChart, LineChart, GridComponent, LegendComponent, TitleComponent, SVGRenderer])
 
 type ChartOption = ComposeOption<BarSeriesOption | LineSeriesOption | GridComponentOption | LegendComponentOption | TitleComponentOption>
 
-export type ChartKind = 'rate' | 'remaining' | 'latency' | 'retries'
+export type ChartKind = 'rate' | 'remaining' | 'latency' | 'retries' | 'capacity'
 
 export interface Chart {
   kind: ChartKind
@@ -32,6 +32,8 @@ const COLORS = {
   errors: '#555555',
   retries: '#4a7bd0',
   limit: '#d9534f',
+  goodput: '#1f6f43',
+  p50: '#8e6bbf',
 }
 
 /** Candidate bin widths (ms) past the series' own bucket; up to MAX_BINS bars stay readable at 680 px. */
@@ -212,4 +214,32 @@ export function phaseCharts(phase: PhaseResult, bucketMs: number): Chart[] {
   if (phase.latency.count > 0) charts.push(latencyChart(phase))
   if (phase.series.length > 0) charts.push(retriesChart(phase, bucketMs))
   return charts
+}
+
+/**
+ * The capacity search's curve: throughput and goodput against the offered rate (left axis), and latency p50 and
+ * p99 (right axis), one point per step in order of rate; the ceiling of the tier's limit as a dashed line.
+ */
+export function capacityChart(capacity: CapacityResult): Chart {
+  const steps = [...capacity.steps].sort((a, b) => a.offered - b.offered)
+  const point = (pick: (s: CapacityResult['steps'][number]) => number): [number, number][] => steps.map((s) => [sig(s.offered), sig(pick(s))])
+  const line = (name: string, color: string, data: [number, number][], yAxisIndex: number, dashed = false): LineSeriesOption => ({
+    name, type: 'line', yAxisIndex, showSymbol: true, symbolSize: 6, data,
+    lineStyle: { color, width: 1.5, ...(dashed ? { type: 'dashed' } : {}) }, itemStyle: { color },
+  })
+  const series: LineSeriesOption[] = [
+    line('throughput (2xx/s)', COLORS.ok, point((s) => s.throughput), 0),
+    line('goodput (good/s)', COLORS.goodput, point((s) => s.goodput), 0),
+    line('latency p50 (ms)', COLORS.p50, point((s) => s.p50Ms), 1, true),
+    line('latency p99 (ms)', COLORS.serverErrors, point((s) => s.p99Ms), 1, true),
+  ]
+  const top = Math.max(1, ...steps.map((s) => s.offered))
+  return render('capacity', {
+    title: { text: 'Throughput and latency against the offered rate', left: 'center', textStyle: { fontSize: 13 } },
+    legend: { top: 28, itemHeight: 10 },
+    grid: { left: 64, right: 64, top: 68, bottom: 44 },
+    xAxis: { type: 'value', name: 'offered/s', nameLocation: 'end', min: 0, max: sig(top * 1.05) },
+    yAxis: [{ type: 'value', name: 'calls/s' }, { type: 'value', name: 'ms', position: 'right' }],
+    series,
+  })
 }

@@ -2,7 +2,8 @@
  * Figures both reports print the same way (report.html and summary.md), so that a number read on the CI job page
  * is the number found in the page.
  */
-import type { LoadResult, PhaseResult } from '../types.ts'
+import { objectivesText } from '../objectives.ts'
+import type { CapacityResult, LoadResult, PhaseResult } from '../types.ts'
 
 export const OUTCOME_LINE: Record<LoadResult['outcome'], string> = {
   pass: 'PASS: every verdict passed',
@@ -85,4 +86,40 @@ export function runDurationMs(result: LoadResult): number {
 export function phaseOffset(result: LoadResult, phase: PhaseResult): string {
   const runStart = Date.parse(result.startedAt)
   return Number.isFinite(runStart) ? `+${seconds(phase.startedAt - runStart)}` : new Date(phase.startedAt).toISOString()
+}
+
+/** "12.4/s 2xx, 12.1/s good (97%)": throughput and goodput side by side. */
+export function goodputLine(phase: PhaseResult): string {
+  const g = phase.goodput
+  if (!g) return '-'
+  const share = g.ok === 0 ? '' : ` (${Math.round((g.good / g.ok) * 100)}% of 2xx)`
+  return `${rate(g.throughputPerSecond)} 2xx, ${rate(g.goodputPerSecond)} good${share}`
+}
+
+export function objectivesLine(result: LoadResult): string | null {
+  if (!result.objectives || result.objectives.length === 0) return null
+  return `${objectivesText(result.objectives)}${result.abortOnFail ? ' (--abort-on-fail)' : ''}`
+}
+
+const BOUND_MET: Record<NonNullable<CapacityResult['bound']>, string> = {
+  capacity: "the target's capacity (objectives or over-saturation broke first)",
+  limit: "the target's limit (429s, or every step held up to the tier's limit)",
+  ceiling: "the search's own ceiling (every step held)",
+}
+
+/** The capacity search's result as lines a reader takes in at once. */
+export function capacityLines(c: CapacityResult): string[] {
+  return [
+    `highest sustainable rate: ${c.sustainable === null ? 'none (no step held)' : rate(c.sustainable)}${c.firstBroken === null ? '' : `; first broken: ${rate(c.firstBroken)}`}`,
+    `bound met first: ${c.bound === null ? 'none (the search was stopped)' : BOUND_MET[c.bound]}`,
+    ...(c.tierLimit ? [`tier limit: ${c.tierLimit.perMinute} per minute (${c.tierLimit.source}), ${rate(c.tierLimit.perSecond)} of the target's minute`] : []),
+    `objectives: ${objectivesText(c.objectives)}`,
+    `stopped: ${c.stopReason}`,
+  ]
+}
+
+export const STEP_HEAD = ['step', 'kind', 'offered', 'achieved', 'throughput (2xx/s)', 'goodput', 'p50', 'p99', 'errors', '429', 'outcome', 'why']
+
+export function stepRow(s: CapacityResult['steps'][number]): string[] {
+  return [s.phase, s.kind, rate(s.offered), rate(s.achieved), rate(s.throughput), rate(s.goodput), ms(s.p50Ms), ms(s.p99Ms), `${Number((s.errors * 100).toPrecision(3))}%`, String(s.refused), s.outcome, s.why]
 }

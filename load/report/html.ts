@@ -3,10 +3,10 @@
  * that it opens from a CI artifact or a mail attachment. Its Content-Security-Policy forbids every fetch, which
  * makes a stray external reference fail visibly in the browser test rather than work by luck on a networked machine.
  */
-import type { HistogramSummary, LoadResult, PhaseResult } from '../types.ts'
+import type { CapacityResult, HistogramSummary, LoadResult, PhaseResult } from '../types.ts'
 import { goodputOf } from '../verdicts.ts'
-import { phaseCharts, type Chart } from './charts.ts'
-import { countsLine, ms, OUTCOME_LINE, phaseOffset, rateLine, runDurationMs, seconds, shardLine } from './figures.ts'
+import { capacityChart, phaseCharts, type Chart } from './charts.ts'
+import { capacityLines, countsLine, goodputLine, ms, objectivesLine, OUTCOME_LINE, phaseOffset, rateLine, runDurationMs, seconds, shardLine, STEP_HEAD, stepRow } from './figures.ts'
 import { PAGE_CHECK_SCRIPT } from './page-check.ts'
 
 const CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
@@ -54,6 +54,8 @@ function header(result: LoadResult): string {
     ['shards', shardLine(result)],
     ['tool', `${result.tool.name} ${result.tool.version}`],
   ]
+  const objectives = objectivesLine(result)
+  if (objectives !== null) meta.push(['objectives', objectives])
   const banner = result.partial
     ? `<div class="banner"><strong>Partial run:</strong> stopped early (${esc(result.stopReason ?? 'no reason recorded')}); the figures are what had been measured by then.</div>`
     : ''
@@ -85,6 +87,7 @@ function figuresTable(result: LoadResult, phase: PhaseResult): string {
     ['routes', plan.routes.join(', ')],
     ['sent / answered', `${phase.sent} / ${phase.answered}`],
     ['rate', rateLine(phase)],
+    ['goodput', goodputLine(phase)],
     ['by status', countsLine(phase.byStatus)],
     ['no answer', countsLine(phase.errors)],
     ['retries', String(phase.retries)],
@@ -147,6 +150,17 @@ ${streamTable(phase)}
 </section>`
 }
 
+function capacitySection(c: CapacityResult): string {
+  const head = STEP_HEAD.map((h) => `<th>${esc(h)}</th>`).join('')
+  const body = c.steps.map((s) => `<tr>${stepRow(s).map((v, i) => `<td${i >= 2 && i <= 9 ? ' class="n"' : ''}>${esc(v)}</td>`).join('')}</tr>`).join('\n')
+  return `<section class="capacity" id="capacity">
+<h2>Capacity search</h2>
+<ul>${capacityLines(c).map((line) => `<li>${esc(line)}</li>`).join('')}</ul>
+<table class="steps"><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table>
+<div class="charts">${c.steps.length === 0 ? '<p>No step ran: nothing to chart.</p>' : chartFigure(capacityChart(c))}</div>
+</section>`
+}
+
 export function renderHtml(result: LoadResult): string {
   return `<!doctype html>
 <html lang="en">
@@ -160,6 +174,7 @@ export function renderHtml(result: LoadResult): string {
 <body>
 ${header(result)}
 ${verdictTable(result)}
+${result.capacity ? capacitySection(result.capacity) : ''}
 ${result.phases.length === 0 ? '<p>No phase ran.</p>' : result.phases.map((p, i) => phaseSection(result, p, i)).join('\n')}
 <script>${PAGE_CHECK_SCRIPT}</script>
 </body>

@@ -1,7 +1,7 @@
 /** summary.md of a load run: what a person reads on a CI job page. Outcome first, then verdicts, then figures. */
 import type { HistogramSummary, LoadResult, PhaseResult } from '../types.ts'
 import { goodputOf } from '../verdicts.ts'
-import { countsLine, ms, OUTCOME_LINE, rateLine, runDurationMs, seconds, shardLine, statusClasses, sumValues } from './figures.ts'
+import { capacityLines, countsLine, goodputLine, ms, objectivesLine, OUTCOME_LINE, rateLine, runDurationMs, seconds, shardLine, STEP_HEAD, statusClasses, stepRow, sumValues } from './figures.ts'
 
 /** Text from the result: job pages render inline HTML, so "<b>" or "remaining <0" must show as typed; one line. */
 export function text(value: string | number): string {
@@ -47,7 +47,10 @@ export function renderSummaryMd(result: LoadResult): string {
   out.push(`- target: ${text(result.target.baseUrl)}${result.target.embedded ? ` (embedded reference gateway${result.target.limiter ? `, --limiter ${text(result.target.limiter)}` : ''})` : ''}, minute ${result.target.minuteMs} ms`)
   out.push(`- profile: ${text(p.name)}${p.tier === null ? '' : `, tier ${p.tier}`}: ${text(p.description)}`)
   out.push(`- run: ${text(result.runId)}, ${text(result.startedAt)}, ${seconds(runDurationMs(result))}, ${text(`${result.tool.name} ${result.tool.version}`)}`)
-  out.push(`- ${text(shardLine(result))}`, '')
+  out.push(`- ${text(shardLine(result))}`)
+  const objectives = objectivesLine(result)
+  if (objectives !== null) out.push(`- objectives: ${text(objectives)}`)
+  out.push('')
 
   out.push('## Verdicts', '')
   if (result.verdicts.length === 0) out.push('No verdict was judged.')
@@ -64,6 +67,13 @@ export function renderSummaryMd(result: LoadResult): string {
     out.push('')
   }
 
+  const c = result.capacity
+  if (c) {
+    out.push('## Capacity search', '')
+    out.push(...capacityLines(c).map((line) => `- ${text(line)}`), '')
+    out.push(...table(STEP_HEAD, c.steps.map(stepRow), STEP_HEAD.map((_, i) => i >= 2 && i <= 9)), '')
+  }
+
   if (result.phases.length > 0) {
     out.push('## Phases', '')
     out.push(...table(
@@ -78,6 +88,12 @@ export function renderSummaryMd(result: LoadResult): string {
       if (statusClasses(ph.byStatus).other > 0) notes.push(`- ${text(ph.plan.name)}: all statuses: ${text(countsLine(ph.byStatus))}`)
     }
     if (notes.length > 0) out.push(...notes, '')
+  }
+
+  // Goodput beside throughput: the calls answered 2xx, and those within every per-call objective.
+  if (result.objectives && result.objectives.length > 0 && !c) {
+    out.push('## Goodput', '')
+    out.push(...table(['phase', 'throughput and goodput'], result.phases.map((ph) => [ph.plan.name, goodputLine(ph)])), '')
   }
 
   const backoff = result.phases.filter((ph) => ph.clients)

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { renderHtml } from '../../load/report/html.ts'
 import { renderSummaryMd } from '../../load/report/summary-md.ts'
 import { writeLoadReport } from '../../load/report/write.ts'
-import type { LoadResult } from '../../load/types.ts'
+import type { CapacityResult, LoadResult } from '../../load/types.ts'
 import { CHROMIUM_MISSING, dumpDom, findChromium } from '../support/chromium.ts'
 import { fixtureResult, HOSTILE_DETAIL, HOSTILE_ROUTE } from './fixture-result.ts'
 
@@ -148,6 +148,33 @@ describe('writeLoadReport', () => {
   })
 })
 
+/** A capacity search of four steps (no phases: the page's capacity section is what these check). */
+function capacityResult(): LoadResult {
+  const step = (phase: string, kind: 'ramp' | 'bisect', offered: number, throughput: number, p99Ms: number, outcome: CapacityResult['steps'][number]['outcome']): CapacityResult['steps'][number] =>
+    ({ phase, kind, offered, achieved: throughput, throughput, goodput: throughput * 0.98, p50Ms: p99Ms / 4, p99Ms, errors: 0, refused: 0, outcome, why: outcome === 'held' ? 'every objective met' : 'calls in flight grew from 2 to 40 through the step: a queue' })
+  const capacity: CapacityResult = {
+    sustainable: 30, firstBroken: 40, bound: 'capacity', tierLimit: null,
+    objectives: [{ name: 'e2e_p99', metric: 'e2e', stat: 99, bound: 5000 }, { name: 'errors', metric: 'errors', stat: 'share', bound: 0.01 }],
+    stopReason: 'resolved to within 10 %: 30/s held, 40/s broke',
+    steps: [step('ramp-1', 'ramp', 10, 10, 20, 'held'), step('ramp-2', 'ramp', 20, 20, 25, 'held'), step('ramp-3', 'ramp', 40, 31, 900, 'saturated'), step('bisect-4', 'bisect', 30, 30, 60, 'held')],
+  }
+  return { ...fixtureResult(), phases: [], verdicts: [], capacity }
+}
+
+describe('the capacity search in the reports', () => {
+  test('summary.md and report.html show the rate found, the bound met first, why it stopped and the step table', () => {
+    const r = capacityResult()
+    const md = renderSummaryMd(r)
+    expect(md).toContain('- highest sustainable rate: 30.0/s; first broken: 40.0/s')
+    expect(md).toContain("- bound met first: the target's capacity (objectives or over-saturation broke first)")
+    expect(md).toContain('- stopped: resolved to within 10 %: 30/s held, 40/s broke')
+    expect(md).toContain('| ramp-3 | ramp | 40.0/s | 31.0/s | 31.0/s | 30.4/s | 225 ms | 900 ms | 0% | 0 | saturated | calls in flight grew from 2 to 40 through the step: a queue |')
+    const page = renderHtml(r)
+    expect(chartsWithSvg(page)).toEqual(['capacity'])
+    expect(page).toContain('<li>objectives: e2e_p99=5s,errors=1%</li>')
+  })
+})
+
 describe('report.html in a browser', () => {
   const chromium = findChromium()
 
@@ -179,5 +206,17 @@ describe('report.html in a browser', () => {
     const b = checked(brokenDom)
     expect(b.ok).toEqual(EXPECTED_CHARTS.map((_, i) => (i === 0 ? 'false' : 'true')))
     expect(b.rendered).toBe(EXPECTED_CHARTS.length - 1)
+  })
+
+  test('the capacity curve draws', async (ctx) => {
+    if (!chromium) {
+      if (process.env.CI) throw new Error(CHROMIUM_MISSING)
+      ctx.skip(CHROMIUM_MISSING)
+    }
+    const page = join(scratch, 'capacity.html')
+    writeFileSync(page, renderHtml(capacityResult()))
+    const c = checked(await dumpDom(page))
+    expect(c.ok).toEqual(['true'])
+    expect(c.rendered).toBe(1)
   })
 })
