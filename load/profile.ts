@@ -4,7 +4,7 @@
  */
 import { ConfigError } from '../harness/errors.ts'
 import { lookupJson } from './engine/call.ts'
-import type { KeySlotName, PhasePlan } from './types.ts'
+import type { ArrivalPlan, KeySlotName, PhasePlan } from './types.ts'
 
 export interface ProfileCaps {
   /** The whole run, waits included, never lasts longer than this. */
@@ -31,6 +31,14 @@ export interface PlanContext {
   rate: number | null
   /** --connections. */
   connections: number | null
+  /** --arrival: the process every open-loop phase uses instead of its own (null: each phase's own, else constant). */
+  arrival?: Pick<ArrivalPlan, 'process' | 'burstiness'> | null
+  /** --ramp: every open-loop phase ramps up so, instead of as it says. */
+  ramp?: ArrivalPlan['ramp'] | null
+  /** The run's seed: --seed, else drawn at random by the command; recorded in result.json. */
+  seed?: number
+  /** --seed was given: it wins over the seeds a profile file names. */
+  seedGiven?: boolean
   timeoutMs: number
   /** The run's id: what the run creates on the target carries it (harness/run-tag.ts), for the sweep. */
   runId: string

@@ -31,6 +31,17 @@ export type EngineName = 'autocannon' | 'scheduler' | 'clients'
 /** The retry policies of the backoff profile (Part 1 section 7 client rules against two others). */
 export type ClientPolicyName = 'spec7' | 'naive' | 'openai-node'
 
+/** How an open-loop phase's calls arrive (engine/arrivals.ts); absent: constant, i / rate. */
+export interface ArrivalPlan {
+  process: 'constant' | 'poisson' | 'gamma'
+  /** Gamma's shape: 1 is poisson, below 1 burstier, above 1 more even. */
+  burstiness?: number
+  /** From `fromRate` (default 0 linear, rate / 100 exponential) to the phase's rate over `spanMs`, then steady. */
+  ramp?: { shape: 'linear' | 'exponential'; spanMs: number; fromRate?: number }
+  /** The same seed plans the same instants (and, for a workload file, the same bodies in the same order). */
+  seed: number
+}
+
 export interface PhasePlan {
   name: string
   /** One line a reader of the report understands: what load, against which limit, and why. */
@@ -41,6 +52,8 @@ export interface PhasePlan {
   requests: RequestSpec[]
   /** Offered arrival rate in calls per second; null: closed loop, as fast as `connections` allow. */
   rate: number | null
+  /** Scheduler engine: the arrival process of `rate`; absent: constant. */
+  arrival?: ArrivalPlan
   connections: number
   durationMs: number
   /** The bucket whose headers this phase judges (null: none; saturation and streaming judge no limit). */
@@ -276,7 +289,8 @@ export interface LoadResult {
   stopReason: string | null
   /** `limiter`: the algorithm the embedded gateway was started with (--limiter), when one was named. */
   target: { baseUrl: string; embedded: boolean; minuteMs: number; limiter?: string }
-  profile: { name: string; description: string; tier: number | null; durationMs: number; rate: number | null; connections: number | null }
+  /** `seed`: the run's (--seed, else drawn at random), from which phases without a seed of their own derive theirs. */
+  profile: { name: string; description: string; tier: number | null; durationMs: number; rate: number | null; connections: number | null; seed?: number }
   shard: { index: number; count: number } | null
   mergedFrom: string[]
   bucketMs: number

@@ -88,7 +88,7 @@ export async function callOnce(ctx: CallContext, spec: RequestSpec, scheduledAt:
     status = response.statusCode
     headers = normalizeHeaders(response.headers as Record<string, string | string[] | undefined>)
     recorder.headers(handle, status, headers)
-    const timer = spec.stream && status === 200 && ctx.stream ? ctx.stream.begin(handle.sentAt) : null
+    const timer = spec.stream && status === 200 && ctx.stream ? ctx.stream.begin(handle.scheduledAt ?? handle.sentAt) : null
     events = timer
     const parser = timer ? createParser({ onEvent: (event) => timer.event(event.event ?? 'message', event.data, nowMs()) }) : null
     const decoder = new TextDecoder()

@@ -31,6 +31,8 @@ export interface RecorderOptions {
   bucketMs: number
   /** The phase's planned start, from which the schedule is measured. */
   startedAt: number
+  /** Calls the plan wants sent by `elapsedMs` after the start (an arrival process); absent: a constant rate. */
+  plannedBy?: (elapsedMs: number) => number
 }
 
 export class PhaseRecorder {
@@ -61,6 +63,11 @@ export class PhaseRecorder {
     this.startedAt = options.startedAt
   }
 
+  /** Calls planned at or before `elapsedMs`: i / rate for i = 0, 1, ... unless an arrival process says otherwise. */
+  #plannedBy(elapsedMs: number): number {
+    return this.options.plannedBy ? this.options.plannedBy(elapsedMs) : Math.floor((elapsedMs / 1000) * (this.plan.rate as number)) + 1
+  }
+
   get inFlight(): number {
     return this.#inFlight
   }
@@ -89,7 +96,7 @@ export class PhaseRecorder {
     }
     if (this.plan.rate !== null) {
       // Calls the plan wanted sent by now against calls sent: how far the generator is behind or ahead.
-      const planned = Math.floor(((at - this.startedAt) / 1000) * this.plan.rate) + 1
+      const planned = this.#plannedBy(at - this.startedAt)
       this.#maxBehind = Math.max(this.#maxBehind, planned - this.#sent)
       this.#maxAhead = Math.max(this.#maxAhead, this.#sent - planned)
     }
@@ -177,7 +184,9 @@ export class PhaseRecorder {
       if (call.status === null) this.series.answered(at, null, null, null)
       return
     }
-    recordMs(this.latency, at - call.sentAt)
+    // From the instant the plan wanted the call sent: a generator held back (by the connection cap, or a slow
+    // target) would otherwise hide the wait its own lateness added (coordinated omission).
+    recordMs(this.latency, at - Math.min(call.scheduledAt ?? call.sentAt, call.sentAt))
   }
 
   /** The counts so far, cheaply (no histogram is summarized): for the progress line, once a second. */
@@ -197,12 +206,14 @@ export class PhaseRecorder {
     const callsPerMinute = this.plan.rate * (this.options.minuteMs / 1000)
     const boundCalls = Math.max(2, Math.ceil(callsPerMinute / 10))
     // Calls the plan wanted by the end but never sent count as behind too (a generator that stalled at the end).
-    const plannedTotal = Math.floor(((endedAt - this.startedAt) / 1000) * this.plan.rate)
+    const plannedTotal = this.options.plannedBy ? this.options.plannedBy(endedAt - this.startedAt) : Math.floor(((endedAt - this.startedAt) / 1000) * this.plan.rate)
     const behindAtEnd = Math.max(0, plannedTotal - this.#sent - Math.ceil(this.plan.rate * 0.5))
     const maxBehindCalls = Math.max(this.#maxBehind, behindAtEnd)
     const lagP99Ms = this.#sawSchedule ? summarize(this.#lag).p99 : null
     const achieved = this.#sent / durationS
-    const conclusive = maxBehindCalls <= boundCalls && achieved >= this.plan.rate * 0.9
+    // Against the rate the plan offered up to the last send (a ramp or a random process offers less than its rate).
+    const offered = this.options.plannedBy ? this.options.plannedBy(durationS * 1000) / durationS : this.plan.rate
+    const conclusive = maxBehindCalls <= boundCalls && achieved >= offered * 0.9
     return { maxBehindCalls, maxAheadCalls: this.#maxAhead, boundCalls, lagP99Ms, conclusive }
   }
 

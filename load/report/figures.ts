@@ -2,6 +2,7 @@
  * Figures both reports print the same way (report.html and summary.md), so that a number read on the CI job page
  * is the number found in the page.
  */
+import { describeArrival } from '../engine/arrivals.ts'
 import type { LoadResult, PhaseResult } from '../types.ts'
 
 export const OUTCOME_LINE: Record<LoadResult['outcome'], string> = {
@@ -85,4 +86,10 @@ export function runDurationMs(result: LoadResult): number {
 export function phaseOffset(result: LoadResult, phase: PhaseResult): string {
   const runStart = Date.parse(result.startedAt)
   return Number.isFinite(runStart) ? `+${seconds(phase.startedAt - runStart)}` : new Date(phase.startedAt).toISOString()
+}
+
+/** How an open-loop phase's calls arrived, with the seed that repeats them; null for a closed loop or the clients engine. */
+export function arrivalLine(phase: PhaseResult): string | null {
+  if (phase.plan.engine !== 'scheduler' || phase.plan.rate === null) return null
+  return describeArrival(phase.plan.arrival, phase.plan.rate)
 }

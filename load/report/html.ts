@@ -6,7 +6,7 @@
 import type { HistogramSummary, LoadResult, PhaseResult } from '../types.ts'
 import { goodputOf } from '../verdicts.ts'
 import { phaseCharts, type Chart } from './charts.ts'
-import { countsLine, ms, OUTCOME_LINE, phaseOffset, rateLine, runDurationMs, seconds, shardLine } from './figures.ts'
+import { arrivalLine, countsLine, ms, OUTCOME_LINE, phaseOffset, rateLine, runDurationMs, seconds, shardLine } from './figures.ts'
 import { PAGE_CHECK_SCRIPT } from './page-check.ts'
 
 const CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
@@ -46,6 +46,7 @@ function header(result: LoadResult): string {
   const meta: [string, string][] = [
     ['target', target],
     ['profile', `${p.name}: ${p.description}`],
+    ...(p.seed === undefined ? [] : [['seed', `${p.seed} (--seed ${p.seed} repeats the arrivals and bodies)`] as [string, string]]),
     ['tier', p.tier === null ? '-' : String(p.tier)],
     ['run', result.runId],
     ['started', result.startedAt],
@@ -85,6 +86,7 @@ function figuresTable(result: LoadResult, phase: PhaseResult): string {
     ['routes', plan.routes.join(', ')],
     ['sent / answered', `${phase.sent} / ${phase.answered}`],
     ['rate', rateLine(phase)],
+    ...(arrivalLine(phase) === null ? [] : [['arrivals', arrivalLine(phase) as string] as [string, string]]),
     ['by status', countsLine(phase.byStatus)],
     ['no answer', countsLine(phase.errors)],
     ['retries', String(phase.retries)],

@@ -75,6 +75,10 @@ describe('configuration', () => {
     [['--profile', 'tier-2-usage', '--tier', '3'], 'is for tier 2'],
     [['--profile', 'tier-2-usage', '--phase', 'nope'], 'has no phase nope'],
     [['--bogus'], "Unknown option '--bogus'"],
+    [['--profile', 'streaming', '--arrival', 'gamma:0'], '--arrival must be constant, poisson or gamma:<burstiness>'],
+    [['--profile', 'streaming', '--arrival', 'bursty'], '--arrival must be constant, poisson or gamma:<burstiness>'],
+    [['--profile', 'streaming', '--ramp', 'linear'], '--ramp must be linear:<span> or exponential:<span>'],
+    [['--profile', 'streaming', '--seed', '1.5'], '--seed must be a whole number from 0 to 4294967295'],
     [['--profile', 'tier-2-usage', '--limiter', 'leaky'], "--limiter must be one of fixed-window, sliding-window, token-bucket, got 'leaky'"],
   ])('%j is exit 2 with one line: %s', async (args, message) => {
     const run = await inProcess(args)
