@@ -96,6 +96,18 @@ function mergeRateLimit(list: RateLimitFacts[]): RateLimitFacts {
   }
 }
 
+function mergeMix(mixes: NonNullable<PhaseResult['mix']>[]): NonNullable<PhaseResult['mix']> {
+  const out: NonNullable<PhaseResult['mix']> = {}
+  for (const mix of mixes) {
+    for (const [label, c] of Object.entries(mix)) {
+      const to = (out[label] ??= { sent: 0, ok: 0 })
+      to.sent += c.sent
+      to.ok += c.ok
+    }
+  }
+  return out
+}
+
 export function mergePhase(parts: PhaseResult[]): PhaseResult {
   const first = parts[0] as PhaseResult
   const startedAt = Math.min(...parts.map((p) => p.startedAt))
@@ -127,6 +139,8 @@ export function mergePhase(parts: PhaseResult[]): PhaseResult {
     algorithm: null,
     headers: mergeHeaders(parts.map((p) => p.headers)),
   }
+  const mixes = parts.map((p) => p.mix).filter((m): m is NonNullable<PhaseResult['mix']> => m !== undefined)
+  if (mixes.length > 0) merged.mix = mergeMix(mixes)
   const clients = parts.map((p) => p.clients).filter((c): c is ClientFigures => c !== undefined)
   if (clients.length > 0) merged.clients = mergeClients(clients)
   merged.algorithm = observeAlgorithm(merged)

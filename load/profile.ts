@@ -2,6 +2,7 @@
  * What a load profile is: a name, hard caps, and a plan of phases made against the target (some profiles look
  * up the limits first, e.g. a model's extra.rate_limits). Profiles live in load/profiles/, one file per kind.
  */
+import type { NamedModels } from '../harness/config.ts'
 import { ConfigError } from '../harness/errors.ts'
 import { lookupJson } from './engine/call.ts'
 import type { ArrivalPlan, KeySlotName, PhasePlan } from './types.ts'
@@ -31,6 +32,8 @@ export interface PlanContext {
   rate: number | null
   /** --connections. */
   connections: number | null
+  /** GATEWAY_MODELS: the target's model per capability, which a workload file's routes use before the catalogue. */
+  models?: NamedModels
   /** --arrival: the process every open-loop phase uses instead of its own (null: each phase's own, else constant). */
   arrival?: Pick<ArrivalPlan, 'process' | 'burstiness'> | null
   /** --ramp: every open-loop phase ramps up so, instead of as it says. */

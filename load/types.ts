@@ -23,6 +23,8 @@ export interface RequestSpec {
   stream?: boolean
   /** The answer's `id` names something the call created (an upload): the run deletes it afterwards. */
   collectId?: boolean
+  /** The route kind of a workload file (`responses-stream`, `chat`, ...): calls are counted per label (PhaseResult.mix). */
+  label?: string
 }
 
 /** How a phase's load is driven. */
@@ -54,6 +56,8 @@ export interface PhasePlan {
   rate: number | null
   /** Scheduler engine: the arrival process of `rate`; absent: constant. */
   arrival?: ArrivalPlan
+  /** A workload file's mix: each route label's share of the calls (summing to 1). */
+  weights?: Record<string, number>
   connections: number
   durationMs: number
   /** The bucket whose headers this phase judges (null: none; saturation and streaming judge no limit). */
@@ -276,6 +280,8 @@ export interface PhaseResult {
   clients?: ClientFigures
   stream?: StreamFigures
   probe?: { sent: number; refused: number; answered: number }
+  /** Calls sent and answered 2xx per route label (scheduler engine, labelled requests only). */
+  mix?: Record<string, { sent: number; ok: number }>
 }
 
 export interface LoadResult {

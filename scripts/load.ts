@@ -35,7 +35,8 @@ const USAGE = `Usage: npm run load -- --profile NAME [options]
 Loads GATEWAY_BASE_URL (or the embedded reference gateway) with a profile and judges what the rate limits did.
 
 Options:
-  --profile NAME          the profile to run (--list shows them)
+  --profile NAME|FILE     the profile to run (--list shows them), or a workload file (.json, .yaml or .yml;
+                          schemas/load/profile.schema.json)
   --tier N                the tier whose key a profile without a tier in its name uses (0 to 5)
   --duration D            the length of each load phase, e.g. 90s, 2m (default: per profile, two or three minutes)
   --rate R                calls per second that every load phase offers instead of its multiple of the limit
@@ -303,6 +304,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
       minuteMs,
       ...(limiter ? { limiter } : {}),
       keys: keys as Partial<Record<KeySlotName, string>>,
+      models: options.models,
       tier,
       durationMs,
       rate,

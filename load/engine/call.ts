@@ -70,7 +70,7 @@ export function withDeadline(parent: AbortSignal, ms: number): { signal: AbortSi
 
 export async function callOnce(ctx: CallContext, spec: RequestSpec, scheduledAt: number | null = null): Promise<CallOutcome> {
   const { recorder } = ctx
-  const handle: CallHandle = recorder.send({ scheduledAt, deliberateFailure: spec.deliberateFailure ?? false })
+  const handle: CallHandle = recorder.send({ scheduledAt, deliberateFailure: spec.deliberateFailure ?? false, ...(spec.label !== undefined ? { label: spec.label } : {}) })
   const { signal, release } = withDeadline(ctx.signal, ctx.timeoutMs)
   let status: number | null = null
   let headers: Record<string, string> = {}

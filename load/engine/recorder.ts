@@ -17,6 +17,8 @@ export interface CallHandle {
   readonly sentAt: number
   readonly scheduledAt: number | null
   readonly deliberateFailure: boolean
+  /** The request's route label (a workload file's kind), counted in the phase's mix. */
+  readonly label: string | null
   readonly inFlight: number
   /** What the rate-limit book had seen when the call left, and the Retry-After promises it tests. */
   readonly mark: BookMark
@@ -42,6 +44,7 @@ export class PhaseRecorder {
   readonly #headers: HeaderCounts = { responses: 0, refused: 0, missing: 0, missingOnRefused: 0, unparsable: 0, refusedWithoutRetryAfter: 0, resetFractional: 0, limitNotTable: 0, remainingOverLimit: 0, resetOverPeriod: 0 }
   readonly #byStatus = new Map<string, number>()
   readonly #errors = new Map<string, number>()
+  readonly #mix = new Map<string, { sent: number; ok: number }>()
   readonly #lag: Histogram = newHistogram()
   #sent = 0
   #answered = 0
@@ -82,9 +85,15 @@ export class PhaseRecorder {
   }
 
   /** A call leaves now. `scheduledAt` is when the plan wanted it to leave (null: closed loop, no plan). */
-  send(options: { scheduledAt?: number | null; deliberateFailure?: boolean; at?: number } = {}): CallHandle {
+  send(options: { scheduledAt?: number | null; deliberateFailure?: boolean; label?: string; at?: number } = {}): CallHandle {
     const at = options.at ?? nowMs()
     this.#sent += 1
+    const label = options.label ?? null
+    if (label !== null) {
+      const counts = this.#mix.get(label) ?? { sent: 0, ok: 0 }
+      counts.sent += 1
+      this.#mix.set(label, counts)
+    }
     this.#inFlight += 1
     this.#maxInFlight = Math.max(this.#maxInFlight, this.#inFlight)
     this.#lastSentAt = at
@@ -105,6 +114,7 @@ export class PhaseRecorder {
       sentAt: at,
       scheduledAt,
       deliberateFailure: options.deliberateFailure ?? false,
+      label,
       inFlight: this.#inFlight,
       mark: this.#book.mark(),
       retryTests: tracked ? this.#book.sent(at) : [],
@@ -125,6 +135,7 @@ export class PhaseRecorder {
     call.status = status
     this.#answered += 1
     this.#byStatus.set(String(status), (this.#byStatus.get(String(status)) ?? 0) + 1)
+    if (call.label !== null && status >= 200 && status < 300) (this.#mix.get(call.label) as { ok: number }).ok += 1
     const bucket: BucketName | null = this.plan.bucket
     let remaining: number | null = null
     let limit: number | null = null
@@ -235,6 +246,7 @@ export class PhaseRecorder {
       rateLimit: this.rateLimit(),
       algorithm: null,
       headers: { ...this.#headers },
+      ...(this.#mix.size > 0 ? { mix: Object.fromEntries([...this.#mix].map(([k, v]) => [k, { ...v }])) } : {}),
     }
   }
 }

@@ -93,3 +93,16 @@ export function arrivalLine(phase: PhaseResult): string | null {
   if (phase.plan.engine !== 'scheduler' || phase.plan.rate === null) return null
   return describeArrival(phase.plan.arrival, phase.plan.rate)
 }
+
+/** A workload file's mix as sent: "responses-stream 20 (50 %, weight 50 %; 20 2xx), chat 12 (...)"; null without one. */
+export function mixLine(phase: PhaseResult): string | null {
+  const mix = phase.mix
+  if (!mix) return null
+  const total = sumValues(Object.fromEntries(Object.entries(mix).map(([k, v]) => [k, v.sent])))
+  const weights = phase.plan.weights ?? {}
+  const pct = (x: number): string => `${Math.round(x * 100)} %`
+  return Object.entries(mix)
+    .sort((a, b) => b[1].sent - a[1].sent || a[0].localeCompare(b[0]))
+    .map(([label, c]) => `${label} ${c.sent} (${pct(total === 0 ? 0 : c.sent / total)}${weights[label] !== undefined ? `, weight ${pct(weights[label])}` : ''}; ${c.ok} 2xx)`)
+    .join(', ')
+}

@@ -6,7 +6,7 @@
 import type { HistogramSummary, LoadResult, PhaseResult } from '../types.ts'
 import { goodputOf } from '../verdicts.ts'
 import { phaseCharts, type Chart } from './charts.ts'
-import { arrivalLine, countsLine, ms, OUTCOME_LINE, phaseOffset, rateLine, runDurationMs, seconds, shardLine } from './figures.ts'
+import { arrivalLine, countsLine, mixLine, ms, OUTCOME_LINE, phaseOffset, rateLine, runDurationMs, seconds, shardLine } from './figures.ts'
 import { PAGE_CHECK_SCRIPT } from './page-check.ts'
 
 const CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
@@ -85,6 +85,7 @@ function figuresTable(result: LoadResult, phase: PhaseResult): string {
     ['time', `from ${phaseOffset(result, phase)} for ${seconds(phase.endedAt - phase.startedAt)} (planned ${seconds(plan.durationMs)})`],
     ['routes', plan.routes.join(', ')],
     ['sent / answered', `${phase.sent} / ${phase.answered}`],
+    ...(mixLine(phase) === null ? [] : [['mix', mixLine(phase) as string] as [string, string]]),
     ['rate', rateLine(phase)],
     ...(arrivalLine(phase) === null ? [] : [['arrivals', arrivalLine(phase) as string] as [string, string]]),
     ['by status', countsLine(phase.byStatus)],

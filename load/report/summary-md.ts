@@ -1,7 +1,7 @@
 /** summary.md of a load run: what a person reads on a CI job page. Outcome first, then verdicts, then figures. */
 import type { HistogramSummary, LoadResult, PhaseResult } from '../types.ts'
 import { goodputOf } from '../verdicts.ts'
-import { arrivalLine, countsLine, ms, OUTCOME_LINE, rateLine, runDurationMs, seconds, shardLine, statusClasses, sumValues } from './figures.ts'
+import { arrivalLine, countsLine, mixLine, ms, OUTCOME_LINE, rateLine, runDurationMs, seconds, shardLine, statusClasses, sumValues } from './figures.ts'
 
 /** Text from the result: job pages render inline HTML, so "<b>" or "remaining <0" must show as typed; one line. */
 export function text(value: string | number): string {
@@ -76,6 +76,8 @@ export function renderSummaryMd(result: LoadResult): string {
     for (const ph of result.phases) {
       const arrivals = arrivalLine(ph)
       if (arrivals !== null) notes.push(`- ${text(ph.plan.name)}: ${text(ph.plan.description)}; arrivals ${text(arrivals)}`)
+      const mix = mixLine(ph)
+      if (mix !== null) notes.push(`- ${text(ph.plan.name)}: calls by route: ${text(mix)}`)
       if (sumValues(ph.errors) > 0) notes.push(`- ${text(ph.plan.name)}: calls without an answer: ${text(countsLine(ph.errors))}`)
       if (statusClasses(ph.byStatus).other > 0) notes.push(`- ${text(ph.plan.name)}: all statuses: ${text(countsLine(ph.byStatus))}`)
     }

@@ -64,7 +64,7 @@ describe('configuration', () => {
     const run = await inProcess(['--list'])
     expect(run.code).toBe(0)
     for (const tier of [0, 1, 2, 3, 4, 5]) for (const kind of ['usage', 'model', 'files']) expect(run.stdout).toContain(`tier-${tier}-${kind} `)
-    for (const name of ['saturation', 'streaming', 'backoff']) expect(run.stdout).toContain(`${name} `)
+    for (const name of ['saturation', 'streaming', 'backoff', 'mixed']) expect(run.stdout).toContain(`${name} `)
   })
 
   // In process: a configuration error never reaches a target, so there is nothing to spawn for.
