@@ -63,14 +63,15 @@ export function shardPlan(plan: PhasePlan, shard: { index: number; count: number
  * or ramp; a phase that had none and is given none stays constant and carries no arrival (as it always ran).
  */
 export function arrivalFor(plan: PhasePlan, index: number, ctx: PlanContext): PhasePlan {
-  if (plan.engine !== 'scheduler' || plan.rate === null) return plan
+  if (plan.engine === 'clients' || plan.rate === null) return plan
   const { arrival, ramp } = ctx
   if (!arrival && !ramp) return plan
   const own = plan.arrival
   const seed = ctx.seedGiven || own === undefined ? deriveSeed(ctx.seed ?? 0, index) : own.seed
   const process = arrival ?? { process: own?.process ?? 'constant', ...(own?.burstiness !== undefined ? { burstiness: own.burstiness } : {}) }
   const withRamp = ramp ?? own?.ramp
-  return { ...plan, arrival: { ...process, ...(withRamp ? { ramp: withRamp } : {}), seed } }
+  // autocannon spaces calls evenly per connection: a phase at a fixed rate moves to the scheduler to take an arrival.
+  return { ...plan, engine: 'scheduler', arrival: { ...process, ...(withRamp ? { ramp: withRamp } : {}), seed } }
 }
 
 function keyOf(ctx: PlanContext, slot: KeySlotName): string {

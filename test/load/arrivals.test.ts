@@ -153,8 +153,13 @@ describe('--arrival, --ramp and --seed on a plan', () => {
     expect(arrivalFor(plan, 1, { ...ctx, ramp: { shape: 'linear', spanMs: 5000 } }).arrival).toEqual({ process: 'constant', ramp: { shape: 'linear', spanMs: 5000 }, seed: deriveSeed(42, 1) })
   })
 
-  test('closed-loop and client phases take no arrival', () => {
+  test('closed-loop and client phases take no arrival; an autocannon phase at a fixed rate moves to the scheduler', () => {
     const closed = { ...plan, engine: 'autocannon' as const, rate: null }
     expect(arrivalFor(closed, 0, { ...ctx, arrival: { process: 'poisson' } })).toBe(closed)
+    const clients = { ...plan, engine: 'clients' as const }
+    expect(arrivalFor(clients, 0, { ...ctx, arrival: { process: 'poisson' } })).toBe(clients)
+    const paced = { ...plan, engine: 'autocannon' as const, rate: 60 }
+    expect(arrivalFor(paced, 0, { ...ctx, arrival: { process: 'poisson' } })).toMatchObject({ engine: 'scheduler', arrival: { process: 'poisson' } })
+    expect(arrivalFor(paced, 0, ctx)).toBe(paced)
   })
 })
