@@ -107,9 +107,9 @@ export function* arrivalOffsets(rate: number, arrival?: ArrivalPlan): Generator<
   if (!(shape > 0)) throw new RangeError(`burstiness must be above 0 (got ${shape})`)
   const step = process === 'constant' ? () => 1 : process === 'poisson' ? () => -Math.log(1 - random()) : () => gammaVariate(shape, random) / shape
   const ramp = arrival?.ramp
-  // Constant arrivals without a ramp keep the engine's historical i / rate exactly (no sum of rounding errors).
-  if (process === 'constant' && !ramp) for (let i = 0; ; i += 1) yield i * (1000 / rate)
-  for (let u = 0; ; u += step()) yield instantOf(rate, u, ramp)
+  // Constant arrivals without a ramp stay exactly i / rate, as the engine always planned (no sum of rounding errors).
+  const exact = process === 'constant' && !ramp
+  for (let i = 0, u = 0; ; i += 1, u += step()) yield exact ? i * (1000 / rate) : instantOf(rate, u, ramp)
 }
 
 /** The offsets before `durationMs`, at most `max` of them: what the scheduler and the recorder plan with. */
