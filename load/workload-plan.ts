@@ -57,7 +57,12 @@ function slotFor(choice: KeyChoice, ctx: PlanContext): KeySlotName {
 }
 
 /** The model of a route: the file's, else GATEWAY_MODELS', else the first of its mode that the key may use. */
-async function modelFor(kind: RouteKind, named: string | undefined, slot: KeySlotName, ctx: PlanContext, models: NamedModels, list: () => Promise<Json[]>): Promise<string | null> {
+interface ModelList {
+  status: number
+  data: Json[]
+}
+
+async function modelFor(kind: RouteKind, named: string | undefined, slot: KeySlotName, models: NamedModels, list: () => Promise<ModelList>): Promise<string | null> {
   const shape = ROUTES[kind]
   if (shape.mode === null) return null
   if (named !== undefined) return named
@@ -66,10 +71,11 @@ async function modelFor(kind: RouteKind, named: string | undefined, slot: KeySlo
     if (id !== undefined) return id
   }
   const tier = /^tier(\d)$/.exec(slot)?.[1]
-  const found = (await list()).find((m) => typeof m.id === 'string' && m.mode === shape.mode && (tier === undefined || typeof m.min_tier !== 'number' || m.min_tier <= Number(tier)))
+  const { status, data } = await list()
+  const found = data.find((m) => typeof m.id === 'string' && m.mode === shape.mode && (tier === undefined || typeof m.min_tier !== 'number' || m.min_tier <= Number(tier)))
   if (found) return found.id as string
   if (shape.modelOptional) return null
-  throw new ConfigError(`GET /v1/models with the ${slot} key lists no ${shape.mode} model it may use for the ${kind} route; name one in the profile (model) or in GATEWAY_MODELS (${shape.capabilities[0]}=<id>)`)
+  throw new ConfigError(`GET /v1/models with the ${slot} key (status ${status}) lists no ${shape.mode} model it may use for the ${kind} route; name one in the profile (model) or in GATEWAY_MODELS (${shape.capabilities[0]}=<id>)`)
 }
 
 /** Route kinds in proportion to their weights over `size` slots (largest remainder), each route at least once. */
@@ -93,11 +99,12 @@ export function routeSequence(routes: readonly { weight: number }[], size: numbe
   return sequence
 }
 
-function poolSize(phase: WorkloadPhase, rate: number | null, durationMs: number): number {
+/** `copies`: autocannon builds each connection's own copy of the requests, so a closed loop's share is smaller. */
+function poolSize(phase: WorkloadPhase, rate: number | null, durationMs: number, copies: number): number {
   const planned = rate === null ? POOL.maxBodies : Math.ceil(rate * (durationMs / 1000))
   // About six bytes a word of the prompt, and the JSON around it.
   const perBody = phase.inputTokens.max * 6 + 256
-  return Math.max(1, Math.min(POOL.maxBodies, planned, Math.floor(POOL.maxBytes / perBody)))
+  return Math.max(1, Math.min(POOL.maxBodies, planned, Math.floor(POOL.maxBytes / copies / perBody)))
 }
 
 function routeText(kind: RouteKind, model: string | null): string {
@@ -106,7 +113,7 @@ function routeText(kind: RouteKind, model: string | null): string {
   return model === null ? what : `${what} (${model}${kind === 'responses' ? ', not streamed' : ''})`
 }
 
-function describe(phase: WorkloadPhase, models: (string | null)[], rate: number | null, connections: number): string {
+function describePhase(phase: WorkloadPhase, models: (string | null)[], rate: number | null, connections: number): string {
   const total = phase.routes.reduce((a, r) => a + r.weight, 0)
   const mix = phase.routes.map((r, i) => `${phase.routes.length > 1 ? `${Math.round((r.weight / total) * 100)}% ` : ''}${routeText(r.kind, models[i] ?? null)}`).join(', ')
   const prompts = phase.routes.some((r) => r.kind !== 'models-list')
@@ -124,13 +131,13 @@ export function workloadProfile(w: Workload): Profile {
     tier: null,
     caps: w.caps,
     async plan(ctx: PlanContext): Promise<PhasePlan[]> {
-      const lists = new Map<KeySlotName, Promise<Json[]>>()
-      const listFor = (slot: KeySlotName) => (): Promise<Json[]> => {
+      const lists = new Map<KeySlotName, Promise<ModelList>>()
+      const listFor = (slot: KeySlotName) => (): Promise<ModelList> => {
         let list = lists.get(slot)
         if (!list) {
           list = ctx.getJson('/v1/models', slot).then((answer) => {
             if (answer.status === 429) throw new ConfigError(`GET /v1/models with the ${slot} key was refused (429): the account's rate limit is spent; wait a minute and run again`)
-            return isObject(answer.body) && Array.isArray(answer.body.data) ? answer.body.data.filter(isObject) : []
+            return { status: answer.status, data: isObject(answer.body) && Array.isArray(answer.body.data) ? answer.body.data.filter(isObject) : [] }
           })
           lists.set(slot, list)
         }
@@ -155,10 +162,10 @@ export function workloadProfile(w: Workload): Profile {
         }
         requireKey(ctx, slot, w.name)
         const models: (string | null)[] = []
-        for (const route of phase.routes) models.push(await modelFor(route.kind, route.model, slot, ctx, ctx.models ?? {}, listFor(slot)))
+        for (const route of phase.routes) models.push(await modelFor(route.kind, route.model, slot, ctx.models ?? {}, listFor(slot)))
         const seed = ctx.seedGiven || (phase.seed === undefined && w.seed === undefined) ? deriveSeed(ctx.seed ?? 0, index) : (phase.seed ?? deriveSeed(w.seed as number, index))
         const random = mulberry32(deriveSeed(seed, 0x600d))
-        const requests = routeSequence(phase.routes, poolSize(phase, rate, durationMs), random).map((i): RequestSpec => {
+        const requests = routeSequence(phase.routes, poolSize(phase, rate, durationMs, open ? 1 : connections), random).map((i): RequestSpec => {
           const route = phase.routes[i] as WorkloadPhase['routes'][number]
           const shape = ROUTES[route.kind]
           const label = route.kind
@@ -175,7 +182,7 @@ export function workloadProfile(w: Workload): Profile {
         for (const r of phase.routes) weights[r.kind] = (weights[r.kind] ?? 0) + r.weight / total
         plans.push({
           ...common,
-          description: describe(phase, models, rate, connections),
+          description: describePhase(phase, models, rate, connections),
           requests,
           weights,
           ...(open ? { arrival: { process: phase.arrival?.process ?? 'constant', ...(phase.arrival?.burstiness !== undefined ? { burstiness: phase.arrival.burstiness } : {}), ...(phase.ramp ? { ramp: phase.ramp } : {}), seed } } : {}),

@@ -175,7 +175,7 @@ describe('a mixed workload', () => {
     expect(byLabel('moderations')).not.toHaveProperty('model')
     expect(p?.requests.find((r) => r.label === 'models-list')).toMatchObject({ method: 'GET', path: '/v1/models' })
     const none = workloadOf({ name: 'n', description: 'n', phases: [{ name: 'p', rate: 1, duration: '2s', routes: [{ kind: 'completions' }] }] }, 'n.json')
-    await expect(workloadProfile(none).plan(context())).rejects.toThrow('lists no completion model it may use for the completions route; name one in the profile (model) or in GATEWAY_MODELS (completion=<id>)')
+    await expect(workloadProfile(none).plan(context())).rejects.toThrow('(status 200) lists no completion model it may use for the completions route; name one in the profile (model) or in GATEWAY_MODELS (completion=<id>)')
   })
 })
 
