@@ -124,6 +124,27 @@ function describePhase(phase: WorkloadPhase, models: (string | null)[], rate: nu
   return phase.description ? `${phase.description}: ${generated}` : generated
 }
 
+/** One call of route `i` of the phase, its prompt and output cap drawn with `random`. */
+function requestOf(phase: WorkloadPhase, i: number, model: string | null, random: () => number): RequestSpec {
+  const route = phase.routes[i] as WorkloadPhase['routes'][number]
+  const shape = ROUTES[route.kind]
+  const label = route.kind
+  if (!shape.body) return { method: shape.method, path: shape.path, label }
+  const prompt = promptOf(sampleTokens(phase.inputTokens, random), random)
+  const body = shape.body(model, prompt, sampleTokens(phase.maxOutputTokens, random))
+  // Only streamed responses are timed event by event (stream-stats.ts reads their typed events); a chat stream is
+  // read to its end untimed, the reference showing no shape of its events (Part 1 section 6).
+  const headers: Record<string, string> = { 'content-type': 'application/json', ...(shape.streamed ? { accept: 'text/event-stream' } : {}) }
+  return { method: shape.method, path: shape.path, headers, body: JSON.stringify(body), label, ...(route.kind === 'responses-stream' ? { stream: true } : {}) }
+}
+
+/** --seed, else the phase's own seed, else one derived from the file's, else from the run's (drawn at random). */
+function phaseSeed(w: Workload, index: number, ctx: PlanContext): number {
+  const own = w.phases[index]?.seed
+  if (ctx.seedGiven || (own === undefined && w.seed === undefined)) return deriveSeed(ctx.seed ?? 0, index)
+  return own ?? deriveSeed(w.seed as number, index)
+}
+
 export function workloadProfile(w: Workload): Profile {
   return {
     name: w.name,
@@ -163,20 +184,9 @@ export function workloadProfile(w: Workload): Profile {
         requireKey(ctx, slot, w.name)
         const models: (string | null)[] = []
         for (const route of phase.routes) models.push(await modelFor(route.kind, route.model, slot, ctx.models ?? {}, listFor(slot)))
-        const seed = ctx.seedGiven || (phase.seed === undefined && w.seed === undefined) ? deriveSeed(ctx.seed ?? 0, index) : (phase.seed ?? deriveSeed(w.seed as number, index))
+        const seed = phaseSeed(w, index, ctx)
         const random = mulberry32(deriveSeed(seed, 0x600d))
-        const requests = routeSequence(phase.routes, poolSize(phase, rate, durationMs, open ? 1 : connections), random).map((i): RequestSpec => {
-          const route = phase.routes[i] as WorkloadPhase['routes'][number]
-          const shape = ROUTES[route.kind]
-          const label = route.kind
-          if (!shape.body) return { method: shape.method, path: shape.path, label }
-          const prompt = promptOf(sampleTokens(phase.inputTokens, random), random)
-          const body = shape.body(models[i] ?? null, prompt, sampleTokens(phase.maxOutputTokens, random))
-          // Only streamed responses are timed event by event (stream-stats.ts reads their typed events); a chat
-          // stream is read to its end untimed, its payload shape not being shown by the reference (section 6).
-          const headers: Record<string, string> = { 'content-type': 'application/json', ...(shape.streamed ? { accept: 'text/event-stream' } : {}) }
-          return { method: shape.method, path: shape.path, headers, body: JSON.stringify(body), label, ...(route.kind === 'responses-stream' ? { stream: true } : {}) }
-        })
+        const requests = routeSequence(phase.routes, poolSize(phase, rate, durationMs, open ? 1 : connections), random).map((i) => requestOf(phase, i, models[i] ?? null, random))
         const total = phase.routes.reduce((a, r) => a + r.weight, 0)
         const weights: Record<string, number> = {}
         for (const r of phase.routes) weights[r.kind] = (weights[r.kind] ?? 0) + r.weight / total
