@@ -81,6 +81,7 @@ export function expectedArrivals(rate: number, ms: number, ramp?: Ramp): number 
 
 /** Λ⁻¹(u) in ms: the instant by which `u` calls are expected. */
 function instantOf(rate: number, u: number, ramp?: Ramp): number {
+  if (u <= 0) return 0
   if (!ramp || ramp.spanMs <= 0) return (u / rate) * 1000
   const span = ramp.spanMs / 1000
   const r0 = rampStart(rate, ramp)

@@ -111,6 +111,8 @@ describe('ramps', () => {
   ])('%s arrivals on a %s ramp: as many calls in the span as the integral of the rate, then the rate', (process, shape) => {
     const ramp = { shape, spanMs }
     const offsets = plannedOffsets(rate, spanMs + 20_000, { process, seed: 9, ramp }, 1_000_000)
+    expect(offsets[0]).toBe(0)
+    expect(offsets.every((at, i) => Number.isFinite(at) && (i === 0 || at >= (offsets[i - 1] as number)))).toBe(true)
     const expected = expectedArrivals(rate, spanMs, ramp)
     // Linear from 0: 40 × 30 / 2 = 600; exponential from 0.4/s: (40 - 0.4) / ln(100) × 30 ≈ 258.
     expect(expected).toBeCloseTo(shape === 'linear' ? 600 : (39.6 / Math.log(100)) * 30, 6)
