@@ -74,7 +74,8 @@ export function renderSummaryMd(result: LoadResult): string {
     // The table's classes leave out 1xx and 3xx and name no error: list them, so that no call goes unaccounted.
     const notes: string[] = []
     for (const ph of result.phases) {
-      const arrivals = arrivalLine(ph)
+      // Constant arrivals are how every phase ran before processes existed: only another process earns a line.
+      const arrivals = ph.plan.arrival ? arrivalLine(ph) : null
       if (arrivals !== null) notes.push(`- ${text(ph.plan.name)}: ${text(ph.plan.description)}; arrivals ${text(arrivals)}`)
       const mix = mixLine(ph)
       if (mix !== null) notes.push(`- ${text(ph.plan.name)}: calls by route: ${text(mix)}`)

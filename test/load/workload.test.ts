@@ -247,6 +247,12 @@ describe('a run', () => {
       expect(mix[label]?.ok).toBe(mix[label]?.sent)
     }
     expect(phase?.plan.arrival).toMatchObject({ process: 'poisson' })
-    expect(readFileSync(join(runDir, 'summary.md'), 'utf8')).toMatch(/calls by route: responses-stream \d+ \(\d+ %, weight 50 %; \d+ 2xx\)/)
+    const md = readFileSync(join(runDir, 'summary.md'), 'utf8')
+    expect(md).toMatch(/calls by route: responses-stream \d+ \(\d+ %, weight 50 %; \d+ 2xx\)/)
+    expect(md).toContain(`(seed 3)`)
+    expect(md).toContain(`arrivals poisson; seed ${phase?.plan.arrival?.seed}`)
+    const html = readFileSync(join(runDir, 'report.html'), 'utf8')
+    expect(html).toContain(`<th>arrivals</th><td>poisson; seed ${phase?.plan.arrival?.seed}</td>`)
+    expect(html).toContain('<dt>seed</dt><dd>3 (--seed 3 repeats the arrivals and bodies)</dd>')
   }, 60_000)
 })
