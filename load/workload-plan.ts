@@ -13,7 +13,7 @@ import type { KeyChoice, RouteKind, Workload, WorkloadPhase } from './workload.t
 
 export const POOL = {
   maxBodies: 512, // distinct bodies per phase; calls past them take the pool again from its start
-  maxBytes: 64 * 1024 * 1024, // bytes of a phase's pool at most, so long prompts mean fewer distinct bodies
+  maxBytes: 64 * 1024 * 1024, // bytes of all pools of a profile at most, so long prompts mean fewer distinct bodies
 }
 
 interface RouteShape {
@@ -99,7 +99,10 @@ export function routeSequence(routes: readonly { weight: number }[], size: numbe
   return sequence
 }
 
-/** `copies`: autocannon builds each connection's own copy of the requests, so a closed loop's share is smaller. */
+/**
+ * `copies`: how many pools share the bytes. Every phase's pool is built when the profile is planned, and autocannon
+ * builds each connection's own copy of the requests, so a closed loop's share is smaller.
+ */
 function poolSize(phase: WorkloadPhase, rate: number | null, durationMs: number, copies: number): number {
   const planned = rate === null ? POOL.maxBodies : Math.ceil(rate * (durationMs / 1000))
   // About six bytes a word of the prompt, and the JSON around it.
@@ -186,7 +189,7 @@ export function workloadProfile(w: Workload): Profile {
         for (const route of phase.routes) models.push(await modelFor(route.kind, route.model, slot, ctx.models ?? {}, listFor(slot)))
         const seed = phaseSeed(w, index, ctx)
         const random = mulberry32(deriveSeed(seed, 0x600d))
-        const requests = routeSequence(phase.routes, poolSize(phase, rate, durationMs, open ? 1 : connections), random).map((i) => requestOf(phase, i, models[i] ?? null, random))
+        const requests = routeSequence(phase.routes, poolSize(phase, rate, durationMs, w.phases.length * (open ? 1 : connections)), random).map((i) => requestOf(phase, i, models[i] ?? null, random))
         const total = phase.routes.reduce((a, r) => a + r.weight, 0)
         const weights: Record<string, number> = {}
         for (const r of phase.routes) weights[r.kind] = (weights[r.kind] ?? 0) + r.weight / total
