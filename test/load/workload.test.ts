@@ -232,9 +232,12 @@ describe('a run', () => {
     let stdout = ''
     let stderr = ''
     const code = await runLoadCli(['--profile', path, '--minute-ms', '4000', '--seed', '3', '--report-dir', dir], { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), env: {} })
-    expect(code, stderr + stdout).toBe(0)
     const runDir = join(dir, 'load', readdirSync(join(dir, 'load')).find((d) => d !== 'latest') as string)
     const result = JSON.parse(readFileSync(join(runDir, 'result.json'), 'utf8')) as LoadResult
+    // A busy machine may put the generator behind its plan: inconclusive, never a failure.
+    const behind = result.verdicts.filter((v) => v.status === 'inconclusive')
+    expect(behind.every((v) => /behind its plan/.test(v.detail)), stderr + stdout).toBe(true)
+    expect(code, stderr + stdout).toBe(behind.length > 0 ? 3 : 0)
     expect(result.profile.seed).toBe(3)
     const phase = result.phases[0]
     const mix = phase?.mix ?? {}
