@@ -119,6 +119,18 @@ function mergeRateLimit(list: RateLimitFacts[]): RateLimitFacts {
   }
 }
 
+function mergeMix(mixes: NonNullable<PhaseResult['mix']>[]): NonNullable<PhaseResult['mix']> {
+  const out: NonNullable<PhaseResult['mix']> = {}
+  for (const mix of mixes) {
+    for (const [label, c] of Object.entries(mix)) {
+      const to = (out[label] ??= { sent: 0, ok: 0 })
+      to.sent += c.sent
+      to.ok += c.ok
+    }
+  }
+  return out
+}
+
 export function mergePhase(parts: PhaseResult[]): PhaseResult {
   const first = parts[0] as PhaseResult
   const startedAt = Math.min(...parts.map((p) => p.startedAt))
@@ -128,6 +140,7 @@ export function mergePhase(parts: PhaseResult[]): PhaseResult {
   const series = mergeSeries(parts.map((p) => p.series))
   const byStatus = parts.map((p) => p.byStatus).reduce(add, {})
   const okLatency = mergeOptional(parts.map((p) => p.okLatency))
+  const answerTime = mergeOptional(parts.map((p) => p.answerTime))
   const merged: PhaseResult = {
     plan: {
       ...first.plan,
@@ -146,6 +159,7 @@ export function mergePhase(parts: PhaseResult[]): PhaseResult {
     achievedRate: sent / Math.max(0.001, (endedAt - startedAt) / 1000),
     latency: mergeSummaries(parts.map((p) => p.latency)),
     ...(okLatency ? { okLatency } : {}),
+    ...(answerTime ? { answerTime } : {}),
     goodput: goodputFigures(byStatus, series, (endedAt - startedAt) / 1000),
     schedule: mergeSchedule(parts.map((p) => p.schedule)),
     series,
@@ -155,6 +169,8 @@ export function mergePhase(parts: PhaseResult[]): PhaseResult {
     algorithm: null,
     headers: mergeHeaders(parts.map((p) => p.headers)),
   }
+  const mixes = parts.map((p) => p.mix).filter((m): m is NonNullable<PhaseResult['mix']> => m !== undefined)
+  if (mixes.length > 0) merged.mix = mergeMix(mixes)
   const clients = parts.map((p) => p.clients).filter((c): c is ClientFigures => c !== undefined)
   if (clients.length > 0) merged.clients = mergeClients(clients)
   merged.algorithm = observeAlgorithm(merged)

@@ -2,9 +2,10 @@
  * What a load profile is: a name, hard caps, and a plan of phases made against the target (some profiles look
  * up the limits first, e.g. a model's extra.rate_limits). Profiles live in load/profiles/, one file per kind.
  */
+import type { NamedModels } from '../harness/config.ts'
 import { ConfigError } from '../harness/errors.ts'
 import { lookupJson } from './engine/call.ts'
-import type { CapacityResult, KeySlotName, Objective, PhasePlan, PhaseResult, Verdict } from './types.ts'
+import type { ArrivalPlan, CapacityResult, KeySlotName, Objective, PhasePlan, PhaseResult, Verdict } from './types.ts'
 
 export interface ProfileCaps {
   /** The whole run, waits included, never lasts longer than this. */
@@ -33,6 +34,16 @@ export interface PlanContext {
   connections: number | null
   /** --slo, parsed (none: []); a search judges its steps by them. */
   objectives?: readonly Objective[]
+  /** GATEWAY_MODELS: the target's model per capability, which a workload file's routes use before the catalogue. */
+  models?: NamedModels
+  /** --arrival: the process every open-loop phase uses instead of its own (null: each phase's own, else constant). */
+  arrival?: Pick<ArrivalPlan, 'process' | 'burstiness'> | null
+  /** --ramp: every open-loop phase ramps up so, instead of as it says. */
+  ramp?: ArrivalPlan['ramp'] | null
+  /** The run's seed: --seed, else drawn at random by the command; recorded in result.json. */
+  seed?: number
+  /** --seed was given: it wins over the seeds a profile file names. */
+  seedGiven?: boolean
   timeoutMs: number
   /** The run's id: what the run creates on the target carries it (harness/run-tag.ts), for the sweep. */
   runId: string

@@ -8,6 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { Agent } from 'undici'
 import { parseDurationMs } from '../harness/duration.ts'
 import { ConfigError } from '../harness/errors.ts'
+import { countBy, deriveSeed, plannedOffsets } from './engine/arrivals.ts'
 import { runAutocannon } from './engine/autocannon.ts'
 import { callOnce } from './engine/call.ts'
 import { runClients } from './engine/clients.ts'
@@ -56,11 +57,29 @@ export function shardPlan(plan: PhasePlan, shard: { index: number; count: number
   const n = shard.count
   return {
     ...plan,
+    // Shards drawing the same instants would pile their calls up: each draws its own, and together they are the process.
+    ...(plan.arrival ? { arrival: { ...plan.arrival, seed: deriveSeed(plan.arrival.seed, shard.index) } } : {}),
     rate: plan.rate === null ? null : plan.rate / n,
     connections: Math.max(1, Math.ceil(plan.connections / n)),
     ...(plan.client ? { client: { ...plan.client, workers: Math.max(1, Math.ceil(plan.client.workers / n)), pacePerSecond: plan.client.pacePerSecond === null ? null : plan.client.pacePerSecond / n } } : {}),
     ...(plan.probe ? { probe: { ...plan.probe, rate: plan.probe.rate / n } } : {}),
   }
+}
+
+/**
+ * The arrival of an open-loop phase once --arrival and --ramp are applied: they replace the phase's own process
+ * or ramp; a phase that had none and is given none stays constant and carries no arrival (as it always ran).
+ */
+export function arrivalFor(plan: PhasePlan, index: number, ctx: PlanContext): PhasePlan {
+  if (plan.engine === 'clients' || plan.rate === null) return plan
+  const { arrival, ramp } = ctx
+  if (!arrival && !ramp) return plan
+  const own = plan.arrival
+  const seed = ctx.seedGiven || own === undefined ? deriveSeed(ctx.seed ?? 0, index) : own.seed
+  const process = arrival ?? { process: own?.process ?? 'constant', ...(own?.burstiness !== undefined ? { burstiness: own.burstiness } : {}) }
+  const withRamp = ramp ?? own?.ramp
+  // autocannon spaces calls evenly per connection: a phase at a fixed rate moves to the scheduler to take an arrival.
+  return { ...plan, engine: 'scheduler', arrival: { ...process, ...(withRamp ? { ramp: withRamp } : {}), seed } }
 }
 
 function keyOf(ctx: PlanContext, slot: KeySlotName): string {
@@ -99,8 +118,10 @@ async function runPhase(plan: PhasePlan, o: RunnerOptions, maxRequests: number, 
   const probeDispatcher = plan.probe ? new Agent({ connections: 4 }) : null
   try {
     await waitForRest(plan, ctx, o.signal, o.note)
+    // Planned before the clock starts, so the generator does no work per call but send.
+    const offsets = plan.arrival && plan.rate !== null && plan.engine === 'scheduler' ? plannedOffsets(plan.rate, plan.durationMs, plan.arrival, maxRequests) : undefined
     const startedAt = nowMs()
-    const recorder = new PhaseRecorder(plan, { minuteMs: ctx.minuteMs, bucketMs: BUCKET_MS, startedAt, objectives })
+    const recorder = new PhaseRecorder(plan, { minuteMs: ctx.minuteMs, bucketMs: BUCKET_MS, startedAt, objectives, ...(offsets ? { plannedBy: (ms: number) => countBy(offsets, ms) } : {}) })
     const stream = plan.requests.some((r) => r.stream) ? new StreamStats() : undefined
     const base = { baseUrl: ctx.baseUrl, key: keyOf(ctx, plan.slot), timeoutMs: ctx.timeoutMs, signal: o.signal, recorder, requests: plan.requests, durationMs: plan.durationMs, maxRequests }
     const ticker = setInterval(() => {
@@ -127,7 +148,7 @@ async function runPhase(plan: PhasePlan, o: RunnerOptions, maxRequests: number, 
         clients = await runClients({ ...base, dispatcher, policy: c.policy, workers: c.workers, maxAttempts: c.maxAttempts, pacePerSecond: c.pacePerSecond })
       } else {
         if (plan.rate === null) throw new Error(`phase ${plan.name}: the scheduler engine needs a rate`)
-        await runScheduled({ ...base, dispatcher, rate: plan.rate, connections: plan.connections, stream, created })
+        await runScheduled({ ...base, dispatcher, rate: plan.rate, connections: plan.connections, stream, created, ...(offsets ? { offsets } : {}) })
       }
       await probe
     } finally {
@@ -186,7 +207,7 @@ async function planPhases(o: RunnerOptions, ctx: PlanContext): Promise<PhasePlan
   const all = await o.profile.plan(ctx)
   const unknown = (o.phases ?? []).filter((name) => !all.some((p) => p.name === name))
   if (unknown.length > 0) throw new ConfigError(`the profile ${o.profile.name} has no phase ${unknown.join(', ')}; its phases: ${all.map((p) => p.name).join(', ')}`)
-  const plans = all.filter((p) => !o.phases || o.phases.includes(p.name)).map((p) => shardPlan(p, o.shard))
+  const plans = all.map((p, i) => arrivalFor(p, i, ctx)).filter((p) => !o.phases || o.phases.includes(p.name)).map((p) => shardPlan(p, o.shard))
   const planned = plans.filter((p) => p.skip === undefined).reduce((ms, p) => ms + p.durationMs + (p.fromRest ? ctx.minuteMs : 0), 0)
   if (planned > o.profile.caps.maxDurationMs) {
     throw new ConfigError(`the profile ${o.profile.name} would run ${(planned / 1000).toFixed(0)} s, past its cap of ${(o.profile.caps.maxDurationMs / 1000).toFixed(0)} s; give a shorter --duration`)
@@ -252,7 +273,7 @@ export async function runProfile(o: RunnerOptions): Promise<LoadResult> {
     partial,
     stopReason,
     target: { baseUrl: ctx.baseUrl, embedded: ctx.embedded, minuteMs: ctx.minuteMs, ...(ctx.limiter ? { limiter: ctx.limiter } : {}) },
-    profile: { name: o.profile.name, description: o.profile.description, tier: o.profile.tier ?? ctx.tier, durationMs: ctx.durationMs ?? plans.reduce((ms, p) => ms + p.durationMs, 0), rate: ctx.rate, connections: ctx.connections },
+    profile: { name: o.profile.name, description: o.profile.description, tier: o.profile.tier ?? ctx.tier, durationMs: ctx.durationMs ?? plans.reduce((ms, p) => ms + p.durationMs, 0), rate: ctx.rate, connections: ctx.connections, ...(ctx.seed !== undefined ? { seed: ctx.seed } : {}) },
     shard: o.shard,
     mergedFrom: [],
     bucketMs: BUCKET_MS,

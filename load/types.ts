@@ -23,6 +23,8 @@ export interface RequestSpec {
   stream?: boolean
   /** The answer's `id` names something the call created (an upload): the run deletes it afterwards. */
   collectId?: boolean
+  /** The route kind of a workload file (`responses-stream`, `chat`, ...): calls are counted per label (PhaseResult.mix). */
+  label?: string
 }
 
 /** How a phase's load is driven. */
@@ -30,6 +32,17 @@ export type EngineName = 'autocannon' | 'scheduler' | 'clients'
 
 /** The retry policies of the backoff profile (Part 1 section 7 client rules against two others). */
 export type ClientPolicyName = 'spec7' | 'naive' | 'openai-node'
+
+/** How an open-loop phase's calls arrive (engine/arrivals.ts); absent: constant, i / rate. */
+export interface ArrivalPlan {
+  process: 'constant' | 'poisson' | 'gamma'
+  /** Gamma's shape: 1 is poisson, below 1 burstier, above 1 more even. */
+  burstiness?: number
+  /** From `fromRate` (default 0 linear, rate / 100 exponential) to the phase's rate over `spanMs`, then steady. */
+  ramp?: { shape: 'linear' | 'exponential'; spanMs: number; fromRate?: number }
+  /** The same seed plans the same instants (and, for a workload file, the same bodies in the same order). */
+  seed: number
+}
 
 export interface PhasePlan {
   name: string
@@ -41,6 +54,10 @@ export interface PhasePlan {
   requests: RequestSpec[]
   /** Offered arrival rate in calls per second; null: closed loop, as fast as `connections` allow. */
   rate: number | null
+  /** Scheduler engine: the arrival process of `rate`; absent: constant. */
+  arrival?: ArrivalPlan
+  /** A workload file's mix: each route label's share of the calls (summing to 1). */
+  weights?: Record<string, number>
   connections: number
   durationMs: number
   /** The bucket whose headers this phase judges (null: none; saturation and streaming judge no limit). */
@@ -283,6 +300,11 @@ export interface PhaseResult {
   retries: number
   achievedRate: number
   latency: HistogramSummary
+  /**
+   * From the call's actual send to its end, whatever the plan wanted: how long the target took. The series count
+   * calls by their actual send, so the admission bounds stretch their spans by this, not by `latency`.
+   */
+  answerTime?: HistogramSummary
   /** Latency of the calls answered 2xx whose body ended: the `e2e` objective's samples. */
   okLatency?: HistogramSummary
   /** Calls answered 2xx, and of them the good ones (types.ts SeriesBucket.good), per second of the phase. */
@@ -298,6 +320,8 @@ export interface PhaseResult {
   clients?: ClientFigures
   stream?: StreamFigures
   probe?: { sent: number; refused: number; answered: number }
+  /** Calls sent and answered 2xx per route label (scheduler engine, labelled requests only). */
+  mix?: Record<string, { sent: number; ok: number }>
 }
 
 export interface LoadResult {
@@ -311,7 +335,8 @@ export interface LoadResult {
   stopReason: string | null
   /** `limiter`: the algorithm the embedded gateway was started with (--limiter), when one was named. */
   target: { baseUrl: string; embedded: boolean; minuteMs: number; limiter?: string }
-  profile: { name: string; description: string; tier: number | null; durationMs: number; rate: number | null; connections: number | null }
+  /** `seed`: the run's (--seed, else drawn at random), from which phases without a seed of their own derive theirs. */
+  profile: { name: string; description: string; tier: number | null; durationMs: number; rate: number | null; connections: number | null; seed?: number }
   shard: { index: number; count: number } | null
   mergedFrom: string[]
   bucketMs: number

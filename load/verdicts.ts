@@ -4,6 +4,7 @@
  * its schedule, no promise of a 429 could be tested) is `inconclusive`, never a pass.
  */
 import { admissionFigures, describeSpan, leaked, looksLikeFixedWindows, throttledEarly, type AdmissionFigures } from './bounds.ts'
+import { describeArrival } from './engine/arrivals.ts'
 import { BUCKET_MS } from './engine/series.ts'
 import { judgeObjectives } from './objectives.ts'
 import type { ClientFigures, Objective, PhaseResult, PhaseVerdictId, PromiseTest, Verdict, VerdictId } from './types.ts'
@@ -250,7 +251,7 @@ export function judgeStreaming(phase: PhaseResult): Verdict {
   if (behind) return verdict(phase, 'streaming', 'inconclusive', figure, behind, 'P1-6')
   if (s.truncated > 0) return verdict(phase, 'streaming', 'fail', figure, `${s.truncated} of ${s.completed + s.truncated} streams ended without response.completed`, 'P1-6')
   if (s.completed === 0) return verdict(phase, 'streaming', 'inconclusive', figure, 'no stream completed', 'P1-6')
-  return verdict(phase, 'streaming', 'pass', figure, `${s.completed} streams completed at a constant arrival rate of ${phase.plan.rate}/s`, 'P1-6')
+  return verdict(phase, 'streaming', 'pass', figure, `${s.completed} streams completed at ${phase.plan.rate}/s arriving ${describeArrival(phase.plan.arrival, phase.plan.rate)}`, 'P1-6')
 }
 
 const JUDGES: Record<PhaseVerdictId, (phase: PhaseResult, ctx: JudgeContext) => Verdict> = {

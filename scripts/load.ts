@@ -6,6 +6,7 @@
  * Exit codes: 0 every verdict passed; 1 a verdict failed; 2 harness error or bad configuration; 3 inconclusive
  * (the generator could not hold its schedule, no promise of a 429 could be tested, or the run was stopped early).
  */
+import { randomInt } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -35,11 +36,17 @@ const USAGE = `Usage: npm run load -- --profile NAME [options]
 Loads GATEWAY_BASE_URL (or the embedded reference gateway) with a profile and judges what the rate limits did.
 
 Options:
-  --profile NAME          the profile to run (--list shows them)
+  --profile NAME|FILE     the profile to run (--list shows them), or a workload file (.json, .yaml or .yml;
+                          schemas/load/profile.schema.json)
   --tier N                the tier whose key a profile without a tier in its name uses (0 to 5)
   --duration D            the length of each load phase, e.g. 90s, 2m (default: per profile, two or three minutes)
   --rate R                calls per second that every load phase offers instead of its multiple of the limit
   --connections C         connections (closed-loop profiles) or the most calls in flight; workers for backoff
+  --arrival P             how open-loop calls arrive: constant, poisson or gamma:<burstiness> (1 is poisson,
+                          below 1 burstier); default: each phase's own, else constant
+  --ramp R                ramp each open-loop phase up to its rate: linear:30s or exponential:30s, then steady
+  --seed N                the seed of arrivals and of a workload file's bodies (default: drawn at random and
+                          written in the report, so that a run can be repeated call for call)
   --report-dir DIR        parent of load/<run-id>/ (default reports)
   --confirm-target HOST   required for a target that is not on this machine: its host name, typed again
   --shard I/N             run slice I of N of the profile's offered load (rates and connections divided)
@@ -66,6 +73,9 @@ interface Flags {
   duration?: string
   rate?: string
   connections?: string
+  arrival?: string
+  ramp?: string
+  seed?: string
   'report-dir'?: string
   'confirm-target'?: string
   shard?: string
@@ -91,6 +101,9 @@ function parseFlags(argv: string[]): { flags: Flags; positionals: string[] } {
         duration: { type: 'string' },
         rate: { type: 'string' },
         connections: { type: 'string' },
+        arrival: { type: 'string' },
+        ramp: { type: 'string' },
+        seed: { type: 'string' },
         'report-dir': { type: 'string' },
         'confirm-target': { type: 'string' },
         shard: { type: 'string' },
@@ -122,6 +135,24 @@ function parseDuration(raw: string | undefined): number | null {
   const ms = /^\d+(\.\d+)?$/.test(raw.trim()) ? Number(raw) * 1000 : parseDurationMs(raw)
   if (ms === undefined || ms < 1000 || ms > 3_600_000) throw new ConfigError(`--duration must be between 1s and 1h, e.g. 90s or 2m (got "${raw}")`)
   return ms
+}
+
+function parseArrival(raw: string | undefined): PlanContext['arrival'] {
+  if (raw === undefined) return null
+  const v = raw.trim()
+  if (v === 'constant' || v === 'poisson') return { process: v }
+  const gamma = /^gamma:(\d+(?:\.\d+)?)$/.exec(v)
+  const burstiness = Number(gamma?.[1])
+  if (gamma && burstiness >= 0.01 && burstiness <= 100) return { process: 'gamma', burstiness }
+  throw new ConfigError(`--arrival must be constant, poisson or gamma:<burstiness> with a burstiness from 0.01 to 100, e.g. gamma:0.5 (got "${raw}")`)
+}
+
+function parseRamp(raw: string | undefined): PlanContext['ramp'] {
+  if (raw === undefined) return null
+  const match = /^(linear|exponential):(.+)$/.exec(raw.trim())
+  const spanMs = match ? parseDurationMs(match[2] as string) : undefined
+  if (!match || spanMs === undefined || spanMs < 1000 || spanMs > 3_600_000) throw new ConfigError(`--ramp must be linear:<span> or exponential:<span> with a span from 1s to 1h, e.g. linear:30s (got "${raw}")`)
+  return { shape: match[1] as 'linear' | 'exponential', spanMs }
 }
 
 function parseShard(raw: string | undefined): { index: number; count: number } | null {
@@ -227,6 +258,10 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   const shard = parseShard(flags.shard)
   const objectives = flags.slo === undefined ? [] : parseObjectives(flags.slo)
   if (flags['abort-on-fail'] && objectives.length === 0) throw new ConfigError('--abort-on-fail stops a run on a breached objective: give the objectives with --slo')
+  const arrival = parseArrival(flags.arrival)
+  const ramp = parseRamp(flags.ramp)
+  const seedFlag = number(flags.seed, '--seed', (n) => Number.isInteger(n) && n >= 0 && n <= 0xffffffff, 'a whole number from 0 to 4294967295')
+  const seed = seedFlag ?? randomInt(0, 0xffffffff)
   const minuteFlag = number(flags['minute-ms'], '--minute-ms', (n) => Number.isInteger(n) && n >= 200 && n <= REAL_MINUTE_MS, `whole milliseconds from 200 to ${REAL_MINUTE_MS}`)
 
   const options = resolveOptions(loadEnv(io.env), { ...(flags['base-url'] ? { 'base-url': flags['base-url'] } : {}) }, [], [])
@@ -281,10 +316,15 @@ async function run(argv: string[], io: CliIo): Promise<number> {
       minuteMs,
       ...(limiter ? { limiter } : {}),
       keys: keys as Partial<Record<KeySlotName, string>>,
+      models: options.models,
       tier,
       durationMs,
       rate,
       connections,
+      arrival,
+      ramp,
+      seed,
+      seedGiven: seedFlag !== null,
       timeoutMs: options.timeoutMs,
       runId,
       getJson: jsonGetter(target.config.baseUrl, keys as Partial<Record<KeySlotName, string>>, options.timeoutMs),
@@ -301,7 +341,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
       abortOnFail: flags['abort-on-fail'] === true,
       progress,
       planned: (plans) =>
-        say(`${profile.name} against ${ctx.baseUrl}${ctx.embedded ? ` (embedded reference gateway, ${minuteMs} ms minute${limiter ? `, ${limiter}` : ''})` : ''}${shard ? `, shard ${shard.index}/${shard.count}` : ''}: ${plans.map((p) => p.name).join(', ')}; run ${runId}`),
+        say(`${profile.name} against ${ctx.baseUrl}${ctx.embedded ? ` (embedded reference gateway, ${minuteMs} ms minute${limiter ? `, ${limiter}` : ''})` : ''}${shard ? `, shard ${shard.index}/${shard.count}` : ''}, seed ${seed}: ${plans.map((p) => p.name).join(', ')}; run ${runId}`),
       note: (line) => {
         if (interactive) io.stderr('\r\x1b[K')
         say(line)

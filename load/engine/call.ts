@@ -70,7 +70,7 @@ export function withDeadline(parent: AbortSignal, ms: number): { signal: AbortSi
 
 export async function callOnce(ctx: CallContext, spec: RequestSpec, scheduledAt: number | null = null): Promise<CallOutcome> {
   const { recorder } = ctx
-  const handle: CallHandle = recorder.send({ scheduledAt, deliberateFailure: spec.deliberateFailure ?? false })
+  const handle: CallHandle = recorder.send({ scheduledAt, deliberateFailure: spec.deliberateFailure ?? false, ...(spec.label !== undefined ? { label: spec.label } : {}) })
   const { signal, release } = withDeadline(ctx.signal, ctx.timeoutMs)
   let status: number | null = null
   let headers: Record<string, string> = {}
@@ -88,7 +88,7 @@ export async function callOnce(ctx: CallContext, spec: RequestSpec, scheduledAt:
     status = response.statusCode
     headers = normalizeHeaders(response.headers as Record<string, string | string[] | undefined>)
     recorder.headers(handle, status, headers)
-    const timer = spec.stream && status === 200 && ctx.stream ? ctx.stream.begin(handle.sentAt) : null
+    const timer = spec.stream && status === 200 && ctx.stream ? ctx.stream.begin(handle.scheduledAt ?? handle.sentAt) : null
     events = timer
     const parser = timer ? createParser({ onEvent: (event) => timer.event(event.event ?? 'message', event.data, nowMs()) }) : null
     const decoder = new TextDecoder()

@@ -19,6 +19,8 @@ export interface CallHandle {
   readonly sentAt: number
   readonly scheduledAt: number | null
   readonly deliberateFailure: boolean
+  /** The request's route label (a workload file's kind), counted in the phase's mix. */
+  readonly label: string | null
   readonly inFlight: number
   /** What the rate-limit book had seen when the call left, and the Retry-After promises it tests. */
   readonly mark: BookMark
@@ -35,6 +37,8 @@ export interface RecorderOptions {
   startedAt: number
   /** `--slo`: a call is good when it meets each per-call bound (none: every 2xx is good). */
   objectives?: readonly Objective[]
+  /** Calls the plan wants sent by `elapsedMs` after the start (an arrival process); absent: a constant rate. */
+  plannedBy?: (elapsedMs: number) => number
 }
 
 /** 2xx and good calls of a phase over its seconds: what a merge recomputes from the merged counts. */
@@ -49,10 +53,12 @@ export class PhaseRecorder {
   readonly series: Series
   readonly latency: Histogram = newHistogram()
   readonly okLatency: Histogram = newHistogram()
+  readonly answerTime: Histogram = newHistogram()
   readonly #book: RateLimitBook
   readonly #headers: HeaderCounts = { responses: 0, refused: 0, missing: 0, missingOnRefused: 0, unparsable: 0, refusedWithoutRetryAfter: 0, resetFractional: 0, limitNotTable: 0, remainingOverLimit: 0, resetOverPeriod: 0 }
   readonly #byStatus = new Map<string, number>()
   readonly #errors = new Map<string, number>()
+  readonly #mix = new Map<string, { sent: number; ok: number }>()
   readonly lag: Histogram = newHistogram()
   #sent = 0
   #answered = 0
@@ -74,6 +80,11 @@ export class PhaseRecorder {
     this.startedAt = options.startedAt
   }
 
+  /** Calls planned at or before `elapsedMs`: i / rate for i = 0, 1, ... unless an arrival process says otherwise. */
+  #plannedBy(elapsedMs: number): number {
+    return this.options.plannedBy ? this.options.plannedBy(elapsedMs) : Math.floor((elapsedMs / 1000) * (this.plan.rate as number)) + 1
+  }
+
   get inFlight(): number {
     return this.#inFlight
   }
@@ -88,9 +99,15 @@ export class PhaseRecorder {
   }
 
   /** A call leaves now. `scheduledAt` is when the plan wanted it to leave (null: closed loop, no plan). */
-  send(options: { scheduledAt?: number | null; deliberateFailure?: boolean; at?: number } = {}): CallHandle {
+  send(options: { scheduledAt?: number | null; deliberateFailure?: boolean; label?: string; at?: number } = {}): CallHandle {
     const at = options.at ?? nowMs()
     this.#sent += 1
+    const label = options.label ?? null
+    if (label !== null) {
+      const counts = this.#mix.get(label) ?? { sent: 0, ok: 0 }
+      counts.sent += 1
+      this.#mix.set(label, counts)
+    }
     this.#inFlight += 1
     this.#maxInFlight = Math.max(this.#maxInFlight, this.#inFlight)
     this.#lastSentAt = at
@@ -103,7 +120,7 @@ export class PhaseRecorder {
     }
     if (this.plan.rate !== null) {
       // Calls the plan wanted sent by now against calls sent: how far the generator is behind or ahead.
-      const planned = Math.floor(((at - this.startedAt) / 1000) * this.plan.rate) + 1
+      const planned = this.#plannedBy(at - this.startedAt)
       this.#maxBehind = Math.max(this.#maxBehind, planned - this.#sent)
       this.#maxAhead = Math.max(this.#maxAhead, this.#sent - planned)
     }
@@ -112,6 +129,7 @@ export class PhaseRecorder {
       sentAt: at,
       scheduledAt,
       deliberateFailure: options.deliberateFailure ?? false,
+      label,
       inFlight: this.#inFlight,
       mark: this.#book.mark(),
       retryTests: tracked ? this.#book.sent(at) : [],
@@ -132,6 +150,7 @@ export class PhaseRecorder {
     call.status = status
     this.#answered += 1
     this.#byStatus.set(String(status), (this.#byStatus.get(String(status)) ?? 0) + 1)
+    if (call.label !== null && status >= 200 && status < 300) (this.#mix.get(call.label) as { ok: number }).ok += 1
     const bucket: BucketName | null = this.plan.bucket
     let remaining: number | null = null
     let limit: number | null = null
@@ -194,10 +213,14 @@ export class PhaseRecorder {
       if (call.status === null) this.series.answered(at, null, null, null)
       return
     }
-    recordMs(this.latency, at - call.sentAt)
+    // From the instant the plan wanted the call sent: a generator held back (by the connection cap, or a slow
+    // target) would otherwise hide the wait its own lateness added (coordinated omission).
+    const e2eMs = at - Math.min(call.scheduledAt ?? call.sentAt, call.sentAt)
+    recordMs(this.latency, e2eMs)
+    recordMs(this.answerTime, at - call.sentAt)
     const status = call.status ?? 0
-    if (status >= 200 && status < 300) recordMs(this.okLatency, at - call.sentAt)
-    if (isGood(this.options.objectives ?? [], { status, e2eMs: at - call.sentAt, stream })) this.series.good(at)
+    if (status >= 200 && status < 300) recordMs(this.okLatency, e2eMs)
+    if (isGood(this.options.objectives ?? [], { status, e2eMs, stream })) this.series.good(at)
   }
 
   /** The counts so far, cheaply (no histogram is summarized): for the progress line, once a second. */
@@ -222,13 +245,15 @@ export class PhaseRecorder {
     const callsPerMinute = this.plan.rate * (this.options.minuteMs / 1000)
     const boundCalls = Math.max(2, Math.ceil(callsPerMinute / 10))
     // Calls the plan wanted by the end but never sent count as behind too (a generator that stalled at the end).
-    const plannedTotal = Math.floor(((endedAt - this.startedAt) / 1000) * this.plan.rate)
+    const plannedTotal = this.options.plannedBy ? this.options.plannedBy(endedAt - this.startedAt) : Math.floor(((endedAt - this.startedAt) / 1000) * this.plan.rate)
     const behindAtEnd = Math.max(0, plannedTotal - this.#sent - Math.ceil(this.plan.rate * 0.5))
     const maxBehindCalls = Math.max(this.#maxBehind, behindAtEnd)
     const lag = this.#sawSchedule ? summarize(this.lag) : null
     const lagP99Ms = lag === null ? null : lag.p99
     const achieved = this.#sent / durationS
-    const conclusive = maxBehindCalls <= boundCalls && achieved >= this.plan.rate * 0.9
+    // Against the rate the plan offered up to the last send (a ramp or a random process offers less than its rate).
+    const offered = this.options.plannedBy ? this.options.plannedBy(durationS * 1000) / durationS : this.plan.rate
+    const conclusive = maxBehindCalls <= boundCalls && achieved >= offered * 0.9
     return { maxBehindCalls, maxAheadCalls: this.#maxAhead, boundCalls, lagP99Ms, ...(lag === null ? {} : { lag }), conclusive }
   }
 
@@ -246,6 +271,7 @@ export class PhaseRecorder {
       achievedRate: this.#sent / durationS,
       latency: summarize(this.latency),
       okLatency: summarize(this.okLatency),
+      answerTime: summarize(this.answerTime),
       goodput: goodputFigures(Object.fromEntries(this.#byStatus), series, durationS),
       schedule: this.schedule(endedAt),
       series,
@@ -253,6 +279,7 @@ export class PhaseRecorder {
       rateLimit: this.rateLimit(),
       algorithm: null,
       headers: { ...this.#headers },
+      ...(this.#mix.size > 0 ? { mix: Object.fromEntries([...this.#mix].map(([k, v]) => [k, { ...v }])) } : {}),
     }
   }
 }

@@ -1,6 +1,7 @@
 /**
- * The open-loop engine: calls leave at planned instants (start + i / rate) whatever the answers do, which is how
- * traffic arrives at a gateway and what the admission bounds need. It serves the phases autocannon cannot: rates
+ * The open-loop engine: calls leave at planned instants (start + i / rate, or the offsets of an arrival process:
+ * engine/arrivals.ts) whatever the answers do, which is how traffic arrives at a gateway and what the admission
+ * bounds need. Latency is measured from the planned instant, so a late send is never hidden (coordinated omission). It serves the phases autocannon cannot: rates
  * under one call per second per connection, fractional rates, streams timed event by event, and calls marked
  * to fail on purpose. Every send records how late it left against its plan; calls that would pass the phase's
  * connection cap wait for a free one, so a target slower than the plan shows up as schedule error, not as a
@@ -17,6 +18,8 @@ export interface ScheduleOptions extends CallContext {
   connections: number
   durationMs: number
   maxRequests: number
+  /** Planned send offsets (ms from the start, sorted); absent: constant, i / rate. */
+  offsets?: Float64Array
 }
 
 /** Runs until the duration or the request cap is reached, or the signal stops it; waits for calls in flight. */
@@ -28,7 +31,8 @@ export async function runScheduled(o: ScheduleOptions): Promise<void> {
   const inFlight = new Set<Promise<unknown>>()
   let index = 0
   while (!o.signal.aborted && index < o.maxRequests) {
-    const planned = start + index * intervalMs
+    if (o.offsets && index >= o.offsets.length) break
+    const planned = start + (o.offsets ? (o.offsets[index] as number) : index * intervalMs)
     // The phase ends at its end, also for a generator behind its plan: calls it could not send in time are not
     // sent late (they would run the phase on into the next); the schedule figures show them as missed.
     if (planned >= end || nowMs() >= end) break

@@ -7,7 +7,9 @@ import type { StreamFigures } from '../types.ts'
 import { newHistogram, recordMs, summarize } from './histogram.ts'
 
 const DELTA = 'response.output_text.delta'
-const COMPLETED = 'response.completed'
+// A stream ends properly with response.completed, or with response.incomplete when max_output_tokens ran out
+// (Part 1 section 4.5, rule 7): a budget cut is the answer asked for, not a broken stream.
+const ENDS = new Set(['response.completed', 'response.incomplete'])
 
 /** One stream's own figures, for its goodness (objectives.ts isGood). */
 export interface StreamCall {
@@ -50,7 +52,7 @@ export class StreamStats {
             recordMs(this.interToken, at - last)
           }
           last = at
-        } else if (type === COMPLETED) {
+        } else if (ENDS.has(type)) {
           done = true
           try {
             const tokens = (JSON.parse(data) as { response?: { usage?: { output_tokens?: unknown } } }).response?.usage?.output_tokens

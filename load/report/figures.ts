@@ -2,6 +2,7 @@
  * Figures both reports print the same way (report.html and summary.md), so that a number read on the CI job page
  * is the number found in the page.
  */
+import { describeArrival } from '../engine/arrivals.ts'
 import { objectivesText } from '../objectives.ts'
 import type { CapacityResult, LoadResult, PhaseResult } from '../types.ts'
 
@@ -122,4 +123,23 @@ export const STEP_HEAD = ['step', 'kind', 'offered', 'achieved', 'throughput (2x
 
 export function stepRow(s: CapacityResult['steps'][number]): string[] {
   return [s.phase, s.kind, rate(s.offered), rate(s.achieved), rate(s.throughput), rate(s.goodput), ms(s.p50Ms), ms(s.p99Ms), `${Number((s.errors * 100).toPrecision(3))}%`, String(s.refused), s.outcome, s.why]
+}
+
+/** How an open-loop phase's calls arrived, with the seed that repeats them; null for a closed loop or the clients engine. */
+export function arrivalLine(phase: PhaseResult): string | null {
+  if (phase.plan.engine !== 'scheduler' || phase.plan.rate === null) return null
+  return describeArrival(phase.plan.arrival, phase.plan.rate)
+}
+
+/** A workload file's mix as sent: "responses-stream 20 (50 %, weight 50 %; 20 2xx), chat 12 (...)"; null without one. */
+export function mixLine(phase: PhaseResult): string | null {
+  const mix = phase.mix
+  if (!mix) return null
+  const total = sumValues(Object.fromEntries(Object.entries(mix).map(([k, v]) => [k, v.sent])))
+  const weights = phase.plan.weights ?? {}
+  const pct = (x: number): string => `${Math.round(x * 100)} %`
+  return Object.entries(mix)
+    .sort((a, b) => b[1].sent - a[1].sent || a[0].localeCompare(b[0]))
+    .map(([label, c]) => `${label} ${c.sent} (${pct(total === 0 ? 0 : c.sent / total)}${weights[label] !== undefined ? `, weight ${pct(weights[label])}` : ''}; ${c.ok} 2xx)`)
+    .join(', ')
 }

@@ -6,7 +6,7 @@
 import type { CapacityResult, HistogramSummary, LoadResult, PhaseResult } from '../types.ts'
 import { goodputOf } from '../verdicts.ts'
 import { capacityChart, phaseCharts, type Chart } from './charts.ts'
-import { capacityLines, countsLine, goodputLine, ms, objectivesLine, OUTCOME_LINE, phaseOffset, rateLine, runDurationMs, seconds, shardLine, STEP_HEAD, stepRow } from './figures.ts'
+import { arrivalLine, capacityLines, countsLine, goodputLine, mixLine, ms, objectivesLine, OUTCOME_LINE, phaseOffset, rateLine, runDurationMs, seconds, shardLine, STEP_HEAD, stepRow } from './figures.ts'
 import { PAGE_CHECK_SCRIPT } from './page-check.ts'
 
 const CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
@@ -46,6 +46,7 @@ function header(result: LoadResult): string {
   const meta: [string, string][] = [
     ['target', target],
     ['profile', `${p.name}: ${p.description}`],
+    ...(p.seed === undefined ? [] : [['seed', `${p.seed} (--seed ${p.seed} repeats the arrivals and bodies)`] as [string, string]]),
     ['tier', p.tier === null ? '-' : String(p.tier)],
     ['run', result.runId],
     ['started', result.startedAt],
@@ -86,8 +87,10 @@ function figuresTable(result: LoadResult, phase: PhaseResult): string {
     ['time', `from ${phaseOffset(result, phase)} for ${seconds(phase.endedAt - phase.startedAt)} (planned ${seconds(plan.durationMs)})`],
     ['routes', plan.routes.join(', ')],
     ['sent / answered', `${phase.sent} / ${phase.answered}`],
+    ...(mixLine(phase) === null ? [] : [['mix', mixLine(phase) as string] as [string, string]]),
     ['rate', rateLine(phase)],
     ['goodput', goodputLine(phase)],
+    ...(arrivalLine(phase) === null ? [] : [['arrivals', arrivalLine(phase) as string] as [string, string]]),
     ['by status', countsLine(phase.byStatus)],
     ['no answer', countsLine(phase.errors)],
     ['retries', String(phase.retries)],

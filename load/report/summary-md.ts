@@ -1,7 +1,7 @@
 /** summary.md of a load run: what a person reads on a CI job page. Outcome first, then verdicts, then figures. */
 import type { HistogramSummary, LoadResult, PhaseResult } from '../types.ts'
 import { goodputOf } from '../verdicts.ts'
-import { capacityLines, countsLine, goodputLine, ms, objectivesLine, OUTCOME_LINE, rateLine, runDurationMs, seconds, shardLine, STEP_HEAD, statusClasses, stepRow, sumValues } from './figures.ts'
+import { arrivalLine, capacityLines, countsLine, goodputLine, mixLine, ms, objectivesLine, OUTCOME_LINE, rateLine, runDurationMs, seconds, shardLine, STEP_HEAD, statusClasses, stepRow, sumValues } from './figures.ts'
 
 /** Text from the result: job pages render inline HTML, so "<b>" or "remaining <0" must show as typed; one line. */
 export function text(value: string | number): string {
@@ -45,7 +45,7 @@ export function renderSummaryMd(result: LoadResult): string {
   out.push(`# Gateway load: ${OUTCOME_LINE[result.outcome]} (exit ${result.exitCode})`, '')
   if (result.partial) out.push(`> **Partial run**: stopped early (${text(result.stopReason ?? 'no reason recorded')}); the figures are what had been measured by then.`, '')
   out.push(`- target: ${text(result.target.baseUrl)}${result.target.embedded ? ` (embedded reference gateway${result.target.limiter ? `, --limiter ${text(result.target.limiter)}` : ''})` : ''}, minute ${result.target.minuteMs} ms`)
-  out.push(`- profile: ${text(p.name)}${p.tier === null ? '' : `, tier ${p.tier}`}: ${text(p.description)}`)
+  out.push(`- profile: ${text(p.name)}${p.tier === null ? '' : `, tier ${p.tier}`}: ${text(p.description)}${p.seed === undefined ? '' : ` (seed ${p.seed})`}`)
   out.push(`- run: ${text(result.runId)}, ${text(result.startedAt)}, ${seconds(runDurationMs(result))}, ${text(`${result.tool.name} ${result.tool.version}`)}`)
   out.push(`- ${text(shardLine(result))}`)
   const objectives = objectivesLine(result)
@@ -84,6 +84,11 @@ export function renderSummaryMd(result: LoadResult): string {
     // The table's classes leave out 1xx and 3xx and name no error: list them, so that no call goes unaccounted.
     const notes: string[] = []
     for (const ph of result.phases) {
+      // Constant arrivals are how every phase ran before processes existed: only another process earns a line.
+      const arrivals = ph.plan.arrival ? arrivalLine(ph) : null
+      if (arrivals !== null) notes.push(`- ${text(ph.plan.name)}: ${text(ph.plan.description)}; arrivals ${text(arrivals)}`)
+      const mix = mixLine(ph)
+      if (mix !== null) notes.push(`- ${text(ph.plan.name)}: calls by route: ${text(mix)}`)
       if (sumValues(ph.errors) > 0) notes.push(`- ${text(ph.plan.name)}: calls without an answer: ${text(countsLine(ph.errors))}`)
       if (statusClasses(ph.byStatus).other > 0) notes.push(`- ${text(ph.plan.name)}: all statuses: ${text(countsLine(ph.byStatus))}`)
     }

@@ -64,7 +64,7 @@ describe('configuration', () => {
     const run = await inProcess(['--list'])
     expect(run.code).toBe(0)
     for (const tier of [0, 1, 2, 3, 4, 5]) for (const kind of ['usage', 'model', 'files']) expect(run.stdout).toContain(`tier-${tier}-${kind} `)
-    for (const name of ['saturation', 'streaming', 'backoff', 'capacity']) expect(run.stdout).toContain(`${name} `)
+    for (const name of ['saturation', 'streaming', 'backoff', 'capacity', 'mixed']) expect(run.stdout).toContain(`${name} `)
   })
 
   // In process: a configuration error never reaches a target, so there is nothing to spawn for.
@@ -76,6 +76,10 @@ describe('configuration', () => {
     [['--profile', 'tier-2-usage', '--phase', 'nope'], 'has no phase nope'],
     [['--bogus'], "Unknown option '--bogus'"],
     [['--profile', 'tier-2-usage', '--limiter', 'leaky'], "--limiter must be one of fixed-window, sliding-window, token-bucket, clock-window, got 'leaky'"],
+    [['--profile', 'streaming', '--arrival', 'gamma:0'], '--arrival must be constant, poisson or gamma:<burstiness>'],
+    [['--profile', 'streaming', '--arrival', 'bursty'], '--arrival must be constant, poisson or gamma:<burstiness>'],
+    [['--profile', 'streaming', '--ramp', 'linear'], '--ramp must be linear:<span> or exponential:<span>'],
+    [['--profile', 'streaming', '--seed', '1.5'], '--seed must be a whole number from 0 to 4294967295'],
   ])('%j is exit 2 with one line: %s', async (args, message) => {
     const run = await inProcess(args)
     expect(run.code).toBe(2)
