@@ -18,7 +18,7 @@ export async function readResult(dir: string): Promise<LoadResult> {
   try {
     text = await readFile(path, 'utf8')
   } catch {
-    throw new ConfigError(`cannot read ${path}: give the report directories of the shards (reports/load/<run-id>)`)
+    throw new ConfigError(`cannot read ${path}: give the report directory of a load run (reports/load/<run-id>)`)
   }
   try {
     const result = JSON.parse(text) as LoadResult

@@ -1,6 +1,7 @@
 /** summary.md of a load run: what a person reads on a CI job page. Outcome first, then verdicts, then figures. */
 import type { HistogramSummary, LoadResult, PhaseResult } from '../types.ts'
 import { goodputOf } from '../verdicts.ts'
+import { SPREAD_HEAD, spreadRows } from './spread.ts'
 import { countsLine, ms, OUTCOME_LINE, rateLine, runDurationMs, seconds, shardLine, statusClasses, sumValues } from './figures.ts'
 
 /** Text from the result: job pages render inline HTML, so "<b>" or "remaining <0" must show as typed; one line. */
@@ -110,6 +111,10 @@ export function renderSummaryMd(result: LoadResult): string {
       }),
       [false, true, true, false, false, false, true],
     ), '')
+  }
+  if (result.repeats) {
+    out.push(`## Spread over ${result.repeats.count} repeats`, '')
+    out.push(...table(SPREAD_HEAD, spreadRows(result)), '')
   }
   out.push('Charts of every phase are in report.html; every figure is in result.json.', '')
   return out.join('\n')
