@@ -14,6 +14,7 @@ import { GATEWAY_COST, gatewayCost } from './bench/gateway-cost.ts'
 import { limiterAccuracy } from './bench/limiter-accuracy.ts'
 import { MEMORY, memory } from './bench/memory.ts'
 import { openLoopLimit } from './bench/open-loop-limit.ts'
+import { RSS_GROWTH, rssGrowth } from './bench/rss-growth.ts'
 import { errorRow, formatTable, type Row } from './bench/table.ts'
 
 /**
@@ -33,7 +34,8 @@ const SETTINGS = {
     limiter: { minutes: 20 },
     memory: { phaseMs: 30_000, minuteMs: CHILD_MINUTE_MS }, // two phases: a minute of load in all
     openLoop: { rounds: 3, probeMs: 3000, refinements: 3 },
-    watchdogMs: 15 * 60_000,
+    rssGrowth: { shortMs: 60_000, minuteMs: CHILD_MINUTE_MS }, // and the long run five times as long, beside it
+    watchdogMs: 25 * 60_000,
   },
   quick: {
     generator: { rounds: 3, roundMs: 1000, warmupMs: 1000, minuteMs: CHILD_MINUTE_MS },
@@ -41,11 +43,12 @@ const SETTINGS = {
     limiter: { minutes: 5 },
     memory: { phaseMs: 5000, minuteMs: CHILD_MINUTE_MS },
     openLoop: { rounds: 1, probeMs: 1000, refinements: 1 },
+    rssGrowth: { shortMs: 5000, minuteMs: CHILD_MINUTE_MS },
     watchdogMs: 4 * 60_000,
   },
 }
 
-const PARTS = ['generator', 'open-loop', 'gateway', 'limiter', 'memory'] as const
+const PARTS = ['generator', 'open-loop', 'gateway', 'limiter', 'memory', 'rss-growth'] as const
 type Part = (typeof PARTS)[number]
 
 const USAGE = `Usage: npm run bench [-- --quick] [-- --only ${PARTS.join(',')}]
@@ -97,6 +100,7 @@ const benchmarks: Record<Part, { name: string; goal: string; run: () => Promise<
   gateway: { name: 'reference gateway cost', goal: `>= ${GATEWAY_COST.goal}`, run: () => gatewayCost(settings.gateway) },
   limiter: { name: 'limiter accuracy', goal: 'within the bounds in every mode', run: () => limiterAccuracy(settings.limiter) },
   memory: { name: 'memory', goal: `< ${MEMORY.goalMb} MB each`, run: () => memory(settings.memory) },
+  'rss-growth': { name: 'memory over time', goal: `<= ${RSS_GROWTH.goal}`, run: () => rssGrowth(settings.rssGrowth) },
 }
 
 let failed = 0
