@@ -28,6 +28,11 @@ export interface Figure {
   unit: 'calls/s' | 'ms' | '%' | ''
   better: 'higher' | 'lower'
   scale: FigureScale
+  /**
+   * True when the merge of repeats gives the figure exactly (counts, histograms). Else the merge keeps only a bound
+   * (the worst repeat's schedule lag) or knows nothing of it, and the repeats' mean stands for them.
+   */
+  exact: boolean
   read(phase: PhaseResult, minuteMs: number): number | null
 }
 
@@ -51,12 +56,12 @@ function goodput(phase: PhaseResult, minuteMs: number): number | null {
   return goodputOf(phase, minuteMs)
 }
 
-const latency = (p: 'p50' | 'p90' | 'p99'): Figure => ({ name: `latency-${p}`, label: `latency ${p}`, unit: 'ms', better: 'lower', scale: 'relative', read: percentile((ph) => ph.latency, p) })
-const ttft = (p: 'p50' | 'p90' | 'p99'): Figure => ({ name: `ttft-${p}`, label: `time to first token ${p}`, unit: 'ms', better: 'lower', scale: 'relative', read: percentile((ph) => ph.stream?.ttft, p) })
-const itl = (p: 'p50' | 'p90' | 'p99'): Figure => ({ name: `itl-${p}`, label: `inter-token ${p}`, unit: 'ms', better: 'lower', scale: 'relative', read: percentile((ph) => ph.stream?.interToken, p) })
+const latency = (p: 'p50' | 'p90' | 'p99'): Figure => ({ name: `latency-${p}`, label: `latency ${p}`, unit: 'ms', better: 'lower', scale: 'relative', exact: true, read: percentile((ph) => ph.latency, p) })
+const ttft = (p: 'p50' | 'p90' | 'p99'): Figure => ({ name: `ttft-${p}`, label: `time to first token ${p}`, unit: 'ms', better: 'lower', scale: 'relative', exact: true, read: percentile((ph) => ph.stream?.ttft, p) })
+const itl = (p: 'p50' | 'p90' | 'p99'): Figure => ({ name: `itl-${p}`, label: `inter-token ${p}`, unit: 'ms', better: 'lower', scale: 'relative', exact: true, read: percentile((ph) => ph.stream?.interToken, p) })
 
 export const FIGURES: readonly Figure[] = [
-  { name: 'throughput', label: 'throughput (2xx per s)', unit: 'calls/s', better: 'higher', scale: 'relative', read: (ph) => statusClasses(ph.byStatus).ok / seconds(ph) },
+  { name: 'throughput', label: 'throughput (2xx per s)', unit: 'calls/s', better: 'higher', scale: 'relative', exact: true, read: (ph) => statusClasses(ph.byStatus).ok / seconds(ph) },
   latency('p50'), latency('p90'), latency('p99'),
   ttft('p50'), ttft('p90'), ttft('p99'),
   itl('p50'), itl('p90'), itl('p99'),
@@ -66,11 +71,12 @@ export const FIGURES: readonly Figure[] = [
     unit: '%',
     better: 'lower',
     scale: 'share',
+    exact: true,
     // 429s and deliberate 4xx are what rate-limit phases ask for; only the target failing counts as an error.
     read: (ph) => (ph.sent === 0 ? null : (statusClasses(ph.byStatus).serverErrors + sumValues(ph.errors)) / ph.sent),
   },
-  { name: 'schedule-lag-p99', label: 'schedule lag p99', unit: 'ms', better: 'lower', scale: 'relative', read: (ph) => ph.schedule?.lagP99Ms ?? null },
-  { name: 'goodput', label: 'goodput', unit: '', better: 'higher', scale: 'relative', read: goodput },
+  { name: 'schedule-lag-p99', label: 'schedule lag p99', unit: 'ms', better: 'lower', scale: 'relative', exact: false, read: (ph) => ph.schedule?.lagP99Ms ?? null },
+  { name: 'goodput', label: 'goodput', unit: '', better: 'higher', scale: 'relative', exact: false, read: goodput },
 ]
 
 export const FIGURE_NAMES: readonly FigureName[] = FIGURES.map((f) => f.name)

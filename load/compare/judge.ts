@@ -80,10 +80,10 @@ function runsOf(result: LoadResult): number {
   return result.repeats?.count ?? 1
 }
 
-/** The figure's value on one side (the merge of its repeats, if any) and its spread. */
+/** The figure's value on one side (of the merge of its repeats, or their mean) and its spread. */
 function sideOf(result: LoadResult, phase: PhaseResult, figure: Figure): { value: number | null; side: Side } {
   const spread = result.repeats?.phases[phase.plan.name]?.[figure.name]
-  const read = figure.read(phase, result.target.minuteMs)
+  const read = spread !== undefined && !figure.exact ? null : figure.read(phase, result.target.minuteMs)
   const value = read !== null && Number.isFinite(read) ? read : (spread?.mean ?? null)
   return { value, side: { runs: spread?.values.length ?? 1, stddev: spread?.stddev ?? null } }
 }

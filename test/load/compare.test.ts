@@ -92,6 +92,14 @@ describe('significance against the spread', () => {
   })
 })
 
+test('a figure the merge keeps only a bound of (schedule lag: the worst repeat\'s) is compared by the repeats\' mean', () => {
+  const base = repeated([1000, 1000, 1000])
+  base.repeats!.phases.streaming!['schedule-lag-p99'] = spreadOf([1, 2, 3])
+  base.phases[0] = { ...base.phases[0]!, schedule: { ...base.phases[0]!.schedule!, lagP99Ms: 3 } }
+  const change = compareResults(base, withP99(1000), DIRS, DEFAULT).changes.find((c) => c.figure === 'schedule-lag-p99')!
+  expect(change.baseline).toBe(2)
+})
+
 describe('spread', () => {
   test('sample standard deviation, and Student\'s t for few repeats', () => {
     const s = spreadOf([2, 4, 4, 4, 5, 5, 7, 9])
