@@ -16,6 +16,7 @@
  */
 import { spawn } from 'node:child_process'
 import { existsSync } from 'node:fs'
+import { setTimeout as sleep } from 'node:timers/promises'
 import autocannon from 'autocannon'
 import { Agent } from 'undici'
 import { nowMs, PhaseRecorder } from '../../load/engine/recorder.ts'
@@ -80,6 +81,23 @@ async function probe(url: string, rate: number, ms: number): Promise<Probe> {
   } finally {
     await dispatcher.close()
   }
+}
+
+/**
+ * The machine's own floor: the same plan of instants slept to as the scheduler does, with no call made. When
+ * these wake late too, the host (other processes on shared cores), not the generator, misses the schedule.
+ */
+async function timersLate(rate: number, ms: number): Promise<number> {
+  const start = nowMs()
+  const planned = Math.ceil((ms / 1000) * rate)
+  let late = 0
+  for (let i = 0; i < planned; i += 1) {
+    const at = start + (i * 1000) / rate
+    const wait = at - nowMs()
+    if (wait > 1) await sleep(wait)
+    if (nowMs() - at > OPEN_LOOP_LIMIT.lateMs) late += 1
+  }
+  return late / planned
 }
 
 const holds = (p: Probe): boolean => p.errorShare <= OPEN_LOOP_LIMIT.maxErrorShare && p.failedCalls === 0
@@ -190,6 +208,7 @@ export async function openLoopLimit(o: OpenLoopLimitOptions): Promise<Row> {
     const wrk: (number | null)[] = []
     const busy = { wrk: [] as number[], bare: [] as number[] }
     const probes: Probe[][] = []
+    const floor: number[] = []
     for (let round = 0; round < o.rounds; round += 1) {
       // The order turns each round, so that none of the three always follows another into a warm target.
       const sides = [
@@ -197,6 +216,7 @@ export async function openLoopLimit(o: OpenLoopLimitOptions): Promise<Row> {
           const r = await highestRate(target.url, o)
           ours.push(r.rate)
           probes.push(r.probes)
+          floor.push(await timersLate(OPEN_LOOP_LIMIT.startRate, o.probeMs))
         },
         async () => {
           const r = await withTargetCpu(target.pid, () => autocannonMax(target.url, o.probeMs))
@@ -227,6 +247,7 @@ export async function openLoopLimit(o: OpenLoopLimitOptions): Promise<Row> {
       note:
         `${o.rounds} alternating rounds, medians; per round ours: ${ours.map((r) => r.toFixed(0)).join(', ')}, autocannon ${bare.map((r) => r.toFixed(0)).join(', ')}, wrk ${wrk.map((r) => (r === null ? '-' : r.toFixed(0))).join(', ')}. ` +
         `Ours: the scheduler engine and its recorder, ${o.probeMs / 1000} s per probe, doubling from ${OPEN_LOOP_LIMIT.startRate}/s then ${o.refinements} halvings (last round's probes, rate: share late or unsent: ${last.map((p) => `${p.rate}: ${(p.errorShare * 100).toFixed(1)}%`).join(', ')}). ` +
+        `Timers alone, slept to the same plan at ${OPEN_LOOP_LIMIT.startRate}/s with no call, woke late in ${floor.map((f) => `${(f * 100).toFixed(1)}%`).join(', ')} of instants per round (above 1 %: the host, not the generator, missed the schedule). ` +
         `autocannon and wrk (-t1) closed loop for ${o.probeMs / 1000} s; all ${OPEN_LOOP_LIMIT.connections} connections, GET ${OPEN_LOOP_LIMIT.path} of a raw node TCP target in a child process, ` +
         `whose CPU was ${busy.bare.length > 0 ? pct(median(busy.bare)) : '-'} of a core under autocannon and ${busy.wrk.length > 0 ? pct(median(busy.wrk)) : '-'} under wrk (near 100 %: the target bounded that figure, and the ratio is an upper bound).` +
         (wrkRate === null ? ` wrk is not installed (${OPEN_LOOP_LIMIT.wrk}; Debian: apt-get install wrk).` : ''),
