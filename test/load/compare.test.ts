@@ -9,6 +9,8 @@ import { COMPARE, compareResults, judgeChange, type Thresholds } from '../../loa
 import { noiseOfDifference, spreadOf, t975 } from '../../load/compare/spread.ts'
 import { mergeRepeats } from '../../load/repeat.ts'
 import { renderCompareHtml, renderCompareMd, renderCompareText } from '../../load/report/compare.ts'
+import { renderHtml } from '../../load/report/html.ts'
+import { renderSummaryMd } from '../../load/report/summary-md.ts'
 import type { LoadResult, PhaseResult } from '../../load/types.ts'
 import { configErrorOf } from '../support/config-error.ts'
 import { fixtureResult, histogram } from './fixture-result.ts'
@@ -164,6 +166,9 @@ describe('--repeat: the merge of repeats', () => {
     expect(merged.exitCode).toBe(1)
     expect(merged.verdicts[0]!.figure).toBe('repeat 2 of 3: scale 2')
     expect(merged.verdicts[0]!.detail).toContain('(by repeat: pass, fail, pass)')
+    // Its reports show the spread and send the reader to each repeat's charts.
+    expect(renderSummaryMd(merged)).toMatch(/## Spread over 3 repeats[\s\S]*\| streaming \| latency p99 \|/)
+    expect(renderHtml(merged)).toContain("Charts over time are in each repeat's report (repeat-1/report.html")
   })
 })
 
