@@ -97,8 +97,19 @@ function offerLine(p: PhaseResult): string {
   return p.plan.rate === null ? `closed loop with ${p.plan.connections} connections` : `${Number(p.plan.rate.toFixed(3))}/s`
 }
 
+/** A result.json that parsed but whose phases lack what every figure reads: written by something else, or cut. */
+function checkPhases(result: LoadResult, dir: string): void {
+  const object = (v: unknown): boolean => typeof v === 'object' && v !== null
+  for (const [i, p] of result.phases.entries()) {
+    const ok = object(p) && object(p.plan) && typeof p.plan.name === 'string' && object(p.byStatus) && object(p.errors) && object(p.latency) && typeof p.sent === 'number' && typeof p.startedAt === 'number' && typeof p.endedAt === 'number'
+    if (!ok) throw new ConfigError(`${dir}: phase ${i + 1} of its result.json lacks its plan, counts or latency: not a load result of this tool, or a damaged one`)
+  }
+}
+
 /** Bad input, as one line that says what to fix. */
 export function checkComparable(base: LoadResult, next: LoadResult, dirs: { baseline: string; next: string }): void {
+  checkPhases(base, dirs.baseline)
+  checkPhases(next, dirs.next)
   if (base.profile.name !== next.profile.name) throw new ConfigError(`${dirs.baseline} ran ${base.profile.name} and ${dirs.next} ran ${next.profile.name}: compare two runs of one profile`)
   const names = (r: LoadResult): string[] => r.phases.map((p) => p.plan.name)
   if (names(base).join(',') !== names(next).join(',')) {

@@ -66,6 +66,7 @@ describe('exit codes', () => {
       writeFileSync(join(dir, 'result.json'), '{"schemaVersion": 1, "phases": [')
       return [dir, runDir('y', 1)]
     }, /is not a load result\.json of this tool$/],
+    ['a result.json whose phases are not a load run\'s', () => [runDir('bare', 1, (r) => (r.phases = [{} as PhaseResult])), runDir('w', 1)], /bare: phase 1 of its result\.json lacks its plan, counts or latency/],
     ['runs of different profiles', () => [runDir('p1', 1), runDir('p2', 1, (r) => (r.profile.name = 'saturation'))], /ran tier1 and .* ran saturation: compare two runs of one profile$/],
     ['one directory', () => [runDir('z', 1)], /compare takes two report directories/],
     ['a threshold of no figure', () => [runDir('q1', 1), runDir('q2', 1), '--threshold', 'speed=5'], /--threshold: no figure "speed"/],
