@@ -102,6 +102,16 @@ test('a figure the merge keeps only a bound of (schedule lag: the worst repeat\'
   expect(change.baseline).toBe(2)
 })
 
+test('goodput is read as the run states it, without trusting its shape', () => {
+  const phase = fixtureResult().phases[1] as PhaseResult
+  expect(phaseFigures(phase, 6000).goodput).toBeUndefined()
+  expect(phaseFigures({ ...phase, goodput: { rate: 12 } } as PhaseResult, 6000).goodput).toBe(12)
+  expect(phaseFigures({ ...phase, goodput: 0.9 } as PhaseResult, 6000).goodput).toBe(0.9)
+  expect(phaseFigures({ ...phase, goodput: 'lots' } as unknown as PhaseResult, 6000).goodput).toBeUndefined()
+  // The backoff phase's client goodput, a share of the limit's rate, when no objective states one.
+  expect(phaseFigures(fixtureResult().phases[2] as PhaseResult, 6000).goodput).toBeGreaterThan(0)
+})
+
 describe('spread', () => {
   test('sample standard deviation, and Student\'s t for few repeats', () => {
     const s = spreadOf([2, 4, 4, 4, 5, 5, 7, 9])
