@@ -19,7 +19,7 @@ export async function readResult(dir: string): Promise<LoadResult> {
   try {
     text = await readFile(path, 'utf8')
   } catch {
-    throw new ConfigError(`cannot read ${path}: give the report directories of the shards (reports/load/<run-id>)`)
+    throw new ConfigError(`cannot read ${path}: give the report directory of a load run (reports/load/<run-id>)`)
   }
   try {
     const result = JSON.parse(text) as LoadResult
@@ -208,8 +208,10 @@ export function mergeResults(results: LoadResult[], dirs: string[], runId: strin
   const verdicts = judge(phases, minuteMs, results.length, first.objectives ?? [])
   const partial = results.some((r) => r.partial)
   const { outcome, exitCode } = partial && !verdicts.some((v) => v.status === 'fail') ? { outcome: 'inconclusive' as const, exitCode: 3 as const } : outcomeOf(verdicts)
+  // A shard's spread over its own repeats is not the whole's.
+  const { repeats: _ownSpread, ...shared } = first
   return {
-    ...first,
+    ...shared,
     runId,
     startedAt: results.map((r) => r.startedAt).sort()[0] as string,
     endedAt: results.map((r) => r.endedAt).sort().at(-1) as string,

@@ -350,6 +350,26 @@ export interface LoadResult {
   verdicts: Verdict[]
   outcome: 'pass' | 'fail' | 'inconclusive' | 'error'
   exitCode: 0 | 1 | 2 | 3
+  /** Set on the merge of `--repeat k` runs (load/repeat.ts); absent on a single run. */
+  repeats?: RepeatSpread
+}
+
+/** A figure over the repeats of a run: its value in each, and their spread (load/compare/spread.ts). */
+export interface FigureSpread {
+  values: number[]
+  min: number
+  max: number
+  mean: number
+  /** Sample standard deviation (n - 1); null with fewer than two repeats. */
+  stddev: number | null
+}
+
+export interface RepeatSpread {
+  count: number
+  /** Each repeat's report directory, relative to the merged result's. */
+  dirs: string[]
+  /** Per phase name, per figure name (load/compare/figures.ts): the spread across the repeats that ran the phase. */
+  phases: Record<string, Record<string, FigureSpread>>
 }
 
 /** How one step of a capacity search ended: its rate held, or what broke. */

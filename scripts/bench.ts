@@ -13,6 +13,8 @@ import { GENERATOR_EFFICIENCY, generatorEfficiency } from './bench/generator-eff
 import { GATEWAY_COST, gatewayCost } from './bench/gateway-cost.ts'
 import { limiterAccuracy } from './bench/limiter-accuracy.ts'
 import { MEMORY, memory } from './bench/memory.ts'
+import { openLoopLimit } from './bench/open-loop-limit.ts'
+import { RSS_GROWTH, rssGrowth } from './bench/rss-growth.ts'
 import { errorRow, formatTable, type Row } from './bench/table.ts'
 
 /**
@@ -31,18 +33,22 @@ const SETTINGS = {
     gateway: { rounds: 5, requestsPerRound: 2000, warmupRequests: 500 },
     limiter: { minutes: 20 },
     memory: { phaseMs: 30_000, minuteMs: CHILD_MINUTE_MS }, // two phases: a minute of load in all
-    watchdogMs: 15 * 60_000,
+    openLoop: { rounds: 3, probeMs: 3000, refinements: 3 },
+    rssGrowth: { shortMs: 60_000, minuteMs: CHILD_MINUTE_MS }, // and the long run five times as long, beside it
+    watchdogMs: 25 * 60_000,
   },
   quick: {
     generator: { rounds: 3, roundMs: 1000, warmupMs: 1000, minuteMs: CHILD_MINUTE_MS },
     gateway: { rounds: 3, requestsPerRound: 500, warmupRequests: 200 },
     limiter: { minutes: 5 },
     memory: { phaseMs: 5000, minuteMs: CHILD_MINUTE_MS },
+    openLoop: { rounds: 1, probeMs: 1000, refinements: 1 },
+    rssGrowth: { shortMs: 5000, minuteMs: CHILD_MINUTE_MS },
     watchdogMs: 4 * 60_000,
   },
 }
 
-const PARTS = ['generator', 'gateway', 'limiter', 'memory'] as const
+const PARTS = ['generator', 'open-loop', 'gateway', 'limiter', 'memory', 'rss-growth'] as const
 type Part = (typeof PARTS)[number]
 
 const USAGE = `Usage: npm run bench [-- --quick] [-- --only ${PARTS.join(',')}]
@@ -90,9 +96,11 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => 
 
 const benchmarks: Record<Part, { name: string; goal: string; run: () => Promise<Row> }> = {
   generator: { name: 'generator efficiency', goal: `>= ${GENERATOR_EFFICIENCY.goal}`, run: () => generatorEfficiency(settings.generator) },
+  'open-loop': { name: 'open-loop limit', goal: 'none set', run: () => openLoopLimit(settings.openLoop) },
   gateway: { name: 'reference gateway cost', goal: `>= ${GATEWAY_COST.goal}`, run: () => gatewayCost(settings.gateway) },
   limiter: { name: 'limiter accuracy', goal: 'within the bounds in every mode', run: () => limiterAccuracy(settings.limiter) },
   memory: { name: 'memory', goal: `< ${MEMORY.goalMb} MB each`, run: () => memory(settings.memory) },
+  'rss-growth': { name: 'memory over time', goal: `<= ${RSS_GROWTH.goal}`, run: () => rssGrowth(settings.rssGrowth) },
 }
 
 let failed = 0
@@ -107,7 +115,7 @@ for (const part of parts) {
   }
 }
 clearTimeout(watchdog)
-const unmet = rows.filter((r) => !r.met).map((r) => r.benchmark.split(' (')[0])
+const unmet = rows.filter((r) => r.met === false).map((r) => r.benchmark.split(' (')[0])
 const seconds = ((performance.now() - started) / 1000).toFixed(0)
 process.stdout.write(`${formatTable(rows)}\n${unmet.length === 0 ? 'every goal met' : `goal NOT met: ${unmet.join('; ')}`} (${quick ? 'quick, figures not to quote' : 'full'}; ${seconds} s)\n`)
 // A goal not met is a figure to read, not an error of the bench (as before); a part that could not run is one.

@@ -2,6 +2,7 @@
  * npm run load -- --profile <name> [options]     runs a load profile
  * npm run load -- --list                          lists the profiles
  * npm run load -- merge <dir> <dir> ...           merges the results of shards
+ * npm run load -- compare <baseline> <new>        compares two runs (scripts/load-compare.ts)
  *
  * Exit codes: 0 every verdict passed; 1 a verdict failed; 2 harness error or bad configuration; 3 inconclusive
  * (the generator could not hold its schedule, no promise of a 429 could be tested, or the run was stopped early).
@@ -20,10 +21,14 @@ import { pointLatest } from '../harness/report/files.ts'
 import { isLoopback, newRunId, prepareTarget, type PreparedTarget } from '../harness/target.ts'
 import { mergeResults, readResult } from '../load/merge.ts'
 import { parseObjectives } from '../load/objectives.ts'
+import { REPEAT, mergeRepeats } from '../load/repeat.ts'
+import { columns } from '../load/report/compare.ts'
+import { SPREAD_HEAD, spreadRows } from '../load/report/spread.ts'
 import { jsonGetter, type PlanContext } from '../load/profile.ts'
 import { allProfiles, profileNamed } from '../load/profiles/index.ts'
 import { runProfile } from '../load/runner.ts'
 import type { KeySlotName, LoadResult } from '../load/types.ts'
+import { compareCommand } from './load-compare.ts'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const PACKAGE = JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8')) as { version: string }
@@ -32,6 +37,7 @@ const REAL_MINUTE_MS = 60_000
 const USAGE = `Usage: npm run load -- --profile NAME [options]
        npm run load -- --list
        npm run load -- merge DIR DIR ... [--report-dir DIR]
+       npm run load -- compare BASELINE_DIR NEW_DIR [--threshold PCT] (see compare --help)
 
 Loads GATEWAY_BASE_URL (or the embedded reference gateway) with a profile and judges what the rate limits did.
 
@@ -55,6 +61,8 @@ Options:
                           (METRIC_pNN, METRIC_mean or METRIC_max of e2e, ttft, itl, tpot, lag; errors=N%,
                           where a 429 is a refusal, not an error); goodput counts the calls within them
   --abort-on-fail         stop the run once an objective is breached beyond recovery (after 50 calls of a phase)
+  --repeat K              run the profile K times (1 to ${REPEAT.max}) against one target: each repeat's report in
+                          repeat-N/, their merge and each figure's spread across them in the run's own directory
   --limiter NAME          the embedded gateway's rate-limit algorithm: ${LIMITER_ALGORITHMS.join(', ')}
                           (default fixed-window); a target's own algorithm is observed in the report, never judged
   --minute-ms MS          the rate-limit minute of the embedded gateway (default ${DEFAULTS.embeddedMinuteMs}), or of a gateway on
@@ -84,6 +92,7 @@ interface Flags {
   phase?: string
   slo?: string
   'abort-on-fail'?: boolean
+  repeat?: string
   'base-url'?: string
   list?: boolean
   help?: boolean
@@ -112,6 +121,7 @@ function parseFlags(argv: string[]): { flags: Flags; positionals: string[] } {
         phase: { type: 'string' },
         slo: { type: 'string' },
         'abort-on-fail': { type: 'boolean' },
+        repeat: { type: 'string' },
         'base-url': { type: 'string' },
         list: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
@@ -179,10 +189,17 @@ async function writeReport(result: LoadResult, reportRoot: string): Promise<stri
   return dir
 }
 
-/** Columns padded to their widest cell, but the last, which runs on. */
-function columns(rows: string[][]): string {
-  const widths = (rows[0] ?? []).map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length)))
-  return rows.map((r) => r.map((cell, c) => (c < r.length - 1 ? cell.padEnd(widths[c] as number) : cell)).join('  ')).join('\n')
+/** The repeats in <run-id>/repeat-N/, their merge in <run-id>/ itself, which `latest` points at. */
+async function writeRepeats(repeats: LoadResult[], runId: string, reportRoot: string): Promise<{ merged: LoadResult; dir: string }> {
+  const { writeLoadReport } = await import('../load/report/write.ts')
+  const root = resolve(reportRoot, 'load')
+  const dir = resolve(root, runId)
+  const dirs = repeats.map((_, i) => `repeat-${i + 1}`)
+  for (const [i, r] of repeats.entries()) await writeLoadReport(r, resolve(dir, dirs[i] as string))
+  const merged = mergeRepeats(repeats, runId, dirs)
+  await writeLoadReport(merged, dir)
+  pointLatest(root, dir)
+  return { merged, dir }
 }
 
 function verdictTable(result: LoadResult): string {
@@ -236,6 +253,7 @@ export async function runLoadCli(argv: string[], io: CliIo = PROCESS_IO): Promis
 }
 
 async function run(argv: string[], io: CliIo): Promise<number> {
+  if (argv[0] === 'compare') return compareCommand(argv.slice(1), io)
   const { flags, positionals } = parseFlags(argv)
   if (flags.help) {
     io.stdout(USAGE)
@@ -262,6 +280,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   const ramp = parseRamp(flags.ramp)
   const seedFlag = number(flags.seed, '--seed', (n) => Number.isInteger(n) && n >= 0 && n <= 0xffffffff, 'a whole number from 0 to 4294967295')
   const seed = seedFlag ?? randomInt(0, 0xffffffff)
+  const repeat = number(flags.repeat, '--repeat', (n) => Number.isInteger(n) && n >= 1 && n <= REPEAT.max, `a whole number from 1 to ${REPEAT.max}`) ?? 1
   const minuteFlag = number(flags['minute-ms'], '--minute-ms', (n) => Number.isInteger(n) && n >= 200 && n <= REAL_MINUTE_MS, `whole milliseconds from 200 to ${REAL_MINUTE_MS}`)
 
   const options = resolveOptions(loadEnv(io.env), { ...(flags['base-url'] ? { 'base-url': flags['base-url'] } : {}) }, [], [])
@@ -329,27 +348,34 @@ async function run(argv: string[], io: CliIo): Promise<number> {
       runId,
       getJson: jsonGetter(target.config.baseUrl, keys as Partial<Record<KeySlotName, string>>, options.timeoutMs),
     }
-    const result = await runProfile({
-      profile,
-      context: ctx,
-      runId,
-      shard,
-      phases: flags.phase === undefined ? null : flags.phase.split(',').map((p) => p.trim()).filter(Boolean),
-      signal: stop.signal,
-      toolVersion: PACKAGE.version,
-      objectives,
-      abortOnFail: flags['abort-on-fail'] === true,
-      progress,
-      planned: (plans) =>
-        say(`${profile.name} against ${ctx.baseUrl}${ctx.embedded ? ` (embedded reference gateway, ${minuteMs} ms minute${limiter ? `, ${limiter}` : ''})` : ''}${shard ? `, shard ${shard.index}/${shard.count}` : ''}, seed ${seed}: ${plans.map((p) => p.name).join(', ')}; run ${runId}`),
-      note: (line) => {
-        if (interactive) io.stderr('\r\x1b[K')
-        say(line)
-      },
-    })
+    const repeats: LoadResult[] = []
+    // A stopped repeat ends the run: the repeats so far are merged and reported as partial.
+    while (repeats.length < repeat && !repeats.some((r) => r.partial) && !stop.signal.aborted) {
+      const n = repeats.length + 1
+      repeats.push(await runProfile({
+        profile,
+        context: ctx,
+        runId: repeat === 1 ? runId : `${runId}-repeat-${n}`,
+        shard,
+        phases: flags.phase === undefined ? null : flags.phase.split(',').map((p) => p.trim()).filter(Boolean),
+        signal: stop.signal,
+        toolVersion: PACKAGE.version,
+        objectives,
+        abortOnFail: flags['abort-on-fail'] === true,
+        progress,
+        planned: (plans) =>
+          say(`${profile.name} against ${ctx.baseUrl}${ctx.embedded ? ` (embedded reference gateway, ${minuteMs} ms minute${limiter ? `, ${limiter}` : ''})` : ''}${shard ? `, shard ${shard.index}/${shard.count}` : ''}, seed ${seed}: ${plans.map((p) => p.name).join(', ')}; run ${runId}${repeat > 1 ? `, repeat ${n} of ${repeat}` : ''}`),
+        note: (line) => {
+          if (interactive) io.stderr('\r\x1b[K')
+          say(line)
+        },
+      }))
+    }
     if (interactive) io.stderr('\r\x1b[K')
-    const dir = await writeReport(result, flags['report-dir'] ?? DEFAULTS.reportDir)
-    io.stdout(`${redactor.text(verdictTable(result))}\n\n${result.outcome.toUpperCase()} (exit ${result.exitCode})${result.partial ? `, partial: ${result.stopReason ?? 'not every phase ran'}` : ''}. Report: ${dir}\n`)
+    const reportRoot = flags['report-dir'] ?? DEFAULTS.reportDir
+    const { merged: result, dir } = repeat === 1 ? { merged: repeats[0] as LoadResult, dir: await writeReport(repeats[0] as LoadResult, reportRoot) } : await writeRepeats(repeats, runId, reportRoot)
+    const spread = result.repeats ? `\n\nSpread over ${result.repeats.count} repeats (each in ${dir}/repeat-N):\n${columns([SPREAD_HEAD, ...spreadRows(result)])}` : ''
+    io.stdout(`${redactor.text(verdictTable(result))}${spread}\n\n${result.outcome.toUpperCase()} (exit ${result.exitCode})${result.partial ? `, partial: ${result.stopReason ?? 'not every phase ran'}` : ''}. Report: ${dir}\n`)
     return result.exitCode
   } finally {
     process.off('SIGINT', onSignal)

@@ -75,6 +75,7 @@ export function rateLine(phase: PhaseResult): string {
 export function shardLine(result: LoadResult): string {
   if (result.shard) return `shard ${result.shard.index + 1} of ${result.shard.count}`
   if (result.mergedFrom.length > 0) return `merged from ${result.mergedFrom.length} shards: ${result.mergedFrom.join(', ')}`
+  if (result.repeats) return `${result.repeats.count} repeats merged: ${result.repeats.dirs.join(', ')}`
   return 'single process'
 }
 

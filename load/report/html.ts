@@ -8,6 +8,7 @@ import { goodputOf } from '../verdicts.ts'
 import { capacityChart, phaseCharts, type Chart } from './charts.ts'
 import { arrivalLine, capacityLines, countsLine, goodputLine, mixLine, ms, objectivesLine, OUTCOME_LINE, phaseOffset, rateLine, runDurationMs, seconds, shardLine, STEP_HEAD, stepRow } from './figures.ts'
 import { PAGE_CHECK_SCRIPT } from './page-check.ts'
+import { SPREAD_HEAD, spreadRows } from './spread.ts'
 
 const CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"
 
@@ -136,6 +137,15 @@ ${line('output tokens per second', st.tokensPerSecond, tps)}
 </tbody></table>`
 }
 
+/** A repeated run: each figure's spread over the repeats, and where their charts over time are. */
+function repeatsTable(result: LoadResult, phase: PhaseResult): string {
+  if (!result.repeats) return ''
+  const rows = spreadRows(result, phase.plan.name).map((r) => `<tr>${r.slice(1).map((v) => `<td>${esc(v)}</td>`).join('')}</tr>`).join('\n')
+  return `<h3>Over ${result.repeats.count} repeats</h3>
+<p>Charts over time are in each repeat's report (${result.repeats.dirs.map((d) => `${esc(d)}/report.html`).join(', ')}): the slices of runs made one after another do not add up.</p>
+<table class="repeats"><thead><tr>${SPREAD_HEAD.slice(1).map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${rows}</tbody></table>`
+}
+
 function chartFigure(chart: Chart): string {
   const inner = chart.svg ?? `<p class="chart-error">This chart could not be drawn: ${esc(chart.error ?? 'unknown error')}</p>`
   return `<figure class="chart" data-chart="${chart.kind}">${inner}</figure>`
@@ -149,6 +159,7 @@ function phaseSection(result: LoadResult, phase: PhaseResult, index: number): st
 ${figuresTable(result, phase)}
 ${clientsTable(result, phase)}
 ${streamTable(phase)}
+${repeatsTable(result, phase)}
 <div class="charts">${charts.length === 0 ? '<p>No call was recorded: nothing to chart.</p>' : charts.map(chartFigure).join('\n')}</div>
 </section>`
 }

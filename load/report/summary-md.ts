@@ -2,6 +2,7 @@
 import type { HistogramSummary, LoadResult, PhaseResult } from '../types.ts'
 import { goodputOf } from '../verdicts.ts'
 import { arrivalLine, capacityLines, countsLine, goodputLine, mixLine, ms, objectivesLine, OUTCOME_LINE, rateLine, runDurationMs, seconds, shardLine, STEP_HEAD, statusClasses, stepRow, sumValues } from './figures.ts'
+import { SPREAD_HEAD, spreadRows } from './spread.ts'
 
 /** Text from the result: job pages render inline HTML, so "<b>" or "remaining <0" must show as typed; one line. */
 export function text(value: string | number): string {
@@ -131,6 +132,10 @@ export function renderSummaryMd(result: LoadResult): string {
       }),
       [false, true, true, false, false, false, true],
     ), '')
+  }
+  if (result.repeats) {
+    out.push(`## Spread over ${result.repeats.count} repeats`, '')
+    out.push(...table(SPREAD_HEAD, spreadRows(result)), '')
   }
   out.push('Charts of every phase are in report.html; every figure is in result.json.', '')
   return out.join('\n')

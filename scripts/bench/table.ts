@@ -10,7 +10,8 @@ export interface Row {
   /** The ratio of measured to baseline, or the figure the goal is judged on when there is no ratio. */
   figure: string
   goal: string
-  met: boolean
+  /** null: the row has no goal, only a figure to track. */
+  met: boolean | null
   /** How it was measured (rounds, durations, what the processes were), one or two sentences. */
   note: string
 }
@@ -24,7 +25,7 @@ export function errorRow(benchmark: string, goal: string, error: unknown): Row {
 }
 
 export function formatTable(rows: readonly Row[]): string {
-  const cells = [HEADER, ...rows.map((r) => [r.benchmark, r.measured, r.baseline, r.figure, r.goal, r.met ? 'yes' : 'NO'])]
+  const cells = [HEADER, ...rows.map((r) => [r.benchmark, r.measured, r.baseline, r.figure, r.goal, r.met === null ? '-' : r.met ? 'yes' : 'NO'])]
   const widths = HEADER.map((_, c) => Math.max(...cells.map((row) => (row[c] as string).length)))
   const lines = cells.map((row) => row.map((cell, c) => (c < row.length - 1 ? cell.padEnd(widths[c] as number) : cell)).join('  '))
   const notes = rows.map((r) => `- ${r.benchmark}: ${r.note}`)
