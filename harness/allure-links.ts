@@ -5,7 +5,7 @@
  * developer's machine and in CI. The anchor is the one GitHub and most Markdown viewers give the heading.
  */
 import { readFileSync } from 'node:fs'
-import { citation, type Requirement } from './catalogue.ts'
+import { citation, type Requirement } from './requirements.ts'
 
 export const REFERENCE_URL_ENV = 'GATEWAY_REFERENCE_URL'
 /** The local copy of the reference, beside the repository. */

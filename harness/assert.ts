@@ -3,7 +3,7 @@
  * preconditions skip a test whose subject another requirement already broke, so that one fault is reported
  * once, by the requirement it breaks.
  */
-import { requirement as lookup, type Requirement } from './catalogue.ts'
+import { requirement as lookup, type Requirement } from './requirements.ts'
 import type { Exchange } from './http-client.ts'
 import { currentExchanges, currentRequirement, skipTest } from './recorder.ts'
 import { renderFailure, type FailureDetails } from './failure.ts'

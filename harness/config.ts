@@ -18,7 +18,7 @@ export type KeySlot = (typeof KEY_SLOTS)[number]
 export const KEY_ENV: Readonly<Record<KeySlot, string>> = keyVariables.keys
 
 export const DEFAULTS = {
-  timeoutMs: 30_000, // per request; long enough for a slow staging gateway, short enough that nothing hangs
+  timeoutMs: 30_000, // per request; long enough for a slow staging target, short enough that nothing hangs
   remoteBudgetUsd: 50, // a remote run spends at most this unless GATEWAY_BUDGET_USD says otherwise: a full run reserves about $39 at the reference's prices
   reportDir: 'reports', // parent of reports/<run-id>/ and reports/latest
   maxTimeoutMs: 900_000, // the flex tier may take up to 900 s (Part 1 section 8.5); more is a typo

@@ -8,7 +8,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { isObject } from './assert.ts'
 import type { ExchangeRecord } from './exchange.ts'
-import { TargetFailure, type Exchange, type GatewayClient } from './http-client.ts'
+import { TargetFailure, type Exchange, type TargetClient } from './http-client.ts'
 import { retryAfterMs } from './retry.ts'
 
 export const CREDIT_DEFAULTS = {
@@ -23,7 +23,7 @@ export interface CreditReading {
   exchanges: ExchangeRecord[]
 }
 
-export async function readRemainingUsd(client: GatewayClient): Promise<CreditReading> {
+export async function readRemainingUsd(client: TargetClient): Promise<CreditReading> {
   const exchanges: ExchangeRecord[] = []
   const first = await readOnce(client, exchanges)
   if (first !== 'limited') return { usd: first, exchanges }
@@ -31,7 +31,7 @@ export async function readRemainingUsd(client: GatewayClient): Promise<CreditRea
   return { usd: second === 'limited' ? null : second, exchanges }
 }
 
-async function readOnce(client: GatewayClient, exchanges: ExchangeRecord[]): Promise<number | null | 'limited'> {
+async function readOnce(client: TargetClient, exchanges: ExchangeRecord[]): Promise<number | null | 'limited'> {
   if (!client.hasKey('main')) return null
   let ex: Exchange
   try {

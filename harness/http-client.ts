@@ -120,7 +120,7 @@ export class TargetFailure extends Error {
 
 const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ECONNABORTED'])
 
-export class GatewayClient {
+export class TargetClient {
   readonly config: TargetConfig
   readonly redactor: Redactor
   readonly #dispatcher: Dispatcher

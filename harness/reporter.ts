@@ -10,7 +10,7 @@ import type { Reporter, SerializedError, TestCase, TestModule } from 'vitest/nod
 import { auditExchange, duplicateIds, REQ } from './audit.ts'
 import { ledgerFindings } from './ledger.ts'
 import { baselineJunit, settleBaseline, targetName, type Baseline } from './baseline.ts'
-import { catalogue } from './catalogue.ts'
+import { requirements } from './requirements.ts'
 import type { RunOptions, TargetConfig } from './config.ts'
 import type { CreditReading } from './credit.ts'
 import { curlLine } from './curl.ts'
@@ -110,7 +110,7 @@ export class ConformanceReporter implements Reporter {
     const creditCalls = [...(this.#creditBefore?.exchanges ?? []), ...(creditAfter?.exchanges ?? [])]
     if (creditCalls.length > 0) collected.har.push({ test: 'the run: the main key\'s credit before and after (measured spend)', file: '(run)', exchanges: creditCalls })
     const aggregated = aggregate({
-      catalogue: catalogue().values(),
+      requirements: requirements().values(),
       outcomes: collected.outcomes,
       selectedFamilies: this.#o.options.families,
       filtered: this.#o.options.grep !== null || this.#o.options.filters.length > 0,
@@ -231,7 +231,7 @@ export class ConformanceReporter implements Reporter {
     const last = exchanges[(rerun?.exchangesBefore ?? exchanges.length) - 1]
     harSource.outcome = status
     c.outcomes.push({ requirement: requirementId, status, test: test.fullName, file, source: 'test', ...(rerun ? { rerun: rerun.result } : {}), ...(message ? { message: this.#redactor.text(message) } : {}), ...(status === 'fail' && last ? { exchange: last } : {}) })
-    const level = catalogue().get(requirementId)?.level ?? 'MUST'
+    const level = requirements().get(requirementId)?.level ?? 'MUST'
     c.junit.push({ name: test.fullName, file, requirement: requirementId, level, status, ...(message ? { message: this.#redactor.text(message) } : {}), durationMs: test.diagnostic()?.duration ?? 0 })
     this.#auditTest(test.fullName, file, exchanges, c)
   }
@@ -299,7 +299,7 @@ export class ConformanceReporter implements Reporter {
   }
 
   #auditMessage(requirementId: string, detail: string, ex: ExchangeRecord, scope = 'audit of every response'): string {
-    const req = catalogue().get(requirementId)
+    const req = requirements().get(requirementId)
     return [
       `${requirementId} · ${req?.level ?? ''} · Part ${req?.part ?? '?'} §${req?.section ?? '?'} (${scope})`,
       `Rule: ${req?.rule ?? ''}`,

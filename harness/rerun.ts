@@ -8,7 +8,7 @@
  * failure with a skip. Running the second try ourselves keeps the verdict the first try earned.
  */
 import type { TestContext } from 'vitest'
-import type { Requirement } from './catalogue.ts'
+import type { Requirement } from './requirements.ts'
 import type { RerunResult } from './results.ts'
 
 export interface RerunRecord {

@@ -11,7 +11,7 @@
  * A failed MUST test is run once more at once (harness/rerun.ts); when that re-run passed, the requirement still
  * fails but is marked flaky. A baseline (harness/baseline.ts) turns failures it lists into known failures.
  */
-import type { Level, Requirement } from './catalogue.ts'
+import type { Level, Requirement } from './requirements.ts'
 import type { ExchangeRecord } from './exchange.ts'
 
 /** `known`: a fail or warn that the run's baseline lists (harness/baseline.ts); it does not fail the run. */
@@ -89,7 +89,7 @@ export const EXIT = { conformant: 0, 'non-conformant': 1, 'stale-baseline': 1, e
 export const MAX_EVIDENCE = 5 // per requirement: enough to see a pattern, few enough to read
 
 export interface AggregateInput {
-  catalogue: Iterable<Requirement>
+  requirements: Iterable<Requirement>
   outcomes: Outcome[]
   selectedFamilies: readonly string[] | null
   /** True when a name filter (--grep) deselected tests: unreached requirements are then disabled, not skipped. */
@@ -108,7 +108,7 @@ export function aggregate(input: AggregateInput): RequirementResult[] {
     byRequirement.set(outcome.requirement, list)
   }
   const results: RequirementResult[] = []
-  for (const req of input.catalogue) {
+  for (const req of input.requirements) {
     const outcomes = byRequirement.get(req.id) ?? []
     const testOutcomes = outcomes.filter((o) => o.source === 'test')
     const auditOutcomes = outcomes.filter((o) => o.source === 'audit')

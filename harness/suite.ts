@@ -1,5 +1,5 @@
 /**
- * What a suite file uses: `check()` declares a test of one requirement, `gateway()` is the client bound to the
+ * What a suite file uses: `check()` declares a test of one requirement, `target()` is the client bound to the
  * run's target. The requirement id is in the test's name (so `--grep P1-4.1` selects by id) and in its meta
  * (so the reporter needs no parsing). An unknown id fails when the file is collected.
  */
@@ -7,9 +7,9 @@ import { inject, test } from 'vitest'
 import { attachFailure, describeTest, tagTest } from './allure.ts'
 import { ConformanceFailure, lastExchange } from './assert.ts'
 import { reserveSpend } from './budget.ts'
-import { requirement } from './catalogue.ts'
+import { requirement } from './requirements.ts'
 import type { TargetConfig } from './config.ts'
-import { GatewayClient, TargetFailure } from './http-client.ts'
+import { TargetClient, TargetFailure } from './http-client.ts'
 import { currentExchanges } from './recorder.ts'
 import { isSkip, rerunFailed } from './rerun.ts'
 
@@ -24,10 +24,10 @@ export const SUITE_DEFAULTS = {
   callsPerTimeout: 4, // a test may wait this many whole request timeouts (GATEWAY_TIMEOUT_MS) before it is cut
 }
 
-let client: GatewayClient | undefined
+let client: TargetClient | undefined
 
-export function gateway(): GatewayClient {
-  client ??= new GatewayClient(inject('runConfig'))
+export function target(): TargetClient {
+  client ??= new TargetClient(inject('runConfig'))
   return client
 }
 

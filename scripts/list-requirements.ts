@@ -7,7 +7,7 @@ import { relative } from 'node:path'
 import { createVitest } from 'vitest/node'
 import { REQ } from '../harness/audit.ts'
 import { CONFORMANCE_PROJECTS } from '../harness/projects.ts'
-import { catalogue, citation, uncheckedMust } from '../harness/catalogue.ts'
+import { requirements, citation, uncheckedMust } from '../harness/requirements.ts'
 import { DEFAULT_NATIVE_KEY_HEADER, type TargetConfig } from '../harness/config.ts'
 import type { ConformanceMeta } from '../harness/recorder.ts'
 
@@ -41,7 +41,7 @@ export async function collectChecks(root: string): Promise<Map<string, string[]>
 
 export async function listRequirements(root: string): Promise<string> {
   const checks = await collectChecks(root)
-  const all = [...catalogue().values()]
+  const all = [...requirements().values()]
   const checkedBy = (id: string): string[] => [...(checks.get(id) ?? []), ...(AUDITED.has(id) ? ['audit of every response of the run'] : [])]
   const unchecked = uncheckedMust(all, (id) => checkedBy(id).length > 0)
   const untestable = all.filter((r) => r.untestable !== undefined)

@@ -10,12 +10,12 @@ import { memo } from '../../harness/helpers.ts'
 import { observe } from '../../harness/recorder.ts'
 import { schemas } from '../../harness/schema-registry.ts'
 import { eventJson } from '../../harness/sse.ts'
-import { check, gateway } from '../../harness/suite.ts'
+import { check, target } from '../../harness/suite.ts'
 import { audioCalls } from './calls.ts'
 import { wavPart } from './forms.ts'
 
-const gw = gateway()
-const { models, form } = audioCalls(gw)
+const api = target()
+const { models, form } = audioCalls(api)
 
 const DELTA = 'transcript.text.delta'
 const DONE = 'transcript.text.done'

@@ -1,14 +1,14 @@
 /**
  * What the chat suites share (and the compatible suites borrow): models picked from GET /v1/models at run
  * time by mode and by the caller's tier (never hard-coded ids), cheapest first, and small requests, so that a
- * run against a paid gateway stays cheap.
+ * run against a paid target stays cheap.
  */
 import { reportedTier } from '../shared/tier.ts'
 import { WEATHER_FUNCTION } from '../shared/tools.ts'
 import { expectStatus, isObject, precondition } from '../../harness/assert.ts'
 import type { Capability, KeySlot } from '../../harness/config.ts'
 import { memo } from '../../harness/helpers.ts'
-import type { Exchange, GatewayClient, RequestSpec } from '../../harness/http-client.ts'
+import type { Exchange, TargetClient, RequestSpec } from '../../harness/http-client.ts'
 import { skipTest } from '../../harness/recorder.ts'
 import { schemas } from '../../harness/schema-registry.ts'
 import { modelItems } from '../models/model-list.ts'
@@ -56,12 +56,12 @@ function modelOf(item: Json): CatalogueModel {
   }
 }
 
-async function tierOf(gw: GatewayClient, someModel: string | undefined, key: KeySlot): Promise<number | undefined> {
+async function tierOf(api: TargetClient, someModel: string | undefined, key: KeySlot): Promise<number | undefined> {
   if (someModel !== undefined) {
-    const tier = await reportedTier(gw, someModel, key)
+    const tier = await reportedTier(api, someModel, key)
     if (tier !== undefined) return tier
   }
-  const credit = (await gw.get('/user/v1/credit', { key })).json
+  const credit = (await api.get('/user/v1/credit', { key })).json
   return isObject(credit) && typeof credit.account_tier === 'number' ? credit.account_tier : undefined
 }
 
@@ -73,14 +73,14 @@ function namedByMode(): Record<string, string | undefined> {
 }
 
 /** The model list and the main key's tier, once per file. */
-export function catalogueFixture(gw: GatewayClient): () => Promise<Catalogue> {
+export function catalogueFixture(api: TargetClient): () => Promise<Catalogue> {
   return memo(async () => {
-    const list = await gw.get('/v1/models')
+    const list = await api.get('/v1/models')
     expectStatus(list, 200)
     const listed = modelItems(list).filter((item): item is Json => isObject(item) && typeof item.id === 'string')
     const named = namedByMode()
     const all = withNamedModels(listed, named).map(modelOf)
-    const tier = await tierOf(gw, all[0]?.id, 'main')
+    const tier = await tierOf(api, all[0]?.id, 'main')
     // An unknown tier leaves only the models every account may use.
     const usable = all.filter((m) => m.minTier <= (tier ?? 0)).sort(namedFirst(named, (a, b) => a.outputPrice - b.outputPrice))
     return { tier, all, usable }
@@ -96,12 +96,12 @@ export async function modelFor(catalogue: () => Promise<Catalogue>, mode: string
   return model
 }
 
-export function chat(gw: GatewayClient, body: Json, spec: Omit<RequestSpec, 'path' | 'method' | 'json'> = {}): Promise<Exchange> {
-  return gw.post(CHAT_PATH, body, spec)
+export function chat(api: TargetClient, body: Json, spec: Omit<RequestSpec, 'path' | 'method' | 'json'> = {}): Promise<Exchange> {
+  return api.post(CHAT_PATH, body, spec)
 }
 
-export function chatStream(gw: GatewayClient, body: Json): Promise<Exchange> {
-  return gw.stream({ method: 'POST', path: CHAT_PATH, json: { ...body, stream: true }, headers: { accept: 'text/event-stream' } })
+export function chatStream(api: TargetClient, body: Json): Promise<Exchange> {
+  return api.stream({ method: 'POST', path: CHAT_PATH, json: { ...body, stream: true }, headers: { accept: 'text/event-stream' } })
 }
 
 export function userMessage(text: string): Json {

@@ -10,16 +10,16 @@ import type { Exchange } from '../../harness/http-client.ts'
 import { observe } from '../../harness/recorder.ts'
 import { schemas } from '../../harness/schema-registry.ts'
 import type { SseEvent } from '../../harness/sse.ts'
-import { check, gateway } from '../../harness/suite.ts'
+import { check, target } from '../../harness/suite.ts'
 import { CAPS, catalogueFixture, modelFor, type Json } from './fixtures.ts'
 import { cutStream, streamProblem } from './streams.ts'
 
-const gw = gateway()
-const catalogue = catalogueFixture(gw)
+const api = target()
+const catalogue = catalogueFixture(api)
 
 const DONE = '[DONE]'
 
-const streamed = memo(async () => cutStream(gw, (await modelFor(catalogue, 'chat')).id))
+const streamed = memo(async () => cutStream(api, (await modelFor(catalogue, 'chat')).id))
 
 /**
  * The data-only events of a whole stream, or a skip naming P1-6.4-chat-stream. Events named by an `event:` field

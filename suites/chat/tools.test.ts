@@ -3,21 +3,21 @@ import { describe } from 'vitest'
 import { expectStatus, expectThat, isObject, precondition } from '../../harness/assert.ts'
 import { memo } from '../../harness/helpers.ts'
 import { observe } from '../../harness/recorder.ts'
-import { check, gateway } from '../../harness/suite.ts'
+import { check, target } from '../../harness/suite.ts'
 import { CAPS, catalogueFixture, chat, completionOf, firstChoice, modelFor, SHORT_PROMPT, userMessage, WEATHER_PROMPT, WEATHER_TOOL, type Json } from './fixtures.ts'
 
-const gw = gateway()
-const catalogue = catalogueFixture(gw)
+const api = target()
+const catalogue = catalogueFixture(api)
 const toolModel = () => modelFor(catalogue, 'chat', (m) => m.functionCalling)
 
 const withTools = memo(async () => {
   const model = await toolModel()
-  return chat(gw, { model: model.id, messages: [userMessage(WEATHER_PROMPT)], tools: [WEATHER_TOOL], max_completion_tokens: CAPS.toolCall, temperature: 0 })
+  return chat(api, { model: model.id, messages: [userMessage(WEATHER_PROMPT)], tools: [WEATHER_TOOL], max_completion_tokens: CAPS.toolCall, temperature: 0 })
 })
 
 const toolRequired = memo(async () => {
   const model = await toolModel()
-  return chat(gw, { model: model.id, messages: [userMessage(WEATHER_PROMPT)], tools: [WEATHER_TOOL], tool_choice: 'required', max_completion_tokens: CAPS.toolCall, temperature: 0 })
+  return chat(api, { model: model.id, messages: [userMessage(WEATHER_PROMPT)], tools: [WEATHER_TOOL], tool_choice: 'required', max_completion_tokens: CAPS.toolCall, temperature: 0 })
 })
 
 function parsesToObject(text: unknown): boolean {
@@ -56,7 +56,7 @@ describe('tools (Part 1 §4.7)', () => {
 describe('inline moderation (Part 1 §4.7; Part 2 §4.7)', () => {
   check('P1-4.7-chat-moderation', 'a request with moderation { model } is accepted; where the result appears is recorded', async () => {
     const [model, moderation] = await Promise.all([modelFor(catalogue, 'chat'), modelFor(catalogue, 'moderation')])
-    const ex = await chat(gw, { model: model.id, messages: [userMessage(SHORT_PROMPT)], moderation: { model: moderation.id }, max_completion_tokens: CAPS.answer })
+    const ex = await chat(api, { model: model.id, messages: [userMessage(SHORT_PROMPT)], moderation: { model: moderation.id }, max_completion_tokens: CAPS.answer })
     expectStatus(ex, 200)
     const body = completionOf(ex)
     const result = body.moderation

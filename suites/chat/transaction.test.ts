@@ -6,13 +6,13 @@ import { describe } from 'vitest'
 import { expectThat, isObject, precondition } from '../../harness/assert.ts'
 import type { Exchange } from '../../harness/http-client.ts'
 import { schemas } from '../../harness/schema-registry.ts'
-import { check, gateway } from '../../harness/suite.ts'
+import { check, target } from '../../harness/suite.ts'
 import { awaitTransactions } from '../account/transactions.ts'
 import { CAPS, catalogueFixture, chat, completionOf, modelFor, SHORT_PROMPT, usageOf, userMessage, type Json } from './fixtures.ts'
 import { cutStream, streamProblem } from './streams.ts'
 
-const gw = gateway()
-const catalogue = catalogueFixture(gw)
+const api = target()
+const catalogue = catalogueFixture(api)
 
 /** The usage a stream reported in its last chunks (stream_options.include_usage), if any. */
 function streamedUsage(ex: Exchange): Json | undefined {
@@ -31,8 +31,8 @@ describe('transactions of chat calls (Part 1 §2.2)', () => {
   check('P1-2.2-chat-transaction', 'a plain and a streamed call are recorded with their stream flag and usage tokens', async () => {
     const model = await modelFor(catalogue, 'chat')
     const [plain, streamed] = await Promise.all([
-      chat(gw, { model: model.id, messages: [userMessage(SHORT_PROMPT)], max_completion_tokens: CAPS.answer, temperature: 0 }),
-      cutStream(gw, model.id),
+      chat(api, { model: model.id, messages: [userMessage(SHORT_PROMPT)], max_completion_tokens: CAPS.answer, temperature: 0 }),
+      cutStream(api, model.id),
     ])
     const plainUsage = usageOf(completionOf(plain))
     precondition(streamProblem(streamed) === undefined, 'P1-6.4-chat-stream', streamProblem(streamed) ?? '')
@@ -42,7 +42,7 @@ describe('transactions of chat calls (Part 1 §2.2)', () => {
     ]
     const ids = calls.map((c) => c.ex.svcRequestId)
     precondition(ids.every((id): id is string => typeof id === 'string'), 'P1-4.1-svc-request-id', 'a chat response had no svc-request-id to look its transaction up by')
-    const found = await awaitTransactions(gw, ids, 'main')
+    const found = await awaitTransactions(api, ids, 'main')
     precondition(found.size === ids.length, 'P1-4.2-transaction-available', `${ids.length - found.size} of the ${ids.length} chat calls were not listed within 30 s`)
     for (const call of calls) {
       const record = found.get(call.ex.svcRequestId as string) as Json

@@ -6,7 +6,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { isObject } from '../../harness/assert.ts'
 import { memo } from '../../harness/helpers.ts'
-import type { GatewayClient } from '../../harness/http-client.ts'
+import type { TargetClient } from '../../harness/http-client.ts'
 import { schemas } from '../../harness/schema-registry.ts'
 import { PURPOSES, upload, type Purpose, type Upload } from './uploads.ts'
 
@@ -34,12 +34,12 @@ export interface Fixture {
   valid: PurposeUpload[]
 }
 
-export function purposeFixture(gw: GatewayClient): () => Promise<Fixture> {
+export function purposeFixture(api: TargetClient): () => Promise<Fixture> {
   return memo(async () => {
     const uploads: PurposeUpload[] = []
     for (const [index, purpose] of PURPOSES.entries()) {
       if (index === FIRST_GROUP) await sleep(GROUP_GAP_MS)
-      const up = await upload(gw, { label: purpose, purpose, ...(purpose === EXPIRING ? { expiresAfter: { anchor: 'created_at', seconds: String(EXPIRY_SECONDS) } } : {}) })
+      const up = await upload(api, { label: purpose, purpose, ...(purpose === EXPIRING ? { expiresAfter: { anchor: 'created_at', seconds: String(EXPIRY_SECONDS) } } : {}) })
       const body = up.ex.json
       uploads.push({ ...up, purpose, file: up.id !== undefined && isObject(body) ? body : undefined })
     }

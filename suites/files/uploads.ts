@@ -6,7 +6,7 @@
 import { expectStatus, isObject } from '../../harness/assert.ts'
 import type { KeySlot } from '../../harness/config.ts'
 import { mapLimit } from '../../harness/helpers.ts'
-import type { Exchange, GatewayClient } from '../../harness/http-client.ts'
+import type { Exchange, TargetClient } from '../../harness/http-client.ts'
 import { multipartBody, type MultipartBody, type PartContent } from '../../harness/multipart.ts'
 import { runFileName } from '../../harness/run-tag.ts'
 import { runConfig } from '../../harness/suite.ts'
@@ -62,7 +62,7 @@ export function fileName(label: string, ext: string): string {
   return runFileName(runConfig().runId, label, ext)
 }
 
-export async function upload(gw: GatewayClient, spec: UploadSpec): Promise<Upload> {
+export async function upload(api: TargetClient, spec: UploadSpec): Promise<Upload> {
   const suited = spec.purpose !== undefined && (PURPOSES as readonly string[]).includes(spec.purpose) ? SUITED[spec.purpose as Purpose] : SUITED.user_data
   const file = spec.file === undefined ? suited : spec.file
   const filename = fileName(spec.label, file?.ext ?? 'none')
@@ -72,7 +72,7 @@ export async function upload(gw: GatewayClient, spec: UploadSpec): Promise<Uploa
   if (spec.expiresAfter?.seconds !== undefined) fields.push(['expires_after[seconds]', spec.expiresAfter.seconds])
   const body = multipartBody(fields, file === null ? undefined : { filename, contentType: file.contentType, content: file.content })
   const sentAt = Date.now()
-  const ex = await gw.request({
+  const ex = await api.request({
     method: 'POST',
     path: '/v1/files',
     headers: body.headers,
@@ -89,8 +89,8 @@ export async function upload(gw: GatewayClient, spec: UploadSpec): Promise<Uploa
 }
 
 /** Deletes a file this run created; it is no longer tracked once the target answered 2xx or 404 (already gone). */
-export async function deleteFile(gw: GatewayClient, id: string): Promise<Exchange> {
-  const ex = await gw.request({ method: 'DELETE', path: `/v1/files/${encodeURIComponent(id)}`, key: created.get(id) ?? 'main' })
+export async function deleteFile(api: TargetClient, id: string): Promise<Exchange> {
+  const ex = await api.request({ method: 'DELETE', path: `/v1/files/${encodeURIComponent(id)}`, key: created.get(id) ?? 'main' })
   if ((ex.status >= 200 && ex.status < 300) || ex.status === 404) created.delete(id)
   return ex
 }
@@ -99,8 +99,8 @@ export async function deleteFile(gw: GatewayClient, id: string): Promise<Exchang
  * For uploads a test expects refused: a target that stored the file anyway has it deleted at once, so that the
  * stray file cannot disturb another test's lists, and then the status is judged.
  */
-export async function expectRefused(gw: GatewayClient, up: Upload, statuses: number | readonly number[], why: string): Promise<void> {
-  if (up.id !== undefined) await deleteFile(gw, up.id).catch(() => undefined)
+export async function expectRefused(api: TargetClient, up: Upload, statuses: number | readonly number[], why: string): Promise<void> {
+  if (up.id !== undefined) await deleteFile(api, up.id).catch(() => undefined)
   expectStatus(up.ex, statuses, why)
 }
 
@@ -113,12 +113,12 @@ export const CLEANUP_DEFAULTS = {
  * afterAll: deletes every file still recorded as created, ignoring what the target answers, a few at a time and
  * for at most CLEANUP_DEFAULTS.budgetMs, so that a slow target's cleanup ends before its hook's time does.
  */
-export async function deleteCreated(gw: GatewayClient): Promise<void> {
+export async function deleteCreated(api: TargetClient): Promise<void> {
   const deadline = Date.now() + CLEANUP_DEFAULTS.budgetMs
   await mapLimit([...created.keys()], CLEANUP_DEFAULTS.concurrency, async (id) => {
     if (Date.now() > deadline) return
     try {
-      await deleteFile(gw, id)
+      await deleteFile(api, id)
     } catch {
       // Cleanup must not turn a finished run into a harness error; a leftover file names its run.
     }

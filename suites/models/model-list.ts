@@ -5,7 +5,7 @@
  */
 import { fail, expectStatus, isObject } from '../../harness/assert.ts'
 import { mapLimit, memo } from '../../harness/helpers.ts'
-import type { Exchange, GatewayClient } from '../../harness/http-client.ts'
+import type { Exchange, TargetClient } from '../../harness/http-client.ts'
 import { observe } from '../../harness/recorder.ts'
 
 export function modelItems(ex: Exchange): unknown[] {
@@ -31,15 +31,15 @@ export interface ModelFixtures {
 }
 
 /** The Bearer list and every model retrieved, fetched once per file by the first test that needs them. */
-export function modelFixtures(gw: GatewayClient): ModelFixtures {
+export function modelFixtures(api: TargetClient): ModelFixtures {
   const list = memo(async () => {
-    const ex = await gw.get('/v1/models')
+    const ex = await api.get('/v1/models')
     expectStatus(ex, 200)
     return { ex, items: modelItems(ex) }
   })
   const retrieved = memo(async () => {
     const ids = modelIds((await list()).items)
-    return mapLimit(ids, 4, async (id) => ({ id, ex: await gw.get(`/v1/models/${encodeURIComponent(id)}`) }))
+    return mapLimit(ids, 4, async (id) => ({ id, ex: await api.get(`/v1/models/${encodeURIComponent(id)}`) }))
   })
   return { list, retrieved }
 }

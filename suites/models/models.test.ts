@@ -3,11 +3,11 @@ import { describe } from 'vitest'
 import { expectEach, expectSchema, expectStatus, expectThat, isObject, precondition } from '../../harness/assert.ts'
 import { randomSuffix } from '../../harness/helpers.ts'
 import { schemas } from '../../harness/schema-registry.ts'
-import { check, gateway } from '../../harness/suite.ts'
+import { check, target } from '../../harness/suite.ts'
 import { modelFixtures } from './model-list.ts'
 
-const gw = gateway()
-const { list, retrieved } = modelFixtures(gw)
+const api = target()
+const { list, retrieved } = modelFixtures(api)
 
 type Json = Record<string, unknown>
 
@@ -69,7 +69,7 @@ describe('model list and retrieve (Part 1 §2.3, §4.3)', () => {
   })
 
   check('P1-7-unknown-model-404', 'retrieving a model id that does not exist answers 404', async () => {
-    expectStatus(await gw.get(`/v1/models/gc-no-such-model-${randomSuffix()}`), 404)
+    expectStatus(await api.get(`/v1/models/gc-no-such-model-${randomSuffix()}`), 404)
   })
 
   check('P1-2.3-list-retrieve-agree', "retrieve's extra.metadata and extra.pricing agree with the list item", async () => {
@@ -118,7 +118,7 @@ describe('extra.rate_limits (Part 1 §2.3)', () => {
   })
 
   check('P1-2.3-rate-limits-current', "current is the caller's tier, as in the credit record, with that tier's rpm and tpm", async () => {
-    const credit = await gw.get('/user/v1/credit')
+    const credit = await api.get('/user/v1/credit')
     expectStatus(credit, 200)
     const body = credit.json
     const accountTier = isObject(body) ? body.account_tier : undefined

@@ -7,7 +7,7 @@
 import { reportedTier } from '../shared/tier.ts'
 import { expectStatus, isObject, precondition } from '../../harness/assert.ts'
 import { memo } from '../../harness/helpers.ts'
-import type { Exchange, GatewayClient, RequestSpec } from '../../harness/http-client.ts'
+import type { Exchange, TargetClient, RequestSpec } from '../../harness/http-client.ts'
 import { skipTest } from '../../harness/recorder.ts'
 import { spend } from '../../harness/suite.ts'
 import { modelItems } from '../models/model-list.ts'
@@ -42,8 +42,8 @@ export const TEXT_AND_IMAGE_ITEMS = [
   { type: 'image_url', image_url: { url: IMAGE_DATA_URL } },
 ]
 
-export function moderate(gw: GatewayClient, body: Json, spec: Omit<RequestSpec, 'path' | 'method' | 'json'> = {}): Promise<Exchange> {
-  return gw.post(PATH, body, spec)
+export function moderate(api: TargetClient, body: Json, spec: Omit<RequestSpec, 'path' | 'method' | 'json'> = {}): Promise<Exchange> {
+  return api.post(PATH, body, spec)
 }
 
 export const is4xx = (status: number): boolean => status >= 400 && status < 500
@@ -83,9 +83,9 @@ export interface Catalogue {
 }
 
 /** GET /v1/models read once per file. */
-export function catalogueFixture(gw: GatewayClient): () => Promise<Catalogue> {
+export function catalogueFixture(api: TargetClient): () => Promise<Catalogue> {
   return memo(async () => {
-    const ex = await gw.get('/v1/models')
+    const ex = await api.get('/v1/models')
     expectStatus(ex, 200)
     const listed = modelItems(ex).filter(isObject).filter((item) => typeof item.id === 'string')
     const all = withNamedModels(listed, { chat: namedModel('chat'), moderation: namedModel('moderation') }).map((item): ListedModel => ({
@@ -97,7 +97,7 @@ export function catalogueFixture(gw: GatewayClient): () => Promise<Catalogue> {
       functionCalling: item.supports_function_calling !== false,
     }))
     const chatAll = all.filter((m) => m.mode === 'chat').sort((a, b) => a.minTier - b.minTier)
-    const tier = chatAll[0] ? await reportedTier(gw, chatAll[0].id) : undefined
+    const tier = chatAll[0] ? await reportedTier(api, chatAll[0].id) : undefined
     return {
       tier,
       all,

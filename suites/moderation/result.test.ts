@@ -8,15 +8,15 @@ import { expectSchema, expectStatus, expectThat, fail, isObject, precondition } 
 import { memo } from '../../harness/helpers.ts'
 import { observe } from '../../harness/recorder.ts'
 import { schemas } from '../../harness/schema-registry.ts'
-import { check, gateway } from '../../harness/suite.ts'
+import { check, target } from '../../harness/suite.ts'
 import { BENIGN_TEXT, CATEGORIES, IMAGE_CATEGORIES, mapOf, moderate, OMNI_MODELS, resultsOf, TEXT_AND_IMAGE_ITEMS, VIOLENT_TEXT, type Json } from './fixtures.ts'
 
-const gw = gateway()
+const api = target()
 
 /** Two text inputs, one benign and one clearly violent, so that scores are not all near zero. */
-const textAnswer = memo(() => moderate(gw, { model: OMNI_MODELS[0], input: [BENIGN_TEXT, VIOLENT_TEXT] }))
+const textAnswer = memo(() => moderate(api, { model: OMNI_MODELS[0], input: [BENIGN_TEXT, VIOLENT_TEXT] }))
 /** Content items with a text and an image. */
-const imageAnswer = memo(() => moderate(gw, { model: OMNI_MODELS[0], input: TEXT_AND_IMAGE_ITEMS }))
+const imageAnswer = memo(() => moderate(api, { model: OMNI_MODELS[0], input: TEXT_AND_IMAGE_ITEMS }))
 
 /** The results of the image answer; skips when the omni model refused the image (P2-4.7-image-omni reports it). */
 async function imageResults(): Promise<Json[]> {

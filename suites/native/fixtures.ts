@@ -9,7 +9,7 @@
  */
 import { expectStatus, isObject, precondition } from '../../harness/assert.ts'
 import { memo } from '../../harness/helpers.ts'
-import type { Exchange, GatewayClient, RequestSpec } from '../../harness/http-client.ts'
+import type { Exchange, TargetClient, RequestSpec } from '../../harness/http-client.ts'
 import { currentRequirement, observe, skipTest } from '../../harness/recorder.ts'
 import { reportedTier } from '../shared/tier.ts'
 import { modelItems } from '../models/model-list.ts'
@@ -95,14 +95,14 @@ export interface NativeModels {
   speech: () => Promise<ListedModel>
 }
 
-export function nativeModels(gw: GatewayClient): NativeModels {
+export function nativeModels(api: TargetClient): NativeModels {
   const usable = memo(async () => {
-    const list = await gw.get('/v1/models')
+    const list = await api.get('/v1/models')
     expectStatus(list, 200)
     const items = modelItems(list).filter((i): i is Json => isObject(i) && typeof i.id === 'string')
     const named = { chat: namedModel('native'), audio_speech: namedModel('native-speech') }
     const all = withNamedModels(items, named).map(listed)
-    const tier = all[0] === undefined ? undefined : await reportedTier(gw, all[0].id)
+    const tier = all[0] === undefined ? undefined : await reportedTier(api, all[0].id)
     return all.filter((m) => m.minTier <= (tier ?? 0)).sort(namedFirst(named, (a, b) => a.output - b.output))
   })
 
@@ -110,9 +110,9 @@ export function nativeModels(gw: GatewayClient): NativeModels {
   async function probe(candidates: ListedModel[], body: Json, cost: (m: ListedModel) => number, what: string): Promise<ListedModel | undefined> {
     for (const model of candidates.slice(0, MAX_PROBES)) {
       spend(cost(model), `native ${what} probe with ${model.id}`)
-      let ex = await gw.post(generatePath(model.id), body)
+      let ex = await api.post(generatePath(model.id), body)
       // A target that refuses Bearer here (P2-5.1-native-bearer reports it) may still serve the native key.
-      if (ex.status === 401) ex = await gw.post(generatePath(model.id), body, nativeKeySpec(gw))
+      if (ex.status === 401) ex = await api.post(generatePath(model.id), body, nativeKeySpec(api))
       if (ex.status === 200) {
         observe(`native ${what} model`, `${model.id} (owned_by ${model.ownedBy}) answers generateContent`)
         return model
@@ -149,8 +149,8 @@ export function nativeModels(gw: GatewayClient): NativeModels {
  * The key in the native key header (§5.2: x-native-api-key, a neutral word standing for the vendor's; a target
  * names its own in GATEWAY_NATIVE_KEY_HEADER) instead of Authorization; the client's redactor hides the key.
  */
-export function nativeKeySpec(gw: GatewayClient, key: 'main' | 'invalid' = 'main'): Pick<RequestSpec, 'key' | 'headers'> {
-  const value = key === 'main' ? gw.keyOrSkip('main') : `gc-invalid-key-native-${Date.now()}`
+export function nativeKeySpec(api: TargetClient, key: 'main' | 'invalid' = 'main'): Pick<RequestSpec, 'key' | 'headers'> {
+  const value = key === 'main' ? api.keyOrSkip('main') : `gc-invalid-key-native-${Date.now()}`
   return { key: null, headers: { [runConfig().nativeKeyHeader]: value } }
 }
 
@@ -176,8 +176,8 @@ export function audioPart(ex: Exchange): { mimeType: string; data: string } | un
  * POST to the native interface with the main key as Bearer. A 401 to that valid key skips the running test:
  * P2-5.1-native-bearer reports the refusal once, instead of every test that expected another status.
  */
-export async function nativePost(gw: GatewayClient, path: string, body: unknown, spec: Omit<RequestSpec, 'path' | 'method' | 'json'> = {}): Promise<Exchange> {
-  const ex = await gw.post(path, body, spec)
+export async function nativePost(api: TargetClient, path: string, body: unknown, spec: Omit<RequestSpec, 'path' | 'method' | 'json'> = {}): Promise<Exchange> {
+  const ex = await api.post(path, body, spec)
   const bearerMain = ex.record.auth === 'bearer' && ex.record.key === 'main'
   if (ex.status === 401 && bearerMain && currentRequirement() !== 'P2-5.1-native-bearer') {
     precondition(false, 'P2-5.1-native-bearer', `${ex.record.method} ${ex.record.path} refused the main key as Bearer with 401`)
@@ -186,8 +186,8 @@ export async function nativePost(gw: GatewayClient, path: string, body: unknown,
 }
 
 /** streamGenerateContent read as SSE when the target answers text/event-stream, else as a plain body. */
-export async function nativeStream(gw: GatewayClient, model: string, body: unknown, query: Record<string, string> = {}, spec: Omit<RequestSpec, 'path' | 'method' | 'json'> = {}): Promise<Exchange> {
-  const ex = await gw.stream({ method: 'POST', path: generatePath(model, 'streamGenerateContent'), query, json: body, ...spec })
+export async function nativeStream(api: TargetClient, model: string, body: unknown, query: Record<string, string> = {}, spec: Omit<RequestSpec, 'path' | 'method' | 'json'> = {}): Promise<Exchange> {
+  const ex = await api.stream({ method: 'POST', path: generatePath(model, 'streamGenerateContent'), query, json: body, ...spec })
   if (ex.status === 401 && ex.record.auth === 'bearer' && ex.record.key === 'main' && currentRequirement() !== 'P2-5.1-native-bearer') {
     precondition(false, 'P2-5.1-native-bearer', `${ex.record.method} ${ex.record.path} refused the main key as Bearer with 401`)
   }

@@ -2,11 +2,11 @@
 import { describe } from 'vitest'
 import { expectJson, expectSchema, expectStatus, expectThat, isObject } from '../../harness/assert.ts'
 import { observe, skipTest } from '../../harness/recorder.ts'
-import { check, gateway, spend } from '../../harness/suite.ts'
+import { check, target, spend } from '../../harness/suite.ts'
 import { generatePath, MAX_OUTPUT, nativeModels, nativePost, textBody, textCostUsd, userTurn, type Json, type ListedModel } from './fixtures.ts'
 
-const gw = gateway()
-const models = nativeModels(gw)
+const api = target()
+const models = nativeModels(api)
 
 /** A 1x1 PNG: the smallest real image. */
 const PNG_1X1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=='
@@ -14,7 +14,7 @@ const PNG_1X1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9
 async function generate(body: Json, model?: ListedModel) {
   const m = model ?? (await models.generation())
   spend(textCostUsd(m, body), `native generateContent with ${m.id}`)
-  return nativePost(gw, generatePath(m.id), body)
+  return nativePost(api, generatePath(m.id), body)
 }
 
 function withConfig(config: Json): Json {
@@ -118,7 +118,7 @@ describe("the provider's own models and the other methods (§4.8)", () => {
     check('P2-4.8-other-methods', `${method} answers JSON with a status below 500 (recorded, not judged)`, async () => {
       const model = await models.generation()
       spend(textCostUsd(model, { contents: body(model.id) }), `native ${method} with ${model.id}`)
-      const ex = await nativePost(gw, generatePath(model.id, method), body(model.id))
+      const ex = await nativePost(api, generatePath(model.id, method), body(model.id))
       const json = expectJson(ex)
       observe(`native ${method}`, `${ex.status}; keys ${isObject(json) ? Object.keys(json).join(', ') : typeof json}`)
       expectThat(ex.status < 500, 'a status below 500', String(ex.status), ex)

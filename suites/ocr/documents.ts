@@ -11,10 +11,10 @@
  */
 import { expectStatus, isObject, precondition } from '../../harness/assert.ts'
 import { memo } from '../../harness/helpers.ts'
-import type { Exchange, GatewayClient } from '../../harness/http-client.ts'
+import type { Exchange, TargetClient } from '../../harness/http-client.ts'
 import type { KeyUse } from '../../harness/exchange.ts'
 import { skipTest } from '../../harness/recorder.ts'
-import { gateway, spend } from '../../harness/suite.ts'
+import { target, spend } from '../../harness/suite.ts'
 import { buildPdf, pdfDataUrl } from './pdf.ts'
 import { howToName, namedModel } from '../shared/named-models.ts'
 
@@ -50,9 +50,9 @@ export interface OcrModels {
 }
 
 /** The OCR models of GET /v1/models; the reference names them only as <ocr_model> and "a latest alias". */
-export function ocrModels(gw: GatewayClient): () => Promise<OcrModels> {
+export function ocrModels(api: TargetClient): () => Promise<OcrModels> {
   return memo(async () => {
-    const ex = await gw.get('/v1/models')
+    const ex = await api.get('/v1/models')
     expectStatus(ex, 200)
     const body = ex.json
     const items = Array.isArray(body) ? body : isObject(body) && Array.isArray(body.data) ? body.data : []
@@ -77,7 +77,7 @@ export interface OcrCall {
 }
 
 /** POST /v1/ocr with the cost reserved first: pages times the price, annotated ones at both prices. */
-export async function ocr(gw: GatewayClient, models: OcrModels, call: OcrCall): Promise<Exchange> {
+export async function ocr(api: TargetClient, models: OcrModels, call: OcrCall): Promise<Exchange> {
   const document = call.document === undefined ? PDF_DOCUMENT : call.document
   const fields = call.fields ?? {}
   const asked = Array.isArray(fields.pages) ? fields.pages.length : undefined
@@ -85,14 +85,14 @@ export async function ocr(gw: GatewayClient, models: OcrModels, call: OcrCall): 
   const annotated = fields.document_annotation_format !== undefined || fields.bbox_annotation_format !== undefined
   if (call.key !== null && call.key !== 'invalid') spend(pages * (PRICES.page + (annotated ? PRICES.annotatedPage : 0)), `OCR of ${pages} page${pages === 1 ? '' : 's'}${annotated ? ', annotated' : ''}`)
   const body: Json = { ...(call.model === null ? {} : { model: call.model ?? models.model }), ...(call.document === null ? {} : { document }), ...fields }
-  return gw.post('/v1/ocr', body, call.key === undefined ? {} : { key: call.key })
+  return api.post('/v1/ocr', body, call.key === undefined ? {} : { key: call.key })
 }
 
-const models = memo(() => ocrModels(gateway())())
+const models = memo(() => ocrModels(target())())
 export const testModels = models
 
 /** The test PDF read by the OCR model, once per file: what tests of other rules need to work first. */
-export const basic = memo(async () => ocr(gateway(), await models(), {}))
+export const basic = memo(async () => ocr(target(), await models(), {}))
 
 export async function needDataUrl(): Promise<void> {
   const ex = await basic()

@@ -1,13 +1,13 @@
 /**
  * What the responses suites share: the models they use, picked from GET /v1/models at run time (never by
  * hard-coded ids), and readers of the response object that skip a test when the shape it builds on is broken
- * (that shape's own requirement reports it). Requests are small, so a run against a paid gateway stays cheap.
+ * (that shape's own requirement reports it). Requests are small, so a run against a paid target stays cheap.
  */
 import { reportedTier } from '../shared/tier.ts'
 import { WEATHER_FUNCTION } from '../shared/tools.ts'
 import { expectStatus, isObject, precondition } from '../../harness/assert.ts'
 import { memo } from '../../harness/helpers.ts'
-import type { Exchange, GatewayClient, RequestSpec } from '../../harness/http-client.ts'
+import type { Exchange, TargetClient, RequestSpec } from '../../harness/http-client.ts'
 import { skipTest } from '../../harness/recorder.ts'
 import { schemas } from '../../harness/schema-registry.ts'
 import { modelItems } from '../models/model-list.ts'
@@ -51,14 +51,14 @@ function chatModel(item: Json): ChatModel {
 }
 
 /** The model catalogue as these suites read it, once per file. */
-export function modelsFixture(gw: GatewayClient): () => Promise<Models> {
+export function modelsFixture(api: TargetClient): () => Promise<Models> {
   return memo(async () => {
-    const list = await gw.get('/v1/models')
+    const list = await api.get('/v1/models')
     expectStatus(list, 200)
     const items = withNamedModels(modelItems(list).filter(isObject), { chat: namedModel('responses') ?? namedModel('chat'), moderation: namedModel('moderation') })
     const chat = items.filter((item) => item.mode === 'chat' && typeof item.id === 'string').map(chatModel).sort((a, b) => a.minTier - b.minTier)
     // The retrieve only: the usage endpoints' per-minute limit is not spent on finding the tier.
-    const tier = chat[0] ? await reportedTier(gw, chat[0].id) : undefined
+    const tier = chat[0] ? await reportedTier(api, chat[0].id) : undefined
     const moderation = items.find((item) => item.mode === 'moderation' && typeof item.id === 'string')?.id as string | undefined
     return { tier, chat: chat.filter((m) => tier === undefined || m.minTier <= tier), moderation }
   })
@@ -72,12 +72,12 @@ export async function firstChat(models: () => Promise<Models>, want: (m: ChatMod
   return model
 }
 
-export function create(gw: GatewayClient, body: Json, spec: Omit<RequestSpec, 'path' | 'method' | 'json'> = {}): Promise<Exchange> {
-  return gw.post(PATH, body, spec)
+export function create(api: TargetClient, body: Json, spec: Omit<RequestSpec, 'path' | 'method' | 'json'> = {}): Promise<Exchange> {
+  return api.post(PATH, body, spec)
 }
 
-export function createStream(gw: GatewayClient, body: Json): Promise<Exchange> {
-  return gw.stream({ method: 'POST', path: PATH, json: { ...body, stream: true }, headers: { accept: 'text/event-stream' } })
+export function createStream(api: TargetClient, body: Json): Promise<Exchange> {
+  return api.stream({ method: 'POST', path: PATH, json: { ...body, stream: true }, headers: { accept: 'text/event-stream' } })
 }
 
 export function isResponseObject(value: unknown): value is Json {

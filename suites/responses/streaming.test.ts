@@ -10,7 +10,7 @@ import { expectSchema, expectStatus, expectThat, isObject, precondition } from '
 import { memo } from '../../harness/helpers.ts'
 import type { Exchange } from '../../harness/http-client.ts'
 import { observe, skipTest } from '../../harness/recorder.ts'
-import { check, gateway } from '../../harness/suite.ts'
+import { check, target } from '../../harness/suite.ts'
 import {
   ARGS_DELTA, ARGS_DONE, carriesModeration, eventSchemaProblems, isEventStream, isKnown, joinedDeltas, ofType, streamEvents, TERMINAL_TYPES, TEXT_DELTA,
   terminalEvent, terminalResponse, type TypedEvent,
@@ -20,8 +20,8 @@ import {
   WEATHER_TOOL, type Json,
 } from './fixtures.ts'
 
-const gw = gateway()
-const models = modelsFixture(gw)
+const api = target()
+const models = modelsFixture(api)
 
 /** Temperature 0, so that the unstreamed twin can be compared. */
 async function body(maxOutputTokens: number): Promise<Json> {
@@ -38,9 +38,9 @@ async function deterministic(send: (b: Json) => Promise<Exchange>, b: Json): Pro
   return send(rest)
 }
 
-const complete = memo(async () => deterministic((b) => createStream(gw, b), await body(CAPS.answer)))
-const cut = memo(async () => deterministic((b) => createStream(gw, b), await body(CAPS.cut)))
-const unstreamed = memo(async () => deterministic((b) => create(gw, b), await body(CAPS.answer)))
+const complete = memo(async () => deterministic((b) => createStream(api, b), await body(CAPS.answer)))
+const cut = memo(async () => deterministic((b) => createStream(api, b), await body(CAPS.cut)))
+const unstreamed = memo(async () => deterministic((b) => create(api, b), await body(CAPS.answer)))
 
 const MIN_SPREAD_MS = 10
 const MIN_SPREAD_SHARE = 0.1
@@ -169,7 +169,7 @@ describe('deltas and the final text (Part 1 §6.2, §2.7)', () => {
 
 const toolStream = memo(async () => {
   const model = await firstChat(models, (m) => m.functionCalling)
-  const ex = await createStream(gw, { model: model.id, input: WEATHER_PROMPT, tools: [WEATHER_TOOL], tool_choice: 'required', max_output_tokens: CAPS.answer, store: false })
+  const ex = await createStream(api, { model: model.id, input: WEATHER_PROMPT, tools: [WEATHER_TOOL], tool_choice: 'required', max_output_tokens: CAPS.answer, store: false })
   return { ex, events: streamEvents(ex) }
 })
 
@@ -211,7 +211,7 @@ describe('streamed tool calls (Part 1 §6.2)', () => {
   })
 })
 
-const moderatedStream = memo(async () => createStream(gw, await moderatedBody(models)))
+const moderatedStream = memo(async () => createStream(api, await moderatedBody(models)))
 
 describe('inline moderation in a stream (Part 1 §2.7, §6.3)', () => {
   check('P1-2.7-moderation', 'a streamed response ends with the moderation results in its terminal event', async () => {

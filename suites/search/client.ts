@@ -5,9 +5,9 @@
  */
 import { expectStatus, isObject, precondition } from '../../harness/assert.ts'
 import { memo } from '../../harness/helpers.ts'
-import type { Exchange, GatewayClient } from '../../harness/http-client.ts'
+import type { Exchange, TargetClient } from '../../harness/http-client.ts'
 import { type KeyUse } from '../../harness/exchange.ts'
-import { gateway, spend } from '../../harness/suite.ts'
+import { target, spend } from '../../harness/suite.ts'
 
 type Json = Record<string, unknown>
 
@@ -45,14 +45,14 @@ export function estimateUsd(tool: string, query: unknown): number {
 export const QUERY = 'conformance testing of web APIs'
 
 /** A search by body (search_tool_name) or by URL; the cost is reserved first (a refused call costs nothing, but the estimate is kept high). */
-export async function search(gw: GatewayClient, call: SearchCall): Promise<Exchange> {
+export async function search(api: TargetClient, call: SearchCall): Promise<Exchange> {
   const form = call.form ?? 'body'
   const body: Json = { query: QUERY, ...call.body }
   // A call without a valid key is charged to no one.
   if (call.key !== null && call.key !== 'invalid') spend(estimateUsd(call.tool, body.query), `${call.tool} search of ${Array.isArray(body.query) ? body.query.length : 1} quer${Array.isArray(body.query) && body.query.length !== 1 ? 'ies' : 'y'}`)
   const spec = call.key === undefined ? {} : { key: call.key }
-  if (form === 'url') return gw.post(`/v1/search/${encodeURIComponent(call.tool)}`, body, spec)
-  return gw.post('/v1/search', { search_tool_name: call.tool, ...body }, spec)
+  if (form === 'url') return api.post(`/v1/search/${encodeURIComponent(call.tool)}`, body, spec)
+  return api.post('/v1/search', { search_tool_name: call.tool, ...body }, spec)
 }
 
 /** The results array of a search answer; a test that reads it is skipped when the answer is not a search result. */
@@ -74,8 +74,8 @@ export function isSearchResult(ex: Exchange): boolean {
 
 /** Each form probed once per file with p1-search: tests of other rules need the form they use to work. */
 const probes: Record<Form, () => Promise<Exchange>> = {
-  body: memo(() => search(gateway(), { tool: 'p1-search', form: 'body' })),
-  url: memo(() => search(gateway(), { tool: 'p1-search', form: 'url' })),
+  body: memo(() => search(target(), { tool: 'p1-search', form: 'body' })),
+  url: memo(() => search(target(), { tool: 'p1-search', form: 'url' })),
 }
 
 export async function needForm(form: Form): Promise<void> {

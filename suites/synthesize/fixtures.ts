@@ -7,7 +7,7 @@
  */
 import { precondition } from '../../harness/assert.ts'
 import { memo } from '../../harness/helpers.ts'
-import type { Exchange, GatewayClient, RequestSpec } from '../../harness/http-client.ts'
+import type { Exchange, TargetClient, RequestSpec } from '../../harness/http-client.ts'
 import { currentRequirement, observe, skipTest } from '../../harness/recorder.ts'
 import { spend } from '../../harness/suite.ts'
 import { nativeModels, type Json, type ListedModel } from '../native/fixtures.ts'
@@ -51,10 +51,10 @@ export function synthesisBody(options: SynthesisOptions & { model: string }): Js
  * POST /v1/text:synthesize, estimated first. A 401 to the main key as Bearer skips the running test:
  * P2-5.3-bearer-only reports that refusal once.
  */
-export async function synthesize(gw: GatewayClient, body: Json, spec: Omit<RequestSpec, 'path' | 'method' | 'json'> = {}): Promise<Exchange> {
+export async function synthesize(api: TargetClient, body: Json, spec: Omit<RequestSpec, 'path' | 'method' | 'json'> = {}): Promise<Exchange> {
   const input = body.input as { text?: unknown } | undefined
   spend(synthesisCostUsd(typeof input?.text === 'string' ? input.text : ''), 'text:synthesize')
-  const ex = await gw.post(SYNTHESIZE_PATH, body, spec)
+  const ex = await api.post(SYNTHESIZE_PATH, body, spec)
   if (ex.status === 401 && ex.record.auth === 'bearer' && ex.record.key === 'main' && currentRequirement() !== 'P2-5.3-bearer-only') {
     precondition(false, 'P2-5.3-bearer-only', `${ex.record.method} ${ex.record.path} refused the main key as Bearer with 401`)
   }
@@ -68,15 +68,15 @@ export interface SynthesisModels {
   first: () => Promise<ListedModel>
 }
 
-export function synthesisModels(gw: GatewayClient): SynthesisModels {
+export function synthesisModels(api: TargetClient): SynthesisModels {
   const found = memo(async () => {
     const named = namedModel('synthesis')
-    const usable = await nativeModels(gw).usable()
+    const usable = await nativeModels(api).usable()
     const first = named === undefined ? [] : [usable.find((m) => m.id === named) ?? { id: named, mode: 'audio_speech', ownedBy: '', minTier: 0, input: 0, output: 0 }]
     const candidates = [...first, ...usable.filter((m) => m.id !== named && m.mode === 'audio_speech')].slice(0, MAX_PROBES)
     const serving: ListedModel[] = []
     for (const model of candidates) {
-      const ex = await synthesize(gw, synthesisBody({ model: model.id }))
+      const ex = await synthesize(api, synthesisBody({ model: model.id }))
       if (ex.status === 200) serving.push(model)
     }
     observe('text:synthesize models', serving.length === 0 ? `none of ${candidates.map((m) => m.id).join(', ')}` : serving.map((m) => m.id).join(', '))

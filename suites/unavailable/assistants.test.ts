@@ -8,12 +8,12 @@ import { expectSchema, expectStatus, isObject } from '../../harness/assert.ts'
 import { memo } from '../../harness/helpers.ts'
 import type { Exchange } from '../../harness/http-client.ts'
 import { runMetadata } from '../../harness/run-tag.ts'
-import { check, gateway, runConfig } from '../../harness/suite.ts'
+import { check, target, runConfig } from '../../harness/suite.ts'
 import { catalogueFixture, modelFor } from '../chat/fixtures.ts'
 import { bodyOf, cleanUp, isOffered, longText, metadataOf, requireOffered, type Json } from './planned.ts'
 
-const gw = gateway()
-const catalogue = catalogueFixture(gw)
+const api = target()
+const catalogue = catalogueFixture(api)
 const created: string[] = []
 
 /** Section 4.9's limits of an assistant. */
@@ -21,7 +21,7 @@ const LIMITS = { name: 256, description: 512, instructions: 32_768, tools: 128, 
 
 async function createAssistant(fields: Json = {}): Promise<Exchange> {
   const model = await modelFor(catalogue, 'chat')
-  const ex = await gw.post('/v1/assistants', { model: model.id, metadata: runMetadata(runConfig().runId), ...fields })
+  const ex = await api.post('/v1/assistants', { model: model.id, metadata: runMetadata(runConfig().runId), ...fields })
   if (isOffered(ex) && isObject(ex.json) && typeof ex.json.id === 'string') created.push(`/v1/assistants/${ex.json.id}`)
   return ex
 }
@@ -29,7 +29,7 @@ async function createAssistant(fields: Json = {}): Promise<Exchange> {
 const probe = memo(() => createAssistant({ name: 'gc-conformance' }))
 
 const thread = memo(async () => {
-  const ex = await gw.post('/v1/threads', { metadata: runMetadata(runConfig().runId) })
+  const ex = await api.post('/v1/threads', { metadata: runMetadata(runConfig().runId) })
   if (isOffered(ex) && isObject(ex.json) && typeof ex.json.id === 'string') created.push(`/v1/threads/${ex.json.id}`)
   return ex
 })
@@ -39,7 +39,7 @@ function functionTools(count: number): Json[] {
 }
 
 afterAll(async () => {
-  for (const path of created) await cleanUp(gw, 'DELETE', path)
+  for (const path of created) await cleanUp(api, 'DELETE', path)
 })
 
 describe('assistants and threads, where offered (Part 1 §2.10, §4.9)', () => {
@@ -69,8 +69,8 @@ describe('assistants and threads, where offered (Part 1 §2.10, §4.9)', () => {
     const threadEx = await thread()
     requireOffered(threadEx, 'threads')
     const id = bodyOf(threadEx).id
-    expectStatus(await gw.post(`/v1/threads/${String(id)}/messages`, { role: 'user', content: 'Hello.' }), [200, 201], 'a user message with content')
-    expectStatus(await gw.post(`/v1/threads/${String(id)}/messages`, { role: 'assistant', content: 'Hello.' }), 400, 'role is only user')
-    expectStatus(await gw.post(`/v1/threads/${String(id)}/runs`, {}), 400, 'assistant_id is required')
+    expectStatus(await api.post(`/v1/threads/${String(id)}/messages`, { role: 'user', content: 'Hello.' }), [200, 201], 'a user message with content')
+    expectStatus(await api.post(`/v1/threads/${String(id)}/messages`, { role: 'assistant', content: 'Hello.' }), 400, 'role is only user')
+    expectStatus(await api.post(`/v1/threads/${String(id)}/runs`, {}), 400, 'assistant_id is required')
   })
 })

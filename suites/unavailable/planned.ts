@@ -6,7 +6,7 @@
  * offer the surfaces; on one that does, the suite creates as little as it can and cancels or deletes it.
  */
 import { isObject, precondition } from '../../harness/assert.ts'
-import type { Exchange, GatewayClient } from '../../harness/http-client.ts'
+import type { Exchange, TargetClient } from '../../harness/http-client.ts'
 import { multipartBody } from '../../harness/multipart.ts'
 import { observe, skipTest } from '../../harness/recorder.ts'
 import { runFileName } from '../../harness/run-tag.ts'
@@ -60,10 +60,10 @@ export function validates(ref: string, value: unknown): boolean {
 }
 
 /** A one-row JSONL batch input (§4.9: custom_id, one endpoint, one model), uploaded with purpose batch. */
-export async function uploadBatchInput(gw: GatewayClient, model: string): Promise<{ id: string; uploaded: boolean }> {
+export async function uploadBatchInput(api: TargetClient, model: string): Promise<{ id: string; uploaded: boolean }> {
   const row = { custom_id: 'gc-row-1', method: 'POST', url: '/v1/chat/completions', body: { model, messages: [{ role: 'user', content: 'Say hello.' }], max_completion_tokens: 8 } }
   const body = multipartBody([['purpose', 'batch']], { filename: runFileName(runConfig().runId, 'batch-input', 'jsonl'), contentType: 'application/jsonl', content: `${JSON.stringify(row)}\n` })
-  const ex = await gw.request({ method: 'POST', path: '/v1/files', headers: body.headers, body: body.chunks, bodyNote: body.note })
+  const ex = await api.request({ method: 'POST', path: '/v1/files', headers: body.headers, body: body.chunks, bodyNote: body.note })
   const id = isObject(ex.json) && typeof ex.json.id === 'string' ? ex.json.id : undefined
   if (isOffered(ex) && id !== undefined) return { id, uploaded: true }
   observe('batch input file', `POST /v1/files answered ${answerOf(ex)}: batches are tried with the placeholder ${PLACEHOLDER_FILE}`)
@@ -71,9 +71,9 @@ export async function uploadBatchInput(gw: GatewayClient, model: string): Promis
 }
 
 /** Best-effort clean-up of something an offered surface created; the answer is not judged. */
-export async function cleanUp(gw: GatewayClient, method: 'POST' | 'DELETE', path: string): Promise<void> {
+export async function cleanUp(api: TargetClient, method: 'POST' | 'DELETE', path: string): Promise<void> {
   try {
-    await gw.request({ method, path, ...(method === 'POST' ? { json: {} } : {}) })
+    await api.request({ method, path, ...(method === 'POST' ? { json: {} } : {}) })
   } catch {
     // a target that fails here is judged elsewhere, if at all
   }

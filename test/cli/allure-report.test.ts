@@ -17,7 +17,7 @@ import { headingAnchor, headingsOf, LOCAL_SPEC_DIR, referenceFile, sectionUrl } 
 import { conformanceStatus, redactingListener } from '../../harness/allure-reporter.ts'
 import { ALLURE_HISTORY_ENV, REPORT_DEFAULTS, resolveReportOptions } from '../../harness/allure-report.ts'
 import { SEVERITY, testCaseIdOf, tierTags } from '../../harness/allure.ts'
-import { catalogue, citation } from '../../harness/catalogue.ts'
+import { requirements, citation } from '../../harness/requirements.ts'
 import { DEFAULTS, KEY_ENV } from '../../harness/config.ts'
 import type { ExchangeRecord } from '../../harness/exchange.ts'
 import { Redactor } from '../../harness/redact.ts'
@@ -130,7 +130,7 @@ describe('a run against a gateway with a fault, then npm run report twice', () =
       // Every test: its requirement, as the catalogue says, and where the reference states it.
       for (const result of results) {
         const id = /^\[([^\]]+)\]/.exec(result.name ?? '')?.[1] ?? ''
-        const req = catalogue().get(id)
+        const req = requirements().get(id)
         expect(req, result.name).toBeDefined()
         expect(labels(result, 'epic'), result.name).toEqual([`Part ${req!.part}`])
         expect(labels(result, 'feature'), result.name).toEqual(['models'])
@@ -218,7 +218,7 @@ describe('pieces', () => {
   test('every requirement links to a heading of the reference (Part 1 §4.2 -> #42-account-and-usage-...)', () => {
     expect(headingAnchor('4.2 Account and usage (base path /user/v1, Bearer authentication)')).toBe('42-account-and-usage-base-path-userv1-bearer-authentication')
     const headings = { 1: headingsOf(readFileSync(new URL(referenceFile(1), LOCAL_SPEC_DIR), 'utf8')), 2: headingsOf(readFileSync(new URL(referenceFile(2), LOCAL_SPEC_DIR), 'utf8')) }
-    const anchorless = [...catalogue().values()].filter((req) => !sectionUrl(req, LOCAL_SPEC_DIR.href, headings[req.part]).includes('#'))
+    const anchorless = [...requirements().values()].filter((req) => !sectionUrl(req, LOCAL_SPEC_DIR.href, headings[req.part]).includes('#'))
     expect(anchorless.map((r) => `${r.id} §${r.section}`)).toEqual([])
     // A numbered rule inside a section links to its section; GATEWAY_REFERENCE_URL moves every link.
     expect(sectionUrl({ part: 1, section: '9.4' }, 'https://docs.example.com/ref', headings[1])).toBe(`https://docs.example.com/ref/gateway-api-part-1.md#${headingAnchor(headings[1].get('9')!)}`)

@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { REQ } from '../../harness/audit.ts'
-import { catalogue, families, uncheckedMust } from '../../harness/catalogue.ts'
+import { requirements, families, uncheckedMust } from '../../harness/requirements.ts'
 import { SchemaRegistry } from '../../harness/schema-registry.ts'
 import { collectChecks } from '../../scripts/list-requirements.ts'
 import { ROOT } from '../support/run-conformance.ts'
@@ -41,7 +41,7 @@ describe('schemas', () => {
 })
 
 describe('the requirement catalogue', () => {
-  const all = [...catalogue().values()]
+  const all = [...requirements().values()]
 
   test('ids are stable-looking, unique, and match their part and section', () => {
     for (const r of all) {
@@ -80,7 +80,7 @@ describe('the requirement catalogue', () => {
   test('every requirement id named in a suite exists in the catalogue', () => {
     const named = filesUnder(join(ROOT, 'suites')).filter((f) => f.endsWith('.ts')).flatMap((f) => [...readFileSync(f, 'utf8').matchAll(/'(P[12]-\d+(?:\.\d+)?-[a-z0-9-]+)'/g)].map((m) => m[1] as string))
     expect(named.length).toBeGreaterThan(40)
-    expect(named.filter((id) => !catalogue().has(id))).toEqual([])
+    expect(named.filter((id) => !requirements().has(id))).toEqual([])
   })
 
   test('every requirement is checked by a test or by the audit of every response, unless marked untestable', async () => {
