@@ -8,7 +8,8 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { isObject } from './assert.ts'
 import type { ExchangeRecord } from './exchange.ts'
-import { TargetFailure, type Exchange, type TargetClient } from './http-client.ts'
+import { TargetFailure } from './errors.ts'
+import type { Exchange, TargetClient } from './http-client.ts'
 import { retryAfterMs } from './retry.ts'
 
 export const CREDIT_DEFAULTS = {

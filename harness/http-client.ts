@@ -8,7 +8,7 @@ import { Readable } from 'node:stream'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Agent, request, errors as undiciErrors, type Dispatcher } from 'undici'
 import { KEY_ENV, type KeySlot, type TargetConfig } from './config.ts'
-import { HarnessError } from './errors.ts'
+import { HarnessError, TargetFailure } from './errors.ts'
 import { EXCERPT_CHARS, excerpt, type AuthMode, type ExchangeRecord, type KeyUse } from './exchange.ts'
 import { nextSequence, recordExchange, skipTest } from './recorder.ts'
 import { INVALID_KEY_PREFIX, Redactor } from './redact.ts'
@@ -107,17 +107,6 @@ export class Exchange {
   }
 }
 
-/** A target that answered wrongly at the transport level: too slow, a broken connection, an oversized body. */
-export class TargetFailure extends Error {
-  override readonly name = 'TargetFailure'
-  constructor(
-    message: string,
-    readonly record: ExchangeRecord,
-  ) {
-    super(message)
-  }
-}
-
 const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ECONNABORTED'])
 
 export class TargetClient {
@@ -195,7 +184,7 @@ export class TargetClient {
     try {
       exchange = await this.#once(spec, attempt, sseLimits)
     } catch (error) {
-      if (error instanceof TargetFailure || (error instanceof HarnessError && error.code === 'TARGET_UNREACHABLE')) this.#gate.failed(error.message.replace(/^\[[A-Z_]+\] /, ''))
+      if (error instanceof TargetFailure || (error instanceof HarnessError && error.code === 'TARGET_UNREACHABLE')) this.#gate.failed(error.message)
       throw error
     }
     const broken = brokenAnswer(exchange)

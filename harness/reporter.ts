@@ -14,6 +14,7 @@ import { requirements } from './requirements.ts'
 import type { RunOptions, TargetConfig } from './config.ts'
 import type { CreditReading } from './credit.ts'
 import { curlLine } from './curl.ts'
+import { errorLine, FAILURE_NAMES } from './errors.ts'
 import { describeExchange } from './failure.ts'
 import type { ExchangeRecord } from './exchange.ts'
 import type { ConformanceMeta } from './recorder.ts'
@@ -58,8 +59,6 @@ interface Collected {
   tests: Summary['tests']
   spend: Summary['spend']['items']
 }
-
-const FAILURE_NAMES = new Set(['ConformanceFailure', 'AssertionError'])
 
 export class ConformanceReporter implements Reporter {
   readonly #o: ReporterOptions
@@ -168,10 +167,10 @@ export class ConformanceReporter implements Reporter {
 
   #collect(modules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<SerializedError>): Collected {
     const c: Collected = { outcomes: [], junit: [], exchanges: [], har: [], observations: [], retries: [], pacing: [], harnessErrors: [], tests: { total: 0, passed: 0, failed: 0, skipped: 0 }, spend: [] }
-    for (const error of unhandledErrors) c.harnessErrors.push(`unhandled: ${error.name ?? 'Error'}: ${error.message}`)
+    for (const error of unhandledErrors) c.harnessErrors.push(`unhandled: ${errorLine(error)}`)
     for (const module of modules) {
       const file = this.#file(module)
-      for (const error of module.errors()) c.harnessErrors.push(`${file}: ${error.name ?? 'Error'}: ${error.message}`)
+      for (const error of module.errors()) c.harnessErrors.push(`${file}: ${errorLine(error)}`)
       for (const test of module.children.allTests()) this.#collectTest(test, file, c)
       // A file's afterAll calls (cleanup), which no test took (suites/setup.ts): in the HAR, not judged.
       const after = (module.meta() as ConformanceMeta).exchanges ?? []
@@ -221,7 +220,7 @@ export class ConformanceReporter implements Reporter {
     } else if (result.state === 'failed') {
       const error = result.errors[0]
       status = error !== undefined && FAILURE_NAMES.has(error.name ?? '') ? 'fail' : 'error'
-      message = error === undefined ? 'failed' : status === 'fail' ? error.message : `${error.name ?? 'Error'}: ${error.message}`
+      message = error === undefined ? 'failed' : status === 'fail' ? error.message : errorLine(error)
     } else {
       status = 'unselected'
     }

@@ -5,11 +5,12 @@
  */
 import { inject, test } from 'vitest'
 import { attachFailure, describeTest, tagTest } from './allure.ts'
-import { ConformanceFailure, lastExchange } from './assert.ts'
+import { conformanceFailure, lastExchange } from './assert.ts'
 import { reserveSpend } from './budget.ts'
 import { requirement } from './requirements.ts'
 import type { TargetConfig } from './config.ts'
-import { TargetClient, TargetFailure } from './http-client.ts'
+import { ConformanceFailure, TargetFailure } from './errors.ts'
+import { TargetClient } from './http-client.ts'
 import { currentExchanges } from './recorder.ts'
 import { isSkip, rerunFailed } from './rerun.ts'
 
@@ -45,11 +46,11 @@ export function spend(usd: number, what: string): void {
 
 /** Turns what a test threw into what the report should say: a transport problem is the target's failure. */
 function classify(error: unknown): unknown {
-  if (error instanceof TargetFailure) return new ConformanceFailure({ expected: 'a complete HTTP response', seen: error.message, exchange: error.record })
+  if (error instanceof TargetFailure) return conformanceFailure({ expected: 'a complete HTTP response', seen: error.message, exchange: error.record })
   if (error instanceof Error && error.name === 'AssertionError') {
     // A plain vitest expect(): keep its message, add the requirement and the evidence.
     const exchange = lastExchange()
-    return new ConformanceFailure({ expected: 'the assertion to hold', seen: error.message, ...(exchange ? { exchange } : {}) })
+    return conformanceFailure({ expected: 'the assertion to hold', seen: error.message, ...(exchange ? { exchange } : {}) })
   }
   return error
 }

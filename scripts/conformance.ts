@@ -214,7 +214,7 @@ try {
   process.exitCode = await run(process.argv.slice(2))
 } catch (error) {
   if (isHarnessError(error)) {
-    process.stderr.write(`conformance: ${error.message.replace(/^\[[A-Z_]+\] /, '')}\n`)
+    process.stderr.write(`conformance: ${error.message}\n`)
     process.exitCode = EXIT.error
   } else {
     process.stderr.write(`conformance: internal error: ${(error as Error).stack ?? String(error)}\n`)

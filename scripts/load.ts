@@ -188,7 +188,8 @@ export async function runLoadCli(argv: string[], io: CliIo = PROCESS_IO): Promis
   try {
     return await run(argv, io)
   } catch (error) {
-    if (isHarnessError(error)) io.stderr(`load: ${error.message}\n`)
+    // A bad setting is its one line; any other harness error leads with its code, which says what kind it is.
+    if (isHarnessError(error)) io.stderr(`load: ${error instanceof ConfigError ? error.message : `[${error.code}] ${error.message}`}\n`)
     else io.stderr(`load: harness error: ${(error as Error).stack ?? String(error)}\n`)
     return 2
   }

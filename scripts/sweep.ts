@@ -259,7 +259,7 @@ export async function runSweep(argv: string[], io: SweepIo = processIo): Promise
     if (failed.length > 0) io.err(`sweep: ${failed.length} deletes failed\n`)
     return problems.length > 0 || failed.length > 0 ? 2 : 0
   } catch (error) {
-    io.err(isHarnessError(error) ? `sweep: ${error.message.replace(/^\[[A-Z_]+\] /, '')}\n` : `sweep: internal error: ${(error as Error).stack ?? String(error)}\n`)
+    io.err(isHarnessError(error) ? `sweep: ${error.message}\n` : `sweep: internal error: ${(error as Error).stack ?? String(error)}\n`)
     return 2
   }
 }

@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
 import { DEFAULT_NATIVE_KEY_HEADER, DEFAULTS } from '../../harness/config.ts'
-import { CLIENT_DEFAULTS, TargetClient, TargetFailure } from '../../harness/http-client.ts'
+import { TargetFailure } from '../../harness/errors.ts'
+import { CLIENT_DEFAULTS, TargetClient } from '../../harness/http-client.ts'
 import { RUN_STOP_DEFAULTS, RunStopped } from '../../harness/run-stop.ts'
 import type { LoadResult } from '../../load/types.ts'
 import { runLoadCli } from '../../scripts/load.ts'
@@ -250,7 +251,8 @@ describe.concurrent('hostile targets', () => {
         for (let i = 0; i < RUN_STOP_DEFAULTS.consecutiveFailures; i += 1) await call().catch((error: unknown) => expect(error).toBeInstanceOf(TargetFailure))
         const refused = await call().catch((error: unknown) => error)
         expect(refused).toBeInstanceOf(RunStopped)
-        expect((refused as RunStopped).message).toMatch(new RegExp(`^\\[TARGET_UNHEALTHY\\] POST /v1/responses not sent: the run stopped calling, target unhealthy, 5 transport failures in a row: \\(1\\) POST /v1/responses: [^;]*(?:${failure.source})`))
+        expect((refused as RunStopped).code).toBe('TARGET_UNHEALTHY')
+        expect((refused as RunStopped).message).toMatch(new RegExp(`^POST /v1/responses not sent: the run stopped calling, target unhealthy, 5 transport failures in a row: \\(1\\) POST /v1/responses: [^;]*(?:${failure.source})`))
         expect(server.hits).toBe(RUN_STOP_DEFAULTS.consecutiveFailures)
       } finally {
         await server.close()

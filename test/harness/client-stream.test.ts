@@ -1,7 +1,8 @@
 /** The client against a local server: SSE streams read with timings, raw and streamed bodies, deadlines. */
 import { createServer, type Server } from 'node:http'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { TargetClient, TargetFailure } from '../../harness/http-client.ts'
+import { TargetFailure } from '../../harness/errors.ts'
+import { TargetClient } from '../../harness/http-client.ts'
 import { DEFAULT_NATIVE_KEY_HEADER } from '../../harness/config.ts'
 
 let server: Server
