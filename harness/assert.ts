@@ -10,6 +10,7 @@ import { ConformanceFailure } from './errors.ts'
 import { renderFailure, type FailureDetails } from './failure.ts'
 import { schemas } from './schema-registry.ts'
 import type { ExchangeRecord } from './exchange.ts'
+import { isObject } from '../common/json.ts'
 
 /** A failure of the running test's requirement, its message rendered by the failure contract. */
 export function conformanceFailure(details: FailureDetails): ConformanceFailure {
@@ -82,7 +83,3 @@ export function expectEach(ex: Exchange, ref: string, items: readonly unknown[],
   if (errors.length > 0) fail(`every item of ${basePath} to match ${ref}`, errors, ex)
 }
 
-/** A plain object, or a failure: guards deep reads in tests so a wrong shape is a failure, not a TypeError. */
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}

@@ -6,7 +6,7 @@
  * exchanges.har, redacted the same way.
  */
 import { setTimeout as sleep } from 'node:timers/promises'
-import { isObject } from './assert.ts'
+import { isObject } from '../common/json.ts'
 import type { ExchangeRecord } from './exchange.ts'
 import { TargetFailure } from './errors.ts'
 import type { Exchange, TargetClient } from './http-client.ts'

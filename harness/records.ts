@@ -6,7 +6,7 @@
  * Pure: computed by the client from the full answer, so that the ledger (harness/ledger.ts) can compare records
  * across the whole run from exchanges whose bodies are only kept as excerpts.
  */
-import { isObject } from './assert.ts'
+import { isObject } from '../common/json.ts'
 import type { ExchangeRecord } from './exchange.ts'
 import type { SseEvent } from './sse.ts'
 

@@ -21,6 +21,7 @@ import { ConfigError, isHarnessError } from '../harness/errors.ts'
 import { TargetClient, type Exchange } from '../harness/http-client.ts'
 import { isRunId, runIdOf, runStartedAt, RUN_TAG } from '../harness/run-tag.ts'
 import { newRunId, probe } from '../harness/target.ts'
+import { isObject } from '../common/json.ts'
 
 export const SWEEP_DEFAULTS = {
   /** Younger runs may still be running: a remote run of every family takes well under an hour. */
@@ -132,10 +133,6 @@ function listingSlots(keys: Partial<Record<KeySlot, string>>): KeySlot[] {
     seen.add(key)
     return true
   })
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 const numberOrNull = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null)

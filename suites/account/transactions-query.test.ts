@@ -4,7 +4,8 @@
  * These checks spend many usage-endpoint calls, so they use the key with the most room (§8.1).
  */
 import { describe } from 'vitest'
-import { expectSchema, expectStatus, expectThat, isObject, precondition } from '../../harness/assert.ts'
+import { expectSchema, expectStatus, expectThat, precondition } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import { addDays, todayUtc } from '../../harness/clock.ts'
 import { memo, randomSuffix } from '../../harness/helpers.ts'
 import { check, target } from '../../harness/suite.ts'

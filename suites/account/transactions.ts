@@ -1,5 +1,6 @@
 /** Reading and finding transactions (Part 1 §2.2, §4.2), shared by the account suites. */
-import { expectStatus, isObject } from '../../harness/assert.ts'
+import { expectStatus } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import type { KeySlot } from '../../harness/config.ts'
 import { pollUntil } from '../../harness/helpers.ts'
 import type { Exchange, TargetClient } from '../../harness/http-client.ts'

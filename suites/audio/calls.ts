@@ -11,14 +11,12 @@ import { spend } from '../../harness/suite.ts'
 import { wavTone } from './fixtures.ts'
 import { audioModels, speechEstimateUsd, transcriptionEstimateUsd } from './models.ts'
 
-type Json = Record<string, unknown>
-
 export const SHORT_INPUT = 'Hello from the gateway conformance suite.'
 
 export function audioCalls(api: TargetClient) {
   const models = audioModels(api)
 
-  async function speech(body: Json, options: { stream?: boolean } = {}): Promise<Exchange> {
+  async function speech(body: Record<string, unknown>, options: { stream?: boolean } = {}): Promise<Exchange> {
     const model = typeof body.model === 'string' ? body.model : 'tts-1'
     const chars = typeof body.input === 'string' ? [...body.input].length : 0
     const speed = typeof body.speed === 'number' ? body.speed : 1

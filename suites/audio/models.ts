@@ -8,7 +8,7 @@
  * named there is used as named; a default the target's list does not have skips the tests that need it, saying
  * which key to set.
  */
-import { isObject } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/helpers.ts'
 import type { TargetClient } from '../../harness/http-client.ts'
 import { skipTest } from '../../harness/recorder.ts'

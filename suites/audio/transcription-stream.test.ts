@@ -4,7 +4,8 @@
  * events. Events are typed by their data's type, or their event name; unknown types are ignored (Part 1 §9.2).
  */
 import { describe } from 'vitest'
-import { expectStatus, expectThat, fail, isObject, precondition } from '../../harness/assert.ts'
+import { expectStatus, expectThat, fail, precondition } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import type { Exchange } from '../../harness/http-client.ts'
 import { memo } from '../../harness/helpers.ts'
 import { observe } from '../../harness/recorder.ts'

@@ -4,7 +4,8 @@
  * the 30-second rule of diarization, which needs a file whose duration the target really reads.
  */
 import { describe } from 'vitest'
-import { expectSchema, expectStatus, expectThat, isObject, precondition } from '../../harness/assert.ts'
+import { expectSchema, expectStatus, expectThat, precondition } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import { observe } from '../../harness/recorder.ts'
 import { check, target } from '../../harness/suite.ts'
 import { audioCalls, expectServed } from './calls.ts'

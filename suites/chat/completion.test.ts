@@ -1,10 +1,11 @@
 /** Chat completions (Part 1 §1.5, §2.5, §2.6, §4.7, §5.1, §7): the answer's shape, usage, budget and instructions. */
 import { describe } from 'vitest'
-import { expectSchema, expectStatus, expectThat, isObject, precondition } from '../../harness/assert.ts'
+import { expectSchema, expectStatus, expectThat, precondition } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import { memo, randomSuffix } from '../../harness/helpers.ts'
 import { observe } from '../../harness/recorder.ts'
 import { check, target } from '../../harness/suite.ts'
-import { CAPS, catalogueFixture, chat, completionOf, firstChoice, LONG_PROMPT, modelFor, SHORT_PROMPT, usageOf, userMessage, type Json } from './fixtures.ts'
+import { CAPS, catalogueFixture, chat, completionOf, firstChoice, LONG_PROMPT, modelFor, SHORT_PROMPT, usageOf, userMessage } from './fixtures.ts'
 
 const api = target()
 const catalogue = catalogueFixture(api)
@@ -27,7 +28,7 @@ const cut = memo(async () => {
 /** The same user message with the instructions as a system message, as a developer message, and without them. */
 const withInstructions = memo(async () => {
   const model = await chatModel()
-  const send = (first: Json[]) => chat(api, { model: model.id, messages: [...first, userMessage(SHORT_PROMPT)], max_completion_tokens: CAPS.answer, temperature: 0 })
+  const send = (first: Record<string, unknown>[]) => chat(api, { model: model.id, messages: [...first, userMessage(SHORT_PROMPT)], max_completion_tokens: CAPS.answer, temperature: 0 })
   const [system, developer, none] = await Promise.all([
     send([{ role: 'system', content: INSTRUCTIONS }]),
     send([{ role: 'developer', content: INSTRUCTIONS }]),
@@ -41,7 +42,7 @@ describe('the chat completion (Part 1 §2.5, §2.6)', () => {
     const ex = await plain()
     expectStatus(ex, 200)
     expectSchema(ex, 'chat/completion.json')
-    const body = ex.json as Json
+    const body = ex.json as Record<string, unknown>
     const choice = firstChoice(body)
     observe('chat completion', `model asked ${(await chatModel()).id}, answered ${String(body.model)}; finish_reason ${String(choice.finish_reason)}; fields ${Object.keys(body).join(', ')}`)
   })
@@ -50,7 +51,7 @@ describe('the chat completion (Part 1 §2.5, §2.6)', () => {
     const ex = await plain()
     const body = completionOf(ex)
     expectSchema(ex, 'chat/usage.json', body.usage, 'usage')
-    const usage = body.usage as Json
+    const usage = body.usage as Record<string, unknown>
     observe('chat usage', `fields ${Object.keys(usage).join(', ')}${isObject(usage.completion_tokens_details) ? `; completion_tokens_details ${JSON.stringify(usage.completion_tokens_details)}` : ''}`)
   })
 
@@ -101,7 +102,7 @@ describe('invalid and unknown (Part 1 §1.5, §5.1, §7)', () => {
 
   check('P1-7-chat-invalid-request', 'no model, no messages, or an empty messages array is refused with 400', async () => {
     const model = await chatModel()
-    const cases: Array<[string, Json]> = [
+    const cases: Array<[string, Record<string, unknown>]> = [
       ['without model', { messages: [userMessage(SHORT_PROMPT)] }],
       ['without messages', { model: model.id }],
       ['with an empty messages array', { model: model.id, messages: [] }],

@@ -5,7 +5,8 @@
  */
 import { reportedTier } from '../shared/tier.ts'
 import { WEATHER_FUNCTION } from '../shared/tools.ts'
-import { expectStatus, isObject, precondition } from '../../harness/assert.ts'
+import { expectStatus, precondition } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import type { Capability, KeySlot } from '../../harness/config.ts'
 import { memo } from '../../harness/helpers.ts'
 import type { Exchange, TargetClient, RequestSpec } from '../../harness/http-client.ts'
@@ -13,8 +14,6 @@ import { skipTest } from '../../harness/recorder.ts'
 import { schemas } from '../../harness/schema-registry.ts'
 import { modelItems } from '../models/model-list.ts'
 import { howToName, namedFirst, namedModel, withNamedModels } from '../shared/named-models.ts'
-
-export type Json = Record<string, unknown>
 
 export const CHAT_PATH = '/v1/chat/completions'
 
@@ -45,7 +44,7 @@ export interface Catalogue {
   usable: CatalogueModel[]
 }
 
-function modelOf(item: Json): CatalogueModel {
+function modelOf(item: Record<string, unknown>): CatalogueModel {
   const pricing = isObject(item.pricing) ? item.pricing : {}
   return {
     id: String(item.id),
@@ -77,7 +76,7 @@ export function catalogueFixture(api: TargetClient): () => Promise<Catalogue> {
   return memo(async () => {
     const list = await api.get('/v1/models')
     expectStatus(list, 200)
-    const listed = modelItems(list).filter((item): item is Json => isObject(item) && typeof item.id === 'string')
+    const listed = modelItems(list).filter((item): item is Record<string, unknown> => isObject(item) && typeof item.id === 'string')
     const named = namedByMode()
     const all = withNamedModels(listed, named).map(modelOf)
     const tier = await tierOf(api, all[0]?.id, 'main')
@@ -96,24 +95,24 @@ export async function modelFor(catalogue: () => Promise<Catalogue>, mode: string
   return model
 }
 
-export function chat(api: TargetClient, body: Json, spec: Omit<RequestSpec, 'path' | 'method' | 'json'> = {}): Promise<Exchange> {
+export function chat(api: TargetClient, body: Record<string, unknown>, spec: Omit<RequestSpec, 'path' | 'method' | 'json'> = {}): Promise<Exchange> {
   return api.post(CHAT_PATH, body, spec)
 }
 
-export function chatStream(api: TargetClient, body: Json): Promise<Exchange> {
+export function chatStream(api: TargetClient, body: Record<string, unknown>): Promise<Exchange> {
   return api.stream({ method: 'POST', path: CHAT_PATH, json: { ...body, stream: true }, headers: { accept: 'text/event-stream' } })
 }
 
-export function userMessage(text: string): Json {
+export function userMessage(text: string): Record<string, unknown> {
   return { role: 'user', content: text }
 }
 
-export function isCompletion(value: unknown): value is Json {
+export function isCompletion(value: unknown): value is Record<string, unknown> {
   return schemas().validate('chat/completion.json', value).ok
 }
 
 /** The 200 body as a chat completion; skips the test when the §2.6 shape is broken (P1-2.6 reports that). */
-export function completionOf(ex: Exchange): Json {
+export function completionOf(ex: Exchange): Record<string, unknown> {
   expectStatus(ex, 200)
   const body = ex.json
   precondition(isCompletion(body), 'P1-2.6-chat-completion', `${ex.record.method} ${ex.record.path} did not answer a chat completion of §2.6`)
@@ -128,14 +127,14 @@ export interface ChatUsage {
 }
 
 /** The usage counts; skips the test when usage lacks the fields of §2.5 (P1-2.5-chat-usage reports that). */
-export function usageOf(completion: Json): ChatUsage {
+export function usageOf(completion: Record<string, unknown>): ChatUsage {
   precondition(schemas().validate('chat/usage.json', completion.usage).ok, 'P1-2.5-chat-usage', `completion ${String(completion.id)} has no usage with the fields of §2.5`)
   const u = completion.usage as { prompt_tokens: number; completion_tokens: number; total_tokens: number; prompt_tokens_details: { cached_tokens: number } }
   return { prompt: u.prompt_tokens, completion: u.completion_tokens, total: u.total_tokens, cached: u.prompt_tokens_details.cached_tokens }
 }
 
-export function firstChoice(completion: Json): Json {
-  return (completion.choices as Json[])[0] as Json
+export function firstChoice(completion: Record<string, unknown>): Record<string, unknown> {
+  return (completion.choices as Record<string, unknown>[])[0] as Record<string, unknown>
 }
 
 /** The shared function tool in the chat convention: { type: function, function: {...} }. */

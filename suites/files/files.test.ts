@@ -5,7 +5,8 @@
  * creates is deleted in afterAll.
  */
 import { afterAll, describe } from 'vitest'
-import { expectEach, expectKeyAccepted, expectSchema, expectStatus, expectThat, isObject, precondition } from '../../harness/assert.ts'
+import { expectEach, expectKeyAccepted, expectSchema, expectStatus, expectThat, precondition } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import { observe } from '../../harness/recorder.ts'
 import { callWindow } from '../../harness/audit.ts'
 import { check, target, runConfig } from '../../harness/suite.ts'

@@ -4,7 +4,7 @@
  * in whole seconds). The user_data file carries an expiration policy (§2.4); the others carry none.
  */
 import { setTimeout as sleep } from 'node:timers/promises'
-import { isObject } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/helpers.ts'
 import type { TargetClient } from '../../harness/http-client.ts'
 import { schemas } from '../../harness/schema-registry.ts'

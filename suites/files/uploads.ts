@@ -3,7 +3,8 @@
  * the run id in its name (`gc-<runId>-...`) and is deleted in afterAll, whether or not its test passed. Bodies are
  * streamed multipart (harness/multipart.ts), so an upload of any size costs no memory.
  */
-import { expectStatus, isObject } from '../../harness/assert.ts'
+import { expectStatus } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import type { KeySlot } from '../../harness/config.ts'
 import { mapLimit } from '../../harness/helpers.ts'
 import type { Exchange, TargetClient } from '../../harness/http-client.ts'

@@ -1,6 +1,7 @@
 /** The alternate format, selected by x-api-key (Part 1 §2.3, §4.3, §5.3): list, retrieve, limit and cursors. */
 import { describe } from 'vitest'
-import { expectSchema, expectStatus, expectThat, isObject, precondition } from '../../harness/assert.ts'
+import { expectSchema, expectStatus, expectThat, precondition } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/helpers.ts'
 import type { Exchange } from '../../harness/http-client.ts'
 import { schemas } from '../../harness/schema-registry.ts'

@@ -3,7 +3,8 @@
  * both a bare array and the usual `{ object: "list", data: [...] }` are accepted, and which one was seen is
  * recorded as an observation.
  */
-import { fail, expectStatus, isObject } from '../../harness/assert.ts'
+import { fail, expectStatus } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import { mapLimit, memo } from '../../harness/helpers.ts'
 import type { Exchange, TargetClient } from '../../harness/http-client.ts'
 import { observe } from '../../harness/recorder.ts'

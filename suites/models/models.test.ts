@@ -1,6 +1,7 @@
 /** The model catalogue with Bearer: list, retrieve, extra and its rate limits (Part 1 §2.3, §4.3, §7). */
 import { describe } from 'vitest'
-import { expectEach, expectSchema, expectStatus, expectThat, isObject, precondition } from '../../harness/assert.ts'
+import { expectEach, expectSchema, expectStatus, expectThat, precondition } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import { randomSuffix } from '../../harness/helpers.ts'
 import { schemas } from '../../harness/schema-registry.ts'
 import { check, target } from '../../harness/suite.ts'
@@ -9,10 +10,8 @@ import { modelFixtures } from './model-list.ts'
 const api = target()
 const { list, retrieved } = modelFixtures(api)
 
-type Json = Record<string, unknown>
-
 /** Retrieved models whose body is an object with extra.rate_limits: what the rate-limit checks read. */
-async function rateLimitsOf(): Promise<Array<{ id: string; minTier: unknown; tiers: Json; current: Json; ex: Awaited<ReturnType<typeof retrieved>>[number]['ex'] }>> {
+async function rateLimitsOf(): Promise<Array<{ id: string; minTier: unknown; tiers: Record<string, unknown>; current: Record<string, unknown>; ex: Awaited<ReturnType<typeof retrieved>>[number]['ex'] }>> {
   const all = await retrieved()
   const out = []
   for (const { id, ex } of all) {
@@ -22,12 +21,12 @@ async function rateLimitsOf(): Promise<Array<{ id: string; minTier: unknown; tie
     const rateLimits = extra && isObject(extra.rate_limits) ? extra.rate_limits : undefined
     precondition(rateLimits !== undefined && isObject(rateLimits.tiers) && isObject(rateLimits.current), 'P1-2.3-model-retrieve', `${id} has no extra.rate_limits with tiers and current`)
     const metadata = extra && isObject(extra.metadata) ? extra.metadata : {}
-    out.push({ id, minTier: metadata.min_tier, tiers: rateLimits.tiers as Json, current: rateLimits.current as Json, ex })
+    out.push({ id, minTier: metadata.min_tier, tiers: rateLimits.tiers as Record<string, unknown>, current: rateLimits.current as Record<string, unknown>, ex })
   }
   return out
 }
 
-function tierKeysValid(tiers: Json): boolean {
+function tierKeysValid(tiers: Record<string, unknown>): boolean {
   return schemas().validate('models/rate-limit-tiers.json', tiers).ok
 }
 

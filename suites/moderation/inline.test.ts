@@ -9,13 +9,14 @@
  * to a moderated request skips rather than fails.
  */
 import { describe } from 'vitest'
-import { expectThat, isObject, precondition } from '../../harness/assert.ts'
+import { expectThat, precondition } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/helpers.ts'
 import type { Exchange } from '../../harness/http-client.ts'
 import { observe, skipTest } from '../../harness/recorder.ts'
 import { schemas } from '../../harness/schema-registry.ts'
 import { check, target } from '../../harness/suite.ts'
-import { BENIGN_TEXT, catalogueFixture, chatModel, IMAGE_DATA_URL, OMNI_MODELS, TEXT_MODELS, type Json } from './fixtures.ts'
+import { BENIGN_TEXT, catalogueFixture, chatModel, IMAGE_DATA_URL, OMNI_MODELS, TEXT_MODELS } from './fixtures.ts'
 
 const api = target()
 const catalogue = catalogueFixture(api)
@@ -68,7 +69,7 @@ const chatImage = memo(async () => {
 })
 
 /** The moderation member of a 200 answer; undefined (recorded) for a refusal, which "where enabled" allows. */
-function moderationOf(c: Case): Json | undefined {
+function moderationOf(c: Case): Record<string, unknown> | undefined {
   if (c.ex.status !== 200) {
     observe('inline moderation refused', `${c.what}: ${c.ex.status} ${c.ex.text.slice(0, 200)}`)
     return undefined
@@ -140,8 +141,8 @@ describe('inline moderation results (Part 2 §4.7)', () => {
     const ex = await api.post('/v1/responses', { model: model.id, input: PROMPT, tools: [VIOLENT_TOOL], tool_choice: 'none', moderation: { model: OMNI_MODELS[0] }, max_output_tokens: CAP, store: false })
     const withTools = moderationOf({ what: 'the same response with a violent-sounding tool', ex })
     precondition(withTools !== undefined && isObject(withTools.input), 'P2-4.7-inline-result-type', `the request with tools gave no inline input result (status ${ex.status})`)
-    const a = base.input as Json
-    const b = withTools.input as Json
+    const a = base.input as Record<string, unknown>
+    const b = withTools.input as Record<string, unknown>
     const differences: string[] = []
     if (a.flagged !== b.flagged) differences.push(`flagged ${String(a.flagged)} without tools, ${String(b.flagged)} with`)
     for (const [name, value] of Object.entries(isObject(a.categories) ? a.categories : {})) {

@@ -4,7 +4,8 @@
  * smallest limit is used, so that few calls reach it; a key whose limit is out of reach skips the test.
  */
 import { describe } from 'vitest'
-import { expectSchema, expectThat, isObject, precondition } from '../../harness/assert.ts'
+import { expectSchema, expectThat, precondition } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import { KEY_SLOTS, type KeySlot } from '../../harness/config.ts'
 import type { Exchange } from '../../harness/http-client.ts'
 import { observe, skipTest } from '../../harness/recorder.ts'

@@ -10,7 +10,7 @@ import type { Exchange } from '../../harness/http-client.ts'
 import { observe, skipTest } from '../../harness/recorder.ts'
 import { check, target } from '../../harness/suite.ts'
 import {
-  BENIGN_TEXT, catalogueFixture, is4xx, moderate, NAMED_MODELS, OMNI_MODELS, resultsOf, spendOnGuard, TEXT_AND_IMAGE_ITEMS, TEXT_MODELS, type Json,
+  BENIGN_TEXT, catalogueFixture, is4xx, moderate, NAMED_MODELS, OMNI_MODELS, resultsOf, spendOnGuard, TEXT_AND_IMAGE_ITEMS, TEXT_MODELS,
 } from './fixtures.ts'
 
 const api = target()
@@ -68,7 +68,7 @@ describe('models (Part 2 §4.7)', () => {
     const ex = await moderate(api, { input: BENIGN_TEXT })
     expectStatus(ex, 200, 'model is optional')
     expectThat(resultsOf(ex).length === 1, 'one result', `${resultsOf(ex).length} results`, ex)
-    const body = ex.json as Json
+    const body = ex.json as Record<string, unknown>
     observe('moderation default model', `without model the result names ${JSON.stringify(body.model)}`)
   })
 
@@ -88,7 +88,7 @@ describe('models (Part 2 §4.7)', () => {
     const listed = all.filter((m) => NAMED_MODELS.includes(m.id))
     observe('named moderation models in GET /v1/models', listed.length === 0 ? 'none listed' : listed.map((m) => m.id).join(', '))
     const priced = listed.filter((m) => m.pricing !== undefined)
-    const notFree = priced.filter((m) => Object.values(m.pricing as Json).some((v) => typeof v === 'number' && v !== 0))
+    const notFree = priced.filter((m) => Object.values(m.pricing as Record<string, unknown>).some((v) => typeof v === 'number' && v !== 0))
     expectThat(notFree.length === 0, 'pricing numbers all 0 for the free named models', notFree.map((m) => `${m.id}: ${JSON.stringify(m.pricing)}`))
   })
 
@@ -131,8 +131,8 @@ describe('errors (Part 2 §7)', () => {
   check('P2-7-moderation-400', 'no input, a number or an object as input: 400', async () => {
     for (const body of [{ model: OMNI_MODELS[0] }, { model: OMNI_MODELS[0], input: 42 }, { model: OMNI_MODELS[0], input: { text: BENIGN_TEXT } }]) {
       const ex = await moderate(api, body)
-      expectStatus(ex, 400, `input ${JSON.stringify((body as Json).input)}`)
-      observe('moderation 400 body', `${JSON.stringify((body as Json).input) ?? 'no input'}: ${ex.text.slice(0, 200)}`)
+      expectStatus(ex, 400, `input ${JSON.stringify((body as Record<string, unknown>).input)}`)
+      observe('moderation 400 body', `${JSON.stringify((body as Record<string, unknown>).input) ?? 'no input'}: ${ex.text.slice(0, 200)}`)
     }
     const empty = await moderate(api, { model: OMNI_MODELS[0], input: [] })
     observe('moderation of an empty input array', excerpt(empty))

@@ -4,7 +4,8 @@
  */
 import { describe } from 'vitest'
 import { Ajv2020 } from 'ajv/dist/2020.js'
-import { expectStatus, expectThat, isObject } from '../../harness/assert.ts'
+import { expectStatus, expectThat } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import type { Exchange } from '../../harness/http-client.ts'
 import { renderErrors } from '../../harness/schema-registry.ts'
 import { check, target } from '../../harness/suite.ts'

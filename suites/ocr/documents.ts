@@ -9,7 +9,8 @@
  * Two public URLs (a one-page PDF and a PNG) serve the URL forms; a remote target fetches them, the reference
  * gateway simulates them.
  */
-import { expectStatus, isObject, precondition } from '../../harness/assert.ts'
+import { expectStatus, precondition } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/helpers.ts'
 import type { Exchange, TargetClient } from '../../harness/http-client.ts'
 import type { KeyUse } from '../../harness/exchange.ts'
@@ -17,8 +18,6 @@ import { skipTest } from '../../harness/recorder.ts'
 import { target, spend } from '../../harness/suite.ts'
 import { buildPdf, pdfDataUrl } from './pdf.ts'
 import { howToName, namedModel } from '../shared/named-models.ts'
-
-type Json = Record<string, unknown>
 
 /** Section 4.6: 0.004 USD per extracted page, 0.005 per annotated page; an estimate counts both, to stay high. */
 export const PRICES = { page: 0.004, annotatedPage: 0.005 }
@@ -57,7 +56,7 @@ export function ocrModels(api: TargetClient): () => Promise<OcrModels> {
     const body = ex.json
     const items = Array.isArray(body) ? body : isObject(body) && Array.isArray(body.data) ? body.data : []
     const named = namedModel('ocr')
-    const listed = items.filter((m): m is Json => isObject(m) && m.mode === 'ocr' && typeof m.id === 'string').map((m) => m.id as string)
+    const listed = items.filter((m): m is Record<string, unknown> => isObject(m) && m.mode === 'ocr' && typeof m.id === 'string').map((m) => m.id as string)
     const ids = named === undefined ? listed : [named, ...listed.filter((id) => id !== named)]
     if (ids.length === 0) skipTest(`the catalogue lists no model of mode ocr; ${howToName('ocr')}`)
     if (named !== undefined) return { model: named, alias: listed.find((id) => /latest/i.test(id)) }
@@ -70,7 +69,7 @@ export interface OcrCall {
   model?: string | null
   document?: unknown
   /** Other fields of the body. */
-  fields?: Json
+  fields?: Record<string, unknown>
   key?: KeyUse
   /** Pages the answer may hold, for the estimate (default: the test PDF's, or those asked). */
   pages?: number
@@ -84,7 +83,7 @@ export async function ocr(api: TargetClient, models: OcrModels, call: OcrCall): 
   const pages = call.pages ?? asked ?? (document === PDF_DOCUMENT ? TEST_PDF_PAGES : document === IMAGE_DOCUMENT ? 1 : URL_PAGES_ESTIMATE)
   const annotated = fields.document_annotation_format !== undefined || fields.bbox_annotation_format !== undefined
   if (call.key !== null && call.key !== 'invalid') spend(pages * (PRICES.page + (annotated ? PRICES.annotatedPage : 0)), `OCR of ${pages} page${pages === 1 ? '' : 's'}${annotated ? ', annotated' : ''}`)
-  const body: Json = { ...(call.model === null ? {} : { model: call.model ?? models.model }), ...(call.document === null ? {} : { document }), ...fields }
+  const body: Record<string, unknown> = { ...(call.model === null ? {} : { model: call.model ?? models.model }), ...(call.document === null ? {} : { document }), ...fields }
   return api.post('/v1/ocr', body, call.key === undefined ? {} : { key: call.key })
 }
 
@@ -99,7 +98,7 @@ export async function needDataUrl(): Promise<void> {
   precondition(ex.status === 200, 'P2-4.6-ocr-data-url', `the test PDF as a data URL answered ${ex.status}`)
 }
 
-export type Page = { index: unknown; markdown: unknown; images?: unknown } & Json
+export type Page = { index: unknown; markdown: unknown; images?: unknown } & Record<string, unknown>
 
 /** The pages of an answer; a test that reads them is skipped when the answer has no pages array of objects. */
 export function pagesOf(ex: Exchange): Page[] {

@@ -1,6 +1,7 @@
 /** The OCR result, its model and alias, the document forms and the key (Part 2 sections 2.3, 4.6, 5). */
 import { describe } from 'vitest'
-import { expectSchema, expectStatus, expectThat, isObject, precondition } from '../../harness/assert.ts'
+import { expectSchema, expectStatus, expectThat, precondition } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import { observe, skipTest } from '../../harness/recorder.ts'
 import { check, target } from '../../harness/suite.ts'
 import { basic, IMAGE_DOCUMENT, isOcrAnswer, needDataUrl, ocr, testModels, URL_DOCUMENT } from './documents.ts'

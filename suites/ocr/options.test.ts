@@ -3,7 +3,8 @@
  * values outside the stated ones. Every call reads the three-page test PDF (documents.ts).
  */
 import { describe } from 'vitest'
-import { expectStatus, expectThat, isObject, precondition } from '../../harness/assert.ts'
+import { expectStatus, expectThat, precondition } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import { observe } from '../../harness/recorder.ts'
 import { check, target } from '../../harness/suite.ts'
 import { needDataUrl, ocr, PAGE_WORDS, pagesOf, TABLE, TEST_PDF_IMAGE_PIXELS, testModels } from './documents.ts'

@@ -5,27 +5,28 @@
  * response a chain needs.
  */
 import { describe } from 'vitest'
-import { expectSchema, expectStatus, expectThat, isObject, precondition } from '../../harness/assert.ts'
+import { expectSchema, expectStatus, expectThat, precondition } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import { memo, randomSuffix } from '../../harness/helpers.ts'
 import type { Exchange } from '../../harness/http-client.ts'
 import { observe, skipTest } from '../../harness/recorder.ts'
 import { responseTags } from '../../harness/run-tag.ts'
 import { check, target, runConfig } from '../../harness/suite.ts'
-import { CAPS, create, firstChat, modelsFixture, outputItems, responseOf, WEATHER_PROMPT, WEATHER_TOOL, type Json } from './fixtures.ts'
+import { CAPS, create, firstChat, modelsFixture, outputItems, responseOf, WEATHER_PROMPT, WEATHER_TOOL } from './fixtures.ts'
 
 const api = target()
 const models = modelsFixture(api)
 
-async function base(): Promise<Json> {
+async function base(): Promise<Record<string, unknown>> {
   const model = await firstChat(models)
   return { model: model.id, input: 'Say hi.', max_output_tokens: CAPS.cut, store: false }
 }
 
-async function send(extra: Json): Promise<Exchange> {
+async function send(extra: Record<string, unknown>): Promise<Exchange> {
   return create(api, { ...(await base()), ...extra })
 }
 
-type Case = [label: string, extra: Json]
+type Case = [label: string, extra: Record<string, unknown>]
 
 /** Accepted values first, then the refused ones, each judged on its own exchange and named in a failure. */
 async function edges(accepted: Case[], refused: Case[]): Promise<void> {
@@ -95,7 +96,7 @@ const STRUCTURED_BUDGET = 256 // room for a small JSON object
 
 const formats = memo(async () => {
   const model = await firstChat(models, (m) => m.responseSchema)
-  const ask = (format: Json, input: string) => create(api, { model: model.id, input, text: { format }, max_output_tokens: STRUCTURED_BUDGET, store: false })
+  const ask = (format: Record<string, unknown>, input: string) => create(api, { model: model.id, input, text: { format }, max_output_tokens: STRUCTURED_BUDGET, store: false })
   return {
     text: await ask({ type: 'text' }, 'Say hi.'),
     jsonObject: await ask({ type: 'json_object' }, 'Answer in JSON: an object with a greeting.'),
@@ -200,13 +201,13 @@ describe('conversation, truncation and service tier (Part 1 §4.5, §7)', () => 
     const model = await firstChat(models)
     const ex = await create(api, { model: model.id, input: 'Say hi.', service_tier: 'default', max_output_tokens: CAPS.cut, store: false })
     expectStatus(ex, 200)
-    observe('service_tier in the response (not shown)', `asked default, the response says ${JSON.stringify((ex.json as Json | undefined)?.service_tier)}`)
+    observe('service_tier in the response (not shown)', `asked default, the response says ${JSON.stringify((ex.json as Record<string, unknown> | undefined)?.service_tier)}`)
   })
 
   check('P1-4.5-service-tier-flex', 'service_tier flex is accepted', async () => {
     const model = await firstChat(models)
     const ex = await create(api, { model: model.id, input: 'Say hi.', service_tier: 'flex', max_output_tokens: CAPS.cut, store: false })
     expectStatus(ex, 200)
-    observe('service_tier in the response (not shown)', `asked flex, the response says ${JSON.stringify((ex.json as Json | undefined)?.service_tier)}`)
+    observe('service_tier in the response (not shown)', `asked flex, the response says ${JSON.stringify((ex.json as Record<string, unknown> | undefined)?.service_tier)}`)
   })
 })

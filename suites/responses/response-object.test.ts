@@ -4,12 +4,13 @@
  * each chat model the caller may use for a short answer and takes the first that reports reasoning tokens.
  */
 import { describe } from 'vitest'
-import { expectSchema, expectStatus, expectThat, isObject } from '../../harness/assert.ts'
+import { expectSchema, expectStatus, expectThat } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import { mapLimit, memo } from '../../harness/helpers.ts'
 import type { Exchange } from '../../harness/http-client.ts'
 import { observe, skipTest } from '../../harness/recorder.ts'
 import { check, target } from '../../harness/suite.ts'
-import { CAPS, create, firstChat, hasUsage, messageText, moderatedBody, moderationEnabledOrSkip, modelsFixture, PROMPT, responseOf, usageOf, type Json } from './fixtures.ts'
+import { CAPS, create, firstChat, hasUsage, messageText, moderatedBody, moderationEnabledOrSkip, modelsFixture, PROMPT, responseOf, usageOf } from './fixtures.ts'
 import { howToName, namedModel } from '../shared/named-models.ts'
 
 const api = target()
@@ -58,7 +59,7 @@ async function reasonerOrSkip(): Promise<{ model: string; probe: Exchange }> {
   return found
 }
 
-function status(body: Json): { status: unknown; reason: unknown } {
+function status(body: Record<string, unknown>): { status: unknown; reason: unknown } {
   return { status: body.status, reason: isObject(body.incomplete_details) ? body.incomplete_details.reason : undefined }
 }
 
@@ -67,7 +68,7 @@ describe('response object (Part 1 §2.7)', () => {
     const ex = await basic()
     expectStatus(ex, 200)
     expectSchema(ex, 'responses/response.json')
-    expectThat(isObject((ex.json as Json).usage), 'a usage object on a finished response', `usage ${JSON.stringify((ex.json as Json).usage)}`, ex)
+    expectThat(isObject((ex.json as Record<string, unknown>).usage), 'a usage object on a finished response', `usage ${JSON.stringify((ex.json as Record<string, unknown>).usage)}`, ex)
   })
 
   check('P1-2.7-output-text-matches', 'output_text is the text of the message items of output', async () => {

@@ -7,14 +7,15 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import { describe } from 'vitest'
-import { expectStatus, expectThat, isObject, precondition } from '../../harness/assert.ts'
+import { expectStatus, expectThat, precondition } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import { memo, randomSuffix } from '../../harness/helpers.ts'
 import type { Exchange } from '../../harness/http-client.ts'
 import { observe, skipTest } from '../../harness/recorder.ts'
 import { responseTags } from '../../harness/run-tag.ts'
 import { check, target, runConfig } from '../../harness/suite.ts'
 import { wordChunks } from '../../harness/token-estimate.ts'
-import { CAPS, create, firstChat, modelsFixture, PROMPT, responseOf, usageOf, type Json } from './fixtures.ts'
+import { CAPS, create, firstChat, modelsFixture, PROMPT, responseOf, usageOf } from './fixtures.ts'
 
 const api = target()
 const models = modelsFixture(api)
@@ -23,7 +24,7 @@ const models = modelsFixture(api)
 const LONG_INSTRUCTIONS = Array.from({ length: 75 }, (_, i) => `Rule ${i + 1}: answer politely, plainly and briefly.`).join(' ')
 
 /** What is stored carries the run id: the reference names no way to delete it. */
-const tags = (label: string): Json => responseTags(runConfig().runId, label)
+const tags = (label: string): Record<string, unknown> => responseTags(runConfig().runId, label)
 
 /** Stored by default (store is left out): the subject of retrieval and the first turn of a chain. */
 const stored = memo(async () => {
@@ -120,7 +121,7 @@ const LEAVE_WITHIN_MS = 60_000
 const POLL = { first: 100, max: 2_000 } // quick against a simulator, polite against a real queue
 
 /** A background response, or a skip when the target does not support background mode. */
-async function startBackground(): Promise<{ ex: Exchange; body: Json }> {
+async function startBackground(): Promise<{ ex: Exchange; body: Record<string, unknown> }> {
   const model = await firstChat(models)
   const ex = await create(api, { model: model.id, input: PROMPT, background: true, max_output_tokens: CAPS.answer, ...tags('background') })
   if (ex.status === 400) skipTest(`background true was refused with 400 (supported only where the target offers it): ${ex.text.slice(0, 200)}`)

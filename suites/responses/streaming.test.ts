@@ -6,7 +6,8 @@
  * MUST checks skip when a payload cannot be read.
  */
 import { describe } from 'vitest'
-import { expectSchema, expectStatus, expectThat, isObject, precondition } from '../../harness/assert.ts'
+import { expectSchema, expectStatus, expectThat, precondition } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/helpers.ts'
 import type { Exchange } from '../../harness/http-client.ts'
 import { observe, skipTest } from '../../harness/recorder.ts'
@@ -17,20 +18,20 @@ import {
 } from './events.ts'
 import {
   CAPS, create, createStream, firstChat, hasUsage, moderatedBody, moderationEnabledOrSkip, modelsFixture, PROMPT, responseOf, usageOf, WEATHER_PROMPT,
-  WEATHER_TOOL, type Json,
+  WEATHER_TOOL,
 } from './fixtures.ts'
 
 const api = target()
 const models = modelsFixture(api)
 
 /** Temperature 0, so that the unstreamed twin can be compared. */
-async function body(maxOutputTokens: number): Promise<Json> {
+async function body(maxOutputTokens: number): Promise<Record<string, unknown>> {
   const model = await firstChat(models)
   return { model: model.id, input: PROMPT, temperature: 0, max_output_tokens: maxOutputTokens, store: false }
 }
 
 /** Some models (reasoning ones, on some targets) refuse temperature: then the request goes without it. */
-async function deterministic(send: (b: Json) => Promise<Exchange>, b: Json): Promise<Exchange> {
+async function deterministic(send: (b: Record<string, unknown>) => Promise<Exchange>, b: Record<string, unknown>): Promise<Exchange> {
   const ex = await send(b)
   if (ex.status !== 400 || !/temperature/i.test(ex.text)) return ex
   observe('temperature 0', `${String(b.model)} refused temperature, so the request went without it`)
@@ -79,7 +80,7 @@ describe('server-sent events (Part 1 §6.2)', () => {
     expectThat(missing.length === 0, 'response.created and response.output_text.delta events', `missing ${missing.join(', ')}; types seen: ${[...types].join(', ')}`, ex)
     // Whether a terminal event is there at all is P1-6.2-stream-terminal's; here, that a completed one has its name.
     const terminal = terminalEvent(events)
-    const status = (terminal?.data?.response as Json | undefined)?.status
+    const status = (terminal?.data?.response as Record<string, unknown> | undefined)?.status
     if (terminal && status === 'completed') expectThat(terminal.type === 'response.completed', 'a completed response announced by response.completed', `event #${terminal.index} is ${terminal.type}`, ex)
   })
 

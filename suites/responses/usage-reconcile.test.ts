@@ -11,13 +11,13 @@ import { check, target } from '../../harness/suite.ts'
 import { estimateInputTokens } from '../../harness/token-estimate.ts'
 import { AVAILABILITY_MS, awaitTransactions } from '../account/transactions.ts'
 import { streamEvents, terminalResponse } from './events.ts'
-import { CAPS, create, createStream, firstChat, modelsFixture, PROMPT, responseOf, usageOf, WEATHER_TOOL, type Json, type Usage } from './fixtures.ts'
+import { CAPS, create, createStream, firstChat, modelsFixture, PROMPT, responseOf, usageOf, WEATHER_TOOL, type Usage } from './fixtures.ts'
 
 const api = target()
 const models = modelsFixture(api)
 
 /** Request shapes whose structure the estimate reserves headroom for: roles, tools, schemas. */
-function shapes(model: string): Array<{ name: string; body: Json; needs?: string }> {
+function shapes(model: string): Array<{ name: string; body: Record<string, unknown>; needs?: string }> {
   const common = { model, max_output_tokens: CAPS.cut, store: false }
   return [
     { name: 'a string input', body: { ...common, input: PROMPT } },
@@ -48,8 +48,8 @@ const calls = memo(async () => {
   return { plain: { ex: plainEx, usage: plain, t: found.get(ids[0] as string) }, streamed: { ex: streamEx, usage: streamed, t: found.get(ids[1] as string) } }
 })
 
-function tokensMatch(t: Json, usage: Usage): string[] {
-  const tokens = (t.tokens ?? {}) as Json
+function tokensMatch(t: Record<string, unknown>, usage: Usage): string[] {
+  const tokens = (t.tokens ?? {}) as Record<string, unknown>
   const problems: string[] = []
   if (tokens.prompt !== usage.input) problems.push(`tokens.prompt ${JSON.stringify(tokens.prompt)}, usage.input_tokens ${usage.input}`)
   if (tokens.completion !== usage.output) problems.push(`tokens.completion ${JSON.stringify(tokens.completion)}, usage.output_tokens ${usage.output}`)

@@ -1,5 +1,6 @@
 /** The caller's remaining credit (Part 1 §2.1), for the checks that a billable call was charged. */
-import { expectStatus, isObject, precondition } from '../../harness/assert.ts'
+import { expectStatus, precondition } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import type { KeySlot } from '../../harness/config.ts'
 import type { Exchange, TargetClient } from '../../harness/http-client.ts'
 

@@ -1,5 +1,5 @@
 /** The caller's tier as the target itself reports it (Part 1 §2.3: extra.rate_limits.current of a retrieved model). */
-import { isObject } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import type { KeySlot } from '../../harness/config.ts'
 import type { TargetClient } from '../../harness/http-client.ts'
 

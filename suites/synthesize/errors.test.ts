@@ -3,26 +3,27 @@
  * body {error: {code, message, status}}.
  */
 import { describe } from 'vitest'
-import { expectJson, expectSchema, expectStatus, expectThat, isObject, precondition } from '../../harness/assert.ts'
+import { expectJson, expectSchema, expectStatus, expectThat, precondition } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import { schemas } from '../../harness/schema-registry.ts'
 import type { Exchange } from '../../harness/http-client.ts'
 import { observe, skipTest } from '../../harness/recorder.ts'
 import { check, target, runConfig } from '../../harness/suite.ts'
-import { SYNTHESIZE_PATH, synthesisBody, synthesisModels, synthesize, type Json } from './fixtures.ts'
+import { SYNTHESIZE_PATH, synthesisBody, synthesisModels, synthesize } from './fixtures.ts'
 
 const api = target()
 const models = synthesisModels(api)
 
-async function body(options: { text?: string } = {}): Promise<Json> {
+async function body(options: { text?: string } = {}): Promise<Record<string, unknown>> {
   return synthesisBody({ model: (await models.first()).id, encoding: 'MP3', ...options })
 }
 
 /** The body without one field, named by its dotted path. */
-function without(source: Json, path: string): Json {
+function without(source: Record<string, unknown>, path: string): Record<string, unknown> {
   const copy = structuredClone(source)
   const keys = path.split('.')
-  let node: Json = copy
-  for (const key of keys.slice(0, -1)) node = node[key] as Json
+  let node: Record<string, unknown> = copy
+  for (const key of keys.slice(0, -1)) node = node[key] as Record<string, unknown>
   delete node[keys[keys.length - 1] as string]
   return copy
 }

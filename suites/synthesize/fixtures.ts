@@ -10,10 +10,8 @@ import { memo } from '../../harness/helpers.ts'
 import type { Exchange, TargetClient, RequestSpec } from '../../harness/http-client.ts'
 import { currentRequirement, observe, skipTest } from '../../harness/recorder.ts'
 import { spend } from '../../harness/suite.ts'
-import { nativeModels, type Json, type ListedModel } from '../native/fixtures.ts'
+import { nativeModels, type ListedModel } from '../native/fixtures.ts'
 import { howToName, namedModel } from '../shared/named-models.ts'
-
-export type { Json } from '../native/fixtures.ts'
 
 export const SYNTHESIZE_PATH = '/v1/text:synthesize'
 export const ENCODINGS = ['MP3', 'LINEAR16', 'OGG_OPUS', 'MULAW', 'ALAW'] as const
@@ -39,7 +37,7 @@ export interface SynthesisOptions {
   model?: string
 }
 
-export function synthesisBody(options: SynthesisOptions & { model: string }): Json {
+export function synthesisBody(options: SynthesisOptions & { model: string }): Record<string, unknown> {
   return {
     input: { text: options.text ?? SHORT_TEXT },
     voice: { languageCode: 'en-US', name: 'Kore', model_name: options.model },
@@ -51,7 +49,7 @@ export function synthesisBody(options: SynthesisOptions & { model: string }): Js
  * POST /v1/text:synthesize, estimated first. A 401 to the main key as Bearer skips the running test:
  * P2-5.3-bearer-only reports that refusal once.
  */
-export async function synthesize(api: TargetClient, body: Json, spec: Omit<RequestSpec, 'path' | 'method' | 'json'> = {}): Promise<Exchange> {
+export async function synthesize(api: TargetClient, body: Record<string, unknown>, spec: Omit<RequestSpec, 'path' | 'method' | 'json'> = {}): Promise<Exchange> {
   const input = body.input as { text?: unknown } | undefined
   spend(synthesisCostUsd(typeof input?.text === 'string' ? input.text : ''), 'text:synthesize')
   const ex = await api.post(SYNTHESIZE_PATH, body, spec)

@@ -1,6 +1,7 @@
 /** POST /v1/text:synthesize (Part 2 §2.6, §4.9): the answer, its audio, encodings, rates and models. */
 import { describe } from 'vitest'
-import { expectSchema, expectStatus, expectThat, fail, isObject } from '../../harness/assert.ts'
+import { expectSchema, expectStatus, expectThat, fail } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/helpers.ts'
 import type { Exchange } from '../../harness/http-client.ts'
 import { observe } from '../../harness/recorder.ts'

@@ -16,7 +16,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Agent } from 'undici'
-import { isObject } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import { DEFAULTS, type KeySlot } from '../../harness/config.ts'
 import { parseDurationMs } from '../../harness/duration.ts'
 import { TargetClient, type Exchange } from '../../harness/http-client.ts'

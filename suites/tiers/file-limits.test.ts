@@ -5,7 +5,8 @@
  * the end (deletes are limited too, so they go through the client's 429 backoff).
  */
 import { afterAll, beforeAll, describe } from 'vitest'
-import { expectStatus, expectThat, isObject, precondition } from '../../harness/assert.ts'
+import { expectStatus, expectThat, precondition } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import type { KeySlot } from '../../harness/config.ts'
 import type { Exchange } from '../../harness/http-client.ts'
 import { fileLimitsOf } from '../../harness/limits.ts'

@@ -4,13 +4,14 @@
  * widely used DELETE routes, which the reference does not name (best effort, not judged).
  */
 import { afterAll, describe } from 'vitest'
-import { expectSchema, expectStatus, isObject } from '../../harness/assert.ts'
+import { expectSchema, expectStatus } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/helpers.ts'
 import type { Exchange } from '../../harness/http-client.ts'
 import { runMetadata } from '../../harness/run-tag.ts'
 import { check, target, runConfig } from '../../harness/suite.ts'
 import { catalogueFixture, modelFor } from '../chat/fixtures.ts'
-import { bodyOf, cleanUp, isOffered, longText, metadataOf, requireOffered, type Json } from './planned.ts'
+import { bodyOf, cleanUp, isOffered, longText, metadataOf, requireOffered } from './planned.ts'
 
 const api = target()
 const catalogue = catalogueFixture(api)
@@ -19,7 +20,7 @@ const created: string[] = []
 /** Section 4.9's limits of an assistant. */
 const LIMITS = { name: 256, description: 512, instructions: 32_768, tools: 128, metadata: 16 }
 
-async function createAssistant(fields: Json = {}): Promise<Exchange> {
+async function createAssistant(fields: Record<string, unknown> = {}): Promise<Exchange> {
   const model = await modelFor(catalogue, 'chat')
   const ex = await api.post('/v1/assistants', { model: model.id, metadata: runMetadata(runConfig().runId), ...fields })
   if (isOffered(ex) && isObject(ex.json) && typeof ex.json.id === 'string') created.push(`/v1/assistants/${ex.json.id}`)
@@ -34,7 +35,7 @@ const thread = memo(async () => {
   return ex
 })
 
-function functionTools(count: number): Json[] {
+function functionTools(count: number): Record<string, unknown>[] {
   return Array.from({ length: count }, (_, i) => ({ type: 'function', function: { name: `gc_tool_${i}`, parameters: { type: 'object', properties: {} } } }))
 }
 
@@ -51,7 +52,7 @@ describe('assistants and threads, where offered (Part 1 §2.10, §4.9)', () => {
 
   check('P1-4.9-assistant-limits', 'name 256, description 512, instructions 32768, 128 tools and 16 metadata pairs accepted; one more refused', async () => {
     requireOffered(await probe(), 'assistants')
-    const cases: Array<[string, Json, Json]> = [
+    const cases: Array<[string, Record<string, unknown>, Record<string, unknown>]> = [
       ['name', { name: longText(LIMITS.name) }, { name: longText(LIMITS.name + 1) }],
       ['description', { description: longText(LIMITS.description) }, { description: longText(LIMITS.description + 1) }],
       ['instructions', { instructions: longText(LIMITS.instructions) }, { instructions: longText(LIMITS.instructions + 1) }],

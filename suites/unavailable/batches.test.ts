@@ -3,14 +3,15 @@
  * (GET /v1/batches answers 2xx). Every batch created is cancelled at once, and the input file is deleted.
  */
 import { afterAll, describe } from 'vitest'
-import { expectEach, expectSchema, expectStatus, expectThat, isObject } from '../../harness/assert.ts'
+import { expectEach, expectSchema, expectStatus, expectThat } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/helpers.ts'
 import type { Exchange } from '../../harness/http-client.ts'
 import { observe, skipTest } from '../../harness/recorder.ts'
 import { runMetadata } from '../../harness/run-tag.ts'
 import { check, target, runConfig } from '../../harness/suite.ts'
 import { catalogueFixture, modelFor } from '../chat/fixtures.ts'
-import { answerOf, bodyOf, cleanUp, isOffered, listItems, longText, metadataOf, requireOffered, uploadBatchInput, type Json } from './planned.ts'
+import { answerOf, bodyOf, cleanUp, isOffered, listItems, longText, metadataOf, requireOffered, uploadBatchInput } from './planned.ts'
 
 const api = target()
 const catalogue = catalogueFixture(api)
@@ -37,7 +38,7 @@ async function offered(): Promise<void> {
  * POST /v1/batches with a valid body and the overrides; a created batch is remembered for cancelling. Batches
  * cannot be deleted, so each carries the run id in its metadata (unless a test sends metadata of its own).
  */
-async function create(overrides: Json = {}): Promise<Exchange> {
+async function create(overrides: Record<string, unknown> = {}): Promise<Exchange> {
   const file = await input()
   const ex = await api.post('/v1/batches', { input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h', metadata: runMetadata(runConfig().runId), ...overrides })
   const id = isObject(ex.json) && typeof ex.json.id === 'string' ? ex.json.id : undefined

@@ -4,13 +4,14 @@
  * jobs are created with a placeholder file id, and where the target refuses it, only listed jobs are checked.
  */
 import { afterAll, describe } from 'vitest'
-import { expectEach, expectSchema, expectStatus, isObject } from '../../harness/assert.ts'
+import { expectEach, expectSchema, expectStatus } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/helpers.ts'
 import type { Exchange } from '../../harness/http-client.ts'
 import { observe, skipTest } from '../../harness/recorder.ts'
 import { check, target } from '../../harness/suite.ts'
 import { catalogueFixture, modelFor } from '../chat/fixtures.ts'
-import { answerOf, bodyOf, cleanUp, isOffered, listItems, longText, PLACEHOLDER_FILE, requireOffered, type Json } from './planned.ts'
+import { answerOf, bodyOf, cleanUp, isOffered, listItems, longText, PLACEHOLDER_FILE, requireOffered } from './planned.ts'
 
 const api = target()
 const catalogue = catalogueFixture(api)
@@ -20,7 +21,7 @@ const created: string[] = []
 
 const probe = memo(() => api.get(PATH))
 
-async function createJob(fields: Json = {}): Promise<Exchange> {
+async function createJob(fields: Record<string, unknown> = {}): Promise<Exchange> {
   const model = await modelFor(catalogue, 'chat')
   const ex = await api.post(PATH, { model: model.id, training_file: PLACEHOLDER_FILE, ...fields })
   if (isOffered(ex) && isObject(ex.json) && typeof ex.json.id === 'string') created.push(ex.json.id)

@@ -5,15 +5,14 @@
  * "capability absent", after recording what the target answered. Nothing here is billed on a target that does not
  * offer the surfaces; on one that does, the suite creates as little as it can and cancels or deletes it.
  */
-import { isObject, precondition } from '../../harness/assert.ts'
+import { precondition } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import type { Exchange, TargetClient } from '../../harness/http-client.ts'
 import { multipartBody } from '../../harness/multipart.ts'
 import { observe, skipTest } from '../../harness/recorder.ts'
 import { runFileName } from '../../harness/run-tag.ts'
 import { schemas } from '../../harness/schema-registry.ts'
 import { runConfig } from '../../harness/suite.ts'
-
-export type Json = Record<string, unknown>
 
 /** A file id that no target holds: used where uploading a real one could start billable work. */
 export const PLACEHOLDER_FILE = 'file-gc-placeholder'
@@ -42,9 +41,9 @@ export function requireOffered(probe: Exchange, surface: string): void {
 }
 
 /** The body of a 2xx answer of an offered surface as an object; a non-JSON 2xx is P1-1.6-unavailable-route's. */
-export function bodyOf(ex: Exchange): Json {
+export function bodyOf(ex: Exchange): Record<string, unknown> {
   precondition(ex.jsonError === undefined && isObject(ex.json), 'P1-1.6-unavailable-route', `${ex.record.method} ${ex.record.path} answered ${ex.status} without a JSON object`)
-  return ex.json as Json
+  return ex.json as Record<string, unknown>
 }
 
 /** Items of a list answer: the planned shapes say only "list of ...", so a bare array and { data } both count. */

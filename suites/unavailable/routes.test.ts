@@ -4,13 +4,14 @@
  * a 2xx. What each answered is recorded; the planned shapes are judged by the other files of this folder.
  */
 import { describe } from 'vitest'
-import { expectJson, expectKeyAccepted, expectThat, isObject } from '../../harness/assert.ts'
+import { expectJson, expectKeyAccepted, expectThat } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import type { Exchange } from '../../harness/http-client.ts'
 import { observe } from '../../harness/recorder.ts'
 import { runMetadata } from '../../harness/run-tag.ts'
 import { check, target, runConfig } from '../../harness/suite.ts'
 import { catalogueFixture } from '../chat/fixtures.ts'
-import { answerOf, cleanUp, isOffered, PLACEHOLDER_FILE, type Json } from './planned.ts'
+import { answerOf, cleanUp, isOffered, PLACEHOLDER_FILE } from './planned.ts'
 
 const api = target()
 const catalogue = catalogueFixture(api)
@@ -18,13 +19,13 @@ const catalogue = catalogueFixture(api)
 interface PlannedRoute {
   method: 'GET' | 'POST'
   path: string
-  body?: (model: string) => Json
+  body?: (model: string) => Record<string, unknown>
   /** How to undo a creation, from the created object's id, where the surface turns out to be offered. */
   undo?: (id: string) => { method: 'POST' | 'DELETE'; path: string }
 }
 
 /** The run tag of what a route may create (§4.9 defines metadata on batches, assistants and threads). */
-const tagged = (): Json => ({ metadata: runMetadata(runConfig().runId) })
+const tagged = (): Record<string, unknown> => ({ metadata: runMetadata(runConfig().runId) })
 
 const MISSING = { batch: 'batch_gc_missing', thread: 'thread_gc_missing', job: 'ftjob-gc-missing' }
 

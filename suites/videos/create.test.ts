@@ -5,7 +5,8 @@
  * estimated cost first, and afterAll deletes them all.
  */
 import { afterAll, describe } from 'vitest'
-import { expectKeyAccepted, expectThat, isObject } from '../../harness/assert.ts'
+import { expectKeyAccepted, expectThat } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import { mapLimit } from '../../harness/helpers.ts'
 import type { Exchange } from '../../harness/http-client.ts'
 import { observe } from '../../harness/recorder.ts'

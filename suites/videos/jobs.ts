@@ -6,7 +6,8 @@
  * including what a failing test left behind. Every create first reserves its estimated cost with spend():
  * seconds times the model's price per second from the target's catalogue, rounded up to the cent.
  */
-import { expectStatus, isObject, precondition } from '../../harness/assert.ts'
+import { expectStatus, precondition } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import type { KeySlot } from '../../harness/config.ts'
 import { memo, randomSuffix } from '../../harness/helpers.ts'
 import type { Exchange, TargetClient } from '../../harness/http-client.ts'

@@ -5,7 +5,8 @@
  * made with the reference gateway's cannot-start trigger, shows a failed job where the target produces one.
  */
 import { afterAll, describe } from 'vitest'
-import { expectSchema, expectStatus, expectThat, fail, isObject, precondition } from '../../harness/assert.ts'
+import { expectSchema, expectStatus, expectThat, fail, precondition } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/helpers.ts'
 import type { Exchange } from '../../harness/http-client.ts'
 import { observe, skipTest } from '../../harness/recorder.ts'

@@ -3,7 +3,7 @@
  * readings that tell whether a job was charged (§3, §4.1; Part 1 §2.1).
  */
 import { setTimeout as sleep } from 'node:timers/promises'
-import { isObject } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import type { KeySlot } from '../../harness/config.ts'
 import type { Exchange, TargetClient } from '../../harness/http-client.ts'
 import { skipTest } from '../../harness/recorder.ts'

@@ -7,7 +7,8 @@
  * shrink a failing case towards the valid seed.
  */
 import fc from 'fast-check'
-import type { FilePartSeed, Json, Seed } from './fuzz-routes.ts'
+import type { Json } from '../../common/json.ts'
+import type { FilePartSeed, Seed } from './fuzz-routes.ts'
 
 /** One request of the fuzz: where it goes, its body as sent, and a short account of it for failure messages. */
 export interface FuzzCase {

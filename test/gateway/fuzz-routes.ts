@@ -9,11 +9,10 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { ADMIN_KEY, SEEDED_KEYS } from '../../gateway/accounts.ts'
 import { TINY_PNG_BASE64 } from '../../gateway/compatible/simulate.ts'
 import { wavTone } from '../../suites/audio/fixtures.ts'
+import type { Json } from '../../common/json.ts'
 
 /** The error dialects: Part 1 §7 (compatible, usage) and Part 2 §7 (native and speech synthesis). */
 export type ErrorDialect = 'compatible' | 'usage' | 'native'
-
-export type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
 
 export interface FilePartSeed {
   name: string
