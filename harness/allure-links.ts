@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs'
 import { citation, type Requirement } from './requirements.ts'
 
-export const REFERENCE_URL_ENV = 'GATEWAY_REFERENCE_URL'
+const REFERENCE_URL_ENV = 'GATEWAY_REFERENCE_URL'
 /** The local copy of the reference, beside the repository. */
 export const LOCAL_SPEC_DIR = new URL('../../shared/spec/', import.meta.url)
 

@@ -13,7 +13,7 @@ import type { JunitCase } from './report/junit.ts'
 import type { BaselineMark, RequirementResult, Status } from './results.ts'
 import { isObject } from '../common/json.ts'
 
-export interface BaselineEntry {
+interface BaselineEntry {
   id: string
   reason: string
 }

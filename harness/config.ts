@@ -97,7 +97,7 @@ export function loadEnv(processEnv: Env, dir: string = process.cwd()): Env {
   return { ...fileVars, ...processEnv }
 }
 
-export function parseBaseUrl(raw: string, source: string): string {
+function parseBaseUrl(raw: string, source: string): string {
   let url: URL
   try {
     url = new URL(raw)

@@ -12,7 +12,7 @@ import { TargetFailure } from './errors.ts'
 import type { Exchange, TargetClient } from './http-client.ts'
 import { retryAfterMs } from './retry.ts'
 
-export const CREDIT_DEFAULTS = {
+const CREDIT_DEFAULTS = {
   timeoutMs: 10_000, // one small GET; a target slower than this is not measured
   maxWaitMs: 61_000, // a run that spent the main key's usage limit (the tiers family does) waits one window for it
 }

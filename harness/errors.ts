@@ -7,7 +7,7 @@ import type { ExchangeRecord } from './exchange.ts'
 import type { FailureDetails } from './failure.ts'
 
 /** Stable: scripts and reports key on them, so a code is never renamed or reused. */
-export type HarnessErrorCode =
+type HarnessErrorCode =
   | 'CONFIG_INVALID' // a setting the user gave cannot be used; exit 2 with one line
   | 'TARGET_UNREACHABLE' // no TCP/TLS connection to the target at all
   | 'TARGET_UNHEALTHY' // the run stopped calling after a run of transport failures (harness/run-stop.ts)

@@ -53,7 +53,7 @@ export interface RequestSpec {
 }
 
 /** A response read as server-sent events (Part 1 §6.2): what arrived, when, and how the stream ended. */
-export interface StreamResult {
+interface StreamResult {
   items: SseItem[]
   events: SseEvent[]
   end: SseEnd
@@ -407,7 +407,7 @@ async function readCapped(body: AsyncIterable<Buffer> & { destroy(): void }, max
  * The caps a streamed answer is read within: the reader's defaults, no silence longer than the request's deadline,
  * the whole stream within CLIENT_DEFAULTS.streamDeadlines of it, and whatever the caller asked for instead.
  */
-export function streamCaps(timeoutMs: number, limits: Partial<SseLimits> = {}): SseLimits {
+function streamCaps(timeoutMs: number, limits: Partial<SseLimits> = {}): SseLimits {
   return {
     ...SSE_DEFAULTS,
     idleTimeoutMs: Math.min(SSE_DEFAULTS.idleTimeoutMs, timeoutMs),

@@ -9,7 +9,7 @@
  */
 import { randomBytes } from 'node:crypto'
 
-export const MULTIPART_DEFAULTS = {
+const MULTIPART_DEFAULTS = {
   chunkBytes: 64 * 1024, // one generated chunk, reused for every full chunk of a generated file
   pattern: 'gateway-conformance\n', // what generated content repeats: printable, so an excerpt of it reads well
   contentType: 'application/octet-stream',

@@ -10,7 +10,7 @@ import { isObject } from '../common/json.ts'
 import type { ExchangeRecord } from './exchange.ts'
 import type { SseEvent } from './sse.ts'
 
-export type RecordKind = 'file' | 'video' | 'response' | 'transaction'
+type RecordKind = 'file' | 'video' | 'response' | 'transaction'
 
 /** One appearance of a record in an answer. */
 export interface Sighting {
@@ -25,7 +25,7 @@ export interface Sighting {
 }
 
 /** A field the reference says equals something of the call: the asked or stated value, and the answered one. */
-export interface Echo {
+interface Echo {
   requirement: string
   field: string
   expected: string

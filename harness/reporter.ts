@@ -28,7 +28,7 @@ import { renderJunit, type JunitCase } from './report/junit.ts'
 import { writeHar, type HarSource } from './report/har.ts'
 import { SUMMARY_SCHEMA_VERSION, tierUse, type Summary } from './report/summary.ts'
 
-export interface ReporterOptions {
+interface ReporterOptions {
   target: TargetConfig
   options: RunOptions
   runDir: string

@@ -22,7 +22,7 @@ export interface Requirement {
   untestable?: string
 }
 
-export const REQUIREMENTS_PATH = fileURLToPath(new URL('../schemas/requirements.json', import.meta.url))
+const REQUIREMENTS_PATH = fileURLToPath(new URL('../schemas/requirements.json', import.meta.url))
 
 let cache: Map<string, Requirement> | undefined
 

@@ -12,7 +12,7 @@ import { FAILURE_NAMES } from './errors.ts'
 import type { Requirement } from './requirements.ts'
 import type { RerunResult } from './results.ts'
 
-export interface RerunRecord {
+interface RerunRecord {
   result: RerunResult
   /** How many exchanges the test had made when it first failed: the failure's evidence is the last of those. */
   exchangesBefore: number

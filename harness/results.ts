@@ -45,7 +45,7 @@ export interface TestSummary {
   rerun?: RerunResult
 }
 
-export interface Evidence {
+interface Evidence {
   test: string
   source: 'test' | 'audit'
   message: string
@@ -88,7 +88,7 @@ export const EXIT = { conformant: 0, 'non-conformant': 1, 'stale-baseline': 1, e
 
 export const MAX_EVIDENCE = 5 // per requirement: enough to see a pattern, few enough to read
 
-export interface AggregateInput {
+interface AggregateInput {
   requirements: Iterable<Requirement>
   outcomes: Outcome[]
   selectedFamilies: readonly string[] | null
@@ -201,7 +201,7 @@ export function verdictOf(results: readonly RequirementResult[], harnessErrors: 
 
 export type Counts = Record<Status, number>
 
-export function emptyCounts(): Counts {
+function emptyCounts(): Counts {
   return { pass: 0, fail: 0, warn: 0, skip: 0, error: 0, disabled: 0, known: 0 }
 }
 

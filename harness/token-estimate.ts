@@ -25,7 +25,7 @@ export const ESTIMATE_HEADROOM = {
   perFile: 8_192, // a file's text is unknown before the service reads it
 }
 
-export interface InputEstimate {
+interface InputEstimate {
   lowerBound: number
   headroom: number
   /** lowerBound + headroom: what a preflight reserves. */

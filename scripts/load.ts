@@ -175,7 +175,7 @@ async function merge(positionals: string[], flags: Flags, io: CliIo): Promise<nu
   return merged.exitCode
 }
 
-export interface CliIo {
+interface CliIo {
   stdout: (text: string) => void
   stderr: (text: string) => void
   env: NodeJS.ProcessEnv

@@ -23,7 +23,7 @@ import { isRunId, runIdOf, runStartedAt, RUN_TAG } from '../harness/run-tag.ts'
 import { newRunId, probe } from '../harness/target.ts'
 import { isObject } from '../common/json.ts'
 
-export const SWEEP_DEFAULTS = {
+const SWEEP_DEFAULTS = {
   /** Younger runs may still be running: a remote run of every family takes well under an hour. */
   olderThan: '2h',
   /** Part 1 §4.4: GET /v1/files answers at most 10000 files a page. */
@@ -32,7 +32,7 @@ export const SWEEP_DEFAULTS = {
   maxPages: 1_000,
 }
 
-export const SWEEP_USAGE = `Usage: npm run conformance -- sweep [--yes] [--keep RUN_ID]... [--older-than DURATION] [--base-url URL]
+const SWEEP_USAGE = `Usage: npm run conformance -- sweep [--yes] [--keep RUN_ID]... [--older-than DURATION] [--base-url URL]
 
 Lists what earlier conformance and load runs left on the target: files whose filename starts with gc-<run id>-
 and video jobs whose safety_identifier starts with gc-<run id>-, with every key given (GATEWAY_API_KEY
@@ -60,7 +60,7 @@ export interface SweepIo {
   pageLimit?: number
 }
 
-export const processIo: SweepIo = {
+const processIo: SweepIo = {
   out: (text) => void process.stdout.write(text),
   err: (text) => void process.stderr.write(text),
   env: process.env,

@@ -6,11 +6,11 @@
 import type { ChildProcess } from 'node:child_process'
 import { procStatusKb, spawnNodeScript, stopChild } from './children.ts'
 
-export const CHILD_GATEWAY = {
+const CHILD_GATEWAY = {
   startTimeoutMs: 30_000, // tsx compiles the gateway on first start; on a busy two-core machine that takes seconds
 }
 
-export interface ChildGateway {
+interface ChildGateway {
   url: string
   pid: number
   /** Seeded keys by the environment variable that carries them (GATEWAY_API_KEY, GATEWAY_API_KEY_TIER5, ...). */

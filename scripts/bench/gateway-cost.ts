@@ -9,7 +9,7 @@ import { Agent, request } from 'undici'
 import { startEmbeddedGateway } from '../../gateway/embedded.ts'
 import { median, type Row } from './table.ts'
 
-export interface GatewayCostOptions {
+interface GatewayCostOptions {
   rounds: number // alternating rounds per target
   requestsPerRound: number
   warmupRequests: number

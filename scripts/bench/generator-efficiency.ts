@@ -18,7 +18,7 @@ import { startChildGateway } from './child-gateway.ts'
 import { procCpuMs } from './children.ts'
 import { median, type Row } from './table.ts'
 
-export interface GeneratorEfficiencyOptions {
+interface GeneratorEfficiencyOptions {
   rounds: number
   roundMs: number
   /** One round per side first, not counted: JIT and connection setup in both processes. 0: none. */

@@ -10,7 +10,7 @@ import { startChildGateway } from './child-gateway.ts'
 import { kbToMb, procStatusKb, spawnNodeScript, stopChild, waitForExit } from './children.ts'
 import type { Row } from './table.ts'
 
-export interface MemoryOptions {
+interface MemoryOptions {
   /** Length of each of the saturation profile's two phases (models, responses): the run lasts twice this. */
   phaseMs: number
   /** The gateway child's rate-limit minute (see bench.ts for why it is short). */

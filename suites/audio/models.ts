@@ -90,7 +90,7 @@ export function audioModels(api: TargetClient) {
  * at most one second per five characters, slowed by speed. Transcription: audio in at 50 tokens a second and
  * ten text tokens a second out, plus 100.
  */
-export const ESTIMATE = { audioTokensPerSecond: 50, charsPerSecondAtLeast: 5, textTokensPerSecond: 10, textTokensFixed: 100 } as const
+const ESTIMATE = { audioTokensPerSecond: 50, charsPerSecondAtLeast: 5, textTokensPerSecond: 10, textTokensFixed: 100 } as const
 
 const roundUp = (usd: number): number => Math.ceil(usd * 1e6) / 1e6
 

@@ -15,7 +15,7 @@ import { schemas } from '../../harness/schema-registry.ts'
 import { modelItems } from '../models/model-list.ts'
 import { howToName, namedFirst, namedModel, withNamedModels } from '../shared/named-models.ts'
 
-export const CHAT_PATH = '/v1/chat/completions'
+const CHAT_PATH = '/v1/chat/completions'
 
 /** A prompt whose honest answer is long: a small budget is sure to run out on it. */
 export const LONG_PROMPT = 'Write a detailed essay of at least five hundred words on the history of computer networks.'
@@ -107,7 +107,7 @@ export function userMessage(text: string): Record<string, unknown> {
   return { role: 'user', content: text }
 }
 
-export function isCompletion(value: unknown): value is Record<string, unknown> {
+function isCompletion(value: unknown): value is Record<string, unknown> {
   return schemas().validate('chat/completion.json', value).ok
 }
 
@@ -119,7 +119,7 @@ export function completionOf(ex: Exchange): Record<string, unknown> {
   return body
 }
 
-export interface ChatUsage {
+interface ChatUsage {
   prompt: number
   completion: number
   total: number

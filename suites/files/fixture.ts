@@ -20,13 +20,13 @@ export const ACCEPTED: readonly number[] = [200, 201]
 const GROUP_GAP_MS = 1_100 // two calls more than a second apart get different Unix seconds
 const FIRST_GROUP = 3
 
-export interface PurposeUpload extends Upload {
+interface PurposeUpload extends Upload {
   purpose: Purpose
   /** The answer as an object, when it is one. */
   file: Record<string, unknown> | undefined
 }
 
-export interface Fixture {
+interface Fixture {
   uploads: PurposeUpload[]
   /** Uploads that were accepted with a file object, in upload order. */
   accepted: PurposeUpload[]

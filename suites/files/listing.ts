@@ -8,7 +8,7 @@ import { isObject } from '../../common/json.ts'
 import type { Exchange, TargetClient } from '../../harness/http-client.ts'
 import { schemas } from '../../harness/schema-registry.ts'
 
-export interface FileList {
+interface FileList {
   ex: Exchange
   items: Array<Record<string, unknown>>
   ids: string[]
@@ -38,7 +38,7 @@ export async function fullList(api: TargetClient, order: 'asc' | 'desc'): Promis
 }
 
 /** created_at of each item, failing when one is not an integer (the file-object requirement reports that). */
-export function createdAts(list: FileList): number[] {
+function createdAts(list: FileList): number[] {
   const values = list.items.map((item) => item.created_at)
   precondition(values.every((v) => Number.isInteger(v)), 'P1-2.4-file-object', 'a listed file has no integer created_at')
   return values as number[]
@@ -55,7 +55,7 @@ export function orderBreaks(list: FileList, order: 'asc' | 'desc'): string[] {
   return breaks
 }
 
-export interface Paged {
+interface Paged {
   /** Every id of every page, in the order read. */
   seen: string[]
   pages: number

@@ -20,7 +20,7 @@ export type Purpose = (typeof PURPOSES)[number]
 const PNG_1X1 = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64')
 
 /** Content that suits each purpose (§4.4 purpose rules): JSONL where JSONL is the rule, an image for vision. */
-export const SUITED: Readonly<Record<Purpose, { ext: string; contentType: string; content: PartContent }>> = {
+const SUITED: Readonly<Record<Purpose, { ext: string; contentType: string; content: PartContent }>> = {
   assistants: { ext: 'txt', contentType: 'text/plain', content: 'Notes for a hosted retrieval surface.\n' },
   batch: { ext: 'jsonl', contentType: 'application/jsonl', content: `${JSON.stringify({ custom_id: 'gc-1', method: 'POST', url: '/v1/responses', body: { model: 'gc-model', input: 'Hello' } })}\n` },
   'fine-tune': { ext: 'jsonl', contentType: 'application/jsonl', content: `${JSON.stringify({ messages: [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: 'Hello' }] })}\n` },
@@ -30,7 +30,7 @@ export const SUITED: Readonly<Record<Purpose, { ext: string; contentType: string
   others: { ext: 'bin', contentType: 'application/octet-stream', content: { size: 2048, pattern: '\u0000\u0001gc' } },
 }
 
-export interface UploadSpec {
+interface UploadSpec {
   /** Part of the filename after `gc-<runId>-`. */
   label: string
   /** The purpose field; undefined sends none. */
@@ -59,7 +59,7 @@ export interface Upload {
 /** Ids of files this worker created and has not deleted yet, with the key that owns each. */
 const created = new Map<string, KeySlot>()
 
-export function fileName(label: string, ext: string): string {
+function fileName(label: string, ext: string): string {
   return runFileName(runConfig().runId, label, ext)
 }
 
@@ -105,7 +105,7 @@ export async function expectRefused(api: TargetClient, up: Upload, statuses: num
   expectStatus(up.ex, statuses, why)
 }
 
-export const CLEANUP_DEFAULTS = {
+const CLEANUP_DEFAULTS = {
   concurrency: 8, // deletes in flight: the tiers bursts leave thousands of files, 300 ms each on a distant target
   budgetMs: 300_000, // then the rest is left for `npm run conformance -- sweep` (every name carries the run id)
 }

@@ -5,7 +5,7 @@
  */
 import type { Exchange, TargetClient } from '../../harness/http-client.ts'
 
-export interface SampleCall {
+interface SampleCall {
   title: string
   /** True when the call carries a valid key, so that rate-limit headers are due. */
   authenticated: boolean

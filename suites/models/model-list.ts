@@ -26,7 +26,7 @@ export function modelIds(items: readonly unknown[]): string[] {
   return items.flatMap((item) => (isObject(item) && typeof item.id === 'string' ? [item.id] : []))
 }
 
-export interface ModelFixtures {
+interface ModelFixtures {
   list: () => Promise<{ ex: Exchange; items: unknown[] }>
   retrieved: () => Promise<Array<{ id: string; ex: Exchange }>>
 }

@@ -15,7 +15,7 @@ import { moderate, OMNI_MODELS } from './fixtures.ts'
 const api = target()
 const MODEL = OMNI_MODELS[0]
 
-export const RATE_LIMIT_DEFAULTS = {
+const RATE_LIMIT_DEFAULTS = {
   reachable: 300, // the most calls this test makes to reach a limit: more would be a load test
   wave: 8, // calls in flight at once while filling the bucket
 }

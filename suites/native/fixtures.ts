@@ -85,7 +85,7 @@ function listed(item: Record<string, unknown>): ListedModel {
   }
 }
 
-export interface NativeModels {
+interface NativeModels {
   /** Models the main key may use, cheapest output first. */
   usable: () => Promise<ListedModel[]>
   /** A model that answers generateContent with text. */

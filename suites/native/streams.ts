@@ -10,7 +10,7 @@ import type { Exchange } from '../../harness/http-client.ts'
 import { observe } from '../../harness/recorder.ts'
 import { eventJson } from '../../harness/sse.ts'
 
-export interface Chunks {
+interface Chunks {
   framing: 'sse' | 'json-array' | 'json-object'
   chunks: unknown[]
 }

@@ -25,23 +25,23 @@ export const PRICES = { page: 0.004, annotatedPage: 0.005 }
 export const PAGE_WORDS = ['ALPHA', 'BRAVO', 'CHARLIE'] as const
 export const TABLE = [['Fruit', 'Count'], ['Apple', '3'], ['Pear', '5']]
 
-export const TEST_PDF = buildPdf([
+const TEST_PDF = buildPdf([
   { texts: [{ x: 72, y: 760, text: 'GC CONFORMANCE HEADER' }, { x: 72, y: 700, text: PAGE_WORDS[0] }, { x: 72, y: 30, text: 'GC FOOTER 1' }], imagePixels: 8 },
   { texts: [{ x: 72, y: 700, text: PAGE_WORDS[1] }], imagePixels: 8 },
   { texts: [{ x: 72, y: 700, text: PAGE_WORDS[2] }, ...TABLE.flatMap((row, r) => row.map((text, c) => ({ x: 72 + c * 200, y: 600 - r * 24, text })))] },
 ])
-export const TEST_PDF_PAGES = 3
+const TEST_PDF_PAGES = 3
 /** The largest image of the test PDF, in pixels a side: image_min_size above it leaves no image to extract. */
 export const TEST_PDF_IMAGE_PIXELS = 8
 
-export const PDF_DOCUMENT = { type: 'document_url', document_url: pdfDataUrl(TEST_PDF) }
+const PDF_DOCUMENT = { type: 'document_url', document_url: pdfDataUrl(TEST_PDF) }
 export const URL_DOCUMENT = { type: 'document_url', document_url: 'https://www.w3.org/WAI/ER/tests/xhtml/testfiles/resources/pdf/dummy.pdf' }
 export const IMAGE_DOCUMENT = { type: 'image_url', image_url: 'https://www.w3.org/Icons/w3c_home.png' }
 
 /** A document of unknown length (a URL) is estimated at this many pages. */
 const URL_PAGES_ESTIMATE = 5
 
-export interface OcrModels {
+interface OcrModels {
   /** <ocr_model>: an OCR model of the catalogue whose id does not say latest (else the alias itself). */
   model: string
   /** The latest alias, when the catalogue lists an OCR model id containing "latest". */
@@ -49,7 +49,7 @@ export interface OcrModels {
 }
 
 /** The OCR models of GET /v1/models; the reference names them only as <ocr_model> and "a latest alias". */
-export function ocrModels(api: TargetClient): () => Promise<OcrModels> {
+function ocrModels(api: TargetClient): () => Promise<OcrModels> {
   return memo(async () => {
     const ex = await api.get('/v1/models')
     expectStatus(ex, 200)
@@ -65,7 +65,7 @@ export function ocrModels(api: TargetClient): () => Promise<OcrModels> {
   })
 }
 
-export interface OcrCall {
+interface OcrCall {
   model?: string | null
   document?: unknown
   /** Other fields of the body. */

@@ -27,7 +27,7 @@ export const ARGS_DELTA = 'response.function_call_arguments.delta'
 export const ARGS_DONE = 'response.function_call_arguments.done'
 
 /** Schemas of the event types the suite knows (§6.2 names and the convention); others are not judged. */
-export const EVENT_SCHEMAS: Readonly<Record<string, string>> = {
+const EVENT_SCHEMAS: Readonly<Record<string, string>> = {
   'response.created': 'responses/events/response-created.json',
   'response.output_text.delta': 'responses/events/output-text-delta.json',
   'response.output_text.done': 'responses/events/output-text-done.json',
@@ -47,7 +47,7 @@ export function isEventStream(ex: Exchange): boolean {
   return ex.status === 200 && ex.stream !== undefined && /^text\/event-stream\b/i.test(ex.header('content-type') ?? '')
 }
 
-export function typedEvents(ex: Exchange): TypedEvent[] {
+function typedEvents(ex: Exchange): TypedEvent[] {
   const stream = ex.stream
   if (!stream) return []
   return stream.events.map((event, i) => {

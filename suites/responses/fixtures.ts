@@ -23,7 +23,7 @@ export const CAPS = {
   cut: 16, // sure to cut a few sentences short
 }
 
-export interface ChatModel {
+interface ChatModel {
   id: string
   minTier: number
   maxInputTokens: number | undefined
@@ -79,7 +79,7 @@ export function createStream(api: TargetClient, body: Record<string, unknown>): 
   return api.stream({ method: 'POST', path: PATH, json: { ...body, stream: true }, headers: { accept: 'text/event-stream' } })
 }
 
-export function isResponseObject(value: unknown): value is Record<string, unknown> {
+function isResponseObject(value: unknown): value is Record<string, unknown> {
   return schemas().validate('responses/response.json', value).ok
 }
 

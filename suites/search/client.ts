@@ -11,7 +11,7 @@ import { type KeyUse } from '../../harness/exchange.ts'
 import { target, spend } from '../../harness/suite.ts'
 
 /** Section 4.5: the nine listed tools and their cost per query in US dollars. */
-export const TOOL_PRICES: Readonly<Record<string, number>> = {
+const TOOL_PRICES: Readonly<Record<string, number>> = {
   'p1-search': 0.001,
   'p2-search': 0.003,
   'p3-search': 0.004,
@@ -27,7 +27,7 @@ const HIGHEST_PRICE = Math.max(...Object.values(TOOL_PRICES)) // for a tool the 
 
 export type Form = 'body' | 'url'
 
-export interface SearchCall {
+interface SearchCall {
   tool: string
   form?: Form
   /** Fields besides search_tool_name; query defaults to a fixed one. */

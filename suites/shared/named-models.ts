@@ -7,7 +7,7 @@
 import type { Capability } from '../../harness/config.ts'
 import { runConfig } from '../../harness/suite.ts'
 
-export const MODELS_ENV = 'GATEWAY_MODELS'
+const MODELS_ENV = 'GATEWAY_MODELS'
 
 export function namedModel(capability: Capability): string | undefined {
   return runConfig().models[capability]

@@ -16,7 +16,7 @@ import { howToName, namedModel } from '../shared/named-models.ts'
 export const SYNTHESIZE_PATH = '/v1/text:synthesize'
 export const ENCODINGS = ['MP3', 'LINEAR16', 'OGG_OPUS', 'MULAW', 'ALAW'] as const
 export type Encoding = (typeof ENCODINGS)[number]
-export const SHORT_TEXT = 'Hello from the conformance suite.'
+const SHORT_TEXT = 'Hello from the conformance suite.'
 
 /** §4.9 prices per million tokens; the pro model's (the higher) for every estimate, since which is which is not known. */
 const PRICE = { input: 1.0, output: 20.0 }
@@ -24,13 +24,13 @@ const AUDIO_TOKENS_PER_SECOND = 32
 const CHARS_PER_SECOND = 15 // a typical speaking rate (about 150 words a minute); one second more is added
 const MAX_PROBES = 8
 
-export function synthesisCostUsd(text: string): number {
+function synthesisCostUsd(text: string): number {
   const seconds = [...text].length / CHARS_PER_SECOND + 1
   const usd = (Buffer.byteLength(text, 'utf8') * PRICE.input + seconds * AUDIO_TOKENS_PER_SECOND * PRICE.output) / 1_000_000
   return Math.ceil(usd * 1_000_000) / 1_000_000
 }
 
-export interface SynthesisOptions {
+interface SynthesisOptions {
   text?: string
   encoding?: string
   rate?: number
@@ -59,7 +59,7 @@ export async function synthesize(api: TargetClient, body: Record<string, unknown
   return ex
 }
 
-export interface SynthesisModels {
+interface SynthesisModels {
   /** Every usable model that answered text:synthesize, cheapest first; skips the test when there is none. */
   all: () => Promise<ListedModel[]>
   /** The cheapest of them. */

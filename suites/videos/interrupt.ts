@@ -16,7 +16,7 @@ import { runConfig, spend } from '../../harness/suite.ts'
 import { estimateUsd, listVideos, trackTag, type VideoList } from './jobs.ts'
 import { backoffDelayMs } from './poll.ts'
 
-export const INTERRUPT_DEFAULTS = {
+const INTERRUPT_DEFAULTS = {
   /**
    * How long the job of a dropped create may take to appear in the list: it was sent whole and the server
    * starts at submission, so a few seconds are plenty even for a remote target.

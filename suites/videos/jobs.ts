@@ -26,7 +26,7 @@ export const TERMINAL: readonly string[] = ['completed', 'failed']
 /** A create "returns the job" (§4.1) without a stated status: 200, or 201 for a created resource. */
 export const ACCEPTED: readonly number[] = [200, 201]
 
-export const COST_DEFAULTS = {
+const COST_DEFAULTS = {
   /**
    * US dollars per second of video when the target's catalogue gives no positive price for a model: above the
    * widely used video models' list prices, so that a budget is never under-reserved.

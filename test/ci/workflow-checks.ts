@@ -16,7 +16,7 @@ export interface Step {
 }
 
 /** One npm invocation: `npm ci`, `npm test` or `npm run <script>`, the word after `--` if any, and our flags. */
-export interface NpmCommand {
+interface NpmCommand {
   command: string
   sub?: string
   /** Flags passed to our script (after `--`); npm's own (`npm ci --no-audit`) are npm's business. */
@@ -44,7 +44,7 @@ export function npmCommands(shell: string): NpmCommand[] {
 }
 
 /** The code of a Markdown document: fenced blocks and inline code spans. */
-export function markdownCode(markdown: string): string[] {
+function markdownCode(markdown: string): string[] {
   const blocks = [...markdown.matchAll(/^```[^\n]*\n([\s\S]*?)^```/gm)].map((m) => m[1] as string)
   const prose = markdown.replace(/^```[^\n]*\n[\s\S]*?^```/gm, '')
   const spans = [...prose.matchAll(/`([^`\n]+)`/g)].map((m) => m[1] as string)

@@ -25,7 +25,7 @@ export const MODELS = {
 } as const
 
 /** Part 1 §2.2: the fields of a transaction record these tests read. */
-export interface TransactionSeen {
+interface TransactionSeen {
   id: string
   status_code: number
 }

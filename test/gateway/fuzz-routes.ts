@@ -39,8 +39,7 @@ export interface FuzzRoute {
 }
 
 /** The key every fuzz call uses: the highest tier, so that limits leave room for every case (Part 1 §8). */
-export const FUZZ_KEY = SEEDED_KEYS.tier5
-export const FUZZ_ACCOUNT = 'acct-tier5'
+const FUZZ_KEY = SEEDED_KEYS.tier5
 const BEARER = { authorization: `Bearer ${FUZZ_KEY}` }
 
 /** Part 1 §7: the statuses used across endpoints (400, 401, 403, 404, 429); 5xx is never the caller's fault. */
