@@ -15,9 +15,12 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
 const SCHEMAS_DIR = fileURLToPath(new URL('../schemas/', import.meta.url))
 const SCHEMA_ID_BASE = 'https://gateway-conformance.test/schemas/'
 
-/** Not schemas: the catalogue, the limit tables and the configuration contract are data read by other code. */
+/**
+ * Not schemas: the catalogue, the limit tables, the configuration contract and the reference's sections are data
+ * read by other code.
+ */
 const NOT_SCHEMAS = new Set(['requirements.json'])
-const NOT_SCHEMA_DIRS = new Set(['limits', 'config'])
+const NOT_SCHEMA_DIRS = new Set(['limits', 'config', 'reference'])
 
 /**
  * ISO 8601 as the reference uses it (Part 1 sections 2.1, 2.2, 2.3): a calendar date, or a date and time with
