@@ -137,7 +137,7 @@ export const CAPABILITIES = [
 export type Capability = (typeof CAPABILITIES)[number]
 export type NamedModels = Partial<Record<Capability, string>>
 
-/** The capabilities GATEWAY_AUDIO_MODELS took before GATEWAY_MODELS absorbed it; that name keeps working. */
+/** The capabilities GATEWAY_AUDIO_MODELS may name: it spells part of GATEWAY_MODELS, and keeps working. */
 export const AUDIO_CAPABILITIES: readonly Capability[] = ['speech', 'transcribe', 'transcribe-newer', 'diarize']
 
 export const DEFAULT_NATIVE_KEY_HEADER = 'x-native-api-key'

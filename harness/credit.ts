@@ -1,5 +1,5 @@
 /**
- * The measured side of a run's spend (issue: cost): the main key's remaining credit in US dollars
+ * The measured side of a run's spend: the main key's remaining credit in US dollars
  * (`remaining_unit` of GET /user/v1/credit, Part 1 section 2.1), read before and after the run. Best
  * effort: a target without the usage endpoints, or one that fails, gives null and the summary says the
  * spend was not measured. The reads are exchanges of the run like any other: the reporter puts them in

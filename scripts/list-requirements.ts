@@ -15,8 +15,8 @@ const AUDITED = new Set<string>(Object.values(REQ))
 
 /** requirement id -> "file > test name" of every test that declares it. */
 export async function collectChecks(root: string): Promise<Map<string, string[]>> {
-  // No isolation: collection runs no test, so the files may share one module graph; with a fresh one per file,
-  // the harness was evaluated sixty times over (17 s against 5 s, the same list).
+  // No isolation: collection runs no test, so the files may share one module graph rather than evaluate the
+  // harness once per suite file.
   const vitest = await createVitest('test', { root, project: CONFORMANCE_PROJECTS, watch: false, reporters: [], isolate: false })
   // Collection evaluates suite files only; the placeholder keeps global setup from starting a gateway.
   const placeholder: TargetConfig = { baseUrl: 'http://127.0.0.1:9', embedded: false, keys: {}, asOf: '2026-01-01', budgetUsd: 0, timeoutMs: 1, largeUploads: false, models: {}, nativeKeyHeader: DEFAULT_NATIVE_KEY_HEADER, runId: 'list' }

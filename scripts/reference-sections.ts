@@ -14,7 +14,7 @@ const OUTPUT = fileURLToPath(new URL('../schemas/reference/sections.json', impor
  * A part's `##` and `###` headings by section number ("4.3" -> "4.3 Models"; the first wins), and the numbered
  * rules inside a top-level section ("9.4": rule 4 of section 9), which requirements cite as sections too.
  */
-export function sectionsOf(markdown: string): { headings: Record<string, string>; rules: string[] } {
+function sectionsOf(markdown: string): { headings: Record<string, string>; rules: string[] } {
   const headings: Record<string, string> = {}
   const rules: string[] = []
   let current = ''

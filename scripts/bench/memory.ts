@@ -18,7 +18,7 @@ interface MemoryOptions {
 }
 
 export const MEMORY = {
-  goalMb: 300, // issue 6: each process stays under this at its peak
+  goalMb: 300, // each process stays under this at its peak
   pollMs: 500,
   // Beyond the phases: tsx compiling the load command, planning, and rendering report.html at the end.
   overheadMs: 90_000,

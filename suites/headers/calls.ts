@@ -1,5 +1,5 @@
 /**
- * Responses of every kind the suites of this issue touch, for the shared-header rules (Part 1 sections 1.4, 4.1,
+ * Responses of every kind the suites touch, for the shared-header rules (Part 1 sections 1.4, 4.1,
  * 9.4: "every response", errors included). Besides these explicit tests, the reporter audits every exchange of
  * every family against the same rules.
  */

@@ -12,8 +12,8 @@
  *   at once   from rest, more calls than the limit all at once: at most L + L·T/minute admitted
  *
  * The tiers' sequences run side by side (each account has its own buckets); every wait is the one the target
- * announced. Against the embedded gateway (10-second minutes) the file takes about 40 s; against a remote target
- * about five real minutes.
+ * announced. Against the embedded gateway the minutes are ten seconds long, so the file is quick; against a remote
+ * target it waits real minutes.
  */
 import { beforeAll, describe } from 'vitest'
 import { expectSchema, expectStatus, expectThat, precondition } from '../../harness/assert.ts'

@@ -1,5 +1,5 @@
 /**
- * Allure (issue 7). A conformance run's allure-results carry, on every test, the requirement's part (epic), family
+ * Allure. A conformance run's allure-results carry, on every test, the requirement's part (epic), family
  * (feature), id (story), severity from its level, a link to its section of the reference and tags for the target
  * and tiers; a failing test carries its exchange and curl line; no key is anywhere. `npm run report` renders them
  * with Allure 3 into one HTML page that headless Chromium shows with the run's tests, and its history file makes
