@@ -26,7 +26,7 @@ export const REPORT_DEFAULTS = {
   timeoutMs: 300_000,
 }
 
-export interface ReportOptions {
+interface ReportOptions {
   results: string
   output: string
   history: string
@@ -56,7 +56,7 @@ export function resolveReportOptions(flags: ReportFlags, env: Record<string, str
 }
 
 /** The number of test results in a results folder; 0 when the folder is missing. */
-export function countResults(results: string): number {
+function countResults(results: string): number {
   if (!existsSync(results) || !statSync(results).isDirectory()) return 0
   return readdirSync(results).filter((name) => name.endsWith('-result.json')).length
 }
@@ -68,7 +68,7 @@ export function historyEntries(history: string): number {
 }
 
 /** Allure's config: the awesome report as one file, its tree by part, family and requirement. */
-export function allureConfig(o: ReportOptions): Record<string, unknown> {
+function allureConfig(o: ReportOptions): Record<string, unknown> {
   return {
     name: o.name,
     output: o.output,
@@ -89,7 +89,7 @@ export function allureConfig(o: ReportOptions): Record<string, unknown> {
 
 const ALLURE_CLI = fileURLToPath(new URL('../cli.js', import.meta.resolve('allure')))
 
-export interface ReportOutcome {
+interface ReportOutcome {
   tests: number
   index: string
   historyEntries: number

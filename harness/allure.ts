@@ -12,8 +12,8 @@ import { relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import * as allure from 'allure-js-commons'
 import { BaseMessageTestRuntime, getGlobalTestRuntime } from 'allure-js-commons/sdk/runtime'
-import { referenceLink } from './allure-links.ts'
-import type { Level, Requirement } from './catalogue.ts'
+import { referenceLink } from './reference.ts'
+import type { Level, Requirement } from './requirements.ts'
 import type { TargetConfig } from './config.ts'
 import { curlLine } from './curl.ts'
 import type { ExchangeRecord } from './exchange.ts'
@@ -22,12 +22,12 @@ import { Redactor } from './redact.ts'
 /** A MUST that fails makes the target non-conformant; a SHOULD that fails is a warning. */
 export const SEVERITY: Readonly<Record<Level, string>> = { MUST: 'critical', SHOULD: 'minor' }
 
-export function allureActive(): boolean {
+function allureActive(): boolean {
   return getGlobalTestRuntime() instanceof BaseMessageTestRuntime
 }
 
 /** "embedded" for the reference gateway this run started, else the target's host (never a key: URLs hold none). */
-export function targetTag(config: Pick<TargetConfig, 'embedded' | 'baseUrl'>): string {
+function targetTag(config: Pick<TargetConfig, 'embedded' | 'baseUrl'>): string {
   return `target:${config.embedded ? 'embedded' : new URL(config.baseUrl).host}`
 }
 
@@ -53,7 +53,7 @@ export function testCaseIdOf(task: { name: string; fullTestName?: string; file: 
   return createHash('md5').update(`${file} > ${task.fullTestName ?? task.name}`).digest('hex')
 }
 
-export function labelsOf(req: Requirement): Array<{ name: string; value: string }> {
+function labelsOf(req: Requirement): Array<{ name: string; value: string }> {
   return [
     { name: allure.LabelName.EPIC, value: `Part ${req.part}` },
     { name: allure.LabelName.FEATURE, value: req.family },
@@ -91,7 +91,7 @@ function redactorFor(config: TargetConfig): Redactor {
 }
 
 /** What is attached to a failing test: the exchange (JSON) and the curl line, both redacted once more. */
-export function failureAttachments(exchange: ExchangeRecord, keys: Redactor): Array<{ name: string; content: string; contentType: string }> {
+function failureAttachments(exchange: ExchangeRecord, keys: Redactor): Array<{ name: string; content: string; contentType: string }> {
   const outcome = exchange.status !== undefined ? String(exchange.status) : 'no response'
   return [
     { name: `exchange: ${exchange.method} ${exchange.path} -> ${outcome}`, content: keys.text(`${JSON.stringify(exchange, null, 2)}\n`), contentType: allure.ContentType.JSON },

@@ -3,26 +3,19 @@
  * preconditions skip a test whose subject another requirement already broke, so that one fault is reported
  * once, by the requirement it breaks.
  */
-import { requirement as lookup, type Requirement } from './catalogue.ts'
+import { requirement as lookup, type Requirement } from './requirements.ts'
 import type { Exchange } from './http-client.ts'
 import { currentExchanges, currentRequirement, skipTest } from './recorder.ts'
+import { ConformanceFailure } from './errors.ts'
 import { renderFailure, type FailureDetails } from './failure.ts'
 import { schemas } from './schema-registry.ts'
 import type { ExchangeRecord } from './exchange.ts'
+import { isObject } from '../common/json.ts'
 
-export class ConformanceFailure extends Error {
-  override readonly name = 'ConformanceFailure'
-  readonly details: FailureDetails
-
-  constructor(details: FailureDetails, req: Requirement | undefined = currentRequirementOrUndefined()) {
-    super(renderFailure(req, details))
-    this.details = details
-  }
-}
-
-function currentRequirementOrUndefined(): Requirement | undefined {
+/** A failure of the running test's requirement, its message rendered by the failure contract. */
+export function conformanceFailure(details: FailureDetails): ConformanceFailure {
   const id = currentRequirement()
-  return id === undefined ? undefined : lookup(id)
+  return new ConformanceFailure(details, renderFailure(id === undefined ? undefined : lookup(id), details))
 }
 
 /** The newest exchange of the running test: the default evidence when a check names none. */
@@ -33,7 +26,7 @@ export function lastExchange(): ExchangeRecord | undefined {
 
 export function fail(expected: string, seen: string | string[], exchange?: Exchange | ExchangeRecord): never {
   const record = exchange === undefined ? lastExchange() : 'record' in exchange ? exchange.record : exchange
-  throw new ConformanceFailure({ expected, seen, ...(record === undefined ? {} : { exchange: record }) })
+  throw conformanceFailure({ expected, seen, ...(record === undefined ? {} : { exchange: record }) })
 }
 
 export function expectThat(condition: boolean, expected: string, seen: string | string[], exchange?: Exchange | ExchangeRecord): asserts condition {
@@ -90,7 +83,3 @@ export function expectEach(ex: Exchange, ref: string, items: readonly unknown[],
   if (errors.length > 0) fail(`every item of ${basePath} to match ${ref}`, errors, ex)
 }
 
-/** A plain object, or a failure: guards deep reads in tests so a wrong shape is a failure, not a TypeError. */
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}

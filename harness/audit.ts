@@ -19,14 +19,14 @@ export const REQ = {
 } as const
 
 /** Part 1 section 9.4: the legacy header's migration window, both ends inclusive. */
-export const X_REQUEST_ID_FIRST_DAY = '2026-08-16'
-export const X_REQUEST_ID_LAST_DAY = '2026-10-15'
+const X_REQUEST_ID_FIRST_DAY = '2026-08-16'
+const X_REQUEST_ID_LAST_DAY = '2026-10-15'
 
 export const AUDIT_TOLERANCE = {
   svcIdClockSkewMs: 5 * 60_000, // the UUID v7 time may differ from ours by clock skew; 5 minutes is generous
 }
 
-export interface Finding {
+interface Finding {
   requirement: string
   ok: boolean
   detail: string
@@ -85,7 +85,7 @@ export function xRequestIdFinding(svcId: string | undefined, xId: string | undef
 }
 
 /** A call with a key the target accepted: the rate-limit headers are due on it. */
-export function isAuthenticatedCall(ex: ExchangeRecord): boolean {
+function isAuthenticatedCall(ex: ExchangeRecord): boolean {
   return ex.key !== null && ex.key !== 'invalid' && ex.key !== 'suspended' && ex.status !== undefined && ex.status !== 401 && ex.status !== 403
 }
 

@@ -11,8 +11,9 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { ConfigError } from './errors.ts'
 import type { JunitCase } from './report/junit.ts'
 import type { BaselineMark, RequirementResult, Status } from './results.ts'
+import { isObject } from '../common/json.ts'
 
-export interface BaselineEntry {
+interface BaselineEntry {
   id: string
   reason: string
 }
@@ -41,10 +42,6 @@ const MAX_REASON = 300 // a generated reason: the first line of what was seen, e
 /** The name a baseline gives a target: an embedded gateway has a new port each run, so it is one name. */
 export function targetName(target: { baseUrl: string; embedded: boolean }): string {
   return target.embedded ? 'embedded' : target.baseUrl
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 /** Validates a baseline's text; every problem is one ConfigError line naming the file and the place. */

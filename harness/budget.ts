@@ -18,13 +18,13 @@ import { join } from 'node:path'
 import { HarnessError } from './errors.ts'
 import { recordSpend, skipTest, type SpendRecord } from './recorder.ts'
 
-export const BUDGET_DEFAULTS = {
+const BUDGET_DEFAULTS = {
   lockWaitMs: 10_000, // longest wait for another worker's reservation; each takes microseconds
   staleLockMs: 30_000, // a lock older than this was left by a crashed worker: break it
   pollMs: 5, // between attempts to take the lock
 }
 
-export interface BudgetTarget {
+interface BudgetTarget {
   runId: string
   budgetUsd: number | null
 }

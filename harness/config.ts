@@ -18,7 +18,7 @@ export type KeySlot = (typeof KEY_SLOTS)[number]
 export const KEY_ENV: Readonly<Record<KeySlot, string>> = keyVariables.keys
 
 export const DEFAULTS = {
-  timeoutMs: 30_000, // per request; long enough for a slow staging gateway, short enough that nothing hangs
+  timeoutMs: 30_000, // per request; long enough for a slow staging target, short enough that nothing hangs
   remoteBudgetUsd: 50, // a remote run spends at most this unless GATEWAY_BUDGET_USD says otherwise: a full run reserves about $39 at the reference's prices
   reportDir: 'reports', // parent of reports/<run-id>/ and reports/latest
   maxTimeoutMs: 900_000, // the flex tier may take up to 900 s (Part 1 section 8.5); more is a typo
@@ -97,7 +97,7 @@ export function loadEnv(processEnv: Env, dir: string = process.cwd()): Env {
   return { ...fileVars, ...processEnv }
 }
 
-export function parseBaseUrl(raw: string, source: string): string {
+function parseBaseUrl(raw: string, source: string): string {
   let url: URL
   try {
     url = new URL(raw)
@@ -137,7 +137,7 @@ export const CAPABILITIES = [
 export type Capability = (typeof CAPABILITIES)[number]
 export type NamedModels = Partial<Record<Capability, string>>
 
-/** The capabilities GATEWAY_AUDIO_MODELS took before GATEWAY_MODELS absorbed it; that name keeps working. */
+/** The capabilities GATEWAY_AUDIO_MODELS may name: it spells part of GATEWAY_MODELS, and keeps working. */
 export const AUDIO_CAPABILITIES: readonly Capability[] = ['speech', 'transcribe', 'transcribe-newer', 'diarize']
 
 export const DEFAULT_NATIVE_KEY_HEADER = 'x-native-api-key'

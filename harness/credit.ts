@@ -1,17 +1,18 @@
 /**
- * The measured side of a run's spend (issue: cost): the main key's remaining credit in US dollars
+ * The measured side of a run's spend: the main key's remaining credit in US dollars
  * (`remaining_unit` of GET /user/v1/credit, Part 1 section 2.1), read before and after the run. Best
  * effort: a target without the usage endpoints, or one that fails, gives null and the summary says the
  * spend was not measured. The reads are exchanges of the run like any other: the reporter puts them in
  * exchanges.har, redacted the same way.
  */
 import { setTimeout as sleep } from 'node:timers/promises'
-import { isObject } from './assert.ts'
+import { isObject } from '../common/json.ts'
 import type { ExchangeRecord } from './exchange.ts'
-import { TargetFailure, type Exchange, type GatewayClient } from './http-client.ts'
+import { TargetFailure } from './errors.ts'
+import type { Exchange, TargetClient } from './http-client.ts'
 import { retryAfterMs } from './retry.ts'
 
-export const CREDIT_DEFAULTS = {
+const CREDIT_DEFAULTS = {
   timeoutMs: 10_000, // one small GET; a target slower than this is not measured
   maxWaitMs: 61_000, // a run that spent the main key's usage limit (the tiers family does) waits one window for it
 }
@@ -23,7 +24,7 @@ export interface CreditReading {
   exchanges: ExchangeRecord[]
 }
 
-export async function readRemainingUsd(client: GatewayClient): Promise<CreditReading> {
+export async function readRemainingUsd(client: TargetClient): Promise<CreditReading> {
   const exchanges: ExchangeRecord[] = []
   const first = await readOnce(client, exchanges)
   if (first !== 'limited') return { usd: first, exchanges }
@@ -31,7 +32,7 @@ export async function readRemainingUsd(client: GatewayClient): Promise<CreditRea
   return { usd: second === 'limited' ? null : second, exchanges }
 }
 
-async function readOnce(client: GatewayClient, exchanges: ExchangeRecord[]): Promise<number | null | 'limited'> {
+async function readOnce(client: TargetClient, exchanges: ExchangeRecord[]): Promise<number | null | 'limited'> {
   if (!client.hasKey('main')) return null
   let ex: Exchange
   try {

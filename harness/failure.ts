@@ -3,7 +3,7 @@
  * what was seen, the exchange (method, path, status, redacted headers, svc-request-id, a body excerpt) and a
  * curl line that reproduces it with the key's environment variable in place of the key.
  */
-import { citation, type Requirement } from './catalogue.ts'
+import { citation, type Requirement } from './requirements.ts'
 import { curlLine } from './curl.ts'
 import { excerpt, type ExchangeRecord } from './exchange.ts'
 

@@ -8,7 +8,7 @@ import { Readable } from 'node:stream'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Agent, request, errors as undiciErrors, type Dispatcher } from 'undici'
 import { KEY_ENV, type KeySlot, type TargetConfig } from './config.ts'
-import { HarnessError } from './errors.ts'
+import { HarnessError, TargetFailure } from './errors.ts'
 import { EXCERPT_CHARS, excerpt, type AuthMode, type ExchangeRecord, type KeyUse } from './exchange.ts'
 import { nextSequence, recordExchange, skipTest } from './recorder.ts'
 import { INVALID_KEY_PREFIX, Redactor } from './redact.ts'
@@ -53,7 +53,7 @@ export interface RequestSpec {
 }
 
 /** A response read as server-sent events (Part 1 §6.2): what arrived, when, and how the stream ended. */
-export interface StreamResult {
+interface StreamResult {
   items: SseItem[]
   events: SseEvent[]
   end: SseEnd
@@ -107,20 +107,9 @@ export class Exchange {
   }
 }
 
-/** A target that answered wrongly at the transport level: too slow, a broken connection, an oversized body. */
-export class TargetFailure extends Error {
-  override readonly name = 'TargetFailure'
-  constructor(
-    message: string,
-    readonly record: ExchangeRecord,
-  ) {
-    super(message)
-  }
-}
-
 const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ECONNABORTED'])
 
-export class GatewayClient {
+export class TargetClient {
   readonly config: TargetConfig
   readonly redactor: Redactor
   readonly #dispatcher: Dispatcher
@@ -195,7 +184,7 @@ export class GatewayClient {
     try {
       exchange = await this.#once(spec, attempt, sseLimits)
     } catch (error) {
-      if (error instanceof TargetFailure || (error instanceof HarnessError && error.code === 'TARGET_UNREACHABLE')) this.#gate.failed(error.message.replace(/^\[[A-Z_]+\] /, ''))
+      if (error instanceof TargetFailure || (error instanceof HarnessError && error.code === 'TARGET_UNREACHABLE')) this.#gate.failed(error.message)
       throw error
     }
     const broken = brokenAnswer(exchange)
@@ -418,7 +407,7 @@ async function readCapped(body: AsyncIterable<Buffer> & { destroy(): void }, max
  * The caps a streamed answer is read within: the reader's defaults, no silence longer than the request's deadline,
  * the whole stream within CLIENT_DEFAULTS.streamDeadlines of it, and whatever the caller asked for instead.
  */
-export function streamCaps(timeoutMs: number, limits: Partial<SseLimits> = {}): SseLimits {
+function streamCaps(timeoutMs: number, limits: Partial<SseLimits> = {}): SseLimits {
   return {
     ...SSE_DEFAULTS,
     idleTimeoutMs: Math.min(SSE_DEFAULTS.idleTimeoutMs, timeoutMs),

@@ -10,7 +10,7 @@
 import type { ExchangeRecord } from './exchange.ts'
 import { KIND_RULES, LEDGER_REQ, type Sighting } from './records.ts'
 
-export interface LedgerFinding {
+interface LedgerFinding {
   requirement: string
   ok: boolean
   detail: string

@@ -215,7 +215,7 @@ export function* mergeHarChunks(runs: ReadonlyArray<() => string>): Generator<st
 }
 
 /** Reads a run's summary.json; a folder that is not a run's report is one clear line. */
-export function readRun(dir: string): MergeInput {
+function readRun(dir: string): MergeInput {
   const file = join(dir, 'summary.json')
   let text: string
   try {

@@ -2,14 +2,14 @@
  * multipart/form-data request bodies (RFC 7578) for uploads, produced as a stream of chunks: a file part of any
  * size is generated while it is sent, from one reusable chunk, so that even a body past the 128 MB upload limit
  * (Part 1 §4.4, §8.4) is never held in memory. The exact length is known in advance, so the request can carry a
- * Content-Length, which some proxies in front of a gateway insist on for uploads.
+ * Content-Length, which some proxies in front of a target insist on for uploads.
  *
  *   const body = multipartBody([['purpose', 'user_data']], { filename: 'a.txt', content: { size: 1500 } })
- *   gw.request({ method: 'POST', path: '/v1/files', headers: body.headers, body: body.chunks, bodyNote: body.note })
+ *   api.request({ method: 'POST', path: '/v1/files', headers: body.headers, body: body.chunks, bodyNote: body.note })
  */
 import { randomBytes } from 'node:crypto'
 
-export const MULTIPART_DEFAULTS = {
+const MULTIPART_DEFAULTS = {
   chunkBytes: 64 * 1024, // one generated chunk, reused for every full chunk of a generated file
   pattern: 'gateway-conformance\n', // what generated content repeats: printable, so an excerpt of it reads well
   contentType: 'application/octet-stream',

@@ -7,7 +7,7 @@ import type { TestContext } from 'vitest'
 import type { ExchangeRecord } from './exchange.ts'
 import { HarnessError } from './errors.ts'
 
-export interface Observation {
+interface Observation {
   topic: string
   detail: string
 }

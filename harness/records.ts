@@ -6,11 +6,11 @@
  * Pure: computed by the client from the full answer, so that the ledger (harness/ledger.ts) can compare records
  * across the whole run from exchanges whose bodies are only kept as excerpts.
  */
-import { isObject } from './assert.ts'
+import { isObject } from '../common/json.ts'
 import type { ExchangeRecord } from './exchange.ts'
 import type { SseEvent } from './sse.ts'
 
-export type RecordKind = 'file' | 'video' | 'response' | 'transaction'
+type RecordKind = 'file' | 'video' | 'response' | 'transaction'
 
 /** One appearance of a record in an answer. */
 export interface Sighting {
@@ -25,7 +25,7 @@ export interface Sighting {
 }
 
 /** A field the reference says equals something of the call: the asked or stated value, and the answered one. */
-export interface Echo {
+interface Echo {
   requirement: string
   field: string
   expected: string

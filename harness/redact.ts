@@ -6,7 +6,7 @@
 import { KEY_ENV, type KeySlot } from './config.ts'
 
 /** Request headers whose values are credentials even when we do not know the value (a key echoed by a proxy). */
-export const CREDENTIAL_HEADERS = new Set(['authorization', 'x-api-key', 'x-native-api-key', 'proxy-authorization', 'cookie', 'set-cookie'])
+const CREDENTIAL_HEADERS = new Set(['authorization', 'x-api-key', 'x-native-api-key', 'proxy-authorization', 'cookie', 'set-cookie'])
 
 export class Redactor {
   readonly #pairs: Array<[string, string]>

@@ -10,10 +10,11 @@ import type { Reporter, SerializedError, TestCase, TestModule } from 'vitest/nod
 import { auditExchange, duplicateIds, REQ } from './audit.ts'
 import { ledgerFindings } from './ledger.ts'
 import { baselineJunit, settleBaseline, targetName, type Baseline } from './baseline.ts'
-import { catalogue } from './catalogue.ts'
+import { requirements } from './requirements.ts'
 import type { RunOptions, TargetConfig } from './config.ts'
 import type { CreditReading } from './credit.ts'
 import { curlLine } from './curl.ts'
+import { errorLine, FAILURE_NAMES } from './errors.ts'
 import { describeExchange } from './failure.ts'
 import type { ExchangeRecord } from './exchange.ts'
 import type { ConformanceMeta } from './recorder.ts'
@@ -27,7 +28,7 @@ import { renderJunit, type JunitCase } from './report/junit.ts'
 import { writeHar, type HarSource } from './report/har.ts'
 import { SUMMARY_SCHEMA_VERSION, tierUse, type Summary } from './report/summary.ts'
 
-export interface ReporterOptions {
+interface ReporterOptions {
   target: TargetConfig
   options: RunOptions
   runDir: string
@@ -58,8 +59,6 @@ interface Collected {
   tests: Summary['tests']
   spend: Summary['spend']['items']
 }
-
-const FAILURE_NAMES = new Set(['ConformanceFailure', 'AssertionError'])
 
 export class ConformanceReporter implements Reporter {
   readonly #o: ReporterOptions
@@ -110,7 +109,7 @@ export class ConformanceReporter implements Reporter {
     const creditCalls = [...(this.#creditBefore?.exchanges ?? []), ...(creditAfter?.exchanges ?? [])]
     if (creditCalls.length > 0) collected.har.push({ test: 'the run: the main key\'s credit before and after (measured spend)', file: '(run)', exchanges: creditCalls })
     const aggregated = aggregate({
-      catalogue: catalogue().values(),
+      requirements: requirements().values(),
       outcomes: collected.outcomes,
       selectedFamilies: this.#o.options.families,
       filtered: this.#o.options.grep !== null || this.#o.options.filters.length > 0,
@@ -168,10 +167,10 @@ export class ConformanceReporter implements Reporter {
 
   #collect(modules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<SerializedError>): Collected {
     const c: Collected = { outcomes: [], junit: [], exchanges: [], har: [], observations: [], retries: [], pacing: [], harnessErrors: [], tests: { total: 0, passed: 0, failed: 0, skipped: 0 }, spend: [] }
-    for (const error of unhandledErrors) c.harnessErrors.push(`unhandled: ${error.name ?? 'Error'}: ${error.message}`)
+    for (const error of unhandledErrors) c.harnessErrors.push(`unhandled: ${errorLine(error)}`)
     for (const module of modules) {
       const file = this.#file(module)
-      for (const error of module.errors()) c.harnessErrors.push(`${file}: ${error.name ?? 'Error'}: ${error.message}`)
+      for (const error of module.errors()) c.harnessErrors.push(`${file}: ${errorLine(error)}`)
       for (const test of module.children.allTests()) this.#collectTest(test, file, c)
       // A file's afterAll calls (cleanup), which no test took (suites/setup.ts): in the HAR, not judged.
       const after = (module.meta() as ConformanceMeta).exchanges ?? []
@@ -221,7 +220,7 @@ export class ConformanceReporter implements Reporter {
     } else if (result.state === 'failed') {
       const error = result.errors[0]
       status = error !== undefined && FAILURE_NAMES.has(error.name ?? '') ? 'fail' : 'error'
-      message = error === undefined ? 'failed' : status === 'fail' ? error.message : `${error.name ?? 'Error'}: ${error.message}`
+      message = error === undefined ? 'failed' : status === 'fail' ? error.message : errorLine(error)
     } else {
       status = 'unselected'
     }
@@ -231,7 +230,7 @@ export class ConformanceReporter implements Reporter {
     const last = exchanges[(rerun?.exchangesBefore ?? exchanges.length) - 1]
     harSource.outcome = status
     c.outcomes.push({ requirement: requirementId, status, test: test.fullName, file, source: 'test', ...(rerun ? { rerun: rerun.result } : {}), ...(message ? { message: this.#redactor.text(message) } : {}), ...(status === 'fail' && last ? { exchange: last } : {}) })
-    const level = catalogue().get(requirementId)?.level ?? 'MUST'
+    const level = requirements().get(requirementId)?.level ?? 'MUST'
     c.junit.push({ name: test.fullName, file, requirement: requirementId, level, status, ...(message ? { message: this.#redactor.text(message) } : {}), durationMs: test.diagnostic()?.duration ?? 0 })
     this.#auditTest(test.fullName, file, exchanges, c)
   }
@@ -299,7 +298,7 @@ export class ConformanceReporter implements Reporter {
   }
 
   #auditMessage(requirementId: string, detail: string, ex: ExchangeRecord, scope = 'audit of every response'): string {
-    const req = catalogue().get(requirementId)
+    const req = requirements().get(requirementId)
     return [
       `${requirementId} · ${req?.level ?? ''} · Part ${req?.part ?? '?'} §${req?.section ?? '?'} (${scope})`,
       `Rule: ${req?.rule ?? ''}`,

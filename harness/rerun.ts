@@ -8,10 +8,11 @@
  * failure with a skip. Running the second try ourselves keeps the verdict the first try earned.
  */
 import type { TestContext } from 'vitest'
-import type { Requirement } from './catalogue.ts'
+import { FAILURE_NAMES } from './errors.ts'
+import type { Requirement } from './requirements.ts'
 import type { RerunResult } from './results.ts'
 
-export interface RerunRecord {
+interface RerunRecord {
   result: RerunResult
   /** How many exchanges the test had made when it first failed: the failure's evidence is the last of those. */
   exchangesBefore: number
@@ -31,8 +32,6 @@ export const RERUN_DEFAULTS = {
   // A second try is made only when the time left is at least what the first try took, and at least this:
   minAttemptMs: 1_000, // less than this left: the second try is not made ("no-time")
 }
-
-const FAILURE_NAMES = new Set(['ConformanceFailure', 'AssertionError'])
 
 /** vitest's skip (ctx.skip, precondition, budget) travels as a thrown error with this code. */
 export function isSkip(error: unknown): boolean {

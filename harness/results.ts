@@ -11,7 +11,7 @@
  * A failed MUST test is run once more at once (harness/rerun.ts); when that re-run passed, the requirement still
  * fails but is marked flaky. A baseline (harness/baseline.ts) turns failures it lists into known failures.
  */
-import type { Level, Requirement } from './catalogue.ts'
+import type { Level, Requirement } from './requirements.ts'
 import type { ExchangeRecord } from './exchange.ts'
 
 /** `known`: a fail or warn that the run's baseline lists (harness/baseline.ts); it does not fail the run. */
@@ -45,7 +45,7 @@ export interface TestSummary {
   rerun?: RerunResult
 }
 
-export interface Evidence {
+interface Evidence {
   test: string
   source: 'test' | 'audit'
   message: string
@@ -88,8 +88,8 @@ export const EXIT = { conformant: 0, 'non-conformant': 1, 'stale-baseline': 1, e
 
 export const MAX_EVIDENCE = 5 // per requirement: enough to see a pattern, few enough to read
 
-export interface AggregateInput {
-  catalogue: Iterable<Requirement>
+interface AggregateInput {
+  requirements: Iterable<Requirement>
   outcomes: Outcome[]
   selectedFamilies: readonly string[] | null
   /** True when a name filter (--grep) deselected tests: unreached requirements are then disabled, not skipped. */
@@ -108,7 +108,7 @@ export function aggregate(input: AggregateInput): RequirementResult[] {
     byRequirement.set(outcome.requirement, list)
   }
   const results: RequirementResult[] = []
-  for (const req of input.catalogue) {
+  for (const req of input.requirements) {
     const outcomes = byRequirement.get(req.id) ?? []
     const testOutcomes = outcomes.filter((o) => o.source === 'test')
     const auditOutcomes = outcomes.filter((o) => o.source === 'audit')
@@ -201,7 +201,7 @@ export function verdictOf(results: readonly RequirementResult[], harnessErrors: 
 
 export type Counts = Record<Status, number>
 
-export function emptyCounts(): Counts {
+function emptyCounts(): Counts {
   return { pass: 0, fail: 0, warn: 0, skip: 0, error: 0, disabled: 0, known: 0 }
 }
 

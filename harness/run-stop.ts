@@ -22,7 +22,7 @@ export const RUN_STOP_DEFAULTS = {
 export const NOT_BEGUN_NOTE = 'The test run was aborted by the user.'
 
 /** What the stop file holds: why the run stopped calling, with the failures that made it stop. */
-export interface StopRecord {
+interface StopRecord {
   reason: string
   evidence: string[]
 }

@@ -36,7 +36,7 @@ export function runStartedAt(runId: string): Date | undefined {
 }
 
 /** `gc-<runId>-`: what every tag of the run starts with. */
-export function runPrefix(runId: string): string {
+function runPrefix(runId: string): string {
   return `${RUN_TAG.prefix}${runId}-`
 }
 

@@ -12,12 +12,15 @@ import { HarnessError } from './errors.ts'
 // ajv-formats is CommonJS; under ESM its plugin may arrive wrapped in `default`.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => void
 
-export const SCHEMAS_DIR = fileURLToPath(new URL('../schemas/', import.meta.url))
-export const SCHEMA_ID_BASE = 'https://gateway-conformance.test/schemas/'
+const SCHEMAS_DIR = fileURLToPath(new URL('../schemas/', import.meta.url))
+const SCHEMA_ID_BASE = 'https://gateway-conformance.test/schemas/'
 
-/** Not schemas: the catalogue, the limit tables and the configuration contract are data read by other code. */
+/**
+ * Not schemas: the catalogue, the limit tables, the configuration contract and the reference's sections are data
+ * read by other code.
+ */
 const NOT_SCHEMAS = new Set(['requirements.json'])
-const NOT_SCHEMA_DIRS = new Set(['limits', 'config'])
+const NOT_SCHEMA_DIRS = new Set(['limits', 'config', 'reference'])
 
 /**
  * ISO 8601 as the reference uses it (Part 1 sections 2.1, 2.2, 2.3): a calendar date, or a date and time with
@@ -25,11 +28,11 @@ const NOT_SCHEMA_DIRS = new Set(['limits', 'config'])
  */
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?$/
 
-export function isIso8601(value: string): boolean {
+function isIso8601(value: string): boolean {
   return ISO_8601.test(value) && !Number.isNaN(Date.parse(value.replace(' ', 'T').replace(',', '.')))
 }
 
-export interface ValidationResult {
+interface ValidationResult {
   ok: boolean
   errors: string[]
 }

@@ -4,16 +4,16 @@
  * (`[P1-4.1-svc-request-id] ...`), so the MUST tests are the ones whose name holds `[<a MUST id>]`: filtering at
  * collection keeps SHOULD tests from running at all, with no setup file or suite change.
  */
-import type { Requirement } from './catalogue.ts'
+import type { Requirement } from './requirements.ts'
 
 export function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&')
 }
 
 /** The ids of the selected level, or null when every level runs. */
-export function levelIds(catalogue: Iterable<Requirement>, level: 'MUST' | null | undefined): string[] | null {
+export function levelIds(requirements: Iterable<Requirement>, level: 'MUST' | null | undefined): string[] | null {
   if (!level) return null
-  return [...catalogue].filter((r) => r.level === level).map((r) => r.id)
+  return [...requirements].filter((r) => r.level === level).map((r) => r.id)
 }
 
 /**

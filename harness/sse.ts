@@ -26,13 +26,13 @@ export interface SseEvent {
   index: number
 }
 
-export interface SseComment {
+interface SseComment {
   kind: 'comment'
   text: string
 }
 
 /** A `retry:` field: the reconnection time the server asks for, in ms. */
-export interface SseRetry {
+interface SseRetry {
   kind: 'retry'
   ms: number
 }

@@ -1,15 +1,16 @@
 /**
- * What a suite file uses: `check()` declares a test of one requirement, `gateway()` is the client bound to the
+ * What a suite file uses: `check()` declares a test of one requirement, `target()` is the client bound to the
  * run's target. The requirement id is in the test's name (so `--grep P1-4.1` selects by id) and in its meta
  * (so the reporter needs no parsing). An unknown id fails when the file is collected.
  */
 import { inject, test } from 'vitest'
 import { attachFailure, describeTest, tagTest } from './allure.ts'
-import { ConformanceFailure, lastExchange } from './assert.ts'
+import { conformanceFailure, lastExchange } from './assert.ts'
 import { reserveSpend } from './budget.ts'
-import { requirement } from './catalogue.ts'
+import { requirement } from './requirements.ts'
 import type { TargetConfig } from './config.ts'
-import { GatewayClient, TargetFailure } from './http-client.ts'
+import { ConformanceFailure, TargetFailure } from './errors.ts'
+import { TargetClient } from './http-client.ts'
 import { currentExchanges } from './recorder.ts'
 import { isSkip, rerunFailed } from './rerun.ts'
 
@@ -24,10 +25,10 @@ export const SUITE_DEFAULTS = {
   callsPerTimeout: 4, // a test may wait this many whole request timeouts (GATEWAY_TIMEOUT_MS) before it is cut
 }
 
-let client: GatewayClient | undefined
+let client: TargetClient | undefined
 
-export function gateway(): GatewayClient {
-  client ??= new GatewayClient(inject('runConfig'))
+export function target(): TargetClient {
+  client ??= new TargetClient(inject('runConfig'))
   return client
 }
 
@@ -45,11 +46,11 @@ export function spend(usd: number, what: string): void {
 
 /** Turns what a test threw into what the report should say: a transport problem is the target's failure. */
 function classify(error: unknown): unknown {
-  if (error instanceof TargetFailure) return new ConformanceFailure({ expected: 'a complete HTTP response', seen: error.message, exchange: error.record })
+  if (error instanceof TargetFailure) return conformanceFailure({ expected: 'a complete HTTP response', seen: error.message, exchange: error.record })
   if (error instanceof Error && error.name === 'AssertionError') {
     // A plain vitest expect(): keep its message, add the requirement and the evidence.
     const exchange = lastExchange()
-    return new ConformanceFailure({ expected: 'the assertion to hold', seen: error.message, ...(exchange ? { exchange } : {}) })
+    return conformanceFailure({ expected: 'the assertion to hold', seen: error.message, ...(exchange ? { exchange } : {}) })
   }
   return error
 }

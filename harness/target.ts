@@ -7,7 +7,7 @@ import { request } from 'undici'
 import { DEFAULTS, type RunOptions, type TargetConfig } from './config.ts'
 import { HarnessError } from './errors.ts'
 
-export const PROBE = {
+const PROBE = {
   path: '/public/models', // needs no key (Part 1 section 5); any HTTP answer at all proves the target is there
   maxTimeoutMs: 15_000,
 }
@@ -32,7 +32,7 @@ const REASONS: Record<string, string> = {
   UND_ERR_CONNECT_TIMEOUT: 'connection timed out',
 }
 
-export function unreachableReason(error: unknown, timeoutMs: number): string {
+function unreachableReason(error: unknown, timeoutMs: number): string {
   const err = error as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException }
   if (err.name === 'TimeoutError' || err.name === 'AbortError') return `no answer within ${timeoutMs} ms`
   const code = err.code ?? err.cause?.code

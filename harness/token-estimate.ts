@@ -15,6 +15,7 @@
  * `estimate` (lower bound plus headroom) is what a preflight would reserve; the ceiling is only for checking.
  * Hidden reasoning is output, not input (§2.5): a preflight reserves it from max_output_tokens, not here.
  */
+import { isObject } from '../common/json.ts'
 
 export const ESTIMATE_HEADROOM = {
   frame: 16, // tokens a prompt spends on its frame whatever it holds
@@ -24,7 +25,7 @@ export const ESTIMATE_HEADROOM = {
   perFile: 8_192, // a file's text is unknown before the service reads it
 }
 
-export interface InputEstimate {
+interface InputEstimate {
   lowerBound: number
   headroom: number
   /** lowerBound + headroom: what a preflight reserves. */
@@ -33,12 +34,6 @@ export interface InputEstimate {
   ceiling: number
   /** What the estimate was made of, for reports. */
   parts: { words: number; textBytes: number; messages: number; tools: number; schemaBytes: number; images: number; files: number }
-}
-
-type Json = Record<string, unknown>
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
 
 export function wordChunks(text: string): number {
@@ -87,7 +82,7 @@ function collectInput(input: unknown, into: Collected): void {
 }
 
 /** Estimates the input tokens of a POST /v1/responses body (the prior chain of previous_response_id is not seen). */
-export function estimateInputTokens(body: Json): InputEstimate {
+export function estimateInputTokens(body: Record<string, unknown>): InputEstimate {
   const collected: Collected = { texts: [], messages: 0, images: 0, files: 0 }
   if (typeof body.instructions === 'string') {
     collected.messages += 1

@@ -2,13 +2,9 @@
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
-export type UuidV7Check =
+type UuidV7Check =
   | { ok: true; timestampMs: number }
   | { ok: false; reason: string }
-
-export function isUuid(value: string): boolean {
-  return UUID_PATTERN.test(value)
-}
 
 /** Checks the textual form, the version nibble (7) and the variant bits (10), and extracts the 48-bit timestamp. */
 export function checkUuidV7(value: string | undefined): UuidV7Check {

@@ -3,6 +3,7 @@
  * target, then a pool of request bodies is built before the phase starts (routes in the proportion of their
  * weights, in a seeded order, prompts drawn from the token distributions), so the generator only sends.
  */
+import { isObject } from '../common/json.ts'
 import type { Capability, NamedModels } from '../harness/config.ts'
 import { ConfigError } from '../harness/errors.ts'
 import { deriveSeed, mulberry32 } from './engine/arrivals.ts'
@@ -46,8 +47,6 @@ const ROUTES: Record<RouteKind, RouteShape> = {
 /** Routes whose body carries an output cap. */
 const GENERATES: readonly RouteKind[] = ['responses', 'responses-stream', 'chat', 'chat-stream', 'completions']
 
-type Json = Record<string, unknown>
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v)
 
 function slotFor(choice: KeyChoice, ctx: PlanContext): KeySlotName {
   if (ctx.tier !== null) return slotOf(ctx.tier)
@@ -59,7 +58,7 @@ function slotFor(choice: KeyChoice, ctx: PlanContext): KeySlotName {
 /** The model of a route: the file's, else GATEWAY_MODELS', else the first of its mode that the key may use. */
 interface ModelList {
   status: number
-  data: Json[]
+  data: Record<string, unknown>[]
 }
 
 async function modelFor(kind: RouteKind, named: string | undefined, slot: KeySlotName, models: NamedModels, list: () => Promise<ModelList>): Promise<string | null> {

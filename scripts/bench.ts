@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --quick] [-- --only generator,gateway,limiter,memory]: the speed and memory goals of issue 6,
+ * npm run bench [-- --quick] [-- --only generator,gateway,limiter,memory]: the speed and memory goals,
  * measured side by side in one run and printed as one table. Ratios of two things measured together in alternating
  * rounds, never absolute timings as pass/fail (these machines are shared and noisy: a ratio survives that, an
  * absolute figure not); counts where the goal is a count (the limiter) or a ceiling (memory). Loopback only, and

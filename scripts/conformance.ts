@@ -13,11 +13,11 @@ import { Agent } from 'undici'
 import { createVitest } from 'vitest/node'
 import { allureReporter } from '../harness/allure-reporter.ts'
 import { CONFORMANCE_PROJECTS } from '../harness/projects.ts'
-import { catalogue, families } from '../harness/catalogue.ts'
+import { requirements, families } from '../harness/requirements.ts'
 import { CAPABILITIES, DEFAULTS, loadEnv, resolveOptions, type FlagValues, type RunOptions } from '../harness/config.ts'
 import { readRemainingUsd } from '../harness/credit.ts'
 import { ConfigError, isHarnessError } from '../harness/errors.ts'
-import { GatewayClient } from '../harness/http-client.ts'
+import { TargetClient } from '../harness/http-client.ts'
 import { ConformanceReporter } from '../harness/reporter.ts'
 import { EXIT } from '../harness/results.ts'
 import { describeStop, failuresFile, readStop, RUN_STOP_DEFAULTS } from '../harness/run-stop.ts'
@@ -103,7 +103,7 @@ function parseFlags(argv: string[]): { flags: FlagValues; filters: string[]; hel
 function loadBaseline(options: RunOptions): { file: string; baseline: Baseline | null; update: boolean } | null {
   if (!options.baseline) return null
   const file = options.baseline
-  const baseline = readBaseline(file, (id) => catalogue().has(id), options.updateBaseline === true)
+  const baseline = readBaseline(file, (id) => requirements().has(id), options.updateBaseline === true)
   checkBaselineTarget(baseline, file, options.baseUrl ?? 'embedded')
   return { file, baseline, update: options.updateBaseline === true }
 }
@@ -141,8 +141,8 @@ async function run(argv: string[]): Promise<number> {
   const creditAgent = new Agent({ connections: 1 })
   try {
     const where = target.config.embedded ? `${target.config.baseUrl} (embedded reference gateway)` : target.config.baseUrl
-    process.stdout.write(`Gateway conformance ${PACKAGE.version}: ${where}, as-of ${options.asOf}, families ${options.families?.join(', ') ?? 'all'}${options.level ? ', MUST only' : ''}${options.shard ? `, shard ${options.shard.index}/${options.shard.count}` : ''}${baseline ? `, baseline ${baseline.file}` : ''}, ${catalogue().size} requirements\n`)
-    const creditClient = new GatewayClient(target.config, creditAgent)
+    process.stdout.write(`Gateway conformance ${PACKAGE.version}: ${where}, as-of ${options.asOf}, families ${options.families?.join(', ') ?? 'all'}${options.level ? ', MUST only' : ''}${options.shard ? `, shard ${options.shard.index}/${options.shard.count}` : ''}${baseline ? `, baseline ${baseline.file}` : ''}, ${requirements().size} requirements\n`)
+    const creditClient = new TargetClient(target.config, creditAgent)
     const readCredit = () => readRemainingUsd(creditClient)
     // A run that stopped calling is partial whatever it judged before: the reporter says why, and it exits 2.
     const stopReason = (): string | undefined => {
@@ -152,7 +152,7 @@ async function run(argv: string[]): Promise<number> {
     }
     const reporter = new ConformanceReporter({ target: target.config, options, runDir, reportRoot, root: ROOT, tool: PACKAGE, readCredit, stopReason, ...(baseline ? { baseline } : {}) })
     const allure = allureReporter(resolve(runDir, 'allure-results'), target.config.keys)
-    const pattern = testNamePattern(options.grep, levelIds(catalogue().values(), options.level))
+    const pattern = testNamePattern(options.grep, levelIds(requirements().values(), options.level))
     const vitest = await createVitest('test', {
       root: ROOT,
       project: CONFORMANCE_PROJECTS,
@@ -214,7 +214,7 @@ try {
   process.exitCode = await run(process.argv.slice(2))
 } catch (error) {
   if (isHarnessError(error)) {
-    process.stderr.write(`conformance: ${error.message.replace(/^\[[A-Z_]+\] /, '')}\n`)
+    process.stderr.write(`conformance: ${error.message}\n`)
     process.exitCode = EXIT.error
   } else {
     process.stderr.write(`conformance: internal error: ${(error as Error).stack ?? String(error)}\n`)

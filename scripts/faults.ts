@@ -25,7 +25,7 @@ import { startEmbeddedGateway } from '../gateway/embedded.ts'
 import { CONFORMANCE_FAULTS, type FaultDefinition } from '../gateway/faults.ts'
 import { LIMITER_ALGORITHMS, type LimiterAlgorithm } from '../gateway/limiter.ts'
 import { CONFORMANCE_PROJECTS } from '../harness/projects.ts'
-import { catalogue } from '../harness/catalogue.ts'
+import { requirements } from '../harness/requirements.ts'
 import { DEFAULT_NATIVE_KEY_HEADER, DEFAULTS, type RunOptions, type TargetConfig } from '../harness/config.ts'
 import { todayUtc } from '../harness/clock.ts'
 import { ConformanceReporter } from '../harness/reporter.ts'
@@ -73,7 +73,7 @@ interface Slot {
 }
 
 function familiesOf(fault: FaultDefinition): string[] {
-  return [...new Set(fault.breaks.map((id) => catalogue().get(id)?.family ?? 'unknown'))].sort()
+  return [...new Set(fault.breaks.map((id) => requirements().get(id)?.family ?? 'unknown'))].sort()
 }
 
 /** The name of a run against the faithful gateway, where nothing may fail. */
@@ -121,7 +121,7 @@ function filtersFor(fault: FaultDefinition, scope: Scope, checks: Map<string, st
   const filters = new Set<string>()
   for (const id of fault.breaks) {
     const files = checks.get(id)
-    if (files === undefined || AUDITED.has(id)) filters.add(`suites/${catalogue().get(id)?.family ?? 'unknown'}/`)
+    if (files === undefined || AUDITED.has(id)) filters.add(`suites/${requirements().get(id)?.family ?? 'unknown'}/`)
     for (const file of files ?? []) filters.add(file)
   }
   return [...filters]
@@ -145,7 +145,7 @@ async function runFault(slot: Slot, { fault, limiter }: Job, scratch: string, fi
     const failing = (summary?.requirements ?? []).filter((r) => r.status === 'fail' || r.status === 'warn').map((r) => r.id).sort()
     const errors = [...(summary?.requirements ?? []).filter((r) => r.status === 'error').map((r) => r.id), ...(summary?.harnessErrors ?? [])]
     const breaks = [...fault.breaks].sort()
-    const expectedExitCode = breaks.some((id) => catalogue().get(id)?.level === 'MUST') ? EXIT['non-conformant'] : EXIT.conformant
+    const expectedExitCode = breaks.some((id) => requirements().get(id)?.level === 'MUST') ? EXIT['non-conformant'] : EXIT.conformant
     const exitCode = reporter.exitCode
     const collateral = failing.filter((id) => !breaks.includes(id))
     const collateralSeen = Object.fromEntries(collateral.map((id) => {

@@ -7,7 +7,7 @@ import { relative } from 'node:path'
 import { createVitest } from 'vitest/node'
 import { REQ } from '../harness/audit.ts'
 import { CONFORMANCE_PROJECTS } from '../harness/projects.ts'
-import { catalogue, citation, uncheckedMust } from '../harness/catalogue.ts'
+import { requirements, citation, uncheckedMust } from '../harness/requirements.ts'
 import { DEFAULT_NATIVE_KEY_HEADER, type TargetConfig } from '../harness/config.ts'
 import type { ConformanceMeta } from '../harness/recorder.ts'
 
@@ -15,8 +15,8 @@ const AUDITED = new Set<string>(Object.values(REQ))
 
 /** requirement id -> "file > test name" of every test that declares it. */
 export async function collectChecks(root: string): Promise<Map<string, string[]>> {
-  // No isolation: collection runs no test, so the files may share one module graph; with a fresh one per file,
-  // the harness was evaluated sixty times over (17 s against 5 s, the same list).
+  // No isolation: collection runs no test, so the files may share one module graph rather than evaluate the
+  // harness once per suite file.
   const vitest = await createVitest('test', { root, project: CONFORMANCE_PROJECTS, watch: false, reporters: [], isolate: false })
   // Collection evaluates suite files only; the placeholder keeps global setup from starting a gateway.
   const placeholder: TargetConfig = { baseUrl: 'http://127.0.0.1:9', embedded: false, keys: {}, asOf: '2026-01-01', budgetUsd: 0, timeoutMs: 1, largeUploads: false, models: {}, nativeKeyHeader: DEFAULT_NATIVE_KEY_HEADER, runId: 'list' }
@@ -41,7 +41,7 @@ export async function collectChecks(root: string): Promise<Map<string, string[]>
 
 export async function listRequirements(root: string): Promise<string> {
   const checks = await collectChecks(root)
-  const all = [...catalogue().values()]
+  const all = [...requirements().values()]
   const checkedBy = (id: string): string[] => [...(checks.get(id) ?? []), ...(AUDITED.has(id) ? ['audit of every response of the run'] : [])]
   const unchecked = uncheckedMust(all, (id) => checkedBy(id).length > 0)
   const untestable = all.filter((r) => r.untestable !== undefined)

@@ -233,7 +233,7 @@ async function merge(positionals: string[], flags: Flags, io: CliIo): Promise<nu
   return merged.exitCode
 }
 
-export interface CliIo {
+interface CliIo {
   stdout: (text: string) => void
   stderr: (text: string) => void
   env: NodeJS.ProcessEnv
@@ -246,7 +246,8 @@ export async function runLoadCli(argv: string[], io: CliIo = PROCESS_IO): Promis
   try {
     return await run(argv, io)
   } catch (error) {
-    if (isHarnessError(error)) io.stderr(`load: ${error.message}\n`)
+    // A bad setting is its one line; any other harness error leads with its code, which says what kind it is.
+    if (isHarnessError(error)) io.stderr(`load: ${error instanceof ConfigError ? error.message : `[${error.code}] ${error.message}`}\n`)
     else io.stderr(`load: harness error: ${(error as Error).stack ?? String(error)}\n`)
     return 2
   }

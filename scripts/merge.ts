@@ -12,7 +12,7 @@ import { endOfRun } from '../harness/report/console.ts'
 import { pointLatest } from '../harness/report/files.ts'
 import { newRunId } from '../harness/target.ts'
 
-export const MERGE_USAGE = `Usage: npm run conformance -- merge <dir> [<dir>...] [--report-dir DIR]
+const MERGE_USAGE = `Usage: npm run conformance -- merge <dir> [<dir>...] [--report-dir DIR]
 
 Merges the reports of the shards of one run (--shard i/n), or of runs split by family, into one:
 summary.json, summary.md, coverage.md, junit.xml, allure-results/ (and exchanges.har) in DIR/<run-id>/,

@@ -68,7 +68,7 @@ async function run(argv: string[]): Promise<number> {
 try {
   process.exitCode = await run(process.argv.slice(2))
 } catch (error) {
-  const message = isHarnessError(error) ? error.message.replace(/^\[[A-Z_]+\] /, '') : `internal error: ${(error as Error).stack ?? String(error)}`
+  const message = isHarnessError(error) ? error.message : `internal error: ${(error as Error).stack ?? String(error)}`
   process.stderr.write(`report: ${message}\n`)
   process.exitCode = 2
 }

@@ -18,11 +18,12 @@ import { parseArgs } from 'node:util'
 import { DEFAULT_NATIVE_KEY_HEADER, KEY_SLOTS, loadEnv, resolveOptions, type Env, type KeySlot, type TargetConfig } from '../harness/config.ts'
 import { parseDurationMs } from '../harness/duration.ts'
 import { ConfigError, isHarnessError } from '../harness/errors.ts'
-import { GatewayClient, type Exchange } from '../harness/http-client.ts'
+import { TargetClient, type Exchange } from '../harness/http-client.ts'
 import { isRunId, runIdOf, runStartedAt, RUN_TAG } from '../harness/run-tag.ts'
 import { newRunId, probe } from '../harness/target.ts'
+import { isObject } from '../common/json.ts'
 
-export const SWEEP_DEFAULTS = {
+const SWEEP_DEFAULTS = {
   /** Younger runs may still be running: a remote run of every family takes well under an hour. */
   olderThan: '2h',
   /** Part 1 §4.4: GET /v1/files answers at most 10000 files a page. */
@@ -31,7 +32,7 @@ export const SWEEP_DEFAULTS = {
   maxPages: 1_000,
 }
 
-export const SWEEP_USAGE = `Usage: npm run conformance -- sweep [--yes] [--keep RUN_ID]... [--older-than DURATION] [--base-url URL]
+const SWEEP_USAGE = `Usage: npm run conformance -- sweep [--yes] [--keep RUN_ID]... [--older-than DURATION] [--base-url URL]
 
 Lists what earlier conformance and load runs left on the target: files whose filename starts with gc-<run id>-
 and video jobs whose safety_identifier starts with gc-<run id>-, with every key given (GATEWAY_API_KEY
@@ -59,7 +60,7 @@ export interface SweepIo {
   pageLimit?: number
 }
 
-export const processIo: SweepIo = {
+const processIo: SweepIo = {
   out: (text) => void process.stdout.write(text),
   err: (text) => void process.stderr.write(text),
   env: process.env,
@@ -134,10 +135,6 @@ function listingSlots(keys: Partial<Record<KeySlot, string>>): KeySlot[] {
   })
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
 const numberOrNull = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null)
 
 function listProblem(slot: KeySlot, ex: Exchange, what: string): string {
@@ -145,11 +142,11 @@ function listProblem(slot: KeySlot, ex: Exchange, what: string): string {
 }
 
 /** GET /v1/files page by page (Part 1 §4.4: limit, after = the last file id, has_more). */
-async function listFiles(gw: GatewayClient, slot: KeySlot, pageLimit: number): Promise<{ items: Record<string, unknown>[]; problem?: string }> {
+async function listFiles(api: TargetClient, slot: KeySlot, pageLimit: number): Promise<{ items: Record<string, unknown>[]; problem?: string }> {
   const items: Record<string, unknown>[] = []
   let after: string | undefined
   for (let page = 0; page < SWEEP_DEFAULTS.maxPages; page += 1) {
-    const ex = await gw.get('/v1/files', { key: slot, query: { limit: pageLimit, after } })
+    const ex = await api.get('/v1/files', { key: slot, query: { limit: pageLimit, after } })
     const body = ex.json
     if (ex.status !== 200 || !isObject(body) || !Array.isArray(body.data)) return { items, problem: listProblem(slot, ex, ex.status === 200 ? 'not the list envelope' : '') }
     const data = body.data.filter(isObject)
@@ -163,8 +160,8 @@ async function listFiles(gw: GatewayClient, slot: KeySlot, pageLimit: number): P
 }
 
 /** GET /v1/videos (Part 2 §2.1: an object with data; no cursor is shown, so one answer is all there is). */
-async function listVideos(gw: GatewayClient, slot: KeySlot): Promise<{ items: Record<string, unknown>[]; problem?: string; note?: string }> {
-  const ex = await gw.get('/v1/videos', { key: slot })
+async function listVideos(api: TargetClient, slot: KeySlot): Promise<{ items: Record<string, unknown>[]; problem?: string; note?: string }> {
+  const ex = await api.get('/v1/videos', { key: slot })
   const body = ex.json
   // A target without the video surface has nothing of ours there.
   if (ex.status === 404) return { items: [], note: `${slot}: GET /v1/videos answered 404; no video jobs looked at` }
@@ -191,10 +188,10 @@ function decide(found: Found, settings: Settings, nowMs: number): string {
   return 'delete'
 }
 
-async function remove(gw: GatewayClient, found: Found): Promise<string> {
+async function remove(api: TargetClient, found: Found): Promise<string> {
   const path = `/v1/${found.kind === 'file' ? 'files' : 'videos'}/${encodeURIComponent(found.id)}`
   try {
-    const ex = await gw.request({ method: 'DELETE', path, key: found.slot })
+    const ex = await api.request({ method: 'DELETE', path, key: found.slot })
     if (ex.status >= 200 && ex.status < 300) return 'deleted'
     if (ex.status === 404) return 'gone (404)'
     return `failed (${ex.status})`
@@ -229,15 +226,15 @@ export async function runSweep(argv: string[], io: SweepIo = processIo): Promise
     }
     await probe(settings.baseUrl, settings.timeoutMs)
     const config: TargetConfig = { baseUrl: settings.baseUrl, embedded: false, keys: settings.keys, asOf: '', budgetUsd: null, timeoutMs: settings.timeoutMs, largeUploads: false, models: {}, nativeKeyHeader: DEFAULT_NATIVE_KEY_HEADER, runId: newRunId() }
-    const gw = new GatewayClient(config)
+    const api = new TargetClient(config)
     const problems: string[] = []
     const notes: string[] = []
     const found = new Map<string, Found>()
     let looked = 0
     const slots = listingSlots(settings.keys)
     for (const slot of slots) {
-      const files = await listFiles(gw, slot, io.pageLimit ?? SWEEP_DEFAULTS.pageLimit)
-      const videos = await listVideos(gw, slot)
+      const files = await listFiles(api, slot, io.pageLimit ?? SWEEP_DEFAULTS.pageLimit)
+      const videos = await listVideos(api, slot)
       for (const r of [files, videos]) if (r.problem !== undefined) problems.push(r.problem)
       if (videos.note !== undefined) notes.push(videos.note)
       looked += files.items.length + videos.items.length
@@ -248,7 +245,7 @@ export async function runSweep(argv: string[], io: SweepIo = processIo): Promise
     const rows = [...found.values()]
     for (const f of rows) f.action = decide(f, settings, io.now())
     const doomed = rows.filter((f) => f.action === 'delete')
-    if (settings.yes) for (const f of doomed) f.action = await remove(gw, f)
+    if (settings.yes) for (const f of doomed) f.action = await remove(api, f)
     io.out(`sweep ${settings.baseUrl}: ${looked} resources listed with ${slots.length} keys; ${rows.length} carry a run tag; ${doomed.length} left by runs older than ${formatMs(settings.olderThanMs)}${settings.keep.size > 0 ? ' and not kept' : ''}\n`)
     if (rows.length > 0) io.out(table(rows))
     for (const note of notes) io.out(`note: ${note}\n`)
@@ -259,7 +256,7 @@ export async function runSweep(argv: string[], io: SweepIo = processIo): Promise
     if (failed.length > 0) io.err(`sweep: ${failed.length} deletes failed\n`)
     return problems.length > 0 || failed.length > 0 ? 2 : 0
   } catch (error) {
-    io.err(isHarnessError(error) ? `sweep: ${error.message.replace(/^\[[A-Z_]+\] /, '')}\n` : `sweep: internal error: ${(error as Error).stack ?? String(error)}\n`)
+    io.err(isHarnessError(error) ? `sweep: ${error.message}\n` : `sweep: internal error: ${(error as Error).stack ?? String(error)}\n`)
     return 2
   }
 }

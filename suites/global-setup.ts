@@ -3,7 +3,7 @@
  * environment and provide it to the suites. Under the script the target is already provided.
  */
 import type { TestProject } from 'vitest/node'
-import { families } from '../harness/catalogue.ts'
+import { families } from '../harness/requirements.ts'
 import { loadEnv, resolveOptions } from '../harness/config.ts'
 import { prepareTarget } from '../harness/target.ts'
 

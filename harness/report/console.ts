@@ -6,7 +6,7 @@ import type { Summary } from './summary.ts'
 
 const COLUMNS: Array<keyof Counts> = ['pass', 'fail', 'warn', 'skip', 'error', 'disabled', 'known']
 
-export function familyTable(families: Map<string, Counts>, totals: Counts): string {
+function familyTable(families: Map<string, Counts>, totals: Counts): string {
   const names = [...families.keys(), 'all']
   const width = Math.max(8, ...names.map((n) => n.length))
   const row = (name: string, c: Counts): string => `  ${name.padEnd(width)} ${COLUMNS.map((k) => String(c[k]).padStart(10)).join('')}`
@@ -17,7 +17,7 @@ export function familyTable(families: Map<string, Counts>, totals: Counts): stri
   ].join('\n')
 }
 
-export function verdictLine(verdict: Verdict, exitCode: number): string {
+function verdictLine(verdict: Verdict, exitCode: number): string {
   const text: Record<Verdict, string> = {
     conformant: 'CONFORMANT: no MUST requirement failed or was skipped',
     'non-conformant': 'NOT CONFORMANT: a MUST requirement failed',
@@ -28,7 +28,7 @@ export function verdictLine(verdict: Verdict, exitCode: number): string {
   return `${text[verdict]} (exit ${exitCode})`
 }
 
-export function failureBlocks(results: readonly RequirementResult[]): string {
+function failureBlocks(results: readonly RequirementResult[]): string {
   const blocks: string[] = []
   for (const r of results) {
     if (r.status !== 'fail' && r.status !== 'warn' && r.status !== 'error') continue

@@ -8,7 +8,7 @@ import type { RequirementResult, TestSummary } from '../results.ts'
 import type { Summary } from './summary.ts'
 
 /** The catalogue's reason why no test can check a requirement, or undefined when one can. */
-export type UntestableReason = (id: string) => string | undefined
+type UntestableReason = (id: string) => string | undefined
 
 const RESULT: Record<TestSummary['status'], string> = { pass: 'pass', fail: 'fail', skip: 'skipped', error: 'error', unselected: 'not selected' }
 

@@ -4,7 +4,7 @@
  */
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
-import { catalogue } from '../catalogue.ts'
+import { requirements } from '../requirements.ts'
 import { renderCoverage } from './coverage.ts'
 import { renderMarkdown } from './markdown.ts'
 import type { Summary } from './summary.ts'
@@ -15,7 +15,7 @@ export function writeSummaryFiles(runDir: string, summary: Summary, transform: (
   const out = (name: string, text: string): void => writeFileSync(join(runDir, name), transform(text))
   out('summary.json', `${JSON.stringify(summary, null, 2)}\n`)
   out('summary.md', renderMarkdown(summary))
-  out('coverage.md', renderCoverage(summary, (id) => catalogue().get(id)?.untestable))
+  out('coverage.md', renderCoverage(summary, (id) => requirements().get(id)?.untestable))
 }
 
 /** reports/latest -> reports/<run-id>; where links are not allowed, a file naming the run instead. */

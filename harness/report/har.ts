@@ -27,21 +27,21 @@ export interface HarSource {
   exchanges: readonly ExchangeRecord[]
 }
 
-export interface HarOptions {
+interface HarOptions {
   creator: { name: string; version: string }
   /** Most entries written; a full run against the embedded gateway makes a few thousand. */
   maxEntries?: number
 }
 
 /** About 25 MB of HAR (2.5 kB an entry in a full run): what a browser's network panel still opens readily. */
-export const MAX_HAR_ENTRIES = 10_000
+const MAX_HAR_ENTRIES = 10_000
 
 interface NameValue {
   name: string
   value: string
 }
 
-export interface HarEntry {
+interface HarEntry {
   startedDateTime: string
   time: number
   request: {
@@ -119,7 +119,7 @@ function content(ex: ExchangeRecord): HarEntry['response']['content'] {
   return { size, mimeType, text: body }
 }
 
-export function harEntry(ex: ExchangeRecord, source: HarSource): HarEntry {
+function harEntry(ex: ExchangeRecord, source: HarSource): HarEntry {
   const answered = ex.status !== undefined
   const entry: HarEntry = {
     startedDateTime: new Date(ex.startedAt).toISOString(),

@@ -15,7 +15,7 @@ export interface JunitCase {
   durationMs?: number
 }
 
-export function xmlEscape(text: string): string {
+function xmlEscape(text: string): string {
   // Control characters other than tab, newline and carriage return are not allowed in XML 1.0 at all.
   return text
     .replace(/[\x00-\x08\x0b\x0c\x0e-\x1f]/g, '')

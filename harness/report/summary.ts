@@ -46,7 +46,7 @@ export interface Summary {
   spend: SpendSummary
 }
 
-export interface SpendSummary {
+interface SpendSummary {
   budgetUsd: number | null
   estimatedUsd: number
   /** Remaining credit before minus after, in USD; null when /user/v1/credit did not answer or was not read. */
@@ -55,7 +55,7 @@ export interface SpendSummary {
   items: Array<{ test: string; usd: number; what: string; refused?: number }>
 }
 
-export interface TierUse {
+interface TierUse {
   tier: number
   keyGiven: boolean
   calls: number

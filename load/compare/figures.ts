@@ -5,6 +5,7 @@
  */
 import { statusClasses, sumValues } from '../report/figures.ts'
 import type { HistogramSummary, PhaseResult } from '../types.ts'
+import { isObject } from '../../common/json.ts'
 import { goodputOf } from '../verdicts.ts'
 
 export type FigureName =
@@ -46,8 +47,8 @@ const percentile = (pick: (phase: PhaseResult) => HistogramSummary | undefined, 
 /** Calls per second that met every objective (every 2xx without objectives), as the run states it: read without trusting its shape. */
 function goodput(phase: PhaseResult): number | null {
   const stated: unknown = phase.goodput
-  if (typeof stated !== 'object' || stated === null) return null
-  const perSecond: unknown = (stated as { goodputPerSecond?: unknown }).goodputPerSecond
+  if (!isObject(stated)) return null
+  const perSecond = stated.goodputPerSecond
   return typeof perSecond === 'number' && Number.isFinite(perSecond) ? perSecond : null
 }
 

@@ -6,6 +6,7 @@
  * (Part 1 section 8.3) and the limit the target announces on GET /v1/models (x-ratelimit-limit-requests), since
  * whichever is hit first applies.
  */
+import { isObject } from '../../common/json.ts'
 import { ConfigError } from '../../harness/errors.ts'
 import { BUCKET_MS } from '../engine/series.ts'
 import { STREAM_METRICS } from '../objectives.ts'
@@ -14,8 +15,6 @@ import { requireKey, slotOf, TIERS, type PlanContext, type Profile, type Search 
 import type { CapacityResult, KeySlotName, PhasePlan, PhaseResult, RequestSpec } from '../types.ts'
 import { anyChatModel } from './tier-model.ts'
 
-type Json = Record<string, unknown>
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v)
 
 function slotFor(ctx: PlanContext): KeySlotName {
   if (ctx.tier !== null) return slotOf(ctx.tier)

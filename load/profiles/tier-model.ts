@@ -9,9 +9,7 @@
 import { ConfigError } from '../../harness/errors.ts'
 import { connectionsFor, phaseMs, ratePerSecond, requireKey, slotOf, type PlanContext, type Profile } from '../profile.ts'
 import type { KeySlotName, PhasePlan, RequestSpec } from '../types.ts'
-
-type Json = Record<string, unknown>
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v)
+import { isObject } from '../../common/json.ts'
 
 interface ModelLimits {
   id: string

@@ -6,7 +6,7 @@
 import type { ChildProcess } from 'node:child_process'
 import { procStatusKb, spawnNodeScript, stopChild } from './children.ts'
 
-export const CHILD_GATEWAY = {
+const CHILD_GATEWAY = {
   startTimeoutMs: 30_000, // tsx compiles the gateway on first start; on a busy two-core machine that takes seconds
 }
 

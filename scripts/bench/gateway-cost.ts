@@ -9,7 +9,7 @@ import { Agent, request } from 'undici'
 import { startEmbeddedGateway } from '../../gateway/embedded.ts'
 import { median, type Row } from './table.ts'
 
-export interface GatewayCostOptions {
+interface GatewayCostOptions {
   rounds: number // alternating rounds per target
   requestsPerRound: number
   warmupRequests: number
@@ -17,7 +17,7 @@ export interface GatewayCostOptions {
 
 export const GATEWAY_COST = {
   concurrency: 16,
-  goal: 0.5, // the gateway should keep at least half the throughput of a bare route (issue 6)
+  goal: 0.5, // the gateway should keep at least half the throughput of a bare route
   requestTimeoutMs: 10_000, // a loopback answer takes milliseconds; a hang must not hang the bench
 }
 

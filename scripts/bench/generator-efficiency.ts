@@ -18,7 +18,7 @@ import { startChildGateway } from './child-gateway.ts'
 import { procCpuMs } from './children.ts'
 import { median, type Row } from './table.ts'
 
-export interface GeneratorEfficiencyOptions {
+interface GeneratorEfficiencyOptions {
   rounds: number
   roundMs: number
   /** One round per side first, not counted: JIT and connection setup in both processes. 0: none. */
@@ -28,7 +28,7 @@ export interface GeneratorEfficiencyOptions {
 }
 
 export const GENERATOR_EFFICIENCY = {
-  goal: 0.9, // issue 6: the harness achieves at least 90 % of the calls per second of bare autocannon
+  goal: 0.9, // the harness achieves at least 90 % of the calls per second of bare autocannon
   slot: 'tier5' as KeySlotName, // the most request room, so the limiter refuses as little as possible
   timeoutMs: 30_000, // per call, as the load command's default
 }

@@ -16,12 +16,12 @@ import { admissionFigures } from '../../load/bounds.ts'
 import { LIMITER_ALGORITHMS, type LimiterAlgorithm } from '../../gateway/limiter.ts'
 import type { Row } from './table.ts'
 
-export interface LimiterAccuracyOptions {
+interface LimiterAccuracyOptions {
   /** Minutes the phase loads; it lasts this many and a half. */
   minutes: number
 }
 
-export const LIMITER_ACCURACY = {
+const LIMITER_ACCURACY = {
   tier: 2,
   minuteMs: 1000,
   timeoutMs: 10_000, // per call: on loopback an answer takes milliseconds

@@ -11,7 +11,7 @@ import { kbToMb } from './children.ts'
 import { LOAD_CHILD, runLoadChild } from './load-child.ts'
 import type { Row } from './table.ts'
 
-export interface MemoryOptions {
+interface MemoryOptions {
   /** Length of each of the saturation profile's two phases (models, responses): the run lasts twice this. */
   phaseMs: number
   /** The gateway child's rate-limit minute (see bench.ts for why it is short). */
@@ -19,7 +19,7 @@ export interface MemoryOptions {
 }
 
 export const MEMORY = {
-  goalMb: 300, // issue 6: each process stays under this at its peak
+  goalMb: 300, // each process stays under this at its peak
   // Beyond the phases: tsx compiling the load command, planning, and rendering report.html at the end.
   overheadMs: 90_000,
 }

@@ -1,13 +1,14 @@
 /** The credit record, GET /user/v1/credit (Part 1 §2.1, §4.2). */
 import { describe } from 'vitest'
-import { expectSchema, expectStatus, isObject, precondition } from '../../harness/assert.ts'
+import { expectSchema, expectStatus, precondition } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/helpers.ts'
 import { skipTest } from '../../harness/recorder.ts'
-import { check, gateway } from '../../harness/suite.ts'
+import { check, target } from '../../harness/suite.ts'
 
-const gw = gateway()
+const api = target()
 const credit = memo(async () => {
-  const ex = await gw.get('/user/v1/credit')
+  const ex = await api.get('/user/v1/credit')
   expectStatus(ex, 200)
   return ex
 })

@@ -4,20 +4,21 @@
  * These checks spend many usage-endpoint calls, so they use the key with the most room (§8.1).
  */
 import { describe } from 'vitest'
-import { expectSchema, expectStatus, expectThat, isObject, precondition } from '../../harness/assert.ts'
+import { expectSchema, expectStatus, expectThat, precondition } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import { addDays, todayUtc } from '../../harness/clock.ts'
 import { memo, randomSuffix } from '../../harness/helpers.ts'
-import { check, gateway } from '../../harness/suite.ts'
+import { check, target } from '../../harness/suite.ts'
 import { modelIds, modelItems } from '../models/model-list.ts'
 import { awaitTransactions, listTransactions, roomiestKey } from './transactions.ts'
 
-const gw = gateway()
-const key = roomiestKey(gw)
+const api = target()
+const key = roomiestKey(api)
 const today = todayUtc()
 
 /** Status of the list for a query; the body is not judged here. */
 async function statusFor(query: Record<string, string | number>): Promise<{ status: number; path: string }> {
-  const ex = await gw.get('/user/v1/transactions', { key, query })
+  const ex = await api.get('/user/v1/transactions', { key, query })
   return { status: ex.status, path: ex.record.path }
 }
 
@@ -37,14 +38,14 @@ async function expectRange(accepted: Array<Record<string, string | number>>, ref
 
 /** Calls of this key's own, so that the lists below have transactions of two statuses and providers to filter. */
 const seeded = memo(async () => {
-  const list = await gw.get('/v1/models', { key })
+  const list = await api.get('/v1/models', { key })
   expectStatus(list, 200)
   const modelId = modelIds(modelItems(list))[0]
-  const calls = [list, await gw.get(`/v1/models/${encodeURIComponent(modelId ?? 'gc-none')}`, { key })]
+  const calls = [list, await api.get(`/v1/models/${encodeURIComponent(modelId ?? 'gc-none')}`, { key })]
   // Three failed calls: a list filtered to them is stable while the list calls themselves add transactions.
-  for (let i = 0; i < 3; i += 1) calls.push(await gw.get(`/v1/models/gc-no-such-model-${randomSuffix()}`, { key }))
+  for (let i = 0; i < 3; i += 1) calls.push(await api.get(`/v1/models/gc-no-such-model-${randomSuffix()}`, { key }))
   const ids = calls.flatMap((ex) => (ex.svcRequestId ? [ex.svcRequestId] : []))
-  const found = await awaitTransactions(gw, ids, key)
+  const found = await awaitTransactions(api, ids, key)
   precondition(found.size > 0, 'P1-4.2-transaction-available', 'none of this run\'s calls was listed within 30 seconds')
   return found
 })
@@ -52,12 +53,12 @@ const seeded = memo(async () => {
 describe('transaction list envelope and defaults (Part 1 §2.2, §4.2)', () => {
   check('P1-2.2-transactions-envelope', 'the list returns transactions, total, page, page_size and has_more, each transaction with the fields of §2.2', async () => {
     await seeded()
-    const { ex } = await listTransactions(gw, { hours_ago: 1 }, key)
+    const { ex } = await listTransactions(api, { hours_ago: 1 }, key)
     expectSchema(ex, 'account/transactions-list.json')
   })
 
   check('P1-4.2-transactions-defaults', 'without page and page_size the list reports page 1 and page_size 100', async () => {
-    const { ex } = await listTransactions(gw, {}, key)
+    const { ex } = await listTransactions(api, {}, key)
     const body = ex.json
     precondition(isObject(body), 'P1-2.2-transactions-envelope', 'the list is not a JSON object')
     expectThat(body.page === 1 && body.page_size === 100, 'page 1 and page_size 100', `page ${JSON.stringify(body.page)}, page_size ${JSON.stringify(body.page_size)}`, ex)
@@ -88,7 +89,7 @@ describe('paging (Part 1 §4.2)', () => {
   check('P1-4.2-transactions-paging', 'a page holds at most page_size transactions and echoes page and page_size', async () => {
     await seeded()
     for (const [page, pageSize] of [[1, 1], [2, 1], [1, 2]] as const) {
-      const { ex, items } = await listTransactions(gw, { hours_ago: 1, page, page_size: pageSize }, key)
+      const { ex, items } = await listTransactions(api, { hours_ago: 1, page, page_size: pageSize }, key)
       const body = ex.json
       precondition(isObject(body), 'P1-2.2-transactions-envelope', 'the list is not a JSON object')
       expectThat(items.length <= pageSize, `at most ${pageSize} transaction(s) on page ${page}`, `${items.length}`, ex)
@@ -101,8 +102,8 @@ describe('paging (Part 1 §4.2)', () => {
     // Every list call is a transaction too, and the newest come first: unfiltered pages shift between two calls.
     // Paging through this key's failed calls (404) keeps the pages still.
     const query = { hours_ago: 1, status_code: 404 }
-    const first = await listTransactions(gw, { ...query, page: 1, page_size: 1 }, key)
-    const second = await listTransactions(gw, { ...query, page: 2, page_size: 1 }, key)
+    const first = await listTransactions(api, { ...query, page: 1, page_size: 1 }, key)
+    const second = await listTransactions(api, { ...query, page: 2, page_size: 1 }, key)
     for (const { ex, items } of [first, second]) {
       const body = ex.json
       precondition(isObject(body) && Number.isInteger(body.total), 'P1-2.2-transactions-envelope', 'the list has no integer total')
@@ -122,7 +123,7 @@ describe('filters (Part 1 §4.2)', () => {
   check('P1-4.2-filter-status-code', 'status_code lists only transactions with that status', async () => {
     await seeded()
     for (const code of [200, 404]) {
-      const { ex, items } = await listTransactions(gw, { hours_ago: 1, status_code: code, page_size: 1000 }, key)
+      const { ex, items } = await listTransactions(api, { hours_ago: 1, status_code: code, page_size: 1000 }, key)
       const other = items.filter((t) => t.status_code !== code).map((t) => `${String(t.id)} has status_code ${String(t.status_code)}`)
       expectThat(other.length === 0, `only status_code ${code}`, other, ex)
     }
@@ -132,7 +133,7 @@ describe('filters (Part 1 §4.2)', () => {
     const found = await seeded()
     const provider = [...found.values()].map((t) => t.provider).find((p): p is string => typeof p === 'string' && p !== '')
     precondition(provider !== undefined, 'P1-2.2-transactions-envelope', 'no listed transaction names a provider')
-    const { ex, items } = await listTransactions(gw, { hours_ago: 1, provider, page_size: 1000 }, key)
+    const { ex, items } = await listTransactions(api, { hours_ago: 1, provider, page_size: 1000 }, key)
     expectThat(items.length > 0, `at least this run's ${provider} transaction`, 'none', ex)
     const other = items.filter((t) => typeof t.provider !== 'string' || t.provider.toLowerCase() !== provider.toLowerCase()).map((t) => `${String(t.id)} has provider ${String(t.provider)}`)
     expectThat(other.length === 0, `only provider ${provider}`, other, ex)
@@ -140,7 +141,7 @@ describe('filters (Part 1 §4.2)', () => {
 
   check('P1-4.2-filter-safety-identifier', 'a safety_identifier that no call used lists nothing', async () => {
     await seeded()
-    const { ex, items } = await listTransactions(gw, { hours_ago: 1, safety_identifier: `gc-unused-${randomSuffix()}` }, key)
+    const { ex, items } = await listTransactions(api, { hours_ago: 1, safety_identifier: `gc-unused-${randomSuffix()}` }, key)
     expectThat(items.length === 0, 'no transactions', `${items.length} transactions`, ex)
   })
 })

@@ -8,11 +8,11 @@ import { addDays, isCalendarDate, todayUtc } from '../../harness/clock.ts'
 import { memo, randomSuffix } from '../../harness/helpers.ts'
 import type { Exchange } from '../../harness/http-client.ts'
 import { observe } from '../../harness/recorder.ts'
-import { check, gateway } from '../../harness/suite.ts'
+import { check, target } from '../../harness/suite.ts'
 import { modelIds, modelItems } from '../models/model-list.ts'
 import { AVAILABILITY_MS, awaitTransactions, findTransactions, listTransactions, type Transaction } from './transactions.ts'
 
-const gw = gateway()
+const api = target()
 
 interface Call {
   ex: Exchange
@@ -21,13 +21,13 @@ interface Call {
 
 /** One successful call naming a model and one failed call, both with the main key. */
 const calls = memo(async () => {
-  const list = await gw.get('/v1/models')
+  const list = await api.get('/v1/models')
   expectStatus(list, 200)
   const modelId = modelIds(modelItems(list))[0]
   precondition(modelId !== undefined, 'P1-2.3-model-list', 'the model list is empty')
-  const ok = await gw.get(`/v1/models/${encodeURIComponent(modelId)}`)
+  const ok = await api.get(`/v1/models/${encodeURIComponent(modelId)}`)
   expectStatus(ok, 200)
-  const failed = await gw.get(`/v1/models/gc-no-such-model-${randomSuffix()}`)
+  const failed = await api.get(`/v1/models/gc-no-such-model-${randomSuffix()}`)
   precondition(ok.svcRequestId !== undefined, 'P1-4.1-svc-request-id', 'the successful call has no svc-request-id')
   return { modelId, ok: { ex: ok, id: ok.svcRequestId } as Call, failed: failed.svcRequestId ? ({ ex: failed, id: failed.svcRequestId } as Call) : undefined }
 })
@@ -36,7 +36,7 @@ const calls = memo(async () => {
 const listed = memo(async () => {
   const c = await calls()
   const ids = [c.ok.id, ...(c.failed ? [c.failed.id] : [])]
-  return awaitTransactions(gw, ids, 'main')
+  return awaitTransactions(api, ids, 'main')
 })
 
 async function ownTransaction(): Promise<{ call: Call; t: Transaction }> {
@@ -51,7 +51,7 @@ async function ownTransaction(): Promise<{ call: Call; t: Transaction }> {
  * target does with the likeliest body is recorded for the reader, never judged.
  */
 async function observeLookup(id: string): Promise<void> {
-  const ex = await gw.post('/user/v1/transactions/lookup', { ids: [id] })
+  const ex = await api.post('/user/v1/transactions/lookup', { ids: [id] })
   const mentions = ex.text.includes(id) ? 'the answer mentions the id' : 'the answer does not mention the id'
   observe('transactions lookup (shape not shown, §4.2)', `POST /user/v1/transactions/lookup {"ids":[…]} answered ${ex.status}; ${mentions}`)
 }
@@ -90,7 +90,7 @@ describe("a call's transaction (Part 1 §2.2, §4.2)", () => {
     const model = typeof t.model === 'string' && t.model !== '' ? t.model : modelId
     // A proper part of the id: drop its first and last character where it is long enough to keep some.
     const part = model.length > 3 ? model.slice(1, -1) : model
-    const { ex, items } = await listTransactions(gw, { hours_ago: 1, model: part, page_size: 1000 })
+    const { ex, items } = await listTransactions(api, { hours_ago: 1, model: part, page_size: 1000 })
     const other = items.filter((x) => typeof x.model !== 'string' || !x.model.toLowerCase().includes(part.toLowerCase())).map((x) => `${String(x.id)} has model ${String(x.model)}`)
     expectThat(other.length === 0, `only models containing "${part}"`, other, ex)
     expectThat(items.some((x) => x.id === call.id), `this run's call ${call.id} (model ${model}) among them`, `${items.length} transactions, not this one`, ex)
@@ -101,7 +101,7 @@ describe("a call's transaction (Part 1 §2.2, §4.2)", () => {
     // The call's day as the target dated it: the target's clock, not ours, decides which day a call falls on.
     const day = typeof t.requested_at === 'string' && isCalendarDate(t.requested_at.slice(0, 10)) ? t.requested_at.slice(0, 10) : todayUtc()
     const range = { start_date: addDays(day, -1), end_date: addDays(day, 1) }
-    const found = await findTransactions(gw, [call.id], 'main', range)
+    const found = await findTransactions(api, [call.id], 'main', range)
     expectThat(found.has(call.id), `transaction ${call.id} in start_date=${range.start_date}..end_date=${range.end_date}`, 'not listed')
   }, { timeout: AVAILABILITY_MS + 60_000 })
 })

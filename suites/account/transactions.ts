@@ -1,8 +1,9 @@
 /** Reading and finding transactions (Part 1 §2.2, §4.2), shared by the account suites. */
-import { expectStatus, isObject } from '../../harness/assert.ts'
+import { expectStatus } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import type { KeySlot } from '../../harness/config.ts'
 import { pollUntil } from '../../harness/helpers.ts'
-import type { Exchange, GatewayClient } from '../../harness/http-client.ts'
+import type { Exchange, TargetClient } from '../../harness/http-client.ts'
 
 export type Transaction = Record<string, unknown>
 
@@ -17,17 +18,17 @@ export function transactionsOf(ex: Exchange): Transaction[] {
 }
 
 /** Lists transactions (expecting 200), with a key slot and query. */
-export async function listTransactions(gw: GatewayClient, query: Record<string, string | number>, key: KeySlot = 'main'): Promise<{ ex: Exchange; items: Transaction[] }> {
-  const ex = await gw.get('/user/v1/transactions', { key, query })
+export async function listTransactions(api: TargetClient, query: Record<string, string | number>, key: KeySlot = 'main'): Promise<{ ex: Exchange; items: Transaction[] }> {
+  const ex = await api.get('/user/v1/transactions', { key, query })
   expectStatus(ex, 200)
   return { ex, items: transactionsOf(ex) }
 }
 
 /** Looks for transactions by id in the last hour, page by page; returns those found. */
-export async function findTransactions(gw: GatewayClient, ids: readonly string[], key: KeySlot, query: Record<string, string | number> = { hours_ago: 1 }): Promise<Map<string, Transaction>> {
+export async function findTransactions(api: TargetClient, ids: readonly string[], key: KeySlot, query: Record<string, string | number> = { hours_ago: 1 }): Promise<Map<string, Transaction>> {
   const found = new Map<string, Transaction>()
   for (let page = 1; page <= MAX_PAGES && found.size < ids.length; page += 1) {
-    const { ex, items } = await listTransactions(gw, { ...query, page_size: 1000, page }, key)
+    const { ex, items } = await listTransactions(api, { ...query, page_size: 1000, page }, key)
     for (const t of items) if (typeof t.id === 'string' && ids.includes(t.id)) found.set(t.id, t)
     const body = ex.json
     if (!isObject(body) || body.has_more !== true) break
@@ -36,10 +37,10 @@ export async function findTransactions(gw: GatewayClient, ids: readonly string[]
 }
 
 /** Polls until every id is listed or 30 seconds have passed; returns what was found by then. */
-export async function awaitTransactions(gw: GatewayClient, ids: readonly string[], key: KeySlot): Promise<Map<string, Transaction>> {
+export async function awaitTransactions(api: TargetClient, ids: readonly string[], key: KeySlot): Promise<Map<string, Transaction>> {
   let last = new Map<string, Transaction>()
   await pollUntil(async () => {
-    last = await findTransactions(gw, ids, key)
+    last = await findTransactions(api, ids, key)
     return last.size === ids.length ? true : undefined
   }, { timeoutMs: AVAILABILITY_MS, intervalMs: POLL_INTERVAL_MS })
   return last
@@ -49,7 +50,7 @@ export async function awaitTransactions(gw: GatewayClient, ids: readonly string[
  * The key with the most room on the usage endpoints (§8.1 grows with the tier), so that checks which spend many
  * calls do not trip the limit they are not about.
  */
-export function roomiestKey(gw: GatewayClient): KeySlot {
+export function roomiestKey(api: TargetClient): KeySlot {
   const order: KeySlot[] = ['tier5', 'tier4', 'tier3', 'main', 'tier2', 'tier1', 'tier0']
-  return order.find((slot) => gw.hasKey(slot)) ?? 'main'
+  return order.find((slot) => api.hasKey(slot)) ?? 'main'
 }

@@ -5,26 +5,24 @@
  * it also bills it.
  */
 import { expectStatus, precondition } from '../../harness/assert.ts'
-import type { Exchange, GatewayClient } from '../../harness/http-client.ts'
+import type { Exchange, TargetClient } from '../../harness/http-client.ts'
 import { multipartBody, type FilePart } from '../../harness/multipart.ts'
 import { spend } from '../../harness/suite.ts'
 import { wavTone } from './fixtures.ts'
 import { audioModels, speechEstimateUsd, transcriptionEstimateUsd } from './models.ts'
 
-type Json = Record<string, unknown>
-
 export const SHORT_INPUT = 'Hello from the gateway conformance suite.'
 
-export function audioCalls(gw: GatewayClient) {
-  const models = audioModels(gw)
+export function audioCalls(api: TargetClient) {
+  const models = audioModels(api)
 
-  async function speech(body: Json, options: { stream?: boolean } = {}): Promise<Exchange> {
+  async function speech(body: Record<string, unknown>, options: { stream?: boolean } = {}): Promise<Exchange> {
     const model = typeof body.model === 'string' ? body.model : 'tts-1'
     const chars = typeof body.input === 'string' ? [...body.input].length : 0
     const speed = typeof body.speed === 'number' ? body.speed : 1
     spend(speechEstimateUsd(await models.pricing(model), chars, speed), `speech: ${chars} characters on ${model}`)
     const spec = { method: 'POST', path: '/v1/audio/speech', json: body, headers: { accept: '*/*' } }
-    return options.stream ? gw.stream(spec) : gw.request(spec)
+    return options.stream ? api.stream(spec) : api.request(spec)
   }
 
   interface FormSpec {
@@ -42,12 +40,12 @@ export function audioCalls(gw: GatewayClient) {
   async function form(spec: FormSpec): Promise<Exchange> {
     const endpoint = spec.endpoint ?? 'transcriptions'
     const file = spec.file === undefined ? { filename: 'tone-2s.wav', contentType: 'audio/wav', content: wavTone({ seconds: 2 }) } : spec.file
-    const model = spec.fields.find(([name]) => name === 'model')?.[1] ?? 'gw-transcribe-1'
+    const model = spec.fields.find(([name]) => name === 'model')?.[1] ?? 'api-transcribe-1'
     const seconds = spec.seconds ?? 2
     spend(transcriptionEstimateUsd(await models.pricing(model), seconds), `${endpoint}: ${seconds} s of audio on ${model}`)
     const body = multipartBody(spec.fields, file ?? undefined)
     const request = { method: 'POST', path: `/v1/audio/${endpoint}`, headers: { ...body.headers, accept: '*/*' }, body: body.chunks, bodyNote: body.note, ...(spec.timeoutMs === undefined ? {} : { timeoutMs: spec.timeoutMs }) }
-    return spec.stream ? gw.stream(request) : gw.request(request)
+    return spec.stream ? api.stream(request) : api.request(request)
   }
 
   return { models, speech, form }

@@ -5,7 +5,7 @@
  * and reader of RIFF/WAVE.
  */
 
-export interface WavSpec {
+interface WavSpec {
   seconds: number
   sampleRate?: number
   channels?: number
@@ -88,11 +88,11 @@ export function isOggOpus(b: Buffer): boolean {
 }
 
 /** An ADTS frame header: 12-bit sync, layer 00. */
-export function isAdts(b: Buffer): boolean {
+function isAdts(b: Buffer): boolean {
   return b.length >= 7 && b[0] === 0xff && ((b[1] as number) & 0xf6) === 0xf0
 }
 
-export function isFlac(b: Buffer): boolean {
+function isFlac(b: Buffer): boolean {
   return ascii(b, 0, 4) === 'fLaC'
 }
 
@@ -101,7 +101,7 @@ export function isWav(b: Buffer): boolean {
 }
 
 /** Raw 16-bit PCM: no container signature at all, and a whole number of samples. */
-export function isRawPcm(b: Buffer): boolean {
+function isRawPcm(b: Buffer): boolean {
   return b.length > 0 && b.length % 2 === 0 && !isMp3(b) && !isOggOpus(b) && ascii(b, 0, 4) !== 'OggS' && !isAdts(b) && !isFlac(b) && ascii(b, 0, 4) !== 'RIFF' && ascii(b, 0, 3) !== 'ID3'
 }
 

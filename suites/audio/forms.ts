@@ -4,7 +4,7 @@
  */
 import type { FilePart } from '../../harness/multipart.ts'
 import type { Exchange } from '../../harness/http-client.ts'
-import { isObject } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import { dataUrl, wavTone } from './fixtures.ts'
 
 const cache = new Map<number, Buffer>()

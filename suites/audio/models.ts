@@ -8,19 +8,19 @@
  * named there is used as named; a default the target's list does not have skips the tests that need it, saying
  * which key to set.
  */
-import { isObject } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/helpers.ts'
-import type { GatewayClient } from '../../harness/http-client.ts'
+import type { TargetClient } from '../../harness/http-client.ts'
 import { skipTest } from '../../harness/recorder.ts'
 import { AUDIO_CAPABILITIES, type NamedModels } from '../../harness/config.ts'
 import { runConfig } from '../../harness/suite.ts'
 import { howToName } from '../shared/named-models.ts'
 
 const DEFAULT_ROLES = {
-  speech: 'gw-speech-1',
-  transcribe: 'gw-transcribe-1',
-  'transcribe-newer': 'gw-transcribe-2',
-  diarize: 'gw-transcribe-2-diarize',
+  speech: 'api-speech-1',
+  transcribe: 'api-transcribe-1',
+  'transcribe-newer': 'api-transcribe-2',
+  diarize: 'api-transcribe-2-diarize',
 } as const
 export type Role = keyof typeof DEFAULT_ROLES | 'tts-1' | 'tts-1-hd'
 
@@ -47,9 +47,9 @@ export interface ListedModel {
 /** Used where a target lists a model without pricing: high, so an estimate errs on the safe side. */
 const UNKNOWN_PRICE: Pricing = { input: 100, output: 100 }
 
-export function audioModels(gw: GatewayClient) {
+export function audioModels(api: TargetClient) {
   const list = memo(async (): Promise<Map<string, ListedModel>> => {
-    const ex = await gw.get('/v1/models')
+    const ex = await api.get('/v1/models')
     const body = ex.json
     const items = Array.isArray(body) ? body : isObject(body) && Array.isArray(body.data) ? body.data : []
     const out = new Map<string, ListedModel>()
@@ -90,7 +90,7 @@ export function audioModels(gw: GatewayClient) {
  * at most one second per five characters, slowed by speed. Transcription: audio in at 50 tokens a second and
  * ten text tokens a second out, plus 100.
  */
-export const ESTIMATE = { audioTokensPerSecond: 50, charsPerSecondAtLeast: 5, textTokensPerSecond: 10, textTokensFixed: 100 } as const
+const ESTIMATE = { audioTokensPerSecond: 50, charsPerSecondAtLeast: 5, textTokensPerSecond: 10, textTokensFixed: 100 } as const
 
 const roundUp = (usd: number): number => Math.ceil(usd * 1e6) / 1e6
 

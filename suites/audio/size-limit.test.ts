@@ -9,13 +9,13 @@
 import { describe } from 'vitest'
 import { expectStatus } from '../../harness/assert.ts'
 import { observe, skipTest } from '../../harness/recorder.ts'
-import { check, gateway, runConfig } from '../../harness/suite.ts'
+import { check, target, runConfig } from '../../harness/suite.ts'
 import { isLoopback } from '../../harness/target.ts'
 import { audioCalls, expectRefused400, TRANSLATION_MISSING } from './calls.ts'
 import { wavOfSize } from './fixtures.ts'
 
-const gw = gateway()
-const { models, form } = audioCalls(gw)
+const api = target()
+const { models, form } = audioCalls(api)
 
 const MAX_BYTES = 25_000_000
 const LARGE_UPLOADS = { env: 'GATEWAY_LARGE_UPLOADS', timeoutMs: 300_000 } // env read by harness/config.ts

@@ -7,12 +7,12 @@ import { describe } from 'vitest'
 import { expectStatus, expectThat } from '../../harness/assert.ts'
 import { mapLimit } from '../../harness/helpers.ts'
 import { observe } from '../../harness/recorder.ts'
-import { check, gateway } from '../../harness/suite.ts'
+import { check, target } from '../../harness/suite.ts'
 import { audioCalls, expectRefused400, expectServed, SHORT_INPUT } from './calls.ts'
 import { FORMAT_CHECKS, firstBytes, isMp3, isWav, readWav } from './fixtures.ts'
 
-const gw = gateway()
-const { models, speech } = audioCalls(gw)
+const api = target()
+const { models, speech } = audioCalls(api)
 
 const VOICES = ['alloy', 'ash', 'ballad', 'coral', 'echo', 'fable', 'nova', 'onyx', 'sage', 'shimmer', 'verse', 'marin', 'cedar']
 const MAX_INPUT = 4096
@@ -151,9 +151,9 @@ describe('speech input, voices and options (§4.2, §8)', () => {
 
   check('P2-4.2-speech-not-on-responses', 'the responses and messages endpoints refuse a newer speech model', async () => {
     const model = await models.model('speech')
-    const responses = await gw.post('/v1/responses', { model, input: 'Hello.', store: false })
+    const responses = await api.post('/v1/responses', { model, input: 'Hello.', store: false })
     expectThat(responses.status >= 400 && responses.status < 500, 'a 4xx from POST /v1/responses', String(responses.status), responses)
-    const messages = await gw.post('/v1/messages', { model, max_tokens: 16, messages: [{ role: 'user', content: 'Hello.' }] })
+    const messages = await api.post('/v1/messages', { model, max_tokens: 16, messages: [{ role: 'user', content: 'Hello.' }] })
     expectThat(messages.status >= 400 && messages.status < 500, 'a 4xx from POST /v1/messages', String(messages.status), messages)
   })
 })

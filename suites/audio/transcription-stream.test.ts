@@ -4,18 +4,19 @@
  * events. Events are typed by their data's type, or their event name; unknown types are ignored (Part 1 §9.2).
  */
 import { describe } from 'vitest'
-import { expectStatus, expectThat, fail, isObject, precondition } from '../../harness/assert.ts'
+import { expectStatus, expectThat, fail, precondition } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import type { Exchange } from '../../harness/http-client.ts'
 import { memo } from '../../harness/helpers.ts'
 import { observe } from '../../harness/recorder.ts'
 import { schemas } from '../../harness/schema-registry.ts'
 import { eventJson } from '../../harness/sse.ts'
-import { check, gateway } from '../../harness/suite.ts'
+import { check, target } from '../../harness/suite.ts'
 import { audioCalls } from './calls.ts'
 import { wavPart } from './forms.ts'
 
-const gw = gateway()
-const { models, form } = audioCalls(gw)
+const api = target()
+const { models, form } = audioCalls(api)
 
 const DELTA = 'transcript.text.delta'
 const DONE = 'transcript.text.done'

@@ -4,15 +4,16 @@
  * the 30-second rule of diarization, which needs a file whose duration the target really reads.
  */
 import { describe } from 'vitest'
-import { expectSchema, expectStatus, expectThat, isObject, precondition } from '../../harness/assert.ts'
+import { expectSchema, expectStatus, expectThat, precondition } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import { observe } from '../../harness/recorder.ts'
-import { check, gateway } from '../../harness/suite.ts'
+import { check, target } from '../../harness/suite.ts'
 import { audioCalls, expectServed } from './calls.ts'
 import { firstBytes, FORMAT_CHECKS } from './fixtures.ts'
 import { clip, TEXT_FILE, wavPart } from './forms.ts'
 
-const gw = gateway()
-const { models, speech, form } = audioCalls(gw)
+const api = target()
+const { models, speech, form } = audioCalls(api)
 
 const SRT_TIMING = /^\d{2}:\d{2}:\d{2},\d{3} --> \d{2}:\d{2}:\d{2},\d{3}/
 const GRANULARITIES: Array<[string, string]> = [['timestamp_granularities[]', 'word'], ['timestamp_granularities[]', 'segment']]

@@ -6,12 +6,12 @@ import { describe } from 'vitest'
 import { expectStatus, expectThat, precondition } from '../../harness/assert.ts'
 import { memo } from '../../harness/helpers.ts'
 import { observe } from '../../harness/recorder.ts'
-import { check, gateway } from '../../harness/suite.ts'
+import { check, target } from '../../harness/suite.ts'
 import { audioCalls, expectRefused400, expectServed, TRANSLATION_MISSING } from './calls.ts'
 import { answerText, TEXT_FILE } from './forms.ts'
 
-const gw = gateway()
-const { models, form } = audioCalls(gw)
+const api = target()
+const { models, form } = audioCalls(api)
 
 const translated = memo(async () => form({ endpoint: 'translations', fields: [['model', await models.model('transcribe')], ['prompt', 'A short recorded greeting.']] }))
 

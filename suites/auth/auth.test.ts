@@ -1,13 +1,13 @@
 /** Authentication (Part 1 §5 and the auth rows of §7). */
 import { describe } from 'vitest'
 import { expectEach, expectSchema, expectStatus, expectThat } from '../../harness/assert.ts'
-import { check, gateway } from '../../harness/suite.ts'
+import { check, target } from '../../harness/suite.ts'
 import { modelIds, modelItems } from '../models/model-list.ts'
 
-const gw = gateway()
+const api = target()
 
 async function someModelId(): Promise<string> {
-  const ex = await gw.get('/v1/models')
+  const ex = await api.get('/v1/models')
   expectStatus(ex, 200)
   const id = modelIds(modelItems(ex))[0]
   expectThat(id !== undefined, 'at least one model in the list', 'an empty list', ex)
@@ -16,20 +16,20 @@ async function someModelId(): Promise<string> {
 
 describe('a key is required (Part 1 §5.1, §7)', () => {
   check('P1-5.1-key-required', 'GET /v1/models without a key is refused with 401', async () => {
-    expectStatus(await gw.get('/v1/models', { key: null }), 401)
+    expectStatus(await api.get('/v1/models', { key: null }), 401)
   })
   check('P1-5.1-key-required', 'GET /v1/models with an unknown key is refused with 401', async () => {
-    expectStatus(await gw.get('/v1/models', { key: 'invalid' }), 401)
+    expectStatus(await api.get('/v1/models', { key: 'invalid' }), 401)
   })
   check('P1-5.1-key-required', 'GET /v1/models/{model_id} without a key is refused with 401', async () => {
     const id = await someModelId()
-    expectStatus(await gw.get(`/v1/models/${encodeURIComponent(id)}`, { key: null }), 401)
+    expectStatus(await api.get(`/v1/models/${encodeURIComponent(id)}`, { key: null }), 401)
   })
   check('P1-5.1-key-required', 'x-api-key with an unknown key is refused with 401', async () => {
-    expectStatus(await gw.get('/v1/models', { key: 'invalid', auth: 'x-api-key' }), 401)
+    expectStatus(await api.get('/v1/models', { key: 'invalid', auth: 'x-api-key' }), 401)
   })
   check('P1-5.1-public-models', 'GET /public/models answers 200 without a key, with items shaped like the Bearer list', async () => {
-    const ex = await gw.get('/public/models', { key: null })
+    const ex = await api.get('/public/models', { key: null })
     expectStatus(ex, 200)
     const items = modelItems(ex)
     expectThat(items.length > 0, 'at least one public model', 'an empty list', ex)
@@ -40,46 +40,46 @@ describe('a key is required (Part 1 §5.1, §7)', () => {
 describe('Bearer and x-api-key (Part 1 §5.2, §5.3)', () => {
   for (const path of ['/v1/models', '/user/v1/credit', '/user/v1/transactions']) {
     check('P1-5.2-bearer', `Authorization: Bearer is accepted on GET ${path}`, async () => {
-      expectStatus(await gw.get(path), 200)
+      expectStatus(await api.get(path), 200)
     })
   }
   check('P1-5.2-bearer', 'Authorization: Bearer is accepted on GET /v1/models/{model_id}', async () => {
     const id = await someModelId()
-    expectStatus(await gw.get(`/v1/models/${encodeURIComponent(id)}`), 200)
+    expectStatus(await api.get(`/v1/models/${encodeURIComponent(id)}`), 200)
   })
   check('P1-5.3-x-api-key', 'x-api-key is accepted on GET /v1/models', async () => {
-    expectStatus(await gw.get('/v1/models', { auth: 'x-api-key' }), 200)
+    expectStatus(await api.get('/v1/models', { auth: 'x-api-key' }), 200)
   })
   check('P1-5.3-x-api-key', 'x-api-key is accepted on GET /v1/models/{model_id}', async () => {
     const id = await someModelId()
-    expectStatus(await gw.get(`/v1/models/${encodeURIComponent(id)}`, { auth: 'x-api-key' }), 200)
+    expectStatus(await api.get(`/v1/models/${encodeURIComponent(id)}`, { auth: 'x-api-key' }), 200)
   })
 })
 
 describe('usage endpoints refuse bad keys with their own bodies (Part 1 §5.5, §7)', () => {
   check('P1-5.5-usage-401', 'GET /user/v1/credit without a key: 401 with error unauthorized', async () => {
-    const ex = await gw.get('/user/v1/credit', { key: null })
+    const ex = await api.get('/user/v1/credit', { key: null })
     expectStatus(ex, 401)
     expectSchema(ex, 'auth/usage-401.json')
   })
   check('P1-5.5-usage-401', 'GET /user/v1/credit with an invalid key: 401 with error unauthorized', async () => {
-    const ex = await gw.get('/user/v1/credit', { key: 'invalid' })
+    const ex = await api.get('/user/v1/credit', { key: 'invalid' })
     expectStatus(ex, 401)
     expectSchema(ex, 'auth/usage-401.json')
   })
   check('P1-5.5-usage-401', 'GET /user/v1/transactions with an invalid key: 401 with error unauthorized', async () => {
-    const ex = await gw.get('/user/v1/transactions', { key: 'invalid' })
+    const ex = await api.get('/user/v1/transactions', { key: 'invalid' })
     expectStatus(ex, 401)
     expectSchema(ex, 'auth/usage-401.json')
   })
   for (const path of ['/user/v1/credit', '/user/v1/transactions']) {
     check('P1-5.5-usage-403', `GET ${path} with a suspended account's key: 403 with error forbidden`, async () => {
-      const ex = await gw.get(path, { key: 'suspended' })
+      const ex = await api.get(path, { key: 'suspended' })
       expectStatus(ex, 403)
       expectSchema(ex, 'auth/usage-403.json')
     })
   }
   check('P1-7-suspended-403', "GET /v1/models with a suspended account's key: 403", async () => {
-    expectStatus(await gw.get('/v1/models', { key: 'suspended' }), 403)
+    expectStatus(await api.get('/v1/models', { key: 'suspended' }), 403)
   })
 })

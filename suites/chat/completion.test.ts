@@ -1,13 +1,14 @@
 /** Chat completions (Part 1 §1.5, §2.5, §2.6, §4.7, §5.1, §7): the answer's shape, usage, budget and instructions. */
 import { describe } from 'vitest'
-import { expectSchema, expectStatus, expectThat, isObject, precondition } from '../../harness/assert.ts'
+import { expectSchema, expectStatus, expectThat, precondition } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import { memo, randomSuffix } from '../../harness/helpers.ts'
 import { observe } from '../../harness/recorder.ts'
-import { check, gateway } from '../../harness/suite.ts'
-import { CAPS, catalogueFixture, chat, completionOf, firstChoice, LONG_PROMPT, modelFor, SHORT_PROMPT, usageOf, userMessage, type Json } from './fixtures.ts'
+import { check, target } from '../../harness/suite.ts'
+import { CAPS, catalogueFixture, chat, completionOf, firstChoice, LONG_PROMPT, modelFor, SHORT_PROMPT, usageOf, userMessage } from './fixtures.ts'
 
-const gw = gateway()
-const catalogue = catalogueFixture(gw)
+const api = target()
+const catalogue = catalogueFixture(api)
 const chatModel = () => modelFor(catalogue, 'chat')
 
 const INSTRUCTIONS = 'You are a terse assistant for a network operations team. Answer in one short sentence and never use lists.'
@@ -15,19 +16,19 @@ const INSTRUCTIONS = 'You are a terse assistant for a network operations team. A
 /** One plain completion, read by the shape and usage checks. */
 const plain = memo(async () => {
   const model = await chatModel()
-  return chat(gw, { model: model.id, messages: [userMessage(SHORT_PROMPT)], max_completion_tokens: CAPS.answer, temperature: 0 })
+  return chat(api, { model: model.id, messages: [userMessage(SHORT_PROMPT)], max_completion_tokens: CAPS.answer, temperature: 0 })
 })
 
 /** One completion cut by its budget. */
 const cut = memo(async () => {
   const model = await chatModel()
-  return chat(gw, { model: model.id, messages: [userMessage(LONG_PROMPT)], max_completion_tokens: CAPS.cut, temperature: 0 })
+  return chat(api, { model: model.id, messages: [userMessage(LONG_PROMPT)], max_completion_tokens: CAPS.cut, temperature: 0 })
 })
 
 /** The same user message with the instructions as a system message, as a developer message, and without them. */
 const withInstructions = memo(async () => {
   const model = await chatModel()
-  const send = (first: Json[]) => chat(gw, { model: model.id, messages: [...first, userMessage(SHORT_PROMPT)], max_completion_tokens: CAPS.answer, temperature: 0 })
+  const send = (first: Record<string, unknown>[]) => chat(api, { model: model.id, messages: [...first, userMessage(SHORT_PROMPT)], max_completion_tokens: CAPS.answer, temperature: 0 })
   const [system, developer, none] = await Promise.all([
     send([{ role: 'system', content: INSTRUCTIONS }]),
     send([{ role: 'developer', content: INSTRUCTIONS }]),
@@ -41,7 +42,7 @@ describe('the chat completion (Part 1 §2.5, §2.6)', () => {
     const ex = await plain()
     expectStatus(ex, 200)
     expectSchema(ex, 'chat/completion.json')
-    const body = ex.json as Json
+    const body = ex.json as Record<string, unknown>
     const choice = firstChoice(body)
     observe('chat completion', `model asked ${(await chatModel()).id}, answered ${String(body.model)}; finish_reason ${String(choice.finish_reason)}; fields ${Object.keys(body).join(', ')}`)
   })
@@ -50,7 +51,7 @@ describe('the chat completion (Part 1 §2.5, §2.6)', () => {
     const ex = await plain()
     const body = completionOf(ex)
     expectSchema(ex, 'chat/usage.json', body.usage, 'usage')
-    const usage = body.usage as Json
+    const usage = body.usage as Record<string, unknown>
     observe('chat usage', `fields ${Object.keys(usage).join(', ')}${isObject(usage.completion_tokens_details) ? `; completion_tokens_details ${JSON.stringify(usage.completion_tokens_details)}` : ''}`)
   })
 
@@ -95,22 +96,22 @@ describe('invalid and unknown (Part 1 §1.5, §5.1, §7)', () => {
   check('P1-5.1-key-required', 'POST /v1/chat/completions without a key, or with an unknown key, is refused with 401', async () => {
     const model = await chatModel()
     const body = { model: model.id, messages: [userMessage(SHORT_PROMPT)], max_completion_tokens: CAPS.answer }
-    expectStatus(await chat(gw, body, { key: null }), 401)
-    expectStatus(await chat(gw, body, { key: 'invalid' }), 401)
+    expectStatus(await chat(api, body, { key: null }), 401)
+    expectStatus(await chat(api, body, { key: 'invalid' }), 401)
   })
 
   check('P1-7-chat-invalid-request', 'no model, no messages, or an empty messages array is refused with 400', async () => {
     const model = await chatModel()
-    const cases: Array<[string, Json]> = [
+    const cases: Array<[string, Record<string, unknown>]> = [
       ['without model', { messages: [userMessage(SHORT_PROMPT)] }],
       ['without messages', { model: model.id }],
       ['with an empty messages array', { model: model.id, messages: [] }],
     ]
-    for (const [what, body] of cases) expectStatus(await chat(gw, { ...body, max_completion_tokens: CAPS.answer }), 400, `a chat request ${what}`)
+    for (const [what, body] of cases) expectStatus(await chat(api, { ...body, max_completion_tokens: CAPS.answer }), 400, `a chat request ${what}`)
   })
 
   check('P1-7-chat-unknown-model', 'a model id that does not exist is refused with 400 or 404', async () => {
-    const ex = await chat(gw, { model: `gc-no-such-model-${randomSuffix()}`, messages: [userMessage(SHORT_PROMPT)], max_completion_tokens: CAPS.answer })
+    const ex = await chat(api, { model: `gc-no-such-model-${randomSuffix()}`, messages: [userMessage(SHORT_PROMPT)], max_completion_tokens: CAPS.answer })
     observe('chat unknown model', `status ${ex.status}${isObject(ex.json) && isObject(ex.json.error) ? `, error code ${String(ex.json.error.code)}` : ''}`)
     expectStatus(ex, [400, 404])
   })
@@ -119,7 +120,7 @@ describe('invalid and unknown (Part 1 §1.5, §5.1, §7)', () => {
     const { all, tier } = await catalogue()
     const chatModels = all.filter((m) => m.mode === 'chat')
     // The main key at its tier, else the tier-0 key (whose tier is 0 by definition), against a model above it.
-    const candidates: Array<{ key: 'main' | 'tier0'; tier: number | undefined }> = [{ key: 'main', tier }, ...(gw.hasKey('tier0') ? [{ key: 'tier0' as const, tier: 0 }] : [])]
+    const candidates: Array<{ key: 'main' | 'tier0'; tier: number | undefined }> = [{ key: 'main', tier }, ...(api.hasKey('tier0') ? [{ key: 'tier0' as const, tier: 0 }] : [])]
     const pick = candidates.flatMap((c) => {
       const above = c.tier === undefined ? undefined : chatModels.find((m) => m.minTier > (c.tier as number))
       return above ? [{ ...c, model: above }] : []
@@ -128,7 +129,7 @@ describe('invalid and unknown (Part 1 §1.5, §5.1, §7)', () => {
       observe('chat min_tier', `no chat model has a min_tier above the tier of the keys given (${candidates.map((c) => `${c.key}: ${String(c.tier)}`).join(', ')}): nothing to refuse`)
       return
     }
-    const ex = await chat(gw, { model: pick.model.id, messages: [userMessage(SHORT_PROMPT)], max_completion_tokens: CAPS.answer }, { key: pick.key })
+    const ex = await chat(api, { model: pick.model.id, messages: [userMessage(SHORT_PROMPT)], max_completion_tokens: CAPS.answer }, { key: pick.key })
     observe('chat min_tier', `${pick.model.id} (min_tier ${pick.model.minTier}) with the ${pick.key} key (tier ${String(pick.tier)}): status ${ex.status}`)
     expectStatus(ex, [400, 403, 404], `min_tier ${pick.model.minTier} is above tier ${String(pick.tier)}`)
   })

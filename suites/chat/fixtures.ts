@@ -1,22 +1,21 @@
 /**
  * What the chat suites share (and the compatible suites borrow): models picked from GET /v1/models at run
  * time by mode and by the caller's tier (never hard-coded ids), cheapest first, and small requests, so that a
- * run against a paid gateway stays cheap.
+ * run against a paid target stays cheap.
  */
 import { reportedTier } from '../shared/tier.ts'
 import { WEATHER_FUNCTION } from '../shared/tools.ts'
-import { expectStatus, isObject, precondition } from '../../harness/assert.ts'
+import { expectStatus, precondition } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import type { Capability, KeySlot } from '../../harness/config.ts'
 import { memo } from '../../harness/helpers.ts'
-import type { Exchange, GatewayClient, RequestSpec } from '../../harness/http-client.ts'
+import type { Exchange, TargetClient, RequestSpec } from '../../harness/http-client.ts'
 import { skipTest } from '../../harness/recorder.ts'
 import { schemas } from '../../harness/schema-registry.ts'
 import { modelItems } from '../models/model-list.ts'
 import { howToName, namedFirst, namedModel, withNamedModels } from '../shared/named-models.ts'
 
-export type Json = Record<string, unknown>
-
-export const CHAT_PATH = '/v1/chat/completions'
+const CHAT_PATH = '/v1/chat/completions'
 
 /** A prompt whose honest answer is long: a small budget is sure to run out on it. */
 export const LONG_PROMPT = 'Write a detailed essay of at least five hundred words on the history of computer networks.'
@@ -45,7 +44,7 @@ export interface Catalogue {
   usable: CatalogueModel[]
 }
 
-function modelOf(item: Json): CatalogueModel {
+function modelOf(item: Record<string, unknown>): CatalogueModel {
   const pricing = isObject(item.pricing) ? item.pricing : {}
   return {
     id: String(item.id),
@@ -56,12 +55,12 @@ function modelOf(item: Json): CatalogueModel {
   }
 }
 
-async function tierOf(gw: GatewayClient, someModel: string | undefined, key: KeySlot): Promise<number | undefined> {
+async function tierOf(api: TargetClient, someModel: string | undefined, key: KeySlot): Promise<number | undefined> {
   if (someModel !== undefined) {
-    const tier = await reportedTier(gw, someModel, key)
+    const tier = await reportedTier(api, someModel, key)
     if (tier !== undefined) return tier
   }
-  const credit = (await gw.get('/user/v1/credit', { key })).json
+  const credit = (await api.get('/user/v1/credit', { key })).json
   return isObject(credit) && typeof credit.account_tier === 'number' ? credit.account_tier : undefined
 }
 
@@ -73,14 +72,14 @@ function namedByMode(): Record<string, string | undefined> {
 }
 
 /** The model list and the main key's tier, once per file. */
-export function catalogueFixture(gw: GatewayClient): () => Promise<Catalogue> {
+export function catalogueFixture(api: TargetClient): () => Promise<Catalogue> {
   return memo(async () => {
-    const list = await gw.get('/v1/models')
+    const list = await api.get('/v1/models')
     expectStatus(list, 200)
-    const listed = modelItems(list).filter((item): item is Json => isObject(item) && typeof item.id === 'string')
+    const listed = modelItems(list).filter((item): item is Record<string, unknown> => isObject(item) && typeof item.id === 'string')
     const named = namedByMode()
     const all = withNamedModels(listed, named).map(modelOf)
-    const tier = await tierOf(gw, all[0]?.id, 'main')
+    const tier = await tierOf(api, all[0]?.id, 'main')
     // An unknown tier leaves only the models every account may use.
     const usable = all.filter((m) => m.minTier <= (tier ?? 0)).sort(namedFirst(named, (a, b) => a.outputPrice - b.outputPrice))
     return { tier, all, usable }
@@ -96,31 +95,31 @@ export async function modelFor(catalogue: () => Promise<Catalogue>, mode: string
   return model
 }
 
-export function chat(gw: GatewayClient, body: Json, spec: Omit<RequestSpec, 'path' | 'method' | 'json'> = {}): Promise<Exchange> {
-  return gw.post(CHAT_PATH, body, spec)
+export function chat(api: TargetClient, body: Record<string, unknown>, spec: Omit<RequestSpec, 'path' | 'method' | 'json'> = {}): Promise<Exchange> {
+  return api.post(CHAT_PATH, body, spec)
 }
 
-export function chatStream(gw: GatewayClient, body: Json): Promise<Exchange> {
-  return gw.stream({ method: 'POST', path: CHAT_PATH, json: { ...body, stream: true }, headers: { accept: 'text/event-stream' } })
+export function chatStream(api: TargetClient, body: Record<string, unknown>): Promise<Exchange> {
+  return api.stream({ method: 'POST', path: CHAT_PATH, json: { ...body, stream: true }, headers: { accept: 'text/event-stream' } })
 }
 
-export function userMessage(text: string): Json {
+export function userMessage(text: string): Record<string, unknown> {
   return { role: 'user', content: text }
 }
 
-export function isCompletion(value: unknown): value is Json {
+function isCompletion(value: unknown): value is Record<string, unknown> {
   return schemas().validate('chat/completion.json', value).ok
 }
 
 /** The 200 body as a chat completion; skips the test when the §2.6 shape is broken (P1-2.6 reports that). */
-export function completionOf(ex: Exchange): Json {
+export function completionOf(ex: Exchange): Record<string, unknown> {
   expectStatus(ex, 200)
   const body = ex.json
   precondition(isCompletion(body), 'P1-2.6-chat-completion', `${ex.record.method} ${ex.record.path} did not answer a chat completion of §2.6`)
   return body
 }
 
-export interface ChatUsage {
+interface ChatUsage {
   prompt: number
   completion: number
   total: number
@@ -128,14 +127,14 @@ export interface ChatUsage {
 }
 
 /** The usage counts; skips the test when usage lacks the fields of §2.5 (P1-2.5-chat-usage reports that). */
-export function usageOf(completion: Json): ChatUsage {
+export function usageOf(completion: Record<string, unknown>): ChatUsage {
   precondition(schemas().validate('chat/usage.json', completion.usage).ok, 'P1-2.5-chat-usage', `completion ${String(completion.id)} has no usage with the fields of §2.5`)
   const u = completion.usage as { prompt_tokens: number; completion_tokens: number; total_tokens: number; prompt_tokens_details: { cached_tokens: number } }
   return { prompt: u.prompt_tokens, completion: u.completion_tokens, total: u.total_tokens, cached: u.prompt_tokens_details.cached_tokens }
 }
 
-export function firstChoice(completion: Json): Json {
-  return (completion.choices as Json[])[0] as Json
+export function firstChoice(completion: Record<string, unknown>): Record<string, unknown> {
+  return (completion.choices as Record<string, unknown>[])[0] as Record<string, unknown>
 }
 
 /** The shared function tool in the chat convention: { type: function, function: {...} }. */

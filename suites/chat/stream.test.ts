@@ -4,22 +4,23 @@
  * SHOULD check is skipped when the stream itself broke (P1-6.4-chat-stream reports that).
  */
 import { describe } from 'vitest'
-import { expectStatus, expectThat, fail, isObject, precondition } from '../../harness/assert.ts'
+import { expectStatus, expectThat, fail, precondition } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/helpers.ts'
 import type { Exchange } from '../../harness/http-client.ts'
 import { observe } from '../../harness/recorder.ts'
 import { schemas } from '../../harness/schema-registry.ts'
 import type { SseEvent } from '../../harness/sse.ts'
-import { check, gateway } from '../../harness/suite.ts'
-import { CAPS, catalogueFixture, modelFor, type Json } from './fixtures.ts'
+import { check, target } from '../../harness/suite.ts'
+import { CAPS, catalogueFixture, modelFor } from './fixtures.ts'
 import { cutStream, streamProblem } from './streams.ts'
 
-const gw = gateway()
-const catalogue = catalogueFixture(gw)
+const api = target()
+const catalogue = catalogueFixture(api)
 
 const DONE = '[DONE]'
 
-const streamed = memo(async () => cutStream(gw, (await modelFor(catalogue, 'chat')).id))
+const streamed = memo(async () => cutStream(api, (await modelFor(catalogue, 'chat')).id))
 
 /**
  * The data-only events of a whole stream, or a skip naming P1-6.4-chat-stream. Events named by an `event:` field
@@ -36,8 +37,8 @@ function isDataOnly(event: SseEvent): boolean {
 }
 
 /** The JSON chunks of a stream (every event but [DONE]); skips when one is not JSON (P1-6.4-chat-stream-chunks). */
-function chunksOf(ex: Exchange): Json[] {
-  const chunks: Json[] = []
+function chunksOf(ex: Exchange): Record<string, unknown>[] {
+  const chunks: Record<string, unknown>[] = []
   for (const event of eventsOf(ex)) {
     if (event.data === DONE) continue
     let value: unknown

@@ -1,10 +1,10 @@
 /** Reading streamed chat completions (Part 1 §6.4), shared by the stream and transaction checks. */
-import type { Exchange, GatewayClient } from '../../harness/http-client.ts'
+import type { Exchange, TargetClient } from '../../harness/http-client.ts'
 import { CAPS, chatStream, LONG_PROMPT, userMessage } from './fixtures.ts'
 
 /** A streamed completion of a long essay on a small budget, with usage asked for at the end. */
-export function cutStream(gw: GatewayClient, model: string): Promise<Exchange> {
-  return chatStream(gw, { model, messages: [userMessage(LONG_PROMPT)], max_completion_tokens: CAPS.cut, stream_options: { include_usage: true }, temperature: 0 })
+export function cutStream(api: TargetClient, model: string): Promise<Exchange> {
+  return chatStream(api, { model, messages: [userMessage(LONG_PROMPT)], max_completion_tokens: CAPS.cut, stream_options: { include_usage: true }, temperature: 0 })
 }
 
 /** Why a stream is not a whole, cleanly ended SSE stream; undefined when it is. */

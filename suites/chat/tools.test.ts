@@ -1,23 +1,24 @@
 /** Tools and inline moderation on chat completions (Part 1 §4.7; Part 2 §4.7). */
 import { describe } from 'vitest'
-import { expectStatus, expectThat, isObject, precondition } from '../../harness/assert.ts'
+import { expectStatus, expectThat, precondition } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/helpers.ts'
 import { observe } from '../../harness/recorder.ts'
-import { check, gateway } from '../../harness/suite.ts'
-import { CAPS, catalogueFixture, chat, completionOf, firstChoice, modelFor, SHORT_PROMPT, userMessage, WEATHER_PROMPT, WEATHER_TOOL, type Json } from './fixtures.ts'
+import { check, target } from '../../harness/suite.ts'
+import { CAPS, catalogueFixture, chat, completionOf, firstChoice, modelFor, SHORT_PROMPT, userMessage, WEATHER_PROMPT, WEATHER_TOOL } from './fixtures.ts'
 
-const gw = gateway()
-const catalogue = catalogueFixture(gw)
+const api = target()
+const catalogue = catalogueFixture(api)
 const toolModel = () => modelFor(catalogue, 'chat', (m) => m.functionCalling)
 
 const withTools = memo(async () => {
   const model = await toolModel()
-  return chat(gw, { model: model.id, messages: [userMessage(WEATHER_PROMPT)], tools: [WEATHER_TOOL], max_completion_tokens: CAPS.toolCall, temperature: 0 })
+  return chat(api, { model: model.id, messages: [userMessage(WEATHER_PROMPT)], tools: [WEATHER_TOOL], max_completion_tokens: CAPS.toolCall, temperature: 0 })
 })
 
 const toolRequired = memo(async () => {
   const model = await toolModel()
-  return chat(gw, { model: model.id, messages: [userMessage(WEATHER_PROMPT)], tools: [WEATHER_TOOL], tool_choice: 'required', max_completion_tokens: CAPS.toolCall, temperature: 0 })
+  return chat(api, { model: model.id, messages: [userMessage(WEATHER_PROMPT)], tools: [WEATHER_TOOL], tool_choice: 'required', max_completion_tokens: CAPS.toolCall, temperature: 0 })
 })
 
 function parsesToObject(text: unknown): boolean {
@@ -34,7 +35,7 @@ describe('tools (Part 1 §4.7)', () => {
     const ex = await withTools()
     // The shape itself is P1-2.6-chat-completion's to judge: here a completion of any shape is an acceptance.
     const choice = firstChoice(completionOf(ex))
-    const message = choice.message as Json
+    const message = choice.message as Record<string, unknown>
     observe('chat tools (tool_choice unset)', `finish_reason ${String(choice.finish_reason)}; ${Array.isArray(message.tool_calls) ? `${message.tool_calls.length} tool call(s)` : 'no tool_calls'}`)
   })
 
@@ -43,9 +44,9 @@ describe('tools (Part 1 §4.7)', () => {
     precondition(plain.status === 200, 'P1-4.7-chat-tools', `a request with tools answered ${plain.status}`)
     const ex = await toolRequired()
     const choice = firstChoice(completionOf(ex))
-    const message = choice.message as Json
+    const message = choice.message as Record<string, unknown>
     const calls = Array.isArray(message.tool_calls) ? message.tool_calls.filter(isObject) : []
-    const fn = isObject(calls[0]?.function) ? (calls[0].function as Json) : undefined
+    const fn = isObject(calls[0]?.function) ? (calls[0].function as Record<string, unknown>) : undefined
     expectThat(calls.length > 0, 'message.tool_calls with at least one call', `message ${JSON.stringify(message).slice(0, 300)}`, ex)
     expectThat(fn?.name === WEATHER_TOOL.function.name, `a call of ${WEATHER_TOOL.function.name}`, `function ${JSON.stringify(fn).slice(0, 200)}`, ex)
     expectThat(parsesToObject(fn?.arguments), 'arguments: the text of a JSON object', `arguments ${JSON.stringify(fn?.arguments)}`, ex)
@@ -56,7 +57,7 @@ describe('tools (Part 1 §4.7)', () => {
 describe('inline moderation (Part 1 §4.7; Part 2 §4.7)', () => {
   check('P1-4.7-chat-moderation', 'a request with moderation { model } is accepted; where the result appears is recorded', async () => {
     const [model, moderation] = await Promise.all([modelFor(catalogue, 'chat'), modelFor(catalogue, 'moderation')])
-    const ex = await chat(gw, { model: model.id, messages: [userMessage(SHORT_PROMPT)], moderation: { model: moderation.id }, max_completion_tokens: CAPS.answer })
+    const ex = await chat(api, { model: model.id, messages: [userMessage(SHORT_PROMPT)], moderation: { model: moderation.id }, max_completion_tokens: CAPS.answer })
     expectStatus(ex, 200)
     const body = completionOf(ex)
     const result = body.moderation

@@ -9,12 +9,12 @@ import { describe } from 'vitest'
 import { expectJson, expectStatus, expectThat } from '../../harness/assert.ts'
 import { randomSuffix } from '../../harness/helpers.ts'
 import { observe } from '../../harness/recorder.ts'
-import { check, gateway } from '../../harness/suite.ts'
+import { check, target } from '../../harness/suite.ts'
 import { catalogueFixture, modelFor } from '../chat/fixtures.ts'
 import { describeBody, ENDPOINTS, type Endpoint } from './endpoints.ts'
 
-const gw = gateway()
-const catalogue = catalogueFixture(gw)
+const api = target()
+const catalogue = catalogueFixture(api)
 
 /** A model of the endpoint's mode where the target has one; otherwise a placeholder (auth and parsing come first). */
 async function someModel(endpoint: Endpoint): Promise<string> {
@@ -26,9 +26,9 @@ describe('a key is required (Part 1 §5.1)', () => {
   for (const endpoint of ENDPOINTS) {
     check('P1-5.1-key-required', `POST ${endpoint.path} without a key, or with an unknown key, is refused with 401`, async () => {
       const body = endpoint.body(await someModel(endpoint))
-      const none = await gw.post(endpoint.path, body, { key: null })
+      const none = await api.post(endpoint.path, body, { key: null })
       expectStatus(none, 401)
-      expectStatus(await gw.post(endpoint.path, body, { key: 'invalid' }), 401)
+      expectStatus(await api.post(endpoint.path, body, { key: 'invalid' }), 401)
       observe('compatible 401 body', `${endpoint.path}: ${describeBody(none)}`)
     })
   }
@@ -37,18 +37,18 @@ describe('a key is required (Part 1 §5.1)', () => {
 describe('an invalid body is 400 (Part 1 Conventions, §7)', () => {
   for (const endpoint of ENDPOINTS) {
     check('P1-7-compatible-malformed-json', `POST ${endpoint.path} with a body that is not JSON is refused with 400`, async () => {
-      const ex = await gw.request({ method: 'POST', path: endpoint.path, body: '{"model": ', headers: { 'content-type': 'application/json' } })
+      const ex = await api.request({ method: 'POST', path: endpoint.path, body: '{"model": ', headers: { 'content-type': 'application/json' } })
       expectStatus(ex, 400)
       observe('compatible 400 body', `${endpoint.path}: ${describeBody(ex)}`)
     })
 
     check('P1-7-compatible-missing-field', `POST ${endpoint.path} without ${endpoint.missing.field} is refused with 400`, async () => {
       const model = await someModel(endpoint)
-      const ex = await gw.post(endpoint.path, endpoint.missing.body(model))
+      const ex = await api.post(endpoint.path, endpoint.missing.body(model))
       expectStatus(ex, 400, `${endpoint.missing.field} is required by the convention`)
       if (!endpoint.servedCheck) {
         // A real image edit needs a stored image; what a placeholder file id gets is the target's choice.
-        observe('compatible image edit', `with a file id that does not exist: ${describeBody(await gw.post(endpoint.path, endpoint.body(model)))}`)
+        observe('compatible image edit', `with a file id that does not exist: ${describeBody(await api.post(endpoint.path, endpoint.body(model)))}`)
       }
     })
   }
@@ -58,13 +58,13 @@ describe('serving a minimal request (Part 1 §4.8)', () => {
   for (const endpoint of ENDPOINTS.filter((e) => e.servedCheck)) {
     check('P1-4.8-compatible-served', `POST ${endpoint.path} serves a minimal request with a ${endpoint.mode} model`, async () => {
       const model = await modelFor(catalogue, endpoint.mode)
-      const ex = await gw.post(endpoint.path, endpoint.body(model.id))
+      const ex = await api.post(endpoint.path, endpoint.body(model.id))
       expectThat(ex.status >= 200 && ex.status < 300, `a 2xx answer to a minimal request with ${model.id}`, describeBody(ex), ex)
       expectJson(ex)
       observe('compatible response shape', `${endpoint.path} with ${model.id}: ${describeBody(ex)}`)
       if (endpoint.path === '/v1/messages') {
         // §5.3 names x-api-key for the model endpoints only; the messages convention sends it, so what happens is recorded.
-        const apiKey = await gw.post(endpoint.path, endpoint.body(model.id), { auth: 'x-api-key' })
+        const apiKey = await api.post(endpoint.path, endpoint.body(model.id), { auth: 'x-api-key' })
         observe('compatible messages x-api-key', describeBody(apiKey))
       }
     })
@@ -74,7 +74,7 @@ describe('serving a minimal request (Part 1 §4.8)', () => {
 describe('an unknown model (Part 1 §7)', () => {
   for (const endpoint of ENDPOINTS.filter((e) => e.servedCheck)) {
     check('P1-7-compatible-unknown-model', `POST ${endpoint.path} naming a model that does not exist is refused with 400 or 404`, async () => {
-      const ex = await gw.post(endpoint.path, endpoint.body(`gc-no-such-model-${randomSuffix()}`))
+      const ex = await api.post(endpoint.path, endpoint.body(`gc-no-such-model-${randomSuffix()}`))
       observe('compatible unknown model', `${endpoint.path}: ${describeBody(ex)}`)
       expectStatus(ex, [400, 404])
     })

@@ -3,19 +3,17 @@
  * minimal request of the widely used convention (the messages endpoint follows the other widely used one), which
  * the suite uses only to reach the rules the reference does state; what comes back is recorded, not judged.
  */
-import { isObject } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import type { Exchange } from '../../harness/http-client.ts'
-
-export type Json = Record<string, unknown>
 
 export interface Endpoint {
   path: string
   /** The model mode a request to it names (§2.3). */
   mode: string
   /** A minimal valid request for a model of that mode. */
-  body: (model: string) => Json
+  body: (model: string) => Record<string, unknown>
   /** The same request without the field the convention requires, and that field's name. */
-  missing: { field: string; body: (model: string) => Json }
+  missing: { field: string; body: (model: string) => Record<string, unknown> }
   /** False for image edits: a valid request needs a stored image, which this suite does not upload. */
   servedCheck: boolean
 }

@@ -5,18 +5,19 @@
  * creates is deleted in afterAll.
  */
 import { afterAll, describe } from 'vitest'
-import { expectEach, expectKeyAccepted, expectSchema, expectStatus, expectThat, isObject, precondition } from '../../harness/assert.ts'
+import { expectEach, expectKeyAccepted, expectSchema, expectStatus, expectThat, precondition } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import { observe } from '../../harness/recorder.ts'
 import { callWindow } from '../../harness/audit.ts'
-import { check, gateway, runConfig } from '../../harness/suite.ts'
+import { check, target, runConfig } from '../../harness/suite.ts'
 import { ACCEPTED, EXPIRING, EXPIRY_SECONDS, purposeFixture } from './fixture.ts'
 import { fullList, listFiles, MAX_LIMIT, orderBreaks, pageThrough } from './listing.ts'
 import { deleteCreated, deleteFile, expectRefused, upload } from './uploads.ts'
 
-const gw = gateway()
-const fixture = purposeFixture(gw)
+const api = target()
+const fixture = purposeFixture(api)
 
-afterAll(() => deleteCreated(gw))
+afterAll(() => deleteCreated(api))
 
 const CLOCK_TOLERANCE_S = 300 // created_at may differ from our clock by clock skew; 5 minutes is generous
 const COMPARED = ['id', 'bytes', 'created_at', 'expires_at', 'filename', 'purpose'] as const
@@ -40,10 +41,10 @@ describe('upload and the file object (Part 1 §2.4, §4.4)', () => {
     const { accepted } = await fixture()
     precondition(accepted.length > 0, 'P1-4.4-purposes', 'no upload was accepted')
     for (const u of accepted) expectSchema(u.ex, 'files/file.json')
-    const retrieved = await gw.get(`/v1/files/${encodeURIComponent(accepted[0]?.id as string)}`)
+    const retrieved = await api.get(`/v1/files/${encodeURIComponent(accepted[0]?.id as string)}`)
     expectStatus(retrieved, 200)
     expectSchema(retrieved, 'files/file.json')
-    const list = await listFiles(gw, { limit: MAX_LIMIT })
+    const list = await listFiles(api, { limit: MAX_LIMIT })
     expectEach(list.ex, 'files/file.json', list.items, '/data')
   })
 
@@ -88,34 +89,34 @@ describe('upload and the file object (Part 1 §2.4, §4.4)', () => {
   })
 
   check('P1-2.4-expires-anchor', 'an expires_after anchor other than created_at is refused with 400', async () => {
-    const up = await upload(gw, { label: 'anchor', purpose: 'user_data', expiresAfter: { anchor: 'last_active_at', seconds: String(EXPIRY_SECONDS) } })
-    await expectRefused(gw, up, 400, 'only created_at is supported')
+    const up = await upload(api, { label: 'anchor', purpose: 'user_data', expiresAfter: { anchor: 'last_active_at', seconds: String(EXPIRY_SECONDS) } })
+    await expectRefused(api, up, 400, 'only created_at is supported')
   })
 
   check('P1-2.4-expires-seconds', 'expires_after without seconds, or with seconds that are not an integer, is refused with 400', async () => {
-    const missing = await upload(gw, { label: 'no-seconds', purpose: 'user_data', expiresAfter: { anchor: 'created_at' } })
-    await expectRefused(gw, missing, 400, 'seconds is required')
-    const fraction = await upload(gw, { label: 'fraction-seconds', purpose: 'user_data', expiresAfter: { anchor: 'created_at', seconds: `${EXPIRY_SECONDS}.5` } })
-    await expectRefused(gw, fraction, 400, 'seconds is an integer')
+    const missing = await upload(api, { label: 'no-seconds', purpose: 'user_data', expiresAfter: { anchor: 'created_at' } })
+    await expectRefused(api, missing, 400, 'seconds is required')
+    const fraction = await upload(api, { label: 'fraction-seconds', purpose: 'user_data', expiresAfter: { anchor: 'created_at', seconds: `${EXPIRY_SECONDS}.5` } })
+    await expectRefused(api, fraction, 400, 'seconds is an integer')
   })
 
   check('P1-4.4-purpose-unknown', 'an upload with a purpose outside the seven is refused with 400', async () => {
-    const up = await upload(gw, { label: 'unknown-purpose', purpose: 'gc-no-such-purpose' })
-    await expectRefused(gw, up, 400, 'purpose is one of the seven of §4.4')
+    const up = await upload(api, { label: 'unknown-purpose', purpose: 'gc-no-such-purpose' })
+    await expectRefused(api, up, 400, 'purpose is one of the seven of §4.4')
   })
 
   check('P1-4.4-required-fields', 'an upload without purpose, or without a file, is refused with 400', async () => {
-    const noPurpose = await upload(gw, { label: 'no-purpose' })
-    await expectRefused(gw, noPurpose, 400, 'purpose is required')
-    const noFile = await upload(gw, { label: 'no-file', purpose: 'user_data', file: null })
-    await expectRefused(gw, noFile, 400, 'file is required')
+    const noPurpose = await upload(api, { label: 'no-purpose' })
+    await expectRefused(api, noPurpose, 400, 'purpose is required')
+    const noFile = await upload(api, { label: 'no-file', purpose: 'user_data', file: null })
+    await expectRefused(api, noFile, 400, 'file is required')
   })
 })
 
 describe('the file list (Part 1 §2.4, §4.4)', () => {
   check('P1-2.4-list-envelope', 'GET /v1/files answers object list, data, first_id, last_id and has_more', async () => {
     await fixture()
-    const ex = await gw.get('/v1/files')
+    const ex = await api.get('/v1/files')
     expectStatus(ex, 200)
     expectSchema(ex, 'files/list.json')
   })
@@ -123,11 +124,11 @@ describe('the file list (Part 1 §2.4, §4.4)', () => {
   check('P1-4.4-list-order', 'order=asc and order=desc sort by created_at, and the default is desc', async () => {
     const ours = (await validFiles()).map((u) => ({ id: u.id as string, createdAt: (u.file as Record<string, unknown>).created_at as number }))
     precondition(new Set(ours.map((o) => o.createdAt)).size > 1, 'P1-2.4-created-at-now', "the run's files, uploaded more than a second apart, share one created_at")
-    const asc = await fullList(gw, 'asc')
+    const asc = await fullList(api, 'asc')
     const missing = ours.filter((o) => !asc.ids.includes(o.id)).map((o) => o.id)
     expectThat(missing.length === 0, "every file of the run listed", `not listed: ${missing.join(', ')}`, asc.ex)
-    const desc = await fullList(gw, 'desc')
-    const byDefault = await listFiles(gw, { limit: MAX_LIMIT })
+    const desc = await fullList(api, 'desc')
+    const byDefault = await listFiles(api, { limit: MAX_LIMIT })
     for (const [list, order, what] of [[asc, 'asc', 'order=asc'], [desc, 'desc', 'order=desc'], [byDefault, 'desc', 'no order (default desc)']] as const) {
       const breaks = orderBreaks(list, order)
       expectThat(breaks.length === 0, `${what}: created_at ${order === 'asc' ? 'ascending' : 'descending'}`, breaks, list.ex)
@@ -135,38 +136,38 @@ describe('the file list (Part 1 §2.4, §4.4)', () => {
   })
 
   check('P1-4.4-list-order-values', 'an order other than asc or desc is refused with 400', async () => {
-    expectStatus(await gw.get('/v1/files', { query: { order: 'ascending' } }), 400, 'order is asc or desc')
+    expectStatus(await api.get('/v1/files', { query: { order: 'ascending' } }), 400, 'order is asc or desc')
   })
 
   check('P1-4.4-list-limit', 'limit caps the number of files listed', async () => {
     await validFiles()
     for (const limit of [1, 3]) {
-      const list = await listFiles(gw, { limit })
+      const list = await listFiles(api, { limit })
       expectThat(list.ids.length <= limit, `at most ${limit} file(s) with limit=${limit}`, `${list.ids.length} files`, list.ex)
     }
   })
 
   check('P1-4.4-list-limit-range', 'limit accepts 1 and 10000; 0, 10001 and 1.5 are refused with 400', async () => {
-    for (const limit of [1, MAX_LIMIT]) expectStatus(await gw.get('/v1/files', { query: { limit } }), 200, `limit=${limit} is within 1 to 10000`)
-    for (const limit of ['0', '10001', '1.5']) expectStatus(await gw.get('/v1/files', { query: { limit } }), 400, `limit=${limit} is outside 1 to 10000`)
+    for (const limit of [1, MAX_LIMIT]) expectStatus(await api.get('/v1/files', { query: { limit } }), 200, `limit=${limit} is within 1 to 10000`)
+    for (const limit of ['0', '10001', '1.5']) expectStatus(await api.get('/v1/files', { query: { limit } }), 400, `limit=${limit} is outside 1 to 10000`)
   })
 
   check('P1-4.4-list-cursor', 'after pages through the list in both orders without repeats or gaps, has_more telling the truth', async () => {
     const mine = new Set((await validFiles()).map((u) => u.id as string))
     for (const order of ['asc', 'desc'] as const) {
-      const full = await fullList(gw, order)
+      const full = await fullList(api, order)
       const ours = full.ids.filter((id) => mine.has(id))
       precondition(ours.length >= 3, 'P1-4.4-purposes', `fewer than three of the run's files are listed (${ours.length})`)
       // Enough pages to pass the last of the run's files, and a few more to reach the end of a small list.
       const span = full.ids.indexOf(ours.at(-1) as string) - full.ids.indexOf(ours[0] as string) + 1
-      const paged = await pageThrough(gw, order, full, ours, 2, Math.ceil(span / 2) + 3)
+      const paged = await pageThrough(api, order, full, ours, 2, Math.ceil(span / 2) + 3)
       const repeated = [...new Set(paged.seen.filter((id, i) => paged.seen.indexOf(id) !== i))]
       expectThat(repeated.length === 0, `order=${order}: no file on two pages`, `repeated: ${repeated.join(', ')}`, paged.last.ex)
       const oursSeen = paged.seen.filter((id) => mine.has(id))
       expectThat(JSON.stringify(oursSeen) === JSON.stringify(ours), `order=${order}: the run's files each once, in list order (${ours.join(', ')})`, `paged: ${oursSeen.join(', ')}`, paged.last.ex)
       // Past the oldest file nothing new can arrive, so the end of a desc list is stable enough to judge.
       if (order === 'desc' && paged.last.hasMore === false && paged.last.ids.length > 0) {
-        const beyond = await listFiles(gw, { order, limit: 2, after: paged.last.ids.at(-1) as string })
+        const beyond = await listFiles(api, { order, limit: 2, after: paged.last.ids.at(-1) as string })
         expectThat(beyond.ids.length === 0, 'no files after the page that said has_more false', `${beyond.ids.length} files: ${beyond.ids.join(', ')}`, beyond.ex)
       }
     }
@@ -175,7 +176,7 @@ describe('the file list (Part 1 §2.4, §4.4)', () => {
   check('P1-4.4-list-purpose', 'purpose filters the list', async () => {
     const vision = (await validFiles()).find((u) => u.purpose === 'vision')
     precondition(vision !== undefined, 'P1-4.4-purposes', 'the vision upload was refused')
-    const list = await listFiles(gw, { purpose: 'vision', limit: MAX_LIMIT })
+    const list = await listFiles(api, { purpose: 'vision', limit: MAX_LIMIT })
     const others = list.items.filter((item) => item.purpose !== 'vision').map((item) => `${String(item.id)}: ${String(item.purpose)}`)
     expectThat(others.length === 0, 'only files with purpose vision', others, list.ex)
     expectThat(list.ids.includes(vision.id as string), `the run's vision file ${vision.id} listed`, list.ids.join(', ') || 'no files', list.ex)
@@ -187,7 +188,7 @@ describe('retrieve and delete (Part 1 §4.4, §7)', () => {
     const { accepted } = await fixture()
     precondition(accepted.length > 0, 'P1-4.4-purposes', 'no upload was accepted')
     for (const u of accepted) {
-      const ex = await gw.get(`/v1/files/${encodeURIComponent(u.id as string)}`)
+      const ex = await api.get(`/v1/files/${encodeURIComponent(u.id as string)}`)
       expectStatus(ex, 200)
       const body = ex.json
       const differences = COMPARED.flatMap((field) => {
@@ -199,14 +200,14 @@ describe('retrieve and delete (Part 1 §4.4, §7)', () => {
     }
     // §8.4 limits downloads per minute but shows no route: what the usual one answers is recorded, not judged.
     const sample = accepted[0] as (typeof accepted)[number]
-    const content = await gw.get(`/v1/files/${encodeURIComponent(sample.id as string)}/content`, { headers: { accept: '*/*' } })
+    const content = await api.get(`/v1/files/${encodeURIComponent(sample.id as string)}/content`, { headers: { accept: '*/*' } })
     observe('file download', `GET /v1/files/{file_id}/content answered ${content.status} (${content.header('content-type') ?? 'no content-type'}, ${content.record.bodyBytes ?? 0} bytes; the ${sample.purpose} file has ${sample.body.fileBytes})`)
   })
 
   check('P1-7-file-unknown-404', 'retrieving or deleting a file id that does not exist answers 404', async () => {
     const id = `file-gc-${runConfig().runId}-missing`
-    expectStatus(await gw.get(`/v1/files/${encodeURIComponent(id)}`), 404)
-    expectStatus(await gw.request({ method: 'DELETE', path: `/v1/files/${encodeURIComponent(id)}` }), 404)
+    expectStatus(await api.get(`/v1/files/${encodeURIComponent(id)}`), 404)
+    expectStatus(await api.request({ method: 'DELETE', path: `/v1/files/${encodeURIComponent(id)}` }), 404)
   })
 
   // Last in the file: it deletes one of the shared files.
@@ -215,15 +216,15 @@ describe('retrieve and delete (Part 1 §4.4, §7)', () => {
     const victim = accepted.at(-1)
     precondition(victim !== undefined, 'P1-4.4-purposes', 'no upload was accepted')
     const id = victim.id as string
-    const deleted = await deleteFile(gw, id)
+    const deleted = await deleteFile(api, id)
     expectStatus(deleted, [200, 202, 204], 'the file is deleted')
     observe('file delete answer', `DELETE /v1/files/{file_id} answered ${deleted.status}: ${deleted.text.slice(0, 300) || '(no body)'}`)
-    const list = await listFiles(gw, { limit: MAX_LIMIT })
+    const list = await listFiles(api, { limit: MAX_LIMIT })
     expectThat(!list.ids.includes(id), `${id} no longer listed`, 'still listed', list.ex)
-    const after = await gw.get(`/v1/files/${encodeURIComponent(id)}`)
+    const after = await api.get(`/v1/files/${encodeURIComponent(id)}`)
     expectThat(after.status !== 200, `${id} no longer retrievable`, `status ${after.status}`, after)
     if (after.status !== 404) {
-      const probe = await gw.get(`/v1/files/${encodeURIComponent(`file-gc-${runConfig().runId}-probe`)}`)
+      const probe = await api.get(`/v1/files/${encodeURIComponent(`file-gc-${runConfig().runId}-probe`)}`)
       precondition(probe.status === 404, 'P1-7-file-unknown-404', `a file id that never existed answers ${probe.status}`)
     }
     expectStatus(after, 404, 'a deleted file is a missing resource')

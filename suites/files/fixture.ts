@@ -4,9 +4,9 @@
  * in whole seconds). The user_data file carries an expiration policy (§2.4); the others carry none.
  */
 import { setTimeout as sleep } from 'node:timers/promises'
-import { isObject } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/helpers.ts'
-import type { GatewayClient } from '../../harness/http-client.ts'
+import type { TargetClient } from '../../harness/http-client.ts'
 import { schemas } from '../../harness/schema-registry.ts'
 import { PURPOSES, upload, type Purpose, type Upload } from './uploads.ts'
 
@@ -20,13 +20,13 @@ export const ACCEPTED: readonly number[] = [200, 201]
 const GROUP_GAP_MS = 1_100 // two calls more than a second apart get different Unix seconds
 const FIRST_GROUP = 3
 
-export interface PurposeUpload extends Upload {
+interface PurposeUpload extends Upload {
   purpose: Purpose
   /** The answer as an object, when it is one. */
   file: Record<string, unknown> | undefined
 }
 
-export interface Fixture {
+interface Fixture {
   uploads: PurposeUpload[]
   /** Uploads that were accepted with a file object, in upload order. */
   accepted: PurposeUpload[]
@@ -34,12 +34,12 @@ export interface Fixture {
   valid: PurposeUpload[]
 }
 
-export function purposeFixture(gw: GatewayClient): () => Promise<Fixture> {
+export function purposeFixture(api: TargetClient): () => Promise<Fixture> {
   return memo(async () => {
     const uploads: PurposeUpload[] = []
     for (const [index, purpose] of PURPOSES.entries()) {
       if (index === FIRST_GROUP) await sleep(GROUP_GAP_MS)
-      const up = await upload(gw, { label: purpose, purpose, ...(purpose === EXPIRING ? { expiresAfter: { anchor: 'created_at', seconds: String(EXPIRY_SECONDS) } } : {}) })
+      const up = await upload(api, { label: purpose, purpose, ...(purpose === EXPIRING ? { expiresAfter: { anchor: 'created_at', seconds: String(EXPIRY_SECONDS) } } : {}) })
       const body = up.ex.json
       uploads.push({ ...up, purpose, file: up.id !== undefined && isObject(body) ? body : undefined })
     }

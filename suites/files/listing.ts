@@ -3,11 +3,12 @@
  * other runs, which may come and go while a test runs: checks of order and paging look at all files where that is
  * stable (sortedness) and at the run's own files where it is not (gaps, repeats).
  */
-import { expectStatus, expectThat, isObject, precondition } from '../../harness/assert.ts'
-import type { Exchange, GatewayClient } from '../../harness/http-client.ts'
+import { expectStatus, expectThat, precondition } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
+import type { Exchange, TargetClient } from '../../harness/http-client.ts'
 import { schemas } from '../../harness/schema-registry.ts'
 
-export interface FileList {
+interface FileList {
   ex: Exchange
   items: Array<Record<string, unknown>>
   ids: string[]
@@ -19,8 +20,8 @@ export interface FileList {
 /** Section 4.4: the largest limit, so that one call lists every file of an account that holds at most that many. */
 export const MAX_LIMIT = 10_000
 
-export async function listFiles(gw: GatewayClient, query: Record<string, string | number> = {}): Promise<FileList> {
-  const ex = await gw.get('/v1/files', { query })
+export async function listFiles(api: TargetClient, query: Record<string, string | number> = {}): Promise<FileList> {
+  const ex = await api.get('/v1/files', { query })
   expectStatus(ex, 200)
   const body = ex.json
   precondition(isObject(body) && Array.isArray(body.data), 'P1-2.4-list-envelope', `${ex.record.path} did not answer an object with a data array`)
@@ -29,15 +30,15 @@ export async function listFiles(gw: GatewayClient, query: Record<string, string 
 }
 
 /** The whole list in one order, for tests that need every file: skipped when the account holds too many. */
-export async function fullList(gw: GatewayClient, order: 'asc' | 'desc'): Promise<FileList> {
-  const list = await listFiles(gw, { order, limit: MAX_LIMIT })
+export async function fullList(api: TargetClient, order: 'asc' | 'desc'): Promise<FileList> {
+  const list = await listFiles(api, { order, limit: MAX_LIMIT })
   precondition(schemas().validate('files/list.json', list.ex.json).ok, 'P1-2.4-list-envelope', 'the list does not have the envelope of §2.4')
   precondition(list.hasMore === false, 'P1-4.4-list-limit', `the account holds more than ${MAX_LIMIT} files, so no single page lists them all`)
   return list
 }
 
 /** created_at of each item, failing when one is not an integer (the file-object requirement reports that). */
-export function createdAts(list: FileList): number[] {
+function createdAts(list: FileList): number[] {
   const values = list.items.map((item) => item.created_at)
   precondition(values.every((v) => Number.isInteger(v)), 'P1-2.4-file-object', 'a listed file has no integer created_at')
   return values as number[]
@@ -54,7 +55,7 @@ export function orderBreaks(list: FileList, order: 'asc' | 'desc'): string[] {
   return breaks
 }
 
-export interface Paged {
+interface Paged {
   /** Every id of every page, in the order read. */
   seen: string[]
   pages: number
@@ -67,12 +68,12 @@ export interface Paged {
  * `maxPages` were read, checking each page as it comes: at most `limit` files, first_id and last_id naming
  * the first and last file, and has_more true while one of `ours` is still to come.
  */
-export async function pageThrough(gw: GatewayClient, order: 'asc' | 'desc', full: FileList, ours: readonly string[], limit: number, maxPages: number): Promise<Paged> {
+export async function pageThrough(api: TargetClient, order: 'asc' | 'desc', full: FileList, ours: readonly string[], limit: number, maxPages: number): Promise<Paged> {
   const start = full.ids.indexOf(ours[0] as string)
   let after = start > 0 ? full.ids[start - 1] : undefined
   const seen: string[] = []
   for (let pages = 1; ; pages += 1) {
-    const page = await listFiles(gw, { order, limit, ...(after === undefined ? {} : { after }) })
+    const page = await listFiles(api, { order, limit, ...(after === undefined ? {} : { after }) })
     precondition(page.ids.length <= limit, 'P1-4.4-list-limit', `limit=${limit} returned ${page.ids.length} files`)
     if (page.ids.length > 0) {
       expectThat(page.firstId === page.ids[0] && page.lastId === page.ids.at(-1), 'first_id and last_id naming the first and last file of data', `first_id ${String(page.firstId)}, last_id ${String(page.lastId)}, data ${page.ids.join(', ')}`, page.ex)

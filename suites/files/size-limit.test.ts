@@ -10,13 +10,13 @@ import { afterAll, describe } from 'vitest'
 import { expectStatus } from '../../harness/assert.ts'
 import type { KeySlot } from '../../harness/config.ts'
 import { observe, skipTest } from '../../harness/recorder.ts'
-import { check, gateway, runConfig } from '../../harness/suite.ts'
+import { check, target, runConfig } from '../../harness/suite.ts'
 import { isLoopback } from '../../harness/target.ts'
 import limits from '../../schemas/limits/file-limits.json' with { type: 'json' }
 import { deleteCreated, deleteFile, expectRefused, upload } from './uploads.ts'
 
-const gw = gateway()
-afterAll(() => deleteCreated(gw))
+const api = target()
+afterAll(() => deleteCreated(api))
 
 const LARGE_UPLOADS = {
   env: 'GATEWAY_LARGE_UPLOADS', // read by harness/config.ts into runConfig().largeUploads
@@ -35,24 +35,24 @@ function requireLargeUploads(): void {
  * never appear in the lists the other files tests page through.
  */
 function largeUploadKey(): KeySlot {
-  return (['tier3', 'tier4', 'tier5', 'tier1'] as const).find((slot) => gw.hasKey(slot)) ?? 'main'
+  return (['tier3', 'tier4', 'tier5', 'tier1'] as const).find((slot) => api.hasKey(slot)) ?? 'main'
 }
 
 describe('the 128 MB upload limit (Part 1 §4.4, §8.4)', () => {
   check('P1-4.4-file-size-max', `a file of exactly ${MAX_BYTES} bytes (128 MB) is accepted`, async () => {
     requireLargeUploads()
     const key = largeUploadKey()
-    const up = await upload(gw, { label: 'max-size', purpose: 'user_data', key, timeoutMs: LARGE_UPLOADS.timeoutMs, file: { ext: 'bin', contentType: 'application/octet-stream', content: { size: MAX_BYTES } } })
+    const up = await upload(api, { label: 'max-size', purpose: 'user_data', key, timeoutMs: LARGE_UPLOADS.timeoutMs, file: { ext: 'bin', contentType: 'application/octet-stream', content: { size: MAX_BYTES } } })
     observe('128 MB upload', `${MAX_BYTES} bytes answered ${up.ex.status} in ${up.ex.record.durationMs} ms`)
-    if (up.id !== undefined) await deleteFile(gw, up.id)
+    if (up.id !== undefined) await deleteFile(api, up.id)
     expectStatus(up.ex, [200, 201], 'a file of 128 MB is within the limit')
   }, { timeout: 2 * LARGE_UPLOADS.timeoutMs })
 
   check('P1-4.4-file-size-limit', `a file of ${MAX_BYTES + 1} bytes, one over 128 MB, is refused with 400 or 413`, async () => {
     requireLargeUploads()
     const key = largeUploadKey()
-    const up = await upload(gw, { label: 'over-size', purpose: 'user_data', key, timeoutMs: LARGE_UPLOADS.timeoutMs, file: { ext: 'bin', contentType: 'application/octet-stream', content: { size: MAX_BYTES + 1 } } })
+    const up = await upload(api, { label: 'over-size', purpose: 'user_data', key, timeoutMs: LARGE_UPLOADS.timeoutMs, file: { ext: 'bin', contentType: 'application/octet-stream', content: { size: MAX_BYTES + 1 } } })
     observe('upload over 128 MB', `${MAX_BYTES + 1} bytes answered ${up.ex.status} in ${up.ex.record.durationMs} ms, after ${up.body.produced()} of ${up.body.length} body bytes were produced`)
-    await expectRefused(gw, up, [400, 413], 'the file is over 128 MB')
+    await expectRefused(api, up, [400, 413], 'the file is over 128 MB')
   }, { timeout: 2 * LARGE_UPLOADS.timeoutMs })
 })

@@ -3,10 +3,11 @@
  * the run id in its name (`gc-<runId>-...`) and is deleted in afterAll, whether or not its test passed. Bodies are
  * streamed multipart (harness/multipart.ts), so an upload of any size costs no memory.
  */
-import { expectStatus, isObject } from '../../harness/assert.ts'
+import { expectStatus } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import type { KeySlot } from '../../harness/config.ts'
 import { mapLimit } from '../../harness/helpers.ts'
-import type { Exchange, GatewayClient } from '../../harness/http-client.ts'
+import type { Exchange, TargetClient } from '../../harness/http-client.ts'
 import { multipartBody, type MultipartBody, type PartContent } from '../../harness/multipart.ts'
 import { runFileName } from '../../harness/run-tag.ts'
 import { runConfig } from '../../harness/suite.ts'
@@ -19,7 +20,7 @@ export type Purpose = (typeof PURPOSES)[number]
 const PNG_1X1 = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64')
 
 /** Content that suits each purpose (§4.4 purpose rules): JSONL where JSONL is the rule, an image for vision. */
-export const SUITED: Readonly<Record<Purpose, { ext: string; contentType: string; content: PartContent }>> = {
+const SUITED: Readonly<Record<Purpose, { ext: string; contentType: string; content: PartContent }>> = {
   assistants: { ext: 'txt', contentType: 'text/plain', content: 'Notes for a hosted retrieval surface.\n' },
   batch: { ext: 'jsonl', contentType: 'application/jsonl', content: `${JSON.stringify({ custom_id: 'gc-1', method: 'POST', url: '/v1/responses', body: { model: 'gc-model', input: 'Hello' } })}\n` },
   'fine-tune': { ext: 'jsonl', contentType: 'application/jsonl', content: `${JSON.stringify({ messages: [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: 'Hello' }] })}\n` },
@@ -29,7 +30,7 @@ export const SUITED: Readonly<Record<Purpose, { ext: string; contentType: string
   others: { ext: 'bin', contentType: 'application/octet-stream', content: { size: 2048, pattern: '\u0000\u0001gc' } },
 }
 
-export interface UploadSpec {
+interface UploadSpec {
   /** Part of the filename after `gc-<runId>-`. */
   label: string
   /** The purpose field; undefined sends none. */
@@ -58,11 +59,11 @@ export interface Upload {
 /** Ids of files this worker created and has not deleted yet, with the key that owns each. */
 const created = new Map<string, KeySlot>()
 
-export function fileName(label: string, ext: string): string {
+function fileName(label: string, ext: string): string {
   return runFileName(runConfig().runId, label, ext)
 }
 
-export async function upload(gw: GatewayClient, spec: UploadSpec): Promise<Upload> {
+export async function upload(api: TargetClient, spec: UploadSpec): Promise<Upload> {
   const suited = spec.purpose !== undefined && (PURPOSES as readonly string[]).includes(spec.purpose) ? SUITED[spec.purpose as Purpose] : SUITED.user_data
   const file = spec.file === undefined ? suited : spec.file
   const filename = fileName(spec.label, file?.ext ?? 'none')
@@ -72,7 +73,7 @@ export async function upload(gw: GatewayClient, spec: UploadSpec): Promise<Uploa
   if (spec.expiresAfter?.seconds !== undefined) fields.push(['expires_after[seconds]', spec.expiresAfter.seconds])
   const body = multipartBody(fields, file === null ? undefined : { filename, contentType: file.contentType, content: file.content })
   const sentAt = Date.now()
-  const ex = await gw.request({
+  const ex = await api.request({
     method: 'POST',
     path: '/v1/files',
     headers: body.headers,
@@ -89,8 +90,8 @@ export async function upload(gw: GatewayClient, spec: UploadSpec): Promise<Uploa
 }
 
 /** Deletes a file this run created; it is no longer tracked once the target answered 2xx or 404 (already gone). */
-export async function deleteFile(gw: GatewayClient, id: string): Promise<Exchange> {
-  const ex = await gw.request({ method: 'DELETE', path: `/v1/files/${encodeURIComponent(id)}`, key: created.get(id) ?? 'main' })
+export async function deleteFile(api: TargetClient, id: string): Promise<Exchange> {
+  const ex = await api.request({ method: 'DELETE', path: `/v1/files/${encodeURIComponent(id)}`, key: created.get(id) ?? 'main' })
   if ((ex.status >= 200 && ex.status < 300) || ex.status === 404) created.delete(id)
   return ex
 }
@@ -99,12 +100,12 @@ export async function deleteFile(gw: GatewayClient, id: string): Promise<Exchang
  * For uploads a test expects refused: a target that stored the file anyway has it deleted at once, so that the
  * stray file cannot disturb another test's lists, and then the status is judged.
  */
-export async function expectRefused(gw: GatewayClient, up: Upload, statuses: number | readonly number[], why: string): Promise<void> {
-  if (up.id !== undefined) await deleteFile(gw, up.id).catch(() => undefined)
+export async function expectRefused(api: TargetClient, up: Upload, statuses: number | readonly number[], why: string): Promise<void> {
+  if (up.id !== undefined) await deleteFile(api, up.id).catch(() => undefined)
   expectStatus(up.ex, statuses, why)
 }
 
-export const CLEANUP_DEFAULTS = {
+const CLEANUP_DEFAULTS = {
   concurrency: 8, // deletes in flight: the tiers bursts leave thousands of files, 300 ms each on a distant target
   budgetMs: 300_000, // then the rest is left for `npm run conformance -- sweep` (every name carries the run id)
 }
@@ -113,12 +114,12 @@ export const CLEANUP_DEFAULTS = {
  * afterAll: deletes every file still recorded as created, ignoring what the target answers, a few at a time and
  * for at most CLEANUP_DEFAULTS.budgetMs, so that a slow target's cleanup ends before its hook's time does.
  */
-export async function deleteCreated(gw: GatewayClient): Promise<void> {
+export async function deleteCreated(api: TargetClient): Promise<void> {
   const deadline = Date.now() + CLEANUP_DEFAULTS.budgetMs
   await mapLimit([...created.keys()], CLEANUP_DEFAULTS.concurrency, async (id) => {
     if (Date.now() > deadline) return
     try {
-      await deleteFile(gw, id)
+      await deleteFile(api, id)
     } catch {
       // Cleanup must not turn a finished run into a harness error; a leftover file names its run.
     }

@@ -3,16 +3,16 @@ import { describe } from 'vitest'
 import { expectKeyAccepted, expectThat } from '../../harness/assert.ts'
 import { projectTokenHeaderProblems, rateLimitHeaderProblems } from '../../harness/audit.ts'
 import { skipTest } from '../../harness/recorder.ts'
-import { check, gateway } from '../../harness/suite.ts'
+import { check, target } from '../../harness/suite.ts'
 import { catalogueFixture, modelFor } from '../chat/fixtures.ts'
 import { SAMPLE_CALLS } from './calls.ts'
 
-const gw = gateway()
+const api = target()
 
 describe('rate-limit headers (Part 1 §4.1)', () => {
   for (const call of SAMPLE_CALLS.filter((c) => c.authenticated)) {
     check('P1-4.1-ratelimit-headers', `requests and tokens rate-limit headers on ${call.title}`, async () => {
-      const ex = await call.run(gw)
+      const ex = await call.run(api)
       expectKeyAccepted(ex)
       const problems = rateLimitHeaderProblems(ex.record.responseHeaders ?? {})
       expectThat(problems.length === 0, 'x-ratelimit-limit-, -remaining- and -reset- for requests and tokens, well-formed', problems, ex)
@@ -25,14 +25,14 @@ describe('rate-limit headers (Part 1 §4.1)', () => {
  * where a target sends any of its headers, all three must be there in the token bucket's form. The audit judges
  * every response of the run this way; this test makes sure the two routes most likely to carry it are seen.
  */
-const catalogue = catalogueFixture(gw)
+const catalogue = catalogueFixture(api)
 
 describe('project-token headers (Part 1 §4.1)', () => {
   check('P1-4.1-project-token-headers', 'where project-token headers appear, limit, remaining and reset all do, well-formed', async () => {
     const model = await modelFor(catalogue, 'chat')
     const calls = [
-      await gw.post('/v1/chat/completions', { model: model.id, messages: [{ role: 'user', content: 'Say hi.' }], max_tokens: 8 }),
-      await gw.post('/v1/responses', { model: model.id, input: 'Say hi.', max_output_tokens: 16, store: false }),
+      await api.post('/v1/chat/completions', { model: model.id, messages: [{ role: 'user', content: 'Say hi.' }], max_tokens: 8 }),
+      await api.post('/v1/responses', { model: model.id, input: 'Say hi.', max_output_tokens: 16, store: false }),
     ]
     const seen = calls.filter((ex) => projectTokenHeaderProblems(ex.record.responseHeaders ?? {}) !== undefined)
     if (seen.length === 0) skipTest('the target sent no x-ratelimit-*-project-tokens header on chat completions or responses; §4.1 makes them route-dependent')

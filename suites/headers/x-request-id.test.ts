@@ -7,16 +7,16 @@ import { describe } from 'vitest'
 import { expectThat, precondition } from '../../harness/assert.ts'
 import { xRequestIdFinding, xRequestIdPhase } from '../../harness/audit.ts'
 import { observe } from '../../harness/recorder.ts'
-import { check, gateway, runConfig } from '../../harness/suite.ts'
+import { check, target, runConfig } from '../../harness/suite.ts'
 import { SAMPLE_CALLS } from './calls.ts'
 
-const gw = gateway()
+const api = target()
 const asOf = runConfig().asOf
 
 describe(`x-request-id at ${asOf} (${xRequestIdPhase(asOf)} the migration window, Part 1 §9.4)`, () => {
   for (const call of SAMPLE_CALLS) {
     check('P1-9.4-x-request-id', `x-request-id follows the migration rule on ${call.title}`, async () => {
-      const ex = await call.run(gw)
+      const ex = await call.run(api)
       const finding = xRequestIdFinding(ex.svcRequestId, ex.header('x-request-id'), asOf)
       precondition(finding !== undefined, 'P1-4.1-svc-request-id', 'no svc-request-id to compare x-request-id with')
       if (xRequestIdPhase(asOf) === 'before') observe('x-request-id before 2026-08-16', `${call.title}: ${finding.detail}`)

@@ -1,12 +1,13 @@
 /** The alternate format, selected by x-api-key (Part 1 §2.3, §4.3, §5.3): list, retrieve, limit and cursors. */
 import { describe } from 'vitest'
-import { expectSchema, expectStatus, expectThat, isObject, precondition } from '../../harness/assert.ts'
+import { expectSchema, expectStatus, expectThat, precondition } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/helpers.ts'
 import type { Exchange } from '../../harness/http-client.ts'
 import { schemas } from '../../harness/schema-registry.ts'
-import { check, gateway } from '../../harness/suite.ts'
+import { check, target } from '../../harness/suite.ts'
 
-const gw = gateway()
+const api = target()
 
 interface AlternatePage {
   ex: Exchange
@@ -19,7 +20,7 @@ interface AlternatePage {
 const PAGE_LIMIT = 1000 // the whole catalogue in one page, as the reference sets no maximum
 
 async function page(query: Record<string, string | number>): Promise<AlternatePage> {
-  const ex = await gw.get('/v1/models', { auth: 'x-api-key', query })
+  const ex = await api.get('/v1/models', { auth: 'x-api-key', query })
   expectStatus(ex, 200)
   const body = ex.json
   precondition(isObject(body) && Array.isArray(body.data), 'P1-2.3-alternate-list', `${ex.record.path} did not answer an object with a data array`)
@@ -31,7 +32,7 @@ const fullList = memo(() => page({ limit: PAGE_LIMIT }))
 
 describe('alternate format with x-api-key (Part 1 §2.3, §4.3)', () => {
   check('P1-2.3-alternate-list', 'GET /v1/models with x-api-key answers data, first_id, last_id and has_more, items without extra', async () => {
-    const ex = await gw.get('/v1/models', { auth: 'x-api-key' })
+    const ex = await api.get('/v1/models', { auth: 'x-api-key' })
     expectStatus(ex, 200)
     expectSchema(ex, 'models/alternate-list.json')
     const data = (ex.json as { data: unknown[] }).data
@@ -42,7 +43,7 @@ describe('alternate format with x-api-key (Part 1 §2.3, §4.3)', () => {
   check('P1-2.3-alternate-retrieve', 'GET /v1/models/{model_id} with x-api-key answers the alternate object with extra', async () => {
     const { ids, ex: listEx } = await fullList()
     expectThat(ids.length > 0, 'at least one model', 'an empty list', listEx)
-    const ex = await gw.get(`/v1/models/${encodeURIComponent(ids[0] as string)}`, { auth: 'x-api-key' })
+    const ex = await api.get(`/v1/models/${encodeURIComponent(ids[0] as string)}`, { auth: 'x-api-key' })
     expectStatus(ex, 200)
     expectSchema(ex, 'models/alternate-retrieve.json')
   })

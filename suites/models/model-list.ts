@@ -3,9 +3,10 @@
  * both a bare array and the usual `{ object: "list", data: [...] }` are accepted, and which one was seen is
  * recorded as an observation.
  */
-import { fail, expectStatus, isObject } from '../../harness/assert.ts'
+import { fail, expectStatus } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import { mapLimit, memo } from '../../harness/helpers.ts'
-import type { Exchange, GatewayClient } from '../../harness/http-client.ts'
+import type { Exchange, TargetClient } from '../../harness/http-client.ts'
 import { observe } from '../../harness/recorder.ts'
 
 export function modelItems(ex: Exchange): unknown[] {
@@ -25,21 +26,21 @@ export function modelIds(items: readonly unknown[]): string[] {
   return items.flatMap((item) => (isObject(item) && typeof item.id === 'string' ? [item.id] : []))
 }
 
-export interface ModelFixtures {
+interface ModelFixtures {
   list: () => Promise<{ ex: Exchange; items: unknown[] }>
   retrieved: () => Promise<Array<{ id: string; ex: Exchange }>>
 }
 
 /** The Bearer list and every model retrieved, fetched once per file by the first test that needs them. */
-export function modelFixtures(gw: GatewayClient): ModelFixtures {
+export function modelFixtures(api: TargetClient): ModelFixtures {
   const list = memo(async () => {
-    const ex = await gw.get('/v1/models')
+    const ex = await api.get('/v1/models')
     expectStatus(ex, 200)
     return { ex, items: modelItems(ex) }
   })
   const retrieved = memo(async () => {
     const ids = modelIds((await list()).items)
-    return mapLimit(ids, 4, async (id) => ({ id, ex: await gw.get(`/v1/models/${encodeURIComponent(id)}`) }))
+    return mapLimit(ids, 4, async (id) => ({ id, ex: await api.get(`/v1/models/${encodeURIComponent(id)}`) }))
   })
   return { list, retrieved }
 }

@@ -1,18 +1,17 @@
 /** The model catalogue with Bearer: list, retrieve, extra and its rate limits (Part 1 §2.3, §4.3, §7). */
 import { describe } from 'vitest'
-import { expectEach, expectSchema, expectStatus, expectThat, isObject, precondition } from '../../harness/assert.ts'
+import { expectEach, expectSchema, expectStatus, expectThat, precondition } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import { randomSuffix } from '../../harness/helpers.ts'
 import { schemas } from '../../harness/schema-registry.ts'
-import { check, gateway } from '../../harness/suite.ts'
+import { check, target } from '../../harness/suite.ts'
 import { modelFixtures } from './model-list.ts'
 
-const gw = gateway()
-const { list, retrieved } = modelFixtures(gw)
-
-type Json = Record<string, unknown>
+const api = target()
+const { list, retrieved } = modelFixtures(api)
 
 /** Retrieved models whose body is an object with extra.rate_limits: what the rate-limit checks read. */
-async function rateLimitsOf(): Promise<Array<{ id: string; minTier: unknown; tiers: Json; current: Json; ex: Awaited<ReturnType<typeof retrieved>>[number]['ex'] }>> {
+async function rateLimitsOf(): Promise<Array<{ id: string; minTier: unknown; tiers: Record<string, unknown>; current: Record<string, unknown>; ex: Awaited<ReturnType<typeof retrieved>>[number]['ex'] }>> {
   const all = await retrieved()
   const out = []
   for (const { id, ex } of all) {
@@ -22,12 +21,12 @@ async function rateLimitsOf(): Promise<Array<{ id: string; minTier: unknown; tie
     const rateLimits = extra && isObject(extra.rate_limits) ? extra.rate_limits : undefined
     precondition(rateLimits !== undefined && isObject(rateLimits.tiers) && isObject(rateLimits.current), 'P1-2.3-model-retrieve', `${id} has no extra.rate_limits with tiers and current`)
     const metadata = extra && isObject(extra.metadata) ? extra.metadata : {}
-    out.push({ id, minTier: metadata.min_tier, tiers: rateLimits.tiers as Json, current: rateLimits.current as Json, ex })
+    out.push({ id, minTier: metadata.min_tier, tiers: rateLimits.tiers as Record<string, unknown>, current: rateLimits.current as Record<string, unknown>, ex })
   }
   return out
 }
 
-function tierKeysValid(tiers: Json): boolean {
+function tierKeysValid(tiers: Record<string, unknown>): boolean {
   return schemas().validate('models/rate-limit-tiers.json', tiers).ok
 }
 
@@ -69,7 +68,7 @@ describe('model list and retrieve (Part 1 §2.3, §4.3)', () => {
   })
 
   check('P1-7-unknown-model-404', 'retrieving a model id that does not exist answers 404', async () => {
-    expectStatus(await gw.get(`/v1/models/gc-no-such-model-${randomSuffix()}`), 404)
+    expectStatus(await api.get(`/v1/models/gc-no-such-model-${randomSuffix()}`), 404)
   })
 
   check('P1-2.3-list-retrieve-agree', "retrieve's extra.metadata and extra.pricing agree with the list item", async () => {
@@ -118,7 +117,7 @@ describe('extra.rate_limits (Part 1 §2.3)', () => {
   })
 
   check('P1-2.3-rate-limits-current', "current is the caller's tier, as in the credit record, with that tier's rpm and tpm", async () => {
-    const credit = await gw.get('/user/v1/credit')
+    const credit = await api.get('/user/v1/credit')
     expectStatus(credit, 200)
     const body = credit.json
     const accountTier = isObject(body) ? body.account_tier : undefined

@@ -5,17 +5,16 @@
  * builds on is broken (that shape's own requirement reports it).
  */
 import { reportedTier } from '../shared/tier.ts'
-import { expectStatus, isObject, precondition } from '../../harness/assert.ts'
+import { expectStatus, precondition } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/helpers.ts'
-import type { Exchange, GatewayClient, RequestSpec } from '../../harness/http-client.ts'
+import type { Exchange, TargetClient, RequestSpec } from '../../harness/http-client.ts'
 import { skipTest } from '../../harness/recorder.ts'
 import { spend } from '../../harness/suite.ts'
 import { modelItems } from '../models/model-list.ts'
 import { howToName, namedModel, withNamedModels } from '../shared/named-models.ts'
 import categoryMap from '../../schemas/moderation/category-map.json' with { type: 'json' }
 import imageCategories from '../../schemas/moderation/image-categories.json' with { type: 'json' }
-
-export type Json = Record<string, unknown>
 
 export const PATH = '/v1/moderations'
 
@@ -42,23 +41,23 @@ export const TEXT_AND_IMAGE_ITEMS = [
   { type: 'image_url', image_url: { url: IMAGE_DATA_URL } },
 ]
 
-export function moderate(gw: GatewayClient, body: Json, spec: Omit<RequestSpec, 'path' | 'method' | 'json'> = {}): Promise<Exchange> {
-  return gw.post(PATH, body, spec)
+export function moderate(api: TargetClient, body: Record<string, unknown>, spec: Omit<RequestSpec, 'path' | 'method' | 'json'> = {}): Promise<Exchange> {
+  return api.post(PATH, body, spec)
 }
 
 export const is4xx = (status: number): boolean => status >= 400 && status < 500
 
 /** The results of a 200 moderation answer; skips the test when there is no results array (P2-2.4-result-shape). */
-export function resultsOf(ex: Exchange): Json[] {
+export function resultsOf(ex: Exchange): Record<string, unknown>[] {
   expectStatus(ex, 200)
   const body = ex.json
   const results = isObject(body) && Array.isArray(body.results) ? body.results : undefined
   precondition(results !== undefined && results.every(isObject), 'P2-2.4-result-shape', `${ex.record.path} answered no results array of objects`)
-  return results as Json[]
+  return results as Record<string, unknown>[]
 }
 
 /** One of a result's three category maps, or a skip when it is not an object (P2-2.4-result-shape). */
-export function mapOf(result: Json, name: 'categories' | 'category_scores' | 'category_applied_input_types'): Json {
+export function mapOf(result: Record<string, unknown>, name: 'categories' | 'category_scores' | 'category_applied_input_types'): Record<string, unknown> {
   const map = result[name]
   precondition(isObject(map), 'P2-2.4-result-shape', `a result has no ${name} object`)
   return map
@@ -68,7 +67,7 @@ export interface ListedModel {
   id: string
   mode: string
   minTier: number
-  pricing: Json | undefined
+  pricing: Record<string, unknown> | undefined
   vision: boolean
   functionCalling: boolean
 }
@@ -83,9 +82,9 @@ export interface Catalogue {
 }
 
 /** GET /v1/models read once per file. */
-export function catalogueFixture(gw: GatewayClient): () => Promise<Catalogue> {
+export function catalogueFixture(api: TargetClient): () => Promise<Catalogue> {
   return memo(async () => {
-    const ex = await gw.get('/v1/models')
+    const ex = await api.get('/v1/models')
     expectStatus(ex, 200)
     const listed = modelItems(ex).filter(isObject).filter((item) => typeof item.id === 'string')
     const all = withNamedModels(listed, { chat: namedModel('chat'), moderation: namedModel('moderation') }).map((item): ListedModel => ({
@@ -97,7 +96,7 @@ export function catalogueFixture(gw: GatewayClient): () => Promise<Catalogue> {
       functionCalling: item.supports_function_calling !== false,
     }))
     const chatAll = all.filter((m) => m.mode === 'chat').sort((a, b) => a.minTier - b.minTier)
-    const tier = chatAll[0] ? await reportedTier(gw, chatAll[0].id) : undefined
+    const tier = chatAll[0] ? await reportedTier(api, chatAll[0].id) : undefined
     return {
       tier,
       all,

@@ -9,16 +9,17 @@
  * to a moderated request skips rather than fails.
  */
 import { describe } from 'vitest'
-import { expectThat, isObject, precondition } from '../../harness/assert.ts'
+import { expectThat, precondition } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/helpers.ts'
 import type { Exchange } from '../../harness/http-client.ts'
 import { observe, skipTest } from '../../harness/recorder.ts'
 import { schemas } from '../../harness/schema-registry.ts'
-import { check, gateway } from '../../harness/suite.ts'
-import { BENIGN_TEXT, catalogueFixture, chatModel, IMAGE_DATA_URL, OMNI_MODELS, TEXT_MODELS, type Json } from './fixtures.ts'
+import { check, target } from '../../harness/suite.ts'
+import { BENIGN_TEXT, catalogueFixture, chatModel, IMAGE_DATA_URL, OMNI_MODELS, TEXT_MODELS } from './fixtures.ts'
 
-const gw = gateway()
-const catalogue = catalogueFixture(gw)
+const api = target()
+const catalogue = catalogueFixture(api)
 const CAP = 48 // output tokens: a short answer is all moderation needs
 
 const PROMPT = 'In two sentences, describe a quiet morning at a lighthouse.'
@@ -44,7 +45,7 @@ interface Case {
 
 const responseText = memo(async () => {
   const model = await chatModel(catalogue)
-  return gw.post('/v1/responses', { model: model.id, input: PROMPT, moderation: { model: OMNI_MODELS[0] }, max_output_tokens: CAP, store: false })
+  return api.post('/v1/responses', { model: model.id, input: PROMPT, moderation: { model: OMNI_MODELS[0] }, max_output_tokens: CAP, store: false })
 })
 
 /** Undefined when no chat model of the caller takes images. */
@@ -52,23 +53,23 @@ const responseImage = memo(async () => {
   const model = (await catalogue()).chat.find((m) => m.vision)
   if (model === undefined) return undefined
   const input = [{ role: 'user', content: [{ type: 'input_text', text: BENIGN_TEXT }, { type: 'input_image', image_url: IMAGE_DATA_URL }] }]
-  return gw.post('/v1/responses', { model: model.id, input, moderation: { model: TEXT_MODELS[0] }, max_output_tokens: CAP, store: false })
+  return api.post('/v1/responses', { model: model.id, input, moderation: { model: TEXT_MODELS[0] }, max_output_tokens: CAP, store: false })
 })
 
 const chatText = memo(async () => {
   const model = await chatModel(catalogue)
-  return gw.post('/v1/chat/completions', { model: model.id, messages: [{ role: 'user', content: PROMPT }], moderation: { model: OMNI_MODELS[0] }, max_completion_tokens: CAP })
+  return api.post('/v1/chat/completions', { model: model.id, messages: [{ role: 'user', content: PROMPT }], moderation: { model: OMNI_MODELS[0] }, max_completion_tokens: CAP })
 })
 
 const chatImage = memo(async () => {
   const model = (await catalogue()).chat.find((m) => m.vision)
   if (model === undefined) return undefined
   const content = [{ type: 'text', text: BENIGN_TEXT }, { type: 'image_url', image_url: { url: IMAGE_DATA_URL } }]
-  return gw.post('/v1/chat/completions', { model: model.id, messages: [{ role: 'user', content }], moderation: { model: TEXT_MODELS[0] }, max_completion_tokens: CAP })
+  return api.post('/v1/chat/completions', { model: model.id, messages: [{ role: 'user', content }], moderation: { model: TEXT_MODELS[0] }, max_completion_tokens: CAP })
 })
 
 /** The moderation member of a 200 answer; undefined (recorded) for a refusal, which "where enabled" allows. */
-function moderationOf(c: Case): Json | undefined {
+function moderationOf(c: Case): Record<string, unknown> | undefined {
   if (c.ex.status !== 200) {
     observe('inline moderation refused', `${c.what}: ${c.ex.status} ${c.ex.text.slice(0, 200)}`)
     return undefined
@@ -137,11 +138,11 @@ describe('inline moderation results (Part 2 §4.7)', () => {
     const base = moderationOf(plain)
     if (base === undefined || !isObject(base.input) || isError(base.input)) skipTest('no inline input result to compare against')
     const model = await chatModel(catalogue, (m) => m.functionCalling)
-    const ex = await gw.post('/v1/responses', { model: model.id, input: PROMPT, tools: [VIOLENT_TOOL], tool_choice: 'none', moderation: { model: OMNI_MODELS[0] }, max_output_tokens: CAP, store: false })
+    const ex = await api.post('/v1/responses', { model: model.id, input: PROMPT, tools: [VIOLENT_TOOL], tool_choice: 'none', moderation: { model: OMNI_MODELS[0] }, max_output_tokens: CAP, store: false })
     const withTools = moderationOf({ what: 'the same response with a violent-sounding tool', ex })
     precondition(withTools !== undefined && isObject(withTools.input), 'P2-4.7-inline-result-type', `the request with tools gave no inline input result (status ${ex.status})`)
-    const a = base.input as Json
-    const b = withTools.input as Json
+    const a = base.input as Record<string, unknown>
+    const b = withTools.input as Record<string, unknown>
     const differences: string[] = []
     if (a.flagged !== b.flagged) differences.push(`flagged ${String(a.flagged)} without tools, ${String(b.flagged)} with`)
     for (const [name, value] of Object.entries(isObject(a.categories) ? a.categories : {})) {

@@ -4,17 +4,18 @@
  * smallest limit is used, so that few calls reach it; a key whose limit is out of reach skips the test.
  */
 import { describe } from 'vitest'
-import { expectSchema, expectThat, isObject, precondition } from '../../harness/assert.ts'
+import { expectSchema, expectThat, precondition } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import { KEY_SLOTS, type KeySlot } from '../../harness/config.ts'
 import type { Exchange } from '../../harness/http-client.ts'
 import { observe, skipTest } from '../../harness/recorder.ts'
-import { check, gateway } from '../../harness/suite.ts'
+import { check, target } from '../../harness/suite.ts'
 import { moderate, OMNI_MODELS } from './fixtures.ts'
 
-const gw = gateway()
+const api = target()
 const MODEL = OMNI_MODELS[0]
 
-export const RATE_LIMIT_DEFAULTS = {
+const RATE_LIMIT_DEFAULTS = {
   reachable: 300, // the most calls this test makes to reach a limit: more would be a load test
   wave: 8, // calls in flight at once while filling the bucket
 }
@@ -22,8 +23,8 @@ export const RATE_LIMIT_DEFAULTS = {
 /** The model's rpm for each given key (extra.rate_limits.current of the model retrieved with that key). */
 async function smallestLimit(): Promise<{ key: KeySlot; rpm: number } | undefined> {
   let best: { key: KeySlot; rpm: number } | undefined
-  for (const key of KEY_SLOTS.filter((slot) => slot !== 'suspended' && gw.hasKey(slot))) {
-    const body = (await gw.get(`/v1/models/${encodeURIComponent(MODEL)}`, { key })).json
+  for (const key of KEY_SLOTS.filter((slot) => slot !== 'suspended' && api.hasKey(slot))) {
+    const body = (await api.get(`/v1/models/${encodeURIComponent(MODEL)}`, { key })).json
     const current = isObject(body) && isObject(body.extra) && isObject(body.extra.rate_limits) ? body.extra.rate_limits.current : undefined
     const rpm = isObject(current) ? current.rpm : undefined
     if (typeof rpm === 'number' && rpm > 0 && (best === undefined || rpm < best.rpm)) best = { key, rpm }
@@ -33,7 +34,7 @@ async function smallestLimit(): Promise<{ key: KeySlot; rpm: number } | undefine
 
 describe('rate limit (Part 2 §7; Part 1 §7, §8.3)', () => {
   check('P2-7-moderation-429', 'past the model limit of the tier: 429 with the compatible error object', async () => {
-    const unknown = await moderate(gw, { model: MODEL, input: 'ok' }, { key: 'invalid' })
+    const unknown = await moderate(api, { model: MODEL, input: 'ok' }, { key: 'invalid' })
     precondition(unknown.status === 401, 'P2-7-moderation-401', `an unknown key was answered ${unknown.status}, so calls are not counted per account`)
     const limit = await smallestLimit()
     if (limit === undefined) skipTest(`no key given reads a requests-per-minute limit for ${MODEL} in extra.rate_limits.current`)
@@ -45,7 +46,7 @@ describe('rate limit (Part 2 §7; Part 1 §7, §8.3)', () => {
     let last: Exchange | undefined
     while (refused === undefined && sent < most) {
       const wave = Math.min(RATE_LIMIT_DEFAULTS.wave, most - sent)
-      const answers = await Promise.all(Array.from({ length: wave }, () => moderate(gw, { model: MODEL, input: 'ok' }, { key: limit.key, retry429: false })))
+      const answers = await Promise.all(Array.from({ length: wave }, () => moderate(api, { model: MODEL, input: 'ok' }, { key: limit.key, retry429: false })))
       sent += wave
       last = answers[answers.length - 1]
       refused = answers.find((ex) => ex.status === 429)

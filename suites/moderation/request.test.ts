@@ -8,13 +8,13 @@ import { expectStatus, expectThat, precondition } from '../../harness/assert.ts'
 import { memo, randomSuffix } from '../../harness/helpers.ts'
 import type { Exchange } from '../../harness/http-client.ts'
 import { observe, skipTest } from '../../harness/recorder.ts'
-import { check, gateway } from '../../harness/suite.ts'
+import { check, target } from '../../harness/suite.ts'
 import {
-  BENIGN_TEXT, catalogueFixture, is4xx, moderate, NAMED_MODELS, OMNI_MODELS, resultsOf, spendOnGuard, TEXT_AND_IMAGE_ITEMS, TEXT_MODELS, type Json,
+  BENIGN_TEXT, catalogueFixture, is4xx, moderate, NAMED_MODELS, OMNI_MODELS, resultsOf, spendOnGuard, TEXT_AND_IMAGE_ITEMS, TEXT_MODELS,
 } from './fixtures.ts'
 
-const gw = gateway()
-const catalogue = catalogueFixture(gw)
+const api = target()
+const catalogue = catalogueFixture(api)
 
 function excerpt(ex: Exchange): string {
   return `${ex.status} ${ex.text.slice(0, 200)}`
@@ -27,22 +27,22 @@ const imageToTextModels = memo(async () => {
   const answers: Array<{ model: string; ex: Exchange }> = []
   for (const model of models) {
     if (guard && model === guard.id) spendOnGuard(guard, BENIGN_TEXT)
-    answers.push({ model, ex: await moderate(gw, { model, input: TEXT_AND_IMAGE_ITEMS }) })
+    answers.push({ model, ex: await moderate(api, { model, input: TEXT_AND_IMAGE_ITEMS }) })
   }
   return answers
 })
 
 /** A call with an unknown key: the key checks below presume keys are checked at all. */
-const unknownKey = memo(() => moderate(gw, { input: BENIGN_TEXT }, { key: 'invalid' }))
+const unknownKey = memo(() => moderate(api, { input: BENIGN_TEXT }, { key: 'invalid' }))
 
 describe('input (Part 2 §4.7)', () => {
   check('P2-4.7-input-forms', 'a string gives one result, an array of three strings three, content items at least one', async () => {
-    const single = await moderate(gw, { model: OMNI_MODELS[0], input: BENIGN_TEXT })
+    const single = await moderate(api, { model: OMNI_MODELS[0], input: BENIGN_TEXT })
     expectThat(resultsOf(single).length === 1, 'one result for a string input', `${resultsOf(single).length} results`, single)
     const inputs = [BENIGN_TEXT, 'Please water the plants on Tuesday.', 'The train to the coast leaves at noon.']
-    const several = await moderate(gw, { model: OMNI_MODELS[0], input: inputs })
+    const several = await moderate(api, { model: OMNI_MODELS[0], input: inputs })
     expectThat(resultsOf(several).length === inputs.length, `${inputs.length} results for an array of ${inputs.length} strings (one per input)`, `${resultsOf(several).length} results`, several)
-    const items = await moderate(gw, { model: OMNI_MODELS[0], input: [{ type: 'text', text: BENIGN_TEXT }, { type: 'text', text: inputs[1] }] })
+    const items = await moderate(api, { model: OMNI_MODELS[0], input: [{ type: 'text', text: BENIGN_TEXT }, { type: 'text', text: inputs[1] }] })
     const count = resultsOf(items).length
     expectThat(count >= 1, 'at least one result for an array of content items', `${count} results`, items)
     observe('moderation of two text content items', `${count} result(s)`)
@@ -50,7 +50,7 @@ describe('input (Part 2 §4.7)', () => {
 
   check('P2-4.7-audio-refused', 'an audio content item is refused with a client error, also by the omni model', async () => {
     const audio = { type: 'input_audio', input_audio: { data: Buffer.from('RIFF\u0000\u0000\u0000\u0000WAVE').toString('base64'), format: 'wav' } }
-    const ex = await moderate(gw, { model: OMNI_MODELS[0], input: [{ type: 'text', text: BENIGN_TEXT }, audio] })
+    const ex = await moderate(api, { model: OMNI_MODELS[0], input: [{ type: 'text', text: BENIGN_TEXT }, audio] })
     expectThat(is4xx(ex.status), 'a 4xx refusal (the omni model takes text and images, not audio)', excerpt(ex), ex)
   })
 })
@@ -58,17 +58,17 @@ describe('input (Part 2 §4.7)', () => {
 describe('models (Part 2 §4.7)', () => {
   check('P2-4.7-named-models', 'each of the four named models moderates a text input', async () => {
     for (const model of NAMED_MODELS) {
-      const ex = await moderate(gw, { model, input: BENIGN_TEXT })
+      const ex = await moderate(api, { model, input: BENIGN_TEXT })
       expectThat(ex.status === 200, `200 from ${model}`, excerpt(ex), ex)
       expectThat(resultsOf(ex).length === 1, `one result from ${model}`, `${resultsOf(ex).length} results`, ex)
     }
   })
 
   check('P2-4.7-model-optional', 'a request without model is answered; the model the target picks is recorded', async () => {
-    const ex = await moderate(gw, { input: BENIGN_TEXT })
+    const ex = await moderate(api, { input: BENIGN_TEXT })
     expectStatus(ex, 200, 'model is optional')
     expectThat(resultsOf(ex).length === 1, 'one result', `${resultsOf(ex).length} results`, ex)
-    const body = ex.json as Json
+    const body = ex.json as Record<string, unknown>
     observe('moderation default model', `without model the result names ${JSON.stringify(body.model)}`)
   })
 
@@ -78,7 +78,7 @@ describe('models (Part 2 §4.7)', () => {
     const guard = guards[0]
     if (guard === undefined) skipTest('the model list has no moderation model beyond the four named ones: no hosted guard model to call')
     spendOnGuard(guard, BENIGN_TEXT)
-    const ex = await moderate(gw, { model: guard.id, input: BENIGN_TEXT })
+    const ex = await moderate(api, { model: guard.id, input: BENIGN_TEXT })
     expectThat(ex.status === 200, `200 from ${guard.id}`, excerpt(ex), ex)
     expectThat(resultsOf(ex).length === 1, 'one result', `${resultsOf(ex).length} results`, ex)
   })
@@ -88,14 +88,14 @@ describe('models (Part 2 §4.7)', () => {
     const listed = all.filter((m) => NAMED_MODELS.includes(m.id))
     observe('named moderation models in GET /v1/models', listed.length === 0 ? 'none listed' : listed.map((m) => m.id).join(', '))
     const priced = listed.filter((m) => m.pricing !== undefined)
-    const notFree = priced.filter((m) => Object.values(m.pricing as Json).some((v) => typeof v === 'number' && v !== 0))
+    const notFree = priced.filter((m) => Object.values(m.pricing as Record<string, unknown>).some((v) => typeof v === 'number' && v !== 0))
     expectThat(notFree.length === 0, 'pricing numbers all 0 for the free named models', notFree.map((m) => `${m.id}: ${JSON.stringify(m.pricing)}`))
   })
 
   check('P2-4.7-unknown-model', 'a model id that is not a moderation model is refused with 400 or 404', async () => {
     const { chat } = await catalogue()
     for (const model of [`gc-no-such-moderation-${randomSuffix()}`, ...(chat[0] ? [chat[0].id] : [])]) {
-      const ex = await moderate(gw, { model, input: BENIGN_TEXT })
+      const ex = await moderate(api, { model, input: BENIGN_TEXT })
       expectStatus(ex, [400, 404], `${model} is not a moderation model`)
       observe('moderation refusal of a model', `${model}: ${excerpt(ex)}`)
     }
@@ -105,7 +105,7 @@ describe('models (Part 2 §4.7)', () => {
 describe('images only with the omni model (Part 2 §4.7)', () => {
   check('P2-4.7-image-omni', 'both omni models accept content items holding a text and an image', async () => {
     for (const model of OMNI_MODELS) {
-      const ex = await moderate(gw, { model, input: TEXT_AND_IMAGE_ITEMS })
+      const ex = await moderate(api, { model, input: TEXT_AND_IMAGE_ITEMS })
       expectThat(ex.status === 200, `200 from ${model} for a text and an image`, excerpt(ex), ex)
       expectThat(resultsOf(ex).length >= 1, 'at least one result', 'no results', ex)
       observe('moderation of a text and an image', `${model}: ${resultsOf(ex).length} result(s)`)
@@ -130,23 +130,23 @@ describe('images only with the omni model (Part 2 §4.7)', () => {
 describe('errors (Part 2 §7)', () => {
   check('P2-7-moderation-400', 'no input, a number or an object as input: 400', async () => {
     for (const body of [{ model: OMNI_MODELS[0] }, { model: OMNI_MODELS[0], input: 42 }, { model: OMNI_MODELS[0], input: { text: BENIGN_TEXT } }]) {
-      const ex = await moderate(gw, body)
-      expectStatus(ex, 400, `input ${JSON.stringify((body as Json).input)}`)
-      observe('moderation 400 body', `${JSON.stringify((body as Json).input) ?? 'no input'}: ${ex.text.slice(0, 200)}`)
+      const ex = await moderate(api, body)
+      expectStatus(ex, 400, `input ${JSON.stringify((body as Record<string, unknown>).input)}`)
+      observe('moderation 400 body', `${JSON.stringify((body as Record<string, unknown>).input) ?? 'no input'}: ${ex.text.slice(0, 200)}`)
     }
-    const empty = await moderate(gw, { model: OMNI_MODELS[0], input: [] })
+    const empty = await moderate(api, { model: OMNI_MODELS[0], input: [] })
     observe('moderation of an empty input array', excerpt(empty))
   })
 
   check('P2-7-moderation-401', 'no key, or an unknown key: 401', async () => {
-    expectStatus(await moderate(gw, { input: BENIGN_TEXT }, { key: null }), 401, 'no key')
+    expectStatus(await moderate(api, { input: BENIGN_TEXT }, { key: null }), 401, 'no key')
     expectStatus(await unknownKey(), 401, 'an unknown key')
   })
 
   check('P2-7-moderation-403', "the key of a suspended account: 403", async () => {
     const unknown = await unknownKey()
     precondition(unknown.status === 401, 'P2-7-moderation-401', `an unknown key was answered ${unknown.status}, so keys are not checked here`)
-    const ex = await moderate(gw, { input: BENIGN_TEXT }, { key: 'suspended' })
+    const ex = await moderate(api, { input: BENIGN_TEXT }, { key: 'suspended' })
     expectStatus(ex, 403)
     observe('moderation 403 body', ex.text.slice(0, 200))
   })

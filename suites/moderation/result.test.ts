@@ -4,28 +4,29 @@
  * violent text is flagged, and in which category, is recorded, never judged: the reference states no classifier.
  */
 import { describe } from 'vitest'
-import { expectSchema, expectStatus, expectThat, fail, isObject, precondition } from '../../harness/assert.ts'
+import { expectSchema, expectStatus, expectThat, fail, precondition } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/helpers.ts'
 import { observe } from '../../harness/recorder.ts'
 import { schemas } from '../../harness/schema-registry.ts'
-import { check, gateway } from '../../harness/suite.ts'
-import { BENIGN_TEXT, CATEGORIES, IMAGE_CATEGORIES, mapOf, moderate, OMNI_MODELS, resultsOf, TEXT_AND_IMAGE_ITEMS, VIOLENT_TEXT, type Json } from './fixtures.ts'
+import { check, target } from '../../harness/suite.ts'
+import { BENIGN_TEXT, CATEGORIES, IMAGE_CATEGORIES, mapOf, moderate, OMNI_MODELS, resultsOf, TEXT_AND_IMAGE_ITEMS, VIOLENT_TEXT } from './fixtures.ts'
 
-const gw = gateway()
+const api = target()
 
 /** Two text inputs, one benign and one clearly violent, so that scores are not all near zero. */
-const textAnswer = memo(() => moderate(gw, { model: OMNI_MODELS[0], input: [BENIGN_TEXT, VIOLENT_TEXT] }))
+const textAnswer = memo(() => moderate(api, { model: OMNI_MODELS[0], input: [BENIGN_TEXT, VIOLENT_TEXT] }))
 /** Content items with a text and an image. */
-const imageAnswer = memo(() => moderate(gw, { model: OMNI_MODELS[0], input: TEXT_AND_IMAGE_ITEMS }))
+const imageAnswer = memo(() => moderate(api, { model: OMNI_MODELS[0], input: TEXT_AND_IMAGE_ITEMS }))
 
 /** The results of the image answer; skips when the omni model refused the image (P2-4.7-image-omni reports it). */
-async function imageResults(): Promise<Json[]> {
+async function imageResults(): Promise<Record<string, unknown>[]> {
   const ex = await imageAnswer()
   precondition(ex.status === 200, 'P2-4.7-image-omni', `${OMNI_MODELS[0]} answered ${ex.status} to content items with an image`)
   return resultsOf(ex)
 }
 
-function trueCategories(result: Json): string[] {
+function trueCategories(result: Record<string, unknown>): string[] {
   const categories = isObject(result.categories) ? result.categories : {}
   return Object.keys(categories).filter((name) => categories[name] === true)
 }
@@ -35,9 +36,9 @@ describe('the result shape (Part 2 §2.4)', () => {
     const ex = await textAnswer()
     expectStatus(ex, 200)
     expectSchema(ex, 'moderation/moderation.json')
-    const body = ex.json as Json
+    const body = ex.json as Record<string, unknown>
     observe('moderation result model', `asked ${OMNI_MODELS[0]}, the result names ${JSON.stringify(body.model)}`)
-    const [benign, violent] = body.results as Json[]
+    const [benign, violent] = body.results as Record<string, unknown>[]
     if (benign && violent) observe('moderation of a clearly violent text', `flagged ${String(violent.flagged)} (${trueCategories(violent).join(', ') || 'no category'}); the benign text: flagged ${String(benign.flagged)}`)
     const image = await imageAnswer()
     if (image.status === 200) expectSchema(image, 'moderation/moderation.json', image.json, 'the answer to content items with an image')

@@ -7,16 +7,15 @@
  * for speech), are tried with a tiny request until one answers 200. Each try is a billable call and is
  * estimated before it is sent. A target with none skips the tests that need one (a capability absent).
  */
-import { expectStatus, isObject, precondition } from '../../harness/assert.ts'
+import { expectStatus, precondition } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/helpers.ts'
-import type { Exchange, GatewayClient, RequestSpec } from '../../harness/http-client.ts'
+import type { Exchange, TargetClient, RequestSpec } from '../../harness/http-client.ts'
 import { currentRequirement, observe, skipTest } from '../../harness/recorder.ts'
 import { reportedTier } from '../shared/tier.ts'
 import { modelItems } from '../models/model-list.ts'
 import { howToName, namedFirst, namedModel, withNamedModels } from '../shared/named-models.ts'
 import { runConfig, spend } from '../../harness/suite.ts'
-
-export type Json = Record<string, unknown>
 
 export interface ListedModel {
   id: string
@@ -42,16 +41,16 @@ export function generatePath(model: string, method = 'generateContent'): string 
   return `/v1beta/models/${encodeURIComponent(model)}:${method}`
 }
 
-export function userTurn(text: string): Json {
+export function userTurn(text: string): Record<string, unknown> {
   return { role: 'user', parts: [{ text }] }
 }
 
 /** A minimal valid body: one user turn and a bounded answer. */
-export function textBody(extra: Json = {}, config: Json = {}): Json {
+export function textBody(extra: Record<string, unknown> = {}, config: Record<string, unknown> = {}): Record<string, unknown> {
   return { contents: [userTurn('Say hello in one short sentence.')], generationConfig: { maxOutputTokens: MAX_OUTPUT, ...config }, ...extra }
 }
 
-export function speechBody(extra: Json = {}, config: Json = {}, text = SPEECH_TEXT): Json {
+export function speechBody(extra: Record<string, unknown> = {}, config: Record<string, unknown> = {}, text = SPEECH_TEXT): Record<string, unknown> {
   return {
     contents: [userTurn(text)],
     generationConfig: { responseModalities: ['AUDIO'], speechConfig: { voiceConfig: { prebuiltVoiceConfig: { voiceName: 'Kore' } } }, ...config },
@@ -62,7 +61,7 @@ export function speechBody(extra: Json = {}, config: Json = {}, text = SPEECH_TE
 const roundUp = (usd: number): number => Math.ceil(usd * 1_000_000) / 1_000_000
 
 /** Input read as one token per character (an upper bound), output as the whole budget. */
-export function textCostUsd(model: ListedModel, body: Json): number {
+export function textCostUsd(model: ListedModel, body: Record<string, unknown>): number {
   const chars = JSON.stringify(body.contents ?? '').length + JSON.stringify(body.system_instruction ?? '').length
   const config = isObject(body.generationConfig) ? body.generationConfig : {}
   const max = typeof config.maxOutputTokens === 'number' ? config.maxOutputTokens : MAX_OUTPUT
@@ -74,7 +73,7 @@ export function speechCostUsd(model: ListedModel, text: string): number {
   return roundUp((text.length * model.input + seconds * AUDIO_TOKENS_PER_SECOND * model.output) / 1_000_000)
 }
 
-function listed(item: Json): ListedModel {
+function listed(item: Record<string, unknown>): ListedModel {
   const pricing = isObject(item.pricing) ? item.pricing : {}
   return {
     id: String(item.id),
@@ -86,7 +85,7 @@ function listed(item: Json): ListedModel {
   }
 }
 
-export interface NativeModels {
+interface NativeModels {
   /** Models the main key may use, cheapest output first. */
   usable: () => Promise<ListedModel[]>
   /** A model that answers generateContent with text. */
@@ -95,24 +94,24 @@ export interface NativeModels {
   speech: () => Promise<ListedModel>
 }
 
-export function nativeModels(gw: GatewayClient): NativeModels {
+export function nativeModels(api: TargetClient): NativeModels {
   const usable = memo(async () => {
-    const list = await gw.get('/v1/models')
+    const list = await api.get('/v1/models')
     expectStatus(list, 200)
-    const items = modelItems(list).filter((i): i is Json => isObject(i) && typeof i.id === 'string')
+    const items = modelItems(list).filter((i): i is Record<string, unknown> => isObject(i) && typeof i.id === 'string')
     const named = { chat: namedModel('native'), audio_speech: namedModel('native-speech') }
     const all = withNamedModels(items, named).map(listed)
-    const tier = all[0] === undefined ? undefined : await reportedTier(gw, all[0].id)
+    const tier = all[0] === undefined ? undefined : await reportedTier(api, all[0].id)
     return all.filter((m) => m.minTier <= (tier ?? 0)).sort(namedFirst(named, (a, b) => a.output - b.output))
   })
 
   /** The first candidate that answers 200, or undefined (never skips: callers decide). */
-  async function probe(candidates: ListedModel[], body: Json, cost: (m: ListedModel) => number, what: string): Promise<ListedModel | undefined> {
+  async function probe(candidates: ListedModel[], body: Record<string, unknown>, cost: (m: ListedModel) => number, what: string): Promise<ListedModel | undefined> {
     for (const model of candidates.slice(0, MAX_PROBES)) {
       spend(cost(model), `native ${what} probe with ${model.id}`)
-      let ex = await gw.post(generatePath(model.id), body)
+      let ex = await api.post(generatePath(model.id), body)
       // A target that refuses Bearer here (P2-5.1-native-bearer reports it) may still serve the native key.
-      if (ex.status === 401) ex = await gw.post(generatePath(model.id), body, nativeKeySpec(gw))
+      if (ex.status === 401) ex = await api.post(generatePath(model.id), body, nativeKeySpec(api))
       if (ex.status === 200) {
         observe(`native ${what} model`, `${model.id} (owned_by ${model.ownedBy}) answers generateContent`)
         return model
@@ -149,13 +148,13 @@ export function nativeModels(gw: GatewayClient): NativeModels {
  * The key in the native key header (§5.2: x-native-api-key, a neutral word standing for the vendor's; a target
  * names its own in GATEWAY_NATIVE_KEY_HEADER) instead of Authorization; the client's redactor hides the key.
  */
-export function nativeKeySpec(gw: GatewayClient, key: 'main' | 'invalid' = 'main'): Pick<RequestSpec, 'key' | 'headers'> {
-  const value = key === 'main' ? gw.keyOrSkip('main') : `gc-invalid-key-native-${Date.now()}`
+export function nativeKeySpec(api: TargetClient, key: 'main' | 'invalid' = 'main'): Pick<RequestSpec, 'key' | 'headers'> {
+  const value = key === 'main' ? api.keyOrSkip('main') : `gc-invalid-key-native-${Date.now()}`
   return { key: null, headers: { [runConfig().nativeKeyHeader]: value } }
 }
 
 /** The first candidate's parts of a §2.5 body, or []. */
-export function partsOf(body: unknown): Json[] {
+export function partsOf(body: unknown): Record<string, unknown>[] {
   const candidate = isObject(body) && Array.isArray(body.candidates) ? body.candidates[0] : undefined
   const content = isObject(candidate) ? candidate.content : undefined
   return isObject(content) && Array.isArray(content.parts) ? content.parts.filter(isObject) : []
@@ -176,8 +175,8 @@ export function audioPart(ex: Exchange): { mimeType: string; data: string } | un
  * POST to the native interface with the main key as Bearer. A 401 to that valid key skips the running test:
  * P2-5.1-native-bearer reports the refusal once, instead of every test that expected another status.
  */
-export async function nativePost(gw: GatewayClient, path: string, body: unknown, spec: Omit<RequestSpec, 'path' | 'method' | 'json'> = {}): Promise<Exchange> {
-  const ex = await gw.post(path, body, spec)
+export async function nativePost(api: TargetClient, path: string, body: unknown, spec: Omit<RequestSpec, 'path' | 'method' | 'json'> = {}): Promise<Exchange> {
+  const ex = await api.post(path, body, spec)
   const bearerMain = ex.record.auth === 'bearer' && ex.record.key === 'main'
   if (ex.status === 401 && bearerMain && currentRequirement() !== 'P2-5.1-native-bearer') {
     precondition(false, 'P2-5.1-native-bearer', `${ex.record.method} ${ex.record.path} refused the main key as Bearer with 401`)
@@ -186,8 +185,8 @@ export async function nativePost(gw: GatewayClient, path: string, body: unknown,
 }
 
 /** streamGenerateContent read as SSE when the target answers text/event-stream, else as a plain body. */
-export async function nativeStream(gw: GatewayClient, model: string, body: unknown, query: Record<string, string> = {}, spec: Omit<RequestSpec, 'path' | 'method' | 'json'> = {}): Promise<Exchange> {
-  const ex = await gw.stream({ method: 'POST', path: generatePath(model, 'streamGenerateContent'), query, json: body, ...spec })
+export async function nativeStream(api: TargetClient, model: string, body: unknown, query: Record<string, string> = {}, spec: Omit<RequestSpec, 'path' | 'method' | 'json'> = {}): Promise<Exchange> {
+  const ex = await api.stream({ method: 'POST', path: generatePath(model, 'streamGenerateContent'), query, json: body, ...spec })
   if (ex.status === 401 && ex.record.auth === 'bearer' && ex.record.key === 'main' && currentRequirement() !== 'P2-5.1-native-bearer') {
     precondition(false, 'P2-5.1-native-bearer', `${ex.record.method} ${ex.record.path} refused the main key as Bearer with 401`)
   }

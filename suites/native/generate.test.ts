@@ -1,23 +1,24 @@
 /** generateContent on the native interface: the §2.5 answer and the body rules of §4.8. */
 import { describe } from 'vitest'
-import { expectJson, expectSchema, expectStatus, expectThat, isObject } from '../../harness/assert.ts'
+import { expectJson, expectSchema, expectStatus, expectThat } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import { observe, skipTest } from '../../harness/recorder.ts'
-import { check, gateway, spend } from '../../harness/suite.ts'
-import { generatePath, MAX_OUTPUT, nativeModels, nativePost, textBody, textCostUsd, userTurn, type Json, type ListedModel } from './fixtures.ts'
+import { check, target, spend } from '../../harness/suite.ts'
+import { generatePath, MAX_OUTPUT, nativeModels, nativePost, textBody, textCostUsd, userTurn, type ListedModel } from './fixtures.ts'
 
-const gw = gateway()
-const models = nativeModels(gw)
+const api = target()
+const models = nativeModels(api)
 
 /** A 1x1 PNG: the smallest real image. */
 const PNG_1X1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=='
 
-async function generate(body: Json, model?: ListedModel) {
+async function generate(body: Record<string, unknown>, model?: ListedModel) {
   const m = model ?? (await models.generation())
   spend(textCostUsd(m, body), `native generateContent with ${m.id}`)
-  return nativePost(gw, generatePath(m.id), body)
+  return nativePost(api, generatePath(m.id), body)
 }
 
-function withConfig(config: Json): Json {
+function withConfig(config: Record<string, unknown>): Record<string, unknown> {
   return textBody({}, config)
 }
 
@@ -108,7 +109,7 @@ describe("the provider's own models and the other methods (§4.8)", () => {
     expectThat(ex.status >= 400 && ex.status < 500, `a 4xx status for ${other.id} (owned_by ${other.ownedBy}; the native models are ${native.ownedBy}'s)`, String(ex.status), ex)
   })
 
-  const bodies: Record<string, (model: string) => Json> = {
+  const bodies: Record<string, (model: string) => Record<string, unknown>> = {
     countTokens: () => ({ contents: [userTurn('Count these words.')] }),
     embedContent: () => ({ content: { parts: [{ text: 'Embed this.' }] } }),
     batchEmbedContents: (model) => ({ requests: [{ model: `models/${model}`, content: { parts: [{ text: 'Embed this.' }] } }] }),
@@ -118,7 +119,7 @@ describe("the provider's own models and the other methods (§4.8)", () => {
     check('P2-4.8-other-methods', `${method} answers JSON with a status below 500 (recorded, not judged)`, async () => {
       const model = await models.generation()
       spend(textCostUsd(model, { contents: body(model.id) }), `native ${method} with ${model.id}`)
-      const ex = await nativePost(gw, generatePath(model.id, method), body(model.id))
+      const ex = await nativePost(api, generatePath(model.id, method), body(model.id))
       const json = expectJson(ex)
       observe(`native ${method}`, `${ex.status}; keys ${isObject(json) ? Object.keys(json).join(', ') : typeof json}`)
       expectThat(ex.status < 500, 'a status below 500', String(ex.status), ex)

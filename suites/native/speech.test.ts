@@ -3,16 +3,17 @@
  * 24,000 Hz mono, at most two speakers whose names speechMetadata must match, text input only, no thinking or tools.
  */
 import { describe } from 'vitest'
-import { expectStatus, expectThat, fail, isObject } from '../../harness/assert.ts'
+import { expectStatus, expectThat, fail } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import type { Exchange } from '../../harness/http-client.ts'
 import { observe, skipTest } from '../../harness/recorder.ts'
-import { check, gateway, spend } from '../../harness/suite.ts'
+import { check, target, spend } from '../../harness/suite.ts'
 import { decodeBase64, describe as describeBytes, isRiff, mimeParameters, readWav } from './audio-bytes.ts'
-import { audioPart, generatePath, nativeModels, nativePost, nativeStream, speechBody, speechCostUsd, SPEECH_TEXT, userTurn, type Json } from './fixtures.ts'
+import { audioPart, generatePath, nativeModels, nativePost, nativeStream, speechBody, speechCostUsd, SPEECH_TEXT, userTurn } from './fixtures.ts'
 import { chunksOf } from './streams.ts'
 
-const gw = gateway()
-const models = nativeModels(gw)
+const api = target()
+const models = nativeModels(api)
 
 const PNG_1X1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=='
 
@@ -35,23 +36,23 @@ function tinyWav(): string {
   return Buffer.concat([header, data]).toString('base64')
 }
 
-function speakers(...names: string[]): Json {
+function speakers(...names: string[]): Record<string, unknown> {
   const voices = ['Kore', 'Puck', 'Zephyr']
   return { multiSpeakerVoiceConfig: { speakerVoiceConfigs: names.map((speaker, i) => ({ speaker, voiceConfig: { prebuiltVoiceConfig: { voiceName: voices[i % voices.length] } } })) } }
 }
 
 /** A two-speaker dialogue whose text parts name their speakers in speechMetadata. */
-function dialogue(first: string, second: string): Json[] {
+function dialogue(first: string, second: string): Record<string, unknown>[] {
   return [{ role: 'user', parts: [{ text: 'Good morning.', speechMetadata: { speaker: first, style: 'cheerful' } }, { text: 'Morning to you.', speechMetadata: { speaker: second } }] }]
 }
 
-async function speak(body: Json): Promise<Exchange> {
+async function speak(body: Record<string, unknown>): Promise<Exchange> {
   const model = await models.speech()
   spend(speechCostUsd(model, JSON.stringify(body.contents)), `native speech with ${model.id}`)
-  return nativePost(gw, generatePath(model.id), body)
+  return nativePost(api, generatePath(model.id), body)
 }
 
-function speechConfig(config: Json): Json {
+function speechConfig(config: Record<string, unknown>): Record<string, unknown> {
   return { responseModalities: ['AUDIO'], speechConfig: config }
 }
 
@@ -100,7 +101,7 @@ describe('speech answers (Part 2 §4.8)', () => {
   check('P2-4.8-speech-pcm-l16', 'streamed speech: every audio chunk labelled audio/L16 is raw PCM at 24000 Hz mono', async () => {
     const model = await models.speech()
     spend(speechCostUsd(model, SPEECH_TEXT), `native speech stream with ${model.id}`)
-    const ex = await nativeStream(gw, model.id, speechBody(), { alt: 'sse' })
+    const ex = await nativeStream(api, model.id, speechBody(), { alt: 'sse' })
     expectStatus(ex, 200)
     const { chunks } = chunksOf(ex, 'speech ?alt=sse')
     const labels = new Set<string>()

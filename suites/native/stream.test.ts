@@ -2,12 +2,12 @@
 import { describe } from 'vitest'
 import { expectEach, expectStatus, expectThat } from '../../harness/assert.ts'
 import { memo } from '../../harness/helpers.ts'
-import { check, gateway, spend } from '../../harness/suite.ts'
+import { check, target, spend } from '../../harness/suite.ts'
 import { nativeModels, nativeStream, textBody, textCostUsd } from './fixtures.ts'
 import { chunksOf, finishOf } from './streams.ts'
 
-const gw = gateway()
-const models = nativeModels(gw)
+const api = target()
+const models = nativeModels(api)
 
 /** Both ways to ask: the target's default framing, and ?alt=sse (the provider's own switch to SSE). */
 const FRAMINGS = { default: {}, 'alt=sse': { alt: 'sse' } } as const
@@ -19,7 +19,7 @@ const streamed = Object.fromEntries(
       const model = await models.generation()
       const body = textBody({}, { temperature: 0 })
       spend(textCostUsd(model, body), `native streamGenerateContent with ${model.id}`)
-      const ex = await nativeStream(gw, model.id, body, { ...query })
+      const ex = await nativeStream(api, model.id, body, { ...query })
       expectStatus(ex, 200)
       return { ex, ...chunksOf(ex, name) }
     }),

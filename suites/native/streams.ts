@@ -4,12 +4,13 @@
  * chunks are both accepted; a single JSON object counts as a stream of one chunk. Which framing the target used
  * is recorded.
  */
-import { fail, isObject } from '../../harness/assert.ts'
+import { fail } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import type { Exchange } from '../../harness/http-client.ts'
 import { observe } from '../../harness/recorder.ts'
 import { eventJson } from '../../harness/sse.ts'
 
-export interface Chunks {
+interface Chunks {
   framing: 'sse' | 'json-array' | 'json-object'
   chunks: unknown[]
 }

@@ -4,13 +4,14 @@
  */
 import { describe } from 'vitest'
 import { Ajv2020 } from 'ajv/dist/2020.js'
-import { expectStatus, expectThat, isObject } from '../../harness/assert.ts'
+import { expectStatus, expectThat } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import type { Exchange } from '../../harness/http-client.ts'
 import { renderErrors } from '../../harness/schema-registry.ts'
-import { check, gateway } from '../../harness/suite.ts'
+import { check, target } from '../../harness/suite.ts'
 import { needDataUrl, ocr, testModels } from './documents.ts'
 
-const gw = gateway()
+const api = target()
 
 /** A strict schema of the kind structured extraction uses: every property required, nothing else allowed. */
 const SCHEMA = {
@@ -34,7 +35,7 @@ describe('document annotations (Part 2 §4.6)', () => {
   check('P2-4.6-ocr-annotation-schema', 'with a json_schema format, document_annotation is a JSON string valid against the schema sent', async () => {
     await needDataUrl()
     const format = { type: 'json_schema', json_schema: { name: 'document_facts', schema: SCHEMA } }
-    const ex = await ocr(gw, await testModels(), { fields: { document_annotation_format: format } })
+    const ex = await ocr(api, await testModels(), { fields: { document_annotation_format: format } })
     expectStatus(ex, 200)
     const annotation = annotationOf(ex)
     expectThat(typeof annotation === 'string', 'document_annotation as a string (JSON text)', `${annotation === undefined ? 'absent' : JSON.stringify(annotation).slice(0, 200)}`, ex)
@@ -51,10 +52,10 @@ describe('document annotations (Part 2 §4.6)', () => {
   check('P2-4.6-ocr-annotation-formats', 'with type text or json_object, document_annotation is a string; json_object parses as an object', async () => {
     await needDataUrl()
     const models = await testModels()
-    const text = await ocr(gw, models, { fields: { document_annotation_format: { type: 'text' } } })
+    const text = await ocr(api, models, { fields: { document_annotation_format: { type: 'text' } } })
     expectStatus(text, 200)
     expectThat(typeof annotationOf(text) === 'string', 'document_annotation as a string with type text', JSON.stringify(annotationOf(text) ?? 'absent').slice(0, 200), text)
-    const object = await ocr(gw, models, { fields: { document_annotation_format: { type: 'json_object' } } })
+    const object = await ocr(api, models, { fields: { document_annotation_format: { type: 'json_object' } } })
     expectStatus(object, 200)
     const annotation = annotationOf(object)
     let parsed: unknown

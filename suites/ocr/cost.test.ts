@@ -6,21 +6,21 @@
 import { describe } from 'vitest'
 import { expectStatus, expectThat } from '../../harness/assert.ts'
 import { pollUntil } from '../../harness/helpers.ts'
-import { check, gateway } from '../../harness/suite.ts'
+import { check, target } from '../../harness/suite.ts'
 import { CREDIT_SETTLE, remainingCredit } from '../shared/credit.ts'
 import { needDataUrl, ocr, pagesOf, PRICES, testModels } from './documents.ts'
 
-const gw = gateway()
+const api = target()
 const KEY = 'tier4' as const
 const SETTLE = CREDIT_SETTLE
-const remaining = () => remainingCredit(gw, KEY)
+const remaining = () => remainingCredit(api, KEY)
 
 describe('cost per page (Part 2 §4.6)', () => {
   check('P2-4.6-ocr-cost', 'reading the three-page test PDF lowers remaining_unit by at least 3 x 0.004 USD', async () => {
-    gw.keyOrSkip(KEY)
+    api.keyOrSkip(KEY)
     await needDataUrl()
     const before = await remaining()
-    const ex = await ocr(gw, await testModels(), { key: KEY })
+    const ex = await ocr(api, await testModels(), { key: KEY })
     expectStatus(ex, 200)
     const pages = pagesOf(ex).length
     const expected = pages * PRICES.page

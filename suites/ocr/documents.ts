@@ -9,16 +9,15 @@
  * Two public URLs (a one-page PDF and a PNG) serve the URL forms; a remote target fetches them, the reference
  * gateway simulates them.
  */
-import { expectStatus, isObject, precondition } from '../../harness/assert.ts'
+import { expectStatus, precondition } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/helpers.ts'
-import type { Exchange, GatewayClient } from '../../harness/http-client.ts'
+import type { Exchange, TargetClient } from '../../harness/http-client.ts'
 import type { KeyUse } from '../../harness/exchange.ts'
 import { skipTest } from '../../harness/recorder.ts'
-import { gateway, spend } from '../../harness/suite.ts'
+import { target, spend } from '../../harness/suite.ts'
 import { buildPdf, pdfDataUrl } from './pdf.ts'
 import { howToName, namedModel } from '../shared/named-models.ts'
-
-type Json = Record<string, unknown>
 
 /** Section 4.6: 0.004 USD per extracted page, 0.005 per annotated page; an estimate counts both, to stay high. */
 export const PRICES = { page: 0.004, annotatedPage: 0.005 }
@@ -26,23 +25,23 @@ export const PRICES = { page: 0.004, annotatedPage: 0.005 }
 export const PAGE_WORDS = ['ALPHA', 'BRAVO', 'CHARLIE'] as const
 export const TABLE = [['Fruit', 'Count'], ['Apple', '3'], ['Pear', '5']]
 
-export const TEST_PDF = buildPdf([
+const TEST_PDF = buildPdf([
   { texts: [{ x: 72, y: 760, text: 'GC CONFORMANCE HEADER' }, { x: 72, y: 700, text: PAGE_WORDS[0] }, { x: 72, y: 30, text: 'GC FOOTER 1' }], imagePixels: 8 },
   { texts: [{ x: 72, y: 700, text: PAGE_WORDS[1] }], imagePixels: 8 },
   { texts: [{ x: 72, y: 700, text: PAGE_WORDS[2] }, ...TABLE.flatMap((row, r) => row.map((text, c) => ({ x: 72 + c * 200, y: 600 - r * 24, text })))] },
 ])
-export const TEST_PDF_PAGES = 3
+const TEST_PDF_PAGES = 3
 /** The largest image of the test PDF, in pixels a side: image_min_size above it leaves no image to extract. */
 export const TEST_PDF_IMAGE_PIXELS = 8
 
-export const PDF_DOCUMENT = { type: 'document_url', document_url: pdfDataUrl(TEST_PDF) }
+const PDF_DOCUMENT = { type: 'document_url', document_url: pdfDataUrl(TEST_PDF) }
 export const URL_DOCUMENT = { type: 'document_url', document_url: 'https://www.w3.org/WAI/ER/tests/xhtml/testfiles/resources/pdf/dummy.pdf' }
 export const IMAGE_DOCUMENT = { type: 'image_url', image_url: 'https://www.w3.org/Icons/w3c_home.png' }
 
 /** A document of unknown length (a URL) is estimated at this many pages. */
 const URL_PAGES_ESTIMATE = 5
 
-export interface OcrModels {
+interface OcrModels {
   /** <ocr_model>: an OCR model of the catalogue whose id does not say latest (else the alias itself). */
   model: string
   /** The latest alias, when the catalogue lists an OCR model id containing "latest". */
@@ -50,14 +49,14 @@ export interface OcrModels {
 }
 
 /** The OCR models of GET /v1/models; the reference names them only as <ocr_model> and "a latest alias". */
-export function ocrModels(gw: GatewayClient): () => Promise<OcrModels> {
+function ocrModels(api: TargetClient): () => Promise<OcrModels> {
   return memo(async () => {
-    const ex = await gw.get('/v1/models')
+    const ex = await api.get('/v1/models')
     expectStatus(ex, 200)
     const body = ex.json
     const items = Array.isArray(body) ? body : isObject(body) && Array.isArray(body.data) ? body.data : []
     const named = namedModel('ocr')
-    const listed = items.filter((m): m is Json => isObject(m) && m.mode === 'ocr' && typeof m.id === 'string').map((m) => m.id as string)
+    const listed = items.filter((m): m is Record<string, unknown> => isObject(m) && m.mode === 'ocr' && typeof m.id === 'string').map((m) => m.id as string)
     const ids = named === undefined ? listed : [named, ...listed.filter((id) => id !== named)]
     if (ids.length === 0) skipTest(`the catalogue lists no model of mode ocr; ${howToName('ocr')}`)
     if (named !== undefined) return { model: named, alias: listed.find((id) => /latest/i.test(id)) }
@@ -66,40 +65,40 @@ export function ocrModels(gw: GatewayClient): () => Promise<OcrModels> {
   })
 }
 
-export interface OcrCall {
+interface OcrCall {
   model?: string | null
   document?: unknown
   /** Other fields of the body. */
-  fields?: Json
+  fields?: Record<string, unknown>
   key?: KeyUse
   /** Pages the answer may hold, for the estimate (default: the test PDF's, or those asked). */
   pages?: number
 }
 
 /** POST /v1/ocr with the cost reserved first: pages times the price, annotated ones at both prices. */
-export async function ocr(gw: GatewayClient, models: OcrModels, call: OcrCall): Promise<Exchange> {
+export async function ocr(api: TargetClient, models: OcrModels, call: OcrCall): Promise<Exchange> {
   const document = call.document === undefined ? PDF_DOCUMENT : call.document
   const fields = call.fields ?? {}
   const asked = Array.isArray(fields.pages) ? fields.pages.length : undefined
   const pages = call.pages ?? asked ?? (document === PDF_DOCUMENT ? TEST_PDF_PAGES : document === IMAGE_DOCUMENT ? 1 : URL_PAGES_ESTIMATE)
   const annotated = fields.document_annotation_format !== undefined || fields.bbox_annotation_format !== undefined
   if (call.key !== null && call.key !== 'invalid') spend(pages * (PRICES.page + (annotated ? PRICES.annotatedPage : 0)), `OCR of ${pages} page${pages === 1 ? '' : 's'}${annotated ? ', annotated' : ''}`)
-  const body: Json = { ...(call.model === null ? {} : { model: call.model ?? models.model }), ...(call.document === null ? {} : { document }), ...fields }
-  return gw.post('/v1/ocr', body, call.key === undefined ? {} : { key: call.key })
+  const body: Record<string, unknown> = { ...(call.model === null ? {} : { model: call.model ?? models.model }), ...(call.document === null ? {} : { document }), ...fields }
+  return api.post('/v1/ocr', body, call.key === undefined ? {} : { key: call.key })
 }
 
-const models = memo(() => ocrModels(gateway())())
+const models = memo(() => ocrModels(target())())
 export const testModels = models
 
 /** The test PDF read by the OCR model, once per file: what tests of other rules need to work first. */
-export const basic = memo(async () => ocr(gateway(), await models(), {}))
+export const basic = memo(async () => ocr(target(), await models(), {}))
 
 export async function needDataUrl(): Promise<void> {
   const ex = await basic()
   precondition(ex.status === 200, 'P2-4.6-ocr-data-url', `the test PDF as a data URL answered ${ex.status}`)
 }
 
-export type Page = { index: unknown; markdown: unknown; images?: unknown } & Json
+export type Page = { index: unknown; markdown: unknown; images?: unknown } & Record<string, unknown>
 
 /** The pages of an answer; a test that reads them is skipped when the answer has no pages array of objects. */
 export function pagesOf(ex: Exchange): Page[] {

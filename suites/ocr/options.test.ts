@@ -3,19 +3,20 @@
  * values outside the stated ones. Every call reads the three-page test PDF (documents.ts).
  */
 import { describe } from 'vitest'
-import { expectStatus, expectThat, isObject, precondition } from '../../harness/assert.ts'
+import { expectStatus, expectThat, precondition } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import { observe } from '../../harness/recorder.ts'
-import { check, gateway } from '../../harness/suite.ts'
+import { check, target } from '../../harness/suite.ts'
 import { needDataUrl, ocr, PAGE_WORDS, pagesOf, TABLE, TEST_PDF_IMAGE_PIXELS, testModels } from './documents.ts'
 import { namedModel } from '../shared/named-models.ts'
 
-const gw = gateway()
+const api = target()
 const BBOX_FORMAT = { type: 'json_schema', json_schema: { name: 'image_note', schema: { type: 'object', properties: { description: { type: 'string' } }, required: ['description'], additionalProperties: false } } }
 
 describe('pages (Part 2 §4.6)', () => {
   check('P2-4.6-ocr-pages', 'pages [1, 2] answers exactly the pages with index 1 and 2, and index 1 is the second page', async () => {
     await needDataUrl()
-    const ex = await ocr(gw, await testModels(), { fields: { pages: [1, 2] } })
+    const ex = await ocr(api, await testModels(), { fields: { pages: [1, 2] } })
     expectStatus(ex, 200)
     const pages = pagesOf(ex)
     const indices = pages.map((p) => p.index)
@@ -29,7 +30,7 @@ describe('pages (Part 2 §4.6)', () => {
 describe('images (Part 2 §2.3, §4.6)', () => {
   check('P2-4.6-ocr-include-image-base64', 'with include_image_base64 true every page carries an images array', async () => {
     await needDataUrl()
-    const ex = await ocr(gw, await testModels(), { fields: { include_image_base64: true } })
+    const ex = await ocr(api, await testModels(), { fields: { include_image_base64: true } })
     expectStatus(ex, 200)
     const pages = pagesOf(ex)
     const without = pages.filter((p) => !Array.isArray(p.images)).map((p) => `page ${String(p.index)}`)
@@ -43,14 +44,14 @@ describe('images (Part 2 §2.3, §4.6)', () => {
     const models = await testModels()
     const count = (pages: ReturnType<typeof pagesOf>) => pages.reduce((sum, p) => sum + (Array.isArray(p.images) ? p.images.length : 0), 0)
     for (const limit of [0, 1]) {
-      const ex = await ocr(gw, models, { fields: { include_image_base64: true, image_limit: limit } })
+      const ex = await ocr(api, models, { fields: { include_image_base64: true, image_limit: limit } })
       expectStatus(ex, 200)
       const pages = pagesOf(ex)
       precondition(pages.every((p) => Array.isArray(p.images)), 'P2-4.6-ocr-include-image-base64', 'pages without an images array')
       expectThat(count(pages) <= limit, `at most ${limit} image${limit === 1 ? '' : 's'} with image_limit ${limit}`, `${count(pages)} images`, ex)
     }
     const big = 100 * TEST_PDF_IMAGE_PIXELS * 10
-    const ex = await ocr(gw, models, { fields: { include_image_base64: true, image_min_size: big } })
+    const ex = await ocr(api, models, { fields: { include_image_base64: true, image_min_size: big } })
     expectStatus(ex, 200)
     expectThat(count(pagesOf(ex)) === 0, `no image with image_min_size ${big} (the test images are ${TEST_PDF_IMAGE_PIXELS} pixels)`, `${count(pagesOf(ex))} images`, ex)
   })
@@ -74,7 +75,7 @@ describe('optional fields (Part 2 §4.6)', () => {
       ['table_format html', { table_format: 'html' }],
     ]
     for (const [label, fields] of cases) {
-      const ex = await ocr(gw, models, { fields })
+      const ex = await ocr(api, models, { fields })
       expectStatus(ex, 200, `${label} is valid and accepted`)
       if (label.endsWith('true')) {
         const page = pagesOf(ex)[0]
@@ -87,17 +88,17 @@ describe('optional fields (Part 2 §4.6)', () => {
     await needDataUrl()
     const models = await testModels()
     const document = { type: 'file', file: 'x' }
-    expectStatus(await ocr(gw, models, { fields: { table_format: 'csv' } }), 400, 'table_format is markdown or html')
-    expectStatus(await ocr(gw, models, { fields: { document_annotation_format: { type: 'xml' } } }), 400, 'a response format type is text, json_object or json_schema')
-    expectStatus(await ocr(gw, models, { fields: { pages: ['first'] } }), 400, 'pages holds integer indices')
-    expectStatus(await ocr(gw, models, { document }), 400, 'document type is document_url or image_url')
-    const chat = await gw.get('/v1/models')
+    expectStatus(await ocr(api, models, { fields: { table_format: 'csv' } }), 400, 'table_format is markdown or html')
+    expectStatus(await ocr(api, models, { fields: { document_annotation_format: { type: 'xml' } } }), 400, 'a response format type is text, json_object or json_schema')
+    expectStatus(await ocr(api, models, { fields: { pages: ['first'] } }), 400, 'pages holds integer indices')
+    expectStatus(await ocr(api, models, { document }), 400, 'document type is document_url or image_url')
+    const chat = await api.get('/v1/models')
     const body = chat.json
     const items = Array.isArray(body) ? body : isObject(body) && Array.isArray(body.data) ? body.data : []
     const listed = items.find((m) => isObject(m) && m.mode === 'chat' && typeof m.id === 'string') as { id: string } | undefined
     const named = namedModel('chat')
     const other = named === undefined ? listed : { id: named }
-    if (other) expectStatus(await ocr(gw, models, { model: other.id }), [400, 404], `${other.id} is not an OCR model`)
+    if (other) expectStatus(await ocr(api, models, { model: other.id }), [400, 404], `${other.id} is not an OCR model`)
   })
 })
 
@@ -107,7 +108,7 @@ describe('table_format (Part 2 §4.6)', () => {
     const models = await testModels()
     // All pages, not pages [2]: the table is judged wherever it lands, whatever pages does.
     const page3 = async (fields: Record<string, unknown>) => {
-      const ex = await ocr(gw, models, { fields })
+      const ex = await ocr(api, models, { fields })
       expectStatus(ex, 200)
       return { ex, text: JSON.stringify(pagesOf(ex)) }
     }

@@ -4,13 +4,13 @@
  * suite sends it as a Base64 data URL (Part 2 section 4.6), which needs no server to fetch from.
  */
 
-export interface PdfText {
+interface PdfText {
   x: number
   y: number
   text: string
 }
 
-export interface PdfPageSpec {
+interface PdfPageSpec {
   texts: PdfText[]
   /** A grayscale image of this many pixels a side, drawn large on the page. */
   imagePixels?: number

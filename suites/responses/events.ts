@@ -3,19 +3,18 @@
  * §6.2-6.4). An event's type is its data's type field, or its `event:` name when the data has none. Unknown
  * types are kept and ignored by every check (§9.2: new stream event types may appear).
  */
-import { expectStatus, isObject, precondition } from '../../harness/assert.ts'
+import { expectStatus, precondition } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import type { Exchange } from '../../harness/http-client.ts'
 import { schemas } from '../../harness/schema-registry.ts'
 import { eventJson } from '../../harness/sse.ts'
-
-type Json = Record<string, unknown>
 
 export interface TypedEvent {
   index: number
   /** The `event:` field, when the event had one. */
   name: string | undefined
   type: string | undefined
-  data: Json | undefined
+  data: Record<string, unknown> | undefined
   /** Why data is undefined: not JSON, or JSON but not an object. */
   dataError?: string
   /** Milliseconds after the request was sent at which the event was read. */
@@ -28,7 +27,7 @@ export const ARGS_DELTA = 'response.function_call_arguments.delta'
 export const ARGS_DONE = 'response.function_call_arguments.done'
 
 /** Schemas of the event types the suite knows (§6.2 names and the convention); others are not judged. */
-export const EVENT_SCHEMAS: Readonly<Record<string, string>> = {
+const EVENT_SCHEMAS: Readonly<Record<string, string>> = {
   'response.created': 'responses/events/response-created.json',
   'response.output_text.delta': 'responses/events/output-text-delta.json',
   'response.output_text.done': 'responses/events/output-text-done.json',
@@ -48,7 +47,7 @@ export function isEventStream(ex: Exchange): boolean {
   return ex.status === 200 && ex.stream !== undefined && /^text\/event-stream\b/i.test(ex.header('content-type') ?? '')
 }
 
-export function typedEvents(ex: Exchange): TypedEvent[] {
+function typedEvents(ex: Exchange): TypedEvent[] {
   const stream = ex.stream
   if (!stream) return []
   return stream.events.map((event, i) => {
@@ -72,7 +71,7 @@ export function terminalEvent(events: readonly TypedEvent[]): TypedEvent | undef
 }
 
 /** The response of the terminal event; skips the test when there is none (P1-6.2-stream-terminal reports it). */
-export function terminalResponse(events: readonly TypedEvent[]): Json {
+export function terminalResponse(events: readonly TypedEvent[]): Record<string, unknown> {
   const terminal = terminalEvent(events)
   const response = terminal?.data?.response
   precondition(terminal !== undefined && isObject(response), 'P1-6.2-stream-terminal', terminal ? `the terminal event #${terminal.index} carries no response object` : 'the stream has no terminal event')

@@ -1,19 +1,18 @@
 /**
  * What the responses suites share: the models they use, picked from GET /v1/models at run time (never by
  * hard-coded ids), and readers of the response object that skip a test when the shape it builds on is broken
- * (that shape's own requirement reports it). Requests are small, so a run against a paid gateway stays cheap.
+ * (that shape's own requirement reports it). Requests are small, so a run against a paid target stays cheap.
  */
 import { reportedTier } from '../shared/tier.ts'
 import { WEATHER_FUNCTION } from '../shared/tools.ts'
-import { expectStatus, isObject, precondition } from '../../harness/assert.ts'
+import { expectStatus, precondition } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/helpers.ts'
-import type { Exchange, GatewayClient, RequestSpec } from '../../harness/http-client.ts'
+import type { Exchange, TargetClient, RequestSpec } from '../../harness/http-client.ts'
 import { skipTest } from '../../harness/recorder.ts'
 import { schemas } from '../../harness/schema-registry.ts'
 import { modelItems } from '../models/model-list.ts'
 import { howToName, namedModel, withNamedModels } from '../shared/named-models.ts'
-
-export type Json = Record<string, unknown>
 
 export const PATH = '/v1/responses'
 
@@ -24,7 +23,7 @@ export const CAPS = {
   cut: 16, // sure to cut a few sentences short
 }
 
-export interface ChatModel {
+interface ChatModel {
   id: string
   minTier: number
   maxInputTokens: number | undefined
@@ -40,7 +39,7 @@ export interface Models {
   moderation: string | undefined
 }
 
-function chatModel(item: Json): ChatModel {
+function chatModel(item: Record<string, unknown>): ChatModel {
   return {
     id: String(item.id),
     minTier: typeof item.min_tier === 'number' ? item.min_tier : 0,
@@ -51,14 +50,14 @@ function chatModel(item: Json): ChatModel {
 }
 
 /** The model catalogue as these suites read it, once per file. */
-export function modelsFixture(gw: GatewayClient): () => Promise<Models> {
+export function modelsFixture(api: TargetClient): () => Promise<Models> {
   return memo(async () => {
-    const list = await gw.get('/v1/models')
+    const list = await api.get('/v1/models')
     expectStatus(list, 200)
     const items = withNamedModels(modelItems(list).filter(isObject), { chat: namedModel('responses') ?? namedModel('chat'), moderation: namedModel('moderation') })
     const chat = items.filter((item) => item.mode === 'chat' && typeof item.id === 'string').map(chatModel).sort((a, b) => a.minTier - b.minTier)
     // The retrieve only: the usage endpoints' per-minute limit is not spent on finding the tier.
-    const tier = chat[0] ? await reportedTier(gw, chat[0].id) : undefined
+    const tier = chat[0] ? await reportedTier(api, chat[0].id) : undefined
     const moderation = items.find((item) => item.mode === 'moderation' && typeof item.id === 'string')?.id as string | undefined
     return { tier, chat: chat.filter((m) => tier === undefined || m.minTier <= tier), moderation }
   })
@@ -72,20 +71,20 @@ export async function firstChat(models: () => Promise<Models>, want: (m: ChatMod
   return model
 }
 
-export function create(gw: GatewayClient, body: Json, spec: Omit<RequestSpec, 'path' | 'method' | 'json'> = {}): Promise<Exchange> {
-  return gw.post(PATH, body, spec)
+export function create(api: TargetClient, body: Record<string, unknown>, spec: Omit<RequestSpec, 'path' | 'method' | 'json'> = {}): Promise<Exchange> {
+  return api.post(PATH, body, spec)
 }
 
-export function createStream(gw: GatewayClient, body: Json): Promise<Exchange> {
-  return gw.stream({ method: 'POST', path: PATH, json: { ...body, stream: true }, headers: { accept: 'text/event-stream' } })
+export function createStream(api: TargetClient, body: Record<string, unknown>): Promise<Exchange> {
+  return api.stream({ method: 'POST', path: PATH, json: { ...body, stream: true }, headers: { accept: 'text/event-stream' } })
 }
 
-export function isResponseObject(value: unknown): value is Json {
+function isResponseObject(value: unknown): value is Record<string, unknown> {
   return schemas().validate('responses/response.json', value).ok
 }
 
 /** The 200 body as a response object; skips the test when the object itself is broken (P1-2.7). */
-export function responseOf(ex: Exchange): Json {
+export function responseOf(ex: Exchange): Record<string, unknown> {
   expectStatus(ex, 200)
   const body = ex.json
   precondition(isResponseObject(body), 'P1-2.7-response-object', `${ex.record.method} ${ex.record.path} did not answer a response object`)
@@ -98,23 +97,23 @@ export interface Usage {
   reasoning: number
 }
 
-export function hasUsage(response: Json): boolean {
+export function hasUsage(response: Record<string, unknown>): boolean {
   return schemas().validate('responses/usage.json', response.usage).ok
 }
 
 /** The usage counts; skips the test when usage lacks the fields of §2.5 (P1-2.5-usage-fields reports it). */
-export function usageOf(response: Json): Usage {
+export function usageOf(response: Record<string, unknown>): Usage {
   precondition(hasUsage(response), 'P1-2.5-usage-fields', `response ${String(response.id)} has no usage with the fields of §2.5`)
   const usage = response.usage as { input_tokens: number; output_tokens: number; output_tokens_details: { reasoning_tokens: number } }
   return { input: usage.input_tokens, output: usage.output_tokens, reasoning: usage.output_tokens_details.reasoning_tokens }
 }
 
-export function outputItems(response: Json): Json[] {
+export function outputItems(response: Record<string, unknown>): Record<string, unknown>[] {
   return Array.isArray(response.output) ? response.output.filter(isObject) : []
 }
 
 /** The text of the output_text parts of message items, joined in order (the convention's reading of output). */
-export function messageText(response: Json): string {
+export function messageText(response: Record<string, unknown>): string {
   return outputItems(response)
     .filter((item) => item.type === 'message' && Array.isArray(item.content))
     .flatMap((item) => (item.content as unknown[]).filter(isObject))
@@ -129,7 +128,7 @@ export const WEATHER_TOOL = { type: 'function', ...WEATHER_FUNCTION, strict: tru
 export const WEATHER_PROMPT = 'What is the weather like in Lisbon right now?'
 
 /** A request with inline moderation by the catalogue's first moderation model; skips when there is none. */
-export async function moderatedBody(models: () => Promise<Models>): Promise<Json> {
+export async function moderatedBody(models: () => Promise<Models>): Promise<Record<string, unknown>> {
   const { moderation } = await models()
   if (moderation === undefined) skipTest(`the model list has no model of mode moderation to moderate with; ${howToName('moderation')}`)
   const model = await firstChat(models)

@@ -5,27 +5,28 @@
  * response a chain needs.
  */
 import { describe } from 'vitest'
-import { expectSchema, expectStatus, expectThat, isObject, precondition } from '../../harness/assert.ts'
+import { expectSchema, expectStatus, expectThat, precondition } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import { memo, randomSuffix } from '../../harness/helpers.ts'
 import type { Exchange } from '../../harness/http-client.ts'
 import { observe, skipTest } from '../../harness/recorder.ts'
 import { responseTags } from '../../harness/run-tag.ts'
-import { check, gateway, runConfig } from '../../harness/suite.ts'
-import { CAPS, create, firstChat, modelsFixture, outputItems, responseOf, WEATHER_PROMPT, WEATHER_TOOL, type Json } from './fixtures.ts'
+import { check, target, runConfig } from '../../harness/suite.ts'
+import { CAPS, create, firstChat, modelsFixture, outputItems, responseOf, WEATHER_PROMPT, WEATHER_TOOL } from './fixtures.ts'
 
-const gw = gateway()
-const models = modelsFixture(gw)
+const api = target()
+const models = modelsFixture(api)
 
-async function base(): Promise<Json> {
+async function base(): Promise<Record<string, unknown>> {
   const model = await firstChat(models)
   return { model: model.id, input: 'Say hi.', max_output_tokens: CAPS.cut, store: false }
 }
 
-async function send(extra: Json): Promise<Exchange> {
-  return create(gw, { ...(await base()), ...extra })
+async function send(extra: Record<string, unknown>): Promise<Exchange> {
+  return create(api, { ...(await base()), ...extra })
 }
 
-type Case = [label: string, extra: Json]
+type Case = [label: string, extra: Record<string, unknown>]
 
 /** Accepted values first, then the refused ones, each judged on its own exchange and named in a failure. */
 async function edges(accepted: Case[], refused: Case[]): Promise<void> {
@@ -44,8 +45,8 @@ function metadata(pairs: number, keyLength = 8, valueLength = 8): Record<string,
 describe('required fields (Part 1 §4.5)', () => {
   check('P1-4.5-required-fields', 'a body without input, or without model, is refused with 400', async () => {
     const { model } = await base()
-    expectStatus(await create(gw, { model, max_output_tokens: CAPS.cut, store: false }), 400, 'input is required')
-    expectStatus(await create(gw, { input: 'Say hi.', max_output_tokens: CAPS.cut, store: false }), 400, 'model is required')
+    expectStatus(await create(api, { model, max_output_tokens: CAPS.cut, store: false }), 400, 'input is required')
+    expectStatus(await create(api, { input: 'Say hi.', max_output_tokens: CAPS.cut, store: false }), 400, 'model is required')
   })
 })
 
@@ -95,7 +96,7 @@ const STRUCTURED_BUDGET = 256 // room for a small JSON object
 
 const formats = memo(async () => {
   const model = await firstChat(models, (m) => m.responseSchema)
-  const ask = (format: Json, input: string) => create(gw, { model: model.id, input, text: { format }, max_output_tokens: STRUCTURED_BUDGET, store: false })
+  const ask = (format: Record<string, unknown>, input: string) => create(api, { model: model.id, input, text: { format }, max_output_tokens: STRUCTURED_BUDGET, store: false })
   return {
     text: await ask({ type: 'text' }, 'Say hi.'),
     jsonObject: await ask({ type: 'json_object' }, 'Answer in JSON: an object with a greeting.'),
@@ -105,7 +106,7 @@ const formats = memo(async () => {
 
 const toolCall = memo(async () => {
   const model = await firstChat(models, (m) => m.functionCalling)
-  return create(gw, { model: model.id, input: WEATHER_PROMPT, tools: [WEATHER_TOOL], tool_choice: 'required', max_output_tokens: CAPS.answer, store: false })
+  return create(api, { model: model.id, input: WEATHER_PROMPT, tools: [WEATHER_TOOL], tool_choice: 'required', max_output_tokens: CAPS.answer, store: false })
 })
 
 /** The completed output_text as JSON; skips when the answer was cut (rule 6: cut output may not parse). */
@@ -122,7 +123,7 @@ function parsedOutput(ex: Exchange): unknown {
 describe('rules 1, 2 and 5 (Part 1 §4.5)', () => {
   check('P1-4.5-no-n-parameter', 'rule 1: n 2 is refused, or answered with a single candidate', async () => {
     const model = await firstChat(models)
-    const ex = await create(gw, { model: model.id, input: 'Say hi.', n: 2, max_output_tokens: CAPS.cut, store: false })
+    const ex = await create(api, { model: model.id, input: 'Say hi.', n: 2, max_output_tokens: CAPS.cut, store: false })
     if (ex.status === 400) return
     const body = responseOf(ex)
     const messages = outputItems(body).filter((item) => item.type === 'message').length
@@ -174,9 +175,9 @@ describe('rules 1, 2 and 5 (Part 1 §4.5)', () => {
 describe('conversation, truncation and service tier (Part 1 §4.5, §7)', () => {
   check('P1-4.5-conversation-exclusive', 'conversation with previous_response_id is refused with 400', async () => {
     const model = await firstChat(models)
-    const first = await create(gw, { model: model.id, input: 'Say hi.', max_output_tokens: CAPS.cut, ...responseTags(runConfig().runId, 'chain-head') })
+    const first = await create(api, { model: model.id, input: 'Say hi.', max_output_tokens: CAPS.cut, ...responseTags(runConfig().runId, 'chain-head') })
     const id = responseOf(first).id
-    const ex = await create(gw, { model: model.id, input: 'Again.', previous_response_id: id, conversation: `conv_gc_${randomSuffix()}`, max_output_tokens: CAPS.cut, store: false })
+    const ex = await create(api, { model: model.id, input: 'Again.', previous_response_id: id, conversation: `conv_gc_${randomSuffix()}`, max_output_tokens: CAPS.cut, store: false })
     expectStatus(ex, 400, 'conversation must not be combined with previous_response_id')
   })
 
@@ -191,22 +192,22 @@ describe('conversation, truncation and service tier (Part 1 §4.5, §7)', () => 
     const input = 'a '.repeat(window + 1_000)
     const note = `${window + 1_000} words (model ${model.id}, max_input_tokens ${window})`
     for (const extra of [{}, { truncation: 'disabled' }]) {
-      const ex = await gw.post('/v1/responses', { model: model.id, input, max_output_tokens: CAPS.cut, store: false, ...extra }, { bodyNote: `input of ${note}${'truncation' in extra ? ', truncation disabled' : ''}` })
+      const ex = await api.post('/v1/responses', { model: model.id, input, max_output_tokens: CAPS.cut, store: false, ...extra }, { bodyNote: `input of ${note}${'truncation' in extra ? ', truncation disabled' : ''}` })
       expectStatus(ex, 400, `input over the window with truncation ${'truncation' in extra ? 'disabled' : 'left at its default'}`)
     }
   })
 
   check('P1-4.5-service-tier', 'service_tier default is accepted', async () => {
     const model = await firstChat(models)
-    const ex = await create(gw, { model: model.id, input: 'Say hi.', service_tier: 'default', max_output_tokens: CAPS.cut, store: false })
+    const ex = await create(api, { model: model.id, input: 'Say hi.', service_tier: 'default', max_output_tokens: CAPS.cut, store: false })
     expectStatus(ex, 200)
-    observe('service_tier in the response (not shown)', `asked default, the response says ${JSON.stringify((ex.json as Json | undefined)?.service_tier)}`)
+    observe('service_tier in the response (not shown)', `asked default, the response says ${JSON.stringify((ex.json as Record<string, unknown> | undefined)?.service_tier)}`)
   })
 
   check('P1-4.5-service-tier-flex', 'service_tier flex is accepted', async () => {
     const model = await firstChat(models)
-    const ex = await create(gw, { model: model.id, input: 'Say hi.', service_tier: 'flex', max_output_tokens: CAPS.cut, store: false })
+    const ex = await create(api, { model: model.id, input: 'Say hi.', service_tier: 'flex', max_output_tokens: CAPS.cut, store: false })
     expectStatus(ex, 200)
-    observe('service_tier in the response (not shown)', `asked flex, the response says ${JSON.stringify((ex.json as Json | undefined)?.service_tier)}`)
+    observe('service_tier in the response (not shown)', `asked flex, the response says ${JSON.stringify((ex.json as Record<string, unknown> | undefined)?.service_tier)}`)
   })
 })

@@ -4,28 +4,29 @@
  * each chat model the caller may use for a short answer and takes the first that reports reasoning tokens.
  */
 import { describe } from 'vitest'
-import { expectSchema, expectStatus, expectThat, isObject } from '../../harness/assert.ts'
+import { expectSchema, expectStatus, expectThat } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import { mapLimit, memo } from '../../harness/helpers.ts'
 import type { Exchange } from '../../harness/http-client.ts'
 import { observe, skipTest } from '../../harness/recorder.ts'
-import { check, gateway } from '../../harness/suite.ts'
-import { CAPS, create, firstChat, hasUsage, messageText, moderatedBody, moderationEnabledOrSkip, modelsFixture, PROMPT, responseOf, usageOf, type Json } from './fixtures.ts'
+import { check, target } from '../../harness/suite.ts'
+import { CAPS, create, firstChat, hasUsage, messageText, moderatedBody, moderationEnabledOrSkip, modelsFixture, PROMPT, responseOf, usageOf } from './fixtures.ts'
 import { howToName, namedModel } from '../shared/named-models.ts'
 
-const gw = gateway()
-const models = modelsFixture(gw)
+const api = target()
+const models = modelsFixture(api)
 const PROBE_MODELS = 6 // at most this many chat models are asked, to bound the cost of looking
 
 /** A short complete answer from the first usable chat model. */
 const basic = memo(async () => {
   const model = await firstChat(models)
-  return create(gw, { model: model.id, input: PROMPT, max_output_tokens: CAPS.answer, store: false })
+  return create(api, { model: model.id, input: PROMPT, max_output_tokens: CAPS.answer, store: false })
 })
 
 /** The same prompt with a budget too small for the answer. */
 const cut = memo(async () => {
   const model = await firstChat(models)
-  return create(gw, { model: model.id, input: PROMPT, max_output_tokens: CAPS.cut, store: false })
+  return create(api, { model: model.id, input: PROMPT, max_output_tokens: CAPS.cut, store: false })
 })
 
 /** The first chat model whose answer reports reasoning tokens, with that answer; undefined when none does. */
@@ -36,7 +37,7 @@ const reasoner = memo(async (): Promise<{ model: string; probe: Exchange } | und
   const ids = [...(named === undefined ? [] : [named]), ...chat.map((m) => m.id).filter((id) => id !== named)]
   const probes = await mapLimit(ids.slice(0, PROBE_MODELS), 3, async (id) => ({
     model: id,
-    probe: await create(gw, { model: id, input: 'Say hello in one short sentence.', max_output_tokens: 256, store: false }),
+    probe: await create(api, { model: id, input: 'Say hello in one short sentence.', max_output_tokens: 256, store: false }),
   }))
   const found = probes.find(({ probe }) => {
     const body = probe.json
@@ -49,7 +50,7 @@ const reasoner = memo(async (): Promise<{ model: string; probe: Exchange } | und
 /** The reasoning model with the small budget: hidden reasoning may eat it all (rule 7). */
 const reasonerCut = memo(async () => {
   const found = await reasoner()
-  return found ? create(gw, { model: found.model, input: PROMPT, max_output_tokens: CAPS.cut, store: false }) : undefined
+  return found ? create(api, { model: found.model, input: PROMPT, max_output_tokens: CAPS.cut, store: false }) : undefined
 })
 
 async function reasonerOrSkip(): Promise<{ model: string; probe: Exchange }> {
@@ -58,7 +59,7 @@ async function reasonerOrSkip(): Promise<{ model: string; probe: Exchange }> {
   return found
 }
 
-function status(body: Json): { status: unknown; reason: unknown } {
+function status(body: Record<string, unknown>): { status: unknown; reason: unknown } {
   return { status: body.status, reason: isObject(body.incomplete_details) ? body.incomplete_details.reason : undefined }
 }
 
@@ -67,7 +68,7 @@ describe('response object (Part 1 §2.7)', () => {
     const ex = await basic()
     expectStatus(ex, 200)
     expectSchema(ex, 'responses/response.json')
-    expectThat(isObject((ex.json as Json).usage), 'a usage object on a finished response', `usage ${JSON.stringify((ex.json as Json).usage)}`, ex)
+    expectThat(isObject((ex.json as Record<string, unknown>).usage), 'a usage object on a finished response', `usage ${JSON.stringify((ex.json as Record<string, unknown>).usage)}`, ex)
   })
 
   check('P1-2.7-output-text-matches', 'output_text is the text of the message items of output', async () => {
@@ -80,7 +81,7 @@ describe('response object (Part 1 §2.7)', () => {
 
 describe('inline moderation (Part 1 §2.7, §4.5)', () => {
   check('P1-2.7-moderation', 'moderation holds input and output results, each with flagged or an error', async () => {
-    const ex = await create(gw, await moderatedBody(models))
+    const ex = await create(api, await moderatedBody(models))
     moderationEnabledOrSkip(ex)
     const body = responseOf(ex)
     expectSchema(ex, 'responses/moderation.json', body.moderation, 'moderation')

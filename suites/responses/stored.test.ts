@@ -7,43 +7,44 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import { describe } from 'vitest'
-import { expectStatus, expectThat, isObject, precondition } from '../../harness/assert.ts'
+import { expectStatus, expectThat, precondition } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import { memo, randomSuffix } from '../../harness/helpers.ts'
 import type { Exchange } from '../../harness/http-client.ts'
 import { observe, skipTest } from '../../harness/recorder.ts'
 import { responseTags } from '../../harness/run-tag.ts'
-import { check, gateway, runConfig } from '../../harness/suite.ts'
+import { check, target, runConfig } from '../../harness/suite.ts'
 import { wordChunks } from '../../harness/token-estimate.ts'
-import { CAPS, create, firstChat, modelsFixture, PROMPT, responseOf, usageOf, type Json } from './fixtures.ts'
+import { CAPS, create, firstChat, modelsFixture, PROMPT, responseOf, usageOf } from './fixtures.ts'
 
-const gw = gateway()
-const models = modelsFixture(gw)
+const api = target()
+const models = modelsFixture(api)
 
 /** Long instructions (about 600 words): far more tokens than a short turn's input and output together. */
 const LONG_INSTRUCTIONS = Array.from({ length: 75 }, (_, i) => `Rule ${i + 1}: answer politely, plainly and briefly.`).join(' ')
 
 /** What is stored carries the run id: the reference names no way to delete it. */
-const tags = (label: string): Json => responseTags(runConfig().runId, label)
+const tags = (label: string): Record<string, unknown> => responseTags(runConfig().runId, label)
 
 /** Stored by default (store is left out): the subject of retrieval and the first turn of a chain. */
 const stored = memo(async () => {
   const model = await firstChat(models)
-  const ex = await create(gw, { model: model.id, input: PROMPT, max_output_tokens: CAPS.answer, ...tags('stored') })
+  const ex = await create(api, { model: model.id, input: PROMPT, max_output_tokens: CAPS.answer, ...tags('stored') })
   return { model: model.id, ex, body: responseOf(ex) }
 })
 
 const notStored = memo(async () => {
   const model = await firstChat(models)
-  const ex = await create(gw, { model: model.id, input: 'Say hi.', max_output_tokens: CAPS.cut, store: false })
+  const ex = await create(api, { model: model.id, input: 'Say hi.', max_output_tokens: CAPS.cut, store: false })
   return { model: model.id, body: responseOf(ex) }
 })
 
 /** A turn with long instructions, then a turn continuing it without any. */
 const instructedChain = memo(async () => {
   const model = await firstChat(models)
-  const firstEx = await create(gw, { model: model.id, instructions: LONG_INSTRUCTIONS, input: 'Say hi.', max_output_tokens: CAPS.cut, ...tags('instructed') })
+  const firstEx = await create(api, { model: model.id, instructions: LONG_INSTRUCTIONS, input: 'Say hi.', max_output_tokens: CAPS.cut, ...tags('instructed') })
   const first = responseOf(firstEx)
-  const secondEx = await create(gw, { model: model.id, input: 'Again.', previous_response_id: first.id, max_output_tokens: CAPS.cut, store: false })
+  const secondEx = await create(api, { model: model.id, input: 'Again.', previous_response_id: first.id, max_output_tokens: CAPS.cut, store: false })
   return { firstEx, first, secondEx }
 })
 
@@ -54,12 +55,12 @@ function path(id: unknown, suffix = ''): string {
 describe('stored responses (Part 1 §4.5)', () => {
   check('P1-4.5-store-retrieve', 'a stored response is retrieved with GET /v1/responses/{response_id}', async () => {
     const { body } = await stored()
-    expectStatus(await gw.get(path(body.id)), 200)
+    expectStatus(await api.get(path(body.id)), 200)
   })
 
   check('P1-4.5-retrieve-same', 'the retrieved response has the id, status and output_text of its creation', async () => {
     const { body } = await stored()
-    const ex = await gw.get(path(body.id))
+    const ex = await api.get(path(body.id))
     precondition(ex.status === 200, 'P1-4.5-store-retrieve', `retrieval answered ${ex.status}`)
     const got = ex.json
     const same = isObject(got) && got.id === body.id && got.status === body.status && got.output_text === body.output_text
@@ -67,12 +68,12 @@ describe('stored responses (Part 1 §4.5)', () => {
   })
 
   check('P1-7-unknown-response-404', 'a response id that does not exist answers 404', async () => {
-    expectStatus(await gw.get(path(`resp_gc_no_such_${randomSuffix()}`)), 404)
+    expectStatus(await api.get(path(`resp_gc_no_such_${randomSuffix()}`)), 404)
   })
 
   check('P1-4.5-input-items', 'GET /v1/responses/{response_id}/input_items of a stored response answers 200', async () => {
     const { body } = await stored()
-    const ex = await gw.get(path(body.id, '/input_items'))
+    const ex = await api.get(path(body.id, '/input_items'))
     expectStatus(ex, 200)
     const list = ex.json
     const data = isObject(list) && Array.isArray(list.data) ? `an object with data (${list.data.length} items)` : Array.isArray(list) ? `an array of ${list.length}` : 'neither a list nor an object with data'
@@ -81,10 +82,10 @@ describe('stored responses (Part 1 §4.5)', () => {
 
   check('P1-4.5-store-false', 'a response with store false is neither retrieved nor continued', async () => {
     const { model, body } = await notStored()
-    const retrieved = await gw.get(path(body.id))
+    const retrieved = await api.get(path(body.id))
     // Which 4xx is P1-7-unknown-response-404's to judge; here, only that nothing is retrieved.
     expectThat(retrieved.status >= 400 && retrieved.status < 500, 'a 4xx: not stored, so not retrievable', String(retrieved.status), retrieved)
-    const chained = await create(gw, { model, input: 'Again.', previous_response_id: body.id, max_output_tokens: CAPS.cut, store: false })
+    const chained = await create(api, { model, input: 'Again.', previous_response_id: body.id, max_output_tokens: CAPS.cut, store: false })
     expectThat(chained.status >= 400 && chained.status < 500, 'a 4xx: there is no stored chain to continue', String(chained.status), chained)
   })
 })
@@ -93,7 +94,7 @@ describe('chains (Part 1 §4.5 rule 4, instructions)', () => {
   check('P1-4.5-chain-input-tokens', 'rule 4: a continuing turn counts the prior input and output as input tokens', async () => {
     const { model, body } = await stored()
     const before = usageOf(body)
-    const ex = await create(gw, { model, input: 'Now say it in one sentence.', previous_response_id: body.id, max_output_tokens: CAPS.cut, store: false })
+    const ex = await create(api, { model, input: 'Now say it in one sentence.', previous_response_id: body.id, max_output_tokens: CAPS.cut, store: false })
     const after = usageOf(responseOf(ex))
     const prior = before.input + (before.output - before.reasoning)
     expectThat(after.input >= prior, `input_tokens at least ${prior} (previous input ${before.input} plus its visible output ${before.output - before.reasoning})`, `input_tokens ${after.input}`, ex)
@@ -120,9 +121,9 @@ const LEAVE_WITHIN_MS = 60_000
 const POLL = { first: 100, max: 2_000 } // quick against a simulator, polite against a real queue
 
 /** A background response, or a skip when the target does not support background mode. */
-async function startBackground(): Promise<{ ex: Exchange; body: Json }> {
+async function startBackground(): Promise<{ ex: Exchange; body: Record<string, unknown> }> {
   const model = await firstChat(models)
-  const ex = await create(gw, { model: model.id, input: PROMPT, background: true, max_output_tokens: CAPS.answer, ...tags('background') })
+  const ex = await create(api, { model: model.id, input: PROMPT, background: true, max_output_tokens: CAPS.answer, ...tags('background') })
   if (ex.status === 400) skipTest(`background true was refused with 400 (supported only where the target offers it): ${ex.text.slice(0, 200)}`)
   expectStatus(ex, 200)
   const body = ex.json
@@ -146,7 +147,7 @@ describe('background responses (Part 1 §3, §4.5)', () => {
     const deadline = Date.now() + LEAVE_WITHIN_MS
     for (let interval = POLL.first; done === undefined && Date.now() < deadline; interval = Math.min(POLL.max, interval * 2)) {
       await sleep(interval)
-      last = await gw.get(path(body.id))
+      last = await api.get(path(body.id))
       precondition(last.status === 200, 'P1-4.5-store-retrieve', `retrieving the background response answered ${last.status}`)
       const status = isObject(last.json) ? String(last.json.status) : 'no status'
       if (seen[seen.length - 1] !== status) seen.push(status)
@@ -159,15 +160,15 @@ describe('background responses (Part 1 §3, §4.5)', () => {
   check('P1-4.5-background-cancel', 'cancel of a background response still running answers 2xx', async () => {
     const { body } = await startBackground()
     precondition(RUNNING.has(String(body.status)), 'P1-3-background-status', `the background response was answered ${String(body.status)}`)
-    const ex = await gw.post(path(body.id, '/cancel'), {})
+    const ex = await api.post(path(body.id, '/cancel'), {})
     if (ex.status >= 400) {
       // The job may have finished between creation and cancel; then there was nothing left to cancel.
-      const now = await gw.get(path(body.id))
+      const now = await api.get(path(body.id))
       const status = isObject(now.json) ? String(now.json.status) : undefined
       if (now.status === 200 && status !== undefined && !RUNNING.has(status) && status !== 'cancelled') skipTest(`the response finished (${status}) before the cancel arrived`)
     }
     expectThat(ex.status >= 200 && ex.status < 300, 'a 2xx for a background response still queued or in progress', String(ex.status), ex)
-    const after = await gw.get(path(body.id))
+    const after = await api.get(path(body.id))
     observe('after cancel (not shown, §4.5)', `cancel answered status ${isObject(ex.json) ? String(ex.json.status) : 'n/a'}; retrieval then answered ${after.status} with status ${isObject(after.json) ? String(after.json.status) : 'n/a'}`)
   })
 })

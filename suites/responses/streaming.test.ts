@@ -6,31 +6,32 @@
  * MUST checks skip when a payload cannot be read.
  */
 import { describe } from 'vitest'
-import { expectSchema, expectStatus, expectThat, isObject, precondition } from '../../harness/assert.ts'
+import { expectSchema, expectStatus, expectThat, precondition } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/helpers.ts'
 import type { Exchange } from '../../harness/http-client.ts'
 import { observe, skipTest } from '../../harness/recorder.ts'
-import { check, gateway } from '../../harness/suite.ts'
+import { check, target } from '../../harness/suite.ts'
 import {
   ARGS_DELTA, ARGS_DONE, carriesModeration, eventSchemaProblems, isEventStream, isKnown, joinedDeltas, ofType, streamEvents, TERMINAL_TYPES, TEXT_DELTA,
   terminalEvent, terminalResponse, type TypedEvent,
 } from './events.ts'
 import {
   CAPS, create, createStream, firstChat, hasUsage, moderatedBody, moderationEnabledOrSkip, modelsFixture, PROMPT, responseOf, usageOf, WEATHER_PROMPT,
-  WEATHER_TOOL, type Json,
+  WEATHER_TOOL,
 } from './fixtures.ts'
 
-const gw = gateway()
-const models = modelsFixture(gw)
+const api = target()
+const models = modelsFixture(api)
 
 /** Temperature 0, so that the unstreamed twin can be compared. */
-async function body(maxOutputTokens: number): Promise<Json> {
+async function body(maxOutputTokens: number): Promise<Record<string, unknown>> {
   const model = await firstChat(models)
   return { model: model.id, input: PROMPT, temperature: 0, max_output_tokens: maxOutputTokens, store: false }
 }
 
 /** Some models (reasoning ones, on some targets) refuse temperature: then the request goes without it. */
-async function deterministic(send: (b: Json) => Promise<Exchange>, b: Json): Promise<Exchange> {
+async function deterministic(send: (b: Record<string, unknown>) => Promise<Exchange>, b: Record<string, unknown>): Promise<Exchange> {
   const ex = await send(b)
   if (ex.status !== 400 || !/temperature/i.test(ex.text)) return ex
   observe('temperature 0', `${String(b.model)} refused temperature, so the request went without it`)
@@ -38,9 +39,9 @@ async function deterministic(send: (b: Json) => Promise<Exchange>, b: Json): Pro
   return send(rest)
 }
 
-const complete = memo(async () => deterministic((b) => createStream(gw, b), await body(CAPS.answer)))
-const cut = memo(async () => deterministic((b) => createStream(gw, b), await body(CAPS.cut)))
-const unstreamed = memo(async () => deterministic((b) => create(gw, b), await body(CAPS.answer)))
+const complete = memo(async () => deterministic((b) => createStream(api, b), await body(CAPS.answer)))
+const cut = memo(async () => deterministic((b) => createStream(api, b), await body(CAPS.cut)))
+const unstreamed = memo(async () => deterministic((b) => create(api, b), await body(CAPS.answer)))
 
 const MIN_SPREAD_MS = 10
 const MIN_SPREAD_SHARE = 0.1
@@ -79,7 +80,7 @@ describe('server-sent events (Part 1 §6.2)', () => {
     expectThat(missing.length === 0, 'response.created and response.output_text.delta events', `missing ${missing.join(', ')}; types seen: ${[...types].join(', ')}`, ex)
     // Whether a terminal event is there at all is P1-6.2-stream-terminal's; here, that a completed one has its name.
     const terminal = terminalEvent(events)
-    const status = (terminal?.data?.response as Json | undefined)?.status
+    const status = (terminal?.data?.response as Record<string, unknown> | undefined)?.status
     if (terminal && status === 'completed') expectThat(terminal.type === 'response.completed', 'a completed response announced by response.completed', `event #${terminal.index} is ${terminal.type}`, ex)
   })
 
@@ -169,7 +170,7 @@ describe('deltas and the final text (Part 1 §6.2, §2.7)', () => {
 
 const toolStream = memo(async () => {
   const model = await firstChat(models, (m) => m.functionCalling)
-  const ex = await createStream(gw, { model: model.id, input: WEATHER_PROMPT, tools: [WEATHER_TOOL], tool_choice: 'required', max_output_tokens: CAPS.answer, store: false })
+  const ex = await createStream(api, { model: model.id, input: WEATHER_PROMPT, tools: [WEATHER_TOOL], tool_choice: 'required', max_output_tokens: CAPS.answer, store: false })
   return { ex, events: streamEvents(ex) }
 })
 
@@ -211,7 +212,7 @@ describe('streamed tool calls (Part 1 §6.2)', () => {
   })
 })
 
-const moderatedStream = memo(async () => createStream(gw, await moderatedBody(models)))
+const moderatedStream = memo(async () => createStream(api, await moderatedBody(models)))
 
 describe('inline moderation in a stream (Part 1 §2.7, §6.3)', () => {
   check('P1-2.7-moderation', 'a streamed response ends with the moderation results in its terminal event', async () => {

@@ -7,17 +7,17 @@ import { describe } from 'vitest'
 import { expectThat, precondition } from '../../harness/assert.ts'
 import { memo } from '../../harness/helpers.ts'
 import { observe } from '../../harness/recorder.ts'
-import { check, gateway } from '../../harness/suite.ts'
+import { check, target } from '../../harness/suite.ts'
 import { estimateInputTokens } from '../../harness/token-estimate.ts'
 import { AVAILABILITY_MS, awaitTransactions } from '../account/transactions.ts'
 import { streamEvents, terminalResponse } from './events.ts'
-import { CAPS, create, createStream, firstChat, modelsFixture, PROMPT, responseOf, usageOf, WEATHER_TOOL, type Json, type Usage } from './fixtures.ts'
+import { CAPS, create, createStream, firstChat, modelsFixture, PROMPT, responseOf, usageOf, WEATHER_TOOL, type Usage } from './fixtures.ts'
 
-const gw = gateway()
-const models = modelsFixture(gw)
+const api = target()
+const models = modelsFixture(api)
 
 /** Request shapes whose structure the estimate reserves headroom for: roles, tools, schemas. */
-function shapes(model: string): Array<{ name: string; body: Json; needs?: string }> {
+function shapes(model: string): Array<{ name: string; body: Record<string, unknown>; needs?: string }> {
   const common = { model, max_output_tokens: CAPS.cut, store: false }
   return [
     { name: 'a string input', body: { ...common, input: PROMPT } },
@@ -38,18 +38,18 @@ function shapes(model: string): Array<{ name: string; body: Json; needs?: string
 const calls = memo(async () => {
   const model = await firstChat(models)
   const body = { model: model.id, input: PROMPT, max_output_tokens: CAPS.answer, store: false }
-  const plainEx = await create(gw, body)
+  const plainEx = await create(api, body)
   const plain = usageOf(responseOf(plainEx))
-  const streamEx = await createStream(gw, body)
+  const streamEx = await createStream(api, body)
   const streamed = usageOf(terminalResponse(streamEvents(streamEx)))
   const ids = [plainEx.svcRequestId, streamEx.svcRequestId]
   precondition(ids.every((id) => id !== undefined), 'P1-4.1-svc-request-id', 'a call has no svc-request-id')
-  const found = await awaitTransactions(gw, ids as string[], 'main')
+  const found = await awaitTransactions(api, ids as string[], 'main')
   return { plain: { ex: plainEx, usage: plain, t: found.get(ids[0] as string) }, streamed: { ex: streamEx, usage: streamed, t: found.get(ids[1] as string) } }
 })
 
-function tokensMatch(t: Json, usage: Usage): string[] {
-  const tokens = (t.tokens ?? {}) as Json
+function tokensMatch(t: Record<string, unknown>, usage: Usage): string[] {
+  const tokens = (t.tokens ?? {}) as Record<string, unknown>
   const problems: string[] = []
   if (tokens.prompt !== usage.input) problems.push(`tokens.prompt ${JSON.stringify(tokens.prompt)}, usage.input_tokens ${usage.input}`)
   if (tokens.completion !== usage.output) problems.push(`tokens.completion ${JSON.stringify(tokens.completion)}, usage.output_tokens ${usage.output}`)
@@ -61,7 +61,7 @@ describe('local token estimate (Part 1 §4.6)', () => {
   check('P1-4.6-local-estimate', 'the local lower bound and ceiling enclose usage.input_tokens', async () => {
     const model = await firstChat(models)
     for (const { name, body, needs } of shapes(model.id)) {
-      const ex = await create(gw, body)
+      const ex = await create(api, body)
       if (needs !== undefined && ex.status === 400) {
         // A shape the target refuses is its own requirement's failure; the other shapes still reconcile.
         observe('local token estimate', `${name}: refused with 400, not reconciled (see ${needs})`)

@@ -3,16 +3,15 @@
  * way to send a search by either form with its cost reserved first, reading the results, and a probe of each form
  * that tests of other rules build on (precondition), so that a missing form is reported once, by its own rule.
  */
-import { expectStatus, isObject, precondition } from '../../harness/assert.ts'
+import { expectStatus, precondition } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/helpers.ts'
-import type { Exchange, GatewayClient } from '../../harness/http-client.ts'
+import type { Exchange, TargetClient } from '../../harness/http-client.ts'
 import { type KeyUse } from '../../harness/exchange.ts'
-import { gateway, spend } from '../../harness/suite.ts'
-
-type Json = Record<string, unknown>
+import { target, spend } from '../../harness/suite.ts'
 
 /** Section 4.5: the nine listed tools and their cost per query in US dollars. */
-export const TOOL_PRICES: Readonly<Record<string, number>> = {
+const TOOL_PRICES: Readonly<Record<string, number>> = {
   'p1-search': 0.001,
   'p2-search': 0.003,
   'p3-search': 0.004,
@@ -28,11 +27,11 @@ const HIGHEST_PRICE = Math.max(...Object.values(TOOL_PRICES)) // for a tool the 
 
 export type Form = 'body' | 'url'
 
-export interface SearchCall {
+interface SearchCall {
   tool: string
   form?: Form
   /** Fields besides search_tool_name; query defaults to a fixed one. */
-  body?: Json
+  body?: Record<string, unknown>
   key?: KeyUse
 }
 
@@ -45,22 +44,22 @@ export function estimateUsd(tool: string, query: unknown): number {
 export const QUERY = 'conformance testing of web APIs'
 
 /** A search by body (search_tool_name) or by URL; the cost is reserved first (a refused call costs nothing, but the estimate is kept high). */
-export async function search(gw: GatewayClient, call: SearchCall): Promise<Exchange> {
+export async function search(api: TargetClient, call: SearchCall): Promise<Exchange> {
   const form = call.form ?? 'body'
-  const body: Json = { query: QUERY, ...call.body }
+  const body: Record<string, unknown> = { query: QUERY, ...call.body }
   // A call without a valid key is charged to no one.
   if (call.key !== null && call.key !== 'invalid') spend(estimateUsd(call.tool, body.query), `${call.tool} search of ${Array.isArray(body.query) ? body.query.length : 1} quer${Array.isArray(body.query) && body.query.length !== 1 ? 'ies' : 'y'}`)
   const spec = call.key === undefined ? {} : { key: call.key }
-  if (form === 'url') return gw.post(`/v1/search/${encodeURIComponent(call.tool)}`, body, spec)
-  return gw.post('/v1/search', { search_tool_name: call.tool, ...body }, spec)
+  if (form === 'url') return api.post(`/v1/search/${encodeURIComponent(call.tool)}`, body, spec)
+  return api.post('/v1/search', { search_tool_name: call.tool, ...body }, spec)
 }
 
 /** The results array of a search answer; a test that reads it is skipped when the answer is not a search result. */
-export function resultsOf(ex: Exchange): Json[] {
+export function resultsOf(ex: Exchange): Record<string, unknown>[] {
   const body = ex.json
   const ok = isObject(body) && Array.isArray(body.results) && body.results.every(isObject)
   precondition(ok, 'P2-2.2-search-result', `${ex.record.method} ${ex.record.path} did not answer an object with a results array of objects`)
-  return (body as { results: Json[] }).results
+  return (body as { results: Record<string, unknown>[] }).results
 }
 
 /**
@@ -74,8 +73,8 @@ export function isSearchResult(ex: Exchange): boolean {
 
 /** Each form probed once per file with p1-search: tests of other rules need the form they use to work. */
 const probes: Record<Form, () => Promise<Exchange>> = {
-  body: memo(() => search(gateway(), { tool: 'p1-search', form: 'body' })),
-  url: memo(() => search(gateway(), { tool: 'p1-search', form: 'url' })),
+  body: memo(() => search(target(), { tool: 'p1-search', form: 'body' })),
+  url: memo(() => search(target(), { tool: 'p1-search', form: 'url' })),
 }
 
 export async function needForm(form: Form): Promise<void> {

@@ -6,24 +6,24 @@
 import { describe } from 'vitest'
 import { expectThat, precondition } from '../../harness/assert.ts'
 import { pollUntil } from '../../harness/helpers.ts'
-import { check, gateway } from '../../harness/suite.ts'
+import { check, target } from '../../harness/suite.ts'
 import { CREDIT_SETTLE, remainingCredit } from '../shared/credit.ts'
 import { estimateUsd, isSearchResult, needForm, search } from './client.ts'
 
-const gw = gateway()
+const api = target()
 const KEY = 'tier5' as const
 const SETTLE = CREDIT_SETTLE
-const remaining = () => remainingCredit(gw, KEY)
+const remaining = () => remainingCredit(api, KEY)
 
 describe('cost per query (Part 2 §4.5)', () => {
   check('P2-4.5-search-cost', 'a search of three queries on p2-search lowers remaining_unit by at least 3 x 0.003 USD', async () => {
-    gw.keyOrSkip(KEY)
+    api.keyOrSkip(KEY)
     await needForm('body')
     const tool = 'p2-search'
     const query = ['conformance testing', 'gateway pricing', 'search tools']
     const expected = estimateUsd(tool, query)
     const before = await remaining()
-    const ex = await search(gw, { tool, key: KEY, body: { query, max_results: 1 } })
+    const ex = await search(api, { tool, key: KEY, body: { query, max_results: 1 } })
     precondition(isSearchResult(ex), 'P2-4.5-search-query-array', `${tool} did not answer an array of queries with a search result (${ex.status})`)
     // remaining_unit has six decimals: allow half a micro-dollar of rounding.
     const settled = await pollUntil(async () => {

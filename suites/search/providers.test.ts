@@ -9,10 +9,10 @@ import { describe } from 'vitest'
 import { expectStatus, expectThat } from '../../harness/assert.ts'
 import { mapLimit, memo } from '../../harness/helpers.ts'
 import { observe, skipTest } from '../../harness/recorder.ts'
-import { check, gateway } from '../../harness/suite.ts'
+import { check, target } from '../../harness/suite.ts'
 import { expectAccepted, needForm, NINE_TOOLS, search } from './client.ts'
 
-const gw = gateway()
+const api = target()
 
 const TBS = ['qdr:h', 'qdr:d', 'qdr:w', 'qdr:m', 'qdr:y']
 const DEVICES = ['desktop', 'mobile', 'tablet']
@@ -29,7 +29,7 @@ describe('group A on p1-search (Part 2 §4.5)', () => {
       ['location Berlin, Germany', { location: 'Berlin, Germany' }],
       ['country de', { country: 'de' }],
     ]
-    for (const [label, body] of cases) expectAccepted(await search(gw, { tool: 'p1-search', body: { ...body, max_results: 1 } }), `${label} on p1-search`)
+    for (const [label, body] of cases) expectAccepted(await search(api, { tool: 'p1-search', body: { ...body, max_results: 1 } }), `${label} on p1-search`)
   })
 })
 
@@ -37,21 +37,21 @@ describe('p3 and p5 tools (Part 2 §4.5)', () => {
   check('P2-4.5-search-p3-parameters', 'p3-search and p3-search-pro accept processor base and pro and max_chars_per_result', async () => {
     await needForm('body')
     for (const tool of ['p3-search', 'p3-search-pro']) {
-      for (const processor of ['base', 'pro']) expectAccepted(await search(gw, { tool, body: { processor, max_results: 1 } }), `processor ${processor} on ${tool}`)
-      expectAccepted(await search(gw, { tool, body: { max_chars_per_result: 500, max_results: 1 } }), `max_chars_per_result 500 on ${tool}`)
+      for (const processor of ['base', 'pro']) expectAccepted(await search(api, { tool, body: { processor, max_results: 1 } }), `processor ${processor} on ${tool}`)
+      expectAccepted(await search(api, { tool, body: { max_chars_per_result: 500, max_results: 1 } }), `max_chars_per_result 500 on ${tool}`)
     }
   })
 
   check('P2-4.5-search-p5-country', 'p5-search and p5-search-advanced accept country as a full lowercase name', async () => {
     await needForm('body')
-    for (const tool of ['p5-search', 'p5-search-advanced']) expectAccepted(await search(gw, { tool, body: { country: 'germany', max_results: 1 } }), `country germany on ${tool}`)
+    for (const tool of ['p5-search', 'p5-search-advanced']) expectAccepted(await search(api, { tool, body: { country: 'germany', max_results: 1 } }), `country germany on ${tool}`)
   })
 
   check('P2-4.5-search-provider-values', 'tbs qdr:x on p1, processor ultra on p3 and country de on p5 are refused with 400', async () => {
     await needForm('body')
-    expectStatus(await search(gw, { tool: 'p1-search', body: { tbs: 'qdr:x', max_results: 1 } }), 400, 'tbs takes qdr:h, qdr:d, qdr:w, qdr:m or qdr:y')
-    expectStatus(await search(gw, { tool: 'p3-search', body: { processor: 'ultra', max_results: 1 } }), 400, 'processor is base or pro')
-    expectStatus(await search(gw, { tool: 'p5-search', body: { country: 'de', max_results: 1 } }), 400, 'p5 tools take a full lowercase country name')
+    expectStatus(await search(api, { tool: 'p1-search', body: { tbs: 'qdr:x', max_results: 1 } }), 400, 'tbs takes qdr:h, qdr:d, qdr:w, qdr:m or qdr:y')
+    expectStatus(await search(api, { tool: 'p3-search', body: { processor: 'ultra', max_results: 1 } }), 400, 'processor is base or pro')
+    expectStatus(await search(api, { tool: 'p5-search', body: { country: 'de', max_results: 1 } }), 400, 'p5 tools take a full lowercase country name')
   })
 })
 
@@ -62,8 +62,8 @@ describe('p3 and p5 tools (Part 2 §4.5)', () => {
 const groupB = memo(async () => {
   await needForm('body')
   return mapLimit(NINE_TOOLS, 3, async (tool) => {
-    const invalid = await search(gw, { tool, body: { depth: 701, device: 'phone', os: 'linux', max_results: 1 } })
-    const plain = invalid.status === 400 ? (await search(gw, { tool, body: { max_results: 1 } })).status : undefined
+    const invalid = await search(api, { tool, body: { depth: 701, device: 'phone', os: 'linux', max_results: 1 } })
+    const plain = invalid.status === 400 ? (await search(api, { tool, body: { max_results: 1 } })).status : undefined
     return { tool, plain, invalid: invalid.status }
   })
 })
@@ -73,7 +73,7 @@ describe('groups B and C (Part 2 §4.5, §8: tools not shown)', () => {
     await needForm('body')
     // Group C first: its answers are recorded whatever group B shows.
     const groupC = { sources: ['web', 'news', 'images'], categories: [{ type: 'github' }, { type: 'research' }, { type: 'pdf' }], ignoreInvalidURLs: true, scrapeOptions: {}, max_results: 1 }
-    const listedC = await mapLimit(NINE_TOOLS, 3, async (tool) => `${tool} ${(await search(gw, { tool, body: groupC })).status}`)
+    const listedC = await mapLimit(NINE_TOOLS, 3, async (tool) => `${tool} ${(await search(api, { tool, body: groupC })).status}`)
     observe('group C by tool', `sources web, news, images and categories github, research, pdf: ${listedC.join('; ')}`)
     const probes = await groupB()
     observe('group B by tool', `depth 701, device phone, os linux: ${probes.map((p) => `${p.tool} ${p.invalid}`).join('; ')}`)
@@ -83,9 +83,9 @@ describe('groups B and C (Part 2 §4.5, §8: tools not shown)', () => {
       const pairs = DEVICES.map((device, i) => [device, SYSTEMS[i]] as const).concat([['desktop', 'ios']])
       for (const [i, [device, os]] of pairs.entries()) {
         const body = { device, os, ...(i === 0 ? { depth: 700 } : {}), max_results: 1 }
-        expectAccepted(await search(gw, { tool, body }), `${i === 0 ? 'depth 700, ' : ''}device ${device}, os ${os} on ${tool}`)
+        expectAccepted(await search(api, { tool, body }), `${i === 0 ? 'depth 700, ' : ''}device ${device}, os ${os} on ${tool}`)
       }
-      expectStatus(await search(gw, { tool, body: { depth: 701, max_results: 1 } }), 400, `depth 701 is above 700 (section 8) on ${tool}`)
+      expectStatus(await search(api, { tool, body: { depth: 701, max_results: 1 } }), 400, `depth 701 is above 700 (section 8) on ${tool}`)
     }
   })
 })

@@ -1,17 +1,18 @@
 /** The two forms of search, the nine tools, the result shape and the errors (Part 2 sections 2.2, 4.5, 5, 7). */
 import { describe } from 'vitest'
-import { expectSchema, expectStatus, expectThat, isObject } from '../../harness/assert.ts'
+import { expectSchema, expectStatus, expectThat } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import { observe } from '../../harness/recorder.ts'
-import { check, gateway, spend } from '../../harness/suite.ts'
+import { check, target, spend } from '../../harness/suite.ts'
 import { estimateUsd, isSearchResult, needForm, NINE_TOOLS, QUERY, search, type Form } from './client.ts'
 
-const gw = gateway()
+const api = target()
 
 describe('the search result (Part 2 §2.2)', () => {
   check('P2-2.2-search-result', 'a search answers object "search" and results of title, url, snippet and an optional date', async () => {
     let judged = 0
     for (const form of ['body', 'url'] as const) {
-      const ex = await search(gw, { tool: 'p1-search', form, body: { max_results: 5 } })
+      const ex = await search(api, { tool: 'p1-search', form, body: { max_results: 5 } })
       if (ex.status !== 200) continue // the form's own requirement reports it
       expectSchema(ex, 'search/result.json')
       judged += 1
@@ -24,24 +25,24 @@ describe('the search result (Part 2 §2.2)', () => {
 
 describe('the two forms (Part 2 §4.5)', () => {
   check('P2-4.5-search-body-form', 'POST /v1/search with search_tool_name answers 200 with a search result', async () => {
-    const ex = await search(gw, { tool: 'p1-search', form: 'body' })
+    const ex = await search(api, { tool: 'p1-search', form: 'body' })
     expectStatus(ex, 200)
     expectThat(isObject(ex.json) && Array.isArray(ex.json.results), 'an object with a results array', 'another body', ex)
   })
 
   check('P2-4.5-search-url-form', 'POST /v1/search/{search_tool_name} without search_tool_name answers 200 with a search result', async () => {
-    const ex = await search(gw, { tool: 'p1-search', form: 'url' })
+    const ex = await search(api, { tool: 'p1-search', form: 'url' })
     expectStatus(ex, 200)
     expectThat(isObject(ex.json) && Array.isArray(ex.json.results), 'an object with a results array', 'another body', ex)
     // "absent in the URL form": what a target does when it is present anyway is not shown.
-    const both = await search(gw, { tool: 'p1-search', form: 'url', body: { search_tool_name: 'p2-search' } })
+    const both = await search(api, { tool: 'p1-search', form: 'url', body: { search_tool_name: 'p2-search' } })
     observe('search_tool_name in the URL form', `POST /v1/search/p1-search with search_tool_name p2-search in the body answered ${both.status}`)
   })
 
   check('P2-4.5-search-tool-required', 'POST /v1/search without search_tool_name is refused with 400', async () => {
     await needForm('body')
     spend(estimateUsd('p7-search', QUERY), 'a search without a tool, should a target serve it with any tool')
-    expectStatus(await gw.post('/v1/search', { query: QUERY }), 400, 'search_tool_name is required on /v1/search')
+    expectStatus(await api.post('/v1/search', { query: QUERY }), 400, 'search_tool_name is required on /v1/search')
   })
 })
 
@@ -51,13 +52,13 @@ describe('the nine tools (Part 2 §4.5)', () => {
       await needForm(form)
       const refused: string[] = []
       for (const tool of NINE_TOOLS) {
-        const ex = await search(gw, { tool, form, body: { max_results: 1 } })
+        const ex = await search(api, { tool, form, body: { max_results: 1 } })
         if (!isSearchResult(ex)) refused.push(`${tool}: ${ex.status}`)
       }
       expectThat(refused.length === 0, `every listed tool to answer 200 with a search result by ${form}`, refused)
     }
     // The reference states ten tools but lists nine: record what else the catalogue offers, without judging.
-    const models = await gw.get('/v1/models')
+    const models = await api.get('/v1/models')
     const body = models.json
     const items = Array.isArray(body) ? body : isObject(body) && Array.isArray(body.data) ? body.data : []
     const others = items.filter((m) => isObject(m) && m.mode === 'search' && !NINE_TOOLS.includes(String(m.id))).map((m) => String((m as { id: unknown }).id))
@@ -71,7 +72,7 @@ describe('errors (Part 2 §7)', () => {
     for (const form of ['body', 'url'] as Form[]) {
       await needForm(form)
       for (const key of [null, 'invalid'] as const) {
-        expectStatus(await search(gw, { tool: 'p1-search', form, key }), 401, `${key === null ? 'no key' : 'an unknown key'} on the ${form} form`)
+        expectStatus(await search(api, { tool: 'p1-search', form, key }), 401, `${key === null ? 'no key' : 'an unknown key'} on the ${form} form`)
       }
     }
   })
@@ -79,8 +80,8 @@ describe('errors (Part 2 §7)', () => {
   check('P2-7-search-unknown-tool', 'a tool that does not exist is refused: 400 in the body, 400 or 404 in the URL', async () => {
     const tool = 'gc-no-such-search-tool'
     await needForm('body')
-    expectStatus(await search(gw, { tool, form: 'body' }), 400, 'an unknown search_tool_name is an invalid parameter')
+    expectStatus(await search(api, { tool, form: 'body' }), 400, 'an unknown search_tool_name is an invalid parameter')
     await needForm('url')
-    expectStatus(await search(gw, { tool, form: 'url' }), [400, 404], 'an unknown tool in the URL is an invalid parameter or a missing resource')
+    expectStatus(await search(api, { tool, form: 'url' }), [400, 404], 'an unknown tool in the URL is an invalid parameter or a missing resource')
   })
 })

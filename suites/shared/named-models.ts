@@ -7,9 +7,7 @@
 import type { Capability } from '../../harness/config.ts'
 import { runConfig } from '../../harness/suite.ts'
 
-export type Json = Record<string, unknown>
-
-export const MODELS_ENV = 'GATEWAY_MODELS'
+const MODELS_ENV = 'GATEWAY_MODELS'
 
 export function namedModel(capability: Capability): string | undefined {
   return runConfig().models[capability]
@@ -30,7 +28,7 @@ export function howToName(capability: Capability): string {
  * A model list with each named model first, carrying the mode its capability stands for, whether the target
  * lists it with another mode, without one, or not at all; the fields it lists otherwise stay.
  */
-export function withNamedModels(items: Json[], byMode: Record<string, string | undefined>): Json[] {
+export function withNamedModels(items: Record<string, unknown>[], byMode: Record<string, string | undefined>): Record<string, unknown>[] {
   const named = Object.entries(byMode).filter((entry): entry is [string, string] => entry[1] !== undefined)
   const front = named.map(([mode, id]) => ({ ...items.find((item) => item.id === id), id, mode }))
   const ids = new Set(named.map(([, id]) => id))

@@ -3,26 +3,27 @@
  * body {error: {code, message, status}}.
  */
 import { describe } from 'vitest'
-import { expectJson, expectSchema, expectStatus, expectThat, isObject, precondition } from '../../harness/assert.ts'
+import { expectJson, expectSchema, expectStatus, expectThat, precondition } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import { schemas } from '../../harness/schema-registry.ts'
 import type { Exchange } from '../../harness/http-client.ts'
 import { observe, skipTest } from '../../harness/recorder.ts'
-import { check, gateway, runConfig } from '../../harness/suite.ts'
-import { SYNTHESIZE_PATH, synthesisBody, synthesisModels, synthesize, type Json } from './fixtures.ts'
+import { check, target, runConfig } from '../../harness/suite.ts'
+import { SYNTHESIZE_PATH, synthesisBody, synthesisModels, synthesize } from './fixtures.ts'
 
-const gw = gateway()
-const models = synthesisModels(gw)
+const api = target()
+const models = synthesisModels(api)
 
-async function body(options: { text?: string } = {}): Promise<Json> {
+async function body(options: { text?: string } = {}): Promise<Record<string, unknown>> {
   return synthesisBody({ model: (await models.first()).id, encoding: 'MP3', ...options })
 }
 
 /** The body without one field, named by its dotted path. */
-function without(source: Json, path: string): Json {
+function without(source: Record<string, unknown>, path: string): Record<string, unknown> {
   const copy = structuredClone(source)
   const keys = path.split('.')
-  let node: Json = copy
-  for (const key of keys.slice(0, -1)) node = node[key] as Json
+  let node: Record<string, unknown> = copy
+  for (const key of keys.slice(0, -1)) node = node[key] as Record<string, unknown>
   delete node[keys[keys.length - 1] as string]
   return copy
 }
@@ -31,10 +32,10 @@ const REQUIRED = ['input.text', 'voice.languageCode', 'voice.model_name', 'audio
 
 /** The refusals whose bodies the error-body checks read, each with the requirement that owns its status. */
 const refusals: Record<string, { make: () => Promise<Exchange>; owner: string }> = {
-  '400 (input.text missing)': { make: async () => synthesize(gw, without(await body(), 'input.text')), owner: 'P2-4.9-required-fields' },
-  '401 (no key)': { make: async () => gw.post(SYNTHESIZE_PATH, await body(), { key: null }), owner: 'P1-5.1-key-required' },
-  '401 (unknown key)': { make: async () => gw.post(SYNTHESIZE_PATH, await body(), { key: 'invalid' }), owner: 'P1-5.1-key-required' },
-  '413 (8000 bytes of text)': { make: async () => synthesize(gw, await body({ text: 'a'.repeat(8000) })), owner: 'P2-7-synthesis-413' },
+  '400 (input.text missing)': { make: async () => synthesize(api, without(await body(), 'input.text')), owner: 'P2-4.9-required-fields' },
+  '401 (no key)': { make: async () => api.post(SYNTHESIZE_PATH, await body(), { key: null }), owner: 'P1-5.1-key-required' },
+  '401 (unknown key)': { make: async () => api.post(SYNTHESIZE_PATH, await body(), { key: 'invalid' }), owner: 'P1-5.1-key-required' },
+  '413 (8000 bytes of text)': { make: async () => synthesize(api, await body({ text: 'a'.repeat(8000) })), owner: 'P2-7-synthesis-413' },
 }
 
 /** The refusal, or a skip when its status is wrong: the body of another status is not what is judged here. */
@@ -49,24 +50,24 @@ async function refusal(name: string): Promise<Exchange> {
 describe('required fields (Part 2 §4.9)', () => {
   for (const field of REQUIRED) {
     check('P2-4.9-required-fields', `a body without ${field} is refused with 400`, async () => {
-      expectStatus(await synthesize(gw, without(await body(), field)), 400)
+      expectStatus(await synthesize(api, without(await body(), field)), 400)
     })
   }
 })
 
 describe('Bearer only (§5.3)', () => {
   check('P2-5.3-bearer-only', 'Authorization: Bearer is accepted', async () => {
-    const ex = await synthesize(gw, await body())
+    const ex = await synthesize(api, await body())
     expectThat(ex.status === 200, 'status 200 with the key as Authorization: Bearer', String(ex.status), ex)
   })
   check('P2-5.3-bearer-only', 'the key in the native key header, without Authorization, is refused with 401', async () => {
-    expectStatus(await synthesize(gw, await body(), { key: null, headers: { [runConfig().nativeKeyHeader]: gw.keyOrSkip('main') } }), 401)
+    expectStatus(await synthesize(api, await body(), { key: null, headers: { [runConfig().nativeKeyHeader]: api.keyOrSkip('main') } }), 401)
   })
 })
 
 describe('text size (§4.9, §7)', () => {
   check('P2-7-synthesis-413', 'input.text of 8000 bytes, twice the stated ceiling, is refused with 413', async () => {
-    expectStatus(await synthesize(gw, await body({ text: 'a'.repeat(8000) })), 413)
+    expectStatus(await synthesize(api, await body({ text: 'a'.repeat(8000) })), 413)
   })
   const edges: Array<[string, string, number]> = [
     ['4000 ASCII bytes', 'a'.repeat(4000), 200],
@@ -76,7 +77,7 @@ describe('text size (§4.9, §7)', () => {
   ]
   for (const [what, text, status] of edges) {
     check('P2-4.9-text-ceiling', `input.text of ${what} is ${status === 200 ? 'accepted' : 'refused with 413'}`, async () => {
-      const ex = await synthesize(gw, await body({ text }))
+      const ex = await synthesize(api, await body({ text }))
       // Which status "too large" gets is P2-7-synthesis-413's to judge; here only where the ceiling lies.
       if (status === 413) precondition(ex.status !== 400, 'P2-7-synthesis-413', `text over the ceiling was refused with 400, not 413`)
       expectStatus(ex, status)
@@ -101,12 +102,12 @@ describe('the error body (§7)', () => {
   }
 
   check('P2-7-synthesis-error-body', 'a 429, where the target shows one to a tier-0 key, has the body {error: {code, message, status}}', async () => {
-    gw.keyOrSkip('tier0')
+    api.keyOrSkip('tier0')
     const model = (await models.all()).find((m) => m.minTier === 0)
     if (model === undefined) skipTest('no synthesis model that a tier-0 key may use')
     // Per-model limits are small at tier 0 (Part 1 §8.3): a short burst reaches one on most targets.
     for (let i = 0; i < 8; i += 1) {
-      const ex = await synthesize(gw, synthesisBody({ model: model.id, encoding: 'MP3' }), { key: 'tier0', retry429: false })
+      const ex = await synthesize(api, synthesisBody({ model: model.id, encoding: 'MP3' }), { key: 'tier0', retry429: false })
       if (ex.status === 429) {
         expectSchema(ex, 'synthesize/error-body.json')
         return

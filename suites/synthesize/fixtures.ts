@@ -7,18 +7,16 @@
  */
 import { precondition } from '../../harness/assert.ts'
 import { memo } from '../../harness/helpers.ts'
-import type { Exchange, GatewayClient, RequestSpec } from '../../harness/http-client.ts'
+import type { Exchange, TargetClient, RequestSpec } from '../../harness/http-client.ts'
 import { currentRequirement, observe, skipTest } from '../../harness/recorder.ts'
 import { spend } from '../../harness/suite.ts'
-import { nativeModels, type Json, type ListedModel } from '../native/fixtures.ts'
+import { nativeModels, type ListedModel } from '../native/fixtures.ts'
 import { howToName, namedModel } from '../shared/named-models.ts'
-
-export type { Json } from '../native/fixtures.ts'
 
 export const SYNTHESIZE_PATH = '/v1/text:synthesize'
 export const ENCODINGS = ['MP3', 'LINEAR16', 'OGG_OPUS', 'MULAW', 'ALAW'] as const
 export type Encoding = (typeof ENCODINGS)[number]
-export const SHORT_TEXT = 'Hello from the conformance suite.'
+const SHORT_TEXT = 'Hello from the conformance suite.'
 
 /** §4.9 prices per million tokens; the pro model's (the higher) for every estimate, since which is which is not known. */
 const PRICE = { input: 1.0, output: 20.0 }
@@ -26,20 +24,20 @@ const AUDIO_TOKENS_PER_SECOND = 32
 const CHARS_PER_SECOND = 15 // a typical speaking rate (about 150 words a minute); one second more is added
 const MAX_PROBES = 8
 
-export function synthesisCostUsd(text: string): number {
+function synthesisCostUsd(text: string): number {
   const seconds = [...text].length / CHARS_PER_SECOND + 1
   const usd = (Buffer.byteLength(text, 'utf8') * PRICE.input + seconds * AUDIO_TOKENS_PER_SECOND * PRICE.output) / 1_000_000
   return Math.ceil(usd * 1_000_000) / 1_000_000
 }
 
-export interface SynthesisOptions {
+interface SynthesisOptions {
   text?: string
   encoding?: string
   rate?: number
   model?: string
 }
 
-export function synthesisBody(options: SynthesisOptions & { model: string }): Json {
+export function synthesisBody(options: SynthesisOptions & { model: string }): Record<string, unknown> {
   return {
     input: { text: options.text ?? SHORT_TEXT },
     voice: { languageCode: 'en-US', name: 'Kore', model_name: options.model },
@@ -51,32 +49,32 @@ export function synthesisBody(options: SynthesisOptions & { model: string }): Js
  * POST /v1/text:synthesize, estimated first. A 401 to the main key as Bearer skips the running test:
  * P2-5.3-bearer-only reports that refusal once.
  */
-export async function synthesize(gw: GatewayClient, body: Json, spec: Omit<RequestSpec, 'path' | 'method' | 'json'> = {}): Promise<Exchange> {
+export async function synthesize(api: TargetClient, body: Record<string, unknown>, spec: Omit<RequestSpec, 'path' | 'method' | 'json'> = {}): Promise<Exchange> {
   const input = body.input as { text?: unknown } | undefined
   spend(synthesisCostUsd(typeof input?.text === 'string' ? input.text : ''), 'text:synthesize')
-  const ex = await gw.post(SYNTHESIZE_PATH, body, spec)
+  const ex = await api.post(SYNTHESIZE_PATH, body, spec)
   if (ex.status === 401 && ex.record.auth === 'bearer' && ex.record.key === 'main' && currentRequirement() !== 'P2-5.3-bearer-only') {
     precondition(false, 'P2-5.3-bearer-only', `${ex.record.method} ${ex.record.path} refused the main key as Bearer with 401`)
   }
   return ex
 }
 
-export interface SynthesisModels {
+interface SynthesisModels {
   /** Every usable model that answered text:synthesize, cheapest first; skips the test when there is none. */
   all: () => Promise<ListedModel[]>
   /** The cheapest of them. */
   first: () => Promise<ListedModel>
 }
 
-export function synthesisModels(gw: GatewayClient): SynthesisModels {
+export function synthesisModels(api: TargetClient): SynthesisModels {
   const found = memo(async () => {
     const named = namedModel('synthesis')
-    const usable = await nativeModels(gw).usable()
+    const usable = await nativeModels(api).usable()
     const first = named === undefined ? [] : [usable.find((m) => m.id === named) ?? { id: named, mode: 'audio_speech', ownedBy: '', minTier: 0, input: 0, output: 0 }]
     const candidates = [...first, ...usable.filter((m) => m.id !== named && m.mode === 'audio_speech')].slice(0, MAX_PROBES)
     const serving: ListedModel[] = []
     for (const model of candidates) {
-      const ex = await synthesize(gw, synthesisBody({ model: model.id }))
+      const ex = await synthesize(api, synthesisBody({ model: model.id }))
       if (ex.status === 200) serving.push(model)
     }
     observe('text:synthesize models', serving.length === 0 ? `none of ${candidates.map((m) => m.id).join(', ')}` : serving.map((m) => m.id).join(', '))

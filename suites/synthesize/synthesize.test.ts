@@ -1,15 +1,16 @@
 /** POST /v1/text:synthesize (Part 2 §2.6, §4.9): the answer, its audio, encodings, rates and models. */
 import { describe } from 'vitest'
-import { expectSchema, expectStatus, expectThat, fail, isObject } from '../../harness/assert.ts'
+import { expectSchema, expectStatus, expectThat, fail } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/helpers.ts'
 import type { Exchange } from '../../harness/http-client.ts'
 import { observe } from '../../harness/recorder.ts'
-import { check, gateway } from '../../harness/suite.ts'
+import { check, target } from '../../harness/suite.ts'
 import { decodeBase64, describe as describeBytes, isMp3, isOggOpus, isRiff, readWav } from '../native/audio-bytes.ts'
 import { ENCODINGS, synthesisBody, synthesisModels, synthesize, type Encoding } from './fixtures.ts'
 
-const gw = gateway()
-const models = synthesisModels(gw)
+const api = target()
+const models = synthesisModels(api)
 
 /** The asked encodings and rates whose answers several checks read, each requested once per file. */
 const CASES: ReadonlyArray<{ encoding: Encoding; rate?: number }> = [
@@ -24,7 +25,7 @@ const CASES: ReadonlyArray<{ encoding: Encoding; rate?: number }> = [
 
 const label = (c: { encoding: string; rate?: number }): string => (c.rate === undefined ? c.encoding : `${c.encoding} at ${c.rate} Hz`)
 
-const answers = new Map(CASES.map((c) => [label(c), memo(async () => synthesize(gw, synthesisBody({ model: (await models.first()).id, encoding: c.encoding, ...(c.rate === undefined ? {} : { rate: c.rate }) })))]))
+const answers = new Map(CASES.map((c) => [label(c), memo(async () => synthesize(api, synthesisBody({ model: (await models.first()).id, encoding: c.encoding, ...(c.rate === undefined ? {} : { rate: c.rate }) })))]))
 
 async function answer(c: { encoding: Encoding; rate?: number }): Promise<Exchange> {
   return (answers.get(label(c)) as () => Promise<Exchange>)()
@@ -98,7 +99,7 @@ describe('encodings, rates and models (§4.9)', () => {
   }
   for (const encoding of ['WAV', 'FLAC', 'linear16']) {
     check('P2-4.9-encodings', `audioEncoding ${encoding} is refused with 400`, async () => {
-      expectStatus(await synthesize(gw, synthesisBody({ model: (await models.first()).id, encoding })), 400)
+      expectStatus(await synthesize(api, synthesisBody({ model: (await models.first()).id, encoding })), 400)
     })
   }
 
@@ -114,7 +115,7 @@ describe('encodings, rates and models (§4.9)', () => {
   }
   for (const [encoding, rate] of [['LINEAR16', 22_050], ['LINEAR16', 44_100], ['MULAW', 16_000], ['ALAW', 16_000]] as const) {
     check('P2-4.9-sample-rates', `${encoding} at ${rate} Hz is refused with 400`, async () => {
-      expectStatus(await synthesize(gw, synthesisBody({ model: (await models.first()).id, encoding, rate })), 400)
+      expectStatus(await synthesize(api, synthesisBody({ model: (await models.first()).id, encoding, rate })), 400)
     })
   }
 
@@ -123,6 +124,6 @@ describe('encodings, rates and models (§4.9)', () => {
     expectThat(serving.length > 0, 'at least one model that serves text:synthesize', 'none')
   })
   check('P2-4.9-models', 'an unknown voice.model_name is refused with 400', async () => {
-    expectStatus(await synthesize(gw, synthesisBody({ model: 'gc-no-such-tts-model' })), 400)
+    expectStatus(await synthesize(api, synthesisBody({ model: 'gc-no-such-tts-model' })), 400)
   })
 })

@@ -16,10 +16,10 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Agent } from 'undici'
-import { isObject } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import { DEFAULTS, type KeySlot } from '../../harness/config.ts'
 import { parseDurationMs } from '../../harness/duration.ts'
-import { GatewayClient, type Exchange } from '../../harness/http-client.ts'
+import { TargetClient, type Exchange } from '../../harness/http-client.ts'
 import { retryAfterMs } from '../../harness/retry.ts'
 import { skipTest } from '../../harness/recorder.ts'
 import { runConfig } from '../../harness/suite.ts'
@@ -115,14 +115,14 @@ function batchFor(limit: number): number {
   return Math.max(TIERS_DEFAULTS.batch, Math.ceil(limit / 10))
 }
 
-let client: GatewayClient | undefined
+let client: TargetClient | undefined
 
 /**
  * The family's client: the suites' own, but with connections enough for a burst's batch, so that a limit of
  * hundreds is reached within a minute even when every answer takes a few hundred milliseconds.
  */
-export function tiersClient(): GatewayClient {
-  client ??= new GatewayClient(runConfig(), new Agent({ connections: TIERS_DEFAULTS.connections }))
+export function tiersClient(): TargetClient {
+  client ??= new TargetClient(runConfig(), new Agent({ connections: TIERS_DEFAULTS.connections }))
   return client
 }
 
@@ -205,10 +205,10 @@ export type TierStudies<T> = Map<KeySlot, Promise<T | string>>
  * Starts `study` for every tier whose key is given, all at once (each account has its own buckets), so that the
  * file's tests, which await them in turn, take as long as the slowest tier rather than the sum.
  */
-export function startPerTier<T>(gw: GatewayClient, study: (slot: KeySlot) => Promise<T | string>): TierStudies<T> {
+export function startPerTier<T>(api: TargetClient, study: (slot: KeySlot) => Promise<T | string>): TierStudies<T> {
   const studies: TierStudies<T> = new Map()
   for (const slot of TIER_SLOTS) {
-    if (!gw.hasKey(slot)) continue
+    if (!api.hasKey(slot)) continue
     const running = study(slot)
     // Awaited by the tests; a rejection must not become an unhandled one before they do.
     running.catch(() => undefined)

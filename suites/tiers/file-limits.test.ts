@@ -5,7 +5,8 @@
  * the end (deletes are limited too, so they go through the client's 429 backoff).
  */
 import { afterAll, beforeAll, describe } from 'vitest'
-import { expectStatus, expectThat, isObject, precondition } from '../../harness/assert.ts'
+import { expectStatus, expectThat, precondition } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import type { KeySlot } from '../../harness/config.ts'
 import type { Exchange } from '../../harness/http-client.ts'
 import { fileLimitsOf } from '../../harness/limits.ts'
@@ -16,8 +17,8 @@ import { deleteCreated, deleteFile, upload } from '../files/uploads.ts'
 import { reportedTier } from '../shared/tier.ts'
 import { burstCap, burstUntil429, foundFull, minuteMs, mostAdmittedFromRest, spanMs, startPerTier, studyFor, TIER_SLOTS, TIERS_DEFAULTS, untilRestMs, waitMs, type Burst, type TierStudies, tiersClient } from './buckets.ts'
 
-const gw = tiersClient()
-afterAll(() => deleteCreated(gw), 600_000)
+const api = tiersClient()
+afterAll(() => deleteCreated(api), 600_000)
 
 const SMALL = { ext: 'txt', contentType: 'text/plain', content: 'tiers' }
 /** Largest piece of the quota fill: one upload may carry at most 128 MB (§8.4). */
@@ -26,7 +27,7 @@ const PIECE_BYTES = 125_000_000
 let serial = 0
 const smallUpload = (slot: KeySlot) => async (): Promise<Exchange> => {
   serial += 1
-  return (await upload(gw, { label: `tiers-${slot}-${serial}`, purpose: 'user_data', key: slot, file: SMALL, retry429: false })).ex
+  return (await upload(api, { label: `tiers-${slot}-${serial}`, purpose: 'user_data', key: slot, file: SMALL, retry429: false })).ex
 }
 
 /**
@@ -34,9 +35,9 @@ const smallUpload = (slot: KeySlot) => async (): Promise<Exchange> => {
  * the usage-limits file's to spend, so this file stays off /user/v1.
  */
 async function tierOf(slot: KeySlot): Promise<number | undefined> {
-  const list = await gw.get('/v1/models', { key: slot })
+  const list = await api.get('/v1/models', { key: slot })
   const first = isObject(list.json) && Array.isArray(list.json.data) ? list.json.data.find(isObject) : undefined
-  return first && typeof first.id === 'string' ? reportedTier(gw, first.id, slot) : undefined
+  return first && typeof first.id === 'string' ? reportedTier(api, first.id, slot) : undefined
 }
 
 interface UploadStudy {
@@ -68,7 +69,7 @@ async function study(slot: KeySlot): Promise<UploadStudy | string> {
 let quotaStart: Promise<void> | undefined
 
 beforeAll(() => {
-  studies = startPerTier(gw, study)
+  studies = startPerTier(api, study)
 })
 
 const options = { timeout: TIERS_DEFAULTS.testTimeoutMs }
@@ -89,7 +90,7 @@ describe.each(TIER_SLOTS.map((slot) => [slot]))('file limits with the %s key (Pa
 
 describe('storage quota (Part 1 §8.4)', () => {
   check('P1-8.4-storage-quota', 'tier 0: uploads past 250 MB are refused, and accepted again after deletes', async () => {
-    if (!gw.hasKey('tier0')) skipTest('no key for tier0: set GATEWAY_API_KEY_TIER0')
+    if (!api.hasKey('tier0')) skipTest('no key for tier0: set GATEWAY_API_KEY_TIER0')
     const { baseUrl, largeUploads } = runConfig()
     if (!isLoopback(baseUrl) && !largeUploads) skipTest('filling 250 MB of storage runs against a remote target only when asked for: set GATEWAY_LARGE_UPLOADS=1')
     const s = await studies.get('tier0')!
@@ -97,7 +98,7 @@ describe('storage quota (Part 1 §8.4)', () => {
     await quotaStart
     const quota = fileLimitsOf(0)!.maxStorageBytes
     // Whatever the account already stores counts: fill exactly up to the quota.
-    const list = await gw.get('/v1/files', { key: 'tier0', query: { limit: 10_000 } })
+    const list = await api.get('/v1/files', { key: 'tier0', query: { limit: 10_000 } })
     expectStatus(list, 200)
     const stored = (isObject(list.json) && Array.isArray(list.json.data) ? list.json.data : []).reduce((sum: number, f) => sum + (isObject(f) && typeof f.bytes === 'number' ? f.bytes : 0), 0)
     let left = quota - stored
@@ -106,16 +107,16 @@ describe('storage quota (Part 1 §8.4)', () => {
     while (left > 0) {
       const size = Math.min(PIECE_BYTES, left)
       n += 1
-      const up = await upload(gw, { label: `quota-${n}`, purpose: 'user_data', key: 'tier0', file: { ext: 'bin', contentType: 'application/octet-stream', content: { size } }, timeoutMs: 600_000 })
+      const up = await upload(api, { label: `quota-${n}`, purpose: 'user_data', key: 'tier0', file: { ext: 'bin', contentType: 'application/octet-stream', content: { size } }, timeoutMs: 600_000 })
       expectStatus(up.ex, [200, 201], `an upload that keeps tier 0 within its ${quota} bytes`)
       pieces.push(up.id!)
       left -= size
     }
-    const over = await upload(gw, { label: 'quota-over', purpose: 'user_data', key: 'tier0', file: SMALL })
-    if (over.id !== undefined) await deleteFile(gw, over.id)
+    const over = await upload(api, { label: 'quota-over', purpose: 'user_data', key: 'tier0', file: SMALL })
+    if (over.id !== undefined) await deleteFile(api, over.id)
     expectThat(over.ex.status >= 400 && over.ex.status < 500 && over.ex.status !== 429, `a refusal (4xx, not a rate limit) once ${quota} bytes are stored`, `status ${over.ex.status}`, over.ex)
-    await deleteFile(gw, pieces[0]!)
-    const again = await upload(gw, { label: 'quota-again', purpose: 'user_data', key: 'tier0', file: SMALL })
+    await deleteFile(api, pieces[0]!)
+    const again = await upload(api, { label: 'quota-again', purpose: 'user_data', key: 'tier0', file: SMALL })
     expectStatus(again.ex, [200, 201], 'an upload accepted again after a file was deleted')
   }, { timeout: 1_200_000 })
 })

@@ -13,14 +13,15 @@
  * call is estimated against the budget first.
  */
 import { beforeAll, describe } from 'vitest'
-import { expectStatus, expectThat, isObject, precondition } from '../../harness/assert.ts'
+import { expectStatus, expectThat, precondition } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import type { KeySlot } from '../../harness/config.ts'
 import type { Exchange } from '../../harness/http-client.ts'
 import { skipTest } from '../../harness/recorder.ts'
 import { check, runConfig, spend } from '../../harness/suite.ts'
 import { burstCap, burstUntil429, compatibleErrorOf, minuteMs, mostAdmittedFromRest, retryAfterWithinMinute, spanMs, startPerTier, studyFor, TIER_SLOTS, TIERS_DEFAULTS, untilRestMs, waitMs, type Burst, type TierStudies, tiersClient } from './buckets.ts'
 
-const gw = tiersClient()
+const api = tiersClient()
 
 /** Modes the suite can call with a minimal valid request, and that request. */
 const CALLS: Record<string, { path: string; body: (id: string) => Record<string, unknown>; unitUsd: (price: Price) => number }> = {
@@ -60,7 +61,7 @@ function modelsFor(slot: KeySlot): Promise<ListedModel[]> {
   let found = listed.get(slot)
   if (!found) {
     found = (async () => {
-      const list = await gw.get('/v1/models', { key: slot })
+      const list = await api.get('/v1/models', { key: slot })
       expectStatus(list, 200)
       const data = isObject(list.json) && Array.isArray(list.json.data) ? list.json.data : []
       return data.filter(isObject).filter((m) => typeof m.id === 'string').map((m) => {
@@ -76,7 +77,7 @@ function modelsFor(slot: KeySlot): Promise<ListedModel[]> {
 
 /** The key's tier as its model records say (extra.rate_limits.current.tier), with that model's current rpm. */
 async function currentOf(slot: KeySlot, id: string): Promise<{ tier?: number; rpm?: number; ex: Exchange }> {
-  const ex = await gw.get(`/v1/models/${encodeURIComponent(id)}`, { key: slot })
+  const ex = await api.get(`/v1/models/${encodeURIComponent(id)}`, { key: slot })
   const body = ex.json
   const current = isObject(body) && isObject(body.extra) && isObject(body.extra.rate_limits) ? body.extra.rate_limits.current : undefined
   return {
@@ -122,7 +123,7 @@ async function burstStudy(slot: KeySlot): Promise<BurstStudy | string> {
   }
   const max = maxFor(pick.rpm)
   const how = CALLS[pick.model.mode]!
-  const call = () => gw.post(how.path, how.body(pick.model.id), { key: slot, retry429: false })
+  const call = () => api.post(how.path, how.body(pick.model.id), { key: slot, retry429: false })
   // Drain to the limit first, then measure from rest.
   spend(2 * max * how.unitUsd(pick.model.price), `up to ${2 * max} calls to ${pick.model.id} to reach its rate limit from rest`)
   const drain = await burstUntil429(call, max)
@@ -139,7 +140,7 @@ async function burstStudy(slot: KeySlot): Promise<BurstStudy | string> {
 }
 
 beforeAll(() => {
-  bursts = startPerTier(gw, burstStudy)
+  bursts = startPerTier(api, burstStudy)
 })
 
 const studyOf = (slot: KeySlot) => studyFor(bursts, slot)
@@ -148,7 +149,7 @@ const options = { timeout: TIERS_DEFAULTS.testTimeoutMs }
 
 describe.each(TIER_SLOTS.map((slot) => [slot]))('tier rules on compatible endpoints with the %s key (Part 1 §1.5, §7, §8.3)', (slot) => {
   check('P1-1.5-model-above-tier', `${slot}: a model above the key's tier is refused`, async () => {
-    if (!gw.hasKey(slot)) skipTest(`no key for ${slot}: set GATEWAY_API_KEY_${slot.toUpperCase()}`)
+    if (!api.hasKey(slot)) skipTest(`no key for ${slot}: set GATEWAY_API_KEY_${slot.toUpperCase()}`)
     const models = await modelsFor(slot)
     const tier = models[0] ? (await currentOf(slot, models[0].id)).tier : undefined
     precondition(tier !== undefined, 'P1-2.3-rate-limits-current-per-tier', 'extra.rate_limits.current gives no tier for this key')
@@ -156,7 +157,7 @@ describe.each(TIER_SLOTS.map((slot) => [slot]))('tier rules on compatible endpoi
     if (!above) skipTest(`no model above tier ${tier} of a mode the suite can call (${Object.keys(CALLS).join(', ')})`)
     const how = CALLS[above.mode]!
     spend(how.unitUsd(above.price), `one call to ${above.id}, which should be refused`)
-    const ex = await gw.post(how.path, how.body(above.id), { key: slot })
+    const ex = await api.post(how.path, how.body(above.id), { key: slot })
     expectThat(ex.status >= 400 && ex.status < 500 && ex.status !== 429, `a client error other than 429 for ${above.id} (min_tier ${above.minTier}) at tier ${tier}`, `status ${ex.status}`, ex)
   }, options)
 

@@ -12,11 +12,12 @@
  *   at once   from rest, more calls than the limit all at once: at most L + L·T/minute admitted
  *
  * The tiers' sequences run side by side (each account has its own buckets); every wait is the one the target
- * announced. Against the embedded gateway (10-second minutes) the file takes about 40 s; against a remote target
- * about five real minutes.
+ * announced. Against the embedded gateway the minutes are ten seconds long, so the file is quick; against a remote
+ * target it waits real minutes.
  */
 import { beforeAll, describe } from 'vitest'
-import { expectSchema, expectStatus, expectThat, isObject, precondition } from '../../harness/assert.ts'
+import { expectSchema, expectStatus, expectThat, precondition } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import type { KeySlot } from '../../harness/config.ts'
 import type { Exchange } from '../../harness/http-client.ts'
 import { usageLimitPerMinute } from '../../harness/limits.ts'
@@ -24,7 +25,7 @@ import { observe, skipTest } from '../../harness/recorder.ts'
 import { check } from '../../harness/suite.ts'
 import { burstUntil429, describeAlgorithm, foundFull, integerHeader, minuteMs, mostAdmittedAnySpan, mostAdmittedFromRest, receivedAt, resetMs, retryAfterWithinMinute, sentAt, shownLimit, spanMs, startPerTier, studyFor, TIER_SLOTS, TIERS_DEFAULTS, untilRestMs, waitMs, type Burst, type TierStudies, tiersClient } from './buckets.ts'
 
-const gw = tiersClient()
+const api = tiersClient()
 const PATH = '/user/v1/credit'
 /** A call every usage endpoint refuses with 400 whatever else is wrong with the target: hours_ago must be an integer. */
 const FAILING_PATH = '/user/v1/transactions?hours_ago=not-a-number'
@@ -48,7 +49,7 @@ interface Study {
 
 let studies: TierStudies<Study> = new Map()
 
-const call = (slot: KeySlot) => () => gw.get(PATH, { key: slot, retry429: false })
+const call = (slot: KeySlot) => () => api.get(PATH, { key: slot, retry429: false })
 
 /** Every sequence but the last goes one call after another: only the last is about concurrency. */
 const ONE_BY_ONE = 1
@@ -87,7 +88,7 @@ async function study(slot: KeySlot): Promise<Study | string> {
   const k = failuresFor(limit)
   const opener = await call(slot)()
   const failures: Exchange[] = []
-  for (let i = 0; i < k; i += 1) failures.push(await gw.get(FAILING_PATH, { key: slot, retry429: false }))
+  for (let i = 0; i < k; i += 1) failures.push(await api.get(FAILING_PATH, { key: slot, retry429: false }))
   const rest = await burstUntil429(call(slot), max, ONE_BY_ONE)
   s.failed = { first: opener, failures, rest, k, all: [opener, ...failures, ...rest.all] }
 
@@ -101,7 +102,7 @@ async function study(slot: KeySlot): Promise<Study | string> {
 }
 
 beforeAll(() => {
-  studies = startPerTier(gw, study)
+  studies = startPerTier(api, study)
 })
 
 const studyOf = (slot: KeySlot) => studyFor(studies, slot)
@@ -230,12 +231,12 @@ describe.each(TIER_SLOTS.map((slot) => [slot]))('usage limits with the %s key (P
 
   check('P1-2.3-rate-limits-current-per-tier', `${slot}: extra.rate_limits.current.tier is the key's tier`, async () => {
     const s = await studyOf(slot)
-    const list = await gw.get('/v1/models', { key: slot })
+    const list = await api.get('/v1/models', { key: slot })
     expectStatus(list, 200)
     const items = isObject(list.json) && Array.isArray(list.json.data) ? list.json.data : []
     const id = items.map((item) => (isObject(item) ? item.id : undefined)).find((value): value is string => typeof value === 'string')
     if (id === undefined) skipTest('the model list with this key is empty')
-    const model = await gw.get(`/v1/models/${encodeURIComponent(id)}`, { key: slot })
+    const model = await api.get(`/v1/models/${encodeURIComponent(id)}`, { key: slot })
     expectStatus(model, 200)
     const body = model.json
     const current = isObject(body) && isObject(body.extra) && isObject(body.extra.rate_limits) ? body.extra.rate_limits.current : undefined

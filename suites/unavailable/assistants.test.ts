@@ -4,24 +4,25 @@
  * widely used DELETE routes, which the reference does not name (best effort, not judged).
  */
 import { afterAll, describe } from 'vitest'
-import { expectSchema, expectStatus, isObject } from '../../harness/assert.ts'
+import { expectSchema, expectStatus } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/helpers.ts'
 import type { Exchange } from '../../harness/http-client.ts'
 import { runMetadata } from '../../harness/run-tag.ts'
-import { check, gateway, runConfig } from '../../harness/suite.ts'
+import { check, target, runConfig } from '../../harness/suite.ts'
 import { catalogueFixture, modelFor } from '../chat/fixtures.ts'
-import { bodyOf, cleanUp, isOffered, longText, metadataOf, requireOffered, type Json } from './planned.ts'
+import { bodyOf, cleanUp, isOffered, longText, metadataOf, requireOffered } from './planned.ts'
 
-const gw = gateway()
-const catalogue = catalogueFixture(gw)
+const api = target()
+const catalogue = catalogueFixture(api)
 const created: string[] = []
 
 /** Section 4.9's limits of an assistant. */
 const LIMITS = { name: 256, description: 512, instructions: 32_768, tools: 128, metadata: 16 }
 
-async function createAssistant(fields: Json = {}): Promise<Exchange> {
+async function createAssistant(fields: Record<string, unknown> = {}): Promise<Exchange> {
   const model = await modelFor(catalogue, 'chat')
-  const ex = await gw.post('/v1/assistants', { model: model.id, metadata: runMetadata(runConfig().runId), ...fields })
+  const ex = await api.post('/v1/assistants', { model: model.id, metadata: runMetadata(runConfig().runId), ...fields })
   if (isOffered(ex) && isObject(ex.json) && typeof ex.json.id === 'string') created.push(`/v1/assistants/${ex.json.id}`)
   return ex
 }
@@ -29,17 +30,17 @@ async function createAssistant(fields: Json = {}): Promise<Exchange> {
 const probe = memo(() => createAssistant({ name: 'gc-conformance' }))
 
 const thread = memo(async () => {
-  const ex = await gw.post('/v1/threads', { metadata: runMetadata(runConfig().runId) })
+  const ex = await api.post('/v1/threads', { metadata: runMetadata(runConfig().runId) })
   if (isOffered(ex) && isObject(ex.json) && typeof ex.json.id === 'string') created.push(`/v1/threads/${ex.json.id}`)
   return ex
 })
 
-function functionTools(count: number): Json[] {
+function functionTools(count: number): Record<string, unknown>[] {
   return Array.from({ length: count }, (_, i) => ({ type: 'function', function: { name: `gc_tool_${i}`, parameters: { type: 'object', properties: {} } } }))
 }
 
 afterAll(async () => {
-  for (const path of created) await cleanUp(gw, 'DELETE', path)
+  for (const path of created) await cleanUp(api, 'DELETE', path)
 })
 
 describe('assistants and threads, where offered (Part 1 §2.10, §4.9)', () => {
@@ -51,7 +52,7 @@ describe('assistants and threads, where offered (Part 1 §2.10, §4.9)', () => {
 
   check('P1-4.9-assistant-limits', 'name 256, description 512, instructions 32768, 128 tools and 16 metadata pairs accepted; one more refused', async () => {
     requireOffered(await probe(), 'assistants')
-    const cases: Array<[string, Json, Json]> = [
+    const cases: Array<[string, Record<string, unknown>, Record<string, unknown>]> = [
       ['name', { name: longText(LIMITS.name) }, { name: longText(LIMITS.name + 1) }],
       ['description', { description: longText(LIMITS.description) }, { description: longText(LIMITS.description + 1) }],
       ['instructions', { instructions: longText(LIMITS.instructions) }, { instructions: longText(LIMITS.instructions + 1) }],
@@ -69,8 +70,8 @@ describe('assistants and threads, where offered (Part 1 §2.10, §4.9)', () => {
     const threadEx = await thread()
     requireOffered(threadEx, 'threads')
     const id = bodyOf(threadEx).id
-    expectStatus(await gw.post(`/v1/threads/${String(id)}/messages`, { role: 'user', content: 'Hello.' }), [200, 201], 'a user message with content')
-    expectStatus(await gw.post(`/v1/threads/${String(id)}/messages`, { role: 'assistant', content: 'Hello.' }), 400, 'role is only user')
-    expectStatus(await gw.post(`/v1/threads/${String(id)}/runs`, {}), 400, 'assistant_id is required')
+    expectStatus(await api.post(`/v1/threads/${String(id)}/messages`, { role: 'user', content: 'Hello.' }), [200, 201], 'a user message with content')
+    expectStatus(await api.post(`/v1/threads/${String(id)}/messages`, { role: 'assistant', content: 'Hello.' }), 400, 'role is only user')
+    expectStatus(await api.post(`/v1/threads/${String(id)}/runs`, {}), 400, 'assistant_id is required')
   })
 })

@@ -3,29 +3,30 @@
  * (GET /v1/batches answers 2xx). Every batch created is cancelled at once, and the input file is deleted.
  */
 import { afterAll, describe } from 'vitest'
-import { expectEach, expectSchema, expectStatus, expectThat, isObject } from '../../harness/assert.ts'
+import { expectEach, expectSchema, expectStatus, expectThat } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/helpers.ts'
 import type { Exchange } from '../../harness/http-client.ts'
 import { observe, skipTest } from '../../harness/recorder.ts'
 import { runMetadata } from '../../harness/run-tag.ts'
-import { check, gateway, runConfig } from '../../harness/suite.ts'
+import { check, target, runConfig } from '../../harness/suite.ts'
 import { catalogueFixture, modelFor } from '../chat/fixtures.ts'
-import { answerOf, bodyOf, cleanUp, isOffered, listItems, longText, metadataOf, requireOffered, uploadBatchInput, type Json } from './planned.ts'
+import { answerOf, bodyOf, cleanUp, isOffered, listItems, longText, metadataOf, requireOffered, uploadBatchInput } from './planned.ts'
 
-const gw = gateway()
-const catalogue = catalogueFixture(gw)
+const api = target()
+const catalogue = catalogueFixture(api)
 
 /** Section 4.9: the endpoints a batch may target. */
 const ENDPOINTS = ['/v1/responses', '/v1/chat/completions', '/v1/embeddings', '/v1/completions', '/v1/moderations', '/v1/images/generations', '/v1/images/edits', '/v1/videos']
 
-const probe = memo(() => gw.get('/v1/batches'))
+const probe = memo(() => api.get('/v1/batches'))
 const created: string[] = []
 let inputFile: { id: string; uploaded: boolean } | undefined
 
 /** The input file, uploaded once the target is known to offer batches. */
 const input = memo(async () => {
   const model = await modelFor(catalogue, 'chat')
-  inputFile = await uploadBatchInput(gw, model.id)
+  inputFile = await uploadBatchInput(api, model.id)
   return inputFile
 })
 
@@ -37,9 +38,9 @@ async function offered(): Promise<void> {
  * POST /v1/batches with a valid body and the overrides; a created batch is remembered for cancelling. Batches
  * cannot be deleted, so each carries the run id in its metadata (unless a test sends metadata of its own).
  */
-async function create(overrides: Json = {}): Promise<Exchange> {
+async function create(overrides: Record<string, unknown> = {}): Promise<Exchange> {
   const file = await input()
-  const ex = await gw.post('/v1/batches', { input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h', metadata: runMetadata(runConfig().runId), ...overrides })
+  const ex = await api.post('/v1/batches', { input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h', metadata: runMetadata(runConfig().runId), ...overrides })
   const id = isObject(ex.json) && typeof ex.json.id === 'string' ? ex.json.id : undefined
   if (isOffered(ex) && id !== undefined) created.push(id)
   return ex
@@ -57,8 +58,8 @@ async function expectAccepted(ex: Exchange, what: string): Promise<void> {
 }
 
 afterAll(async () => {
-  for (const id of created) await cleanUp(gw, 'POST', `/v1/batches/${id}/cancel`)
-  if (inputFile?.uploaded) await cleanUp(gw, 'DELETE', `/v1/files/${inputFile.id}`)
+  for (const id of created) await cleanUp(api, 'POST', `/v1/batches/${id}/cancel`)
+  if (inputFile?.uploaded) await cleanUp(api, 'DELETE', `/v1/files/${inputFile.id}`)
 })
 
 describe('batches, where offered (Part 1 §2.8, §3, §4.9)', () => {
@@ -68,14 +69,14 @@ describe('batches, where offered (Part 1 §2.8, §3, §4.9)', () => {
     await expectAccepted(ex, 'a valid batch')
     expectSchema(ex, 'unavailable/batch.json', bodyOf(ex), 'the created batch')
     const id = bodyOf(ex).id as string
-    const got = await gw.get(`/v1/batches/${id}`)
+    const got = await api.get(`/v1/batches/${id}`)
     expectStatus(got, 200)
     expectSchema(got, 'unavailable/batch.json', bodyOf(got), 'the retrieved batch')
-    const cancelled = await gw.post(`/v1/batches/${id}/cancel`, {})
+    const cancelled = await api.post(`/v1/batches/${id}/cancel`, {})
     expectStatus(cancelled, 200)
     expectSchema(cancelled, 'unavailable/batch.json', bodyOf(cancelled), 'the cancelled batch')
     observe('batch cancel', `a ${String(bodyOf(ex).status)} batch, cancelled, reports status ${String(bodyOf(cancelled).status)}`)
-    const list = await gw.get('/v1/batches')
+    const list = await api.get('/v1/batches')
     expectStatus(list, 200)
     expectEach(list, 'unavailable/batch.json', listItems(list), '/data')
   })
@@ -103,10 +104,10 @@ describe('batches, where offered (Part 1 §2.8, §3, §4.9)', () => {
   check('P1-4.9-batch-list-limit', 'limit 1 and 100 are accepted, 0 and 101 refused with 400', async () => {
     await offered()
     for (const limit of [1, 100]) {
-      const ex = await gw.get('/v1/batches', { query: { limit } })
+      const ex = await api.get('/v1/batches', { query: { limit } })
       expectStatus(ex, 200)
       expectThat(listItems(ex).length <= limit, `at most ${limit} batch(es) with limit=${limit}`, `${listItems(ex).length}`, ex)
     }
-    for (const limit of [0, 101]) expectStatus(await gw.get('/v1/batches', { query: { limit } }), 400, 'limit is 1 to 100')
+    for (const limit of [0, 101]) expectStatus(await api.get('/v1/batches', { query: { limit } }), 400, 'limit is 1 to 100')
   })
 })

@@ -4,25 +4,26 @@
  * jobs are created with a placeholder file id, and where the target refuses it, only listed jobs are checked.
  */
 import { afterAll, describe } from 'vitest'
-import { expectEach, expectSchema, expectStatus, isObject } from '../../harness/assert.ts'
+import { expectEach, expectSchema, expectStatus } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/helpers.ts'
 import type { Exchange } from '../../harness/http-client.ts'
 import { observe, skipTest } from '../../harness/recorder.ts'
-import { check, gateway } from '../../harness/suite.ts'
+import { check, target } from '../../harness/suite.ts'
 import { catalogueFixture, modelFor } from '../chat/fixtures.ts'
-import { answerOf, bodyOf, cleanUp, isOffered, listItems, longText, PLACEHOLDER_FILE, requireOffered, type Json } from './planned.ts'
+import { answerOf, bodyOf, cleanUp, isOffered, listItems, longText, PLACEHOLDER_FILE, requireOffered } from './planned.ts'
 
-const gw = gateway()
-const catalogue = catalogueFixture(gw)
+const api = target()
+const catalogue = catalogueFixture(api)
 const PATH = '/v1/fine-tuning/jobs'
 const SUFFIX_MAX = 64 // section 4.9
 const created: string[] = []
 
-const probe = memo(() => gw.get(PATH))
+const probe = memo(() => api.get(PATH))
 
-async function createJob(fields: Json = {}): Promise<Exchange> {
+async function createJob(fields: Record<string, unknown> = {}): Promise<Exchange> {
   const model = await modelFor(catalogue, 'chat')
-  const ex = await gw.post(PATH, { model: model.id, training_file: PLACEHOLDER_FILE, ...fields })
+  const ex = await api.post(PATH, { model: model.id, training_file: PLACEHOLDER_FILE, ...fields })
   if (isOffered(ex) && isObject(ex.json) && typeof ex.json.id === 'string') created.push(ex.json.id)
   return ex
 }
@@ -30,7 +31,7 @@ async function createJob(fields: Json = {}): Promise<Exchange> {
 const job = memo(() => createJob({ suffix: 'gc' }))
 
 afterAll(async () => {
-  for (const id of created) await cleanUp(gw, 'POST', `${PATH}/${id}/cancel`)
+  for (const id of created) await cleanUp(api, 'POST', `${PATH}/${id}/cancel`)
 })
 
 describe('fine-tuning, where offered (Part 1 §2.9, §3, §4.9)', () => {
@@ -40,16 +41,16 @@ describe('fine-tuning, where offered (Part 1 §2.9, §3, §4.9)', () => {
     if (isOffered(ex)) {
       expectSchema(ex, 'unavailable/fine-tuning-job.json', bodyOf(ex), 'the created job')
       const id = String(bodyOf(ex).id)
-      const got = await gw.get(`${PATH}/${id}`)
+      const got = await api.get(`${PATH}/${id}`)
       expectStatus(got, 200)
       expectSchema(got, 'unavailable/fine-tuning-job.json', bodyOf(got), 'the retrieved job')
-      const cancelled = await gw.post(`${PATH}/${id}/cancel`, {})
+      const cancelled = await api.post(`${PATH}/${id}/cancel`, {})
       expectStatus(cancelled, 200)
       expectSchema(cancelled, 'unavailable/fine-tuning-job.json', bodyOf(cancelled), 'the cancelled job')
     } else {
       observe('fine-tuning job', `a job with the placeholder training file ${PLACEHOLDER_FILE} was refused: ${answerOf(ex)}`)
     }
-    const list = await gw.get(PATH)
+    const list = await api.get(PATH)
     expectStatus(list, 200)
     const items = listItems(list)
     if (!isOffered(ex) && items.length === 0) skipTest('no fine-tuning job to check: none listed, and none could be created without a real training file')
@@ -59,7 +60,7 @@ describe('fine-tuning, where offered (Part 1 §2.9, §3, §4.9)', () => {
   check('P1-4.9-fine-tuning-rules', 'training_file is required, and suffix is at most 64 characters', async () => {
     requireOffered(await probe(), 'fine-tuning')
     const model = await modelFor(catalogue, 'chat')
-    expectStatus(await gw.post(PATH, { model: model.id }), 400, 'training_file is required')
+    expectStatus(await api.post(PATH, { model: model.id }), 400, 'training_file is required')
     const atLimit = await createJob({ suffix: longText(SUFFIX_MAX) })
     if (!isOffered(atLimit)) {
       observe('fine-tuning suffix', `a job with a ${SUFFIX_MAX}-character suffix and the placeholder training file was refused (${answerOf(atLimit)}): the suffix limit cannot be judged`)

@@ -2,12 +2,12 @@
 import { describe } from 'vitest'
 import { expectSchema, expectStatus, expectThat } from '../../harness/assert.ts'
 import { memo } from '../../harness/helpers.ts'
-import { check, gateway } from '../../harness/suite.ts'
+import { check, target } from '../../harness/suite.ts'
 import { catalogueFixture, modelFor } from '../chat/fixtures.ts'
 import { bodyOf, requireOffered } from './planned.ts'
 
-const gw = gateway()
-const catalogue = catalogueFixture(gw)
+const api = target()
+const catalogue = catalogueFixture(api)
 const PATH = '/v1/responses/input_tokens'
 
 const SHORT = 'Hello, gateway.'
@@ -16,7 +16,7 @@ const LONG = 'Hello, gateway. Please count every one of these words, and the pun
 const count = (input: string) =>
   memo(async () => {
     const model = await modelFor(catalogue, 'chat')
-    return gw.post(PATH, { model: model.id, input })
+    return api.post(PATH, { model: model.id, input })
   })
 const short = count(SHORT)
 const long = count(LONG)

@@ -5,15 +5,14 @@
  * "capability absent", after recording what the target answered. Nothing here is billed on a target that does not
  * offer the surfaces; on one that does, the suite creates as little as it can and cancels or deletes it.
  */
-import { isObject, precondition } from '../../harness/assert.ts'
-import type { Exchange, GatewayClient } from '../../harness/http-client.ts'
+import { precondition } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
+import type { Exchange, TargetClient } from '../../harness/http-client.ts'
 import { multipartBody } from '../../harness/multipart.ts'
 import { observe, skipTest } from '../../harness/recorder.ts'
 import { runFileName } from '../../harness/run-tag.ts'
 import { schemas } from '../../harness/schema-registry.ts'
 import { runConfig } from '../../harness/suite.ts'
-
-export type Json = Record<string, unknown>
 
 /** A file id that no target holds: used where uploading a real one could start billable work. */
 export const PLACEHOLDER_FILE = 'file-gc-placeholder'
@@ -42,9 +41,9 @@ export function requireOffered(probe: Exchange, surface: string): void {
 }
 
 /** The body of a 2xx answer of an offered surface as an object; a non-JSON 2xx is P1-1.6-unavailable-route's. */
-export function bodyOf(ex: Exchange): Json {
+export function bodyOf(ex: Exchange): Record<string, unknown> {
   precondition(ex.jsonError === undefined && isObject(ex.json), 'P1-1.6-unavailable-route', `${ex.record.method} ${ex.record.path} answered ${ex.status} without a JSON object`)
-  return ex.json as Json
+  return ex.json as Record<string, unknown>
 }
 
 /** Items of a list answer: the planned shapes say only "list of ...", so a bare array and { data } both count. */
@@ -60,10 +59,10 @@ export function validates(ref: string, value: unknown): boolean {
 }
 
 /** A one-row JSONL batch input (§4.9: custom_id, one endpoint, one model), uploaded with purpose batch. */
-export async function uploadBatchInput(gw: GatewayClient, model: string): Promise<{ id: string; uploaded: boolean }> {
+export async function uploadBatchInput(api: TargetClient, model: string): Promise<{ id: string; uploaded: boolean }> {
   const row = { custom_id: 'gc-row-1', method: 'POST', url: '/v1/chat/completions', body: { model, messages: [{ role: 'user', content: 'Say hello.' }], max_completion_tokens: 8 } }
   const body = multipartBody([['purpose', 'batch']], { filename: runFileName(runConfig().runId, 'batch-input', 'jsonl'), contentType: 'application/jsonl', content: `${JSON.stringify(row)}\n` })
-  const ex = await gw.request({ method: 'POST', path: '/v1/files', headers: body.headers, body: body.chunks, bodyNote: body.note })
+  const ex = await api.request({ method: 'POST', path: '/v1/files', headers: body.headers, body: body.chunks, bodyNote: body.note })
   const id = isObject(ex.json) && typeof ex.json.id === 'string' ? ex.json.id : undefined
   if (isOffered(ex) && id !== undefined) return { id, uploaded: true }
   observe('batch input file', `POST /v1/files answered ${answerOf(ex)}: batches are tried with the placeholder ${PLACEHOLDER_FILE}`)
@@ -71,9 +70,9 @@ export async function uploadBatchInput(gw: GatewayClient, model: string): Promis
 }
 
 /** Best-effort clean-up of something an offered surface created; the answer is not judged. */
-export async function cleanUp(gw: GatewayClient, method: 'POST' | 'DELETE', path: string): Promise<void> {
+export async function cleanUp(api: TargetClient, method: 'POST' | 'DELETE', path: string): Promise<void> {
   try {
-    await gw.request({ method, path, ...(method === 'POST' ? { json: {} } : {}) })
+    await api.request({ method, path, ...(method === 'POST' ? { json: {} } : {}) })
   } catch {
     // a target that fails here is judged elsewhere, if at all
   }

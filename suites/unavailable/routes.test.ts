@@ -4,27 +4,28 @@
  * a 2xx. What each answered is recorded; the planned shapes are judged by the other files of this folder.
  */
 import { describe } from 'vitest'
-import { expectJson, expectKeyAccepted, expectThat, isObject } from '../../harness/assert.ts'
+import { expectJson, expectKeyAccepted, expectThat } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import type { Exchange } from '../../harness/http-client.ts'
 import { observe } from '../../harness/recorder.ts'
 import { runMetadata } from '../../harness/run-tag.ts'
-import { check, gateway, runConfig } from '../../harness/suite.ts'
+import { check, target, runConfig } from '../../harness/suite.ts'
 import { catalogueFixture } from '../chat/fixtures.ts'
-import { answerOf, cleanUp, isOffered, PLACEHOLDER_FILE, type Json } from './planned.ts'
+import { answerOf, cleanUp, isOffered, PLACEHOLDER_FILE } from './planned.ts'
 
-const gw = gateway()
-const catalogue = catalogueFixture(gw)
+const api = target()
+const catalogue = catalogueFixture(api)
 
 interface PlannedRoute {
   method: 'GET' | 'POST'
   path: string
-  body?: (model: string) => Json
+  body?: (model: string) => Record<string, unknown>
   /** How to undo a creation, from the created object's id, where the surface turns out to be offered. */
   undo?: (id: string) => { method: 'POST' | 'DELETE'; path: string }
 }
 
 /** The run tag of what a route may create (§4.9 defines metadata on batches, assistants and threads). */
-const tagged = (): Json => ({ metadata: runMetadata(runConfig().runId) })
+const tagged = (): Record<string, unknown> => ({ metadata: runMetadata(runConfig().runId) })
 
 const MISSING = { batch: 'batch_gc_missing', thread: 'thread_gc_missing', job: 'ftjob-gc-missing' }
 
@@ -49,10 +50,10 @@ const ROUTES: readonly PlannedRoute[] = [
 ]
 
 async function call(route: PlannedRoute): Promise<Exchange> {
-  if (route.method === 'GET') return gw.get(route.path)
+  if (route.method === 'GET') return api.get(route.path)
   const { usable } = await catalogue()
   const model = usable.find((m) => m.mode === 'chat')?.id ?? 'gc-placeholder-chat'
-  return gw.post(route.path, route.body?.(model) ?? {})
+  return api.post(route.path, route.body?.(model) ?? {})
 }
 
 describe('announced but unavailable routes answer an error or the planned surface (Part 1 §1.6, §7)', () => {
@@ -64,7 +65,7 @@ describe('announced but unavailable routes answer an error or the planned surfac
       const created = isObject(ex.json) && typeof ex.json.id === 'string' ? ex.json.id : undefined
       if (isOffered(ex) && created !== undefined && route.undo) {
         const undo = route.undo(created)
-        await cleanUp(gw, undo.method, undo.path)
+        await cleanUp(api, undo.method, undo.path)
       }
       expectThat(isOffered(ex) || ex.status >= 400, 'an error status (4xx or 5xx: the unsupported-route error) or a 2xx', `status ${ex.status}`, ex)
       expectJson(ex)

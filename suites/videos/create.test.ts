@@ -5,17 +5,18 @@
  * estimated cost first, and afterAll deletes them all.
  */
 import { afterAll, describe } from 'vitest'
-import { expectKeyAccepted, expectThat, isObject } from '../../harness/assert.ts'
+import { expectKeyAccepted, expectThat } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import { mapLimit } from '../../harness/helpers.ts'
 import type { Exchange } from '../../harness/http-client.ts'
 import { observe } from '../../harness/recorder.ts'
-import { check, gateway, runConfig } from '../../harness/suite.ts'
+import { check, target, runConfig } from '../../harness/suite.ts'
 import { notReferenceImages, referenceImages } from './images.ts'
 import { ACCEPTED, createVideo, deleteCreated, VIDEO, VIDEO_MODELS, type CreateOptions } from './jobs.ts'
 import { namedModel } from '../shared/named-models.ts'
 
-const gw = gateway()
-afterAll(() => deleteCreated(gw))
+const api = target()
+afterAll(() => deleteCreated(api))
 
 const PARALLEL = 4 // creates in flight at once: quick against a loopback target, polite to a remote one
 
@@ -26,7 +27,7 @@ interface Case {
 
 /** Runs the creates and lists those whose status is not in `wanted`, with what they answered. */
 async function outcomes(cases: readonly Case[], wanted: readonly number[]): Promise<{ wrong: string[]; first?: Exchange }> {
-  const results = await mapLimit(cases, PARALLEL, async (c) => ({ c, made: await createVideo(gw, c.options) }))
+  const results = await mapLimit(cases, PARALLEL, async (c) => ({ c, made: await createVideo(api, c.options) }))
   const bad = results.filter((r) => !wanted.includes(r.made.ex.status))
   return {
     wrong: bad.map((r) => `${r.c.what}: ${r.made.ex.status} ${r.made.ex.text.slice(0, 160)}`),
@@ -51,7 +52,7 @@ function text(n: number): string {
 describe('models and required fields (Part 2 §4.1)', () => {
   check('P2-4.1-models', 'each of the eight models is accepted with a prompt and the default seconds and size', async () => {
     const cases = VIDEO_MODELS.map((model) => accepted(model, { label: `model-${model}`, model }))
-    const results = await mapLimit(cases, PARALLEL, async (c) => ({ c, made: await createVideo(gw, c.options) }))
+    const results = await mapLimit(cases, PARALLEL, async (c) => ({ c, made: await createVideo(api, c.options) }))
     for (const { c, made } of results) {
       const job = made.job
       if (ACCEPTED.includes(made.ex.status) && job) observe('video defaults', `${c.what} without seconds and size: seconds ${JSON.stringify(job.seconds)}, size ${JSON.stringify(job.size)} (fields not shown in §2.1)`)
@@ -62,7 +63,7 @@ describe('models and required fields (Part 2 §4.1)', () => {
   })
 
   check('P2-4.1-model-unknown', 'a model outside the eight is refused with 400 or 404', async () => {
-    const ids = await gw.get('/v1/models')
+    const ids = await api.get('/v1/models')
     const data = isObject(ids.json) && Array.isArray(ids.json.data) ? ids.json.data.filter(isObject) : []
     const chat = namedModel('chat') ?? (data.find((m) => m.mode === 'chat' && typeof m.id === 'string')?.id as string | undefined)
     const cases: Case[] = [{ what: 'an unknown id', options: { label: 'model-unknown', model: `gc-${runConfig().runId}-no-such-video-model` } }]

@@ -12,7 +12,7 @@
 import { crc32, deflateSync } from 'node:zlib'
 import type { FilePart } from '../../harness/multipart.ts'
 
-export const REFERENCE_SIZE = { width: 720, height: 1280 } as const
+const REFERENCE_SIZE = { width: 720, height: 1280 } as const
 
 function chunk(type: string, data: Buffer): Buffer {
   const length = Buffer.alloc(4)

@@ -8,7 +8,7 @@ import { request as httpRequest, type ClientRequest } from 'node:http'
 import { request as httpsRequest } from 'node:https'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { KeySlot } from '../../harness/config.ts'
-import type { GatewayClient } from '../../harness/http-client.ts'
+import type { TargetClient } from '../../harness/http-client.ts'
 import { precondition } from '../../harness/assert.ts'
 import { observe } from '../../harness/recorder.ts'
 import { schemas } from '../../harness/schema-registry.ts'
@@ -16,7 +16,7 @@ import { runConfig, spend } from '../../harness/suite.ts'
 import { estimateUsd, listVideos, trackTag, type VideoList } from './jobs.ts'
 import { backoffDelayMs } from './poll.ts'
 
-export const INTERRUPT_DEFAULTS = {
+const INTERRUPT_DEFAULTS = {
   /**
    * How long the job of a dropped create may take to appear in the list: it was sent whole and the server
    * starts at submission, so a few seconds are plenty even for a remote target.
@@ -27,14 +27,14 @@ export const INTERRUPT_DEFAULTS = {
 }
 
 /** Writes POST /v1/videos with `body` in full, then destroys the connection; resolves once it is gone. */
-export async function dropCreate(gw: GatewayClient, key: KeySlot, body: Record<string, unknown>, label: string): Promise<{ how: 'dropped' | 'answered-before-drop' }> {
+export async function dropCreate(api: TargetClient, key: KeySlot, body: Record<string, unknown>, label: string): Promise<{ how: 'dropped' | 'answered-before-drop' }> {
   const config = runConfig()
   const secret = config.keys[key]
   if (secret === undefined) throw new Error(`no key for ${key}`)
   const url = new URL('/v1/videos', config.baseUrl)
   const payload = JSON.stringify(body)
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest
-  spend(await estimateUsd(gw, String(body.model), body.seconds ?? '4'), `${String(body.seconds ?? '4')} s ${String(body.model)} video (${label}, interrupted)`)
+  spend(await estimateUsd(api, String(body.model), body.seconds ?? '4'), `${String(body.seconds ?? '4')} s ${String(body.model)} video (${label}, interrupted)`)
   if (typeof body.safety_identifier === 'string') trackTag(body.safety_identifier, key)
   return new Promise((resolve, reject) => {
     let req: ClientRequest | undefined
@@ -67,10 +67,10 @@ export async function dropCreate(gw: GatewayClient, key: KeySlot, body: Record<s
  * Lists with the tag until the dropped create's job shows up (the list filtered by its unique safety_identifier,
  * then matched again here, so that a filter the target ignores cannot confuse it), with backoff, within a bound.
  */
-export async function findDropped(gw: GatewayClient, key: KeySlot, sid: string): Promise<{ list: VideoList; job: Record<string, unknown> | undefined; waitedMs: number }> {
+export async function findDropped(api: TargetClient, key: KeySlot, sid: string): Promise<{ list: VideoList; job: Record<string, unknown> | undefined; waitedMs: number }> {
   const started = Date.now()
   for (let attempt = 1; ; attempt += 1) {
-    const list = await listVideos(gw, { safety_identifier: sid }, key)
+    const list = await listVideos(api, { safety_identifier: sid }, key)
     const job = list.items.find((item) => item.safety_identifier === sid)
     // A job whose safety_identifier is not a string cannot be matched: P2-2.1-video-job reports that.
     const unreadable = list.items.find((item) => !schemas().validate('videos/job.json', item).ok)

@@ -6,10 +6,11 @@
  * including what a failing test left behind. Every create first reserves its estimated cost with spend():
  * seconds times the model's price per second from the target's catalogue, rounded up to the cent.
  */
-import { expectStatus, isObject, precondition } from '../../harness/assert.ts'
+import { expectStatus, precondition } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import type { KeySlot } from '../../harness/config.ts'
 import { memo, randomSuffix } from '../../harness/helpers.ts'
-import type { Exchange, GatewayClient } from '../../harness/http-client.ts'
+import type { Exchange, TargetClient } from '../../harness/http-client.ts'
 import { multipartBody, type FilePart } from '../../harness/multipart.ts'
 import { schemas } from '../../harness/schema-registry.ts'
 import { runTag } from '../../harness/run-tag.ts'
@@ -25,7 +26,7 @@ export const TERMINAL: readonly string[] = ['completed', 'failed']
 /** A create "returns the job" (§4.1) without a stated status: 200, or 201 for a created resource. */
 export const ACCEPTED: readonly number[] = [200, 201]
 
-export const COST_DEFAULTS = {
+const COST_DEFAULTS = {
   /**
    * US dollars per second of video when the target's catalogue gives no positive price for a model: above the
    * widely used video models' list prices, so that a budget is never under-reserved.
@@ -74,9 +75,9 @@ export function tag(label: string): string {
 }
 
 /** Prices per second from the target's model list (Part 1 §2.3 pricing.output), read once per file. */
-function pricesOf(gw: GatewayClient): () => Promise<Map<string, number>> {
+function pricesOf(api: TargetClient): () => Promise<Map<string, number>> {
   return memo(async () => {
-    const ex = await gw.get('/v1/models')
+    const ex = await api.get('/v1/models')
     const data = isObject(ex.json) && Array.isArray(ex.json.data) ? ex.json.data : []
     const prices = new Map<string, number>()
     for (const item of data) {
@@ -88,14 +89,14 @@ function pricesOf(gw: GatewayClient): () => Promise<Map<string, number>> {
   })
 }
 
-const priceCache = new WeakMap<GatewayClient, () => Promise<Map<string, number>>>()
+const priceCache = new WeakMap<TargetClient, () => Promise<Map<string, number>>>()
 
 /** The estimated cost of a job in US dollars, rounded up to the cent. */
-export async function estimateUsd(gw: GatewayClient, model: string, seconds: unknown): Promise<number> {
-  let prices = priceCache.get(gw)
+export async function estimateUsd(api: TargetClient, model: string, seconds: unknown): Promise<number> {
+  let prices = priceCache.get(api)
   if (prices === undefined) {
-    prices = pricesOf(gw)
-    priceCache.set(gw, prices)
+    prices = pricesOf(api)
+    priceCache.set(api, prices)
   }
   const perSecond = (await prices()).get(model) ?? COST_DEFAULTS.fallbackUsdPerSecond
   // A refused or odd seconds value still reserves the longest listed duration: the target may accept it.
@@ -120,21 +121,21 @@ function settle(ex: Exchange, id: string | undefined, sid: string | null, key: K
 }
 
 /** POST /v1/videos, as JSON or (with a reference image) multipart, after reserving its cost. */
-export async function createVideo(gw: GatewayClient, options: CreateOptions): Promise<Created> {
+export async function createVideo(api: TargetClient, options: CreateOptions): Promise<Created> {
   const model = options.model ?? defaultVideoModel()
   const key = options.key ?? 'main'
   const safetyIdentifier = options.safetyIdentifier === undefined ? tag(options.label) : options.safetyIdentifier
   const fields: Record<string, unknown> = { model, prompt: `gateway-conformance ${options.label}: a paper boat drifting on a calm lake`, ...options.fields }
   if (safetyIdentifier !== null) fields.safety_identifier = safetyIdentifier
   for (const [name, value] of Object.entries(fields)) if (value === undefined) delete fields[name]
-  spend(await estimateUsd(gw, String(fields.model), fields.seconds ?? limits.defaultSeconds), `${String(fields.seconds ?? limits.defaultSeconds)} s ${String(fields.model)} video (${options.label})`)
+  spend(await estimateUsd(api, String(fields.model), fields.seconds ?? limits.defaultSeconds), `${String(fields.seconds ?? limits.defaultSeconds)} s ${String(fields.model)} video (${options.label})`)
   trackTag(safetyIdentifier, key)
   let ex: Exchange
   if (options.reference === undefined) {
-    ex = await gw.post('/v1/videos', fields, { key })
+    ex = await api.post('/v1/videos', fields, { key })
   } else {
     const body = multipartBody(Object.entries(fields).map(([name, value]) => [name, String(value)] as const), { name: 'input_reference', ...options.reference })
-    ex = await gw.request({ method: 'POST', path: '/v1/videos', key, headers: body.headers, body: body.chunks, bodyNote: body.note })
+    ex = await api.request({ method: 'POST', path: '/v1/videos', key, headers: body.headers, body: body.chunks, bodyNote: body.note })
   }
   const job = isObject(ex.json) ? ex.json : undefined
   const id = ACCEPTED.includes(ex.status) && typeof job?.id === 'string' ? job.id : undefined
@@ -143,20 +144,20 @@ export async function createVideo(gw: GatewayClient, options: CreateOptions): Pr
 }
 
 /** A create that must be accepted, answering a job with an id; otherwise the test is skipped or fails. */
-export async function acceptedVideo(gw: GatewayClient, options: CreateOptions): Promise<Created & { id: string; job: Record<string, unknown> }> {
-  const made = await createVideo(gw, options)
+export async function acceptedVideo(api: TargetClient, options: CreateOptions): Promise<Created & { id: string; job: Record<string, unknown> }> {
+  const made = await createVideo(api, options)
   expectStatus(made.ex, ACCEPTED, 'a valid create returns the job')
   precondition(made.id !== undefined && made.job !== undefined, 'P2-2.1-video-job', `the create answered no job id: ${made.ex.text.slice(0, 200)}`)
   return made as Created & { id: string; job: Record<string, unknown> }
 }
 
 /** POST /v1/videos/{id}/remix, after reserving its cost (the source's seconds). */
-export async function remixVideo(gw: GatewayClient, source: Created, prompt: string, key: KeySlot = 'main'): Promise<Created> {
+export async function remixVideo(api: TargetClient, source: Created, prompt: string, key: KeySlot = 'main'): Promise<Created> {
   const sid = tag('remix')
   const seconds = source.job?.seconds ?? limits.defaultSeconds
-  spend(await estimateUsd(gw, source.model, seconds), `${String(seconds)} s ${source.model} remix`)
+  spend(await estimateUsd(api, source.model, seconds), `${String(seconds)} s ${source.model} remix`)
   trackTag(sid, key)
-  const ex = await gw.post(`/v1/videos/${encodeURIComponent(source.id as string)}/remix`, { prompt, safety_identifier: sid }, { key })
+  const ex = await api.post(`/v1/videos/${encodeURIComponent(source.id as string)}/remix`, { prompt, safety_identifier: sid }, { key })
   const job = isObject(ex.json) ? ex.json : undefined
   const id = ACCEPTED.includes(ex.status) && typeof job?.id === 'string' ? job.id : undefined
   settle(ex, id, sid, key)
@@ -173,19 +174,19 @@ export interface VideoList {
 }
 
 /** GET /v1/videos with filters; skipped (needs P2-2.1-video-list) when the answer is not an object with data. */
-export async function listVideos(gw: GatewayClient, query: Record<string, string> = {}, key: KeySlot = 'main'): Promise<VideoList> {
-  const ex = await gw.get('/v1/videos', { query, key })
+export async function listVideos(api: TargetClient, query: Record<string, string> = {}, key: KeySlot = 'main'): Promise<VideoList> {
+  const ex = await api.get('/v1/videos', { query, key })
   expectStatus(ex, 200)
   precondition(schemas().validate('videos/list.json', ex.json).ok, 'P2-2.1-video-list', `${ex.record.path} did not answer an object with a data array`)
   return { ex, items: ((ex.json as { data: unknown[] }).data).filter(isObject) }
 }
 
 /** Deletes every job this file created or may have created (afterAll). Best effort: cleanup never fails a test. */
-export async function deleteCreated(gw: GatewayClient): Promise<void> {
+export async function deleteCreated(api: TargetClient): Promise<void> {
   const targets = new Map(created.ids)
   for (const [sid, key] of created.tags) {
     try {
-      const list = await gw.get('/v1/videos', { query: { safety_identifier: sid }, key })
+      const list = await api.get('/v1/videos', { query: { safety_identifier: sid }, key })
       const data = isObject(list.json) && Array.isArray(list.json.data) ? list.json.data : []
       for (const item of data) if (isObject(item) && item.safety_identifier === sid && typeof item.id === 'string') targets.set(item.id, key)
     } catch {
@@ -194,7 +195,7 @@ export async function deleteCreated(gw: GatewayClient): Promise<void> {
   }
   for (const [id, key] of targets) {
     try {
-      await gw.request({ method: 'DELETE', path: videoPath(id), key })
+      await api.request({ method: 'DELETE', path: videoPath(id), key })
     } catch {
       // already gone or unreachable
     }

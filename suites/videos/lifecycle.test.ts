@@ -5,17 +5,18 @@
  * made with the reference gateway's cannot-start trigger, shows a failed job where the target produces one.
  */
 import { afterAll, describe } from 'vitest'
-import { expectSchema, expectStatus, expectThat, fail, isObject, precondition } from '../../harness/assert.ts'
+import { expectSchema, expectStatus, expectThat, fail, precondition } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/helpers.ts'
 import type { Exchange } from '../../harness/http-client.ts'
 import { observe, skipTest } from '../../harness/recorder.ts'
-import { check, gateway, runConfig } from '../../harness/suite.ts'
+import { check, target, runConfig } from '../../harness/suite.ts'
 import { ACCEPTED, CANNOT_START_MARKER, createVideo, deleteCreated, listVideos, remixVideo, type Created, videoPath } from './jobs.ts'
 import { checkMp4, describeBoxes } from './mp4-check.ts'
 import { isKnownStatus, laterStatuses, POLL_DEFAULTS, POLLING_TEST_TIMEOUT_MS, pollUntilTerminal, statusOf, type Poll } from './poll.ts'
 
-const gw = gateway()
-afterAll(() => deleteCreated(gw))
+const api = target()
+afterAll(() => deleteCreated(api))
 
 const CONTENT = { headers: { accept: '*/*' } } // the file's type is not shown: accept whatever it is
 
@@ -36,10 +37,10 @@ interface Polled {
 
 /** The main job: created, and its content asked for at once, before it can have completed. */
 const lifecycle = memo(async (): Promise<Lifecycle> => {
-  const made = await createVideo(gw, { label: 'lifecycle' })
+  const made = await createVideo(api, { label: 'lifecycle' })
   if (made.id === undefined) return { made, early: undefined, afterEarly: undefined }
-  const early = await gw.get(videoPath(made.id, '/content'), CONTENT)
-  const afterEarly = await gw.get(videoPath(made.id))
+  const early = await api.get(videoPath(made.id, '/content'), CONTENT)
+  const afterEarly = await api.get(videoPath(made.id))
   return { made, early, afterEarly }
 })
 
@@ -47,19 +48,19 @@ const lifecycle = memo(async (): Promise<Lifecycle> => {
 const polled = memo(async (): Promise<Polled> => {
   const { made } = await lifecycle()
   if (made.id === undefined) return { poll: undefined, later: [], content: undefined }
-  const poll = await pollUntilTerminal(gw, made.id)
-  const later = poll.terminal === undefined ? [] : await laterStatuses(gw, made.id)
-  const content = poll.terminal === 'completed' ? await gw.get(videoPath(made.id, '/content'), CONTENT) : undefined
+  const poll = await pollUntilTerminal(api, made.id)
+  const later = poll.terminal === undefined ? [] : await laterStatuses(api, made.id)
+  const content = poll.terminal === 'completed' ? await api.get(videoPath(made.id, '/content'), CONTENT) : undefined
   return { poll, later, content }
 })
 
 /** A job that cannot start, where the target makes one (the reference gateway does, on its documented trigger). */
 const failedJob = memo(async () => {
-  const made = await createVideo(gw, { label: 'cannot-start', fields: { prompt: `gateway-conformance ${CANNOT_START_MARKER}: a job that cannot start` } })
+  const made = await createVideo(api, { label: 'cannot-start', fields: { prompt: `gateway-conformance ${CANNOT_START_MARKER}: a job that cannot start` } })
   const status = made.job?.status
   if (made.id === undefined || status !== 'failed') return { made, content: undefined, later: [] as Array<{ ex: Exchange; status: unknown }> }
-  const content = await gw.get(videoPath(made.id, '/content'), CONTENT)
-  const later = await laterStatuses(gw, made.id)
+  const content = await api.get(videoPath(made.id, '/content'), CONTENT)
+  const later = await laterStatuses(api, made.id)
   return { made, content, later }
 })
 
@@ -86,10 +87,10 @@ describe('the video job (Part 2 §2.1, Part 1 §4.1)', () => {
     const f = await startedJob()
     expectSchema(f.made.ex, 'videos/job.json')
     expectThat(f.job.safety_identifier === f.made.safetyIdentifier, `safety_identifier ${JSON.stringify(f.made.safetyIdentifier)}, as sent`, `safety_identifier ${JSON.stringify(f.job.safety_identifier)}`, f.made.ex)
-    const retrieved = await gw.get(videoPath(f.made.id as string))
+    const retrieved = await api.get(videoPath(f.made.id as string))
     expectStatus(retrieved, 200)
     expectSchema(retrieved, 'videos/job.json')
-    const list = await listVideos(gw, { safety_identifier: f.made.safetyIdentifier as string })
+    const list = await listVideos(api, { safety_identifier: f.made.safetyIdentifier as string })
     const ours = list.items.filter((item) => item.id === f.made.id)
     expectThat(ours.length === 1, `the job ${f.made.id} listed once under its safety_identifier`, `${ours.length} times`, list.ex)
     expectSchema(list.ex, 'videos/job.json', ours[0], 'the listed job')
@@ -100,7 +101,7 @@ describe('the video job (Part 2 §2.1, Part 1 §4.1)', () => {
     const header = f.made.ex.svcRequestId
     precondition(header !== undefined, 'P1-4.1-svc-request-id', 'the create answered no svc-request-id header')
     expectThat(f.job.request_id === header, `request_id ${header} (the svc-request-id header)`, `request_id ${JSON.stringify(f.job.request_id)}`, f.made.ex)
-    const retrieved = await gw.get(videoPath(f.made.id as string))
+    const retrieved = await api.get(videoPath(f.made.id as string))
     expectStatus(retrieved, 200)
     const again = isObject(retrieved.json) ? retrieved.json.request_id : undefined
     expectThat(again === header, `request_id ${header} on retrieve too`, `request_id ${JSON.stringify(again)}`, retrieved)
@@ -108,7 +109,7 @@ describe('the video job (Part 2 §2.1, Part 1 §4.1)', () => {
 
   check('P2-4.1-retrieve', 'GET /v1/videos/{video_id} answers the job with the id, request_id and safety_identifier of its creation', async () => {
     const f = await startedJob()
-    const ex = await gw.get(videoPath(f.made.id as string))
+    const ex = await api.get(videoPath(f.made.id as string))
     expectStatus(ex, 200)
     const body = isObject(ex.json) ? ex.json : {}
     const differences = (['id', 'request_id', 'safety_identifier'] as const).flatMap((field) =>
@@ -118,9 +119,9 @@ describe('the video job (Part 2 §2.1, Part 1 §4.1)', () => {
 
   check('P1-7-video-unknown-404', 'retrieve, delete and content of a video id that does not exist answer 404', async () => {
     const id = `video_gc_${runConfig().runId.replace(/[^A-Za-z0-9]/g, '')}_missing`
-    expectStatus(await gw.get(videoPath(id)), 404)
-    expectStatus(await gw.request({ method: 'DELETE', path: videoPath(id) }), 404)
-    expectStatus(await gw.get(videoPath(id, '/content'), CONTENT), 404)
+    expectStatus(await api.get(videoPath(id)), 404)
+    expectStatus(await api.request({ method: 'DELETE', path: videoPath(id) }), 404)
+    expectStatus(await api.get(videoPath(id, '/content'), CONTENT), 404)
   })
 })
 
@@ -133,7 +134,7 @@ describe('states (Part 2 §3, §6.3)', () => {
     f.poll?.seen.forEach((p, i) => seen.push({ where: `poll ${i + 1} (${p.atMs} ms)`, status: p.status, ex: p.ex }))
     f.later.forEach((p, i) => seen.push({ where: `retrieve after the end ${i + 1}`, status: p.status, ex: p.ex }))
     if (failed.made.job) seen.push({ where: 'create of a job that cannot start', status: failed.made.job.status, ex: failed.made.ex })
-    const list = await listVideos(gw, { safety_identifier: f.made.safetyIdentifier as string })
+    const list = await listVideos(api, { safety_identifier: f.made.safetyIdentifier as string })
     list.items.forEach((item, i) => seen.push({ where: `list /data/${i}`, status: item.status, ex: list.ex }))
     const bad = seen.filter((s) => !isKnownStatus(s.status))
     expectThat(bad.length === 0, 'status one of queued, processing, completed, failed', bad.map((s) => `${s.where}: ${JSON.stringify(s.status)}`), bad[0]?.ex)
@@ -204,7 +205,7 @@ describe('remix and delete (Part 2 §4.1)', () => {
   check('P2-4.1-remix', 'remixing a completed job with a prompt answers a new job', async () => {
     const f = await ended()
     if (f.terminal !== 'completed') skipTest(`the job ended ${f.terminal}; only a completed video is remixed here`)
-    const remix = await remixVideo(gw, { ...f.made, id: f.id }, 'gateway-conformance remix: the same boat, now at sunrise')
+    const remix = await remixVideo(api, { ...f.made, id: f.id }, 'gateway-conformance remix: the same boat, now at sunrise')
     expectStatus(remix.ex, ACCEPTED, 'a remix returns the new job')
     const id = remix.job?.id
     expectThat(typeof id === 'string' && id !== '', 'a job with an id', `id ${JSON.stringify(id)}`, remix.ex)
@@ -215,19 +216,19 @@ describe('remix and delete (Part 2 §4.1)', () => {
   check('P2-4.1-delete', 'after DELETE /v1/videos/{video_id} the job is not retrievable (404), not listed, its content not served', async () => {
     const f = await startedJob()
     const id = f.made.id as string
-    const deleted = await gw.request({ method: 'DELETE', path: videoPath(id) })
+    const deleted = await api.request({ method: 'DELETE', path: videoPath(id) })
     expectStatus(deleted, [200, 202, 204], 'the job is deleted')
     observe('video delete answer', `DELETE /v1/videos/{video_id} answered ${deleted.status}: ${deleted.text.slice(0, 300) || '(no body)'}`)
-    const after = await gw.get(videoPath(id))
+    const after = await api.get(videoPath(id))
     expectThat(after.status !== 200, `${id} no longer retrievable`, `status ${after.status}`, after)
     if (after.status !== 404) {
-      const probe = await gw.get(videoPath(`video_gc_${runConfig().runId.replace(/[^A-Za-z0-9]/g, '')}_probe`))
+      const probe = await api.get(videoPath(`video_gc_${runConfig().runId.replace(/[^A-Za-z0-9]/g, '')}_probe`))
       precondition(probe.status === 404, 'P1-7-video-unknown-404', `a video id that never existed answers ${probe.status}`)
       fail('status 404: a deleted job is a missing resource', `status ${after.status}`, after)
     }
-    const content = await gw.get(videoPath(id, '/content'), CONTENT)
+    const content = await api.get(videoPath(id, '/content'), CONTENT)
     expectThat(content.status >= 400, "the deleted job's content not served", `status ${content.status}`, content)
-    const list = await listVideos(gw, { safety_identifier: f.made.safetyIdentifier as string })
+    const list = await listVideos(api, { safety_identifier: f.made.safetyIdentifier as string })
     expectThat(!list.items.some((item) => item.id === id), `${id} no longer listed`, 'still listed', list.ex)
   })
 })

@@ -14,29 +14,29 @@ import type { KeySlot } from '../../harness/config.ts'
 import { memo } from '../../harness/helpers.ts'
 import { observe, skipTest } from '../../harness/recorder.ts'
 import { schemas } from '../../harness/schema-registry.ts'
-import { check, gateway } from '../../harness/suite.ts'
+import { check, target } from '../../harness/suite.ts'
 import { dropCreate, findDropped } from './interrupt.ts'
 import { ACCEPTED, acceptedVideo, CANNOT_START_MARKER, createVideo, defaultVideoModel, deleteCreated, listVideos, tag, type Created } from './jobs.ts'
 import { CREDIT_EPSILON_USD, isKnownStatus, remainingUsd, requireCredit } from './poll.ts'
 
-const gw = gateway()
-afterAll(() => deleteCreated(gw))
+const api = target()
+afterAll(() => deleteCreated(api))
 
 const COST_CHECK = {
   rounds: 4, // attempts at seeing credit unchanged across a free call, against others' charges at the same moment
 }
 
 /** The account whose credit the cost checks read (see the file comment). */
-const LEDGER: KeySlot = (['tier4', 'main'] as const).find((slot) => gw.hasKey(slot)) ?? 'main'
+const LEDGER: KeySlot = (['tier4', 'main'] as const).find((slot) => api.hasKey(slot)) ?? 'main'
 
 const CANNOT_START_PROMPT = `gateway-conformance ${CANNOT_START_MARKER}: a job that cannot start`
 
 /** Three jobs: two with one safety_identifier, made one after the other, and one with another. */
 const filtered = memo(async () => {
   const x = tag('filter-x')
-  const older = await acceptedVideo(gw, { label: 'filter-x-1', safetyIdentifier: x })
-  const newer = await acceptedVideo(gw, { label: 'filter-x-2', safetyIdentifier: x })
-  const other = await acceptedVideo(gw, { label: 'filter-y', safetyIdentifier: tag('filter-y') })
+  const older = await acceptedVideo(api, { label: 'filter-x-1', safetyIdentifier: x })
+  const newer = await acceptedVideo(api, { label: 'filter-x-2', safetyIdentifier: x })
+  const other = await acceptedVideo(api, { label: 'filter-y', safetyIdentifier: tag('filter-y') })
   return { x, older, newer, other }
 })
 
@@ -51,7 +51,7 @@ describe('the list (Part 2 §2.1, §4.1)', () => {
   check('P2-2.1-video-list', 'GET /v1/videos, with and without a filter, answers an object whose data is an array', async () => {
     const { x } = await filtered()
     for (const query of [{}, { safety_identifier: x }]) {
-      const ex = await gw.get('/v1/videos', { query })
+      const ex = await api.get('/v1/videos', { query })
       expectStatus(ex, 200)
       expectSchema(ex, 'videos/list.json')
     }
@@ -59,7 +59,7 @@ describe('the list (Part 2 §2.1, §4.1)', () => {
 
   check('P2-4.1-list-filter-safety', 'safety_identifier lists only the jobs with that identifier, and all of the run\'s', async () => {
     const { x, older, newer, other } = await filtered()
-    const list = await listVideos(gw, { safety_identifier: x })
+    const list = await listVideos(api, { safety_identifier: x })
     const items = jobsOf(list.items)
     const strangers = items.filter((item) => item.safety_identifier !== x).map((item) => `${String(item.id)}: ${JSON.stringify(item.safety_identifier)}`)
     expectThat(strangers.length === 0, `only jobs with safety_identifier ${x}`, strangers, list.ex)
@@ -73,14 +73,14 @@ describe('the list (Part 2 §2.1, §4.1)', () => {
     const { older } = await filtered()
     const requestId = older.job.request_id
     precondition(typeof requestId === 'string' && requestId !== '', 'P2-2.1-video-job', `the job's request_id is ${JSON.stringify(requestId)}`)
-    const list = await listVideos(gw, { request_id: requestId })
+    const list = await listVideos(api, { request_id: requestId })
     const ids = jobsOf(list.items).map((item) => String(item.id))
     expectThat(ids.length === 1 && ids[0] === older.id, `exactly ${older.id}`, ids.length === 0 ? 'no job' : ids.join(', '), list.ex)
   })
 
   check('P2-4.1-list-newest-first', 'of two jobs, the newer is listed first', async () => {
     const { x, older, newer } = await filtered()
-    const list = await listVideos(gw, { safety_identifier: x })
+    const list = await listVideos(api, { safety_identifier: x })
     const ids = list.items.map((item) => item.id)
     const [at1, at2] = [ids.indexOf(older.id), ids.indexOf(newer.id)]
     precondition(at1 >= 0 && at2 >= 0, 'P2-4.1-list-filter-safety', 'the two jobs are not both listed under their safety_identifier')
@@ -90,9 +90,9 @@ describe('the list (Part 2 §2.1, §4.1)', () => {
 
 /** Credit before and after `act`, on the ledger account. */
 async function creditAround<T>(act: () => Promise<T>): Promise<{ before: number; after: number; result: T }> {
-  const before = requireCredit(await remainingUsd(gw, LEDGER))
+  const before = requireCredit(await remainingUsd(api, LEDGER))
   const result = await act()
-  const after = requireCredit(await remainingUsd(gw, LEDGER))
+  const after = requireCredit(await remainingUsd(api, LEDGER))
   return { before, after, result }
 }
 
@@ -100,7 +100,7 @@ const usd = (n: number): string => `$${n.toFixed(6)}`
 
 describe('cost (Part 2 §3)', () => {
   check('P2-3-started-charged', 'the remaining credit goes down when a job starts', async () => {
-    const { before, after, result } = await creditAround(() => acceptedVideo(gw, { label: 'charged', key: LEDGER }))
+    const { before, after, result } = await creditAround(() => acceptedVideo(api, { label: 'charged', key: LEDGER }))
     const status = result.job.status
     precondition(isKnownStatus(status), 'P2-3-status-values', `the job's status is ${JSON.stringify(status)}`)
     if (status === 'failed') skipTest('the target did not start the job, so no charge is due')
@@ -112,7 +112,7 @@ describe('cost (Part 2 §3)', () => {
     const deltas: string[] = []
     let last: Created | undefined
     for (let round = 1; round <= COST_CHECK.rounds; round += 1) {
-      const { before, after, result } = await creditAround(() => createVideo(gw, { label: 'no-start', key: LEDGER, fields: { prompt: CANNOT_START_PROMPT } }))
+      const { before, after, result } = await creditAround(() => createVideo(api, { label: 'no-start', key: LEDGER, fields: { prompt: CANNOT_START_PROMPT } }))
       last = result
       precondition(ACCEPTED.includes(result.ex.status), 'P2-4.1-models', `a valid vidA-2 create answered ${result.ex.status}`)
       if (result.job?.status !== 'failed') skipTest(`the target started the job (status ${JSON.stringify(result.job?.status)}): it has no way this suite knows to make a job that cannot start`)
@@ -126,10 +126,10 @@ describe('cost (Part 2 §3)', () => {
 /** An interrupted create of a job that starts, with the ledger's credit around it (null where unreadable). */
 const interrupted = memo(async () => {
   const sid = tag('interrupted')
-  const before = (await remainingUsd(gw, LEDGER)).usd
-  const drop = await dropCreate(gw, LEDGER, { model: defaultVideoModel(), prompt: 'gateway-conformance interrupted: a kite over a beach', safety_identifier: sid }, 'interrupted')
-  const found = await findDropped(gw, LEDGER, sid)
-  const after = (await remainingUsd(gw, LEDGER)).usd
+  const before = (await remainingUsd(api, LEDGER)).usd
+  const drop = await dropCreate(api, LEDGER, { model: defaultVideoModel(), prompt: 'gateway-conformance interrupted: a kite over a beach', safety_identifier: sid }, 'interrupted')
+  const found = await findDropped(api, LEDGER, sid)
+  const after = (await remainingUsd(api, LEDGER)).usd
   return { sid, before, drop, found, after }
 })
 
@@ -155,10 +155,10 @@ describe('an interrupted create (Part 2 §4.1)', () => {
     const deltas: string[] = []
     for (let round = 1; round <= COST_CHECK.rounds; round += 1) {
       const sid = tag('interrupted-no-start')
-      const credit0 = requireCredit(await remainingUsd(gw, LEDGER))
-      await dropCreate(gw, LEDGER, { model: defaultVideoModel(), prompt: CANNOT_START_PROMPT, safety_identifier: sid }, 'interrupted-no-start')
-      const dropped = await findDropped(gw, LEDGER, sid)
-      const credit1 = requireCredit(await remainingUsd(gw, LEDGER))
+      const credit0 = requireCredit(await remainingUsd(api, LEDGER))
+      await dropCreate(api, LEDGER, { model: defaultVideoModel(), prompt: CANNOT_START_PROMPT, safety_identifier: sid }, 'interrupted-no-start')
+      const dropped = await findDropped(api, LEDGER, sid)
+      const credit1 = requireCredit(await remainingUsd(api, LEDGER))
       if (dropped.job === undefined || dropped.job.status !== 'failed') {
         observe('interrupted create that cannot start', `not judged: the job was ${dropped.job === undefined ? 'not listed' : `listed as ${String(dropped.job.status)}`}`)
         return

@@ -5,13 +5,13 @@
  * top level only, and says what is wrong rather than merely no.
  */
 
-export interface BoxSummary {
+interface BoxSummary {
   type: string
   offset: number
   size: number
 }
 
-export interface Mp4Verdict {
+interface Mp4Verdict {
   problems: string[]
   boxes: BoxSummary[]
   /** The major brand of ftyp, e.g. isom or mp42, when there is one. */

@@ -3,9 +3,9 @@
  * readings that tell whether a job was charged (§3, §4.1; Part 1 §2.1).
  */
 import { setTimeout as sleep } from 'node:timers/promises'
-import { isObject } from '../../harness/assert.ts'
+import { isObject } from '../../common/json.ts'
 import type { KeySlot } from '../../harness/config.ts'
-import type { Exchange, GatewayClient } from '../../harness/http-client.ts'
+import type { Exchange, TargetClient } from '../../harness/http-client.ts'
 import { skipTest } from '../../harness/recorder.ts'
 import { STATUSES, TERMINAL, videoPath } from './jobs.ts'
 
@@ -41,11 +41,11 @@ export function statusOf(ex: Exchange): unknown {
  * GET /v1/videos/{id} with exponential backoff until the status is completed or failed, the bound passes, or
  * the retrieve stops answering 200 (then the poll ends with what it has: the caller judges).
  */
-export async function pollUntilTerminal(gw: GatewayClient, id: string, key: KeySlot = 'main', timeoutMs: number = POLL_DEFAULTS.timeoutMs): Promise<Poll> {
+export async function pollUntilTerminal(api: TargetClient, id: string, key: KeySlot = 'main', timeoutMs: number = POLL_DEFAULTS.timeoutMs): Promise<Poll> {
   const started = Date.now()
   const seen: Poll['seen'] = []
   for (let attempt = 1; ; attempt += 1) {
-    const ex = await gw.get(videoPath(id), { key })
+    const ex = await api.get(videoPath(id), { key })
     const status = statusOf(ex)
     seen.push({ ex, status, atMs: Date.now() - started })
     if (ex.status !== 200) return { seen, terminal: undefined, elapsedMs: Date.now() - started }
@@ -61,11 +61,11 @@ export async function pollUntilTerminal(gw: GatewayClient, id: string, key: KeyS
  * span longer than a whole queued-processing-completed cycle of the reference gateway's default schedule, so a
  * status that moved on would show, without making the suite wait as long as a real video takes.
  */
-export async function laterStatuses(gw: GatewayClient, id: string, key: KeySlot = 'main'): Promise<Array<{ ex: Exchange; status: unknown }>> {
+export async function laterStatuses(api: TargetClient, id: string, key: KeySlot = 'main'): Promise<Array<{ ex: Exchange; status: unknown }>> {
   const out: Array<{ ex: Exchange; status: unknown }> = []
   for (let i = 1; i <= POLL_DEFAULTS.stableChecks; i += 1) {
     await sleep(backoffDelayMs(i))
-    const ex = await gw.get(videoPath(id), { key })
+    const ex = await api.get(videoPath(id), { key })
     out.push({ ex, status: statusOf(ex) })
   }
   return out
@@ -79,8 +79,8 @@ export function isKnownStatus(status: unknown): status is string {
  * The account's remaining credit in US dollars (remaining_unit of GET /user/v1/credit, Part 1 §2.1), or null
  * when the target's usage endpoint does not answer one: then cost cannot be measured there.
  */
-export async function remainingUsd(gw: GatewayClient, key: KeySlot): Promise<{ usd: number | null; ex: Exchange }> {
-  const ex = await gw.get('/user/v1/credit', { key })
+export async function remainingUsd(api: TargetClient, key: KeySlot): Promise<{ usd: number | null; ex: Exchange }> {
+  const ex = await api.get('/user/v1/credit', { key })
   const value = isObject(ex.json) ? ex.json.remaining_unit : undefined
   return { usd: ex.status === 200 && typeof value === 'number' && Number.isFinite(value) ? value : null, ex }
 }

@@ -2,8 +2,7 @@
  * Checks of the GitHub workflows that can run here, where the workflows themselves cannot: each returns the
  * problems it found (empty when none), so that a test can also show it catches a broken copy.
  */
-
-export type Json = Record<string, unknown>
+import { isObject } from '../../common/json.ts'
 
 export interface Step {
   name?: string
@@ -17,15 +16,13 @@ export interface Step {
 }
 
 /** One npm invocation: `npm ci`, `npm test` or `npm run <script>`, the word after `--` if any, and our flags. */
-export interface NpmCommand {
+interface NpmCommand {
   command: string
   sub?: string
   /** Flags passed to our script (after `--`); npm's own (`npm ci --no-audit`) are npm's business. */
   flags: string[]
   text: string
 }
-
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v)
 
 /** Every npm invocation in shell text, one per command of a line (split at ;, &&, ||, |). */
 export function npmCommands(shell: string): NpmCommand[] {
@@ -47,7 +44,7 @@ export function npmCommands(shell: string): NpmCommand[] {
 }
 
 /** The code of a Markdown document: fenced blocks and inline code spans. */
-export function markdownCode(markdown: string): string[] {
+function markdownCode(markdown: string): string[] {
   const blocks = [...markdown.matchAll(/^```[^\n]*\n([\s\S]*?)^```/gm)].map((m) => m[1] as string)
   const prose = markdown.replace(/^```[^\n]*\n[\s\S]*?^```/gm, '')
   const spans = [...prose.matchAll(/`([^`\n]+)`/g)].map((m) => m[1] as string)
@@ -79,15 +76,15 @@ export function undocumentedCommands(shell: string, docs: { commands: Set<string
   return problems
 }
 
-export function jobsOf(workflow: Json): Array<[string, Json]> {
-  return isObject(workflow.jobs) ? Object.entries(workflow.jobs).filter((e): e is [string, Json] => isObject(e[1])) : []
+export function jobsOf(workflow: Record<string, unknown>): Array<[string, Record<string, unknown>]> {
+  return isObject(workflow.jobs) ? Object.entries(workflow.jobs).filter((e): e is [string, Record<string, unknown>] => isObject(e[1])) : []
 }
 
-export function stepsOf(job: Json): Step[] {
+export function stepsOf(job: Record<string, unknown>): Step[] {
   return Array.isArray(job.steps) ? (job.steps.filter(isObject) as Step[]) : []
 }
 
-export function allSteps(workflow: Json): Step[] {
+export function allSteps(workflow: Record<string, unknown>): Step[] {
   return jobsOf(workflow).flatMap(([, job]) => stepsOf(job))
 }
 
@@ -105,7 +102,7 @@ const CONFIG_REF = /^\$\{\{\s*(?:secrets|vars)\.([A-Z0-9_]+)\s*\}\}$/
  * level (a workflow- or job-level secret reaches `npm ci` and every install script it runs); no key is written
  * out, and no secret is pasted into a script (where it would be part of the command text).
  */
-export function secretProblems(workflow: Json, text: string, knownKeys: readonly string[]): string[] {
+export function secretProblems(workflow: Record<string, unknown>, text: string, knownKeys: readonly string[]): string[] {
   const problems: string[] = []
   const envs: Array<[string, unknown, boolean]> = [['workflow env', workflow.env, false]]
   for (const [id, job] of jobsOf(workflow)) {
@@ -129,7 +126,7 @@ export function secretProblems(workflow: Json, text: string, knownKeys: readonly
   return problems
 }
 
-export function triggers(workflow: Json): Json {
+export function triggers(workflow: Record<string, unknown>): Record<string, unknown> {
   const on = workflow.on
   if (typeof on === 'string') return { [on]: null }
   if (Array.isArray(on)) return Object.fromEntries(on.map((e) => [String(e), null]))

@@ -11,8 +11,7 @@ import { parseDocument } from 'yaml'
 import { SEEDED_KEYS } from '../../gateway/accounts.ts'
 import { ROOT } from '../support/run-conformance.ts'
 import {
-  allSteps, always, documented, isCron, jobsOf, npmCommands, runs, secretProblems, stepLabel, stepsOf, triggers, undocumentedCommands, usesAction,
-  type Json, type Step,
+  allSteps, always, documented, isCron, jobsOf, npmCommands, runs, secretProblems, stepLabel, stepsOf, triggers, undocumentedCommands, usesAction, type Step,
 } from './workflow-checks.ts'
 
 const read = (path: string): string => readFileSync(join(ROOT, path), 'utf8')
@@ -22,17 +21,17 @@ const KEYS = Object.values(SEEDED_KEYS)
 const KEY_VARIABLES = ['GATEWAY_API_KEY', ...[0, 1, 2, 3, 4, 5].map((t) => `GATEWAY_API_KEY_TIER${t}`), 'GATEWAY_SUSPENDED_API_KEY']
 const DEFAULT_HISTORY = 'reports/allure-history.jsonl'
 
-function load(path: string): { text: string; workflow: Json } {
+function load(path: string): { text: string; workflow: Record<string, unknown> } {
   const text = read(path)
   const doc = parseDocument(text, { uniqueKeys: true })
   expect(doc.errors.map((e) => e.message), `${path} is valid YAML`).toEqual([])
-  return { text, workflow: doc.toJS() as Json }
+  return { text, workflow: doc.toJS() as Record<string, unknown> }
 }
 
 const PR = load('.github/workflows/pr.yml')
 const NIGHTLY = load('.github/workflows/nightly.yml')
 
-function commandProblems(workflow: Json, name: string): string[] {
+function commandProblems(workflow: Record<string, unknown>, name: string): string[] {
   return allSteps(workflow).flatMap((step) => undocumentedCommands(step.run ?? '', DOCS, `${name} "${stepLabel(step)}"`))
 }
 
@@ -41,11 +40,11 @@ function isNpm(step: Step, command: string, sub?: string): boolean {
 }
 
 /** Part of the README's promise: `npm ci` then `npm test`, on the Node versions it names. */
-function prProblems(workflow: Json): string[] {
+function prProblems(workflow: Record<string, unknown>): string[] {
   const problems: string[] = []
   const on = triggers(workflow)
   if (!('pull_request' in on)) problems.push('not run on pull_request')
-  const push = on.push as Json | null | undefined
+  const push = on.push as Record<string, unknown> | null | undefined
   if (!Array.isArray(push?.branches) || !push.branches.includes('main')) problems.push('not run on a push to main')
   const jobs = jobsOf(workflow)
   if (jobs.length === 0) problems.push('no job')
@@ -54,7 +53,7 @@ function prProblems(workflow: Json): string[] {
     if (!steps.some((s) => s.uses === 'actions/checkout@v4')) problems.push(`${id}: no actions/checkout@v4`)
     const setup = steps.find((s) => s.uses === 'actions/setup-node@v4')
     const version = String(setup?.with?.['node-version'] ?? '')
-    const matrix = ((job.strategy as Json | undefined)?.matrix as Json | undefined)?.node
+    const matrix = ((job.strategy as Record<string, unknown> | undefined)?.matrix as Record<string, unknown> | undefined)?.node
     const versions = /matrix\.node/.test(version) && Array.isArray(matrix) ? matrix.map(String) : [version]
     if (setup === undefined || !versions.some((v) => /^20(\.|$)/.test(v))) problems.push(`${id}: no actions/setup-node@v4 with Node 20`)
     const ci = steps.findIndex((s) => isNpm(s, 'npm ci'))
@@ -64,8 +63,8 @@ function prProblems(workflow: Json): string[] {
   return problems
 }
 
-function historyPath(workflow: Json): string {
-  const env = (workflow.env ?? {}) as Json
+function historyPath(workflow: Record<string, unknown>): string {
+  const env = (workflow.env ?? {}) as Record<string, unknown>
   return typeof env.GATEWAY_ALLURE_HISTORY === 'string' ? env.GATEWAY_ALLURE_HISTORY : DEFAULT_HISTORY
 }
 
@@ -75,11 +74,11 @@ function cachesHistory(step: Step | undefined, history: string): boolean {
   return path === history || /^\$\{\{\s*env\.GATEWAY_ALLURE_HISTORY\s*\}\}$/.test(path)
 }
 
-function nightlyProblems(workflow: Json): string[] {
+function nightlyProblems(workflow: Record<string, unknown>): string[] {
   const problems: string[] = []
   const on = triggers(workflow)
   const schedule = on.schedule
-  if (!Array.isArray(schedule) || schedule.length === 0 || !schedule.every((s) => isCron((s as Json).cron))) problems.push('no valid schedule cron')
+  if (!Array.isArray(schedule) || schedule.length === 0 || !schedule.every((s) => isCron((s as Record<string, unknown>).cron))) problems.push('no valid schedule cron')
   if (!('workflow_dispatch' in on)) problems.push('cannot be run by hand (workflow_dispatch)')
   const steps = allSteps(workflow)
   const at = (test: (s: Step) => boolean): number => steps.findIndex(test)
@@ -122,7 +121,7 @@ function ciRunProblems(text: string): string[] {
 }
 
 /** A copy of a workflow with one change, to show that a check sees it. */
-function broken(workflow: Json, change: (copy: Json, steps: Step[]) => void): Json {
+function broken(workflow: Record<string, unknown>, change: (copy: Record<string, unknown>, steps: Step[]) => void): Record<string, unknown> {
   const copy = structuredClone(workflow)
   change(copy, allSteps(copy))
   return copy
@@ -149,7 +148,7 @@ describe('the README and .ci/run', () => {
 describe('.github/workflows/pr.yml', () => {
   test('runs on pull requests and pushes to main: checkout, setup-node with Node 20, npm ci, npm test', () => {
     expect(prProblems(PR.workflow)).toEqual([])
-    expect(prProblems(broken(PR.workflow, (w) => delete (w.on as Json).pull_request))).toContain('not run on pull_request')
+    expect(prProblems(broken(PR.workflow, (w) => delete (w.on as Record<string, unknown>).pull_request))).toContain('not run on pull_request')
     expect(prProblems(broken(PR.workflow, (_, steps) => (stepRunning(steps, /npm ci/).run = 'npm install')))).toContain('test: not npm ci then npm test')
   })
 
@@ -175,11 +174,11 @@ describe('.github/workflows/nightly.yml', () => {
   test('keys only from secrets, only in the steps that call the target, never written out', () => {
     expect(secretProblems(NIGHTLY.workflow, NIGHTLY.text, KEYS)).toEqual([])
     const conf = (steps: Step[]) => stepRunning(steps, /npm run conformance\n/)
-    const literal = broken(NIGHTLY.workflow, (_, steps) => ((conf(steps).env as Json).GATEWAY_API_KEY = SEEDED_KEYS.tier3))
+    const literal = broken(NIGHTLY.workflow, (_, steps) => ((conf(steps).env as Record<string, unknown>).GATEWAY_API_KEY = SEEDED_KEYS.tier3))
     expect(secretProblems(literal, JSON.stringify(literal), KEYS)).toEqual(expect.arrayContaining([expect.stringMatching(/GATEWAY_API_KEY must be \$\{\{ secrets\.GATEWAY_API_KEY \}\}/), 'a key is written out in the workflow']))
-    const fromVars = broken(NIGHTLY.workflow, (_, steps) => ((conf(steps).env as Json).GATEWAY_API_KEY_TIER1 = '${{ vars.GATEWAY_API_KEY_TIER1 }}'))
+    const fromVars = broken(NIGHTLY.workflow, (_, steps) => ((conf(steps).env as Record<string, unknown>).GATEWAY_API_KEY_TIER1 = '${{ vars.GATEWAY_API_KEY_TIER1 }}'))
     expect(secretProblems(fromVars, '', [])).toEqual([expect.stringMatching(/GATEWAY_API_KEY_TIER1 must be/)])
-    const jobWide = broken(NIGHTLY.workflow, (w) => (((w.jobs as Json).conformance as Json).env = { GATEWAY_API_KEY: '${{ secrets.GATEWAY_API_KEY }}' }))
+    const jobWide = broken(NIGHTLY.workflow, (w) => (((w.jobs as Record<string, unknown>).conformance as Record<string, unknown>).env = { GATEWAY_API_KEY: '${{ secrets.GATEWAY_API_KEY }}' }))
     expect(secretProblems(jobWide, '', [])).toEqual(['job conformance env: GATEWAY_API_KEY brings a secret where npm ci or every step would see it'])
     const inScript = broken(NIGHTLY.workflow, (_, steps) => (stepRunning(steps, /npm run report/).run = 'curl -H "authorization: ${{ secrets.GATEWAY_API_KEY }}" x'))
     expect(secretProblems(inScript, '', [])).toEqual(['step "Allure report with history": a secret is written into its script; pass it through env'])
@@ -194,7 +193,7 @@ describe('.github/workflows/nightly.yml', () => {
     expect(nightlyProblems(noSave)).toEqual(['the Allure history is not saved after the report with if: always()'])
     const noSweep = broken(NIGHTLY.workflow, (_, steps) => (stepRunning(steps, /sweep --yes/).run = 'npm run conformance -- sweep'))
     expect(nightlyProblems(noSweep)).toEqual(['no sweep --yes before the run'])
-    const noSchedule = broken(NIGHTLY.workflow, (w) => ((w.on as Json).schedule = [{ cron: 'nightly' }]))
+    const noSchedule = broken(NIGHTLY.workflow, (w) => ((w.on as Record<string, unknown>).schedule = [{ cron: 'nightly' }]))
     expect(nightlyProblems(noSchedule)).toEqual(['no valid schedule cron'])
   })
 })

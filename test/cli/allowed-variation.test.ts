@@ -17,7 +17,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest'
 import { startEmbeddedGateway, type EmbeddedGateway } from '../../gateway/embedded.ts'
 import { VARY_PROPERTY } from '../../gateway/vary.ts'
 import { DEFAULTS } from '../../harness/config.ts'
-import { catalogue, families } from '../../harness/catalogue.ts'
+import { requirements, families } from '../../harness/requirements.ts'
 import { runReportProblems } from '../harness/run-report-checks.ts'
 import { canaryKeys, leaks } from '../support/canary.ts'
 import { withRun, type ConformanceRun } from '../support/run-conformance.ts'
@@ -63,7 +63,7 @@ test('a full run against the varied gateway is conformant, with no failure and n
     expect(readFileSync(join(run.reportRoot, 'latest', 'exchanges.har'), 'utf8')).toContain('(after all tests)') // the videos family's cleanup
     expect(leaks(canaries.values, run.reportRoot, { stdout: run.stdout, stderr: run.stderr })).toEqual([])
     // summary.json against its schema, exchanges.har against HAR 1.2 (varied bodies and all), coverage.md whole.
-    expect(runReportProblems(join(run.reportRoot, 'latest'), catalogue().keys(), canaries.values)).toEqual([])
+    expect(runReportProblems(join(run.reportRoot, 'latest'), requirements().keys(), canaries.values)).toEqual([])
   })
 }, 420_000)
 

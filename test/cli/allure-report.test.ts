@@ -1,5 +1,5 @@
 /**
- * Allure (issue 7). A conformance run's allure-results carry, on every test, the requirement's part (epic), family
+ * Allure. A conformance run's allure-results carry, on every test, the requirement's part (epic), family
  * (feature), id (story), severity from its level, a link to its section of the reference and tags for the target
  * and tiers; a failing test carries its exchange and curl line; no key is anywhere. `npm run report` renders them
  * with Allure 3 into one HTML page that headless Chromium shows with the run's tests, and its history file makes
@@ -13,11 +13,11 @@ import { pathToFileURL } from 'node:url'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { Attachment, StepResult, TestResult } from 'allure-js-commons'
 import { startEmbeddedGateway, type EmbeddedGateway } from '../../gateway/embedded.ts'
-import { headingAnchor, headingsOf, LOCAL_SPEC_DIR, referenceFile, sectionUrl } from '../../harness/allure-links.ts'
+import { headingAnchor, referenceSections, sectionUrl } from '../../harness/reference.ts'
 import { conformanceStatus, redactingListener } from '../../harness/allure-reporter.ts'
 import { ALLURE_HISTORY_ENV, REPORT_DEFAULTS, resolveReportOptions } from '../../harness/allure-report.ts'
 import { SEVERITY, testCaseIdOf, tierTags } from '../../harness/allure.ts'
-import { catalogue, citation } from '../../harness/catalogue.ts'
+import { requirements, citation } from '../../harness/requirements.ts'
 import { DEFAULTS, KEY_ENV } from '../../harness/config.ts'
 import type { ExchangeRecord } from '../../harness/exchange.ts'
 import { Redactor } from '../../harness/redact.ts'
@@ -29,6 +29,8 @@ const REPORT_SCRIPT = join(ROOT, 'scripts/report.ts')
 const TSX = import.meta.resolve('tsx')
 /** Breaks exactly P1-7-unknown-model-404 (gateway/faults/models.ts), a MUST checked by the models family. */
 const FAULT = { name: 'unknown-model-500', breaks: 'P1-7-unknown-model-404' }
+/** Where the run is told the reference is published (GATEWAY_REFERENCE_URL): every link starts there. */
+const REFERENCE_URL = 'https://docs.example.com/reference'
 
 interface ScriptRun {
   exitCode: number
@@ -115,7 +117,7 @@ describe('a run against a gateway with a fault, then npm run report twice', () =
       ctx.skip(CHROMIUM_MISSING)
     }
     const t0 = performance.now()
-    await withRun(['--base-url', gateway.url, '--family', 'models'], keyEnv({ ...gateway.keys }, KEY_ENV), async (run) => {
+    await withRun(['--base-url', gateway.url, '--family', 'models'], { ...keyEnv({ ...gateway.keys }, KEY_ENV), GATEWAY_REFERENCE_URL: REFERENCE_URL }, async (run) => {
       const ranMs = Math.round(performance.now() - t0)
       expect(run.exitCode, `${run.stdout}\n${run.stderr}`).toBe(1)
       const keys = Object.values(gateway.keys)
@@ -130,7 +132,7 @@ describe('a run against a gateway with a fault, then npm run report twice', () =
       // Every test: its requirement, as the catalogue says, and where the reference states it.
       for (const result of results) {
         const id = /^\[([^\]]+)\]/.exec(result.name ?? '')?.[1] ?? ''
-        const req = catalogue().get(id)
+        const req = requirements().get(id)
         expect(req, result.name).toBeDefined()
         expect(labels(result, 'epic'), result.name).toEqual([`Part ${req!.part}`])
         expect(labels(result, 'feature'), result.name).toEqual(['models'])
@@ -139,8 +141,8 @@ describe('a run against a gateway with a fault, then npm run report twice', () =
         const tags = labels(result, 'tag')
         expect(tags, result.name).toContain(`target:${host}`)
         for (const tag of tags.filter((t) => t.startsWith('tier:'))) expect(tag).toMatch(/^tier:(main|[0-5])$/)
-        expect(result.links, result.name).toEqual([{ url: sectionUrl(req!, LOCAL_SPEC_DIR.href), name: citation(req!) }])
-        expect(result.links[0]!.url, result.name).toMatch(/^file:.*gateway-api-part-[12]\.md#\d+-[a-z]/)
+        expect(result.links, result.name).toEqual([{ url: sectionUrl(req!, REFERENCE_URL), name: citation(req!) }])
+        expect(result.links[0]!.url, result.name).toMatch(/^https:\/\/docs\.example\.com\/reference\/gateway-api-part-[12]\.md#\d+-[a-z]/)
         if (result.status === 'passed') expect(attachmentsOf(result), result.name).toEqual([])
       }
       expect(new Set(results.map((r) => labels(r, 'severity')[0]))).toEqual(new Set(['critical', 'minor']))
@@ -217,12 +219,15 @@ describe('npm run report', () => {
 describe('pieces', () => {
   test('every requirement links to a heading of the reference (Part 1 §4.2 -> #42-account-and-usage-...)', () => {
     expect(headingAnchor('4.2 Account and usage (base path /user/v1, Bearer authentication)')).toBe('42-account-and-usage-base-path-userv1-bearer-authentication')
-    const headings = { 1: headingsOf(readFileSync(new URL(referenceFile(1), LOCAL_SPEC_DIR), 'utf8')), 2: headingsOf(readFileSync(new URL(referenceFile(2), LOCAL_SPEC_DIR), 'utf8')) }
-    const anchorless = [...catalogue().values()].filter((req) => !sectionUrl(req, LOCAL_SPEC_DIR.href, headings[req.part]).includes('#'))
+    const anchorless = [...requirements().values()].filter((req) => !sectionUrl(req).includes('#'))
     expect(anchorless.map((r) => `${r.id} §${r.section}`)).toEqual([])
-    // A numbered rule inside a section links to its section; GATEWAY_REFERENCE_URL moves every link.
-    expect(sectionUrl({ part: 1, section: '9.4' }, 'https://docs.example.com/ref', headings[1])).toBe(`https://docs.example.com/ref/gateway-api-part-1.md#${headingAnchor(headings[1].get('9')!)}`)
-    expect(sectionUrl({ part: 2, section: '4.3' }, 'https://docs.example.com/ref/', new Map())).toBe('https://docs.example.com/ref/gateway-api-part-2.md')
+    // A numbered rule inside a section links to its section; GATEWAY_REFERENCE_URL moves every link, and without it
+    // a link is relative, for a reference beside the report.
+    const anchor9 = headingAnchor(referenceSections().parts[1].headings['9']!)
+    expect(sectionUrl({ part: 1, section: '9.4' }, 'https://docs.example.com/ref')).toBe(`https://docs.example.com/ref/gateway-api-part-1.md#${anchor9}`)
+    expect(sectionUrl({ part: 1, section: '9.4' }, 'https://docs.example.com/ref/')).toBe(`https://docs.example.com/ref/gateway-api-part-1.md#${anchor9}`)
+    expect(sectionUrl({ part: 1, section: '9.4' }, undefined)).toBe(`gateway-api-part-1.md#${anchor9}`)
+    expect(sectionUrl({ part: 2, section: '4.3' }, 'https://docs.example.com/ref/')).toMatch(/^https:\/\/docs\.example\.com\/ref\/gateway-api-part-2\.md#43-/)
   })
 
   test('a test is known to the history by its suite file from the project root and its name, not by the working folder', () => {

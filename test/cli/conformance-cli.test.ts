@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { SEEDED_KEYS } from '../../gateway/accounts.ts'
-import { catalogue, families } from '../../harness/catalogue.ts'
+import { requirements, families } from '../../harness/requirements.ts'
 import { withRun } from '../support/run-conformance.ts'
 import { runReportProblems } from '../harness/run-report-checks.ts'
 import { filesUnder } from '../support/files.ts'
@@ -60,7 +60,7 @@ describe('help and the requirement list', () => {
   test('--list-requirements lists every requirement with what checks it, and no unchecked MUST', async () => {
     await withRun(['--list-requirements'], {}, (run) => {
       expect(run.exitCode, run.stderr).toBe(0)
-      for (const id of catalogue().keys()) expect(run.stdout).toContain(`${id}  `)
+      for (const id of requirements().keys()) expect(run.stdout).toContain(`${id}  `)
       expect(run.stdout).not.toContain('MUST requirements that no test checks')
       expect(run.stdout).not.toContain('checked by: nothing')
     })
@@ -84,11 +84,11 @@ describe('runs against the embedded reference gateway', () => {
       // Every requirement passes, but for SHOULDs about surfaces the reference itself says are unavailable (§1.6).
       const notPassed = summary.requirements.filter((r) => r.status !== 'pass' && r.status !== 'disabled' && !(r.level === 'SHOULD' && r.status === 'skip' && /^capability absent/.test(r.reason ?? '')))
       expect(notPassed.map((r) => `${r.id}: ${r.status} ${r.reason ?? r.evidence[0]?.message ?? ''}`)).toEqual([])
-      expect(summary.requirements).toHaveLength(catalogue().size)
+      expect(summary.requirements).toHaveLength(requirements().size)
       const files = filesUnder(run.reportRoot)
       expect(files.some((f) => f.endsWith('junit.xml')) && files.some((f) => f.includes('allure-results'))).toBe(true)
       // summary.json against its published schema, exchanges.har against HAR 1.2, coverage.md listing every requirement.
-      expect(runReportProblems(join(run.reportRoot, 'latest'), catalogue().keys(), Object.values(SEEDED_KEYS))).toEqual([])
+      expect(runReportProblems(join(run.reportRoot, 'latest'), requirements().keys(), Object.values(SEEDED_KEYS))).toEqual([])
       for (const file of files) {
         const text = readFileSync(file, 'utf8')
         for (const key of Object.values(SEEDED_KEYS)) expect(text.includes(key), `${file} holds a key`).toBe(false)

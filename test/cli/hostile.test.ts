@@ -11,7 +11,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
 import { DEFAULT_NATIVE_KEY_HEADER, DEFAULTS } from '../../harness/config.ts'
-import { CLIENT_DEFAULTS, GatewayClient, TargetFailure } from '../../harness/http-client.ts'
+import { TargetFailure } from '../../harness/errors.ts'
+import { CLIENT_DEFAULTS, TargetClient } from '../../harness/http-client.ts'
 import { RUN_STOP_DEFAULTS, RunStopped } from '../../harness/run-stop.ts'
 import type { LoadResult } from '../../load/types.ts'
 import { runLoadCli } from '../../scripts/load.ts'
@@ -127,10 +128,10 @@ describe.concurrent('hostile targets', () => {
   describe('the client: caps in bytes and time, each named in the failure', () => {
     const servers: HostileServer[] = []
     afterAll(() => Promise.all(servers.map((s) => s.close())))
-    async function clientFor(mode: HostileMode, timeoutMs = 800): Promise<GatewayClient> {
+    async function clientFor(mode: HostileMode, timeoutMs = 800): Promise<TargetClient> {
       const server = await startHostileServer(mode)
       servers.push(server)
-      return new GatewayClient({ baseUrl: server.url, embedded: false, keys: { main: KEY }, asOf: '2026-11-21', budgetUsd: null, largeUploads: false, models: {}, nativeKeyHeader: DEFAULT_NATIVE_KEY_HEADER, timeoutMs, runId: 't' })
+      return new TargetClient({ baseUrl: server.url, embedded: false, keys: { main: KEY }, asOf: '2026-11-21', budgetUsd: null, largeUploads: false, models: {}, nativeKeyHeader: DEFAULT_NATIVE_KEY_HEADER, timeoutMs, runId: 't' })
     }
     const streamSpec = { method: 'POST', path: '/v1/responses', json: { stream: true } }
 
@@ -244,13 +245,14 @@ describe.concurrent('hostile targets', () => {
     test.each(SHAPES)('%s', async (mode, failure) => {
       const server = await startHostileServer(mode, { on: BROKEN_EVERYWHERE, trickleEveryMs: HOSTILE.slowTrickleEveryMs / 15 })
       const stopFile = join(scratch, `stop-${mode}.json`)
-      const client = new GatewayClient({ baseUrl: server.url, embedded: false, keys: { main: KEY }, asOf: '2026-11-21', budgetUsd: null, largeUploads: false, models: {}, nativeKeyHeader: DEFAULT_NATIVE_KEY_HEADER, timeoutMs: SCALED_TIMEOUT_MS, runId: 't', stopFile })
+      const client = new TargetClient({ baseUrl: server.url, embedded: false, keys: { main: KEY }, asOf: '2026-11-21', budgetUsd: null, largeUploads: false, models: {}, nativeKeyHeader: DEFAULT_NATIVE_KEY_HEADER, timeoutMs: SCALED_TIMEOUT_MS, runId: 't', stopFile })
       const call = () => client.stream({ method: 'POST', path: '/v1/responses', json: { stream: true } })
       try {
         for (let i = 0; i < RUN_STOP_DEFAULTS.consecutiveFailures; i += 1) await call().catch((error: unknown) => expect(error).toBeInstanceOf(TargetFailure))
         const refused = await call().catch((error: unknown) => error)
         expect(refused).toBeInstanceOf(RunStopped)
-        expect((refused as RunStopped).message).toMatch(new RegExp(`^\\[TARGET_UNHEALTHY\\] POST /v1/responses not sent: the run stopped calling, target unhealthy, 5 transport failures in a row: \\(1\\) POST /v1/responses: [^;]*(?:${failure.source})`))
+        expect((refused as RunStopped).code).toBe('TARGET_UNHEALTHY')
+        expect((refused as RunStopped).message).toMatch(new RegExp(`^POST /v1/responses not sent: the run stopped calling, target unhealthy, 5 transport failures in a row: \\(1\\) POST /v1/responses: [^;]*(?:${failure.source})`))
         expect(server.hits).toBe(RUN_STOP_DEFAULTS.consecutiveFailures)
       } finally {
         await server.close()

@@ -12,7 +12,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { SEEDED_KEY_ENV } from '../../gateway/accounts.ts'
 import { startEmbeddedGateway, type EmbeddedGateway } from '../../gateway/embedded.ts'
-import { catalogue } from '../../harness/catalogue.ts'
+import { requirements } from '../../harness/requirements.ts'
 import { DEFAULTS } from '../../harness/config.ts'
 import type { Summary } from '../../harness/report/summary.ts'
 import { keyEnv, ROOT, runConformance, withRun, type ConformanceRun } from '../support/run-conformance.ts'
@@ -21,7 +21,7 @@ const BROKEN = 'P1-2.3-mode-values' // what mode-unknown breaks (gateway/faults/
 const PASSING = 'P1-2.3-alternate-list' // checked by the other models file: a stale entry
 const ELSEWHERE = 'P2-2.1-video-job' // a videos requirement: not run by a models run
 const FLIPPED = 'P1-7-unknown-model-404'
-const MODELS = [...catalogue().values()].filter((r) => r.family === 'models')
+const MODELS = [...requirements().values()].filter((r) => r.family === 'models')
 
 let gateway: EmbeddedGateway
 let proxy: Server

@@ -1,5 +1,5 @@
 /**
- * Shared pieces of the official-client self-tests (issue 8): the models they call, the gateway's transaction
+ * Shared pieces of the official-client self-tests: the models they call, the gateway's transaction
  * list (to count at the gateway what a client sent) and a WAV check. The clients themselves are built in each
  * test file exactly as a user would build them; nothing here touches a client's internals.
  */
@@ -25,7 +25,7 @@ export const MODELS = {
 } as const
 
 /** Part 1 §2.2: the fields of a transaction record these tests read. */
-export interface TransactionSeen {
+interface TransactionSeen {
   id: string
   status_code: number
 }

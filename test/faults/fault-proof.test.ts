@@ -16,7 +16,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { CONFORMANCE_FAULTS, FAULTS } from '../../gateway/faults.ts'
 import { LIMITER_ALGORITHMS } from '../../gateway/limiter.ts'
-import { catalogue } from '../../harness/catalogue.ts'
+import { requirements } from '../../harness/requirements.ts'
 import { CLEAN, FAULTED_LIMITERS, resultKey, type FaultResult } from '../../scripts/faults.ts'
 import { ROOT } from '../support/run-conformance.ts'
 
@@ -52,12 +52,12 @@ describe('every MUST requirement can fail', () => {
   test('each MUST requirement of the catalogue is broken by at least one named fault', () => {
     const broken = new Set(FAULTS.flatMap((f) => f.breaks))
     // An untestable requirement has no test that a fault could make fail (the catalogue says why).
-    const unproven = [...catalogue().values()].filter((r) => r.level === 'MUST' && r.untestable === undefined && !broken.has(r.id)).map((r) => r.id)
+    const unproven = [...requirements().values()].filter((r) => r.level === 'MUST' && r.untestable === undefined && !broken.has(r.id)).map((r) => r.id)
     expect(unproven).toEqual([])
   })
 
   test('every fault names requirements that exist', () => {
-    const unknown = FAULTS.flatMap((f) => f.breaks.filter((id) => !catalogue().has(id)).map((id) => `${f.name}: ${id}`))
+    const unknown = FAULTS.flatMap((f) => f.breaks.filter((id) => !requirements().has(id)).map((id) => `${f.name}: ${id}`))
     expect(unknown).toEqual([])
   })
 })

@@ -7,7 +7,8 @@
  * shrink a failing case towards the valid seed.
  */
 import fc from 'fast-check'
-import type { FilePartSeed, Json, Seed } from './fuzz-routes.ts'
+import type { Json } from '../../common/json.ts'
+import type { FilePartSeed, Seed } from './fuzz-routes.ts'
 
 /** One request of the fuzz: where it goes, its body as sent, and a short account of it for failure messages. */
 export interface FuzzCase {
@@ -18,9 +19,9 @@ export interface FuzzCase {
 }
 
 /** Strings that have broken parsers and validators before: empties, controls, surrogates, direction marks. */
-export const EDGE_STRINGS: readonly string[] = ['', ' ', '\u0000', 'a\u0000b', '\ud800', '\udfff', 'x\ud83d', '🙂🙂', 'a\u202eb', '\r\n\r\n', '../../etc/passwd', '%00', '${x}', 'NaN', '-1', '1e309', 'true', 'null', '__proto__', 'x'.repeat(300)]
+const EDGE_STRINGS: readonly string[] = ['', ' ', '\u0000', 'a\u0000b', '\ud800', '\udfff', 'x\ud83d', '🙂🙂', 'a\u202eb', '\r\n\r\n', '../../etc/passwd', '%00', '${x}', 'NaN', '-1', '1e309', 'true', 'null', '__proto__', 'x'.repeat(300)]
 /** Numbers at the edges of every range a route checks: signs, zero, fractions, past 2^53, near the double's end. */
-export const EDGE_NUMBERS: readonly number[] = [0, -1, 1, 0.5, -0.5, 2 ** 31, 2 ** 53 + 2, -(2 ** 53) - 2, 1e308, -1e308, 5e-324, 4001, 1e21]
+const EDGE_NUMBERS: readonly number[] = [0, -1, 1, 0.5, -0.5, 2 ** 31, 2 ** 53 + 2, -(2 ** 53) - 2, 1e308, -1e308, 5e-324, 4001, 1e21]
 
 const PROTO_KEYS = ['__proto__', 'constructor', 'prototype'] as const
 /** Keys that routes read, tried as unknown keys in every object of a body. */
@@ -91,7 +92,7 @@ function setAt(root: Json, path: Path, value: Json | undefined): void {
 }
 
 /** A JSON text of the seed after the mutations; deep nesting goes in as raw text after stringify. */
-export function mutateJson(seed: Json, mutations: readonly Mutation[]): { text: string; note: string } {
+function mutateJson(seed: Json, mutations: readonly Mutation[]): { text: string; note: string } {
   let body = JSON.parse(JSON.stringify(seed)) as Json
   const raw = new Map<string, string>()
   const notes: string[] = []
@@ -184,7 +185,7 @@ function breakJson(text: string, how: { cut: number; kind: string }): string {
 }
 
 /** JSON cases of one seed: mutated (most), any JSON value at all, or text that is not JSON. */
-export function jsonCases(seed: Json): fc.Arbitrary<{ text: string; note: string }> {
+function jsonCases(seed: Json): fc.Arbitrary<{ text: string; note: string }> {
   return fc.oneof(
     { weight: 8, arbitrary: fc.array(mutation, { minLength: 1, maxLength: 3 }).map((mutations) => mutateJson(seed, mutations)) },
     { weight: 1, arbitrary: (fc.jsonValue({ maxDepth: 4 }) as fc.Arbitrary<Json>).map((value) => ({ text: JSON.stringify(value) ?? 'null', note: 'any JSON value' })) },
@@ -348,7 +349,7 @@ function damageForm(parts: readonly Part[], damage: FormDamage): { contentType: 
 }
 
 /** Multipart cases of one seed: the form's parts mutated, and sometimes the form itself damaged. */
-export function formCases(fields: Array<[string, string]>, file: FilePartSeed | null): fc.Arbitrary<{ contentType: string; payload: Buffer; note: string }> {
+function formCases(fields: Array<[string, string]>, file: FilePartSeed | null): fc.Arbitrary<{ contentType: string; payload: Buffer; note: string }> {
   return fc.record({ mutations: fc.array(formMutation, { minLength: 0, maxLength: 3 }), damage: formDamage }).map(({ mutations, damage }) => {
     const parts = partsOf(fields, file)
     const notes = mutations.map((m) => mutateForm(parts, m))

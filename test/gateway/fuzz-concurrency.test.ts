@@ -1,5 +1,5 @@
 /**
- * 500 concurrent calls on one account lose nothing (issue 8): a mix of billable searches (Part 2 §4.5, charged per
+ * 500 concurrent calls on one account lose nothing: a mix of billable searches (Part 2 §4.5, charged per
  * query), free model lists and free /user/v1 credit reads, sent at once over real sockets to one tier-5 account, whose limits
  * (Part 1 §8.1 usage 750 a minute; the account and model limits of §8.3) admit them all.
  *

@@ -9,11 +9,10 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { ADMIN_KEY, SEEDED_KEYS } from '../../gateway/accounts.ts'
 import { TINY_PNG_BASE64 } from '../../gateway/compatible/simulate.ts'
 import { wavTone } from '../../suites/audio/fixtures.ts'
+import type { Json } from '../../common/json.ts'
 
 /** The error dialects: Part 1 §7 (compatible, usage) and Part 2 §7 (native and speech synthesis). */
 export type ErrorDialect = 'compatible' | 'usage' | 'native'
-
-export type Json = null | boolean | number | string | Json[] | { [key: string]: Json }
 
 export interface FilePartSeed {
   name: string
@@ -40,8 +39,7 @@ export interface FuzzRoute {
 }
 
 /** The key every fuzz call uses: the highest tier, so that limits leave room for every case (Part 1 §8). */
-export const FUZZ_KEY = SEEDED_KEYS.tier5
-export const FUZZ_ACCOUNT = 'acct-tier5'
+const FUZZ_KEY = SEEDED_KEYS.tier5
 const BEARER = { authorization: `Bearer ${FUZZ_KEY}` }
 
 /** Part 1 §7: the statuses used across endpoints (400, 401, 403, 404, 429); 5xx is never the caller's fault. */

@@ -1,5 +1,5 @@
 /**
- * Uploads far past their limit are refused without being buffered (issue 8): the reference gateway runs in a child
+ * Uploads far past their limit are refused without being buffered: the reference gateway runs in a child
  * process (`scripts/gateway.ts`, as `npm run gateway` does), bodies of hundreds of MB are generated while they
  * are sent (harness/multipart.ts: never held in memory here either), and the gateway's peak RSS (VmHWM of
  * /proc/<pid>/status) must stay far below the body sizes.

@@ -1,5 +1,5 @@
 /**
- * The gateway under generated bodies (issue 8): every POST route fuzzed with fast-check from a valid request of
+ * The gateway under generated bodies: every POST route fuzzed with fast-check from a valid request of
  * its own (fuzz-routes.ts) broken in every way fuzz-bodies.ts knows, after a sweep that nests every node of each JSON
  * seed 10,000 deep in turn. No answer may be 5xx; every 4xx must be one
  * the reference gives the route, in its dialect (Part 1 §7 compatible and /user/v1 bodies, Part 2 §7 the

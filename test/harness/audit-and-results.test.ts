@@ -1,7 +1,7 @@
 /** The shared-header audit and the aggregation to a verdict and exit code. */
 import { describe, expect, test } from 'vitest'
 import { auditExchange, duplicateIds, rateLimitHeaderProblems, xRequestIdFinding, xRequestIdPhase } from '../../harness/audit.ts'
-import type { Requirement } from '../../harness/catalogue.ts'
+import type { Requirement } from '../../harness/requirements.ts'
 import type { ExchangeRecord } from '../../harness/exchange.ts'
 import { aggregate, EXIT, verdictOf, type Outcome } from '../../harness/results.ts'
 import { makeUuidV7 } from '../../harness/uuid.ts'
@@ -97,7 +97,7 @@ describe('aggregate and verdict', () => {
 
   test('a failure wins over passes; a SHOULD failure is a warning', () => {
     const results = aggregate({
-      catalogue: [req('A', 'MUST'), req('B', 'SHOULD')],
+      requirements: [req('A', 'MUST'), req('B', 'SHOULD')],
       outcomes: [out('A', 'pass'), out('A', 'fail', 'bad'), out('B', 'fail', 'meh')],
       selectedFamilies: null,
       filtered: false,
@@ -108,23 +108,23 @@ describe('aggregate and verdict', () => {
   })
 
   test('a pass with some skipped tests is partial; only skips is skip; a skipped MUST makes the run incomplete', () => {
-    const results = aggregate({ catalogue: [req('A', 'MUST'), req('B', 'MUST')], outcomes: [out('A', 'pass'), out('A', 'skip', 'no key for tier0'), out('B', 'skip', 'no key')], selectedFamilies: null, filtered: false })
+    const results = aggregate({ requirements: [req('A', 'MUST'), req('B', 'MUST')], outcomes: [out('A', 'pass'), out('A', 'skip', 'no key for tier0'), out('B', 'skip', 'no key')], selectedFamilies: null, filtered: false })
     expect(results.map((r) => [r.status, r.partial ?? false, r.reason])).toEqual([['pass', true, 'no key for tier0'], ['skip', false, 'no key']])
     expect(verdictOf(results, 0)).toBe('incomplete')
     expect(EXIT[verdictOf(results, 0)]).toBe(3)
   })
 
   test('unreached requirements: disabled when not selected, skipped (unchecked) otherwise', () => {
-    const results = aggregate({ catalogue: [req('A', 'MUST', 'models'), req('B', 'MUST', 'auth')], outcomes: [], selectedFamilies: ['auth'], filtered: false })
+    const results = aggregate({ requirements: [req('A', 'MUST', 'models'), req('B', 'MUST', 'auth')], outcomes: [], selectedFamilies: ['auth'], filtered: false })
     expect(results.map((r) => [r.status, r.reason])).toEqual([['disabled', 'family not selected (--family)'], ['skip', 'no test checks this requirement']])
-    const grepped = aggregate({ catalogue: [req('A', 'MUST')], outcomes: [out('A', 'unselected')], selectedFamilies: null, filtered: true })
+    const grepped = aggregate({ requirements: [req('A', 'MUST')], outcomes: [out('A', 'unselected')], selectedFamilies: null, filtered: true })
     expect(grepped[0]?.status).toBe('disabled')
     expect(verdictOf(grepped, 0)).toBe('conformant')
   })
 
   test('a harness error makes the verdict error (exit 2), even beside a failure', () => {
-    const results = aggregate({ catalogue: [req('A', 'MUST'), req('B', 'MUST')], outcomes: [out('A', 'fail'), out('B', 'error', 'boom')], selectedFamilies: null, filtered: false })
+    const results = aggregate({ requirements: [req('A', 'MUST'), req('B', 'MUST')], outcomes: [out('A', 'fail'), out('B', 'error', 'boom')], selectedFamilies: null, filtered: false })
     expect(verdictOf(results, 0)).toBe('error')
-    expect(verdictOf(aggregate({ catalogue: [req('A', 'MUST')], outcomes: [out('A', 'pass')], selectedFamilies: null, filtered: false }), 1)).toBe('error')
+    expect(verdictOf(aggregate({ requirements: [req('A', 'MUST')], outcomes: [out('A', 'pass')], selectedFamilies: null, filtered: false }), 1)).toBe('error')
   })
 })

@@ -4,12 +4,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { baselineConsole, baselineJunit, checkBaselineTarget, judgeBaseline, parseBaseline, readBaseline, renderBaseline, settleBaseline, targetName, updateBaseline, type Baseline } from '../../harness/baseline.ts'
-import type { Requirement } from '../../harness/catalogue.ts'
+import type { Requirement } from '../../harness/requirements.ts'
 import type { JunitCase } from '../../harness/report/junit.ts'
 import { aggregate, EXIT, totals, verdictOf, type Outcome, type OutcomeStatus } from '../../harness/results.ts'
 import { configErrorOf } from '../support/config-error.ts'
 
-const CATALOGUE: Requirement[] = [
+const REQUIREMENTS: Requirement[] = [
   { id: 'M-fail', part: 1, section: '2.3', family: 'models', level: 'MUST', rule: 'mode is one of eleven values' },
   { id: 'M-pass', part: 1, section: '2.3', family: 'models', level: 'MUST', rule: 'list items have owned_by' },
   { id: 'S-warn', part: 1, section: '4.3', family: 'models', level: 'SHOULD', rule: 'cursors page' },
@@ -17,7 +17,7 @@ const CATALOGUE: Requirement[] = [
   { id: 'M-other', part: 2, section: '2.1', family: 'videos', level: 'MUST', rule: 'a job object' },
   { id: 'M-new', part: 1, section: '7', family: 'models', level: 'MUST', rule: 'unknown model is 404' },
 ]
-const KNOWN_IDS = new Set(CATALOGUE.map((r) => r.id))
+const KNOWN_IDS = new Set(REQUIREMENTS.map((r) => r.id))
 const isRequirement = (id: string): boolean => KNOWN_IDS.has(id)
 
 function out(requirement: string, status: OutcomeStatus, message?: string): Outcome {
@@ -27,7 +27,7 @@ function out(requirement: string, status: OutcomeStatus, message?: string): Outc
 /** One models run: M-fail and M-new fail, S-warn warns, M-pass passes, M-skip is skipped, videos not selected. */
 function results(): ReturnType<typeof aggregate> {
   return aggregate({
-    catalogue: CATALOGUE,
+    requirements: REQUIREMENTS,
     outcomes: [out('M-fail', 'fail', 'M-fail · MUST\nSeen: /data/1/mode: "text-generation"'), out('M-pass', 'pass'), out('S-warn', 'fail', 'Seen: no cursor'), out('M-skip', 'skip', 'no key for tier 5'), out('M-new', 'fail', 'Seen: status 500')],
     selectedFamilies: ['models'],
     filtered: false,

@@ -1,11 +1,12 @@
 /** The client against a local server: SSE streams read with timings, raw and streamed bodies, deadlines. */
 import { createServer, type Server } from 'node:http'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { GatewayClient, TargetFailure } from '../../harness/http-client.ts'
+import { TargetFailure } from '../../harness/errors.ts'
+import { TargetClient } from '../../harness/http-client.ts'
 import { DEFAULT_NATIVE_KEY_HEADER } from '../../harness/config.ts'
 
 let server: Server
-let client: GatewayClient
+let client: TargetClient
 
 beforeAll(async () => {
   server = createServer((req, res) => {
@@ -26,12 +27,12 @@ beforeAll(async () => {
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as { port: number }
-  client = new GatewayClient({ baseUrl: `http://127.0.0.1:${port}`, embedded: false, keys: { main: 'k' }, asOf: '2026-11-21', budgetUsd: null, largeUploads: false, models: {}, nativeKeyHeader: DEFAULT_NATIVE_KEY_HEADER, timeoutMs: 500, runId: 't' })
+  client = new TargetClient({ baseUrl: `http://127.0.0.1:${port}`, embedded: false, keys: { main: 'k' }, asOf: '2026-11-21', budgetUsd: null, largeUploads: false, models: {}, nativeKeyHeader: DEFAULT_NATIVE_KEY_HEADER, timeoutMs: 500, runId: 't' })
 })
 
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
 
-describe('GatewayClient', () => {
+describe('TargetClient', () => {
   test('stream() reads events with the time each arrived, and how the stream ended', async () => {
     const ex = await client.stream({ path: '/sse' })
     expect(ex.stream?.events.map((e) => e.event)).toEqual(['a', 'b'])

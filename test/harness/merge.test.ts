@@ -4,14 +4,14 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { judgeBaseline, summarizeBaseline, type Baseline } from '../../harness/baseline.ts'
-import type { Requirement } from '../../harness/catalogue.ts'
+import type { Requirement } from '../../harness/requirements.ts'
 import { checkMergeable, mergeHarChunks, mergeJunit, mergeRequirement, mergeRuns, mergeSummaries, type MergeInput } from '../../harness/merge.ts'
 import { aggregate, countByFamily, EXIT, SHARD_REASON, totals, verdictOf, type Outcome, type OutcomeStatus, type RequirementResult, type RerunResult } from '../../harness/results.ts'
 import { renderJunit } from '../../harness/report/junit.ts'
 import { SUMMARY_SCHEMA_VERSION, type Summary } from '../../harness/report/summary.ts'
 import { configErrorOf } from '../support/config-error.ts'
 
-const CATALOGUE: Requirement[] = [
+const REQUIREMENTS: Requirement[] = [
   { id: 'A', part: 1, section: '2.3', family: 'models', level: 'MUST', rule: 'a' },
   { id: 'B', part: 1, section: '2.3', family: 'models', level: 'MUST', rule: 'b' },
   { id: 'C', part: 1, section: '4.3', family: 'models', level: 'SHOULD', rule: 'c' },
@@ -28,7 +28,7 @@ let runs = 0
 /** A run (or shard) as the reporter would write it, from outcomes. */
 function run(outcomes: Outcome[], over: { shard?: { index: number; count: number } | null; baseline?: Baseline; asOf?: string; baseUrl?: string; embedded?: boolean; startedAt?: string; finishedAt?: string; measuredUsd?: number | null; families?: string[] | null } = {}): Summary {
   runs += 1
-  const aggregated = aggregate({ catalogue: CATALOGUE, outcomes, selectedFamilies: over.families ?? null, filtered: false, shard: over.shard ?? null })
+  const aggregated = aggregate({ requirements: REQUIREMENTS, outcomes, selectedFamilies: over.families ?? null, filtered: false, shard: over.shard ?? null })
   const results = over.baseline ? judgeBaseline(aggregated, over.baseline) : aggregated
   const verdict = verdictOf(results, 0)
   const tests = outcomes.filter((o) => o.source === 'test')

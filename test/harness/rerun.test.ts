@@ -1,7 +1,7 @@
 /** A failed MUST test is tried once more at once (harness/rerun.ts), and the reporter says flaky when that passed. */
 import type { TestContext } from 'vitest'
 import { describe, expect, test } from 'vitest'
-import type { Requirement } from '../../harness/catalogue.ts'
+import type { Requirement } from '../../harness/requirements.ts'
 import { aggregate, verdictOf, type Outcome } from '../../harness/results.ts'
 import { RERUN_DEFAULTS, rerunFailed, rerunNote, secondTry, wantsRerun } from '../../harness/rerun.ts'
 
@@ -118,9 +118,9 @@ describe('rerunFailed in a test', () => {
 })
 
 describe('flaky in the results', () => {
-  const catalogue: Requirement[] = [{ id: 'A', part: 1, section: '7', family: 'models', level: 'MUST', rule: 'a' }]
+  const requirements: Requirement[] = [{ id: 'A', part: 1, section: '7', family: 'models', level: 'MUST', rule: 'a' }]
   const out = (status: Outcome['status'], rerun?: Outcome['rerun'], source: Outcome['source'] = 'test'): Outcome => ({ requirement: 'A', status, test: 't', file: 'f', source, ...(rerun ? { rerun } : {}) })
-  const judge = (outcomes: Outcome[]) => aggregate({ catalogue, outcomes, selectedFamilies: null, filtered: false })[0]!
+  const judge = (outcomes: Outcome[]) => aggregate({ requirements, outcomes, selectedFamilies: null, filtered: false })[0]!
 
   test('a failure whose every failing test passed again is flaky, and still fails the run', () => {
     const r = judge([out('fail', 'pass'), out('pass')])

@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { schemas } from '../../harness/schema-registry.ts'
 import harSchema from './har-1.2.schema.json' with { type: 'json' }
 
-export const SUMMARY_SCHEMA = 'report/summary.schema.json'
+const SUMMARY_SCHEMA = 'report/summary.schema.json'
 
 export function summaryProblems(summary: unknown): string[] {
   return schemas().validate(SUMMARY_SCHEMA, summary).errors

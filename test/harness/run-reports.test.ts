@@ -1,13 +1,13 @@
 /**
  * What a run writes beside junit.xml, from hand-made results: summary.json against its published schema,
- * summary.md (DESIGN.md "Results"; issue 7), coverage.md, exchanges.har (HAR 1.2), and the catalogue's
+ * summary.md (DESIGN.md "Results"), coverage.md, exchanges.har (HAR 1.2), and the catalogue's
  * `untestable` marker. The end-to-end runs of test/cli validate real runs' files with the same checks.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
-import { loadCatalogue, uncheckedMust, type Requirement } from '../../harness/catalogue.ts'
+import { loadRequirements, uncheckedMust, type Requirement } from '../../harness/requirements.ts'
 import type { ExchangeRecord } from '../../harness/exchange.ts'
 import { Redactor } from '../../harness/redact.ts'
 import { aggregate, countByFamily, EXIT, totals, verdictOf, type Outcome } from '../../harness/results.ts'
@@ -21,7 +21,7 @@ const KEY = 'sk-test-0123456789abcdef-secret'
 const scratch = mkdtempSync(join(tmpdir(), 'gc-reports-'))
 afterAll(() => rmSync(scratch, { recursive: true, force: true }))
 
-const CATALOGUE: Requirement[] = [
+const REQUIREMENTS: Requirement[] = [
   { id: 'P1-4.1-alpha', part: 1, section: '4.1', family: 'headers', level: 'MUST', rule: 'Every response carries the alpha header.' },
   { id: 'P1-4.2-beta', part: 1, section: '4.2', family: 'headers', level: 'MUST', rule: 'A bad key is refused with 401 and the error body.' },
   { id: 'P1-4.3-gamma', part: 1, section: '4.3', family: 'models', level: 'MUST', rule: 'The model list names every mode of the catalogue.' },
@@ -50,7 +50,7 @@ const OUTCOMES: Outcome[] = [
 ]
 
 function makeSummary(): Summary {
-  const results = aggregate({ catalogue: CATALOGUE, outcomes: OUTCOMES, selectedFamilies: null, filtered: false })
+  const results = aggregate({ requirements: REQUIREMENTS, outcomes: OUTCOMES, selectedFamilies: null, filtered: false })
   const verdict = verdictOf(results, 0)
   return {
     schemaVersion: SUMMARY_SCHEMA_VERSION, runId: '20261121-100000-abcd', tool: { name: 'gateway-conformance', version: '9.8.7' },
@@ -135,7 +135,7 @@ describe('summary.md: what a person reads on the CI job page', () => {
 })
 
 describe('coverage.md: every requirement, its level, the tests that check it and their result', () => {
-  const untestable = (id: string): string | undefined => CATALOGUE.find((r) => r.id === id)?.untestable
+  const untestable = (id: string): string | undefined => REQUIREMENTS.find((r) => r.id === id)?.untestable
   const md = renderCoverage(makeSummary(), untestable)
 
   test('MUST requirements without a test come first; untestable ones are apart, with the reason', () => {
@@ -244,20 +244,20 @@ describe('exchanges.har (HAR 1.2)', () => {
 describe('untestable requirements (schemas/requirements.json)', () => {
   test('a MUST without a test is unchecked unless marked untestable; SHOULDs are not counted', () => {
     const checked = new Set(['P1-4.1-alpha', 'P1-4.2-beta'])
-    expect(uncheckedMust(CATALOGUE, (id) => checked.has(id)).map((r) => r.id)).toEqual(['P1-4.3-gamma', 'P2-3.1-epsilon'])
+    expect(uncheckedMust(REQUIREMENTS, (id) => checked.has(id)).map((r) => r.id)).toEqual(['P1-4.3-gamma', 'P2-3.1-epsilon'])
   })
 
   test('an untestable MUST with no test neither fails nor leaves the run incomplete', () => {
-    const results = aggregate({ catalogue: CATALOGUE.filter((r) => r.id === 'P1-4.4-delta'), outcomes: [], selectedFamilies: null, filtered: false })
+    const results = aggregate({ requirements: REQUIREMENTS.filter((r) => r.id === 'P1-4.4-delta'), outcomes: [], selectedFamilies: null, filtered: false })
     expect([results[0]?.status, results[0]?.reason]).toEqual(['disabled', 'untestable: the reference does not show the batch object'])
     expect(verdictOf(results, 0)).toBe('conformant')
   })
 
   test('the catalogue refuses an untestable mark without a reason', () => {
     const path = join(scratch, 'requirements.json')
-    writeFileSync(path, JSON.stringify({ requirements: [{ ...CATALOGUE[0], untestable: '' }] }))
-    expect(() => loadCatalogue(path)).toThrow(/"untestable" must give the reason/)
-    writeFileSync(path, JSON.stringify({ requirements: [CATALOGUE[3]] }))
-    expect(loadCatalogue(path).get('P1-4.4-delta')?.untestable).toBe('the reference does not show the batch object')
+    writeFileSync(path, JSON.stringify({ requirements: [{ ...REQUIREMENTS[0], untestable: '' }] }))
+    expect(() => loadRequirements(path)).toThrow(/"untestable" must give the reason/)
+    writeFileSync(path, JSON.stringify({ requirements: [REQUIREMENTS[3]] }))
+    expect(loadRequirements(path).get('P1-4.4-delta')?.untestable).toBe('the reference does not show the batch object')
   })
 })

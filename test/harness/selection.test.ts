@@ -1,6 +1,6 @@
 /** Selection options: --level, --shard, --baseline, --grep as flags, the test name pattern, and what a run leaves out. */
 import { describe, expect, test } from 'vitest'
-import { catalogue, type Requirement } from '../../harness/catalogue.ts'
+import { requirements, type Requirement } from '../../harness/requirements.ts'
 import { resolveOptions, type FlagValues } from '../../harness/config.ts'
 import { aggregate, verdictOf, type Outcome } from '../../harness/results.ts'
 import { levelIds, testNamePattern } from '../../harness/selection.ts'
@@ -46,10 +46,10 @@ describe('the test name pattern', () => {
   })
 
   test('--level must selects exactly the tests of MUST requirements of the catalogue', () => {
-    const ids = levelIds(catalogue().values(), 'MUST')!
+    const ids = levelIds(requirements().values(), 'MUST')!
     const pattern = testNamePattern(null, ids)
-    for (const r of catalogue().values()) expect(matches(pattern, name(r.id)), r.id).toBe(r.level === 'MUST')
-    expect(levelIds(catalogue().values(), null)).toBeNull()
+    for (const r of requirements().values()) expect(matches(pattern, name(r.id)), r.id).toBe(r.level === 'MUST')
+    expect(levelIds(requirements().values(), null)).toBeNull()
   })
 
   test('an id is matched whole: a MUST id does not select a longer SHOULD id that starts with it', () => {
@@ -69,7 +69,7 @@ describe('the test name pattern', () => {
 })
 
 describe('what a selection leaves out', () => {
-  const CATALOGUE: Requirement[] = [
+  const REQUIREMENTS: Requirement[] = [
     { id: 'M', part: 1, section: '1', family: 'models', level: 'MUST', rule: 'm' },
     { id: 'S', part: 1, section: '1', family: 'models', level: 'SHOULD', rule: 's' },
     { id: 'N', part: 1, section: '1', family: 'models', level: 'MUST', rule: 'n' },
@@ -77,16 +77,16 @@ describe('what a selection leaves out', () => {
   const out = (requirement: string, status: Outcome['status'], source: Outcome['source'] = 'test'): Outcome => ({ requirement, status, test: 't', file: 'f', source })
 
   test('--level must: SHOULD requirements are disabled, even those the audit of every response judged', () => {
-    const results = aggregate({ catalogue: CATALOGUE, outcomes: [out('M', 'pass'), out('S', 'fail', 'audit'), out('N', 'pass')], selectedFamilies: null, filtered: false, levels: ['MUST'] })
+    const results = aggregate({ requirements: REQUIREMENTS, outcomes: [out('M', 'pass'), out('S', 'fail', 'audit'), out('N', 'pass')], selectedFamilies: null, filtered: false, levels: ['MUST'] })
     expect(results.map((r) => [r.id, r.status, r.reason])).toEqual([['M', 'pass', undefined], ['S', 'disabled', 'level not selected (--level must)'], ['N', 'pass', undefined]])
     expect(verdictOf(results, 0)).toBe('conformant')
   })
 
   test('--shard: what the shard did not reach is left to the others, so the shard is not incomplete', () => {
-    const results = aggregate({ catalogue: CATALOGUE, outcomes: [out('M', 'pass')], selectedFamilies: null, filtered: false, shard: { index: 1, count: 2 } })
+    const results = aggregate({ requirements: REQUIREMENTS, outcomes: [out('M', 'pass')], selectedFamilies: null, filtered: false, shard: { index: 1, count: 2 } })
     expect(results.find((r) => r.id === 'N')).toMatchObject({ status: 'disabled', reason: 'not in this shard (--shard 1/2)' })
     expect(verdictOf(results, 0)).toBe('conformant')
     // The same run as a whole: N is checked by nothing, and the run is incomplete.
-    expect(verdictOf(aggregate({ catalogue: CATALOGUE, outcomes: [out('M', 'pass')], selectedFamilies: null, filtered: false }), 0)).toBe('incomplete')
+    expect(verdictOf(aggregate({ requirements: REQUIREMENTS, outcomes: [out('M', 'pass')], selectedFamilies: null, filtered: false }), 0)).toBe('incomplete')
   })
 })

@@ -8,7 +8,7 @@ import { readFileSync, statSync } from 'node:fs'
 import { SEEDED_KEY_ENV, SEEDED_KEYS, type SeededKeys } from '../../gateway/accounts.ts'
 import { filesUnder } from './files.ts'
 
-export interface Canaries {
+interface Canaries {
   /** canary -> seeded key, for startEmbeddedGateway({ keyAliases }). */
   aliases: Record<string, string>
   /** GATEWAY_API_KEY, GATEWAY_API_KEY_TIER0..5, GATEWAY_SUSPENDED_API_KEY set to the canaries. */

@@ -53,7 +53,7 @@ export function findChromium(): string | null {
   return null
 }
 
-export interface DumpDomOptions {
+interface DumpDomOptions {
   /** Wall-clock deadline for the whole browser run. */
   timeoutMs?: number
   virtualTimeBudgetMs?: number

@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 
-export const HOSTILE_MODES = [
+const HOSTILE_MODES = [
   'malformed-json', // 200, application/json, a body cut off half way through
   'hang', // reads the request and never sends a byte
   'endless-body', // headers and the start of a JSON body, then a byte every few milliseconds, forever
@@ -27,7 +27,7 @@ export const HOSTILE_MODES = [
 export type HostileMode = (typeof HOSTILE_MODES)[number]
 
 /** Modes that misbehave on streamed responses; the others misbehave on plain JSON answers. */
-export const STREAM_MODES: ReadonlySet<HostileMode> = new Set(['wrong-content-type', 'endless-sse', 'cut-sse', 'silent-sse'])
+const STREAM_MODES: ReadonlySet<HostileMode> = new Set(['wrong-content-type', 'endless-sse', 'cut-sse', 'silent-sse'])
 
 export const HOSTILE = {
   hugeBodyBytes: 50 * 1024 * 1024, // bytes: well past any cap a client should hold in memory
@@ -36,7 +36,7 @@ export const HOSTILE = {
   slowTrickleEveryMs: 2000, // between two bytes of a trickled body: a slow link, or a target stuck mid-answer
 }
 
-export interface HostileOptions {
+interface HostileOptions {
   /** Path prefixes that misbehave; default /v1/models for plain modes, /v1/responses for stream modes. */
   on?: readonly string[]
   /** For trickle: between two bytes (default HOSTILE.slowTrickleEveryMs). */

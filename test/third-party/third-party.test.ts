@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest'
-import { catalogue } from '../../harness/catalogue.ts'
+import { requirements } from '../../harness/requirements.ts'
 import type { Summary } from '../../harness/report/summary.ts'
 import { runConformance, type ConformanceRun } from '../support/run-conformance.ts'
 import { SERVERS, type ThirdPartyServer } from './servers.ts'
@@ -32,7 +32,7 @@ const MEETS: Record<string, string[]> = {
 const FAILURE = /^(?<id>P[12]-\S+) · (MUST|SHOULD) · Part [12] §\S+.*\nRule: .+\n(Expected: .+\n)?Seen:[\s\S]+\nExchange: [A-Z]+ \/\S* -> [\s\S]+\nReproduce: curl /
 
 function contractBreaches(summary: Summary): string[] {
-  const known = catalogue()
+  const known = requirements()
   const out: string[] = []
   for (const r of summary.requirements.filter((req) => req.status === 'fail')) {
     if (r.evidence.length === 0) out.push(`${r.id}: no evidence`)

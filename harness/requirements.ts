@@ -22,11 +22,11 @@ export interface Requirement {
   untestable?: string
 }
 
-export const CATALOGUE_PATH = fileURLToPath(new URL('../schemas/requirements.json', import.meta.url))
+const REQUIREMENTS_PATH = fileURLToPath(new URL('../schemas/requirements.json', import.meta.url))
 
 let cache: Map<string, Requirement> | undefined
 
-export function loadCatalogue(path: string = CATALOGUE_PATH): Map<string, Requirement> {
+export function loadRequirements(path: string = REQUIREMENTS_PATH): Map<string, Requirement> {
   const raw = JSON.parse(readFileSync(path, 'utf8')) as { requirements: Requirement[] }
   const map = new Map<string, Requirement>()
   for (const requirement of raw.requirements) {
@@ -48,13 +48,13 @@ export function uncheckedMust(requirements: Iterable<Requirement>, checked: (id:
   return [...requirements].filter((r) => r.level === 'MUST' && r.untestable === undefined && !checked(r.id))
 }
 
-export function catalogue(): Map<string, Requirement> {
-  cache ??= loadCatalogue()
+export function requirements(): Map<string, Requirement> {
+  cache ??= loadRequirements()
   return cache
 }
 
 export function requirement(id: string): Requirement {
-  const found = catalogue().get(id)
+  const found = requirements().get(id)
   if (found === undefined) throw new HarnessError('REQUIREMENT_UNKNOWN', `requirement ${id} is not in schemas/requirements.json`)
   return found
 }
@@ -66,5 +66,5 @@ export function citation(req: Requirement): string {
 }
 
 export function families(): string[] {
-  return [...new Set([...catalogue().values()].map((r) => r.family))].sort()
+  return [...new Set([...requirements().values()].map((r) => r.family))].sort()
 }
