@@ -7,7 +7,7 @@
  * instructions"); every other message is the conversation, flattened oldest first, as the simulated models
  * read it. Instructions and conversation both count as prompt tokens.
  */
-import type { CatalogueModel } from '../catalogue.ts'
+import type { CatalogueModel } from '../models/catalogue.ts'
 import { invalidParameter } from '../errors.ts'
 
 export const CHAT_LIMITS = {

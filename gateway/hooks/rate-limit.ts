@@ -22,8 +22,8 @@
  */
 import { setImmediate as yieldToIo } from 'node:timers/promises'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { Account } from '../accounts.ts'
-import type { CatalogueModel } from '../catalogue.ts'
+import type { Account } from '../account/accounts.ts'
+import type { CatalogueModel } from '../models/catalogue.ts'
 import type { RequestContext } from '../context.ts'
 import { compatibleError, GatewayError, usageError } from '../errors.ts'
 import { formatGoDuration } from '../go-duration.ts'

@@ -14,7 +14,7 @@
  * model), the input result is that error while the output is still moderated, and the call itself succeeds.
  * Tool names, descriptions and schemas are never moderated (§4.7): only the conversation's text is.
  */
-import { findModel } from '../catalogue.ts'
+import { findModel } from '../models/catalogue.ts'
 
 export interface InlineError {
   model: string

@@ -10,7 +10,7 @@
  * totalTokenCount includes it; an inline image counts 258 prompt tokens.
  */
 import { randomBytes } from 'node:crypto'
-import type { CatalogueModel } from '../catalogue.ts'
+import type { CatalogueModel } from '../models/catalogue.ts'
 import type { FaultSet } from '../faults.ts'
 import { generate } from '../simulate/generate.ts'
 import { countTokens } from '../simulate/tokenizer.ts'

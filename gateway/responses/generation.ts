@@ -5,7 +5,7 @@
  * that a stream sends as deltas.
  */
 import { createHash, randomBytes } from 'node:crypto'
-import type { CatalogueModel } from '../catalogue.ts'
+import type { CatalogueModel } from '../models/catalogue.ts'
 import { GatewayError } from '../errors.ts'
 import type { FaultSet } from '../faults.ts'
 import { generate } from '../simulate/generate.ts'

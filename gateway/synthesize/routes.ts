@@ -14,11 +14,11 @@
  * - languageCode is checked for a BCP-47 shape only.
  */
 import type { FastifyInstance } from 'fastify'
-import { chargeUsd } from '../billing.ts'
-import { findModel } from '../catalogue.ts'
+import { chargeUsd } from '../account/billing.ts'
+import { findModel } from '../models/catalogue.ts'
 import { requireCaller } from '../context.ts'
 import { GatewayError, invalidParameter } from '../errors.ts'
-import { requireTier } from '../model-access.ts'
+import { requireTier } from '../models/access.ts'
 import { g711, mp3, oggOpus, pcm16le, speechSeconds, toneSamples, wav } from '../native/audio.ts'
 import { nativeErrorDialect } from '../native/errors.ts'
 import { AUDIO_TOKENS_PER_SECOND, costUsd, SYNTHESIZE_MODELS } from '../native/models.ts'

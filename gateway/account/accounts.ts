@@ -2,8 +2,8 @@
  * Seeded accounts and keys. The keys are fixed strings so that .env.example, the README and every
  * run agree; they unlock nothing but this in-memory simulator.
  */
-import keyVariables from '../schemas/config/key-variables.json' with { type: 'json' }
-import type { Tier } from './limit-tables.ts'
+import keyVariables from '../../schemas/config/key-variables.json' with { type: 'json' }
+import type { Tier } from '../limit-tables.ts'
 
 export interface ApiKey {
   readonly value: string
@@ -16,7 +16,7 @@ export interface CreditGrant {
   readonly id: string
   readonly description: string
   readonly amountIrt: number
-  /** Mutable: billable calls debit it (gateway/billing.ts). */
+  /** Mutable: billable calls debit it (billing.ts). */
   remainingIrt: number
   readonly endDate: string
   readonly scopeDetails: Readonly<Record<string, readonly string[]>>
@@ -65,7 +65,7 @@ const KEY_VALUES = {
   suspended: 'sk-ref-suspended-49549223a4d650a063f4bece',
 } as const
 
-/** The key of the admin routes (routes/admin.ts); it belongs to no account and is refused everywhere else. */
+/** The key of the admin routes (../admin.ts); it belongs to no account and is refused everywhere else. */
 export const ADMIN_KEY = 'sk-ref-admin-7f3c2a9e41d86b05c3e1'
 
 export const SEEDED_KEYS: SeededKeys = { main: KEY_VALUES.tier2, ...KEY_VALUES }

@@ -11,8 +11,8 @@ import { randomBytes } from 'node:crypto'
 import { mkdir, mkdtemp, readdir, rm, rmdir } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { Clock } from './clock.ts'
-import { fileLimits, MAX_UPLOAD_BYTES, type FileTierLimits, type Tier } from './limit-tables.ts'
+import type { Clock } from '../clock.ts'
+import { fileLimits, MAX_UPLOAD_BYTES, type FileTierLimits, type Tier } from '../limit-tables.ts'
 
 /** Section 4.4: the purposes an upload may name. */
 export const FILE_PURPOSES = ['assistants', 'batch', 'fine-tune', 'vision', 'user_data', 'evals', 'others'] as const

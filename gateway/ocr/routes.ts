@@ -12,14 +12,14 @@
  * dimensions follow the widely used OCR convention; document_annotation is null without a format.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { chargeUsd } from '../billing.ts'
+import { chargeUsd } from '../account/billing.ts'
 import { TINY_PNG_BASE64 } from '../compatible/simulate.ts'
 import { requireCaller, type AuthPolicy, type Caller } from '../context.ts'
 import { GatewayError, invalidParameter } from '../errors.ts'
-import { objectBody, requireModelId, requireTier, resolveModel } from '../model-access.ts'
-import { annotate, readAnnotationFormat } from '../ocr/annotation.ts'
-import { readDocument } from '../ocr/document.ts'
-import { renderPage, type TableFormat } from '../ocr/render.ts'
+import { objectBody, requireModelId, requireTier, resolveModel } from '../models/access.ts'
+import { annotate, readAnnotationFormat } from './annotation.ts'
+import { readDocument } from './document.ts'
+import { renderPage, type TableFormat } from './render.ts'
 import type { GatewayState } from '../state.ts'
 
 type Json = Record<string, unknown>
@@ -34,7 +34,7 @@ const DPI = 200
 
 export function registerOcrRoutes(app: FastifyInstance, state: GatewayState): void {
   const { faults } = state
-  // As in routes/search.ts: the fault lets calls without a valid key through ("optional", the unknown-route policy).
+  // As in search/routes.ts: the fault lets calls without a valid key through ("optional", the unknown-route policy).
   const config = faults.has('ocr-key-not-required') ? { config: { auth: 'optional' as AuthPolicy } } : {}
 
   app.post('/v1/ocr', config, async (request: FastifyRequest) => {

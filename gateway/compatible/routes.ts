@@ -14,17 +14,17 @@
  */
 import { randomBytes } from 'node:crypto'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { CATALOGUE, findModel, type CatalogueModel, type Mode } from '../catalogue.ts'
+import { CATALOGUE, findModel, type CatalogueModel, type Mode } from '../models/catalogue.ts'
 import { requireCaller, type RequestContext } from '../context.ts'
 import { GatewayError, invalidParameter } from '../errors.ts'
 import { MAX_IMAGES } from '../limit-tables.ts'
 import { sendError } from '../fallbacks.ts'
-import { objectBody, requireModelId, requireTier, resolveModel } from '../model-access.ts'
+import { objectBody, requireModelId, requireTier, resolveModel } from '../models/access.ts'
 import { generate } from '../simulate/generate.ts'
 import { countTokens } from '../simulate/tokenizer.ts'
 import { startSse } from '../sse.ts'
 import type { GatewayState } from '../state.ts'
-import { embed, EMBEDDING_DIMENSIONS, embeddingBase64, TINY_PNG_BASE64 } from '../compatible/simulate.ts'
+import { embed, EMBEDDING_DIMENSIONS, embeddingBase64, TINY_PNG_BASE64 } from './simulate.ts'
 
 type Json = Record<string, unknown>
 

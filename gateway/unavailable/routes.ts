@@ -7,18 +7,18 @@
  * 404 ("resource missing") is among the statuses section 7 says the service uses, and 501 is not.
  *
  * Under a `planned-<surface>-*` fault, that surface is registered and offered with the planned shapes and
- * rules (../planned/*.ts) except for the one defect the fault names: this proves that the suite judges a target
+ * rules (batches.ts, assistants.ts, fine-tuning.ts) except for the one defect the fault names: this proves that the suite judges a target
  * that does offer a planned surface. Offered routes require a key like every endpoint (section 5.1).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { findModel } from '../catalogue.ts'
+import { findModel } from '../models/catalogue.ts'
 import { requireCaller } from '../context.ts'
 import { GatewayError, invalidParameter } from '../errors.ts'
 import type { FaultSet } from '../faults.ts'
-import { PlannedAssistants } from '../planned/assistants.ts'
-import { PlannedBatches } from '../planned/batches.ts'
-import { PlannedFineTuning } from '../planned/fine-tuning.ts'
-import { isObject, requestBody, requiredString, type Json } from '../planned/rules.ts'
+import { PlannedAssistants } from './assistants.ts'
+import { PlannedBatches } from './batches.ts'
+import { PlannedFineTuning } from './fine-tuning.ts'
+import { isObject, requestBody, requiredString, type Json } from './rules.ts'
 import { countTokens } from '../simulate/tokenizer.ts'
 import type { GatewayState } from '../state.ts'
 

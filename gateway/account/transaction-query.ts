@@ -3,10 +3,10 @@
  * window, the filters and paging. Parsing refuses anything the table does not allow with a 400 that
  * names the parameter; selecting is then a plain scan of the caller's transactions, newest first.
  */
-import { isCalendarDate } from './clock.ts'
-import { invalidParameter } from './errors.ts'
-import type { FaultSet } from './faults.ts'
-import { integerParam, singleParam, type RawQuery } from './query-params.ts'
+import { isCalendarDate } from '../clock.ts'
+import { invalidParameter } from '../errors.ts'
+import type { FaultSet } from '../faults.ts'
+import { integerParam, singleParam, type RawQuery } from '../query-params.ts'
 import type { StoredTransaction, TransactionRecord, TransactionStore } from './transactions.ts'
 
 const HOUR_MS = 3_600_000

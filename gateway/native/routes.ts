@@ -15,14 +15,14 @@
 import { PassThrough } from 'node:stream'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyInstance, FastifyReply } from 'fastify'
-import { chargeUsd } from '../billing.ts'
+import { chargeUsd } from '../account/billing.ts'
 import { requireCaller, type Caller, type RequestContext } from '../context.ts'
 import { GatewayError, invalidParameter } from '../errors.ts'
-import { requireTier } from '../model-access.ts'
-import { answerNative, type NativeAnswer } from '../native/answer.ts'
-import { nativeErrorDialect } from '../native/errors.ts'
-import { isSpeechModel, nativeModel } from '../native/models.ts'
-import { checkSpeechRequest, parseNativeRequest } from '../native/request.ts'
+import { requireTier } from '../models/access.ts'
+import { answerNative, type NativeAnswer } from './answer.ts'
+import { nativeErrorDialect } from './errors.ts'
+import { isSpeechModel, nativeModel } from './models.ts'
+import { checkSpeechRequest, parseNativeRequest } from './request.ts'
 import { countTokens } from '../simulate/tokenizer.ts'
 import { startSse, SSE_WRITER_DEFAULTS } from '../sse.ts'
 import type { GatewayState } from '../state.ts'
@@ -64,7 +64,7 @@ export function registerNativeRoutes(app: FastifyInstance, state: GatewayState):
 
       const answer = answerNative(model, body, faults)
       record(context, answer, method === 'streamGenerateContent')
-      // Section 3 of Part 2 and gateway/billing.ts: charged when the work starts.
+      // Section 3 of Part 2 and account/billing.ts: charged when the work starts.
       chargeUsd(caller.account, answer.usd)
       if (method === 'generateContent') return answer.response
       await (request.query.alt === 'sse' ? streamSse(reply, answer) : streamJsonArray(reply, answer, app.gatewayVary))

@@ -3,10 +3,10 @@
  * compatible retrieve record with its extra object, and the alternate (x-api-key) item and retrieve.
  * Pure functions of the model, the caller's tier and the faults switched on.
  */
-import { toIso } from './clock.ts'
+import { toIso } from '../clock.ts'
 import { CAPABILITY_FLAGS, type CapabilityFlag, type CatalogueModel, type Pricing, type SearchContextCost } from './catalogue.ts'
-import type { FaultSet } from './faults.ts'
-import { classLimits, TIERS, type Tier, type TierLimits } from './limit-tables.ts'
+import type { FaultSet } from '../faults.ts'
+import { classLimits, TIERS, type Tier, type TierLimits } from '../limit-tables.ts'
 
 type Flags = Partial<Record<CapabilityFlag, boolean>>
 

@@ -4,13 +4,13 @@
  * against the usage rate limit of section 8.1 (hooks/rate-limit.ts).
  */
 import type { FastifyInstance } from 'fastify'
-import { EXCHANGE_RATE, type Account, type CreditGrant, type CreditPackage } from '../accounts.ts'
+import { EXCHANGE_RATE, type Account, type CreditGrant, type CreditPackage } from './accounts.ts'
 import { requireCaller } from '../context.ts'
 import { invalidParameter } from '../errors.ts'
 import type { FaultSet } from '../faults.ts'
 import type { GatewayState } from '../state.ts'
-import { parseTransactionQuery, selectTransactions } from '../transaction-query.ts'
-import type { TransactionRecord } from '../transactions.ts'
+import { parseTransactionQuery, selectTransactions } from './transaction-query.ts'
+import type { TransactionRecord } from './transactions.ts'
 
 /** Section 8.5: lookup takes up to 1000 transactions per request. */
 const LOOKUP_MAX_IDS = 1_000

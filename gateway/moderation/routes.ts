@@ -15,17 +15,17 @@
  */
 import { randomBytes } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
-import { findModel, type CatalogueModel } from '../catalogue.ts'
-import { chargeUsd } from '../billing.ts'
+import { findModel, type CatalogueModel } from '../models/catalogue.ts'
+import { chargeUsd } from '../account/billing.ts'
 import type { AuthPolicy, RequestContext } from '../context.ts'
 import { GatewayError, invalidParameter, usageError } from '../errors.ts'
 import type { FaultSet } from '../faults.ts'
-import { objectBody, requireTier, resolveModel } from '../model-access.ts'
+import { objectBody, requireTier, resolveModel } from '../models/access.ts'
 import { countTokens } from '../simulate/tokenizer.ts'
 import type { GatewayState } from '../state.ts'
-import { IMAGE_CATEGORIES, MODERATION_CATEGORIES } from '../moderation/categories.ts'
-import { classify, type ModerationResult } from '../moderation/classifier.ts'
-import { DEFAULT_MODERATION_MODEL, parseModerationRequest } from '../moderation/request.ts'
+import { IMAGE_CATEGORIES, MODERATION_CATEGORIES } from './categories.ts'
+import { classify, type ModerationResult } from './classifier.ts'
+import { DEFAULT_MODERATION_MODEL, parseModerationRequest } from './request.ts'
 
 const MODERATION_RULES = { modes: ['moderation'], endpoint: 'moderations' } as const
 

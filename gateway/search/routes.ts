@@ -10,13 +10,13 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { AuthPolicy, Caller } from '../context.ts'
-import { chargeUsd } from '../billing.ts'
+import { chargeUsd } from '../account/billing.ts'
 import { requireCaller } from '../context.ts'
 import { GatewayError, invalidParameter } from '../errors.ts'
-import { objectBody, requireTier, resolveModel } from '../model-access.ts'
-import { readSearchRequest } from '../search/request.ts'
-import { searchResults } from '../search/results.ts'
-import { findSearchTool, type SearchTool } from '../search/tools.ts'
+import { objectBody, requireTier, resolveModel } from '../models/access.ts'
+import { readSearchRequest } from './request.ts'
+import { searchResults } from './results.ts'
+import { findSearchTool, type SearchTool } from './tools.ts'
 import type { GatewayState } from '../state.ts'
 
 type Form = 'body' | 'url'

@@ -3,7 +3,7 @@
  * `planned-assistant-*` or `planned-threads-*` fault. Only the assistant object has a planned shape; threads,
  * messages and runs answer the widely used convention's objects, kept minimal.
  */
-import { findModel } from '../catalogue.ts'
+import { findModel } from '../models/catalogue.ts'
 import { GatewayError, invalidParameter } from '../errors.ts'
 import type { FaultSet } from '../faults.ts'
 import { isObject, notFound, optionalString, plannedId, readMetadata, requestBody, requiredString, type Json } from './rules.ts'

@@ -1,7 +1,7 @@
 /**
  * Request rules the planned surfaces share (Part 1 sections 4.9 and 8.5). These surfaces are unavailable in
  * the reference gateway (section 1.6); they are served only under the `planned-*` faults, which prove that
- * the suite judges a target that does offer them. See ../routes/unavailable.ts.
+ * the suite judges a target that does offer them. See routes.ts.
  */
 import { randomBytes } from 'node:crypto'
 import { GatewayError, invalidParameter } from '../errors.ts'

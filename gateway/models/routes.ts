@@ -4,11 +4,11 @@
  * x-api-key the alternate ones with cursor paging.
  */
 import type { FastifyInstance, FastifyReply } from 'fastify'
-import { CATALOGUE, findModel } from '../catalogue.ts'
+import { CATALOGUE, findModel } from './catalogue.ts'
 import { requireCaller } from '../context.ts'
-import { pageByCursor } from '../cursor-page.ts'
+import { pageByCursor } from './cursor-page.ts'
 import { GatewayError } from '../errors.ts'
-import { alternateItem, alternateRetrieve, bareModel, bearerListItem, bearerRetrieve, listItem } from '../model-views.ts'
+import { alternateItem, alternateRetrieve, bareModel, bearerListItem, bearerRetrieve, listItem } from './views.ts'
 import { integerParam, singleParam, type RawQuery } from '../query-params.ts'
 import type { Tier } from '../limit-tables.ts'
 import type { GatewayState } from '../state.ts'

@@ -1,6 +1,6 @@
 /**
  * Chat completions (Part 1 sections 2.5, 2.6, 4.7, 6): POST /v1/chat/completions with a chat model of the
- * caller's tier. Answers the §2.6 shape, or with stream true the chunk convention of ../chat/stream.ts.
+ * caller's tier. Answers the §2.6 shape, or with stream true the chunk convention of stream.ts.
  *
  * Where the reference is silent: the response also carries the convention's fields it does not list
  * (message.refusal, logprobs, usage.completion_tokens_details.reasoning_tokens); prompt caching is not
@@ -10,15 +10,15 @@
  */
 import { randomBytes } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
-import { CATALOGUE, findModel, type CatalogueModel } from '../catalogue.ts'
-import { answerChat, moderate, type ChatAnswer } from '../chat/answer.ts'
+import { CATALOGUE, findModel, type CatalogueModel } from '../models/catalogue.ts'
+import { answerChat, moderate, type ChatAnswer } from './answer.ts'
 import { imageNotModerated, messagesHaveImage, moderatesImages } from '../moderation/inline.ts'
-import { parseChatRequest, type ChatRequest } from '../chat/request.ts'
-import { streamChat, type CompletionHead } from '../chat/stream.ts'
+import { parseChatRequest, type ChatRequest } from './request.ts'
+import { streamChat, type CompletionHead } from './stream.ts'
 import { requireCaller, type RequestContext } from '../context.ts'
 import { invalidParameter } from '../errors.ts'
 import type { FaultSet } from '../faults.ts'
-import { objectBody, requireModelId, requireTier, resolveModel } from '../model-access.ts'
+import { objectBody, requireModelId, requireTier, resolveModel } from '../models/access.ts'
 import type { GatewayState } from '../state.ts'
 
 const CHAT_RULES = { modes: ['chat'], endpoint: 'chat completions' } as const

@@ -7,7 +7,7 @@
  * - before_id alone pages backwards: the `limit` items immediately before it;
  * - has_more: more items exist beyond this page in the paging direction.
  */
-import { invalidParameter } from './errors.ts'
+import { invalidParameter } from '../errors.ts'
 
 export interface CursorRequest {
   readonly afterId: string | undefined

@@ -13,8 +13,8 @@
  * the call is refused.
  */
 import { findModel, type CatalogueModel, type Mode } from './catalogue.ts'
-import type { Caller, RequestContext } from './context.ts'
-import { GatewayError, invalidParameter } from './errors.ts'
+import type { Caller, RequestContext } from '../context.ts'
+import { GatewayError, invalidParameter } from '../errors.ts'
 
 export interface ModelRules {
   /** The modes this endpoint serves; the first one names the kind in messages. */

@@ -10,10 +10,10 @@
  * windows stay. Only the admin key (ADMIN_KEY, printed by `npm run gateway`) is accepted, as Bearer.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { ADMIN_KEY } from '../accounts.ts'
-import { GatewayError, invalidParameter } from '../errors.ts'
-import { TIERS, type Tier } from '../limit-tables.ts'
-import type { GatewayState } from '../state.ts'
+import { ADMIN_KEY } from './account/accounts.ts'
+import { GatewayError, invalidParameter } from './errors.ts'
+import { TIERS, type Tier } from './limit-tables.ts'
+import type { GatewayState } from './state.ts'
 
 export function registerAdminRoutes(app: FastifyInstance, state: GatewayState): void {
   const requireAdmin = (request: FastifyRequest): void => {

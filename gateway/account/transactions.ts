@@ -5,7 +5,7 @@
  * cannot exhaust memory. Records are added synchronously while the response is being sent, so a
  * transaction can be listed as soon as its call has answered.
  */
-import type { TokenCounts } from './context.ts'
+import type { TokenCounts } from '../context.ts'
 
 /** The public record of section 2.2, exactly as the usage endpoints return it. */
 export interface TransactionRecord {

@@ -3,7 +3,7 @@
  * fault. No training happens: a job stays `validating` until cancelled. The training file is not read.
  * Pause, resume and checkpoints are "conditional and not guaranteed" and stay unavailable.
  */
-import { findModel } from '../catalogue.ts'
+import { findModel } from '../models/catalogue.ts'
 import { GatewayError, invalidParameter } from '../errors.ts'
 import type { FaultSet } from '../faults.ts'
 import { isObject, listLimit, notFound, optionalString, pageAfter, plannedId, requestBody, requiredString, type Json } from './rules.ts'

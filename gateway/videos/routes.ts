@@ -20,16 +20,16 @@
  */
 import fastifyMultipart from '@fastify/multipart'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { chargeUsd } from '../billing.ts'
-import { findModel } from '../catalogue.ts'
+import { chargeUsd } from '../account/billing.ts'
+import { findModel } from '../models/catalogue.ts'
 import { requireCaller, type RequestContext } from '../context.ts'
 import { GatewayError, invalidParameter } from '../errors.ts'
-import { requireTier, resolveModel } from '../model-access.ts'
+import { requireTier, resolveModel } from '../models/access.ts'
 import type { GatewayState } from '../state.ts'
 import { createUuid7Generator } from '../uuid7.ts'
-import { checkCreate, readCreateBody, type VideoSpec } from '../videos/request.ts'
-import { makeMp4 } from '../videos/mp4.ts'
-import { VideoStore, type VideoJob } from '../videos/store.ts'
+import { checkCreate, readCreateBody, type VideoSpec } from './request.ts'
+import { makeMp4 } from './mp4.ts'
+import { VideoStore, type VideoJob } from './store.ts'
 import { abandonBody } from '../abandon-body.ts'
 
 /** A prompt holding this text makes a job that cannot start (failed at creation, not charged). */

@@ -5,7 +5,7 @@
  *
  * The order of CATALOGUE is the stable order of every model list and of the alternate list's cursors.
  */
-import type { ModelRateClass, Tier } from './limit-tables.ts'
+import type { ModelRateClass, Tier } from '../limit-tables.ts'
 
 export const MODES = [
   'chat', 'embedding', 'completion', 'image_generation', 'video_generation', 'audio_transcription',
@@ -192,7 +192,7 @@ export const CATALOGUE: readonly CatalogueModel[] = [
   },
   // search and ocr: Part 2 sections 4.5 and 4.6. The other eight search tools of section 4.5 (p1-search is above),
   // priced per query (searchUsdPerQuery; the token pricing does not apply), and the latest alias of the OCR model
-  // gw-ocr-1 (<ocr_model>), which routes/ocr.ts resolves to it; OCR is priced per page (0.004 USD, 0.005 annotated).
+  // gw-ocr-1 (<ocr_model>), which ocr/routes.ts resolves to it; OCR is priced per page (0.004 USD, 0.005 annotated).
   {
     id: 'p2-search', displayName: 'p2 Search', ownedBy: 'p2', mode: 'search', minTier: 0, rateClass: 'utility',
     created: JAN_2025 + 160 * DAY, pricing: { input: 0, cached_input: 0, output: 0 },
@@ -263,7 +263,7 @@ export const CATALOGUE: readonly CatalogueModel[] = [
   },
   // moderation: Part 2 section 4.7. The other three named models (free, like omni-moderation-latest above; the
   // text models take no images) and the hosted guard model, whose id the reference does not give and whose
-  // price is its own (per million input tokens, charged by routes/moderation.ts).
+  // price is its own (per million input tokens, charged by moderation/routes.ts).
   {
     id: 'omni-moderation-2024-09-26', displayName: 'Omni Moderation (2024-09-26)', ownedBy: 'atlas-ai', mode: 'moderation',
     minTier: 0, rateClass: 'utility', created: JAN_2025 + 180 * DAY, pricing: { input: 0, cached_input: 0, output: 0 },
