@@ -26,8 +26,6 @@ import { startSse } from '../sse.ts'
 import type { GatewayState } from '../state.ts'
 import { embed, EMBEDDING_DIMENSIONS, embeddingBase64, TINY_PNG_BASE64 } from './simulate.ts'
 
-type Json = Record<string, unknown>
-
 const IMAGE_SIZES = ['auto', '256x256', '512x512', '1024x1024', '1024x1536', '1536x1024'] as const
 const COMPLETION_DEFAULT_MAX_TOKENS = 16 // the legacy convention's default
 
@@ -153,14 +151,14 @@ function setTokens(context: RequestContext, prompt: number, completion: number, 
   context.tokens = { total: prompt + completion, prompt, completion, reasoning, cached: 0 }
 }
 
-function optionalInteger(body: Json, name: string, min: number, max: number): number | undefined {
+function optionalInteger(body: Record<string, unknown>, name: string, min: number, max: number): number | undefined {
   const value = body[name]
   if (value === undefined || value === null) return undefined
   if (!Number.isInteger(value) || (value as number) < min || (value as number) > max) throw invalidParameter(name, `${name} must be an integer from ${min} to ${max}.`)
   return value as number
 }
 
-function optionalNumber(body: Json, name: string, min: number, max: number): number | undefined {
+function optionalNumber(body: Record<string, unknown>, name: string, min: number, max: number): number | undefined {
   const value = body[name]
   if (value === undefined || value === null) return undefined
   if (typeof value !== 'number' || value < min || value > max) throw invalidParameter(name, `${name} must be a number from ${min} to ${max}.`)
@@ -178,7 +176,7 @@ function embeddingInputs(input: unknown): Array<string | number[]> {
 
 /** The image of an edit: a stored file id, { file_id }, or an array of these. */
 function imageFileIds(image: unknown): string[] {
-  const one = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : typeof v === 'object' && v !== null && typeof (v as Json).file_id === 'string' ? ((v as Json).file_id as string) : undefined)
+  const one = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : typeof v === 'object' && v !== null && typeof (v as Record<string, unknown>).file_id === 'string' ? ((v as Record<string, unknown>).file_id as string) : undefined)
   const list = Array.isArray(image) ? image.map(one) : [one(image)]
   if (list.length === 0 || list.some((id) => id === undefined)) throw invalidParameter('image', 'image is required: a stored file id, { file_id }, or an array of them.')
   return list as string[]
@@ -188,8 +186,8 @@ function imageFileIds(image: unknown): string[] {
 function blockText(value: unknown, param: string, optional: boolean): string | undefined {
   if ((value === undefined || value === null) && optional) return undefined
   if (typeof value === 'string') return value
-  if (Array.isArray(value) && value.every((b) => typeof b === 'object' && b !== null && (b as Json).type === 'text' && typeof (b as Json).text === 'string')) {
-    return value.map((b) => (b as Json).text as string).join('\n')
+  if (Array.isArray(value) && value.every((b) => typeof b === 'object' && b !== null && (b as Record<string, unknown>).type === 'text' && typeof (b as Record<string, unknown>).text === 'string')) {
+    return value.map((b) => (b as Record<string, unknown>).text as string).join('\n')
   }
   throw invalidParameter(param, `${param} must be a string or an array of { type: "text", text } blocks.`)
 }
@@ -198,9 +196,9 @@ function messagesText(messages: unknown): string {
   if (!Array.isArray(messages) || messages.length === 0) throw invalidParameter('messages', 'messages is required: a non-empty array of { role, content }.')
   return messages
     .map((message, i) => {
-      const role = typeof message === 'object' && message !== null ? (message as Json).role : undefined
+      const role = typeof message === 'object' && message !== null ? (message as Record<string, unknown>).role : undefined
       if (role !== 'user' && role !== 'assistant') throw invalidParameter(`messages[${i}].role`, 'role must be user or assistant (system text goes in system).')
-      return blockText((message as Json).content, `messages[${i}].content`, false) as string
+      return blockText((message as Record<string, unknown>).content, `messages[${i}].content`, false) as string
     })
     .join('\n')
 }

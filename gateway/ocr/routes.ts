@@ -22,8 +22,6 @@ import { readDocument } from './document.ts'
 import { renderPage, type TableFormat } from './render.ts'
 import type { GatewayState } from '../state.ts'
 
-type Json = Record<string, unknown>
-
 /** The OCR model (<ocr_model>) and its latest alias. */
 export const OCR_MODEL = 'gw-ocr-1'
 export const OCR_ALIASES: Readonly<Record<string, string>> = { 'gw-ocr-latest': OCR_MODEL }
@@ -122,14 +120,14 @@ function pageIndices(value: unknown, count: number): number[] {
   return [...new Set(value as number[])].sort((a, b) => a - b)
 }
 
-function optionalBoolean(body: Json, name: string): boolean | undefined {
+function optionalBoolean(body: Record<string, unknown>, name: string): boolean | undefined {
   const value = body[name]
   if (value === undefined || value === null) return undefined
   if (typeof value !== 'boolean') throw invalidParameter(name, `${name} must be a boolean.`)
   return value
 }
 
-function optionalInteger(body: Json, name: string): number | undefined {
+function optionalInteger(body: Record<string, unknown>, name: string): number | undefined {
   const value = body[name]
   if (value === undefined || value === null) return undefined
   if (!Number.isInteger(value) || (value as number) < 0) throw invalidParameter(name, `${name} must be a non-negative integer.`)

@@ -6,14 +6,12 @@
 import type { GatewayState } from '../state.ts'
 import type { Draft } from './response-object.ts'
 
-type Json = Record<string, unknown>
-
 export interface StoredResponse {
   readonly accountId: string
   readonly draft: Draft
   /** What retrieval answers now: the finished response, or a background job's current snapshot. */
-  body: Json
-  readonly inputItems: readonly Json[]
+  body: Record<string, unknown>
+  readonly inputItems: readonly Record<string, unknown>[]
   /** Pending background transitions, cleared on cancel, eviction and close. */
   timers: NodeJS.Timeout[]
 }

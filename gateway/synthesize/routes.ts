@@ -24,8 +24,7 @@ import { nativeErrorDialect } from '../native/errors.ts'
 import { AUDIO_TOKENS_PER_SECOND, costUsd, SYNTHESIZE_MODELS } from '../native/models.ts'
 import { countTokens } from '../simulate/tokenizer.ts'
 import type { GatewayState } from '../state.ts'
-
-type Json = Record<string, unknown>
+import { isObject } from '../../common/json.ts'
 
 export const SYNTHESIZE_LIMITS = {
   textBytes: 4000, // input.text, "about 4000 bytes" (section 4.9)
@@ -44,10 +43,6 @@ const RATES: Readonly<Record<Encoding, readonly number[] | undefined>> = {
 }
 const AUTOMATIC_RATE = 24_000
 const BCP47 = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
 
 export function registerSynthesizeRoutes(app: FastifyInstance, state: GatewayState): void {
   const { faults } = state
@@ -140,7 +135,7 @@ export function registerSynthesizeRoutes(app: FastifyInstance, state: GatewaySta
   }
 }
 
-function checkSpeakers(voice: Json): void {
+function checkSpeakers(voice: Record<string, unknown>): void {
   const multi = voice.multiSpeakerVoiceConfig
   if (multi === undefined) return
   const configs = isObject(multi) ? multi.speakerVoiceConfigs : undefined

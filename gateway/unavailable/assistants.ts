@@ -6,7 +6,8 @@
 import { findModel } from '../models/catalogue.ts'
 import { GatewayError, invalidParameter } from '../errors.ts'
 import type { FaultSet } from '../faults.ts'
-import { isObject, notFound, optionalString, plannedId, readMetadata, requestBody, requiredString, type Json } from './rules.ts'
+import { notFound, optionalString, plannedId, readMetadata, requestBody, requiredString } from './rules.ts'
+import { isObject } from '../../common/json.ts'
 
 /** Section 4.9: the assistant's text and tool limits. */
 export const ASSISTANT_LIMITS = { name: 256, description: 512, instructions: 32_768, tools: 128 } as const
@@ -16,15 +17,15 @@ interface Owned {
 }
 
 export class PlannedAssistants {
-  readonly #assistants = new Map<string, Json & Owned>()
-  readonly #threads = new Map<string, Json & Owned>()
+  readonly #assistants = new Map<string, Record<string, unknown> & Owned>()
+  readonly #threads = new Map<string, Record<string, unknown> & Owned>()
 
   constructor(
     private readonly faults: FaultSet,
     private readonly nowSeconds: () => number,
   ) {}
 
-  createAssistant(accountId: string, raw: unknown): Json {
+  createAssistant(accountId: string, raw: unknown): Record<string, unknown> {
     const body = requestBody(raw)
     const check = !this.faults.has('planned-assistant-limits-unchecked')
     const model = requiredString(body, 'model')
@@ -51,7 +52,7 @@ export class PlannedAssistants {
     return assistant
   }
 
-  createThread(accountId: string, raw: unknown): Json {
+  createThread(accountId: string, raw: unknown): Record<string, unknown> {
     const body = requestBody(raw)
     const messages = body.messages === undefined ? [] : body.messages
     if (!Array.isArray(messages)) throw invalidParameter('messages', 'messages must be an array.')
@@ -61,7 +62,7 @@ export class PlannedAssistants {
     return thread
   }
 
-  addMessage(accountId: string, threadId: string, raw: unknown): Json {
+  addMessage(accountId: string, threadId: string, raw: unknown): Record<string, unknown> {
     this.#thread(accountId, threadId)
     const body = requestBody(raw)
     const { role, text } = this.#readMessage(body, 'message')
@@ -73,7 +74,7 @@ export class PlannedAssistants {
     }
   }
 
-  createRun(accountId: string, threadId: string, raw: unknown): Json {
+  createRun(accountId: string, threadId: string, raw: unknown): Record<string, unknown> {
     this.#thread(accountId, threadId)
     const body = requestBody(raw)
     const assistantId = requiredString(body, 'assistant_id')
@@ -98,7 +99,7 @@ export class PlannedAssistants {
     throw invalidParameter(`${where}.content`, 'content is required.')
   }
 
-  #thread(accountId: string, id: string): Json {
+  #thread(accountId: string, id: string): Record<string, unknown> {
     const thread = this.#threads.get(id)
     if (!thread || thread.accountId !== accountId) throw notFound('thread', id)
     return thread

@@ -6,7 +6,8 @@
  */
 import type { FaultSet } from '../faults.ts'
 import { invalidParameter } from '../errors.ts'
-import { isObject, listLimit, notFound, pageAfter, plannedId, readMetadata, requestBody, requiredString, type Json } from './rules.ts'
+import { listLimit, notFound, pageAfter, plannedId, readMetadata, requestBody, requiredString } from './rules.ts'
+import { isObject } from '../../common/json.ts'
 
 /** Section 4.9: the endpoints a batch may target. */
 export const BATCH_ENDPOINTS = [
@@ -78,7 +79,7 @@ export class PlannedBatches {
     return batch
   }
 
-  list(accountId: string, query: Json) {
+  list(accountId: string, query: Record<string, unknown>) {
     const limit = listLimit(query.limit, BATCH_LIST_LIMIT, !this.faults.has('planned-batch-list-limit-unchecked'))
     return pageAfter(this.#list(accountId).map((batch) => this.#settle(batch)), query.after, limit)
   }

@@ -6,7 +6,8 @@
 import { findModel } from '../models/catalogue.ts'
 import { GatewayError, invalidParameter } from '../errors.ts'
 import type { FaultSet } from '../faults.ts'
-import { isObject, listLimit, notFound, optionalString, pageAfter, plannedId, requestBody, requiredString, type Json } from './rules.ts'
+import { listLimit, notFound, optionalString, pageAfter, plannedId, requestBody, requiredString } from './rules.ts'
+import { isObject } from '../../common/json.ts'
 
 export const SUFFIX_MAX_CHARS = 64 // section 4.9
 const METHODS = ['supervised', 'dpo', 'reinforcement'] as const
@@ -66,7 +67,7 @@ export class PlannedFineTuning {
     return job
   }
 
-  list(accountId: string, query: Json) {
+  list(accountId: string, query: Record<string, unknown>) {
     return pageAfter(this.#list(accountId), query.after, listLimit(query.limit, JOB_LIST_LIMIT))
   }
 
@@ -84,7 +85,7 @@ export class PlannedFineTuning {
     return job
   }
 
-  events(accountId: string, id: string, query: Json) {
+  events(accountId: string, id: string, query: Record<string, unknown>) {
     const job = this.get(accountId, id)
     const events = [{ id: `ftevent-${job.id.slice(6)}`, object: 'fine_tuning.job.event', created_at: job.created_at, level: 'info', message: `Job ${job.status}.` }]
     return pageAfter(events, query.after, listLimit(query.limit, JOB_LIST_LIMIT))
@@ -100,7 +101,7 @@ export class PlannedFineTuning {
 /** Each hyperparameter: an integer, a number or "auto" (the default). */
 function readHyperparameters(value: unknown): Record<string, unknown> {
   if (value !== undefined && value !== null && !isObject(value)) throw invalidParameter('hyperparameters', 'hyperparameters must be an object.')
-  const given = (value ?? {}) as Json
+  const given = (value ?? {}) as Record<string, unknown>
   return Object.fromEntries(HYPERPARAMETERS.map((name) => {
     const v = given[name] ?? 'auto'
     if (v !== 'auto' && (typeof v !== 'number' || !Number.isFinite(v) || v <= 0)) throw invalidParameter(`hyperparameters.${name}`, `${name} must be a positive number or "auto".`)

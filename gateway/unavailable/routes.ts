@@ -18,13 +18,14 @@ import type { FaultSet } from '../faults.ts'
 import { PlannedAssistants } from './assistants.ts'
 import { PlannedBatches } from './batches.ts'
 import { PlannedFineTuning } from './fine-tuning.ts'
-import { isObject, requestBody, requiredString, type Json } from './rules.ts'
+import { requestBody, requiredString } from './rules.ts'
 import { countTokens } from '../simulate/tokenizer.ts'
 import type { GatewayState } from '../state.ts'
+import { isObject } from '../../common/json.ts'
 
 type Surface = 'input-tokens' | 'batch' | 'assistant' | 'fine-tuning'
 type Method = 'GET' | 'POST'
-type Handler = (accountId: string, request: FastifyRequest<{ Params: Record<string, string>; Querystring: Json }>) => unknown
+type Handler = (accountId: string, request: FastifyRequest<{ Params: Record<string, string>; Querystring: Record<string, unknown> }>) => unknown
 
 /** Which fault-name prefixes offer each surface. */
 const OFFERED_BY: Readonly<Record<Surface, readonly string[]>> = {
@@ -47,7 +48,7 @@ export function registerUnavailableRoutes(app: FastifyInstance, state: GatewaySt
 
   const route = (method: Method, url: string, surface: Surface, handler?: Handler): void => {
     if (!plainText && !(handler && offered(surface))) return // left to the not-found handler: unsupported-route error
-    app.route<{ Params: Record<string, string>; Querystring: Json }>({
+    app.route<{ Params: Record<string, string>; Querystring: Record<string, unknown> }>({
       method,
       url,
       handler: async (request, reply) => {
@@ -81,7 +82,7 @@ export function registerUnavailableRoutes(app: FastifyInstance, state: GatewaySt
 }
 
 /** Section 4.6, as planned: the body of response creation in, { input_tokens } out. */
-function countInputTokens(raw: unknown, faults: FaultSet): Json {
+function countInputTokens(raw: unknown, faults: FaultSet): Record<string, unknown> {
   const body = requestBody(raw)
   const model = requiredString(body, 'model')
   if (!findModel(model)) throw new GatewayError(404, `The model '${model}' does not exist.`, { code: 'model_not_found', param: 'model' })

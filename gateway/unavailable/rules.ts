@@ -5,19 +5,16 @@
  */
 import { randomBytes } from 'node:crypto'
 import { GatewayError, invalidParameter } from '../errors.ts'
+import { isObject } from '../../common/json.ts'
 
 /** Section 8.5: metadata holds 16 pairs, keys of at most 64 characters, values of at most 512. */
 export const METADATA_LIMITS = { pairs: 16, keyChars: 64, valueChars: 512 } as const
-
-export type Json = Record<string, unknown>
-
-export const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value)
 
 export function plannedId(prefix: string): string {
   return `${prefix}${randomBytes(12).toString('hex')}`
 }
 
-export function requestBody(body: unknown): Json {
+export function requestBody(body: unknown): Record<string, unknown> {
   if (!isObject(body)) throw new GatewayError(400, 'The request body must be a JSON object.')
   return body
 }
@@ -35,13 +32,13 @@ export function readMetadata(value: unknown, options: { checkPairs?: boolean } =
   return Object.fromEntries(entries) as Record<string, string>
 }
 
-export function requiredString(body: Json, name: string): string {
+export function requiredString(body: Record<string, unknown>, name: string): string {
   const value = body[name]
   if (typeof value !== 'string' || value === '') throw invalidParameter(name, `${name} is required: a non-empty string.`)
   return value
 }
 
-export function optionalString(body: Json, name: string, maxChars: number | undefined): string | null {
+export function optionalString(body: Record<string, unknown>, name: string, maxChars: number | undefined): string | null {
   const value = body[name]
   if (value === undefined || value === null) return null
   if (typeof value !== 'string') throw invalidParameter(name, `${name} must be a string.`)

@@ -31,6 +31,7 @@ import { checkCreate, readCreateBody, type VideoSpec } from './request.ts'
 import { makeMp4 } from './mp4.ts'
 import { VideoStore, type VideoJob } from './store.ts'
 import { abandonBody } from '../abandon-body.ts'
+import { isObject } from '../../common/json.ts'
 
 /** A prompt holding this text makes a job that cannot start (failed at creation, not charged). */
 export const CANNOT_START_MARKER = 'gc:cannot-start'
@@ -167,7 +168,7 @@ export function registerVideoRoutes(app: FastifyInstance, state: GatewayState): 
   app.post<Params>('/v1/videos/:video_id/remix', async (request, reply) => {
     if (faults.has('video-remix-404')) throw new GatewayError(404, `Unknown route: POST ${state.contexts.of(request).path}`, { code: 'unsupported_route' })
     const source = jobOf(request, request.params.video_id)
-    const body = typeof request.body === 'object' && request.body !== null && !Array.isArray(request.body) ? (request.body as Record<string, unknown>) : {}
+    const body = isObject(request.body) ? request.body : {}
     if (store.status(source) !== 'completed') throw invalidParameter('video_id', `Only a completed video can be remixed; '${source.id}' is ${store.status(source)}.`)
     // The create rules of section 4.1 apply to the new prompt and safety_identifier; model, seconds and size are the source's.
     const spec = checkCreate({ fields: { ...body, model: source.model, seconds: source.seconds, size: source.size }, reference: null }, faults)
