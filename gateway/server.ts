@@ -72,7 +72,7 @@ export function createGateway(config: GatewayConfig = {}): Gateway {
   app.addHook('onRequest', authHook(state))
   app.addHook('onRequest', rateLimitHook(state))
   const finishCall = countFinishedCall(state)
-  // Callback style: the step is synchronous, and an async hook would cost every call a promise and a tick (issue 6).
+  // Callback style: the step is synchronous, and an async hook would cost every call a promise and a tick.
   app.addHook('onResponse', (request, reply, done) => {
     finishCall(request, reply)
     done()

@@ -31,10 +31,9 @@ export interface StoredTransaction {
 }
 
 /**
- * A stored call holds about 0.5 kB of live heap (record, id and time strings, the id index), but under a
- * saturating load V8 lets the heap grow to several times what is live: measured over a 60-second saturation
- * run, peak RSS rose by about 2 kB per stored call above a ~180 MB floor (597 MB at 200,000). 25,000 keeps
- * that run near 240 MB, under the 300 MB of issue 6 with room for a load generator in the same process.
+ * The reference keeps transactions 90 days; a simulator needs a memory bound instead. Under a saturating load V8
+ * lets the heap grow to several times what the stored calls hold, so the bound is kept small enough for a
+ * saturation run to stay well within memory with a load generator in the same process.
  */
 export const DEFAULT_TRANSACTION_CAPACITY = 25_000
 

@@ -143,8 +143,8 @@ function admitModel(state: GatewayState, request: FastifyRequest, reply: Fastify
 
 /**
  * `n` of an image request (default 1); a bad value counts as 1 and the route refuses it. So does an `n` above what
- * the route allows: counted as asked, one refused request for 2^31 images used up the images-per-minute bucket
- * and every image call of the account met 429 until the window ended (found by test/gateway/fuzz.test.ts).
+ * the route allows: counted as asked, one refused request for 2^31 images would use up the images-per-minute
+ * bucket and refuse every image call of the account until the window ends.
  */
 function imagesAsked(body: unknown): number {
   const n = typeof body === 'object' && body !== null ? (body as { n?: unknown }).n : undefined

@@ -29,8 +29,8 @@ function sendJson(reply: FastifyReply, text: string): string {
 export function registerModelRoutes(app: FastifyInstance, state: GatewayState): void {
   const { faults } = state
   // The catalogue lists are pure functions of the constant catalogue, this gateway's faults and (Bearer list)
-  // the caller's tier, so each is built and serialized once instead of on every call: JSON.stringify of the
-  // ~12 kB list was the largest cost of GET /v1/models (issue 6). Keyed by tier, since an account's tier can change.
+  // the caller's tier, so each is built and serialized once instead of on every call, where serializing the whole list would be
+  // most of its cost. Keyed by tier, since an account's tier can change.
   let publicList: string | undefined
   const bearerLists = new Map<Tier, string>()
   const bearerList = (tier: Tier): string => {

@@ -16,7 +16,7 @@ export interface StoredResponse {
   timers: NodeJS.Timeout[]
 }
 
-// 2,000: a minute of saturated /v1/responses peaks near 290 MB RSS (10,000 reached 390 MB: issue 6 asks < 300 MB).
+// Stored responses hold their input and output: a small bound keeps a saturated /v1/responses within memory.
 export const DEFAULT_RESPONSE_CAPACITY = 2_000
 
 export class ResponseStore {
