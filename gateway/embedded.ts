@@ -5,6 +5,7 @@
 import { ADMIN_KEY, SEEDED_KEYS, type SeededKeys } from './account/accounts.ts'
 import { resolveOptions } from './options.ts'
 import { createGateway } from './server.ts'
+import { SetupError } from './errors.ts'
 
 export type { SeededKeys } from './account/accounts.ts'
 
@@ -51,7 +52,7 @@ export async function startEmbeddedGateway(opts: EmbeddedGatewayOptions = {}): P
   const address = app.server.address()
   if (address === null || typeof address === 'string') {
     await app.close()
-    throw new Error(`the gateway did not get a TCP address (got ${String(address)})`)
+    throw new SetupError('LISTEN_FAILED', `the gateway did not get a TCP address (got ${String(address)})`)
   }
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address
   return {

@@ -7,6 +7,7 @@
  * reader of any module sees the faithful behaviour first and the deviation beside it.
  */
 
+import { SetupError } from './errors.ts'
 import type { FaultDefinition } from './faults/definition.ts'
 import { NATIVE_FAULTS } from './faults/native.ts'
 import { SYNTHESIZE_FAULTS } from './faults/synthesize.ts'
@@ -55,7 +56,7 @@ export function isFaultName(name: string): name is FaultName {
 export function toFaultSet(names: readonly string[]): FaultSet {
   const unknown = names.filter((name) => !isFaultName(name))
   if (unknown.length > 0) {
-    throw new Error(`unknown fault ${unknown.map((name) => `'${name}'`).join(', ')}; valid faults: ${FAULT_NAMES.join(', ')}`)
+    throw new SetupError('FAULT_UNKNOWN', `unknown fault ${unknown.map((name) => `'${name}'`).join(', ')}; valid faults: ${FAULT_NAMES.join(', ')}`)
   }
   return new Set(names as readonly FaultName[])
 }

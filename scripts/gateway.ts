@@ -5,7 +5,8 @@
 import { SEEDED_KEY_ENV, SEEDED_KEYS, type SeededKeys } from '../gateway/account/accounts.ts'
 import { startEmbeddedGateway } from '../gateway/embedded.ts'
 import { describeFaults } from '../gateway/faults.ts'
-import { DEFAULT_LIMITER, DEFAULT_NATIVE_KEY_HEADER, OptionError, parseCommandLine, USAGE } from '../gateway/options.ts'
+import { DEFAULT_LIMITER, DEFAULT_NATIVE_KEY_HEADER, parseCommandLine, USAGE } from '../gateway/options.ts'
+import { OptionError } from '../gateway/errors.ts'
 
 const EXIT_BAD_OPTIONS = 2
 

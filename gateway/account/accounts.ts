@@ -4,6 +4,7 @@
  */
 import keyVariables from '../../schemas/config/key-variables.json' with { type: 'json' }
 import type { Tier } from '../limit-tables.ts'
+import { SetupError } from '../errors.ts'
 
 export interface ApiKey {
   readonly value: string
@@ -148,7 +149,7 @@ export class AccountDirectory {
     const byKey = new Map(this.accounts.map((account) => [account.key.value, account]))
     for (const [alias, seeded] of Object.entries(aliases)) {
       const account = byKey.get(seeded)
-      if (account === undefined) throw new Error('a key alias must point at a seeded key')
+      if (account === undefined) throw new SetupError('INTERNAL', 'a key alias must point at a seeded key')
       byKey.set(alias, account)
     }
     this.#byKey = byKey
@@ -166,7 +167,7 @@ export class AccountDirectory {
   /** The account behind the main key (tier 2). */
   main(): Account {
     const account = this.byKey(SEEDED_KEYS.main)
-    if (!account) throw new Error('the main key is not seeded')
+    if (!account) throw new SetupError('INTERNAL', 'the main key is not seeded')
     return account
   }
 }

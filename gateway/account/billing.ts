@@ -10,6 +10,7 @@
  * Callers charge when the work has started (a video that failed to start costs nothing, section 3).
  */
 import { EXCHANGE_RATE, type Account } from './accounts.ts'
+import { SetupError } from '../errors.ts'
 
 export interface Charge {
   /** What was asked, in US dollars. */
@@ -19,7 +20,7 @@ export interface Charge {
 }
 
 export function chargeUsd(account: Account, usd: number): Charge {
-  if (!Number.isFinite(usd) || usd < 0) throw new Error(`a charge must be a non-negative number of USD, got ${usd}`)
+  if (!Number.isFinite(usd) || usd < 0) throw new SetupError('INTERNAL', `a charge must be a non-negative number of USD, got ${usd}`)
   let owed = usd * EXCHANGE_RATE
   let taken = 0
   for (const source of [...account.grants, ...account.packages]) {

@@ -6,6 +6,7 @@
  * transaction can be listed as soon as its call has answered.
  */
 import type { TokenCounts } from '../context.ts'
+import { SetupError } from '../errors.ts'
 
 /** The public record of section 2.2, exactly as the usage endpoints return it. */
 export interface TransactionRecord {
@@ -44,7 +45,7 @@ export class TransactionStore {
   readonly #byId = new Map<string, StoredTransaction>()
 
   constructor(readonly capacity: number = DEFAULT_TRANSACTION_CAPACITY) {
-    if (!Number.isInteger(capacity) || capacity < 1) throw new Error(`transaction capacity must be a positive integer, got ${capacity}`)
+    if (!Number.isInteger(capacity) || capacity < 1) throw new SetupError('OPTION_INVALID', `transaction capacity must be a positive integer, got ${capacity}`)
   }
 
   get size(): number {

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Clock } from '../clock.ts'
 import { fileLimits, MAX_UPLOAD_BYTES, type FileTierLimits, type Tier } from '../limit-tables.ts'
+import { SetupError } from '../errors.ts'
 
 /** Section 4.4: the purposes an upload may name. */
 export const FILE_PURPOSES = ['assistants', 'batch', 'fine-tune', 'vision', 'user_data', 'evals', 'others'] as const
@@ -101,7 +102,7 @@ export class FileStore {
 
   /** A fresh path in this gateway's folder for an upload's bytes; the folder is made on first use. */
   async tempPath(): Promise<string> {
-    if (this.#closed) throw new Error('the file store is closed')
+    if (this.#closed) throw new SetupError('STORE_CLOSED', 'the file store is closed')
     this.#dir ??= (async () => {
       await removeAbandonedFolders()
       const root = join(tmpdir(), `${FOLDER_PREFIX}${process.pid}`)
