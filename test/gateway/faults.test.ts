@@ -5,7 +5,8 @@
 import { describe, expect, it } from 'vitest'
 import requirements from '../../schemas/requirements.json' with { type: 'json' }
 import { createGateway } from '../../gateway/server.ts'
-import { describeFaults, FAULT_NAMES, FAULTS } from '../../gateway/faults.ts'
+import { existsSync } from 'node:fs'
+import { describeFaults, familyOf, FAULT_NAMES, FAULTS } from '../../gateway/faults.ts'
 import { uuid7Timestamp } from '../../gateway/uuid7.ts'
 import { testGateway, UUID_V7 } from './helpers.ts'
 
@@ -29,8 +30,21 @@ describe('registry', () => {
     expect(dated).toEqual([['x-request-id-after-cutoff', '2026-11-21'], ['x-request-id-missing', '2026-09-01']])
   })
 
-  it('prints one line per fault for --fault list', () => {
-    expect(describeFaults().split('\n')).toHaveLength(FAULTS.length)
+  it('prints one line per fault for --fault list, naming its family and what it does', () => {
+    const lines = describeFaults().split('\n')
+    expect(lines).toHaveLength(FAULTS.length)
+    FAULTS.forEach((fault, i) => {
+      expect(lines[i]).toMatch(new RegExp(`^${fault.name} +${familyOf(fault.name)} `))
+      expect(lines[i]!.endsWith(fault.description)).toBe(true)
+    })
+  })
+
+  it('files each fault under a family of suites/', () => {
+    for (const family of new Set(FAULT_NAMES.map(familyOf))) {
+      for (const room of [`suites/${family}`, `gateway/faults/${family}.ts`]) {
+        expect(existsSync(new URL(`../../${room}`, import.meta.url)), room).toBe(true)
+      }
+    }
   })
 
   it('every fault can be switched on', () => {
