@@ -27,6 +27,8 @@ import { GatewayError, invalidParameter } from '../errors.ts'
 import { requireTier, resolveModel } from '../models/access.ts'
 import type { GatewayState } from '../state.ts'
 import { createUuid7Generator } from '../uuid7.ts'
+import { reshapeAnswers } from '../faults/answers.ts'
+import { videosAnswerReshapes } from '../faults/videos.ts'
 import { checkCreate, readCreateBody, type VideoSpec } from './request.ts'
 import { makeMp4 } from './mp4.ts'
 import { VideoStore, type VideoJob } from './store.ts'
@@ -39,6 +41,14 @@ export const CANNOT_START_MARKER = 'gc:cannot-start'
 type Params = { Params: { video_id: string } }
 
 export function registerVideoRoutes(app: FastifyInstance, state: GatewayState): void {
+  // A scope of the family's own, so that its answer-reshaping faults apply to its routes alone.
+  void app.register(async (scope) => {
+    reshapeAnswers(scope, state.faults, videosAnswerReshapes(state.clock))
+    registerRoutes(scope, state)
+  })
+}
+
+function registerRoutes(app: FastifyInstance, state: GatewayState): void {
   const { faults, clock } = state
   const store = new VideoStore(clock, state.videoStepMs)
   // Fault video-request-id-own: ids of the gateway's own, unrelated to the call's svc-request-id.
@@ -57,7 +67,7 @@ export function registerVideoRoutes(app: FastifyInstance, state: GatewayState): 
       id: job.id,
       object: 'video',
       model: job.model,
-      status: status === 'queued' && faults.has('video-status-pending') ? 'pending' : status,
+      status,
       progress: store.progress(job),
       created_at: Math.floor(job.createdMs / 1000),
       completed_at: status === 'completed' ? Math.floor(store.completedMs(job) / 1000) : null,
@@ -66,18 +76,9 @@ export function registerVideoRoutes(app: FastifyInstance, state: GatewayState): 
       prompt: job.prompt,
       remixed_from_video_id: job.remixedFrom,
       error: job.notStarted === null ? null : { code: 'video_not_started', message: job.notStarted },
-      safety_identifier: faults.has('video-safety-identifier-array') && job.safetyIdentifier !== null ? [job.safetyIdentifier] : job.safetyIdentifier,
+      safety_identifier: job.safetyIdentifier,
       request_id: job.requestId,
     }
-  }
-
-  /** A job as the list shows it: the job's view, but for the faults that bend the list alone. */
-  function listView(job: VideoJob, filteredByRequestId: boolean) {
-    const body = view(job)
-    // Fault video-list-request-id-own: a fresh id per listing, except where the caller filters by the true one.
-    if (faults.has('video-list-request-id-own') && !filteredByRequestId) return { ...body, request_id: ownIds() }
-    if (faults.has('video-list-status-stale') && body.status === 'completed') return { ...body, status: 'processing', progress: 99, completed_at: null }
-    return body
   }
 
   /** Creates the job of a create or remix call, charging it when it starts (section 3). */
@@ -147,16 +148,13 @@ export function registerVideoRoutes(app: FastifyInstance, state: GatewayState): 
       ...(safetyIdentifier === undefined || faults.has('video-filter-safety-ignored') ? {} : { safetyIdentifier }),
       ...(requestId === undefined || faults.has('video-filter-request-id-ignored') ? {} : { requestId }),
     })
-    const data = jobs.map((job) => listView(job, requestId !== undefined))
-    if (faults.has('video-list-bare-array')) return data
-    return { object: 'list', data, first_id: jobs[0]?.id ?? null, last_id: jobs.at(-1)?.id ?? null, has_more: false }
+    return { object: 'list', data: jobs.map(view), first_id: jobs[0]?.id ?? null, last_id: jobs.at(-1)?.id ?? null, has_more: false }
   })
 
   app.get<Params>('/v1/videos/:video_id', async (request) => {
     const job = jobOf(request, request.params.video_id)
     recordCall(state.contexts.of(request), job.model, null)
-    const body = view(job)
-    return faults.has('video-retrieve-no-safety-identifier') ? { ...body, safety_identifier: null } : body
+    return view(job)
   })
 
   app.delete<Params>('/v1/videos/:video_id', async (request) => {
