@@ -5,6 +5,7 @@
  * timed stay inline, where that behaviour lives.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { isObject } from '../../common/json.ts'
 import type { FaultName, FaultSet } from '../faults.ts'
 
 /** Bends one successful JSON answer; `route` is its method and pattern, e.g. 'GET /v1/videos/:video_id'. */
@@ -25,4 +26,21 @@ export function reshapeAnswers(scope: FastifyInstance, faults: FaultSet, reshape
     const route = `${request.method} ${request.routeOptions.url}`
     return active.reduce((answer, reshape) => reshape(answer, route, request), payload)
   })
+}
+
+type Body = Record<string, unknown>
+
+/** A reshape of the answers of `routes` that are JSON objects. */
+export function onRoutes(routes: readonly string[], reshape: (body: Body, request: FastifyRequest) => unknown): AnswerReshape {
+  return (answer, route, request) => (routes.includes(route) && isObject(answer) ? reshape(answer, request) : answer)
+}
+
+/** A reshape of each object in the `data` of a list answer on `route`. */
+export function eachListed(route: string, reshape: (item: Body, request: FastifyRequest) => Body): AnswerReshape {
+  return onRoutes([route], (list, request) => (Array.isArray(list.data) ? { ...list, data: list.data.map((item: unknown) => (isObject(item) ? reshape(item, request) : item)) } : list))
+}
+
+/** Several reshapes in turn: one fault that bends the answers of several routes. */
+export function inTurn(...reshapes: AnswerReshape[]): AnswerReshape {
+  return (answer, route, request) => reshapes.reduce((body, reshape) => reshape(body, route, request), answer)
 }

@@ -24,6 +24,8 @@ import { receiveUpload, storageFull } from './upload.ts'
 import { integerParam, singleParam, type RawQuery } from '../query-params.ts'
 import type { GatewayState } from '../state.ts'
 import { abandonBody } from '../abandon-body.ts'
+import { reshapeAnswers } from '../faults/answers.ts'
+import { FILES_ANSWER_RESHAPES } from '../faults/files.ts'
 import { retryAfterSeconds } from '../hooks/rate-limit.ts'
 
 /** Section 4.4: limit is 1 to 10000 and defaults to 10000. */
@@ -34,6 +36,14 @@ type FileOperation = 'uploads' | 'downloads' | 'deletes'
 const PER_MINUTE = { uploads: 'uploadsPerMinute', downloads: 'downloadsPerMinute', deletes: 'deletesPerMinute' } as const
 
 export function registerFileRoutes(app: FastifyInstance, state: GatewayState): void {
+  // A scope of the family's own, so that its answer-reshaping faults apply to its routes alone.
+  void app.register(async (scope) => {
+    reshapeAnswers(scope, state.faults, FILES_ANSWER_RESHAPES)
+    registerRoutes(scope, state)
+  })
+}
+
+function registerRoutes(app: FastifyInstance, state: GatewayState): void {
   const { faults, files, clock } = state
   app.addHook('onClose', async () => files.close())
 
@@ -79,7 +89,7 @@ export function registerFileRoutes(app: FastifyInstance, state: GatewayState): v
         if (files.usedBytes(account.id) >= quota && !faults.has('storage-quota-ignored')) throw storageFull(quota)
         const file = await receiveUpload(request, files, account, faults, clock)
         files.commit(file)
-        return fileView(file, faults)
+        return fileView(file)
       } catch (error) {
         abandonBody(request, reply)
         throw error
@@ -92,9 +102,7 @@ export function registerFileRoutes(app: FastifyInstance, state: GatewayState): v
     })
 
     scope.get<{ Params: { file_id: string } }>('/v1/files/:file_id', async (request) => {
-      const file = fileOf(callerAccount(request), request.params.file_id)
-      const view = fileView(file, faults)
-      return faults.has('retrieve-expires-at-null') ? { ...view, expires_at: null } : view
+      return fileView(fileOf(callerAccount(request), request.params.file_id))
     })
 
     scope.delete<{ Params: { file_id: string } }>('/v1/files/:file_id', async (request, reply) => {
@@ -116,11 +124,11 @@ export function registerFileRoutes(app: FastifyInstance, state: GatewayState): v
 }
 
 /** The wire shape of section 2.4. */
-export function fileView(file: StoredFile, faults: FaultSet) {
+function fileView(file: StoredFile) {
   return {
     id: file.id,
     object: 'file',
-    bytes: faults.has('file-bytes-string') ? String(file.bytes) : faults.has('file-bytes-kib') ? Math.ceil(file.bytes / 1024) : file.bytes,
+    bytes: file.bytes,
     created_at: file.createdAt,
     expires_at: file.expiresAt,
     filename: file.filename,
@@ -148,14 +156,11 @@ function listFiles(all: StoredFile[], query: RawQuery, faults: FaultSet) {
     start = faults.has('list-after-inclusive') ? index : index + 1
   }
   const page = items.slice(start, faults.has('list-limit-ignored') ? undefined : start + limit)
-  const envelope = {
+  return {
     object: 'list',
-    // Fault file-list-bytes-kib: the list alone counts in KiB (upload and retrieve stay right).
-    data: page.map((file) => (faults.has('file-list-bytes-kib') ? { ...fileView(file, faults), bytes: Math.ceil(file.bytes / 1024) } : fileView(file, faults))),
+    data: page.map(fileView),
     first_id: page[0]?.id ?? null,
     last_id: page.at(-1)?.id ?? null,
     has_more: start + page.length < items.length,
   }
-  if (faults.has('file-list-no-has-more')) return { object: envelope.object, data: envelope.data, first_id: envelope.first_id, last_id: envelope.last_id }
-  return envelope
 }
