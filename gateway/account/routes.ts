@@ -7,7 +7,8 @@ import type { FastifyInstance } from 'fastify'
 import { EXCHANGE_RATE, type Account, type CreditGrant, type CreditPackage } from './accounts.ts'
 import { requireCaller } from '../context.ts'
 import { invalidParameter } from '../errors.ts'
-import type { FaultSet } from '../faults.ts'
+import { reshapeAnswers } from '../faults/answers.ts'
+import { ACCOUNT_ANSWER_RESHAPES } from '../faults/account.ts'
 import type { GatewayState } from '../state.ts'
 import { parseTransactionQuery, selectTransactions } from './transaction-query.ts'
 import type { TransactionRecord } from './transactions.ts'
@@ -16,23 +17,23 @@ import type { TransactionRecord } from './transactions.ts'
 const LOOKUP_MAX_IDS = 1_000
 
 export function registerAccountRoutes(app: FastifyInstance, state: GatewayState): void {
+  // A scope of the family's own, so that its answer-reshaping faults apply to its routes alone.
+  void app.register(async (scope) => {
+    reshapeAnswers(scope, state.faults, ACCOUNT_ANSWER_RESHAPES)
+    registerRoutes(scope, state)
+  })
+}
+
+function registerRoutes(app: FastifyInstance, state: GatewayState): void {
   const { faults } = state
 
-  app.get('/user/v1/credit', async (request) => creditRecord(requireCaller(state.contexts.of(request)).account, faults))
+  app.get('/user/v1/credit', async (request) => creditRecord(requireCaller(state.contexts.of(request)).account))
 
   app.get<{ Querystring: Record<string, unknown> }>('/user/v1/transactions', async (request) => {
     const { account } = requireCaller(state.contexts.of(request))
     const query = parseTransactionQuery(request.query, state.clock.now(), faults)
     const { records, total } = selectTransactions(state.transactions, account.id, query)
-    // Fault transaction-filtered-provider-label: a model-filtered list names providers by their display label.
-    const relabel = query.model !== undefined && faults.has('transaction-filtered-provider-label')
-    return {
-      transactions: relabel ? records.map((record) => ({ ...record, provider: record.provider.toUpperCase() })) : records,
-      ...(faults.has('transactions-no-total') ? {} : { total }),
-      page: query.page,
-      page_size: query.pageSize,
-      has_more: !faults.has('has-more-always-false') && query.page * query.pageSize < total,
-    }
+    return { transactions: records, total, page: query.page, page_size: query.pageSize, has_more: query.page * query.pageSize < total }
   })
 
   // The reference names this route but does not show its shapes (section 4.2). This gateway takes
@@ -63,7 +64,7 @@ function lookupIds(body: unknown): string[] {
 }
 
 /** The credit record of section 2.1. Amounts of sources are decimal strings; totals are numbers. */
-function creditRecord(account: Account, faults: FaultSet) {
+function creditRecord(account: Account) {
   const sources: readonly CreditGrant[] = [...account.grants, ...account.packages]
   const limit = sum(sources.map((source) => source.amountIrt))
   const remaining = sum(sources.map((source) => source.remainingIrt))
@@ -72,14 +73,10 @@ function creditRecord(account: Account, faults: FaultSet) {
     remaining_irt: remaining,
     remaining_unit: round(remaining / EXCHANGE_RATE, 6),
     total_unit: round(limit / EXCHANGE_RATE, 6),
-    exchange_rate: faults.has('credit-exchange-rate-float') ? EXCHANGE_RATE + 0.5 : EXCHANGE_RATE,
+    exchange_rate: EXCHANGE_RATE,
     account_tier: account.tier,
     credit_sources: {
-      grants: account.grants.map((grant) => ({
-        id: grant.id,
-        ...sourceFields(grant),
-        amount_irt: faults.has('credit-grant-amount-number') ? grant.amountIrt : decimal(grant.amountIrt),
-      })),
+      grants: account.grants.map((grant) => ({ id: grant.id, ...sourceFields(grant) })),
       packages: account.packages.map((pack: CreditPackage) => ({
         id: pack.id,
         template_id: pack.templateId,
