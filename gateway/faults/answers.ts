@@ -35,9 +35,12 @@ export function onRoutes(routes: readonly string[], reshape: (body: Body, reques
   return (answer, route, request) => (routes.includes(route) && isObject(answer) ? reshape(answer, request) : answer)
 }
 
-/** A reshape of each object in the `data` of a list answer on `route`. */
-export function eachListed(route: string, reshape: (item: Body, request: FastifyRequest) => Body): AnswerReshape {
-  return onRoutes([route], (list, request) => (Array.isArray(list.data) ? { ...list, data: list.data.map((item: unknown) => (isObject(item) ? reshape(item, request) : item)) } : list))
+/** A reshape of each object in an array of the answer on `route`: by default the `data` of a list. */
+export function eachListed(route: string, reshape: (item: Body, request: FastifyRequest) => Body, field = 'data'): AnswerReshape {
+  return onRoutes([route], (answer, request) => {
+    const items = answer[field]
+    return Array.isArray(items) ? { ...answer, [field]: items.map((item: unknown) => (isObject(item) ? reshape(item, request) : item)) } : answer
+  })
 }
 
 /** Several reshapes in turn: one fault that bends the answers of several routes. */

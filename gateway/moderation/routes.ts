@@ -23,8 +23,9 @@ import type { FaultSet } from '../faults.ts'
 import { objectBody, requireTier, resolveModel } from '../models/access.ts'
 import { countTokens } from '../simulate/tokenizer.ts'
 import type { GatewayState } from '../state.ts'
-import { IMAGE_CATEGORIES, MODERATION_CATEGORIES } from './categories.ts'
-import { classify, type ModerationResult } from './classifier.ts'
+import { reshapeAnswers } from '../faults/answers.ts'
+import { MODERATION_ANSWER_RESHAPES } from '../faults/moderation.ts'
+import { classify } from './classifier.ts'
 import { DEFAULT_MODERATION_MODEL, parseModerationRequest } from './request.ts'
 
 const MODERATION_RULES = { modes: ['moderation'], endpoint: 'moderations' } as const
@@ -33,6 +34,14 @@ const MODERATION_RULES = { modes: ['moderation'], endpoint: 'moderations' } as c
 export const FREE_MODERATION_MODELS: ReadonlySet<string> = new Set(['omni-moderation-latest', 'omni-moderation-2024-09-26', 'text-moderation-latest', 'text-moderation-stable'])
 
 export function registerModerationRoutes(app: FastifyInstance, state: GatewayState): void {
+  // A scope of the family's own, so that its answer-reshaping faults apply to its routes alone.
+  void app.register(async (scope) => {
+    reshapeAnswers(scope, state.faults, MODERATION_ANSWER_RESHAPES)
+    registerRoutes(scope, state)
+  })
+}
+
+function registerRoutes(app: FastifyInstance, state: GatewayState): void {
   const { faults } = state
   // The fault lets calls without a valid key through, served as the main account: the auth hook's own
   // 'optional' policy (that of unknown routes) still identifies a valid key, so those calls keep their limits.
@@ -67,12 +76,7 @@ export function registerModerationRoutes(app: FastifyInstance, state: GatewaySta
     // Charged when the work starts; the named models are free (§4.7).
     if (!FREE_MODERATION_MODELS.has(model.id)) chargeUsd(account, (tokens * model.pricing.input) / 1_000_000)
 
-    const results = parsed.inputs.map((input) => withFaults(classify(input), input.images.length > 0, faults))
-    return {
-      ...(faults.has('moderation-id-missing') ? {} : { id: newId() }),
-      model: model.id,
-      results: faults.has('moderation-one-result-for-array') ? results.slice(0, 1) : results,
-    }
+    return { id: newId(), model: model.id, results: parsed.inputs.map(classify) }
   })
 }
 
@@ -83,22 +87,4 @@ function newId(): string {
 function pickModel(id: string, context: RequestContext, faults: FaultSet): CatalogueModel {
   if (faults.has('moderation-unknown-model-defaulted') && !findModel(id)) return findModel(DEFAULT_MODERATION_MODEL) as CatalogueModel
   return resolveModel(id, context, MODERATION_RULES)
-}
-
-/** The faults that bend the result shape of /v1/moderations only (inline results keep theirs). */
-function withFaults(result: ModerationResult, hasImage: boolean, faults: FaultSet): ModerationResult {
-  const out = structuredClone(result) as ModerationResult & Record<string, Record<string, unknown>>
-  if (faults.has('moderation-category-missing')) {
-    for (const map of [out.categories, out.category_scores, out.category_applied_input_types] as Record<string, unknown>[]) delete map['illicit/violent']
-  }
-  if (faults.has('moderation-score-percent')) {
-    for (const category of MODERATION_CATEGORIES) out.category_scores[category] = Math.round(out.category_scores[category] * 10_000) / 100
-  }
-  if (hasImage && faults.has('moderation-image-applies-everywhere')) {
-    for (const category of MODERATION_CATEGORIES) if (!IMAGE_CATEGORIES.has(category)) out.category_applied_input_types[category] = [...out.category_applied_input_types[category], 'image']
-  }
-  if (hasImage && faults.has('moderation-image-not-applied')) {
-    for (const category of MODERATION_CATEGORIES) out.category_applied_input_types[category] = out.category_applied_input_types[category].filter((type) => type !== 'image')
-  }
-  return out
 }
