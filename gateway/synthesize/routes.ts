@@ -19,12 +19,14 @@ import { findModel } from '../models/catalogue.ts'
 import { requireCaller } from '../context.ts'
 import { GatewayError, invalidParameter } from '../errors.ts'
 import { requireTier } from '../models/access.ts'
-import { g711, mp3, oggOpus, pcm16le, speechSeconds, toneSamples, wav } from '../native/audio.ts'
+import { AUTOMATIC_RATE, g711, mp3, oggOpus, pcm16le, speechSeconds, toneSamples, wav } from '../native/audio.ts'
 import { nativeErrorDialect } from '../native/errors.ts'
 import { AUDIO_TOKENS_PER_SECOND, costUsd, SYNTHESIZE_MODELS } from '../native/models.ts'
 import { countTokens } from '../simulate/tokenizer.ts'
 import type { GatewayState } from '../state.ts'
 import { isObject } from '../../common/json.ts'
+import { reshapeAnswers } from '../faults/answers.ts'
+import { SYNTHESIZE_ANSWER_RESHAPES } from '../faults/synthesize.ts'
 
 export const SYNTHESIZE_LIMITS = {
   textBytes: 4000, // input.text, "about 4000 bytes" (section 4.9)
@@ -41,10 +43,17 @@ const RATES: Readonly<Record<Encoding, readonly number[] | undefined>> = {
   MP3: undefined,
   OGG_OPUS: undefined,
 }
-const AUTOMATIC_RATE = 24_000
 const BCP47 = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/
 
 export function registerSynthesizeRoutes(app: FastifyInstance, state: GatewayState): void {
+  // A scope of the family's own, so that its answer-reshaping faults apply to its routes alone.
+  void app.register(async (scope) => {
+    reshapeAnswers(scope, state.faults, SYNTHESIZE_ANSWER_RESHAPES)
+    registerRoutes(scope, state)
+  })
+}
+
+function registerRoutes(app: FastifyInstance, state: GatewayState): void {
   const { faults } = state
   const ceiling = faults.has('synthesize-ceiling-900') ? 900 : SYNTHESIZE_LIMITS.textBytes
 
@@ -105,8 +114,8 @@ export function registerSynthesizeRoutes(app: FastifyInstance, state: GatewaySta
       chargeUsd(caller.account, costUsd(model, inputTokens, outputTokens))
       return {
         audioContent: audio.toString('base64'),
-        ...(faults.has('synthesize-no-timepoints') ? {} : { timepoints: [] }),
-        audioConfig: { audioEncoding: encoding, sampleRateHertz: faults.has('synthesize-echo-default-rate') ? AUTOMATIC_RATE : rate },
+        timepoints: [],
+        audioConfig: { audioEncoding: encoding, sampleRateHertz: rate },
       }
     },
   )
