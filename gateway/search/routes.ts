@@ -18,10 +18,20 @@ import { readSearchRequest } from './request.ts'
 import { searchResults } from './results.ts'
 import { findSearchTool, type SearchTool } from './tools.ts'
 import type { GatewayState } from '../state.ts'
+import { reshapeAnswers } from '../faults/answers.ts'
+import { SEARCH_ANSWER_RESHAPES } from '../faults/search.ts'
 
 type Form = 'body' | 'url'
 
 export function registerSearchRoutes(app: FastifyInstance, state: GatewayState): void {
+  // A scope of the family's own, so that its answer-reshaping faults apply to its routes alone.
+  void app.register(async (scope) => {
+    reshapeAnswers(scope, state.faults, SEARCH_ANSWER_RESHAPES)
+    registerRoutes(scope, state)
+  })
+}
+
+function registerRoutes(app: FastifyInstance, state: GatewayState): void {
   const { faults } = state
   // The fault lets calls without a valid key through: "optional" is the auth hook's policy for unknown routes
   // (identify a caller when the key is valid, refuse no one).
@@ -60,7 +70,7 @@ export function registerSearchRoutes(app: FastifyInstance, state: GatewayState):
     const results = searchResults(tool.name, faults.has('search-domain-filter-ignored') ? { ...search, domains: [] } : search, count)
     const queries = faults.has('search-array-charged-once') ? 1 : search.queries.length
     if (caller) chargeUsd(caller.account, tool.usdPerQuery * queries)
-    return { object: faults.has('search-object-wrong') ? 'search_result' : 'search', results }
+    return { object: 'search', results }
   }
 
   if (!faults.has('search-body-form-missing')) app.post('/v1/search', config, handle('body'))
