@@ -21,6 +21,8 @@ import { annotate, readAnnotationFormat } from './annotation.ts'
 import { readDocument } from './document.ts'
 import { renderPage, type TableFormat } from './render.ts'
 import type { GatewayState } from '../state.ts'
+import { reshapeAnswers } from '../faults/answers.ts'
+import { OCR_ANSWER_RESHAPES } from '../faults/ocr.ts'
 
 /** The OCR model (<ocr_model>) and its latest alias. */
 export const OCR_MODEL = 'gw-ocr-1'
@@ -31,6 +33,14 @@ export const OCR_PRICES = { usdPerPage: 0.004, usdPerAnnotatedPage: 0.005 } // s
 const DPI = 200
 
 export function registerOcrRoutes(app: FastifyInstance, state: GatewayState): void {
+  // A scope of the family's own, so that its answer-reshaping faults apply to its routes alone.
+  void app.register(async (scope) => {
+    reshapeAnswers(scope, state.faults, OCR_ANSWER_RESHAPES)
+    registerRoutes(scope, state)
+  })
+}
+
+function registerRoutes(app: FastifyInstance, state: GatewayState): void {
   const { faults } = state
   // As in search/routes.ts: the fault lets calls without a valid key through ("optional", the unknown-route policy).
   const config = faults.has('ocr-key-not-required') ? { config: { auth: 'optional' as AuthPolicy } } : {}
@@ -78,7 +88,7 @@ export function registerOcrRoutes(app: FastifyInstance, state: GatewayState): vo
       return {
         index,
         markdown: rendered.markdown,
-        ...(includeImages && !faults.has('ocr-images-missing') ? { images: kept } : {}),
+        ...(includeImages ? { images: kept } : {}),
         ...(extractHeader ? { header: rendered.header } : {}),
         ...(extractFooter ? { footer: rendered.footer } : {}),
         dimensions: { dpi: DPI, height: Math.round((page.height / 72) * DPI), width: Math.round((page.width / 72) * DPI) },
@@ -96,8 +106,8 @@ export function registerOcrRoutes(app: FastifyInstance, state: GatewayState): vo
     if (caller && !faults.has('ocr-not-charged')) chargeUsd(caller.account, usd)
     return {
       pages,
-      model: faults.has('ocr-alias-reports-alias') ? asked : resolved,
-      ...(faults.has('ocr-object-missing') ? {} : { object: 'ocr' }),
+      model: resolved,
+      object: 'ocr',
       document_annotation: documentAnnotation,
       usage_info: { pages_processed: pages.length, doc_size_bytes: document.bytes },
     }
