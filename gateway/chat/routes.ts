@@ -20,10 +20,20 @@ import { invalidParameter } from '../errors.ts'
 import type { FaultSet } from '../faults.ts'
 import { objectBody, requireModelId, requireTier, resolveModel } from '../models/access.ts'
 import type { GatewayState } from '../state.ts'
+import { reshapeAnswers } from '../faults/answers.ts'
+import { CHAT_ANSWER_RESHAPES } from '../faults/chat.ts'
 
 const CHAT_RULES = { modes: ['chat'], endpoint: 'chat completions' } as const
 
 export function registerChatRoutes(app: FastifyInstance, state: GatewayState): void {
+  // A scope of the family's own, so that its answer-reshaping faults apply to its routes alone.
+  void app.register(async (scope) => {
+    reshapeAnswers(scope, state.faults, CHAT_ANSWER_RESHAPES)
+    registerRoutes(scope, state)
+  })
+}
+
+function registerRoutes(app: FastifyInstance, state: GatewayState): void {
   const { faults } = state
 
   app.post('/v1/chat/completions', async (request, reply) => {
@@ -51,10 +61,10 @@ export function registerChatRoutes(app: FastifyInstance, state: GatewayState): v
     return {
       id: head.id,
       object: 'chat.completion',
-      created: faults.has('chat-created-iso') ? new Date(head.created * 1000).toISOString() : head.created,
+      created: head.created,
       model: head.model,
       choices: [{ index: 0, message: messageOf(answer), logprobs: null, finish_reason: answer.finish }],
-      usage: faults.has('chat-usage-no-cached-tokens') ? withoutCachedTokens(usage) : usage,
+      usage,
       ...(moderation === undefined ? {} : { moderation }),
     }
   })
@@ -97,11 +107,6 @@ function usageOf(answer: ChatAnswer, faults: FaultSet) {
     prompt_tokens_details: { cached_tokens: 0 },
     completion_tokens_details: { reasoning_tokens: answer.reasoningTokens },
   }
-}
-
-function withoutCachedTokens(usage: ReturnType<typeof usageOf>) {
-  const { prompt_tokens_details: _dropped, ...rest } = usage
-  return rest
 }
 
 /** What the transaction of this call records (section 2.2): its model, stream flag, identifier and tokens. */
