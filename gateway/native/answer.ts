@@ -104,7 +104,7 @@ export function answerNative(model: CatalogueModel, request: NativeRequest, faul
   const head = { modelVersion: model.id, responseId: randomBytes(16).toString('base64url') }
   const response: Record<string, unknown> = {
     candidates: [{ content: { parts: parts.whole, role: 'model' }, finishReason: parts.finish, index: 0, safetyRatings: SAFETY_RATINGS }],
-    ...(faults.has('native-response-no-usage') ? {} : { usageMetadata }),
+    usageMetadata,
     ...head,
   }
   const chunks = parts.pieces.map((piece, i): Record<string, unknown> => {

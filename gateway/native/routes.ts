@@ -27,11 +27,21 @@ import { countTokens } from '../simulate/tokenizer.ts'
 import { startSse, SSE_WRITER_DEFAULTS } from '../sse.ts'
 import type { GatewayState } from '../state.ts'
 import { varyJson } from '../vary.ts'
+import { reshapeAnswers } from '../faults/answers.ts'
+import { NATIVE_ANSWER_RESHAPES } from '../faults/native.ts'
 
 const GENERATE = new Set(['generateContent', 'streamGenerateContent'])
 const SHAPELESS = new Set(['embedContent', 'batchEmbedContents', 'predict'])
 
 export function registerNativeRoutes(app: FastifyInstance, state: GatewayState): void {
+  // A scope of the family's own, so that its answer-reshaping faults apply to its routes alone.
+  void app.register(async (scope) => {
+    reshapeAnswers(scope, state.faults, NATIVE_ANSWER_RESHAPES)
+    registerRoutes(scope, state)
+  })
+}
+
+function registerRoutes(app: FastifyInstance, state: GatewayState): void {
   const { faults } = state
   const config = {
     // The fault identifies valid keys as usual (so their calls keep the rate-limit headers) but refuses no one.
