@@ -12,6 +12,8 @@ import { alternateItem, alternateRetrieve, bareModel, bearerListItem, bearerRetr
 import { integerParam, singleParam, type RawQuery } from '../query-params.ts'
 import type { Tier } from '../limit-tables.ts'
 import type { GatewayState } from '../state.ts'
+import { reshapeAnswers } from '../faults/answers.ts'
+import { MODELS_ANSWER_RESHAPES } from '../faults/models.ts'
 
 /** The alternate list's page size; the reference names `limit` without a range, so this mirrors page_size's. */
 const ALTERNATE_LIMIT = { min: 1, max: 1_000 } as const
@@ -27,10 +29,18 @@ function sendJson(reply: FastifyReply, text: string): string {
 }
 
 export function registerModelRoutes(app: FastifyInstance, state: GatewayState): void {
+  // A scope of the family's own, so that its answer-reshaping faults apply to its routes alone.
+  void app.register(async (scope) => {
+    reshapeAnswers(scope, state.faults, MODELS_ANSWER_RESHAPES)
+    registerRoutes(scope, state)
+  })
+}
+
+function registerRoutes(app: FastifyInstance, state: GatewayState): void {
   const { faults } = state
   // The catalogue lists are pure functions of the constant catalogue, this gateway's faults and (Bearer list)
-  // the caller's tier, so each is built and serialized once instead of on every call, where serializing the whole list would be
-  // most of its cost. Keyed by tier, since an account's tier can change.
+  // the caller's tier, so each is built and serialized once instead of on every call, where serializing the
+  // whole list would be most of its cost. Keyed by tier, since an account's tier can change.
   let publicList: string | undefined
   const bearerLists = new Map<Tier, string>()
   const bearerList = (tier: Tier): string => {

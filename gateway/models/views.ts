@@ -132,7 +132,7 @@ export function bearerRetrieve(model: CatalogueModel, callerTier: Tier, faults: 
   return {
     id: model.id,
     object: 'model',
-    created: faults.has('retrieve-created-iso') ? toIso(model.created * 1000) : model.created,
+    created: model.created,
     owned_by: model.ownedBy,
     extra: modelExtra(model, callerTier, faults),
   }
@@ -148,6 +148,5 @@ export function alternateItem(model: CatalogueModel): AlternateModel {
 }
 
 export function alternateRetrieve(model: CatalogueModel, callerTier: Tier, faults: FaultSet): AlternateModel {
-  const item = alternateItem(model)
-  return faults.has('alternate-retrieve-no-extra') ? item : { ...item, extra: modelExtra(model, callerTier, faults) }
+  return { ...alternateItem(model), extra: modelExtra(model, callerTier, faults) }
 }
