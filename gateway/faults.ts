@@ -3,8 +3,9 @@
  * switch on (`--fault NAME`) to prove that the conformance suite notices it: each one breaks exactly
  * the requirements listed in `breaks` (ids of schemas/requirements.json; a test checks they exist).
  *
- * A fault is implemented where the behaviour it bends lives, by one `faults.has(name)` check, so a
- * reader of any module sees the faithful behaviour first and the deviation beside it.
+ * A fault that only reshapes a correct answer (its body, not what is stored, counted, limited or timed) is a
+ * reshape in its family's file, applied after the route has answered (faults/answers.ts), so the route reads as
+ * the reference says. Any other fault is one `faults.has(name)` check where the behaviour it bends lives.
  */
 
 import { SetupError } from './errors.ts'
