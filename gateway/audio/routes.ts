@@ -1,6 +1,6 @@
 /**
  * The audio endpoints (Part 2 §4.2 speech, §4.3 transcription, §4.4 translation, §6.1, §6.2, §8). The rules
- * live in ../audio/: speech.ts reads a speech request and makes real audio (WAV and PCM to the byte, the other
+ * live beside this file: speech.ts reads a speech request and makes real audio (WAV and PCM to the byte, the other
  * formats in their real containers), transcription.ts reads the multipart forms, transcript.ts renders the
  * answers, models.ts says what each model can do and what it costs.
  *
@@ -12,7 +12,7 @@
  */
 import fastifyMultipart from '@fastify/multipart'
 import { Readable } from 'node:stream'
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply } from 'fastify'
 import { chargeUsd } from '../account/billing.ts'
 import { requireCaller, type RequestContext } from '../context.ts'
 import { GatewayError, invalidParameter } from '../errors.ts'
