@@ -52,6 +52,31 @@ describe('registry', () => {
   })
 })
 
+describe('the answer-reshaping layer (gateway/faults/answers.ts)', () => {
+  it('bends only the successful answers of its own family', async () => {
+    const gw = testGateway({ faults: ['search-object-wrong'] })
+    const search = await gw.call('/v1/search', { method: 'POST', body: { search_tool_name: 'p1-search', query: 'conformance' } })
+    expect(search.status).toBe(200)
+    expect(search.body.object).toBe('search_result')
+    const refused = await gw.call('/v1/search', { method: 'POST', body: { search_tool_name: 'p1-search' } })
+    expect(refused.status).toBe(400)
+    expect(refused.body.object).toBeUndefined()
+    const models = await gw.call('/v1/models')
+    expect(models.body.object).toBe('list')
+  })
+
+  it('applies each reshape of a family to every route it names, in list and single answers', async () => {
+    const gw = testGateway({ faults: ['file-bytes-string'] })
+    const form = { 'content-type': 'multipart/form-data; boundary=b' }
+    const payload = ['--b', 'Content-Disposition: form-data; name="purpose"', '', 'user_data', '--b', 'Content-Disposition: form-data; name="file"; filename="a.txt"', 'Content-Type: text/plain', '', 'hello', '--b--', ''].join('\r\n')
+    const upload = await gw.call('/v1/files', { method: 'POST', headers: form, body: payload })
+    expect(upload.status).toBe(200)
+    expect(upload.body.bytes).toBe('5')
+    expect((await gw.call(`/v1/files/${upload.body.id}`)).body.bytes).toBe('5')
+    expect((await gw.call('/v1/files')).body.data.map((file: { bytes: unknown }) => file.bytes)).toEqual(['5'])
+  })
+})
+
 describe('smoke: a few faults do what they say', () => {
   it('no-svc-request-id-on-errors: errors carry no id, successes do', async () => {
     const gw = testGateway({ faults: ['no-svc-request-id-on-errors'] })
