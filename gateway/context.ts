@@ -4,10 +4,10 @@
  * response is sent (headers, transaction record).
  */
 import type { FastifyRequest } from 'fastify'
-import type { Account } from './accounts.ts'
+import type { Account } from './account/accounts.ts'
 import type { Clock } from './clock.ts'
 import { GatewayError, type ErrorFamily } from './errors.ts'
-import type { CatalogueModel } from './catalogue.ts'
+import type { CatalogueModel } from './models/catalogue.ts'
 import type { BucketReading, RateLimiter } from './limiter.ts'
 
 /**

@@ -2,11 +2,12 @@
  * The one entry point other parts of the project import (DESIGN.md): starts a reference gateway on a
  * loopback port for a run that has no GATEWAY_BASE_URL, and stops it afterwards.
  */
-import { ADMIN_KEY, SEEDED_KEYS, type SeededKeys } from './accounts.ts'
+import { ADMIN_KEY, SEEDED_KEYS, type SeededKeys } from './account/accounts.ts'
 import { resolveOptions } from './options.ts'
 import { createGateway } from './server.ts'
+import { SetupError } from './errors.ts'
 
-export type { SeededKeys } from './accounts.ts'
+export type { SeededKeys } from './account/accounts.ts'
 
 export interface EmbeddedGatewayOptions {
   /** Default 0: the system picks a free port. */
@@ -39,7 +40,7 @@ export interface EmbeddedGateway {
   /** Host root, e.g. http://127.0.0.1:41234, without a trailing slash. */
   url: string
   keys: SeededKeys
-  /** Bearer key of the admin routes (routes/admin.ts), e.g. to raise an account's tier in a test. */
+  /** Bearer key of the admin routes (admin.ts), e.g. to raise an account's tier in a test. */
   adminKey: string
   close(): Promise<void>
 }
@@ -51,7 +52,7 @@ export async function startEmbeddedGateway(opts: EmbeddedGatewayOptions = {}): P
   const address = app.server.address()
   if (address === null || typeof address === 'string') {
     await app.close()
-    throw new Error(`the gateway did not get a TCP address (got ${String(address)})`)
+    throw new SetupError('LISTEN_FAILED', `the gateway did not get a TCP address (got ${String(address)})`)
   }
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address
   return {

@@ -6,7 +6,8 @@
  *   reference does not show the 400, 404 and 500 bodies, so those reuse it;
  * - usage endpoints (/user/v1): `{ error: "<word>", message }`, as section 7 gives for 401, 403 and 429.
  *
- * Route handlers throw GatewayError; the error handler picks the dialect from the path.
+ * Route handlers throw GatewayError; the error handler picks the dialect from the path. What the gateway throws
+ * that is no answer to a call (a bad option, a broken limit table, a bug) is a SetupError with a stable code.
  */
 
 export type ErrorFamily = 'compatible' | 'usage'
@@ -87,4 +88,34 @@ export function usageError(status: number, message: string): UsageErrorBody {
 
 export function errorBody(family: ErrorFamily, error: GatewayError): CompatibleErrorBody | UsageErrorBody {
   return family === 'usage' ? usageError(error.status, error.message) : compatibleError(error.status, error.message, error.details)
+}
+
+/** Stable: scripts and tests key on them, so a code is never renamed or reused. */
+export type SetupErrorCode =
+  | 'OPTION_INVALID' // an option the user gave cannot be used; the CLI exits 2 with the message
+  | 'FAULT_UNKNOWN' // a fault name that is not in the registry
+  | 'LIMIT_TABLE_INVALID' // a table of schemas/limits/ lacks what the gateway reads from it
+  | 'STORE_CLOSED' // a call reached a store after the gateway closed
+  | 'LISTEN_FAILED' // the embedded gateway got no TCP address
+  | 'INTERNAL' // a bug in the gateway
+
+/** An error of the gateway itself, never an answer to a call: the message is what a user reads, the code what code decides on. */
+export class SetupError extends Error {
+  override readonly name: string = 'SetupError'
+
+  constructor(
+    readonly code: SetupErrorCode,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+/** A bad option: the message is one line that says what to fix. */
+export class OptionError extends SetupError {
+  override readonly name = 'OptionError'
+
+  constructor(message: string) {
+    super('OPTION_INVALID', message)
+  }
 }

@@ -3,10 +3,12 @@
  * switch on (`--fault NAME`) to prove that the conformance suite notices it: each one breaks exactly
  * the requirements listed in `breaks` (ids of schemas/requirements.json; a test checks they exist).
  *
- * A fault is implemented where the behaviour it bends lives, by one `faults.has(name)` check, so a
- * reader of any module sees the faithful behaviour first and the deviation beside it.
+ * A fault that only reshapes a correct answer (its body, not what is stored, counted, limited or timed) is a
+ * reshape in its family's file, applied after the route has answered (faults/answers.ts), so the route reads as
+ * the reference says. Any other fault is one `faults.has(name)` check where the behaviour it bends lives.
  */
 
+import { SetupError } from './errors.ts'
 import type { FaultDefinition } from './faults/definition.ts'
 import { NATIVE_FAULTS } from './faults/native.ts'
 import { SYNTHESIZE_FAULTS } from './faults/synthesize.ts'
@@ -28,8 +30,30 @@ import { VIDEOS_FAULTS } from './faults/videos.ts'
 
 export type { FaultDefinition } from './faults/definition.ts'
 
-/** Every fault, family by family; a new endpoint family adds its file under faults/ and one spread here. */
-const FAULT_TABLE = [...HEADERS_FAULTS, ...AUTH_FAULTS, ...MODELS_FAULTS, ...ACCOUNT_FAULTS, ...FILES_FAULTS, ...RESPONSES_FAULTS, ...CHAT_FAULTS, ...UNAVAILABLE_FAULTS, ...COMPATIBLE_FAULTS, ...TIERS_FAULTS, ...MODERATION_FAULTS, ...AUDIO_FAULTS, ...NATIVE_FAULTS, ...SYNTHESIZE_FAULTS, ...SEARCH_FAULTS, ...OCR_FAULTS, ...VIDEOS_FAULTS] as const satisfies readonly FaultDefinition[]
+/** Every fault, by the family (of schemas/ and suites/) it belongs to; a new family adds its file under faults/ and one entry here. */
+const FAULTS_BY_FAMILY = {
+  headers: HEADERS_FAULTS,
+  auth: AUTH_FAULTS,
+  models: MODELS_FAULTS,
+  account: ACCOUNT_FAULTS,
+  files: FILES_FAULTS,
+  responses: RESPONSES_FAULTS,
+  chat: CHAT_FAULTS,
+  unavailable: UNAVAILABLE_FAULTS,
+  compatible: COMPATIBLE_FAULTS,
+  tiers: TIERS_FAULTS,
+  moderation: MODERATION_FAULTS,
+  audio: AUDIO_FAULTS,
+  native: NATIVE_FAULTS,
+  synthesize: SYNTHESIZE_FAULTS,
+  search: SEARCH_FAULTS,
+  ocr: OCR_FAULTS,
+  videos: VIDEOS_FAULTS,
+} as const satisfies Readonly<Record<string, readonly FaultDefinition[]>>
+
+export type FaultFamily = keyof typeof FAULTS_BY_FAMILY
+
+const FAULT_TABLE = Object.values(FAULTS_BY_FAMILY).flat()
 
 export type FaultName = (typeof FAULT_TABLE)[number]['name']
 
@@ -47,6 +71,15 @@ export const LOAD_FAULTS: readonly FaultDefinition<FaultName>[] = FAULTS.filter(
 
 export const FAULT_NAMES: readonly FaultName[] = FAULTS.map((fault) => fault.name)
 
+const FAMILY_OF = new Map<string, FaultFamily>(
+  Object.entries(FAULTS_BY_FAMILY).flatMap(([family, faults]) => faults.map((fault) => [fault.name, family as FaultFamily] as const)),
+)
+
+/** The family whose faults/<family>.ts defines the fault. */
+export function familyOf(name: FaultName): FaultFamily {
+  return FAMILY_OF.get(name)!
+}
+
 export function isFaultName(name: string): name is FaultName {
   return (FAULT_NAMES as readonly string[]).includes(name)
 }
@@ -55,16 +88,21 @@ export function isFaultName(name: string): name is FaultName {
 export function toFaultSet(names: readonly string[]): FaultSet {
   const unknown = names.filter((name) => !isFaultName(name))
   if (unknown.length > 0) {
-    throw new Error(`unknown fault ${unknown.map((name) => `'${name}'`).join(', ')}; valid faults: ${FAULT_NAMES.join(', ')}`)
+    throw new SetupError('FAULT_UNKNOWN', `unknown fault ${unknown.map((name) => `'${name}'`).join(', ')}; valid faults: ${FAULT_NAMES.join(', ')}`)
   }
   return new Set(names as readonly FaultName[])
 }
 
-/** The registry as text, one fault per line, for `--fault list`. */
+/**
+ * The registry as text, one fault per line, for `--fault list`: its name, family, what it breaks and what it does.
+ * This is the one place the descriptions are read from, so the README points here instead of copying them.
+ */
 export function describeFaults(): string {
   const width = Math.max(...FAULT_NAMES.map((name) => name.length))
+  const familyWidth = Math.max(...Object.keys(FAULTS_BY_FAMILY).map((family) => family.length))
   return FAULTS.map((fault) => {
     const asOf = fault.asOf === undefined ? '' : ` (judge as of ${fault.asOf})`
-    return `${fault.name.padEnd(width)}  breaks ${fault.breaks.join(', ')}${asOf}: ${fault.description}`
+    const breaks = fault.breaks.length > 0 ? `breaks ${fault.breaks.join(', ')}` : `load verdicts ${(fault.loadVerdicts ?? []).join(', ')}`
+    return `${fault.name.padEnd(width)}  ${familyOf(fault.name).padEnd(familyWidth)}  ${breaks}${asOf}: ${fault.description}`
   }).join('\n')
 }

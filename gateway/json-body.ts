@@ -2,9 +2,8 @@
  * Request bodies in JSON: Fastify's own parser (prototype poisoning refused, an empty body refused), behind a
  * bound on nesting. The reference sets no depth, but a body nested thousands deep is no request any endpoint
  * reads, and the gateway's own walks of a body (JSON.stringify of tools and schemas for token counts, the
- * schema-driven answers, String() in messages) recurse: past a few thousand levels they exhaust the stack and
- * the caller got a 500 for its own malformed request (found by test/gateway/fuzz.test.ts). Refused up front
- * with 400 instead, like any other invalid body.
+ * schema-driven answers, String() in messages) recurse: past a few thousand levels they would exhaust the stack and
+ * answer 500 to a malformed request. Refused up front with 400 instead, like any other invalid body.
  */
 import type { FastifyInstance } from 'fastify'
 import { GatewayError } from './errors.ts'

@@ -6,6 +6,7 @@
 import fileLimitTable from '../schemas/limits/file-limits.json' with { type: 'json' }
 import modelRateLimits from '../schemas/limits/model-rate-limits.json' with { type: 'json' }
 import usageRateLimits from '../schemas/limits/usage-rate-limits.json' with { type: 'json' }
+import { SetupError } from './errors.ts'
 
 export const TIERS = [0, 1, 2, 3, 4, 5] as const
 export type Tier = (typeof TIERS)[number]
@@ -57,16 +58,16 @@ for (const rateClass of ['account', 'text', 'media', 'utility'] satisfies RateCl
   for (const tier of TIERS) {
     const limits = classTables[rateClass]?.[String(tier)]
     if (!limits || !Number.isInteger(limits.rpm) || !Number.isInteger(limits.tpm)) {
-      throw new Error(`schemas/limits/model-rate-limits.json: class ${rateClass} has no rpm/tpm for tier ${tier}`)
+      throw new SetupError('LIMIT_TABLE_INVALID', `schemas/limits/model-rate-limits.json: class ${rateClass} has no rpm/tpm for tier ${tier}`)
     }
   }
 }
 for (const tier of TIERS) {
   if (!Number.isInteger(projectTokenTable[String(tier)])) {
-    throw new Error(`schemas/limits/model-rate-limits.json: no projectTokensPerMinute for tier ${tier}`)
+    throw new SetupError('LIMIT_TABLE_INVALID', `schemas/limits/model-rate-limits.json: no projectTokensPerMinute for tier ${tier}`)
   }
   if (!Number.isInteger(usageTable[String(tier)])) {
-    throw new Error(`schemas/limits/usage-rate-limits.json: no requestsPerMinute for tier ${tier}`)
+    throw new SetupError('LIMIT_TABLE_INVALID', `schemas/limits/usage-rate-limits.json: no requestsPerMinute for tier ${tier}`)
   }
 }
 
@@ -83,10 +84,10 @@ const fileTierTable: Readonly<Record<string, FileTierLimits>> = fileLimitTable.t
 for (const tier of TIERS) {
   const limits = fileTierTable[String(tier)]
   if (!limits || !Object.values(limits).every((value) => Number.isSafeInteger(value) && value > 0)) {
-    throw new Error(`schemas/limits/file-limits.json: incomplete file limits for tier ${tier}`)
+    throw new SetupError('LIMIT_TABLE_INVALID', `schemas/limits/file-limits.json: incomplete file limits for tier ${tier}`)
   }
 }
-if (!Number.isSafeInteger(fileLimitTable.maxUploadBytes)) throw new Error('schemas/limits/file-limits.json: no maxUploadBytes')
+if (!Number.isSafeInteger(fileLimitTable.maxUploadBytes)) throw new SetupError('LIMIT_TABLE_INVALID', 'schemas/limits/file-limits.json: no maxUploadBytes')
 
 /** Section 8.4: the largest file one upload may carry, in bytes (128 MB). */
 export const MAX_UPLOAD_BYTES: number = fileLimitTable.maxUploadBytes

@@ -1,6 +1,6 @@
 /**
  * Reading multipart/form-data bodies (files, audio and video uploads): two guards around the parser (busboy,
- * under @fastify/multipart), both found by test/gateway/fuzz.test.ts.
+ * under @fastify/multipart), so that a malformed body is a 400 rather than a hang or a crash.
  */
 import { GatewayError } from './errors.ts'
 
@@ -14,7 +14,7 @@ export const PARSER_OPTIONS = { fileHwm: 1024 * 1024 } as const
 
 /**
  * A malformed form (no boundary, a part cut short, the closing delimiter missing) is reported by busboy as a bare
- * Error with no status, which the error handler took for the gateway's own failure: a 500 for the caller's
+ * Error with no status, which the error handler would take for the gateway's own failure: a 500 for the caller's
  * malformed request. Readers of forms pass what they catch through here: a 400 for a parser error; anything else
  * unchanged: GatewayErrors and Fastify's errors (which carry their status), system errors such as a full disk
  * (which carry a `code` and stay a 500), and errors of other classes (TypeError, RangeError: the gateway's own).

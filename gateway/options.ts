@@ -9,6 +9,7 @@ import { toFaultSet, type FaultName } from './faults.ts'
 import { LIMITER_ALGORITHMS, type LimiterAlgorithm } from './limiter.ts'
 import { VARY_DEFAULTS } from './vary.ts'
 import { DEFAULT_VIDEO_STEP_MS } from './videos/store.ts'
+import { OptionError } from './errors.ts'
 
 export interface GatewayOptionsInput {
   port?: number
@@ -48,10 +49,6 @@ export interface GatewayOptions {
   bareModels: boolean
   /** Lower case. */
   nativeKeyHeader: string
-}
-
-export class OptionError extends Error {
-  override name = 'OptionError'
 }
 
 export const DEFAULT_HOST = '127.0.0.1'

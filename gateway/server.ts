@@ -13,25 +13,25 @@ import { asGatewayError, registerFallbacks, sendError } from './fallbacks.ts'
 import { registerJsonBodyParser } from './json-body.ts'
 import { authHook } from './hooks/auth.ts'
 import { dateHeader } from './hooks/date-header.ts'
-import { registerAdminRoutes } from './routes/admin.ts'
+import { registerAdminRoutes } from './admin.ts'
 import { countFinishedCall, rateLimitHeaders, rateLimitHook } from './hooks/rate-limit.ts'
 import { recordTransaction } from './hooks/record-transaction.ts'
 import { createRequestIdMinter, requestIdHeaders } from './hooks/request-id.ts'
 import { unvaryJson, unvaryUrl, varyHeaders, varyJsonText } from './vary.ts'
-import { registerAccountRoutes } from './routes/account.ts'
-import { registerAudioRoutes } from './routes/audio.ts'
-import { registerChatRoutes } from './routes/chat.ts'
-import { registerCompatibleRoutes } from './routes/compatible.ts'
-import { registerFileRoutes } from './routes/files.ts'
-import { registerModelRoutes } from './routes/models.ts'
-import { registerNativeRoutes } from './routes/native.ts'
-import { registerModerationRoutes } from './routes/moderation.ts'
-import { registerResponseRoutes } from './routes/responses.ts'
-import { registerSearchRoutes } from './routes/search.ts'
-import { registerOcrRoutes } from './routes/ocr.ts'
-import { registerSynthesizeRoutes } from './routes/synthesize.ts'
-import { registerUnavailableRoutes } from './routes/unavailable.ts'
-import { registerVideoRoutes } from './routes/videos.ts'
+import { registerAccountRoutes } from './account/routes.ts'
+import { registerAudioRoutes } from './audio/routes.ts'
+import { registerChatRoutes } from './chat/routes.ts'
+import { registerCompatibleRoutes } from './compatible/routes.ts'
+import { registerFileRoutes } from './files/routes.ts'
+import { registerModelRoutes } from './models/routes.ts'
+import { registerNativeRoutes } from './native/routes.ts'
+import { registerModerationRoutes } from './moderation/routes.ts'
+import { registerResponseRoutes } from './responses/routes.ts'
+import { registerSearchRoutes } from './search/routes.ts'
+import { registerOcrRoutes } from './ocr/routes.ts'
+import { registerSynthesizeRoutes } from './synthesize/routes.ts'
+import { registerUnavailableRoutes } from './unavailable/routes.ts'
+import { registerVideoRoutes } from './videos/routes.ts'
 import { createState, type GatewayConfig, type GatewayState } from './state.ts'
 
 export type { GatewayConfig, GatewayState } from './state.ts'
@@ -72,7 +72,7 @@ export function createGateway(config: GatewayConfig = {}): Gateway {
   app.addHook('onRequest', authHook(state))
   app.addHook('onRequest', rateLimitHook(state))
   const finishCall = countFinishedCall(state)
-  // Callback style: the step is synchronous, and an async hook would cost every call a promise and a tick (issue 6).
+  // Callback style: the step is synchronous, and an async hook would cost every call a promise and a tick.
   app.addHook('onResponse', (request, reply, done) => {
     finishCall(request, reply)
     done()

@@ -2,20 +2,20 @@
  * Everything one gateway instance holds in memory. Routes and hooks receive it explicitly; there is
  * no module-level state, so tests can run many gateways side by side.
  */
-import { AccountDirectory } from './accounts.ts'
+import { AccountDirectory } from './account/accounts.ts'
 import { offsetClock, systemClock, type Clock } from './clock.ts'
 import { RequestContexts } from './context.ts'
 import type { FaultSet } from './faults.ts'
-import { FileStore, type FileStoreOptions } from './file-store.ts'
+import { FileStore, type FileStoreOptions } from './files/store.ts'
 import { createLimiter, type RateLimiter } from './limiter.ts'
 import { resolveOptions, type GatewayOptionsInput } from './options.ts'
-import { DEFAULT_TRANSACTION_CAPACITY, TransactionStore } from './transactions.ts'
+import { DEFAULT_TRANSACTION_CAPACITY, TransactionStore } from './account/transactions.ts'
 import { DEFAULT_VIDEO_STEP_MS } from './videos/store.ts'
 
 export interface GatewayConfig extends Omit<GatewayOptionsInput, 'port' | 'host'> {
   /** Replaces the (offset) system clock; for tests that step time by hand. */
   clock?: Clock
-  /** How many transactions the store keeps, newest first (default 25,000: transactions.ts says why). */
+  /** How many transactions the store keeps, newest first (default 25,000: account/transactions.ts says why). */
   transactionCapacity?: number
   /** Further key values accepted as a seeded key (alias -> seeded key value), for self-tests with keys of their own. */
   keyAliases?: Readonly<Record<string, string>>

@@ -17,8 +17,8 @@ const COUNTER_SEED_SPAN = 0x800
 export type UuidGenerator = () => string
 
 /**
- * Random bytes drawn from the CSPRNG in blocks rather than one small call per id: a call per id was a
- * visible share of every request (issue 6). The bytes are the same kind either way; each is used once.
+ * Random bytes drawn from the CSPRNG in blocks rather than one small call per id, which would cost every request
+ * a system call. The bytes are the same kind either way; each is used once.
  */
 class RandomPool {
   readonly #bytes = Buffer.alloc(4096)

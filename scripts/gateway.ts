@@ -2,10 +2,11 @@
  * `npm run gateway -- [options]`: runs the reference gateway until SIGINT or SIGTERM.
  * Prints the base URL and every seeded key; bad options are one line on stderr and exit code 2.
  */
-import { SEEDED_KEY_ENV, SEEDED_KEYS, type SeededKeys } from '../gateway/accounts.ts'
+import { SEEDED_KEY_ENV, SEEDED_KEYS, type SeededKeys } from '../gateway/account/accounts.ts'
 import { startEmbeddedGateway } from '../gateway/embedded.ts'
 import { describeFaults } from '../gateway/faults.ts'
-import { DEFAULT_LIMITER, DEFAULT_NATIVE_KEY_HEADER, OptionError, parseCommandLine, USAGE } from '../gateway/options.ts'
+import { DEFAULT_LIMITER, DEFAULT_NATIVE_KEY_HEADER, parseCommandLine, USAGE } from '../gateway/options.ts'
+import { OptionError } from '../gateway/errors.ts'
 
 const EXIT_BAD_OPTIONS = 2
 

@@ -8,6 +8,7 @@
  *   Ogg pages with OpusHead and OpusTags; AAC-LC in ADTS with max_sfb 0), as many as the duration needs. A real
  *   codec would be hundreds of lines each; what a client can check without one is the container and the length.
  */
+import { SetupError } from '../errors.ts'
 
 // --- checksums -------------------------------------------------------------------------------------------
 
@@ -70,7 +71,7 @@ function flacNumber(n: number): number[] {
 /** Mono 16-bit samples (little-endian, as WAV holds them) as a FLAC stream. */
 export function flacFile(samples: Buffer, sampleRate: number): Buffer {
   const rateCode = FLAC_RATE_CODES[sampleRate]
-  if (rateCode === undefined) throw new Error(`no FLAC rate code for ${sampleRate} Hz`)
+  if (rateCode === undefined) throw new SetupError('INTERNAL', `no FLAC rate code for ${sampleRate} Hz`)
   const total = samples.length / 2
   const info = Buffer.alloc(34)
   info.writeUInt16BE(FLAC_BLOCK, 0)

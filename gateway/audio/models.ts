@@ -10,7 +10,7 @@
  * Audio counts 32 tokens per second, the rate Part 2 §4.9 states for audio; the reference gives none for these
  * endpoints, so transcription is in effect charged by the second of audio.
  */
-import { findModel, type CatalogueModel } from '../catalogue.ts'
+import { findModel, type CatalogueModel } from '../models/catalogue.ts'
 
 export const AUDIO_TOKENS_PER_SECOND = 32
 

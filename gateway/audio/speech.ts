@@ -46,9 +46,7 @@ export interface SpeechRequest {
   stream: 'audio' | 'sse' | undefined
 }
 
-type Json = Record<string, unknown>
-
-export function parseSpeechRequest(body: Json, model: SpeechModel, faults: FaultSet): SpeechRequest {
+export function parseSpeechRequest(body: Record<string, unknown>, model: SpeechModel, faults: FaultSet): SpeechRequest {
   const { input } = body
   if (typeof input !== 'string' || input === '') throw invalidParameter('input', 'input is required: the text to speak.')
   const chars = [...input].length
@@ -96,7 +94,7 @@ function parseVoice(voice: unknown, model: SpeechModel, faults: FaultSet): strin
   }
   if (model.voiceObject) {
     if (typeof voice === 'object' && !Array.isArray(voice)) {
-      const { name, languageCode } = voice as Json
+      const { name, languageCode } = voice as Record<string, unknown>
       if (!(PREBUILT_VOICES as readonly unknown[]).includes(name)) throw invalidParameter('voice.name', `voice.name must be a prebuilt voice: ${PREBUILT_VOICES.join(', ')}.`)
       if (typeof languageCode !== 'string' || !/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(languageCode)) throw invalidParameter('voice.languageCode', 'voice.languageCode must be a BCP-47 tag such as en-US.')
       return name as string

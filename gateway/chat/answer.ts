@@ -10,7 +10,7 @@
  * carry every required property.
  */
 import { randomBytes } from 'node:crypto'
-import type { CatalogueModel } from '../catalogue.ts'
+import type { CatalogueModel } from '../models/catalogue.ts'
 import type { FaultSet } from '../faults.ts'
 import { generate } from '../simulate/generate.ts'
 import { countTokens, tokenPieces } from '../simulate/tokenizer.ts'

@@ -7,8 +7,9 @@
  * instructions"); every other message is the conversation, flattened oldest first, as the simulated models
  * read it. Instructions and conversation both count as prompt tokens.
  */
-import type { CatalogueModel } from '../catalogue.ts'
+import type { CatalogueModel } from '../models/catalogue.ts'
 import { invalidParameter } from '../errors.ts'
+import { isObject } from '../../common/json.ts'
 
 export const CHAT_LIMITS = {
   maxTools: 128, // the widely used convention's cap, the same as the planned assistants' (section 4.9)
@@ -48,11 +49,7 @@ export interface ChatRequest {
   safetyIdentifier: string | undefined
 }
 
-type Json = Record<string, unknown>
-
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value)
-
-export function parseChatRequest(body: Json, model: CatalogueModel, options: { emptyMessagesAllowed?: boolean } = {}): ChatRequest {
+export function parseChatRequest(body: Record<string, unknown>, model: CatalogueModel, options: { emptyMessagesAllowed?: boolean } = {}): ChatRequest {
   const messages = body.messages
   if (!Array.isArray(messages)) throw invalidParameter('messages', 'messages is required: an array of { role, content } items.')
   if (messages.length === 0 && !options.emptyMessagesAllowed) throw invalidParameter('messages', 'messages must hold at least one message.')
@@ -78,7 +75,7 @@ export function parseChatRequest(body: Json, model: CatalogueModel, options: { e
     if (role === 'user') lastUserText = content.text
   })
 
-  const last = messages[messages.length - 1] as Json | undefined
+  const last = messages[messages.length - 1] as Record<string, unknown> | undefined
   const tools = readTools(body.tools)
   return {
     instructions,
@@ -124,7 +121,7 @@ function readContent(content: unknown, param: string, role: Role, hasToolCalls: 
   return { text: texts.join('\n'), extraTokens }
 }
 
-function readMaxTokens(body: Json, model: CatalogueModel): number | undefined {
+function readMaxTokens(body: Record<string, unknown>, model: CatalogueModel): number | undefined {
   // max_tokens is the convention's older name; max_completion_tokens wins when both are sent.
   const name = body.max_completion_tokens !== undefined && body.max_completion_tokens !== null ? 'max_completion_tokens' : 'max_tokens'
   const value = body[name]
@@ -135,14 +132,14 @@ function readMaxTokens(body: Json, model: CatalogueModel): number | undefined {
   return value as number
 }
 
-function readNumber(body: Json, name: string, min: number, max: number): number | undefined {
+function readNumber(body: Record<string, unknown>, name: string, min: number, max: number): number | undefined {
   const value = body[name]
   if (value === undefined || value === null) return undefined
   if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) throw invalidParameter(name, `${name} must be a number from ${min} to ${max}.`)
   return value
 }
 
-function readStream(body: Json): { stream: boolean; includeUsage: boolean } {
+function readStream(body: Record<string, unknown>): { stream: boolean; includeUsage: boolean } {
   const stream = body.stream ?? false
   if (typeof stream !== 'boolean') throw invalidParameter('stream', 'stream must be a boolean.')
   const options = body.stream_options
@@ -192,7 +189,7 @@ function readModeration(moderation: unknown): string | undefined {
 }
 
 /** Audio output needs an audio-capable chat model; this catalogue has none, so it is refused, never ignored. */
-function readAudio(body: Json): Record<string, never> {
+function readAudio(body: Record<string, unknown>): Record<string, never> {
   const modalities = body.modalities
   if (modalities === undefined || modalities === null) return {}
   if (!Array.isArray(modalities) || !modalities.every((m) => m === 'text' || m === 'audio')) {

@@ -1,4 +1,6 @@
 /** Faults of the account and usage endpoints (Part 1 §2.1, §2.2, §4.2, §7, §8.1). See ../faults.ts for what a fault is. */
+import { isObject } from '../../common/json.ts'
+import { onRoutes, type AnswerReshapes } from './answers.ts'
 import type { FaultDefinition } from './definition.ts'
 
 export const ACCOUNT_FAULTS = [
@@ -47,3 +49,25 @@ export const ACCOUNT_FAULTS = [
   { name: 'date-range-ignored', breaks: ['P1-4.2-date-range'],
     description: 'When start_date and end_date are given, the transaction list is empty.' },
 ] as const satisfies readonly FaultDefinition[]
+
+const CREDIT = 'GET /user/v1/credit'
+const TRANSACTIONS = 'GET /user/v1/transactions'
+
+/** The account faults that only reshape an answer (./answers.ts); the others bend what is stored, counted or selected. */
+export const ACCOUNT_ANSWER_RESHAPES: AnswerReshapes = {
+  'credit-exchange-rate-float': onRoutes([CREDIT], (credit) => ({ ...credit, exchange_rate: Number(credit.exchange_rate) + 0.5 })),
+  'credit-grant-amount-number': onRoutes([CREDIT], (credit) => {
+    const sources = credit.credit_sources
+    if (!isObject(sources) || !Array.isArray(sources.grants)) return credit
+    const grants = sources.grants.map((grant: unknown) => (isObject(grant) ? { ...grant, amount_irt: Number(grant.amount_irt) } : grant))
+    return { ...credit, credit_sources: { ...sources, grants } }
+  }),
+  // A model-filtered list names providers by their display label.
+  'transaction-filtered-provider-label': onRoutes([TRANSACTIONS], (list, request) => {
+    if (!isObject(request.query) || request.query.model === undefined || !Array.isArray(list.transactions)) return list
+    const transactions = list.transactions.map((record: unknown) => (isObject(record) && typeof record.provider === 'string' ? { ...record, provider: record.provider.toUpperCase() } : record))
+    return { ...list, transactions }
+  }),
+  'transactions-no-total': onRoutes([TRANSACTIONS], ({ total: _total, ...list }) => list),
+  'has-more-always-false': onRoutes([TRANSACTIONS], (list) => ({ ...list, has_more: false })),
+}

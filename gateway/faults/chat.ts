@@ -1,4 +1,6 @@
 /** Faults of chat completions (Part 1 §1.5, §2.2, §2.5, §2.6, §4.7, §6, §7). See ../faults.ts for what a fault is. */
+import { isObject } from '../../common/json.ts'
+import { onRoutes, type AnswerReshapes } from './answers.ts'
 import type { FaultDefinition } from './definition.ts'
 
 export const CHAT_FAULTS = [
@@ -39,3 +41,18 @@ export const CHAT_FAULTS = [
   { name: 'chat-moderation-refused', breaks: ['P1-4.7-chat-moderation'],
     description: 'A chat request with an inline moderation object is refused (400).' },
 ] as const satisfies readonly FaultDefinition[]
+
+const COMPLETIONS = 'POST /v1/chat/completions'
+
+/**
+ * The chat faults that only reshape an answer (./answers.ts). A stream is written as it goes and never passes
+ * through here, so faults that also bend the stream (usage, inline moderation) stay where the answer is built.
+ */
+export const CHAT_ANSWER_RESHAPES: AnswerReshapes = {
+  'chat-created-iso': onRoutes([COMPLETIONS], (answer) => ({ ...answer, created: new Date(Number(answer.created) * 1000).toISOString() })),
+  'chat-usage-no-cached-tokens': onRoutes([COMPLETIONS], (answer) => {
+    if (!isObject(answer.usage)) return answer
+    const { prompt_tokens_details: _cached, ...usage } = answer.usage
+    return { ...answer, usage }
+  }),
+}

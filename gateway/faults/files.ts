@@ -1,4 +1,5 @@
 /** Faults of the files endpoints (Part 1 §2.4, §4.4, §7, §8.4). See ../faults.ts for what a fault is. */
+import { eachListed, inTurn, onRoutes, type AnswerReshapes } from './answers.ts'
 import type { FaultDefinition } from './definition.ts'
 
 export const FILES_FAULTS = [
@@ -51,3 +52,25 @@ export const FILES_FAULTS = [
   { name: 'unknown-file-400', breaks: ['P1-7-file-unknown-404'],
     description: 'Retrieving or deleting a file id that does not exist answers 400 instead of 404.' },
 ] as const satisfies readonly FaultDefinition[]
+
+const LIST = 'GET /v1/files'
+const RETRIEVE = 'GET /v1/files/:file_id'
+
+type FileObject = Record<string, unknown>
+
+/** Every file object an answer shows: the upload's, the retrieved one and each of the list. */
+function eachFile(reshape: (file: FileObject) => FileObject) {
+  return inTurn(onRoutes(['POST /v1/files', RETRIEVE], reshape), eachListed(LIST, reshape))
+}
+
+const kib = (bytes: unknown): unknown => (typeof bytes === 'number' ? Math.ceil(bytes / 1024) : bytes)
+
+/** The files faults that only reshape an answer (./answers.ts); the others bend the routes where they act. */
+export const FILES_ANSWER_RESHAPES: AnswerReshapes = {
+  'file-bytes-string': eachFile((file) => ({ ...file, bytes: String(file.bytes) })),
+  'file-bytes-kib': eachFile((file) => ({ ...file, bytes: kib(file.bytes) })),
+  // The list alone counts in KiB; upload and retrieve stay right.
+  'file-list-bytes-kib': eachListed(LIST, (file) => ({ ...file, bytes: kib(file.bytes) })),
+  'retrieve-expires-at-null': onRoutes([RETRIEVE], (file) => ({ ...file, expires_at: null })),
+  'file-list-no-has-more': onRoutes([LIST], ({ has_more: _hasMore, ...list }) => list),
+}

@@ -1,4 +1,6 @@
 /** Faults of the model catalogue (Part 1 §2.3, §4.3, §7). See ../faults.ts for what a fault is. */
+import { toIso } from '../clock.ts'
+import { onRoutes, type AnswerReshapes } from './answers.ts'
 import type { FaultDefinition } from './definition.ts'
 
 export const MODELS_FAULTS = [
@@ -31,3 +33,20 @@ export const MODELS_FAULTS = [
   { name: 'unknown-model-500', breaks: ['P1-7-unknown-model-404'],
     description: 'Retrieving an unknown model id answers 500 (compatible error body) instead of 404.' },
 ] as const satisfies readonly FaultDefinition[]
+
+const RETRIEVE = 'GET /v1/models/:model_id'
+
+/**
+ * The model faults that only reshape an answer (./answers.ts). The lists are serialized once and cached, so the
+ * faults of list items stay in the views they are built from.
+ */
+export const MODELS_ANSWER_RESHAPES: AnswerReshapes = {
+  // The Bearer record, which has extra; the x-api-key record and --bare-models' keep their own created.
+  'retrieve-created-iso': onRoutes([RETRIEVE], (model) => (model.object === 'model' && 'extra' in model ? { ...model, created: toIso(Number(model.created) * 1000) } : model)),
+  // The x-api-key record alone: its type tells it from the Bearer one.
+  'alternate-retrieve-no-extra': onRoutes([RETRIEVE], (model) => {
+    if (model.type !== 'model') return model
+    const { extra: _extra, ...record } = model
+    return record
+  }),
+}

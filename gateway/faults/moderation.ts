@@ -1,4 +1,7 @@
 /** Faults of moderation (Part 2 §2.4, §4.7, §7). See ../faults.ts for what a fault is. */
+import { isObject } from '../../common/json.ts'
+import { IMAGE_CATEGORIES } from '../moderation/categories.ts'
+import { eachListed, onRoutes, type AnswerReshapes } from './answers.ts'
 import type { FaultDefinition } from './definition.ts'
 
 export const MODERATION_FAULTS = [
@@ -35,3 +38,45 @@ export const MODERATION_FAULTS = [
   { name: 'moderation-inline-flagged-string', breaks: ['P2-4.7-inline-result-type'],
     description: 'Inline moderation results on chat completions give flagged as the string "true" or "false".' },
 ] as const satisfies readonly FaultDefinition[]
+
+const MODERATE = 'POST /v1/moderations'
+
+type CategoryMap = Record<string, unknown>
+type Result = Record<string, unknown>
+
+/** Each result of /v1/moderations (inline results on responses and chat completions keep their shape). */
+function eachResult(reshape: (result: Result) => Result) {
+  return eachListed(MODERATE, reshape, 'results')
+}
+
+/** The result with each of its three category maps passed through `reshape`, or only the one named. */
+function categoryMaps(result: Result, reshape: (map: CategoryMap) => CategoryMap, only?: string): Result {
+  const out = { ...result }
+  for (const name of only === undefined ? ['categories', 'category_scores', 'category_applied_input_types'] : [only]) {
+    const map = out[name]
+    if (isObject(map)) out[name] = reshape(map)
+  }
+  return out
+}
+
+function mapValues(map: CategoryMap, change: (value: unknown, category: string) => unknown): CategoryMap {
+  return Object.fromEntries(Object.entries(map).map(([category, value]) => [category, change(value, category)]))
+}
+
+const types = (value: unknown): unknown[] => (Array.isArray(value) ? value : [])
+
+/** The moderation faults that only reshape an answer (./answers.ts); the others bend what is accepted or charged. */
+export const MODERATION_ANSWER_RESHAPES: AnswerReshapes = {
+  'moderation-category-missing': eachResult((result) => categoryMaps(result, (map) => Object.fromEntries(Object.entries(map).filter(([category]) => category !== 'illicit/violent')))),
+  'moderation-score-percent': eachResult((result) => categoryMaps(result, (scores) => mapValues(scores, (score) => Math.round(Number(score) * 10_000) / 100), 'category_scores')),
+  // Only where the input had an image, which the image categories' applied types show.
+  'moderation-image-applies-everywhere': eachResult((result) => {
+    const applied = result.category_applied_input_types
+    const hasImage = isObject(applied) && Object.values(applied).some((value) => types(value).includes('image'))
+    if (!hasImage) return result
+    return categoryMaps(result, (map) => mapValues(map, (value, category) => ((IMAGE_CATEGORIES as ReadonlySet<string>).has(category) ? value : [...types(value), 'image'])), 'category_applied_input_types')
+  }),
+  'moderation-image-not-applied': eachResult((result) => categoryMaps(result, (map) => mapValues(map, (value) => types(value).filter((type) => type !== 'image')), 'category_applied_input_types')),
+  'moderation-id-missing': onRoutes([MODERATE], ({ id: _id, ...answer }) => answer),
+  'moderation-one-result-for-array': onRoutes([MODERATE], (answer) => (Array.isArray(answer.results) ? { ...answer, results: answer.results.slice(0, 1) } : answer)),
+}

@@ -1,4 +1,5 @@
 /** Faults of the native interface (Part 2 §2.5, §4.8, §5.1, §5.2). See ../faults.ts for what a fault is. */
+import { onRoutes, type AnswerReshapes } from './answers.ts'
 import type { FaultDefinition } from './definition.ts'
 
 export const NATIVE_FAULTS = [
@@ -43,3 +44,12 @@ export const NATIVE_FAULTS = [
   { name: 'native-inline-data-refused', breaks: ['P2-4.8-inline-image'],
     description: 'A part with inline_data (the spelling §4.8 gives) is refused with 400; only inlineData is read.' },
 ] as const satisfies readonly FaultDefinition[]
+
+/**
+ * The native faults that only reshape an answer (./answers.ts). A stream is written chunk by chunk and never passes
+ * through here, so the faults of the chunks stay where they are made.
+ */
+export const NATIVE_ANSWER_RESHAPES: AnswerReshapes = {
+  // generateContent's answer; countTokens has no usageMetadata to lose.
+  'native-response-no-usage': onRoutes(['POST /v1beta/models/:target'], ({ usageMetadata: _usage, ...answer }) => answer),
+}

@@ -1,4 +1,6 @@
 /** Faults of the OCR endpoint (Part 2 sections 2.3, 4.6, 5). See ../faults.ts for what a fault is. */
+import { isObject } from '../../common/json.ts'
+import { eachListed, onRoutes, type AnswerReshapes } from './answers.ts'
 import type { FaultDefinition } from './definition.ts'
 
 export const OCR_FAULTS = [
@@ -37,3 +39,13 @@ export const OCR_FAULTS = [
   { name: 'ocr-not-charged', breaks: ['P2-4.6-ocr-cost'],
     description: 'OCR calls are not charged.' },
 ] as const satisfies readonly FaultDefinition[]
+
+const OCR = 'POST /v1/ocr'
+
+/** The OCR faults that only reshape an answer (./answers.ts); the others bend what is accepted, read or charged. */
+export const OCR_ANSWER_RESHAPES: AnswerReshapes = {
+  'ocr-images-missing': eachListed(OCR, ({ images: _images, ...page }) => page, 'pages'),
+  // The model as the caller named it, an alias included, instead of the model that served it.
+  'ocr-alias-reports-alias': onRoutes([OCR], (answer, request) => (isObject(request.body) && typeof request.body.model === 'string' ? { ...answer, model: request.body.model } : answer)),
+  'ocr-object-missing': onRoutes([OCR], ({ object: _object, ...answer }) => answer),
+}

@@ -1,4 +1,5 @@
 /** Faults of the search endpoints (Part 2 sections 2.2, 4.5, 7, 8). See ../faults.ts for what a fault is. */
+import { onRoutes, type AnswerReshapes } from './answers.ts'
 import type { FaultDefinition } from './definition.ts'
 
 export const SEARCH_FAULTS = [
@@ -43,3 +44,8 @@ export const SEARCH_FAULTS = [
   { name: 'search-array-charged-once', breaks: ['P2-4.5-search-cost'],
     description: 'A search of an array of queries is charged as one query.' },
 ] as const satisfies readonly FaultDefinition[]
+
+/** The search faults that only reshape an answer (./answers.ts); the others bend what is accepted, found or charged. */
+export const SEARCH_ANSWER_RESHAPES: AnswerReshapes = {
+  'search-object-wrong': onRoutes(['POST /v1/search', 'POST /v1/search/:tool'], (answer) => ({ ...answer, object: 'search_result' })),
+}

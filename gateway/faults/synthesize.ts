@@ -1,4 +1,7 @@
 /** Faults of native speech synthesis (Part 2 §2.6, §4.9, §5.3, §7). See ../faults.ts for what a fault is. */
+import { isObject } from '../../common/json.ts'
+import { AUTOMATIC_RATE } from '../native/audio.ts'
+import { onRoutes, type AnswerReshapes } from './answers.ts'
 import type { FaultDefinition } from './definition.ts'
 
 export const SYNTHESIZE_FAULTS = [
@@ -25,3 +28,11 @@ export const SYNTHESIZE_FAULTS = [
   { name: 'synthesize-ceiling-900', breaks: ['P2-4.9-text-ceiling'],
     description: 'input.text over 900 bytes is refused with 413 (the ceiling of the sample error text).' },
 ] as const satisfies readonly FaultDefinition[]
+
+const SYNTHESIZE = 'POST /v1/text:synthesize'
+
+/** The synthesis faults that only reshape an answer (./answers.ts); the others bend what is accepted or made. */
+export const SYNTHESIZE_ANSWER_RESHAPES: AnswerReshapes = {
+  'synthesize-no-timepoints': onRoutes([SYNTHESIZE], ({ timepoints: _timepoints, ...answer }) => answer),
+  'synthesize-echo-default-rate': onRoutes([SYNTHESIZE], (answer) => (isObject(answer.audioConfig) ? { ...answer, audioConfig: { ...answer.audioConfig, sampleRateHertz: AUTOMATIC_RATE } } : answer)),
+}

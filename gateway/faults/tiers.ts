@@ -1,6 +1,6 @@
 /**
  * Faults of the rate limiter and the tier rules (Part 1 §1.5, §4.1, §7, §8.1, §8.4). See ../faults.ts for what a
- * fault is. Each bends one behaviour of gateway/hooks/rate-limit.ts, gateway/model-access.ts or the file routes.
+ * fault is. Each bends one behaviour of gateway/hooks/rate-limit.ts, gateway/models/access.ts or the file routes.
  */
 import type { FaultDefinition } from './definition.ts'
 

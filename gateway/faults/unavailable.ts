@@ -2,7 +2,7 @@
  * Faults of the announced but unavailable surfaces (Part 1 §1.6, §2.8-2.10, §3, §4.6, §4.9, §8.5). See
  * ../faults.ts for what a fault is. A `planned-<surface>-*` fault also offers that surface, with the planned
  * shapes and rules but for the one defect named, so that the suite's conditional checks meet a target that
- * does offer it (../routes/unavailable.ts).
+ * does offer it (../unavailable/routes.ts).
  */
 import type { FaultDefinition } from './definition.ts'
 

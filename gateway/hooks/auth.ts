@@ -11,7 +11,7 @@
  *   (for headers and transactions) but refuse no one, so that they answer 404.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { Account } from '../accounts.ts'
+import type { Account } from '../account/accounts.ts'
 import { isV1Path, type KeyForm, type RequestContext } from '../context.ts'
 import { compatibleError, usageError } from '../errors.ts'
 import type { GatewayState } from '../state.ts'

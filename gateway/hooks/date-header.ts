@@ -7,7 +7,7 @@ import type { FastifyReply } from 'fastify'
 import type { GatewayState } from '../state.ts'
 
 export function dateHeader(state: GatewayState) {
-  // The header has whole-second resolution, so the text is formatted once per second, not per call (issue 6).
+  // The header has whole-second resolution, so the text is formatted once per second, not per call.
   let second = Number.NaN
   let text = ''
   return (_request: unknown, reply: FastifyReply): void => {

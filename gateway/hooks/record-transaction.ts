@@ -4,7 +4,7 @@
  * is in the store before the client has the response, so it can be listed at once.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { findModel } from '../catalogue.ts'
+import { findModel } from '../models/catalogue.ts'
 import { isoFormatter } from '../clock.ts'
 import type { GatewayState } from '../state.ts'
 

@@ -14,7 +14,8 @@
  * model), the input result is that error while the output is still moderated, and the call itself succeeds.
  * Tool names, descriptions and schemas are never moderated (§4.7): only the conversation's text is.
  */
-import { findModel } from '../catalogue.ts'
+import { findModel } from '../models/catalogue.ts'
+import { isObject } from '../../common/json.ts'
 
 export interface InlineError {
   model: string
@@ -29,8 +30,6 @@ export function moderatesImages(modelId: string): boolean {
 export function imageNotModerated(modelId: string): InlineError {
   return { model: modelId, error: { code: 'image_input_not_supported', message: `The moderation model '${modelId}' takes text only; the input holds an image, so it was not moderated.` } }
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /** Whether chat messages carry an image part ({type image_url}). */
 export function messagesHaveImage(messages: unknown): boolean {

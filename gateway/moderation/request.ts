@@ -11,15 +11,12 @@
  */
 import { invalidParameter } from '../errors.ts'
 import type { ModerationInput } from './classifier.ts'
+import { isObject } from '../../common/json.ts'
 
 export const DEFAULT_MODERATION_MODEL = 'omni-moderation-latest'
 
 /** An image URL the gateway would fetch, or a Base64 data URL of an image. */
 const IMAGE_URL = /^(https?:\/\/\S+|data:image\/[a-z0-9.+-]+;base64,[A-Za-z0-9+/=]+)$/i
-
-type Json = Record<string, unknown>
-
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value)
 
 export interface ModerationRequest {
   /** The model id named, or undefined when omitted (or null). */
@@ -29,7 +26,7 @@ export interface ModerationRequest {
   hasImage: boolean
 }
 
-export function parseModerationRequest(body: Json): ModerationRequest {
+export function parseModerationRequest(body: Record<string, unknown>): ModerationRequest {
   const model = body.model
   if (model !== undefined && model !== null && typeof model !== 'string') throw invalidParameter('model', 'model must be a string model id.')
   const inputs = readInput(body.input)
@@ -48,7 +45,7 @@ function readInput(input: unknown): ModerationInput[] {
   return [combined]
 }
 
-function readItem(item: Json, where: string, into: ModerationInput): void {
+function readItem(item: Record<string, unknown>, where: string, into: ModerationInput): void {
   if (item.type === 'text') {
     if (typeof item.text !== 'string') throw invalidParameter(where, `${where}: a text item needs a text string.`)
     into.texts.push(item.text)

@@ -10,7 +10,7 @@
  * totalTokenCount includes it; an inline image counts 258 prompt tokens.
  */
 import { randomBytes } from 'node:crypto'
-import type { CatalogueModel } from '../catalogue.ts'
+import type { CatalogueModel } from '../models/catalogue.ts'
 import type { FaultSet } from '../faults.ts'
 import { generate } from '../simulate/generate.ts'
 import { countTokens } from '../simulate/tokenizer.ts'
@@ -18,17 +18,15 @@ import { pcm16le, speechSeconds, toneSamples, wav } from './audio.ts'
 import { AUDIO_TOKENS_PER_SECOND, costUsd, isSpeechModel } from './models.ts'
 import type { NativeRequest } from './request.ts'
 
-type Json = Record<string, unknown>
-
 export const PCM_RATE = 24_000
 export const L16_MIME = `audio/L16;codec=pcm;rate=${PCM_RATE}`
 const IMAGE_TOKENS = 258
 
 export interface NativeAnswer {
   /** The non-streaming response of section 2.5. */
-  response: Json
+  response: Record<string, unknown>
   /** The same answer as stream chunks, the last with finishReason. */
-  chunks: Json[]
+  chunks: Record<string, unknown>[]
   usage: { prompt: number; candidates: number; thoughts: number; total: number }
   usd: number
 }
@@ -37,18 +35,18 @@ const SAFETY_RATINGS = ['HARM_CATEGORY_HARASSMENT', 'HARM_CATEGORY_HATE_SPEECH',
   (category) => ({ category, probability: 'NEGLIGIBLE' }),
 )
 
-function promptTokens(request: NativeRequest): { total: number; details: Json[] } {
+function promptTokens(request: NativeRequest): { total: number; details: Record<string, unknown>[] } {
   const text = countTokens(request.instructions ?? '') + countTokens(request.input)
   const images = request.inlineTypes.filter((t) => t.startsWith('image/')).length * IMAGE_TOKENS
-  const details: Json[] = [{ modality: 'TEXT', tokenCount: text }]
+  const details: Record<string, unknown>[] = [{ modality: 'TEXT', tokenCount: text }]
   if (images > 0) details.push({ modality: 'IMAGE', tokenCount: images })
   return { total: text + images, details }
 }
 
 interface Parts {
   /** Parts of each chunk, in order; joined they are the whole answer's parts. */
-  pieces: Json[][]
-  whole: Json[]
+  pieces: Record<string, unknown>[][]
+  whole: Record<string, unknown>[]
   candidates: number
   thoughts: number
   finish: string
@@ -95,7 +93,7 @@ export function answerNative(model: CatalogueModel, request: NativeRequest, faul
   const prompt = promptTokens(request)
   const parts = isSpeechModel(model) ? speechParts(request, faults) : textParts(model, request)
   const total = prompt.total + parts.candidates + parts.thoughts
-  const usageMetadata: Json = {
+  const usageMetadata: Record<string, unknown> = {
     promptTokenCount: prompt.total,
     candidatesTokenCount: parts.candidates,
     totalTokenCount: total,
@@ -104,12 +102,12 @@ export function answerNative(model: CatalogueModel, request: NativeRequest, faul
     ...(parts.thoughts > 0 ? { thoughtsTokenCount: parts.thoughts } : {}),
   }
   const head = { modelVersion: model.id, responseId: randomBytes(16).toString('base64url') }
-  const response: Json = {
+  const response: Record<string, unknown> = {
     candidates: [{ content: { parts: parts.whole, role: 'model' }, finishReason: parts.finish, index: 0, safetyRatings: SAFETY_RATINGS }],
-    ...(faults.has('native-response-no-usage') ? {} : { usageMetadata }),
+    usageMetadata,
     ...head,
   }
-  const chunks = parts.pieces.map((piece, i): Json => {
+  const chunks = parts.pieces.map((piece, i): Record<string, unknown> => {
     const last = i === parts.pieces.length - 1
     const finish = (last && !faults.has('native-stream-no-final-finish')) || faults.has('native-stream-finish-every-chunk')
     const share = last ? parts.candidates : Math.floor((parts.candidates * (i + 1)) / parts.pieces.length)

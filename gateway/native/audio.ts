@@ -127,6 +127,9 @@ function oggPage(packets: Buffer[], headerType: number, granule: bigint, serial:
 }
 
 /** Ogg Opus (RFC 7845): OpusHead, OpusTags, then 20 ms silent CELT packets, 48 kHz granule positions. */
+/** The rate of the encodings whose rate is automatic (MP3, OGG_OPUS): what they are made at and echo. */
+export const AUTOMATIC_RATE = 24_000
+
 export function oggOpus(seconds: number, inputRate = 24_000): Buffer {
   const serial = 0x6763_6e76
   const head = Buffer.alloc(19)

@@ -3,7 +3,7 @@
  * provider's own models; the newer speech models go to /v1beta and never to the legacy text:synthesize, which
  * takes only <tts_flash_model> and <tts_pro_model> (here nv-tts-flash and nv-tts-pro).
  */
-import { findModel, type CatalogueModel } from '../catalogue.ts'
+import { findModel, type CatalogueModel } from '../models/catalogue.ts'
 
 export const NATIVE_GENERATION_MODELS: ReadonlySet<string> = new Set(['nv-gen-flash', 'nv-gen-pro'])
 export const NATIVE_SPEECH_MODELS: ReadonlySet<string> = new Set(['nv-speech-flash-preview', 'nv-speech-pro-preview'])

@@ -9,8 +9,7 @@
  */
 import { invalidParameter } from '../errors.ts'
 import type { FaultSet } from '../faults.ts'
-
-type Json = Record<string, unknown>
+import { isObject } from '../../common/json.ts'
 
 export interface NativeRequest {
   /** The text of every content, oldest first. */
@@ -37,16 +36,12 @@ const THINKING_LEVELS = new Set(['low', 'medium', 'high'])
 /** Section 4.8: speechConfig takes at most 2 speakerVoiceConfigs. */
 export const MAX_SPEAKERS = 2
 
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
-function pick(object: Json, ...names: string[]): unknown {
+function pick(object: Record<string, unknown>, ...names: string[]): unknown {
   for (const name of names) if (object[name] !== undefined) return object[name]
   return undefined
 }
 
-function partsOf(value: unknown, where: string): Json[] {
+function partsOf(value: unknown, where: string): Record<string, unknown>[] {
   if (!Array.isArray(value) || value.length === 0) throw invalidParameter(`${where}.parts`, `${where}.parts must be a non-empty array of parts.`)
   return value.map((part, i) => {
     if (!isObject(part)) throw invalidParameter(`${where}.parts[${i}]`, `${where}.parts[${i}] must be an object.`)
@@ -54,7 +49,7 @@ function partsOf(value: unknown, where: string): Json[] {
   })
 }
 
-function inlineType(part: Json, where: string, faults: FaultSet): string | undefined {
+function inlineType(part: Record<string, unknown>, where: string, faults: FaultSet): string | undefined {
   if (faults.has('native-inline-data-refused') && part.inline_data !== undefined) {
     throw invalidParameter(`${where}.inline_data`, `${where}.inline_data is not supported.`)
   }
@@ -68,7 +63,7 @@ function inlineType(part: Json, where: string, faults: FaultSet): string | undef
   return mime
 }
 
-function parseContents(body: Json, faults: FaultSet, out: NativeRequest): void {
+function parseContents(body: Record<string, unknown>, faults: FaultSet, out: NativeRequest): void {
   const contents = body.contents
   if (!Array.isArray(contents) || contents.length === 0) {
     if (faults.has('native-contents-optional') && contents === undefined) return
@@ -92,7 +87,7 @@ function parseContents(body: Json, faults: FaultSet, out: NativeRequest): void {
   out.input = texts.join('\n')
 }
 
-function parseSystem(body: Json, faults: FaultSet): string | undefined {
+function parseSystem(body: Record<string, unknown>, faults: FaultSet): string | undefined {
   const system = pick(body, 'system_instruction', 'systemInstruction')
   if (system === undefined) return undefined
   if (faults.has('native-system-instruction-refused')) throw invalidParameter('system_instruction', 'system_instruction is not supported.')
@@ -104,7 +99,7 @@ function integerAtLeast(value: unknown, min: number): boolean {
   return typeof value === 'number' && Number.isInteger(value) && value >= min
 }
 
-function parseThinking(config: Json, faults: FaultSet, out: NativeRequest): void {
+function parseThinking(config: Record<string, unknown>, faults: FaultSet, out: NativeRequest): void {
   const thinking = config.thinkingConfig
   if (thinking === undefined) return
   out.thinkingConfigSent = true
@@ -121,7 +116,7 @@ function parseThinking(config: Json, faults: FaultSet, out: NativeRequest): void
   if (budget === 0) out.thinking = false
 }
 
-function parseSpeech(config: Json, faults: FaultSet, out: NativeRequest): void {
+function parseSpeech(config: Record<string, unknown>, faults: FaultSet, out: NativeRequest): void {
   const speech = config.speechConfig
   if (speech === undefined) return
   if (!isObject(speech)) throw invalidParameter('generationConfig.speechConfig', 'speechConfig must be an object.')
@@ -140,7 +135,7 @@ function parseSpeech(config: Json, faults: FaultSet, out: NativeRequest): void {
   })
 }
 
-function parseGenerationConfig(body: Json, faults: FaultSet, out: NativeRequest): void {
+function parseGenerationConfig(body: Record<string, unknown>, faults: FaultSet, out: NativeRequest): void {
   const config = pick(body, 'generationConfig', 'generation_config')
   if (config === undefined) return
   if (!isObject(config)) throw invalidParameter('generationConfig', 'generationConfig must be an object.')

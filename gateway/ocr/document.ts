@@ -19,8 +19,6 @@ export interface OcrDocument {
   readonly bytes: number
 }
 
-type Json = Record<string, unknown>
-
 const URL_DOCUMENT_PAGES = 3
 const IMAGE_TYPES = /^image\/(png|jpe?g|webp|gif|avif|tiff?)$/
 
@@ -28,9 +26,9 @@ export function readDocument(document: unknown, faults: FaultSet): OcrDocument {
   if (typeof document !== 'object' || document === null || Array.isArray(document)) {
     throw invalidParameter('document', 'document is required: {type: "document_url", document_url} or {type: "image_url", image_url}.')
   }
-  const { type } = document as Json
+  const { type } = document as Record<string, unknown>
   if (type === 'document_url') {
-    const url = urlField(document as Json, 'document_url')
+    const url = urlField(document as Record<string, unknown>, 'document_url')
     if (url.startsWith('data:')) {
       if (faults.has('ocr-data-url-refused')) throw invalidParameter('document.document_url', 'Data URLs are not accepted.')
       return fromDataUrl(url)
@@ -40,7 +38,7 @@ export function readDocument(document: unknown, faults: FaultSet): OcrDocument {
   }
   if (type === 'image_url') {
     if (faults.has('ocr-image-url-refused')) throw invalidParameter('document.type', 'document type image_url is not supported.')
-    const url = urlField(document as Json, 'image_url')
+    const url = urlField(document as Record<string, unknown>, 'image_url')
     if (url.startsWith('data:')) {
       const { mime, bytes } = decodeDataUrl(url, 'document.image_url')
       if (!IMAGE_TYPES.test(mime)) throw invalidParameter('document.image_url', `A data URL of ${mime} is not an image.`)
@@ -52,9 +50,9 @@ export function readDocument(document: unknown, faults: FaultSet): OcrDocument {
 }
 
 /** A URL string: http(s) or data. The convention also allows { url } for image_url. */
-function urlField(document: Json, name: string): string {
+function urlField(document: Record<string, unknown>, name: string): string {
   const raw = document[name]
-  const value = typeof raw === 'object' && raw !== null && typeof (raw as Json).url === 'string' ? (raw as Json).url : raw
+  const value = typeof raw === 'object' && raw !== null && typeof (raw as Record<string, unknown>).url === 'string' ? (raw as Record<string, unknown>).url : raw
   if (typeof value !== 'string' || !/^(https?:\/\/[^\s/]+|data:)/i.test(value)) {
     throw invalidParameter(`document.${name}`, `document.${name} must be an http(s) URL or a Base64 data URL.`)
   }

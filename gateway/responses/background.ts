@@ -6,14 +6,12 @@
 import type { Phase } from './response-object.ts'
 import type { StoredResponse } from './store.ts'
 
-type Json = Record<string, unknown>
-
 export const BACKGROUND_DEFAULTS = {
   queuedMs: 100, // time in queued
   inProgressMs: 200, // then time in in_progress before the response is finished
 }
 
-export type Render = (phase: Phase) => Json
+export type Render = (phase: Phase) => Record<string, unknown>
 
 /**
  * The timing behind a slow network (--vary's latency): a job lasts some round trips, as a real model's does, so

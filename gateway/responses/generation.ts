@@ -5,7 +5,7 @@
  * that a stream sends as deltas.
  */
 import { createHash, randomBytes } from 'node:crypto'
-import type { CatalogueModel } from '../catalogue.ts'
+import type { CatalogueModel } from '../models/catalogue.ts'
 import { GatewayError } from '../errors.ts'
 import type { FaultSet } from '../faults.ts'
 import { generate } from '../simulate/generate.ts'
@@ -13,8 +13,6 @@ import { countTokens, tokenPieces } from '../simulate/tokenizer.ts'
 import { endsWithToolOutput, inputText, latestUserText, mediaTokens } from './input.ts'
 import { fillerFrom, valueFor } from './structured.ts'
 import type { CreateRequest, FunctionTool } from './validate.ts'
-
-type Json = Record<string, unknown>
 
 /** What a stored response hands to the next turn of its chain (previous_response_id). */
 export interface PriorTurn {
@@ -26,7 +24,7 @@ export interface PriorTurn {
 export interface PlannedItem {
   kind: 'reasoning' | 'message' | 'function_call'
   /** The item as the finished response lists it. */
-  item: Json
+  item: Record<string, unknown>
   /** The visible text or the arguments, in the token pieces a stream sends as deltas. */
   pieces: string[]
 }
@@ -146,18 +144,18 @@ function applyBudget(body: string, reasoningWanted: number, max: number | undefi
   return { pieces, visible, reasoning, outputTokens, cut: pieces.length < all.length || reasoning < reasoningWanted }
 }
 
-function reasoningItem(req: CreateRequest, context: string): Json {
+function reasoningItem(req: CreateRequest, context: string): Record<string, unknown> {
   // Rule 3: encrypted reasoning lets a store-false caller replay it; here it is an opaque token of the context.
   const encrypted = req.include.includes('reasoning.encrypted_content') ? { encrypted_content: createHash('sha256').update(context).digest('base64') } : {}
   return { id: newId('rs'), type: 'reasoning', summary: [], ...encrypted }
 }
 
-function messageItem(req: CreateRequest, status: string, text: string, pieces: readonly string[]): Json {
+function messageItem(req: CreateRequest, status: string, text: string, pieces: readonly string[]): Record<string, unknown> {
   const logprobs = req.include.includes('message.output_text.logprobs') ? { logprobs: pieces.map((token, i) => tokenLogprob(token, i, req.topLogprobs)) } : {}
   return { id: newId('msg'), type: 'message', status, role: 'assistant', content: [{ type: 'output_text', text, annotations: [], ...logprobs }] }
 }
 
-function tokenLogprob(token: string, index: number, top: number): Json {
+function tokenLogprob(token: string, index: number, top: number): Record<string, unknown> {
   const logprob = -0.001 - (index % 7) * 0.01
   const bytes = [...Buffer.from(token, 'utf8')]
   return { token, logprob, bytes, top_logprobs: Array.from({ length: top }, (_, k) => ({ token: k === 0 ? token : `${token.trim()}${k}`, logprob: logprob - k * 0.5, bytes })) }

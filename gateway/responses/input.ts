@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { invalidParameter } from '../errors.ts'
+import { isObject } from '../../common/json.ts'
 
 export type Role = 'user' | 'assistant' | 'system' | 'developer'
 
@@ -23,12 +24,6 @@ export type InputItem =
 export const MEDIA_TOKENS = { image: 85, file: 256 } as const
 
 const ROLES = new Set<string>(['user', 'assistant', 'system', 'developer'])
-
-type Json = Record<string, unknown>
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
 
 export function normalizeInput(raw: unknown): InputItem[] {
   if (typeof raw === 'string') return [{ type: 'message', role: 'user', parts: [{ type: 'input_text', text: raw }] }]
@@ -121,9 +116,9 @@ export function endsWithToolOutput(items: readonly InputItem[]): boolean {
 }
 
 /** The items as GET /v1/responses/{id}/input_items lists them (the convention; the shape is not shown). */
-export function inputItemViews(items: readonly InputItem[]): Json[] {
+export function inputItemViews(items: readonly InputItem[]): Record<string, unknown>[] {
   const id = (prefix: string): string => `${prefix}_${randomBytes(12).toString('hex')}`
-  return items.flatMap((item): Json[] => {
+  return items.flatMap((item): Record<string, unknown>[] => {
     if (item.type === 'message') {
       const content = item.parts.map((part) => (part.type === 'input_image' ? { type: 'input_image', image_url: part.source } : part.type === 'input_file' ? { type: 'input_file', file_id: part.source } : { type: part.type, text: part.text }))
       return [{ id: id('msg'), type: 'message', role: item.role, status: 'completed', content }]

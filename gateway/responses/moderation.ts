@@ -4,7 +4,7 @@
  * error object when the moderation model cannot moderate that side (an image for a text-only model). Placement
  * and the error case are described in ../moderation/inline.ts.
  */
-import { findModel } from '../catalogue.ts'
+import { findModel } from '../models/catalogue.ts'
 import { invalidParameter } from '../errors.ts'
 import type { FaultSet } from '../faults.ts'
 import { classify } from '../moderation/classifier.ts'

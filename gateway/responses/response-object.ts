@@ -8,8 +8,6 @@ import type { FaultSet } from '../faults.ts'
 import type { Run } from './generation.ts'
 import type { CreateRequest } from './validate.ts'
 
-type Json = Record<string, unknown>
-
 export interface Draft {
   id: string
   /** Unix seconds. */
@@ -17,7 +15,7 @@ export interface Draft {
   model: string
   req: CreateRequest
   run: Run
-  moderation?: Json | undefined
+  moderation?: Record<string, unknown> | undefined
 }
 
 export type Phase = 'final' | 'queued' | 'in_progress' | 'cancelled'
@@ -31,12 +29,12 @@ export function finalStatus(draft: Draft, faults: FaultSet): 'completed' | 'inco
   return draft.run.incomplete && !faults.has('incomplete-reported-completed') ? 'incomplete' : 'completed'
 }
 
-export function renderResponse(draft: Draft, phase: Phase, faults: FaultSet, options: RenderOptions = {}): Json {
+export function renderResponse(draft: Draft, phase: Phase, faults: FaultSet, options: RenderOptions = {}): Record<string, unknown> {
   const { req, run } = draft
   const final = phase === 'final'
   const status = final ? finalStatus(draft, faults) : phase
   const withModeration = draft.moderation !== undefined && (final || options.moderationEarly === true)
-  const body: Json = {
+  const body: Record<string, unknown> = {
     id: draft.id,
     object: 'response',
     created_at: draft.createdAt,
@@ -71,14 +69,14 @@ export function renderResponse(draft: Draft, phase: Phase, faults: FaultSet, opt
   return body
 }
 
-function formatView(req: CreateRequest): Json {
+function formatView(req: CreateRequest): Record<string, unknown> {
   const format = req.format
   if (format.type !== 'json_schema') return { type: format.type }
   return { type: 'json_schema', name: format.name, schema: format.schema, strict: format.strict }
 }
 
 /** Section 2.5: reasoning_tokens is a breakdown of output_tokens. */
-function usageView(run: Run, faults: FaultSet): Json {
+function usageView(run: Run, faults: FaultSet): Record<string, unknown> {
   const { inputTokens, outputTokens, reasoningTokens } = run.usage
   return {
     input_tokens: inputTokens,

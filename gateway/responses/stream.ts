@@ -12,8 +12,6 @@ import { startSse } from '../sse.ts'
 import type { PlannedItem } from './generation.ts'
 import { finalStatus, renderResponse, type Draft } from './response-object.ts'
 
-type Json = Record<string, unknown>
-
 /** Under the fault stream-buffered: about what streaming the answer would have taken. */
 const BUFFERED_WAIT_MS = 300
 
@@ -24,7 +22,7 @@ export async function streamResponse(reply: FastifyReply, draft: Draft, faults: 
   // A buffering gateway waits for the whole generation, then sends everything at once.
   if (buffered) await sleep(BUFFERED_WAIT_MS)
   let sequence = 0
-  const send = async (data: Json & { type: string }): Promise<void> => {
+  const send = async (data: Record<string, unknown> & { type: string }): Promise<void> => {
     const name = faults.has('stream-event-name-mismatch') ? 'message' : data.type
     const { type, ...rest } = data
     await writer.event(name, { type, sequence_number: sequence, ...rest })
@@ -48,7 +46,7 @@ export async function streamResponse(reply: FastifyReply, draft: Draft, faults: 
   }
 }
 
-type Send = (data: Json & { type: string }) => Promise<void>
+type Send = (data: Record<string, unknown> & { type: string }) => Promise<void>
 
 async function sendItem(send: Send, planned: PlannedItem, outputIndex: number, faults: FaultSet): Promise<void> {
   const item = planned.item
@@ -56,7 +54,7 @@ async function sendItem(send: Send, planned: PlannedItem, outputIndex: number, f
   const opening = planned.kind === 'message' ? { ...item, status: 'in_progress', content: [] } : planned.kind === 'function_call' ? { ...item, status: 'in_progress', arguments: '' } : item
   await send({ type: 'response.output_item.added', output_index: outputIndex, item: opening })
   if (planned.kind === 'message') {
-    const part = (item.content as Json[])[0] as Json
+    const part = (item.content as Record<string, unknown>[])[0] as Record<string, unknown>
     const at = { item_id: itemId, output_index: outputIndex, content_index: 0 }
     await send({ type: 'response.content_part.added', ...at, part: { type: 'output_text', text: '', annotations: [] } })
     for (const [i, delta] of planned.pieces.entries()) {

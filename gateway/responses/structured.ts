@@ -5,11 +5,7 @@
  * at temperature 0 gives the same JSON.
  */
 
-type Json = Record<string, unknown>
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
+import { isObject } from '../../common/json.ts'
 
 /** A deterministic source of words and numbers, drawn from a text in order. */
 export interface Filler {

@@ -7,6 +7,7 @@
 import { GatewayError, invalidParameter } from '../errors.ts'
 import type { FaultSet } from '../faults.ts'
 import { normalizeInput, type InputItem } from './input.ts'
+import { isObject } from '../../common/json.ts'
 
 export interface FunctionTool {
   name: string
@@ -72,14 +73,8 @@ const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/
 const EFFORTS = new Set(['minimal', 'low', 'medium', 'high'])
 const VERBOSITY = new Set(['low', 'medium', 'high'])
 
-type Json = Record<string, unknown>
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-}
-
 /** A field that may be absent or null (the default applies) or of one JSON type. */
-function optional<T>(body: Json, name: string, check: (value: unknown) => value is T, what: string): T | undefined {
+function optional<T>(body: Record<string, unknown>, name: string, check: (value: unknown) => value is T, what: string): T | undefined {
   const value = body[name]
   if (value === undefined || value === null) return undefined
   if (!check(value)) throw invalidParameter(name, `${name} must be ${what}`)
@@ -151,14 +146,14 @@ export function parseCreateRequest(body: unknown, faults: FaultSet): CreateReque
   }
 }
 
-function parseEnum<T extends string>(body: Json, name: string, values: readonly T[]): T | undefined {
+function parseEnum<T extends string>(body: Record<string, unknown>, name: string, values: readonly T[]): T | undefined {
   const value = body[name]
   if (value === undefined || value === null) return undefined
   if (typeof value !== 'string' || !(values as readonly string[]).includes(value)) throw invalidParameter(name, `${name} must be one of ${values.join(', ')}`)
   return value as T
 }
 
-function parseServiceTier(body: Json, faults: FaultSet): 'default' | 'flex' {
+function parseServiceTier(body: Record<string, unknown>, faults: FaultSet): 'default' | 'flex' {
   if (body.service_tier === 'priority') throw invalidParameter('service_tier', 'service_tier priority is not enabled for this account')
   const tier = parseEnum(body, 'service_tier', ['default', 'flex'] as const)
   if (tier === 'default' && faults.has('service-tier-default-refused')) throw invalidParameter('service_tier', 'service_tier default is not available')

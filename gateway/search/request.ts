@@ -9,11 +9,10 @@
  * up; page is an integer from 1; depth an integer from 1 to 700; a country code is two letters, a full country
  * name four letters or more (no country name is shorter), lowercase.
  */
+import { isObject } from '../../common/json.ts'
 import { invalidParameter } from '../errors.ts'
 import type { FaultSet } from '../faults.ts'
 import type { ParamGroup } from './tools.ts'
-
-type Json = Record<string, unknown>
 
 export const SEARCH_LIMITS = {
   maxResults: { min: 1, max: 20, default: 10 }, // section 4.5, section 8
@@ -38,7 +37,7 @@ export interface SearchRequest {
   readonly maxTokensPerPage: number
 }
 
-export function readSearchRequest(body: Json, group: ParamGroup, faults: FaultSet): SearchRequest {
+export function readSearchRequest(body: Record<string, unknown>, group: ParamGroup, faults: FaultSet): SearchRequest {
   const queries = readQueries(body.query, faults)
   let maxResults = integer(body, 'max_results', SEARCH_LIMITS.maxResults.min, faults.has('search-max-results-unchecked') ? Infinity : SEARCH_LIMITS.maxResults.max)
   if (maxResults !== undefined && maxResults > SEARCH_LIMITS.maxResults.max) maxResults = SEARCH_LIMITS.maxResults.max
@@ -70,7 +69,7 @@ function readDomains(filter: unknown, faults: FaultSet): string[] {
   return filter as string[]
 }
 
-function integer(body: Json, name: string, min: number, max: number): number | undefined {
+function integer(body: Record<string, unknown>, name: string, min: number, max: number): number | undefined {
   const value = body[name]
   if (value === undefined || value === null) return undefined
   if (!Number.isInteger(value) || (value as number) < min || (value as number) > max) {
@@ -79,26 +78,26 @@ function integer(body: Json, name: string, min: number, max: number): number | u
   return value as number
 }
 
-function oneOf(body: Json, name: string, values: readonly string[]): void {
+function oneOf(body: Record<string, unknown>, name: string, values: readonly string[]): void {
   const value = body[name]
   if (value !== undefined && !values.includes(value as string)) throw invalidParameter(name, `${name} must be one of ${values.join(', ')}.`)
 }
 
-function ofType(body: Json, name: string, type: 'string' | 'boolean' | 'object'): void {
+function ofType(body: Record<string, unknown>, name: string, type: 'string' | 'boolean' | 'object'): void {
   const value = body[name]
   if (value === undefined) return
-  const ok = type === 'object' ? typeof value === 'object' && value !== null && !Array.isArray(value) : typeof value === type
+  const ok = type === 'object' ? isObject(value) : typeof value === type
   if (!ok) throw invalidParameter(name, `${name} must be ${type === 'object' ? 'an object' : `a ${type}`}.`)
 }
 
-function country(body: Json, form: 'code' | 'name'): void {
+function country(body: Record<string, unknown>, form: 'code' | 'name'): void {
   const value = body.country
   if (value === undefined) return
   const ok = typeof value === 'string' && (form === 'code' ? COUNTRY_CODE : COUNTRY_NAME).test(value)
   if (!ok) throw invalidParameter('country', form === 'code' ? 'country must be a two-letter country code on this tool.' : 'country must be a full lowercase country name on this tool, e.g. germany.')
 }
 
-function readGroup(body: Json, group: ParamGroup, faults: FaultSet): void {
+function readGroup(body: Record<string, unknown>, group: ParamGroup, faults: FaultSet): void {
   switch (group) {
     case 'A': // p1-search
       for (const name of ['gl', 'hl', 'location']) ofType(body, name, 'string')
@@ -119,7 +118,7 @@ function readGroup(body: Json, group: ParamGroup, faults: FaultSet): void {
       if (body.sources !== undefined && (!Array.isArray(body.sources) || !body.sources.every((s) => SOURCES.includes(s as string)))) {
         throw invalidParameter('sources', `sources must be an array of ${SOURCES.join(', ')}.`)
       }
-      if (body.categories !== undefined && (!Array.isArray(body.categories) || !body.categories.every((c) => typeof c === 'object' && c !== null && CATEGORIES.includes((c as Json).type as string)))) {
+      if (body.categories !== undefined && (!Array.isArray(body.categories) || !body.categories.every((c) => typeof c === 'object' && c !== null && CATEGORIES.includes((c as Record<string, unknown>).type as string)))) {
         throw invalidParameter('categories', `categories must be an array of { type } with type ${CATEGORIES.join(', ')}.`)
       }
       for (const name of ['tbs', 'location']) ofType(body, name, 'string')

@@ -7,6 +7,7 @@
  * Bit syntax per H.264 section 7.3 (seq_parameter_set_rbsp, pic_parameter_set_rbsp, slice_header,
  * slice_data); Exp-Golomb codes per section 9.1; emulation prevention per section 7.4.1.
  */
+import { SetupError } from '../errors.ts'
 
 /** Baseline profile and level 1.0: the lowest, which every decoder handles; the pictures are tiny. */
 export const H264_PROFILE = { profileIdc: 66, constraintFlags: 0xc0, levelIdc: 10 } as const
@@ -62,7 +63,7 @@ class BitWriter {
   }
 
   done(): Uint8Array {
-    if (!this.aligned) throw new Error('RBSP not byte-aligned')
+    if (!this.aligned) throw new SetupError('INTERNAL', 'RBSP not byte-aligned')
     return Uint8Array.from(this.#bytes)
   }
 }

@@ -88,8 +88,8 @@ async function readBody(request: FastifyRequest): Promise<RawCreate> {
 
 /**
  * The image, refused at the first byte past the limit. Not part.toBuffer(): past the limit it waits for busboy to
- * skip the rest of the part, reading the whole body (a 300 MB upload was read to its end before the 400; found by
- * test/gateway/fuzz-uploads.test.ts); thrown here, the route stops reading and closes the connection.
+ * skip the rest of the part, so a huge upload would be read to its end before the 400; thrown here, the route
+ * stops reading and closes the connection.
  */
 async function readFile(part: MultipartFile): Promise<Buffer> {
   const chunks: Buffer[] = []

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { parseDocument } from 'yaml'
-import { SEEDED_KEYS } from '../../gateway/accounts.ts'
+import { SEEDED_KEYS } from '../../gateway/account/accounts.ts'
 import { ROOT } from '../support/run-conformance.ts'
 import {
   allSteps, always, documented, isCron, jobsOf, npmCommands, runs, secretProblems, stepLabel, stepsOf, triggers, undocumentedCommands, usesAction, type Step,

@@ -6,7 +6,7 @@
  * (--native-key-header), and GATEWAY_NATIVE_KEY_HEADER names it.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { SEEDED_KEY_ENV } from '../../gateway/accounts.ts'
+import { SEEDED_KEY_ENV } from '../../gateway/account/accounts.ts'
 import { startEmbeddedGateway, type EmbeddedGateway } from '../../gateway/embedded.ts'
 import type { Summary } from '../../harness/report/summary.ts'
 import { keyEnv, withRun } from '../support/run-conformance.ts'

@@ -7,7 +7,7 @@
 /**
  * Models the client tests call. Where the reference names a model (Part 2 §4.1 vidA-2, §4.2 tts-1, §4.7
  * omni-moderation-latest) that name is used; elsewhere the reference names none, so these are the reference
- * gateway's catalogue ids (gateway/catalogue.ts), each allowed at tier 2, the main key's tier.
+ * gateway's catalogue ids (gateway/models/catalogue.ts), each allowed at tier 2, the main key's tier.
  */
 export const MODELS = {
   chat: 'gw-chat-mini',

@@ -1,6 +1,6 @@
 /** The credit record, transaction records and lookup (Part 1 sections 2.1, 2.2, 4.2). */
 import { describe, expect, it } from 'vitest'
-import { TransactionStore, type StoredTransaction } from '../../gateway/transactions.ts'
+import { TransactionStore, type StoredTransaction } from '../../gateway/account/transactions.ts'
 import { manualClock, testGateway } from './helpers.ts'
 
 const DECIMAL = /^\d+(\.\d+)?$/

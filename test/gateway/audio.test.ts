@@ -3,7 +3,7 @@
  * to the byte, the per-model rules, the 30-second diarization rule read from the WAV header, and the charges.
  */
 import { afterAll, describe, expect, it } from 'vitest'
-import { remainingUsd } from '../../gateway/billing.ts'
+import { remainingUsd } from '../../gateway/account/billing.ts'
 import { containerOf, durationOf } from '../../gateway/audio/probe.ts'
 import { speechCostUsd, SPEECH_MODELS, transcriptionCostUsd } from '../../gateway/audio/models.ts'
 import { readWavHeader } from '../../gateway/audio/wav.ts'

@@ -1,7 +1,7 @@
-/** Charging billable calls (gateway/billing.ts) against per-gateway copies of the seeded accounts. */
+/** Charging billable calls (gateway/account/billing.ts) against per-gateway copies of the seeded accounts. */
 import { describe, expect, test } from 'vitest'
-import { AccountDirectory, EXCHANGE_RATE, SEEDED_KEYS } from '../../gateway/accounts.ts'
-import { chargeUsd, remainingUsd } from '../../gateway/billing.ts'
+import { AccountDirectory, EXCHANGE_RATE, SEEDED_KEYS } from '../../gateway/account/accounts.ts'
+import { chargeUsd, remainingUsd } from '../../gateway/account/billing.ts'
 
 describe('billing', () => {
   test('a charge lowers the remaining credit by its price, grants first', () => {

@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { SEEDED_KEY_ENV } from '../../gateway/accounts.ts'
+import { SEEDED_KEY_ENV } from '../../gateway/account/accounts.ts'
 import { startEmbeddedGateway, type EmbeddedGateway } from '../../gateway/embedded.ts'
 import { usageRequestsPerMinute } from '../../gateway/limit-tables.ts'
 import { UUID_V7 } from './helpers.ts'

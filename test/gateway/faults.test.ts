@@ -5,7 +5,8 @@
 import { describe, expect, it } from 'vitest'
 import requirements from '../../schemas/requirements.json' with { type: 'json' }
 import { createGateway } from '../../gateway/server.ts'
-import { describeFaults, FAULT_NAMES, FAULTS } from '../../gateway/faults.ts'
+import { existsSync } from 'node:fs'
+import { describeFaults, familyOf, FAULT_NAMES, FAULTS } from '../../gateway/faults.ts'
 import { uuid7Timestamp } from '../../gateway/uuid7.ts'
 import { testGateway, UUID_V7 } from './helpers.ts'
 
@@ -29,12 +30,50 @@ describe('registry', () => {
     expect(dated).toEqual([['x-request-id-after-cutoff', '2026-11-21'], ['x-request-id-missing', '2026-09-01']])
   })
 
-  it('prints one line per fault for --fault list', () => {
-    expect(describeFaults().split('\n')).toHaveLength(FAULTS.length)
+  it('prints one line per fault for --fault list, naming its family and what it does', () => {
+    const lines = describeFaults().split('\n')
+    expect(lines).toHaveLength(FAULTS.length)
+    FAULTS.forEach((fault, i) => {
+      expect(lines[i]).toMatch(new RegExp(`^${fault.name} +${familyOf(fault.name)} `))
+      expect(lines[i]!.endsWith(fault.description)).toBe(true)
+    })
+  })
+
+  it('files each fault under a family of suites/', () => {
+    for (const family of new Set(FAULT_NAMES.map(familyOf))) {
+      for (const room of [`suites/${family}`, `gateway/faults/${family}.ts`]) {
+        expect(existsSync(new URL(`../../${room}`, import.meta.url)), room).toBe(true)
+      }
+    }
   })
 
   it('every fault can be switched on', () => {
     for (const name of FAULT_NAMES) expect(() => createGateway({ faults: [name] })).not.toThrow()
+  })
+})
+
+describe('the answer-reshaping layer (gateway/faults/answers.ts)', () => {
+  it('bends only the successful answers of its own family', async () => {
+    const gw = testGateway({ faults: ['search-object-wrong'] })
+    const search = await gw.call('/v1/search', { method: 'POST', body: { search_tool_name: 'p1-search', query: 'conformance' } })
+    expect(search.status).toBe(200)
+    expect(search.body.object).toBe('search_result')
+    const refused = await gw.call('/v1/search', { method: 'POST', body: { search_tool_name: 'p1-search' } })
+    expect(refused.status).toBe(400)
+    expect(refused.body.object).toBeUndefined()
+    const models = await gw.call('/v1/models')
+    expect(models.body.object).toBe('list')
+  })
+
+  it('applies each reshape of a family to every route it names, in list and single answers', async () => {
+    const gw = testGateway({ faults: ['file-bytes-string'] })
+    const form = { 'content-type': 'multipart/form-data; boundary=b' }
+    const payload = ['--b', 'Content-Disposition: form-data; name="purpose"', '', 'user_data', '--b', 'Content-Disposition: form-data; name="file"; filename="a.txt"', 'Content-Type: text/plain', '', 'hello', '--b--', ''].join('\r\n')
+    const upload = await gw.call('/v1/files', { method: 'POST', headers: form, body: payload })
+    expect(upload.status).toBe(200)
+    expect(upload.body.bytes).toBe('5')
+    expect((await gw.call(`/v1/files/${upload.body.id}`)).body.bytes).toBe('5')
+    expect((await gw.call('/v1/files')).body.data.map((file: { bytes: unknown }) => file.bytes)).toEqual(['5'])
   })
 })
 

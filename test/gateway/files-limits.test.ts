@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { request } from 'undici'
 import { afterEach, describe, expect, it } from 'vitest'
-import { SEEDED_KEYS } from '../../gateway/accounts.ts'
+import { SEEDED_KEYS } from '../../gateway/account/accounts.ts'
 import { fileLimits, MAX_UPLOAD_BYTES } from '../../gateway/limit-tables.ts'
 import { createGateway, type Gateway, type GatewayConfig } from '../../gateway/server.ts'
 import { multipartBody } from '../../harness/multipart.ts'
@@ -141,7 +141,7 @@ describe('the storage quota (section 8.4)', () => {
     expect((await uploadTo(gw, [['purpose', 'others']], sized(400), { key: 'tier0' })).status).toBe(200)
     const full = await uploadTo(gw, [['purpose', 'others']], sized(1), { key: 'tier0' })
     expect(full.status).toBe(403)
-    // Refused before its body was read: a small body is drained and the connection kept (routes/files.ts).
+    // Refused before its body was read: a small body is drained and the connection kept (gateway/files/routes.ts).
     expect(full.headers.connection).not.toBe('close')
     // Other accounts and tiers are not affected.
     expect((await uploadTo(gw, [['purpose', 'others']], sized(600), { key: 'tier1' })).status).toBe(200)

@@ -6,7 +6,7 @@
  * route that has no entry here: a new route cannot be left out of the fuzz by forgetting it.
  */
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
-import { ADMIN_KEY, SEEDED_KEYS } from '../../gateway/accounts.ts'
+import { ADMIN_KEY, SEEDED_KEYS } from '../../gateway/account/accounts.ts'
 import { TINY_PNG_BASE64 } from '../../gateway/compatible/simulate.ts'
 import { wavTone } from '../../suites/audio/fixtures.ts'
 import type { Json } from '../../common/json.ts'
@@ -201,7 +201,7 @@ export const FUZZ_ROUTES: Readonly<Record<string, FuzzRoute>> = {
     seeds: [json({ ids: ['01890a5d-ac96-774b-bcce-b302099a8057'] })],
     urls: () => ['/user/v1/transactions/lookup'],
   },
-  // Not the reference: the gateway's own admin route (routes/admin.ts), answered in the compatible dialect of
+  // Not the reference: the gateway's own admin route (gateway/admin.ts), answered in the compatible dialect of
   // every path outside /user/v1. It is fuzzed like the others; the target is another account than the fuzz key's.
   '/admin/accounts/:account_id/tier': {
     dialect: 'compatible',

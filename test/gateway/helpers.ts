@@ -3,7 +3,7 @@
  * and a clock the tests step by hand.
  */
 import type { FastifyInstance } from 'fastify'
-import { SEEDED_KEYS, type SeededKeys } from '../../gateway/accounts.ts'
+import { SEEDED_KEYS, type SeededKeys } from '../../gateway/account/accounts.ts'
 import type { Clock } from '../../gateway/clock.ts'
 import { createGateway, type Gateway, type GatewayConfig } from '../../gateway/server.ts'
 

@@ -4,7 +4,7 @@
  * upgrades through the admin route, and exact counts under concurrency.
  */
 import { describe, expect, it } from 'vitest'
-import { ADMIN_KEY } from '../../gateway/accounts.ts'
+import { ADMIN_KEY } from '../../gateway/account/accounts.ts'
 import { modelLimits, poolOf, projectTokensPerMinute } from '../../gateway/limit-tables.ts'
 import { manualClock, testGateway } from './helpers.ts'
 

@@ -1,6 +1,6 @@
 /** The model endpoints (Part 1 sections 2.3, 4.3, 8.3). */
 import { describe, expect, it } from 'vitest'
-import { CATALOGUE, MODES } from '../../gateway/catalogue.ts'
+import { CATALOGUE, MODES } from '../../gateway/models/catalogue.ts'
 import { classLimits } from '../../gateway/limit-tables.ts'
 import { testGateway } from './helpers.ts'
 

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest'
 import { IMAGE_CATEGORIES, MODERATION_CATEGORIES } from '../../gateway/moderation/categories.ts'
 import { classify } from '../../gateway/moderation/classifier.ts'
-import { remainingUsd } from '../../gateway/billing.ts'
+import { remainingUsd } from '../../gateway/account/billing.ts'
 import { testGateway } from './helpers.ts'
 
 const gw = testGateway()

@@ -1,6 +1,6 @@
 /** The native interface of the reference gateway (Part 2 sections 2.5, 4.8, 5.1, 5.2). */
 import { afterAll, describe, expect, it } from 'vitest'
-import { remainingUsd } from '../../gateway/billing.ts'
+import { remainingUsd } from '../../gateway/account/billing.ts'
 import { KEYS, testGateway } from './helpers.ts'
 
 const gw = testGateway()

@@ -1,6 +1,6 @@
 /** The OCR endpoint of the reference gateway (Part 2 sections 2.3, 4.6). */
 import { describe, expect, it } from 'vitest'
-import { EXCHANGE_RATE } from '../../gateway/accounts.ts'
+import { EXCHANGE_RATE } from '../../gateway/account/accounts.ts'
 import { readPdf } from '../../gateway/ocr/pdf.ts'
 import { buildPdf, pdfDataUrl } from '../../suites/ocr/pdf.ts'
 import { testGateway } from './helpers.ts'

@@ -1,6 +1,7 @@
 /** Options of the reference gateway (DESIGN.md, The reference gateway; gateway/README.md). */
 import { describe, expect, it } from 'vitest'
-import { OptionError, parseCommandLine, resolveOptions } from '../../gateway/options.ts'
+import { parseCommandLine, resolveOptions } from '../../gateway/options.ts'
+import { OptionError } from '../../gateway/errors.ts'
 
 describe('command line', () => {
   it('defaults to 127.0.0.1:8080, the real clock, 60 s fixed windows, no faults and no variation', () => {

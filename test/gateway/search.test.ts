@@ -1,6 +1,6 @@
 /** The search endpoints of the reference gateway (Part 2 sections 2.2, 4.5, 7, 8). */
 import { describe, expect, it } from 'vitest'
-import { EXCHANGE_RATE } from '../../gateway/accounts.ts'
+import { EXCHANGE_RATE } from '../../gateway/account/accounts.ts'
 import { SEARCH_TOOLS } from '../../gateway/search/tools.ts'
 import { testGateway } from './helpers.ts'
 

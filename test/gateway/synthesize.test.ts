@@ -1,6 +1,6 @@
 /** Native speech synthesis of the reference gateway (Part 2 sections 2.6, 4.9, 5.3, 7). */
 import { afterAll, describe, expect, it } from 'vitest'
-import { remainingUsd } from '../../gateway/billing.ts'
+import { remainingUsd } from '../../gateway/account/billing.ts'
 import { KEYS, testGateway } from './helpers.ts'
 
 const gw = testGateway()

@@ -1,6 +1,6 @@
 /** The allowed-variation transforms (Part 1 §9.2), and the headers and latency that --vary changes. */
 import { describe, expect, test } from 'vitest'
-import { SEEDED_KEYS } from '../../gateway/accounts.ts'
+import { SEEDED_KEYS } from '../../gateway/account/accounts.ts'
 import { createGateway } from '../../gateway/server.ts'
 import { collectSse } from '../../harness/sse.ts'
 import { awkwardPieces, lineEnds, unvaryId, unvaryJson, unvaryUrl, VARY_PROPERTY, varyJson, varyJsonText } from '../../gateway/vary.ts'

@@ -1,7 +1,8 @@
 /** The videos endpoints (Part 2 sections 2.1, 3, 4.1, 7, 8): schedule, cost, create rules, list, content, remix. */
 import { afterEach, describe, expect, it } from 'vitest'
-import { OptionError, parseCommandLine, resolveOptions } from '../../gateway/options.ts'
-import { CANNOT_START_MARKER } from '../../gateway/routes/videos.ts'
+import { parseCommandLine, resolveOptions } from '../../gateway/options.ts'
+import { OptionError } from '../../gateway/errors.ts'
+import { CANNOT_START_MARKER } from '../../gateway/videos/routes.ts'
 import { codedSize, makeMp4 } from '../../gateway/videos/mp4.ts'
 import { imageType } from '../../gateway/videos/request.ts'
 import { DEFAULT_VIDEO_STEP_MS } from '../../gateway/videos/store.ts'

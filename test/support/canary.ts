@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { readFileSync, statSync } from 'node:fs'
-import { SEEDED_KEY_ENV, SEEDED_KEYS, type SeededKeys } from '../../gateway/accounts.ts'
+import { SEEDED_KEY_ENV, SEEDED_KEYS, type SeededKeys } from '../../gateway/account/accounts.ts'
 import { filesUnder } from './files.ts'
 
 interface Canaries {

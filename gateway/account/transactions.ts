@@ -1,0 +1,80 @@
+/**
+ * The transaction store: one record per call (Part 1 section 2.2), kept in memory in a ring buffer
+ * holding the newest `capacity` transactions of all accounts together. The reference promises 90 days
+ * of retention; a simulator that runs for minutes needs a bound instead, so that a long load test
+ * cannot exhaust memory. Records are added synchronously while the response is being sent, so a
+ * transaction can be listed as soon as its call has answered.
+ */
+import type { TokenCounts } from '../context.ts'
+import { SetupError } from '../errors.ts'
+
+/** The public record of section 2.2, exactly as the usage endpoints return it. */
+export interface TransactionRecord {
+  readonly id: string
+  readonly created_at: string
+  readonly requested_at: string
+  readonly safety_identifier: string | null
+  readonly model: string
+  readonly provider: string
+  readonly status_code: number
+  readonly stream: boolean
+  readonly tokens: Readonly<TokenCounts>
+}
+
+export interface StoredTransaction {
+  readonly record: TransactionRecord
+  /** Null for unauthenticated calls, which no account can list. */
+  readonly accountId: string | null
+  readonly apiKeyId: number | null
+  readonly path: string
+  /** created_at in epoch milliseconds, for the time filters. */
+  readonly createdMs: number
+}
+
+/**
+ * The reference keeps transactions 90 days; a simulator needs a memory bound instead. Under a saturating load V8
+ * lets the heap grow to several times what the stored calls hold, so the bound is kept small enough for a
+ * saturation run to stay well within memory with a load generator in the same process.
+ */
+export const DEFAULT_TRANSACTION_CAPACITY = 25_000
+
+export class TransactionStore {
+  readonly #ring: StoredTransaction[] = []
+  /** Index in #ring of the next write once the ring is full (its oldest entry). */
+  #next = 0
+  readonly #byId = new Map<string, StoredTransaction>()
+
+  constructor(readonly capacity: number = DEFAULT_TRANSACTION_CAPACITY) {
+    if (!Number.isInteger(capacity) || capacity < 1) throw new SetupError('OPTION_INVALID', `transaction capacity must be a positive integer, got ${capacity}`)
+  }
+
+  get size(): number {
+    return this.#ring.length
+  }
+
+  add(entry: StoredTransaction): void {
+    if (this.#ring.length < this.capacity) {
+      this.#ring.push(entry)
+    } else {
+      const evicted = this.#ring[this.#next]!
+      // Ids repeat only under a fault; never let an old duplicate's eviction hide a newer record.
+      if (this.#byId.get(evicted.record.id) === evicted) this.#byId.delete(evicted.record.id)
+      this.#ring[this.#next] = entry
+      this.#next = (this.#next + 1) % this.capacity
+    }
+    this.#byId.set(entry.record.id, entry)
+  }
+
+  findById(id: string): StoredTransaction | undefined {
+    return this.#byId.get(id)
+  }
+
+  /** Newest recorded first. */
+  *newestFirst(): IterableIterator<StoredTransaction> {
+    const count = this.#ring.length
+    const oldest = count < this.capacity ? 0 : this.#next
+    for (let i = count - 1; i >= 0; i -= 1) {
+      yield this.#ring[(oldest + i) % count]!
+    }
+  }
+}

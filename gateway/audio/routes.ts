@@ -1,0 +1,188 @@
+/**
+ * The audio endpoints (Part 2 §4.2 speech, §4.3 transcription, §4.4 translation, §6.1, §6.2, §8). The rules
+ * live beside this file: speech.ts reads a speech request and makes real audio (WAV and PCM to the byte, the other
+ * formats in their real containers), transcription.ts reads the multipart forms, transcript.ts renders the
+ * answers, models.ts says what each model can do and what it costs.
+ *
+ * Where the reference is silent: speech answers the bytes with the format's media type; stream_format audio
+ * sends the same bytes in chunks; stream_format sse (whose event shapes are not shown) sends
+ * speech.audio.delta events carrying Base64 audio, then speech.audio.done with usage, the widely used
+ * convention; a model of another mode is a 400 and an unknown one a 404, as on chat completions; every call is
+ * charged when its work starts, that is after the request has been read and checked (Part 2 section 3).
+ */
+import fastifyMultipart from '@fastify/multipart'
+import { Readable } from 'node:stream'
+import type { FastifyInstance, FastifyReply } from 'fastify'
+import { chargeUsd } from '../account/billing.ts'
+import { requireCaller, type RequestContext } from '../context.ts'
+import { GatewayError, invalidParameter } from '../errors.ts'
+import { objectBody, requireModelId, requireTier, resolveModel } from '../models/access.ts'
+import { startSse } from '../sse.ts'
+import type { GatewayState } from '../state.ts'
+import { audioTokens, speechCostUsd, speechModel, transcriptionCostUsd, transcriptionModel, type TranscriptionModel } from './models.ts'
+import { parseSpeechRequest, synthesize } from './speech.ts'
+import { diarizedJson, outputTokens, srt, transcribe, verboseJson, vtt, type Transcript } from './transcript.ts'
+import { modelField, parseTranscription, parseTranslation, readAudioFile, type TranscriptionRequest } from './transcription.ts'
+import { receiveAudioForm } from './upload.ts'
+import { abandonBody } from '../abandon-body.ts'
+
+const BASE_TRANSCRIPTION_MODEL = 'gw-transcribe-1'
+const AUDIO_CHUNK_BYTES = 16 * 1024 // stream_format audio and sse: the audio in pieces of this size
+
+export function registerAudioRoutes(app: FastifyInstance, state: GatewayState): void {
+  const { faults } = state
+
+  app.post('/v1/audio/speech', async (request, reply) => {
+    const context = state.contexts.of(request)
+    const caller = requireCaller(context)
+    const body = objectBody(request.body)
+    const id = requireModelId(body)
+    if (id === 'tts-1-hd' && faults.has('speech-tts-1-hd-unknown')) {
+      context.model = id
+      throw new GatewayError(404, `The model '${id}' does not exist.`, { code: 'model_not_found', param: 'model' })
+    }
+    requireTier(resolveModel(id, context, { modes: ['audio_speech'], endpoint: 'speech generation' }), caller)
+    const model = speechModel(id)
+    if (!model) throw invalidParameter('model', `The model '${id}' is not served by /v1/audio/speech.`)
+    const speechRequest = parseSpeechRequest(body, model, faults)
+    const speech = synthesize(speechRequest, faults)
+    const completion = model.pricedBy === 'tokens' ? speech.audioTokens : 0
+    setTokens(context, speech.textTokens, completion)
+    context.stream = speechRequest.stream !== undefined
+    chargeUsd(caller.account, speechCostUsd(model, [...speechRequest.input].length, speech.textTokens, speech.seconds))
+
+    const pieces = chunks(speech.bytes)
+    if (speechRequest.stream === 'sse' && !faults.has('speech-sse-as-audio')) {
+      const writer = startSse(reply)
+      for (const piece of pieces) await writer.event('speech.audio.delta', { type: 'speech.audio.delta', audio: piece.toString('base64') })
+      await writer.event('speech.audio.done', { type: 'speech.audio.done', usage: { input_tokens: speech.textTokens, output_tokens: completion, total_tokens: speech.textTokens + completion } })
+      writer.end()
+      return reply
+    }
+    reply.header('content-type', speech.contentType)
+    if (speechRequest.stream !== undefined) return reply.send(Readable.from(pieces))
+    return reply.header('content-length', String(speech.bytes.length)).send(speech.bytes)
+  })
+
+  // Multipart parsing only inside this scope, as for files: other routes keep refusing multipart bodies.
+  void app.register(async (scope) => {
+    await scope.register(fastifyMultipart, { throwFileSizeLimit: true })
+
+    scope.post('/v1/audio/transcriptions', async (request, reply) => {
+      try {
+        const context = state.contexts.of(request)
+        const caller = requireCaller(context)
+        const form = await receiveAudioForm(request, { exclusive: faults.has('transcription-size-exclusive'), mib: faults.has('transcription-size-mib') })
+        const model = audioModel(context, modelField(form, faults.has('transcription-model-optional') ? BASE_TRANSCRIPTION_MODEL : undefined), 'transcriptions')
+        requireTier(resolveModel(model.id, context, { modes: ['audio_transcription'], endpoint: 'transcriptions' }), caller)
+        const file = readAudioFile(form, 'transcriptions', faults)
+        const transcription = parseTranscription(form, model.kind, file, faults)
+        const transcript = transcribe(file.seconds, transcription.speakers)
+        const usage = charge(context, model.id, file.seconds, transcript)
+        if (transcription.stream) return await streamTranscript(reply, model, transcription, transcript, usage, context)
+        return render(reply, transcription.format, transcript, { task: 'transcribe', language: transcription.language, granularities: transcription.granularities, usage, logprobs: transcription.logprobs, kind: model.kind, srtSeparator: srtSeparator() })
+      } catch (error) {
+        abandonBody(request, reply)
+        throw error
+      }
+    })
+
+    if (faults.has('translation-route-missing')) return
+    scope.post('/v1/audio/translations', async (request, reply) => {
+      try {
+        const context = state.contexts.of(request)
+        const caller = requireCaller(context)
+        const form = await receiveAudioForm(request, { exclusive: faults.has('translation-size-exclusive'), mib: faults.has('translation-size-mib') })
+        const model = audioModel(context, modelField(form, faults.has('translation-model-optional') ? BASE_TRANSCRIPTION_MODEL : undefined), 'translations')
+        requireTier(resolveModel(model.id, context, { modes: ['audio_transcription'], endpoint: 'translations' }), caller)
+        if (!model.translation) throw invalidParameter('model', `Translation takes the base transcription model (${BASE_TRANSCRIPTION_MODEL}); ${model.id} is not enabled for it.`)
+        const file = readAudioFile(form, 'translations', faults)
+        const { format } = parseTranslation(form, faults)
+        const transcript = transcribe(file.seconds)
+        const usage = charge(context, model.id, file.seconds, transcript)
+        return render(reply, format, transcript, { task: 'translate', language: 'english', granularities: [], usage, logprobs: false, kind: 'base', srtSeparator: ',' })
+      } catch (error) {
+        abandonBody(request, reply)
+        throw error
+      }
+    })
+  })
+
+  const srtSeparator = (): ',' | '.' => (faults.has('transcription-srt-dot-millis') ? '.' : ',')
+
+  /** The transcription model a form names: 404 when unknown, 400 when of another mode or not served here. */
+  function audioModel(context: RequestContext, id: string, endpoint: string): TranscriptionModel {
+    const model = transcriptionModel(id)
+    if (model) return model
+    resolveModel(id, context, { modes: ['audio_transcription'], endpoint })
+    throw invalidParameter('model', `The model '${id}' is not served by /v1/audio/${endpoint}.`)
+  }
+
+  function charge(context: RequestContext, modelId: string, seconds: number, transcript: Transcript): Record<string, unknown> {
+    const input = audioTokens(seconds)
+    const output = outputTokens(transcript)
+    setTokens(context, input, output)
+    chargeUsd(requireCaller(context).account, transcriptionCostUsd(modelId, seconds, output))
+    return { type: 'tokens', input_tokens: input, input_token_details: { audio_tokens: input, text_tokens: 0 }, output_tokens: output, total_tokens: input + output }
+  }
+
+  async function streamTranscript(reply: FastifyReply, model: TranscriptionModel, request: TranscriptionRequest, transcript: Transcript, usage: Record<string, unknown>, context: RequestContext): Promise<FastifyReply> {
+    context.stream = true
+    const writer = startSse(reply)
+    const diarized = model.kind === 'diarize'
+    for (const segment of transcript.segments) {
+      const words = segment.text.split(/(?<= )/)
+      const prefix = segment.id === 0 ? '' : ' '
+      for (const [i, word] of words.entries()) {
+        const delta = i === 0 ? prefix + word : word
+        await writer.event('transcript.text.delta', { type: 'transcript.text.delta', delta, ...(diarized ? { segment_id: `seg_${segment.id}` } : {}), ...(request.logprobs ? { logprobs: [{ token: delta, logprob: -0.1, bytes: [...Buffer.from(delta)] }] } : {}) })
+      }
+      if (diarized && !faults.has('diarized-stream-no-segments')) {
+        await writer.event('transcript.text.segment', { type: 'transcript.text.segment', id: `seg_${segment.id}`, start: segment.start, end: segment.end, text: segment.text, speaker: segment.speaker })
+      }
+    }
+    await writer.event('transcript.text.done', { type: 'transcript.text.done', text: transcript.text, ...(faults.has('transcript-done-no-usage') ? {} : { usage }) })
+    writer.end()
+    return reply
+  }
+}
+
+interface RenderOptions {
+  task: 'transcribe' | 'translate'
+  language: string
+  granularities: string[]
+  usage: Record<string, unknown>
+  logprobs: boolean
+  kind: TranscriptionModel['kind']
+  /** Fault transcription-srt-dot-millis bends it to a full stop. */
+  srtSeparator: ',' | '.'
+}
+
+function render(reply: FastifyReply, format: string, transcript: Transcript, options: RenderOptions): FastifyReply | Record<string, unknown> {
+  switch (format) {
+    case 'text':
+      return reply.header('content-type', 'text/plain; charset=utf-8').send(`${transcript.text}\n`)
+    case 'srt':
+      return reply.header('content-type', 'text/plain; charset=utf-8').send(srt(transcript, options.srtSeparator))
+    case 'vtt':
+      return reply.header('content-type', 'text/vtt; charset=utf-8').send(vtt(transcript))
+    case 'verbose_json':
+      return verboseJson(transcript, options.task, options.language, options.granularities)
+    case 'diarized_json':
+      return diarizedJson(transcript, options.usage)
+    default: {
+      const logprobs = options.logprobs ? { logprobs: transcript.text.split(/(?<= )/).map((token) => ({ token, logprob: -0.1, bytes: [...Buffer.from(token)] })) } : {}
+      return { text: transcript.text, ...(options.kind === 'base' ? {} : { usage: options.usage }), ...logprobs }
+    }
+  }
+}
+
+function setTokens(context: RequestContext, prompt: number, completion: number): void {
+  context.tokens = { total: prompt + completion, prompt, completion, reasoning: 0, cached: 0 }
+}
+
+function chunks(bytes: Buffer): Buffer[] {
+  const out: Buffer[] = []
+  for (let at = 0; at < bytes.length; at += AUDIO_CHUNK_BYTES) out.push(bytes.subarray(at, at + AUDIO_CHUNK_BYTES))
+  return out
+}

@@ -1,0 +1,136 @@
+/**
+ * Chat completions (Part 1 sections 2.5, 2.6, 4.7, 6): POST /v1/chat/completions with a chat model of the
+ * caller's tier. Answers the §2.6 shape, or with stream true the chunk convention of stream.ts.
+ *
+ * Where the reference is silent: the response also carries the convention's fields it does not list
+ * (message.refusal, logprobs, usage.completion_tokens_details.reasoning_tokens); prompt caching is not
+ * simulated, so cached_tokens is 0; `n` other than 1 is refused, as section 4.5 rule 1 does for responses;
+ * the inline moderation result sits in a `moderation` field beside choices, as section 2.7 places it on a
+ * response.
+ */
+import { randomBytes } from 'node:crypto'
+import type { FastifyInstance } from 'fastify'
+import { CATALOGUE, findModel, type CatalogueModel } from '../models/catalogue.ts'
+import { answerChat, moderate, type ChatAnswer } from './answer.ts'
+import { imageNotModerated, messagesHaveImage, moderatesImages } from '../moderation/inline.ts'
+import { parseChatRequest, type ChatRequest } from './request.ts'
+import { streamChat, type CompletionHead } from './stream.ts'
+import { requireCaller, type RequestContext } from '../context.ts'
+import { invalidParameter } from '../errors.ts'
+import type { FaultSet } from '../faults.ts'
+import { objectBody, requireModelId, requireTier, resolveModel } from '../models/access.ts'
+import type { GatewayState } from '../state.ts'
+import { reshapeAnswers } from '../faults/answers.ts'
+import { CHAT_ANSWER_RESHAPES } from '../faults/chat.ts'
+
+const CHAT_RULES = { modes: ['chat'], endpoint: 'chat completions' } as const
+
+export function registerChatRoutes(app: FastifyInstance, state: GatewayState): void {
+  // A scope of the family's own, so that its answer-reshaping faults apply to its routes alone.
+  void app.register(async (scope) => {
+    reshapeAnswers(scope, state.faults, CHAT_ANSWER_RESHAPES)
+    registerRoutes(scope, state)
+  })
+}
+
+function registerRoutes(app: FastifyInstance, state: GatewayState): void {
+  const { faults } = state
+
+  app.post('/v1/chat/completions', async (request, reply) => {
+    const context = state.contexts.of(request)
+    const caller = requireCaller(context)
+    const body = objectBody(request.body)
+    const id = requireModelId(body)
+    const model = faults.has('chat-unknown-model-served') && !findModel(id) ? firstChatModel() : resolveModel(id, context, CHAT_RULES)
+    if (!faults.has('chat-min-tier-ignored')) requireTier(model, caller, faults)
+    if (body.n !== undefined && body.n !== null && body.n !== 1) throw invalidParameter('n', 'n must be 1: send separate requests for several candidates.')
+    refuseByFault(body, faults)
+    const chat = parseChatRequest(body, model, { emptyMessagesAllowed: faults.has('chat-empty-messages-accepted') })
+    const moderationModel = chat.moderationModel === undefined ? undefined : requireModerationModel(chat.moderationModel)
+
+    const answer = answerChat(model, chat, faults)
+    const usage = usageOf(answer, faults)
+    recordCall(context, model, chat, answer, faults)
+    const head: CompletionHead = { id: `chatcmpl-${randomBytes(12).toString('hex')}`, created: Math.floor(state.clock.now() / 1000), model: model.id }
+    const moderation = moderationModel === undefined ? undefined : inlineResults(moderate(moderationModel, `${chat.instructions ?? ''}\n${chat.input}`, answer.content ?? ''), moderationModel, body.messages, faults)
+    if (chat.stream) {
+      await streamChat(reply, head, answer, { includeUsage: chat.includeUsage, usage, moderation }, faults)
+      // Reply is a thenable that settles when the response has finished: Fastify then sends nothing more.
+      return reply
+    }
+    return {
+      id: head.id,
+      object: 'chat.completion',
+      created: head.created,
+      model: head.model,
+      choices: [{ index: 0, message: messageOf(answer), logprobs: null, finish_reason: answer.finish }],
+      usage,
+      ...(moderation === undefined ? {} : { moderation }),
+    }
+  })
+}
+
+function firstChatModel(): CatalogueModel {
+  return CATALOGUE.find((model) => model.mode === 'chat') as CatalogueModel
+}
+
+/** The faults that refuse a valid request outright, each with the 400 a strict gateway would give. */
+function refuseByFault(body: Record<string, unknown>, faults: FaultSet): void {
+  const messages = Array.isArray(body.messages) ? body.messages : []
+  const roles = messages.map((m) => (typeof m === 'object' && m !== null ? (m as Record<string, unknown>).role : undefined))
+  if (faults.has('chat-developer-role-refused') && roles.includes('developer')) throw invalidParameter('messages', 'The developer role is not supported.')
+  if (faults.has('chat-tools-refused') && Array.isArray(body.tools) && body.tools.length > 0) throw invalidParameter('tools', 'tools are not supported.')
+  if (faults.has('chat-moderation-refused') && body.moderation !== undefined) throw invalidParameter('moderation', 'Inline moderation is not supported.')
+}
+
+function requireModerationModel(id: string): string {
+  if (findModel(id)?.mode !== 'moderation') throw invalidParameter('moderation.model', `moderation.model must name a moderation model; '${id}' is not one.`)
+  return id
+}
+
+function messageOf(answer: ChatAnswer): Record<string, unknown> {
+  const call = answer.toolCall
+  return {
+    role: 'assistant',
+    content: answer.content,
+    refusal: null,
+    ...(call ? { tool_calls: [{ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } }] } : {}),
+  }
+}
+
+function usageOf(answer: ChatAnswer, faults: FaultSet) {
+  const total = answer.promptTokens + answer.completionTokens
+  return {
+    prompt_tokens: answer.promptTokens,
+    completion_tokens: answer.completionTokens,
+    total_tokens: faults.has('chat-total-tokens-off') ? total + 1 : total,
+    prompt_tokens_details: { cached_tokens: 0 },
+    completion_tokens_details: { reasoning_tokens: answer.reasoningTokens },
+  }
+}
+
+/** What the transaction of this call records (section 2.2): its model, stream flag, identifier and tokens. */
+function recordCall(context: RequestContext, model: CatalogueModel, chat: ChatRequest, answer: ChatAnswer, faults: FaultSet): void {
+  context.model = model.id
+  context.stream = chat.stream
+  if (chat.safetyIdentifier !== undefined) context.safetyIdentifier = chat.safetyIdentifier
+  const prompt = answer.promptTokens + (faults.has('chat-transaction-tokens-off') ? 1 : 0)
+  context.tokens = {
+    total: prompt + answer.completionTokens,
+    prompt,
+    completion: answer.completionTokens,
+    reasoning: answer.reasoningTokens,
+    cached: 0,
+  }
+}
+
+/**
+ * Part 2 §4.7: a result can be an error object instead of scores. A text-only moderation model cannot moderate
+ * an input with an image, so the input side gets the error (see ../moderation/inline.ts); the output side is
+ * moderated as before.
+ */
+function inlineResults(results: ReturnType<typeof moderate>, model: string, messages: unknown, faults: FaultSet): Record<string, unknown> {
+  const input = messagesHaveImage(messages) && !moderatesImages(model) ? imageNotModerated(model) : results.input
+  if (faults.has('moderation-inline-flagged-string')) return { input: { ...input, flagged: String(results.input.flagged) }, output: { ...results.output, flagged: String(results.output.flagged) } }
+  return { input, output: results.output }
+}

@@ -1,0 +1,90 @@
+/**
+ * Moderation (Part 2 §2.4, §4.7, §7, §8): POST /v1/moderations answers { id, model, results }, one result per
+ * input, each with flagged, the thirteen categories, their scores and the input types each category was applied
+ * to (image only for the six categories that take images).
+ *
+ * Faithful where the reference is explicit: input required (string, array of strings, content items); model
+ * optional and one of the four named models or the hosted guard model; images only with the omni models (a
+ * text-only model given an image: 400, §7's invalid request); a key required (401, or 403 for a suspended
+ * account, from the auth hook); the four named models free, the guard model charged at its catalogue price.
+ *
+ * Reasonable where it is silent: the default model is omni-moderation-latest and the result's model is the id
+ * the caller named (or that default); an unknown model is 404 model_not_found as elsewhere on /v1; the model's
+ * own rate limits (Part 1 §8.3) are counted by resolveModel, and a call over them gets the compatible 429 of
+ * Part 1 §7. Image size (20 MB upstream, "not confirmed for the service", §8) is not checked.
+ */
+import { randomBytes } from 'node:crypto'
+import type { FastifyInstance } from 'fastify'
+import { findModel, type CatalogueModel } from '../models/catalogue.ts'
+import { chargeUsd } from '../account/billing.ts'
+import type { AuthPolicy, RequestContext } from '../context.ts'
+import { GatewayError, invalidParameter, usageError } from '../errors.ts'
+import type { FaultSet } from '../faults.ts'
+import { objectBody, requireTier, resolveModel } from '../models/access.ts'
+import { countTokens } from '../simulate/tokenizer.ts'
+import type { GatewayState } from '../state.ts'
+import { reshapeAnswers } from '../faults/answers.ts'
+import { MODERATION_ANSWER_RESHAPES } from '../faults/moderation.ts'
+import { classify } from './classifier.ts'
+import { DEFAULT_MODERATION_MODEL, parseModerationRequest } from './request.ts'
+
+const MODERATION_RULES = { modes: ['moderation'], endpoint: 'moderations' } as const
+
+/** Part 2 §4.7: these four are free; any other moderation model (the hosted guard model) has its own price. */
+export const FREE_MODERATION_MODELS: ReadonlySet<string> = new Set(['omni-moderation-latest', 'omni-moderation-2024-09-26', 'text-moderation-latest', 'text-moderation-stable'])
+
+export function registerModerationRoutes(app: FastifyInstance, state: GatewayState): void {
+  // A scope of the family's own, so that its answer-reshaping faults apply to its routes alone.
+  void app.register(async (scope) => {
+    reshapeAnswers(scope, state.faults, MODERATION_ANSWER_RESHAPES)
+    registerRoutes(scope, state)
+  })
+}
+
+function registerRoutes(app: FastifyInstance, state: GatewayState): void {
+  const { faults } = state
+  // The fault lets calls without a valid key through, served as the main account: the auth hook's own
+  // 'optional' policy (that of unknown routes) still identifies a valid key, so those calls keep their limits.
+  const auth = (faults.has('moderation-key-optional') ? 'optional' : 'required') as AuthPolicy
+
+  app.post('/v1/moderations', { config: { auth } }, async (request, reply) => {
+    const context = state.contexts.of(request)
+    const account = context.caller?.account ?? state.accounts.main()
+    const body = objectBody(request.body)
+    if (faults.has('moderation-missing-input-served') && body.input === undefined) return { id: newId(), model: DEFAULT_MODERATION_MODEL, results: [] }
+    if (faults.has('moderation-model-required') && (body.model === undefined || body.model === null)) throw invalidParameter('model', 'model is required.')
+    const parsed = parseModerationRequest(body)
+    let model: CatalogueModel
+    try {
+      // resolveModel also counts the call against the model's own limits (Part 1 §8.3) and may refuse it with 429.
+      model = pickModel(parsed.model ?? DEFAULT_MODERATION_MODEL, context, faults)
+    } catch (error) {
+      if (!(error instanceof GatewayError && error.status === 429 && faults.has('moderation-429-usage-body'))) throw error
+      return reply.code(429).send(usageError(429, error.message))
+    }
+    requireTier(model, { account, keyForm: 'bearer' }, faults)
+    if (faults.has('moderation-stable-refused') && model.id === 'text-moderation-stable') throw invalidParameter('model', `The model '${model.id}' is not available.`)
+    if (faults.has('moderation-guard-refused') && !FREE_MODERATION_MODELS.has(model.id)) throw invalidParameter('model', `The model '${model.id}' is not available.`)
+    const takesImages = model.supports.supports_vision === true && !faults.has('moderation-image-refused')
+    if (parsed.hasImage && !takesImages && !faults.has('moderation-image-any-model')) {
+      throw new GatewayError(400, `The model '${model.id}' takes text only; images need an omni moderation model.`, { code: 'image_input_not_supported', param: 'input' })
+    }
+
+    const texts = parsed.inputs.flatMap((input) => input.texts)
+    const tokens = texts.reduce((sum, text) => sum + countTokens(text), 0)
+    context.tokens = { total: tokens, prompt: tokens, completion: 0, reasoning: 0, cached: 0 }
+    // Charged when the work starts; the named models are free (§4.7).
+    if (!FREE_MODERATION_MODELS.has(model.id)) chargeUsd(account, (tokens * model.pricing.input) / 1_000_000)
+
+    return { id: newId(), model: model.id, results: parsed.inputs.map(classify) }
+  })
+}
+
+function newId(): string {
+  return `modr-${randomBytes(12).toString('hex')}`
+}
+
+function pickModel(id: string, context: RequestContext, faults: FaultSet): CatalogueModel {
+  if (faults.has('moderation-unknown-model-defaulted') && !findModel(id)) return findModel(DEFAULT_MODERATION_MODEL) as CatalogueModel
+  return resolveModel(id, context, MODERATION_RULES)
+}

@@ -1,0 +1,124 @@
+/**
+ * The native interface (Part 2 sections 2.5, 4.8, 5.1, 5.2): POST /v1beta/models/{model}:{method} on the host
+ * root, for the provider's own models only (gateway/native/models.ts).
+ *
+ * The method follows a colon inside the last path segment, which Fastify would read as a parameter; the route
+ * takes the whole segment and splits it at its last colon. Keys come as Authorization: Bearer or as
+ * x-native-api-key (section 5.2). Errors answer in the native dialect (gateway/native/errors.ts).
+ *
+ * streamGenerateContent framing, where the reference says only "streamed in chunks": `?alt=sse` gives
+ * server-sent events with one chunk per data-only event; without it the answer is one JSON array whose items
+ * are the chunks, written as they are made (the provider's own default). The other named methods have no shapes
+ * in the reference: countTokens answers { totalTokens }, and embedContent, batchEmbedContents and predict are
+ * refused with 400 for these models, none of which embeds or predicts.
+ */
+import { PassThrough } from 'node:stream'
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { FastifyInstance, FastifyReply } from 'fastify'
+import { chargeUsd } from '../account/billing.ts'
+import { requireCaller, type Caller, type RequestContext } from '../context.ts'
+import { GatewayError, invalidParameter } from '../errors.ts'
+import { requireTier } from '../models/access.ts'
+import { answerNative, type NativeAnswer } from './answer.ts'
+import { nativeErrorDialect } from './errors.ts'
+import { isSpeechModel, nativeModel } from './models.ts'
+import { checkSpeechRequest, parseNativeRequest } from './request.ts'
+import { countTokens } from '../simulate/tokenizer.ts'
+import { startSse, SSE_WRITER_DEFAULTS } from '../sse.ts'
+import type { GatewayState } from '../state.ts'
+import { varyJson } from '../vary.ts'
+import { reshapeAnswers } from '../faults/answers.ts'
+import { NATIVE_ANSWER_RESHAPES } from '../faults/native.ts'
+
+const GENERATE = new Set(['generateContent', 'streamGenerateContent'])
+const SHAPELESS = new Set(['embedContent', 'batchEmbedContents', 'predict'])
+
+export function registerNativeRoutes(app: FastifyInstance, state: GatewayState): void {
+  // A scope of the family's own, so that its answer-reshaping faults apply to its routes alone.
+  void app.register(async (scope) => {
+    reshapeAnswers(scope, state.faults, NATIVE_ANSWER_RESHAPES)
+    registerRoutes(scope, state)
+  })
+}
+
+function registerRoutes(app: FastifyInstance, state: GatewayState): void {
+  const { faults } = state
+  const config = {
+    // The fault identifies valid keys as usual (so their calls keep the rate-limit headers) but refuses no one.
+    auth: faults.has('native-missing-key-allowed') ? ('optional' as const) : ('required' as const),
+    nativeKeyHeader: !faults.has('native-key-header-refused'),
+  }
+
+  app.post<{ Params: { target: string }; Querystring: { alt?: string } }>(
+    '/v1beta/models/:target',
+    { config, preSerialization: nativeErrorDialect },
+    async (request, reply) => {
+      const context = state.contexts.of(request)
+      const caller = callerOf(context)
+      const colon = request.params.target.lastIndexOf(':')
+      const id = colon < 0 ? request.params.target : request.params.target.slice(0, colon)
+      const method = colon < 0 ? '' : request.params.target.slice(colon + 1)
+      if (!GENERATE.has(method) && !SHAPELESS.has(method) && method !== 'countTokens') {
+        throw new GatewayError(404, `Unknown method '${method}': the native interface serves generateContent and streamGenerateContent.`)
+      }
+      context.model = id
+      const model = nativeModel(id)
+      if (!model) throw new GatewayError(404, `The model '${id}' is not served by the native interface: it serves only the provider's own models.`)
+      requireTier(model, caller)
+      // Counts the call against the model's own rate limits (Part 1 section 8.3), as resolveModel does on /v1.
+      context.admitModel?.(model)
+      const body = parseNativeRequest(request.body, faults)
+      if (isSpeechModel(model)) checkSpeechRequest(body, faults)
+      if (method === 'countTokens') return { totalTokens: countTokens(body.instructions ?? '') + countTokens(body.input) }
+      if (SHAPELESS.has(method)) throw invalidParameter('model', `The model '${id}' does not support ${method}.`)
+
+      const answer = answerNative(model, body, faults)
+      record(context, answer, method === 'streamGenerateContent')
+      // Section 3 of Part 2 and account/billing.ts: charged when the work starts.
+      chargeUsd(caller.account, answer.usd)
+      if (method === 'generateContent') return answer.response
+      await (request.query.alt === 'sse' ? streamSse(reply, answer) : streamJsonArray(reply, answer, app.gatewayVary))
+      return reply
+    },
+  )
+
+  function callerOf(context: RequestContext): Caller {
+    // The fault lets a call without a valid key through as the main account.
+    if (!context.caller && faults.has('native-missing-key-allowed')) return { account: state.accounts.main(), keyForm: 'bearer' }
+    const caller = requireCaller(context)
+    if (faults.has('native-bearer-refused') && caller.keyForm === 'bearer') throw new GatewayError(401, 'Send the key in x-native-api-key.')
+    return caller
+  }
+}
+
+function record(context: RequestContext, answer: NativeAnswer, stream: boolean): void {
+  context.stream = stream
+  context.tokens = {
+    total: answer.usage.total,
+    prompt: answer.usage.prompt,
+    completion: answer.usage.candidates + answer.usage.thoughts,
+    reasoning: answer.usage.thoughts,
+    cached: 0,
+  }
+}
+
+async function streamSse(reply: FastifyReply, answer: NativeAnswer): Promise<void> {
+  const sse = startSse(reply)
+  for (const chunk of answer.chunks) {
+    if (sse.closed) break
+    await sse.event(undefined, chunk)
+  }
+  sse.end()
+}
+
+/** The provider's default framing: a JSON array written item by item, through reply.send like every answer. */
+async function streamJsonArray(reply: FastifyReply, answer: NativeAnswer, vary: boolean): Promise<void> {
+  const stream = new PassThrough()
+  reply.header('content-type', 'application/json; charset=utf-8')
+  void reply.send(stream)
+  for (const [i, chunk] of answer.chunks.entries()) {
+    if (i > 0) await sleep(SSE_WRITER_DEFAULTS.pauseMs)
+    stream.write(`${i === 0 ? '[' : ',\r\n'}${JSON.stringify(vary ? varyJson(chunk) : chunk)}`)
+  }
+  stream.end(']')
+}

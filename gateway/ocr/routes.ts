@@ -1,0 +1,145 @@
+/**
+ * OCR (Part 2 sections 2.3, 4.6): POST /v1/ocr reads a document (ocr/document.ts: URLs simulated, data URLs read
+ * for real) and answers its pages as markdown, with images, annotations, headers and footers as asked. The
+ * latest alias resolves to the OCR model, which the answer and the transaction name. A call is charged when the
+ * pages are read: 0.004 USD per page, or 0.005 per page when an annotation format is given (the reference
+ * prices an "annotated page" without saying whether it also costs the extraction; this gateway charges the
+ * higher price alone).
+ *
+ * Where the reference is silent: pages must be a non-empty array of existing zero-based indices (else 400), in
+ * the order of the document; images are answered only with include_image_base64; image_limit counts images of the
+ * whole answer and image_min_size the smaller side in pixels; object is "ocr"; usage_info and each page's
+ * dimensions follow the widely used OCR convention; document_annotation is null without a format.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { chargeUsd } from '../account/billing.ts'
+import { TINY_PNG_BASE64 } from '../compatible/simulate.ts'
+import { requireCaller, type AuthPolicy, type Caller } from '../context.ts'
+import { GatewayError, invalidParameter } from '../errors.ts'
+import { objectBody, requireModelId, requireTier, resolveModel } from '../models/access.ts'
+import { annotate, readAnnotationFormat } from './annotation.ts'
+import { readDocument } from './document.ts'
+import { renderPage, type TableFormat } from './render.ts'
+import type { GatewayState } from '../state.ts'
+import { reshapeAnswers } from '../faults/answers.ts'
+import { OCR_ANSWER_RESHAPES } from '../faults/ocr.ts'
+
+/** The OCR model (<ocr_model>) and its latest alias. */
+export const OCR_MODEL = 'gw-ocr-1'
+export const OCR_ALIASES: Readonly<Record<string, string>> = { 'gw-ocr-latest': OCR_MODEL }
+
+export const OCR_PRICES = { usdPerPage: 0.004, usdPerAnnotatedPage: 0.005 } // section 4.6
+
+const DPI = 200
+
+export function registerOcrRoutes(app: FastifyInstance, state: GatewayState): void {
+  // A scope of the family's own, so that its answer-reshaping faults apply to its routes alone.
+  void app.register(async (scope) => {
+    reshapeAnswers(scope, state.faults, OCR_ANSWER_RESHAPES)
+    registerRoutes(scope, state)
+  })
+}
+
+function registerRoutes(app: FastifyInstance, state: GatewayState): void {
+  const { faults } = state
+  // As in search/routes.ts: the fault lets calls without a valid key through ("optional", the unknown-route policy).
+  const config = faults.has('ocr-key-not-required') ? { config: { auth: 'optional' as AuthPolicy } } : {}
+
+  app.post('/v1/ocr', config, async (request: FastifyRequest) => {
+    const context = state.contexts.of(request)
+    const caller: Caller | null = faults.has('ocr-key-not-required') ? context.caller : requireCaller(context)
+    const body = objectBody(request.body)
+    const asked = body.model === undefined && faults.has('ocr-model-optional') ? OCR_MODEL : requireModelId(body)
+    if (asked in OCR_ALIASES && faults.has('ocr-alias-unknown')) throw new GatewayError(404, `The model '${asked}' does not exist.`, { code: 'model_not_found', param: 'model' })
+    const model = resolveModel(asked, context, { modes: ['ocr'], endpoint: 'OCR' })
+    if (caller) requireTier(model, caller)
+    const resolved = OCR_ALIASES[asked] ?? asked
+    context.model = resolved
+    if (body.document === undefined) throw invalidParameter('document', 'document is required.')
+    const document = readDocument(body.document, faults)
+
+    const selected = pageIndices(body.pages, document.pages.length)
+    const includeImages = optionalBoolean(body, 'include_image_base64') === true
+    const imageLimit = optionalInteger(body, 'image_limit')
+    const imageMinSize = optionalInteger(body, 'image_min_size')
+    if (body.id !== undefined && typeof body.id !== 'string') throw invalidParameter('id', 'id must be a string.')
+    const documentFormat = readAnnotationFormat(body.document_annotation_format, 'document_annotation_format')
+    const bboxFormat = readAnnotationFormat(body.bbox_annotation_format, 'bbox_annotation_format')
+    const extractHeader = optionalBoolean(body, 'extract_header') === true
+    if (extractHeader && faults.has('ocr-extract-header-refused')) throw invalidParameter('extract_header', 'extract_header is not supported.')
+    const extractFooter = optionalBoolean(body, 'extract_footer') === true
+    const tableFormat = readTableFormat(body.table_format)
+
+    let imageCount = 0
+    const pages = selected.map((index) => {
+      // The fault reads indices as one-based: index k is the k-th page (k - 1 zero-based), still numbered k.
+      const page = document.pages[faults.has('ocr-pages-one-based') && body.pages !== undefined ? index - 1 : index]
+      if (!page) throw invalidParameter('pages', `Page ${index} does not exist.`)
+      const images = includeImages
+        ? page.images.filter((image) => faults.has('ocr-image-limit-ignored') || imageMinSize === undefined || Math.min(image.width, image.height) >= imageMinSize)
+        : []
+      const kept = images.filter(() => faults.has('ocr-image-limit-ignored') || imageLimit === undefined || imageCount < imageLimit).map((image, i) => {
+        imageCount += 1
+        const id = `img-${imageCount - 1}.png`
+        const box = { top_left_x: 72, top_left_y: 100 + i * 10, bottom_right_x: 72 + image.width, bottom_right_y: 100 + i * 10 + image.height }
+        return { id, ...box, image_base64: `data:image/png;base64,${TINY_PNG_BASE64}`, ...(bboxFormat ? { image_annotation: annotate(bboxFormat, id, 1) } : {}) }
+      })
+      const rendered = renderPage(page, { tableFormat: faults.has('ocr-table-format-ignored') ? 'markdown' : tableFormat, extractHeader, extractFooter }, kept.map((image) => image.id))
+      return {
+        index,
+        markdown: rendered.markdown,
+        ...(includeImages ? { images: kept } : {}),
+        ...(extractHeader ? { header: rendered.header } : {}),
+        ...(extractFooter ? { footer: rendered.footer } : {}),
+        dimensions: { dpi: DPI, height: Math.round((page.height / 72) * DPI), width: Math.round((page.width / 72) * DPI) },
+      }
+    })
+
+    let documentAnnotation: string | null = null
+    if (documentFormat && !(documentFormat.type === 'text' && faults.has('ocr-annotation-text-missing'))) {
+      documentAnnotation = documentFormat.type === 'json_schema' && faults.has('ocr-annotation-schema-ignored')
+        ? JSON.stringify({ summary: 'fixed' })
+        : annotate(documentFormat, pages.map((page) => page.markdown).join('\n'), pages.length)
+    }
+    const annotated = documentFormat !== undefined || bboxFormat !== undefined
+    const usd = pages.length * (annotated ? OCR_PRICES.usdPerAnnotatedPage : OCR_PRICES.usdPerPage)
+    if (caller && !faults.has('ocr-not-charged')) chargeUsd(caller.account, usd)
+    return {
+      pages,
+      model: resolved,
+      object: 'ocr',
+      document_annotation: documentAnnotation,
+      usage_info: { pages_processed: pages.length, doc_size_bytes: document.bytes },
+    }
+  })
+
+  function readTableFormat(value: unknown): TableFormat {
+    if (value === undefined || value === null) return 'markdown'
+    if (value === 'markdown' || value === 'html') return value
+    if (faults.has('ocr-values-unchecked') && typeof value === 'string') return 'markdown'
+    throw invalidParameter('table_format', 'table_format must be markdown or html.')
+  }
+}
+
+/** Zero-based indices, each once, in document order; all pages when omitted. */
+function pageIndices(value: unknown, count: number): number[] {
+  if (value === undefined || value === null) return Array.from({ length: count }, (_, i) => i)
+  if (!Array.isArray(value) || value.length === 0 || !value.every((v) => Number.isInteger(v) && (v as number) >= 0)) {
+    throw invalidParameter('pages', 'pages must be a non-empty array of zero-based page indices.')
+  }
+  return [...new Set(value as number[])].sort((a, b) => a - b)
+}
+
+function optionalBoolean(body: Record<string, unknown>, name: string): boolean | undefined {
+  const value = body[name]
+  if (value === undefined || value === null) return undefined
+  if (typeof value !== 'boolean') throw invalidParameter(name, `${name} must be a boolean.`)
+  return value
+}
+
+function optionalInteger(body: Record<string, unknown>, name: string): number | undefined {
+  const value = body[name]
+  if (value === undefined || value === null) return undefined
+  if (!Number.isInteger(value) || (value as number) < 0) throw invalidParameter(name, `${name} must be a non-negative integer.`)
+  return value as number
+}

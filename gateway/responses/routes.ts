@@ -1,0 +1,134 @@
+/**
+ * The responses endpoint (Part 1 §2.5, §2.7, §3, §4.5, §6.2-6.4, §7): POST /v1/responses, plain or streamed,
+ * in the foreground or the background, with stored chains; and the related paths whose shapes the reference
+ * does not show, answered in the convention: retrieval, input items and cancel. POST /v1/responses/compact is
+ * "when enabled" and is not, here: it answers the unknown-route 404.
+ */
+import type { FastifyInstance } from 'fastify'
+import { requireCaller, type TokenCounts } from '../context.ts'
+import { GatewayError, invalidParameter } from '../errors.ts'
+import { objectBody, requireModelId, requireTier, resolveModel } from '../models/access.ts'
+import { integerParam, singleParam, type RawQuery } from '../query-params.ts'
+import type { GatewayState } from '../state.ts'
+import { backgroundTiming, cancelBackground, isRunning, runInBackground } from './background.ts'
+import { newId, runModel, type Run } from './generation.ts'
+import { inputItemViews, type InputItem } from './input.ts'
+import { checkModerationModel, inlineModeration } from './moderation.ts'
+import { renderResponse, type Draft, type Phase } from './response-object.ts'
+import { responseStore, type StoredResponse } from './store.ts'
+import { streamResponse } from './stream.ts'
+import { parseCreateRequest } from './validate.ts'
+
+/** Large enough for an input over the biggest context window of the catalogue, in the simulator's tokens. */
+const BODY_LIMIT_BYTES = 32 * 1024 * 1024
+const INPUT_ITEMS_LIMIT = { min: 1, max: 100 } as const // the convention's list limit; not shown in the reference
+const INPUT_ITEMS_DEFAULT = 20
+const RESPONSES_RULES = { modes: ['chat'], endpoint: 'responses' } as const
+
+export function registerResponseRoutes(app: FastifyInstance, state: GatewayState): void {
+  const { faults } = state
+  const store = responseStore(state)
+  app.addHook('onClose', async () => store.close())
+
+  app.post<{ Body: unknown }>('/v1/responses', { bodyLimit: BODY_LIMIT_BYTES }, async (request, reply) => {
+    const context = state.contexts.of(request)
+    const caller = requireCaller(context)
+    const { account } = caller
+    // The model first, as chat completions do, so that a refused call still records the model it named.
+    const model = resolveModel(requireModelId(objectBody(request.body)), context, RESPONSES_RULES)
+    requireTier(model, caller, state.faults)
+    const req = parseCreateRequest(request.body, faults)
+    context.safetyIdentifier = req.safetyIdentifier ?? null
+    if (req.maxOutputTokens !== undefined && req.maxOutputTokens > model.maxOutputTokens) {
+      throw invalidParameter('max_output_tokens', `max_output_tokens is at most ${model.maxOutputTokens} for ${model.id}`)
+    }
+    if (req.moderationModel !== undefined) checkModerationModel(req.moderationModel)
+    // Reasonable where the reference is silent: a background job must be stored to be polled, and is not streamed.
+    if (req.background && !req.store) throw invalidParameter('background', 'background responses need store true')
+    if (req.background && req.stream) throw invalidParameter('background', 'background responses cannot be streamed here')
+    const prior = req.previousResponseId === undefined ? undefined : store.get(req.previousResponseId, account.id)
+    if (req.previousResponseId !== undefined && !prior) {
+      throw invalidParameter('previous_response_id', `No stored response '${req.previousResponseId}' (a response created with store false cannot be continued).`)
+    }
+
+    const run = runModel(req, model, prior?.draft.run, faults)
+    const draft: Draft = {
+      id: newId('resp'),
+      createdAt: Math.floor(state.clock.now() / 1000),
+      model: model.id,
+      req,
+      run,
+      moderation: req.moderationModel === undefined ? undefined : inlineModeration(req.moderationModel, run.moderationText, faults, inputImages(req.input)),
+    }
+    context.tokens = tokenCounts(run)
+    const render = (phase: Phase) => renderResponse(draft, phase, faults)
+    const entry: StoredResponse = { accountId: account.id, draft, body: render('final'), inputItems: inputItemViews(req.input), timers: [] }
+    if (req.store) store.put(entry)
+
+    if (req.background && !faults.has('background-runs-inline')) {
+      runInBackground(entry, render, backgroundTiming(state.varyLatencyMs))
+      return entry.body
+    }
+    if (req.stream && !faults.has('stream-json-body')) {
+      context.stream = !faults.has('stream-transaction-flag-false')
+      if (faults.has('stream-transaction-tokens-zero')) context.tokens = tokenCounts(undefined)
+      // The transaction is recorded when the stream starts; the tokens are final already, as the whole
+      // answer is generated before the first event.
+      await streamResponse(reply, draft, faults)
+      // Reply is a thenable that settles when the response has finished: Fastify then sends nothing more.
+      return reply
+    }
+    return entry.body
+  })
+
+  app.get<{ Params: { id: string } }>('/v1/responses/:id', async (request) => {
+    const entry = ownEntry(state, request.params.id, requireCaller(state.contexts.of(request)).account.id)
+    if (faults.has('retrieve-404')) throw notFound(request.params.id)
+    state.contexts.of(request).model = entry.draft.model
+    return entry.body
+  })
+
+  app.get<{ Params: { id: string }; Querystring: RawQuery }>('/v1/responses/:id/input_items', async (request) => {
+    if (faults.has('input-items-404')) throw notFound(request.params.id)
+    const entry = ownEntry(state, request.params.id, requireCaller(state.contexts.of(request)).account.id)
+    const { query } = request
+    const order = singleParam(query, 'order') ?? 'desc'
+    if (order !== 'asc' && order !== 'desc') throw invalidParameter('order', 'order must be asc or desc')
+    const limit = integerParam(query, 'limit', INPUT_ITEMS_LIMIT) ?? INPUT_ITEMS_DEFAULT
+    const items = order === 'asc' ? [...entry.inputItems] : [...entry.inputItems].reverse()
+    const after = singleParam(query, 'after')
+    const start = after === undefined ? 0 : items.findIndex((item) => item.id === after) + 1
+    const page = items.slice(start, start + limit)
+    return { object: 'list', data: page, first_id: page[0]?.id ?? null, last_id: page[page.length - 1]?.id ?? null, has_more: start + limit < items.length }
+  })
+
+  app.post<{ Params: { id: string } }>('/v1/responses/:id/cancel', async (request) => {
+    if (faults.has('background-cancel-404')) throw notFound(request.params.id)
+    const entry = ownEntry(state, request.params.id, requireCaller(state.contexts.of(request)).account.id)
+    if (!entry.draft.req.background) throw invalidParameter('response_id', 'Only background responses can be cancelled.')
+    if (!isRunning(entry)) throw invalidParameter('response_id', `The response is already ${String(entry.body.status)}.`)
+    cancelBackground(entry, (phase) => renderResponse(entry.draft, phase, faults))
+    return entry.body
+  })
+}
+
+function notFound(id: string): GatewayError {
+  return new GatewayError(404, `No response with id '${id}'.`, { code: 'response_not_found', param: 'response_id' })
+}
+
+function ownEntry(state: GatewayState, id: string, accountId: string): StoredResponse {
+  const entry = responseStore(state).get(id, accountId)
+  if (entry) return entry
+  if (state.faults.has('unknown-response-400')) throw invalidParameter('response_id', `Invalid response id '${id}'.`)
+  throw notFound(id)
+}
+
+function tokenCounts(run: Run | undefined): TokenCounts {
+  const usage = run?.usage ?? { inputTokens: 0, outputTokens: 0, reasoningTokens: 0 }
+  return { prompt: usage.inputTokens, completion: usage.outputTokens, reasoning: usage.reasoningTokens, cached: 0, total: usage.inputTokens + usage.outputTokens }
+}
+
+/** The image sources of the input's messages: what inline moderation must moderate besides the text. */
+function inputImages(input: readonly InputItem[]): string[] {
+  return input.flatMap((item) => (item.type === 'message' ? item.parts.flatMap((part) => (part.type === 'input_image' ? [part.source] : [])) : []))
+}

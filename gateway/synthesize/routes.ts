@@ -1,0 +1,153 @@
+/**
+ * Native speech synthesis (Part 2 sections 2.6, 4.9, 5.3, 7): POST /v1/text:synthesize with Bearer only (the
+ * route does not declare nativeKeyHeader, so x-native-api-key is no key here), for <tts_flash_model> and
+ * <tts_pro_model> (nv-tts-flash, nv-tts-pro). Errors answer { error: { code, message, status } }.
+ *
+ * Where the reference is loose or silent:
+ * - input.text and input.prompt: "about 4000 bytes" each; the gateway enforces 4000 UTF-8 bytes with 413 (text
+ *   too large). Section 7's sample error cites 900 bytes; the 4000 of the field table is the rule stated twice.
+ * - LINEAR16 answers a WAV file (RIFF header, 16-bit mono at the asked rate, default 24000), as the
+ *   provider does; MULAW and ALAW answer WAV too (format 7 and 6, 8-bit, 8000 Hz); MP3 answers MPEG-2 Layer III
+ *   frames at 24 kHz; OGG_OPUS an Ogg Opus stream. audioConfig echoes the encoding and the rate of the audio
+ *   (24000 for MP3 and OGG_OPUS, whose rate is automatic).
+ * - timepoints is an empty array: no time pointing was asked (the request field for it is not shown).
+ * - languageCode is checked for a BCP-47 shape only.
+ */
+import type { FastifyInstance } from 'fastify'
+import { chargeUsd } from '../account/billing.ts'
+import { findModel } from '../models/catalogue.ts'
+import { requireCaller } from '../context.ts'
+import { GatewayError, invalidParameter } from '../errors.ts'
+import { requireTier } from '../models/access.ts'
+import { AUTOMATIC_RATE, g711, mp3, oggOpus, pcm16le, speechSeconds, toneSamples, wav } from '../native/audio.ts'
+import { nativeErrorDialect } from '../native/errors.ts'
+import { AUDIO_TOKENS_PER_SECOND, costUsd, SYNTHESIZE_MODELS } from '../native/models.ts'
+import { countTokens } from '../simulate/tokenizer.ts'
+import type { GatewayState } from '../state.ts'
+import { isObject } from '../../common/json.ts'
+import { reshapeAnswers } from '../faults/answers.ts'
+import { SYNTHESIZE_ANSWER_RESHAPES } from '../faults/synthesize.ts'
+
+export const SYNTHESIZE_LIMITS = {
+  textBytes: 4000, // input.text, "about 4000 bytes" (section 4.9)
+  promptBytes: 4000, // input.prompt, the same
+}
+
+const ENCODINGS = ['MP3', 'LINEAR16', 'OGG_OPUS', 'MULAW', 'ALAW'] as const
+type Encoding = (typeof ENCODINGS)[number]
+/** Section 4.9: the rates each encoding takes; undefined: automatic. */
+const RATES: Readonly<Record<Encoding, readonly number[] | undefined>> = {
+  LINEAR16: [16_000, 24_000, 48_000],
+  MULAW: [8_000],
+  ALAW: [8_000],
+  MP3: undefined,
+  OGG_OPUS: undefined,
+}
+const BCP47 = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/
+
+export function registerSynthesizeRoutes(app: FastifyInstance, state: GatewayState): void {
+  // A scope of the family's own, so that its answer-reshaping faults apply to its routes alone.
+  void app.register(async (scope) => {
+    reshapeAnswers(scope, state.faults, SYNTHESIZE_ANSWER_RESHAPES)
+    registerRoutes(scope, state)
+  })
+}
+
+function registerRoutes(app: FastifyInstance, state: GatewayState): void {
+  const { faults } = state
+  const ceiling = faults.has('synthesize-ceiling-900') ? 900 : SYNTHESIZE_LIMITS.textBytes
+
+  function tooLarge(field: string, bytes: number, limit: number): GatewayError {
+    const status = faults.has('synthesize-too-large-400') ? 400 : 413
+    return new GatewayError(status, `${field} is ${bytes} bytes; the limit is ${limit} bytes.`, { param: field })
+  }
+
+  app.post(
+    '/v1/text:synthesize',
+    // The fault accepts x-native-api-key here, which section 5.3 rules out.
+    { config: { nativeKeyHeader: faults.has('synthesize-native-key-accepted') }, ...(faults.has('synthesize-compatible-error-body') ? {} : { preSerialization: nativeErrorDialect }) },
+    async (request) => {
+      const context = state.contexts.of(request)
+      const caller = requireCaller(context)
+      const body = isObject(request.body) ? request.body : {}
+      const input = isObject(body.input) ? body.input : {}
+      const voice = isObject(body.voice) ? body.voice : {}
+      const audioConfig = isObject(body.audioConfig) ? body.audioConfig : {}
+
+      const modelName = voice.model_name
+      if (typeof modelName !== 'string' || modelName === '') throw invalidParameter('voice.model_name', 'voice.model_name is required.')
+      context.model = modelName
+      const known = SYNTHESIZE_MODELS.has(modelName) ? modelName : faults.has('synthesize-unknown-model-accepted') ? 'nv-tts-flash' : undefined
+      const model = known === undefined ? undefined : findModel(known)
+      if (!model) throw invalidParameter('voice.model_name', `voice.model_name must be one of ${[...SYNTHESIZE_MODELS].join(', ')}; newer speech models are not sent here.`)
+      requireTier(model, caller)
+      context.admitModel?.(model)
+
+      const text = input.text
+      if (typeof text !== 'string' || text === '') throw invalidParameter('input.text', 'input.text is required.')
+      const textBytes = Buffer.byteLength(text, 'utf8')
+      if (textBytes > ceiling) throw tooLarge('input.text', textBytes, ceiling)
+      const prompt = input.prompt
+      if (prompt !== undefined && typeof prompt !== 'string') throw invalidParameter('input.prompt', 'input.prompt must be a string.')
+      const promptBytes = Buffer.byteLength(prompt ?? '', 'utf8')
+      if (promptBytes > SYNTHESIZE_LIMITS.promptBytes) throw tooLarge('input.prompt', promptBytes, SYNTHESIZE_LIMITS.promptBytes)
+
+      const language = voice.languageCode
+      if (!(typeof language === 'string' && BCP47.test(language)) && !(faults.has('synthesize-language-optional') && language === undefined)) {
+        throw invalidParameter('voice.languageCode', 'voice.languageCode is required: a BCP-47 language tag such as en-US.')
+      }
+      checkSpeakers(voice)
+
+      const asked = audioConfig.audioEncoding
+      const unknownAccepted = faults.has('synthesize-unknown-encoding-accepted') && typeof asked === 'string' && asked !== ''
+      if (!ENCODINGS.includes(asked as Encoding) && !unknownAccepted) {
+        throw invalidParameter('audioConfig.audioEncoding', `audioConfig.audioEncoding is required: one of ${ENCODINGS.join(', ')}.`)
+      }
+      const encoding: Encoding = ENCODINGS.includes(asked as Encoding) ? (asked as Encoding) : 'LINEAR16'
+      const rate = sampleRate(encoding, audioConfig.sampleRateHertz)
+
+      const seconds = speechSeconds(text)
+      const audio = encode(encoding, rate, seconds)
+      const inputTokens = countTokens(text) + countTokens(prompt ?? '')
+      const outputTokens = Math.ceil(seconds * AUDIO_TOKENS_PER_SECOND)
+      context.tokens = { total: inputTokens + outputTokens, prompt: inputTokens, completion: outputTokens, reasoning: 0, cached: 0 }
+      chargeUsd(caller.account, costUsd(model, inputTokens, outputTokens))
+      return {
+        audioContent: audio.toString('base64'),
+        timepoints: [],
+        audioConfig: { audioEncoding: encoding, sampleRateHertz: rate },
+      }
+    },
+  )
+
+  function sampleRate(encoding: Encoding, asked: unknown): number {
+    const allowed = RATES[encoding]
+    if (asked === undefined) return allowed?.includes(AUTOMATIC_RATE) ? AUTOMATIC_RATE : (allowed?.[0] ?? AUTOMATIC_RATE)
+    if (typeof asked !== 'number' || !Number.isInteger(asked) || asked <= 0) {
+      throw invalidParameter('audioConfig.sampleRateHertz', 'audioConfig.sampleRateHertz must be a positive integer.')
+    }
+    if (allowed === undefined) return AUTOMATIC_RATE
+    if (!allowed.includes(asked)) {
+      if (faults.has('synthesize-any-rate-accepted')) return asked
+      throw invalidParameter('audioConfig.sampleRateHertz', `${encoding} takes sampleRateHertz ${allowed.join(', ')}.`)
+    }
+    return asked
+  }
+
+  function encode(encoding: Encoding, rate: number, seconds: number): Buffer {
+    if (encoding === 'MP3' && !faults.has('synthesize-mp3-as-wav')) return mp3(seconds)
+    if (encoding === 'OGG_OPUS') return oggOpus(seconds)
+    const samples = toneSamples(seconds, encoding === 'MP3' ? AUTOMATIC_RATE : rate)
+    if (encoding === 'MULAW') return wav(g711(samples, 'mulaw'), rate, 7)
+    if (encoding === 'ALAW') return wav(g711(samples, 'alaw'), rate, 6)
+    return wav(pcm16le(samples), encoding === 'MP3' ? AUTOMATIC_RATE : rate)
+  }
+}
+
+function checkSpeakers(voice: Record<string, unknown>): void {
+  const multi = voice.multiSpeakerVoiceConfig
+  if (multi === undefined) return
+  const configs = isObject(multi) ? multi.speakerVoiceConfigs : undefined
+  const valid = Array.isArray(configs) && configs.length > 0 && configs.every((c) => isObject(c) && typeof c.speakerAlias === 'string' && typeof c.speakerId === 'string')
+  if (!valid) throw invalidParameter('voice.multiSpeakerVoiceConfig.speakerVoiceConfigs', 'speakerVoiceConfigs must be a non-empty array of {speakerAlias, speakerId}.')
+}
