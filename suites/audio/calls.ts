@@ -40,7 +40,7 @@ export function audioCalls(api: TargetClient) {
   async function form(spec: FormSpec): Promise<Exchange> {
     const endpoint = spec.endpoint ?? 'transcriptions'
     const file = spec.file === undefined ? { filename: 'tone-2s.wav', contentType: 'audio/wav', content: wavTone({ seconds: 2 }) } : spec.file
-    const model = spec.fields.find(([name]) => name === 'model')?.[1] ?? 'api-transcribe-1'
+    const model = spec.fields.find(([name]) => name === 'model')?.[1] ?? 'gw-transcribe-1'
     const seconds = spec.seconds ?? 2
     spend(transcriptionEstimateUsd(await models.pricing(model), seconds), `${endpoint}: ${seconds} s of audio on ${model}`)
     const body = multipartBody(spec.fields, file ?? undefined)

@@ -17,10 +17,10 @@ import { runConfig } from '../../harness/suite.ts'
 import { howToName } from '../shared/named-models.ts'
 
 const DEFAULT_ROLES = {
-  speech: 'api-speech-1',
-  transcribe: 'api-transcribe-1',
-  'transcribe-newer': 'api-transcribe-2',
-  diarize: 'api-transcribe-2-diarize',
+  speech: 'gw-speech-1',
+  transcribe: 'gw-transcribe-1',
+  'transcribe-newer': 'gw-transcribe-2',
+  diarize: 'gw-transcribe-2-diarize',
 } as const
 export type Role = keyof typeof DEFAULT_ROLES | 'tts-1' | 'tts-1-hd'
 
