@@ -19,7 +19,7 @@ export interface RssGrowthOptions {
 }
 
 export const RSS_GROWTH = {
-  goal: 1.1, // issue 18: peak RSS within 10 % from a 1-minute to a 5-minute run
+  goal: 1.1, // peak RSS within 10 % from a 1-minute to a 5-minute run
   factor: 5,
   // tier-5-usage's at-limit phase at this rate: open loop, every call admitted (750 a 1 s minute), and the long
   // run's calls stay under the profile's cap of 50,000.

@@ -1,5 +1,5 @@
 /**
- * Comparing two load runs (issue 18, part 5): a change counts only beyond the run-to-run spread, a regression
+ * Comparing two load runs: a change counts only beyond the run-to-run spread, a regression
  * is a significant change in the worse direction past the threshold, and `--repeat` merges histograms exactly
  * while keeping each figure's spread. Pure: constructed results, no target.
  */
