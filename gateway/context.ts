@@ -100,7 +100,7 @@ export class RequestContexts {
     // A route whose path names a model (:model_id) concerns that model, whether or not the call gets
     // as far as the handler: a 429 on GET /v1/models/{id} is still a call about that model.
     const params = request.params as Record<string, unknown> | null | undefined
-    const model = typeof params?.['model_id'] === 'string' ? params['model_id'] : ''
+    const model = typeof params?.model_id === 'string' ? params.model_id : ''
     return {
       requestedAt: this.clock.now(),
       path,

@@ -36,7 +36,7 @@ export function tierTags(exchanges: readonly ExchangeRecord[]): string[] {
   const tags = new Set<string>()
   for (const ex of exchanges) {
     if (ex.key === 'main') tags.add('tier:main')
-    else if (ex.key !== null && ex.key.startsWith('tier')) tags.add(`tier:${ex.key.slice(4)}`)
+    else if (ex.key?.startsWith('tier')) tags.add(`tier:${ex.key.slice(4)}`)
   }
   return [...tags].sort()
 }

@@ -149,6 +149,7 @@ function parseModels(raw: string, source: string, allowed: readonly Capability[]
     if (!capability || !id || rest.length > 0 || !(allowed as readonly string[]).includes(capability)) {
       throw new ConfigError(`${source}: "${pair}" is not capability=model-id with a capability from ${allowed.join(', ')}`)
     }
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: a model id must not hold control characters
     if (/[\s\x00-\x1f\x7f]/.test(id)) throw new ConfigError(`${source}: the model id "${id}" holds whitespace or a control character`)
     out[capability as Capability] = id
   }
@@ -189,6 +190,7 @@ function parseBudget(raw: string, source: string): number {
 
 function parseKey(raw: string, name: string): string {
   // A key goes into a header; whitespace or control characters would break the request or smuggle another header.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: a key must not hold control characters
   if (/[\s\x00-\x1f\x7f]/.test(raw)) throw new ConfigError(`${name} contains whitespace or a control character; check how it was pasted`)
   return raw
 }

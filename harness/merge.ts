@@ -6,7 +6,7 @@
  * dates, catalogues or baselines are refused, and so are incomplete or repeated shard sets.
  */
 import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync, writeSync } from 'node:fs'
-import { basename, join } from 'node:path'
+import { join } from 'node:path'
 import { judgeBaseline, summarizeBaseline, targetName, rawStatus, type Baseline } from './baseline.ts'
 import { ConfigError } from './errors.ts'
 import { countByFamily, EXIT, MAX_EVIDENCE, SHARD_REASON, totals, UNCHECKED_REASON, uncheckedMustIds, verdictOf, type RequirementResult, type Status } from './results.ts'

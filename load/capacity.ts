@@ -68,7 +68,7 @@ function queueSigns(phase: PhaseResult, bucketMs: number): { first: number; last
 /** A step's outcome: refused, breached, saturated or held, with every sign in one line. */
 export function judgeStep(phase: PhaseResult, objectives: readonly Objective[], bucketMs: number): Judged {
   const rate = phase.plan.rate ?? 0
-  const counts = countsOf(phase.byStatus, phase.series, phase.errors['stopped'] ?? 0)
+  const counts = countsOf(phase.byStatus, phase.series, phase.errors.stopped ?? 0)
   const errorsBound = objectives.find((o) => o.metric === 'errors')?.bound ?? 0.01
   const signs: { outcome: StepOutcome; why: string }[] = []
   const refusedShare = counts.refused / Math.max(1, counts.ended)
@@ -144,7 +144,7 @@ export function decide(judged: readonly Judged[], b: SearchBounds): Decision {
 
 /** The step table's row of a phase. */
 export function stepOf(phase: PhaseResult, judged: Judged, kind: 'ramp' | 'bisect'): CapacityStep {
-  const counts = countsOf(phase.byStatus, phase.series, phase.errors['stopped'] ?? 0)
+  const counts = countsOf(phase.byStatus, phase.series, phase.errors.stopped ?? 0)
   return {
     phase: phase.plan.name,
     kind,

@@ -123,7 +123,8 @@ function mergeMix(mixes: NonNullable<PhaseResult['mix']>[]): NonNullable<PhaseRe
   const out: NonNullable<PhaseResult['mix']> = {}
   for (const mix of mixes) {
     for (const [label, c] of Object.entries(mix)) {
-      const to = (out[label] ??= { sent: 0, ok: 0 })
+      const to = out[label] ?? { sent: 0, ok: 0 }
+      out[label] = to
       to.sent += c.sent
       to.ok += c.ok
     }

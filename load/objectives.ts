@@ -180,7 +180,7 @@ export function measuredOf(phase: PhaseResult): Measured {
       const s = summaries[metric]
       return s === undefined ? null : decode(s)
     },
-    ...countsOf(phase.byStatus, phase.series, phase.errors['stopped'] ?? 0),
+    ...countsOf(phase.byStatus, phase.series, phase.errors.stopped ?? 0),
   }
 }
 

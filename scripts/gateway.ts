@@ -22,7 +22,7 @@ function tierLabel(slot: keyof SeededKeys): string {
 }
 
 async function main(): Promise<void> {
-  let command
+  let command: ReturnType<typeof parseCommandLine>
   try {
     command = parseCommandLine(process.argv.slice(2))
   } catch (error) {

@@ -39,14 +39,16 @@ export function parseThresholds(raw: readonly string[]): Thresholds {
   return t
 }
 
-export async function compareCommand(argv: string[], io: { stdout: (t: string) => void }): Promise<number> {
-  let parsed
+function parseCompareArgs(argv: string[]) {
   try {
-    parsed = parseArgs({ args: argv, allowPositionals: true, strict: true, options: { threshold: { type: 'string', multiple: true }, 'report-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } } })
+    return parseArgs({ args: argv, allowPositionals: true, strict: true, options: { threshold: { type: 'string', multiple: true }, 'report-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } } })
   } catch (error) {
     throw new ConfigError(`${(error as Error).message.split('\n')[0]} (see npm run load -- compare --help)`)
   }
-  const { values, positionals } = parsed
+}
+
+export async function compareCommand(argv: string[], io: { stdout: (t: string) => void }): Promise<number> {
+  const { values, positionals } = parseCompareArgs(argv)
   if (values.help) {
     io.stdout(COMPARE_USAGE)
     return 0

@@ -19,7 +19,7 @@ import { DEFAULT_NATIVE_KEY_HEADER, KEY_SLOTS, loadEnv, resolveOptions, type Env
 import { parseDurationMs } from '../harness/duration.ts'
 import { ConfigError, isHarnessError } from '../harness/errors.ts'
 import { TargetClient, type Exchange } from '../harness/http-client.ts'
-import { isRunId, runIdOf, runStartedAt, RUN_TAG } from '../harness/run-tag.ts'
+import { isRunId, runIdOf, runStartedAt } from '../harness/run-tag.ts'
 import { newRunId, probe } from '../harness/target.ts'
 import { isObject } from '../common/json.ts'
 
@@ -214,7 +214,7 @@ function table(rows: Found[]): string {
   const header = ['kind', 'id', 'name', 'run', 'created', 'bytes', 'key', 'action']
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] as string).length)))
   const line = (c: string[]) => c.map((cell, i) => cell.padEnd(widths[i] as number)).join('  ').trimEnd()
-  return [line(header), ...cells.map(line)].join('\n') + '\n'
+  return `${[line(header), ...cells.map(line)].join('\n')}\n`
 }
 
 export async function runSweep(argv: string[], io: SweepIo = processIo): Promise<number> {

@@ -5,6 +5,7 @@ import { closeRecord, openRecord, takeHeldExchanges } from '../harness/recorder.
 beforeEach((ctx) => openRecord(ctx))
 afterEach((ctx) => closeRecord(ctx))
 // Registered first, so it runs after the file's own afterAll hooks (vitest runs after-hooks as a stack).
+// biome-ignore lint/correctness/noEmptyPattern: vitest requires the first parameter to be destructured
 afterAll(({}, file) => {
   const exchanges = takeHeldExchanges()
   if (exchanges.length > 0) file.meta.exchanges = exchanges

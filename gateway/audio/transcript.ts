@@ -52,7 +52,9 @@ export function transcribe(duration: number, speakers: readonly string[] = ['A',
     segments.push({ id: i, start, end, text, speaker: speakers[i % speakers.length] as string })
     const parts = text.split(' ')
     const step = (end - start) / parts.length
-    parts.forEach((word, w) => words.push({ word: word.replace(/[.,]$/, ''), start: round3(start + w * step), end: round3(start + (w + 1) * step) }))
+    parts.forEach((word, w) => {
+      words.push({ word: word.replace(/[.,]$/, ''), start: round3(start + w * step), end: round3(start + (w + 1) * step) })
+    })
   }
   return { duration: round3(duration), text: segments.map((s) => s.text).join(' '), segments, words }
 }

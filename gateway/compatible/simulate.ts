@@ -20,7 +20,9 @@ export function embed(model: string, text: string, dimensions: number = EMBEDDIN
 /** The vector as base64 of little-endian float32 values, the convention's `encoding_format: base64`. */
 export function embeddingBase64(vector: readonly number[]): string {
   const bytes = Buffer.alloc(vector.length * 4)
-  vector.forEach((value, i) => bytes.writeFloatLE(value, i * 4))
+  vector.forEach((value, i) => {
+    bytes.writeFloatLE(value, i * 4)
+  })
   return bytes.toString('base64')
 }
 

@@ -99,13 +99,16 @@ function readField(form: Form, name: string, value: unknown): void {
   }
   switch (name) {
     case 'purpose':
-      return setOnce('purpose', String(value))
+      setOnce('purpose', String(value))
+      return
     case 'expires_after[anchor]':
       form.policy = true
-      return setOnce('anchor', value)
+      setOnce('anchor', value)
+      return
     case 'expires_after[seconds]':
       form.policy = true
-      return setOnce('seconds', value)
+      setOnce('seconds', value)
+      return
     case 'expires_after': {
       // A part sent as application/json arrives parsed; a plain field arrives as text.
       let policy = value
@@ -122,7 +125,8 @@ function readField(form: Form, name: string, value: unknown): void {
       const { anchor, seconds } = policy as Record<string, unknown>
       form.policy = true
       setOnce('anchor', anchor ?? null)
-      return setOnce('seconds', seconds ?? null)
+      setOnce('seconds', seconds ?? null)
+      return
     }
     default:
       return // unknown fields are ignored, as unknown JSON properties would be

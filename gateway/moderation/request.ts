@@ -41,7 +41,9 @@ function readInput(input: unknown): ModerationInput[] {
   if (input.every((item) => typeof item === 'string')) return input.map((text: string) => ({ texts: [text], images: [] }))
   if (!input.every(isObject)) throw invalidParameter('input', 'input must be all strings or all content items, not a mix.')
   const combined: ModerationInput = { texts: [], images: [] }
-  input.forEach((item, i) => readItem(item, `input[${i}]`, combined))
+  input.forEach((item, i) => {
+    readItem(item, `input[${i}]`, combined)
+  })
   return [combined]
 }
 

@@ -25,7 +25,9 @@ export function toneSamples(seconds: number, sampleRate: number): Int16Array {
 /** Little-endian 16-bit PCM: the byte order the native provider's audio/L16 answers use in practice. */
 export function pcm16le(samples: Int16Array): Buffer {
   const out = Buffer.alloc(samples.length * 2)
-  samples.forEach((s, i) => out.writeInt16LE(s, i * 2))
+  samples.forEach((s, i) => {
+    out.writeInt16LE(s, i * 2)
+  })
   return out
 }
 
@@ -120,7 +122,9 @@ function oggPage(packets: Buffer[], headerType: number, granule: bigint, serial:
   header.writeUInt32LE(sequence, 18)
   header.writeUInt32LE(0, 22)
   header.writeUInt8(lacing.length, 26)
-  lacing.forEach((l, i) => header.writeUInt8(l, 27 + i))
+  lacing.forEach((l, i) => {
+    header.writeUInt8(l, 27 + i)
+  })
   const page = Buffer.concat([header, ...packets])
   page.writeUInt32LE(oggCrc(page), 22)
   return page

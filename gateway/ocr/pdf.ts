@@ -68,7 +68,7 @@ function readPage(page: PdfObject, objects: Map<number, PdfObject>): PdfPage {
   const height = box ? Number(box[4]) - Number(box[2]) : 792
   const contentRefs = [...(/\/Contents\s*(\[[^\]]*\]|\d+\s+0\s+R)/.exec(page.dict)?.[1] ?? '').matchAll(/(\d+)\s+0\s+R/g)].map((m) => Number(m[1]))
   const content = contentRefs.map((ref) => objects.get(ref)?.stream ?? '').join('\n')
-  const text = [...content.matchAll(TEXT_ITEM)].map((m) => ({ x: Number(m[1]), y: Number(m[2]), text: unescape(m[3] as string) }))
+  const text = [...content.matchAll(TEXT_ITEM)].map((m) => ({ x: Number(m[1]), y: Number(m[2]), text: unescapePdfString(m[3] as string) }))
   const images: PdfImage[] = []
   for (const use of content.matchAll(/\/([A-Za-z0-9_.-]+)\s+Do\b/g)) {
     const ref = new RegExp(`/${escapeRegExp(use[1] as string)}\\s+(\\d+)\\s+0\\s+R`).exec(page.dict)
@@ -79,7 +79,7 @@ function readPage(page: PdfObject, objects: Map<number, PdfObject>): PdfPage {
   return { text, images, width, height }
 }
 
-function unescape(text: string): string {
+function unescapePdfString(text: string): string {
   return text.replace(/\\([nrt()\\])/g, (_, c: string) => ({ n: '\n', r: '\r', t: '\t' })[c] ?? c)
 }
 

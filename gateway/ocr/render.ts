@@ -70,7 +70,7 @@ function markdownTable(rows: string[][]): string {
 }
 
 function htmlTable(rows: string[][]): string {
-  const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
-  const row = (cells: string[], tag: 'th' | 'td') => `<tr>${cells.map((cell) => `<${tag}>${escape(cell)}</${tag}>`).join('')}</tr>`
+  const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
+  const row = (cells: string[], tag: 'th' | 'td') => `<tr>${cells.map((cell) => `<${tag}>${escapeHtml(cell)}</${tag}>`).join('')}</tr>`
   return `<table>${row(rows[0]!, 'th')}${rows.slice(1).map((r) => row(r, 'td')).join('')}</table>`
 }

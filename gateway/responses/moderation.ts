@@ -15,7 +15,7 @@ export { MODERATION_CATEGORIES } from '../moderation/categories.ts'
 /** The moderation object must name a moderation model of the catalogue. */
 export function checkModerationModel(id: string): void {
   const model = findModel(id)
-  if (!model || model.mode !== 'moderation') throw invalidParameter('moderation', `moderation.model '${id}' is not a moderation model`)
+  if (model?.mode !== 'moderation') throw invalidParameter('moderation', `moderation.model '${id}' is not a moderation model`)
 }
 
 function result(text: string, model: string): Record<string, unknown> {

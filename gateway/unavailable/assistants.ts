@@ -56,7 +56,9 @@ export class PlannedAssistants {
     const body = requestBody(raw)
     const messages = body.messages === undefined ? [] : body.messages
     if (!Array.isArray(messages)) throw invalidParameter('messages', 'messages must be an array.')
-    messages.forEach((message, i) => this.#readMessage(message, `messages[${i}]`))
+    messages.forEach((message, i) => {
+      this.#readMessage(message, `messages[${i}]`)
+    })
     const thread = { id: plannedId('thread_'), object: 'thread', created_at: this.nowSeconds(), metadata: readMetadata(body.metadata) }
     this.#threads.set(thread.id, { ...thread, accountId })
     return thread

@@ -114,7 +114,10 @@ export class PlannedBatches {
 
   #list(accountId: string): Batch[] {
     let list = this.#byAccount.get(accountId)
-    if (!list) this.#byAccount.set(accountId, (list = []))
+    if (!list) {
+      list = []
+      this.#byAccount.set(accountId, list)
+    }
     return list
   }
 }

@@ -93,7 +93,10 @@ export class PlannedFineTuning {
 
   #list(accountId: string): Job[] {
     let list = this.#byAccount.get(accountId)
-    if (!list) this.#byAccount.set(accountId, (list = []))
+    if (!list) {
+      list = []
+      this.#byAccount.set(accountId, list)
+    }
     return list
   }
 }

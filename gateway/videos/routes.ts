@@ -82,7 +82,7 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
   }
 
   /** Creates the job of a create or remix call, charging it when it starts (section 3). */
-  function start(request: FastifyRequest, reply: FastifyReply, spec: Omit<VideoSpec, 'reference' | 'width' | 'height'>, remixedFrom: string | null): VideoJob {
+  function start(request: FastifyRequest, _reply: FastifyReply, spec: Omit<VideoSpec, 'reference' | 'width' | 'height'>, remixedFrom: string | null): VideoJob {
     const context = state.contexts.of(request)
     const caller = requireCaller(context)
     const { account } = caller

@@ -41,7 +41,7 @@ interface NameValue {
   value: string
 }
 
-interface HarEntry {
+export interface HarEntry {
   startedDateTime: string
   time: number
   request: {

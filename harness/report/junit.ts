@@ -18,6 +18,7 @@ export interface JunitCase {
 function xmlEscape(text: string): string {
   // Control characters other than tab, newline and carriage return are not allowed in XML 1.0 at all.
   return text
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: removes the control characters XML 1.0 does not allow
     .replace(/[\x00-\x08\x0b\x0c\x0e-\x1f]/g, '')
     .replaceAll('&', '&amp;')
     .replaceAll('<', '&lt;')

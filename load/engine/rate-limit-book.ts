@@ -5,7 +5,7 @@
  * its Retry-After) and the refusals that came while the answer before promised room. What the headers show of
  * the algorithm is counted as signs, for an observation.
  */
-import type { AlgorithmSigns, PromiseTest, RateLimitFacts } from '../types.ts'
+import type { PromiseTest, RateLimitFacts } from '../types.ts'
 
 export const BOOK_LIMITS = {
   maxSuspects: 1000, // broken-looking promise tests kept for the verdict: far more than a failure needs

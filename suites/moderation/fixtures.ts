@@ -52,7 +52,7 @@ export function resultsOf(ex: Exchange): Record<string, unknown>[] {
   expectStatus(ex, 200)
   const body = ex.json
   const results = isObject(body) && Array.isArray(body.results) ? body.results : undefined
-  precondition(results !== undefined && results.every(isObject), 'P2-2.4-result-shape', `${ex.record.path} answered no results array of objects`)
+  precondition(results?.every(isObject) === true, 'P2-2.4-result-shape', `${ex.record.path} answered no results array of objects`)
   return results as Record<string, unknown>[]
 }
 

@@ -7,7 +7,7 @@ import { expectStatus, precondition } from '../../harness/assert.ts'
 import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/helpers.ts'
 import type { Exchange, TargetClient } from '../../harness/http-client.ts'
-import { type KeyUse } from '../../harness/exchange.ts'
+import type { KeyUse } from '../../harness/exchange.ts'
 import { target, spend } from '../../harness/suite.ts'
 
 /** Section 4.5: the nine listed tools and their cost per query in US dollars. */

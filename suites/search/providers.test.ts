@@ -6,7 +6,7 @@
  * of section 8 is judged (as a SHOULD) only on a tool that shows it validates group B.
  */
 import { describe } from 'vitest'
-import { expectStatus, expectThat } from '../../harness/assert.ts'
+import { expectStatus } from '../../harness/assert.ts'
 import { mapLimit, memo } from '../../harness/helpers.ts'
 import { observe, skipTest } from '../../harness/recorder.ts'
 import { check, target } from '../../harness/suite.ts'

@@ -131,11 +131,17 @@ describe('states (Part 2 §3, §6.3)', () => {
     const failed = await failedJob()
     const seen: Array<{ where: string; status: unknown; ex: Exchange }> = [{ where: 'create', status: f.job.status, ex: f.made.ex }]
     if (f.afterEarly) seen.push({ where: 'retrieve', status: statusOf(f.afterEarly), ex: f.afterEarly })
-    f.poll?.seen.forEach((p, i) => seen.push({ where: `poll ${i + 1} (${p.atMs} ms)`, status: p.status, ex: p.ex }))
-    f.later.forEach((p, i) => seen.push({ where: `retrieve after the end ${i + 1}`, status: p.status, ex: p.ex }))
+    f.poll?.seen.forEach((p, i) => {
+      seen.push({ where: `poll ${i + 1} (${p.atMs} ms)`, status: p.status, ex: p.ex })
+    })
+    f.later.forEach((p, i) => {
+      seen.push({ where: `retrieve after the end ${i + 1}`, status: p.status, ex: p.ex })
+    })
     if (failed.made.job) seen.push({ where: 'create of a job that cannot start', status: failed.made.job.status, ex: failed.made.ex })
     const list = await listVideos(api, { safety_identifier: f.made.safetyIdentifier as string })
-    list.items.forEach((item, i) => seen.push({ where: `list /data/${i}`, status: item.status, ex: list.ex }))
+    list.items.forEach((item, i) => {
+      seen.push({ where: `list /data/${i}`, status: item.status, ex: list.ex })
+    })
     const bad = seen.filter((s) => !isKnownStatus(s.status))
     expectThat(bad.length === 0, 'status one of queued, processing, completed, failed', bad.map((s) => `${s.where}: ${JSON.stringify(s.status)}`), bad[0]?.ex)
     observe('video statuses seen', seen.filter((s) => s.where.startsWith('poll') || s.where === 'create').map((s) => `${s.where}: ${String(s.status)}`).join('; '))

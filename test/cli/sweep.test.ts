@@ -44,7 +44,7 @@ async function names(key: string): Promise<string[]> {
 async function sweep(args: string[], env: Record<string, string> = {}): Promise<{ code: number; out: string; err: string }> {
   let out = ''
   let err = ''
-  const io: SweepIo = { out: (t) => void (out += t), err: (t) => void (err += t), env: { ...keysEnv(), ...env }, cwd, now: Date.now, pageLimit: 2 }
+  const io: SweepIo = { out: (t) => { out += t }, err: (t) => { err += t }, env: { ...keysEnv(), ...env }, cwd, now: Date.now, pageLimit: 2 }
   const code = await runSweep(args, io)
   for (const key of Object.values(gw.keys)) expect(out + err, 'no key in the output').not.toContain(key)
   return { code, out, err }

@@ -244,7 +244,9 @@ describe('embeddings (Part 1 §4.8)', () => {
     for (const [i, item] of decoded.data.entries()) {
       expect(item.embedding).toHaveLength(width)
       // An embedding of one input by one model is the same vector in either encoding (float32 on the wire).
-      item.embedding.forEach((value, j) => expect(value).toBeCloseTo(floats.data[i]?.embedding[j] ?? Number.NaN, 5))
+      item.embedding.forEach((value, j) => {
+        expect(value).toBeCloseTo(floats.data[i]?.embedding[j] ?? Number.NaN, 5)
+      })
     }
   })
 })

@@ -65,7 +65,9 @@ type Path = Array<string | number>
 /** Every node of a JSON value as its path from the root (the root itself first). */
 function pathsOf(value: Json, at: Path = [], out: Path[] = []): Path[] {
   out.push(at)
-  if (Array.isArray(value)) value.forEach((item, i) => pathsOf(item, [...at, i], out))
+  if (Array.isArray(value)) value.forEach((item, i) => {
+    pathsOf(item, [...at, i], out)
+  })
   else if (value !== null && typeof value === 'object') for (const [k, v] of Object.entries(value)) pathsOf(v, [...at, k], out)
   return out
 }

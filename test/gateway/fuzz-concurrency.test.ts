@@ -22,8 +22,7 @@ interface Call {
   id: string
   remaining: number
   limit: number
-  // any: the tests read the JSON bodies of three routes; a wrong shape fails an expectation
-  body: any
+  body: unknown
 }
 
 let gateway: EmbeddedGateway

@@ -45,7 +45,9 @@ beforeAll(async () => {
       const url = /listening on (http:\/\/\S+)/.exec(output)?.[1]
       if (url) resolve(url)
     })
-    child.stderr?.on('data', (chunk: Buffer) => void (output += chunk.toString()))
+    child.stderr?.on('data', (chunk: Buffer) => {
+      output += chunk.toString()
+    })
     child.once('exit', (code) => reject(new Error(`the gateway exited (${code}) before listening: ${output.slice(0, 500)}`)))
   })
 }, 60_000)
@@ -67,7 +69,7 @@ interface Sent {
 /** Streams the form to the gateway; `chunked` leaves out Content-Length, so that the gateway cannot know the size. */
 async function upload(path: string, form: MultipartBody, chunked = false): Promise<Sent> {
   const headers = chunked ? { 'content-type': form.headers['content-type'] } : form.headers
-  let response
+  let response: Awaited<ReturnType<typeof request>>
   try {
     response = await request(`${base}${path}`, { method: 'POST', headers: { ...headers, ...AUTH }, body: Readable.from(form.chunks()) })
   } catch (error) {

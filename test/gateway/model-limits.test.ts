@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import { ADMIN_KEY } from '../../gateway/account/accounts.ts'
 import { modelLimits, poolOf, projectTokensPerMinute } from '../../gateway/limit-tables.ts'
-import { manualClock, testGateway } from './helpers.ts'
+import { manualClock, testGateway, type CallResult } from './helpers.ts'
 
 const chat = (text = 'Hi', maxTokens = 4) => ({ method: 'POST' as const, body: { model: 'gw-chat-mini', messages: [{ role: 'user', content: text }], max_tokens: maxTokens } })
 
@@ -81,7 +81,7 @@ describe('token limits (sections 4.1, 8.3)', () => {
     const { tpm } = modelLimits('text', 0)
     expect(project).toBeLessThan(tpm)
     const long = 'word '.repeat(3000)
-    let last
+    let last: CallResult | undefined
     for (let i = 0; i < 20; i += 1) {
       last = await gw.call('/v1/chat/completions', { key: 'tier0', ...chat(long, 16) })
       if (last.status === 429) break

@@ -93,7 +93,7 @@ describe('POST /v1/moderations (sections 2.4, 4.7)', () => {
   it("answers the compatible 429 past the model's per-minute limit", async () => {
     const own = testGateway()
     const statuses: number[] = []
-    let refused: { status: number; headers: Record<string, unknown>; body: any } | undefined
+    let refused: { status: number; headers: Record<string, unknown>; body: unknown } | undefined
     for (let i = 0; i < 70 && refused === undefined; i += 1) {
       const res = await own.call(PATH, { method: 'POST', body: { input: 'ok' }, key: 'tier0' })
       statuses.push(res.status)

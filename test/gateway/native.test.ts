@@ -86,7 +86,7 @@ describe('streamGenerateContent', () => {
     const array = await post(path('nv-gen-flash', 'streamGenerateContent'), { ...text, generationConfig: { ...text.generationConfig, thinkingConfig: { thinkingBudget: 0 } } })
     expect(array.headers['content-type']).toMatch(/^application\/json/)
     expect(array.body.length).toBeGreaterThan(1)
-    const finishes = array.body.map((c: any) => c.candidates[0].finishReason)
+    const finishes = array.body.map((c: { candidates: Array<{ finishReason?: string }> }) => c.candidates[0]!.finishReason)
     expect(finishes.slice(0, -1).every((f: unknown) => f === undefined)).toBe(true)
     expect(finishes.at(-1)).toEqual(expect.any(String))
     const sse = await post(`${path('nv-gen-flash', 'streamGenerateContent')}?alt=sse`, text)

@@ -29,7 +29,9 @@ describe('reading PDFs', () => {
     const start = Number(/startxref\n(\d+)/.exec(text)![1])
     expect(text.slice(start, start + 4)).toBe('xref')
     const offsets = [...text.slice(start).matchAll(/^(\d{10}) 00000 n $/gm)].map((m) => Number(m[1]))
-    offsets.forEach((offset, i) => expect(text.slice(offset, offset + `${i + 1} 0 obj`.length)).toBe(`${i + 1} 0 obj`))
+    offsets.forEach((offset, i) => {
+      expect(text.slice(offset, offset + `${i + 1} 0 obj`.length)).toBe(`${i + 1} 0 obj`)
+    })
   })
 })
 

@@ -1,7 +1,7 @@
 /** Native speech synthesis of the reference gateway (Part 2 sections 2.6, 4.9, 5.3, 7). */
 import { afterAll, describe, expect, it } from 'vitest'
 import { remainingUsd } from '../../gateway/account/billing.ts'
-import { KEYS, testGateway } from './helpers.ts'
+import { KEYS, testGateway, type CallResult } from './helpers.ts'
 
 const gw = testGateway()
 afterAll(() => gw.app.close())
@@ -12,7 +12,7 @@ const body = (audioConfig: Record<string, unknown>, text = 'Hello there.', model
   audioConfig,
 })
 const post = (payload: unknown, options: Parameters<typeof gw.call>[1] = {}) => gw.call('/v1/text:synthesize', { method: 'POST', body: payload, ...options })
-const audio = (response: { body: any }) => Buffer.from(response.body.audioContent, 'base64')
+const audio = (response: { body: { audioContent: string } }) => Buffer.from(response.body.audioContent, 'base64')
 
 describe('POST /v1/text:synthesize', () => {
   it('answers LINEAR16 as WAV at the asked rate, echoes audioConfig, and charges the caller', async () => {
@@ -73,7 +73,7 @@ describe('POST /v1/text:synthesize', () => {
   })
 
   it('answers a per-model 429 in the native dialect', async () => {
-    let last = { status: 0, body: undefined as any }
+    let last: Pick<CallResult, 'status' | 'body'> = { status: 0, body: undefined }
     for (let i = 0; i < 8 && last.status !== 429; i += 1) last = await post(body({ audioEncoding: 'MP3' }), { key: 'tier0' })
     expect(last.status).toBe(429)
     expect(last.body.error).toMatchObject({ code: 429, status: 'RESOURCE_EXHAUSTED' })

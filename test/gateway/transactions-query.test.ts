@@ -24,7 +24,7 @@ beforeAll(async () => {
   await callAt('list', '2026-09-10T11:45:00Z', '/v1/models')
   await callAt('otherAccount', '2026-09-10T11:50:00Z', '/v1/models/gw-chat', 'tier4')
   // No route takes a safety_identifier yet; place one directly, as a later route will record it.
-  const record = gw.state.transactions.findById(placed['recent']!)!
+  const record = gw.state.transactions.findById(placed.recent!)!
   gw.state.transactions.add({ ...record, record: { ...record.record, id: 'with-safety-id', safety_identifier: 'user-42' } })
   clock.set(NOW)
 })

@@ -12,7 +12,7 @@ import type { ExchangeRecord } from '../../harness/exchange.ts'
 import { Redactor } from '../../harness/redact.ts'
 import { aggregate, countByFamily, EXIT, totals, verdictOf, type Outcome } from '../../harness/results.ts'
 import { renderCoverage } from '../../harness/report/coverage.ts'
-import { harChunks, pickEntries, writeHar, type HarSource } from '../../harness/report/har.ts'
+import { harChunks, pickEntries, writeHar, type HarEntry, type HarSource } from '../../harness/report/har.ts'
 import { renderMarkdown, tiersLine } from '../../harness/report/markdown.ts'
 import { SUMMARY_SCHEMA_VERSION, tierUse, type Summary } from '../../harness/report/summary.ts'
 import { harProblems, summaryProblems } from './run-report-checks.ts'
@@ -77,19 +77,19 @@ describe('summary.json and its published schema (schemas/report/summary.schema.j
     expect(schema.properties.schemaVersion.const).toBe(SUMMARY_SCHEMA_VERSION)
   })
 
-  // Plain JSON, mutated freely to break it: any is the honest type here.
-  const breaks: Array<[string, (s: Record<string, any>) => void, RegExp]> = [
-    ['a property the schema does not name', (s) => (s.shard = 1), /^\/: must NOT have additional properties \(shard\)/],
-    ['a missing field', (s) => delete s.tiers, /must have required property 'tiers'/],
-    ['an unknown verdict', (s) => (s.verdict = 'ok'), /^\/verdict: must be equal to one of the allowed values/],
-    ['an unknown requirement status', (s) => (s.requirements[0].status = 'passed'), /^\/requirements\/0\/status:/],
-    ['counts without a status', (s) => delete s.totals.pass, /^\/totals: must have required property 'pass'/],
-    ['an exchange with a field the record does not have', (s) => (s.requirements[1].evidence[0].exchange.apiKey = KEY), /^\/requirements\/1\/evidence\/0\/exchange: must NOT have additional properties \(apiKey\)/],
-    ['an as-of date that is not a date', (s) => (s.asOf = '21/11/2026'), /^\/asOf: must match format "date"/],
+  // A JSON copy of a summary, broken on purpose: what the type forbids is written with Object.assign and Reflect.
+  const breaks: Array<[string, (s: Summary) => void, RegExp]> = [
+    ['a property the schema does not name', (s) => Object.assign(s, { shard: 1 }), /^\/: must NOT have additional properties \(shard\)/],
+    ['a missing field', (s) => Reflect.deleteProperty(s, 'tiers'), /must have required property 'tiers'/],
+    ['an unknown verdict', (s) => Object.assign(s, { verdict: 'ok' }), /^\/verdict: must be equal to one of the allowed values/],
+    ['an unknown requirement status', (s) => Object.assign(s.requirements[0]!, { status: 'passed' }), /^\/requirements\/0\/status:/],
+    ['counts without a status', (s) => Reflect.deleteProperty(s.totals, 'pass'), /^\/totals: must have required property 'pass'/],
+    ['an exchange with a field the record does not have', (s) => Object.assign(s.requirements[1]!.evidence[0]!.exchange!, { apiKey: KEY }), /^\/requirements\/1\/evidence\/0\/exchange: must NOT have additional properties \(apiKey\)/],
+    ['an as-of date that is not a date', (s) => { s.asOf = '21/11/2026' }, /^\/asOf: must match format "date"/],
     ['tiers other than 0 to 5', (s) => s.tiers.pop(), /^\/tiers: must NOT have fewer than 6 items/],
   ]
   test.each(breaks)('%s is caught', (_name, mutate, problem) => {
-    const summary = JSON.parse(JSON.stringify(makeSummary())) as Record<string, any>
+    const summary = JSON.parse(JSON.stringify(makeSummary())) as Summary
     mutate(summary)
     const problems = summaryProblems(summary)
     expect(problems.some((p) => problem.test(p)), problems.join('\n')).toBe(true)
@@ -181,7 +181,7 @@ describe('exchanges.har (HAR 1.2)', () => {
   const redactor = new Redactor({ main: KEY })
   writeHar(path, sources, { creator: { name: 'gateway-conformance', version: '9.8.7' } }, (t) => redactor.text(t))
   const text = readFileSync(path, 'utf8')
-  const har = JSON.parse(text) as { log: { creator: unknown; comment: string; entries: Array<Record<string, any>> } }
+  const har = JSON.parse(text) as { log: { creator: unknown; comment: string; entries: HarEntry[] } }
   const entries = har.log.entries
 
   test('is HAR 1.2 with every exchange, in time order, and no key', () => {
@@ -231,8 +231,8 @@ describe('exchanges.har (HAR 1.2)', () => {
   })
 
   test.each([
-    ['a response without status', (h: typeof har) => delete h.log.entries[0]!.response.status, /must have required property 'status'/],
-    ['a custom field without an underscore', (h: typeof har) => (h.log.entries[0]!.requirement = 'x'), /property name must be valid/],
+    ['a response without status', (h: typeof har) => Reflect.deleteProperty(h.log.entries[0]!.response, 'status'), /must have required property 'status'/],
+    ['a custom field without an underscore', (h: typeof har) => Object.assign(h.log.entries[0]!, { requirement: 'x' }), /property name must be valid/],
     ['another HAR version', (h: typeof har) => ((h.log as Record<string, unknown>).version = '1.1'), /^\/log\/version: must be equal to constant/],
   ])('the HAR check catches %s', (_name, mutate, problem) => {
     const broken = JSON.parse(text) as typeof har

@@ -96,12 +96,12 @@ function errorBody(message: string, code: string): unknown {
 /** What a well-behaved gateway would say on the routes a run needs before it reaches the hostile ones. */
 function plausible(req: IncomingMessage, res: ServerResponse, path: string): void {
   const auth = req.headers.authorization
-  if (path === '/public/models') return json(res, 200, { object: 'list', data: [LIST_ITEM] })
-  if (auth === undefined || !auth.startsWith('Bearer ')) return json(res, 401, errorBody('missing key', 'invalid_api_key'))
-  if (path === '/v1/models') return json(res, 200, { object: 'list', data: [LIST_ITEM] })
-  if (path === `/v1/models/${CHAT_MODEL}`) return json(res, 200, retrieved(CHAT_MODEL))
-  if (path.startsWith('/v1/models/')) return json(res, 404, errorBody('no such model', 'model_not_found'))
-  return json(res, 404, errorBody(`no route ${req.method} ${path}`, 'not_found'))
+  if (path === '/public/models') json(res, 200, { object: 'list', data: [LIST_ITEM] })
+  else if (auth === undefined || !auth.startsWith('Bearer ')) json(res, 401, errorBody('missing key', 'invalid_api_key'))
+  else if (path === '/v1/models') json(res, 200, { object: 'list', data: [LIST_ITEM] })
+  else if (path === `/v1/models/${CHAT_MODEL}`) json(res, 200, retrieved(CHAT_MODEL))
+  else if (path.startsWith('/v1/models/')) json(res, 404, errorBody('no such model', 'model_not_found'))
+  else json(res, 404, errorBody(`no route ${req.method} ${path}`, 'not_found'))
 }
 
 /** Writes until `total` bytes are sent or the client goes away, waiting for the socket to drain in between. */
@@ -141,21 +141,25 @@ function misbehave(mode: HostileMode, req: IncomingMessage, res: ServerResponse,
     case 'endless-body':
       res.writeHead(200, commonHeaders('application/json'))
       res.write('{"object":"list","data":[')
-      return every(res, HOSTILE.trickleEveryMs, () => res.write(' '))
+      every(res, HOSTILE.trickleEveryMs, () => res.write(' '))
+      return
     case 'trickle':
       res.writeHead(200, commonHeaders('application/json'))
       res.write('{')
-      return every(res, options.trickleEveryMs ?? HOSTILE.slowTrickleEveryMs, () => res.write(' '))
+      every(res, options.trickleEveryMs ?? HOSTILE.slowTrickleEveryMs, () => res.write(' '))
+      return
     case 'huge-body':
       res.writeHead(200, commonHeaders('application/json'))
-      return pump(res, HOSTILE.hugeBodyBytes)
+      pump(res, HOSTILE.hugeBodyBytes)
+      return
     case 'reset':
       return void req.socket.destroy()
     case 'redirect-loop':
       return void res.writeHead(302, { ...commonHeaders('application/json'), location: req.url ?? path }).end('{}')
     case 'ok-instead-of-error': {
       const id = path.startsWith('/v1/models/') ? decodeURIComponent(path.slice('/v1/models/'.length)) : undefined
-      return json(res, 200, id === undefined ? { object: 'list', data: [LIST_ITEM] } : retrieved(id))
+      json(res, 200, id === undefined ? { object: 'list', data: [LIST_ITEM] } : retrieved(id))
+      return
     }
     case 'wrong-content-type':
       return void res.writeHead(200, commonHeaders('application/json')).end(CREATED + delta(1))
@@ -163,7 +167,8 @@ function misbehave(mode: HostileMode, req: IncomingMessage, res: ServerResponse,
       res.writeHead(200, commonHeaders('text/event-stream'))
       res.write(CREATED)
       let n = 1
-      return every(res, HOSTILE.sseEveryMs, () => res.write(delta(n++)))
+      every(res, HOSTILE.sseEveryMs, () => res.write(delta(n++)))
+      return
     }
     case 'cut-sse':
       res.writeHead(200, commonHeaders('text/event-stream'))
