@@ -15,6 +15,16 @@ export default defineConfig({
         },
       },
       {
+        // The edit-test loop (npm run test:unit): the harness, the gateway and the load analyzers in process. Left to
+        // `self`: whatever starts conformance or load runs, fuzzes, drives a browser or an npm client.
+        test: {
+          name: 'unit',
+          include: ['test/harness/**/*.test.ts', 'test/gateway/**/*.test.ts', 'test/load/bounds.test.ts', 'test/load/policies.test.ts'],
+          exclude: ['test/gateway/fuzz*.test.ts'],
+          testTimeout: 30_000,
+        },
+      },
+      {
         test: {
           name: 'conformance',
           include: ['suites/**/*.test.ts'],
