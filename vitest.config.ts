@@ -28,6 +28,8 @@ export default defineConfig({
         test: {
           name: 'conformance',
           include: ['suites/**/*.test.ts'],
+          // A worker thread starts for less than a process; every run, and the fault proof's hundreds, start many.
+          pool: 'threads',
           exclude: ['suites/tiers/**'],
           setupFiles: ['suites/setup.ts'],
           globalSetup: ['suites/global-setup.ts'],
@@ -45,6 +47,7 @@ export default defineConfig({
         test: {
           name: 'conformance-tiers',
           include: ['suites/tiers/**/*.test.ts'],
+          pool: 'threads',
           setupFiles: ['suites/setup.ts'],
           globalSetup: ['suites/global-setup.ts'],
           hookTimeout: 120_000,
