@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config'
+import { LongPolesFirst } from './test/support/long-poles-first.ts'
 
 export default defineConfig({
   test: {
@@ -6,6 +7,8 @@ export default defineConfig({
     // waiting on their child runs; a fourth worker keeps the quick files from queueing behind them on a two-core
     // machine (with three, a fresh clone, which has no durations cached to order files by, took 600 s).
     maxWorkers: 4,
+    // Those files start first, durations cached or not (test/support/long-poles-first.ts).
+    sequence: { sequencer: LongPolesFirst },
     projects: [
       {
         test: {
