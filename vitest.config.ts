@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config'
+import { LongPolesFirst } from './test/support/long-poles-first.ts'
 
 export default defineConfig({
   test: {
@@ -6,6 +7,8 @@ export default defineConfig({
     // waiting on their child runs; a fourth worker keeps the quick files from queueing behind them on a two-core
     // machine (with three, a fresh clone, which has no durations cached to order files by, took 600 s).
     maxWorkers: 4,
+    // Those files start first, durations cached or not (test/support/long-poles-first.ts).
+    sequence: { sequencer: LongPolesFirst },
     projects: [
       {
         test: {
@@ -15,9 +18,21 @@ export default defineConfig({
         },
       },
       {
+        // The edit-test loop (npm run test:unit): the harness, the gateway and the load analyzers in process. Left to
+        // `self`: whatever starts conformance or load runs, fuzzes, drives a browser or an npm client.
+        test: {
+          name: 'unit',
+          include: ['test/harness/**/*.test.ts', 'test/gateway/**/*.test.ts', 'test/load/bounds.test.ts', 'test/load/policies.test.ts'],
+          exclude: ['test/gateway/fuzz*.test.ts'],
+          testTimeout: 30_000,
+        },
+      },
+      {
         test: {
           name: 'conformance',
           include: ['suites/**/*.test.ts'],
+          // A worker thread starts for less than a process; every run, and the fault proof's hundreds, start many.
+          pool: 'threads',
           exclude: ['suites/tiers/**'],
           setupFiles: ['suites/setup.ts'],
           globalSetup: ['suites/global-setup.ts'],
@@ -35,6 +50,7 @@ export default defineConfig({
         test: {
           name: 'conformance-tiers',
           include: ['suites/tiers/**/*.test.ts'],
+          pool: 'threads',
           setupFiles: ['suites/setup.ts'],
           globalSetup: ['suites/global-setup.ts'],
           hookTimeout: 120_000,

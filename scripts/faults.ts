@@ -168,7 +168,7 @@ export const FAULT_RUN_DEFAULTS = {
   // when many runs share two cores; the tiers runs' waits are covered by their own lanes instead.
   minuteMs: DEFAULTS.embeddedMinuteMs,
   workers: 3, // runs side by side that use the CPU
-  waitingLanes: 4, // more runs side by side for the faults of the tiers family, which mostly wait for windows
+  waitingLanes: 6, // more runs side by side for the faults of the tiers family, which mostly wait for windows
 }
 
 /** Runs that mostly wait for rate-limit windows: they get lanes of their own beside the others. */
@@ -186,7 +186,8 @@ export async function runFaults(selected: readonly FaultDefinition[], workers: n
   }
   try {
     const jobs = jobsFor(selected, limiters)
-    const queues = [jobs.filter(waits), jobs.filter((job) => !waits(job))]
+    // The clean runs judge two whole families and take longest: started first, they do not end the proof alone.
+    const queues = [jobs.filter(waits).sort((a, b) => Number(b.fault === CLEAN_RUN) - Number(a.fault === CLEAN_RUN)), jobs.filter((job) => !waits(job))]
     const lanes = [Math.min(FAULT_RUN_DEFAULTS.waitingLanes, queues[0]!.length), Math.min(workers, queues[1]!.length)]
     const results = new Map<string, FaultResult>()
     await Promise.all(queues.map(async (queue, q) => {

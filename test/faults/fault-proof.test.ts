@@ -21,8 +21,8 @@ import { CLEAN, FAULTED_LIMITERS, resultKey, type FaultResult } from '../../scri
 import { ROOT } from '../support/run-conformance.ts'
 
 const TSX = import.meta.resolve('tsx')
-// All faults, three at a time (scripts/faults.ts): 400 to 450 s on a fresh clone beside the CLI runs, and past 540 s when
-// they all start together (a self-test order tried and reverted); far below CI's 90-minute limit.
+// Every fault, some side by side (scripts/faults.ts, FAULT_RUN_DEFAULTS): minutes beside the rest of npm test on two
+// cores; the bound only ends a run that hangs, far below CI's 90-minute limit.
 const RUN_TIMEOUT_MS = 900_000
 
 let scratch: string

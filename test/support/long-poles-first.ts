@@ -1,0 +1,32 @@
+/**
+ * The self-test order: the files that hold a worker for minutes, mostly waiting on child runs, start first. vitest
+ * orders by the durations it cached, and with none (a fresh clone, CI) by size, larger first, which started these
+ * small files last and left a two-core machine idle behind them.
+ */
+import { BaseSequencer, type TestSpecification } from 'vitest/node'
+
+/** Longest first, as a whole npm test measures them; every other file keeps vitest's order after them. */
+export const LONG_POLES = [
+  'test/faults/fault-proof.test.ts',
+  'test/cli/allowed-variation.test.ts',
+  'test/cli/conformance-cli.test.ts',
+  'test/cli/hostile.test.ts',
+  'test/cli/selection.test.ts',
+  'test/load/load-cli.test.ts',
+  'test/cli/named-models.test.ts',
+  'test/third-party/third-party.test.ts',
+  'test/cli/allure-report.test.ts',
+  'test/load/load-faults.test.ts',
+]
+
+function rank(spec: TestSpecification): number {
+  const index = LONG_POLES.findIndex((path) => spec.moduleId.endsWith(`/${path}`))
+  return index === -1 ? LONG_POLES.length : index
+}
+
+export class LongPolesFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    // Array sort is stable: vitest's own order (groups, projects, cached durations) holds among equals.
+    return [...(await super.sort(files))].sort((a, b) => rank(a) - rank(b))
+  }
+}
