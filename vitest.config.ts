@@ -22,7 +22,11 @@ export default defineConfig({
         // `self`: whatever starts conformance or load runs, fuzzes, drives a browser or an npm client.
         test: {
           name: 'unit',
-          include: ['test/harness/**/*.test.ts', 'test/gateway/**/*.test.ts', 'test/load/bounds.test.ts', 'test/load/policies.test.ts'],
+          include: [
+            'test/harness/**/*.test.ts',
+            'test/gateway/**/*.test.ts',
+            'test/load/{bounds,policies,arrivals,objectives,compare}.test.ts',
+          ],
           exclude: ['test/gateway/fuzz*.test.ts'],
           testTimeout: 30_000,
         },

@@ -19,6 +19,7 @@ async function streamOf(body: Record<string, unknown>) {
   const { events, end } = await collectSse((async function* () {
     yield response.body
   })())
+  // biome-ignore lint/suspicious/noExplicitAny: the tests read an event's fields as freely as CallResult.body's
   return { response, end, events: events.map((e) => ({ name: e.event, data: (eventJson(e) as { ok: true; value: any }).value })) }
 }
 
