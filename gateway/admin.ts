@@ -17,23 +17,33 @@ import type { GatewayState } from './state.ts'
 
 export function registerAdminRoutes(app: FastifyInstance, state: GatewayState): void {
   const requireAdmin = (request: FastifyRequest): void => {
-    if (request.headers.authorization !== `Bearer ${ADMIN_KEY}`) throw new GatewayError(401, 'The admin routes take the admin key as a Bearer token.')
+    if (request.headers.authorization !== `Bearer ${ADMIN_KEY}`)
+      throw new GatewayError(401, 'The admin routes take the admin key as a Bearer token.')
   }
 
   app.get('/admin/accounts', { config: { auth: 'none' } }, async (request) => {
     requireAdmin(request)
     return {
-      data: state.accounts.accounts.map((account) => ({ id: account.id, tier: account.tier, suspended: account.suspended, api_key_id: account.key.id })),
+      data: state.accounts.accounts.map((account) => ({
+        id: account.id,
+        tier: account.tier,
+        suspended: account.suspended,
+        api_key_id: account.key.id,
+      })),
     }
   })
 
-  app.post<{ Params: { account_id: string } }>('/admin/accounts/:account_id/tier', { config: { auth: 'none' } }, async (request) => {
-    requireAdmin(request)
-    const account = state.accounts.byId(request.params.account_id)
-    if (!account) throw new GatewayError(404, `No account '${request.params.account_id}'.`)
-    const tier = (request.body as { tier?: unknown } | undefined)?.tier
-    if (!TIERS.includes(tier as Tier)) throw invalidParameter('tier', 'tier must be an integer from 0 to 5.')
-    account.tier = tier as Tier
-    return { id: account.id, tier: account.tier }
-  })
+  app.post<{ Params: { account_id: string } }>(
+    '/admin/accounts/:account_id/tier',
+    { config: { auth: 'none' } },
+    async (request) => {
+      requireAdmin(request)
+      const account = state.accounts.byId(request.params.account_id)
+      if (!account) throw new GatewayError(404, `No account '${request.params.account_id}'.`)
+      const tier = (request.body as { tier?: unknown } | undefined)?.tier
+      if (!TIERS.includes(tier as Tier)) throw invalidParameter('tier', 'tier must be an integer from 0 to 5.')
+      account.tier = tier as Tier
+      return { id: account.id, tier: account.tier }
+    },
+  )
 }

@@ -47,7 +47,18 @@ export interface EmbeddedGateway {
 
 export async function startEmbeddedGateway(opts: EmbeddedGatewayOptions = {}): Promise<EmbeddedGateway> {
   const options = resolveOptions(opts, { port: 0 })
-  const { app } = createGateway({ now: opts.now, minuteMs: opts.minuteMs, limiter: opts.limiter, faults: opts.faults, vary: opts.vary, varyLatencyMs: opts.varyLatencyMs, videoStepMs: opts.videoStepMs, bareModels: opts.bareModels, nativeKeyHeader: opts.nativeKeyHeader, ...(opts.keyAliases ? { keyAliases: opts.keyAliases } : {}) })
+  const { app } = createGateway({
+    now: opts.now,
+    minuteMs: opts.minuteMs,
+    limiter: opts.limiter,
+    faults: opts.faults,
+    vary: opts.vary,
+    varyLatencyMs: opts.varyLatencyMs,
+    videoStepMs: opts.videoStepMs,
+    bareModels: opts.bareModels,
+    nativeKeyHeader: opts.nativeKeyHeader,
+    ...(opts.keyAliases ? { keyAliases: opts.keyAliases } : {}),
+  })
   await app.listen({ port: options.port, host: options.host })
   const address = app.server.address()
   if (address === null || typeof address === 'string') {

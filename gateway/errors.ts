@@ -71,7 +71,11 @@ const USAGE_ERRORS: Readonly<Record<number, string>> = {
   429: 'rate_limit_exceeded',
 }
 
-export function compatibleError(status: number, message: string, details: GatewayErrorDetails = {}): CompatibleErrorBody {
+export function compatibleError(
+  status: number,
+  message: string,
+  details: GatewayErrorDetails = {},
+): CompatibleErrorBody {
   return {
     error: {
       message,
@@ -87,7 +91,9 @@ export function usageError(status: number, message: string): UsageErrorBody {
 }
 
 export function errorBody(family: ErrorFamily, error: GatewayError): CompatibleErrorBody | UsageErrorBody {
-  return family === 'usage' ? usageError(error.status, error.message) : compatibleError(error.status, error.message, error.details)
+  return family === 'usage'
+    ? usageError(error.status, error.message)
+    : compatibleError(error.status, error.message, error.details)
 }
 
 /** Stable: scripts and tests key on them, so a code is never renamed or reused. */

@@ -17,7 +17,9 @@ export function registerFallbacks(app: FastifyInstance, state: GatewayState): vo
       .send(compatibleError(404, `Unknown route: ${request.method} ${path}`, { code: 'unsupported_route' }))
   })
 
-  app.setErrorHandler(async (error: FastifyError | GatewayError, request, reply) => sendError(state, request, reply, error))
+  app.setErrorHandler(async (error: FastifyError | GatewayError, request, reply) =>
+    sendError(state, request, reply, error),
+  )
 }
 
 /**
@@ -27,7 +29,8 @@ export function registerFallbacks(app: FastifyInstance, state: GatewayState): vo
  */
 export function asGatewayError(error: FastifyError | GatewayError): GatewayError {
   if (error instanceof GatewayError) return error
-  if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) return new GatewayError(400, error.message)
+  if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500)
+    return new GatewayError(400, error.message)
   return new GatewayError(500, 'The gateway failed to process the request.')
 }
 

@@ -64,15 +64,21 @@ export const FAULTS: readonly FaultDefinition<FaultName>[] = FAULT_TABLE
 export type FaultSet = ReadonlySet<FaultName>
 
 /** The faults a conformance run can see: `npm run faults` and the fault proof run these. */
-export const CONFORMANCE_FAULTS: readonly FaultDefinition<FaultName>[] = FAULTS.filter((fault) => fault.breaks.length > 0)
+export const CONFORMANCE_FAULTS: readonly FaultDefinition<FaultName>[] = FAULTS.filter(
+  (fault) => fault.breaks.length > 0,
+)
 
 /** The faults that load verdicts must see: test/load proves these. */
-export const LOAD_FAULTS: readonly FaultDefinition<FaultName>[] = FAULTS.filter((fault) => (fault.loadVerdicts?.length ?? 0) > 0)
+export const LOAD_FAULTS: readonly FaultDefinition<FaultName>[] = FAULTS.filter(
+  (fault) => (fault.loadVerdicts?.length ?? 0) > 0,
+)
 
 export const FAULT_NAMES: readonly FaultName[] = FAULTS.map((fault) => fault.name)
 
 const FAMILY_OF = new Map<string, FaultFamily>(
-  Object.entries(FAULTS_BY_FAMILY).flatMap(([family, faults]) => faults.map((fault) => [fault.name, family as FaultFamily] as const)),
+  Object.entries(FAULTS_BY_FAMILY).flatMap(([family, faults]) =>
+    faults.map((fault) => [fault.name, family as FaultFamily] as const),
+  ),
 )
 
 /** The family whose faults/<family>.ts defines the fault. */
@@ -88,7 +94,10 @@ export function isFaultName(name: string): name is FaultName {
 export function toFaultSet(names: readonly string[]): FaultSet {
   const unknown = names.filter((name) => !isFaultName(name))
   if (unknown.length > 0) {
-    throw new SetupError('FAULT_UNKNOWN', `unknown fault ${unknown.map((name) => `'${name}'`).join(', ')}; valid faults: ${FAULT_NAMES.join(', ')}`)
+    throw new SetupError(
+      'FAULT_UNKNOWN',
+      `unknown fault ${unknown.map((name) => `'${name}'`).join(', ')}; valid faults: ${FAULT_NAMES.join(', ')}`,
+    )
   }
   return new Set(names as readonly FaultName[])
 }
@@ -102,7 +111,10 @@ export function describeFaults(): string {
   const familyWidth = Math.max(...Object.keys(FAULTS_BY_FAMILY).map((family) => family.length))
   return FAULTS.map((fault) => {
     const asOf = fault.asOf === undefined ? '' : ` (judge as of ${fault.asOf})`
-    const breaks = fault.breaks.length > 0 ? `breaks ${fault.breaks.join(', ')}` : `load verdicts ${(fault.loadVerdicts ?? []).join(', ')}`
+    const breaks =
+      fault.breaks.length > 0
+        ? `breaks ${fault.breaks.join(', ')}`
+        : `load verdicts ${(fault.loadVerdicts ?? []).join(', ')}`
     return `${fault.name.padEnd(width)}  ${familyOf(fault.name).padEnd(familyWidth)}  ${breaks}${asOf}: ${fault.description}`
   }).join('\n')
 }

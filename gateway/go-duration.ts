@@ -21,6 +21,8 @@ export function formatGoDuration(ms: number): string {
 
 function formatSeconds(ms: number): string {
   const whole = Math.floor(ms / 1000)
-  const fraction = String(ms % 1000).padStart(3, '0').replace(/0+$/, '')
+  const fraction = String(ms % 1000)
+    .padStart(3, '0')
+    .replace(/0+$/, '')
   return fraction === '' ? String(whole) : `${whole}.${fraction}`
 }

@@ -18,7 +18,8 @@ export function jsonTooDeep(text: string, max: number = MAX_JSON_DEPTH): boolean
   for (let i = 0; i < text.length; i += 1) {
     const c = text.charCodeAt(i)
     if (inString) {
-      if (c === 0x5c) i += 1 // backslash: the next character is escaped
+      if (c === 0x5c)
+        i += 1 // backslash: the next character is escaped
       else if (c === 0x22) inString = false
     } else if (c === 0x22) {
       inString = true

@@ -40,7 +40,9 @@ export const PROJECT_TOKEN_ROUTES: ReadonlySet<string> = new Set(modelRateLimits
 
 /** Model id -> the pool its limits are counted in (sibling aliases share one; section 8.3). */
 const POOL_OF: ReadonlyMap<string, string> = new Map(
-  Object.entries(modelRateLimits.pools as Record<string, string[]>).flatMap(([pool, ids]) => ids.map((id) => [id, pool] as const)),
+  Object.entries(modelRateLimits.pools as Record<string, string[]>).flatMap(([pool, ids]) =>
+    ids.map((id) => [id, pool] as const),
+  ),
 )
 
 export function poolOf(modelId: string): string {
@@ -58,16 +60,25 @@ for (const rateClass of ['account', 'text', 'media', 'utility'] satisfies RateCl
   for (const tier of TIERS) {
     const limits = classTables[rateClass]?.[String(tier)]
     if (!limits || !Number.isInteger(limits.rpm) || !Number.isInteger(limits.tpm)) {
-      throw new SetupError('LIMIT_TABLE_INVALID', `schemas/limits/model-rate-limits.json: class ${rateClass} has no rpm/tpm for tier ${tier}`)
+      throw new SetupError(
+        'LIMIT_TABLE_INVALID',
+        `schemas/limits/model-rate-limits.json: class ${rateClass} has no rpm/tpm for tier ${tier}`,
+      )
     }
   }
 }
 for (const tier of TIERS) {
   if (!Number.isInteger(projectTokenTable[String(tier)])) {
-    throw new SetupError('LIMIT_TABLE_INVALID', `schemas/limits/model-rate-limits.json: no projectTokensPerMinute for tier ${tier}`)
+    throw new SetupError(
+      'LIMIT_TABLE_INVALID',
+      `schemas/limits/model-rate-limits.json: no projectTokensPerMinute for tier ${tier}`,
+    )
   }
   if (!Number.isInteger(usageTable[String(tier)])) {
-    throw new SetupError('LIMIT_TABLE_INVALID', `schemas/limits/usage-rate-limits.json: no requestsPerMinute for tier ${tier}`)
+    throw new SetupError(
+      'LIMIT_TABLE_INVALID',
+      `schemas/limits/usage-rate-limits.json: no requestsPerMinute for tier ${tier}`,
+    )
   }
 }
 
@@ -84,10 +95,14 @@ const fileTierTable: Readonly<Record<string, FileTierLimits>> = fileLimitTable.t
 for (const tier of TIERS) {
   const limits = fileTierTable[String(tier)]
   if (!limits || !Object.values(limits).every((value) => Number.isSafeInteger(value) && value > 0)) {
-    throw new SetupError('LIMIT_TABLE_INVALID', `schemas/limits/file-limits.json: incomplete file limits for tier ${tier}`)
+    throw new SetupError(
+      'LIMIT_TABLE_INVALID',
+      `schemas/limits/file-limits.json: incomplete file limits for tier ${tier}`,
+    )
   }
 }
-if (!Number.isSafeInteger(fileLimitTable.maxUploadBytes)) throw new SetupError('LIMIT_TABLE_INVALID', 'schemas/limits/file-limits.json: no maxUploadBytes')
+if (!Number.isSafeInteger(fileLimitTable.maxUploadBytes))
+  throw new SetupError('LIMIT_TABLE_INVALID', 'schemas/limits/file-limits.json: no maxUploadBytes')
 
 /** Section 8.4: the largest file one upload may carry, in bytes (128 MB). */
 export const MAX_UPLOAD_BYTES: number = fileLimitTable.maxUploadBytes

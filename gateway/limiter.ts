@@ -91,7 +91,13 @@ export class FixedWindowLimiter implements RateLimiter {
   }
 
   #reading(window: Window, limit: number, admitted: boolean): BucketReading {
-    return { admitted, limit, remaining: Math.max(0, limit - window.used), resetAt: window.endsAt, retryAt: admitted ? this.clock.now() : window.endsAt }
+    return {
+      admitted,
+      limit,
+      remaining: Math.max(0, limit - window.used),
+      resetAt: window.endsAt,
+      retryAt: admitted ? this.clock.now() : window.endsAt,
+    }
   }
 
   add(key: string, limit: number, units: number): void {

@@ -72,12 +72,15 @@ export function resolveOptions(input: GatewayOptionsInput, defaults: { port: num
     throw new OptionError(`--minute-ms must be a positive integer number of milliseconds, got ${String(minuteMs)}`)
   }
   const limiter = input.limiter ?? DEFAULT_LIMITER
-  if (!isLimiterAlgorithm(limiter)) throw new OptionError(`--limiter must be one of ${LIMITER_ALGORITHMS.join(', ')}, got '${limiter}'`)
+  if (!isLimiterAlgorithm(limiter))
+    throw new OptionError(`--limiter must be one of ${LIMITER_ALGORITHMS.join(', ')}, got '${limiter}'`)
   let startMs: number | undefined
   if (input.now !== undefined) {
     startMs = parseInstant(input.now)
     if (startMs === undefined) {
-      throw new OptionError(`--now must be an ISO date (2026-09-01) or date-time (2026-09-01T12:00:00Z), got '${input.now}'`)
+      throw new OptionError(
+        `--now must be an ISO date (2026-09-01) or date-time (2026-09-01T12:00:00Z), got '${input.now}'`,
+      )
     }
   }
   let faults: readonly FaultName[]
@@ -88,7 +91,9 @@ export function resolveOptions(input: GatewayOptionsInput, defaults: { port: num
   }
   const videoStepMs = input.videoStepMs
   if (videoStepMs !== undefined && (!Number.isSafeInteger(videoStepMs) || videoStepMs < 1)) {
-    throw new OptionError(`--video-step-ms must be a positive integer number of milliseconds, got ${String(videoStepMs)}`)
+    throw new OptionError(
+      `--video-step-ms must be a positive integer number of milliseconds, got ${String(videoStepMs)}`,
+    )
   }
   const vary = input.vary === true
   if (input.varyLatencyMs !== undefined && !vary) throw new OptionError('--vary-latency-ms needs --vary')
@@ -98,15 +103,26 @@ export function resolveOptions(input: GatewayOptionsInput, defaults: { port: num
   }
   const nativeKeyHeader = (input.nativeKeyHeader ?? DEFAULT_NATIVE_KEY_HEADER).toLowerCase()
   if (!/^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(nativeKeyHeader) || ['authorization', 'x-api-key'].includes(nativeKeyHeader)) {
-    throw new OptionError(`--native-key-header must be a header name other than authorization and x-api-key, got '${input.nativeKeyHeader ?? ''}'`)
+    throw new OptionError(
+      `--native-key-header must be a header name other than authorization and x-api-key, got '${input.nativeKeyHeader ?? ''}'`,
+    )
   }
-  return { port, host, startMs, minuteMs, limiter, faults, vary, varyLatencyMs, ...(videoStepMs === undefined ? {} : { videoStepMs }), bareModels: input.bareModels === true, nativeKeyHeader }
+  return {
+    port,
+    host,
+    startMs,
+    minuteMs,
+    limiter,
+    faults,
+    vary,
+    varyLatencyMs,
+    ...(videoStepMs === undefined ? {} : { videoStepMs }),
+    bareModels: input.bareModels === true,
+    nativeKeyHeader,
+  }
 }
 
-export type CliCommand =
-  | { kind: 'serve'; options: GatewayOptions }
-  | { kind: 'list-faults' }
-  | { kind: 'help' }
+export type CliCommand = { kind: 'serve'; options: GatewayOptions } | { kind: 'list-faults' } | { kind: 'help' }
 
 export const CLI_DEFAULT_PORT = 8080
 
@@ -145,7 +161,7 @@ const CLI_OPTIONS = {
 export function parseCommandLine(argv: readonly string[]): CliCommand {
   let values: ReturnType<typeof parseCli>['values']
   try {
-    ({ values } = parseCli(argv))
+    ;({ values } = parseCli(argv))
   } catch (error) {
     throw new OptionError(rewordParseError(error as Error & { code?: string }))
   }
@@ -159,10 +175,14 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
       now: values.now,
       minuteMs: values['minute-ms'] === undefined ? undefined : cliInteger('--minute-ms', values['minute-ms']),
       limiter: values.limiter,
-      videoStepMs: values['video-step-ms'] === undefined ? undefined : cliInteger('--video-step-ms', values['video-step-ms']),
+      videoStepMs:
+        values['video-step-ms'] === undefined ? undefined : cliInteger('--video-step-ms', values['video-step-ms']),
       faults,
       vary: values.vary === true,
-      varyLatencyMs: values['vary-latency-ms'] === undefined ? undefined : cliInteger('--vary-latency-ms', values['vary-latency-ms']),
+      varyLatencyMs:
+        values['vary-latency-ms'] === undefined
+          ? undefined
+          : cliInteger('--vary-latency-ms', values['vary-latency-ms']),
       bareModels: values['bare-models'] === true,
       nativeKeyHeader: values['native-key-header'],
     },
@@ -182,7 +202,9 @@ function cliInteger(flag: string, text: string): number {
 
 /** node:util's messages mention positionals and internals; say which argument is wrong and what exists. */
 function rewordParseError(error: Error & { code?: string }): string {
-  const known = Object.keys(CLI_OPTIONS).map((name) => `--${name}`).join(', ')
+  const known = Object.keys(CLI_OPTIONS)
+    .map((name) => `--${name}`)
+    .join(', ')
   const argument = /'([^' ]*)/.exec(error.message)?.[1] ?? ''
   switch (error.code) {
     case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':

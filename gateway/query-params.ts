@@ -27,7 +27,8 @@ export function integerParam(raw: RawQuery, name: string, range?: IntegerRange, 
   const text = singleParam(raw, name)
   if (text === undefined) return undefined
   const bounds = range ? ` from ${range.min} to ${range.max}` : ''
-  if (!/^\d+$/.test(text)) throw invalidParameter(name, `${name} must be an integer${bounds} in plain digits; got '${text}'`)
+  if (!/^\d+$/.test(text))
+    throw invalidParameter(name, `${name} must be an integer${bounds} in plain digits; got '${text}'`)
   const value = Number(text)
   if (!range || (value >= range.min && value <= range.max)) return value
   if (clamp) return Math.min(range.max, Math.max(range.min, value))

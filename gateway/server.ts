@@ -43,7 +43,13 @@ export interface Gateway {
 
 export function createGateway(config: GatewayConfig = {}): Gateway {
   const state = createState(config)
-  const responseSteps = [dateHeader(state), requestIdHeaders(state), rateLimitHeaders(state), ...(state.vary ? [(_request: FastifyRequest, reply: FastifyReply) => varyHeaders(reply)] : []), recordTransaction(state)]
+  const responseSteps = [
+    dateHeader(state),
+    requestIdHeaders(state),
+    rateLimitHeaders(state),
+    ...(state.vary ? [(_request: FastifyRequest, reply: FastifyReply) => varyHeaders(reply)] : []),
+    recordTransaction(state),
+  ]
   const finishResponse = (request: FastifyRequest, reply: FastifyReply): void => {
     for (const step of responseSteps) step(request, reply)
   }
@@ -80,7 +86,8 @@ export function createGateway(config: GatewayConfig = {}): Gateway {
   app.addHook('onSend', async (request, reply, payload) => {
     finishResponse(request, reply)
     // Allowed variation (§9.2): JSON bodies gain unknown properties and lose their key order.
-    if (state.vary && typeof payload === 'string' && /json/.test(String(reply.getHeader('content-type') ?? ''))) return varyJsonText(payload)
+    if (state.vary && typeof payload === 'string' && /json/.test(String(reply.getHeader('content-type') ?? '')))
+      return varyJsonText(payload)
     return payload
   })
   if (state.vary && state.varyLatencyMs > 0) {

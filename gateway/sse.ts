@@ -64,7 +64,11 @@ export function startSse(reply: FastifyReply, options: { pauseMs?: number } = {}
     count += 1
     if (vary && count % 2 === 1) {
       // Unfamiliar event types may appear (§9.2): named ones only where the stream names its events at all.
-      await write(name === undefined ? ': gc comment added by --vary\n\n' : `event: ${VARY_EVENT.name}\ndata: ${JSON.stringify(VARY_EVENT.data)}\n\n`)
+      await write(
+        name === undefined
+          ? ': gc comment added by --vary\n\n'
+          : `event: ${VARY_EVENT.name}\ndata: ${JSON.stringify(VARY_EVENT.data)}\n\n`,
+      )
     }
     const json = `data: ${JSON.stringify(vary ? varyJson(data) : data)}\n`
     if (!vary) return write(`${name === undefined ? '' : `event: ${name}\n`}${json}\n`)

@@ -50,7 +50,8 @@ export interface GatewayState {
 }
 
 export function createState(config: GatewayConfig = {}): GatewayState {
-  const { startMs, minuteMs, limiter, faults, vary, varyLatencyMs, videoStepMs, bareModels, nativeKeyHeader } = resolveOptions(config, { port: 0 })
+  const { startMs, minuteMs, limiter, faults, vary, varyLatencyMs, videoStepMs, bareModels, nativeKeyHeader } =
+    resolveOptions(config, { port: 0 })
   const clock = config.clock ?? (startMs === undefined ? systemClock : offsetClock(startMs))
   return {
     clock,

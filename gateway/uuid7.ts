@@ -74,11 +74,26 @@ export function formatUuid7(ms: number, randA: number, randB: Uint8Array): strin
   const high = Math.floor(ms / 2 ** 16)
   const low = ms % 2 ** 16
   return (
-    HEX[(high >>> 24) & 0xff]! + HEX[(high >>> 16) & 0xff]! + HEX[(high >>> 8) & 0xff]! + HEX[high & 0xff]! + '-' +
-    HEX[(low >>> 8) & 0xff]! + HEX[low & 0xff]! + '-' +
-    HEX[0x70 | ((randA >>> 8) & 0x0f)]! + HEX[randA & 0xff]! + '-' +
-    HEX[0x80 | ((randB[0] ?? 0) & 0x3f)]! + hexAt(randB, 1) + '-' +
-    hexAt(randB, 2) + hexAt(randB, 3) + hexAt(randB, 4) + hexAt(randB, 5) + hexAt(randB, 6) + hexAt(randB, 7)
+    HEX[(high >>> 24) & 0xff]! +
+    HEX[(high >>> 16) & 0xff]! +
+    HEX[(high >>> 8) & 0xff]! +
+    HEX[high & 0xff]! +
+    '-' +
+    HEX[(low >>> 8) & 0xff]! +
+    HEX[low & 0xff]! +
+    '-' +
+    HEX[0x70 | ((randA >>> 8) & 0x0f)]! +
+    HEX[randA & 0xff]! +
+    '-' +
+    HEX[0x80 | ((randB[0] ?? 0) & 0x3f)]! +
+    hexAt(randB, 1) +
+    '-' +
+    hexAt(randB, 2) +
+    hexAt(randB, 3) +
+    hexAt(randB, 4) +
+    hexAt(randB, 5) +
+    hexAt(randB, 6) +
+    hexAt(randB, 7)
   )
 }
 

@@ -25,7 +25,20 @@ export const VARY_DEFAULTS = {
 }
 
 /** Keys whose value is a map or an echoed opaque document, not an object with properties. */
-const LEAVE_ALONE = new Set(['tiers', 'scope_details', 'metadata', 'schema', 'parameters', 'properties', 'json_schema', 'arguments', 'input_schema', 'category_scores', 'categories', 'category_applied_input_types'])
+const LEAVE_ALONE = new Set([
+  'tiers',
+  'scope_details',
+  'metadata',
+  'schema',
+  'parameters',
+  'properties',
+  'json_schema',
+  'arguments',
+  'input_schema',
+  'category_scores',
+  'categories',
+  'category_applied_input_types',
+])
 
 export const VARY_PROPERTY = 'gc_unknown_property' // the added property; its value is an object, to test nesting too
 
@@ -66,7 +79,9 @@ export function varyJson(value: unknown, key?: string): unknown {
   if (typeof value === 'string') return key !== undefined && ID_KEY.test(key) ? varyId(value) : value
   if (value === null || typeof value !== 'object') return value
   if (key !== undefined && LEAVE_ALONE.has(key)) return value
-  const entries = Object.entries(value as Record<string, unknown>).reverse().map(([k, v]): [string, unknown] => [k, varyJson(v, k)])
+  const entries = Object.entries(value as Record<string, unknown>)
+    .reverse()
+    .map(([k, v]): [string, unknown] => [k, varyJson(v, k)])
   return Object.fromEntries([[VARY_PROPERTY, { added: 'by --vary', nested: [1, 'two'] }], ...entries])
 }
 

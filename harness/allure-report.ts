@@ -43,13 +43,20 @@ export interface ReportFlags {
 }
 
 /** Flags over the environment over the defaults; paths resolved against `cwd`. The report goes beside the results. */
-export function resolveReportOptions(flags: ReportFlags, env: Record<string, string | undefined>, cwd: string): ReportOptions {
+export function resolveReportOptions(
+  flags: ReportFlags,
+  env: Record<string, string | undefined>,
+  cwd: string,
+): ReportOptions {
   const results = resolve(cwd, flags.results ?? REPORT_DEFAULTS.results)
   const output = resolve(cwd, flags.output ?? join(dirname(results), 'allure-report'))
   const historyRaw = flags.history ?? (env[ALLURE_HISTORY_ENV] || undefined) ?? REPORT_DEFAULTS.history
   let historyLimit = REPORT_DEFAULTS.historyLimit
   if (flags['history-limit'] !== undefined) {
-    if (!/^\d+$/.test(flags['history-limit']) || Number(flags['history-limit']) < 1) throw new ConfigError(`--history-limit must be a whole number of reports, 1 or more (got "${flags['history-limit']}")`)
+    if (!/^\d+$/.test(flags['history-limit']) || Number(flags['history-limit']) < 1)
+      throw new ConfigError(
+        `--history-limit must be a whole number of reports, 1 or more (got "${flags['history-limit']}")`,
+      )
     historyLimit = Number(flags['history-limit'])
   }
   return { results, output, history: resolve(cwd, historyRaw), historyLimit, name: flags.name ?? REPORT_DEFAULTS.name }
@@ -64,7 +71,9 @@ function countResults(results: string): number {
 /** Reports the history file holds (one JSON line each). */
 export function historyEntries(history: string): number {
   if (!existsSync(history)) return 0
-  return readFileSync(history, 'utf8').split('\n').filter((line) => line.trim() !== '').length
+  return readFileSync(history, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '').length
 }
 
 /** Allure's config: the awesome report as one file, its tree by part, family and requirement. */
@@ -95,9 +104,13 @@ interface ReportOutcome {
   historyEntries: number
 }
 
-export async function renderAllureReport(o: ReportOptions, timeoutMs: number = REPORT_DEFAULTS.timeoutMs): Promise<ReportOutcome> {
+export async function renderAllureReport(
+  o: ReportOptions,
+  timeoutMs: number = REPORT_DEFAULTS.timeoutMs,
+): Promise<ReportOutcome> {
   const tests = countResults(o.results)
-  if (tests === 0) throw new ConfigError(`no Allure results in ${o.results}: run npm run conformance first, or pass --results DIR`)
+  if (tests === 0)
+    throw new ConfigError(`no Allure results in ${o.results}: run npm run conformance first, or pass --results DIR`)
   mkdirSync(dirname(o.history), { recursive: true })
   const scratch = mkdtempSync(join(tmpdir(), 'gc-allure-'))
   try {
@@ -113,7 +126,10 @@ export async function renderAllureReport(o: ReportOptions, timeoutMs: number = R
 }
 
 async function runAllure(args: string[], timeoutMs: number): Promise<void> {
-  const child = spawn(process.execPath, [ALLURE_CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } })
+  const child = spawn(process.execPath, [ALLURE_CLI, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NO_COLOR: '1' },
+  })
   let output = ''
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk))
@@ -124,7 +140,12 @@ async function runAllure(args: string[], timeoutMs: number): Promise<void> {
       child.once('close', (exitCode) => resolveExit(exitCode))
     })
     if (code !== 0) {
-      const last = output.split('\n').map((line) => line.trim()).filter((line) => line !== '').slice(-1)[0] ?? 'no output'
+      const last =
+        output
+          .split('\n')
+          .map((line) => line.trim())
+          .filter((line) => line !== '')
+          .slice(-1)[0] ?? 'no output'
       throw new HarnessError('INTERNAL', `allure generate failed (exit ${code ?? 'killed'}): ${last}`)
     }
   } finally {

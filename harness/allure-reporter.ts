@@ -17,7 +17,8 @@ import { Redactor } from './redact.ts'
  */
 export const conformanceStatus: LifecycleListener = {
   beforeTestResultWrite: (result: TestResult) => {
-    if (result.status === Status.BROKEN && /^ConformanceFailure\b/.test(result.statusDetails?.trace ?? '')) result.status = Status.FAILED
+    if (result.status === Status.BROKEN && /^ConformanceFailure\b/.test(result.statusDetails?.trace ?? ''))
+      result.status = Status.FAILED
   },
 }
 

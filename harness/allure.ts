@@ -50,7 +50,9 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url))
  */
 export function testCaseIdOf(task: { name: string; fullTestName?: string; file: { filepath: string } }): string {
   const file = relative(ROOT, task.file.filepath).split('\\').join('/')
-  return createHash('md5').update(`${file} > ${task.fullTestName ?? task.name}`).digest('hex')
+  return createHash('md5')
+    .update(`${file} > ${task.fullTestName ?? task.name}`)
+    .digest('hex')
 }
 
 function labelsOf(req: Requirement): Array<{ name: string; value: string }> {
@@ -91,16 +93,28 @@ function redactorFor(config: TargetConfig): Redactor {
 }
 
 /** What is attached to a failing test: the exchange (JSON) and the curl line, both redacted once more. */
-function failureAttachments(exchange: ExchangeRecord, keys: Redactor): Array<{ name: string; content: string; contentType: string }> {
+function failureAttachments(
+  exchange: ExchangeRecord,
+  keys: Redactor,
+): Array<{ name: string; content: string; contentType: string }> {
   const outcome = exchange.status !== undefined ? String(exchange.status) : 'no response'
   return [
-    { name: `exchange: ${exchange.method} ${exchange.path} -> ${outcome}`, content: keys.text(`${JSON.stringify(exchange, null, 2)}\n`), contentType: allure.ContentType.JSON },
-    { name: 'reproduce with curl', content: keys.text(`${curlLine(exchange)}\n`), contentType: allure.ContentType.TEXT },
+    {
+      name: `exchange: ${exchange.method} ${exchange.path} -> ${outcome}`,
+      content: keys.text(`${JSON.stringify(exchange, null, 2)}\n`),
+      contentType: allure.ContentType.JSON,
+    },
+    {
+      name: 'reproduce with curl',
+      content: keys.text(`${curlLine(exchange)}\n`),
+      contentType: allure.ContentType.TEXT,
+    },
   ]
 }
 
 /** In check()'s catch: the evidence of the failure, so that a reader of the report needs nothing else. */
 export async function attachFailure(config: TargetConfig, exchange: ExchangeRecord | undefined): Promise<void> {
   if (exchange === undefined || !allureActive()) return
-  for (const a of failureAttachments(exchange, redactorFor(config))) await allure.attachment(a.name, a.content, a.contentType)
+  for (const a of failureAttachments(exchange, redactorFor(config)))
+    await allure.attachment(a.name, a.content, a.contentType)
 }

@@ -28,7 +28,12 @@ export function fail(expected: string, seen: string | string[], exchange?: Excha
   throw conformanceFailure({ expected, seen, ...(record === undefined ? {} : { exchange: record }) })
 }
 
-export function expectThat(condition: boolean, expected: string, seen: string | string[], exchange?: Exchange | ExchangeRecord): asserts condition {
+export function expectThat(
+  condition: boolean,
+  expected: string,
+  seen: string | string[],
+  exchange?: Exchange | ExchangeRecord,
+): asserts condition {
   if (!condition) fail(expected, seen, exchange)
 }
 
@@ -49,14 +54,18 @@ export function expectKeyAccepted(ex: Exchange): void {
   const usedRealKey = ex.record.key !== null && ex.record.key !== 'invalid' && ex.record.key !== 'suspended'
   if (ex.status !== 401 || !usedRealKey || auth === 'none') return
   const authRequirement = AUTH_REQUIREMENT[auth]
-  if (currentRequirement() !== authRequirement) precondition(false, authRequirement, `${ex.record.method} ${ex.record.path} refused the key with 401`)
+  if (currentRequirement() !== authRequirement)
+    precondition(false, authRequirement, `${ex.record.method} ${ex.record.path} refused the key with 401`)
 }
 
 export function expectStatus(ex: Exchange, expected: number | readonly number[], why = ''): void {
   const wanted = typeof expected === 'number' ? [expected] : expected
   if (wanted.includes(ex.status)) return
   if (wanted.every((s) => s < 300)) expectKeyAccepted(ex)
-  const seen = ex.status === 429 && ex.record.attempt > 1 ? `429 after ${ex.record.attempt} attempts with backoff` : String(ex.status)
+  const seen =
+    ex.status === 429 && ex.record.attempt > 1
+      ? `429 after ${ex.record.attempt} attempts with backoff`
+      : String(ex.status)
   fail(`status ${wanted.join(' or ')}${why ? ` (${why})` : ''}`, seen, ex)
 }
 
@@ -77,8 +86,8 @@ export function expectEach(ex: Exchange, ref: string, items: readonly unknown[],
   const errors: string[] = []
   items.forEach((item, index) => {
     const result = schemas().validate(ref, item)
-    for (const error of result.errors) errors.push(`${basePath}/${index}${error.startsWith('/:') ? error.slice(1) : error}`)
+    for (const error of result.errors)
+      errors.push(`${basePath}/${index}${error.startsWith('/:') ? error.slice(1) : error}`)
   })
   if (errors.length > 0) fail(`every item of ${basePath} to match ${ref}`, errors, ex)
 }
-

@@ -53,14 +53,17 @@ function bucketProblems(headers: Record<string, string>, bucket: string): string
   const remaining = headers[`x-ratelimit-remaining-${bucket}`]
   const reset = headers[`x-ratelimit-reset-${bucket}`]
   if (limit === undefined) problems.push(`x-ratelimit-limit-${bucket} is missing`)
-  else if (!NON_NEGATIVE_INTEGER.test(limit.trim())) problems.push(`x-ratelimit-limit-${bucket} "${limit}" is not a non-negative integer`)
+  else if (!NON_NEGATIVE_INTEGER.test(limit.trim()))
+    problems.push(`x-ratelimit-limit-${bucket} "${limit}" is not a non-negative integer`)
   if (remaining === undefined) problems.push(`x-ratelimit-remaining-${bucket} is missing`)
-  else if (!NON_NEGATIVE_INTEGER.test(remaining.trim())) problems.push(`x-ratelimit-remaining-${bucket} "${remaining}" is not a non-negative integer`)
+  else if (!NON_NEGATIVE_INTEGER.test(remaining.trim()))
+    problems.push(`x-ratelimit-remaining-${bucket} "${remaining}" is not a non-negative integer`)
   else if (limit !== undefined && NON_NEGATIVE_INTEGER.test(limit.trim()) && Number(remaining) > Number(limit)) {
     problems.push(`x-ratelimit-remaining-${bucket} ${remaining} is above x-ratelimit-limit-${bucket} ${limit}`)
   }
   if (reset === undefined) problems.push(`x-ratelimit-reset-${bucket} is missing`)
-  else if (parseDurationMs(reset) === undefined) problems.push(`x-ratelimit-reset-${bucket} "${reset}" is not a duration such as 1s, 6m0s or 20ms`)
+  else if (parseDurationMs(reset) === undefined)
+    problems.push(`x-ratelimit-reset-${bucket} "${reset}" is not a duration such as 1s, 6m0s or 20ms`)
   return problems
 }
 
@@ -71,22 +74,60 @@ export function xRequestIdPhase(asOf: string): 'before' | 'during' | 'after' {
   return 'after'
 }
 
-export function xRequestIdFinding(svcId: string | undefined, xId: string | undefined, asOf: string): Finding | undefined {
+export function xRequestIdFinding(
+  svcId: string | undefined,
+  xId: string | undefined,
+  asOf: string,
+): Finding | undefined {
   const phase = xRequestIdPhase(asOf)
-  if (phase === 'before') return { requirement: REQ.xRequestId, ok: true, detail: `no rule before ${X_REQUEST_ID_FIRST_DAY}; x-request-id ${xId === undefined ? 'absent' : 'present'}` }
+  if (phase === 'before')
+    return {
+      requirement: REQ.xRequestId,
+      ok: true,
+      detail: `no rule before ${X_REQUEST_ID_FIRST_DAY}; x-request-id ${xId === undefined ? 'absent' : 'present'}`,
+    }
   if (svcId === undefined) return undefined // nothing to compare with; the svc-request-id rule reports the absence
   if (phase === 'during') {
-    if (xId === undefined) return { requirement: REQ.xRequestId, ok: false, detail: `x-request-id is missing at ${asOf} (within ${X_REQUEST_ID_FIRST_DAY}..${X_REQUEST_ID_LAST_DAY} it equals svc-request-id)` }
-    if (xId !== svcId) return { requirement: REQ.xRequestId, ok: false, detail: `x-request-id "${xId}" differs from svc-request-id "${svcId}" at ${asOf}` }
+    if (xId === undefined)
+      return {
+        requirement: REQ.xRequestId,
+        ok: false,
+        detail: `x-request-id is missing at ${asOf} (within ${X_REQUEST_ID_FIRST_DAY}..${X_REQUEST_ID_LAST_DAY} it equals svc-request-id)`,
+      }
+    if (xId !== svcId)
+      return {
+        requirement: REQ.xRequestId,
+        ok: false,
+        detail: `x-request-id "${xId}" differs from svc-request-id "${svcId}" at ${asOf}`,
+      }
     return { requirement: REQ.xRequestId, ok: true, detail: 'x-request-id equals svc-request-id' }
   }
-  if (xId === svcId) return { requirement: REQ.xRequestId, ok: false, detail: `x-request-id still equals svc-request-id at ${asOf}, after its last day ${X_REQUEST_ID_LAST_DAY}` }
-  return { requirement: REQ.xRequestId, ok: true, detail: xId === undefined ? 'x-request-id absent' : 'x-request-id present with an unrelated value (an intermediary may add one)' }
+  if (xId === svcId)
+    return {
+      requirement: REQ.xRequestId,
+      ok: false,
+      detail: `x-request-id still equals svc-request-id at ${asOf}, after its last day ${X_REQUEST_ID_LAST_DAY}`,
+    }
+  return {
+    requirement: REQ.xRequestId,
+    ok: true,
+    detail:
+      xId === undefined
+        ? 'x-request-id absent'
+        : 'x-request-id present with an unrelated value (an intermediary may add one)',
+  }
 }
 
 /** A call with a key the target accepted: the rate-limit headers are due on it. */
 function isAuthenticatedCall(ex: ExchangeRecord): boolean {
-  return ex.key !== null && ex.key !== 'invalid' && ex.key !== 'suspended' && ex.status !== undefined && ex.status !== 401 && ex.status !== 403
+  return (
+    ex.key !== null &&
+    ex.key !== 'invalid' &&
+    ex.key !== 'suspended' &&
+    ex.status !== undefined &&
+    ex.status !== 401 &&
+    ex.status !== 403
+  )
 }
 
 /**
@@ -96,7 +137,8 @@ function isAuthenticatedCall(ex: ExchangeRecord): boolean {
  */
 export function callWindow(ex: ExchangeRecord): { from: number; to: number; clock: string } {
   const serverDate = ex.responseHeaders?.date === undefined ? Number.NaN : Date.parse(ex.responseHeaders.date)
-  if (!Number.isNaN(serverDate)) return { from: serverDate - 1000, to: serverDate + 1000, clock: 'the target\'s Date header' }
+  if (!Number.isNaN(serverDate))
+    return { from: serverDate - 1000, to: serverDate + 1000, clock: "the target's Date header" }
   return { from: ex.startedAt, to: ex.startedAt + ex.durationMs, clock: 'our clock' }
 }
 
@@ -107,27 +149,49 @@ export function auditExchange(ex: ExchangeRecord, asOf: string): Finding[] {
   const findings: Finding[] = []
 
   const v7 = checkUuidV7(svcId)
-  findings.push({ requirement: REQ.svcRequestId, ok: v7.ok, detail: v7.ok ? 'a UUID v7' : `svc-request-id ${v7.reason}` })
+  findings.push({
+    requirement: REQ.svcRequestId,
+    ok: v7.ok,
+    detail: v7.ok ? 'a UUID v7' : `svc-request-id ${v7.reason}`,
+  })
   if (v7.ok) {
     const window = callWindow(ex)
-    const ok = v7.timestampMs >= window.from - AUDIT_TOLERANCE.svcIdClockSkewMs && v7.timestampMs <= window.to + AUDIT_TOLERANCE.svcIdClockSkewMs
+    const ok =
+      v7.timestampMs >= window.from - AUDIT_TOLERANCE.svcIdClockSkewMs &&
+      v7.timestampMs <= window.to + AUDIT_TOLERANCE.svcIdClockSkewMs
     findings.push({
       requirement: REQ.svcRequestIdTime,
       ok,
-      detail: ok ? 'UUID time near the call' : `UUID time ${new Date(v7.timestampMs).toISOString()} is more than 5 minutes from the call at ${new Date(window.from).toISOString()} (${window.clock})`,
+      detail: ok
+        ? 'UUID time near the call'
+        : `UUID time ${new Date(v7.timestampMs).toISOString()} is more than 5 minutes from the call at ${new Date(window.from).toISOString()} (${window.clock})`,
     })
   }
   if (ex.clientRequestId !== undefined && svcId !== undefined) {
     const ok = svcId !== ex.clientRequestId
-    findings.push({ requirement: REQ.clientRequestId, ok, detail: ok ? 'svc-request-id is not the client id' : `svc-request-id echoes X-Client-Request-Id "${ex.clientRequestId}"` })
+    findings.push({
+      requirement: REQ.clientRequestId,
+      ok,
+      detail: ok
+        ? 'svc-request-id is not the client id'
+        : `svc-request-id echoes X-Client-Request-Id "${ex.clientRequestId}"`,
+    })
   }
   if (isAuthenticatedCall(ex)) {
     const problems = rateLimitHeaderProblems(headers)
-    findings.push({ requirement: REQ.rateLimitHeaders, ok: problems.length === 0, detail: problems.length === 0 ? 'present and well-formed' : problems.join('; ') })
+    findings.push({
+      requirement: REQ.rateLimitHeaders,
+      ok: problems.length === 0,
+      detail: problems.length === 0 ? 'present and well-formed' : problems.join('; '),
+    })
   }
   const project = projectTokenHeaderProblems(headers)
   if (project !== undefined) {
-    findings.push({ requirement: REQ.projectTokenHeaders, ok: project.length === 0, detail: project.length === 0 ? 'all three present and well-formed' : project.join('; ') })
+    findings.push({
+      requirement: REQ.projectTokenHeaders,
+      ok: project.length === 0,
+      detail: project.length === 0 ? 'all three present and well-formed' : project.join('; '),
+    })
   }
   const xFinding = xRequestIdFinding(svcId, headers['x-request-id'], asOf)
   if (xFinding !== undefined) findings.push(xFinding)

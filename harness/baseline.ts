@@ -55,21 +55,25 @@ export function parseBaseline(text: string, file: string, isRequirement: (id: st
   } catch (error) {
     fail(`not JSON (${(error as Error).message.split('\n')[0]})`)
   }
-  if (!isObject(raw) || !Array.isArray(raw.entries)) fail('must be an object with "entries": [{ "id": ..., "reason": ... }]')
+  if (!isObject(raw) || !Array.isArray(raw.entries))
+    fail('must be an object with "entries": [{ "id": ..., "reason": ... }]')
   const top = raw as Record<string, unknown>
   const extra = Object.keys(top).find((k) => !TOP_KEYS.includes(k))
   if (extra !== undefined) fail(`unknown property "${extra}" (allowed: ${TOP_KEYS.join(', ')})`)
-  if (top.target !== undefined && (typeof top.target !== 'string' || top.target.trim() === '')) fail('"target" must be a non-empty string: "embedded" or the host root it was written for')
+  if (top.target !== undefined && (typeof top.target !== 'string' || top.target.trim() === ''))
+    fail('"target" must be a non-empty string: "embedded" or the host root it was written for')
   const seen = new Map<string, number>()
   const entries = (top.entries as unknown[]).map((entry, i): BaselineEntry => {
     const where = `entries[${i}]`
     if (!isObject(entry)) return fail(`${where} must be an object { "id": ..., "reason": ... }`)
     const unknownKey = Object.keys(entry).find((k) => !ENTRY_KEYS.includes(k))
-    if (unknownKey !== undefined) fail(`${where} has unknown property "${unknownKey}" (allowed: ${ENTRY_KEYS.join(', ')})`)
+    if (unknownKey !== undefined)
+      fail(`${where} has unknown property "${unknownKey}" (allowed: ${ENTRY_KEYS.join(', ')})`)
     if (typeof entry.id !== 'string' || entry.id === '') fail(`${where}.id must be a requirement id`)
     const id = entry.id as string
     if (!isRequirement(id)) fail(`${where}.id "${id}" is not a requirement in schemas/requirements.json`)
-    if (typeof entry.reason !== 'string' || entry.reason.trim() === '') fail(`${where}.reason must say why ${id} fails on this target`)
+    if (typeof entry.reason !== 'string' || entry.reason.trim() === '')
+      fail(`${where}.reason must say why ${id} fails on this target`)
     const before = seen.get(id)
     if (before !== undefined) fail(`${id} is listed twice (entries[${before}] and ${where})`)
     seen.set(id, i)
@@ -79,7 +83,11 @@ export function parseBaseline(text: string, file: string, isRequirement: (id: st
 }
 
 /** Reads a baseline file. A missing file is an error unless the run is about to write it (`mayBeMissing`). */
-export function readBaseline(file: string, isRequirement: (id: string) => boolean, mayBeMissing: boolean): Baseline | null {
+export function readBaseline(
+  file: string,
+  isRequirement: (id: string) => boolean,
+  mayBeMissing: boolean,
+): Baseline | null {
   let text: string
   try {
     text = readFileSync(file, 'utf8')
@@ -95,7 +103,9 @@ export function readBaseline(file: string, isRequirement: (id: string) => boolea
 /** A baseline written for another target is refused: its known failures say nothing about this one. */
 export function checkBaselineTarget(baseline: Baseline | null, file: string, target: string): void {
   if (baseline?.target === undefined || baseline.target === target) return
-  throw new ConfigError(`baseline ${file} is for target ${baseline.target}, not ${target}; drop its "target" to use it here`)
+  throw new ConfigError(
+    `baseline ${file} is for target ${baseline.target}, not ${target}; drop its "target" to use it here`,
+  )
 }
 
 /** The status a requirement had before a baseline judged it. */
@@ -119,9 +129,21 @@ export function judgeBaseline(results: readonly RequirementResult[], baseline: B
   })
 }
 
-export function summarizeBaseline(results: readonly RequirementResult[], file: string, baseline: Baseline): BaselineSummary {
-  const ids = (state: BaselineMark['state']): string[] => results.filter((r) => r.baseline?.state === state).map((r) => r.id)
-  return { file, target: baseline.target ?? null, entries: baseline.entries, known: ids('known'), stale: ids('stale'), notRun: ids('not-run') }
+export function summarizeBaseline(
+  results: readonly RequirementResult[],
+  file: string,
+  baseline: Baseline,
+): BaselineSummary {
+  const ids = (state: BaselineMark['state']): string[] =>
+    results.filter((r) => r.baseline?.state === state).map((r) => r.id)
+  return {
+    file,
+    target: baseline.target ?? null,
+    entries: baseline.entries,
+    known: ids('known'),
+    stale: ids('stale'),
+    notRun: ids('not-run'),
+  }
 }
 
 function firstSeen(r: RequirementResult): string {
@@ -135,7 +157,12 @@ function firstSeen(r: RequirementResult): string {
  * what was seen), the file's entries that still fail or warn or that this run did not judge; entries that pass
  * now are dropped. SHOULD warnings are not added: they do not fail a run, so they need no entry.
  */
-export function updateBaseline(results: readonly RequirementResult[], previous: Baseline | null, target: string, asOf: string): { baseline: Baseline; added: string[]; removed: string[] } {
+export function updateBaseline(
+  results: readonly RequirementResult[],
+  previous: Baseline | null,
+  target: string,
+  asOf: string,
+): { baseline: Baseline; added: string[]; removed: string[] } {
   const before = new Map((previous?.entries ?? []).map((e) => [e.id, e.reason]))
   const entries: BaselineEntry[] = []
   const added: string[] = []
@@ -183,7 +210,14 @@ export function settleBaseline(
   }
   const next = updateBaseline(results, run.baseline, target, asOf)
   const judged = judgeBaseline(results, next.baseline)
-  return { results: judged, summary: { ...summarizeBaseline(judged, run.file, next.baseline), updated: { added: next.added, removed: next.removed } }, written: next.baseline }
+  return {
+    results: judged,
+    summary: {
+      ...summarizeBaseline(judged, run.file, next.baseline),
+      updated: { added: next.added, removed: next.removed },
+    },
+    written: next.baseline,
+  }
 }
 
 /** JUnit for a baselined run: a known failure is a skipped testcase that says so, not a red one. */
@@ -194,18 +228,34 @@ export function baselineJunit(cases: JunitCase[], results: readonly RequirementR
     if (reason === undefined || c.status !== 'fail') return c
     // One line: JUnit shows a skip's message as its reason; the full failure is in summary.json.
     const seen = (c.message ?? '').split('\n').find((l) => l.startsWith('Seen:'))
-    return { ...c, status: 'skip', message: `known failure (baseline): ${reason}${seen ? ` (${seen.slice(0, MAX_REASON)})` : ''}` }
+    return {
+      ...c,
+      status: 'skip',
+      message: `known failure (baseline): ${reason}${seen ? ` (${seen.slice(0, MAX_REASON)})` : ''}`,
+    }
   })
 }
 
 /** What the console prints after the failures; empty without a baseline. */
-export function baselineConsole(summary: BaselineSummary | null | undefined, results: readonly RequirementResult[]): string {
+export function baselineConsole(
+  summary: BaselineSummary | null | undefined,
+  results: readonly RequirementResult[],
+): string {
   if (!summary) return ''
-  const out = [`Baseline ${summary.file}: ${summary.known.length} known failures, ${summary.stale.length} stale, ${summary.notRun.length} not run`]
-  if (summary.updated) out.push(`  written: ${summary.updated.added.length} added${list(summary.updated.added)}, ${summary.updated.removed.length} removed${list(summary.updated.removed)}`)
+  const out = [
+    `Baseline ${summary.file}: ${summary.known.length} known failures, ${summary.stale.length} stale, ${summary.notRun.length} not run`,
+  ]
+  if (summary.updated)
+    out.push(
+      `  written: ${summary.updated.added.length} added${list(summary.updated.added)}, ${summary.updated.removed.length} removed${list(summary.updated.removed)}`,
+    )
   const byId = new Map(results.map((r) => [r.id, r]))
-  for (const id of summary.known) out.push(`  KNOWN ${id}${byId.get(id)?.flaky ? ' (flaky)' : ''}: known failure (baseline): ${byId.get(id)?.baseline?.reason ?? ''}`)
-  for (const id of summary.stale) out.push(`  STALE ${id}: passes now; remove it from the baseline (or run with --update-baseline)`)
+  for (const id of summary.known)
+    out.push(
+      `  KNOWN ${id}${byId.get(id)?.flaky ? ' (flaky)' : ''}: known failure (baseline): ${byId.get(id)?.baseline?.reason ?? ''}`,
+    )
+  for (const id of summary.stale)
+    out.push(`  STALE ${id}: passes now; remove it from the baseline (or run with --update-baseline)`)
   return out.join('\n')
 }
 
@@ -215,7 +265,9 @@ function list(ids: string[]): string {
 
 /** One line for summary.md's head: the file and what its entries came to. */
 export function baselineLine(summary: BaselineSummary): string {
-  const written = summary.updated ? `; written by this run (added ${summary.updated.added.join(', ') || 'none'}, removed ${summary.updated.removed.join(', ') || 'none'})` : ''
+  const written = summary.updated
+    ? `; written by this run (added ${summary.updated.added.join(', ') || 'none'}, removed ${summary.updated.removed.join(', ') || 'none'})`
+    : ''
   const notRun = summary.notRun.length > 0 ? ` (${summary.notRun.join(', ')})` : ''
   return `baseline: ${summary.file}, ${summary.entries.length} entries: ${summary.known.length} known failures, ${summary.stale.length} stale, ${summary.notRun.length} not run${notRun}${written}`
 }

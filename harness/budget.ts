@@ -47,13 +47,15 @@ function withLock<T>(lock: string, fn: () => T): T {
       mkdirSync(lock)
       break
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw new HarnessError('INTERNAL', `budget lock ${lock}: ${(error as Error).message}`)
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST')
+        throw new HarnessError('INTERNAL', `budget lock ${lock}: ${(error as Error).message}`)
       try {
         if (Date.now() - statSync(lock).mtimeMs > BUDGET_DEFAULTS.staleLockMs) rmdirSync(lock)
       } catch {
         // Released between the two calls: try again.
       }
-      if (Date.now() > deadline) throw new HarnessError('INTERNAL', `budget lock ${lock} held for over ${BUDGET_DEFAULTS.lockWaitMs} ms`)
+      if (Date.now() > deadline)
+        throw new HarnessError('INTERNAL', `budget lock ${lock} held for over ${BUDGET_DEFAULTS.lockWaitMs} ms`)
       Atomics.wait(sleeper, 0, 0, BUDGET_DEFAULTS.pollMs)
     }
   }
@@ -84,7 +86,9 @@ function reservedMicros(ledger: string): number {
 export function reserveSpend(target: BudgetTarget, usd: number, what: string): void {
   const reservation = tryReserve(target, usd, what)
   if (!reservation.ok) {
-    skipTest(`budget: ${what} would cost about $${formatUsd(usd)}, and $${formatUsd(reservation.reservedUsd)} of GATEWAY_BUDGET_USD=${target.budgetUsd} is already reserved`)
+    skipTest(
+      `budget: ${what} would cost about $${formatUsd(usd)}, and $${formatUsd(reservation.reservedUsd)} of GATEWAY_BUDGET_USD=${target.budgetUsd} is already reserved`,
+    )
   }
   const record: SpendRecord = { usd, what }
   recordSpend(record)
@@ -111,13 +115,16 @@ export function settleReservations(claimed: readonly Reservation[], status: numb
     record.refused = status
     if (target.budgetUsd === null) continue
     const { ledger, lock } = ledgerPaths(target.runId)
-    withLock(lock, () => appendFileSync(ledger, `${-toMicros(record.usd)}\trefused with ${status}: ${record.what.replace(/\s+/g, ' ')}\n`))
+    withLock(lock, () =>
+      appendFileSync(ledger, `${-toMicros(record.usd)}\trefused with ${status}: ${record.what.replace(/\s+/g, ' ')}\n`),
+    )
   }
 }
 
 /** The decision alone: reserves and says ok, or says how much was already reserved. Safe across processes. */
 export function tryReserve(target: BudgetTarget, usd: number, what: string): { ok: boolean; reservedUsd: number } {
-  if (!Number.isFinite(usd) || usd < 0) throw new HarnessError('INTERNAL', `a cost estimate must be a non-negative number of USD, got ${usd} for ${what}`)
+  if (!Number.isFinite(usd) || usd < 0)
+    throw new HarnessError('INTERNAL', `a cost estimate must be a non-negative number of USD, got ${usd} for ${what}`)
   if (target.budgetUsd === null) return { ok: true, reservedUsd: 0 }
   const { ledger, lock } = ledgerPaths(target.runId)
   const budget = toMicros(target.budgetUsd)

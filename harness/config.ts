@@ -107,9 +107,12 @@ function parseBaseUrl(raw: string, source: string): string {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new ConfigError(`${source} must start with http:// or https:// (got "${url.protocol}")`)
   }
-  if (url.username || url.password) throw new ConfigError(`${source} must not hold credentials; put keys in GATEWAY_API_KEY`)
+  if (url.username || url.password)
+    throw new ConfigError(`${source} must not hold credentials; put keys in GATEWAY_API_KEY`)
   if (url.pathname !== '/' || url.search || url.hash) {
-    throw new ConfigError(`${source} must be the host root with no path or query (got "${raw}"); drop "${url.pathname}${url.search}${url.hash}"`)
+    throw new ConfigError(
+      `${source} must be the host root with no path or query (got "${raw}"); drop "${url.pathname}${url.search}${url.hash}"`,
+    )
   }
   return url.origin
 }
@@ -131,8 +134,22 @@ function parsePositiveInt(raw: string, source: string, max: number): number {
  * rest to the catalogue's fields; a target whose list lacks those fields names its models here instead.
  */
 export const CAPABILITIES = [
-  'chat', 'responses', 'reasoning', 'embedding', 'image', 'completion', 'moderation', 'speech', 'transcribe', 'transcribe-newer',
-  'diarize', 'ocr', 'video', 'native', 'native-speech', 'synthesis',
+  'chat',
+  'responses',
+  'reasoning',
+  'embedding',
+  'image',
+  'completion',
+  'moderation',
+  'speech',
+  'transcribe',
+  'transcribe-newer',
+  'diarize',
+  'ocr',
+  'video',
+  'native',
+  'native-speech',
+  'synthesis',
 ] as const
 export type Capability = (typeof CAPABILITIES)[number]
 export type NamedModels = Partial<Record<Capability, string>>
@@ -144,29 +161,41 @@ export const DEFAULT_NATIVE_KEY_HEADER = 'x-native-api-key'
 
 function parseModels(raw: string, source: string, allowed: readonly Capability[]): NamedModels {
   const out: NamedModels = {}
-  for (const pair of raw.split(',').map((p) => p.trim()).filter((p) => p !== '')) {
+  for (const pair of raw
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '')) {
     const [capability, id, ...rest] = pair.split('=').map((s) => s.trim())
     if (!capability || !id || rest.length > 0 || !(allowed as readonly string[]).includes(capability)) {
-      throw new ConfigError(`${source}: "${pair}" is not capability=model-id with a capability from ${allowed.join(', ')}`)
+      throw new ConfigError(
+        `${source}: "${pair}" is not capability=model-id with a capability from ${allowed.join(', ')}`,
+      )
     }
     // biome-ignore lint/suspicious/noControlCharactersInRegex: a model id must not hold control characters
-    if (/[\s\x00-\x1f\x7f]/.test(id)) throw new ConfigError(`${source}: the model id "${id}" holds whitespace or a control character`)
+    if (/[\s\x00-\x1f\x7f]/.test(id))
+      throw new ConfigError(`${source}: the model id "${id}" holds whitespace or a control character`)
     out[capability as Capability] = id
   }
   return out
 }
 
 function parseMinute(raw: string, baseUrl: string | null): number {
-  if (baseUrl === null) throw new ConfigError(`GATEWAY_MINUTE_MS is for a target started with a shortened minute; the embedded gateway's is ${DEFAULTS.embeddedMinuteMs} ms`)
+  if (baseUrl === null)
+    throw new ConfigError(
+      `GATEWAY_MINUTE_MS is for a target started with a shortened minute; the embedded gateway's is ${DEFAULTS.embeddedMinuteMs} ms`,
+    )
   if (!/^\d+$/.test(raw.trim()) || Number(raw) < 200 || Number(raw) > DEFAULTS.realMinuteMs) {
-    throw new ConfigError(`GATEWAY_MINUTE_MS must be whole milliseconds from 200 to ${DEFAULTS.realMinuteMs} (got "${raw}")`)
+    throw new ConfigError(
+      `GATEWAY_MINUTE_MS must be whole milliseconds from 200 to ${DEFAULTS.realMinuteMs} (got "${raw}")`,
+    )
   }
   return Number(raw)
 }
 
 function parseHeaderName(raw: string, source: string): string {
   // An HTTP token (RFC 9110 section 5.6.2), and not one of the headers the suite sets itself.
-  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(raw)) throw new ConfigError(`${source} must be an HTTP header name such as x-native-api-key (got "${raw}")`)
+  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(raw))
+    throw new ConfigError(`${source} must be an HTTP header name such as x-native-api-key (got "${raw}")`)
   if (['authorization', 'content-type', 'accept', 'host', 'content-length'].includes(raw.toLowerCase())) {
     throw new ConfigError(`${source} must name the native key header, not ${raw}`)
   }
@@ -191,12 +220,16 @@ function parseBudget(raw: string, source: string): number {
 function parseKey(raw: string, name: string): string {
   // A key goes into a header; whitespace or control characters would break the request or smuggle another header.
   // biome-ignore lint/suspicious/noControlCharactersInRegex: a key must not hold control characters
-  if (/[\s\x00-\x1f\x7f]/.test(raw)) throw new ConfigError(`${name} contains whitespace or a control character; check how it was pasted`)
+  if (/[\s\x00-\x1f\x7f]/.test(raw))
+    throw new ConfigError(`${name} contains whitespace or a control character; check how it was pasted`)
   return raw
 }
 
 function parseFamilies(raw: string, known: readonly string[]): string[] {
-  const families = raw.split(',').map((f) => f.trim()).filter((f) => f !== '')
+  const families = raw
+    .split(',')
+    .map((f) => f.trim())
+    .filter((f) => f !== '')
   if (families.length === 0) throw new ConfigError(`--family needs at least one family: ${known.join(', ')}`)
   for (const family of families) {
     if (!known.includes(family)) throw new ConfigError(`unknown family "${family}": choose from ${known.join(', ')}`)
@@ -208,7 +241,9 @@ function parseGrep(raw: string): string {
   try {
     new RegExp(raw)
   } catch (error) {
-    throw new ConfigError(`--grep "${raw}" is not a regular expression: ${(error as Error).message.split(': ').pop() ?? ''}`)
+    throw new ConfigError(
+      `--grep "${raw}" is not a regular expression: ${(error as Error).message.split(': ').pop() ?? ''}`,
+    )
   }
   return raw
 }
@@ -231,13 +266,19 @@ export function parseShard(raw: string): Shard {
 }
 
 /** Combines environment and flags into validated options. `knownFamilies` are the families that have suites. */
-export function resolveOptions(env: Env, flags: FlagValues, filters: string[], knownFamilies: readonly string[]): RunOptions {
+export function resolveOptions(
+  env: Env,
+  flags: FlagValues,
+  filters: string[],
+  knownFamilies: readonly string[],
+): RunOptions {
   const value = (name: string): string | undefined => {
     const v = env[name]
     return v === undefined || v.trim() === '' ? undefined : v.trim()
   }
   const baseUrlRaw = flags['base-url'] ?? value('GATEWAY_BASE_URL')
-  const baseUrl = baseUrlRaw === undefined ? null : parseBaseUrl(baseUrlRaw, flags['base-url'] ? '--base-url' : 'GATEWAY_BASE_URL')
+  const baseUrl =
+    baseUrlRaw === undefined ? null : parseBaseUrl(baseUrlRaw, flags['base-url'] ? '--base-url' : 'GATEWAY_BASE_URL')
 
   const keys: Partial<Record<KeySlot, string>> = {}
   for (const slot of KEY_SLOTS) {
@@ -245,20 +286,33 @@ export function resolveOptions(env: Env, flags: FlagValues, filters: string[], k
     if (raw !== undefined) keys[slot] = parseKey(raw, KEY_ENV[slot])
   }
   if (baseUrl !== null && keys.main === undefined) {
-    throw new ConfigError(`GATEWAY_API_KEY is not set: the target ${baseUrl} needs a key (set it in the environment or in .env)`)
+    throw new ConfigError(
+      `GATEWAY_API_KEY is not set: the target ${baseUrl} needs a key (set it in the environment or in .env)`,
+    )
   }
 
   const asOfRaw = flags['as-of'] ?? value('GATEWAY_AS_OF')
   const asOf = asOfRaw === undefined ? todayUtc() : parseAsOf(asOfRaw, flags['as-of'] ? '--as-of' : 'GATEWAY_AS_OF')
 
   const timeoutRaw = value('GATEWAY_TIMEOUT_MS')
-  const timeoutMs = timeoutRaw === undefined ? DEFAULTS.timeoutMs : parsePositiveInt(timeoutRaw, 'GATEWAY_TIMEOUT_MS', DEFAULTS.maxTimeoutMs)
+  const timeoutMs =
+    timeoutRaw === undefined
+      ? DEFAULTS.timeoutMs
+      : parsePositiveInt(timeoutRaw, 'GATEWAY_TIMEOUT_MS', DEFAULTS.maxTimeoutMs)
 
   const budgetRaw = value('GATEWAY_BUDGET_USD')
-  const budgetUsd = budgetRaw !== undefined ? parseBudget(budgetRaw, 'GATEWAY_BUDGET_USD') : baseUrl === null ? null : DEFAULTS.remoteBudgetUsd
+  const budgetUsd =
+    budgetRaw !== undefined
+      ? parseBudget(budgetRaw, 'GATEWAY_BUDGET_USD')
+      : baseUrl === null
+        ? null
+        : DEFAULTS.remoteBudgetUsd
 
   const maxDurationRaw = flags['max-duration'] ?? value('GATEWAY_MAX_DURATION')
-  const maxDurationMs = maxDurationRaw === undefined ? RUN_STOP_DEFAULTS.maxDurationMs : parseMaxDuration(maxDurationRaw, flags['max-duration'] ? '--max-duration' : 'GATEWAY_MAX_DURATION')
+  const maxDurationMs =
+    maxDurationRaw === undefined
+      ? RUN_STOP_DEFAULTS.maxDurationMs
+      : parseMaxDuration(maxDurationRaw, flags['max-duration'] ? '--max-duration' : 'GATEWAY_MAX_DURATION')
 
   const largeRaw = value('GATEWAY_LARGE_UPLOADS')
   const largeUploads = largeRaw === undefined ? false : parseSwitch(largeRaw, 'GATEWAY_LARGE_UPLOADS')
@@ -270,10 +324,13 @@ export function resolveOptions(env: Env, flags: FlagValues, filters: string[], k
   const modelsRaw = flags.models ?? value('GATEWAY_MODELS')
   const models: NamedModels = {
     ...(audioRaw === undefined ? {} : parseModels(audioRaw, 'GATEWAY_AUDIO_MODELS', AUDIO_CAPABILITIES)),
-    ...(modelsRaw === undefined ? {} : parseModels(modelsRaw, flags.models !== undefined ? '--models' : 'GATEWAY_MODELS', CAPABILITIES)),
+    ...(modelsRaw === undefined
+      ? {}
+      : parseModels(modelsRaw, flags.models !== undefined ? '--models' : 'GATEWAY_MODELS', CAPABILITIES)),
   }
   const headerRaw = value('GATEWAY_NATIVE_KEY_HEADER')
-  const nativeKeyHeader = headerRaw === undefined ? DEFAULT_NATIVE_KEY_HEADER : parseHeaderName(headerRaw, 'GATEWAY_NATIVE_KEY_HEADER')
+  const nativeKeyHeader =
+    headerRaw === undefined ? DEFAULT_NATIVE_KEY_HEADER : parseHeaderName(headerRaw, 'GATEWAY_NATIVE_KEY_HEADER')
 
   return {
     baseUrl,
@@ -300,16 +357,21 @@ export function resolveOptions(env: Env, flags: FlagValues, filters: string[], k
 
 function parseMaxDuration(raw: string, source: string): number {
   const ms = parseDurationMs(raw)
-  if (ms === undefined || ms < 1000 || ms > DEFAULTS.maxRunMs) throw new ConfigError(`${source} must be a duration from 1s to 24h such as 30m, 90s or 1h30m (got "${raw}")`)
+  if (ms === undefined || ms < 1000 || ms > DEFAULTS.maxRunMs)
+    throw new ConfigError(`${source} must be a duration from 1s to 24h such as 30m, 90s or 1h30m (got "${raw}")`)
   return Math.round(ms)
 }
 
 function baselineOptions(flags: FlagValues): { baseline: string | null; updateBaseline: boolean } {
   const baseline = flags.baseline === undefined || flags.baseline.trim() === '' ? null : flags.baseline
   const updateBaseline = flags['update-baseline'] === true
-  if (updateBaseline && baseline === null) throw new ConfigError('--update-baseline needs --baseline FILE: the file to write')
+  if (updateBaseline && baseline === null)
+    throw new ConfigError('--update-baseline needs --baseline FILE: the file to write')
   // A shard sees part of the run: the entries of the other shards would look "not run" and the file would be half.
-  if (updateBaseline && flags.shard !== undefined) throw new ConfigError('--update-baseline needs a whole run, not a shard: run once without --shard to write the baseline')
+  if (updateBaseline && flags.shard !== undefined)
+    throw new ConfigError(
+      '--update-baseline needs a whole run, not a shard: run once without --shard to write the baseline',
+    )
   return { baseline, updateBaseline }
 }
 

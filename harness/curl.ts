@@ -27,7 +27,8 @@ export function curlLine(ex: ExchangeRecord, fullBody?: string): string {
     const plainName = /^[A-Za-z0-9-]+$/.test(name) // nothing the shell reads inside double quotes
     parts.push('-H', marker && plainName ? `"${name}: $${marker[1] as string}"` : shellQuote(`${name}: ${value}`))
   }
-  if (ex.requestBodyIsNote && fullBody === undefined) return `${parts.join(' ')}  # body not reproduced: ${ex.requestBody ?? ''}`
+  if (ex.requestBodyIsNote && fullBody === undefined)
+    return `${parts.join(' ')}  # body not reproduced: ${ex.requestBody ?? ''}`
   const body = fullBody ?? ex.requestBody
   if (body !== undefined && body !== '') parts.push('--data-raw', shellQuote(body))
   return parts.join(' ')

@@ -68,6 +68,7 @@ export const FAILURE_NAMES: ReadonlySet<string> = new Set(['ConformanceFailure',
 
 /** An error as one line of a report; a harness error's code leads its message, so reports can be searched by it. */
 export function errorLine(error: { name?: string; message: string; code?: unknown }): string {
-  const message = error.name === 'HarnessError' && typeof error.code === 'string' ? `[${error.code}] ${error.message}` : error.message
+  const message =
+    error.name === 'HarnessError' && typeof error.code === 'string' ? `[${error.code}] ${error.message}` : error.message
   return `${error.name ?? 'Error'}: ${message}`
 }

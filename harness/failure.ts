@@ -26,11 +26,15 @@ function headerLine(headers: Record<string, string> | undefined, filter?: RegExp
 export function describeExchange(ex: ExchangeRecord): string[] {
   const outcome = ex.status !== undefined ? String(ex.status) : `no response (${ex.error ?? 'unknown'})`
   const id = ex.responseHeaders?.['svc-request-id']
-  const lines = [`${ex.method} ${ex.path} -> ${outcome} · svc-request-id ${id ?? '(none)'} · ${ex.durationMs} ms${ex.attempt > 1 ? ` · attempt ${ex.attempt}` : ''}`]
+  const lines = [
+    `${ex.method} ${ex.path} -> ${outcome} · svc-request-id ${id ?? '(none)'} · ${ex.durationMs} ms${ex.attempt > 1 ? ` · attempt ${ex.attempt}` : ''}`,
+  ]
   lines.push(`  request headers: ${headerLine(ex.requestHeaders)}`)
   if (ex.requestBody !== undefined) lines.push(`  request body: ${excerpt(ex.requestBody, BODY_IN_MESSAGE).text}`)
-  if (ex.responseHeaders !== undefined) lines.push(`  response headers: ${headerLine(ex.responseHeaders, SHOWN_RESPONSE_HEADERS)}`)
-  if (ex.body !== undefined) lines.push(`  body (${ex.bodyBytes ?? ex.body.length} bytes): ${excerpt(ex.body, BODY_IN_MESSAGE).text}`)
+  if (ex.responseHeaders !== undefined)
+    lines.push(`  response headers: ${headerLine(ex.responseHeaders, SHOWN_RESPONSE_HEADERS)}`)
+  if (ex.body !== undefined)
+    lines.push(`  body (${ex.bodyBytes ?? ex.body.length} bytes): ${excerpt(ex.body, BODY_IN_MESSAGE).text}`)
   // An answer that came but went wrong on the way (a body cut off, a stream stopped by a cap): say how.
   if (ex.status !== undefined && ex.error !== undefined) lines.push(`  transport: ${ex.error}`)
   return lines
@@ -45,7 +49,12 @@ export function renderFailure(req: Requirement | undefined, details: FailureDeta
   lines.push(`Expected: ${details.expected}`)
   const seen = Array.isArray(details.seen) ? details.seen : [details.seen]
   if (seen.length === 1) lines.push(`Seen: ${seen[0]}`)
-  else lines.push('Seen:', ...seen.slice(0, 20).map((s) => `  ${s}`), ...(seen.length > 20 ? [`  … ${seen.length - 20} more`] : []))
+  else
+    lines.push(
+      'Seen:',
+      ...seen.slice(0, 20).map((s) => `  ${s}`),
+      ...(seen.length > 20 ? [`  … ${seen.length - 20} more`] : []),
+    )
   if (details.exchange !== undefined) {
     lines.push(`Exchange: ${describeExchange(details.exchange).join('\n')}`)
     lines.push(`Reproduce: ${curlLine(details.exchange)}`)

@@ -10,7 +10,11 @@ export function memo<T>(fn: () => Promise<T>): () => Promise<T> {
 }
 
 /** Maps with at most `limit` calls in flight, keeping order: polite to the target, faster than one by one. */
-export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+export async function mapLimit<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
   const results = new Array<R>(items.length)
   let next = 0
   const worker = async (): Promise<void> => {
@@ -25,7 +29,10 @@ export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (it
 }
 
 /** Polls `fn` until it returns a value other than undefined, or the deadline passes (then undefined). */
-export async function pollUntil<T>(fn: () => Promise<T | undefined>, options: { timeoutMs: number; intervalMs: number }): Promise<T | undefined> {
+export async function pollUntil<T>(
+  fn: () => Promise<T | undefined>,
+  options: { timeoutMs: number; intervalMs: number },
+): Promise<T | undefined> {
   const deadline = Date.now() + options.timeoutMs
   for (;;) {
     const value = await fn()

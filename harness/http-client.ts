@@ -17,7 +17,15 @@ import { Pacer } from './pacing.ts'
 import { delayBeforeRetryMs } from './retry.ts'
 import { claimReservations, settleReservations } from './budget.ts'
 import { RunGate } from './run-stop.ts'
-import { describeSseEnd, readSse, SSE_DEFAULTS, type SseEnd, type SseEvent, type SseItem, type SseLimits } from './sse.ts'
+import {
+  describeSseEnd,
+  readSse,
+  SSE_DEFAULTS,
+  type SseEnd,
+  type SseEvent,
+  type SseItem,
+  type SseLimits,
+} from './sse.ts'
 
 export const CLIENT_DEFAULTS = {
   maxBodyBytes: 16 * 1024 * 1024, // bytes; larger than any response the reference describes; a bigger one is a fault, and reading stops there
@@ -107,7 +115,14 @@ export class Exchange {
   }
 }
 
-const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ECONNABORTED'])
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'ECONNABORTED',
+])
 
 export class TargetClient {
   readonly config: TargetConfig
@@ -184,7 +199,8 @@ export class TargetClient {
     try {
       exchange = await this.#once(spec, attempt, sseLimits)
     } catch (error) {
-      if (error instanceof TargetFailure || (error instanceof HarnessError && error.code === 'TARGET_UNREACHABLE')) this.#gate.failed(error.message)
+      if (error instanceof TargetFailure || (error instanceof HarnessError && error.code === 'TARGET_UNREACHABLE'))
+        this.#gate.failed(error.message)
       throw error
     }
     const broken = brokenAnswer(exchange)
@@ -213,7 +229,8 @@ export class TargetClient {
     if (spec.clientRequestId !== false) {
       this.#counter += 1
       // Not UUID-shaped on purpose: a target must never take it for its own id (Part 1 section 4.1).
-      headers['x-client-request-id'] = spec.clientRequestId ?? `gc-${this.config.runId}-${process.pid}-${this.#counter}-${attempt}`
+      headers['x-client-request-id'] =
+        spec.clientRequestId ?? `gc-${this.config.runId}-${process.pid}-${this.#counter}-${attempt}`
     }
     if (spec.json !== undefined) headers['content-type'] ??= 'application/json'
     return { headers, key, auth }
@@ -224,9 +241,22 @@ export class TargetClient {
     const url = this.#url(spec)
     const parsed = new URL(url)
     const { headers, key, auth } = this.#headers(spec, attempt)
-    const body = spec.json !== undefined ? JSON.stringify(spec.json) : typeof spec.body === 'function' ? Readable.from(spec.body()) : spec.body
+    const body =
+      spec.json !== undefined
+        ? JSON.stringify(spec.json)
+        : typeof spec.body === 'function'
+          ? Readable.from(spec.body())
+          : spec.body
     // What reports show of the request body: a note where the caller gave one, else the text or its size.
-    const described = spec.bodyNote ?? (typeof body === 'string' ? body : body instanceof Uint8Array ? `[${body.byteLength} bytes]` : body === undefined ? undefined : '[streamed body]')
+    const described =
+      spec.bodyNote ??
+      (typeof body === 'string'
+        ? body
+        : body instanceof Uint8Array
+          ? `[${body.byteLength} bytes]`
+          : body === undefined
+            ? undefined
+            : '[streamed body]')
     const timeoutMs = spec.timeoutMs ?? this.config.timeoutMs
     const record: ExchangeRecord = {
       seq: nextSequence(),
@@ -236,7 +266,12 @@ export class TargetClient {
       key,
       auth,
       requestHeaders: this.redactor.headers(headers),
-      ...(described === undefined ? {} : { requestBody: this.redactor.text(excerpt(described).text), ...(typeof body === 'string' && spec.bodyNote === undefined ? {} : { requestBodyIsNote: true }) }),
+      ...(described === undefined
+        ? {}
+        : {
+            requestBody: this.redactor.text(excerpt(described).text),
+            ...(typeof body === 'string' && spec.bodyNote === undefined ? {} : { requestBodyIsNote: true }),
+          }),
       ...(headers['x-client-request-id'] ? { clientRequestId: headers['x-client-request-id'] } : {}),
       startedAt: Date.now(),
       durationMs: 0,
@@ -246,7 +281,10 @@ export class TargetClient {
     const started = performance.now()
     // One deadline for the answer's head and, unless it is a stream, its whole body: the target's to meet.
     const deadline = new AbortController()
-    const timer = setTimeout(() => deadline.abort(new DOMException(`no complete response within ${timeoutMs} ms`, 'TimeoutError')), timeoutMs)
+    const timer = setTimeout(
+      () => deadline.abort(new DOMException(`no complete response within ${timeoutMs} ms`, 'TimeoutError')),
+      timeoutMs,
+    )
     const caps = sseLimits === undefined ? undefined : streamCaps(timeoutMs, sseLimits)
     let text: string
     let bytes: Buffer | undefined
@@ -267,7 +305,8 @@ export class TargetClient {
       record.status = response.statusCode
       record.responseHeaders = normaliseHeaders(response.headers)
       const location = record.responseHeaders.location
-      if (record.status >= 300 && record.status < 400 && location !== undefined) record.error = `a redirect to ${this.redactor.text(location)}, not followed`
+      if (record.status >= 300 && record.status < 400 && location !== undefined)
+        record.error = `a redirect to ${this.redactor.text(location)}, not followed`
       if (caps !== undefined && /^text\/event-stream\b/i.test(record.responseHeaders['content-type'] ?? '')) {
         // A stream is read within the reader's own caps (bytes, events, idle and total time), which end it cleanly
         // with what arrived so far; the head's deadline stops here.
@@ -303,7 +342,13 @@ export class TargetClient {
       record.bodyTruncated = cut.truncated || record.bodyTruncated === true
     }
     const exchange = new Exchange(record, text, stream, bytes)
-    const notes = recordNotes(record, spec.json, spec.json === undefined && spec.body !== undefined, () => exchange.json, stream?.events)
+    const notes = recordNotes(
+      record,
+      spec.json,
+      spec.json === undefined && spec.body !== undefined,
+      () => exchange.json,
+      stream?.events,
+    )
     if (notes !== undefined) record.notes = notes
     return exchange
   }
@@ -313,8 +358,16 @@ export class TargetClient {
     const err = error as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException }
     const code = err.code ?? err.cause?.code
     const read = record.bodyBytes === undefined ? '' : ` (${record.bodyBytes} bytes of the body read)`
-    if (err.name === 'TimeoutError' || err.name === 'AbortError' || error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.BodyTimeoutError) {
-      record.error = record.status === undefined ? `no response within ${timeoutMs} ms` : `no complete response within ${timeoutMs} ms: the body did not end${read}`
+    if (
+      err.name === 'TimeoutError' ||
+      err.name === 'AbortError' ||
+      error instanceof undiciErrors.HeadersTimeoutError ||
+      error instanceof undiciErrors.BodyTimeoutError
+    ) {
+      record.error =
+        record.status === undefined
+          ? `no response within ${timeoutMs} ms`
+          : `no complete response within ${timeoutMs} ms: the body did not end${read}`
       return new TargetFailure(`${record.method} ${record.path}: ${record.error}`, record)
     }
     if (record.status === undefined && code !== undefined && UNREACHABLE_CODES.has(code)) {
@@ -322,8 +375,12 @@ export class TargetClient {
       return new HarnessError('TARGET_UNREACHABLE', `cannot reach ${this.config.baseUrl}: ${code}`, { cause: error })
     }
     // undici says "other side closed" (UND_ERR_SOCKET) where the target dropped the connection.
-    const why = code === undefined ? err.message : `${code}${err.message && err.message !== code ? `: ${err.message}` : ''}`
-    record.error = record.status === undefined ? `the connection closed before any response (${why})` : `the connection closed before the body ended${read} (${why})`
+    const why =
+      code === undefined ? err.message : `${code}${err.message && err.message !== code ? `: ${err.message}` : ''}`
+    record.error =
+      record.status === undefined
+        ? `the connection closed before any response (${why})`
+        : `the connection closed before the body ended${read} (${why})`
     return new TargetFailure(`${record.method} ${record.path}: ${record.error}`, record)
   }
 }
@@ -333,7 +390,8 @@ export class TargetClient {
  * or stopped by a cap, or a body labelled JSON that does not parse. Undefined for a usable answer, whatever its status.
  */
 function brokenAnswer(ex: Exchange): string | undefined {
-  if (ex.stream !== undefined) return ex.stream.end.reason === 'end' && ex.stream.end.cleanEnd ? undefined : ex.record.error
+  if (ex.stream !== undefined)
+    return ex.stream.end.reason === 'end' && ex.stream.end.cleanEnd ? undefined : ex.record.error
   if (ex.text !== '' && /\bjson\b/i.test(ex.header('content-type') ?? '') && ex.jsonError !== undefined) {
     return `status ${ex.status}, a body labelled ${ex.header('content-type')} that is not JSON (${ex.jsonError})`
   }
@@ -343,7 +401,8 @@ function brokenAnswer(ex: Exchange): string | undefined {
 /** The model a call names, for telling rate-limit buckets apart: the JSON body's model, or the native path's. */
 function modelOf(spec: RequestSpec): string | undefined {
   const json = spec.json
-  if (typeof json === 'object' && json !== null && typeof (json as { model?: unknown }).model === 'string') return (json as { model: string }).model
+  if (typeof json === 'object' && json !== null && typeof (json as { model?: unknown }).model === 'string')
+    return (json as { model: string }).model
   return /^\/v1beta\/models\/([^/:]+)/.exec(spec.path)?.[1]
 }
 
@@ -356,7 +415,11 @@ function normaliseHeaders(headers: Record<string, string | string[] | undefined>
 }
 
 /** Reads an SSE body through the reader's caps, keeping the raw text's beginning as evidence. */
-async function readStream(body: AsyncIterable<Buffer>, limits: Partial<SseLimits>, startedAt: number): Promise<{ text: string; stream: StreamResult }> {
+async function readStream(
+  body: AsyncIterable<Buffer>,
+  limits: Partial<SseLimits>,
+  startedAt: number,
+): Promise<{ text: string; stream: StreamResult }> {
   let raw = ''
   const tee = async function* (): AsyncGenerator<Uint8Array> {
     for await (const chunk of body) {
@@ -370,7 +433,15 @@ async function readStream(body: AsyncIterable<Buffer>, limits: Partial<SseLimits
   for (;;) {
     const next = await reader.next()
     if (next.done) {
-      return { text: raw, stream: { items, events: items.filter((i): i is SseEvent => i.kind === 'event'), end: next.value, eventTimesMs } }
+      return {
+        text: raw,
+        stream: {
+          items,
+          events: items.filter((i): i is SseEvent => i.kind === 'event'),
+          end: next.value,
+          eventTimesMs,
+        },
+      }
     }
     items.push(next.value)
     if (next.value.kind === 'event') eventTimesMs.push(Math.round(performance.now() - startedAt))
@@ -385,7 +456,11 @@ export function isBinary(contentType: string | undefined): boolean {
 }
 
 /** Reads a body up to `maxBytes`, counting as it goes (so a failure can say how much came), and stops there. */
-async function readCapped(body: AsyncIterable<Buffer> & { destroy(): void }, maxBytes: number, record: ExchangeRecord): Promise<Buffer> {
+async function readCapped(
+  body: AsyncIterable<Buffer> & { destroy(): void },
+  maxBytes: number,
+  record: ExchangeRecord,
+): Promise<Buffer> {
   const chunks: Buffer[] = []
   let total = 0
   record.bodyBytes = 0

@@ -48,7 +48,9 @@ function fixedFindings(group: readonly Seen[], checked: Map<string, number>): Le
     const other = carrying.find((s) => s.sighting.fixed[field] !== reference.sighting.fixed[field])
     if (other) {
       findings.push({
-        requirement, ok: false, exchange: other.ex,
+        requirement,
+        ok: false,
+        exchange: other.ex,
         detail: `${first.sighting.kind} ${first.sighting.id}: ${field} ${reference.sighting.fixed[field]} in the ${describe(reference)}, ${other.sighting.fixed[field]} in the ${describe(other)}`,
       })
     }
@@ -62,21 +64,36 @@ function terminalFindings(group: readonly Seen[], checked: Map<string, number>):
   const rule = KIND_RULES[first.sighting.kind]
   if (rule.terminal === undefined || rule.terminalRequirement === undefined) return []
   const requirement = rule.terminalRequirement
-  const ended = group.find((s) => s.sighting.state !== undefined && rule.terminal!.includes(JSON.parse(s.sighting.state) as string))
+  const ended = group.find(
+    (s) => s.sighting.state !== undefined && rule.terminal!.includes(JSON.parse(s.sighting.state) as string),
+  )
   if (ended === undefined) return []
   const later = group.filter((s) => after(s.ex, ended.ex))
   if (later.length === 0) return []
   checked.set(requirement, (checked.get(requirement) ?? 0) + later.length)
   for (const s of later) {
     const changed = [
-      ...(s.sighting.state !== undefined && s.sighting.state !== ended.sighting.state ? [`status ${s.sighting.state}`] : []),
-      ...(rule.settled ?? []).filter((f) => s.sighting.fixed[f] !== undefined && ended.sighting.fixed[f] !== undefined && s.sighting.fixed[f] !== ended.sighting.fixed[f]).map((f) => `${f} ${s.sighting.fixed[f]}`),
+      ...(s.sighting.state !== undefined && s.sighting.state !== ended.sighting.state
+        ? [`status ${s.sighting.state}`]
+        : []),
+      ...(rule.settled ?? [])
+        .filter(
+          (f) =>
+            s.sighting.fixed[f] !== undefined &&
+            ended.sighting.fixed[f] !== undefined &&
+            s.sighting.fixed[f] !== ended.sighting.fixed[f],
+        )
+        .map((f) => `${f} ${s.sighting.fixed[f]}`),
     ]
     if (changed.length > 0) {
-      return [{
-        requirement, ok: false, exchange: s.ex,
-        detail: `${first.sighting.kind} ${first.sighting.id} was ${ended.sighting.state} in the ${describe(ended)}, and later ${changed.join(', ')} in the ${describe(s)}`,
-      }]
+      return [
+        {
+          requirement,
+          ok: false,
+          exchange: s.ex,
+          detail: `${first.sighting.kind} ${first.sighting.id} was ${ended.sighting.state} in the ${describe(ended)}, and later ${changed.join(', ')} in the ${describe(s)}`,
+        },
+      ]
     }
   }
   return []
@@ -91,32 +108,62 @@ function timeFindings(seen: Seen, checked: Map<string, number>): LedgerFinding[]
   const { requested_at: requested, created_at: created } = seen.sighting.fixed
   if (requested === undefined || created === undefined) return []
   const [requestedAt, createdAt] = [JSON.parse(requested) as unknown, JSON.parse(created) as unknown]
-  const [from, to] = [typeof requestedAt === 'string' ? Date.parse(requestedAt) : Number.NaN, typeof createdAt === 'string' ? Date.parse(createdAt) : Number.NaN]
+  const [from, to] = [
+    typeof requestedAt === 'string' ? Date.parse(requestedAt) : Number.NaN,
+    typeof createdAt === 'string' ? Date.parse(createdAt) : Number.NaN,
+  ]
   // Times that are no ISO 8601 strings are the envelope requirement's to report.
   if (Number.isNaN(from) || Number.isNaN(to)) return []
   const requirement = LEDGER_REQ.transactionFields
   checked.set(requirement, (checked.get(requirement) ?? 0) + 1)
   if (from <= to) return []
-  return [{ requirement, ok: false, exchange: seen.ex, detail: `transaction ${seen.sighting.id} (${describe(seen)}): requested_at ${requested} is later than created_at ${created}` }]
+  return [
+    {
+      requirement,
+      ok: false,
+      exchange: seen.ex,
+      detail: `transaction ${seen.sighting.id} (${describe(seen)}): requested_at ${requested} is later than created_at ${created}`,
+    },
+  ]
 }
 
 /** §2.2: a transaction's id is its call's svc-request-id, and it records that call's status, stream flag and identifier. */
-function transactionCallFindings(seen: Seen, calls: ReadonlyMap<string, ExchangeRecord | null>, checked: Map<string, number>): LedgerFinding[] {
+function transactionCallFindings(
+  seen: Seen,
+  calls: ReadonlyMap<string, ExchangeRecord | null>,
+  checked: Map<string, number>,
+): LedgerFinding[] {
   const call = calls.get(seen.sighting.id)
   if (call === null || call?.status === undefined) return []
   const requirement = LEDGER_REQ.transactionFields
   checked.set(requirement, (checked.get(requirement) ?? 0) + 1)
   const problems: string[] = []
   const statusCode = seen.sighting.fixed.status_code
-  if (statusCode !== undefined && statusCode !== String(call.status)) problems.push(`status_code ${statusCode}, but the call answered ${call.status}`)
+  if (statusCode !== undefined && statusCode !== String(call.status))
+    problems.push(`status_code ${statusCode}, but the call answered ${call.status}`)
   const stream = seen.sighting.fixed.stream
-  if (stream !== undefined && stream !== 'false' && call.notes?.streamAsked !== true && !isStreamAnswer(call)) problems.push(`stream ${stream}, but the call neither asked for nor answered a stream`)
+  if (stream !== undefined && stream !== 'false' && call.notes?.streamAsked !== true && !isStreamAnswer(call))
+    problems.push(`stream ${stream}, but the call neither asked for nor answered a stream`)
   // A call that was served (2xx) took its identifier; what a refused one records is not shown.
   const given = call.notes?.safetyIdentifier
   const recorded = seen.sighting.fixed.safety_identifier
-  if (given !== undefined && call.status >= 200 && call.status < 300 && recorded !== undefined && recorded !== JSON.stringify(given)) problems.push(`safety_identifier ${recorded}, but the call gave ${JSON.stringify(given)}`)
+  if (
+    given !== undefined &&
+    call.status >= 200 &&
+    call.status < 300 &&
+    recorded !== undefined &&
+    recorded !== JSON.stringify(given)
+  )
+    problems.push(`safety_identifier ${recorded}, but the call gave ${JSON.stringify(given)}`)
   if (problems.length === 0) return []
-  return [{ requirement, ok: false, exchange: seen.ex, detail: `transaction ${seen.sighting.id} (${describe(seen)}) describes the call ${call.method} ${call.path} (call ${call.seq}): ${problems.join('; ')}` }]
+  return [
+    {
+      requirement,
+      ok: false,
+      exchange: seen.ex,
+      detail: `transaction ${seen.sighting.id} (${describe(seen)}) describes the call ${call.method} ${call.path} (call ${call.seq}): ${problems.join('; ')}`,
+    },
+  ]
 }
 
 export function ledgerFindings(exchanges: readonly ExchangeRecord[]): LedgerFinding[] {
@@ -131,7 +178,13 @@ export function ledgerFindings(exchanges: readonly ExchangeRecord[]): LedgerFind
     if (svcRequestId !== undefined) calls.set(svcRequestId, calls.has(svcRequestId) ? null : ex)
     for (const echo of ex.notes?.echoes ?? []) {
       checked.set(echo.requirement, (checked.get(echo.requirement) ?? 0) + 1)
-      if (echo.seen !== echo.expected) failures.push({ requirement: echo.requirement, ok: false, exchange: ex, detail: `${echo.field} ${echo.seen} in the answer of ${ex.method} ${ex.path} (call ${ex.seq}), where ${echo.expected} is due` })
+      if (echo.seen !== echo.expected)
+        failures.push({
+          requirement: echo.requirement,
+          ok: false,
+          exchange: ex,
+          detail: `${echo.field} ${echo.seen} in the answer of ${ex.method} ${ex.path} (call ${ex.seq}), where ${echo.expected} is due`,
+        })
     }
     for (const sighting of ex.notes?.sightings ?? []) {
       const key = `${sighting.kind} ${sighting.id}`
@@ -144,12 +197,14 @@ export function ledgerFindings(exchanges: readonly ExchangeRecord[]): LedgerFind
     if (group.length > 1) failures.push(...fixedFindings(group, checked), ...terminalFindings(group, checked))
     // One judgement per transaction: its later sightings are held to the first by fixedFindings.
     const first = group[0] as Seen
-    if (first.sighting.kind === 'transaction') failures.push(...transactionCallFindings(first, calls, checked), ...timeFindings(first, checked))
+    if (first.sighting.kind === 'transaction')
+      failures.push(...transactionCallFindings(first, calls, checked), ...timeFindings(first, checked))
   }
   const findings: LedgerFinding[] = []
   for (const [requirement, count] of checked) {
     const failing = failures.filter((f) => f.requirement === requirement)
-    if (failing.length === 0) findings.push({ requirement, ok: true, detail: `${count} later sightings and echoes agree` })
+    if (failing.length === 0)
+      findings.push({ requirement, ok: true, detail: `${count} later sightings and echoes agree` })
     else findings.push(...failing.slice(0, MAX_FAILURES_PER_REQUIREMENT))
   }
   return findings

@@ -21,7 +21,10 @@ export function usageLimitPerMinute(tier: number): number | undefined {
 
 interface FileTable {
   maxUploadBytes: number
-  tiers: Record<string, { uploadsPerMinute: number; downloadsPerMinute: number; deletesPerMinute: number; maxStorageBytes: number }>
+  tiers: Record<
+    string,
+    { uploadsPerMinute: number; downloadsPerMinute: number; deletesPerMinute: number; maxStorageBytes: number }
+  >
 }
 
 let files: FileTable | undefined

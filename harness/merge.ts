@@ -5,11 +5,32 @@
  * merged results (an entry one shard did not run may be stale in another). Reports of different targets, as-of
  * dates, catalogues or baselines are refused, and so are incomplete or repeated shard sets.
  */
-import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync, writeSync } from 'node:fs'
+import {
+  closeSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs'
 import { join } from 'node:path'
 import { judgeBaseline, summarizeBaseline, targetName, rawStatus, type Baseline } from './baseline.ts'
 import { ConfigError } from './errors.ts'
-import { countByFamily, EXIT, MAX_EVIDENCE, SHARD_REASON, totals, UNCHECKED_REASON, uncheckedMustIds, verdictOf, type RequirementResult, type Status } from './results.ts'
+import {
+  countByFamily,
+  EXIT,
+  MAX_EVIDENCE,
+  SHARD_REASON,
+  totals,
+  UNCHECKED_REASON,
+  uncheckedMustIds,
+  verdictOf,
+  type RequirementResult,
+  type Status,
+} from './results.ts'
 import { writeSummaryFiles } from './report/files.ts'
 import { SUMMARY_SCHEMA_VERSION, type Summary } from './report/summary.ts'
 
@@ -29,17 +50,29 @@ function label(input: MergeInput): string {
 
 /** Refuses what cannot be one report; every reason is one line. */
 export function checkMergeable(inputs: readonly MergeInput[]): void {
-  if (inputs.length === 0) throw new ConfigError('merge needs at least one report folder: npm run conformance -- merge <dir> [<dir>...]')
+  if (inputs.length === 0)
+    throw new ConfigError('merge needs at least one report folder: npm run conformance -- merge <dir> [<dir>...]')
   const first = inputs[0] as MergeInput
   const differ = (what: string, value: (s: Summary) => string): void => {
     const other = inputs.find((i) => value(i.summary) !== value(first.summary))
-    if (other) throw new ConfigError(`cannot merge runs with different ${what}: ${value(first.summary)} (${first.dir}) and ${value(other.summary)} (${other.dir})`)
+    if (other)
+      throw new ConfigError(
+        `cannot merge runs with different ${what}: ${value(first.summary)} (${first.dir}) and ${value(other.summary)} (${other.dir})`,
+      )
   }
   differ('summary versions', (s) => String(s.schemaVersion))
-  if (first.summary.schemaVersion !== SUMMARY_SCHEMA_VERSION) throw new ConfigError(`${first.dir}: summary version ${first.summary.schemaVersion}, this tool reads ${SUMMARY_SCHEMA_VERSION}`)
+  if (first.summary.schemaVersion !== SUMMARY_SCHEMA_VERSION)
+    throw new ConfigError(
+      `${first.dir}: summary version ${first.summary.schemaVersion}, this tool reads ${SUMMARY_SCHEMA_VERSION}`,
+    )
   differ('targets', (s) => targetName(s.target))
   differ('as-of dates', (s) => s.asOf)
-  differ('requirement catalogues', (s) => s.requirements.map((r) => r.id).sort().join(','))
+  differ('requirement catalogues', (s) =>
+    s.requirements
+      .map((r) => r.id)
+      .sort()
+      .join(','),
+  )
   differ('baselines', (s) => JSON.stringify([...(s.baseline?.entries ?? [])].sort((a, b) => a.id.localeCompare(b.id))))
   const runIds = new Map<string, string>()
   for (const i of inputs) {
@@ -52,7 +85,8 @@ export function checkMergeable(inputs: readonly MergeInput[]): void {
   const firstShard = sharded[0]
   if (firstShard === undefined) return
   const other = sharded.find((i) => i.summary.selection.shard?.count !== firstShard.summary.selection.shard?.count)
-  if (other) throw new ConfigError(`cannot merge runs with different shard counts: ${label(firstShard)} and ${label(other)}`)
+  if (other)
+    throw new ConfigError(`cannot merge runs with different shard counts: ${label(firstShard)} and ${label(other)}`)
   const count = (firstShard.summary.selection.shard as Shard).count
   const byIndex = new Map<number, string>()
   for (const i of sharded) {
@@ -62,7 +96,10 @@ export function checkMergeable(inputs: readonly MergeInput[]): void {
     byIndex.set(index, i.dir)
   }
   const missing = Array.from({ length: count }, (_, k) => k + 1).filter((k) => !byIndex.has(k))
-  if (missing.length > 0) throw new ConfigError(`shard${missing.length > 1 ? 's' : ''} ${missing.map((k) => `${k}/${count}`).join(', ')} missing: merge every shard of the run`)
+  if (missing.length > 0)
+    throw new ConfigError(
+      `shard${missing.length > 1 ? 's' : ''} ${missing.map((k) => `${k}/${count}`).join(', ')} missing: merge every shard of the run`,
+    )
 }
 
 /** One requirement from its result in each run (baseline marks removed: the merge judges the baseline again). */
@@ -73,10 +110,15 @@ export function mergeRequirement(parts: readonly RequirementResult[]): Requireme
   const { baseline: _mark, partial: _partial, reason: _reason, flaky: _flaky, ...plain } = base
   const merged: RequirementResult = { ...plain, status, tests: parts.flatMap((p) => p.tests), evidence: [] }
   const audits = parts.filter((p) => p.audit !== undefined)
-  if (audits.length > 0) merged.audit = { checked: audits.reduce((n, p) => n + (p.audit?.checked ?? 0), 0), failed: audits.reduce((n, p) => n + (p.audit?.failed ?? 0), 0) }
+  if (audits.length > 0)
+    merged.audit = {
+      checked: audits.reduce((n, p) => n + (p.audit?.checked ?? 0), 0),
+      failed: audits.reduce((n, p) => n + (p.audit?.failed ?? 0), 0),
+    }
   const same = parts.filter((_, k) => statuses[k] === status)
   merged.evidence = same.flatMap((p) => p.evidence).slice(0, MAX_EVIDENCE)
-  const reasons = (list: readonly RequirementResult[]): string => [...new Set(list.map((p) => p.reason).filter((r): r is string => r !== undefined && r !== ''))].join('; ')
+  const reasons = (list: readonly RequirementResult[]): string =>
+    [...new Set(list.map((p) => p.reason).filter((r): r is string => r !== undefined && r !== ''))].join('; ')
   if ((status === 'fail' || status === 'warn') && same.every((p) => p.flaky === true)) merged.flaky = true
   if (status === 'pass') {
     const skipped = parts.filter((p, k) => statuses[k] === 'skip' || p.partial === true)
@@ -104,7 +146,9 @@ function union<T>(lists: ReadonlyArray<readonly T[] | null>): T[] | null {
 }
 
 function overlapping(summaries: readonly Summary[]): boolean {
-  const spans = summaries.map((s) => [Date.parse(s.startedAt), Date.parse(s.finishedAt)] as const).sort((a, b) => a[0] - b[0])
+  const spans = summaries
+    .map((s) => [Date.parse(s.startedAt), Date.parse(s.finishedAt)] as const)
+    .sort((a, b) => a[0] - b[0])
   return spans.some((span, k) => k > 0 && span[0] < (spans[k - 1] as readonly [number, number])[1])
 }
 
@@ -116,16 +160,22 @@ export function mergeSummaries(inputs: readonly MergeInput[], runId: string): Su
   const byId = new Map<string, RequirementResult[]>()
   for (const s of summaries) for (const r of s.requirements) byId.set(r.id, [...(byId.get(r.id) ?? []), r])
   const baselineEntries = first.baseline?.entries
-  const baseline: Baseline | null = first.baseline ? { ...(first.baseline.target ? { target: first.baseline.target } : {}), entries: baselineEntries ?? [] } : null
+  const baseline: Baseline | null = first.baseline
+    ? { ...(first.baseline.target ? { target: first.baseline.target } : {}), entries: baselineEntries ?? [] }
+    : null
   const results = judgeBaseline([...byId.values()].map(mergeRequirement), baseline)
   const harnessErrors = inputs.flatMap((i) => i.summary.harnessErrors.map((e) => `${label(i)}: ${e}`))
   // A shard that stopped calling (harness/run-stop.ts) leaves the merged report partial too.
-  const stopped = inputs.filter((i) => i.summary.stopped !== undefined).map((i) => `${label(i)}: ${i.summary.stopped}`).join('; ')
+  const stopped = inputs
+    .filter((i) => i.summary.stopped !== undefined)
+    .map((i) => `${label(i)}: ${i.summary.stopped}`)
+    .join('; ')
   const verdict = stopped === '' ? verdictOf(results, harnessErrors.length) : 'error'
   const startedAt = Math.min(...summaries.map((s) => Date.parse(s.startedAt)))
   const finishedAt = Math.max(...summaries.map((s) => Date.parse(s.finishedAt)))
   const observations: Summary['observations'] = []
-  for (const o of summaries.flatMap((s) => s.observations)) if (!observations.some((seen) => seen.topic === o.topic && seen.detail === o.detail)) observations.push(o)
+  for (const o of summaries.flatMap((s) => s.observations))
+    if (!observations.some((seen) => seen.topic === o.topic && seen.detail === o.detail)) observations.push(o)
   const sum = (pick: (s: Summary) => number): number => summaries.reduce((n, s) => n + pick(s), 0)
   const measured = summaries.map((s) => s.spend.measuredUsd)
   const greps = [...new Set(summaries.map((s) => s.selection.grep).filter((g): g is string => g !== null))]
@@ -140,7 +190,11 @@ export function mergeSummaries(inputs: readonly MergeInput[], runId: string): Su
     asOf: first.asOf,
     tiers: first.tiers.map((t) => {
       const same = summaries.map((s) => s.tiers.find((u) => u.tier === t.tier))
-      return { tier: t.tier, keyGiven: same.some((u) => u?.keyGiven === true), calls: same.reduce((n, u) => n + (u?.calls ?? 0), 0) }
+      return {
+        tier: t.tier,
+        keyGiven: same.some((u) => u?.keyGiven === true),
+        calls: same.reduce((n, u) => n + (u?.calls ?? 0), 0),
+      }
     }),
     budgetUsd: first.budgetUsd,
     selection: {
@@ -156,7 +210,12 @@ export function mergeSummaries(inputs: readonly MergeInput[], runId: string): Su
     exitCode: EXIT[verdict],
     totals: totals(results),
     families: Object.fromEntries(countByFamily(results)),
-    tests: { total: sum((s) => s.tests.total), passed: sum((s) => s.tests.passed), failed: sum((s) => s.tests.failed), skipped: sum((s) => s.tests.skipped) },
+    tests: {
+      total: sum((s) => s.tests.total),
+      passed: sum((s) => s.tests.passed),
+      failed: sum((s) => s.tests.failed),
+      skipped: sum((s) => s.tests.skipped),
+    },
     requirements: results,
     uncheckedMust: uncheckedMustIds(results),
     observations,
@@ -168,7 +227,10 @@ export function mergeSummaries(inputs: readonly MergeInput[], runId: string): Su
       budgetUsd: first.spend.budgetUsd,
       estimatedUsd: Math.round(sum((s) => s.spend.estimatedUsd) * 1e6) / 1e6,
       // Runs that overlapped in time read the same credit: each one's before-minus-after holds the others' spend too.
-      measuredUsd: measured.some((m) => m === null) || overlapping(summaries) ? null : Math.round(measured.reduce((n: number, m) => n + (m ?? 0), 0) * 1e6) / 1e6,
+      measuredUsd:
+        measured.some((m) => m === null) || overlapping(summaries)
+          ? null
+          : Math.round(measured.reduce((n: number, m) => n + (m ?? 0), 0) * 1e6) / 1e6,
       items: summaries.flatMap((s) => s.spend.items),
     },
   }
@@ -182,7 +244,9 @@ function attribute(tag: string, name: string): number {
 
 /** junit.xml of the merge: every run's testsuites one after another, the totals summed. */
 export function mergeJunit(xmls: readonly string[]): string {
-  let tests = 0, failures = 0, errors = 0
+  let tests = 0,
+    failures = 0,
+    errors = 0
   const suites: string[] = []
   for (const xml of xmls) {
     const open = OPEN.exec(xml)
@@ -205,7 +269,12 @@ export function* mergeHarChunks(runs: ReadonlyArray<() => string>): Generator<st
   let count = 0
   const pages: unknown[] = []
   for (const [k, read] of runs.entries()) {
-    const { entries, pages: runPages, comment: _comment, ...head } = (JSON.parse(read()) as { log: { entries?: unknown[]; pages?: unknown[] } & Record<string, unknown> }).log
+    const {
+      entries,
+      pages: runPages,
+      comment: _comment,
+      ...head
+    } = (JSON.parse(read()) as { log: { entries?: unknown[]; pages?: unknown[] } & Record<string, unknown> }).log
     if (k === 0) yield `{"log":${JSON.stringify(head).slice(0, -1)},"entries":[\n`
     for (const entry of entries ?? []) yield `${count++ === 0 ? '' : ',\n'}${JSON.stringify(entry)}`
     pages.push(...(runPages ?? []))
@@ -229,7 +298,12 @@ function readRun(dir: string): MergeInput {
   } catch (error) {
     throw new ConfigError(`${file} is not JSON (${(error as Error).message})`)
   }
-  if (typeof summary !== 'object' || summary === null || !Array.isArray(summary.requirements) || typeof summary.runId !== 'string') {
+  if (
+    typeof summary !== 'object' ||
+    summary === null ||
+    !Array.isArray(summary.requirements) ||
+    typeof summary.runId !== 'string'
+  ) {
     throw new ConfigError(`${file} is not a conformance summary`)
   }
   return { dir, summary }
@@ -255,11 +329,18 @@ function copyAllure(dirs: readonly string[], into: string): number {
  * Merges the runs in `dirs` into `runDir`: summary.json, summary.md, coverage.md, junit.xml, allure-results/ and,
  * where the runs wrote them, exchanges.har.
  */
-export function mergeRuns(dirs: readonly string[], runDir: string, runId: string): { summary: Summary; allureFiles: number } {
+export function mergeRuns(
+  dirs: readonly string[],
+  runDir: string,
+  runId: string,
+): { summary: Summary; allureFiles: number } {
   const inputs = dirs.map(readRun)
   const summary = mergeSummaries(inputs, runId)
   writeSummaryFiles(runDir, summary)
-  const junits = dirs.map((d) => join(d, 'junit.xml')).filter(existsSync).map((f) => readFileSync(f, 'utf8'))
+  const junits = dirs
+    .map((d) => join(d, 'junit.xml'))
+    .filter(existsSync)
+    .map((f) => readFileSync(f, 'utf8'))
   writeFileSync(join(runDir, 'junit.xml'), mergeJunit(junits))
   const hars = dirs.map((d) => join(d, 'exchanges.har')).filter(existsSync)
   if (hars.length > 0) {
@@ -276,5 +357,7 @@ export function mergeRuns(dirs: readonly string[], runDir: string, runId: string
 
 /** One line per merged run, for the console. */
 export function describeInputs(summary: Summary): string {
-  return (summary.mergedFrom ?? []).map((m) => `  ${m.shard ? `shard ${m.shard.index}/${m.shard.count}` : 'run'} ${m.runId} (${m.dir})`).join('\n')
+  return (summary.mergedFrom ?? [])
+    .map((m) => `  ${m.shard ? `shard ${m.shard.index}/${m.shard.count}` : 'run'} ${m.runId} (${m.dir})`)
+    .join('\n')
 }

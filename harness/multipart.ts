@@ -53,12 +53,16 @@ function quoted(name: string): string {
 function contentSize(content: PartContent): number {
   if (typeof content === 'string') return encoder.encode(content).byteLength
   if (content instanceof Uint8Array) return content.byteLength
-  if (!Number.isSafeInteger(content.size) || content.size < 0) throw new RangeError(`file size must be a non-negative integer, got ${content.size}`)
+  if (!Number.isSafeInteger(content.size) || content.size < 0)
+    throw new RangeError(`file size must be a non-negative integer, got ${content.size}`)
   return content.size
 }
 
 function containsBoundary(content: Uint8Array | string, boundary: string): boolean {
-  const text = typeof content === 'string' ? content : Buffer.from(content.buffer, content.byteOffset, content.byteLength).toString('latin1')
+  const text =
+    typeof content === 'string'
+      ? content
+      : Buffer.from(content.buffer, content.byteOffset, content.byteLength).toString('latin1')
   return text.includes(boundary)
 }
 
@@ -69,7 +73,8 @@ function* generated(size: number, pattern: string, chunkBytes: number): Generato
   // A chunk length that is a whole number of patterns keeps the repetition seamless across chunks.
   const length = Math.max(unit.byteLength, chunkBytes - (chunkBytes % unit.byteLength))
   const chunk = new Uint8Array(length)
-  for (let at = 0; at < length; at += unit.byteLength) chunk.set(unit.subarray(0, Math.min(unit.byteLength, length - at)), at)
+  for (let at = 0; at < length; at += unit.byteLength)
+    chunk.set(unit.subarray(0, Math.min(unit.byteLength, length - at)), at)
   for (let left = size; left > 0; left -= length) yield left >= length ? chunk : chunk.subarray(0, left)
 }
 
@@ -80,15 +85,21 @@ export function multipartBody(
 ): MultipartBody {
   const boundary = options.boundary ?? `----gc-boundary-${randomBytes(12).toString('hex')}`
   const chunkBytes = options.chunkBytes ?? MULTIPART_DEFAULTS.chunkBytes
-  const head: string[] = fields.map(([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name=${quoted(name)}\r\n\r\n${value}\r\n`)
+  const head: string[] = fields.map(
+    ([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name=${quoted(name)}\r\n\r\n${value}\r\n`,
+  )
   for (const [name, value] of fields) {
-    if (containsBoundary(name, boundary) || containsBoundary(value, boundary)) throw new Error(`field ${name} contains the boundary`)
+    if (containsBoundary(name, boundary) || containsBoundary(value, boundary))
+      throw new Error(`field ${name} contains the boundary`)
   }
   const fileType = file?.contentType ?? MULTIPART_DEFAULTS.contentType
   if (file !== undefined) {
-    head.push(`--${boundary}\r\nContent-Disposition: form-data; name=${quoted(file.name ?? 'file')}; filename=${quoted(file.filename)}\r\nContent-Type: ${fileType}\r\n\r\n`)
+    head.push(
+      `--${boundary}\r\nContent-Disposition: form-data; name=${quoted(file.name ?? 'file')}; filename=${quoted(file.filename)}\r\nContent-Type: ${fileType}\r\n\r\n`,
+    )
     const { content } = file
-    if ((typeof content === 'string' || content instanceof Uint8Array) && containsBoundary(content, boundary)) throw new Error('file content contains the boundary')
+    if ((typeof content === 'string' || content instanceof Uint8Array) && containsBoundary(content, boundary))
+      throw new Error('file content contains the boundary')
   }
   const headBytes = encoder.encode(head.join(''))
   const tail = encoder.encode(`${file === undefined ? '' : '\r\n'}--${boundary}--\r\n`)

@@ -82,7 +82,13 @@ export const KIND_RULES: Record<RecordKind, KindRule> = {
     terminalRequirement: LEDGER_REQ.videoTerminal,
   },
   // A response's status moves while it runs (queued, in_progress); once it ended, it and its text stay.
-  response: { fixed: [], requirement: LEDGER_REQ.responseSame, terminal: ['completed', 'incomplete'], settled: ['output_text'], terminalRequirement: LEDGER_REQ.responseSame },
+  response: {
+    fixed: [],
+    requirement: LEDGER_REQ.responseSame,
+    terminal: ['completed', 'incomplete'],
+    settled: ['output_text'],
+    terminalRequirement: LEDGER_REQ.responseSame,
+  },
   // §2.2: the record of a call processed and priced at created_at; nothing of it moves afterwards.
   transaction: {
     fixed: ['created_at', 'requested_at', 'safety_identifier', 'model', 'provider', 'status_code', 'stream', 'tokens'],
@@ -94,7 +100,11 @@ export const KIND_RULES: Record<RecordKind, KindRule> = {
 /** JSON text that does not depend on key order (§9.2: clients must not rely on field order). */
 export function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`
-  if (isObject(value)) return `{${Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonical(value[key])}`).join(',')}}`
+  if (isObject(value))
+    return `{${Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonical(value[key])}`)
+      .join(',')}}`
   return JSON.stringify(value) ?? 'null'
 }
 
@@ -104,7 +114,13 @@ function pick(value: unknown, members: readonly string[] | undefined): unknown {
 }
 
 /** Part 2 §4.9: the encodings and, per encoding, the rates a synthesis answer must echo when asked. */
-const SYNTHESIS_RATES: Record<string, readonly number[] | null> = { MP3: null, OGG_OPUS: null, LINEAR16: [16000, 24000, 48000], MULAW: [8000], ALAW: [8000] }
+const SYNTHESIS_RATES: Record<string, readonly number[] | null> = {
+  MP3: null,
+  OGG_OPUS: null,
+  LINEAR16: [16000, 24000, 48000],
+  MULAW: [8000],
+  ALAW: [8000],
+}
 
 function sighting(kind: RecordKind, body: unknown, where: string): Sighting | undefined {
   if (!isObject(body) || typeof body.id !== 'string' || body.id === '') return undefined
@@ -113,12 +129,20 @@ function sighting(kind: RecordKind, body: unknown, where: string): Sighting | un
   for (const field of [...rule.fixed, ...(rule.settled ?? [])]) {
     if (body[field] !== undefined) fixed[field] = canonical(pick(body[field], rule.members?.[field]))
   }
-  return { kind, id: body.id, where, fixed, ...(rule.terminal && body.status !== undefined ? { state: canonical(body.status) } : {}) }
+  return {
+    kind,
+    id: body.id,
+    where,
+    fixed,
+    ...(rule.terminal && body.status !== undefined ? { state: canonical(body.status) } : {}),
+  }
 }
 
 function listed(kind: RecordKind, items: unknown): Sighting[] {
   if (!Array.isArray(items)) return []
-  return items.flatMap((item, i) => sighting(kind, item, `list /${kind === 'transaction' ? 'transactions' : 'data'}/${i}`) ?? [])
+  return items.flatMap(
+    (item, i) => sighting(kind, item, `list /${kind === 'transaction' ? 'transactions' : 'data'}/${i}`) ?? [],
+  )
 }
 
 /** The paths whose answers can show records: the only answers parsed for the ledger. */
@@ -131,14 +155,25 @@ function sightingsOf(method: string, path: string, json: unknown): Sighting[] {
     const found = sighting(kind, json, where)
     return found ? [found] : []
   }
-  if (route === '/v1/files') return method === 'POST' ? one('file', 'upload') : method === 'GET' && isObject(json) ? listed('file', json.data) : []
+  if (route === '/v1/files')
+    return method === 'POST'
+      ? one('file', 'upload')
+      : method === 'GET' && isObject(json)
+        ? listed('file', json.data)
+        : []
   if (/^\/v1\/files\/[^/]+$/.test(route) && method === 'GET') return one('file', 'retrieve')
-  if (route === '/v1/videos') return method === 'POST' ? one('video', 'create') : method === 'GET' && isObject(json) ? listed('video', json.data) : []
+  if (route === '/v1/videos')
+    return method === 'POST'
+      ? one('video', 'create')
+      : method === 'GET' && isObject(json)
+        ? listed('video', json.data)
+        : []
   if (/^\/v1\/videos\/[^/]+$/.test(route) && method === 'GET') return one('video', 'retrieve')
   if (/^\/v1\/videos\/[^/]+\/remix$/.test(route) && method === 'POST') return one('video', 'remix')
   if (route === '/v1/responses' && method === 'POST') return one('response', 'create')
   if (/^\/v1\/responses\/[^/]+$/.test(route) && method === 'GET') return one('response', 'retrieve')
-  if (route === '/user/v1/transactions' && method === 'GET' && isObject(json)) return listed('transaction', json.transactions)
+  if (route === '/user/v1/transactions' && method === 'GET' && isObject(json))
+    return listed('transaction', json.transactions)
   return []
 }
 
@@ -160,8 +195,15 @@ function streamSightings(events: readonly SseEvent[]): Sighting[] {
 function requestIdEchoes(sightings: readonly Sighting[], svcRequestId: string | undefined): Echo[] {
   if (svcRequestId === undefined) return []
   return sightings
-    .filter((s) => s.kind === 'video' && (s.where === 'create' || s.where === 'remix') && s.fixed.request_id !== undefined)
-    .map((s) => ({ requirement: LEDGER_REQ.videoRequestId, field: `request_id of ${s.id} (${s.where})`, expected: JSON.stringify(svcRequestId), seen: s.fixed.request_id as string }))
+    .filter(
+      (s) => s.kind === 'video' && (s.where === 'create' || s.where === 'remix') && s.fixed.request_id !== undefined,
+    )
+    .map((s) => ({
+      requirement: LEDGER_REQ.videoRequestId,
+      field: `request_id of ${s.id} (${s.where})`,
+      expected: JSON.stringify(svcRequestId),
+      seen: s.fixed.request_id as string,
+    }))
 }
 
 /** Part 2 §2.6: audioConfig echoes the asked encoding, and the asked rate where the reference lets one be asked. */
@@ -171,10 +213,22 @@ function audioConfigEchoes(asked: unknown, json: unknown): Echo[] {
   // An encoding or rate outside §4.9 should have been refused: that is another requirement's to judge.
   if (typeof encoding !== 'string' || !(encoding in SYNTHESIS_RATES)) return []
   const answered = isObject(json) && isObject(json.audioConfig) ? json.audioConfig : {}
-  const echoes: Echo[] = [{ requirement: LEDGER_REQ.audioConfigEcho, field: 'audioConfig.audioEncoding', expected: JSON.stringify(encoding), seen: JSON.stringify(answered.audioEncoding) }]
+  const echoes: Echo[] = [
+    {
+      requirement: LEDGER_REQ.audioConfigEcho,
+      field: 'audioConfig.audioEncoding',
+      expected: JSON.stringify(encoding),
+      seen: JSON.stringify(answered.audioEncoding),
+    },
+  ]
   const rates = SYNTHESIS_RATES[encoding]
   if (rates && typeof config?.sampleRateHertz === 'number' && rates.includes(config.sampleRateHertz)) {
-    echoes.push({ requirement: LEDGER_REQ.audioConfigEcho, field: 'audioConfig.sampleRateHertz', expected: JSON.stringify(config.sampleRateHertz), seen: JSON.stringify(answered.sampleRateHertz) })
+    echoes.push({
+      requirement: LEDGER_REQ.audioConfigEcho,
+      field: 'audioConfig.sampleRateHertz',
+      expected: JSON.stringify(config.sampleRateHertz),
+      seen: JSON.stringify(answered.sampleRateHertz),
+    })
   }
   return echoes
 }
@@ -189,15 +243,31 @@ function asksStream(asked: unknown, path: string, opaqueBody: boolean): boolean 
  * bytes), `json` parses the answer (undefined when it is not JSON; only called for the routes that show records),
  * `events` a stream's events.
  */
-export function recordNotes(record: Pick<ExchangeRecord, 'method' | 'path' | 'status' | 'responseHeaders'>, asked: unknown, opaqueBody: boolean, json: () => unknown, events?: readonly SseEvent[]): RecordNotes | undefined {
+export function recordNotes(
+  record: Pick<ExchangeRecord, 'method' | 'path' | 'status' | 'responseHeaders'>,
+  asked: unknown,
+  opaqueBody: boolean,
+  json: () => unknown,
+  events?: readonly SseEvent[],
+): RecordNotes | undefined {
   const status = record.status ?? 0
   const notes: RecordNotes = {}
   if (asksStream(asked, record.path, opaqueBody)) notes.streamAsked = true
   if (isObject(asked) && typeof asked.safety_identifier === 'string') notes.safetyIdentifier = asked.safety_identifier
   if (status >= 200 && status < 300) {
-    const sightings = events !== undefined ? streamSightings(events) : RECORD_ROUTE.test(record.path) ? sightingsOf(record.method, record.path, json()) : []
+    const sightings =
+      events !== undefined
+        ? streamSightings(events)
+        : RECORD_ROUTE.test(record.path)
+          ? sightingsOf(record.method, record.path, json())
+          : []
     const svcRequestId = record.responseHeaders?.['svc-request-id']
-    const echoes = [...requestIdEchoes(sightings, svcRequestId), ...(record.method === 'POST' && record.path.split('?')[0] === '/v1/text:synthesize' && events === undefined ? audioConfigEchoes(asked, json()) : [])]
+    const echoes = [
+      ...requestIdEchoes(sightings, svcRequestId),
+      ...(record.method === 'POST' && record.path.split('?')[0] === '/v1/text:synthesize' && events === undefined
+        ? audioConfigEchoes(asked, json())
+        : []),
+    ]
     if (sightings.length > 0) notes.sightings = sightings
     if (echoes.length > 0) notes.echoes = echoes
   }

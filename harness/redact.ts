@@ -6,7 +6,14 @@
 import { KEY_ENV, type KeySlot } from './config.ts'
 
 /** Request headers whose values are credentials even when we do not know the value (a key echoed by a proxy). */
-const CREDENTIAL_HEADERS = new Set(['authorization', 'x-api-key', 'x-native-api-key', 'proxy-authorization', 'cookie', 'set-cookie'])
+const CREDENTIAL_HEADERS = new Set([
+  'authorization',
+  'x-api-key',
+  'x-native-api-key',
+  'proxy-authorization',
+  'cookie',
+  'set-cookie',
+])
 
 export class Redactor {
   readonly #pairs: Array<[string, string]>
@@ -36,7 +43,11 @@ export class Redactor {
     const out: Record<string, string> = {}
     for (const [name, value] of Object.entries(headers)) {
       const redacted = this.text(value)
-      if (this.#credentialHeaders.has(name.toLowerCase()) && redacted === value && !this.#isDeliberatelyInvalid(value)) {
+      if (
+        this.#credentialHeaders.has(name.toLowerCase()) &&
+        redacted === value &&
+        !this.#isDeliberatelyInvalid(value)
+      ) {
         const scheme = /^(\w+)\s/.exec(value)?.[1]
         out[name] = scheme ? `${scheme} <redacted>` : '<redacted>'
       } else {

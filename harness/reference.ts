@@ -46,7 +46,10 @@ export function headingAnchor(heading: string): string {
  * The URL of a requirement's section. A numbered rule inside a section ("9.4": rule 4 of section 9) has no heading
  * of its own, so it links to its section's heading.
  */
-export function sectionUrl(req: Pick<Requirement, 'part' | 'section'>, base: string | undefined = process.env[REFERENCE_URL_ENV]): string {
+export function sectionUrl(
+  req: Pick<Requirement, 'part' | 'section'>,
+  base: string | undefined = process.env[REFERENCE_URL_ENV],
+): string {
   const headings = referenceSections().parts[req.part].headings
   const heading = headings[req.section] ?? headings[req.section.split('.')[0] as string]
   const anchor = heading === undefined ? '' : `#${headingAnchor(heading)}`

@@ -21,7 +21,19 @@ import type { ConformanceMeta } from './recorder.ts'
 import { Redactor } from './redact.ts'
 import { rerunNote } from './rerun.ts'
 import { NOT_BEGUN_NOTE } from './run-stop.ts'
-import { aggregate, countByFamily, EXIT, totals, UNCHECKED_REASON, UNSELECTED_REASON, uncheckedMustIds, verdictOf, type Outcome, type OutcomeStatus, type RequirementResult } from './results.ts'
+import {
+  aggregate,
+  countByFamily,
+  EXIT,
+  totals,
+  UNCHECKED_REASON,
+  UNSELECTED_REASON,
+  uncheckedMustIds,
+  verdictOf,
+  type Outcome,
+  type OutcomeStatus,
+  type RequirementResult,
+} from './results.ts'
 import { endOfRun } from './report/console.ts'
 import { pointLatest, writeSummaryFiles } from './report/files.ts'
 import { renderJunit, type JunitCase } from './report/junit.ts'
@@ -88,7 +100,9 @@ export class ConformanceReporter implements Reporter {
   }
 
   onTestModuleEnd(module: TestModule): void {
-    let passed = 0, failed = 0, skipped = 0
+    let passed = 0,
+      failed = 0,
+      skipped = 0
     for (const test of module.children.allTests()) {
       const state = test.result().state
       if (state === 'passed') passed += 1
@@ -96,10 +110,15 @@ export class ConformanceReporter implements Reporter {
       else skipped += 1
     }
     const mark = failed > 0 ? 'x' : 'v'
-    this.#write(`  ${mark} ${this.#file(module)}  ${passed} passed${failed ? `, ${failed} failed` : ''}${skipped ? `, ${skipped} skipped` : ''}\n`)
+    this.#write(
+      `  ${mark} ${this.#file(module)}  ${passed} passed${failed ? `, ${failed} failed` : ''}${skipped ? `, ${skipped} skipped` : ''}\n`,
+    )
   }
 
-  async onTestRunEnd(modules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<SerializedError>): Promise<void> {
+  async onTestRunEnd(
+    modules: ReadonlyArray<TestModule>,
+    unhandledErrors: ReadonlyArray<SerializedError>,
+  ): Promise<void> {
     this.#stopped = this.#o.stopReason?.()
     const collected = this.#collect(modules, unhandledErrors)
     const creditAfter = this.#o.readCredit && this.#creditBefore?.usd != null ? await this.#o.readCredit() : null
@@ -107,7 +126,12 @@ export class ConformanceReporter implements Reporter {
     const after = creditAfter?.usd ?? null
     // The credit reads are calls of the run too: in the HAR with the tests' calls.
     const creditCalls = [...(this.#creditBefore?.exchanges ?? []), ...(creditAfter?.exchanges ?? [])]
-    if (creditCalls.length > 0) collected.har.push({ test: 'the run: the main key\'s credit before and after (measured spend)', file: '(run)', exchanges: creditCalls })
+    if (creditCalls.length > 0)
+      collected.har.push({
+        test: "the run: the main key's credit before and after (measured spend)",
+        file: '(run)',
+        exchanges: creditCalls,
+      })
     const aggregated = aggregate({
       requirements: requirements().values(),
       outcomes: collected.outcomes,
@@ -118,7 +142,10 @@ export class ConformanceReporter implements Reporter {
     })
     const settled = settleBaseline(aggregated, this.#o.baseline, targetName(this.#o.target), this.#o.target.asOf)
     const selected = this.#o.options.grep === null && this.#o.options.filters.length === 0 && !this.#o.options.level
-    const results = this.#stopped === undefined ? settled.results : settled.results.map((r) => notBegun(r, this.#stopped as string, selected))
+    const results =
+      this.#stopped === undefined
+        ? settled.results
+        : settled.results.map((r) => notBegun(r, this.#stopped as string, selected))
     this.writtenBaseline = settled.written
     const stopped = this.#stopped
     const verdict = stopped === undefined ? verdictOf(results, collected.harnessErrors.length) : 'error'
@@ -137,7 +164,13 @@ export class ConformanceReporter implements Reporter {
       asOf: this.#o.target.asOf,
       tiers: tierUse(this.#o.target.keys, collected.exchanges),
       budgetUsd: this.#o.target.budgetUsd,
-      selection: { families: this.#o.options.families, grep: this.#o.options.grep, filters: this.#o.options.filters, level: this.#o.options.level ?? null, shard: this.#o.options.shard ?? null },
+      selection: {
+        families: this.#o.options.families,
+        grep: this.#o.options.grep,
+        filters: this.#o.options.filters,
+        level: this.#o.options.level ?? null,
+        shard: this.#o.options.shard ?? null,
+      },
       baseline: settled.summary,
       verdict,
       exitCode: this.exitCode,
@@ -153,20 +186,38 @@ export class ConformanceReporter implements Reporter {
       ...(stopped === undefined ? {} : { stopped }),
       spend: {
         budgetUsd: this.#o.target.budgetUsd,
-        estimatedUsd: Math.round(collected.spend.reduce((sum, item) => sum + (item.refused === undefined ? item.usd : 0), 0) * 1e6) / 1e6,
+        estimatedUsd:
+          Math.round(
+            collected.spend.reduce((sum, item) => sum + (item.refused === undefined ? item.usd : 0), 0) * 1e6,
+          ) / 1e6,
         measuredUsd: before !== null && after !== null ? Math.round((before - after) * 1e6) / 1e6 : null,
         items: collected.spend,
       },
     }
     this.summary = summary
-    if (this.#o.writeReports !== false) this.#writeReports(summary, baselineJunit(collected.junit, results), collected.har)
+    if (this.#o.writeReports !== false)
+      this.#writeReports(summary, baselineJunit(collected.junit, results), collected.har)
 
     this.#write(`\n${endOfRun(summary)}\n`)
-    if (this.#o.writeReports !== false) this.#write(`Reports: ${relative(process.cwd(), this.#o.runDir) || '.'}/ (summary.md, summary.json, coverage.md, exchanges.har, junit.xml, allure-results/)\n`)
+    if (this.#o.writeReports !== false)
+      this.#write(
+        `Reports: ${relative(process.cwd(), this.#o.runDir) || '.'}/ (summary.md, summary.json, coverage.md, exchanges.har, junit.xml, allure-results/)\n`,
+      )
   }
 
   #collect(modules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<SerializedError>): Collected {
-    const c: Collected = { outcomes: [], junit: [], exchanges: [], har: [], observations: [], retries: [], pacing: [], harnessErrors: [], tests: { total: 0, passed: 0, failed: 0, skipped: 0 }, spend: [] }
+    const c: Collected = {
+      outcomes: [],
+      junit: [],
+      exchanges: [],
+      har: [],
+      observations: [],
+      retries: [],
+      pacing: [],
+      harnessErrors: [],
+      tests: { total: 0, passed: 0, failed: 0, skipped: 0 },
+      spend: [],
+    }
     for (const error of unhandledErrors) c.harnessErrors.push(`unhandled: ${errorLine(error)}`)
     for (const module of modules) {
       const file = this.#file(module)
@@ -178,7 +229,10 @@ export class ConformanceReporter implements Reporter {
     }
     this.#auditUniqueness(c)
     this.#auditLedger(c)
-    if (c.tests.passed + c.tests.failed === 0) c.harnessErrors.push('no test ran: the selection (--grep, --family, file filters) matched nothing, or every test was skipped')
+    if (c.tests.passed + c.tests.failed === 0)
+      c.harnessErrors.push(
+        'no test ran: the selection (--grep, --family, file filters) matched nothing, or every test was skipped',
+      )
     return c
   }
 
@@ -191,16 +245,30 @@ export class ConformanceReporter implements Reporter {
     else c.tests.skipped += 1
     const exchanges = meta.exchanges ?? []
     c.exchanges.push(...exchanges)
-    const harSource: HarSource = { test: test.fullName, file, ...(meta.requirement === undefined ? {} : { requirement: meta.requirement }), exchanges }
+    const harSource: HarSource = {
+      test: test.fullName,
+      file,
+      ...(meta.requirement === undefined ? {} : { requirement: meta.requirement }),
+      exchanges,
+    }
     c.har.push(harSource)
     for (const o of meta.observations ?? []) {
       // The same fact seen by several tests is one observation.
-      if (!c.observations.some((seen) => seen.topic === o.topic && seen.detail === o.detail)) c.observations.push({ test: test.fullName, ...o })
+      if (!c.observations.some((seen) => seen.topic === o.topic && seen.detail === o.detail))
+        c.observations.push({ test: test.fullName, ...o })
     }
     for (const item of meta.spend ?? []) c.spend.push({ test: test.fullName, ...item })
     for (const ex of exchanges) {
-      if (ex.pacedMs !== undefined) c.pacing.push({ test: test.fullName, method: ex.method, path: ex.path, waitedMs: ex.pacedMs })
-      if (ex.attempt > 1) c.retries.push({ test: test.fullName, method: ex.method, path: ex.path, attempt: ex.attempt, ...(ex.status ? { status: ex.status } : {}) })
+      if (ex.pacedMs !== undefined)
+        c.pacing.push({ test: test.fullName, method: ex.method, path: ex.path, waitedMs: ex.pacedMs })
+      if (ex.attempt > 1)
+        c.retries.push({
+          test: test.fullName,
+          method: ex.method,
+          path: ex.path,
+          attempt: ex.attempt,
+          ...(ex.status ? { status: ex.status } : {}),
+        })
     }
     const requirementId = meta.requirement
     if (requirementId === undefined) {
@@ -229,9 +297,26 @@ export class ConformanceReporter implements Reporter {
     if (rerun) message = `${message ?? ''}\n${rerunNote(rerun.result)}`
     const last = exchanges[(rerun?.exchangesBefore ?? exchanges.length) - 1]
     harSource.outcome = status
-    c.outcomes.push({ requirement: requirementId, status, test: test.fullName, file, source: 'test', ...(rerun ? { rerun: rerun.result } : {}), ...(message ? { message: this.#redactor.text(message) } : {}), ...(status === 'fail' && last ? { exchange: last } : {}) })
+    c.outcomes.push({
+      requirement: requirementId,
+      status,
+      test: test.fullName,
+      file,
+      source: 'test',
+      ...(rerun ? { rerun: rerun.result } : {}),
+      ...(message ? { message: this.#redactor.text(message) } : {}),
+      ...(status === 'fail' && last ? { exchange: last } : {}),
+    })
     const level = requirements().get(requirementId)?.level ?? 'MUST'
-    c.junit.push({ name: test.fullName, file, requirement: requirementId, level, status, ...(message ? { message: this.#redactor.text(message) } : {}), durationMs: test.diagnostic()?.duration ?? 0 })
+    c.junit.push({
+      name: test.fullName,
+      file,
+      requirement: requirementId,
+      level,
+      status,
+      ...(message ? { message: this.#redactor.text(message) } : {}),
+      durationMs: test.diagnostic()?.duration ?? 0,
+    })
     this.#auditTest(test.fullName, file, exchanges, c)
   }
 
@@ -254,7 +339,9 @@ export class ConformanceReporter implements Reporter {
         test: testName,
         file,
         source: 'audit',
-        ...(failed ? { message: this.#auditMessage(requirementId, failed.detail, failed.ex), exchange: failed.ex } : {}),
+        ...(failed
+          ? { message: this.#auditMessage(requirementId, failed.detail, failed.ex), exchange: failed.ex }
+          : {}),
       })
     }
   }
@@ -264,11 +351,20 @@ export class ConformanceReporter implements Reporter {
     if (withIds.length < 2) return
     const duplicates = duplicateIds(withIds)
     if (duplicates.size === 0) {
-      c.outcomes.push({ requirement: REQ.svcRequestIdUnique, status: 'pass', test: `all ${withIds.length} responses of the run`, file: 'audit', source: 'audit' })
+      c.outcomes.push({
+        requirement: REQ.svcRequestIdUnique,
+        status: 'pass',
+        test: `all ${withIds.length} responses of the run`,
+        file: 'audit',
+        source: 'audit',
+      })
       return
     }
     for (const [id, list] of [...duplicates].slice(0, 5)) {
-      const calls = list.slice(0, 4).map((ex) => `${ex.method} ${ex.path} -> ${ex.status}`).join(', ')
+      const calls = list
+        .slice(0, 4)
+        .map((ex) => `${ex.method} ${ex.path} -> ${ex.status}`)
+        .join(', ')
       const first = list[0] as ExchangeRecord
       c.outcomes.push({
         requirement: REQ.svcRequestIdUnique,
@@ -276,7 +372,11 @@ export class ConformanceReporter implements Reporter {
         test: `all ${withIds.length} responses of the run`,
         file: 'audit',
         source: 'audit',
-        message: this.#auditMessage(REQ.svcRequestIdUnique, `svc-request-id ${id} was given to ${list.length} calls: ${calls}`, first),
+        message: this.#auditMessage(
+          REQ.svcRequestIdUnique,
+          `svc-request-id ${id} was given to ${list.length} calls: ${calls}`,
+          first,
+        ),
         exchange: first,
       })
     }
@@ -284,7 +384,9 @@ export class ConformanceReporter implements Reporter {
 
   /** Every record seen more than once, and every echo, across the run's exchanges (harness/ledger.ts). */
   #auditLedger(c: Collected): void {
-    const afterAll = c.har.filter((source) => source.file !== '(run)' && source.test.endsWith('(after all tests)')).flatMap((source) => source.exchanges)
+    const afterAll = c.har
+      .filter((source) => source.file !== '(run)' && source.test.endsWith('(after all tests)'))
+      .flatMap((source) => source.exchanges)
     for (const finding of ledgerFindings([...c.exchanges, ...afterAll])) {
       c.outcomes.push({
         requirement: finding.requirement,
@@ -292,7 +394,17 @@ export class ConformanceReporter implements Reporter {
         test: finding.ok ? `the record ledger of the run: ${finding.detail}` : 'the record ledger of the run',
         file: 'audit',
         source: 'audit',
-        ...(finding.exchange ? { message: this.#auditMessage(finding.requirement, finding.detail, finding.exchange, 'record ledger of the run'), exchange: finding.exchange } : {}),
+        ...(finding.exchange
+          ? {
+              message: this.#auditMessage(
+                finding.requirement,
+                finding.detail,
+                finding.exchange,
+                'record ledger of the run',
+              ),
+              exchange: finding.exchange,
+            }
+          : {}),
       })
     }
   }
@@ -313,7 +425,15 @@ export class ConformanceReporter implements Reporter {
     const redact = (text: string): string => this.#redactor.text(text)
     writeSummaryFiles(this.#o.runDir, summary, redact)
     writeHar(join(this.#o.runDir, 'exchanges.har'), har, { creator: summary.tool }, redact)
-    writeFileSync(join(this.#o.runDir, 'junit.xml'), redact(renderJunit(junit, summary.requirements.filter((r) => r.audit !== undefined))))
+    writeFileSync(
+      join(this.#o.runDir, 'junit.xml'),
+      redact(
+        renderJunit(
+          junit,
+          summary.requirements.filter((r) => r.audit !== undefined),
+        ),
+      ),
+    )
     pointLatest(this.#o.reportRoot, this.#o.runDir)
   }
 }
@@ -323,7 +443,9 @@ export class ConformanceReporter implements Reporter {
  * it was collected, or after (its tests then look unselected, which they are not when no --grep or filter was given).
  */
 function notBegun(result: RequirementResult, stopped: string, everySelected: boolean): RequirementResult {
-  const cancelled = (result.status === 'skip' && result.reason === UNCHECKED_REASON) || (everySelected && result.status === 'disabled' && result.reason === UNSELECTED_REASON)
+  const cancelled =
+    (result.status === 'skip' && result.reason === UNCHECKED_REASON) ||
+    (everySelected && result.status === 'disabled' && result.reason === UNSELECTED_REASON)
   if (!cancelled) return result
   const message = `not run: ${stopped}`
   return { ...result, status: 'error', reason: message, evidence: [{ test: '(not begun)', source: 'test', message }] }

@@ -30,9 +30,13 @@ export function loadRequirements(path: string = REQUIREMENTS_PATH): Map<string, 
   const raw = JSON.parse(readFileSync(path, 'utf8')) as { requirements: Requirement[] }
   const map = new Map<string, Requirement>()
   for (const requirement of raw.requirements) {
-    if (map.has(requirement.id)) throw new HarnessError('INTERNAL', `duplicate requirement id ${requirement.id} in the catalogue`)
+    if (map.has(requirement.id))
+      throw new HarnessError('INTERNAL', `duplicate requirement id ${requirement.id} in the catalogue`)
     // An empty reason would let a rule drop out of coverage without anyone saying why.
-    if (requirement.untestable !== undefined && (typeof requirement.untestable !== 'string' || requirement.untestable.trim().length < 10)) {
+    if (
+      requirement.untestable !== undefined &&
+      (typeof requirement.untestable !== 'string' || requirement.untestable.trim().length < 10)
+    ) {
       throw new HarnessError('INTERNAL', `requirement ${requirement.id}: "untestable" must give the reason in words`)
     }
     map.set(requirement.id, requirement)
@@ -55,7 +59,8 @@ export function requirements(): Map<string, Requirement> {
 
 export function requirement(id: string): Requirement {
   const found = requirements().get(id)
-  if (found === undefined) throw new HarnessError('REQUIREMENT_UNKNOWN', `requirement ${id} is not in schemas/requirements.json`)
+  if (found === undefined)
+    throw new HarnessError('REQUIREMENT_UNKNOWN', `requirement ${id} is not in schemas/requirements.json`)
   return found
 }
 

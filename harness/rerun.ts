@@ -39,7 +39,11 @@ export function isSkip(error: unknown): boolean {
 }
 
 /** Whether a test's first failure earns a second try: only a conformance failure of a MUST, and only when asked. */
-export function wantsRerun(failure: unknown, req: Pick<Requirement, 'level' | 'family'>, enabled: boolean | undefined): boolean {
+export function wantsRerun(
+  failure: unknown,
+  req: Pick<Requirement, 'level' | 'family'>,
+  enabled: boolean | undefined,
+): boolean {
   if (enabled !== true || req.level !== 'MUST' || RERUN_DEFAULTS.excludedFamilies.includes(req.family)) return false
   return failure instanceof Error && FAILURE_NAMES.has(failure.name)
 }
@@ -54,7 +58,8 @@ export async function secondTry(attempt: () => Promise<void>, timeLeftMs: number
     .then(attempt)
     .then(
       (): RerunResult => 'pass',
-      (error: unknown): RerunResult => (isSkip(error) ? 'skip' : error instanceof Error && FAILURE_NAMES.has(error.name) ? 'fail' : 'error'),
+      (error: unknown): RerunResult =>
+        isSkip(error) ? 'skip' : error instanceof Error && FAILURE_NAMES.has(error.name) ? 'fail' : 'error',
     )
   let timer: NodeJS.Timeout | undefined
   const late = new Promise<RerunResult>((resolve) => {
@@ -71,7 +76,14 @@ export async function secondTry(attempt: () => Promise<void>, timeLeftMs: number
  * Called by check() when a test failed: makes the second try if the failure earns one and records it in the
  * test's meta. The caller then throws the first failure whatever the second try gave.
  */
-export async function rerunFailed(ctx: TestContext, req: Requirement, enabled: boolean | undefined, failure: unknown, attempt: () => Promise<void>, exchanges: () => number): Promise<void> {
+export async function rerunFailed(
+  ctx: TestContext,
+  req: Requirement,
+  enabled: boolean | undefined,
+  failure: unknown,
+  attempt: () => Promise<void>,
+  exchanges: () => number,
+): Promise<void> {
   if (!wantsRerun(failure, req, enabled)) return
   const exchangesBefore = exchanges()
   const startedAt = ctx.task.result?.startTime ?? Date.now()
@@ -94,7 +106,8 @@ const NOTES: Record<RerunResult, string> = {
   skip: 'skipped (its precondition or the budget did not allow it)',
   error: 'broke with a harness error',
   'no-time': 'not made: too little of the test timeout was left',
-  reused: 'not made: the test judges calls its file made once for several tests, and calling again would not repeat them',
+  reused:
+    'not made: the test judges calls its file made once for several tests, and calling again would not repeat them',
 }
 
 /** The line a failure message gains: what the second try gave. */

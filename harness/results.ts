@@ -84,7 +84,13 @@ export interface BaselineMark {
 /** `stale-baseline`: nothing failed beyond the baseline, but some of its entries pass now. */
 export type Verdict = 'conformant' | 'non-conformant' | 'incomplete' | 'error' | 'stale-baseline'
 
-export const EXIT = { conformant: 0, 'non-conformant': 1, 'stale-baseline': 1, error: 2, incomplete: 3 } as const satisfies Record<Verdict, number>
+export const EXIT = {
+  conformant: 0,
+  'non-conformant': 1,
+  'stale-baseline': 1,
+  error: 2,
+  incomplete: 3,
+} as const satisfies Record<Verdict, number>
 
 export const MAX_EVIDENCE = 5 // per requirement: enough to see a pattern, few enough to read
 
@@ -120,7 +126,12 @@ export function aggregate(input: AggregateInput): RequirementResult[] {
       level: req.level,
       rule: req.rule,
       status: 'skip',
-      tests: testOutcomes.map((o) => ({ name: o.test, file: o.file, status: o.status, ...(o.rerun ? { rerun: o.rerun } : {}) })),
+      tests: testOutcomes.map((o) => ({
+        name: o.test,
+        file: o.file,
+        status: o.status,
+        ...(o.rerun ? { rerun: o.rerun } : {}),
+      })),
       evidence: [],
     }
     if (auditOutcomes.length > 0) {
@@ -131,7 +142,12 @@ export function aggregate(input: AggregateInput): RequirementResult[] {
       outcomes
         .filter((o) => o.status === status)
         .slice(0, MAX_EVIDENCE)
-        .map((o) => ({ test: o.test, source: o.source, message: o.message ?? '', ...(o.exchange ? { exchange: o.exchange } : {}) }))
+        .map((o) => ({
+          test: o.test,
+          source: o.source,
+          message: o.message ?? '',
+          ...(o.exchange ? { exchange: o.exchange } : {}),
+        }))
     if (input.levels && !input.levels.includes(req.level)) {
       // Audits judge every response whatever was selected; a level left out is not judged at all.
       result.status = 'disabled'

@@ -36,7 +36,10 @@ export function delayBeforeRetryMs(
   random: () => number = Math.random,
 ): number | undefined {
   if (attempt >= RETRY_DEFAULTS.maxAttempts) return undefined
-  const promised = Math.max(retryAfterMs(headers['retry-after']) ?? 0, parseDurationMs(headers['x-ratelimit-reset-requests']) ?? 0)
+  const promised = Math.max(
+    retryAfterMs(headers['retry-after']) ?? 0,
+    parseDurationMs(headers['x-ratelimit-reset-requests']) ?? 0,
+  )
   const wait = Math.max(promised, exponentialDelayMs(attempt)) + random() * RETRY_DEFAULTS.jitterMs
   return wait > RETRY_DEFAULTS.maxDelayMs ? undefined : wait
 }

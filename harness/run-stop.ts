@@ -67,10 +67,17 @@ export class RunGate {
   check(what: string): void {
     const deadline = this.#config.deadlineAt
     if (deadline !== undefined && Date.now() >= deadline) {
-      throw new RunStopped('RUN_DEADLINE', `${what} not sent: the run's deadline (GATEWAY_MAX_DURATION, --max-duration) passed; not judged`)
+      throw new RunStopped(
+        'RUN_DEADLINE',
+        `${what} not sent: the run's deadline (GATEWAY_MAX_DURATION, --max-duration) passed; not judged`,
+      )
     }
     this.#stopped ??= readStop(this.#config.stopFile)
-    if (this.#stopped !== undefined) throw new RunStopped('TARGET_UNHEALTHY', `${what} not sent: the run stopped calling, ${describeStop(this.#stopped)}; not judged`)
+    if (this.#stopped !== undefined)
+      throw new RunStopped(
+        'TARGET_UNHEALTHY',
+        `${what} not sent: the run stopped calling, ${describeStop(this.#stopped)}; not judged`,
+      )
   }
 
   /** A complete, readable answer: the run of failures is broken. */
@@ -84,9 +91,14 @@ export class RunGate {
     const stopFile = this.#config.stopFile
     if (stopFile === undefined) return
     appendFileSync(failuresFile(stopFile), `${description.replace(/\s+/g, ' ')}\n`)
-    const failures = readFileSync(failuresFile(stopFile), 'utf8').split('\n').filter((line) => line !== '')
+    const failures = readFileSync(failuresFile(stopFile), 'utf8')
+      .split('\n')
+      .filter((line) => line !== '')
     if (failures.length < RUN_STOP_DEFAULTS.consecutiveFailures) return
-    const record: StopRecord = { reason: `target unhealthy, ${failures.length} transport failures in a row`, evidence: failures }
+    const record: StopRecord = {
+      reason: `target unhealthy, ${failures.length} transport failures in a row`,
+      evidence: failures,
+    }
     try {
       // 'wx': the first worker to trip writes the evidence; the others keep it.
       writeFileSync(stopFile, JSON.stringify(record), { flag: 'wx' })

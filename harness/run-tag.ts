@@ -59,7 +59,10 @@ export function runMetadata(runId: string): Record<string, string> {
  * Fields that tag a response that is stored (store left at its default, true, Part 1 §4.5): the reference names
  * no way to delete a stored response, so the tag is what tells whose it is.
  */
-export function responseTags(runId: string, label: string): { safety_identifier: string; metadata: Record<string, string> } {
+export function responseTags(
+  runId: string,
+  label: string,
+): { safety_identifier: string; metadata: Record<string, string> } {
   return { safety_identifier: runTag(runId, label), metadata: runMetadata(runId) }
 }
 

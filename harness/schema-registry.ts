@@ -10,7 +10,9 @@ import addFormatsModule from 'ajv-formats'
 import { HarnessError } from './errors.ts'
 
 // ajv-formats is CommonJS; under ESM its plugin may arrive wrapped in `default`.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => void
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
+  ajv: Ajv2020,
+) => void
 
 const SCHEMAS_DIR = fileURLToPath(new URL('../schemas/', import.meta.url))
 const SCHEMA_ID_BASE = 'https://gateway-conformance.test/schemas/'
@@ -54,9 +56,13 @@ export function renderErrors(errors: ErrorObject[] | null | undefined): string[]
   return (errors ?? []).map((e) => {
     const where = e.instancePath === '' ? '/' : e.instancePath
     const extra =
-      e.keyword === 'additionalProperties' ? ` (${String((e.params as { additionalProperty?: string }).additionalProperty)})` :
-      e.keyword === 'enum' ? ` (${JSON.stringify((e.params as { allowedValues?: unknown }).allowedValues)})` :
-      e.keyword === 'const' ? ` (${JSON.stringify((e.params as { allowedValue?: unknown }).allowedValue)})` : ''
+      e.keyword === 'additionalProperties'
+        ? ` (${String((e.params as { additionalProperty?: string }).additionalProperty)})`
+        : e.keyword === 'enum'
+          ? ` (${JSON.stringify((e.params as { allowedValues?: unknown }).allowedValues)})`
+          : e.keyword === 'const'
+            ? ` (${JSON.stringify((e.params as { allowedValue?: unknown }).allowedValue)})`
+            : ''
     return `${where}: ${e.message ?? e.keyword}${extra}`
   })
 }
@@ -75,7 +81,10 @@ export class SchemaRegistry {
       const schema = JSON.parse(readFileSync(file, 'utf8')) as { $id?: string }
       const expected = SCHEMA_ID_BASE + relative(dir, file).replaceAll('\\', '/')
       if (schema.$id !== expected) {
-        throw new HarnessError('INTERNAL', `${relative(dir, file)}: $id must be ${expected} (got ${String(schema.$id)})`)
+        throw new HarnessError(
+          'INTERNAL',
+          `${relative(dir, file)}: $id must be ${expected} (got ${String(schema.$id)})`,
+        )
       }
       this.#ajv.addSchema(schema)
       this.ids.push(schema.$id)

@@ -120,7 +120,9 @@ export function describeSseEnd(end: SseEnd, caps: SseLimits): string | undefined
       return `no byte of the stream for ${caps.idleTimeoutMs} ms, ${read}: reading stopped there`
     case 'total-timeout':
       // Silent from the start, a stream meets its total cap before its idle one: say it was silent.
-      return end.bytes === 0 ? `no byte of the stream within ${caps.totalTimeoutMs} ms: reading stopped there` : `the stream did not end within ${caps.totalTimeoutMs} ms, ${read}: reading stopped there`
+      return end.bytes === 0
+        ? `no byte of the stream within ${caps.totalTimeoutMs} ms: reading stopped there`
+        : `the stream did not end within ${caps.totalTimeoutMs} ms, ${read}: reading stopped there`
   }
 }
 
@@ -140,7 +142,10 @@ async function nextWithin<T>(iterator: AsyncIterator<T>, ms: number): Promise<It
  * Reads a stream of bytes (or strings) as SSE, yielding events and comments as they complete, and returns how
  * the stream ended. Never hangs: idle and total timeouts end it, and caps bound what is kept.
  */
-export async function* readSse(source: AsyncIterable<Uint8Array | string>, limits: Partial<SseLimits> = {}): AsyncGenerator<SseItem, SseEnd> {
+export async function* readSse(
+  source: AsyncIterable<Uint8Array | string>,
+  limits: Partial<SseLimits> = {},
+): AsyncGenerator<SseItem, SseEnd> {
   const cap = { ...SSE_DEFAULTS, ...limits }
   const decoder = new TextDecoder('utf-8')
   const pending: SseItem[] = []
@@ -209,7 +214,10 @@ export async function* readSse(source: AsyncIterable<Uint8Array | string>, limit
 }
 
 /** Collects a whole stream: every event and comment, and how it ended. */
-export async function collectSse(source: AsyncIterable<Uint8Array | string>, limits: Partial<SseLimits> = {}): Promise<{ items: SseItem[]; events: SseEvent[]; end: SseEnd }> {
+export async function collectSse(
+  source: AsyncIterable<Uint8Array | string>,
+  limits: Partial<SseLimits> = {},
+): Promise<{ items: SseItem[]; events: SseEvent[]; end: SseEnd }> {
   const items: SseItem[] = []
   const generator = readSse(source, limits)
   for (;;) {

@@ -46,20 +46,32 @@ export function spend(usd: number, what: string): void {
 
 /** Turns what a test threw into what the report should say: a transport problem is the target's failure. */
 function classify(error: unknown): unknown {
-  if (error instanceof TargetFailure) return conformanceFailure({ expected: 'a complete HTTP response', seen: error.message, exchange: error.record })
+  if (error instanceof TargetFailure)
+    return conformanceFailure({ expected: 'a complete HTTP response', seen: error.message, exchange: error.record })
   if (error instanceof Error && error.name === 'AssertionError') {
     // A plain vitest expect(): keep its message, add the requirement and the evidence.
     const exchange = lastExchange()
-    return conformanceFailure({ expected: 'the assertion to hold', seen: error.message, ...(exchange ? { exchange } : {}) })
+    return conformanceFailure({
+      expected: 'the assertion to hold',
+      seen: error.message,
+      ...(exchange ? { exchange } : {}),
+    })
   }
   return error
 }
 
-export function check(id: string, title: string, fn: () => Promise<void> | void, options: { timeout?: number } = {}): void {
+export function check(
+  id: string,
+  title: string,
+  fn: () => Promise<void> | void,
+  options: { timeout?: number } = {},
+): void {
   const req = requirement(id)
   // A raised GATEWAY_TIMEOUT_MS raises the test's time with it: a slow target's calls must time out as the
   // target's failure, not cut the test as a harness error.
-  const timeout = options.timeout ?? Math.max(SUITE_DEFAULTS.testTimeoutMs, SUITE_DEFAULTS.callsPerTimeout * inject('runConfig').timeoutMs)
+  const timeout =
+    options.timeout ??
+    Math.max(SUITE_DEFAULTS.testTimeoutMs, SUITE_DEFAULTS.callsPerTimeout * inject('runConfig').timeoutMs)
   test(`[${id}] ${title}`, { meta: { requirement: id }, timeout }, async (ctx) => {
     const config = inject('runConfig')
     await describeTest(req, ctx.task)
@@ -67,9 +79,23 @@ export function check(id: string, title: string, fn: () => Promise<void> | void,
       await fn()
     } catch (error) {
       const failure = classify(error)
-      if (!isSkip(failure)) await attachFailure(config, failure instanceof ConformanceFailure ? failure.details.exchange : lastExchange())
+      if (!isSkip(failure))
+        await attachFailure(config, failure instanceof ConformanceFailure ? failure.details.exchange : lastExchange())
       // A failed MUST is tried once more and both results are reported; the first failure stands (harness/rerun.ts).
-      await rerunFailed(ctx, req, config.rerunFailures, failure, async () => { try { await fn() } catch (again) { throw classify(again) } }, () => currentExchanges().length)
+      await rerunFailed(
+        ctx,
+        req,
+        config.rerunFailures,
+        failure,
+        async () => {
+          try {
+            await fn()
+          } catch (again) {
+            throw classify(again)
+          }
+        },
+        () => currentExchanges().length,
+      )
       throw failure
     } finally {
       await tagTest(config, currentExchanges())

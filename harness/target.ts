@@ -43,25 +43,57 @@ function unreachableReason(error: unknown, timeoutMs: number): string {
 export async function probe(baseUrl: string, timeoutMs: number): Promise<void> {
   const limit = Math.min(timeoutMs, PROBE.maxTimeoutMs)
   try {
-    const response = await request(new URL(PROBE.path, baseUrl), { method: 'GET', signal: AbortSignal.timeout(limit), headersTimeout: limit })
+    const response = await request(new URL(PROBE.path, baseUrl), {
+      method: 'GET',
+      signal: AbortSignal.timeout(limit),
+      headersTimeout: limit,
+    })
     await response.body.dump()
   } catch (error) {
-    throw new HarnessError('TARGET_UNREACHABLE', `cannot reach ${baseUrl}: ${unreachableReason(error, limit)}`, { cause: error })
+    throw new HarnessError('TARGET_UNREACHABLE', `cannot reach ${baseUrl}: ${unreachableReason(error, limit)}`, {
+      cause: error,
+    })
   }
 }
 
 export async function prepareTarget(options: RunOptions, runId: string = newRunId()): Promise<PreparedTarget> {
-  const common = { asOf: options.asOf, budgetUsd: options.budgetUsd, timeoutMs: options.timeoutMs, largeUploads: options.largeUploads, models: options.models, nativeKeyHeader: options.nativeKeyHeader, runId }
+  const common = {
+    asOf: options.asOf,
+    budgetUsd: options.budgetUsd,
+    timeoutMs: options.timeoutMs,
+    largeUploads: options.largeUploads,
+    models: options.models,
+    nativeKeyHeader: options.nativeKeyHeader,
+    runId,
+  }
   if (options.baseUrl !== null) {
     await probe(options.baseUrl, options.timeoutMs)
-    return { config: { ...common, baseUrl: options.baseUrl, embedded: false, keys: options.keys, minuteMs: options.minuteMs ?? DEFAULTS.realMinuteMs }, close: async () => {} }
+    return {
+      config: {
+        ...common,
+        baseUrl: options.baseUrl,
+        embedded: false,
+        keys: options.keys,
+        minuteMs: options.minuteMs ?? DEFAULTS.realMinuteMs,
+      },
+      close: async () => {},
+    }
   }
   // The one place outside scripts/ and test/ that reaches into gateway/ (DESIGN.md: startEmbeddedGateway()).
   const { startEmbeddedGateway } = await import('../gateway/embedded.ts')
   // An explicit as-of date moves the embedded gateway's clock too, so that date rules can be seen at any date.
-  const gateway = await startEmbeddedGateway({ minuteMs: DEFAULTS.embeddedMinuteMs, ...(options.asOfExplicit ? { now: `${options.asOf}T12:00:00Z` } : {}) })
+  const gateway = await startEmbeddedGateway({
+    minuteMs: DEFAULTS.embeddedMinuteMs,
+    ...(options.asOfExplicit ? { now: `${options.asOf}T12:00:00Z` } : {}),
+  })
   return {
-    config: { ...common, baseUrl: gateway.url, embedded: true, keys: { ...gateway.keys }, minuteMs: DEFAULTS.embeddedMinuteMs },
+    config: {
+      ...common,
+      baseUrl: gateway.url,
+      embedded: true,
+      keys: { ...gateway.keys },
+      minuteMs: DEFAULTS.embeddedMinuteMs,
+    },
     close: () => gateway.close(),
   }
 }

@@ -33,7 +33,15 @@ interface InputEstimate {
   /** No byte-level tokenizer counts more than this. */
   ceiling: number
   /** What the estimate was made of, for reports. */
-  parts: { words: number; textBytes: number; messages: number; tools: number; schemaBytes: number; images: number; files: number }
+  parts: {
+    words: number
+    textBytes: number
+    messages: number
+    tools: number
+    schemaBytes: number
+    images: number
+    files: number
+  }
 }
 
 export function wordChunks(text: string): number {
@@ -94,7 +102,14 @@ export function estimateInputTokens(body: Record<string, unknown>): InputEstimat
   const schemaBytes = format && isObject(format.schema) ? bytes(JSON.stringify(format.schema)) : 0
   const toolBytes = tools.reduce((sum: number, tool) => sum + bytes(JSON.stringify(tool)), 0)
   const h = ESTIMATE_HEADROOM
-  const headroom = h.frame + h.perMessage * collected.messages + h.perTool * tools.length + toolBytes + schemaBytes + h.perImage * collected.images + h.perFile * collected.files
+  const headroom =
+    h.frame +
+    h.perMessage * collected.messages +
+    h.perTool * tools.length +
+    toolBytes +
+    schemaBytes +
+    h.perImage * collected.images +
+    h.perFile * collected.files
   const words = collected.texts.reduce((sum, text) => sum + wordChunks(text), 0)
   const textBytes = collected.texts.reduce((sum, text) => sum + bytes(text), 0)
   return {
@@ -102,6 +117,14 @@ export function estimateInputTokens(body: Record<string, unknown>): InputEstimat
     headroom,
     estimate: words + headroom,
     ceiling: textBytes + headroom,
-    parts: { words, textBytes, messages: collected.messages, tools: tools.length, schemaBytes, images: collected.images, files: collected.files },
+    parts: {
+      words,
+      textBytes,
+      messages: collected.messages,
+      tools: tools.length,
+      schemaBytes,
+      images: collected.images,
+      files: collected.files,
+    },
   }
 }

@@ -2,9 +2,7 @@
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
-type UuidV7Check =
-  | { ok: true; timestampMs: number }
-  | { ok: false; reason: string }
+type UuidV7Check = { ok: true; timestampMs: number } | { ok: false; reason: string }
 
 /** Checks the textual form, the version nibble (7) and the variant bits (10), and extracts the 48-bit timestamp. */
 export function checkUuidV7(value: string | undefined): UuidV7Check {
@@ -15,12 +13,16 @@ export function checkUuidV7(value: string | undefined): UuidV7Check {
   if (version !== '7') return { ok: false, reason: `"${value}" is a UUID version ${version}, not 7` }
   // The variant is the top two bits of the 17th hex digit: 10xx means 8, 9, a or b.
   const variant = parseInt(hex[16] ?? '0', 16)
-  if ((variant & 0b1100) !== 0b1000) return { ok: false, reason: `"${value}" does not have the RFC 9562 variant bits 10` }
+  if ((variant & 0b1100) !== 0b1000)
+    return { ok: false, reason: `"${value}" does not have the RFC 9562 variant bits 10` }
   return { ok: true, timestampMs: parseInt(hex.slice(0, 12), 16) }
 }
 
 /** A UUID v7 for the given time, e.g. a client trace id shaped like the target's own ids. */
-export function makeUuidV7(timeMs: number = Date.now(), random: (n: number) => Uint8Array = (n) => crypto.getRandomValues(new Uint8Array(n))): string {
+export function makeUuidV7(
+  timeMs: number = Date.now(),
+  random: (n: number) => Uint8Array = (n) => crypto.getRandomValues(new Uint8Array(n)),
+): string {
   const bytes = random(16)
   const time = BigInt(timeMs)
   for (let i = 0; i < 6; i += 1) bytes[i] = Number((time >> BigInt(8 * (5 - i))) & 0xffn)

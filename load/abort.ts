@@ -13,8 +13,17 @@ export const ABORT = {
 }
 
 function liveMeasured(recorder: PhaseRecorder, stream: StreamStats | undefined): Measured & { ended: number } {
-  const histograms = { e2e: recorder.okLatency, lag: recorder.lag, ttft: stream?.ttft, itl: stream?.interToken, tpot: stream?.tpot }
-  return { histogram: (metric) => histograms[metric] ?? null, ...countsOf(recorder.counts().byStatus, recorder.series.buckets(), recorder.errorsNamed('stopped')) }
+  const histograms = {
+    e2e: recorder.okLatency,
+    lag: recorder.lag,
+    ttft: stream?.ttft,
+    itl: stream?.interToken,
+    tpot: stream?.tpot,
+  }
+  return {
+    histogram: (metric) => histograms[metric] ?? null,
+    ...countsOf(recorder.counts().byStatus, recorder.series.buckets(), recorder.errorsNamed('stopped')),
+  }
 }
 
 /** The calls the phase will have made by its end: its plan's, or, closed loop, its pace so far over its length. */
@@ -25,14 +34,21 @@ function plannedCalls(plan: PhasePlan, recorder: PhaseRecorder, now: number): nu
 }
 
 /** One line naming the first objective breached beyond recovery, or null. */
-export function breachedBeyondRecovery(objectives: readonly Objective[], plan: PhasePlan, recorder: PhaseRecorder, stream: StreamStats | undefined, now: number): string | null {
+export function breachedBeyondRecovery(
+  objectives: readonly Objective[],
+  plan: PhasePlan,
+  recorder: PhaseRecorder,
+  stream: StreamStats | undefined,
+  now: number,
+): string | null {
   if (objectives.length === 0) return null
   const measured = liveMeasured(recorder, stream)
   if (measured.ended < ABORT.minCalls) return null
   const planned = Math.max(measured.ended, plannedCalls(plan, recorder, now))
   for (const o of objectives) {
     const figure = beyondRecovery(o, measured, measured.ended, planned)
-    if (figure !== null) return `${o.name} breached beyond recovery in phase ${plan.name} after ${measured.ended} of ${planned} calls: ${figure}`
+    if (figure !== null)
+      return `${o.name} breached beyond recovery in phase ${plan.name} after ${measured.ended} of ${planned} calls: ${figure}`
   }
   return null
 }

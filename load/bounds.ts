@@ -56,7 +56,8 @@ export function windowHeadMs(phase: PhaseResult, minuteMs: number): number {
 }
 
 /** The most a limiter of `limit` per `minuteMs` admits from rest within `spanMs`. */
-export const fromRestBound = (limit: number, spanMs: number, minuteMs: number): number => limit + (limit * spanMs) / minuteMs
+export const fromRestBound = (limit: number, spanMs: number, minuteMs: number): number =>
+  limit + (limit * spanMs) / minuteMs
 
 export function admissionFigures(phase: PhaseResult, limit: number, minuteMs: number): AdmissionFigures {
   const bins = phase.series.filter((b) => b.admittedSent > 0 || b.refusedSent > 0)
@@ -66,11 +67,23 @@ export function admissionFigures(phase: PhaseResult, limit: number, minuteMs: nu
   const stretch = Math.max(0, answers.p99 - answers.min)
   const admitted = bins.reduce((n, b) => n + b.admittedSent, 0)
   const headMs = windowHeadMs(phase, minuteMs)
-  const figures: AdmissionFigures = { admitted, failed: bins.reduce((n, b) => n + b.failedSent, 0), refused: bins.reduce((n, b) => n + b.refusedSent, 0), beforeFirstRefusal: null, inFlight, tightest: null, headMs }
+  const figures: AdmissionFigures = {
+    admitted,
+    failed: bins.reduce((n, b) => n + b.failedSent, 0),
+    refused: bins.reduce((n, b) => n + b.refusedSent, 0),
+    beforeFirstRefusal: null,
+    inFlight,
+    tightest: null,
+    headMs,
+  }
   const consider = (count: number, spanMs: number, fromRest: boolean): void => {
-    const bound = (fromRest ? fromRestBound(limit, spanMs + stretch + headMs, minuteMs) : 2 * limit + (limit * (spanMs + stretch)) / minuteMs) + inFlight
+    const bound =
+      (fromRest
+        ? fromRestBound(limit, spanMs + stretch + headMs, minuteMs)
+        : 2 * limit + (limit * (spanMs + stretch)) / minuteMs) + inFlight
     const t = figures.tightest
-    if (t === null || count - bound > t.admitted - t.bound) figures.tightest = { admitted: count, spanMs, bound, fromRest }
+    if (t === null || count - bound > t.admitted - t.bound)
+      figures.tightest = { admitted: count, spanMs, bound, fromRest }
   }
   const first = phase.rateLimit.firstRefusedSentAt
   if (phase.plan.fromRest && first !== null) {
@@ -91,10 +104,12 @@ export function admissionFigures(phase: PhaseResult, limit: number, minuteMs: nu
 }
 
 /** The tightest span past its bound: more admitted than any allowed limiter admits. */
-export const leaked = (f: AdmissionFigures): boolean => f.tightest !== null && f.tightest.admitted > f.tightest.bound + 1e-9
+export const leaked = (f: AdmissionFigures): boolean =>
+  f.tightest !== null && f.tightest.admitted > f.tightest.bound + 1e-9
 
 /** Throttled before the limit from rest. */
-export const throttledEarly = (f: AdmissionFigures, limit: number): boolean => f.beforeFirstRefusal !== null && f.beforeFirstRefusal + f.inFlight < limit
+export const throttledEarly = (f: AdmissionFigures, limit: number): boolean =>
+  f.beforeFirstRefusal !== null && f.beforeFirstRefusal + f.inFlight < limit
 
 export function describeSpan(s: SpanCount | null, minuteMs: number): string {
   if (s === null) return 'no call admitted'

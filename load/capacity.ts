@@ -72,7 +72,11 @@ export function judgeStep(phase: PhaseResult, objectives: readonly Objective[], 
   const errorsBound = objectives.find((o) => o.metric === 'errors')?.bound ?? 0.01
   const signs: { outcome: StepOutcome; why: string }[] = []
   const refusedShare = counts.refused / Math.max(1, counts.ended)
-  if (counts.refused > 0 && refusedShare > errorsBound) signs.push({ outcome: 'refused', why: `${pct(refusedShare)} of calls refused (429), past ${pct(errorsBound)}: a limit` })
+  if (counts.refused > 0 && refusedShare > errorsBound)
+    signs.push({
+      outcome: 'refused',
+      why: `${pct(refusedShare)} of calls refused (429), past ${pct(errorsBound)}: a limit`,
+    })
   const measured = measuredOf(phase)
   for (const o of objectives) {
     const e = evaluate(o, measured)
@@ -85,11 +89,21 @@ export function judgeStep(phase: PhaseResult, objectives: readonly Objective[], 
   // A few calls short say nothing: a short step on a busy machine misses its last one or two at its end.
   const short = planned - phase.sent
   if ((short > 4 && phase.sent < CAPACITY.minSentShare * planned) || behind > Math.max(4, rate * CAPACITY.maxBehindS)) {
-    signs.push({ outcome: 'saturated', why: `the generator sent ${phase.sent} of ${planned} planned calls and was up to ${behind} behind its plan: every one of ${phase.plan.connections} connections was busy, or the machine could not send faster` })
+    signs.push({
+      outcome: 'saturated',
+      why: `the generator sent ${phase.sent} of ${planned} planned calls and was up to ${behind} behind its plan: every one of ${phase.plan.connections} connections was busy, or the machine could not send faster`,
+    })
   }
   const queue = queueSigns(phase, bucketMs)
-  if (queue !== null && queue.last >= CAPACITY.queueGrowth * Math.max(1, queue.first) && queue.last - queue.first >= Math.max(4, rate * CAPACITY.queueGrowthMinS)) {
-    signs.push({ outcome: 'saturated', why: `calls in flight grew from ${queue.first.toFixed(1)} to ${queue.last.toFixed(1)} through the step: a queue` })
+  if (
+    queue !== null &&
+    queue.last >= CAPACITY.queueGrowth * Math.max(1, queue.first) &&
+    queue.last - queue.first >= Math.max(4, rate * CAPACITY.queueGrowthMinS)
+  ) {
+    signs.push({
+      outcome: 'saturated',
+      why: `calls in flight grew from ${queue.first.toFixed(1)} to ${queue.last.toFixed(1)} through the step: a queue`,
+    })
   }
   const first = signs.find((s) => s.outcome === 'refused') ?? signs.find((s) => s.outcome === 'breached') ?? signs[0]
   if (first === undefined) return { rate, outcome: 'held', why: 'every objective met, schedule held, no queue' }
@@ -118,15 +132,25 @@ export function decide(judged: readonly Judged[], b: SearchBounds): Decision {
   const broken = judged.filter((j) => j.outcome !== 'held')
   const good = held.length > 0 ? Math.max(...held) : null
   const refused = broken.find((j) => j.outcome === 'refused')
-  if (refused) return { next: null, why: `the target refused calls at ${r(refused.rate)} (${refused.why}): its limit was met before its capacity` }
+  if (refused)
+    return {
+      next: null,
+      why: `the target refused calls at ${r(refused.rate)} (${refused.why}): its limit was met before its capacity`,
+    }
   const bad = broken.length > 0 ? broken.reduce((a, j) => (j.rate < a.rate ? j : a)) : null
   if (bad === null) {
     const last = judged.at(-1) as Judged
-    if (last.rate >= b.ceiling) return { next: null, why: `every step up to ${r(b.ceiling)} held: ${b.tierBound ? `the tier's limit (less ${Math.round((1 - CAPACITY.limitShare) * 100)} % for a window's jitter) was met before the target's capacity` : "the search's ceiling was reached"}` }
-    if (judged.length >= b.maxSteps) return { next: null, why: `the search's cap of ${b.maxSteps} steps was reached while rising` }
+    if (last.rate >= b.ceiling)
+      return {
+        next: null,
+        why: `every step up to ${r(b.ceiling)} held: ${b.tierBound ? `the tier's limit (less ${Math.round((1 - CAPACITY.limitShare) * 100)} % for a window's jitter) was met before the target's capacity` : "the search's ceiling was reached"}`,
+      }
+    if (judged.length >= b.maxSteps)
+      return { next: null, why: `the search's cap of ${b.maxSteps} steps was reached while rising` }
     return { next: { rate: Math.min(last.rate * 2, b.ceiling), kind: 'ramp' }, why: `${r(last.rate)} held` }
   }
-  if (judged.length >= b.maxSteps) return { next: null, why: `the search's cap of ${b.maxSteps} steps was reached; ${r(bad.rate)} broke: ${bad.why}` }
+  if (judged.length >= b.maxSteps)
+    return { next: null, why: `the search's cap of ${b.maxSteps} steps was reached; ${r(bad.rate)} broke: ${bad.why}` }
   if (good === null) {
     const lower = bad.rate / 2
     if (lower < b.start / 8) return { next: null, why: `no rate held down to ${r(bad.rate)}: ${bad.why}` }
@@ -135,11 +159,22 @@ export function decide(judged: readonly Judged[], b: SearchBounds): Decision {
   if (good > bad.rate) {
     // A lower rate broke after a higher one held: the target is not steady; the lowest broken rate bounds it.
     const held = judged.filter((j) => j.outcome === 'held' && j.rate < bad.rate).map((j) => j.rate)
-    if (held.length === 0) return { next: null, why: `${r(bad.rate)} broke after ${r(good)} had held: the target is not steady at these rates (${bad.why})` }
+    if (held.length === 0)
+      return {
+        next: null,
+        why: `${r(bad.rate)} broke after ${r(good)} had held: the target is not steady at these rates (${bad.why})`,
+      }
   }
   const below = Math.max(...judged.filter((j) => j.outcome === 'held' && j.rate < bad.rate).map((j) => j.rate))
-  if ((bad.rate - below) / below <= CAPACITY.resolution) return { next: null, why: `resolved to within ${Math.round(CAPACITY.resolution * 100)} %: ${r(below)} held, ${r(bad.rate)} broke (${bad.why})` }
-  return { next: { rate: (below + bad.rate) / 2, kind: 'bisect' }, why: `between ${r(below)} held and ${r(bad.rate)} broken` }
+  if ((bad.rate - below) / below <= CAPACITY.resolution)
+    return {
+      next: null,
+      why: `resolved to within ${Math.round(CAPACITY.resolution * 100)} %: ${r(below)} held, ${r(bad.rate)} broke (${bad.why})`,
+    }
+  return {
+    next: { rate: (below + bad.rate) / 2, kind: 'bisect' },
+    why: `between ${r(below)} held and ${r(bad.rate)} broken`,
+  }
 }
 
 /** The step table's row of a phase. */
@@ -162,7 +197,11 @@ export function stepOf(phase: PhaseResult, judged: Judged, kind: 'ramp' | 'bisec
 }
 
 /** The search's result and its one verdict: pass with the rate found, fail when no step held. */
-export function conclude(steps: CapacityStep[], decision: Decision, o: { objectives: Objective[]; tierLimit: CapacityResult['tierLimit']; stopped: string | null; ceiling: number }): { capacity: CapacityResult; verdicts: Verdict[] } {
+export function conclude(
+  steps: CapacityStep[],
+  decision: Decision,
+  o: { objectives: Objective[]; tierLimit: CapacityResult['tierLimit']; stopped: string | null; ceiling: number },
+): { capacity: CapacityResult; verdicts: Verdict[] } {
   const held = steps.filter((s) => s.outcome === 'held')
   const broken = steps.filter((s) => s.outcome !== 'held')
   const best = held.length === 0 ? null : held.reduce((a, s) => (s.offered > a.offered ? s : a))
@@ -172,20 +211,39 @@ export function conclude(steps: CapacityStep[], decision: Decision, o: { objecti
     : firstBroken !== null
       ? 'capacity'
       : best !== null && best.offered >= o.ceiling
-        ? (o.tierLimit ? 'limit' : 'ceiling')
+        ? o.tierLimit
+          ? 'limit'
+          : 'ceiling'
         : null
   const stopReason = o.stopped ?? decision.why
-  const capacity: CapacityResult = { sustainable: best?.offered ?? null, firstBroken, bound, tierLimit: o.tierLimit, objectives: o.objectives, stopReason, steps }
+  const capacity: CapacityResult = {
+    sustainable: best?.offered ?? null,
+    firstBroken,
+    bound,
+    tierLimit: o.tierLimit,
+    objectives: o.objectives,
+    stopReason,
+    steps,
+  }
   const section = o.tierLimit ? 'P1-8.3' : '--slo'
-  const met = bound === 'limit' ? "the target's limit" : bound === 'capacity' ? "the target's capacity" : bound === 'ceiling' ? "the search's ceiling" : 'none'
-  const figure = best === null
-    ? `no sustainable rate: ${steps.length} steps, the lowest broke at ${firstBroken === null ? '-' : r(firstBroken)}`
-    : `highest sustainable rate ${r(best.offered)} (throughput ${r(best.throughput)}, goodput ${r(best.goodput)}, p99 ${Math.round(best.p99Ms)} ms); first broken ${firstBroken === null ? '-' : r(firstBroken)}; bound met first: ${met}`
+  const met =
+    bound === 'limit'
+      ? "the target's limit"
+      : bound === 'capacity'
+        ? "the target's capacity"
+        : bound === 'ceiling'
+          ? "the search's ceiling"
+          : 'none'
+  const figure =
+    best === null
+      ? `no sustainable rate: ${steps.length} steps, the lowest broke at ${firstBroken === null ? '-' : r(firstBroken)}`
+      : `highest sustainable rate ${r(best.offered)} (throughput ${r(best.throughput)}, goodput ${r(best.goodput)}, p99 ${Math.round(best.p99Ms)} ms); first broken ${firstBroken === null ? '-' : r(firstBroken)}; bound met first: ${met}`
   const base = { id: 'capacity' as const, phase: 'search', figure, section }
-  const verdict: Verdict = steps.length === 0
-    ? { ...base, status: 'inconclusive', detail: `no step ran: ${stopReason}` }
-    : best === null
-      ? { ...base, status: 'fail', detail: `no step met the objectives: ${stopReason}` }
-      : { ...base, status: 'pass', detail: stopReason }
+  const verdict: Verdict =
+    steps.length === 0
+      ? { ...base, status: 'inconclusive', detail: `no step ran: ${stopReason}` }
+      : best === null
+        ? { ...base, status: 'fail', detail: `no step met the objectives: ${stopReason}` }
+        : { ...base, status: 'pass', detail: stopReason }
   return { capacity, verdicts: [verdict] }
 }

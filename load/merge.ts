@@ -10,7 +10,17 @@ import { mergeSummaries } from './engine/histogram.ts'
 import { goodputFigures } from './engine/recorder.ts'
 import { mergeSeries } from './engine/series.ts'
 import { REPORT_FILES } from './report/write.ts'
-import type { AlgorithmSigns, ClientFigures, HeaderCounts, HistogramSummary, LoadResult, PhaseResult, RateLimitFacts, ScheduleFigures, StreamFigures } from './types.ts'
+import type {
+  AlgorithmSigns,
+  ClientFigures,
+  HeaderCounts,
+  HistogramSummary,
+  LoadResult,
+  PhaseResult,
+  RateLimitFacts,
+  ScheduleFigures,
+  StreamFigures,
+} from './types.ts'
 import { judge, observeAlgorithm, outcomeOf } from './verdicts.ts'
 
 export async function readResult(dir: string): Promise<LoadResult> {
@@ -37,7 +47,10 @@ const add = (a: Record<string, number>, b: Record<string, number>): Record<strin
 }
 
 function mergeHeaders(list: HeaderCounts[]): HeaderCounts {
-  return list.reduce((a, b) => add(a as unknown as Record<string, number>, b as unknown as Record<string, number>) as unknown as HeaderCounts)
+  return list.reduce(
+    (a, b) =>
+      add(a as unknown as Record<string, number>, b as unknown as Record<string, number>) as unknown as HeaderCounts,
+  )
 }
 
 /** Histograms that a result may lack (written without objectives in mind): merged when every part has one. */
@@ -112,7 +125,10 @@ function mergeRateLimit(list: RateLimitFacts[]): RateLimitFacts {
     firstRefusedSentAt: list.map((f) => f.firstRefusedSentAt).reduce(minOf, null),
     refusedWithRoom: list.map((f) => f.refusedWithRoom).reduce(add, {}),
     refusedReportingRoom: list.map((f) => f.refusedReportingRoom).reduce(add, {}),
-    tested: { reset: list.reduce((n, f) => n + f.tested.reset, 0), retryAfter: list.reduce((n, f) => n + f.tested.retryAfter, 0) },
+    tested: {
+      reset: list.reduce((n, f) => n + f.tested.reset, 0),
+      retryAfter: list.reduce((n, f) => n + f.tested.retryAfter, 0),
+    },
     suspects: list.flatMap((f) => f.suspects),
     limits: list.map((f) => f.limits).reduce(add, {}),
     algorithm: list.map((f) => f.algorithm).reduce(mergeSigns),
@@ -137,7 +153,8 @@ export function mergePhase(parts: PhaseResult[]): PhaseResult {
   const startedAt = Math.min(...parts.map((p) => p.startedAt))
   const endedAt = Math.max(...parts.map((p) => p.endedAt))
   const sent = parts.reduce((n, p) => n + p.sent, 0)
-  const sum = (pick: (p: PhaseResult) => number | null): number | null => (parts.every((p) => pick(p) === null) ? null : parts.reduce((n, p) => n + (pick(p) ?? 0), 0))
+  const sum = (pick: (p: PhaseResult) => number | null): number | null =>
+    parts.every((p) => pick(p) === null) ? null : parts.reduce((n, p) => n + (pick(p) ?? 0), 0)
   const series = mergeSeries(parts.map((p) => p.series))
   const byStatus = parts.map((p) => p.byStatus).reduce(add, {})
   const okLatency = mergeOptional(parts.map((p) => p.okLatency))
@@ -147,8 +164,18 @@ export function mergePhase(parts: PhaseResult[]): PhaseResult {
       ...first.plan,
       rate: sum((p) => p.plan.rate),
       connections: parts.reduce((n, p) => n + p.plan.connections, 0),
-      ...(first.plan.client ? { client: { ...first.plan.client, workers: parts.reduce((n, p) => n + (p.plan.client?.workers ?? 0), 0), pacePerSecond: sum((p) => p.plan.client?.pacePerSecond ?? null) } } : {}),
-      ...(first.plan.probe ? { probe: { ...first.plan.probe, rate: parts.reduce((n, p) => n + (p.plan.probe?.rate ?? 0), 0) } } : {}),
+      ...(first.plan.client
+        ? {
+            client: {
+              ...first.plan.client,
+              workers: parts.reduce((n, p) => n + (p.plan.client?.workers ?? 0), 0),
+              pacePerSecond: sum((p) => p.plan.client?.pacePerSecond ?? null),
+            },
+          }
+        : {}),
+      ...(first.plan.probe
+        ? { probe: { ...first.plan.probe, rate: parts.reduce((n, p) => n + (p.plan.probe?.rate ?? 0), 0) } }
+        : {}),
     },
     startedAt,
     endedAt,
@@ -192,30 +219,49 @@ export function mergeResults(results: LoadResult[], dirs: string[], runId: strin
   const first = results[0]
   if (!first) throw new ConfigError('merge needs at least one report directory')
   for (const [i, r] of results.entries()) {
-    if (r.profile.name !== first.profile.name) throw new ConfigError(`${dirs[i]} ran ${r.profile.name}, not ${first.profile.name}: merge shards of one profile`)
+    if (r.profile.name !== first.profile.name)
+      throw new ConfigError(`${dirs[i]} ran ${r.profile.name}, not ${first.profile.name}: merge shards of one profile`)
     if (r.target.baseUrl !== first.target.baseUrl && !(r.target.embedded && first.target.embedded)) {
-      throw new ConfigError(`${dirs[i]} loaded ${r.target.baseUrl}, not ${first.target.baseUrl}: merge shards of one target`)
+      throw new ConfigError(
+        `${dirs[i]} loaded ${r.target.baseUrl}, not ${first.target.baseUrl}: merge shards of one target`,
+      )
     }
-    if (r.phases.length !== first.phases.length) throw new ConfigError(`${dirs[i]} has ${r.phases.length} phases, not ${first.phases.length}: was one shard stopped early?`)
+    if (r.phases.length !== first.phases.length)
+      throw new ConfigError(
+        `${dirs[i]} has ${r.phases.length} phases, not ${first.phases.length}: was one shard stopped early?`,
+      )
   }
   const slo = (r: LoadResult): string => JSON.stringify(r.objectives ?? [])
   const other = results.findIndex((r) => slo(r) !== slo(first))
-  if (other > 0) throw new ConfigError(`${dirs[other]} was judged by other objectives (--slo) than ${dirs[0]}: merge shards of one run`)
-  if (results.some((r) => r.capacity !== undefined)) throw new ConfigError('a capacity search adapts each step to what its one generator measured: its runs cannot be merged as shards')
+  if (other > 0)
+    throw new ConfigError(
+      `${dirs[other]} was judged by other objectives (--slo) than ${dirs[0]}: merge shards of one run`,
+    )
+  if (results.some((r) => r.capacity !== undefined))
+    throw new ConfigError(
+      'a capacity search adapts each step to what its one generator measured: its runs cannot be merged as shards',
+    )
   const indices = results.map((r) => r.shard?.index).filter((i): i is number => i !== undefined)
-  if (new Set(indices).size !== indices.length) throw new ConfigError(`two of the directories are the same shard (${indices.join(', ')}); give each shard once`)
+  if (new Set(indices).size !== indices.length)
+    throw new ConfigError(`two of the directories are the same shard (${indices.join(', ')}); give each shard once`)
   const minuteMs = first.target.minuteMs
   const phases = first.phases.map((_, i) => mergePhase(results.map((r) => r.phases[i] as PhaseResult)))
   const verdicts = judge(phases, minuteMs, results.length, first.objectives ?? [])
   const partial = results.some((r) => r.partial)
-  const { outcome, exitCode } = partial && !verdicts.some((v) => v.status === 'fail') ? { outcome: 'inconclusive' as const, exitCode: 3 as const } : outcomeOf(verdicts)
+  const { outcome, exitCode } =
+    partial && !verdicts.some((v) => v.status === 'fail')
+      ? { outcome: 'inconclusive' as const, exitCode: 3 as const }
+      : outcomeOf(verdicts)
   // A shard's spread over its own repeats is not the whole's.
   const { repeats: _ownSpread, ...shared } = first
   return {
     ...shared,
     runId,
     startedAt: results.map((r) => r.startedAt).sort()[0] as string,
-    endedAt: results.map((r) => r.endedAt).sort().at(-1) as string,
+    endedAt: results
+      .map((r) => r.endedAt)
+      .sort()
+      .at(-1) as string,
     partial,
     stopReason: results.map((r) => r.stopReason).find((s) => s !== null) ?? null,
     shard: null,

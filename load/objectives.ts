@@ -27,7 +27,10 @@ function bad(entry: string, why: string): ConfigError {
 
 /** Parses `name=value,...` into objectives; one line saying what to fix on any mistake. */
 export function parseObjectives(text: string): Objective[] {
-  const entries = text.split(',').map((e) => e.trim()).filter((e) => e !== '')
+  const entries = text
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '')
   if (entries.length === 0) throw new ConfigError('--slo needs at least one objective, e.g. --slo e2e_p99=2s,errors=1%')
   const out: Objective[] = []
   for (const entry of entries) {
@@ -46,20 +49,34 @@ export function parseObjectives(text: string): Objective[] {
     const m = NAME.exec(name)
     const metric = m?.[1]
     if (!m || !(LATENCY_METRICS as readonly string[]).includes(metric ?? '')) {
-      throw bad(entry, `unknown objective "${name}": write METRIC_pNN, METRIC_mean or METRIC_max with METRIC one of ${LATENCY_METRICS.join(', ')}, or errors=N%`)
+      throw bad(
+        entry,
+        `unknown objective "${name}": write METRIC_pNN, METRIC_mean or METRIC_max with METRIC one of ${LATENCY_METRICS.join(', ')}, or errors=N%`,
+      )
     }
     const percentile = m[3] === undefined ? null : Number(m[3])
-    if (percentile !== null && !(percentile > 0 && percentile < 100)) throw bad(entry, 'a percentile is above 0 and below 100, e.g. p99 or p99.9')
+    if (percentile !== null && !(percentile > 0 && percentile < 100))
+      throw bad(entry, 'a percentile is above 0 and below 100, e.g. p99 or p99.9')
     const ms = /^\d+(\.\d+)?(ms|s)$/.test(value) ? parseDurationMs(value) : undefined
     if (ms === undefined) throw bad(entry, 'the value must be a duration in ms or s, e.g. 2s or 150ms')
-    out.push({ name, metric: metric as LatencyMetric, stat: percentile === null ? (m[2] as 'mean' | 'max') : percentile, bound: ms })
+    out.push({
+      name,
+      metric: metric as LatencyMetric,
+      stat: percentile === null ? (m[2] as 'mean' | 'max') : percentile,
+      bound: ms,
+    })
   }
   return out
 }
 
 /** The objectives as --slo takes them (parseObjectives reads this back), for a report's header. */
 export function objectivesText(objectives: readonly Objective[]): string {
-  const value = (o: Objective): string => (o.metric === 'errors' ? `${round(o.bound * 100)}%` : o.bound >= 1000 ? `${round(o.bound / 1000)}s` : `${round(o.bound)}ms`)
+  const value = (o: Objective): string =>
+    o.metric === 'errors'
+      ? `${round(o.bound * 100)}%`
+      : o.bound >= 1000
+        ? `${round(o.bound / 1000)}s`
+        : `${round(o.bound)}ms`
   return objectives.map((o) => `${o.name}=${value(o)}`).join(',')
 }
 
@@ -96,7 +113,12 @@ export function isGood(objectives: readonly Objective[], call: CallFigures): boo
     }
     if (call.stream === null) continue
     // A stream that never sent a delta has no first token: it cannot meet a ttft bound.
-    const value = o.metric === 'ttft' ? (call.stream.ttftMs ?? Infinity) : o.metric === 'tpot' ? call.stream.tpotMs : call.stream.meanGapMs
+    const value =
+      o.metric === 'ttft'
+        ? (call.stream.ttftMs ?? Infinity)
+        : o.metric === 'tpot'
+          ? call.stream.tpotMs
+          : call.stream.meanGapMs
     if (value !== null && value > o.bound) return false
   }
   return true
@@ -144,15 +166,24 @@ const statName = (o: Objective): string => (typeof o.stat === 'number' ? `p${o.s
 /** "ttft p99 1.84 s against 2 s (312 samples)". */
 export function figureOf(e: Evaluation): string {
   const o = e.objective
-  if (o.metric === 'errors') return e.value === null ? `errors: no call judged, against ${round(o.bound * 100)}%` : `errors ${round(e.value * 100)}% of ${e.samples} calls against ${round(o.bound * 100)}%`
-  return e.value === null ? `${o.metric} ${statName(o)}: no sample, against ${seconds(o.bound)}` : `${o.metric} ${statName(o)} ${seconds(e.value)} against ${seconds(o.bound)} (${e.samples} samples)`
+  if (o.metric === 'errors')
+    return e.value === null
+      ? `errors: no call judged, against ${round(o.bound * 100)}%`
+      : `errors ${round(e.value * 100)}% of ${e.samples} calls against ${round(o.bound * 100)}%`
+  return e.value === null
+    ? `${o.metric} ${statName(o)}: no sample, against ${seconds(o.bound)}`
+    : `${o.metric} ${statName(o)} ${seconds(e.value)} against ${seconds(o.bound)} (${e.samples} samples)`
 }
 
 /**
  * Calls ended, and those the errors objective judges: answers by status (a 1xx or 3xx is not a 2xx either) and the
  * calls without an answer of the series, less the 429s, the calls failed on purpose and the calls cut by a stop.
  */
-export function countsOf(byStatus: Record<string, number>, series: readonly SeriesBucket[], stopped: number): Pick<Measured, 'judged' | 'failed' | 'refused'> & { ended: number } {
+export function countsOf(
+  byStatus: Record<string, number>,
+  series: readonly SeriesBucket[],
+  stopped: number,
+): Pick<Measured, 'judged' | 'failed' | 'refused'> & { ended: number } {
   let answered = 0
   let notOk = 0
   for (const [code, n] of Object.entries(byStatus)) {
@@ -174,7 +205,13 @@ export function countsOf(byStatus: Record<string, number>, series: readonly Seri
 
 /** The histograms and counts of a finished phase, decoded from its summaries (merged ones included). */
 export function measuredOf(phase: PhaseResult): Measured {
-  const summaries = { e2e: phase.okLatency, ttft: phase.stream?.ttft, itl: phase.stream?.interToken, tpot: phase.stream?.tpot, lag: phase.schedule?.lag }
+  const summaries = {
+    e2e: phase.okLatency,
+    ttft: phase.stream?.ttft,
+    itl: phase.stream?.interToken,
+    tpot: phase.stream?.tpot,
+    lag: phase.schedule?.lag,
+  }
   return {
     histogram: (metric) => {
       const s = summaries[metric]
@@ -192,10 +229,15 @@ export function judgeObjectives(phase: PhaseResult, objectives: readonly Objecti
     const figure = figureOf(e)
     const base = { id: 'objective' as const, phase: phase.plan.name, figure, section: '--slo' }
     if (e.met === null) {
-      const why = STREAM_METRICS.has(o.metric) ? 'no streamed call completed a token in this phase' : o.metric === 'lag' ? 'the phase was not scheduled (closed loop)' : 'no call of this phase was judged'
+      const why = STREAM_METRICS.has(o.metric)
+        ? 'no streamed call completed a token in this phase'
+        : o.metric === 'lag'
+          ? 'the phase was not scheduled (closed loop)'
+          : 'no call of this phase was judged'
       return { ...base, status: 'inconclusive', detail: `${o.name}: ${why}` }
     }
-    const refusals = o.metric === 'errors' && measured.refused > 0 ? ` (${measured.refused} 429s are refusals, counted apart)` : ''
+    const refusals =
+      o.metric === 'errors' && measured.refused > 0 ? ` (${measured.refused} 429s are refusals, counted apart)` : ''
     return e.met
       ? { ...base, status: 'pass', detail: `${o.name} met${refusals}` }
       : { ...base, status: 'fail', detail: `${o.name} breached: ${figure}${refusals}` }

@@ -113,7 +113,11 @@ export function connectionsFor(ctx: PlanContext, rate: number): number {
 }
 
 /** PlanContext.getJson for a target: a GET with the slot's key; a body that is not JSON reads as null. */
-export function jsonGetter(baseUrl: string, keys: Partial<Record<KeySlotName, string>>, timeoutMs: number): PlanContext['getJson'] {
+export function jsonGetter(
+  baseUrl: string,
+  keys: Partial<Record<KeySlotName, string>>,
+  timeoutMs: number,
+): PlanContext['getJson'] {
   // Bounded in time and bytes (engine/call.ts): a hostile target's answer is one line, never a hang or a stack.
   return (path, slot) => {
     const key = keys[slot]

@@ -37,13 +37,18 @@ export function mergeRepeatedPhase(parts: readonly PhaseResult[]): PhaseResult {
     series: [],
     maxInFlight: Math.max(...parts.map((p) => p.maxInFlight)),
     // The worst repeat's schedule: each was judged against its own bound.
-    schedule: schedules.length === 0 ? null : {
-      maxBehindCalls: Math.max(...schedules.map((s) => s.maxBehindCalls)),
-      maxAheadCalls: Math.max(...schedules.map((s) => s.maxAheadCalls)),
-      boundCalls: (schedules[0] as ScheduleFigures).boundCalls,
-      lagP99Ms: schedules.some((s) => s.lagP99Ms !== null) ? Math.max(...schedules.map((s) => s.lagP99Ms ?? 0)) : null,
-      conclusive: schedules.every((s) => s.conclusive),
-    },
+    schedule:
+      schedules.length === 0
+        ? null
+        : {
+            maxBehindCalls: Math.max(...schedules.map((s) => s.maxBehindCalls)),
+            maxAheadCalls: Math.max(...schedules.map((s) => s.maxAheadCalls)),
+            boundCalls: (schedules[0] as ScheduleFigures).boundCalls,
+            lagP99Ms: schedules.some((s) => s.lagP99Ms !== null)
+              ? Math.max(...schedules.map((s) => s.lagP99Ms ?? 0))
+              : null,
+            conclusive: schedules.every((s) => s.conclusive),
+          },
   }
 }
 
@@ -66,7 +71,11 @@ export function worstVerdicts(results: readonly LoadResult[]): Verdict[] {
   return [...byKey.values()].map(({ worst, repeat, statuses }) =>
     results.length === 1 || statuses.every((s) => s === worst.status)
       ? worst
-      : { ...worst, figure: `repeat ${repeat + 1} of ${results.length}: ${worst.figure}`, detail: `${worst.detail} (by repeat: ${statuses.join(', ')})` },
+      : {
+          ...worst,
+          figure: `repeat ${repeat + 1} of ${results.length}: ${worst.figure}`,
+          detail: `${worst.detail} (by repeat: ${statuses.join(', ')})`,
+        },
   )
 }
 
@@ -77,17 +86,23 @@ export function mergeRepeats(results: readonly LoadResult[], runId: string, dirs
   const phases: PhaseResult[] = []
   const spread: Record<string, Record<string, FigureSpread>> = {}
   for (const name of names) {
-    const parts = results.map((r) => r.phases.find((p) => p.plan.name === name)).filter((p): p is PhaseResult => p !== undefined)
+    const parts = results
+      .map((r) => r.phases.find((p) => p.plan.name === name))
+      .filter((p): p is PhaseResult => p !== undefined)
     phases.push(mergeRepeatedPhase(parts))
     const values = new Map<FigureName, number[]>()
     for (const part of parts) {
-      for (const [figure, value] of Object.entries(phaseFigures(part, first.target.minuteMs)) as [FigureName, number][]) values.set(figure, [...(values.get(figure) ?? []), value])
+      for (const [figure, value] of Object.entries(phaseFigures(part, first.target.minuteMs)) as [FigureName, number][])
+        values.set(figure, [...(values.get(figure) ?? []), value])
     }
     spread[name] = Object.fromEntries([...values].map(([figure, list]) => [figure, spreadOf(list)]))
   }
   const verdicts = worstVerdicts(results)
   const partial = results.some((r) => r.partial)
-  const { outcome, exitCode } = partial && !verdicts.some((v) => v.status === 'fail') ? { outcome: 'inconclusive' as const, exitCode: 3 as const } : outcomeOf(verdicts)
+  const { outcome, exitCode } =
+    partial && !verdicts.some((v) => v.status === 'fail')
+      ? { outcome: 'inconclusive' as const, exitCode: 3 as const }
+      : outcomeOf(verdicts)
   const last = results[results.length - 1] as LoadResult
   return {
     ...first,

@@ -61,7 +61,15 @@ export function shardPlan(plan: PhasePlan, shard: { index: number; count: number
     ...(plan.arrival ? { arrival: { ...plan.arrival, seed: deriveSeed(plan.arrival.seed, shard.index) } } : {}),
     rate: plan.rate === null ? null : plan.rate / n,
     connections: Math.max(1, Math.ceil(plan.connections / n)),
-    ...(plan.client ? { client: { ...plan.client, workers: Math.max(1, Math.ceil(plan.client.workers / n)), pacePerSecond: plan.client.pacePerSecond === null ? null : plan.client.pacePerSecond / n } } : {}),
+    ...(plan.client
+      ? {
+          client: {
+            ...plan.client,
+            workers: Math.max(1, Math.ceil(plan.client.workers / n)),
+            pacePerSecond: plan.client.pacePerSecond === null ? null : plan.client.pacePerSecond / n,
+          },
+        }
+      : {}),
     ...(plan.probe ? { probe: { ...plan.probe, rate: plan.probe.rate / n } } : {}),
   }
 }
@@ -76,7 +84,10 @@ export function arrivalFor(plan: PhasePlan, index: number, ctx: PlanContext): Ph
   if (!arrival && !ramp) return plan
   const own = plan.arrival
   const seed = ctx.seedGiven || own === undefined ? deriveSeed(ctx.seed ?? 0, index) : own.seed
-  const process = arrival ?? { process: own?.process ?? 'constant', ...(own?.burstiness !== undefined ? { burstiness: own.burstiness } : {}) }
+  const process = arrival ?? {
+    process: own?.process ?? 'constant',
+    ...(own?.burstiness !== undefined ? { burstiness: own.burstiness } : {}),
+  }
   const withRamp = ramp ?? own?.ramp
   // autocannon spaces calls evenly per connection: a phase at a fixed rate moves to the scheduler to take an arrival.
   return { ...plan, engine: 'scheduler', arrival: { ...process, ...(withRamp ? { ramp: withRamp } : {}), seed } }
@@ -93,23 +104,41 @@ function keyOf(ctx: PlanContext, slot: KeySlotName): string {
  * has ended, a sliding window emptied, a token bucket refilled), whatever its headers say; a reset that promised
  * rest too early is then caught by the verdicts, not taken on trust.
  */
-async function waitForRest(plan: PhasePlan, ctx: PlanContext, signal: AbortSignal, note?: (line: string) => void): Promise<void> {
+async function waitForRest(
+  plan: PhasePlan,
+  ctx: PlanContext,
+  signal: AbortSignal,
+  note?: (line: string) => void,
+): Promise<void> {
   if (!plan.fromRest || plan.bucket === null) return
   const wait = ctx.minuteMs + RUNNER.restMarginMs
-  note?.(`${plan.name}: waiting ${(wait / 1000).toFixed(1)} s without calls, so that the ${plan.bucket} bucket is full again`)
+  note?.(
+    `${plan.name}: waiting ${(wait / 1000).toFixed(1)} s without calls, so that the ${plan.bucket} bucket is full again`,
+  )
   await sleep(wait, undefined, { signal }).catch(() => undefined)
 }
 
 function progressLine(plan: PhasePlan, recorder: PhaseRecorder, startedAt: number): string {
   const elapsed = (nowMs() - startedAt) / 1000
   const s = recorder.counts()
-  const count = (prefix: string): number => Object.entries(s.byStatus).filter(([k]) => k.startsWith(prefix)).reduce((n, [, v]) => n + v, 0)
+  const count = (prefix: string): number =>
+    Object.entries(s.byStatus)
+      .filter(([k]) => k.startsWith(prefix))
+      .reduce((n, [, v]) => n + v, 0)
   const pace = plan.client?.pacePerSecond ?? null
-  const offered = plan.rate !== null ? `${plan.rate.toFixed(2)}/s` : pace !== null ? `at most ${pace.toFixed(2)}/s` : 'closed loop'
+  const offered =
+    plan.rate !== null ? `${plan.rate.toFixed(2)}/s` : pace !== null ? `at most ${pace.toFixed(2)}/s` : 'closed loop'
   return `${plan.name} ${elapsed.toFixed(1)}s  offered ${offered}  achieved ${(recorder.sent / Math.max(0.001, elapsed)).toFixed(2)}/s  2xx ${count('2')}  429 ${s.byStatus['429'] ?? 0}  4xx ${count('4') - (s.byStatus['429'] ?? 0)}  5xx ${count('5')}  errors ${s.errors}`
 }
 
-async function runPhase(plan: PhasePlan, o: RunnerOptions, maxRequests: number, created: string[], onBreach: BreachStop, stopRun: (reason: string) => void): Promise<PhaseResult> {
+async function runPhase(
+  plan: PhasePlan,
+  o: RunnerOptions,
+  maxRequests: number,
+  created: string[],
+  onBreach: BreachStop,
+  stopRun: (reason: string) => void,
+): Promise<PhaseResult> {
   const ctx = o.context
   const objectives = o.objectives ?? []
   const phaseStop = new AbortController()
@@ -119,11 +148,29 @@ async function runPhase(plan: PhasePlan, o: RunnerOptions, maxRequests: number, 
   try {
     await waitForRest(plan, ctx, o.signal, o.note)
     // Planned before the clock starts, so the generator does no work per call but send.
-    const offsets = plan.arrival && plan.rate !== null && plan.engine === 'scheduler' ? plannedOffsets(plan.rate, plan.durationMs, plan.arrival, maxRequests) : undefined
+    const offsets =
+      plan.arrival && plan.rate !== null && plan.engine === 'scheduler'
+        ? plannedOffsets(plan.rate, plan.durationMs, plan.arrival, maxRequests)
+        : undefined
     const startedAt = nowMs()
-    const recorder = new PhaseRecorder(plan, { minuteMs: ctx.minuteMs, bucketMs: BUCKET_MS, startedAt, objectives, ...(offsets ? { plannedBy: (ms: number) => countBy(offsets, ms) } : {}) })
+    const recorder = new PhaseRecorder(plan, {
+      minuteMs: ctx.minuteMs,
+      bucketMs: BUCKET_MS,
+      startedAt,
+      objectives,
+      ...(offsets ? { plannedBy: (ms: number) => countBy(offsets, ms) } : {}),
+    })
     const stream = plan.requests.some((r) => r.stream) ? new StreamStats() : undefined
-    const base = { baseUrl: ctx.baseUrl, key: keyOf(ctx, plan.slot), timeoutMs: ctx.timeoutMs, signal: o.signal, recorder, requests: plan.requests, durationMs: plan.durationMs, maxRequests }
+    const base = {
+      baseUrl: ctx.baseUrl,
+      key: keyOf(ctx, plan.slot),
+      timeoutMs: ctx.timeoutMs,
+      signal: o.signal,
+      recorder,
+      requests: plan.requests,
+      durationMs: plan.durationMs,
+      maxRequests,
+    }
     const ticker = setInterval(() => {
       o.progress?.(progressLine(plan, recorder, startedAt))
       if (onBreach === null || phaseStop.signal.aborted) return
@@ -133,10 +180,27 @@ async function runPhase(plan: PhasePlan, o: RunnerOptions, maxRequests: number, 
       if (onBreach === 'run') stopRun(breach)
       phaseStop.abort(breach)
     }, RUNNER.progressEveryMs)
-    const probeRecorder = plan.probe ? new PhaseRecorder({ ...plan, rate: plan.probe.rate, probe: undefined }, { minuteMs: ctx.minuteMs, bucketMs: BUCKET_MS, startedAt }) : null
+    const probeRecorder = plan.probe
+      ? new PhaseRecorder(
+          { ...plan, rate: plan.probe.rate, probe: undefined },
+          { minuteMs: ctx.minuteMs, bucketMs: BUCKET_MS, startedAt },
+        )
+      : null
     const probe =
       plan.probe && probeRecorder && probeDispatcher
-        ? runScheduled({ baseUrl: ctx.baseUrl, key: keyOf(ctx, plan.probe.slot), dispatcher: probeDispatcher, timeoutMs: ctx.timeoutMs, signal: o.signal, recorder: probeRecorder, requests: plan.probe.requests, rate: plan.probe.rate, connections: 2, durationMs: plan.durationMs, maxRequests })
+        ? runScheduled({
+            baseUrl: ctx.baseUrl,
+            key: keyOf(ctx, plan.probe.slot),
+            dispatcher: probeDispatcher,
+            timeoutMs: ctx.timeoutMs,
+            signal: o.signal,
+            recorder: probeRecorder,
+            requests: plan.probe.requests,
+            rate: plan.probe.rate,
+            connections: 2,
+            durationMs: plan.durationMs,
+            maxRequests,
+          })
         : Promise.resolve()
     let clients: Awaited<ReturnType<typeof runClients>> | undefined
     try {
@@ -145,10 +209,25 @@ async function runPhase(plan: PhasePlan, o: RunnerOptions, maxRequests: number, 
       } else if (plan.engine === 'clients') {
         const c = plan.client
         if (!c) throw new Error(`phase ${plan.name}: the clients engine needs a client policy`)
-        clients = await runClients({ ...base, dispatcher, policy: c.policy, workers: c.workers, maxAttempts: c.maxAttempts, pacePerSecond: c.pacePerSecond })
+        clients = await runClients({
+          ...base,
+          dispatcher,
+          policy: c.policy,
+          workers: c.workers,
+          maxAttempts: c.maxAttempts,
+          pacePerSecond: c.pacePerSecond,
+        })
       } else {
         if (plan.rate === null) throw new Error(`phase ${plan.name}: the scheduler engine needs a rate`)
-        await runScheduled({ ...base, dispatcher, rate: plan.rate, connections: plan.connections, stream, created, ...(offsets ? { offsets } : {}) })
+        await runScheduled({
+          ...base,
+          dispatcher,
+          rate: plan.rate,
+          connections: plan.connections,
+          stream,
+          created,
+          ...(offsets ? { offsets } : {}),
+        })
       }
       await probe
     } finally {
@@ -157,7 +236,19 @@ async function runPhase(plan: PhasePlan, o: RunnerOptions, maxRequests: number, 
     const endedAt = nowMs()
     const { requests, probe: probePlan, ...rest } = plan
     const result: PhaseResult = {
-      plan: { ...rest, routes: [...new Set(requests.map((r) => `${r.method} ${r.path}`))], ...(probePlan ? { probe: { slot: probePlan.slot, rate: probePlan.rate, routes: probePlan.requests.map((r) => `${r.method} ${r.path}`) } } : {}) },
+      plan: {
+        ...rest,
+        routes: [...new Set(requests.map((r) => `${r.method} ${r.path}`))],
+        ...(probePlan
+          ? {
+              probe: {
+                slot: probePlan.slot,
+                rate: probePlan.rate,
+                routes: probePlan.requests.map((r) => `${r.method} ${r.path}`),
+              },
+            }
+          : {}),
+      },
       ...recorder.result(endedAt),
       ...(stream ? { stream: stream.figures() } : {}),
     }
@@ -178,7 +269,12 @@ async function runPhase(plan: PhasePlan, o: RunnerOptions, maxRequests: number, 
 const UNSTOPPED = new AbortController().signal
 
 /** Deletes what the run uploaded, sequentially, waiting out 429s; bounded in time. */
-async function cleanUp(ctx: PlanContext, slot: KeySlotName, created: string[], note?: (line: string) => void): Promise<string[]> {
+async function cleanUp(
+  ctx: PlanContext,
+  slot: KeySlotName,
+  created: string[],
+  note?: (line: string) => void,
+): Promise<string[]> {
   if (created.length === 0) return []
   note?.(`deleting the ${created.length} files this run uploaded`)
   const deadline = nowMs() + RUNNER.cleanupMaxMs
@@ -187,10 +283,39 @@ async function cleanUp(ctx: PlanContext, slot: KeySlotName, created: string[], n
   try {
     while (left.length > 0 && nowMs() < deadline) {
       const id = left[0] as string
-      const recorder = new PhaseRecorder({ name: 'cleanup', description: '', engine: 'scheduler', slot, requests: [], rate: null, connections: 1, durationMs: 0, bucket: 'requests', expectedLimit: null, fromRest: false, verdicts: [] }, { minuteMs: ctx.minuteMs, bucketMs: BUCKET_MS, startedAt: nowMs() })
-      const outcome = await callOnce({ baseUrl: ctx.baseUrl, key: keyOf(ctx, slot), dispatcher, timeoutMs: ctx.timeoutMs, signal: UNSTOPPED, recorder }, { method: 'DELETE', path: `/v1/files/${encodeURIComponent(id)}` })
+      const recorder = new PhaseRecorder(
+        {
+          name: 'cleanup',
+          description: '',
+          engine: 'scheduler',
+          slot,
+          requests: [],
+          rate: null,
+          connections: 1,
+          durationMs: 0,
+          bucket: 'requests',
+          expectedLimit: null,
+          fromRest: false,
+          verdicts: [],
+        },
+        { minuteMs: ctx.minuteMs, bucketMs: BUCKET_MS, startedAt: nowMs() },
+      )
+      const outcome = await callOnce(
+        {
+          baseUrl: ctx.baseUrl,
+          key: keyOf(ctx, slot),
+          dispatcher,
+          timeoutMs: ctx.timeoutMs,
+          signal: UNSTOPPED,
+          recorder,
+        },
+        { method: 'DELETE', path: `/v1/files/${encodeURIComponent(id)}` },
+      )
       if (outcome.status === 429) {
-        const wait = Math.max(parseDurationMs(outcome.headers['x-ratelimit-reset-requests']) ?? 0, Number(outcome.headers['retry-after'] ?? 1) * 1000)
+        const wait = Math.max(
+          parseDurationMs(outcome.headers['x-ratelimit-reset-requests']) ?? 0,
+          Number(outcome.headers['retry-after'] ?? 1) * 1000,
+        )
         await sleep(Math.min(wait + 50, Math.max(0, deadline - nowMs())))
         continue
       }
@@ -206,11 +331,21 @@ async function cleanUp(ctx: PlanContext, slot: KeySlotName, created: string[], n
 async function planPhases(o: RunnerOptions, ctx: PlanContext): Promise<PhasePlan[]> {
   const all = await o.profile.plan(ctx)
   const unknown = (o.phases ?? []).filter((name) => !all.some((p) => p.name === name))
-  if (unknown.length > 0) throw new ConfigError(`the profile ${o.profile.name} has no phase ${unknown.join(', ')}; its phases: ${all.map((p) => p.name).join(', ')}`)
-  const plans = all.map((p, i) => arrivalFor(p, i, ctx)).filter((p) => !o.phases || o.phases.includes(p.name)).map((p) => shardPlan(p, o.shard))
-  const planned = plans.filter((p) => p.skip === undefined).reduce((ms, p) => ms + p.durationMs + (p.fromRest ? ctx.minuteMs : 0), 0)
+  if (unknown.length > 0)
+    throw new ConfigError(
+      `the profile ${o.profile.name} has no phase ${unknown.join(', ')}; its phases: ${all.map((p) => p.name).join(', ')}`,
+    )
+  const plans = all
+    .map((p, i) => arrivalFor(p, i, ctx))
+    .filter((p) => !o.phases || o.phases.includes(p.name))
+    .map((p) => shardPlan(p, o.shard))
+  const planned = plans
+    .filter((p) => p.skip === undefined)
+    .reduce((ms, p) => ms + p.durationMs + (p.fromRest ? ctx.minuteMs : 0), 0)
   if (planned > o.profile.caps.maxDurationMs) {
-    throw new ConfigError(`the profile ${o.profile.name} would run ${(planned / 1000).toFixed(0)} s, past its cap of ${(o.profile.caps.maxDurationMs / 1000).toFixed(0)} s; give a shorter --duration`)
+    throw new ConfigError(
+      `the profile ${o.profile.name} would run ${(planned / 1000).toFixed(0)} s, past its cap of ${(o.profile.caps.maxDurationMs / 1000).toFixed(0)} s; give a shorter --duration`,
+    )
   }
   return plans
 }
@@ -219,9 +354,16 @@ export async function runProfile(o: RunnerOptions): Promise<LoadResult> {
   const started = new Date()
   const objectives = o.objectives ?? []
   const ctx: PlanContext = { ...o.context, phases: o.phases ?? null, objectives }
-  if (o.profile.search && o.shard !== null && o.shard.count > 1) throw new ConfigError(`the profile ${o.profile.name} is a search that adapts each step to what it measured: it cannot be sharded`)
-  if (o.profile.search && o.abortOnFail) throw new ConfigError(`the profile ${o.profile.name} is a search: it ends each step that broke by itself, and a broken step is how it finds the rate; drop --abort-on-fail`)
-  if (o.profile.search && o.phases) throw new ConfigError(`the profile ${o.profile.name} is a search: its steps are not chosen with --phase`)
+  if (o.profile.search && o.shard !== null && o.shard.count > 1)
+    throw new ConfigError(
+      `the profile ${o.profile.name} is a search that adapts each step to what it measured: it cannot be sharded`,
+    )
+  if (o.profile.search && o.abortOnFail)
+    throw new ConfigError(
+      `the profile ${o.profile.name} is a search: it ends each step that broke by itself, and a broken step is how it finds the rate; drop --abort-on-fail`,
+    )
+  if (o.profile.search && o.phases)
+    throw new ConfigError(`the profile ${o.profile.name} is a search: its steps are not chosen with --phase`)
   const search = o.profile.search ? await o.profile.search(ctx) : null
   const plans = search ? [search.first] : await planPhases(o, ctx)
   const judgedBy = search ? search.objectives : objectives
@@ -251,19 +393,40 @@ export async function runProfile(o: RunnerOptions): Promise<LoadResult> {
     plan = search ? search.next(phases) : (queue.shift() ?? null)
   }
   if (o.signal.aborted) stopReason = `stopped: ${String(o.signal.reason ?? 'interrupted')}`
-  else if (objectiveStop.signal.aborted) stopReason = `stopped early by --abort-on-fail: ${String(objectiveStop.signal.reason)}`
-  else if (deadline.aborted) stopReason = `the profile's cap of ${(o.profile.caps.maxDurationMs / 1000).toFixed(0)} s was reached`
+  else if (objectiveStop.signal.aborted)
+    stopReason = `stopped early by --abort-on-fail: ${String(objectiveStop.signal.reason)}`
+  else if (deadline.aborted)
+    stopReason = `the profile's cap of ${(o.profile.caps.maxDurationMs / 1000).toFixed(0)} s was reached`
   const slot = plans[0]?.slot ?? 'main'
   const leftBehind = await cleanUp(ctx, slot, created, o.note)
-  if (leftBehind.length > 0) o.note?.(`${leftBehind.length} uploaded files could not be deleted in time: ${leftBehind.slice(0, 5).join(', ')}${leftBehind.length > 5 ? ', ...' : ''}`)
-  const concluded: { capacity: CapacityResult; verdicts: Verdict[] } | null = search ? search.conclude(phases, stopReason) : null
+  if (leftBehind.length > 0)
+    o.note?.(
+      `${leftBehind.length} uploaded files could not be deleted in time: ${leftBehind.slice(0, 5).join(', ')}${leftBehind.length > 5 ? ', ...' : ''}`,
+    )
+  const concluded: { capacity: CapacityResult; verdicts: Verdict[] } | null = search
+    ? search.conclude(phases, stopReason)
+    : null
   const verdicts = [
     ...judge(phases, ctx.minuteMs, o.shard?.count ?? 1, search ? [] : objectives),
     ...(concluded?.verdicts ?? []),
-    ...skipped.flatMap((p) => p.verdicts.map((id): Verdict => ({ id, phase: p.name, status: 'skip', figure: '-', detail: p.skip as string, section: sectionOfRoute(p.requests[0]?.path ?? '') }))),
+    ...skipped.flatMap((p) =>
+      p.verdicts.map(
+        (id): Verdict => ({
+          id,
+          phase: p.name,
+          status: 'skip',
+          figure: '-',
+          detail: p.skip as string,
+          section: sectionOfRoute(p.requests[0]?.path ?? ''),
+        }),
+      ),
+    ),
   ]
   const partial = stopReason !== null || (search === null && phases.length < plans.length - skipped.length)
-  const { outcome, exitCode } = partial && !verdicts.some((v) => v.status === 'fail') ? { outcome: 'inconclusive' as const, exitCode: 3 as const } : outcomeOf(verdicts)
+  const { outcome, exitCode } =
+    partial && !verdicts.some((v) => v.status === 'fail')
+      ? { outcome: 'inconclusive' as const, exitCode: 3 as const }
+      : outcomeOf(verdicts)
   return {
     schemaVersion: 1,
     runId: o.runId,
@@ -272,8 +435,21 @@ export async function runProfile(o: RunnerOptions): Promise<LoadResult> {
     endedAt: new Date().toISOString(),
     partial,
     stopReason,
-    target: { baseUrl: ctx.baseUrl, embedded: ctx.embedded, minuteMs: ctx.minuteMs, ...(ctx.limiter ? { limiter: ctx.limiter } : {}) },
-    profile: { name: o.profile.name, description: o.profile.description, tier: o.profile.tier ?? ctx.tier, durationMs: ctx.durationMs ?? plans.reduce((ms, p) => ms + p.durationMs, 0), rate: ctx.rate, connections: ctx.connections, ...(ctx.seed !== undefined ? { seed: ctx.seed } : {}) },
+    target: {
+      baseUrl: ctx.baseUrl,
+      embedded: ctx.embedded,
+      minuteMs: ctx.minuteMs,
+      ...(ctx.limiter ? { limiter: ctx.limiter } : {}),
+    },
+    profile: {
+      name: o.profile.name,
+      description: o.profile.description,
+      tier: o.profile.tier ?? ctx.tier,
+      durationMs: ctx.durationMs ?? plans.reduce((ms, p) => ms + p.durationMs, 0),
+      rate: ctx.rate,
+      connections: ctx.connections,
+      ...(ctx.seed !== undefined ? { seed: ctx.seed } : {}),
+    },
     shard: o.shard,
     mergedFrom: [],
     bucketMs: BUCKET_MS,

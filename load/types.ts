@@ -85,7 +85,17 @@ export interface PhasePlan {
   probe?: { slot: KeySlotName; rate: number; requests: RequestSpec[] }
 }
 
-export type VerdictId = 'admission' | 'headers' | 'recovery' | 'failed-calls' | 'isolation' | 'backoff' | 'throughput' | 'streaming' | 'objective' | 'capacity'
+export type VerdictId =
+  | 'admission'
+  | 'headers'
+  | 'recovery'
+  | 'failed-calls'
+  | 'isolation'
+  | 'backoff'
+  | 'throughput'
+  | 'streaming'
+  | 'objective'
+  | 'capacity'
 
 /** The verdicts a phase's plan names; `objective` comes from --slo, `capacity` from the capacity search. */
 export type PhaseVerdictId = Exclude<VerdictId, 'objective' | 'capacity'>
@@ -336,7 +346,15 @@ export interface LoadResult {
   /** `limiter`: the algorithm the embedded gateway was started with (--limiter), when one was named. */
   target: { baseUrl: string; embedded: boolean; minuteMs: number; limiter?: string }
   /** `seed`: the run's (--seed, else drawn at random), from which phases without a seed of their own derive theirs. */
-  profile: { name: string; description: string; tier: number | null; durationMs: number; rate: number | null; connections: number | null; seed?: number }
+  profile: {
+    name: string
+    description: string
+    tier: number | null
+    durationMs: number
+    rate: number | null
+    connections: number | null
+    seed?: number
+  }
   shard: { index: number; count: number } | null
   mergedFrom: string[]
   bucketMs: number

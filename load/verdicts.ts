@@ -3,7 +3,14 @@
  * judges the whole exactly as one run would). A verdict that the run cannot support (the generator fell behind
  * its schedule, no promise of a 429 could be tested) is `inconclusive`, never a pass.
  */
-import { admissionFigures, describeSpan, leaked, looksLikeFixedWindows, throttledEarly, type AdmissionFigures } from './bounds.ts'
+import {
+  admissionFigures,
+  describeSpan,
+  leaked,
+  looksLikeFixedWindows,
+  throttledEarly,
+  type AdmissionFigures,
+} from './bounds.ts'
 import { describeArrival } from './engine/arrivals.ts'
 import { BUCKET_MS } from './engine/series.ts'
 import { judgeObjectives } from './objectives.ts'
@@ -26,7 +33,14 @@ export function sectionOfRoute(route: string): string {
 
 const sectionOf = (phase: PhaseResult): string => sectionOfRoute(phase.plan.routes[0] ?? '')
 
-function verdict(phase: PhaseResult, id: VerdictId, status: Verdict['status'], figure: string, detail: string, section: string = sectionOf(phase)): Verdict {
+function verdict(
+  phase: PhaseResult,
+  id: VerdictId,
+  status: Verdict['status'],
+  figure: string,
+  detail: string,
+  section: string = sectionOf(phase),
+): Verdict {
   return { id, phase: phase.plan.name, status, figure, detail, section }
 }
 
@@ -34,7 +48,8 @@ function verdict(phase: PhaseResult, id: VerdictId, status: Verdict['status'], f
 export function limitOf(phase: PhaseResult): number | null {
   if (phase.plan.expectedLimit !== null) return phase.plan.expectedLimit
   let best: number | null = null
-  for (const [limit, n] of Object.entries(phase.rateLimit.limits)) if (best === null || n > (phase.rateLimit.limits[best] ?? 0)) best = Number(limit)
+  for (const [limit, n] of Object.entries(phase.rateLimit.limits))
+    if (best === null || n > (phase.rateLimit.limits[best] ?? 0)) best = Number(limit)
   return best
 }
 
@@ -46,14 +61,21 @@ function behindSchedule(phase: PhaseResult): string | null {
 
 function admissionProblems(f: AdmissionFigures, limit: number, minuteMs: number): string[] {
   const problems: string[] = []
-  if (throttledEarly(f, limit)) problems.push(`throttled early: ${f.beforeFirstRefusal} admitted from rest before the first 429, limit ${limit}${f.inFlight ? ` less ${f.inFlight} in flight` : ''}`)
+  if (throttledEarly(f, limit))
+    problems.push(
+      `throttled early: ${f.beforeFirstRefusal} admitted from rest before the first 429, limit ${limit}${f.inFlight ? ` less ${f.inFlight} in flight` : ''}`,
+    )
   if (leaked(f)) problems.push(`leaked: ${describeSpan(f.tightest, minuteMs)}`)
   return problems
 }
 
 function admissionFigure(f: AdmissionFigures, limit: number, minuteMs: number): string {
-  const first = f.beforeFirstRefusal === null ? 'no 429 from rest' : `${f.beforeFirstRefusal} admitted before the first 429`
-  const head = f.headMs > 0 ? `; spans from rest count from the first window's start, ${(f.headMs / 1000).toFixed(1)} s before the phase` : ''
+  const first =
+    f.beforeFirstRefusal === null ? 'no 429 from rest' : `${f.beforeFirstRefusal} admitted before the first 429`
+  const head =
+    f.headMs > 0
+      ? `; spans from rest count from the first window's start, ${(f.headMs / 1000).toFixed(1)} s before the phase`
+      : ''
   return `limit ${limit}; ${first}; tightest span: ${describeSpan(f.tightest, minuteMs)}${head}`
 }
 
@@ -61,37 +83,72 @@ export function judgeAdmission(phase: PhaseResult, ctx: JudgeContext): Verdict {
   const behind = behindSchedule(phase)
   if (behind) return verdict(phase, 'admission', 'inconclusive', '-', behind)
   const limit = limitOf(phase)
-  if (limit === null) return verdict(phase, 'admission', 'inconclusive', '-', 'no response carried a limit header and the reference gives no table value for this bucket')
+  if (limit === null)
+    return verdict(
+      phase,
+      'admission',
+      'inconclusive',
+      '-',
+      'no response carried a limit header and the reference gives no table value for this bucket',
+    )
   const f = admissionFigures(phase, limit, ctx.minuteMs)
   const figure = admissionFigure(f, limit, ctx.minuteMs)
   const problems = admissionProblems(f, limit, ctx.minuteMs)
   if (problems.length > 0) return verdict(phase, 'admission', 'fail', figure, problems.join('; '))
   if (f.admitted === 0) return verdict(phase, 'admission', 'inconclusive', figure, 'no call was admitted')
-  return verdict(phase, 'admission', 'pass', figure, `${f.admitted} admitted and ${f.refused} refused: ${phase.plan.fromRest ? `from rest at least the limit before the first 429, and at most L + L·T/minute over any span from the start;` : ''} at most 2L + L·T/minute over any span (plus the calls in flight), which any fixed window, sliding window or token bucket meets`)
+  return verdict(
+    phase,
+    'admission',
+    'pass',
+    figure,
+    `${f.admitted} admitted and ${f.refused} refused: ${phase.plan.fromRest ? `from rest at least the limit before the first 429, and at most L + L·T/minute over any span from the start;` : ''} at most 2L + L·T/minute over any span (plus the calls in flight), which any fixed window, sliding window or token bucket meets`,
+  )
 }
 
 /** 429s whose room (remaining less the calls in flight beside them) exceeds `others`: more calls that no one could have taken it. */
-const withRoomPast = (byRoom: Record<string, number>, others: number): number => Object.entries(byRoom).reduce((n, [room, count]) => n + (Number(room) > others ? count : 0), 0)
+const withRoomPast = (byRoom: Record<string, number>, others: number): number =>
+  Object.entries(byRoom).reduce((n, [room, count]) => n + (Number(room) > others ? count : 0), 0)
 
 export function judgeHeaders(phase: PhaseResult, ctx: JudgeContext): Verdict {
   const h = phase.headers
   // Shards' calls take room that no shard sees: beside their own, the others' calls in flight; and which answer
   // came before a 429 only one generator knows.
   const othersAcross = ctx.shards > 1 ? phase.maxInFlight : 0
-  const withRoom = Math.max(withRoomPast(phase.rateLimit.refusedReportingRoom, othersAcross), ctx.shards > 1 ? 0 : withRoomPast(phase.rateLimit.refusedWithRoom, 0))
+  const withRoom = Math.max(
+    withRoomPast(phase.rateLimit.refusedReportingRoom, othersAcross),
+    ctx.shards > 1 ? 0 : withRoomPast(phase.rateLimit.refusedWithRoom, 0),
+  )
   const limits = Object.keys(phase.rateLimit.limits)
   const problems: string[] = []
-  if (h.missing > 0) problems.push(`${h.missing} of ${h.responses} answers (${h.missingOnRefused} of ${h.refused} 429s) lacked a limit, remaining or reset header of the ${phase.plan.bucket} bucket`)
-  if (h.unparsable > 0) problems.push(`${h.unparsable} answers had a value that does not parse (remaining below zero included)`)
+  if (h.missing > 0)
+    problems.push(
+      `${h.missing} of ${h.responses} answers (${h.missingOnRefused} of ${h.refused} 429s) lacked a limit, remaining or reset header of the ${phase.plan.bucket} bucket`,
+    )
+  if (h.unparsable > 0)
+    problems.push(`${h.unparsable} answers had a value that does not parse (remaining below zero included)`)
   if (h.remainingOverLimit > 0) problems.push(`${h.remainingOverLimit} answers reported remaining above the limit`)
-  if (h.resetOverPeriod > 0) problems.push(`${h.resetOverPeriod} answers announced a reset longer than the bucket's minute (two for a token bucket, which a finished call may leave in debt)`)
-  if (withRoom > 0) problems.push(`${withRoom} 429s came while they or the answer before them reported more remaining than the calls in flight: remaining does not count down`)
+  if (h.resetOverPeriod > 0)
+    problems.push(
+      `${h.resetOverPeriod} answers announced a reset longer than the bucket's minute (two for a token bucket, which a finished call may leave in debt)`,
+    )
+  if (withRoom > 0)
+    problems.push(
+      `${withRoom} 429s came while they or the answer before them reported more remaining than the calls in flight: remaining does not count down`,
+    )
   if (limits.length > 1) problems.push(`the limit header took ${limits.length} values (${limits.join(', ')})`)
-  if (h.limitNotTable > 0) problems.push(`${h.limitNotTable} answers reported a limit other than the reference's ${phase.plan.expectedLimit}`)
+  if (h.limitNotTable > 0)
+    problems.push(`${h.limitNotTable} answers reported a limit other than the reference's ${phase.plan.expectedLimit}`)
   const figure = `${h.responses} answers, ${h.missing} without the headers, ${withRoom} refusals with room, ${h.resetOverPeriod} resets past a minute, limit ${limits.join('/') || '-'}`
   if (h.responses === 0) return verdict(phase, 'headers', 'inconclusive', figure, 'no answer was received', 'P1-4.1')
   if (problems.length > 0) return verdict(phase, 'headers', 'fail', figure, problems.join('; '), 'P1-4.1')
-  return verdict(phase, 'headers', 'pass', figure, `every answer, 429s included, carried the three ${phase.plan.bucket} headers; 0 <= remaining <= limit; the limit held still${phase.plan.expectedLimit !== null ? ' at the table\'s value' : ''}; every reset parsed and was at most a minute (two for tokens); no 429 came while it or the answer before it reported room`, 'P1-4.1')
+  return verdict(
+    phase,
+    'headers',
+    'pass',
+    figure,
+    `every answer, 429s included, carried the three ${phase.plan.bucket} headers; 0 <= remaining <= limit; the limit held still${phase.plan.expectedLimit !== null ? " at the table's value" : ''}; every reset parsed and was at most a minute (two for tokens); no 429 came while it or the answer before it reported room`,
+    'P1-4.1',
+  )
 }
 
 /** Admitted calls sent between two instants, by the merged slices (both end slices included): what other shards took. */
@@ -110,7 +167,10 @@ export function judgeRecovery(phase: PhaseResult, ctx: JudgeContext): Verdict {
   const tolerance = 50 + (phase.headers.resetFractional === 0 ? 1000 : 0)
   const broken = suspects.filter((s) => {
     // In a merge, each shard saw only its own calls: what the others admitted in between counts too.
-    const admitted = ctx.shards > 1 ? Math.max(s.admittedSince, admittedBetween(phase, s.refusedSentAt, s.testSentAt)) : s.admittedSince
+    const admitted =
+      ctx.shards > 1
+        ? Math.max(s.admittedSince, admittedBetween(phase, s.refusedSentAt, s.testSentAt))
+        : s.admittedSince
     if (s.kind === 'retry-after') return admitted + s.othersInFlight === 0
     return s.testSentAt > s.promisedAt + tolerance && admitted + s.othersInFlight < s.needs
   })
@@ -120,34 +180,91 @@ export function judgeRecovery(phase: PhaseResult, ctx: JudgeContext): Verdict {
       s.kind === 'retry-after'
         ? `a call sent ${(s.testSentAt - s.promisedAt).toFixed(0)} ms after the Retry-After of a 429 had passed was refused, and no call had been admitted since`
         : `a call sent ${(s.testSentAt - s.promisedAt).toFixed(0)} ms after the reset a 429 announced was refused after ${s.admittedSince} admissions since, where the full bucket promised ${s.needs}`
-    const first = [broken.find((s) => s.kind === 'reset'), broken.find((s) => s.kind === 'retry-after')].filter((s): s is PromiseTest => s !== undefined)
+    const first = [broken.find((s) => s.kind === 'reset'), broken.find((s) => s.kind === 'retry-after')].filter(
+      (s): s is PromiseTest => s !== undefined,
+    )
     return verdict(phase, 'recovery', 'fail', figure, first.map(say).join('; '), 'P1-7')
   }
-  if (tested.reset + tested.retryAfter === 0) return verdict(phase, 'recovery', 'inconclusive', figure, 'no call was sent after a promise a 429 made had passed', 'P1-7')
-  return verdict(phase, 'recovery', 'pass', figure, 'every 429 kept its promises: the first call after its Retry-After was admitted unless another took the room first, and after its reset the bucket admitted its limit before refusing again', 'P1-7')
+  if (tested.reset + tested.retryAfter === 0)
+    return verdict(
+      phase,
+      'recovery',
+      'inconclusive',
+      figure,
+      'no call was sent after a promise a 429 made had passed',
+      'P1-7',
+    )
+  return verdict(
+    phase,
+    'recovery',
+    'pass',
+    figure,
+    'every 429 kept its promises: the first call after its Retry-After was admitted unless another took the room first, and after its reset the bucket admitted its limit before refusing again',
+    'P1-7',
+  )
 }
 
 export function judgeFailedCalls(phase: PhaseResult, ctx: JudgeContext): Verdict {
   const behind = behindSchedule(phase)
   if (behind) return verdict(phase, 'failed-calls', 'inconclusive', '-', behind, 'P1-7')
   const limit = limitOf(phase)
-  if (limit === null) return verdict(phase, 'failed-calls', 'inconclusive', '-', 'no limit is known for this bucket', 'P1-7')
+  if (limit === null)
+    return verdict(phase, 'failed-calls', 'inconclusive', '-', 'no limit is known for this bucket', 'P1-7')
   const f = admissionFigures(phase, limit, ctx.minuteMs)
   const figure = `${f.admitted} admitted (${f.failed} failed on purpose), ${f.refused} refused; ${admissionFigure(f, limit, ctx.minuteMs)}`
   const problems = admissionProblems(f, limit, ctx.minuteMs)
-  if (problems.length > 0) return verdict(phase, 'failed-calls', 'fail', figure, `counting the calls that failed on purpose, ${problems.join('; ')}: failed calls did not count toward the limit`, 'P1-7')
-  if (f.failed === 0 || f.refused === 0) return verdict(phase, 'failed-calls', 'inconclusive', figure, 'no call failed on purpose, or the limit was never reached', 'P1-7')
-  return verdict(phase, 'failed-calls', 'pass', figure, 'counting the calls that failed on purpose, the admissions stayed within the bounds every allowed limiter meets', 'P1-7')
+  if (problems.length > 0)
+    return verdict(
+      phase,
+      'failed-calls',
+      'fail',
+      figure,
+      `counting the calls that failed on purpose, ${problems.join('; ')}: failed calls did not count toward the limit`,
+      'P1-7',
+    )
+  if (f.failed === 0 || f.refused === 0)
+    return verdict(
+      phase,
+      'failed-calls',
+      'inconclusive',
+      figure,
+      'no call failed on purpose, or the limit was never reached',
+      'P1-7',
+    )
+  return verdict(
+    phase,
+    'failed-calls',
+    'pass',
+    figure,
+    'counting the calls that failed on purpose, the admissions stayed within the bounds every allowed limiter meets',
+    'P1-7',
+  )
 }
 
 export function judgeIsolation(phase: PhaseResult): Verdict {
   const probe = phase.probe
-  if (!probe || phase.plan.probe === undefined) return verdict(phase, 'isolation', 'skip', '-', 'no second account key was given, so isolation was not measured')
+  if (!probe || phase.plan.probe === undefined)
+    return verdict(phase, 'isolation', 'skip', '-', 'no second account key was given, so isolation was not measured')
   const saturated = (phase.byStatus['429'] ?? 0) > 0
   const figure = `other account (${phase.plan.probe.slot}): ${probe.answered} answers, ${probe.refused} refused, while this one had ${phase.byStatus['429'] ?? 0} 429s`
-  if (probe.refused > 0) return verdict(phase, 'isolation', 'fail', figure, `calls of another account were refused while this account was saturated: its limit is not its own`)
-  if (!saturated) return verdict(phase, 'isolation', 'inconclusive', figure, 'this account was never throttled, so its saturation could not have spilled over')
-  if (probe.answered === 0) return verdict(phase, 'isolation', 'inconclusive', figure, 'the other account got no answer')
+  if (probe.refused > 0)
+    return verdict(
+      phase,
+      'isolation',
+      'fail',
+      figure,
+      `calls of another account were refused while this account was saturated: its limit is not its own`,
+    )
+  if (!saturated)
+    return verdict(
+      phase,
+      'isolation',
+      'inconclusive',
+      figure,
+      'this account was never throttled, so its saturation could not have spilled over',
+    )
+  if (probe.answered === 0)
+    return verdict(phase, 'isolation', 'inconclusive', figure, 'the other account got no answer')
   return verdict(phase, 'isolation', 'pass', figure, 'saturating this account left the other account untouched')
 }
 
@@ -200,16 +317,33 @@ export function judgeBackoff(phase: PhaseResult, ctx: JudgeContext): Verdict {
   const goodput = goodputOf(phase, ctx.minuteMs)
   const limit = limitOf(phase)
   const figure = [clientSummary(phase, ctx.minuteMs), ...others].join('; ')
-  if (goodput === null || limit === null || c.successes === 0) return verdict(phase, 'backoff', 'inconclusive', figure, 'no call succeeded, or no limit is known', 'P1-7')
+  if (goodput === null || limit === null || c.successes === 0)
+    return verdict(phase, 'backoff', 'inconclusive', figure, 'no call succeeded, or no limit is known', 'P1-7')
   const waste = c.refusals / Math.max(1, c.successes)
   const bound = wasteBound(c, limit, ctx.minuteMs)
   const problems: string[] = []
-  if (goodput < BACKOFF_GOALS.minGoodput) problems.push(`goodput ${(goodput * 100).toFixed(0)}% of the limit's rate, under ${BACKOFF_GOALS.minGoodput * 100}%: the target's reset or Retry-After sent the client away too long`)
+  if (goodput < BACKOFF_GOALS.minGoodput)
+    problems.push(
+      `goodput ${(goodput * 100).toFixed(0)}% of the limit's rate, under ${BACKOFF_GOALS.minGoodput * 100}%: the target's reset or Retry-After sent the client away too long`,
+    )
   const broken = c.refusedAfterWait / Math.max(1, c.successes)
-  if (broken > BACKOFF_GOALS.maxRefusedAfterWait) problems.push(`${c.refusedAfterWait} retries were refused although they waited what Retry-After asked and no call was admitted meanwhile (${(broken * 100).toFixed(0)}% of successes): Retry-After is shorter than the wait the limit needs`)
-  if (waste > bound) problems.push(`${waste.toFixed(2)} 429s per success, over ${bound.toFixed(2)}: waiting what the target announced did not get the client through`)
+  if (broken > BACKOFF_GOALS.maxRefusedAfterWait)
+    problems.push(
+      `${c.refusedAfterWait} retries were refused although they waited what Retry-After asked and no call was admitted meanwhile (${(broken * 100).toFixed(0)}% of successes): Retry-After is shorter than the wait the limit needs`,
+    )
+  if (waste > bound)
+    problems.push(
+      `${waste.toFixed(2)} 429s per success, over ${bound.toFixed(2)}: waiting what the target announced did not get the client through`,
+    )
   if (problems.length > 0) return verdict(phase, 'backoff', 'fail', figure, problems.join('; '), 'P1-7')
-  return verdict(phase, 'backoff', 'pass', figure, `following section 7 (backoff with jitter, Retry-After honoured, ${c.maxAttempts} attempts) reached ${(goodput * 100).toFixed(0)}% of the limit's rate with ${waste.toFixed(2)} 429s per success (bound ${bound.toFixed(2)})`, 'P1-7')
+  return verdict(
+    phase,
+    'backoff',
+    'pass',
+    figure,
+    `following section 7 (backoff with jitter, Retry-After honoured, ${c.maxAttempts} attempts) reached ${(goodput * 100).toFixed(0)}% of the limit's rate with ${waste.toFixed(2)} 429s per success (bound ${bound.toFixed(2)})`,
+    'P1-7',
+  )
 }
 
 /**
@@ -222,25 +356,47 @@ export function observeAlgorithm(phase: PhaseResult): string | null {
   const period = `${(Math.round(s.maxResetMs / 100) / 10).toString()} s`
   const few = s.answers * 0.05
   const counts = `${s.still} held, ${s.period} moved a period, ${s.whole} a period after the call, ${s.partial} sooner, ${s.other} other, of ${s.answers} admitted answers`
-  if (s.still + s.whole + s.partial + s.other === 0) return `too few calls within a minute of each other to tell (${counts})`
-  if (looksLikeFixedWindows(s)) return `fixed windows of about ${period}: the instant the bucket is full again held still between calls and moved by a whole period at once (${counts})`
-  if (s.partial > few && s.other <= s.partial) return `continuous refill (token bucket or GCRA): admitted calls announced the bucket full again sooner than a period after them (${counts})`
-  if (s.whole > few && s.other <= s.whole) return `sliding window of about ${period}: each admitted call announced the bucket full again one period after itself (${counts})`
+  if (s.still + s.whole + s.partial + s.other === 0)
+    return `too few calls within a minute of each other to tell (${counts})`
+  if (looksLikeFixedWindows(s))
+    return `fixed windows of about ${period}: the instant the bucket is full again held still between calls and moved by a whole period at once (${counts})`
+  if (s.partial > few && s.other <= s.partial)
+    return `continuous refill (token bucket or GCRA): admitted calls announced the bucket full again sooner than a period after them (${counts})`
+  if (s.whole > few && s.other <= s.whole)
+    return `sliding window of about ${period}: each admitted call announced the bucket full again one period after itself (${counts})`
   return `unknown: the headers moved in no pattern of a fixed window, sliding window or token bucket (${counts})`
 }
 
 export function judgeThroughput(phase: PhaseResult): Verdict {
   const seconds = Math.max(0.001, (phase.endedAt - phase.startedAt) / 1000)
-  const ok = Object.entries(phase.byStatus).filter(([s]) => s.startsWith('2')).reduce((n, [, v]) => n + v, 0)
-  const server = Object.entries(phase.byStatus).filter(([s]) => s.startsWith('5')).reduce((n, [, v]) => n + v, 0)
+  const ok = Object.entries(phase.byStatus)
+    .filter(([s]) => s.startsWith('2'))
+    .reduce((n, [, v]) => n + v, 0)
+  const server = Object.entries(phase.byStatus)
+    .filter(([s]) => s.startsWith('5'))
+    .reduce((n, [, v]) => n + v, 0)
   const dropped = Object.values(phase.errors).reduce((a, b) => a + b, 0)
   const figure = `${(phase.answered / seconds).toFixed(0)} answers/s, ${(ok / seconds).toFixed(0)} 2xx/s, ${((phase.byStatus['429'] ?? 0) / seconds).toFixed(0)} 429/s; latency p50 ${phase.latency.p50} ms, p99 ${phase.latency.p99} ms`
   const bad = server + dropped
   if (phase.sent > 0 && bad / phase.sent > 0.01) {
-    return verdict(phase, 'throughput', 'fail', figure, `${server} 5xx and ${dropped} calls without an answer (${((bad / phase.sent) * 100).toFixed(1)}%): the target broke under load`, 'P1-7')
+    return verdict(
+      phase,
+      'throughput',
+      'fail',
+      figure,
+      `${server} 5xx and ${dropped} calls without an answer (${((bad / phase.sent) * 100).toFixed(1)}%): the target broke under load`,
+      'P1-7',
+    )
   }
   if (ok === 0) return verdict(phase, 'throughput', 'inconclusive', figure, 'no call succeeded', 'P1-7')
-  return verdict(phase, 'throughput', 'pass', figure, `sustained over ${seconds.toFixed(1)} s with ${phase.plan.connections} connections`, 'P1-7')
+  return verdict(
+    phase,
+    'throughput',
+    'pass',
+    figure,
+    `sustained over ${seconds.toFixed(1)} s with ${phase.plan.connections} connections`,
+    'P1-7',
+  )
 }
 
 export function judgeStreaming(phase: PhaseResult): Verdict {
@@ -249,9 +405,24 @@ export function judgeStreaming(phase: PhaseResult): Verdict {
   const figure = `TTFT p50/p90/p99 ${s.ttft.p50}/${s.ttft.p90}/${s.ttft.p99} ms; inter-token ${s.interToken.p50}/${s.interToken.p90}/${s.interToken.p99} ms; end-to-end ${s.endToEnd.p50}/${s.endToEnd.p90}/${s.endToEnd.p99} ms; ${s.tokensPerSecond.p50.toFixed(1)} tokens/s (p50)`
   const behind = behindSchedule(phase)
   if (behind) return verdict(phase, 'streaming', 'inconclusive', figure, behind, 'P1-6')
-  if (s.truncated > 0) return verdict(phase, 'streaming', 'fail', figure, `${s.truncated} of ${s.completed + s.truncated} streams ended without response.completed`, 'P1-6')
+  if (s.truncated > 0)
+    return verdict(
+      phase,
+      'streaming',
+      'fail',
+      figure,
+      `${s.truncated} of ${s.completed + s.truncated} streams ended without response.completed`,
+      'P1-6',
+    )
   if (s.completed === 0) return verdict(phase, 'streaming', 'inconclusive', figure, 'no stream completed', 'P1-6')
-  return verdict(phase, 'streaming', 'pass', figure, `${s.completed} streams completed at ${phase.plan.rate}/s arriving ${describeArrival(phase.plan.arrival, phase.plan.rate)}`, 'P1-6')
+  return verdict(
+    phase,
+    'streaming',
+    'pass',
+    figure,
+    `${s.completed} streams completed at ${phase.plan.rate}/s arriving ${describeArrival(phase.plan.arrival, phase.plan.rate)}`,
+    'P1-6',
+  )
 }
 
 const JUDGES: Record<PhaseVerdictId, (phase: PhaseResult, ctx: JudgeContext) => Verdict> = {
@@ -266,13 +437,24 @@ const JUDGES: Record<PhaseVerdictId, (phase: PhaseResult, ctx: JudgeContext) => 
 }
 
 /** The verdicts each phase's plan names, then each objective of --slo on each phase. */
-export function judge(phases: readonly PhaseResult[], minuteMs: number, shards = 1, objectives: readonly Objective[] = []): Verdict[] {
+export function judge(
+  phases: readonly PhaseResult[],
+  minuteMs: number,
+  shards = 1,
+  objectives: readonly Objective[] = [],
+): Verdict[] {
   const ctx: JudgeContext = { minuteMs, phases, shards }
-  return phases.flatMap((phase) => [...phase.plan.verdicts.map((id) => JUDGES[id](phase, ctx)), ...judgeObjectives(phase, objectives)])
+  return phases.flatMap((phase) => [
+    ...phase.plan.verdicts.map((id) => JUDGES[id](phase, ctx)),
+    ...judgeObjectives(phase, objectives),
+  ])
 }
 
 /** Exit code and outcome: 1 a verdict failed; else 3 something proved nothing; else 0. */
-export function outcomeOf(verdicts: readonly Verdict[]): { outcome: 'pass' | 'fail' | 'inconclusive'; exitCode: 0 | 1 | 3 } {
+export function outcomeOf(verdicts: readonly Verdict[]): {
+  outcome: 'pass' | 'fail' | 'inconclusive'
+  exitCode: 0 | 1 | 3
+} {
   if (verdicts.some((v) => v.status === 'fail')) return { outcome: 'fail', exitCode: 1 }
   if (verdicts.some((v) => v.status === 'inconclusive')) return { outcome: 'inconclusive', exitCode: 3 }
   return { outcome: 'pass', exitCode: 0 }

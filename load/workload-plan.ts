@@ -34,19 +34,68 @@ interface RouteShape {
  * completions have no shape in the reference (section 4.8), so they take the widely used convention.
  */
 const ROUTES: Record<RouteKind, RouteShape> = {
-  responses: { method: 'POST', path: '/v1/responses', capabilities: ['responses', 'chat'], mode: 'chat', body: (model, input, max) => ({ model, input, max_output_tokens: max }) },
-  'responses-stream': { method: 'POST', path: '/v1/responses', capabilities: ['responses', 'chat'], mode: 'chat', streamed: true, body: (model, input, max) => ({ model, input, stream: true, max_output_tokens: max }) },
-  chat: { method: 'POST', path: '/v1/chat/completions', capabilities: ['chat'], mode: 'chat', body: (model, content, max) => ({ model, messages: [{ role: 'user', content }], max_completion_tokens: max }) },
-  'chat-stream': { method: 'POST', path: '/v1/chat/completions', capabilities: ['chat'], mode: 'chat', streamed: true, body: (model, content, max) => ({ model, messages: [{ role: 'user', content }], stream: true, max_completion_tokens: max }) },
-  embeddings: { method: 'POST', path: '/v1/embeddings', capabilities: ['embedding'], mode: 'embedding', body: (model, input) => ({ model, input }) },
-  completions: { method: 'POST', path: '/v1/completions', capabilities: ['completion'], mode: 'completion', body: (model, prompt, max) => ({ model, prompt, max_tokens: max }) },
-  moderations: { method: 'POST', path: '/v1/moderations', capabilities: ['moderation'], mode: 'moderation', modelOptional: true, body: (model, input) => (model === null ? { input } : { model, input }) },
+  responses: {
+    method: 'POST',
+    path: '/v1/responses',
+    capabilities: ['responses', 'chat'],
+    mode: 'chat',
+    body: (model, input, max) => ({ model, input, max_output_tokens: max }),
+  },
+  'responses-stream': {
+    method: 'POST',
+    path: '/v1/responses',
+    capabilities: ['responses', 'chat'],
+    mode: 'chat',
+    streamed: true,
+    body: (model, input, max) => ({ model, input, stream: true, max_output_tokens: max }),
+  },
+  chat: {
+    method: 'POST',
+    path: '/v1/chat/completions',
+    capabilities: ['chat'],
+    mode: 'chat',
+    body: (model, content, max) => ({ model, messages: [{ role: 'user', content }], max_completion_tokens: max }),
+  },
+  'chat-stream': {
+    method: 'POST',
+    path: '/v1/chat/completions',
+    capabilities: ['chat'],
+    mode: 'chat',
+    streamed: true,
+    body: (model, content, max) => ({
+      model,
+      messages: [{ role: 'user', content }],
+      stream: true,
+      max_completion_tokens: max,
+    }),
+  },
+  embeddings: {
+    method: 'POST',
+    path: '/v1/embeddings',
+    capabilities: ['embedding'],
+    mode: 'embedding',
+    body: (model, input) => ({ model, input }),
+  },
+  completions: {
+    method: 'POST',
+    path: '/v1/completions',
+    capabilities: ['completion'],
+    mode: 'completion',
+    body: (model, prompt, max) => ({ model, prompt, max_tokens: max }),
+  },
+  moderations: {
+    method: 'POST',
+    path: '/v1/moderations',
+    capabilities: ['moderation'],
+    mode: 'moderation',
+    modelOptional: true,
+    body: (model, input) => (model === null ? { input } : { model, input }),
+  },
   'models-list': { method: 'GET', path: '/v1/models', capabilities: [], mode: null },
 }
 
 /** Routes whose body carries an output cap. */
 const GENERATES: readonly RouteKind[] = ['responses', 'responses-stream', 'chat', 'chat-stream', 'completions']
-
 
 function slotFor(choice: KeyChoice, ctx: PlanContext): KeySlotName {
   if (ctx.tier !== null) return slotOf(ctx.tier)
@@ -61,7 +110,13 @@ interface ModelList {
   data: Record<string, unknown>[]
 }
 
-async function modelFor(kind: RouteKind, named: string | undefined, slot: KeySlotName, models: NamedModels, list: () => Promise<ModelList>): Promise<string | null> {
+async function modelFor(
+  kind: RouteKind,
+  named: string | undefined,
+  slot: KeySlotName,
+  models: NamedModels,
+  list: () => Promise<ModelList>,
+): Promise<string | null> {
   const shape = ROUTES[kind]
   if (shape.mode === null) return null
   if (named !== undefined) return named
@@ -71,10 +126,17 @@ async function modelFor(kind: RouteKind, named: string | undefined, slot: KeySlo
   }
   const tier = /^tier(\d)$/.exec(slot)?.[1]
   const { status, data } = await list()
-  const found = data.find((m) => typeof m.id === 'string' && m.mode === shape.mode && (tier === undefined || typeof m.min_tier !== 'number' || m.min_tier <= Number(tier)))
+  const found = data.find(
+    (m) =>
+      typeof m.id === 'string' &&
+      m.mode === shape.mode &&
+      (tier === undefined || typeof m.min_tier !== 'number' || m.min_tier <= Number(tier)),
+  )
   if (found) return found.id as string
   if (shape.modelOptional) return null
-  throw new ConfigError(`GET /v1/models with the ${slot} key (status ${status}) lists no ${shape.mode} model it may use for the ${kind} route; name one in the profile (model) or in GATEWAY_MODELS (${shape.capabilities[0]}=<id>)`)
+  throw new ConfigError(
+    `GET /v1/models with the ${slot} key (status ${status}) lists no ${shape.mode} model it may use for the ${kind} route; name one in the profile (model) or in GATEWAY_MODELS (${shape.capabilities[0]}=<id>)`,
+  )
 }
 
 /** Route kinds in proportion to their weights over `size` slots (largest remainder), each route at least once. */
@@ -115,9 +177,19 @@ function routeText(kind: RouteKind, model: string | null): string {
   return model === null ? what : `${what} (${model}${kind === 'responses' ? ', not streamed' : ''})`
 }
 
-function describePhase(phase: WorkloadPhase, models: (string | null)[], rate: number | null, connections: number): string {
+function describePhase(
+  phase: WorkloadPhase,
+  models: (string | null)[],
+  rate: number | null,
+  connections: number,
+): string {
   const total = phase.routes.reduce((a, r) => a + r.weight, 0)
-  const mix = phase.routes.map((r, i) => `${phase.routes.length > 1 ? `${Math.round((r.weight / total) * 100)}% ` : ''}${routeText(r.kind, models[i] ?? null)}`).join(', ')
+  const mix = phase.routes
+    .map(
+      (r, i) =>
+        `${phase.routes.length > 1 ? `${Math.round((r.weight / total) * 100)}% ` : ''}${routeText(r.kind, models[i] ?? null)}`,
+    )
+    .join(', ')
   const prompts = phase.routes.some((r) => r.kind !== 'models-list')
     ? `; prompts of about ${phase.inputTokens.mean} tokens${phase.routes.some((r) => GENERATES.includes(r.kind)) ? `, at most ${phase.maxOutputTokens.mean} output tokens` : ''}`
     : ''
@@ -136,8 +208,18 @@ function requestOf(phase: WorkloadPhase, i: number, model: string | null, random
   const body = shape.body(model, prompt, sampleTokens(phase.maxOutputTokens, random))
   // Only streamed responses are timed event by event (stream-stats.ts reads their typed events); a chat stream is
   // read to its end untimed, the reference showing no shape of its events (Part 1 section 6).
-  const headers: Record<string, string> = { 'content-type': 'application/json', ...(shape.streamed ? { accept: 'text/event-stream' } : {}) }
-  return { method: shape.method, path: shape.path, headers, body: JSON.stringify(body), label, ...(route.kind === 'responses-stream' ? { stream: true } : {}) }
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    ...(shape.streamed ? { accept: 'text/event-stream' } : {}),
+  }
+  return {
+    method: shape.method,
+    path: shape.path,
+    headers,
+    body: JSON.stringify(body),
+    label,
+    ...(route.kind === 'responses-stream' ? { stream: true } : {}),
+  }
 }
 
 /** --seed, else the phase's own seed, else one derived from the file's, else from the run's (drawn at random). */
@@ -159,8 +241,14 @@ export function workloadProfile(w: Workload): Profile {
         let list = lists.get(slot)
         if (!list) {
           list = ctx.getJson('/v1/models', slot).then((answer) => {
-            if (answer.status === 429) throw new ConfigError(`GET /v1/models with the ${slot} key was refused (429): the account's rate limit is spent; wait a minute and run again`)
-            return { status: answer.status, data: isObject(answer.body) && Array.isArray(answer.body.data) ? answer.body.data.filter(isObject) : [] }
+            if (answer.status === 429)
+              throw new ConfigError(
+                `GET /v1/models with the ${slot} key was refused (429): the account's rate limit is spent; wait a minute and run again`,
+              )
+            return {
+              status: answer.status,
+              data: isObject(answer.body) && Array.isArray(answer.body.data) ? answer.body.data.filter(isObject) : [],
+            }
           })
           lists.set(slot, list)
         }
@@ -173,11 +261,24 @@ export function workloadProfile(w: Workload): Profile {
         const open = phase.rate !== null
         const connections = ctx.connections ?? phase.connections ?? connectionsFor(ctx, (rate ?? 1) * 4)
         const durationMs = ctx.durationMs ?? phase.durationMs
-        const verdicts: PhaseVerdictId[] = !open ? ['throughput'] : [
-          ...(phase.routes.some((r) => r.kind === 'responses-stream') ? ['streaming' as const] : []),
-          ...(phase.routes.some((r) => r.kind !== 'responses-stream') ? ['throughput' as const] : []),
-        ]
-        const common = { name: phase.name, engine: open ? ('scheduler' as const) : ('autocannon' as const), slot, rate, connections, durationMs, bucket: null, expectedLimit: null, fromRest: false, verdicts }
+        const verdicts: PhaseVerdictId[] = !open
+          ? ['throughput']
+          : [
+              ...(phase.routes.some((r) => r.kind === 'responses-stream') ? ['streaming' as const] : []),
+              ...(phase.routes.some((r) => r.kind !== 'responses-stream') ? ['throughput' as const] : []),
+            ]
+        const common = {
+          name: phase.name,
+          engine: open ? ('scheduler' as const) : ('autocannon' as const),
+          slot,
+          rate,
+          connections,
+          durationMs,
+          bucket: null,
+          expectedLimit: null,
+          fromRest: false,
+          verdicts,
+        }
         // Lookups only for the phases that will run (--phase), so a phase that needs no model needs no list.
         if (ctx.phases && !ctx.phases.includes(phase.name)) {
           plans.push({ ...common, description: phase.description ?? phase.name, requests: [], skip: 'not selected' })
@@ -185,10 +286,15 @@ export function workloadProfile(w: Workload): Profile {
         }
         requireKey(ctx, slot, w.name)
         const models: (string | null)[] = []
-        for (const route of phase.routes) models.push(await modelFor(route.kind, route.model, slot, ctx.models ?? {}, listFor(slot)))
+        for (const route of phase.routes)
+          models.push(await modelFor(route.kind, route.model, slot, ctx.models ?? {}, listFor(slot)))
         const seed = phaseSeed(w, index, ctx)
         const random = mulberry32(deriveSeed(seed, 0x600d))
-        const requests = routeSequence(phase.routes, poolSize(phase, rate, durationMs, w.phases.length * (open ? 1 : connections)), random).map((i) => requestOf(phase, i, models[i] ?? null, random))
+        const requests = routeSequence(
+          phase.routes,
+          poolSize(phase, rate, durationMs, w.phases.length * (open ? 1 : connections)),
+          random,
+        ).map((i) => requestOf(phase, i, models[i] ?? null, random))
         const total = phase.routes.reduce((a, r) => a + r.weight, 0)
         const weights: Record<string, number> = {}
         for (const r of phase.routes) weights[r.kind] = (weights[r.kind] ?? 0) + r.weight / total
@@ -197,7 +303,16 @@ export function workloadProfile(w: Workload): Profile {
           description: describePhase(phase, models, rate, connections),
           requests,
           weights,
-          ...(open ? { arrival: { process: phase.arrival?.process ?? 'constant', ...(phase.arrival?.burstiness !== undefined ? { burstiness: phase.arrival.burstiness } : {}), ...(phase.ramp ? { ramp: phase.ramp } : {}), seed } } : {}),
+          ...(open
+            ? {
+                arrival: {
+                  process: phase.arrival?.process ?? 'constant',
+                  ...(phase.arrival?.burstiness !== undefined ? { burstiness: phase.arrival.burstiness } : {}),
+                  ...(phase.ramp ? { ramp: phase.ramp } : {}),
+                  seed,
+                },
+              }
+            : {}),
         })
       }
       return plans

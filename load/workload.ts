@@ -16,7 +16,15 @@ const FILE_LIMITS = {
   maxBytes: 1024 * 1024, // a profile is a page of text; past this it is not one
 }
 
-export type RouteKind = 'responses' | 'responses-stream' | 'chat' | 'chat-stream' | 'embeddings' | 'completions' | 'moderations' | 'models-list'
+export type RouteKind =
+  | 'responses'
+  | 'responses-stream'
+  | 'chat'
+  | 'chat-stream'
+  | 'embeddings'
+  | 'completions'
+  | 'moderations'
+  | 'models-list'
 export type KeyChoice = 'main' | 'tier0' | 'tier1' | 'tier2' | 'tier3' | 'tier4' | 'tier5' | 'highest'
 
 export interface TokenSpread {
@@ -72,8 +80,14 @@ export function isProfileFile(value: string): boolean {
 }
 
 /** The shape the schema admits, before defaults. */
-interface RawTokens { mean: number; stddev?: number; min?: number; max?: number }
-interface RawPhase extends Omit<WorkloadPhase, 'inputTokens' | 'maxOutputTokens' | 'durationMs' | 'ramp' | 'rate' | 'routes'> {
+interface RawTokens {
+  mean: number
+  stddev?: number
+  min?: number
+  max?: number
+}
+interface RawPhase
+  extends Omit<WorkloadPhase, 'inputTokens' | 'maxOutputTokens' | 'durationMs' | 'ramp' | 'rate' | 'routes'> {
   routes: (Omit<WorkloadRoute, 'weight'> & { weight?: number })[]
   inputTokens?: RawTokens
   maxOutputTokens?: RawTokens
@@ -81,7 +95,14 @@ interface RawPhase extends Omit<WorkloadPhase, 'inputTokens' | 'maxOutputTokens'
   duration: string
   ramp?: { shape: 'linear' | 'exponential'; span: string; from?: number }
 }
-interface RawWorkload { name: string; description: string; key?: KeyChoice; seed?: number; caps?: { maxDuration?: string; maxRequests?: number }; phases: RawPhase[] }
+interface RawWorkload {
+  name: string
+  description: string
+  key?: KeyChoice
+  seed?: number
+  caps?: { maxDuration?: string; maxRequests?: number }
+  phases: RawPhase[]
+}
 
 function parseText(file: string, text: string): unknown {
   const ext = extname(file).toLowerCase()
@@ -98,18 +119,27 @@ function parseText(file: string, text: string): unknown {
   }
 }
 
-function tokens(raw: RawTokens | undefined, fallback: { mean: number; stddev: number }, file: string, pointer: string): TokenSpread {
+function tokens(
+  raw: RawTokens | undefined,
+  fallback: { mean: number; stddev: number },
+  file: string,
+  pointer: string,
+): TokenSpread {
   const mean = raw?.mean ?? fallback.mean
   const stddev = raw?.stddev ?? fallback.stddev
   const min = raw?.min ?? Math.max(1, Math.floor(stddev === 0 ? mean : mean - 4 * stddev))
   const max = raw?.max ?? Math.ceil(stddev === 0 ? mean : mean + 4 * stddev)
-  if (!(min <= mean && mean <= max)) throw new ConfigError(`${file}: ${pointer}: needs min <= mean <= max (got min ${min}, mean ${mean}, max ${max})`)
+  if (!(min <= mean && mean <= max))
+    throw new ConfigError(`${file}: ${pointer}: needs min <= mean <= max (got min ${min}, mean ${mean}, max ${max})`)
   return { mean, stddev, min, max }
 }
 
 function duration(raw: string, file: string, pointer: string, min = 1000): number {
   const ms = parseDurationMs(raw)
-  if (ms === undefined || ms < min || ms > 3_600_000) throw new ConfigError(`${file}: ${pointer}: must be a duration from ${min / 1000}s to 1h, e.g. 20s or 2m (got "${raw}")`)
+  if (ms === undefined || ms < min || ms > 3_600_000)
+    throw new ConfigError(
+      `${file}: ${pointer}: must be a duration from ${min / 1000}s to 1h, e.g. 20s or 2m (got "${raw}")`,
+    )
   return ms
 }
 
@@ -118,19 +148,41 @@ const STREAMED: readonly RouteKind[] = ['responses-stream', 'chat-stream']
 function phaseOf(raw: RawPhase, file: string, at: string): WorkloadPhase {
   const rate = raw.rate ?? null
   if (rate === null) {
-    if (raw.connections === undefined) throw new ConfigError(`${file}: ${at}: a phase without a rate is a closed loop and needs connections (or give a rate in calls per second)`)
+    if (raw.connections === undefined)
+      throw new ConfigError(
+        `${file}: ${at}: a phase without a rate is a closed loop and needs connections (or give a rate in calls per second)`,
+      )
     const streamed = raw.routes.findIndex((r) => STREAMED.includes(r.kind))
-    if (streamed >= 0) throw new ConfigError(`${file}: ${at}/routes/${streamed}/kind: a closed loop (no rate) cannot time streams; give the phase a rate`)
-    for (const field of ['arrival', 'ramp'] as const) if (raw[field] !== undefined) throw new ConfigError(`${file}: ${at}/${field}: only an open-loop phase (with a rate) has an arrival process or a ramp`)
+    if (streamed >= 0)
+      throw new ConfigError(
+        `${file}: ${at}/routes/${streamed}/kind: a closed loop (no rate) cannot time streams; give the phase a rate`,
+      )
+    for (const field of ['arrival', 'ramp'] as const)
+      if (raw[field] !== undefined)
+        throw new ConfigError(
+          `${file}: ${at}/${field}: only an open-loop phase (with a rate) has an arrival process or a ramp`,
+        )
   }
-  if (raw.arrival?.burstiness !== undefined && raw.arrival.process !== 'gamma') throw new ConfigError(`${file}: ${at}/arrival/burstiness: only the gamma process takes a burstiness`)
-  if (raw.ramp?.shape === 'exponential' && raw.ramp.from === 0) throw new ConfigError(`${file}: ${at}/ramp/from: an exponential ramp cannot start at 0 calls per second`)
-  const ramp = raw.ramp ? { shape: raw.ramp.shape, spanMs: duration(raw.ramp.span, file, `${at}/ramp/span`), ...(raw.ramp.from !== undefined ? { fromRate: raw.ramp.from } : {}) } : undefined
+  if (raw.arrival?.burstiness !== undefined && raw.arrival.process !== 'gamma')
+    throw new ConfigError(`${file}: ${at}/arrival/burstiness: only the gamma process takes a burstiness`)
+  if (raw.ramp?.shape === 'exponential' && raw.ramp.from === 0)
+    throw new ConfigError(`${file}: ${at}/ramp/from: an exponential ramp cannot start at 0 calls per second`)
+  const ramp = raw.ramp
+    ? {
+        shape: raw.ramp.shape,
+        spanMs: duration(raw.ramp.span, file, `${at}/ramp/span`),
+        ...(raw.ramp.from !== undefined ? { fromRate: raw.ramp.from } : {}),
+      }
+    : undefined
   return {
     name: raw.name,
     ...(raw.description !== undefined ? { description: raw.description } : {}),
     ...(raw.key !== undefined ? { key: raw.key } : {}),
-    routes: raw.routes.map((r) => ({ kind: r.kind, weight: r.weight ?? 1, ...(r.model !== undefined ? { model: r.model } : {}) })),
+    routes: raw.routes.map((r) => ({
+      kind: r.kind,
+      weight: r.weight ?? 1,
+      ...(r.model !== undefined ? { model: r.model } : {}),
+    })),
     inputTokens: tokens(raw.inputTokens, WORKLOAD_DEFAULTS.inputTokens, file, `${at}/inputTokens`),
     maxOutputTokens: tokens(raw.maxOutputTokens, WORKLOAD_DEFAULTS.maxOutputTokens, file, `${at}/maxOutputTokens`),
     rate,
@@ -147,12 +199,17 @@ export function workloadOf(data: unknown, file: string): Workload {
   const result = schemas().validate(WORKLOAD_SCHEMA, data)
   if (!result.ok) {
     // The first error names the innermost value at fault; the rest usually follow from it.
-    throw new ConfigError(`${file}: ${result.errors[0] ?? 'does not match the profile schema'}${result.errors.length > 1 ? ` (and ${result.errors.length - 1} more)` : ''}`)
+    throw new ConfigError(
+      `${file}: ${result.errors[0] ?? 'does not match the profile schema'}${result.errors.length > 1 ? ` (and ${result.errors.length - 1} more)` : ''}`,
+    )
   }
   const raw = data as RawWorkload
   const seen = new Set<string>()
   raw.phases.forEach((p, i) => {
-    if (seen.has(p.name)) throw new ConfigError(`${file}: /phases/${i}/name: "${p.name}" names an earlier phase too; phase names must differ`)
+    if (seen.has(p.name))
+      throw new ConfigError(
+        `${file}: /phases/${i}/name: "${p.name}" names an earlier phase too; phase names must differ`,
+      )
     seen.add(p.name)
   })
   return {
@@ -162,7 +219,10 @@ export function workloadOf(data: unknown, file: string): Workload {
     key: raw.key ?? 'main',
     ...(raw.seed !== undefined ? { seed: raw.seed } : {}),
     caps: {
-      maxDurationMs: raw.caps?.maxDuration !== undefined ? duration(raw.caps.maxDuration, file, '/caps/maxDuration') : WORKLOAD_DEFAULTS.maxDurationMs,
+      maxDurationMs:
+        raw.caps?.maxDuration !== undefined
+          ? duration(raw.caps.maxDuration, file, '/caps/maxDuration')
+          : WORKLOAD_DEFAULTS.maxDurationMs,
       maxRequests: raw.caps?.maxRequests ?? WORKLOAD_DEFAULTS.maxRequests,
     },
     phases: raw.phases.map((p, i) => phaseOf(p, file, `/phases/${i}`)),
@@ -172,14 +232,16 @@ export function workloadOf(data: unknown, file: string): Workload {
 /** Reads a profile file (.json, .yaml or .yml). */
 export function readWorkload(path: string): Workload {
   const ext = extname(path).toLowerCase()
-  if (!['.json', '.yaml', '.yml'].includes(ext)) throw new ConfigError(`${path}: a profile file ends in .json, .yaml or .yml`)
+  if (!['.json', '.yaml', '.yml'].includes(ext))
+    throw new ConfigError(`${path}: a profile file ends in .json, .yaml or .yml`)
   let size: number
   try {
     size = statSync(path).size
   } catch {
     throw new ConfigError(`${path}: no such profile file`)
   }
-  if (size > FILE_LIMITS.maxBytes) throw new ConfigError(`${path}: ${size} bytes is past the ${FILE_LIMITS.maxBytes} a profile file may have`)
+  if (size > FILE_LIMITS.maxBytes)
+    throw new ConfigError(`${path}: ${size} bytes is past the ${FILE_LIMITS.maxBytes} a profile file may have`)
   const text = readFileSync(path, 'utf8')
   return workloadOf(parseText(path, text), path)
 }

@@ -57,9 +57,16 @@ const USAGE = `Usage: npm run bench [-- --quick] [-- --only ${PARTS.join(',')}]
 `
 
 function parseCommandLine(): { quick: boolean; parts: Part[] } | null {
-  const { values } = parseArgs({ args: process.argv.slice(2), strict: true, options: { quick: { type: 'boolean' }, only: { type: 'string' }, help: { type: 'boolean', short: 'h' } } })
+  const { values } = parseArgs({
+    args: process.argv.slice(2),
+    strict: true,
+    options: { quick: { type: 'boolean' }, only: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  })
   if (values.help) return null
-  const only = values.only?.split(',').map((p) => p.trim()).filter(Boolean) ?? [...PARTS]
+  const only = values.only
+    ?.split(',')
+    .map((p) => p.trim())
+    .filter(Boolean) ?? [...PARTS]
   const unknown = only.filter((p) => !(PARTS as readonly string[]).includes(p))
   if (unknown.length > 0) throw new Error(`--only: unknown part ${unknown.join(', ')}; the parts: ${PARTS.join(', ')}`)
   return { quick: values.quick === true || process.env.BENCH_QUICK === '1', parts: only as Part[] }
@@ -87,7 +94,9 @@ const say = (line: string): void => {
 
 // Each part bounds itself; this is the last resort. process.exit runs the children's exit handler, which kills them.
 const watchdog = setTimeout(() => {
-  process.stdout.write(`${formatTable(rows)}\nbench: stopped after ${settings.watchdogMs / 1000} s, its overall bound; the parts missing from the table did not finish\n`)
+  process.stdout.write(
+    `${formatTable(rows)}\nbench: stopped after ${settings.watchdogMs / 1000} s, its overall bound; the parts missing from the table did not finish\n`,
+  )
   process.exit(2)
 }, settings.watchdogMs)
 watchdog.unref()
@@ -95,10 +104,22 @@ watchdog.unref()
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130))
 
 const benchmarks: Record<Part, { name: string; goal: string; run: () => Promise<Row> }> = {
-  generator: { name: 'generator efficiency', goal: `>= ${GENERATOR_EFFICIENCY.goal}`, run: () => generatorEfficiency(settings.generator) },
+  generator: {
+    name: 'generator efficiency',
+    goal: `>= ${GENERATOR_EFFICIENCY.goal}`,
+    run: () => generatorEfficiency(settings.generator),
+  },
   'open-loop': { name: 'open-loop limit', goal: 'none set', run: () => openLoopLimit(settings.openLoop) },
-  gateway: { name: 'reference gateway cost', goal: `>= ${GATEWAY_COST.goal}`, run: () => gatewayCost(settings.gateway) },
-  limiter: { name: 'limiter accuracy', goal: 'within the bounds in every mode', run: () => limiterAccuracy(settings.limiter) },
+  gateway: {
+    name: 'reference gateway cost',
+    goal: `>= ${GATEWAY_COST.goal}`,
+    run: () => gatewayCost(settings.gateway),
+  },
+  limiter: {
+    name: 'limiter accuracy',
+    goal: 'within the bounds in every mode',
+    run: () => limiterAccuracy(settings.limiter),
+  },
   memory: { name: 'memory', goal: `< ${MEMORY.goalMb} MB each`, run: () => memory(settings.memory) },
   'rss-growth': { name: 'memory over time', goal: `<= ${RSS_GROWTH.goal}`, run: () => rssGrowth(settings.rssGrowth) },
 }
@@ -117,6 +138,8 @@ for (const part of parts) {
 clearTimeout(watchdog)
 const unmet = rows.filter((r) => r.met === false).map((r) => r.benchmark.split(' (')[0])
 const seconds = ((performance.now() - started) / 1000).toFixed(0)
-process.stdout.write(`${formatTable(rows)}\n${unmet.length === 0 ? 'every goal met' : `goal NOT met: ${unmet.join('; ')}`} (${quick ? 'quick, figures not to quote' : 'full'}; ${seconds} s)\n`)
+process.stdout.write(
+  `${formatTable(rows)}\n${unmet.length === 0 ? 'every goal met' : `goal NOT met: ${unmet.join('; ')}`} (${quick ? 'quick, figures not to quote' : 'full'}; ${seconds} s)\n`,
+)
 // A goal not met is a figure to read, not an error of the bench (as before); a part that could not run is one.
 process.exitCode = failed > 0 ? 2 : 0

@@ -140,17 +140,33 @@ async function run(argv: string[]): Promise<number> {
   // The credit reads before and after the run (measured spend), on a connection of their own.
   const creditAgent = new Agent({ connections: 1 })
   try {
-    const where = target.config.embedded ? `${target.config.baseUrl} (embedded reference gateway)` : target.config.baseUrl
-    process.stdout.write(`Gateway conformance ${PACKAGE.version}: ${where}, as-of ${options.asOf}, families ${options.families?.join(', ') ?? 'all'}${options.level ? ', MUST only' : ''}${options.shard ? `, shard ${options.shard.index}/${options.shard.count}` : ''}${baseline ? `, baseline ${baseline.file}` : ''}, ${requirements().size} requirements\n`)
+    const where = target.config.embedded
+      ? `${target.config.baseUrl} (embedded reference gateway)`
+      : target.config.baseUrl
+    process.stdout.write(
+      `Gateway conformance ${PACKAGE.version}: ${where}, as-of ${options.asOf}, families ${options.families?.join(', ') ?? 'all'}${options.level ? ', MUST only' : ''}${options.shard ? `, shard ${options.shard.index}/${options.shard.count}` : ''}${baseline ? `, baseline ${baseline.file}` : ''}, ${requirements().size} requirements\n`,
+    )
     const creditClient = new TargetClient(target.config, creditAgent)
     const readCredit = () => readRemainingUsd(creditClient)
     // A run that stopped calling is partial whatever it judged before: the reporter says why, and it exits 2.
     const stopReason = (): string | undefined => {
       const stop = readStop(stopFile)
       if (stop !== undefined) return `the run stopped calling the target: ${describeStop(stop)}`
-      return Date.now() >= deadlineAt ? `the run's deadline passed (${formatDuration(maxDurationMs)}, GATEWAY_MAX_DURATION or --max-duration): calls after it were not sent` : undefined
+      return Date.now() >= deadlineAt
+        ? `the run's deadline passed (${formatDuration(maxDurationMs)}, GATEWAY_MAX_DURATION or --max-duration): calls after it were not sent`
+        : undefined
     }
-    const reporter = new ConformanceReporter({ target: target.config, options, runDir, reportRoot, root: ROOT, tool: PACKAGE, readCredit, stopReason, ...(baseline ? { baseline } : {}) })
+    const reporter = new ConformanceReporter({
+      target: target.config,
+      options,
+      runDir,
+      reportRoot,
+      root: ROOT,
+      tool: PACKAGE,
+      readCredit,
+      stopReason,
+      ...(baseline ? { baseline } : {}),
+    })
     const allure = allureReporter(resolve(runDir, 'allure-results'), target.config.keys)
     const pattern = testNamePattern(options.grep, levelIds(requirements().values(), options.level))
     const vitest = await createVitest('test', {
@@ -169,10 +185,14 @@ async function run(argv: string[]): Promise<number> {
       const filters = fileFilters(options)
       const files = (await vitest.globTestSpecifications(filters)).length
       if (files === 0) {
-        throw new ConfigError(`no suite file matches ${filters.map((f) => `"${f}"`).join(', ')}; suites live in suites/<family>/`)
+        throw new ConfigError(
+          `no suite file matches ${filters.map((f) => `"${f}"`).join(', ')}; suites live in suites/<family>/`,
+        )
       }
       if (options.shard && options.shard.count > files) {
-        throw new ConfigError(`--shard ${options.shard.index}/${options.shard.count}: the selection has only ${files} suite files, so at most ${files} shards`)
+        throw new ConfigError(
+          `--shard ${options.shard.index}/${options.shard.count}: the selection has only ${files} suite files, so at most ${files} shards`,
+        )
       }
       // Once the run stops calling, tests not yet begun are not run at all: some wait a rate-limit window first.
       const watch = setInterval(() => {
@@ -195,10 +215,13 @@ async function run(argv: string[]): Promise<number> {
     }
     if (baseline?.update && reporter.writtenBaseline) {
       // A run the harness could not complete judged too little to say what is known to fail.
-      if (reporter.summary.verdict === 'error') process.stdout.write(`Baseline not written: the run had harness errors\n`)
+      if (reporter.summary.verdict === 'error')
+        process.stdout.write(`Baseline not written: the run had harness errors\n`)
       else {
         writeBaseline(baseline.file, reporter.writtenBaseline)
-        process.stdout.write(`Baseline written: ${baseline.file} (${reporter.writtenBaseline.entries.length} entries)\n`)
+        process.stdout.write(
+          `Baseline written: ${baseline.file} (${reporter.writtenBaseline.entries.length} entries)\n`,
+        )
       }
     }
     return reporter.exitCode

@@ -103,7 +103,8 @@ function jobsFor(selected: readonly FaultDefinition[], limiters: boolean): Job[]
   if (!limiters) return jobs
   for (const limiter of LIMITER_ALGORITHMS.filter((l) => l !== 'fixed-window')) {
     jobs.push({ fault: CLEAN_RUN, limiter })
-    if (FAULTED_LIMITERS.includes(limiter)) for (const fault of selected.filter((f) => f.limiter)) jobs.push({ fault, limiter })
+    if (FAULTED_LIMITERS.includes(limiter))
+      for (const fault of selected.filter((f) => f.limiter)) jobs.push({ fault, limiter })
   }
   return jobs
 }
@@ -133,29 +134,96 @@ async function runFault(slot: Slot, { fault, limiter }: Job, scratch: string, fi
   const families = clean ? LIMIT_FAMILIES : familiesOf(fault)
   const asOf = fault.asOf ?? todayUtc()
   const key = resultKey(fault.name, limiter)
-  const gateway = await startEmbeddedGateway({ faults: clean ? [] : [fault.name], limiter, minuteMs: FAULT_RUN_DEFAULTS.minuteMs, ...(fault.asOf ? { now: `${fault.asOf}T12:00:00Z` } : {}) })
+  const gateway = await startEmbeddedGateway({
+    faults: clean ? [] : [fault.name],
+    limiter,
+    minuteMs: FAULT_RUN_DEFAULTS.minuteMs,
+    ...(fault.asOf ? { now: `${fault.asOf}T12:00:00Z` } : {}),
+  })
   try {
-    const target: TargetConfig = { baseUrl: gateway.url, embedded: false, keys: { ...gateway.keys }, asOf, budgetUsd: null, timeoutMs: DEFAULTS.timeoutMs, largeUploads: false, models: {}, nativeKeyHeader: DEFAULT_NATIVE_KEY_HEADER, minuteMs: FAULT_RUN_DEFAULTS.minuteMs, runId: `fault-${key.replace('@', '-')}` }
-    const options: RunOptions = { baseUrl: gateway.url, keys: target.keys, asOf, asOfExplicit: fault.asOf !== undefined, budgetUsd: null, timeoutMs: target.timeoutMs, largeUploads: false, models: {}, nativeKeyHeader: DEFAULT_NATIVE_KEY_HEADER, families, grep: null, reportDir: scratch, filters: families.every((f) => filters.includes(`suites/${f}/`)) ? [] : filters }
-    const reporter = new ConformanceReporter({ target, options, runDir: join(scratch, key.replace('@', '-')), reportRoot: scratch, root: ROOT, tool: { name: 'faults', version: '0' }, write: () => {}, writeReports: false })
+    const target: TargetConfig = {
+      baseUrl: gateway.url,
+      embedded: false,
+      keys: { ...gateway.keys },
+      asOf,
+      budgetUsd: null,
+      timeoutMs: DEFAULTS.timeoutMs,
+      largeUploads: false,
+      models: {},
+      nativeKeyHeader: DEFAULT_NATIVE_KEY_HEADER,
+      minuteMs: FAULT_RUN_DEFAULTS.minuteMs,
+      runId: `fault-${key.replace('@', '-')}`,
+    }
+    const options: RunOptions = {
+      baseUrl: gateway.url,
+      keys: target.keys,
+      asOf,
+      asOfExplicit: fault.asOf !== undefined,
+      budgetUsd: null,
+      timeoutMs: target.timeoutMs,
+      largeUploads: false,
+      models: {},
+      nativeKeyHeader: DEFAULT_NATIVE_KEY_HEADER,
+      families,
+      grep: null,
+      reportDir: scratch,
+      filters: families.every((f) => filters.includes(`suites/${f}/`)) ? [] : filters,
+    }
+    const reporter = new ConformanceReporter({
+      target,
+      options,
+      runDir: join(scratch, key.replace('@', '-')),
+      reportRoot: scratch,
+      root: ROOT,
+      tool: { name: 'faults', version: '0' },
+      write: () => {},
+      writeReports: false,
+    })
     slot.reporter.current = reporter
     slot.vitest.provide('runConfig', target)
     await slot.vitest.runTestSpecifications(await slot.vitest.globTestSpecifications(filters))
     const summary = reporter.summary
-    const failing = (summary?.requirements ?? []).filter((r) => r.status === 'fail' || r.status === 'warn').map((r) => r.id).sort()
-    const errors = [...(summary?.requirements ?? []).filter((r) => r.status === 'error').map((r) => r.id), ...(summary?.harnessErrors ?? [])]
+    const failing = (summary?.requirements ?? [])
+      .filter((r) => r.status === 'fail' || r.status === 'warn')
+      .map((r) => r.id)
+      .sort()
+    const errors = [
+      ...(summary?.requirements ?? []).filter((r) => r.status === 'error').map((r) => r.id),
+      ...(summary?.harnessErrors ?? []),
+    ]
     const breaks = [...fault.breaks].sort()
-    const expectedExitCode = breaks.some((id) => requirements().get(id)?.level === 'MUST') ? EXIT['non-conformant'] : EXIT.conformant
+    const expectedExitCode = breaks.some((id) => requirements().get(id)?.level === 'MUST')
+      ? EXIT['non-conformant']
+      : EXIT.conformant
     const exitCode = reporter.exitCode
     const collateral = failing.filter((id) => !breaks.includes(id))
-    const collateralSeen = Object.fromEntries(collateral.map((id) => {
-      const message = summary?.requirements.find((r) => r.id === id)?.evidence[0]?.message ?? ''
-      return [id, message.split('\n').find((line) => line.trim().startsWith('Seen:'))?.trim() ?? message.split('\n')[0] ?? '']
-    }))
+    const collateralSeen = Object.fromEntries(
+      collateral.map((id) => {
+        const message = summary?.requirements.find((r) => r.id === id)?.evidence[0]?.message ?? ''
+        return [
+          id,
+          message
+            .split('\n')
+            .find((line) => line.trim().startsWith('Seen:'))
+            ?.trim() ??
+            message.split('\n')[0] ??
+            '',
+        ]
+      }),
+    )
     return {
-      fault: fault.name, limiter, breaks, families, failing, errors, exitCode, expectedExitCode,
+      fault: fault.name,
+      limiter,
+      breaks,
+      families,
+      failing,
+      errors,
+      exitCode,
+      expectedExitCode,
       detected: breaks.every((id) => failing.includes(id)) && exitCode === expectedExitCode && errors.length === 0,
-      collateral, collateralSeen, durationMs: Math.round(performance.now() - started),
+      collateral,
+      collateralSeen,
+      durationMs: Math.round(performance.now() - started),
     }
   } finally {
     slot.reporter.current = undefined
@@ -176,46 +244,68 @@ function waits({ fault }: Job): boolean {
   return fault === CLEAN_RUN || familiesOf(fault).includes('tiers')
 }
 
-export async function runFaults(selected: readonly FaultDefinition[], workers: number, scope: Scope, limiters = false): Promise<FaultResult[]> {
+export async function runFaults(
+  selected: readonly FaultDefinition[],
+  workers: number,
+  scope: Scope,
+  limiters = false,
+): Promise<FaultResult[]> {
   const scratch = mkdtempSync(join(tmpdir(), 'gc-faults-'))
   const slots: Slot[] = []
   // requirement id -> the suite files whose tests check it
   const checks = new Map<string, string[]>()
   if (scope === 'files') {
-    for (const [id, tests] of await collectChecks(ROOT)) checks.set(id, [...new Set(tests.map((t) => t.split(' > ')[0] as string))])
+    for (const [id, tests] of await collectChecks(ROOT))
+      checks.set(id, [...new Set(tests.map((t) => t.split(' > ')[0] as string))])
   }
   try {
     const jobs = jobsFor(selected, limiters)
     // The clean runs judge two whole families and take longest: started first, they do not end the proof alone.
-    const queues = [jobs.filter(waits).sort((a, b) => Number(b.fault === CLEAN_RUN) - Number(a.fault === CLEAN_RUN)), jobs.filter((job) => !waits(job))]
+    const queues = [
+      jobs.filter(waits).sort((a, b) => Number(b.fault === CLEAN_RUN) - Number(a.fault === CLEAN_RUN)),
+      jobs.filter((job) => !waits(job)),
+    ]
     const lanes = [Math.min(FAULT_RUN_DEFAULTS.waitingLanes, queues[0]!.length), Math.min(workers, queues[1]!.length)]
     const results = new Map<string, FaultResult>()
-    await Promise.all(queues.map(async (queue, q) => {
-      const mine: Slot[] = []
-      for (let i = 0; i < lanes[q]!; i += 1) {
-        const reporter = new SwitchReporter()
-        const vitest = await createVitest('test', { root: ROOT, project: CONFORMANCE_PROJECTS, watch: false, maxWorkers: DEFAULTS.suiteWorkers, reporters: [reporter] })
-        const slot = { vitest, reporter }
-        slots.push(slot)
-        mine.push(slot)
-      }
-      let next = 0
-      await Promise.all(mine.map(async (slot) => {
-        while (next < queue.length) {
-          const job = queue[next] as Job
-          next += 1
-          let result = await runFault(slot, job, scratch, filtersFor(job.fault, scope, checks))
-          // Some checks hang on timing that a machine shared by many runs can starve: the tiers runs count calls in
-          // rate-limit windows, a dropped connection must reach the gateway while it still listens. One second run
-          // tells that apart from a fault the suite misses or that fails more than it declares; both are reported.
-          if (!result.detected || result.collateral.length > 0) {
-            const first = result
-            result = { ...(await runFault(slot, job, scratch, filtersFor(job.fault, scope, checks))), firstTry: { failing: first.failing, collateralSeen: first.collateralSeen } }
-          }
-          results.set(resultKey(job.fault.name, job.limiter), result)
+    await Promise.all(
+      queues.map(async (queue, q) => {
+        const mine: Slot[] = []
+        for (let i = 0; i < lanes[q]!; i += 1) {
+          const reporter = new SwitchReporter()
+          const vitest = await createVitest('test', {
+            root: ROOT,
+            project: CONFORMANCE_PROJECTS,
+            watch: false,
+            maxWorkers: DEFAULTS.suiteWorkers,
+            reporters: [reporter],
+          })
+          const slot = { vitest, reporter }
+          slots.push(slot)
+          mine.push(slot)
         }
-      }))
-    }))
+        let next = 0
+        await Promise.all(
+          mine.map(async (slot) => {
+            while (next < queue.length) {
+              const job = queue[next] as Job
+              next += 1
+              let result = await runFault(slot, job, scratch, filtersFor(job.fault, scope, checks))
+              // Some checks hang on timing that a machine shared by many runs can starve: the tiers runs count calls in
+              // rate-limit windows, a dropped connection must reach the gateway while it still listens. One second run
+              // tells that apart from a fault the suite misses or that fails more than it declares; both are reported.
+              if (!result.detected || result.collateral.length > 0) {
+                const first = result
+                result = {
+                  ...(await runFault(slot, job, scratch, filtersFor(job.fault, scope, checks))),
+                  firstTry: { failing: first.failing, collateralSeen: first.collateralSeen },
+                }
+              }
+              results.set(resultKey(job.fault.name, job.limiter), result)
+            }
+          }),
+        )
+      }),
+    )
     // The table keeps the registry's order, the default limiter first.
     return jobs.map((job) => results.get(resultKey(job.fault.name, job.limiter)) as FaultResult)
   } finally {
@@ -225,21 +315,49 @@ export async function runFaults(selected: readonly FaultDefinition[], workers: n
 }
 
 export function faultTable(results: readonly FaultResult[]): string {
-  const rows = [['fault', 'breaks', 'detected', 'collateral', 'seconds'], ...results.map((r) => [
-    resultKey(r.fault, r.limiter), r.breaks.join(', ') || '(nothing)', r.detected ? `yes${r.firstTry ? ` (second try; the first failed: ${r.firstTry.failing.join(', ') || 'nothing'})` : ''}` : `NO (failing: ${r.failing.join(', ') || 'none'}; exit ${r.exitCode}${r.errors.length ? `; errors: ${r.errors.join(', ')}` : ''})`, r.collateral.join(', ') || '-', (r.durationMs / 1000).toFixed(1),
-  ])]
+  const rows = [
+    ['fault', 'breaks', 'detected', 'collateral', 'seconds'],
+    ...results.map((r) => [
+      resultKey(r.fault, r.limiter),
+      r.breaks.join(', ') || '(nothing)',
+      r.detected
+        ? `yes${r.firstTry ? ` (second try; the first failed: ${r.firstTry.failing.join(', ') || 'nothing'})` : ''}`
+        : `NO (failing: ${r.failing.join(', ') || 'none'}; exit ${r.exitCode}${r.errors.length ? `; errors: ${r.errors.join(', ')}` : ''})`,
+      r.collateral.join(', ') || '-',
+      (r.durationMs / 1000).toFixed(1),
+    ]),
+  ]
   const widths = (rows[0] as string[]).map((_, c) => Math.max(...rows.map((row) => (row[c] as string).length)))
-  return rows.map((row) => row.map((cell, c) => cell.padEnd(widths[c] as number)).join('  ').trimEnd()).join('\n')
+  return rows
+    .map((row) =>
+      row
+        .map((cell, c) => cell.padEnd(widths[c] as number))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n')
 }
 
 async function main(): Promise<number> {
-  const { values } = parseArgs({ options: { fault: { type: 'string' }, workers: { type: 'string' }, json: { type: 'string' }, scope: { type: 'string' }, limiters: { type: 'boolean' } }, strict: true })
+  const { values } = parseArgs({
+    options: {
+      fault: { type: 'string' },
+      workers: { type: 'string' },
+      json: { type: 'string' },
+      scope: { type: 'string' },
+      limiters: { type: 'boolean' },
+    },
+    strict: true,
+  })
   if (values.scope !== undefined && values.scope !== 'files' && values.scope !== 'families') {
     process.stderr.write(`faults: --scope is files or families (got "${values.scope}")\n`)
     return 2
   }
   const scope: Scope = values.scope ?? 'families'
-  const names = values.fault?.split(',').map((n) => n.trim()).filter(Boolean)
+  const names = values.fault
+    ?.split(',')
+    .map((n) => n.trim())
+    .filter(Boolean)
   const unknown = names?.filter((n) => !CONFORMANCE_FAULTS.some((f) => f.name === n)) ?? []
   if (unknown.length > 0) {
     process.stderr.write(`faults: unknown fault ${unknown.join(', ')}; see npm run gateway -- --fault list\n`)
@@ -249,10 +367,17 @@ async function main(): Promise<number> {
   const selected = names ? CONFORMANCE_FAULTS.filter((f) => names.includes(f.name)) : CONFORMANCE_FAULTS
   const workers = Number(values.workers ?? FAULT_RUN_DEFAULTS.workers)
   const started = performance.now()
-  const results = await runFaults(selected, Number.isInteger(workers) && workers > 0 ? workers : FAULT_RUN_DEFAULTS.workers, scope, values.limiters === true)
+  const results = await runFaults(
+    selected,
+    Number.isInteger(workers) && workers > 0 ? workers : FAULT_RUN_DEFAULTS.workers,
+    scope,
+    values.limiters === true,
+  )
   if (values.json) writeFileSync(resolve(values.json), `${JSON.stringify(results, null, 2)}\n`)
   const clean = results.filter((r) => r.detected && r.collateral.length === 0).length
-  process.stdout.write(`${faultTable(results)}\n\n${clean} of ${results.length} runs detected their fault (or, clean, failed nothing) with no collateral, in ${((performance.now() - started) / 1000).toFixed(0)} s\n`)
+  process.stdout.write(
+    `${faultTable(results)}\n\n${clean} of ${results.length} runs detected their fault (or, clean, failed nothing) with no collateral, in ${((performance.now() - started) / 1000).toFixed(0)} s\n`,
+  )
   return clean === results.length ? 0 : 1
 }
 

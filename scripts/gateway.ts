@@ -12,7 +12,9 @@ const EXIT_BAD_OPTIONS = 2
 
 function keyTable(): string {
   const slots = Object.keys(SEEDED_KEYS) as (keyof SeededKeys)[]
-  return slots.map((slot) => `  ${SEEDED_KEY_ENV[slot].padEnd(28)}${tierLabel(slot).padEnd(20)}${SEEDED_KEYS[slot]}`).join('\n')
+  return slots
+    .map((slot) => `  ${SEEDED_KEY_ENV[slot].padEnd(28)}${tierLabel(slot).padEnd(20)}${SEEDED_KEYS[slot]}`)
+    .join('\n')
 }
 
 function tierLabel(slot: keyof SeededKeys): string {
@@ -59,9 +61,13 @@ async function main(): Promise<void> {
     options.limiter === DEFAULT_LIMITER ? '' : `every rate-limit bucket is a ${options.limiter}`,
     options.faults.length === 0 ? '' : `faults: ${options.faults.join(', ')}`,
     options.vary ? `allowed variation (--vary) is on, ${options.varyLatencyMs} ms before a route answers` : '',
-    options.videoStepMs === undefined ? '' : `a video job stays queued, then processing, ${options.videoStepMs} ms each`,
+    options.videoStepMs === undefined
+      ? ''
+      : `a video job stays queued, then processing, ${options.videoStepMs} ms each`,
     options.bareModels ? 'model endpoints answer bare models (--bare-models): no mode, min_tier, pricing or extra' : '',
-    options.nativeKeyHeader === DEFAULT_NATIVE_KEY_HEADER ? '' : `the native interface takes its key in ${options.nativeKeyHeader}`,
+    options.nativeKeyHeader === DEFAULT_NATIVE_KEY_HEADER
+      ? ''
+      : `the native interface takes its key in ${options.nativeKeyHeader}`,
   ].filter((note) => note !== '')
   process.stdout.write(
     `Reference gateway listening on ${gateway.url}\n${notes.map((note) => `  ${note}\n`).join('')}` +

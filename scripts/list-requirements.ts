@@ -17,9 +17,26 @@ const AUDITED = new Set<string>(Object.values(REQ))
 export async function collectChecks(root: string): Promise<Map<string, string[]>> {
   // No isolation: collection runs no test, so the files may share one module graph rather than evaluate the
   // harness once per suite file.
-  const vitest = await createVitest('test', { root, project: CONFORMANCE_PROJECTS, watch: false, reporters: [], isolate: false })
+  const vitest = await createVitest('test', {
+    root,
+    project: CONFORMANCE_PROJECTS,
+    watch: false,
+    reporters: [],
+    isolate: false,
+  })
   // Collection evaluates suite files only; the placeholder keeps global setup from starting a gateway.
-  const placeholder: TargetConfig = { baseUrl: 'http://127.0.0.1:9', embedded: false, keys: {}, asOf: '2026-01-01', budgetUsd: 0, timeoutMs: 1, largeUploads: false, models: {}, nativeKeyHeader: DEFAULT_NATIVE_KEY_HEADER, runId: 'list' }
+  const placeholder: TargetConfig = {
+    baseUrl: 'http://127.0.0.1:9',
+    embedded: false,
+    keys: {},
+    asOf: '2026-01-01',
+    budgetUsd: 0,
+    timeoutMs: 1,
+    largeUploads: false,
+    models: {},
+    nativeKeyHeader: DEFAULT_NATIVE_KEY_HEADER,
+    runId: 'list',
+  }
   vitest.provide('runConfig', placeholder)
   const checks = new Map<string, string[]>()
   try {
@@ -42,7 +59,10 @@ export async function collectChecks(root: string): Promise<Map<string, string[]>
 export async function listRequirements(root: string): Promise<string> {
   const checks = await collectChecks(root)
   const all = [...requirements().values()]
-  const checkedBy = (id: string): string[] => [...(checks.get(id) ?? []), ...(AUDITED.has(id) ? ['audit of every response of the run'] : [])]
+  const checkedBy = (id: string): string[] => [
+    ...(checks.get(id) ?? []),
+    ...(AUDITED.has(id) ? ['audit of every response of the run'] : []),
+  ]
   const unchecked = uncheckedMust(all, (id) => checkedBy(id).length > 0)
   const untestable = all.filter((r) => r.untestable !== undefined)
   const lines: string[] = []
@@ -50,14 +70,24 @@ export async function listRequirements(root: string): Promise<string> {
     lines.push(`MUST requirements that no test checks (${unchecked.length}):`, ...unchecked.map((r) => `  ${r.id}`), '')
   }
   if (untestable.length > 0) {
-    lines.push(`Requirements the catalogue marks untestable (${untestable.length}):`, ...untestable.map((r) => `  ${r.id}  ${r.level}: ${r.untestable}`), '')
+    lines.push(
+      `Requirements the catalogue marks untestable (${untestable.length}):`,
+      ...untestable.map((r) => `  ${r.id}  ${r.level}: ${r.untestable}`),
+      '',
+    )
   }
-  lines.push(`${all.length} requirements (${all.filter((r) => r.level === 'MUST').length} MUST, ${all.filter((r) => r.level === 'SHOULD').length} SHOULD):`, '')
+  lines.push(
+    `${all.length} requirements (${all.filter((r) => r.level === 'MUST').length} MUST, ${all.filter((r) => r.level === 'SHOULD').length} SHOULD):`,
+    '',
+  )
   for (const r of all) {
     lines.push(`${r.id}  ${r.level}  ${citation(r)}  [${r.family}]`, `  ${r.rule}`)
     const by = checkedBy(r.id)
     if (r.untestable !== undefined) lines.push(`  untestable: ${r.untestable}`)
-    lines.push(by.length === 0 ? '  checked by: nothing' : `  checked by:\n${by.map((b) => `    - ${b}`).join('\n')}`, '')
+    lines.push(
+      by.length === 0 ? '  checked by: nothing' : `  checked by:\n${by.map((b) => `    - ${b}`).join('\n')}`,
+      '',
+    )
   }
   return `${lines.join('\n')}\n`
 }

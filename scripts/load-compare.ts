@@ -28,12 +28,16 @@ const FAMILIES = new Set([...FIGURE_NAMES, ...FIGURE_NAMES.map((n) => n.split('-
 
 export function parseThresholds(raw: readonly string[]): Thresholds {
   const t: Thresholds = { percent: COMPARE.thresholdPercent, byFigure: {} }
-  for (const item of raw.flatMap((r) => r.split(',')).map((s) => s.trim()).filter(Boolean)) {
+  for (const item of raw
+    .flatMap((r) => r.split(','))
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const match = /^(?:([a-z0-9-]+)=)?(\d+(?:\.\d+)?)$/.exec(item)
     if (!match) throw new ConfigError(`--threshold takes PCT or FIGURE=N, e.g. 10 or latency-p99=25 (got "${item}")`)
     const [, figure, n] = match
     if (figure === undefined) t.percent = Number(n)
-    else if (!FAMILIES.has(figure)) throw new ConfigError(`--threshold: no figure "${figure}"; the figures: ${FIGURE_NAMES.join(', ')}`)
+    else if (!FAMILIES.has(figure))
+      throw new ConfigError(`--threshold: no figure "${figure}"; the figures: ${FIGURE_NAMES.join(', ')}`)
     else t.byFigure[figure] = Number(n)
   }
   return t
@@ -41,7 +45,16 @@ export function parseThresholds(raw: readonly string[]): Thresholds {
 
 function parseCompareArgs(argv: string[]) {
   try {
-    return parseArgs({ args: argv, allowPositionals: true, strict: true, options: { threshold: { type: 'string', multiple: true }, 'report-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } } })
+    return parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        threshold: { type: 'string', multiple: true },
+        'report-dir': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    })
   } catch (error) {
     throw new ConfigError(`${(error as Error).message.split('\n')[0]} (see npm run load -- compare --help)`)
   }
@@ -53,7 +66,10 @@ export async function compareCommand(argv: string[], io: { stdout: (t: string) =
     io.stdout(COMPARE_USAGE)
     return 0
   }
-  if (positionals.length !== 2) throw new ConfigError(`compare takes two report directories, the baseline's and the new run's (got ${positionals.length}): npm run load -- compare BASELINE_DIR NEW_DIR`)
+  if (positionals.length !== 2)
+    throw new ConfigError(
+      `compare takes two report directories, the baseline's and the new run's (got ${positionals.length}): npm run load -- compare BASELINE_DIR NEW_DIR`,
+    )
   const [baseDir, newDir] = positionals as [string, string]
   const thresholds = parseThresholds(values.threshold ?? [])
   const [base, next] = [await readResult(baseDir), await readResult(newDir)]

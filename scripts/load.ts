@@ -136,14 +136,16 @@ function parseFlags(argv: string[]): { flags: Flags; positionals: string[] } {
 function number(raw: string | undefined, flag: string, check: (n: number) => boolean, what: string): number | null {
   if (raw === undefined) return null
   const n = Number(raw)
-  if (raw.trim() === '' || !Number.isFinite(n) || !check(n)) throw new ConfigError(`${flag} must be ${what} (got "${raw}")`)
+  if (raw.trim() === '' || !Number.isFinite(n) || !check(n))
+    throw new ConfigError(`${flag} must be ${what} (got "${raw}")`)
   return n
 }
 
 function parseDuration(raw: string | undefined): number | null {
   if (raw === undefined) return null
   const ms = /^\d+(\.\d+)?$/.test(raw.trim()) ? Number(raw) * 1000 : parseDurationMs(raw)
-  if (ms === undefined || ms < 1000 || ms > 3_600_000) throw new ConfigError(`--duration must be between 1s and 1h, e.g. 90s or 2m (got "${raw}")`)
+  if (ms === undefined || ms < 1000 || ms > 3_600_000)
+    throw new ConfigError(`--duration must be between 1s and 1h, e.g. 90s or 2m (got "${raw}")`)
   return ms
 }
 
@@ -154,14 +156,19 @@ function parseArrival(raw: string | undefined): PlanContext['arrival'] {
   const gamma = /^gamma:(\d+(?:\.\d+)?)$/.exec(v)
   const burstiness = Number(gamma?.[1])
   if (gamma && burstiness >= 0.01 && burstiness <= 100) return { process: 'gamma', burstiness }
-  throw new ConfigError(`--arrival must be constant, poisson or gamma:<burstiness> with a burstiness from 0.01 to 100, e.g. gamma:0.5 (got "${raw}")`)
+  throw new ConfigError(
+    `--arrival must be constant, poisson or gamma:<burstiness> with a burstiness from 0.01 to 100, e.g. gamma:0.5 (got "${raw}")`,
+  )
 }
 
 function parseRamp(raw: string | undefined): PlanContext['ramp'] {
   if (raw === undefined) return null
   const match = /^(linear|exponential):(.+)$/.exec(raw.trim())
   const spanMs = match ? parseDurationMs(match[2] as string) : undefined
-  if (!match || spanMs === undefined || spanMs < 1000 || spanMs > 3_600_000) throw new ConfigError(`--ramp must be linear:<span> or exponential:<span> with a span from 1s to 1h, e.g. linear:30s (got "${raw}")`)
+  if (!match || spanMs === undefined || spanMs < 1000 || spanMs > 3_600_000)
+    throw new ConfigError(
+      `--ramp must be linear:<span> or exponential:<span> with a span from 1s to 1h, e.g. linear:30s (got "${raw}")`,
+    )
   return { shape: match[1] as 'linear' | 'exponential', spanMs }
 }
 
@@ -170,7 +177,8 @@ function parseShard(raw: string | undefined): { index: number; count: number } |
   const match = /^(\d+)\/(\d+)$/.exec(raw.trim())
   const index = Number(match?.[1])
   const count = Number(match?.[2])
-  if (!match || count < 1 || count > 64 || index < 1 || index > count) throw new ConfigError(`--shard must be I/N with 1 <= I <= N <= 64, e.g. 1/2 (got "${raw}")`)
+  if (!match || count < 1 || count > 64 || index < 1 || index > count)
+    throw new ConfigError(`--shard must be I/N with 1 <= I <= N <= 64, e.g. 1/2 (got "${raw}")`)
   return { index, count }
 }
 
@@ -190,7 +198,11 @@ async function writeReport(result: LoadResult, reportRoot: string): Promise<stri
 }
 
 /** The repeats in <run-id>/repeat-N/, their merge in <run-id>/ itself, which `latest` points at. */
-async function writeRepeats(repeats: LoadResult[], runId: string, reportRoot: string): Promise<{ merged: LoadResult; dir: string }> {
+async function writeRepeats(
+  repeats: LoadResult[],
+  runId: string,
+  reportRoot: string,
+): Promise<{ merged: LoadResult; dir: string }> {
   const { writeLoadReport } = await import('../load/report/write.ts')
   const root = resolve(reportRoot, 'load')
   const dir = resolve(root, runId)
@@ -203,9 +215,23 @@ async function writeRepeats(repeats: LoadResult[], runId: string, reportRoot: st
 }
 
 function verdictTable(result: LoadResult): string {
-  const count = (by: Record<string, number>, test: (status: number) => boolean): number => Object.entries(by).filter(([s]) => test(Number(s))).reduce((n, [, v]) => n + v, 0)
+  const count = (by: Record<string, number>, test: (status: number) => boolean): number =>
+    Object.entries(by)
+      .filter(([s]) => test(Number(s)))
+      .reduce((n, [, v]) => n + v, 0)
   const figures = [
-    ['phase', 'sent', 'achieved/offered per s', '2xx/good per s', '2xx', '429', 'other 4xx', '5xx', 'no answer', 'latency p50/p99 ms'],
+    [
+      'phase',
+      'sent',
+      'achieved/offered per s',
+      '2xx/good per s',
+      '2xx',
+      '429',
+      'other 4xx',
+      '5xx',
+      'no answer',
+      'latency p50/p99 ms',
+    ],
     ...result.phases.map((p) => [
       p.plan.name,
       String(p.sent),
@@ -219,17 +245,23 @@ function verdictTable(result: LoadResult): string {
       `${p.latency.p50}/${p.latency.p99}`,
     ]),
   ]
-  const verdicts = [['phase', 'verdict', 'status', 'figure'], ...result.verdicts.map((v) => [v.phase, v.id, v.status.toUpperCase(), v.figure])]
+  const verdicts = [
+    ['phase', 'verdict', 'status', 'figure'],
+    ...result.verdicts.map((v) => [v.phase, v.id, v.status.toUpperCase(), v.figure]),
+  ]
   return `${columns(figures)}\n\n${columns(verdicts)}`
 }
 
 async function merge(positionals: string[], flags: Flags, io: CliIo): Promise<number> {
   const dirs = positionals.slice(1)
-  if (dirs.length < 1) throw new ConfigError('merge needs the report directories of the shards: npm run load -- merge DIR DIR ...')
+  if (dirs.length < 1)
+    throw new ConfigError('merge needs the report directories of the shards: npm run load -- merge DIR DIR ...')
   const results = await Promise.all(dirs.map(readResult))
   const merged = mergeResults(results, dirs, newRunId())
   const dir = await writeReport(merged, flags['report-dir'] ?? DEFAULTS.reportDir)
-  io.stdout(`${verdictTable(merged)}\n\n${merged.outcome.toUpperCase()} (exit ${merged.exitCode}): ${dirs.length} shards merged into ${dir}\n`)
+  io.stdout(
+    `${verdictTable(merged)}\n\n${merged.outcome.toUpperCase()} (exit ${merged.exitCode}): ${dirs.length} shards merged into ${dir}\n`,
+  )
   return merged.exitCode
 }
 
@@ -239,7 +271,11 @@ interface CliIo {
   env: NodeJS.ProcessEnv
 }
 
-const PROCESS_IO: CliIo = { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t), env: process.env }
+const PROCESS_IO: CliIo = {
+  stdout: (t) => process.stdout.write(t),
+  stderr: (t) => process.stderr.write(t),
+  env: process.env,
+}
 
 /** The whole command: exit code out, nothing thrown (a harness error is one line on stderr and exit 2). */
 export async function runLoadCli(argv: string[], io: CliIo = PROCESS_IO): Promise<number> {
@@ -247,7 +283,8 @@ export async function runLoadCli(argv: string[], io: CliIo = PROCESS_IO): Promis
     return await run(argv, io)
   } catch (error) {
     // A bad setting is its one line; any other harness error leads with its code, which says what kind it is.
-    if (isHarnessError(error)) io.stderr(`load: ${error instanceof ConfigError ? error.message : `[${error.code}] ${error.message}`}\n`)
+    if (isHarnessError(error))
+      io.stderr(`load: ${error instanceof ConfigError ? error.message : `[${error.code}] ${error.message}`}\n`)
     else io.stderr(`load: harness error: ${(error as Error).stack ?? String(error)}\n`)
     return 2
   }
@@ -265,34 +302,77 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     return 0
   }
   if (positionals[0] === 'merge') return merge(positionals, flags, io)
-  if (positionals.length > 0) throw new ConfigError(`unexpected "${positionals[0]}": did you mean --profile ${positionals[0]}? (see npm run load -- --help)`)
-  if (flags.profile === undefined) throw new ConfigError('--profile is required: npm run load -- --list shows the profiles')
+  if (positionals.length > 0)
+    throw new ConfigError(
+      `unexpected "${positionals[0]}": did you mean --profile ${positionals[0]}? (see npm run load -- --help)`,
+    )
+  if (flags.profile === undefined)
+    throw new ConfigError('--profile is required: npm run load -- --list shows the profiles')
   const profile = profileNamed(flags.profile)
   if (!profile) throw new ConfigError(`unknown profile "${flags.profile}": npm run load -- --list shows the profiles`)
   const tier = number(flags.tier, '--tier', (n) => Number.isInteger(n) && n >= 0 && n <= 5, 'a tier from 0 to 5')
-  if (tier !== null && profile.tier !== null && tier !== profile.tier) throw new ConfigError(`the profile ${profile.name} is for tier ${profile.tier}; drop --tier or run tier-${tier}-${profile.name.split('-').slice(2).join('-')}`)
+  if (tier !== null && profile.tier !== null && tier !== profile.tier)
+    throw new ConfigError(
+      `the profile ${profile.name} is for tier ${profile.tier}; drop --tier or run tier-${tier}-${profile.name.split('-').slice(2).join('-')}`,
+    )
   const durationMs = parseDuration(flags.duration)
   const rate = number(flags.rate, '--rate', (n) => n > 0 && n <= 100_000, 'calls per second above 0 (at most 100000)')
-  const connections = number(flags.connections, '--connections', (n) => Number.isInteger(n) && n >= 1 && n <= 1024, 'a whole number from 1 to 1024')
+  const connections = number(
+    flags.connections,
+    '--connections',
+    (n) => Number.isInteger(n) && n >= 1 && n <= 1024,
+    'a whole number from 1 to 1024',
+  )
   const shard = parseShard(flags.shard)
   const objectives = flags.slo === undefined ? [] : parseObjectives(flags.slo)
-  if (flags['abort-on-fail'] && objectives.length === 0) throw new ConfigError('--abort-on-fail stops a run on a breached objective: give the objectives with --slo')
+  if (flags['abort-on-fail'] && objectives.length === 0)
+    throw new ConfigError('--abort-on-fail stops a run on a breached objective: give the objectives with --slo')
   const arrival = parseArrival(flags.arrival)
   const ramp = parseRamp(flags.ramp)
-  const seedFlag = number(flags.seed, '--seed', (n) => Number.isInteger(n) && n >= 0 && n <= 0xffffffff, 'a whole number from 0 to 4294967295')
+  const seedFlag = number(
+    flags.seed,
+    '--seed',
+    (n) => Number.isInteger(n) && n >= 0 && n <= 0xffffffff,
+    'a whole number from 0 to 4294967295',
+  )
   const seed = seedFlag ?? randomInt(0, 0xffffffff)
-  const repeat = number(flags.repeat, '--repeat', (n) => Number.isInteger(n) && n >= 1 && n <= REPEAT.max, `a whole number from 1 to ${REPEAT.max}`) ?? 1
-  const minuteFlag = number(flags['minute-ms'], '--minute-ms', (n) => Number.isInteger(n) && n >= 200 && n <= REAL_MINUTE_MS, `whole milliseconds from 200 to ${REAL_MINUTE_MS}`)
+  const repeat =
+    number(
+      flags.repeat,
+      '--repeat',
+      (n) => Number.isInteger(n) && n >= 1 && n <= REPEAT.max,
+      `a whole number from 1 to ${REPEAT.max}`,
+    ) ?? 1
+  const minuteFlag = number(
+    flags['minute-ms'],
+    '--minute-ms',
+    (n) => Number.isInteger(n) && n >= 200 && n <= REAL_MINUTE_MS,
+    `whole milliseconds from 200 to ${REAL_MINUTE_MS}`,
+  )
 
-  const options = resolveOptions(loadEnv(io.env), { ...(flags['base-url'] ? { 'base-url': flags['base-url'] } : {}) }, [], [])
+  const options = resolveOptions(
+    loadEnv(io.env),
+    { ...(flags['base-url'] ? { 'base-url': flags['base-url'] } : {}) },
+    [],
+    [],
+  )
   const limiter = flags.limiter
-  if (limiter !== undefined && !(LIMITER_ALGORITHMS as readonly string[]).includes(limiter)) throw new ConfigError(`--limiter must be one of ${LIMITER_ALGORITHMS.join(', ')}, got '${limiter}'`)
+  if (limiter !== undefined && !(LIMITER_ALGORITHMS as readonly string[]).includes(limiter))
+    throw new ConfigError(`--limiter must be one of ${LIMITER_ALGORITHMS.join(', ')}, got '${limiter}'`)
   if (options.baseUrl !== null) {
-    if (limiter !== undefined) throw new ConfigError('--limiter chooses the embedded gateway\'s algorithm; a target\'s own is observed in the report, never chosen')
-    if (minuteFlag !== null && !isLoopback(options.baseUrl)) throw new ConfigError('--minute-ms is for the embedded gateway or one on this machine started with --minute-ms; a remote target\'s minute is 60 s')
+    if (limiter !== undefined)
+      throw new ConfigError(
+        "--limiter chooses the embedded gateway's algorithm; a target's own is observed in the report, never chosen",
+      )
+    if (minuteFlag !== null && !isLoopback(options.baseUrl))
+      throw new ConfigError(
+        "--minute-ms is for the embedded gateway or one on this machine started with --minute-ms; a remote target's minute is 60 s",
+      )
     const host = new URL(options.baseUrl).hostname
     if (!isLoopback(options.baseUrl) && flags['confirm-target'] !== host) {
-      throw new ConfigError(`${options.baseUrl} is not on this machine: a load run against it needs --confirm-target ${host}`)
+      throw new ConfigError(
+        `${options.baseUrl} is not on this machine: a load run against it needs --confirm-target ${host}`,
+      )
     }
   }
   const runId = newRunId()
@@ -301,7 +381,21 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   if (options.baseUrl === null) {
     const { startEmbeddedGateway } = await import('../gateway/embedded.ts')
     const gateway = await startEmbeddedGateway({ minuteMs, ...(limiter ? { limiter } : {}) })
-    target = { config: { baseUrl: gateway.url, embedded: true, keys: { ...gateway.keys }, asOf: options.asOf, budgetUsd: null, timeoutMs: options.timeoutMs, largeUploads: false, models: {}, nativeKeyHeader: DEFAULT_NATIVE_KEY_HEADER, runId }, close: () => gateway.close() }
+    target = {
+      config: {
+        baseUrl: gateway.url,
+        embedded: true,
+        keys: { ...gateway.keys },
+        asOf: options.asOf,
+        budgetUsd: null,
+        timeoutMs: options.timeoutMs,
+        largeUploads: false,
+        models: {},
+        nativeKeyHeader: DEFAULT_NATIVE_KEY_HEADER,
+        runId,
+      },
+      close: () => gateway.close(),
+    }
   } else {
     target = await prepareTarget(options, runId)
   }
@@ -353,30 +447,47 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     // A stopped repeat ends the run: the repeats so far are merged and reported as partial.
     while (repeats.length < repeat && !repeats.some((r) => r.partial) && !stop.signal.aborted) {
       const n = repeats.length + 1
-      repeats.push(await runProfile({
-        profile,
-        context: ctx,
-        runId: repeat === 1 ? runId : `${runId}-repeat-${n}`,
-        shard,
-        phases: flags.phase === undefined ? null : flags.phase.split(',').map((p) => p.trim()).filter(Boolean),
-        signal: stop.signal,
-        toolVersion: PACKAGE.version,
-        objectives,
-        abortOnFail: flags['abort-on-fail'] === true,
-        progress,
-        planned: (plans) =>
-          say(`${profile.name} against ${ctx.baseUrl}${ctx.embedded ? ` (embedded reference gateway, ${minuteMs} ms minute${limiter ? `, ${limiter}` : ''})` : ''}${shard ? `, shard ${shard.index}/${shard.count}` : ''}, seed ${seed}: ${plans.map((p) => p.name).join(', ')}; run ${runId}${repeat > 1 ? `, repeat ${n} of ${repeat}` : ''}`),
-        note: (line) => {
-          if (interactive) io.stderr('\r\x1b[K')
-          say(line)
-        },
-      }))
+      repeats.push(
+        await runProfile({
+          profile,
+          context: ctx,
+          runId: repeat === 1 ? runId : `${runId}-repeat-${n}`,
+          shard,
+          phases:
+            flags.phase === undefined
+              ? null
+              : flags.phase
+                  .split(',')
+                  .map((p) => p.trim())
+                  .filter(Boolean),
+          signal: stop.signal,
+          toolVersion: PACKAGE.version,
+          objectives,
+          abortOnFail: flags['abort-on-fail'] === true,
+          progress,
+          planned: (plans) =>
+            say(
+              `${profile.name} against ${ctx.baseUrl}${ctx.embedded ? ` (embedded reference gateway, ${minuteMs} ms minute${limiter ? `, ${limiter}` : ''})` : ''}${shard ? `, shard ${shard.index}/${shard.count}` : ''}, seed ${seed}: ${plans.map((p) => p.name).join(', ')}; run ${runId}${repeat > 1 ? `, repeat ${n} of ${repeat}` : ''}`,
+            ),
+          note: (line) => {
+            if (interactive) io.stderr('\r\x1b[K')
+            say(line)
+          },
+        }),
+      )
     }
     if (interactive) io.stderr('\r\x1b[K')
     const reportRoot = flags['report-dir'] ?? DEFAULTS.reportDir
-    const { merged: result, dir } = repeat === 1 ? { merged: repeats[0] as LoadResult, dir: await writeReport(repeats[0] as LoadResult, reportRoot) } : await writeRepeats(repeats, runId, reportRoot)
-    const spread = result.repeats ? `\n\nSpread over ${result.repeats.count} repeats (each in ${dir}/repeat-N):\n${columns([SPREAD_HEAD, ...spreadRows(result)])}` : ''
-    io.stdout(`${redactor.text(verdictTable(result))}${spread}\n\n${result.outcome.toUpperCase()} (exit ${result.exitCode})${result.partial ? `, partial: ${result.stopReason ?? 'not every phase ran'}` : ''}. Report: ${dir}\n`)
+    const { merged: result, dir } =
+      repeat === 1
+        ? { merged: repeats[0] as LoadResult, dir: await writeReport(repeats[0] as LoadResult, reportRoot) }
+        : await writeRepeats(repeats, runId, reportRoot)
+    const spread = result.repeats
+      ? `\n\nSpread over ${result.repeats.count} repeats (each in ${dir}/repeat-N):\n${columns([SPREAD_HEAD, ...spreadRows(result)])}`
+      : ''
+    io.stdout(
+      `${redactor.text(verdictTable(result))}${spread}\n\n${result.outcome.toUpperCase()} (exit ${result.exitCode})${result.partial ? `, partial: ${result.stopReason ?? 'not every phase ran'}` : ''}. Report: ${dir}\n`,
+    )
     return result.exitCode
   } finally {
     process.off('SIGINT', onSignal)

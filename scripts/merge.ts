@@ -26,7 +26,12 @@ export function runMerge(argv: string[]): number {
   let values: { 'report-dir'?: string; help?: boolean }
   let positionals: string[]
   try {
-    ;({ values, positionals } = parseArgs({ args: argv, allowPositionals: true, strict: true, options: { 'report-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } } }))
+    ;({ values, positionals } = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: { 'report-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    }))
   } catch (error) {
     throw new ConfigError(`merge: ${(error as Error).message.split('\n')[0]} (see npm run conformance -- merge --help)`)
   }
@@ -39,8 +44,15 @@ export function runMerge(argv: string[]): number {
   const runDir = resolve(reportRoot, runId)
   const { summary, allureFiles } = mergeRuns(positionals, runDir, runId)
   pointLatest(reportRoot, runDir)
-  const out = [`Merged ${summary.mergedFrom?.length ?? 0} runs (target ${summary.target.baseUrl}, as-of ${summary.asOf}):`, describeInputs(summary), '', endOfRun(summary)]
-  out.push(`Reports: ${relative(process.cwd(), runDir) || '.'}/ (summary.md, summary.json, coverage.md, junit.xml, allure-results/ with ${allureFiles} files)`)
+  const out = [
+    `Merged ${summary.mergedFrom?.length ?? 0} runs (target ${summary.target.baseUrl}, as-of ${summary.asOf}):`,
+    describeInputs(summary),
+    '',
+    endOfRun(summary),
+  ]
+  out.push(
+    `Reports: ${relative(process.cwd(), runDir) || '.'}/ (summary.md, summary.json, coverage.md, junit.xml, allure-results/ with ${allureFiles} files)`,
+  )
   process.stdout.write(`${out.join('\n')}\n`)
   return summary.exitCode
 }

@@ -6,7 +6,13 @@
  */
 import { isAbsolute, relative } from 'node:path'
 import { parseArgs } from 'node:util'
-import { renderAllureReport, resolveReportOptions, ALLURE_HISTORY_ENV, REPORT_DEFAULTS, type ReportFlags } from '../harness/allure-report.ts'
+import {
+  renderAllureReport,
+  resolveReportOptions,
+  ALLURE_HISTORY_ENV,
+  REPORT_DEFAULTS,
+  type ReportFlags,
+} from '../harness/allure-report.ts'
 import { loadEnv } from '../harness/config.ts'
 import { ConfigError, isHarnessError } from '../harness/errors.ts'
 
@@ -61,7 +67,9 @@ async function run(argv: string[]): Promise<number> {
     return rel === '' || rel.startsWith('..') || isAbsolute(rel) ? path : rel
   }
   const reports = `${outcome.historyEntries} report${outcome.historyEntries === 1 ? '' : 's'}`
-  process.stdout.write(`Allure report: ${shown(outcome.index)} (${outcome.tests} tests; history ${shown(options.history)}, ${reports})\n`)
+  process.stdout.write(
+    `Allure report: ${shown(outcome.index)} (${outcome.tests} tests; history ${shown(options.history)}, ${reports})\n`,
+  )
   return 0
 }
 

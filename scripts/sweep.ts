@@ -15,7 +15,15 @@
  * --yes, deleted); 2: bad configuration, an unreachable target, or a list or delete that failed.
  */
 import { parseArgs } from 'node:util'
-import { DEFAULT_NATIVE_KEY_HEADER, KEY_SLOTS, loadEnv, resolveOptions, type Env, type KeySlot, type TargetConfig } from '../harness/config.ts'
+import {
+  DEFAULT_NATIVE_KEY_HEADER,
+  KEY_SLOTS,
+  loadEnv,
+  resolveOptions,
+  type Env,
+  type KeySlot,
+  type TargetConfig,
+} from '../harness/config.ts'
 import { parseDurationMs } from '../harness/duration.ts'
 import { ConfigError, isHarnessError } from '../harness/errors.ts'
 import { TargetClient, type Exchange } from '../harness/http-client.ts'
@@ -111,17 +119,33 @@ function parseSettings(argv: string[], io: SweepIo): Settings | 'help' {
     throw new ConfigError(`${(error as Error).message.split('\n')[0]} (see npm run conformance -- sweep --help)`)
   }
   if (values.help === true) return 'help'
-  const options = resolveOptions(loadEnv(io.env, io.cwd), values['base-url'] === undefined ? {} : { 'base-url': values['base-url'] }, [], [])
+  const options = resolveOptions(
+    loadEnv(io.env, io.cwd),
+    values['base-url'] === undefined ? {} : { 'base-url': values['base-url'] },
+    [],
+    [],
+  )
   if (options.baseUrl === null) {
-    throw new ConfigError('sweep needs a target: set GATEWAY_BASE_URL or --base-url (the embedded reference gateway starts empty, so it has nothing to sweep)')
+    throw new ConfigError(
+      'sweep needs a target: set GATEWAY_BASE_URL or --base-url (the embedded reference gateway starts empty, so it has nothing to sweep)',
+    )
   }
   for (const id of values.keep ?? []) {
-    if (!isRunId(id)) throw new ConfigError(`--keep "${id}" is not a run id (YYYYMMDD-HHMMSS-xxxx, as in reports/<run-id>/)`)
+    if (!isRunId(id))
+      throw new ConfigError(`--keep "${id}" is not a run id (YYYYMMDD-HHMMSS-xxxx, as in reports/<run-id>/)`)
   }
   const olderThanRaw = values['older-than'] ?? SWEEP_DEFAULTS.olderThan
   const olderThanMs = parseDurationMs(olderThanRaw)
-  if (olderThanMs === undefined) throw new ConfigError(`--older-than "${olderThanRaw}" is not a duration such as 2h, 30m or 0s`)
-  return { baseUrl: options.baseUrl, keys: options.keys, timeoutMs: options.timeoutMs, yes: values.yes === true, keep: new Set(values.keep ?? []), olderThanMs }
+  if (olderThanMs === undefined)
+    throw new ConfigError(`--older-than "${olderThanRaw}" is not a duration such as 2h, 30m or 0s`)
+  return {
+    baseUrl: options.baseUrl,
+    keys: options.keys,
+    timeoutMs: options.timeoutMs,
+    yes: values.yes === true,
+    keep: new Set(values.keep ?? []),
+    olderThanMs,
+  }
 }
 
 /** The keys to list with: each account may hold its own leftovers; the suspended account cannot list (403). */
@@ -135,38 +159,52 @@ function listingSlots(keys: Partial<Record<KeySlot, string>>): KeySlot[] {
   })
 }
 
-const numberOrNull = (value: unknown): number | null => (typeof value === 'number' && Number.isFinite(value) ? value : null)
+const numberOrNull = (value: unknown): number | null =>
+  typeof value === 'number' && Number.isFinite(value) ? value : null
 
 function listProblem(slot: KeySlot, ex: Exchange, what: string): string {
   return `${slot}: ${ex.record.method} ${ex.record.path} answered ${ex.status}${what ? `, ${what}` : ''}`
 }
 
 /** GET /v1/files page by page (Part 1 §4.4: limit, after = the last file id, has_more). */
-async function listFiles(api: TargetClient, slot: KeySlot, pageLimit: number): Promise<{ items: Record<string, unknown>[]; problem?: string }> {
+async function listFiles(
+  api: TargetClient,
+  slot: KeySlot,
+  pageLimit: number,
+): Promise<{ items: Record<string, unknown>[]; problem?: string }> {
   const items: Record<string, unknown>[] = []
   let after: string | undefined
   for (let page = 0; page < SWEEP_DEFAULTS.maxPages; page += 1) {
     const ex = await api.get('/v1/files', { key: slot, query: { limit: pageLimit, after } })
     const body = ex.json
-    if (ex.status !== 200 || !isObject(body) || !Array.isArray(body.data)) return { items, problem: listProblem(slot, ex, ex.status === 200 ? 'not the list envelope' : '') }
+    if (ex.status !== 200 || !isObject(body) || !Array.isArray(body.data))
+      return { items, problem: listProblem(slot, ex, ex.status === 200 ? 'not the list envelope' : '') }
     const data = body.data.filter(isObject)
     items.push(...data)
     const last = typeof body.last_id === 'string' ? body.last_id : data.at(-1)?.id
     if (body.has_more !== true || data.length === 0) return { items }
-    if (typeof last !== 'string' || last === after) return { items, problem: listProblem(slot, ex, 'has_more with no cursor that moves on') }
+    if (typeof last !== 'string' || last === after)
+      return { items, problem: listProblem(slot, ex, 'has_more with no cursor that moves on') }
     after = last
   }
   return { items, problem: `${slot}: GET /v1/files still had more after ${SWEEP_DEFAULTS.maxPages} pages` }
 }
 
 /** GET /v1/videos (Part 2 §2.1: an object with data; no cursor is shown, so one answer is all there is). */
-async function listVideos(api: TargetClient, slot: KeySlot): Promise<{ items: Record<string, unknown>[]; problem?: string; note?: string }> {
+async function listVideos(
+  api: TargetClient,
+  slot: KeySlot,
+): Promise<{ items: Record<string, unknown>[]; problem?: string; note?: string }> {
   const ex = await api.get('/v1/videos', { key: slot })
   const body = ex.json
   // A target without the video surface has nothing of ours there.
   if (ex.status === 404) return { items: [], note: `${slot}: GET /v1/videos answered 404; no video jobs looked at` }
-  if (ex.status !== 200 || !isObject(body) || !Array.isArray(body.data)) return { items: [], problem: listProblem(slot, ex, ex.status === 200 ? 'not an object with data' : '') }
-  const note = body.has_more === true ? `${slot}: GET /v1/videos says has_more, and the reference shows no cursor: only the first page was looked at` : undefined
+  if (ex.status !== 200 || !isObject(body) || !Array.isArray(body.data))
+    return { items: [], problem: listProblem(slot, ex, ex.status === 200 ? 'not an object with data' : '') }
+  const note =
+    body.has_more === true
+      ? `${slot}: GET /v1/videos says has_more, and the reference shows no cursor: only the first page was looked at`
+      : undefined
   return { items: body.data.filter(isObject), ...(note ? { note } : {}) }
 }
 
@@ -175,7 +213,16 @@ function ours(kind: Kind, item: Record<string, unknown>, slot: KeySlot): Found |
   if (typeof item.id !== 'string' || typeof tag !== 'string') return undefined
   const runId = runIdOf(tag)
   if (runId === undefined) return undefined
-  return { kind, id: item.id, tag, runId, createdAt: numberOrNull(item.created_at), bytes: kind === 'file' ? numberOrNull(item.bytes) : null, slot, action: '' }
+  return {
+    kind,
+    id: item.id,
+    tag,
+    runId,
+    createdAt: numberOrNull(item.created_at),
+    bytes: kind === 'file' ? numberOrNull(item.bytes) : null,
+    slot,
+    action: '',
+  }
 }
 
 /** Whether to delete: never a kept run, never something that may belong to a run still going. */
@@ -184,7 +231,8 @@ function decide(found: Found, settings: Settings, nowMs: number): string {
   const cutoff = nowMs - settings.olderThanMs
   const started = runStartedAt(found.runId)?.getTime()
   if (started === undefined && found.createdAt === null) return 'keep (age unknown)'
-  if ((started !== undefined && started > cutoff) || (found.createdAt !== null && found.createdAt * 1000 > cutoff)) return 'keep (recent)'
+  if ((started !== undefined && started > cutoff) || (found.createdAt !== null && found.createdAt * 1000 > cutoff))
+    return 'keep (recent)'
   return 'delete'
 }
 
@@ -213,7 +261,11 @@ function table(rows: Found[]): string {
   ])
   const header = ['kind', 'id', 'name', 'run', 'created', 'bytes', 'key', 'action']
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] as string).length)))
-  const line = (c: string[]) => c.map((cell, i) => cell.padEnd(widths[i] as number)).join('  ').trimEnd()
+  const line = (c: string[]) =>
+    c
+      .map((cell, i) => cell.padEnd(widths[i] as number))
+      .join('  ')
+      .trimEnd()
   return `${[line(header), ...cells.map(line)].join('\n')}\n`
 }
 
@@ -225,7 +277,18 @@ export async function runSweep(argv: string[], io: SweepIo = processIo): Promise
       return 0
     }
     await probe(settings.baseUrl, settings.timeoutMs)
-    const config: TargetConfig = { baseUrl: settings.baseUrl, embedded: false, keys: settings.keys, asOf: '', budgetUsd: null, timeoutMs: settings.timeoutMs, largeUploads: false, models: {}, nativeKeyHeader: DEFAULT_NATIVE_KEY_HEADER, runId: newRunId() }
+    const config: TargetConfig = {
+      baseUrl: settings.baseUrl,
+      embedded: false,
+      keys: settings.keys,
+      asOf: '',
+      budgetUsd: null,
+      timeoutMs: settings.timeoutMs,
+      largeUploads: false,
+      models: {},
+      nativeKeyHeader: DEFAULT_NATIVE_KEY_HEADER,
+      runId: newRunId(),
+    }
     const api = new TargetClient(config)
     const problems: string[] = []
     const notes: string[] = []
@@ -238,7 +301,10 @@ export async function runSweep(argv: string[], io: SweepIo = processIo): Promise
       for (const r of [files, videos]) if (r.problem !== undefined) problems.push(r.problem)
       if (videos.note !== undefined) notes.push(videos.note)
       looked += files.items.length + videos.items.length
-      const mine = [...files.items.map((i) => ours('file', i, slot)), ...videos.items.map((i) => ours('video', i, slot))]
+      const mine = [
+        ...files.items.map((i) => ours('file', i, slot)),
+        ...videos.items.map((i) => ours('video', i, slot)),
+      ]
       // Keys of one organization see the same resources: the first key that listed one deletes it.
       for (const f of mine) if (f !== undefined && !found.has(`${f.kind}:${f.id}`)) found.set(`${f.kind}:${f.id}`, f)
     }
@@ -246,17 +312,27 @@ export async function runSweep(argv: string[], io: SweepIo = processIo): Promise
     for (const f of rows) f.action = decide(f, settings, io.now())
     const doomed = rows.filter((f) => f.action === 'delete')
     if (settings.yes) for (const f of doomed) f.action = await remove(api, f)
-    io.out(`sweep ${settings.baseUrl}: ${looked} resources listed with ${slots.length} keys; ${rows.length} carry a run tag; ${doomed.length} left by runs older than ${formatMs(settings.olderThanMs)}${settings.keep.size > 0 ? ' and not kept' : ''}\n`)
+    io.out(
+      `sweep ${settings.baseUrl}: ${looked} resources listed with ${slots.length} keys; ${rows.length} carry a run tag; ${doomed.length} left by runs older than ${formatMs(settings.olderThanMs)}${settings.keep.size > 0 ? ' and not kept' : ''}\n`,
+    )
     if (rows.length > 0) io.out(table(rows))
     for (const note of notes) io.out(`note: ${note}\n`)
     const failed = rows.filter((f) => f.action.startsWith('failed'))
-    if (!settings.yes && doomed.length > 0) io.out(`dry run: nothing deleted; add --yes to delete the ${doomed.length} marked delete\n`)
-    if (settings.yes) io.out(`deleted ${rows.filter((f) => f.action === 'deleted' || f.action.startsWith('gone')).length} of ${doomed.length}\n`)
+    if (!settings.yes && doomed.length > 0)
+      io.out(`dry run: nothing deleted; add --yes to delete the ${doomed.length} marked delete\n`)
+    if (settings.yes)
+      io.out(
+        `deleted ${rows.filter((f) => f.action === 'deleted' || f.action.startsWith('gone')).length} of ${doomed.length}\n`,
+      )
     for (const p of problems) io.err(`sweep: could not list: ${p}\n`)
     if (failed.length > 0) io.err(`sweep: ${failed.length} deletes failed\n`)
     return problems.length > 0 || failed.length > 0 ? 2 : 0
   } catch (error) {
-    io.err(isHarnessError(error) ? `sweep: ${error.message}\n` : `sweep: internal error: ${(error as Error).stack ?? String(error)}\n`)
+    io.err(
+      isHarnessError(error)
+        ? `sweep: ${error.message}\n`
+        : `sweep: internal error: ${(error as Error).stack ?? String(error)}\n`,
+    )
     return 2
   }
 }

@@ -129,7 +129,11 @@ function seedAccount(id: string, tier: Tier, suspended: boolean, key: ApiKey): A
 
 export const ACCOUNTS: readonly Account[] = [
   ...([0, 1, 2, 3, 4, 5] as const).map((tier) =>
-    seedAccount(`acct-tier${tier}`, tier, false, { value: KEY_VALUES[`tier${tier}`], id: 1000 + tier, name: `tier-${tier}` }),
+    seedAccount(`acct-tier${tier}`, tier, false, {
+      value: KEY_VALUES[`tier${tier}`],
+      id: 1000 + tier,
+      name: `tier-${tier}`,
+    }),
   ),
   seedAccount('acct-suspended', 1, true, { value: KEY_VALUES.suspended, id: 1099, name: 'suspended' }),
 ]

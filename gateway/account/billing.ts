@@ -20,7 +20,8 @@ export interface Charge {
 }
 
 export function chargeUsd(account: Account, usd: number): Charge {
-  if (!Number.isFinite(usd) || usd < 0) throw new SetupError('INTERNAL', `a charge must be a non-negative number of USD, got ${usd}`)
+  if (!Number.isFinite(usd) || usd < 0)
+    throw new SetupError('INTERNAL', `a charge must be a non-negative number of USD, got ${usd}`)
   let owed = usd * EXCHANGE_RATE
   let taken = 0
   for (const source of [...account.grants, ...account.packages]) {

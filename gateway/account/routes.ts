@@ -33,7 +33,13 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
     const { account } = requireCaller(state.contexts.of(request))
     const query = parseTransactionQuery(request.query, state.clock.now(), faults)
     const { records, total } = selectTransactions(state.transactions, account.id, query)
-    return { transactions: records, total, page: query.page, page_size: query.pageSize, has_more: query.page * query.pageSize < total }
+    return {
+      transactions: records,
+      total,
+      page: query.page,
+      page_size: query.pageSize,
+      has_more: query.page * query.pageSize < total,
+    }
   })
 
   // The reference names this route but does not show its shapes (section 4.2). This gateway takes

@@ -96,7 +96,9 @@ function matches(entry: StoredTransaction, query: TransactionQuery): boolean {
   if (query.statusCode !== undefined && record.status_code !== query.statusCode) return false
   if (query.provider !== undefined && record.provider.toLowerCase() !== query.provider.toLowerCase()) return false
   if (query.model !== undefined) {
-    const found = query.modelExact ? record.model === query.model : record.model.toLowerCase().includes(query.model.toLowerCase())
+    const found = query.modelExact
+      ? record.model === query.model
+      : record.model.toLowerCase().includes(query.model.toLowerCase())
     if (!found) return false
   }
   return true

@@ -45,7 +45,8 @@ export class TransactionStore {
   readonly #byId = new Map<string, StoredTransaction>()
 
   constructor(readonly capacity: number = DEFAULT_TRANSACTION_CAPACITY) {
-    if (!Number.isInteger(capacity) || capacity < 1) throw new SetupError('OPTION_INVALID', `transaction capacity must be a positive integer, got ${capacity}`)
+    if (!Number.isInteger(capacity) || capacity < 1)
+      throw new SetupError('OPTION_INVALID', `transaction capacity must be a positive integer, got ${capacity}`)
   }
 
   get size(): number {

@@ -58,7 +58,16 @@ function crc32Ogg(bytes: Uint8Array): number {
 // --- FLAC ------------------------------------------------------------------------------------------------
 
 const FLAC_BLOCK = 4096
-const FLAC_RATE_CODES: Readonly<Record<number, number>> = { 8000: 4, 16000: 5, 22050: 6, 24000: 7, 32000: 8, 44100: 9, 48000: 10, 96000: 11 }
+const FLAC_RATE_CODES: Readonly<Record<number, number>> = {
+  8000: 4,
+  16000: 5,
+  22050: 6,
+  24000: 7,
+  32000: 8,
+  44100: 9,
+  48000: 10,
+  96000: 11,
+}
 
 /** The "UTF-8" coding FLAC uses for frame numbers. */
 function flacNumber(n: number): number[] {
@@ -83,7 +92,15 @@ export function flacFile(samples: Buffer, sampleRate: number): Buffer {
   const parts: Buffer[] = [Buffer.from('fLaC', 'ascii'), Buffer.from([0x80, 0, 0, 34]), info]
   for (let frame = 0, start = 0; start < total; frame += 1, start += FLAC_BLOCK) {
     const size = Math.min(FLAC_BLOCK, total - start)
-    const head = Buffer.from([0xff, 0xf8, (7 << 4) | rateCode, 0x08, ...flacNumber(frame), ((size - 1) >> 8) & 0xff, (size - 1) & 0xff])
+    const head = Buffer.from([
+      0xff,
+      0xf8,
+      (7 << 4) | rateCode,
+      0x08,
+      ...flacNumber(frame),
+      ((size - 1) >> 8) & 0xff,
+      (size - 1) & 0xff,
+    ])
     const body = Buffer.alloc(1 + size * 2)
     body[0] = 0x02 // VERBATIM subframe, no wasted bits
     for (let i = 0; i < size; i += 1) body.writeInt16BE(samples.readInt16LE((start + i) * 2), 1 + i * 2)
@@ -119,7 +136,8 @@ function adtsFrame(sampleRate: number): Buffer {
   const length = 7 + AAC_SILENT_BLOCK.length
   const rate = ADTS_RATE_INDEX[sampleRate] as number
   const head = Buffer.from([
-    0xff, 0xf1, // sync, MPEG-4, layer 0, no CRC
+    0xff,
+    0xf1, // sync, MPEG-4, layer 0, no CRC
     (1 << 6) | (rate << 2), // profile AAC LC, rate index, private 0, channel config high bit 0
     (1 << 6) | ((length >> 11) & 0x03), // channel config 1 (mono), frame length high bits
     (length >> 3) & 0xff,
@@ -177,7 +195,14 @@ export function opusFile(seconds: number, inputSampleRate: number): Buffer {
     const count = Math.min(PACKETS_PER_PAGE, packets - first)
     const last = first + count >= packets
     const granule = last ? OPUS_PRE_SKIP + samples : (first + count) * OPUS_PACKET_SAMPLES
-    pages.push(oggPage(Array.from({ length: count }, () => OPUS_SILENCE), BigInt(granule), seq, last ? 0x04 : 0))
+    pages.push(
+      oggPage(
+        Array.from({ length: count }, () => OPUS_SILENCE),
+        BigInt(granule),
+        seq,
+        last ? 0x04 : 0,
+      ),
+    )
   }
   return Buffer.concat(pages)
 }

@@ -38,12 +38,48 @@ const COMPATIBLE_INPUT = 4096
 const NATIVE_FAMILY_INPUT = 8192
 
 export const SPEECH_MODELS: Readonly<Record<string, SpeechModel>> = {
-  'tts-1': { id: 'tts-1', pricedBy: 'characters', instructions: false, sse: false, maxInputChars: COMPATIBLE_INPUT, voiceObject: false },
-  'tts-1-hd': { id: 'tts-1-hd', pricedBy: 'characters', instructions: false, sse: false, maxInputChars: COMPATIBLE_INPUT, voiceObject: false },
-  'gw-speech-1': { id: 'gw-speech-1', pricedBy: 'tokens', instructions: true, sse: true, maxInputChars: COMPATIBLE_INPUT, voiceObject: false },
-  'nv-speech-pro-preview': { id: 'nv-speech-pro-preview', pricedBy: 'tokens', instructions: true, sse: true, maxInputChars: NATIVE_FAMILY_INPUT, voiceObject: true },
+  'tts-1': {
+    id: 'tts-1',
+    pricedBy: 'characters',
+    instructions: false,
+    sse: false,
+    maxInputChars: COMPATIBLE_INPUT,
+    voiceObject: false,
+  },
+  'tts-1-hd': {
+    id: 'tts-1-hd',
+    pricedBy: 'characters',
+    instructions: false,
+    sse: false,
+    maxInputChars: COMPATIBLE_INPUT,
+    voiceObject: false,
+  },
+  'gw-speech-1': {
+    id: 'gw-speech-1',
+    pricedBy: 'tokens',
+    instructions: true,
+    sse: true,
+    maxInputChars: COMPATIBLE_INPUT,
+    voiceObject: false,
+  },
+  'nv-speech-pro-preview': {
+    id: 'nv-speech-pro-preview',
+    pricedBy: 'tokens',
+    instructions: true,
+    sse: true,
+    maxInputChars: NATIVE_FAMILY_INPUT,
+    voiceObject: true,
+  },
   // The preview model that requires pcm: its native answer is raw PCM (audio/L16, §4.8) and it is not re-encoded.
-  'nv-speech-flash-preview': { id: 'nv-speech-flash-preview', pricedBy: 'tokens', instructions: true, sse: true, maxInputChars: NATIVE_FAMILY_INPUT, voiceObject: true, onlyFormat: 'pcm' },
+  'nv-speech-flash-preview': {
+    id: 'nv-speech-flash-preview',
+    pricedBy: 'tokens',
+    instructions: true,
+    sse: true,
+    maxInputChars: NATIVE_FAMILY_INPUT,
+    voiceObject: true,
+    onlyFormat: 'pcm',
+  },
 }
 
 export type TranscriptionKind = 'base' | 'newer' | 'diarize'

@@ -22,7 +22,14 @@ export function containerOf(bytes: Buffer): Container | undefined {
   if (ascii(0, 4) === 'RIFF' && ascii(8, 12) === 'WAVE') return 'wav'
   if (ascii(0, 4) === 'fLaC') return 'flac'
   if (ascii(0, 4) === 'OggS') return 'ogg'
-  if (ascii(0, 3) === 'ID3' || (bytes.length >= 2 && bytes[0] === 0xff && ((bytes[1] as number) & 0xe0) === 0xe0 && ((bytes[1] as number) & 0x06) !== 0)) return 'mp3'
+  if (
+    ascii(0, 3) === 'ID3' ||
+    (bytes.length >= 2 &&
+      bytes[0] === 0xff &&
+      ((bytes[1] as number) & 0xe0) === 0xe0 &&
+      ((bytes[1] as number) & 0x06) !== 0)
+  )
+    return 'mp3'
   if (ascii(4, 8) === 'ftyp') return 'mp4'
   if (bytes.length >= 4 && bytes.readUInt32BE(0) === 0x1a45dfa3) return 'webm'
   return undefined
@@ -65,13 +72,19 @@ const L3_KBPS = {
   v1: [0, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320],
   v2: [0, 8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160],
 }
-const MPEG_RATES: Readonly<Record<number, readonly number[]>> = { 3: [44100, 48000, 32000], 2: [22050, 24000, 16000], 0: [11025, 12000, 8000] }
+const MPEG_RATES: Readonly<Record<number, readonly number[]>> = {
+  3: [44100, 48000, 32000],
+  2: [22050, 24000, 16000],
+  0: [11025, 12000, 8000],
+}
 
 /** Walks MPEG audio Layer III frames after an optional ID3v2 tag; other layers fall back to the nominal rate. */
 function mpegSeconds(bytes: Buffer): number {
   let at = 0
   if (bytes.toString('latin1', 0, 3) === 'ID3' && bytes.length >= 10) {
-    at = 10 + (((bytes[6] as number) << 21) | ((bytes[7] as number) << 14) | ((bytes[8] as number) << 7) | (bytes[9] as number))
+    at =
+      10 +
+      (((bytes[6] as number) << 21) | ((bytes[7] as number) << 14) | ((bytes[8] as number) << 7) | (bytes[9] as number))
   }
   let seconds = 0
   let frames = 0

@@ -19,10 +19,23 @@ import { GatewayError, invalidParameter } from '../errors.ts'
 import { objectBody, requireModelId, requireTier, resolveModel } from '../models/access.ts'
 import { startSse } from '../sse.ts'
 import type { GatewayState } from '../state.ts'
-import { audioTokens, speechCostUsd, speechModel, transcriptionCostUsd, transcriptionModel, type TranscriptionModel } from './models.ts'
+import {
+  audioTokens,
+  speechCostUsd,
+  speechModel,
+  transcriptionCostUsd,
+  transcriptionModel,
+  type TranscriptionModel,
+} from './models.ts'
 import { parseSpeechRequest, synthesize } from './speech.ts'
 import { diarizedJson, outputTokens, srt, transcribe, verboseJson, vtt, type Transcript } from './transcript.ts'
-import { modelField, parseTranscription, parseTranslation, readAudioFile, type TranscriptionRequest } from './transcription.ts'
+import {
+  modelField,
+  parseTranscription,
+  parseTranslation,
+  readAudioFile,
+  type TranscriptionRequest,
+} from './transcription.ts'
 import { receiveAudioForm } from './upload.ts'
 import { abandonBody } from '../abandon-body.ts'
 
@@ -54,8 +67,16 @@ export function registerAudioRoutes(app: FastifyInstance, state: GatewayState): 
     const pieces = chunks(speech.bytes)
     if (speechRequest.stream === 'sse' && !faults.has('speech-sse-as-audio')) {
       const writer = startSse(reply)
-      for (const piece of pieces) await writer.event('speech.audio.delta', { type: 'speech.audio.delta', audio: piece.toString('base64') })
-      await writer.event('speech.audio.done', { type: 'speech.audio.done', usage: { input_tokens: speech.textTokens, output_tokens: completion, total_tokens: speech.textTokens + completion } })
+      for (const piece of pieces)
+        await writer.event('speech.audio.delta', { type: 'speech.audio.delta', audio: piece.toString('base64') })
+      await writer.event('speech.audio.done', {
+        type: 'speech.audio.done',
+        usage: {
+          input_tokens: speech.textTokens,
+          output_tokens: completion,
+          total_tokens: speech.textTokens + completion,
+        },
+      })
       writer.end()
       return reply
     }
@@ -72,15 +93,33 @@ export function registerAudioRoutes(app: FastifyInstance, state: GatewayState): 
       try {
         const context = state.contexts.of(request)
         const caller = requireCaller(context)
-        const form = await receiveAudioForm(request, { exclusive: faults.has('transcription-size-exclusive'), mib: faults.has('transcription-size-mib') })
-        const model = audioModel(context, modelField(form, faults.has('transcription-model-optional') ? BASE_TRANSCRIPTION_MODEL : undefined), 'transcriptions')
-        requireTier(resolveModel(model.id, context, { modes: ['audio_transcription'], endpoint: 'transcriptions' }), caller)
+        const form = await receiveAudioForm(request, {
+          exclusive: faults.has('transcription-size-exclusive'),
+          mib: faults.has('transcription-size-mib'),
+        })
+        const model = audioModel(
+          context,
+          modelField(form, faults.has('transcription-model-optional') ? BASE_TRANSCRIPTION_MODEL : undefined),
+          'transcriptions',
+        )
+        requireTier(
+          resolveModel(model.id, context, { modes: ['audio_transcription'], endpoint: 'transcriptions' }),
+          caller,
+        )
         const file = readAudioFile(form, 'transcriptions', faults)
         const transcription = parseTranscription(form, model.kind, file, faults)
         const transcript = transcribe(file.seconds, transcription.speakers)
         const usage = charge(context, model.id, file.seconds, transcript)
         if (transcription.stream) return await streamTranscript(reply, model, transcription, transcript, usage, context)
-        return render(reply, transcription.format, transcript, { task: 'transcribe', language: transcription.language, granularities: transcription.granularities, usage, logprobs: transcription.logprobs, kind: model.kind, srtSeparator: srtSeparator() })
+        return render(reply, transcription.format, transcript, {
+          task: 'transcribe',
+          language: transcription.language,
+          granularities: transcription.granularities,
+          usage,
+          logprobs: transcription.logprobs,
+          kind: model.kind,
+          srtSeparator: srtSeparator(),
+        })
       } catch (error) {
         abandonBody(request, reply)
         throw error
@@ -92,15 +131,37 @@ export function registerAudioRoutes(app: FastifyInstance, state: GatewayState): 
       try {
         const context = state.contexts.of(request)
         const caller = requireCaller(context)
-        const form = await receiveAudioForm(request, { exclusive: faults.has('translation-size-exclusive'), mib: faults.has('translation-size-mib') })
-        const model = audioModel(context, modelField(form, faults.has('translation-model-optional') ? BASE_TRANSCRIPTION_MODEL : undefined), 'translations')
-        requireTier(resolveModel(model.id, context, { modes: ['audio_transcription'], endpoint: 'translations' }), caller)
-        if (!model.translation) throw invalidParameter('model', `Translation takes the base transcription model (${BASE_TRANSCRIPTION_MODEL}); ${model.id} is not enabled for it.`)
+        const form = await receiveAudioForm(request, {
+          exclusive: faults.has('translation-size-exclusive'),
+          mib: faults.has('translation-size-mib'),
+        })
+        const model = audioModel(
+          context,
+          modelField(form, faults.has('translation-model-optional') ? BASE_TRANSCRIPTION_MODEL : undefined),
+          'translations',
+        )
+        requireTier(
+          resolveModel(model.id, context, { modes: ['audio_transcription'], endpoint: 'translations' }),
+          caller,
+        )
+        if (!model.translation)
+          throw invalidParameter(
+            'model',
+            `Translation takes the base transcription model (${BASE_TRANSCRIPTION_MODEL}); ${model.id} is not enabled for it.`,
+          )
         const file = readAudioFile(form, 'translations', faults)
         const { format } = parseTranslation(form, faults)
         const transcript = transcribe(file.seconds)
         const usage = charge(context, model.id, file.seconds, transcript)
-        return render(reply, format, transcript, { task: 'translate', language: 'english', granularities: [], usage, logprobs: false, kind: 'base', srtSeparator: ',' })
+        return render(reply, format, transcript, {
+          task: 'translate',
+          language: 'english',
+          granularities: [],
+          usage,
+          logprobs: false,
+          kind: 'base',
+          srtSeparator: ',',
+        })
       } catch (error) {
         abandonBody(request, reply)
         throw error
@@ -118,15 +179,33 @@ export function registerAudioRoutes(app: FastifyInstance, state: GatewayState): 
     throw invalidParameter('model', `The model '${id}' is not served by /v1/audio/${endpoint}.`)
   }
 
-  function charge(context: RequestContext, modelId: string, seconds: number, transcript: Transcript): Record<string, unknown> {
+  function charge(
+    context: RequestContext,
+    modelId: string,
+    seconds: number,
+    transcript: Transcript,
+  ): Record<string, unknown> {
     const input = audioTokens(seconds)
     const output = outputTokens(transcript)
     setTokens(context, input, output)
     chargeUsd(requireCaller(context).account, transcriptionCostUsd(modelId, seconds, output))
-    return { type: 'tokens', input_tokens: input, input_token_details: { audio_tokens: input, text_tokens: 0 }, output_tokens: output, total_tokens: input + output }
+    return {
+      type: 'tokens',
+      input_tokens: input,
+      input_token_details: { audio_tokens: input, text_tokens: 0 },
+      output_tokens: output,
+      total_tokens: input + output,
+    }
   }
 
-  async function streamTranscript(reply: FastifyReply, model: TranscriptionModel, request: TranscriptionRequest, transcript: Transcript, usage: Record<string, unknown>, context: RequestContext): Promise<FastifyReply> {
+  async function streamTranscript(
+    reply: FastifyReply,
+    model: TranscriptionModel,
+    request: TranscriptionRequest,
+    transcript: Transcript,
+    usage: Record<string, unknown>,
+    context: RequestContext,
+  ): Promise<FastifyReply> {
     context.stream = true
     const writer = startSse(reply)
     const diarized = model.kind === 'diarize'
@@ -135,13 +214,29 @@ export function registerAudioRoutes(app: FastifyInstance, state: GatewayState): 
       const prefix = segment.id === 0 ? '' : ' '
       for (const [i, word] of words.entries()) {
         const delta = i === 0 ? prefix + word : word
-        await writer.event('transcript.text.delta', { type: 'transcript.text.delta', delta, ...(diarized ? { segment_id: `seg_${segment.id}` } : {}), ...(request.logprobs ? { logprobs: [{ token: delta, logprob: -0.1, bytes: [...Buffer.from(delta)] }] } : {}) })
+        await writer.event('transcript.text.delta', {
+          type: 'transcript.text.delta',
+          delta,
+          ...(diarized ? { segment_id: `seg_${segment.id}` } : {}),
+          ...(request.logprobs ? { logprobs: [{ token: delta, logprob: -0.1, bytes: [...Buffer.from(delta)] }] } : {}),
+        })
       }
       if (diarized && !faults.has('diarized-stream-no-segments')) {
-        await writer.event('transcript.text.segment', { type: 'transcript.text.segment', id: `seg_${segment.id}`, start: segment.start, end: segment.end, text: segment.text, speaker: segment.speaker })
+        await writer.event('transcript.text.segment', {
+          type: 'transcript.text.segment',
+          id: `seg_${segment.id}`,
+          start: segment.start,
+          end: segment.end,
+          text: segment.text,
+          speaker: segment.speaker,
+        })
       }
     }
-    await writer.event('transcript.text.done', { type: 'transcript.text.done', text: transcript.text, ...(faults.has('transcript-done-no-usage') ? {} : { usage }) })
+    await writer.event('transcript.text.done', {
+      type: 'transcript.text.done',
+      text: transcript.text,
+      ...(faults.has('transcript-done-no-usage') ? {} : { usage }),
+    })
     writer.end()
     return reply
   }
@@ -158,7 +253,12 @@ interface RenderOptions {
   srtSeparator: ',' | '.'
 }
 
-function render(reply: FastifyReply, format: string, transcript: Transcript, options: RenderOptions): FastifyReply | Record<string, unknown> {
+function render(
+  reply: FastifyReply,
+  format: string,
+  transcript: Transcript,
+  options: RenderOptions,
+): FastifyReply | Record<string, unknown> {
   switch (format) {
     case 'text':
       return reply.header('content-type', 'text/plain; charset=utf-8').send(`${transcript.text}\n`)
@@ -171,7 +271,13 @@ function render(reply: FastifyReply, format: string, transcript: Transcript, opt
     case 'diarized_json':
       return diarizedJson(transcript, options.usage)
     default: {
-      const logprobs = options.logprobs ? { logprobs: transcript.text.split(/(?<= )/).map((token) => ({ token, logprob: -0.1, bytes: [...Buffer.from(token)] })) } : {}
+      const logprobs = options.logprobs
+        ? {
+            logprobs: transcript.text
+              .split(/(?<= )/)
+              .map((token) => ({ token, logprob: -0.1, bytes: [...Buffer.from(token)] })),
+          }
+        : {}
       return { text: transcript.text, ...(options.kind === 'base' ? {} : { usage: options.usage }), ...logprobs }
     }
   }

@@ -22,12 +22,32 @@ import { wavFile } from './wav.ts'
 export const SPEECH_FORMATS = ['mp3', 'opus', 'aac', 'flac', 'wav', 'pcm'] as const
 export type SpeechFormat = (typeof SPEECH_FORMATS)[number]
 
-export const VOICES = ['alloy', 'ash', 'ballad', 'coral', 'echo', 'fable', 'nova', 'onyx', 'sage', 'shimmer', 'verse', 'marin', 'cedar'] as const
+export const VOICES = [
+  'alloy',
+  'ash',
+  'ballad',
+  'coral',
+  'echo',
+  'fable',
+  'nova',
+  'onyx',
+  'sage',
+  'shimmer',
+  'verse',
+  'marin',
+  'cedar',
+] as const
 /** Prebuilt voices of the native family (§4.8, §4.9 name these). */
 export const PREBUILT_VOICES = ['Kore', 'Puck', 'Zephyr', 'Charon', 'Fenrir', 'Aoede'] as const
 
 export const SPEED = { min: 0.25, max: 4, default: 1 } as const
-export const SPEECH_AUDIO = { sampleRate: 24_000, channels: 1, bitsPerSample: 16, charsPerSecond: 15, minSeconds: 0.5 } as const
+export const SPEECH_AUDIO = {
+  sampleRate: 24_000,
+  channels: 1,
+  bitsPerSample: 16,
+  charsPerSecond: 15,
+  minSeconds: 0.5,
+} as const
 
 export const CONTENT_TYPES: Readonly<Record<SpeechFormat, string>> = {
   mp3: 'audio/mpeg',
@@ -48,40 +68,51 @@ export interface SpeechRequest {
 
 export function parseSpeechRequest(body: Record<string, unknown>, model: SpeechModel, faults: FaultSet): SpeechRequest {
   const { input } = body
-  if (typeof input !== 'string' || input === '') throw invalidParameter('input', 'input is required: the text to speak.')
+  if (typeof input !== 'string' || input === '')
+    throw invalidParameter('input', 'input is required: the text to speak.')
   const chars = [...input].length
   const over = faults.has('speech-input-limit-exclusive') ? chars >= model.maxInputChars : chars > model.maxInputChars
-  if (over && !faults.has('speech-input-unlimited')) throw invalidParameter('input', `input is ${chars} characters; ${model.id} takes at most ${model.maxInputChars}.`)
+  if (over && !faults.has('speech-input-unlimited'))
+    throw invalidParameter('input', `input is ${chars} characters; ${model.id} takes at most ${model.maxInputChars}.`)
 
   const voice = parseVoice(body.voice, model, faults)
 
   if (body.instructions !== undefined && body.instructions !== null) {
     if (typeof body.instructions !== 'string') throw invalidParameter('instructions', 'instructions must be a string.')
-    if (!model.instructions && !faults.has('speech-instructions-tts1-accepted')) throw invalidParameter('instructions', `${model.id} does not support instructions.`)
+    if (!model.instructions && !faults.has('speech-instructions-tts1-accepted'))
+      throw invalidParameter('instructions', `${model.id} does not support instructions.`)
   }
 
   let format: SpeechFormat = faults.has('speech-default-wav') ? 'wav' : 'mp3'
   if (body.response_format !== undefined && body.response_format !== null) {
-    if ((SPEECH_FORMATS as readonly unknown[]).includes(body.response_format)) format = body.response_format as SpeechFormat
-    else if (!faults.has('speech-format-unchecked')) throw invalidParameter('response_format', `response_format must be one of ${SPEECH_FORMATS.join(', ')}.`)
+    if ((SPEECH_FORMATS as readonly unknown[]).includes(body.response_format))
+      format = body.response_format as SpeechFormat
+    else if (!faults.has('speech-format-unchecked'))
+      throw invalidParameter('response_format', `response_format must be one of ${SPEECH_FORMATS.join(', ')}.`)
   }
-  if (model.onlyFormat !== undefined && format !== model.onlyFormat) throw invalidParameter('response_format', `${model.id} requires response_format ${model.onlyFormat}.`)
+  if (model.onlyFormat !== undefined && format !== model.onlyFormat)
+    throw invalidParameter('response_format', `${model.id} requires response_format ${model.onlyFormat}.`)
 
   let speed: number = SPEED.default
   if (body.speed !== undefined && body.speed !== null) {
-    if (typeof body.speed !== 'number' || !Number.isFinite(body.speed)) throw invalidParameter('speed', 'speed must be a number.')
+    if (typeof body.speed !== 'number' || !Number.isFinite(body.speed))
+      throw invalidParameter('speed', 'speed must be a number.')
     speed = body.speed
     if (speed < SPEED.min || speed > SPEED.max) {
-      if (!faults.has('speech-speed-unchecked')) throw invalidParameter('speed', `speed must be from ${SPEED.min} to ${SPEED.max}.`)
+      if (!faults.has('speech-speed-unchecked'))
+        throw invalidParameter('speed', `speed must be from ${SPEED.min} to ${SPEED.max}.`)
       speed = Math.min(SPEED.max, Math.max(SPEED.min, speed))
     }
   }
 
   let stream: SpeechRequest['stream']
   if (body.stream_format !== undefined && body.stream_format !== null) {
-    if (body.stream_format !== 'audio' && body.stream_format !== 'sse') throw invalidParameter('stream_format', 'stream_format must be audio or sse.')
-    if (body.stream_format === 'audio' && faults.has('speech-stream-audio-refused')) throw invalidParameter('stream_format', 'stream_format audio is not supported.')
-    if (body.stream_format === 'sse' && !model.sse && !faults.has('speech-sse-tts1-accepted')) throw invalidParameter('stream_format', `${model.id} does not support stream_format sse.`)
+    if (body.stream_format !== 'audio' && body.stream_format !== 'sse')
+      throw invalidParameter('stream_format', 'stream_format must be audio or sse.')
+    if (body.stream_format === 'audio' && faults.has('speech-stream-audio-refused'))
+      throw invalidParameter('stream_format', 'stream_format audio is not supported.')
+    if (body.stream_format === 'sse' && !model.sse && !faults.has('speech-sse-tts1-accepted'))
+      throw invalidParameter('stream_format', `${model.id} does not support stream_format sse.`)
     stream = body.stream_format
   }
   return { input, voice, format, speed, stream }
@@ -95,15 +126,22 @@ function parseVoice(voice: unknown, model: SpeechModel, faults: FaultSet): strin
   if (model.voiceObject) {
     if (typeof voice === 'object' && !Array.isArray(voice)) {
       const { name, languageCode } = voice as Record<string, unknown>
-      if (!(PREBUILT_VOICES as readonly unknown[]).includes(name)) throw invalidParameter('voice.name', `voice.name must be a prebuilt voice: ${PREBUILT_VOICES.join(', ')}.`)
-      if (typeof languageCode !== 'string' || !/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(languageCode)) throw invalidParameter('voice.languageCode', 'voice.languageCode must be a BCP-47 tag such as en-US.')
+      if (!(PREBUILT_VOICES as readonly unknown[]).includes(name))
+        throw invalidParameter('voice.name', `voice.name must be a prebuilt voice: ${PREBUILT_VOICES.join(', ')}.`)
+      if (typeof languageCode !== 'string' || !/^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$/.test(languageCode))
+        throw invalidParameter('voice.languageCode', 'voice.languageCode must be a BCP-47 tag such as en-US.')
       return name as string
     }
     if ((PREBUILT_VOICES as readonly unknown[]).includes(voice)) return voice as string
-    throw invalidParameter('voice', `${model.id} takes a prebuilt voice (${PREBUILT_VOICES.join(', ')}), as a name or as {name, languageCode}.`)
+    throw invalidParameter(
+      'voice',
+      `${model.id} takes a prebuilt voice (${PREBUILT_VOICES.join(', ')}), as a name or as {name, languageCode}.`,
+    )
   }
-  if (typeof voice !== 'string') throw invalidParameter('voice', `${model.id} takes a voice name: one of ${VOICES.join(', ')}.`)
-  const known = (VOICES as readonly string[]).includes(voice) && !(voice === 'cedar' && faults.has('speech-voice-cedar-refused'))
+  if (typeof voice !== 'string')
+    throw invalidParameter('voice', `${model.id} takes a voice name: one of ${VOICES.join(', ')}.`)
+  const known =
+    (VOICES as readonly string[]).includes(voice) && !(voice === 'cedar' && faults.has('speech-voice-cedar-refused'))
   if (!known) throw invalidParameter('voice', `Unknown voice '${voice}': use one of ${VOICES.join(', ')}.`)
   return voice
 }
@@ -148,5 +186,11 @@ export function synthesize(request: SpeechRequest, faults: FaultSet): Speech {
     default:
       bytes = mp3File(seconds)
   }
-  return { bytes, contentType: CONTENT_TYPES[request.format], seconds, textTokens: countTokens(request.input), audioTokens: audioTokens(seconds) }
+  return {
+    bytes,
+    contentType: CONTENT_TYPES[request.format],
+    seconds,
+    textTokens: countTokens(request.input),
+    audioTokens: audioTokens(seconds),
+  }
 }

@@ -53,7 +53,11 @@ export function transcribe(duration: number, speakers: readonly string[] = ['A',
     const parts = text.split(' ')
     const step = (end - start) / parts.length
     parts.forEach((word, w) => {
-      words.push({ word: word.replace(/[.,]$/, ''), start: round3(start + w * step), end: round3(start + (w + 1) * step) })
+      words.push({
+        word: word.replace(/[.,]$/, ''),
+        start: round3(start + w * step),
+        end: round3(start + (w + 1) * step),
+      })
     })
   }
   return { duration: round3(duration), text: segments.map((s) => s.text).join(' '), segments, words }
@@ -71,7 +75,9 @@ function clock(seconds: number, separator: ',' | '.'): string {
 
 /** SubRip: numbered cues, HH:MM:SS,mmm timings. */
 export function srt(transcript: Transcript, separator: ',' | '.' = ','): string {
-  return transcript.segments.map((s, i) => `${i + 1}\n${clock(s.start, separator)} --> ${clock(s.end, separator)}\n${s.text}\n`).join('\n')
+  return transcript.segments
+    .map((s, i) => `${i + 1}\n${clock(s.start, separator)} --> ${clock(s.end, separator)}\n${s.text}\n`)
+    .join('\n')
 }
 
 /** WebVTT: the WEBVTT line, then cues with HH:MM:SS.mmm timings. */
@@ -80,14 +86,34 @@ export function vtt(transcript: Transcript): string {
 }
 
 /** The widely used verbose_json shape (the reference does not show it): task, language, duration, text, segments, words. */
-export function verboseJson(transcript: Transcript, task: 'transcribe' | 'translate', language: string, granularities: readonly string[]): Record<string, unknown> {
+export function verboseJson(
+  transcript: Transcript,
+  task: 'transcribe' | 'translate',
+  language: string,
+  granularities: readonly string[],
+): Record<string, unknown> {
   const segments = granularities.length === 0 || granularities.includes('segment')
   return {
     task,
     language,
     duration: transcript.duration,
     text: transcript.text,
-    ...(segments ? { segments: transcript.segments.map((s) => ({ id: s.id, seek: 0, start: s.start, end: s.end, text: s.text, tokens: [], temperature: 0, avg_logprob: -0.2, compression_ratio: 1.2, no_speech_prob: 0.01 })) } : {}),
+    ...(segments
+      ? {
+          segments: transcript.segments.map((s) => ({
+            id: s.id,
+            seek: 0,
+            start: s.start,
+            end: s.end,
+            text: s.text,
+            tokens: [],
+            temperature: 0,
+            avg_logprob: -0.2,
+            compression_ratio: 1.2,
+            no_speech_prob: 0.01,
+          })),
+        }
+      : {}),
     ...(granularities.includes('word') ? { words: transcript.words } : {}),
   }
 }
@@ -97,7 +123,14 @@ export function diarizedJson(transcript: Transcript, usage: Record<string, unkno
     task: 'transcribe',
     duration: transcript.duration,
     text: transcript.text,
-    segments: transcript.segments.map((s) => ({ type: 'transcript.text.segment', id: `seg_${s.id}`, start: s.start, end: s.end, text: s.text, speaker: s.speaker })),
+    segments: transcript.segments.map((s) => ({
+      type: 'transcript.text.segment',
+      id: `seg_${s.id}`,
+      start: s.start,
+      end: s.end,
+      text: s.text,
+      speaker: s.speaker,
+    })),
     usage,
   }
 }

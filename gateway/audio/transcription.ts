@@ -50,13 +50,21 @@ export function readAudioFile(form: AudioForm, endpoint: Endpoint, faults: Fault
   const anyFile = faults.has(endpoint === 'transcriptions' ? 'transcription-any-file' : 'translation-any-file')
   const extension = extensionOf(file.filename)
   const container = containerOf(file.bytes)
-  const refusedFlac = endpoint === 'transcriptions' && faults.has('transcription-flac-refused') && (container === 'flac' || extension === 'flac')
-  if (anyFile && !refusedFlac && container === undefined) return { container: 'mp4', seconds: Math.max(1, file.bytes.length / 16_000) }
+  const refusedFlac =
+    endpoint === 'transcriptions' &&
+    faults.has('transcription-flac-refused') &&
+    (container === 'flac' || extension === 'flac')
+  if (anyFile && !refusedFlac && container === undefined)
+    return { container: 'mp4', seconds: Math.max(1, file.bytes.length / 16_000) }
   if (!(AUDIO_EXTENSIONS as readonly string[]).includes(extension) || container === undefined || refusedFlac) {
-    throw invalidParameter('file', `Unsupported file '${file.filename}': send audio in one of ${AUDIO_EXTENSIONS.join(', ')}.`)
+    throw invalidParameter(
+      'file',
+      `Unsupported file '${file.filename}': send audio in one of ${AUDIO_EXTENSIONS.join(', ')}.`,
+    )
   }
   const seconds = durationOf(container, file.bytes)
-  if (seconds === undefined || !Number.isFinite(seconds)) throw invalidParameter('file', `The ${container} header of '${file.filename}' cannot be read.`)
+  if (seconds === undefined || !Number.isFinite(seconds))
+    throw invalidParameter('file', `The ${container} header of '${file.filename}' cannot be read.`)
   return { container, seconds }
 }
 
@@ -72,10 +80,16 @@ export function readTemperature(form: AudioForm, faults: FaultSet): void {
   if (text === undefined) return
   const value = Number(text)
   const max = faults.has('transcription-temperature-2') ? 2 : TEMPERATURE.max
-  if (text.trim() === '' || !Number.isFinite(value) || value < TEMPERATURE.min || value > max) throw invalidParameter('temperature', `temperature must be a number from ${TEMPERATURE.min} to ${TEMPERATURE.max}.`)
+  if (text.trim() === '' || !Number.isFinite(value) || value < TEMPERATURE.min || value > max)
+    throw invalidParameter('temperature', `temperature must be a number from ${TEMPERATURE.min} to ${TEMPERATURE.max}.`)
 }
 
-export function readFormat(form: AudioForm, allowed: readonly string[], defaultFormat: string, unchecked: boolean): string {
+export function readFormat(
+  form: AudioForm,
+  allowed: readonly string[],
+  defaultFormat: string,
+  unchecked: boolean,
+): string {
   const format = form.fields.get('response_format')
   if (format === undefined) return defaultFormat
   if (allowed.includes(format)) return format
@@ -83,27 +97,46 @@ export function readFormat(form: AudioForm, allowed: readonly string[], defaultF
   throw invalidParameter('response_format', `response_format must be one of ${allowed.join(', ')} on this model.`)
 }
 
-export function parseTranscription(form: AudioForm, kind: TranscriptionKind, file: AudioFile, faults: FaultSet): TranscriptionRequest {
+export function parseTranscription(
+  form: AudioForm,
+  kind: TranscriptionKind,
+  file: AudioFile,
+  faults: FaultSet,
+): TranscriptionRequest {
   let allowed = FORMATS_BY_KIND[kind]
   if (kind === 'newer' && faults.has('transcription-newer-srt-accepted')) allowed = FORMATS_BY_KIND.base
   if (kind === 'diarize' && faults.has('diarized-json-refused')) allowed = allowed.filter((f) => f !== 'diarized_json')
-  const format = readFormat(form, allowed, faults.has('transcription-default-text') ? 'text' : 'json', faults.has('transcription-format-unchecked'))
+  const format = readFormat(
+    form,
+    allowed,
+    faults.has('transcription-default-text') ? 'text' : 'json',
+    faults.has('transcription-format-unchecked'),
+  )
 
   const language = form.fields.get('language')
-  if (language !== undefined && !/^[a-z]{2}$/.test(language)) throw invalidParameter('language', 'language must be an ISO-639-1 code such as en.')
+  if (language !== undefined && !/^[a-z]{2}$/.test(language))
+    throw invalidParameter('language', 'language must be an ISO-639-1 code such as en.')
 
-  if (form.fields.has('prompt') && kind === 'diarize' && !faults.has('diarize-prompt-accepted')) throw invalidParameter('prompt', 'The diarization model does not support prompt.')
+  if (form.fields.has('prompt') && kind === 'diarize' && !faults.has('diarize-prompt-accepted'))
+    throw invalidParameter('prompt', 'The diarization model does not support prompt.')
 
   const granularities = form.lists.get('timestamp_granularities[]') ?? []
   if (granularities.length > 0) {
-    if (!granularities.every((g) => g === 'word' || g === 'segment')) throw invalidParameter('timestamp_granularities[]', 'timestamp_granularities[] takes word and segment.')
-    if (faults.has('timestamps-refused')) throw invalidParameter('timestamp_granularities[]', 'timestamp_granularities[] is not supported.')
+    if (!granularities.every((g) => g === 'word' || g === 'segment'))
+      throw invalidParameter('timestamp_granularities[]', 'timestamp_granularities[] takes word and segment.')
+    if (faults.has('timestamps-refused'))
+      throw invalidParameter('timestamp_granularities[]', 'timestamp_granularities[] is not supported.')
     const fits = kind === 'base' && format === 'verbose_json'
-    if (!fits && !faults.has('timestamps-unchecked')) throw invalidParameter('timestamp_granularities[]', 'timestamp_granularities[] needs response_format verbose_json on the base model, and is not for diarization.')
+    if (!fits && !faults.has('timestamps-unchecked'))
+      throw invalidParameter(
+        'timestamp_granularities[]',
+        'timestamp_granularities[] needs response_format verbose_json on the base model, and is not for diarization.',
+      )
   }
 
   const stream = flag(form, 'stream')
-  if (stream && kind === 'base' && !faults.has('transcription-stream-base-accepted')) throw invalidParameter('stream', 'stream is supported by the newer transcription models only, not the base model.')
+  if (stream && kind === 'base' && !faults.has('transcription-stream-base-accepted'))
+    throw invalidParameter('stream', 'stream is supported by the newer transcription models only, not the base model.')
 
   const chunking = form.fields.get('chunking_strategy')
   if (chunking !== undefined && chunking !== 'auto') {
@@ -113,19 +146,31 @@ export function parseTranscription(form: AudioForm, kind: TranscriptionKind, fil
     } catch {
       parsed = undefined
     }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || typeof (parsed as Record<string, unknown>).type !== 'string') {
+    if (
+      typeof parsed !== 'object' ||
+      parsed === null ||
+      Array.isArray(parsed) ||
+      typeof (parsed as Record<string, unknown>).type !== 'string'
+    ) {
       throw invalidParameter('chunking_strategy', 'chunking_strategy must be auto or an object with a type (JSON).')
     }
   }
   if (kind === 'diarize' && chunking === undefined && !faults.has('chunking-unchecked')) {
-    const over = faults.has('chunking-30s-inclusive') ? file.seconds >= DIARIZE_CHUNKING_SECONDS : file.seconds > DIARIZE_CHUNKING_SECONDS
-    if (over) throw invalidParameter('chunking_strategy', `The audio lasts ${file.seconds.toFixed(3)} s; diarization of more than ${DIARIZE_CHUNKING_SECONDS} s needs chunking_strategy (use auto).`)
+    const over = faults.has('chunking-30s-inclusive')
+      ? file.seconds >= DIARIZE_CHUNKING_SECONDS
+      : file.seconds > DIARIZE_CHUNKING_SECONDS
+    if (over)
+      throw invalidParameter(
+        'chunking_strategy',
+        `The audio lasts ${file.seconds.toFixed(3)} s; diarization of more than ${DIARIZE_CHUNKING_SECONDS} s needs chunking_strategy (use auto).`,
+      )
   }
 
   const include = form.lists.get('include[]') ?? []
   if (include.some((i) => i !== 'logprobs')) throw invalidParameter('include[]', 'include[] takes logprobs.')
   const logprobs = include.length > 0
-  if (logprobs && (kind !== 'newer' || format !== 'json')) throw invalidParameter('include[]', 'include[] logprobs needs response_format json on a newer transcription model.')
+  if (logprobs && (kind !== 'newer' || format !== 'json'))
+    throw invalidParameter('include[]', 'include[] logprobs needs response_format json on a newer transcription model.')
 
   readTemperature(form, faults)
   const speakers = readKnownSpeakers(form, kind, faults)
@@ -136,15 +181,25 @@ function readKnownSpeakers(form: AudioForm, kind: TranscriptionKind, faults: Fau
   const names = form.lists.get('known_speaker_names[]') ?? []
   const references = form.lists.get('known_speaker_references[]') ?? []
   if (names.length === 0 && references.length === 0) return undefined
-  if (kind !== 'diarize') throw invalidParameter('known_speaker_names[]', 'Known speakers are for the diarization model.')
-  if (names.length !== references.length) throw invalidParameter('known_speaker_references[]', 'Give one reference clip per known speaker name.')
+  if (kind !== 'diarize')
+    throw invalidParameter('known_speaker_names[]', 'Known speakers are for the diarization model.')
+  if (names.length !== references.length)
+    throw invalidParameter('known_speaker_references[]', 'Give one reference clip per known speaker name.')
   if (faults.has('known-speakers-unchecked')) return names
-  if (names.length > KNOWN_SPEAKERS.max) throw invalidParameter('known_speaker_names[]', `At most ${KNOWN_SPEAKERS.max} known speakers.`)
+  if (names.length > KNOWN_SPEAKERS.max)
+    throw invalidParameter('known_speaker_names[]', `At most ${KNOWN_SPEAKERS.max} known speakers.`)
   references.forEach((reference, i) => {
     const seconds = clipSeconds(reference)
-    if (seconds === undefined) throw invalidParameter(`known_speaker_references[${i}]`, 'A reference clip must be a data URL of audio (data:audio/...;base64,...).')
+    if (seconds === undefined)
+      throw invalidParameter(
+        `known_speaker_references[${i}]`,
+        'A reference clip must be a data URL of audio (data:audio/...;base64,...).',
+      )
     if (seconds < KNOWN_SPEAKERS.minSeconds || seconds > KNOWN_SPEAKERS.maxSeconds) {
-      throw invalidParameter(`known_speaker_references[${i}]`, `A reference clip lasts ${KNOWN_SPEAKERS.minSeconds} to ${KNOWN_SPEAKERS.maxSeconds} seconds; this one ${seconds.toFixed(3)} s.`)
+      throw invalidParameter(
+        `known_speaker_references[${i}]`,
+        `A reference clip lasts ${KNOWN_SPEAKERS.minSeconds} to ${KNOWN_SPEAKERS.maxSeconds} seconds; this one ${seconds.toFixed(3)} s.`,
+      )
     }
   })
   return names

@@ -41,7 +41,8 @@ export async function receiveAudioForm(request: FastifyRequest, limit: UploadLim
 }
 
 async function readAudioForm(request: FastifyRequest, limit: UploadLimit): Promise<AudioForm> {
-  if (!request.isMultipart()) throw invalidParameter('file', 'This endpoint takes multipart/form-data with the fields file and model.')
+  if (!request.isMultipart())
+    throw invalidParameter('file', 'This endpoint takes multipart/form-data with the fields file and model.')
   const max = limit.mib ? MIB_25 : AUDIO_UPLOAD_MAX_BYTES
   const form: AudioForm = { fields: new Map(), lists: new Map(), file: undefined }
   for await (const part of request.parts({ ...PARSER_OPTIONS, limits: { ...FORM_LIMITS, fileSize: max + 1 } })) {
@@ -52,12 +53,17 @@ async function readAudioForm(request: FastifyRequest, limit: UploadLimit): Promi
         list.push(value)
         form.lists.set(part.fieldname, list)
       } else {
-        if (form.fields.has(part.fieldname)) throw invalidParameter(part.fieldname, `${part.fieldname} is given more than once.`)
+        if (form.fields.has(part.fieldname))
+          throw invalidParameter(part.fieldname, `${part.fieldname} is given more than once.`)
         form.fields.set(part.fieldname, value)
       }
       continue
     }
-    if (part.fieldname !== 'file') throw invalidParameter(part.fieldname, `Unexpected file field '${part.fieldname}'; the audio goes in the field file.`)
+    if (part.fieldname !== 'file')
+      throw invalidParameter(
+        part.fieldname,
+        `Unexpected file field '${part.fieldname}'; the audio goes in the field file.`,
+      )
     if (form.file) throw invalidParameter('file', 'Send one file.')
     const chunks: Buffer[] = []
     let bytes = 0
@@ -66,12 +72,20 @@ async function readAudioForm(request: FastifyRequest, limit: UploadLimit): Promi
       if (bytes > max || (bytes === max && limit.exclusive)) throw fileTooLarge()
       chunks.push(chunk)
     }
-    form.file = { filename: part.filename, contentType: part.mimetype || 'application/octet-stream', bytes: Buffer.concat(chunks, bytes) }
+    form.file = {
+      filename: part.filename,
+      contentType: part.mimetype || 'application/octet-stream',
+      bytes: Buffer.concat(chunks, bytes),
+    }
   }
   return form
 }
 
 /** Section 7 of Part 1 lists 400 for an invalid request and no 413, so an oversized file is a 400, as on files. */
 function fileTooLarge(): GatewayError {
-  return new GatewayError(400, `The file is larger than the audio upload limit of ${AUDIO_UPLOAD_MAX_BYTES} bytes (25 MB).`, { param: 'file', code: 'file_too_large' })
+  return new GatewayError(
+    400,
+    `The file is larger than the audio upload limit of ${AUDIO_UPLOAD_MAX_BYTES} bytes (25 MB).`,
+    { param: 'file', code: 'file_too_large' },
+  )
 }

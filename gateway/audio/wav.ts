@@ -49,14 +49,20 @@ export interface WavInfo extends PcmFormat {
  * `data`, so files with extra chunks (LIST, fact) are read too. Undefined when the bytes are not a PCM WAV.
  */
 export function readWavHeader(head: Buffer): WavInfo | undefined {
-  if (head.length < 12 || head.toString('ascii', 0, 4) !== 'RIFF' || head.toString('ascii', 8, 12) !== 'WAVE') return undefined
+  if (head.length < 12 || head.toString('ascii', 0, 4) !== 'RIFF' || head.toString('ascii', 8, 12) !== 'WAVE')
+    return undefined
   let at = 12
   let format: (PcmFormat & { byteRate: number }) | undefined
   while (at + 8 <= head.length) {
     const id = head.toString('ascii', at, at + 4)
     const size = head.readUInt32LE(at + 4)
     if (id === 'fmt ' && at + 24 <= head.length) {
-      format = { channels: head.readUInt16LE(at + 10), sampleRate: head.readUInt32LE(at + 12), byteRate: head.readUInt32LE(at + 16), bitsPerSample: head.readUInt16LE(at + 22) }
+      format = {
+        channels: head.readUInt16LE(at + 10),
+        sampleRate: head.readUInt32LE(at + 12),
+        byteRate: head.readUInt32LE(at + 16),
+        bitsPerSample: head.readUInt16LE(at + 22),
+      }
     }
     if (id === 'data') {
       if (!format || format.byteRate === 0) return undefined

@@ -47,7 +47,11 @@ export function answerChat(model: CatalogueModel, chat: ChatRequest, faults: Fau
   const budget = chat.maxCompletionTokens ?? Number.POSITIVE_INFINITY
   const reasoningTokens = Math.min(full.reasoningTokens, budget)
   const tool = faults.has('chat-tool-choice-ignored') ? undefined : chosenTool(chat)
-  const visible = tool ? JSON.stringify(argumentsFor(tool.parameters)) : chat.jsonOutput ? JSON.stringify({ answer: full.text }) : full.text
+  const visible = tool
+    ? JSON.stringify(argumentsFor(tool.parameters))
+    : chat.jsonOutput
+      ? JSON.stringify({ answer: full.text })
+      : full.text
   const allPieces = tokenPieces(visible)
   const pieces = allPieces.slice(0, Math.max(0, budget - reasoningTokens))
   const cut = pieces.length < allPieces.length || reasoningTokens < full.reasoningTokens
@@ -97,7 +101,8 @@ export function argumentsFor(schema: unknown, depth = 0): unknown {
     case 'null':
       return null
     default: {
-      const properties = typeof s.properties === 'object' && s.properties !== null ? (s.properties as Record<string, unknown>) : {}
+      const properties =
+        typeof s.properties === 'object' && s.properties !== null ? (s.properties as Record<string, unknown>) : {}
       const required = Array.isArray(s.required) ? s.required.filter((r): r is string => typeof r === 'string') : []
       return Object.fromEntries(required.map((name) => [name, argumentsFor(properties[name], depth + 1)]))
     }
@@ -105,7 +110,11 @@ export function argumentsFor(schema: unknown, depth = 0): unknown {
 }
 
 /** Inline moderation (Part 2 section 4.7): results for input and output. The reference gives only `flagged`. */
-export function moderate(model: string, input: string, output: string): { input: { flagged: boolean; model: string }; output: { flagged: boolean; model: string } } {
+export function moderate(
+  model: string,
+  input: string,
+  output: string,
+): { input: { flagged: boolean; model: string }; output: { flagged: boolean; model: string } } {
   // A fixed marker makes flagging deterministic and testable; real moderation is out of the simulator's scope.
   const flagged = (text: string): boolean => /\bgc-flag-me\b/i.test(text)
   return { input: { flagged: flagged(input), model }, output: { flagged: flagged(output), model } }

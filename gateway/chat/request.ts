@@ -49,10 +49,16 @@ export interface ChatRequest {
   safetyIdentifier: string | undefined
 }
 
-export function parseChatRequest(body: Record<string, unknown>, model: CatalogueModel, options: { emptyMessagesAllowed?: boolean } = {}): ChatRequest {
+export function parseChatRequest(
+  body: Record<string, unknown>,
+  model: CatalogueModel,
+  options: { emptyMessagesAllowed?: boolean } = {},
+): ChatRequest {
   const messages = body.messages
-  if (!Array.isArray(messages)) throw invalidParameter('messages', 'messages is required: an array of { role, content } items.')
-  if (messages.length === 0 && !options.emptyMessagesAllowed) throw invalidParameter('messages', 'messages must hold at least one message.')
+  if (!Array.isArray(messages))
+    throw invalidParameter('messages', 'messages is required: an array of { role, content } items.')
+  if (messages.length === 0 && !options.emptyMessagesAllowed)
+    throw invalidParameter('messages', 'messages must hold at least one message.')
 
   let instructions: string | undefined
   const lines: string[] = []
@@ -65,7 +71,13 @@ export function parseChatRequest(body: Record<string, unknown>, model: Catalogue
     if (typeof role !== 'string' || !(ROLES as readonly string[]).includes(role)) {
       throw invalidParameter(`${param}.role`, `${param}.role must be one of ${ROLES.join(', ')}.`)
     }
-    const content = readContent(message.content, `${param}.content`, role as Role, message.tool_calls !== undefined, model)
+    const content = readContent(
+      message.content,
+      `${param}.content`,
+      role as Role,
+      message.tool_calls !== undefined,
+      model,
+    )
     extraInputTokens += content.extraTokens
     if (role === 'tool' && typeof message.tool_call_id !== 'string') {
       throw invalidParameter(`${param}.tool_call_id`, `${param}.tool_call_id is required on a tool message.`)
@@ -95,9 +107,16 @@ export function parseChatRequest(body: Record<string, unknown>, model: Catalogue
   }
 }
 
-function readContent(content: unknown, param: string, role: Role, hasToolCalls: boolean, model: CatalogueModel): { text: string; extraTokens: number } {
+function readContent(
+  content: unknown,
+  param: string,
+  role: Role,
+  hasToolCalls: boolean,
+  model: CatalogueModel,
+): { text: string; extraTokens: number } {
   if (typeof content === 'string') return { text: content, extraTokens: 0 }
-  if ((content === null || content === undefined) && role === 'assistant' && hasToolCalls) return { text: '', extraTokens: 0 }
+  if ((content === null || content === undefined) && role === 'assistant' && hasToolCalls)
+    return { text: '', extraTokens: 0 }
   if (!Array.isArray(content)) throw invalidParameter(param, `${param} must be a string or an array of content parts.`)
   const texts: string[] = []
   let extraTokens = 0
@@ -105,12 +124,15 @@ function readContent(content: unknown, param: string, role: Role, hasToolCalls: 
     const where = `${param}[${j}]`
     const type = isObject(part) ? part.type : undefined
     if (type === 'text' && isObject(part) && typeof part.text === 'string') texts.push(part.text)
-    else if (type === 'refusal' && role === 'assistant' && isObject(part) && typeof part.refusal === 'string') texts.push(part.refusal)
+    else if (type === 'refusal' && role === 'assistant' && isObject(part) && typeof part.refusal === 'string')
+      texts.push(part.refusal)
     else if (type === 'image_url') {
-      if (model.supports.supports_vision !== true) throw invalidParameter(where, `The model '${model.id}' does not take image input.`)
+      if (model.supports.supports_vision !== true)
+        throw invalidParameter(where, `The model '${model.id}' does not take image input.`)
       extraTokens += CHAT_LIMITS.imageTokens
     } else if (type === 'file') {
-      if (model.supports.supports_pdf_input !== true) throw invalidParameter(where, `The model '${model.id}' does not take file input.`)
+      if (model.supports.supports_pdf_input !== true)
+        throw invalidParameter(where, `The model '${model.id}' does not take file input.`)
       extraTokens += CHAT_LIMITS.fileTokens
     } else if (type === 'input_audio') {
       throw invalidParameter(where, `The model '${model.id}' does not take audio input.`)
@@ -123,7 +145,10 @@ function readContent(content: unknown, param: string, role: Role, hasToolCalls: 
 
 function readMaxTokens(body: Record<string, unknown>, model: CatalogueModel): number | undefined {
   // max_tokens is the convention's older name; max_completion_tokens wins when both are sent.
-  const name = body.max_completion_tokens !== undefined && body.max_completion_tokens !== null ? 'max_completion_tokens' : 'max_tokens'
+  const name =
+    body.max_completion_tokens !== undefined && body.max_completion_tokens !== null
+      ? 'max_completion_tokens'
+      : 'max_tokens'
   const value = body[name]
   if (value === undefined || value === null) return undefined
   if (!Number.isInteger(value) || (value as number) < 1 || (value as number) > model.maxOutputTokens) {
@@ -135,7 +160,8 @@ function readMaxTokens(body: Record<string, unknown>, model: CatalogueModel): nu
 function readNumber(body: Record<string, unknown>, name: string, min: number, max: number): number | undefined {
   const value = body[name]
   if (value === undefined || value === null) return undefined
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) throw invalidParameter(name, `${name} must be a number from ${min} to ${max}.`)
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max)
+    throw invalidParameter(name, `${name} must be a number from ${min} to ${max}.`)
   return value
 }
 
@@ -151,13 +177,18 @@ function readStream(body: Record<string, unknown>): { stream: boolean; includeUs
 
 function readTools(tools: unknown): ChatTool[] {
   if (tools === undefined || tools === null) return []
-  if (!Array.isArray(tools) || tools.length > CHAT_LIMITS.maxTools) throw invalidParameter('tools', `tools must be an array of at most ${CHAT_LIMITS.maxTools} function tools.`)
+  if (!Array.isArray(tools) || tools.length > CHAT_LIMITS.maxTools)
+    throw invalidParameter('tools', `tools must be an array of at most ${CHAT_LIMITS.maxTools} function tools.`)
   return tools.map((tool, i) => {
     const fn = isObject(tool) && tool.type === 'function' && isObject(tool.function) ? tool.function : undefined
     if (!fn || typeof fn.name !== 'string' || !CHAT_LIMITS.toolName.test(fn.name)) {
-      throw invalidParameter(`tools[${i}]`, `tools[${i}] must be { type: "function", function: { name, description?, parameters? } } with a name of 1 to 64 letters, digits, _ or -.`)
+      throw invalidParameter(
+        `tools[${i}]`,
+        `tools[${i}] must be { type: "function", function: { name, description?, parameters? } } with a name of 1 to 64 letters, digits, _ or -.`,
+      )
     }
-    if (fn.parameters !== undefined && !isObject(fn.parameters)) throw invalidParameter(`tools[${i}].function.parameters`, 'parameters must be a JSON Schema object.')
+    if (fn.parameters !== undefined && !isObject(fn.parameters))
+      throw invalidParameter(`tools[${i}].function.parameters`, 'parameters must be a JSON Schema object.')
     return { name: fn.name, parameters: fn.parameters }
   })
 }
@@ -166,9 +197,13 @@ function readToolChoice(choice: unknown, tools: readonly ChatTool[]): ToolChoice
   if (choice === undefined || choice === null) return { kind: tools.length > 0 ? 'auto' : 'none' }
   if (tools.length === 0) throw invalidParameter('tool_choice', 'tool_choice is only allowed with tools.')
   if (choice === 'none' || choice === 'auto' || choice === 'required') return { kind: choice }
-  const name = isObject(choice) && choice.type === 'function' && isObject(choice.function) ? choice.function.name : undefined
+  const name =
+    isObject(choice) && choice.type === 'function' && isObject(choice.function) ? choice.function.name : undefined
   if (typeof name !== 'string' || !tools.some((tool) => tool.name === name)) {
-    throw invalidParameter('tool_choice', 'tool_choice must be none, auto, required or { type: "function", function: { name } } naming one of the tools.')
+    throw invalidParameter(
+      'tool_choice',
+      'tool_choice must be none, auto, required or { type: "function", function: { name } } naming one of the tools.',
+    )
   }
   return { kind: 'function', name }
 }
@@ -184,7 +219,8 @@ function readJsonOutput(format: unknown): boolean {
 function readModeration(moderation: unknown): string | undefined {
   if (moderation === undefined || moderation === null) return undefined
   // Part 2 section 4.7: inline moderation is the object { model }.
-  if (!isObject(moderation) || typeof moderation.model !== 'string') throw invalidParameter('moderation', 'moderation must be { model }, naming a moderation model.')
+  if (!isObject(moderation) || typeof moderation.model !== 'string')
+    throw invalidParameter('moderation', 'moderation must be { model }, naming a moderation model.')
   return moderation.model
 }
 
@@ -195,6 +231,7 @@ function readAudio(body: Record<string, unknown>): Record<string, never> {
   if (!Array.isArray(modalities) || !modalities.every((m) => m === 'text' || m === 'audio')) {
     throw invalidParameter('modalities', 'modalities must be an array of "text" and "audio".')
   }
-  if (modalities.includes('audio')) throw invalidParameter('modalities', 'No model of this gateway answers chat completions in audio.')
+  if (modalities.includes('audio'))
+    throw invalidParameter('modalities', 'No model of this gateway answers chat completions in audio.')
   return {}
 }

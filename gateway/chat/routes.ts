@@ -41,18 +41,35 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
     const caller = requireCaller(context)
     const body = objectBody(request.body)
     const id = requireModelId(body)
-    const model = faults.has('chat-unknown-model-served') && !findModel(id) ? firstChatModel() : resolveModel(id, context, CHAT_RULES)
+    const model =
+      faults.has('chat-unknown-model-served') && !findModel(id)
+        ? firstChatModel()
+        : resolveModel(id, context, CHAT_RULES)
     if (!faults.has('chat-min-tier-ignored')) requireTier(model, caller, faults)
-    if (body.n !== undefined && body.n !== null && body.n !== 1) throw invalidParameter('n', 'n must be 1: send separate requests for several candidates.')
+    if (body.n !== undefined && body.n !== null && body.n !== 1)
+      throw invalidParameter('n', 'n must be 1: send separate requests for several candidates.')
     refuseByFault(body, faults)
     const chat = parseChatRequest(body, model, { emptyMessagesAllowed: faults.has('chat-empty-messages-accepted') })
-    const moderationModel = chat.moderationModel === undefined ? undefined : requireModerationModel(chat.moderationModel)
+    const moderationModel =
+      chat.moderationModel === undefined ? undefined : requireModerationModel(chat.moderationModel)
 
     const answer = answerChat(model, chat, faults)
     const usage = usageOf(answer, faults)
     recordCall(context, model, chat, answer, faults)
-    const head: CompletionHead = { id: `chatcmpl-${randomBytes(12).toString('hex')}`, created: Math.floor(state.clock.now() / 1000), model: model.id }
-    const moderation = moderationModel === undefined ? undefined : inlineResults(moderate(moderationModel, `${chat.instructions ?? ''}\n${chat.input}`, answer.content ?? ''), moderationModel, body.messages, faults)
+    const head: CompletionHead = {
+      id: `chatcmpl-${randomBytes(12).toString('hex')}`,
+      created: Math.floor(state.clock.now() / 1000),
+      model: model.id,
+    }
+    const moderation =
+      moderationModel === undefined
+        ? undefined
+        : inlineResults(
+            moderate(moderationModel, `${chat.instructions ?? ''}\n${chat.input}`, answer.content ?? ''),
+            moderationModel,
+            body.messages,
+            faults,
+          )
     if (chat.stream) {
       await streamChat(reply, head, answer, { includeUsage: chat.includeUsage, usage, moderation }, faults)
       // Reply is a thenable that settles when the response has finished: Fastify then sends nothing more.
@@ -77,14 +94,20 @@ function firstChatModel(): CatalogueModel {
 /** The faults that refuse a valid request outright, each with the 400 a strict gateway would give. */
 function refuseByFault(body: Record<string, unknown>, faults: FaultSet): void {
   const messages = Array.isArray(body.messages) ? body.messages : []
-  const roles = messages.map((m) => (typeof m === 'object' && m !== null ? (m as Record<string, unknown>).role : undefined))
-  if (faults.has('chat-developer-role-refused') && roles.includes('developer')) throw invalidParameter('messages', 'The developer role is not supported.')
-  if (faults.has('chat-tools-refused') && Array.isArray(body.tools) && body.tools.length > 0) throw invalidParameter('tools', 'tools are not supported.')
-  if (faults.has('chat-moderation-refused') && body.moderation !== undefined) throw invalidParameter('moderation', 'Inline moderation is not supported.')
+  const roles = messages.map((m) =>
+    typeof m === 'object' && m !== null ? (m as Record<string, unknown>).role : undefined,
+  )
+  if (faults.has('chat-developer-role-refused') && roles.includes('developer'))
+    throw invalidParameter('messages', 'The developer role is not supported.')
+  if (faults.has('chat-tools-refused') && Array.isArray(body.tools) && body.tools.length > 0)
+    throw invalidParameter('tools', 'tools are not supported.')
+  if (faults.has('chat-moderation-refused') && body.moderation !== undefined)
+    throw invalidParameter('moderation', 'Inline moderation is not supported.')
 }
 
 function requireModerationModel(id: string): string {
-  if (findModel(id)?.mode !== 'moderation') throw invalidParameter('moderation.model', `moderation.model must name a moderation model; '${id}' is not one.`)
+  if (findModel(id)?.mode !== 'moderation')
+    throw invalidParameter('moderation.model', `moderation.model must name a moderation model; '${id}' is not one.`)
   return id
 }
 
@@ -94,7 +117,9 @@ function messageOf(answer: ChatAnswer): Record<string, unknown> {
     role: 'assistant',
     content: answer.content,
     refusal: null,
-    ...(call ? { tool_calls: [{ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } }] } : {}),
+    ...(call
+      ? { tool_calls: [{ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } }] }
+      : {}),
   }
 }
 
@@ -110,7 +135,13 @@ function usageOf(answer: ChatAnswer, faults: FaultSet) {
 }
 
 /** What the transaction of this call records (section 2.2): its model, stream flag, identifier and tokens. */
-function recordCall(context: RequestContext, model: CatalogueModel, chat: ChatRequest, answer: ChatAnswer, faults: FaultSet): void {
+function recordCall(
+  context: RequestContext,
+  model: CatalogueModel,
+  chat: ChatRequest,
+  answer: ChatAnswer,
+  faults: FaultSet,
+): void {
   context.model = model.id
   context.stream = chat.stream
   if (chat.safetyIdentifier !== undefined) context.safetyIdentifier = chat.safetyIdentifier
@@ -129,8 +160,17 @@ function recordCall(context: RequestContext, model: CatalogueModel, chat: ChatRe
  * an input with an image, so the input side gets the error (see ../moderation/inline.ts); the output side is
  * moderated as before.
  */
-function inlineResults(results: ReturnType<typeof moderate>, model: string, messages: unknown, faults: FaultSet): Record<string, unknown> {
+function inlineResults(
+  results: ReturnType<typeof moderate>,
+  model: string,
+  messages: unknown,
+  faults: FaultSet,
+): Record<string, unknown> {
   const input = messagesHaveImage(messages) && !moderatesImages(model) ? imageNotModerated(model) : results.input
-  if (faults.has('moderation-inline-flagged-string')) return { input: { ...input, flagged: String(results.input.flagged) }, output: { ...results.output, flagged: String(results.output.flagged) } }
+  if (faults.has('moderation-inline-flagged-string'))
+    return {
+      input: { ...input, flagged: String(results.input.flagged) },
+      output: { ...results.output, flagged: String(results.output.flagged) },
+    }
   return { input, output: results.output }
 }

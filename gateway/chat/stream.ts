@@ -25,7 +25,13 @@ export interface StreamExtras {
   moderation: unknown
 }
 
-export async function streamChat(reply: FastifyReply, head: CompletionHead, answer: ChatAnswer, extras: StreamExtras, faults: FaultSet): Promise<void> {
+export async function streamChat(
+  reply: FastifyReply,
+  head: CompletionHead,
+  answer: ChatAnswer,
+  extras: StreamExtras,
+  faults: FaultSet,
+): Promise<void> {
   const chunks = chatChunks(head, answer, extras, faults)
   if (faults.has('chat-stream-cut')) return cutStream(reply, chunks)
   const writer = startSse(reply)
@@ -37,7 +43,12 @@ export async function streamChat(reply: FastifyReply, head: CompletionHead, answ
   writer.end()
 }
 
-export function chatChunks(head: CompletionHead, answer: ChatAnswer, extras: StreamExtras, faults: FaultSet): unknown[] {
+export function chatChunks(
+  head: CompletionHead,
+  answer: ChatAnswer,
+  extras: StreamExtras,
+  faults: FaultSet,
+): unknown[] {
   const object = faults.has('chat-stream-chunk-object') ? 'chat.completion' : 'chat.completion.chunk'
   const chunk = (choices: unknown[], more: Record<string, unknown> = {}) => ({
     id: head.id,
@@ -48,12 +59,26 @@ export function chatChunks(head: CompletionHead, answer: ChatAnswer, extras: Str
     ...(extras.includeUsage ? { usage: null } : {}),
     ...more,
   })
-  const choice = (delta: Record<string, unknown>, finish: string | null = null) => ({ index: 0, delta, logprobs: null, finish_reason: finish })
+  const choice = (delta: Record<string, unknown>, finish: string | null = null) => ({
+    index: 0,
+    delta,
+    logprobs: null,
+    finish_reason: finish,
+  })
   const out: unknown[] = []
   const call = answer.toolCall
   if (call) {
-    out.push(chunk([choice({ role: 'assistant', content: null, tool_calls: [{ index: 0, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] })]))
-    for (const piece of answer.pieces) out.push(chunk([choice({ tool_calls: [{ index: 0, function: { arguments: piece } }] })]))
+    out.push(
+      chunk([
+        choice({
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ index: 0, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }],
+        }),
+      ]),
+    )
+    for (const piece of answer.pieces)
+      out.push(chunk([choice({ tool_calls: [{ index: 0, function: { arguments: piece } }] })]))
   } else {
     out.push(chunk([choice({ role: 'assistant', content: '' })]))
     answer.pieces.forEach((piece, i) => {

@@ -11,7 +11,8 @@ export function embed(model: string, text: string, dimensions: number = EMBEDDIN
   const values: number[] = []
   for (let block = 0; values.length < dimensions; block += 1) {
     const digest = createHash('sha256').update(`${model}\u0000${block}\u0000${text}`).digest()
-    for (let i = 0; i + 2 <= digest.length && values.length < dimensions; i += 2) values.push(digest.readUInt16LE(i) / 32_768 - 1)
+    for (let i = 0; i + 2 <= digest.length && values.length < dimensions; i += 2)
+      values.push(digest.readUInt16LE(i) / 32_768 - 1)
   }
   const norm = Math.hypot(...values) || 1
   return values.map((v) => Math.round((v / norm) * 1e6) / 1e6)
@@ -27,4 +28,5 @@ export function embeddingBase64(vector: readonly number[]): string {
 }
 
 /** A valid 1x1 PNG: enough for a client to decode, small enough for every test. */
-export const TINY_PNG_BASE64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGOwqdgCAAJcAWlLf+oUAAAAAElFTkSuQmCC'
+export const TINY_PNG_BASE64 =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGOwqdgCAAJcAWlLf+oUAAAAAElFTkSuQmCC'

@@ -4,50 +4,116 @@ import { onRoutes, type AnswerReshapes } from './answers.ts'
 import type { FaultDefinition } from './definition.ts'
 
 export const ACCOUNT_FAULTS = [
-  { name: 'credit-exchange-rate-float', breaks: ['P1-2.1-credit-record'],
-    description: 'The credit record reports exchange_rate as a non-integer number.' },
-  { name: 'credit-grant-amount-number', breaks: ['P1-2.1-credit-sources'],
-    description: 'Grant amount_irt is a JSON number instead of a decimal string.' },
-  { name: 'transactions-no-total', breaks: ['P1-2.2-transactions-envelope'],
-    description: 'The transaction list envelope has no total.' },
-  { name: 'transaction-not-recorded', breaks: ['P1-4.2-transaction-available'],
-    description: 'Successful GET /v1/models/{model_id} calls are not recorded as transactions.' },
-  { name: 'transaction-stream-true', breaks: ['P1-2.2-transaction-fields'],
-    description: 'Every transaction records stream true.' },
-  { name: 'transaction-filtered-provider-label', breaks: ['P1-2.2-transaction-fields'],
-    description: 'Transactions listed with a model filter name their provider in capitals; unfiltered, the same transactions name it as recorded.' },
-  { name: 'failed-calls-not-recorded', breaks: ['P1-2.2-failed-call-recorded'],
-    description: 'Calls answered with status >= 400 are not recorded as transactions.' },
-  { name: 'transactions-default-page-size-50', breaks: ['P1-4.2-transactions-defaults'],
-    description: 'page_size defaults to 50 instead of 100.' },
-  { name: 'page-size-not-honoured', breaks: ['P1-4.2-transactions-paging'],
-    description: 'Pages are sliced 100 at a time whatever page_size asks, while the envelope echoes the asked page_size.' },
-  { name: 'has-more-always-false', breaks: ['P1-4.2-transactions-has-more'],
-    description: 'has_more is always false.' },
-  { name: 'hours-ago-unchecked', breaks: ['P1-4.2-hours-ago-range'],
-    description: 'Out-of-range hours_ago values are clamped to 1..720 instead of refused (non-integers still 400).' },
-  { name: 'page-unchecked', breaks: ['P1-4.2-page-range'],
-    description: 'Out-of-range page values are clamped to 1..10000 instead of refused.' },
-  { name: 'page-size-unchecked', breaks: ['P1-4.2-page-size-range'],
-    description: 'Out-of-range page_size values are clamped to 1..1000 instead of refused.' },
-  { name: 'dates-unpaired-accepted', breaks: ['P1-4.2-date-pairing'],
-    description: 'start_date or end_date alone is accepted; the missing end of the range is open.' },
-  { name: 'date-format-lenient', breaks: ['P1-4.2-date-format'],
-    description: 'Any value Date.parse understands is accepted as start_date or end_date.' },
-  { name: 'status-code-filter-ignored', breaks: ['P1-4.2-filter-status-code'],
-    description: 'The status_code filter of the transaction list is ignored.' },
-  { name: 'model-filter-exact', breaks: ['P1-4.2-filter-model'],
-    description: 'The model filter matches only the exact model id instead of a partial match.' },
-  { name: 'provider-filter-ignored', breaks: ['P1-4.2-filter-provider'],
-    description: 'The provider filter of the transaction list is ignored.' },
-  { name: 'safety-identifier-filter-ignored', breaks: ['P1-4.2-filter-safety-identifier'],
-    description: 'The safety_identifier filter of the transaction list is ignored.' },
-  { name: 'usage-429-wrong-body', breaks: ['P1-7-usage-429-body'],
-    description: 'The /user/v1 429 body has the compatible shape { error: { message, type, param, code } }.' },
-  { name: 'usage-limit-off', limiter: true, breaks: ['P1-8.1-usage-rate-limited'], loadVerdicts: ['admission'],
-    description: '/user/v1 is never rate limited (the rate-limit headers are still sent).' },
-  { name: 'date-range-ignored', breaks: ['P1-4.2-date-range'],
-    description: 'When start_date and end_date are given, the transaction list is empty.' },
+  {
+    name: 'credit-exchange-rate-float',
+    breaks: ['P1-2.1-credit-record'],
+    description: 'The credit record reports exchange_rate as a non-integer number.',
+  },
+  {
+    name: 'credit-grant-amount-number',
+    breaks: ['P1-2.1-credit-sources'],
+    description: 'Grant amount_irt is a JSON number instead of a decimal string.',
+  },
+  {
+    name: 'transactions-no-total',
+    breaks: ['P1-2.2-transactions-envelope'],
+    description: 'The transaction list envelope has no total.',
+  },
+  {
+    name: 'transaction-not-recorded',
+    breaks: ['P1-4.2-transaction-available'],
+    description: 'Successful GET /v1/models/{model_id} calls are not recorded as transactions.',
+  },
+  {
+    name: 'transaction-stream-true',
+    breaks: ['P1-2.2-transaction-fields'],
+    description: 'Every transaction records stream true.',
+  },
+  {
+    name: 'transaction-filtered-provider-label',
+    breaks: ['P1-2.2-transaction-fields'],
+    description:
+      'Transactions listed with a model filter name their provider in capitals; unfiltered, the same transactions name it as recorded.',
+  },
+  {
+    name: 'failed-calls-not-recorded',
+    breaks: ['P1-2.2-failed-call-recorded'],
+    description: 'Calls answered with status >= 400 are not recorded as transactions.',
+  },
+  {
+    name: 'transactions-default-page-size-50',
+    breaks: ['P1-4.2-transactions-defaults'],
+    description: 'page_size defaults to 50 instead of 100.',
+  },
+  {
+    name: 'page-size-not-honoured',
+    breaks: ['P1-4.2-transactions-paging'],
+    description:
+      'Pages are sliced 100 at a time whatever page_size asks, while the envelope echoes the asked page_size.',
+  },
+  { name: 'has-more-always-false', breaks: ['P1-4.2-transactions-has-more'], description: 'has_more is always false.' },
+  {
+    name: 'hours-ago-unchecked',
+    breaks: ['P1-4.2-hours-ago-range'],
+    description: 'Out-of-range hours_ago values are clamped to 1..720 instead of refused (non-integers still 400).',
+  },
+  {
+    name: 'page-unchecked',
+    breaks: ['P1-4.2-page-range'],
+    description: 'Out-of-range page values are clamped to 1..10000 instead of refused.',
+  },
+  {
+    name: 'page-size-unchecked',
+    breaks: ['P1-4.2-page-size-range'],
+    description: 'Out-of-range page_size values are clamped to 1..1000 instead of refused.',
+  },
+  {
+    name: 'dates-unpaired-accepted',
+    breaks: ['P1-4.2-date-pairing'],
+    description: 'start_date or end_date alone is accepted; the missing end of the range is open.',
+  },
+  {
+    name: 'date-format-lenient',
+    breaks: ['P1-4.2-date-format'],
+    description: 'Any value Date.parse understands is accepted as start_date or end_date.',
+  },
+  {
+    name: 'status-code-filter-ignored',
+    breaks: ['P1-4.2-filter-status-code'],
+    description: 'The status_code filter of the transaction list is ignored.',
+  },
+  {
+    name: 'model-filter-exact',
+    breaks: ['P1-4.2-filter-model'],
+    description: 'The model filter matches only the exact model id instead of a partial match.',
+  },
+  {
+    name: 'provider-filter-ignored',
+    breaks: ['P1-4.2-filter-provider'],
+    description: 'The provider filter of the transaction list is ignored.',
+  },
+  {
+    name: 'safety-identifier-filter-ignored',
+    breaks: ['P1-4.2-filter-safety-identifier'],
+    description: 'The safety_identifier filter of the transaction list is ignored.',
+  },
+  {
+    name: 'usage-429-wrong-body',
+    breaks: ['P1-7-usage-429-body'],
+    description: 'The /user/v1 429 body has the compatible shape { error: { message, type, param, code } }.',
+  },
+  {
+    name: 'usage-limit-off',
+    limiter: true,
+    breaks: ['P1-8.1-usage-rate-limited'],
+    loadVerdicts: ['admission'],
+    description: '/user/v1 is never rate limited (the rate-limit headers are still sent).',
+  },
+  {
+    name: 'date-range-ignored',
+    breaks: ['P1-4.2-date-range'],
+    description: 'When start_date and end_date are given, the transaction list is empty.',
+  },
 ] as const satisfies readonly FaultDefinition[]
 
 const CREDIT = 'GET /user/v1/credit'
@@ -55,17 +121,26 @@ const TRANSACTIONS = 'GET /user/v1/transactions'
 
 /** The account faults that only reshape an answer (./answers.ts); the others bend what is stored, counted or selected. */
 export const ACCOUNT_ANSWER_RESHAPES: AnswerReshapes = {
-  'credit-exchange-rate-float': onRoutes([CREDIT], (credit) => ({ ...credit, exchange_rate: Number(credit.exchange_rate) + 0.5 })),
+  'credit-exchange-rate-float': onRoutes([CREDIT], (credit) => ({
+    ...credit,
+    exchange_rate: Number(credit.exchange_rate) + 0.5,
+  })),
   'credit-grant-amount-number': onRoutes([CREDIT], (credit) => {
     const sources = credit.credit_sources
     if (!isObject(sources) || !Array.isArray(sources.grants)) return credit
-    const grants = sources.grants.map((grant: unknown) => (isObject(grant) ? { ...grant, amount_irt: Number(grant.amount_irt) } : grant))
+    const grants = sources.grants.map((grant: unknown) =>
+      isObject(grant) ? { ...grant, amount_irt: Number(grant.amount_irt) } : grant,
+    )
     return { ...credit, credit_sources: { ...sources, grants } }
   }),
   // A model-filtered list names providers by their display label.
   'transaction-filtered-provider-label': onRoutes([TRANSACTIONS], (list, request) => {
     if (!isObject(request.query) || request.query.model === undefined || !Array.isArray(list.transactions)) return list
-    const transactions = list.transactions.map((record: unknown) => (isObject(record) && typeof record.provider === 'string' ? { ...record, provider: record.provider.toUpperCase() } : record))
+    const transactions = list.transactions.map((record: unknown) =>
+      isObject(record) && typeof record.provider === 'string'
+        ? { ...record, provider: record.provider.toUpperCase() }
+        : record,
+    )
     return { ...list, transactions }
   }),
   'transactions-no-total': onRoutes([TRANSACTIONS], ({ total: _total, ...list }) => list),

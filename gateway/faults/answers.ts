@@ -19,7 +19,9 @@ export type AnswerReshapes = Partial<Record<FaultName, AnswerReshape>>
  * gets no hook at all. Errors are left alone: they are no answer a reshape knows.
  */
 export function reshapeAnswers(scope: FastifyInstance, faults: FaultSet, reshapes: AnswerReshapes): void {
-  const active = Object.entries(reshapes).flatMap(([name, reshape]) => (reshape !== undefined && faults.has(name as FaultName) ? [reshape] : []))
+  const active = Object.entries(reshapes).flatMap(([name, reshape]) =>
+    reshape !== undefined && faults.has(name as FaultName) ? [reshape] : [],
+  )
   if (active.length === 0) return
   scope.addHook('preSerialization', async (request, reply, payload) => {
     if (reply.statusCode >= 400) return payload
@@ -31,15 +33,24 @@ export function reshapeAnswers(scope: FastifyInstance, faults: FaultSet, reshape
 type Body = Record<string, unknown>
 
 /** A reshape of the answers of `routes` that are JSON objects. */
-export function onRoutes(routes: readonly string[], reshape: (body: Body, request: FastifyRequest) => unknown): AnswerReshape {
+export function onRoutes(
+  routes: readonly string[],
+  reshape: (body: Body, request: FastifyRequest) => unknown,
+): AnswerReshape {
   return (answer, route, request) => (routes.includes(route) && isObject(answer) ? reshape(answer, request) : answer)
 }
 
 /** A reshape of each object in an array of the answer on `route`: by default the `data` of a list. */
-export function eachListed(route: string, reshape: (item: Body, request: FastifyRequest) => Body, field = 'data'): AnswerReshape {
+export function eachListed(
+  route: string,
+  reshape: (item: Body, request: FastifyRequest) => Body,
+  field = 'data',
+): AnswerReshape {
   return onRoutes([route], (answer, request) => {
     const items = answer[field]
-    return Array.isArray(items) ? { ...answer, [field]: items.map((item: unknown) => (isObject(item) ? reshape(item, request) : item)) } : answer
+    return Array.isArray(items)
+      ? { ...answer, [field]: items.map((item: unknown) => (isObject(item) ? reshape(item, request) : item)) }
+      : answer
   })
 }
 

@@ -4,42 +4,96 @@ import { onRoutes, type AnswerReshapes } from './answers.ts'
 import type { FaultDefinition } from './definition.ts'
 
 export const CHAT_FAULTS = [
-  { name: 'chat-created-iso', breaks: ['P1-2.6-chat-completion'],
-    description: 'A (non-streamed) chat completion gives created as an ISO 8601 string instead of Unix seconds.' },
-  { name: 'chat-usage-no-cached-tokens', breaks: ['P1-2.5-chat-usage'],
-    description: 'The usage of a (non-streamed) chat completion has no prompt_tokens_details.' },
-  { name: 'chat-length-reported-as-stop', breaks: ['P1-2.6-chat-finish-length'],
-    description: 'A chat completion cut by max_completion_tokens reports finish_reason stop instead of length.' },
-  { name: 'chat-developer-role-refused', breaks: ['P1-4.7-chat-instruction-roles'],
-    description: 'Chat completions refuse any message with role developer (400).' },
-  { name: 'chat-tools-refused', breaks: ['P1-4.7-chat-tools'],
-    description: 'Chat completions refuse a request with a non-empty tools array (400).' },
-  { name: 'chat-stream-cut', breaks: ['P1-6.4-chat-stream'],
-    description: 'A streamed chat completion sends its first chunk, then ends in the middle of the second event.' },
-  { name: 'chat-min-tier-ignored', breaks: ['P1-1.5-chat-min-tier'],
-    description: "Chat completions serve models whose min_tier is above the caller's tier." },
-  { name: 'chat-total-tokens-off', breaks: ['P1-2.5-chat-total-tokens'],
-    description: 'usage.total_tokens of a chat completion is one more than prompt_tokens plus completion_tokens.' },
-  { name: 'chat-completion-over-budget', breaks: ['P1-4.7-chat-max-completion-tokens'],
-    description: 'When max_completion_tokens runs out, usage.completion_tokens reports one token more than the budget.' },
-  { name: 'chat-system-not-counted', breaks: ['P1-4.7-chat-instructions-counted'],
-    description: 'The first system or developer message is not counted in prompt_tokens.' },
-  { name: 'chat-tool-choice-ignored', breaks: ['P1-4.7-chat-tool-calls'],
-    description: 'tool_choice is ignored: a request with tools is always answered in text.' },
-  { name: 'chat-stream-chunk-object', breaks: ['P1-6.4-chat-stream-chunks'],
-    description: 'Stream chunks carry object chat.completion instead of chat.completion.chunk.' },
-  { name: 'chat-stream-finish-twice', breaks: ['P1-6.4-chat-stream-finish'],
-    description: 'A streamed chat completion also sets finish_reason on its first content chunk.' },
-  { name: 'chat-stream-no-done', breaks: ['P1-6.4-chat-stream-done'],
-    description: 'A streamed chat completion ends without data: [DONE].' },
-  { name: 'chat-empty-messages-accepted', breaks: ['P1-7-chat-invalid-request'],
-    description: 'A chat request with an empty messages array is served instead of refused.' },
-  { name: 'chat-unknown-model-served', breaks: ['P1-7-chat-unknown-model'],
-    description: 'A chat request naming a model that does not exist is served by the first chat model.' },
-  { name: 'chat-transaction-tokens-off', breaks: ['P1-2.2-chat-transaction'],
-    description: "A chat call's transaction records one prompt token more than the response's usage." },
-  { name: 'chat-moderation-refused', breaks: ['P1-4.7-chat-moderation'],
-    description: 'A chat request with an inline moderation object is refused (400).' },
+  {
+    name: 'chat-created-iso',
+    breaks: ['P1-2.6-chat-completion'],
+    description: 'A (non-streamed) chat completion gives created as an ISO 8601 string instead of Unix seconds.',
+  },
+  {
+    name: 'chat-usage-no-cached-tokens',
+    breaks: ['P1-2.5-chat-usage'],
+    description: 'The usage of a (non-streamed) chat completion has no prompt_tokens_details.',
+  },
+  {
+    name: 'chat-length-reported-as-stop',
+    breaks: ['P1-2.6-chat-finish-length'],
+    description: 'A chat completion cut by max_completion_tokens reports finish_reason stop instead of length.',
+  },
+  {
+    name: 'chat-developer-role-refused',
+    breaks: ['P1-4.7-chat-instruction-roles'],
+    description: 'Chat completions refuse any message with role developer (400).',
+  },
+  {
+    name: 'chat-tools-refused',
+    breaks: ['P1-4.7-chat-tools'],
+    description: 'Chat completions refuse a request with a non-empty tools array (400).',
+  },
+  {
+    name: 'chat-stream-cut',
+    breaks: ['P1-6.4-chat-stream'],
+    description: 'A streamed chat completion sends its first chunk, then ends in the middle of the second event.',
+  },
+  {
+    name: 'chat-min-tier-ignored',
+    breaks: ['P1-1.5-chat-min-tier'],
+    description: "Chat completions serve models whose min_tier is above the caller's tier.",
+  },
+  {
+    name: 'chat-total-tokens-off',
+    breaks: ['P1-2.5-chat-total-tokens'],
+    description: 'usage.total_tokens of a chat completion is one more than prompt_tokens plus completion_tokens.',
+  },
+  {
+    name: 'chat-completion-over-budget',
+    breaks: ['P1-4.7-chat-max-completion-tokens'],
+    description: 'When max_completion_tokens runs out, usage.completion_tokens reports one token more than the budget.',
+  },
+  {
+    name: 'chat-system-not-counted',
+    breaks: ['P1-4.7-chat-instructions-counted'],
+    description: 'The first system or developer message is not counted in prompt_tokens.',
+  },
+  {
+    name: 'chat-tool-choice-ignored',
+    breaks: ['P1-4.7-chat-tool-calls'],
+    description: 'tool_choice is ignored: a request with tools is always answered in text.',
+  },
+  {
+    name: 'chat-stream-chunk-object',
+    breaks: ['P1-6.4-chat-stream-chunks'],
+    description: 'Stream chunks carry object chat.completion instead of chat.completion.chunk.',
+  },
+  {
+    name: 'chat-stream-finish-twice',
+    breaks: ['P1-6.4-chat-stream-finish'],
+    description: 'A streamed chat completion also sets finish_reason on its first content chunk.',
+  },
+  {
+    name: 'chat-stream-no-done',
+    breaks: ['P1-6.4-chat-stream-done'],
+    description: 'A streamed chat completion ends without data: [DONE].',
+  },
+  {
+    name: 'chat-empty-messages-accepted',
+    breaks: ['P1-7-chat-invalid-request'],
+    description: 'A chat request with an empty messages array is served instead of refused.',
+  },
+  {
+    name: 'chat-unknown-model-served',
+    breaks: ['P1-7-chat-unknown-model'],
+    description: 'A chat request naming a model that does not exist is served by the first chat model.',
+  },
+  {
+    name: 'chat-transaction-tokens-off',
+    breaks: ['P1-2.2-chat-transaction'],
+    description: "A chat call's transaction records one prompt token more than the response's usage.",
+  },
+  {
+    name: 'chat-moderation-refused',
+    breaks: ['P1-4.7-chat-moderation'],
+    description: 'A chat request with an inline moderation object is refused (400).',
+  },
 ] as const satisfies readonly FaultDefinition[]
 
 const COMPLETIONS = 'POST /v1/chat/completions'
@@ -49,7 +103,10 @@ const COMPLETIONS = 'POST /v1/chat/completions'
  * through here, so faults that also bend the stream (usage, inline moderation) stay where the answer is built.
  */
 export const CHAT_ANSWER_RESHAPES: AnswerReshapes = {
-  'chat-created-iso': onRoutes([COMPLETIONS], (answer) => ({ ...answer, created: new Date(Number(answer.created) * 1000).toISOString() })),
+  'chat-created-iso': onRoutes([COMPLETIONS], (answer) => ({
+    ...answer,
+    created: new Date(Number(answer.created) * 1000).toISOString(),
+  })),
   'chat-usage-no-cached-tokens': onRoutes([COMPLETIONS], (answer) => {
     if (!isObject(answer.usage)) return answer
     const { prompt_tokens_details: _cached, ...usage } = answer.usage

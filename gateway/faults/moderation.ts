@@ -5,38 +5,88 @@ import { eachListed, onRoutes, type AnswerReshapes } from './answers.ts'
 import type { FaultDefinition } from './definition.ts'
 
 export const MODERATION_FAULTS = [
-  { name: 'moderation-id-missing', breaks: ['P2-2.4-result-shape'],
-    description: 'POST /v1/moderations answers without id.' },
-  { name: 'moderation-category-missing', breaks: ['P2-2.4-categories'],
-    description: 'Moderation results lack illicit/violent in categories, category_scores and category_applied_input_types.' },
-  { name: 'moderation-score-percent', breaks: ['P2-2.4-score-range'],
-    description: 'category_scores are percentages (0 to 100) instead of numbers from 0 to 1.' },
-  { name: 'moderation-image-applies-everywhere', breaks: ['P2-2.4-applied-input-types'],
-    description: 'For an input with an image, category_applied_input_types lists image under all thirteen categories.' },
-  { name: 'moderation-image-not-applied', breaks: ['P2-2.4-image-applies'],
-    description: 'For an input with an image, category_applied_input_types lists image under no category.' },
-  { name: 'moderation-one-result-for-array', breaks: ['P2-4.7-input-forms'],
-    description: 'An array of strings gets one result (for its first string) instead of one per input.' },
-  { name: 'moderation-stable-refused', breaks: ['P2-4.7-named-models'],
-    description: 'text-moderation-stable is refused with 400.' },
-  { name: 'moderation-model-required', breaks: ['P2-4.7-model-optional'],
-    description: 'A moderation request without model is refused with 400.' },
-  { name: 'moderation-guard-refused', breaks: ['P2-4.7-guard-model'],
-    description: 'The hosted guard model is listed but refused with 400.' },
-  { name: 'moderation-image-refused', breaks: ['P2-4.7-image-omni'],
-    description: 'The omni models refuse image input with 400, as the text models do.' },
-  { name: 'moderation-image-any-model', breaks: ['P2-4.7-image-text-model-refused'],
-    description: 'The text-only moderation models accept image input and answer scores.' },
-  { name: 'moderation-missing-input-served', breaks: ['P2-7-moderation-400'],
-    description: 'A moderation request without input answers 200 with no results instead of 400.' },
-  { name: 'moderation-key-optional', breaks: ['P2-7-moderation-401'],
-    description: 'POST /v1/moderations serves calls without a key (or with an unknown one) as the main account.' },
-  { name: 'moderation-unknown-model-defaulted', breaks: ['P2-4.7-unknown-model'],
-    description: 'A moderation request naming a model that does not exist is served by omni-moderation-latest.' },
-  { name: 'moderation-429-usage-body', breaks: ['P2-7-moderation-429'],
-    description: "The moderation model's 429 has the /user/v1 body ({error: rate_limit_exceeded, message}) instead of the compatible error object." },
-  { name: 'moderation-inline-flagged-string', breaks: ['P2-4.7-inline-result-type'],
-    description: 'Inline moderation results on chat completions give flagged as the string "true" or "false".' },
+  {
+    name: 'moderation-id-missing',
+    breaks: ['P2-2.4-result-shape'],
+    description: 'POST /v1/moderations answers without id.',
+  },
+  {
+    name: 'moderation-category-missing',
+    breaks: ['P2-2.4-categories'],
+    description:
+      'Moderation results lack illicit/violent in categories, category_scores and category_applied_input_types.',
+  },
+  {
+    name: 'moderation-score-percent',
+    breaks: ['P2-2.4-score-range'],
+    description: 'category_scores are percentages (0 to 100) instead of numbers from 0 to 1.',
+  },
+  {
+    name: 'moderation-image-applies-everywhere',
+    breaks: ['P2-2.4-applied-input-types'],
+    description: 'For an input with an image, category_applied_input_types lists image under all thirteen categories.',
+  },
+  {
+    name: 'moderation-image-not-applied',
+    breaks: ['P2-2.4-image-applies'],
+    description: 'For an input with an image, category_applied_input_types lists image under no category.',
+  },
+  {
+    name: 'moderation-one-result-for-array',
+    breaks: ['P2-4.7-input-forms'],
+    description: 'An array of strings gets one result (for its first string) instead of one per input.',
+  },
+  {
+    name: 'moderation-stable-refused',
+    breaks: ['P2-4.7-named-models'],
+    description: 'text-moderation-stable is refused with 400.',
+  },
+  {
+    name: 'moderation-model-required',
+    breaks: ['P2-4.7-model-optional'],
+    description: 'A moderation request without model is refused with 400.',
+  },
+  {
+    name: 'moderation-guard-refused',
+    breaks: ['P2-4.7-guard-model'],
+    description: 'The hosted guard model is listed but refused with 400.',
+  },
+  {
+    name: 'moderation-image-refused',
+    breaks: ['P2-4.7-image-omni'],
+    description: 'The omni models refuse image input with 400, as the text models do.',
+  },
+  {
+    name: 'moderation-image-any-model',
+    breaks: ['P2-4.7-image-text-model-refused'],
+    description: 'The text-only moderation models accept image input and answer scores.',
+  },
+  {
+    name: 'moderation-missing-input-served',
+    breaks: ['P2-7-moderation-400'],
+    description: 'A moderation request without input answers 200 with no results instead of 400.',
+  },
+  {
+    name: 'moderation-key-optional',
+    breaks: ['P2-7-moderation-401'],
+    description: 'POST /v1/moderations serves calls without a key (or with an unknown one) as the main account.',
+  },
+  {
+    name: 'moderation-unknown-model-defaulted',
+    breaks: ['P2-4.7-unknown-model'],
+    description: 'A moderation request naming a model that does not exist is served by omni-moderation-latest.',
+  },
+  {
+    name: 'moderation-429-usage-body',
+    breaks: ['P2-7-moderation-429'],
+    description:
+      "The moderation model's 429 has the /user/v1 body ({error: rate_limit_exceeded, message}) instead of the compatible error object.",
+  },
+  {
+    name: 'moderation-inline-flagged-string',
+    breaks: ['P2-4.7-inline-result-type'],
+    description: 'Inline moderation results on chat completions give flagged as the string "true" or "false".',
+  },
 ] as const satisfies readonly FaultDefinition[]
 
 const MODERATE = 'POST /v1/moderations'
@@ -67,16 +117,41 @@ const types = (value: unknown): unknown[] => (Array.isArray(value) ? value : [])
 
 /** The moderation faults that only reshape an answer (./answers.ts); the others bend what is accepted or charged. */
 export const MODERATION_ANSWER_RESHAPES: AnswerReshapes = {
-  'moderation-category-missing': eachResult((result) => categoryMaps(result, (map) => Object.fromEntries(Object.entries(map).filter(([category]) => category !== 'illicit/violent')))),
-  'moderation-score-percent': eachResult((result) => categoryMaps(result, (scores) => mapValues(scores, (score) => Math.round(Number(score) * 10_000) / 100), 'category_scores')),
+  'moderation-category-missing': eachResult((result) =>
+    categoryMaps(result, (map) =>
+      Object.fromEntries(Object.entries(map).filter(([category]) => category !== 'illicit/violent')),
+    ),
+  ),
+  'moderation-score-percent': eachResult((result) =>
+    categoryMaps(
+      result,
+      (scores) => mapValues(scores, (score) => Math.round(Number(score) * 10_000) / 100),
+      'category_scores',
+    ),
+  ),
   // Only where the input had an image, which the image categories' applied types show.
   'moderation-image-applies-everywhere': eachResult((result) => {
     const applied = result.category_applied_input_types
     const hasImage = isObject(applied) && Object.values(applied).some((value) => types(value).includes('image'))
     if (!hasImage) return result
-    return categoryMaps(result, (map) => mapValues(map, (value, category) => ((IMAGE_CATEGORIES as ReadonlySet<string>).has(category) ? value : [...types(value), 'image'])), 'category_applied_input_types')
+    return categoryMaps(
+      result,
+      (map) =>
+        mapValues(map, (value, category) =>
+          (IMAGE_CATEGORIES as ReadonlySet<string>).has(category) ? value : [...types(value), 'image'],
+        ),
+      'category_applied_input_types',
+    )
   }),
-  'moderation-image-not-applied': eachResult((result) => categoryMaps(result, (map) => mapValues(map, (value) => types(value).filter((type) => type !== 'image')), 'category_applied_input_types')),
+  'moderation-image-not-applied': eachResult((result) =>
+    categoryMaps(
+      result,
+      (map) => mapValues(map, (value) => types(value).filter((type) => type !== 'image')),
+      'category_applied_input_types',
+    ),
+  ),
   'moderation-id-missing': onRoutes([MODERATE], ({ id: _id, ...answer }) => answer),
-  'moderation-one-result-for-array': onRoutes([MODERATE], (answer) => (Array.isArray(answer.results) ? { ...answer, results: answer.results.slice(0, 1) } : answer)),
+  'moderation-one-result-for-array': onRoutes([MODERATE], (answer) =>
+    Array.isArray(answer.results) ? { ...answer, results: answer.results.slice(0, 1) } : answer,
+  ),
 }

@@ -3,46 +3,106 @@ import { onRoutes, type AnswerReshapes } from './answers.ts'
 import type { FaultDefinition } from './definition.ts'
 
 export const NATIVE_FAULTS = [
-  { name: 'native-response-no-usage', breaks: ['P2-2.5-native-response'],
-    description: 'The non-streaming generateContent answer has no usageMetadata.' },
-  { name: 'native-stream-chunk-no-role', breaks: ['P2-4.8-stream-chunks'],
-    description: 'streamGenerateContent chunks carry content without role.' },
-  { name: 'native-stream-no-final-finish', breaks: ['P2-4.8-stream-last-finish'],
-    description: 'The last chunk of streamGenerateContent carries no finishReason.' },
-  { name: 'native-stream-finish-every-chunk', breaks: ['P2-4.8-stream-finish-only-last'],
-    description: 'Every chunk of streamGenerateContent carries finishReason, not only the last.' },
-  { name: 'native-any-role-accepted', breaks: ['P2-4.8-contents-role'],
-    description: 'contents items with a role other than user or model, or none, are accepted.' },
-  { name: 'native-contents-optional', breaks: ['P2-4.8-contents-required'],
-    description: 'A body without contents is answered 200.' },
-  { name: 'native-system-instruction-refused', breaks: ['P2-4.8-system-instruction'],
-    description: 'A body with system_instruction is refused with 400.' },
-  { name: 'native-temperature-unchecked', breaks: ['P2-4.8-temperature-range'],
-    description: 'generationConfig.temperature outside 0.0..2.0 is accepted.' },
-  { name: 'native-max-output-tokens-lenient', breaks: ['P2-4.8-max-output-tokens'],
-    description: 'A non-integer generationConfig.maxOutputTokens is accepted (rounded down).' },
-  { name: 'native-thinking-config-unchecked', breaks: ['P2-4.8-thinking-config'],
-    description: 'thinkingLevel other than low, medium or high and a non-integer thinkingBudget are accepted.' },
-  { name: 'native-three-speakers-accepted', breaks: ['P2-4.8-speakers-at-most-2'],
-    description: 'speakerVoiceConfigs with three speakers is accepted.' },
-  { name: 'native-speech-default-pcm', breaks: ['P2-4.8-speech-wav-default'],
-    description: 'A newer speech model answers raw PCM (audio/L16) by default instead of WAV.' },
-  { name: 'native-l16-wav-bytes', breaks: ['P2-4.8-speech-pcm-l16'],
-    description: 'Asked for audio/L16, a newer speech model labels a WAV file (RIFF header) audio/L16.' },
-  { name: 'native-speaker-mismatch-accepted', breaks: ['P2-4.8-speech-speaker-match'],
-    description: 'speechMetadata.speaker naming no speaker of speakerVoiceConfigs is accepted.' },
-  { name: 'native-speech-thinking-accepted', breaks: ['P2-4.8-speech-no-thinking-tools'],
-    description: 'A newer speech model accepts thinkingConfig.' },
-  { name: 'native-speech-image-accepted', breaks: ['P2-4.8-speech-text-only-input'],
-    description: 'A newer speech model accepts inline_data image and audio parts.' },
-  { name: 'native-bearer-refused', breaks: ['P2-5.1-native-bearer'],
-    description: '/v1beta refuses Authorization: Bearer with 401 (x-native-api-key still works).' },
-  { name: 'native-key-header-refused', breaks: ['P2-5.2-native-key-header'],
-    description: '/v1beta does not read x-native-api-key (a call with only it is 401).' },
-  { name: 'native-missing-key-allowed', breaks: ['P2-5.1-native-key-required'],
-    description: '/v1beta serves calls without a valid key as the main (tier-2) account.' },
-  { name: 'native-inline-data-refused', breaks: ['P2-4.8-inline-image'],
-    description: 'A part with inline_data (the spelling §4.8 gives) is refused with 400; only inlineData is read.' },
+  {
+    name: 'native-response-no-usage',
+    breaks: ['P2-2.5-native-response'],
+    description: 'The non-streaming generateContent answer has no usageMetadata.',
+  },
+  {
+    name: 'native-stream-chunk-no-role',
+    breaks: ['P2-4.8-stream-chunks'],
+    description: 'streamGenerateContent chunks carry content without role.',
+  },
+  {
+    name: 'native-stream-no-final-finish',
+    breaks: ['P2-4.8-stream-last-finish'],
+    description: 'The last chunk of streamGenerateContent carries no finishReason.',
+  },
+  {
+    name: 'native-stream-finish-every-chunk',
+    breaks: ['P2-4.8-stream-finish-only-last'],
+    description: 'Every chunk of streamGenerateContent carries finishReason, not only the last.',
+  },
+  {
+    name: 'native-any-role-accepted',
+    breaks: ['P2-4.8-contents-role'],
+    description: 'contents items with a role other than user or model, or none, are accepted.',
+  },
+  {
+    name: 'native-contents-optional',
+    breaks: ['P2-4.8-contents-required'],
+    description: 'A body without contents is answered 200.',
+  },
+  {
+    name: 'native-system-instruction-refused',
+    breaks: ['P2-4.8-system-instruction'],
+    description: 'A body with system_instruction is refused with 400.',
+  },
+  {
+    name: 'native-temperature-unchecked',
+    breaks: ['P2-4.8-temperature-range'],
+    description: 'generationConfig.temperature outside 0.0..2.0 is accepted.',
+  },
+  {
+    name: 'native-max-output-tokens-lenient',
+    breaks: ['P2-4.8-max-output-tokens'],
+    description: 'A non-integer generationConfig.maxOutputTokens is accepted (rounded down).',
+  },
+  {
+    name: 'native-thinking-config-unchecked',
+    breaks: ['P2-4.8-thinking-config'],
+    description: 'thinkingLevel other than low, medium or high and a non-integer thinkingBudget are accepted.',
+  },
+  {
+    name: 'native-three-speakers-accepted',
+    breaks: ['P2-4.8-speakers-at-most-2'],
+    description: 'speakerVoiceConfigs with three speakers is accepted.',
+  },
+  {
+    name: 'native-speech-default-pcm',
+    breaks: ['P2-4.8-speech-wav-default'],
+    description: 'A newer speech model answers raw PCM (audio/L16) by default instead of WAV.',
+  },
+  {
+    name: 'native-l16-wav-bytes',
+    breaks: ['P2-4.8-speech-pcm-l16'],
+    description: 'Asked for audio/L16, a newer speech model labels a WAV file (RIFF header) audio/L16.',
+  },
+  {
+    name: 'native-speaker-mismatch-accepted',
+    breaks: ['P2-4.8-speech-speaker-match'],
+    description: 'speechMetadata.speaker naming no speaker of speakerVoiceConfigs is accepted.',
+  },
+  {
+    name: 'native-speech-thinking-accepted',
+    breaks: ['P2-4.8-speech-no-thinking-tools'],
+    description: 'A newer speech model accepts thinkingConfig.',
+  },
+  {
+    name: 'native-speech-image-accepted',
+    breaks: ['P2-4.8-speech-text-only-input'],
+    description: 'A newer speech model accepts inline_data image and audio parts.',
+  },
+  {
+    name: 'native-bearer-refused',
+    breaks: ['P2-5.1-native-bearer'],
+    description: '/v1beta refuses Authorization: Bearer with 401 (x-native-api-key still works).',
+  },
+  {
+    name: 'native-key-header-refused',
+    breaks: ['P2-5.2-native-key-header'],
+    description: '/v1beta does not read x-native-api-key (a call with only it is 401).',
+  },
+  {
+    name: 'native-missing-key-allowed',
+    breaks: ['P2-5.1-native-key-required'],
+    description: '/v1beta serves calls without a valid key as the main (tier-2) account.',
+  },
+  {
+    name: 'native-inline-data-refused',
+    breaks: ['P2-4.8-inline-image'],
+    description: 'A part with inline_data (the spelling §4.8 gives) is refused with 400; only inlineData is read.',
+  },
 ] as const satisfies readonly FaultDefinition[]
 
 /**
@@ -51,5 +111,8 @@ export const NATIVE_FAULTS = [
  */
 export const NATIVE_ANSWER_RESHAPES: AnswerReshapes = {
   // generateContent's answer; countTokens has no usageMetadata to lose.
-  'native-response-no-usage': onRoutes(['POST /v1beta/models/:target'], ({ usageMetadata: _usage, ...answer }) => answer),
+  'native-response-no-usage': onRoutes(
+    ['POST /v1beta/models/:target'],
+    ({ usageMetadata: _usage, ...answer }) => answer,
+  ),
 }

@@ -3,49 +3,112 @@ import { onRoutes, type AnswerReshapes } from './answers.ts'
 import type { FaultDefinition } from './definition.ts'
 
 export const SEARCH_FAULTS = [
-  { name: 'search-object-wrong', breaks: ['P2-2.2-search-result'],
-    description: 'Search answers carry object "search_result" instead of "search".' },
-  { name: 'search-body-form-missing', breaks: ['P2-4.5-search-body-form'],
-    description: 'POST /v1/search is not offered (404); the URL form still works.' },
-  { name: 'search-url-form-missing', breaks: ['P2-4.5-search-url-form'],
-    description: 'POST /v1/search/{search_tool_name} is not offered (404); the body form still works.' },
-  { name: 'search-tool-defaulted', breaks: ['P2-4.5-search-tool-required'],
-    description: 'POST /v1/search without search_tool_name is served by p1-search instead of refused.' },
-  { name: 'search-p7-missing', breaks: ['P2-4.5-search-nine-tools'],
-    description: 'p7-search is not offered: refused as an unknown tool.' },
-  { name: 'search-query-unchecked', breaks: ['P2-4.5-search-query-invalid'],
-    description: 'A query that is a number, or an array holding a non-string, is searched as text instead of refused.' },
-  { name: 'search-max-results-unchecked', breaks: ['P2-4.5-search-max-results-range'],
-    description: 'max_results above 20 is accepted (and answered with 20 results) instead of refused.' },
-  { name: 'search-results-over-max', breaks: ['P2-4.5-search-max-results-count'],
-    description: 'A search answers one result more than max_results (11 when it is omitted).' },
-  { name: 'search-domain-filter-unlimited', breaks: ['P2-4.5-search-domain-filter-limit'],
-    description: 'search_domain_filter of more than 20 domains is accepted.' },
-  { name: 'search-max-tokens-per-page-unchecked', breaks: ['P2-4.5-search-max-tokens-per-page'],
-    description: 'A max_tokens_per_page that is not a number (a string) is accepted and the default used.' },
-  { name: 'search-tbs-qdr-y-refused', breaks: ['P2-4.5-search-p1-group-a'],
-    description: 'p1-search refuses tbs qdr:y with 400.' },
-  { name: 'search-processor-pro-refused', breaks: ['P2-4.5-search-p3-parameters'],
-    description: 'The p3 tools refuse processor pro with 400.' },
-  { name: 'search-p5-country-refused', breaks: ['P2-4.5-search-p5-country'],
-    description: 'The p5 tools refuse any country with 400.' },
-  { name: 'search-key-not-required', breaks: ['P2-7-search-401'],
-    description: 'The search routes serve calls with no key or an unknown key (charged to no one).' },
-  { name: 'search-unknown-tool-500', breaks: ['P2-7-search-unknown-tool'],
-    description: 'A search tool name that does not exist answers 500 instead of 400 (body) or 404 (URL).' },
-  { name: 'search-query-array-refused', breaks: ['P2-4.5-search-query-array'],
-    description: 'Every tool refuses query as an array of strings with 400.' },
-  { name: 'search-domain-filter-ignored', breaks: ['P2-4.5-search-domain-filter-honoured'],
-    description: 'search_domain_filter is checked for its limit but results come from other domains.' },
-  { name: 'search-provider-values-unchecked', breaks: ['P2-4.5-search-provider-values'],
-    description: 'tbs, processor and country values outside the listed ones are accepted.' },
-  { name: 'search-depth-unchecked', breaks: ['P2-8-search-depth-limit'],
-    description: 'The group B tool (p6-search) accepts depth above 700.' },
-  { name: 'search-array-charged-once', breaks: ['P2-4.5-search-cost'],
-    description: 'A search of an array of queries is charged as one query.' },
+  {
+    name: 'search-object-wrong',
+    breaks: ['P2-2.2-search-result'],
+    description: 'Search answers carry object "search_result" instead of "search".',
+  },
+  {
+    name: 'search-body-form-missing',
+    breaks: ['P2-4.5-search-body-form'],
+    description: 'POST /v1/search is not offered (404); the URL form still works.',
+  },
+  {
+    name: 'search-url-form-missing',
+    breaks: ['P2-4.5-search-url-form'],
+    description: 'POST /v1/search/{search_tool_name} is not offered (404); the body form still works.',
+  },
+  {
+    name: 'search-tool-defaulted',
+    breaks: ['P2-4.5-search-tool-required'],
+    description: 'POST /v1/search without search_tool_name is served by p1-search instead of refused.',
+  },
+  {
+    name: 'search-p7-missing',
+    breaks: ['P2-4.5-search-nine-tools'],
+    description: 'p7-search is not offered: refused as an unknown tool.',
+  },
+  {
+    name: 'search-query-unchecked',
+    breaks: ['P2-4.5-search-query-invalid'],
+    description: 'A query that is a number, or an array holding a non-string, is searched as text instead of refused.',
+  },
+  {
+    name: 'search-max-results-unchecked',
+    breaks: ['P2-4.5-search-max-results-range'],
+    description: 'max_results above 20 is accepted (and answered with 20 results) instead of refused.',
+  },
+  {
+    name: 'search-results-over-max',
+    breaks: ['P2-4.5-search-max-results-count'],
+    description: 'A search answers one result more than max_results (11 when it is omitted).',
+  },
+  {
+    name: 'search-domain-filter-unlimited',
+    breaks: ['P2-4.5-search-domain-filter-limit'],
+    description: 'search_domain_filter of more than 20 domains is accepted.',
+  },
+  {
+    name: 'search-max-tokens-per-page-unchecked',
+    breaks: ['P2-4.5-search-max-tokens-per-page'],
+    description: 'A max_tokens_per_page that is not a number (a string) is accepted and the default used.',
+  },
+  {
+    name: 'search-tbs-qdr-y-refused',
+    breaks: ['P2-4.5-search-p1-group-a'],
+    description: 'p1-search refuses tbs qdr:y with 400.',
+  },
+  {
+    name: 'search-processor-pro-refused',
+    breaks: ['P2-4.5-search-p3-parameters'],
+    description: 'The p3 tools refuse processor pro with 400.',
+  },
+  {
+    name: 'search-p5-country-refused',
+    breaks: ['P2-4.5-search-p5-country'],
+    description: 'The p5 tools refuse any country with 400.',
+  },
+  {
+    name: 'search-key-not-required',
+    breaks: ['P2-7-search-401'],
+    description: 'The search routes serve calls with no key or an unknown key (charged to no one).',
+  },
+  {
+    name: 'search-unknown-tool-500',
+    breaks: ['P2-7-search-unknown-tool'],
+    description: 'A search tool name that does not exist answers 500 instead of 400 (body) or 404 (URL).',
+  },
+  {
+    name: 'search-query-array-refused',
+    breaks: ['P2-4.5-search-query-array'],
+    description: 'Every tool refuses query as an array of strings with 400.',
+  },
+  {
+    name: 'search-domain-filter-ignored',
+    breaks: ['P2-4.5-search-domain-filter-honoured'],
+    description: 'search_domain_filter is checked for its limit but results come from other domains.',
+  },
+  {
+    name: 'search-provider-values-unchecked',
+    breaks: ['P2-4.5-search-provider-values'],
+    description: 'tbs, processor and country values outside the listed ones are accepted.',
+  },
+  {
+    name: 'search-depth-unchecked',
+    breaks: ['P2-8-search-depth-limit'],
+    description: 'The group B tool (p6-search) accepts depth above 700.',
+  },
+  {
+    name: 'search-array-charged-once',
+    breaks: ['P2-4.5-search-cost'],
+    description: 'A search of an array of queries is charged as one query.',
+  },
 ] as const satisfies readonly FaultDefinition[]
 
 /** The search faults that only reshape an answer (./answers.ts); the others bend what is accepted, found or charged. */
 export const SEARCH_ANSWER_RESHAPES: AnswerReshapes = {
-  'search-object-wrong': onRoutes(['POST /v1/search', 'POST /v1/search/:tool'], (answer) => ({ ...answer, object: 'search_result' })),
+  'search-object-wrong': onRoutes(['POST /v1/search', 'POST /v1/search/:tool'], (answer) => ({
+    ...answer,
+    object: 'search_result',
+  })),
 }

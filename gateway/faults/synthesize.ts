@@ -5,28 +5,61 @@ import { onRoutes, type AnswerReshapes } from './answers.ts'
 import type { FaultDefinition } from './definition.ts'
 
 export const SYNTHESIZE_FAULTS = [
-  { name: 'synthesize-no-timepoints', breaks: ['P2-2.6-synthesis-response'],
-    description: 'The text:synthesize answer has no timepoints array.' },
-  { name: 'synthesize-echo-default-rate', breaks: ['P2-2.6-audio-config-echo'],
-    description: 'audioConfig.sampleRateHertz in the answer is always 24000, whatever rate was asked.' },
-  { name: 'synthesize-mp3-as-wav', breaks: ['P2-2.6-audio-content'],
-    description: 'Asked for MP3, text:synthesize answers WAV bytes (still echoing MP3).' },
-  { name: 'synthesize-language-optional', breaks: ['P2-4.9-required-fields'],
-    description: 'A body without voice.languageCode is answered 200.' },
-  { name: 'synthesize-unknown-encoding-accepted', breaks: ['P2-4.9-encodings'],
-    description: 'An audioEncoding outside the five is accepted and answered as LINEAR16.' },
-  { name: 'synthesize-any-rate-accepted', breaks: ['P2-4.9-sample-rates'],
-    description: 'Any positive sampleRateHertz is accepted for LINEAR16, MULAW and ALAW.' },
-  { name: 'synthesize-unknown-model-accepted', breaks: ['P2-4.9-models'],
-    description: 'A voice.model_name other than the two synthesis models is served by the flash model.' },
-  { name: 'synthesize-native-key-accepted', breaks: ['P2-5.3-bearer-only'],
-    description: 'text:synthesize accepts the key in x-native-api-key.' },
-  { name: 'synthesize-compatible-error-body', breaks: ['P2-7-synthesis-error-body'],
-    description: 'text:synthesize errors answer the compatible body { error: { message, type, param, code } }.' },
-  { name: 'synthesize-too-large-400', breaks: ['P2-7-synthesis-413'],
-    description: 'Text over the ceiling is refused with 400 instead of 413.' },
-  { name: 'synthesize-ceiling-900', breaks: ['P2-4.9-text-ceiling'],
-    description: 'input.text over 900 bytes is refused with 413 (the ceiling of the sample error text).' },
+  {
+    name: 'synthesize-no-timepoints',
+    breaks: ['P2-2.6-synthesis-response'],
+    description: 'The text:synthesize answer has no timepoints array.',
+  },
+  {
+    name: 'synthesize-echo-default-rate',
+    breaks: ['P2-2.6-audio-config-echo'],
+    description: 'audioConfig.sampleRateHertz in the answer is always 24000, whatever rate was asked.',
+  },
+  {
+    name: 'synthesize-mp3-as-wav',
+    breaks: ['P2-2.6-audio-content'],
+    description: 'Asked for MP3, text:synthesize answers WAV bytes (still echoing MP3).',
+  },
+  {
+    name: 'synthesize-language-optional',
+    breaks: ['P2-4.9-required-fields'],
+    description: 'A body without voice.languageCode is answered 200.',
+  },
+  {
+    name: 'synthesize-unknown-encoding-accepted',
+    breaks: ['P2-4.9-encodings'],
+    description: 'An audioEncoding outside the five is accepted and answered as LINEAR16.',
+  },
+  {
+    name: 'synthesize-any-rate-accepted',
+    breaks: ['P2-4.9-sample-rates'],
+    description: 'Any positive sampleRateHertz is accepted for LINEAR16, MULAW and ALAW.',
+  },
+  {
+    name: 'synthesize-unknown-model-accepted',
+    breaks: ['P2-4.9-models'],
+    description: 'A voice.model_name other than the two synthesis models is served by the flash model.',
+  },
+  {
+    name: 'synthesize-native-key-accepted',
+    breaks: ['P2-5.3-bearer-only'],
+    description: 'text:synthesize accepts the key in x-native-api-key.',
+  },
+  {
+    name: 'synthesize-compatible-error-body',
+    breaks: ['P2-7-synthesis-error-body'],
+    description: 'text:synthesize errors answer the compatible body { error: { message, type, param, code } }.',
+  },
+  {
+    name: 'synthesize-too-large-400',
+    breaks: ['P2-7-synthesis-413'],
+    description: 'Text over the ceiling is refused with 400 instead of 413.',
+  },
+  {
+    name: 'synthesize-ceiling-900',
+    breaks: ['P2-4.9-text-ceiling'],
+    description: 'input.text over 900 bytes is refused with 413 (the ceiling of the sample error text).',
+  },
 ] as const satisfies readonly FaultDefinition[]
 
 const SYNTHESIZE = 'POST /v1/text:synthesize'
@@ -34,5 +67,9 @@ const SYNTHESIZE = 'POST /v1/text:synthesize'
 /** The synthesis faults that only reshape an answer (./answers.ts); the others bend what is accepted or made. */
 export const SYNTHESIZE_ANSWER_RESHAPES: AnswerReshapes = {
   'synthesize-no-timepoints': onRoutes([SYNTHESIZE], ({ timepoints: _timepoints, ...answer }) => answer),
-  'synthesize-echo-default-rate': onRoutes([SYNTHESIZE], (answer) => (isObject(answer.audioConfig) ? { ...answer, audioConfig: { ...answer.audioConfig, sampleRateHertz: AUTOMATIC_RATE } } : answer)),
+  'synthesize-echo-default-rate': onRoutes([SYNTHESIZE], (answer) =>
+    isObject(answer.audioConfig)
+      ? { ...answer, audioConfig: { ...answer.audioConfig, sampleRateHertz: AUTOMATIC_RATE } }
+      : answer,
+  ),
 }

@@ -6,62 +6,147 @@ import { eachListed, inTurn, onRoutes, type AnswerReshape, type AnswerReshapes }
 import type { FaultDefinition } from './definition.ts'
 
 export const VIDEOS_FAULTS = [
-  { name: 'video-safety-identifier-array', breaks: ['P2-2.1-video-job'],
-    description: 'Video jobs give safety_identifier as a one-item array instead of a string.' },
-  { name: 'video-list-bare-array', breaks: ['P2-2.1-video-list'],
-    description: 'GET /v1/videos answers a bare array of jobs instead of an object with data.' },
-  { name: 'video-status-pending', breaks: ['P2-3-status-values'],
-    description: 'A queued job reports status pending, a value the reference never shows.' },
-  { name: 'video-request-id-own', breaks: ['P2-2.1-request-id'],
-    description: 'request_id is a fresh UUID v7 of the gateway, not the svc-request-id of the creating call.' },
-  { name: 'video-failed-charged', breaks: ['P2-3-failed-no-cost', 'P2-4.1-interrupted-charge'],
-    description: 'A job that could not start (failed at creation) is charged as if it had started.' },
-  { name: 'video-free', breaks: ['P2-3-started-charged', 'P2-4.1-interrupted-charge'],
-    description: 'Jobs that start are never charged.' },
-  { name: 'video-content-early', breaks: ['P2-3-content-completed-only'],
-    description: 'GET /v1/videos/{id}/content serves the MP4 in any status, queued, processing and failed included.' },
-  { name: 'video-content-missing', breaks: ['P2-4.1-content-served'],
-    description: 'GET /v1/videos/{id}/content answers 404 even for a completed job.' },
-  { name: 'video-model-gen-turbo-missing', breaks: ['P2-4.1-models'],
-    description: 'gen4_turbo is refused with 400 as an unknown model.' },
-  { name: 'video-model-unchecked', breaks: ['P2-4.1-model-unknown'],
-    description: 'A model id outside the eight video models is accepted and served by the rules of vidA-2.' },
-  { name: 'video-prompt-optional', breaks: ['P2-4.1-required-fields'],
-    description: 'A create without prompt (or with an empty one) is accepted.' },
-  { name: 'video-prompt-limit-1024', breaks: ['P2-8-prompt-length'],
-    description: 'The prompt limit is 1024 characters instead of 1000.' },
-  { name: 'video-seconds-any-multiple', breaks: ['P2-4.1-seconds-values'],
-    description: 'vidA models accept any multiple of 4 as seconds, e.g. "16".' },
-  { name: 'video-seconds-number-accepted', breaks: ['P2-4.1-seconds-string'],
-    description: 'seconds sent as a JSON number is accepted and read as its string.' },
-  { name: 'video-pro-sizes-missing', breaks: ['P2-4.1-sizes-listed'],
-    description: 'vidA-2-pro accepts only the two sizes of vidA-2: 1024x1792 and 1792x1024 are refused.' },
-  { name: 'video-sizes-unchecked', breaks: ['P2-4.1-sizes-unlisted'],
-    description: 'Any WIDTHxHEIGHT is accepted for every model.' },
-  { name: 'video-webp-refused', breaks: ['P2-4.1-input-reference'],
-    description: 'A WebP input_reference is refused with 400; only JPEG and PNG are taken.' },
-  { name: 'video-reference-unchecked', breaks: ['P2-4.1-input-reference-type'],
-    description: 'input_reference is not checked: bytes that are no JPEG, PNG or WebP (a GIF, text) are accepted.' },
-  { name: 'video-safety-identifier-64', breaks: ['P2-8-safety-identifier-length'],
-    description: 'safety_identifier is limited to 64 characters (the responses limit) instead of 256.' },
-  { name: 'video-filter-safety-ignored', breaks: ['P2-4.1-list-filter-safety'],
-    description: 'The safety_identifier filter of GET /v1/videos is ignored.' },
-  { name: 'video-filter-request-id-ignored', breaks: ['P2-4.1-list-filter-request-id'],
-    description: 'The request_id filter of GET /v1/videos is ignored.' },
-  { name: 'video-retrieve-no-safety-identifier', breaks: ['P2-4.1-retrieve'],
-    description: 'GET /v1/videos/{id} answers safety_identifier null although the job has one.' },
-  { name: 'video-unknown-400', breaks: ['P1-7-video-unknown-404'],
-    description: 'A video id that does not exist answers 400 instead of 404.' },
-  { name: 'video-delete-noop', breaks: ['P2-4.1-delete'],
-    description: 'DELETE /v1/videos/{id} answers deleted true but keeps the job.' },
-  { name: 'video-remix-404', breaks: ['P2-4.1-remix'],
-    description: 'POST /v1/videos/{id}/remix is not served (404 unsupported route).' },
-  { name: 'video-list-request-id-own', breaks: ['P2-2.1-request-id'],
-    description: 'GET /v1/videos gives each job a fresh request_id of its own (the request_id filter still matches the true one); create and retrieve are right.' },
-  { name: 'video-list-status-stale', breaks: ['P2-3-terminal-stable'],
-    description: 'GET /v1/videos shows a completed job as processing (a stale status cache); retrieve says completed.' },
-  { name: 'video-drop-on-disconnect', breaks: ['P2-4.1-interrupted-listed'],
-    description: 'A create whose client drops the connection before the answer is charged but the job is discarded.' },
+  {
+    name: 'video-safety-identifier-array',
+    breaks: ['P2-2.1-video-job'],
+    description: 'Video jobs give safety_identifier as a one-item array instead of a string.',
+  },
+  {
+    name: 'video-list-bare-array',
+    breaks: ['P2-2.1-video-list'],
+    description: 'GET /v1/videos answers a bare array of jobs instead of an object with data.',
+  },
+  {
+    name: 'video-status-pending',
+    breaks: ['P2-3-status-values'],
+    description: 'A queued job reports status pending, a value the reference never shows.',
+  },
+  {
+    name: 'video-request-id-own',
+    breaks: ['P2-2.1-request-id'],
+    description: 'request_id is a fresh UUID v7 of the gateway, not the svc-request-id of the creating call.',
+  },
+  {
+    name: 'video-failed-charged',
+    breaks: ['P2-3-failed-no-cost', 'P2-4.1-interrupted-charge'],
+    description: 'A job that could not start (failed at creation) is charged as if it had started.',
+  },
+  {
+    name: 'video-free',
+    breaks: ['P2-3-started-charged', 'P2-4.1-interrupted-charge'],
+    description: 'Jobs that start are never charged.',
+  },
+  {
+    name: 'video-content-early',
+    breaks: ['P2-3-content-completed-only'],
+    description: 'GET /v1/videos/{id}/content serves the MP4 in any status, queued, processing and failed included.',
+  },
+  {
+    name: 'video-content-missing',
+    breaks: ['P2-4.1-content-served'],
+    description: 'GET /v1/videos/{id}/content answers 404 even for a completed job.',
+  },
+  {
+    name: 'video-model-gen-turbo-missing',
+    breaks: ['P2-4.1-models'],
+    description: 'gen4_turbo is refused with 400 as an unknown model.',
+  },
+  {
+    name: 'video-model-unchecked',
+    breaks: ['P2-4.1-model-unknown'],
+    description: 'A model id outside the eight video models is accepted and served by the rules of vidA-2.',
+  },
+  {
+    name: 'video-prompt-optional',
+    breaks: ['P2-4.1-required-fields'],
+    description: 'A create without prompt (or with an empty one) is accepted.',
+  },
+  {
+    name: 'video-prompt-limit-1024',
+    breaks: ['P2-8-prompt-length'],
+    description: 'The prompt limit is 1024 characters instead of 1000.',
+  },
+  {
+    name: 'video-seconds-any-multiple',
+    breaks: ['P2-4.1-seconds-values'],
+    description: 'vidA models accept any multiple of 4 as seconds, e.g. "16".',
+  },
+  {
+    name: 'video-seconds-number-accepted',
+    breaks: ['P2-4.1-seconds-string'],
+    description: 'seconds sent as a JSON number is accepted and read as its string.',
+  },
+  {
+    name: 'video-pro-sizes-missing',
+    breaks: ['P2-4.1-sizes-listed'],
+    description: 'vidA-2-pro accepts only the two sizes of vidA-2: 1024x1792 and 1792x1024 are refused.',
+  },
+  {
+    name: 'video-sizes-unchecked',
+    breaks: ['P2-4.1-sizes-unlisted'],
+    description: 'Any WIDTHxHEIGHT is accepted for every model.',
+  },
+  {
+    name: 'video-webp-refused',
+    breaks: ['P2-4.1-input-reference'],
+    description: 'A WebP input_reference is refused with 400; only JPEG and PNG are taken.',
+  },
+  {
+    name: 'video-reference-unchecked',
+    breaks: ['P2-4.1-input-reference-type'],
+    description: 'input_reference is not checked: bytes that are no JPEG, PNG or WebP (a GIF, text) are accepted.',
+  },
+  {
+    name: 'video-safety-identifier-64',
+    breaks: ['P2-8-safety-identifier-length'],
+    description: 'safety_identifier is limited to 64 characters (the responses limit) instead of 256.',
+  },
+  {
+    name: 'video-filter-safety-ignored',
+    breaks: ['P2-4.1-list-filter-safety'],
+    description: 'The safety_identifier filter of GET /v1/videos is ignored.',
+  },
+  {
+    name: 'video-filter-request-id-ignored',
+    breaks: ['P2-4.1-list-filter-request-id'],
+    description: 'The request_id filter of GET /v1/videos is ignored.',
+  },
+  {
+    name: 'video-retrieve-no-safety-identifier',
+    breaks: ['P2-4.1-retrieve'],
+    description: 'GET /v1/videos/{id} answers safety_identifier null although the job has one.',
+  },
+  {
+    name: 'video-unknown-400',
+    breaks: ['P1-7-video-unknown-404'],
+    description: 'A video id that does not exist answers 400 instead of 404.',
+  },
+  {
+    name: 'video-delete-noop',
+    breaks: ['P2-4.1-delete'],
+    description: 'DELETE /v1/videos/{id} answers deleted true but keeps the job.',
+  },
+  {
+    name: 'video-remix-404',
+    breaks: ['P2-4.1-remix'],
+    description: 'POST /v1/videos/{id}/remix is not served (404 unsupported route).',
+  },
+  {
+    name: 'video-list-request-id-own',
+    breaks: ['P2-2.1-request-id'],
+    description:
+      'GET /v1/videos gives each job a fresh request_id of its own (the request_id filter still matches the true one); create and retrieve are right.',
+  },
+  {
+    name: 'video-list-status-stale',
+    breaks: ['P2-3-terminal-stable'],
+    description: 'GET /v1/videos shows a completed job as processing (a stale status cache); retrieve says completed.',
+  },
+  {
+    name: 'video-drop-on-disconnect',
+    breaks: ['P2-4.1-interrupted-listed'],
+    description: 'A create whose client drops the connection before the answer is charged but the job is discarded.',
+  },
 ] as const satisfies readonly FaultDefinition[]
 
 const LIST = 'GET /v1/videos'
@@ -71,7 +156,10 @@ type Job = Record<string, unknown>
 
 /** Every job an answer shows: the one of create, remix and retrieve, and each of the list. */
 function eachJob(reshape: (job: Job) => Job): AnswerReshape {
-  return inTurn(onRoutes(['POST /v1/videos', 'POST /v1/videos/:video_id/remix', RETRIEVE], reshape), eachListed(LIST, reshape))
+  return inTurn(
+    onRoutes(['POST /v1/videos', 'POST /v1/videos/:video_id/remix', RETRIEVE], reshape),
+    eachListed(LIST, reshape),
+  )
 }
 
 /** The videos faults that only reshape an answer (./answers.ts); the others bend the routes where they act. */
@@ -80,11 +168,17 @@ export function videosAnswerReshapes(clock: Clock): AnswerReshapes {
   const ownIds = createUuid7Generator(clock)
   return {
     'video-status-pending': eachJob((job) => (job.status === 'queued' ? { ...job, status: 'pending' } : job)),
-    'video-safety-identifier-array': eachJob((job) => (typeof job.safety_identifier === 'string' ? { ...job, safety_identifier: [job.safety_identifier] } : job)),
+    'video-safety-identifier-array': eachJob((job) =>
+      typeof job.safety_identifier === 'string' ? { ...job, safety_identifier: [job.safety_identifier] } : job,
+    ),
     'video-retrieve-no-safety-identifier': onRoutes([RETRIEVE], (job) => ({ ...job, safety_identifier: null })),
     // A fresh id per listing, except where the caller filters by the true one (which the list still matches).
-    'video-list-request-id-own': eachListed(LIST, (job, request) => (isObject(request.query) && request.query.request_id !== undefined ? job : { ...job, request_id: ownIds() })),
-    'video-list-status-stale': eachListed(LIST, (job) => (job.status === 'completed' ? { ...job, status: 'processing', progress: 99, completed_at: null } : job)),
+    'video-list-request-id-own': eachListed(LIST, (job, request) =>
+      isObject(request.query) && request.query.request_id !== undefined ? job : { ...job, request_id: ownIds() },
+    ),
+    'video-list-status-stale': eachListed(LIST, (job) =>
+      job.status === 'completed' ? { ...job, status: 'processing', progress: 99, completed_at: null } : job,
+    ),
     'video-list-bare-array': onRoutes([LIST], (list) => list.data),
   }
 }

@@ -33,7 +33,11 @@ const LIST_LIMIT = { min: 1, max: 10_000 } as const
 
 type FileOperation = 'uploads' | 'downloads' | 'deletes'
 
-const PER_MINUTE = { uploads: 'uploadsPerMinute', downloads: 'downloadsPerMinute', deletes: 'deletesPerMinute' } as const
+const PER_MINUTE = {
+  uploads: 'uploadsPerMinute',
+  downloads: 'downloadsPerMinute',
+  deletes: 'deletesPerMinute',
+} as const
 
 export function registerFileRoutes(app: FastifyInstance, state: GatewayState): void {
   // A scope of the family's own, so that its answer-reshaping faults apply to its routes alone.
@@ -53,7 +57,10 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
    * (as model calls report the model's): a client pacing its uploads reads the uploads window.
    */
   function countOperation(account: Account, operation: FileOperation, reply: FastifyReply): void {
-    const column = operation === 'uploads' && faults.has('uploads-per-minute-downloads') ? 'downloadsPerMinute' : PER_MINUTE[operation]
+    const column =
+      operation === 'uploads' && faults.has('uploads-per-minute-downloads')
+        ? 'downloadsPerMinute'
+        : PER_MINUTE[operation]
     const limit = files.limits(account.tier)[column]
     const reading = state.limiter.take(`file-${operation}:${account.id}`, limit, 1)
     const context = state.contexts.of(reply.request)
@@ -61,7 +68,10 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
     if (reading.admitted) return
     const retryAfter = retryAfterSeconds(reading, clock.now())
     reply.header('retry-after', String(retryAfter))
-    throw new GatewayError(429, `File ${operation} are limited to ${limit} per minute at tier ${account.tier}; retry after ${retryAfter} s.`)
+    throw new GatewayError(
+      429,
+      `File ${operation} are limited to ${limit} per minute at tier ${account.tier}; retry after ${retryAfter} s.`,
+    )
   }
 
   function callerAccount(request: FastifyRequest): Account {
@@ -118,7 +128,10 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
       countOperation(account, 'downloads', reply)
       const file = fileOf(account, request.params.file_id)
       // Through reply.send, so that the onSend hooks still set the shared headers.
-      return reply.header('content-type', file.contentType).header('content-length', String(file.bytes)).send(createReadStream(file.path))
+      return reply
+        .header('content-type', file.contentType)
+        .header('content-length', String(file.bytes))
+        .send(createReadStream(file.path))
     })
   })
 }
@@ -147,7 +160,8 @@ function listFiles(all: StoredFile[], query: RawQuery, faults: FaultSet) {
   }
   const purpose = singleParam(query, 'purpose')
   const after = singleParam(query, 'after')
-  let items = purpose === undefined || faults.has('list-purpose-ignored') ? all : all.filter((file) => file.purpose === purpose)
+  let items =
+    purpose === undefined || faults.has('list-purpose-ignored') ? all : all.filter((file) => file.purpose === purpose)
   if (order !== 'asc' && !faults.has('list-order-ignored')) items = [...items].reverse()
   let start = 0
   if (after !== undefined && !faults.has('list-after-ignored')) {

@@ -57,7 +57,14 @@ async function removeAbandonedFolders(): Promise<void> {
   const names = await readdir(tmpdir()).catch(() => [] as string[])
   for (const name of names) {
     const pid = Number(name.slice(FOLDER_PREFIX.length))
-    if (!name.startsWith(FOLDER_PREFIX) || !Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid || isRunning(pid)) continue
+    if (
+      !name.startsWith(FOLDER_PREFIX) ||
+      !Number.isSafeInteger(pid) ||
+      pid <= 0 ||
+      pid === process.pid ||
+      isRunning(pid)
+    )
+      continue
     await rm(join(tmpdir(), name), { recursive: true, force: true }).catch(() => undefined)
   }
 }

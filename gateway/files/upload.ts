@@ -46,24 +46,43 @@ interface Form {
  * Reads the form and writes the file; returns its record for the store to commit (its bytes stay
  * reserved against the quota until then). Every refusal is a GatewayError.
  */
-export async function receiveUpload(request: FastifyRequest, store: FileStore, account: Account, faults: FaultSet, clock: Clock): Promise<StoredFile> {
-  if (!request.isMultipart()) throw invalidParameter('file', 'POST /v1/files takes multipart/form-data with the fields file and purpose.')
+export async function receiveUpload(
+  request: FastifyRequest,
+  store: FileStore,
+  account: Account,
+  faults: FaultSet,
+  clock: Clock,
+): Promise<StoredFile> {
+  if (!request.isMultipart())
+    throw invalidParameter('file', 'POST /v1/files takes multipart/form-data with the fields file and purpose.')
   const form: Form = {}
   let saved: { path: string; bytes: number; filename: string; contentType: string } | undefined
   let written = false
   try {
     // The busboy limit is a backstop one byte past ours, so that our own count, which also watches
     // the storage quota, is what refuses a file.
-    for await (const part of request.parts({ ...PARSER_OPTIONS, limits: { ...FORM_LIMITS, fileSize: store.maxUploadBytes + 1 } })) {
+    for await (const part of request.parts({
+      ...PARSER_OPTIONS,
+      limits: { ...FORM_LIMITS, fileSize: store.maxUploadBytes + 1 },
+    })) {
       if (part.type === 'field') {
         readField(form, part.fieldname, part.value)
         continue
       }
-      if (part.fieldname !== 'file') throw invalidParameter(part.fieldname, `Unexpected file field '${part.fieldname}'; the file goes in the field file.`)
+      if (part.fieldname !== 'file')
+        throw invalidParameter(
+          part.fieldname,
+          `Unexpected file field '${part.fieldname}'; the file goes in the field file.`,
+        )
       // Fields sent before the file are checked before its bytes are read.
       if (form.purpose !== undefined) checkPurpose(form.purpose, faults)
       if (form.policy) expirySeconds(form, faults)
-      saved = { path: await store.tempPath(), bytes: 0, filename: part.filename, contentType: part.mimetype || 'application/octet-stream' }
+      saved = {
+        path: await store.tempPath(),
+        bytes: 0,
+        filename: part.filename,
+        contentType: part.mimetype || 'application/octet-stream',
+      }
       saved.bytes = await saveFile(part.file, saved.path, store, account, faults)
       written = true
     }
@@ -78,7 +97,8 @@ export async function receiveUpload(request: FastifyRequest, store: FileStore, a
       accountId: account.id,
       bytes: saved.bytes,
       createdAt,
-      expiresAt: lifetime === null || (seconds !== null && faults.has('expires-after-ignored')) ? null : createdAt + lifetime,
+      expiresAt:
+        lifetime === null || (seconds !== null && faults.has('expires-after-ignored')) ? null : createdAt + lifetime,
       filename: saved.filename,
       purpose,
       contentType: saved.contentType,
@@ -121,7 +141,8 @@ function readField(form: Form, name: string, value: unknown): void {
           throw invalidParameter('expires_after', 'expires_after must be an object { anchor, seconds } (JSON).')
         }
       }
-      if (typeof policy !== 'object' || policy === null || Array.isArray(policy)) throw invalidParameter('expires_after', 'expires_after must be an object { anchor, seconds }.')
+      if (typeof policy !== 'object' || policy === null || Array.isArray(policy))
+        throw invalidParameter('expires_after', 'expires_after must be an object { anchor, seconds }.')
       const { anchor, seconds } = policy as Record<string, unknown>
       form.policy = true
       setOnce('anchor', anchor ?? null)
@@ -138,7 +159,8 @@ function checkPurpose(purpose: string | undefined, faults: FaultSet): FilePurpos
     if (faults.has('purpose-optional')) return 'user_data'
     throw invalidParameter('purpose', `purpose is required: one of ${FILE_PURPOSES.join(', ')}.`)
   }
-  if (purpose === 'evals' && faults.has('purpose-evals-refused')) throw invalidParameter('purpose', `Unknown purpose 'evals'.`)
+  if (purpose === 'evals' && faults.has('purpose-evals-refused'))
+    throw invalidParameter('purpose', `Unknown purpose 'evals'.`)
   if (isFilePurpose(purpose)) return purpose
   if (faults.has('purpose-unchecked')) return purpose as FilePurpose
   throw invalidParameter('purpose', `Unknown purpose '${purpose}': use one of ${FILE_PURPOSES.join(', ')}.`)
@@ -149,7 +171,10 @@ function expirySeconds(form: Form, faults: FaultSet): number | null {
   const { anchor, seconds } = form
   if (!form.policy) return null
   if (anchor !== 'created_at' && !faults.has('expires-anchor-unchecked')) {
-    throw invalidParameter('expires_after[anchor]', `expires_after.anchor must be created_at, the only anchor supported; got ${JSON.stringify(anchor ?? null)}.`)
+    throw invalidParameter(
+      'expires_after[anchor]',
+      `expires_after.anchor must be created_at, the only anchor supported; got ${JSON.stringify(anchor ?? null)}.`,
+    )
   }
   if (faults.has('expires-seconds-lenient')) {
     const lenient = Number.parseInt(String(seconds), 10)
@@ -157,11 +182,17 @@ function expirySeconds(form: Form, faults: FaultSet): number | null {
   }
   const text = typeof seconds === 'number' ? String(seconds) : seconds
   if (typeof text !== 'string' || !/^\d+$/.test(text)) {
-    throw invalidParameter('expires_after[seconds]', `expires_after.seconds is required: an integer number of seconds; got ${JSON.stringify(seconds ?? null)}.`)
+    throw invalidParameter(
+      'expires_after[seconds]',
+      `expires_after.seconds is required: an integer number of seconds; got ${JSON.stringify(seconds ?? null)}.`,
+    )
   }
   const value = Number(text)
   if (value < EXPIRY_SECONDS.min || value > EXPIRY_SECONDS.max) {
-    throw invalidParameter('expires_after[seconds]', `expires_after.seconds must be from ${EXPIRY_SECONDS.min} to ${EXPIRY_SECONDS.max}; got ${text}.`)
+    throw invalidParameter(
+      'expires_after[seconds]',
+      `expires_after.seconds must be from ${EXPIRY_SECONDS.min} to ${EXPIRY_SECONDS.max}; got ${text}.`,
+    )
   }
   return value
 }
@@ -170,7 +201,13 @@ function expirySeconds(form: Form, faults: FaultSet): number | null {
  * Writes the file part to `path`, counting its bytes against the size limit and the storage quota. The
  * bytes stay reserved against the quota when it succeeds, until the store commits the file.
  */
-async function saveFile(file: Readable, path: string, store: FileStore, account: Account, faults: FaultSet): Promise<number> {
+async function saveFile(
+  file: Readable,
+  path: string,
+  store: FileStore,
+  account: Account,
+  faults: FaultSet,
+): Promise<number> {
   const max = faults.has('upload-limit-mib') ? MIB_128 : store.maxUploadBytes
   const quota = store.limits(account.tier).maxStorageBytes
   const out = createWriteStream(path, { flags: 'wx' })
@@ -196,7 +233,10 @@ async function saveFile(file: Readable, path: string, store: FileStore, account:
 
 /** Section 7 lists 400 for an invalid request and no 413, so an oversized file is a 400. */
 function fileTooLarge(max: number): GatewayError {
-  return new GatewayError(400, `The file is larger than the upload limit of ${max} bytes (128 MB).`, { param: 'file', code: 'file_too_large' })
+  return new GatewayError(400, `The file is larger than the upload limit of ${max} bytes (128 MB).`, {
+    param: 'file',
+    code: 'file_too_large',
+  })
 }
 
 /**
@@ -206,5 +246,7 @@ function fileTooLarge(max: number): GatewayError {
  * the request itself is wrong.
  */
 export function storageFull(quota: number): GatewayError {
-  return new GatewayError(403, `File storage is full (${quota} bytes for this tier): delete files to upload more.`, { code: 'storage_quota_exceeded' })
+  return new GatewayError(403, `File storage is full (${quota} bytes for this tier): delete files to upload more.`, {
+    code: 'storage_quota_exceeded',
+  })
 }

@@ -32,7 +32,11 @@ export function authHook(state: GatewayState) {
     const policy = request.is404 ? 'optional' : (config.auth ?? 'required')
     if (policy === 'none' && !faults.has('public-models-needs-auth')) return undefined
 
-    const presented = presentedKey(request, config.apiKeyHeader === true && !faults.has('x-api-key-refused'), config.nativeKeyHeader === true ? state.nativeKeyHeader : undefined)
+    const presented = presentedKey(
+      request,
+      config.apiKeyHeader === true && !faults.has('x-api-key-refused'),
+      config.nativeKeyHeader === true ? state.nativeKeyHeader : undefined,
+    )
     let account = presented ? state.accounts.byKey(presented.value) : undefined
     if (!presented && faults.has('missing-key-allowed') && isV1Path(context.path)) account = state.accounts.main()
 
@@ -42,7 +46,11 @@ export function authHook(state: GatewayState) {
     }
     if (!account) return refuseUnauthenticated(reply, context, presented === undefined)
     if (account.suspended && !suspensionIgnored(context)) return refuseSuspended(reply, context, account)
-    if (faults.has('bearer-refused-on-transactions') && request.method === 'GET' && request.routeOptions.url === '/user/v1/transactions') {
+    if (
+      faults.has('bearer-refused-on-transactions') &&
+      request.method === 'GET' &&
+      request.routeOptions.url === '/user/v1/transactions'
+    ) {
       return refuseUnauthenticated(reply, context, false)
     }
     context.caller = { account, keyForm: presented?.form ?? 'bearer' }
@@ -54,11 +62,11 @@ export function authHook(state: GatewayState) {
   }
 
   function refuseUnauthenticated(reply: FastifyReply, context: RequestContext, missing: boolean): FastifyReply {
-    const message = missing
-      ? 'No API key provided: send Authorization: Bearer <key>.'
-      : 'Invalid API key provided.'
+    const message = missing ? 'No API key provided: send Authorization: Bearer <key>.' : 'Invalid API key provided.'
     if (context.family === 'compatible') return reply.code(401).send(compatibleError(401, message))
-    const body = faults.has('usage-401-wrong-body') ? { error: { code: 'invalid_api_key', message } } : usageError(401, message)
+    const body = faults.has('usage-401-wrong-body')
+      ? { error: { code: 'invalid_api_key', message } }
+      : usageError(401, message)
     return reply.code(401).send(body)
   }
 
@@ -70,7 +78,11 @@ export function authHook(state: GatewayState) {
 }
 
 /** `nativeKeyHeader`: the native key header's name, on the routes that take it. */
-function presentedKey(request: FastifyRequest, acceptsApiKeyHeader: boolean, nativeKeyHeader: string | undefined): PresentedKey | undefined {
+function presentedKey(
+  request: FastifyRequest,
+  acceptsApiKeyHeader: boolean,
+  nativeKeyHeader: string | undefined,
+): PresentedKey | undefined {
   const authorization = request.headers.authorization
   if (authorization !== undefined) {
     // A malformed Authorization header is a wrong key, not a missing one.

@@ -27,7 +27,15 @@ import type { CatalogueModel } from '../models/catalogue.ts'
 import type { RequestContext } from '../context.ts'
 import { compatibleError, GatewayError, usageError } from '../errors.ts'
 import { formatGoDuration } from '../go-duration.ts'
-import { classLimits, MAX_IMAGES, modelLimits, poolOf, PROJECT_TOKEN_ROUTES, projectTokensPerMinute, usageRequestsPerMinute } from '../limit-tables.ts'
+import {
+  classLimits,
+  MAX_IMAGES,
+  modelLimits,
+  poolOf,
+  PROJECT_TOKEN_ROUTES,
+  projectTokensPerMinute,
+  usageRequestsPerMinute,
+} from '../limit-tables.ts'
 import type { BucketReading, RateLimiter } from '../limiter.ts'
 import type { GatewayState } from '../state.ts'
 
@@ -49,7 +57,9 @@ export function rateLimitHook(state: GatewayState) {
 
   // Counting a request is one synchronous step, check and count together; the two faults of the count itself are
   // counters of their own, chosen once.
-  const countRequest: Counter = faults.has('limiter-race') ? racingCounter(limiter) : (key, limit) => limiter.take(key, limit, 1)
+  const countRequest: Counter = faults.has('limiter-race')
+    ? racingCounter(limiter)
+    : (key, limit) => limiter.take(key, limit, 1)
   const countUsage: Counter = faults.has('usage-limit-off-by-one') ? offByOneCounter(countRequest) : countRequest
 
   return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
@@ -58,7 +68,9 @@ export function rateLimitHook(state: GatewayState) {
     const { account } = context.caller
     const usage = context.family === 'usage'
     const accountLimits = classLimits('account', account.tier)
-    const requestKey = usage ? `usage-requests:${faults.has('usage-bucket-shared') ? 'every-account' : account.id}` : `account-requests:${account.id}`
+    const requestKey = usage
+      ? `usage-requests:${faults.has('usage-bucket-shared') ? 'every-account' : account.id}`
+      : `account-requests:${account.id}`
     const requestLimit = usage ? usageRequestsPerMinute(account.tier) : accountLimits.rpm
     const requests = usage ? await countUsage(requestKey, requestLimit) : await countRequest(requestKey, requestLimit)
     context.countedRequest = { limiter, key: requestKey, limit: requestLimit }
@@ -70,7 +82,10 @@ export function rateLimitHook(state: GatewayState) {
     const retryAfter = retryAfterSeconds(requests, clock.now(), faults.has('retry-after-too-short'))
     reply.header('retry-after', String(retryAfter))
     const message = `Rate limit of ${requests.limit} requests per minute exceeded; retry after ${retryAfter} s.`
-    const body = usage && !faults.has('usage-429-wrong-body') ? usageError(429, message) : compatible429(message, faults.has('compatible-429-wrong-type'))
+    const body =
+      usage && !faults.has('usage-429-wrong-body')
+        ? usageError(429, message)
+        : compatible429(message, faults.has('compatible-429-wrong-type'))
     return reply.code(429).send(body)
   }
 }
@@ -105,7 +120,13 @@ function compatible429(message: string, wrongType: boolean) {
  * limits is reached. Throws a GatewayError, which the route's error handler answers in its dialect.
  * A caller below the model's min_tier has no limits for it: requireTier refuses that call.
  */
-function admitModel(state: GatewayState, request: FastifyRequest, reply: FastifyReply, context: RequestContext, model: CatalogueModel): void {
+function admitModel(
+  state: GatewayState,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  context: RequestContext,
+  model: CatalogueModel,
+): void {
   const { limiter, dayLimiter, clock, faults } = state
   const account: Account = context.caller!.account
   if (account.tier < model.minTier) return
@@ -117,9 +138,13 @@ function admitModel(state: GatewayState, request: FastifyRequest, reply: Fastify
   const buckets: TokenBucket[] = [{ limiter, key: `model-tokens:${base}`, limit: limits.tpm }]
   // Each check is [what, reading]; the first that refuses names the limit in the 429.
   const checks: Array<[string, BucketReading]> = [[`${limits.rpm} requests per minute`, requests]]
-  if (limits.rpd !== undefined) checks.push([`${limits.rpd} requests per day`, dayLimiter.take(`model-requests-day:${base}`, limits.rpd, 1)])
+  if (limits.rpd !== undefined)
+    checks.push([`${limits.rpd} requests per day`, dayLimiter.take(`model-requests-day:${base}`, limits.rpd, 1)])
   if (limits.ipm !== undefined && model.mode === 'image_generation') {
-    checks.push([`${limits.ipm} images per minute`, limiter.take(`model-images:${base}`, limits.ipm, imagesAsked(request.body))])
+    checks.push([
+      `${limits.ipm} images per minute`,
+      limiter.take(`model-images:${base}`, limits.ipm, imagesAsked(request.body)),
+    ])
   }
   checks.push([`${limits.tpm} tokens per minute`, tokens])
   if (limits.tpd !== undefined) {
@@ -170,7 +195,12 @@ export function countFinishedCall(state: GatewayState) {
       const { account } = context.caller
       state.limiter.add(`account-tokens:${account.id}`, classLimits('account', account.tier).tpm, used)
     }
-    if (state.faults.has('failed-calls-not-counted') && reply.statusCode >= 400 && reply.statusCode !== 429 && context.countedRequest) {
+    if (
+      state.faults.has('failed-calls-not-counted') &&
+      reply.statusCode >= 400 &&
+      reply.statusCode !== 429 &&
+      context.countedRequest
+    ) {
       context.countedRequest.limiter.refund(context.countedRequest.key, context.countedRequest.limit, 1)
     }
   }
@@ -188,10 +218,18 @@ export function rateLimitHeaders(state: GatewayState) {
     return formatGoDuration(ms)
   }
 
-  const write = (reply: FastifyReply, bucket: 'requests' | 'tokens' | 'project-tokens', reading: BucketReading): void => {
+  const write = (
+    reply: FastifyReply,
+    bucket: 'requests' | 'tokens' | 'project-tokens',
+    reading: BucketReading,
+  ): void => {
     reply.header(`x-ratelimit-limit-${bucket}`, String(reading.limit))
-    reply.header(`x-ratelimit-remaining-${bucket}`, String(faults.has('remaining-not-decreasing') ? reading.limit : reading.remaining))
-    if (!(bucket === 'project-tokens' && faults.has('project-headers-partial'))) reply.header(`x-ratelimit-reset-${bucket}`, reset(reading))
+    reply.header(
+      `x-ratelimit-remaining-${bucket}`,
+      String(faults.has('remaining-not-decreasing') ? reading.limit : reading.remaining),
+    )
+    if (!(bucket === 'project-tokens' && faults.has('project-headers-partial')))
+      reply.header(`x-ratelimit-reset-${bucket}`, reset(reading))
   }
 
   return (request: FastifyRequest, reply: FastifyReply): void => {
@@ -200,7 +238,11 @@ export function rateLimitHeaders(state: GatewayState) {
     if (!limits) return
     if (reply.statusCode >= 400 && faults.has('no-ratelimit-headers-on-errors')) return
     const usageLimitHeader = context.family === 'usage' && faults.has('usage-limit-header-wrong')
-    write(reply, 'requests', usageLimitHeader ? { ...limits.requests, limit: limits.requests.limit * 60 } : limits.requests)
+    write(
+      reply,
+      'requests',
+      usageLimitHeader ? { ...limits.requests, limit: limits.requests.limit * 60 } : limits.requests,
+    )
     write(reply, 'tokens', limits.tokens)
     if (limits.projectTokens) write(reply, 'project-tokens', limits.projectTokens)
   }

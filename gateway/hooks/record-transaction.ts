@@ -18,7 +18,8 @@ export function recordTransaction(state: GatewayState) {
   return (request: FastifyRequest, reply: FastifyReply): void => {
     const status = reply.statusCode
     if (status >= 400 && faults.has('failed-calls-not-recorded')) return
-    if (status < 400 && faults.has('transaction-not-recorded') && request.routeOptions.url === '/v1/models/:model_id') return
+    if (status < 400 && faults.has('transaction-not-recorded') && request.routeOptions.url === '/v1/models/:model_id')
+      return
 
     const context = state.contexts.of(request)
     const createdMs = Math.max(clock.now(), context.requestedAt)

@@ -54,7 +54,8 @@ export function requestIdHeaders(state: GatewayState) {
     if (failed && faults.has('no-svc-request-id-on-errors')) return
     reply.header('svc-request-id', id)
     const now = clock.now()
-    const legacy = faults.has('x-request-id-after-cutoff') || (legacyHeaderApplies(now) && !faults.has('x-request-id-missing'))
+    const legacy =
+      faults.has('x-request-id-after-cutoff') || (legacyHeaderApplies(now) && !faults.has('x-request-id-missing'))
     if (legacy) reply.header('x-request-id', id)
     // Allowed variation (vary.ts): past the cut-off an intermediary may add an unrelated x-request-id (§4.1).
     else if (state.vary && pastLegacyHeader(now)) reply.header('x-request-id', proxyRequestId())

@@ -25,7 +25,8 @@ export interface ModelRules {
 
 export function requireModelId(body: Record<string, unknown>, param = 'model'): string {
   const id = body[param]
-  if (id === undefined || id === null || id === '') throw invalidParameter(param, `${param} is required: the id of a model from GET /v1/models.`)
+  if (id === undefined || id === null || id === '')
+    throw invalidParameter(param, `${param} is required: the id of a model from GET /v1/models.`)
   if (typeof id !== 'string') throw invalidParameter(param, `${param} must be a string model id.`)
   return id
 }
@@ -33,12 +34,17 @@ export function requireModelId(body: Record<string, unknown>, param = 'model'): 
 export function resolveModel(id: string, context: RequestContext, rules: ModelRules): CatalogueModel {
   context.model = id
   const model = findModel(id)
-  if (!model) throw new GatewayError(404, `The model '${id}' does not exist.`, { code: 'model_not_found', param: 'model' })
+  if (!model)
+    throw new GatewayError(404, `The model '${id}' does not exist.`, { code: 'model_not_found', param: 'model' })
   if (!rules.modes.includes(model.mode)) {
-    throw new GatewayError(400, `The model '${id}' is a ${model.mode} model; ${rules.endpoint} need a ${rules.modes.join(' or ')} model.`, {
-      code: 'model_not_supported',
-      param: 'model',
-    })
+    throw new GatewayError(
+      400,
+      `The model '${id}' is a ${model.mode} model; ${rules.endpoint} need a ${rules.modes.join(' or ')} model.`,
+      {
+        code: 'model_not_supported',
+        param: 'model',
+      },
+    )
   }
   // The model's own rate limits (section 8.3), installed by the rate-limit hook; may throw 429.
   context.admitModel?.(model)
@@ -49,10 +55,14 @@ export function resolveModel(id: string, context: RequestContext, rules: ModelRu
 export function requireTier(model: CatalogueModel, caller: Caller, faults?: ReadonlySet<string>): void {
   if (faults?.has('min-tier-ignored')) return
   if (caller.account.tier < model.minTier) {
-    throw new GatewayError(403, `The model '${model.id}' needs account tier ${model.minTier}; this account is tier ${caller.account.tier}.`, {
-      code: 'model_not_available',
-      param: 'model',
-    })
+    throw new GatewayError(
+      403,
+      `The model '${model.id}' needs account tier ${model.minTier}; this account is tier ${caller.account.tier}.`,
+      {
+        code: 'model_not_available',
+        param: 'model',
+      },
+    )
   }
 }
 

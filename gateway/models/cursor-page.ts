@@ -23,7 +23,10 @@ export interface CursorPage<T> {
   readonly hasMore: boolean
 }
 
-export function pageByCursor<T extends { readonly id: string }>(all: readonly T[], request: CursorRequest): CursorPage<T> {
+export function pageByCursor<T extends { readonly id: string }>(
+  all: readonly T[],
+  request: CursorRequest,
+): CursorPage<T> {
   const start = request.afterId === undefined ? 0 : indexOf(all, request.afterId, 'after_id') + 1
   const end = request.beforeId === undefined ? all.length : indexOf(all, request.beforeId, 'before_id')
   let items: readonly T[]

@@ -46,14 +46,20 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
   const bearerList = (tier: Tier): string => {
     let text = bearerLists.get(tier)
     if (text === undefined) {
-      text = JSON.stringify({ object: 'list', data: CATALOGUE.map((model) => (state.bareModels ? bareModel(model) : bearerListItem(model, tier, faults))) })
+      text = JSON.stringify({
+        object: 'list',
+        data: CATALOGUE.map((model) => (state.bareModels ? bareModel(model) : bearerListItem(model, tier, faults))),
+      })
       bearerLists.set(tier, text)
     }
     return text
   }
 
   app.get('/public/models', { config: { auth: 'none' } }, async (_request, reply) => {
-    publicList ??= JSON.stringify({ object: 'list', data: CATALOGUE.map((model) => (state.bareModels ? bareModel(model) : listItem(model, faults))) })
+    publicList ??= JSON.stringify({
+      object: 'list',
+      data: CATALOGUE.map((model) => (state.bareModels ? bareModel(model) : listItem(model, faults))),
+    })
     return sendJson(reply, publicList)
   })
 
@@ -68,22 +74,31 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
           ? Number.POSITIVE_INFINITY
           : (integerParam(query, 'limit', ALTERNATE_LIMIT) ?? ALTERNATE_LIMIT_DEFAULT),
       })
-      return { data: page.items.map(alternateItem), first_id: page.firstId, last_id: page.lastId, has_more: page.hasMore }
+      return {
+        data: page.items.map(alternateItem),
+        first_id: page.firstId,
+        last_id: page.lastId,
+        has_more: page.hasMore,
+      }
     }
     return sendJson(reply, bearerList(caller.account.tier))
   })
 
-  app.get<{ Params: { model_id: string } }>('/v1/models/:model_id', { config: { apiKeyHeader: true } }, async (request) => {
-    const caller = requireCaller(state.contexts.of(request))
-    const id = request.params.model_id
-    const model = findModel(id)
-    if (!model) {
-      if (faults.has('unknown-model-500')) throw new GatewayError(500, 'The model lookup failed.')
-      throw new GatewayError(404, `The model '${id}' does not exist.`, { code: 'model_not_found', param: 'model_id' })
-    }
-    if (state.bareModels) return bareModel(model)
-    return caller.keyForm === 'x-api-key'
-      ? alternateRetrieve(model, caller.account.tier, faults)
-      : bearerRetrieve(model, caller.account.tier, faults)
-  })
+  app.get<{ Params: { model_id: string } }>(
+    '/v1/models/:model_id',
+    { config: { apiKeyHeader: true } },
+    async (request) => {
+      const caller = requireCaller(state.contexts.of(request))
+      const id = request.params.model_id
+      const model = findModel(id)
+      if (!model) {
+        if (faults.has('unknown-model-500')) throw new GatewayError(500, 'The model lookup failed.')
+        throw new GatewayError(404, `The model '${id}' does not exist.`, { code: 'model_not_found', param: 'model_id' })
+      }
+      if (state.bareModels) return bareModel(model)
+      return caller.keyForm === 'x-api-key'
+        ? alternateRetrieve(model, caller.account.tier, faults)
+        : bearerRetrieve(model, caller.account.tier, faults)
+    },
+  )
 }

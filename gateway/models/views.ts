@@ -4,7 +4,13 @@
  * Pure functions of the model, the caller's tier and the faults switched on.
  */
 import { toIso } from '../clock.ts'
-import { CAPABILITY_FLAGS, type CapabilityFlag, type CatalogueModel, type Pricing, type SearchContextCost } from './catalogue.ts'
+import {
+  CAPABILITY_FLAGS,
+  type CapabilityFlag,
+  type CatalogueModel,
+  type Pricing,
+  type SearchContextCost,
+} from './catalogue.ts'
 import type { FaultSet } from '../faults.ts'
 import { classLimits, TIERS, type Tier, type TierLimits } from '../limit-tables.ts'
 
@@ -115,7 +121,8 @@ export function modelExtra(model: CatalogueModel, callerTier: Tier, faults: Faul
  * model, so they are absent from `tiers` and the caller's `current` reads zero.
  */
 function rateLimits(model: CatalogueModel, callerTier: Tier, faults: FaultSet): ModelExtra['rate_limits'] {
-  const allowed = (tier: Tier): TierLimits => (tier >= model.minTier ? classLimits(model.rateClass, tier) : { rpm: 0, tpm: 0 })
+  const allowed = (tier: Tier): TierLimits =>
+    tier >= model.minTier ? classLimits(model.rateClass, tier) : { rpm: 0, tpm: 0 }
   const tiers: Record<string, TierLimits> = {}
   for (const tier of TIERS) {
     // The disallowed-tiers fault lists such tiers with zero limits, which agree with `current` for a
@@ -124,7 +131,11 @@ function rateLimits(model: CatalogueModel, callerTier: Tier, faults: FaultSet): 
     if (tier === 5 && faults.has('allowed-tier-missing')) continue
     tiers[faults.has('rate-limit-tiers-named') ? `tier_${tier}` : String(tier)] = allowed(tier)
   }
-  const tier = faults.has('rate-limit-current-tier-0') ? 0 : faults.has('rate-limits-current-main-tier') ? 2 : callerTier
+  const tier = faults.has('rate-limit-current-tier-0')
+    ? 0
+    : faults.has('rate-limits-current-main-tier')
+      ? 2
+      : callerTier
   return { tiers, current: { tier, ...allowed(tier) } }
 }
 

@@ -4,15 +4,31 @@
  */
 
 export const MODERATION_CATEGORIES = [
-  'sexual', 'sexual/minors', 'hate', 'hate/threatening', 'harassment', 'harassment/threatening', 'illicit',
-  'illicit/violent', 'self-harm', 'self-harm/intent', 'self-harm/instructions', 'violence', 'violence/graphic',
+  'sexual',
+  'sexual/minors',
+  'hate',
+  'hate/threatening',
+  'harassment',
+  'harassment/threatening',
+  'illicit',
+  'illicit/violent',
+  'self-harm',
+  'self-harm/intent',
+  'self-harm/instructions',
+  'violence',
+  'violence/graphic',
 ] as const
 
 export type ModerationCategory = (typeof MODERATION_CATEGORIES)[number]
 
 /** §2.4: image input applies to these six; the others apply to text only. */
 export const IMAGE_CATEGORIES: ReadonlySet<ModerationCategory> = new Set([
-  'sexual', 'self-harm', 'self-harm/intent', 'self-harm/instructions', 'violence', 'violence/graphic',
+  'sexual',
+  'self-harm',
+  'self-harm/intent',
+  'self-harm/instructions',
+  'violence',
+  'violence/graphic',
 ])
 
 export type InputType = 'text' | 'image'

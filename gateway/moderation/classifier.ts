@@ -59,10 +59,19 @@ export function classify(input: ModerationInput): ModerationResult {
   MODERATION_CATEGORIES.forEach((category, index) => {
     const imageApplies = hasImage && IMAGE_CATEGORIES.has(category)
     const hit = (hasText && hits(text, category)) || (imageApplies && hits(images, category))
-    const score = hit ? (category === 'violence' && VIOLENT_WORDS.test(text) ? 0.92 : 0.9) : baseline(`${text}\u0000${imageApplies ? images : ''}`, index)
+    const score = hit
+      ? category === 'violence' && VIOLENT_WORDS.test(text)
+        ? 0.92
+        : 0.9
+      : baseline(`${text}\u0000${imageApplies ? images : ''}`, index)
     scores[category] = score
     categories[category] = score >= FLAG_AT
     applied[category] = [...(hasText ? (['text'] as const) : []), ...(imageApplies ? (['image'] as const) : [])]
   })
-  return { flagged: Object.values(categories).some(Boolean), categories, category_scores: scores, category_applied_input_types: applied }
+  return {
+    flagged: Object.values(categories).some(Boolean),
+    categories,
+    category_scores: scores,
+    category_applied_input_types: applied,
+  }
 }

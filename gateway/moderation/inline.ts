@@ -28,11 +28,22 @@ export function moderatesImages(modelId: string): boolean {
 }
 
 export function imageNotModerated(modelId: string): InlineError {
-  return { model: modelId, error: { code: 'image_input_not_supported', message: `The moderation model '${modelId}' takes text only; the input holds an image, so it was not moderated.` } }
+  return {
+    model: modelId,
+    error: {
+      code: 'image_input_not_supported',
+      message: `The moderation model '${modelId}' takes text only; the input holds an image, so it was not moderated.`,
+    },
+  }
 }
 
 /** Whether chat messages carry an image part ({type image_url}). */
 export function messagesHaveImage(messages: unknown): boolean {
   if (!Array.isArray(messages)) return false
-  return messages.some((message) => isObject(message) && Array.isArray(message.content) && message.content.some((part) => isObject(part) && part.type === 'image_url'))
+  return messages.some(
+    (message) =>
+      isObject(message) &&
+      Array.isArray(message.content) &&
+      message.content.some((part) => isObject(part) && part.type === 'image_url'),
+  )
 }

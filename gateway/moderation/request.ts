@@ -28,18 +28,27 @@ export interface ModerationRequest {
 
 export function parseModerationRequest(body: Record<string, unknown>): ModerationRequest {
   const model = body.model
-  if (model !== undefined && model !== null && typeof model !== 'string') throw invalidParameter('model', 'model must be a string model id.')
+  if (model !== undefined && model !== null && typeof model !== 'string')
+    throw invalidParameter('model', 'model must be a string model id.')
   const inputs = readInput(body.input)
-  return { model: typeof model === 'string' ? model : undefined, inputs, hasImage: inputs.some((input) => input.images.length > 0) }
+  return {
+    model: typeof model === 'string' ? model : undefined,
+    inputs,
+    hasImage: inputs.some((input) => input.images.length > 0),
+  }
 }
 
 function readInput(input: unknown): ModerationInput[] {
-  if (input === undefined || input === null) throw invalidParameter('input', 'input is required: a string, an array of strings, or an array of content items.')
+  if (input === undefined || input === null)
+    throw invalidParameter('input', 'input is required: a string, an array of strings, or an array of content items.')
   if (typeof input === 'string') return [{ texts: [input], images: [] }]
-  if (!Array.isArray(input)) throw invalidParameter('input', 'input must be a string, an array of strings, or an array of content items.')
+  if (!Array.isArray(input))
+    throw invalidParameter('input', 'input must be a string, an array of strings, or an array of content items.')
   if (input.length === 0) throw invalidParameter('input', 'input must not be an empty array.')
-  if (input.every((item) => typeof item === 'string')) return input.map((text: string) => ({ texts: [text], images: [] }))
-  if (!input.every(isObject)) throw invalidParameter('input', 'input must be all strings or all content items, not a mix.')
+  if (input.every((item) => typeof item === 'string'))
+    return input.map((text: string) => ({ texts: [text], images: [] }))
+  if (!input.every(isObject))
+    throw invalidParameter('input', 'input must be all strings or all content items, not a mix.')
   const combined: ModerationInput = { texts: [], images: [] }
   input.forEach((item, i) => {
     readItem(item, `input[${i}]`, combined)
@@ -55,11 +64,18 @@ function readItem(item: Record<string, unknown>, where: string, into: Moderation
   }
   if (item.type === 'image_url') {
     const url = isObject(item.image_url) ? item.image_url.url : undefined
-    if (typeof url !== 'string' || !IMAGE_URL.test(url)) throw invalidParameter(where, `${where}: an image_url item needs image_url.url, an http(s) URL or a Base64 image data URL.`)
+    if (typeof url !== 'string' || !IMAGE_URL.test(url))
+      throw invalidParameter(
+        where,
+        `${where}: an image_url item needs image_url.url, an http(s) URL or a Base64 image data URL.`,
+      )
     into.images.push(url)
     return
   }
-  throw invalidParameter(where, `${where}.type must be text or image_url; moderation takes text and images, not ${typeName(item.type)}.`)
+  throw invalidParameter(
+    where,
+    `${where}.type must be text or image_url; moderation takes text and images, not ${typeName(item.type)}.`,
+  )
 }
 
 /** The type a caller sent, for a message: never String() of the value, which recurses through a deeply nested array. */

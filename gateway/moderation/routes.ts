@@ -31,7 +31,12 @@ import { DEFAULT_MODERATION_MODEL, parseModerationRequest } from './request.ts'
 const MODERATION_RULES = { modes: ['moderation'], endpoint: 'moderations' } as const
 
 /** Part 2 §4.7: these four are free; any other moderation model (the hosted guard model) has its own price. */
-export const FREE_MODERATION_MODELS: ReadonlySet<string> = new Set(['omni-moderation-latest', 'omni-moderation-2024-09-26', 'text-moderation-latest', 'text-moderation-stable'])
+export const FREE_MODERATION_MODELS: ReadonlySet<string> = new Set([
+  'omni-moderation-latest',
+  'omni-moderation-2024-09-26',
+  'text-moderation-latest',
+  'text-moderation-stable',
+])
 
 export function registerModerationRoutes(app: FastifyInstance, state: GatewayState): void {
   // A scope of the family's own, so that its answer-reshaping faults apply to its routes alone.
@@ -51,23 +56,31 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
     const context = state.contexts.of(request)
     const account = context.caller?.account ?? state.accounts.main()
     const body = objectBody(request.body)
-    if (faults.has('moderation-missing-input-served') && body.input === undefined) return { id: newId(), model: DEFAULT_MODERATION_MODEL, results: [] }
-    if (faults.has('moderation-model-required') && (body.model === undefined || body.model === null)) throw invalidParameter('model', 'model is required.')
+    if (faults.has('moderation-missing-input-served') && body.input === undefined)
+      return { id: newId(), model: DEFAULT_MODERATION_MODEL, results: [] }
+    if (faults.has('moderation-model-required') && (body.model === undefined || body.model === null))
+      throw invalidParameter('model', 'model is required.')
     const parsed = parseModerationRequest(body)
     let model: CatalogueModel
     try {
       // resolveModel also counts the call against the model's own limits (Part 1 §8.3) and may refuse it with 429.
       model = pickModel(parsed.model ?? DEFAULT_MODERATION_MODEL, context, faults)
     } catch (error) {
-      if (!(error instanceof GatewayError && error.status === 429 && faults.has('moderation-429-usage-body'))) throw error
+      if (!(error instanceof GatewayError && error.status === 429 && faults.has('moderation-429-usage-body')))
+        throw error
       return reply.code(429).send(usageError(429, error.message))
     }
     requireTier(model, { account, keyForm: 'bearer' }, faults)
-    if (faults.has('moderation-stable-refused') && model.id === 'text-moderation-stable') throw invalidParameter('model', `The model '${model.id}' is not available.`)
-    if (faults.has('moderation-guard-refused') && !FREE_MODERATION_MODELS.has(model.id)) throw invalidParameter('model', `The model '${model.id}' is not available.`)
+    if (faults.has('moderation-stable-refused') && model.id === 'text-moderation-stable')
+      throw invalidParameter('model', `The model '${model.id}' is not available.`)
+    if (faults.has('moderation-guard-refused') && !FREE_MODERATION_MODELS.has(model.id))
+      throw invalidParameter('model', `The model '${model.id}' is not available.`)
     const takesImages = model.supports.supports_vision === true && !faults.has('moderation-image-refused')
     if (parsed.hasImage && !takesImages && !faults.has('moderation-image-any-model')) {
-      throw new GatewayError(400, `The model '${model.id}' takes text only; images need an omni moderation model.`, { code: 'image_input_not_supported', param: 'input' })
+      throw new GatewayError(400, `The model '${model.id}' takes text only; images need an omni moderation model.`, {
+        code: 'image_input_not_supported',
+        param: 'input',
+      })
     }
 
     const texts = parsed.inputs.flatMap((input) => input.texts)
@@ -85,6 +98,7 @@ function newId(): string {
 }
 
 function pickModel(id: string, context: RequestContext, faults: FaultSet): CatalogueModel {
-  if (faults.has('moderation-unknown-model-defaulted') && !findModel(id)) return findModel(DEFAULT_MODERATION_MODEL) as CatalogueModel
+  if (faults.has('moderation-unknown-model-defaulted') && !findModel(id))
+    return findModel(DEFAULT_MODERATION_MODEL) as CatalogueModel
   return resolveModel(id, context, MODERATION_RULES)
 }

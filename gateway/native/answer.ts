@@ -31,9 +31,12 @@ export interface NativeAnswer {
   usd: number
 }
 
-const SAFETY_RATINGS = ['HARM_CATEGORY_HARASSMENT', 'HARM_CATEGORY_HATE_SPEECH', 'HARM_CATEGORY_SEXUALLY_EXPLICIT', 'HARM_CATEGORY_DANGEROUS_CONTENT'].map(
-  (category) => ({ category, probability: 'NEGLIGIBLE' }),
-)
+const SAFETY_RATINGS = [
+  'HARM_CATEGORY_HARASSMENT',
+  'HARM_CATEGORY_HATE_SPEECH',
+  'HARM_CATEGORY_SEXUALLY_EXPLICIT',
+  'HARM_CATEGORY_DANGEROUS_CONTENT',
+].map((category) => ({ category, probability: 'NEGLIGIBLE' }))
 
 function promptTokens(request: NativeRequest): { total: number; details: Record<string, unknown>[] } {
   const text = countTokens(request.instructions ?? '') + countTokens(request.input)
@@ -79,14 +82,24 @@ function textParts(model: CatalogueModel, request: NativeRequest): Parts {
 function speechParts(request: NativeRequest, faults: FaultSet): Parts {
   const seconds = speechSeconds(request.input)
   const pcm = pcm16le(toneSamples(seconds, PCM_RATE))
-  const wantsPcm = /^audio\/(l16|pcm)\b/i.test(request.responseMimeType ?? '') !== faults.has('native-speech-default-pcm')
+  const wantsPcm =
+    /^audio\/(l16|pcm)\b/i.test(request.responseMimeType ?? '') !== faults.has('native-speech-default-pcm')
   const whole = wantsPcm
     ? { mimeType: L16_MIME, data: (faults.has('native-l16-wav-bytes') ? wav(pcm, PCM_RATE) : pcm).toString('base64') }
     : { mimeType: 'audio/wav', data: wav(pcm, PCM_RATE).toString('base64') }
   // Stream pieces: whole samples (an even number of bytes) in three parts.
   const third = Math.ceil(pcm.length / 6) * 2
-  const pieces = [0, 1, 2].map((k) => [{ inlineData: { mimeType: L16_MIME, data: pcm.subarray(k * third, (k + 1) * third).toString('base64') } }])
-  return { pieces, whole: [{ inlineData: whole }], candidates: Math.ceil(seconds * AUDIO_TOKENS_PER_SECOND), thoughts: 0, finish: 'STOP', outputModality: 'AUDIO' }
+  const pieces = [0, 1, 2].map((k) => [
+    { inlineData: { mimeType: L16_MIME, data: pcm.subarray(k * third, (k + 1) * third).toString('base64') } },
+  ])
+  return {
+    pieces,
+    whole: [{ inlineData: whole }],
+    candidates: Math.ceil(seconds * AUDIO_TOKENS_PER_SECOND),
+    thoughts: 0,
+    finish: 'STOP',
+    outputModality: 'AUDIO',
+  }
 }
 
 export function answerNative(model: CatalogueModel, request: NativeRequest, faults: FaultSet): NativeAnswer {
@@ -103,22 +116,36 @@ export function answerNative(model: CatalogueModel, request: NativeRequest, faul
   }
   const head = { modelVersion: model.id, responseId: randomBytes(16).toString('base64url') }
   const response: Record<string, unknown> = {
-    candidates: [{ content: { parts: parts.whole, role: 'model' }, finishReason: parts.finish, index: 0, safetyRatings: SAFETY_RATINGS }],
+    candidates: [
+      {
+        content: { parts: parts.whole, role: 'model' },
+        finishReason: parts.finish,
+        index: 0,
+        safetyRatings: SAFETY_RATINGS,
+      },
+    ],
     usageMetadata,
     ...head,
   }
   const chunks = parts.pieces.map((piece, i): Record<string, unknown> => {
     const last = i === parts.pieces.length - 1
-    const finish = (last && !faults.has('native-stream-no-final-finish')) || faults.has('native-stream-finish-every-chunk')
+    const finish =
+      (last && !faults.has('native-stream-no-final-finish')) || faults.has('native-stream-finish-every-chunk')
     const share = last ? parts.candidates : Math.floor((parts.candidates * (i + 1)) / parts.pieces.length)
     return {
-      candidates: [{
-        content: faults.has('native-stream-chunk-no-role') ? { parts: piece } : { parts: piece, role: 'model' },
-        ...(finish ? { finishReason: parts.finish } : {}),
-        index: 0,
-        ...(last ? { safetyRatings: SAFETY_RATINGS } : {}),
-      }],
-      usageMetadata: { promptTokenCount: prompt.total, candidatesTokenCount: share, totalTokenCount: prompt.total + share + (last ? parts.thoughts : 0) },
+      candidates: [
+        {
+          content: faults.has('native-stream-chunk-no-role') ? { parts: piece } : { parts: piece, role: 'model' },
+          ...(finish ? { finishReason: parts.finish } : {}),
+          index: 0,
+          ...(last ? { safetyRatings: SAFETY_RATINGS } : {}),
+        },
+      ],
+      usageMetadata: {
+        promptTokenCount: prompt.total,
+        candidatesTokenCount: share,
+        totalTokenCount: prompt.total + share + (last ? parts.thoughts : 0),
+      },
       ...head,
     }
   })

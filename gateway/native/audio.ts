@@ -157,7 +157,15 @@ export function oggOpus(seconds: number, inputRate = 24_000): Buffer {
     const count = Math.min(50, packets - sent)
     sent += count
     const last = sent === packets
-    pages.push(oggPage(Array.from({ length: count }, () => silence), last ? 0x04 : 0x00, BigInt(312 + sent * 960), serial, sequence))
+    pages.push(
+      oggPage(
+        Array.from({ length: count }, () => silence),
+        last ? 0x04 : 0x00,
+        BigInt(312 + sent * 960),
+        serial,
+        sequence,
+      ),
+    )
   }
   return Buffer.concat(pages)
 }

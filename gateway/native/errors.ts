@@ -39,7 +39,11 @@ function compatibleMessage(payload: unknown): string | undefined {
 }
 
 /** Route-level preSerialization: any error body of another dialect becomes the native one. */
-export async function nativeErrorDialect(_request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
+export async function nativeErrorDialect(
+  _request: FastifyRequest,
+  reply: FastifyReply,
+  payload: unknown,
+): Promise<unknown> {
   if (reply.statusCode < 400) return payload
   const message = compatibleMessage(payload)
   return message === undefined ? payload : nativeError(reply.statusCode, message)

@@ -42,7 +42,8 @@ function pick(object: Record<string, unknown>, ...names: string[]): unknown {
 }
 
 function partsOf(value: unknown, where: string): Record<string, unknown>[] {
-  if (!Array.isArray(value) || value.length === 0) throw invalidParameter(`${where}.parts`, `${where}.parts must be a non-empty array of parts.`)
+  if (!Array.isArray(value) || value.length === 0)
+    throw invalidParameter(`${where}.parts`, `${where}.parts must be a non-empty array of parts.`)
   return value.map((part, i) => {
     if (!isObject(part)) throw invalidParameter(`${where}.parts[${i}]`, `${where}.parts[${i}] must be an object.`)
     return part
@@ -74,7 +75,10 @@ function parseContents(body: Record<string, unknown>, faults: FaultSet, out: Nat
     const where = `contents[${i}]`
     if (!isObject(content)) throw invalidParameter(where, `${where} must be an object {parts, role}.`)
     if (!ROLES.has(String(content.role)) && !faults.has('native-any-role-accepted')) {
-      throw invalidParameter(`${where}.role`, `${where}.role is required and must be user or model; system text goes in system_instruction.`)
+      throw invalidParameter(
+        `${where}.role`,
+        `${where}.role is required and must be user or model; system text goes in system_instruction.`,
+      )
     }
     partsOf(content.parts, where).forEach((part, j) => {
       const mime = inlineType(part, `${where}.parts[${j}]`, faults)
@@ -90,9 +94,12 @@ function parseContents(body: Record<string, unknown>, faults: FaultSet, out: Nat
 function parseSystem(body: Record<string, unknown>, faults: FaultSet): string | undefined {
   const system = pick(body, 'system_instruction', 'systemInstruction')
   if (system === undefined) return undefined
-  if (faults.has('native-system-instruction-refused')) throw invalidParameter('system_instruction', 'system_instruction is not supported.')
+  if (faults.has('native-system-instruction-refused'))
+    throw invalidParameter('system_instruction', 'system_instruction is not supported.')
   if (!isObject(system)) throw invalidParameter('system_instruction', 'system_instruction must be an object {parts}.')
-  return partsOf(system.parts, 'system_instruction').flatMap((p) => (typeof p.text === 'string' ? [p.text] : [])).join('\n')
+  return partsOf(system.parts, 'system_instruction')
+    .flatMap((p) => (typeof p.text === 'string' ? [p.text] : []))
+    .join('\n')
 }
 
 function integerAtLeast(value: unknown, min: number): boolean {
@@ -103,15 +110,22 @@ function parseThinking(config: Record<string, unknown>, faults: FaultSet, out: N
   const thinking = config.thinkingConfig
   if (thinking === undefined) return
   out.thinkingConfigSent = true
-  if (!isObject(thinking)) throw invalidParameter('generationConfig.thinkingConfig', 'thinkingConfig must be an object.')
+  if (!isObject(thinking))
+    throw invalidParameter('generationConfig.thinkingConfig', 'thinkingConfig must be an object.')
   const unchecked = faults.has('native-thinking-config-unchecked')
   if (thinking.thinkingLevel !== undefined && !THINKING_LEVELS.has(String(thinking.thinkingLevel)) && !unchecked) {
-    throw invalidParameter('generationConfig.thinkingConfig.thinkingLevel', 'thinkingLevel must be low, medium or high.')
+    throw invalidParameter(
+      'generationConfig.thinkingConfig.thinkingLevel',
+      'thinkingLevel must be low, medium or high.',
+    )
   }
   const budget = thinking.thinkingBudget
   // -1 asks the provider to choose (its own schema); the reference names integers and 0.
   if (budget !== undefined && !integerAtLeast(budget, -1) && !unchecked) {
-    throw invalidParameter('generationConfig.thinkingConfig.thinkingBudget', 'thinkingBudget must be an integer number of tokens (0 disables thinking).')
+    throw invalidParameter(
+      'generationConfig.thinkingConfig.thinkingBudget',
+      'thinkingBudget must be an integer number of tokens (0 disables thinking).',
+    )
   }
   if (budget === 0) out.thinking = false
 }
@@ -124,13 +138,20 @@ function parseSpeech(config: Record<string, unknown>, faults: FaultSet, out: Nat
   if (multi === undefined) return
   const configs = isObject(multi) ? multi.speakerVoiceConfigs : undefined
   if (!Array.isArray(configs) || configs.length === 0) {
-    throw invalidParameter('generationConfig.speechConfig.multiSpeakerVoiceConfig.speakerVoiceConfigs', 'speakerVoiceConfigs must be a non-empty array.')
+    throw invalidParameter(
+      'generationConfig.speechConfig.multiSpeakerVoiceConfig.speakerVoiceConfigs',
+      'speakerVoiceConfigs must be a non-empty array.',
+    )
   }
   if (configs.length > MAX_SPEAKERS && !faults.has('native-three-speakers-accepted')) {
-    throw invalidParameter('generationConfig.speechConfig.multiSpeakerVoiceConfig.speakerVoiceConfigs', `speakerVoiceConfigs takes at most ${MAX_SPEAKERS} speakers.`)
+    throw invalidParameter(
+      'generationConfig.speechConfig.multiSpeakerVoiceConfig.speakerVoiceConfigs',
+      `speakerVoiceConfigs takes at most ${MAX_SPEAKERS} speakers.`,
+    )
   }
   out.speakers = configs.map((c, i) => {
-    if (!isObject(c) || typeof c.speaker !== 'string') throw invalidParameter(`speakerVoiceConfigs[${i}].speaker`, 'each speakerVoiceConfig needs a speaker name.')
+    if (!isObject(c) || typeof c.speaker !== 'string')
+      throw invalidParameter(`speakerVoiceConfigs[${i}].speaker`, 'each speakerVoiceConfig needs a speaker name.')
     return c.speaker
   })
 }
@@ -141,7 +162,8 @@ function parseGenerationConfig(body: Record<string, unknown>, faults: FaultSet, 
   if (!isObject(config)) throw invalidParameter('generationConfig', 'generationConfig must be an object.')
   const max = config.maxOutputTokens
   if (max !== undefined) {
-    if (!integerAtLeast(max, 1) && !faults.has('native-max-output-tokens-lenient')) throw invalidParameter('generationConfig.maxOutputTokens', 'maxOutputTokens must be a positive integer.')
+    if (!integerAtLeast(max, 1) && !faults.has('native-max-output-tokens-lenient'))
+      throw invalidParameter('generationConfig.maxOutputTokens', 'maxOutputTokens must be a positive integer.')
     out.maxOutputTokens = Math.max(1, Math.floor(Number(max)) || 1)
   }
   const temperature = config.temperature
@@ -155,8 +177,12 @@ function parseGenerationConfig(body: Record<string, unknown>, faults: FaultSet, 
   if (config.topP !== undefined && !(typeof config.topP === 'number' && config.topP >= 0 && config.topP <= 1)) {
     throw invalidParameter('generationConfig.topP', 'topP must be a number from 0 to 1.')
   }
-  if (config.topK !== undefined && !integerAtLeast(config.topK, 1)) throw invalidParameter('generationConfig.topK', 'topK must be a positive integer.')
-  if (config.stopSequences !== undefined && !(Array.isArray(config.stopSequences) && config.stopSequences.every((s) => typeof s === 'string'))) {
+  if (config.topK !== undefined && !integerAtLeast(config.topK, 1))
+    throw invalidParameter('generationConfig.topK', 'topK must be a positive integer.')
+  if (
+    config.stopSequences !== undefined &&
+    !(Array.isArray(config.stopSequences) && config.stopSequences.every((s) => typeof s === 'string'))
+  ) {
     throw invalidParameter('generationConfig.stopSequences', 'stopSequences must be an array of strings.')
   }
   if (typeof config.responseMimeType === 'string') out.responseMimeType = config.responseMimeType
@@ -182,7 +208,8 @@ export function parseNativeRequest(raw: unknown, faults: FaultSet): NativeReques
   parseContents(raw, faults, out)
   out.instructions = parseSystem(raw, faults)
   parseGenerationConfig(raw, faults, out)
-  if (raw.safetySettings !== undefined && !Array.isArray(raw.safetySettings)) throw invalidParameter('safetySettings', 'safetySettings must be an array.')
+  if (raw.safetySettings !== undefined && !Array.isArray(raw.safetySettings))
+    throw invalidParameter('safetySettings', 'safetySettings must be an array.')
   if (raw.tools !== undefined && !Array.isArray(raw.tools)) throw invalidParameter('tools', 'tools must be an array.')
   return out
 }
@@ -201,7 +228,10 @@ export function checkSpeechRequest(request: NativeRequest, faults: FaultSet): vo
   }
   const unknown = request.speakersInText.filter((s) => !(request.speakers ?? []).includes(s))
   if (unknown.length > 0 && !faults.has('native-speaker-mismatch-accepted')) {
-    throw invalidParameter('contents', `speechMetadata.speaker ${unknown.map((s) => `"${s}"`).join(', ')} matches no speaker of speakerVoiceConfigs.`)
+    throw invalidParameter(
+      'contents',
+      `speechMetadata.speaker ${unknown.map((s) => `"${s}"`).join(', ')} matches no speaker of speakerVoiceConfigs.`,
+    )
   }
   if (request.input.trim() === '') throw invalidParameter('contents', 'Speech models need text to read.')
 }

@@ -59,17 +59,25 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
       const id = colon < 0 ? request.params.target : request.params.target.slice(0, colon)
       const method = colon < 0 ? '' : request.params.target.slice(colon + 1)
       if (!GENERATE.has(method) && !SHAPELESS.has(method) && method !== 'countTokens') {
-        throw new GatewayError(404, `Unknown method '${method}': the native interface serves generateContent and streamGenerateContent.`)
+        throw new GatewayError(
+          404,
+          `Unknown method '${method}': the native interface serves generateContent and streamGenerateContent.`,
+        )
       }
       context.model = id
       const model = nativeModel(id)
-      if (!model) throw new GatewayError(404, `The model '${id}' is not served by the native interface: it serves only the provider's own models.`)
+      if (!model)
+        throw new GatewayError(
+          404,
+          `The model '${id}' is not served by the native interface: it serves only the provider's own models.`,
+        )
       requireTier(model, caller)
       // Counts the call against the model's own rate limits (Part 1 section 8.3), as resolveModel does on /v1.
       context.admitModel?.(model)
       const body = parseNativeRequest(request.body, faults)
       if (isSpeechModel(model)) checkSpeechRequest(body, faults)
-      if (method === 'countTokens') return { totalTokens: countTokens(body.instructions ?? '') + countTokens(body.input) }
+      if (method === 'countTokens')
+        return { totalTokens: countTokens(body.instructions ?? '') + countTokens(body.input) }
       if (SHAPELESS.has(method)) throw invalidParameter('model', `The model '${id}' does not support ${method}.`)
 
       const answer = answerNative(model, body, faults)
@@ -84,9 +92,11 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
 
   function callerOf(context: RequestContext): Caller {
     // The fault lets a call without a valid key through as the main account.
-    if (!context.caller && faults.has('native-missing-key-allowed')) return { account: state.accounts.main(), keyForm: 'bearer' }
+    if (!context.caller && faults.has('native-missing-key-allowed'))
+      return { account: state.accounts.main(), keyForm: 'bearer' }
     const caller = requireCaller(context)
-    if (faults.has('native-bearer-refused') && caller.keyForm === 'bearer') throw new GatewayError(401, 'Send the key in x-native-api-key.')
+    if (faults.has('native-bearer-refused') && caller.keyForm === 'bearer')
+      throw new GatewayError(401, 'Send the key in x-native-api-key.')
     return caller
   }
 }

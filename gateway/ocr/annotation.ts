@@ -7,18 +7,31 @@
 import { invalidParameter } from '../errors.ts'
 import { fillerFrom, valueFor } from '../responses/structured.ts'
 
-export type AnnotationFormat = { type: 'text' } | { type: 'json_object' } | { type: 'json_schema'; name: string; schema: Record<string, unknown> }
+export type AnnotationFormat =
+  | { type: 'text' }
+  | { type: 'json_object' }
+  | { type: 'json_schema'; name: string; schema: Record<string, unknown> }
 
 export function readAnnotationFormat(value: unknown, param: string): AnnotationFormat | undefined {
   if (value === undefined || value === null) return undefined
-  if (typeof value !== 'object' || Array.isArray(value)) throw invalidParameter(param, `${param} must be an object with type text, json_object or json_schema.`)
+  if (typeof value !== 'object' || Array.isArray(value))
+    throw invalidParameter(param, `${param} must be an object with type text, json_object or json_schema.`)
   const { type, json_schema: jsonSchema } = value as Record<string, unknown>
   if (type === undefined || type === 'text') return { type: 'text' }
   if (type === 'json_object') return { type: 'json_object' }
   if (type === 'json_schema') {
     const spec = typeof jsonSchema === 'object' && jsonSchema !== null ? (jsonSchema as Record<string, unknown>) : {}
-    if (typeof spec.name !== 'string' || spec.name === '' || typeof spec.schema !== 'object' || spec.schema === null || Array.isArray(spec.schema)) {
-      throw invalidParameter(`${param}.json_schema`, `${param}.json_schema must be {name, schema} with a JSON Schema object.`)
+    if (
+      typeof spec.name !== 'string' ||
+      spec.name === '' ||
+      typeof spec.schema !== 'object' ||
+      spec.schema === null ||
+      Array.isArray(spec.schema)
+    ) {
+      throw invalidParameter(
+        `${param}.json_schema`,
+        `${param}.json_schema must be {name, schema} with a JSON Schema object.`,
+      )
     }
     return { type: 'json_schema', name: spec.name, schema: spec.schema as Record<string, unknown> }
   }

@@ -24,24 +24,31 @@ const IMAGE_TYPES = /^image\/(png|jpe?g|webp|gif|avif|tiff?)$/
 
 export function readDocument(document: unknown, faults: FaultSet): OcrDocument {
   if (typeof document !== 'object' || document === null || Array.isArray(document)) {
-    throw invalidParameter('document', 'document is required: {type: "document_url", document_url} or {type: "image_url", image_url}.')
+    throw invalidParameter(
+      'document',
+      'document is required: {type: "document_url", document_url} or {type: "image_url", image_url}.',
+    )
   }
   const { type } = document as Record<string, unknown>
   if (type === 'document_url') {
     const url = urlField(document as Record<string, unknown>, 'document_url')
     if (url.startsWith('data:')) {
-      if (faults.has('ocr-data-url-refused')) throw invalidParameter('document.document_url', 'Data URLs are not accepted.')
+      if (faults.has('ocr-data-url-refused'))
+        throw invalidParameter('document.document_url', 'Data URLs are not accepted.')
       return fromDataUrl(url)
     }
-    if (faults.has('ocr-document-url-refused')) throw invalidParameter('document.document_url', 'The document could not be fetched.')
+    if (faults.has('ocr-document-url-refused'))
+      throw invalidParameter('document.document_url', 'The document could not be fetched.')
     return simulatedDocument(url)
   }
   if (type === 'image_url') {
-    if (faults.has('ocr-image-url-refused')) throw invalidParameter('document.type', 'document type image_url is not supported.')
+    if (faults.has('ocr-image-url-refused'))
+      throw invalidParameter('document.type', 'document type image_url is not supported.')
     const url = urlField(document as Record<string, unknown>, 'image_url')
     if (url.startsWith('data:')) {
       const { mime, bytes } = decodeDataUrl(url, 'document.image_url')
-      if (!IMAGE_TYPES.test(mime)) throw invalidParameter('document.image_url', `A data URL of ${mime} is not an image.`)
+      if (!IMAGE_TYPES.test(mime))
+        throw invalidParameter('document.image_url', `A data URL of ${mime} is not an image.`)
       return { pages: [imagePage(`image ${digest(url)}`)], bytes: bytes.length }
     }
     return { pages: [imagePage(new URL(url).pathname.split('/').pop() || 'image')], bytes: 0 }
@@ -52,7 +59,10 @@ export function readDocument(document: unknown, faults: FaultSet): OcrDocument {
 /** A URL string: http(s) or data. The convention also allows { url } for image_url. */
 function urlField(document: Record<string, unknown>, name: string): string {
   const raw = document[name]
-  const value = typeof raw === 'object' && raw !== null && typeof (raw as Record<string, unknown>).url === 'string' ? (raw as Record<string, unknown>).url : raw
+  const value =
+    typeof raw === 'object' && raw !== null && typeof (raw as Record<string, unknown>).url === 'string'
+      ? (raw as Record<string, unknown>).url
+      : raw
   if (typeof value !== 'string' || !/^(https?:\/\/[^\s/]+|data:)/i.test(value)) {
     throw invalidParameter(`document.${name}`, `document.${name} must be an http(s) URL or a Base64 data URL.`)
   }
@@ -77,7 +87,11 @@ function decodeDataUrl(url: string, param: string): { mime: string; bytes: Buffe
 function fromDataUrl(url: string): OcrDocument {
   const { mime, bytes } = decodeDataUrl(url, 'document.document_url')
   if (IMAGE_TYPES.test(mime)) return { pages: [imagePage(`image ${digest(url)}`)], bytes: bytes.length }
-  if (mime !== 'application/pdf') throw invalidParameter('document.document_url', `Documents of type ${mime} are not supported; send a PDF or an image.`)
+  if (mime !== 'application/pdf')
+    throw invalidParameter(
+      'document.document_url',
+      `Documents of type ${mime} are not supported; send a PDF or an image.`,
+    )
   const pages = readPdf(bytes)
   if (!pages) throw invalidParameter('document.document_url', 'The data is not a PDF that can be read.')
   return { pages, bytes: bytes.length }
@@ -97,7 +111,12 @@ function simulatedDocument(url: string): OcrDocument {
       { x: 72, y: 30, text: `Page ${i + 1} of ${URL_DOCUMENT_PAGES}` },
     ]
     if (i === URL_DOCUMENT_PAGES - 1) {
-      text.push({ x: 72, y: 600, text: 'Item' }, { x: 272, y: 600, text: 'Count' }, { x: 72, y: 580, text: 'Pages' }, { x: 272, y: 580, text: String(URL_DOCUMENT_PAGES) })
+      text.push(
+        { x: 72, y: 600, text: 'Item' },
+        { x: 272, y: 600, text: 'Count' },
+        { x: 72, y: 580, text: 'Pages' },
+        { x: 272, y: 580, text: String(URL_DOCUMENT_PAGES) },
+      )
     }
     return { text, images: [{ width: 200, height: 150 }], width: 612, height: 792 }
   })

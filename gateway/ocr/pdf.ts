@@ -43,7 +43,10 @@ export function readPdf(bytes: Buffer): PdfPage[] | undefined {
   for (const match of text.matchAll(OBJECT)) {
     const body = match[2] as string
     const stream = STREAM.exec(body)
-    objects.set(Number(match[1]), stream ? { dict: stream[1] as string, stream: stream[2] } : { dict: body, stream: undefined })
+    objects.set(
+      Number(match[1]),
+      stream ? { dict: stream[1] as string, stream: stream[2] } : { dict: body, stream: undefined },
+    )
   }
   const pages: PdfPage[] = []
   for (const object of pageObjectsInOrder(objects)) pages.push(readPage(object, objects))
@@ -56,7 +59,9 @@ function pageObjectsInOrder(objects: Map<number, PdfObject>): PdfObject[] {
   const root = [...objects.values()].find((o) => /\/Type\s*\/Pages\b/.test(o.dict) && !/\/Parent\b/.test(o.dict))
   const kids = root ? /\/Kids\s*\[([^\]]*)\]/.exec(root.dict)?.[1] : undefined
   if (kids) {
-    const ordered = [...kids.matchAll(/(\d+)\s+0\s+R/g)].map((m) => objects.get(Number(m[1]))).filter((o): o is PdfObject => o !== undefined && isPage(o))
+    const ordered = [...kids.matchAll(/(\d+)\s+0\s+R/g)]
+      .map((m) => objects.get(Number(m[1])))
+      .filter((o): o is PdfObject => o !== undefined && isPage(o))
     if (ordered.length > 0) return ordered
   }
   return [...objects.values()].filter(isPage)
@@ -66,15 +71,24 @@ function readPage(page: PdfObject, objects: Map<number, PdfObject>): PdfPage {
   const box = /\/MediaBox\s*\[\s*(-?[\d.]+)\s+(-?[\d.]+)\s+(-?[\d.]+)\s+(-?[\d.]+)\s*\]/.exec(page.dict)
   const width = box ? Number(box[3]) - Number(box[1]) : 612
   const height = box ? Number(box[4]) - Number(box[2]) : 792
-  const contentRefs = [...(/\/Contents\s*(\[[^\]]*\]|\d+\s+0\s+R)/.exec(page.dict)?.[1] ?? '').matchAll(/(\d+)\s+0\s+R/g)].map((m) => Number(m[1]))
+  const contentRefs = [
+    ...(/\/Contents\s*(\[[^\]]*\]|\d+\s+0\s+R)/.exec(page.dict)?.[1] ?? '').matchAll(/(\d+)\s+0\s+R/g),
+  ].map((m) => Number(m[1]))
   const content = contentRefs.map((ref) => objects.get(ref)?.stream ?? '').join('\n')
-  const text = [...content.matchAll(TEXT_ITEM)].map((m) => ({ x: Number(m[1]), y: Number(m[2]), text: unescapePdfString(m[3] as string) }))
+  const text = [...content.matchAll(TEXT_ITEM)].map((m) => ({
+    x: Number(m[1]),
+    y: Number(m[2]),
+    text: unescapePdfString(m[3] as string),
+  }))
   const images: PdfImage[] = []
   for (const use of content.matchAll(/\/([A-Za-z0-9_.-]+)\s+Do\b/g)) {
     const ref = new RegExp(`/${escapeRegExp(use[1] as string)}\\s+(\\d+)\\s+0\\s+R`).exec(page.dict)
     const image = ref ? objects.get(Number(ref[1])) : undefined
     if (!image || !/\/Subtype\s*\/Image\b/.test(image.dict)) continue
-    images.push({ width: Number(/\/Width\s+(\d+)/.exec(image.dict)?.[1] ?? 0), height: Number(/\/Height\s+(\d+)/.exec(image.dict)?.[1] ?? 0) })
+    images.push({
+      width: Number(/\/Width\s+(\d+)/.exec(image.dict)?.[1] ?? 0),
+      height: Number(/\/Height\s+(\d+)/.exec(image.dict)?.[1] ?? 0),
+    })
   }
   return { text, images, width, height }
 }

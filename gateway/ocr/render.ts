@@ -33,7 +33,7 @@ export function renderPage(page: PdfPage, options: RenderOptions, imageIds: read
   if (options.extractFooter && last && last.y <= MARGIN) footer = plain(lines.pop()!.items)
   const blocks: string[] = []
   for (let i = 0; i < lines.length; ) {
-    if ((lines[i]!.items.length) >= 2) {
+    if (lines[i]!.items.length >= 2) {
       const rows: string[][] = []
       while (i < lines.length && lines[i]!.items.length >= 2) rows.push(lines[i++]!.items.map((item) => item.text))
       blocks.push(options.tableFormat === 'html' ? htmlTable(rows) : markdownTable(rows))
@@ -65,12 +65,21 @@ function plain(items: readonly PdfTextItem[]): string {
 
 function markdownTable(rows: string[][]): string {
   const width = Math.max(...rows.map((row) => row.length))
-  const cells = (row: string[]) => `| ${Array.from({ length: width }, (_, i) => (row[i] ?? '').replace(/\|/g, '\\|')).join(' | ')} |`
-  return [cells(rows[0]!), `| ${Array.from({ length: width }, () => '---').join(' | ')} |`, ...rows.slice(1).map(cells)].join('\n')
+  const cells = (row: string[]) =>
+    `| ${Array.from({ length: width }, (_, i) => (row[i] ?? '').replace(/\|/g, '\\|')).join(' | ')} |`
+  return [
+    cells(rows[0]!),
+    `| ${Array.from({ length: width }, () => '---').join(' | ')} |`,
+    ...rows.slice(1).map(cells),
+  ].join('\n')
 }
 
 function htmlTable(rows: string[][]): string {
   const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;')
-  const row = (cells: string[], tag: 'th' | 'td') => `<tr>${cells.map((cell) => `<${tag}>${escapeHtml(cell)}</${tag}>`).join('')}</tr>`
-  return `<table>${row(rows[0]!, 'th')}${rows.slice(1).map((r) => row(r, 'td')).join('')}</table>`
+  const row = (cells: string[], tag: 'th' | 'td') =>
+    `<tr>${cells.map((cell) => `<${tag}>${escapeHtml(cell)}</${tag}>`).join('')}</tr>`
+  return `<table>${row(rows[0]!, 'th')}${rows
+    .slice(1)
+    .map((r) => row(r, 'td'))
+    .join('')}</table>`
 }

@@ -50,7 +50,8 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
     const caller: Caller | null = faults.has('ocr-key-not-required') ? context.caller : requireCaller(context)
     const body = objectBody(request.body)
     const asked = body.model === undefined && faults.has('ocr-model-optional') ? OCR_MODEL : requireModelId(body)
-    if (asked in OCR_ALIASES && faults.has('ocr-alias-unknown')) throw new GatewayError(404, `The model '${asked}' does not exist.`, { code: 'model_not_found', param: 'model' })
+    if (asked in OCR_ALIASES && faults.has('ocr-alias-unknown'))
+      throw new GatewayError(404, `The model '${asked}' does not exist.`, { code: 'model_not_found', param: 'model' })
     const model = resolveModel(asked, context, { modes: ['ocr'], endpoint: 'OCR' })
     if (caller) requireTier(model, caller)
     const resolved = OCR_ALIASES[asked] ?? asked
@@ -66,7 +67,8 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
     const documentFormat = readAnnotationFormat(body.document_annotation_format, 'document_annotation_format')
     const bboxFormat = readAnnotationFormat(body.bbox_annotation_format, 'bbox_annotation_format')
     const extractHeader = optionalBoolean(body, 'extract_header') === true
-    if (extractHeader && faults.has('ocr-extract-header-refused')) throw invalidParameter('extract_header', 'extract_header is not supported.')
+    if (extractHeader && faults.has('ocr-extract-header-refused'))
+      throw invalidParameter('extract_header', 'extract_header is not supported.')
     const extractFooter = optionalBoolean(body, 'extract_footer') === true
     const tableFormat = readTableFormat(body.table_format)
 
@@ -76,30 +78,60 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
       const page = document.pages[faults.has('ocr-pages-one-based') && body.pages !== undefined ? index - 1 : index]
       if (!page) throw invalidParameter('pages', `Page ${index} does not exist.`)
       const images = includeImages
-        ? page.images.filter((image) => faults.has('ocr-image-limit-ignored') || imageMinSize === undefined || Math.min(image.width, image.height) >= imageMinSize)
+        ? page.images.filter(
+            (image) =>
+              faults.has('ocr-image-limit-ignored') ||
+              imageMinSize === undefined ||
+              Math.min(image.width, image.height) >= imageMinSize,
+          )
         : []
-      const kept = images.filter(() => faults.has('ocr-image-limit-ignored') || imageLimit === undefined || imageCount < imageLimit).map((image, i) => {
-        imageCount += 1
-        const id = `img-${imageCount - 1}.png`
-        const box = { top_left_x: 72, top_left_y: 100 + i * 10, bottom_right_x: 72 + image.width, bottom_right_y: 100 + i * 10 + image.height }
-        return { id, ...box, image_base64: `data:image/png;base64,${TINY_PNG_BASE64}`, ...(bboxFormat ? { image_annotation: annotate(bboxFormat, id, 1) } : {}) }
-      })
-      const rendered = renderPage(page, { tableFormat: faults.has('ocr-table-format-ignored') ? 'markdown' : tableFormat, extractHeader, extractFooter }, kept.map((image) => image.id))
+      const kept = images
+        .filter(() => faults.has('ocr-image-limit-ignored') || imageLimit === undefined || imageCount < imageLimit)
+        .map((image, i) => {
+          imageCount += 1
+          const id = `img-${imageCount - 1}.png`
+          const box = {
+            top_left_x: 72,
+            top_left_y: 100 + i * 10,
+            bottom_right_x: 72 + image.width,
+            bottom_right_y: 100 + i * 10 + image.height,
+          }
+          return {
+            id,
+            ...box,
+            image_base64: `data:image/png;base64,${TINY_PNG_BASE64}`,
+            ...(bboxFormat ? { image_annotation: annotate(bboxFormat, id, 1) } : {}),
+          }
+        })
+      const rendered = renderPage(
+        page,
+        {
+          tableFormat: faults.has('ocr-table-format-ignored') ? 'markdown' : tableFormat,
+          extractHeader,
+          extractFooter,
+        },
+        kept.map((image) => image.id),
+      )
       return {
         index,
         markdown: rendered.markdown,
         ...(includeImages ? { images: kept } : {}),
         ...(extractHeader ? { header: rendered.header } : {}),
         ...(extractFooter ? { footer: rendered.footer } : {}),
-        dimensions: { dpi: DPI, height: Math.round((page.height / 72) * DPI), width: Math.round((page.width / 72) * DPI) },
+        dimensions: {
+          dpi: DPI,
+          height: Math.round((page.height / 72) * DPI),
+          width: Math.round((page.width / 72) * DPI),
+        },
       }
     })
 
     let documentAnnotation: string | null = null
     if (documentFormat && !(documentFormat.type === 'text' && faults.has('ocr-annotation-text-missing'))) {
-      documentAnnotation = documentFormat.type === 'json_schema' && faults.has('ocr-annotation-schema-ignored')
-        ? JSON.stringify({ summary: 'fixed' })
-        : annotate(documentFormat, pages.map((page) => page.markdown).join('\n'), pages.length)
+      documentAnnotation =
+        documentFormat.type === 'json_schema' && faults.has('ocr-annotation-schema-ignored')
+          ? JSON.stringify({ summary: 'fixed' })
+          : annotate(documentFormat, pages.map((page) => page.markdown).join('\n'), pages.length)
     }
     const annotated = documentFormat !== undefined || bboxFormat !== undefined
     const usd = pages.length * (annotated ? OCR_PRICES.usdPerAnnotatedPage : OCR_PRICES.usdPerPage)
@@ -140,6 +172,7 @@ function optionalBoolean(body: Record<string, unknown>, name: string): boolean |
 function optionalInteger(body: Record<string, unknown>, name: string): number | undefined {
   const value = body[name]
   if (value === undefined || value === null) return undefined
-  if (!Number.isInteger(value) || (value as number) < 0) throw invalidParameter(name, `${name} must be a non-negative integer.`)
+  if (!Number.isInteger(value) || (value as number) < 0)
+    throw invalidParameter(name, `${name} must be a non-negative integer.`)
   return value as number
 }

@@ -19,7 +19,10 @@ export type Render = (phase: Phase) => Record<string, unknown>
  */
 export function backgroundTiming(latencyMs: number): typeof BACKGROUND_DEFAULTS {
   if (latencyMs <= 0) return BACKGROUND_DEFAULTS
-  return { queuedMs: BACKGROUND_DEFAULTS.queuedMs + 2 * latencyMs, inProgressMs: BACKGROUND_DEFAULTS.inProgressMs + 4 * latencyMs }
+  return {
+    queuedMs: BACKGROUND_DEFAULTS.queuedMs + 2 * latencyMs,
+    inProgressMs: BACKGROUND_DEFAULTS.inProgressMs + 4 * latencyMs,
+  }
 }
 
 export function runInBackground(entry: StoredResponse, render: Render, timing = BACKGROUND_DEFAULTS): void {

@@ -54,18 +54,29 @@ function structureTokens(req: CreateRequest): number {
 }
 
 function windowExceeded(model: CatalogueModel, tokens: number): GatewayError {
-  return new GatewayError(400, `The input is ${tokens} tokens, over the ${model.maxInputTokens}-token context window of ${model.id}, and truncation is disabled.`, { code: 'context_length_exceeded', param: 'input' })
+  return new GatewayError(
+    400,
+    `The input is ${tokens} tokens, over the ${model.maxInputTokens}-token context window of ${model.id}, and truncation is disabled.`,
+    { code: 'context_length_exceeded', param: 'input' },
+  )
 }
 
-export function runModel(req: CreateRequest, model: CatalogueModel, prior: PriorTurn | undefined, faults: FaultSet): Run {
+export function runModel(
+  req: CreateRequest,
+  model: CatalogueModel,
+  prior: PriorTurn | undefined,
+  faults: FaultSet,
+): Run {
   const turnText = inputText(req.input)
-  const instructions = req.instructions ?? (prior && faults.has('instructions-carried-over') ? prior.instructions : undefined)
+  const instructions =
+    req.instructions ?? (prior && faults.has('instructions-carried-over') ? prior.instructions : undefined)
   const fixed = countTokens(instructions ?? '') + structureTokens(req) + mediaTokens(req.input)
   let context = prior ? `${prior.contextText}\n${turnText}` : turnText
   let contextTokens = countTokens(context)
   if (fixed + contextTokens > model.maxInputTokens) {
     // Section 4.5: truncation auto drops the oldest items; disabled (the default) fails with 400 (section 7).
-    if (req.truncation === 'disabled' && !faults.has('truncation-disabled-ignored')) throw windowExceeded(model, fixed + contextTokens)
+    if (req.truncation === 'disabled' && !faults.has('truncation-disabled-ignored'))
+      throw windowExceeded(model, fixed + contextTokens)
     const room = model.maxInputTokens - fixed
     if (room <= 0) throw windowExceeded(model, fixed + contextTokens)
     const pieces = tokenPieces(context)
@@ -73,10 +84,17 @@ export function runModel(req: CreateRequest, model: CatalogueModel, prior: Prior
     contextTokens = countTokens(context)
   }
   // Rule 4: the prior chain context counts as input tokens.
-  const uncounted = prior && faults.has('chain-context-not-counted') ? Math.min(contextTokens, countTokens(prior.contextText)) : 0
+  const uncounted =
+    prior && faults.has('chain-context-not-counted') ? Math.min(contextTokens, countTokens(prior.contextText)) : 0
   const inputTokens = fixed + contextTokens - uncounted
 
-  const generated = generate({ model: model.id, reasoning: model.reasoning === true, instructions, input: context, temperature: req.temperature })
+  const generated = generate({
+    model: model.id,
+    reasoning: model.reasoning === true,
+    instructions,
+    input: context,
+    temperature: req.temperature,
+  })
   const tool = chosenTool(req, faults)
   const body = outputBody(req, tool, generated.text)
   const budget = applyBudget(body, generated.reasoningTokens, req.maxOutputTokens, faults)
@@ -85,12 +103,31 @@ export function runModel(req: CreateRequest, model: CatalogueModel, prior: Prior
   const items: PlannedItem[] = []
   if (model.reasoning) items.push({ kind: 'reasoning', item: reasoningItem(req, context), pieces: [] })
   if (tool) {
-    items.push({ kind: 'function_call', item: { id: newId('fc'), type: 'function_call', status, call_id: newId('call'), name: tool.name, arguments: budget.visible }, pieces: budget.pieces })
+    items.push({
+      kind: 'function_call',
+      item: {
+        id: newId('fc'),
+        type: 'function_call',
+        status,
+        call_id: newId('call'),
+        name: tool.name,
+        arguments: budget.visible,
+      },
+      pieces: budget.pieces,
+    })
   } else if (budget.visible !== '' || !budget.cut) {
     // Rule 7: a budget eaten by hidden reasoning leaves no message at all.
-    for (let n = 0; n < req.candidates; n += 1) items.push({ kind: 'message', item: messageItem(req, status, budget.visible, budget.pieces), pieces: budget.pieces })
+    for (let n = 0; n < req.candidates; n += 1)
+      items.push({
+        kind: 'message',
+        item: messageItem(req, status, budget.visible, budget.pieces),
+        pieces: budget.pieces,
+      })
   }
-  const outputText = items.filter((i) => i.kind === 'message').map(() => budget.visible).join('')
+  const outputText = items
+    .filter((i) => i.kind === 'message')
+    .map(() => budget.visible)
+    .join('')
   return {
     items,
     outputText,
@@ -104,7 +141,10 @@ export function runModel(req: CreateRequest, model: CatalogueModel, prior: Prior
 
 function chosenTool(req: CreateRequest, faults: FaultSet): FunctionTool | undefined {
   if (req.tools.length === 0 || endsWithToolOutput(req.input)) return undefined
-  const choice = req.toolChoice.kind === 'required' && faults.has('tool-choice-required-ignored') ? { kind: 'auto' as const } : req.toolChoice
+  const choice =
+    req.toolChoice.kind === 'required' && faults.has('tool-choice-required-ignored')
+      ? { kind: 'auto' as const }
+      : req.toolChoice
   if (choice.kind === 'none') return undefined
   if (choice.kind === 'function') return req.tools.find((tool) => tool.name === choice.name)
   if (choice.kind === 'required') return req.tools[0]
@@ -146,17 +186,41 @@ function applyBudget(body: string, reasoningWanted: number, max: number | undefi
 
 function reasoningItem(req: CreateRequest, context: string): Record<string, unknown> {
   // Rule 3: encrypted reasoning lets a store-false caller replay it; here it is an opaque token of the context.
-  const encrypted = req.include.includes('reasoning.encrypted_content') ? { encrypted_content: createHash('sha256').update(context).digest('base64') } : {}
+  const encrypted = req.include.includes('reasoning.encrypted_content')
+    ? { encrypted_content: createHash('sha256').update(context).digest('base64') }
+    : {}
   return { id: newId('rs'), type: 'reasoning', summary: [], ...encrypted }
 }
 
-function messageItem(req: CreateRequest, status: string, text: string, pieces: readonly string[]): Record<string, unknown> {
-  const logprobs = req.include.includes('message.output_text.logprobs') ? { logprobs: pieces.map((token, i) => tokenLogprob(token, i, req.topLogprobs)) } : {}
-  return { id: newId('msg'), type: 'message', status, role: 'assistant', content: [{ type: 'output_text', text, annotations: [], ...logprobs }] }
+function messageItem(
+  req: CreateRequest,
+  status: string,
+  text: string,
+  pieces: readonly string[],
+): Record<string, unknown> {
+  const logprobs = req.include.includes('message.output_text.logprobs')
+    ? { logprobs: pieces.map((token, i) => tokenLogprob(token, i, req.topLogprobs)) }
+    : {}
+  return {
+    id: newId('msg'),
+    type: 'message',
+    status,
+    role: 'assistant',
+    content: [{ type: 'output_text', text, annotations: [], ...logprobs }],
+  }
 }
 
 function tokenLogprob(token: string, index: number, top: number): Record<string, unknown> {
   const logprob = -0.001 - (index % 7) * 0.01
   const bytes = [...Buffer.from(token, 'utf8')]
-  return { token, logprob, bytes, top_logprobs: Array.from({ length: top }, (_, k) => ({ token: k === 0 ? token : `${token.trim()}${k}`, logprob: logprob - k * 0.5, bytes })) }
+  return {
+    token,
+    logprob,
+    bytes,
+    top_logprobs: Array.from({ length: top }, (_, k) => ({
+      token: k === 0 ? token : `${token.trim()}${k}`,
+      logprob: logprob - k * 0.5,
+      bytes,
+    })),
+  }
 }

@@ -35,7 +35,8 @@ function normalizeItem(item: unknown, where: string): InputItem {
   if (!isObject(item)) throw invalidParameter('input', `${where} must be an object`)
   const type = item.type ?? 'message'
   if (type === 'message') {
-    if (typeof item.role !== 'string' || !ROLES.has(item.role)) throw invalidParameter('input', `${where}.role must be one of user, assistant, system, developer`)
+    if (typeof item.role !== 'string' || !ROLES.has(item.role))
+      throw invalidParameter('input', `${where}.role must be one of user, assistant, system, developer`)
     return { type: 'message', role: item.role as Role, parts: normalizeContent(item.content, where) }
   }
   if (type === 'function_call') {
@@ -45,7 +46,8 @@ function normalizeItem(item: unknown, where: string): InputItem {
     return { type: 'function_call', callId: item.call_id, name: item.name, arguments: item.arguments }
   }
   if (type === 'function_call_output') {
-    if (typeof item.call_id !== 'string' || typeof item.output !== 'string') throw invalidParameter('input', `${where}: a function_call_output item needs call_id and output strings`)
+    if (typeof item.call_id !== 'string' || typeof item.output !== 'string')
+      throw invalidParameter('input', `${where}: a function_call_output item needs call_id and output strings`)
     return { type: 'function_call_output', callId: item.call_id, output: item.output }
   }
   // Reasoning items replayed statelessly (rule 3) carry nothing the simulated model reads.
@@ -59,7 +61,8 @@ function normalizeContent(content: unknown, where: string): Part[] {
   return content.map((part, j): Part => {
     const at = `${where}.content[${j}]`
     if (!isObject(part)) throw invalidParameter('input', `${at} must be an object`)
-    if ((part.type === 'input_text' || part.type === 'output_text') && typeof part.text === 'string') return { type: part.type, text: part.text }
+    if ((part.type === 'input_text' || part.type === 'output_text') && typeof part.text === 'string')
+      return { type: part.type, text: part.text }
     if (part.type === 'input_image') {
       const source = part.image_url ?? part.file_id
       if (typeof source !== 'string') throw invalidParameter('input', `${at}: input_image needs image_url or file_id`)
@@ -68,7 +71,8 @@ function normalizeContent(content: unknown, where: string): Part[] {
     if (part.type === 'input_file') {
       // Section 4.4: exactly one way to supply the data.
       const sources = ['file_id', 'file_url', 'file_data'].filter((key) => typeof part[key] === 'string')
-      if (sources.length !== 1) throw invalidParameter('input', `${at}: input_file needs exactly one of file_id, file_url, file_data`)
+      if (sources.length !== 1)
+        throw invalidParameter('input', `${at}: input_file needs exactly one of file_id, file_url, file_data`)
       return { type: 'input_file', source: String(part[sources[0] as string]) }
     }
     throw invalidParameter('input', `${at} must be input_text, input_image or input_file`)
@@ -80,7 +84,8 @@ export function inputText(items: readonly InputItem[]): string {
   const lines: string[] = []
   for (const item of items) {
     if (item.type === 'message') {
-      for (const part of item.parts) if (part.type === 'input_text' || part.type === 'output_text') lines.push(part.text)
+      for (const part of item.parts)
+        if (part.type === 'input_text' || part.type === 'output_text') lines.push(part.text)
     } else if (item.type === 'function_call') {
       lines.push(item.arguments)
     } else if (item.type === 'function_call_output') {
@@ -95,7 +100,8 @@ export function mediaTokens(items: readonly InputItem[]): number {
   let tokens = 0
   for (const item of items) {
     if (item.type !== 'message') continue
-    for (const part of item.parts) tokens += part.type === 'input_image' ? MEDIA_TOKENS.image : part.type === 'input_file' ? MEDIA_TOKENS.file : 0
+    for (const part of item.parts)
+      tokens += part.type === 'input_image' ? MEDIA_TOKENS.image : part.type === 'input_file' ? MEDIA_TOKENS.file : 0
   }
   return tokens
 }
@@ -120,11 +126,28 @@ export function inputItemViews(items: readonly InputItem[]): Record<string, unkn
   const id = (prefix: string): string => `${prefix}_${randomBytes(12).toString('hex')}`
   return items.flatMap((item): Record<string, unknown>[] => {
     if (item.type === 'message') {
-      const content = item.parts.map((part) => (part.type === 'input_image' ? { type: 'input_image', image_url: part.source } : part.type === 'input_file' ? { type: 'input_file', file_id: part.source } : { type: part.type, text: part.text }))
+      const content = item.parts.map((part) =>
+        part.type === 'input_image'
+          ? { type: 'input_image', image_url: part.source }
+          : part.type === 'input_file'
+            ? { type: 'input_file', file_id: part.source }
+            : { type: part.type, text: part.text },
+      )
       return [{ id: id('msg'), type: 'message', role: item.role, status: 'completed', content }]
     }
-    if (item.type === 'function_call') return [{ id: id('fc'), type: 'function_call', call_id: item.callId, name: item.name, arguments: item.arguments, status: 'completed' }]
-    if (item.type === 'function_call_output') return [{ id: id('fco'), type: 'function_call_output', call_id: item.callId, output: item.output }]
+    if (item.type === 'function_call')
+      return [
+        {
+          id: id('fc'),
+          type: 'function_call',
+          call_id: item.callId,
+          name: item.name,
+          arguments: item.arguments,
+          status: 'completed',
+        },
+      ]
+    if (item.type === 'function_call_output')
+      return [{ id: id('fco'), type: 'function_call_output', call_id: item.callId, output: item.output }]
     return []
   })
 }

@@ -15,7 +15,8 @@ export { MODERATION_CATEGORIES } from '../moderation/categories.ts'
 /** The moderation object must name a moderation model of the catalogue. */
 export function checkModerationModel(id: string): void {
   const model = findModel(id)
-  if (model?.mode !== 'moderation') throw invalidParameter('moderation', `moderation.model '${id}' is not a moderation model`)
+  if (model?.mode !== 'moderation')
+    throw invalidParameter('moderation', `moderation.model '${id}' is not a moderation model`)
 }
 
 function result(text: string, model: string): Record<string, unknown> {
@@ -23,8 +24,18 @@ function result(text: string, model: string): Record<string, unknown> {
 }
 
 /** `inputImages`: the input's image URLs; a text-only moderation model answers an error for that side. */
-export function inlineModeration(model: string, text: { input: string; output: string }, faults: FaultSet, inputImages: readonly string[] = []): Record<string, unknown> {
-  const input = inputImages.length === 0 ? result(text.input, model) : moderatesImages(model) ? { model, ...classify({ texts: [text.input], images: [...inputImages] }) } : imageNotModerated(model)
+export function inlineModeration(
+  model: string,
+  text: { input: string; output: string },
+  faults: FaultSet,
+  inputImages: readonly string[] = [],
+): Record<string, unknown> {
+  const input =
+    inputImages.length === 0
+      ? result(text.input, model)
+      : moderatesImages(model)
+        ? { model, ...classify({ texts: [text.input], images: [...inputImages] }) }
+        : imageNotModerated(model)
   return {
     model,
     input,

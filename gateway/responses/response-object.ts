@@ -29,7 +29,12 @@ export function finalStatus(draft: Draft, faults: FaultSet): 'completed' | 'inco
   return draft.run.incomplete && !faults.has('incomplete-reported-completed') ? 'incomplete' : 'completed'
 }
 
-export function renderResponse(draft: Draft, phase: Phase, faults: FaultSet, options: RenderOptions = {}): Record<string, unknown> {
+export function renderResponse(
+  draft: Draft,
+  phase: Phase,
+  faults: FaultSet,
+  options: RenderOptions = {},
+): Record<string, unknown> {
   const { req, run } = draft
   const final = phase === 'final'
   const status = final ? finalStatus(draft, faults) : phase
@@ -56,8 +61,15 @@ export function renderResponse(draft: Draft, phase: Phase, faults: FaultSet, opt
     store: req.store,
     temperature: req.temperature ?? 1,
     text: { format: formatView(req), verbosity: req.verbosity ?? 'medium' },
-    tool_choice: req.toolChoice.kind === 'function' ? { type: 'function', name: req.toolChoice.name } : req.toolChoice.kind,
-    tools: req.tools.map((tool) => ({ type: 'function', name: tool.name, description: tool.description ?? null, parameters: tool.parameters ?? null, strict: tool.strict })),
+    tool_choice:
+      req.toolChoice.kind === 'function' ? { type: 'function', name: req.toolChoice.name } : req.toolChoice.kind,
+    tools: req.tools.map((tool) => ({
+      type: 'function',
+      name: tool.name,
+      description: tool.description ?? null,
+      parameters: tool.parameters ?? null,
+      strict: tool.strict,
+    })),
     top_logprobs: req.topLogprobs,
     top_p: req.topP ?? 1,
     truncation: req.truncation,
@@ -82,7 +94,9 @@ function usageView(run: Run, faults: FaultSet): Record<string, unknown> {
     input_tokens: inputTokens,
     input_tokens_details: { cached_tokens: 0 },
     output_tokens: outputTokens,
-    ...(faults.has('usage-no-reasoning-details') ? {} : { output_tokens_details: { reasoning_tokens: reasoningTokens } }),
+    ...(faults.has('usage-no-reasoning-details')
+      ? {}
+      : { output_tokens_details: { reasoning_tokens: reasoningTokens } }),
     total_tokens: inputTokens + outputTokens,
   }
 }

@@ -40,15 +40,22 @@ export function registerResponseRoutes(app: FastifyInstance, state: GatewayState
     const req = parseCreateRequest(request.body, faults)
     context.safetyIdentifier = req.safetyIdentifier ?? null
     if (req.maxOutputTokens !== undefined && req.maxOutputTokens > model.maxOutputTokens) {
-      throw invalidParameter('max_output_tokens', `max_output_tokens is at most ${model.maxOutputTokens} for ${model.id}`)
+      throw invalidParameter(
+        'max_output_tokens',
+        `max_output_tokens is at most ${model.maxOutputTokens} for ${model.id}`,
+      )
     }
     if (req.moderationModel !== undefined) checkModerationModel(req.moderationModel)
     // Reasonable where the reference is silent: a background job must be stored to be polled, and is not streamed.
     if (req.background && !req.store) throw invalidParameter('background', 'background responses need store true')
-    if (req.background && req.stream) throw invalidParameter('background', 'background responses cannot be streamed here')
+    if (req.background && req.stream)
+      throw invalidParameter('background', 'background responses cannot be streamed here')
     const prior = req.previousResponseId === undefined ? undefined : store.get(req.previousResponseId, account.id)
     if (req.previousResponseId !== undefined && !prior) {
-      throw invalidParameter('previous_response_id', `No stored response '${req.previousResponseId}' (a response created with store false cannot be continued).`)
+      throw invalidParameter(
+        'previous_response_id',
+        `No stored response '${req.previousResponseId}' (a response created with store false cannot be continued).`,
+      )
     }
 
     const run = runModel(req, model, prior?.draft.run, faults)
@@ -58,11 +65,20 @@ export function registerResponseRoutes(app: FastifyInstance, state: GatewayState
       model: model.id,
       req,
       run,
-      moderation: req.moderationModel === undefined ? undefined : inlineModeration(req.moderationModel, run.moderationText, faults, inputImages(req.input)),
+      moderation:
+        req.moderationModel === undefined
+          ? undefined
+          : inlineModeration(req.moderationModel, run.moderationText, faults, inputImages(req.input)),
     }
     context.tokens = tokenCounts(run)
     const render = (phase: Phase) => renderResponse(draft, phase, faults)
-    const entry: StoredResponse = { accountId: account.id, draft, body: render('final'), inputItems: inputItemViews(req.input), timers: [] }
+    const entry: StoredResponse = {
+      accountId: account.id,
+      draft,
+      body: render('final'),
+      inputItems: inputItemViews(req.input),
+      timers: [],
+    }
     if (req.store) store.put(entry)
 
     if (req.background && !faults.has('background-runs-inline')) {
@@ -99,14 +115,22 @@ export function registerResponseRoutes(app: FastifyInstance, state: GatewayState
     const after = singleParam(query, 'after')
     const start = after === undefined ? 0 : items.findIndex((item) => item.id === after) + 1
     const page = items.slice(start, start + limit)
-    return { object: 'list', data: page, first_id: page[0]?.id ?? null, last_id: page[page.length - 1]?.id ?? null, has_more: start + limit < items.length }
+    return {
+      object: 'list',
+      data: page,
+      first_id: page[0]?.id ?? null,
+      last_id: page[page.length - 1]?.id ?? null,
+      has_more: start + limit < items.length,
+    }
   })
 
   app.post<{ Params: { id: string } }>('/v1/responses/:id/cancel', async (request) => {
     if (faults.has('background-cancel-404')) throw notFound(request.params.id)
     const entry = ownEntry(state, request.params.id, requireCaller(state.contexts.of(request)).account.id)
-    if (!entry.draft.req.background) throw invalidParameter('response_id', 'Only background responses can be cancelled.')
-    if (!isRunning(entry)) throw invalidParameter('response_id', `The response is already ${String(entry.body.status)}.`)
+    if (!entry.draft.req.background)
+      throw invalidParameter('response_id', 'Only background responses can be cancelled.')
+    if (!isRunning(entry))
+      throw invalidParameter('response_id', `The response is already ${String(entry.body.status)}.`)
     cancelBackground(entry, (phase) => renderResponse(entry.draft, phase, faults))
     return entry.body
   })
@@ -125,10 +149,18 @@ function ownEntry(state: GatewayState, id: string, accountId: string): StoredRes
 
 function tokenCounts(run: Run | undefined): TokenCounts {
   const usage = run?.usage ?? { inputTokens: 0, outputTokens: 0, reasoningTokens: 0 }
-  return { prompt: usage.inputTokens, completion: usage.outputTokens, reasoning: usage.reasoningTokens, cached: 0, total: usage.inputTokens + usage.outputTokens }
+  return {
+    prompt: usage.inputTokens,
+    completion: usage.outputTokens,
+    reasoning: usage.reasoningTokens,
+    cached: 0,
+    total: usage.inputTokens + usage.outputTokens,
+  }
 }
 
 /** The image sources of the input's messages: what inline moderation must moderate besides the text. */
 function inputImages(input: readonly InputItem[]): string[] {
-  return input.flatMap((item) => (item.type === 'message' ? item.parts.flatMap((part) => (part.type === 'input_image' ? [part.source] : [])) : []))
+  return input.flatMap((item) =>
+    item.type === 'message' ? item.parts.flatMap((part) => (part.type === 'input_image' ? [part.source] : [])) : [],
+  )
 }

@@ -29,8 +29,13 @@ export async function streamResponse(reply: FastifyReply, draft: Draft, faults: 
     sequence += 1
   }
   try {
-    const snapshot = renderResponse(draft, 'in_progress', faults, { moderationEarly: faults.has('stream-moderation-early') })
-    const opening = [{ type: 'response.created', response: snapshot }, { type: 'response.in_progress', response: renderResponse(draft, 'in_progress', faults) }]
+    const snapshot = renderResponse(draft, 'in_progress', faults, {
+      moderationEarly: faults.has('stream-moderation-early'),
+    })
+    const opening = [
+      { type: 'response.created', response: snapshot },
+      { type: 'response.in_progress', response: renderResponse(draft, 'in_progress', faults) },
+    ]
     if (faults.has('stream-created-late')) opening.reverse()
     for (const event of opening) await send(event)
     for (const [index, planned] of draft.run.items.entries()) {
@@ -39,7 +44,10 @@ export async function streamResponse(reply: FastifyReply, draft: Draft, faults: 
     }
     if (!faults.has('stream-no-terminal')) {
       const status = finalStatus(draft, faults)
-      await send({ type: status === 'incomplete' ? 'response.incomplete' : 'response.completed', response: renderResponse(draft, 'final', faults) })
+      await send({
+        type: status === 'incomplete' ? 'response.incomplete' : 'response.completed',
+        response: renderResponse(draft, 'final', faults),
+      })
     }
   } finally {
     writer.end()
@@ -51,7 +59,12 @@ type Send = (data: Record<string, unknown> & { type: string }) => Promise<void>
 async function sendItem(send: Send, planned: PlannedItem, outputIndex: number, faults: FaultSet): Promise<void> {
   const item = planned.item
   const itemId = String(item.id)
-  const opening = planned.kind === 'message' ? { ...item, status: 'in_progress', content: [] } : planned.kind === 'function_call' ? { ...item, status: 'in_progress', arguments: '' } : item
+  const opening =
+    planned.kind === 'message'
+      ? { ...item, status: 'in_progress', content: [] }
+      : planned.kind === 'function_call'
+        ? { ...item, status: 'in_progress', arguments: '' }
+        : item
   await send({ type: 'response.output_item.added', output_index: outputIndex, item: opening })
   if (planned.kind === 'message') {
     const part = (item.content as Record<string, unknown>[])[0] as Record<string, unknown>

@@ -43,7 +43,9 @@ export function valueFor(schema: unknown, filler: Filler, depth = 0): unknown {
   switch (type) {
     case 'object': {
       const properties = isObject(schema.properties) ? schema.properties : {}
-      return Object.fromEntries(Object.entries(properties).map(([name, sub]) => [name, valueFor(sub, filler, depth + 1)]))
+      return Object.fromEntries(
+        Object.entries(properties).map(([name, sub]) => [name, valueFor(sub, filler, depth + 1)]),
+      )
     }
     case 'array':
       return [valueFor(schema.items, filler, depth + 1)]

@@ -64,8 +64,12 @@ export const RESPONSE_LIMITS = {
 }
 
 export const INCLUDE_VALUES = new Set([
-  'file_search_call.results', 'web_search_call.action.sources', 'code_interpreter_call.outputs',
-  'computer_call_output.output.image_url', 'message.input_image.image_url', 'message.output_text.logprobs',
+  'file_search_call.results',
+  'web_search_call.action.sources',
+  'code_interpreter_call.outputs',
+  'computer_call_output.output.image_url',
+  'message.input_image.image_url',
+  'message.output_text.logprobs',
   'reasoning.encrypted_content',
 ])
 
@@ -74,7 +78,12 @@ const EFFORTS = new Set(['minimal', 'low', 'medium', 'high'])
 const VERBOSITY = new Set(['low', 'medium', 'high'])
 
 /** A field that may be absent or null (the default applies) or of one JSON type. */
-function optional<T>(body: Record<string, unknown>, name: string, check: (value: unknown) => value is T, what: string): T | undefined {
+function optional<T>(
+  body: Record<string, unknown>,
+  name: string,
+  check: (value: unknown) => value is T,
+  what: string,
+): T | undefined {
   const value = body[name]
   if (value === undefined || value === null) return undefined
   if (!check(value)) throw invalidParameter(name, `${name} must be ${what}`)
@@ -87,7 +96,8 @@ const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.is
 const isInteger = (v: unknown): v is number => Number.isInteger(v)
 
 function inRange(name: string, value: number | undefined, min: number, max: number): number | undefined {
-  if (value !== undefined && (value < min || value > max)) throw invalidParameter(name, `${name} must be from ${min} to ${max}; got ${value}`)
+  if (value !== undefined && (value < min || value > max))
+    throw invalidParameter(name, `${name} must be from ${min} to ${max}; got ${value}`)
   return value
 }
 
@@ -95,25 +105,60 @@ export function parseCreateRequest(body: unknown, faults: FaultSet): CreateReque
   if (!isObject(body)) throw new GatewayError(400, 'The body must be a JSON object.')
   const model = optional(body, 'model', isString, 'a model id string')
   if (model === undefined || model === '') throw invalidParameter('model', 'model is required')
-  if (body.input === undefined && !faults.has('missing-input-accepted')) throw invalidParameter('input', 'input is required')
+  if (body.input === undefined && !faults.has('missing-input-accepted'))
+    throw invalidParameter('input', 'input is required')
   // Rule 1: several candidates need separate requests.
-  if (body.n !== undefined && !faults.has('n-parameter-honoured')) throw invalidParameter('n', 'There is no n parameter; send separate requests for several candidates.')
+  if (body.n !== undefined && !faults.has('n-parameter-honoured'))
+    throw invalidParameter('n', 'There is no n parameter; send separate requests for several candidates.')
   // Rule 2: structured output schemas go in text.format.
-  if (body.response_format !== undefined) throw invalidParameter('response_format', 'response_format is not a parameter of this endpoint; put the format in text.format.')
+  if (body.response_format !== undefined)
+    throw invalidParameter(
+      'response_format',
+      'response_format is not a parameter of this endpoint; put the format in text.format.',
+    )
   const stream = optional(body, 'stream', isBoolean, 'a boolean') ?? false
-  if (body.stream_options !== undefined && body.stream_options !== null && !stream && !faults.has('stream-options-unchecked')) throw invalidParameter('stream_options', 'stream_options is only allowed with stream true')
+  if (
+    body.stream_options !== undefined &&
+    body.stream_options !== null &&
+    !stream &&
+    !faults.has('stream-options-unchecked')
+  )
+    throw invalidParameter('stream_options', 'stream_options is only allowed with stream true')
   const previousResponseId = optional(body, 'previous_response_id', isString, 'a response id string')
-  if (body.conversation !== undefined && body.conversation !== null && !(previousResponseId && faults.has('conversation-with-previous-accepted'))) {
-    if (previousResponseId !== undefined) throw invalidParameter('conversation', 'conversation must not be combined with previous_response_id')
+  if (
+    body.conversation !== undefined &&
+    body.conversation !== null &&
+    !(previousResponseId && faults.has('conversation-with-previous-accepted'))
+  ) {
+    if (previousResponseId !== undefined)
+      throw invalidParameter('conversation', 'conversation must not be combined with previous_response_id')
     // Section 4.5: only where persistent conversations are enabled; they are not, here.
     throw invalidParameter('conversation', 'Persistent conversations are not enabled for this account.')
   }
   const limits = RESPONSE_LIMITS
-  const temperature = inRange('temperature', optional(body, 'temperature', isNumber, 'a number'), limits.temperature.min, faults.has('temperature-above-2-accepted') ? 2.5 : limits.temperature.max)
-  const topLogprobs = inRange('top_logprobs', optional(body, 'top_logprobs', isInteger, 'an integer'), limits.topLogprobs.min, faults.has('top-logprobs-21-accepted') ? 21 : limits.topLogprobs.max) ?? 0
+  const temperature = inRange(
+    'temperature',
+    optional(body, 'temperature', isNumber, 'a number'),
+    limits.temperature.min,
+    faults.has('temperature-above-2-accepted') ? 2.5 : limits.temperature.max,
+  )
+  const topLogprobs =
+    inRange(
+      'top_logprobs',
+      optional(body, 'top_logprobs', isInteger, 'an integer'),
+      limits.topLogprobs.min,
+      faults.has('top-logprobs-21-accepted') ? 21 : limits.topLogprobs.max,
+    ) ?? 0
   const safetyIdentifier = optional(body, 'safety_identifier', isString, 'a string')
-  if (safetyIdentifier !== undefined && safetyIdentifier.length > limits.safetyIdentifierChars && !faults.has('safety-identifier-unchecked')) {
-    throw invalidParameter('safety_identifier', `safety_identifier must be at most ${limits.safetyIdentifierChars} characters; got ${safetyIdentifier.length}`)
+  if (
+    safetyIdentifier !== undefined &&
+    safetyIdentifier.length > limits.safetyIdentifierChars &&
+    !faults.has('safety-identifier-unchecked')
+  ) {
+    throw invalidParameter(
+      'safety_identifier',
+      `safety_identifier must be at most ${limits.safetyIdentifierChars} characters; got ${safetyIdentifier.length}`,
+    )
   }
   const tools = parseTools(body.tools)
   return {
@@ -121,7 +166,12 @@ export function parseCreateRequest(body: unknown, faults: FaultSet): CreateReque
     input: normalizeInput(body.input ?? ''),
     instructions: optional(body, 'instructions', isString, 'a string'),
     // The reference gives no minimum; one token is the least that can be generated.
-    maxOutputTokens: inRange('max_output_tokens', optional(body, 'max_output_tokens', isInteger, 'an integer'), 1, Number.MAX_SAFE_INTEGER),
+    maxOutputTokens: inRange(
+      'max_output_tokens',
+      optional(body, 'max_output_tokens', isInteger, 'an integer'),
+      1,
+      Number.MAX_SAFE_INTEGER,
+    ),
     metadata: parseMetadata(body.metadata, faults),
     temperature,
     // top_p has no stated range; a probability mass is 0 to 1.
@@ -142,21 +192,26 @@ export function parseCreateRequest(body: unknown, faults: FaultSet): CreateReque
     moderationModel: parseModeration(body.moderation),
     reasoningEffort: parseReasoning(body.reasoning),
     user: optional(body, 'user', isString, 'a string'),
-    candidates: faults.has('n-parameter-honoured') ? (inRange('n', optional(body, 'n', isInteger, 'an integer'), 1, 8) ?? 1) : 1,
+    candidates: faults.has('n-parameter-honoured')
+      ? (inRange('n', optional(body, 'n', isInteger, 'an integer'), 1, 8) ?? 1)
+      : 1,
   }
 }
 
 function parseEnum<T extends string>(body: Record<string, unknown>, name: string, values: readonly T[]): T | undefined {
   const value = body[name]
   if (value === undefined || value === null) return undefined
-  if (typeof value !== 'string' || !(values as readonly string[]).includes(value)) throw invalidParameter(name, `${name} must be one of ${values.join(', ')}`)
+  if (typeof value !== 'string' || !(values as readonly string[]).includes(value))
+    throw invalidParameter(name, `${name} must be one of ${values.join(', ')}`)
   return value as T
 }
 
 function parseServiceTier(body: Record<string, unknown>, faults: FaultSet): 'default' | 'flex' {
-  if (body.service_tier === 'priority') throw invalidParameter('service_tier', 'service_tier priority is not enabled for this account')
+  if (body.service_tier === 'priority')
+    throw invalidParameter('service_tier', 'service_tier priority is not enabled for this account')
   const tier = parseEnum(body, 'service_tier', ['default', 'flex'] as const)
-  if (tier === 'default' && faults.has('service-tier-default-refused')) throw invalidParameter('service_tier', 'service_tier default is not available')
+  if (tier === 'default' && faults.has('service-tier-default-refused'))
+    throw invalidParameter('service_tier', 'service_tier default is not available')
   return tier ?? 'default'
 }
 
@@ -166,11 +221,20 @@ function parseMetadata(raw: unknown, faults: FaultSet): Record<string, string> {
   const limits = RESPONSE_LIMITS
   const entries = Object.entries(raw)
   const maxPairs = faults.has('metadata-17-pairs-accepted') ? limits.metadataPairs + 1 : limits.metadataPairs
-  if (entries.length > maxPairs) throw invalidParameter('metadata', `metadata holds at most ${limits.metadataPairs} pairs; got ${entries.length}`)
+  if (entries.length > maxPairs)
+    throw invalidParameter('metadata', `metadata holds at most ${limits.metadataPairs} pairs; got ${entries.length}`)
   for (const [key, value] of entries) {
-    if (key.length > limits.metadataKeyChars) throw invalidParameter('metadata', `metadata keys are at most ${limits.metadataKeyChars} characters; got ${key.length}`)
+    if (key.length > limits.metadataKeyChars)
+      throw invalidParameter(
+        'metadata',
+        `metadata keys are at most ${limits.metadataKeyChars} characters; got ${key.length}`,
+      )
     if (typeof value !== 'string') throw invalidParameter('metadata', `metadata values must be strings (key '${key}')`)
-    if (value.length > limits.metadataValueChars) throw invalidParameter('metadata', `metadata values are at most ${limits.metadataValueChars} characters; got ${value.length} (key '${key}')`)
+    if (value.length > limits.metadataValueChars)
+      throw invalidParameter(
+        'metadata',
+        `metadata values are at most ${limits.metadataValueChars} characters; got ${value.length} (key '${key}')`,
+      )
   }
   return raw as Record<string, string>
 }
@@ -187,17 +251,24 @@ function parseText(raw: unknown, faults: FaultSet): { format: TextFormat; verbos
   if (raw === undefined || raw === null) return { format: { type: 'text' } }
   if (!isObject(raw)) throw invalidParameter('text', 'text must be an object')
   const verbosity = raw.verbosity
-  if (verbosity !== undefined && verbosity !== null && !(typeof verbosity === 'string' && VERBOSITY.has(verbosity))) throw invalidParameter('text.verbosity', 'text.verbosity must be low, medium or high')
+  if (verbosity !== undefined && verbosity !== null && !(typeof verbosity === 'string' && VERBOSITY.has(verbosity)))
+    throw invalidParameter('text.verbosity', 'text.verbosity must be low, medium or high')
   const format = raw.format ?? { type: 'text' }
   if (!isObject(format)) throw invalidParameter('text.format', 'text.format must be an object')
   const v = typeof verbosity === 'string' ? { verbosity } : {}
   if (format.type === 'text' || format.type === 'json_object') return { format: { type: format.type }, ...v }
   if (format.type === 'json_schema') {
     if (faults.has('json-schema-format-refused')) throw invalidParameter('text.format', 'json_schema is not supported')
-    if (typeof format.name !== 'string' || !TOOL_NAME.test(format.name)) throw invalidParameter('text.format.name', 'text.format.name must be 1 to 64 letters, digits, _ or -')
-    if (!isObject(format.schema)) throw invalidParameter('text.format.schema', 'text.format.schema must be a JSON Schema object')
-    if (format.strict !== undefined && format.strict !== null && typeof format.strict !== 'boolean') throw invalidParameter('text.format.strict', 'text.format.strict must be a boolean')
-    return { format: { type: 'json_schema', name: format.name, schema: format.schema, strict: format.strict === true }, ...v }
+    if (typeof format.name !== 'string' || !TOOL_NAME.test(format.name))
+      throw invalidParameter('text.format.name', 'text.format.name must be 1 to 64 letters, digits, _ or -')
+    if (!isObject(format.schema))
+      throw invalidParameter('text.format.schema', 'text.format.schema must be a JSON Schema object')
+    if (format.strict !== undefined && format.strict !== null && typeof format.strict !== 'boolean')
+      throw invalidParameter('text.format.strict', 'text.format.strict must be a boolean')
+    return {
+      format: { type: 'json_schema', name: format.name, schema: format.schema, strict: format.strict === true },
+      ...v,
+    }
   }
   throw invalidParameter('text.format.type', 'text.format.type must be text, json_object or json_schema')
 }
@@ -208,9 +279,15 @@ function parseTools(raw: unknown): FunctionTool[] {
   return raw.map((tool, i) => {
     if (!isObject(tool)) throw invalidParameter('tools', `tools[${i}] must be an object`)
     // Built-in, custom and MCP tools exist only where the route supports them (section 4.5); this one does not.
-    if (tool.type !== 'function') throw invalidParameter('tools', `tools[${i}].type '${String(tool.type)}' is not supported on this route; use function tools`)
-    if (typeof tool.name !== 'string' || !TOOL_NAME.test(tool.name)) throw invalidParameter('tools', `tools[${i}].name must be 1 to 64 letters, digits, _ or -`)
-    if (tool.parameters !== undefined && tool.parameters !== null && !isObject(tool.parameters)) throw invalidParameter('tools', `tools[${i}].parameters must be a JSON Schema object`)
+    if (tool.type !== 'function')
+      throw invalidParameter(
+        'tools',
+        `tools[${i}].type '${String(tool.type)}' is not supported on this route; use function tools`,
+      )
+    if (typeof tool.name !== 'string' || !TOOL_NAME.test(tool.name))
+      throw invalidParameter('tools', `tools[${i}].name must be 1 to 64 letters, digits, _ or -`)
+    if (tool.parameters !== undefined && tool.parameters !== null && !isObject(tool.parameters))
+      throw invalidParameter('tools', `tools[${i}].parameters must be a JSON Schema object`)
     return {
       name: tool.name,
       ...(typeof tool.description === 'string' ? { description: tool.description } : {}),
@@ -228,7 +305,8 @@ function parseToolChoice(raw: unknown, tools: readonly FunctionTool[]): ToolChoi
     return { kind: 'required' }
   }
   if (isObject(raw) && raw.type === 'function' && typeof raw.name === 'string') {
-    if (!tools.some((tool) => tool.name === raw.name)) throw invalidParameter('tool_choice', `tool_choice names '${raw.name}', which is not in tools`)
+    if (!tools.some((tool) => tool.name === raw.name))
+      throw invalidParameter('tool_choice', `tool_choice names '${raw.name}', which is not in tools`)
     return { kind: 'function', name: raw.name }
   }
   throw invalidParameter('tool_choice', 'tool_choice must be auto, required, none or {"type":"function","name":...}')
@@ -236,7 +314,8 @@ function parseToolChoice(raw: unknown, tools: readonly FunctionTool[]): ToolChoi
 
 function parseModeration(raw: unknown): string | undefined {
   if (raw === undefined || raw === null) return undefined
-  if (!isObject(raw) || typeof raw.model !== 'string') throw invalidParameter('moderation', 'moderation must be {"model": "<moderation model id>"}')
+  if (!isObject(raw) || typeof raw.model !== 'string')
+    throw invalidParameter('moderation', 'moderation must be {"model": "<moderation model id>"}')
   return raw.model
 }
 
@@ -245,6 +324,7 @@ function parseReasoning(raw: unknown): string | undefined {
   if (!isObject(raw)) throw invalidParameter('reasoning', 'reasoning must be an object')
   const effort = raw.effort
   if (effort === undefined || effort === null) return undefined
-  if (typeof effort !== 'string' || !EFFORTS.has(effort)) throw invalidParameter('reasoning.effort', 'reasoning.effort must be minimal, low, medium or high')
+  if (typeof effort !== 'string' || !EFFORTS.has(effort))
+    throw invalidParameter('reasoning.effort', 'reasoning.effort must be minimal, low, medium or high')
   return effort
 }

@@ -39,32 +39,51 @@ export interface SearchRequest {
 
 export function readSearchRequest(body: Record<string, unknown>, group: ParamGroup, faults: FaultSet): SearchRequest {
   const queries = readQueries(body.query, faults)
-  let maxResults = integer(body, 'max_results', SEARCH_LIMITS.maxResults.min, faults.has('search-max-results-unchecked') ? Infinity : SEARCH_LIMITS.maxResults.max)
+  let maxResults = integer(
+    body,
+    'max_results',
+    SEARCH_LIMITS.maxResults.min,
+    faults.has('search-max-results-unchecked') ? Infinity : SEARCH_LIMITS.maxResults.max,
+  )
   if (maxResults !== undefined && maxResults > SEARCH_LIMITS.maxResults.max) maxResults = SEARCH_LIMITS.maxResults.max
   const domains = readDomains(body.search_domain_filter, faults)
-  const maxTokensPerPage = faults.has('search-max-tokens-per-page-unchecked') && typeof body.max_tokens_per_page !== 'number'
-    ? SEARCH_LIMITS.maxTokensPerPageDefault
-    : integer(body, 'max_tokens_per_page', 1, Infinity) ?? SEARCH_LIMITS.maxTokensPerPageDefault
-  if (body.country !== undefined && typeof body.country !== 'string') throw invalidParameter('country', 'country must be a string.')
+  const maxTokensPerPage =
+    faults.has('search-max-tokens-per-page-unchecked') && typeof body.max_tokens_per_page !== 'number'
+      ? SEARCH_LIMITS.maxTokensPerPageDefault
+      : (integer(body, 'max_tokens_per_page', 1, Infinity) ?? SEARCH_LIMITS.maxTokensPerPageDefault)
+  if (body.country !== undefined && typeof body.country !== 'string')
+    throw invalidParameter('country', 'country must be a string.')
   readGroup(body, group, faults)
   return { queries, maxResults: maxResults ?? SEARCH_LIMITS.maxResults.default, domains, maxTokensPerPage }
 }
 
 function readQueries(query: unknown, faults: FaultSet): string[] {
-  if (faults.has('search-query-unchecked') && (typeof query === 'number' || Array.isArray(query))) return (Array.isArray(query) ? query : [query]).map(String)
+  if (faults.has('search-query-unchecked') && (typeof query === 'number' || Array.isArray(query)))
+    return (Array.isArray(query) ? query : [query]).map(String)
   if (typeof query === 'string' && query.trim() !== '') return [query]
-  if (Array.isArray(query) && query.length > 0 && query.length <= SEARCH_LIMITS.maxQueries && query.every((q) => typeof q === 'string' && q.trim() !== '')) {
+  if (
+    Array.isArray(query) &&
+    query.length > 0 &&
+    query.length <= SEARCH_LIMITS.maxQueries &&
+    query.every((q) => typeof q === 'string' && q.trim() !== '')
+  ) {
     if (faults.has('search-query-array-refused')) throw invalidParameter('query', 'This tool takes one query string.')
     return query as string[]
   }
-  throw invalidParameter('query', `query is required: a non-empty string, or an array of 1 to ${SEARCH_LIMITS.maxQueries} non-empty strings.`)
+  throw invalidParameter(
+    'query',
+    `query is required: a non-empty string, or an array of 1 to ${SEARCH_LIMITS.maxQueries} non-empty strings.`,
+  )
 }
 
 function readDomains(filter: unknown, faults: FaultSet): string[] {
   if (filter === undefined || filter === null) return []
   const max = faults.has('search-domain-filter-unlimited') ? Infinity : SEARCH_LIMITS.maxDomains
   if (!Array.isArray(filter) || filter.length > max || !filter.every((d) => typeof d === 'string' && d !== '')) {
-    throw invalidParameter('search_domain_filter', `search_domain_filter must be an array of at most ${SEARCH_LIMITS.maxDomains} domains.`)
+    throw invalidParameter(
+      'search_domain_filter',
+      `search_domain_filter must be an array of at most ${SEARCH_LIMITS.maxDomains} domains.`,
+    )
   }
   return filter as string[]
 }
@@ -73,14 +92,18 @@ function integer(body: Record<string, unknown>, name: string, min: number, max: 
   const value = body[name]
   if (value === undefined || value === null) return undefined
   if (!Number.isInteger(value) || (value as number) < min || (value as number) > max) {
-    throw invalidParameter(name, `${name} must be an integer${max === Infinity ? ` of at least ${min}` : ` from ${min} to ${max}`}.`)
+    throw invalidParameter(
+      name,
+      `${name} must be an integer${max === Infinity ? ` of at least ${min}` : ` from ${min} to ${max}`}.`,
+    )
   }
   return value as number
 }
 
 function oneOf(body: Record<string, unknown>, name: string, values: readonly string[]): void {
   const value = body[name]
-  if (value !== undefined && !values.includes(value as string)) throw invalidParameter(name, `${name} must be one of ${values.join(', ')}.`)
+  if (value !== undefined && !values.includes(value as string))
+    throw invalidParameter(name, `${name} must be one of ${values.join(', ')}.`)
 }
 
 function ofType(body: Record<string, unknown>, name: string, type: 'string' | 'boolean' | 'object'): void {
@@ -94,7 +117,13 @@ function country(body: Record<string, unknown>, form: 'code' | 'name'): void {
   const value = body.country
   if (value === undefined) return
   const ok = typeof value === 'string' && (form === 'code' ? COUNTRY_CODE : COUNTRY_NAME).test(value)
-  if (!ok) throw invalidParameter('country', form === 'code' ? 'country must be a two-letter country code on this tool.' : 'country must be a full lowercase country name on this tool, e.g. germany.')
+  if (!ok)
+    throw invalidParameter(
+      'country',
+      form === 'code'
+        ? 'country must be a two-letter country code on this tool.'
+        : 'country must be a full lowercase country name on this tool, e.g. germany.',
+    )
 }
 
 function readGroup(body: Record<string, unknown>, group: ParamGroup, faults: FaultSet): void {
@@ -102,7 +131,8 @@ function readGroup(body: Record<string, unknown>, group: ParamGroup, faults: Fau
     case 'A': // p1-search
       for (const name of ['gl', 'hl', 'location']) ofType(body, name, 'string')
       ofType(body, 'autocorrect', 'boolean')
-      if (faults.has('search-tbs-qdr-y-refused') && body.tbs === 'qdr:y') throw invalidParameter('tbs', 'tbs must be one of qdr:h, qdr:d, qdr:w, qdr:m.')
+      if (faults.has('search-tbs-qdr-y-refused') && body.tbs === 'qdr:y')
+        throw invalidParameter('tbs', 'tbs must be one of qdr:h, qdr:d, qdr:w, qdr:m.')
       if (!faults.has('search-provider-values-unchecked')) oneOf(body, 'tbs', TBS_VALUES)
       integer(body, 'page', 1, Infinity)
       if (!faults.has('search-provider-values-unchecked')) country(body, 'code')
@@ -115,23 +145,38 @@ function readGroup(body: Record<string, unknown>, group: ParamGroup, faults: Fau
       oneOf(body, 'os', SYSTEMS)
       return
     case 'C': // p2-search, this gateway's choice
-      if (body.sources !== undefined && (!Array.isArray(body.sources) || !body.sources.every((s) => SOURCES.includes(s as string)))) {
+      if (
+        body.sources !== undefined &&
+        (!Array.isArray(body.sources) || !body.sources.every((s) => SOURCES.includes(s as string)))
+      ) {
         throw invalidParameter('sources', `sources must be an array of ${SOURCES.join(', ')}.`)
       }
-      if (body.categories !== undefined && (!Array.isArray(body.categories) || !body.categories.every((c) => typeof c === 'object' && c !== null && CATEGORIES.includes((c as Record<string, unknown>).type as string)))) {
-        throw invalidParameter('categories', `categories must be an array of { type } with type ${CATEGORIES.join(', ')}.`)
+      if (
+        body.categories !== undefined &&
+        (!Array.isArray(body.categories) ||
+          !body.categories.every(
+            (c) =>
+              typeof c === 'object' && c !== null && CATEGORIES.includes((c as Record<string, unknown>).type as string),
+          ))
+      ) {
+        throw invalidParameter(
+          'categories',
+          `categories must be an array of { type } with type ${CATEGORIES.join(', ')}.`,
+        )
       }
       for (const name of ['tbs', 'location']) ofType(body, name, 'string')
       ofType(body, 'ignoreInvalidURLs', 'boolean')
       ofType(body, 'scrapeOptions', 'object')
       return
     case 'p3':
-      if (faults.has('search-processor-pro-refused') && body.processor === 'pro') throw invalidParameter('processor', 'processor must be base.')
+      if (faults.has('search-processor-pro-refused') && body.processor === 'pro')
+        throw invalidParameter('processor', 'processor must be base.')
       if (!faults.has('search-provider-values-unchecked')) oneOf(body, 'processor', ['base', 'pro'])
       integer(body, 'max_chars_per_result', 1, Infinity)
       return
     case 'p5':
-      if (faults.has('search-p5-country-refused') && body.country !== undefined) throw invalidParameter('country', 'country is not supported on this tool.')
+      if (faults.has('search-p5-country-refused') && body.country !== undefined)
+        throw invalidParameter('country', 'country is not supported on this tool.')
       if (!faults.has('search-provider-values-unchecked')) country(body, 'name')
       return
     case 'none':

@@ -15,7 +15,10 @@ export interface SearchResultItem {
 }
 
 const DEFAULT_DOMAINS = ['example.com', 'example.org', 'docs.example.net', 'news.example.com']
-const FILLER = 'gateway reference search result simulated from the query text with no network access so the same request always gives the same answer'.split(' ')
+const FILLER =
+  'gateway reference search result simulated from the query text with no network access so the same request always gives the same answer'.split(
+    ' ',
+  )
 
 export function searchResults(tool: string, request: SearchRequest, count: number): SearchResultItem[] {
   return request.queries.flatMap((query) => resultsFor(tool, query, request, count))
@@ -34,12 +37,16 @@ function resultsFor(tool: string, query: string, request: SearchRequest, count: 
       url: `https://${domain}/${slug}/${digest.toString('hex').slice(0, 8)}`,
       snippet: snippetWords.join(' '),
     }
-    if (i % 2 === 0) item.date = new Date(Date.UTC(2025, digest[0]! % 12, 1 + (digest[1]! % 28))).toISOString().slice(0, 10)
+    if (i % 2 === 0)
+      item.date = new Date(Date.UTC(2025, digest[0]! % 12, 1 + (digest[1]! % 28))).toISOString().slice(0, 10)
     return item
   })
 }
 
 /** A filter entry may be written as a URL or with a leading dot; the host is what a result lives on. */
 function bareDomain(entry: string): string {
-  return entry.replace(/^[a-z]+:\/\//i, '').replace(/^\.+/, '').split('/')[0] as string
+  return entry
+    .replace(/^[a-z]+:\/\//i, '')
+    .replace(/^\.+/, '')
+    .split('/')[0] as string
 }

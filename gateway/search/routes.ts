@@ -42,18 +42,32 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
     const inUrl = form === 'url' ? (request.params as { tool: string }).tool : undefined
     const name = inUrl ?? named
     if (name === undefined || name === null || name === '') {
-      if (!faults.has('search-tool-defaulted')) throw invalidParameter('search_tool_name', 'search_tool_name is required on POST /v1/search: one of the search tools (or use POST /v1/search/{search_tool_name}).')
+      if (!faults.has('search-tool-defaulted'))
+        throw invalidParameter(
+          'search_tool_name',
+          'search_tool_name is required on POST /v1/search: one of the search tools (or use POST /v1/search/{search_tool_name}).',
+        )
       return findSearchTool('p1-search') as SearchTool
     }
     if (typeof name !== 'string') throw invalidParameter('search_tool_name', 'search_tool_name must be a string.')
     if (inUrl !== undefined && named !== undefined && named !== inUrl) {
-      throw invalidParameter('search_tool_name', 'search_tool_name is absent in the URL form; it names another tool than the URL.')
+      throw invalidParameter(
+        'search_tool_name',
+        'search_tool_name is absent in the URL form; it names another tool than the URL.',
+      )
     }
     const tool = name === 'p7-search' && faults.has('search-p7-missing') ? undefined : findSearchTool(name)
     if (!tool) {
       if (faults.has('search-unknown-tool-500')) throw new GatewayError(500, 'The search backend failed.')
-      if (form === 'url') throw new GatewayError(404, `There is no search tool '${name}'.`, { code: 'model_not_found', param: 'search_tool_name' })
-      throw new GatewayError(400, `There is no search tool '${name}'.`, { code: 'model_not_found', param: 'search_tool_name' })
+      if (form === 'url')
+        throw new GatewayError(404, `There is no search tool '${name}'.`, {
+          code: 'model_not_found',
+          param: 'search_tool_name',
+        })
+      throw new GatewayError(400, `There is no search tool '${name}'.`, {
+        code: 'model_not_found',
+        param: 'search_tool_name',
+      })
     }
     return tool
   }
@@ -67,7 +81,11 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
     if (caller) requireTier(model, caller)
     const search = readSearchRequest(body, tool.group, faults)
     const count = search.maxResults + (faults.has('search-results-over-max') ? 1 : 0)
-    const results = searchResults(tool.name, faults.has('search-domain-filter-ignored') ? { ...search, domains: [] } : search, count)
+    const results = searchResults(
+      tool.name,
+      faults.has('search-domain-filter-ignored') ? { ...search, domains: [] } : search,
+      count,
+    )
     const queries = faults.has('search-array-charged-once') ? 1 : search.queries.length
     if (caller) chargeUsd(caller.account, tool.usdPerQuery * queries)
     return { object: 'search', results }

@@ -29,7 +29,30 @@ export interface Generation {
   finish: 'stop' | 'length'
 }
 
-const WORDS = ['the', 'gateway', 'answers', 'with', 'a', 'simulated', 'reply', 'that', 'is', 'stable', 'for', 'equal', 'input', 'and', 'counts', 'every', 'token', 'it', 'sends', 'back', 'to', 'you']
+const WORDS = [
+  'the',
+  'gateway',
+  'answers',
+  'with',
+  'a',
+  'simulated',
+  'reply',
+  'that',
+  'is',
+  'stable',
+  'for',
+  'equal',
+  'input',
+  'and',
+  'counts',
+  'every',
+  'token',
+  'it',
+  'sends',
+  'back',
+  'to',
+  'you',
+]
 
 /** A small deterministic pseudo-random generator (mulberry32), seeded from a hash. */
 function prng(seed: Buffer): () => number {
@@ -57,7 +80,9 @@ function fullText(random: () => number, input: string): string {
 
 export function generate(request: GenerationRequest): Generation {
   const salt = (request.temperature ?? 1) > 0 ? randomBytes(8).toString('hex') : ''
-  const seed = createHash('sha256').update(`${request.model}\u0000${request.instructions ?? ''}\u0000${request.input}\u0000${salt}`).digest()
+  const seed = createHash('sha256')
+    .update(`${request.model}\u0000${request.instructions ?? ''}\u0000${request.input}\u0000${salt}`)
+    .digest()
   const random = prng(seed)
   const inputTokens = countTokens(request.instructions ?? '') + countTokens(request.input)
   const reasoningWanted = request.reasoning ? 16 + Math.floor(random() * 48) : 0

@@ -65,7 +65,10 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
   app.post(
     '/v1/text:synthesize',
     // The fault accepts x-native-api-key here, which section 5.3 rules out.
-    { config: { nativeKeyHeader: faults.has('synthesize-native-key-accepted') }, ...(faults.has('synthesize-compatible-error-body') ? {} : { preSerialization: nativeErrorDialect }) },
+    {
+      config: { nativeKeyHeader: faults.has('synthesize-native-key-accepted') },
+      ...(faults.has('synthesize-compatible-error-body') ? {} : { preSerialization: nativeErrorDialect }),
+    },
     async (request) => {
       const context = state.contexts.of(request)
       const caller = requireCaller(context)
@@ -75,11 +78,20 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
       const audioConfig = isObject(body.audioConfig) ? body.audioConfig : {}
 
       const modelName = voice.model_name
-      if (typeof modelName !== 'string' || modelName === '') throw invalidParameter('voice.model_name', 'voice.model_name is required.')
+      if (typeof modelName !== 'string' || modelName === '')
+        throw invalidParameter('voice.model_name', 'voice.model_name is required.')
       context.model = modelName
-      const known = SYNTHESIZE_MODELS.has(modelName) ? modelName : faults.has('synthesize-unknown-model-accepted') ? 'nv-tts-flash' : undefined
+      const known = SYNTHESIZE_MODELS.has(modelName)
+        ? modelName
+        : faults.has('synthesize-unknown-model-accepted')
+          ? 'nv-tts-flash'
+          : undefined
       const model = known === undefined ? undefined : findModel(known)
-      if (!model) throw invalidParameter('voice.model_name', `voice.model_name must be one of ${[...SYNTHESIZE_MODELS].join(', ')}; newer speech models are not sent here.`)
+      if (!model)
+        throw invalidParameter(
+          'voice.model_name',
+          `voice.model_name must be one of ${[...SYNTHESIZE_MODELS].join(', ')}; newer speech models are not sent here.`,
+        )
       requireTier(model, caller)
       context.admitModel?.(model)
 
@@ -88,20 +100,32 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
       const textBytes = Buffer.byteLength(text, 'utf8')
       if (textBytes > ceiling) throw tooLarge('input.text', textBytes, ceiling)
       const prompt = input.prompt
-      if (prompt !== undefined && typeof prompt !== 'string') throw invalidParameter('input.prompt', 'input.prompt must be a string.')
+      if (prompt !== undefined && typeof prompt !== 'string')
+        throw invalidParameter('input.prompt', 'input.prompt must be a string.')
       const promptBytes = Buffer.byteLength(prompt ?? '', 'utf8')
-      if (promptBytes > SYNTHESIZE_LIMITS.promptBytes) throw tooLarge('input.prompt', promptBytes, SYNTHESIZE_LIMITS.promptBytes)
+      if (promptBytes > SYNTHESIZE_LIMITS.promptBytes)
+        throw tooLarge('input.prompt', promptBytes, SYNTHESIZE_LIMITS.promptBytes)
 
       const language = voice.languageCode
-      if (!(typeof language === 'string' && BCP47.test(language)) && !(faults.has('synthesize-language-optional') && language === undefined)) {
-        throw invalidParameter('voice.languageCode', 'voice.languageCode is required: a BCP-47 language tag such as en-US.')
+      if (
+        !(typeof language === 'string' && BCP47.test(language)) &&
+        !(faults.has('synthesize-language-optional') && language === undefined)
+      ) {
+        throw invalidParameter(
+          'voice.languageCode',
+          'voice.languageCode is required: a BCP-47 language tag such as en-US.',
+        )
       }
       checkSpeakers(voice)
 
       const asked = audioConfig.audioEncoding
-      const unknownAccepted = faults.has('synthesize-unknown-encoding-accepted') && typeof asked === 'string' && asked !== ''
+      const unknownAccepted =
+        faults.has('synthesize-unknown-encoding-accepted') && typeof asked === 'string' && asked !== ''
       if (!ENCODINGS.includes(asked as Encoding) && !unknownAccepted) {
-        throw invalidParameter('audioConfig.audioEncoding', `audioConfig.audioEncoding is required: one of ${ENCODINGS.join(', ')}.`)
+        throw invalidParameter(
+          'audioConfig.audioEncoding',
+          `audioConfig.audioEncoding is required: one of ${ENCODINGS.join(', ')}.`,
+        )
       }
       const encoding: Encoding = ENCODINGS.includes(asked as Encoding) ? (asked as Encoding) : 'LINEAR16'
       const rate = sampleRate(encoding, audioConfig.sampleRateHertz)
@@ -110,7 +134,13 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
       const audio = encode(encoding, rate, seconds)
       const inputTokens = countTokens(text) + countTokens(prompt ?? '')
       const outputTokens = Math.ceil(seconds * AUDIO_TOKENS_PER_SECOND)
-      context.tokens = { total: inputTokens + outputTokens, prompt: inputTokens, completion: outputTokens, reasoning: 0, cached: 0 }
+      context.tokens = {
+        total: inputTokens + outputTokens,
+        prompt: inputTokens,
+        completion: outputTokens,
+        reasoning: 0,
+        cached: 0,
+      }
       chargeUsd(caller.account, costUsd(model, inputTokens, outputTokens))
       return {
         audioContent: audio.toString('base64'),
@@ -122,7 +152,8 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
 
   function sampleRate(encoding: Encoding, asked: unknown): number {
     const allowed = RATES[encoding]
-    if (asked === undefined) return allowed?.includes(AUTOMATIC_RATE) ? AUTOMATIC_RATE : (allowed?.[0] ?? AUTOMATIC_RATE)
+    if (asked === undefined)
+      return allowed?.includes(AUTOMATIC_RATE) ? AUTOMATIC_RATE : (allowed?.[0] ?? AUTOMATIC_RATE)
     if (typeof asked !== 'number' || !Number.isInteger(asked) || asked <= 0) {
       throw invalidParameter('audioConfig.sampleRateHertz', 'audioConfig.sampleRateHertz must be a positive integer.')
     }
@@ -148,6 +179,13 @@ function checkSpeakers(voice: Record<string, unknown>): void {
   const multi = voice.multiSpeakerVoiceConfig
   if (multi === undefined) return
   const configs = isObject(multi) ? multi.speakerVoiceConfigs : undefined
-  const valid = Array.isArray(configs) && configs.length > 0 && configs.every((c) => isObject(c) && typeof c.speakerAlias === 'string' && typeof c.speakerId === 'string')
-  if (!valid) throw invalidParameter('voice.multiSpeakerVoiceConfig.speakerVoiceConfigs', 'speakerVoiceConfigs must be a non-empty array of {speakerAlias, speakerId}.')
+  const valid =
+    Array.isArray(configs) &&
+    configs.length > 0 &&
+    configs.every((c) => isObject(c) && typeof c.speakerAlias === 'string' && typeof c.speakerId === 'string')
+  if (!valid)
+    throw invalidParameter(
+      'voice.multiSpeakerVoiceConfig.speakerVoiceConfigs',
+      'speakerVoiceConfigs must be a non-empty array of {speakerAlias, speakerId}.',
+    )
 }

@@ -29,7 +29,8 @@ export class PlannedAssistants {
     const body = requestBody(raw)
     const check = !this.faults.has('planned-assistant-limits-unchecked')
     const model = requiredString(body, 'model')
-    if (!findModel(model)) throw new GatewayError(404, `The model '${model}' does not exist.`, { code: 'model_not_found', param: 'model' })
+    if (!findModel(model))
+      throw new GatewayError(404, `The model '${model}' does not exist.`, { code: 'model_not_found', param: 'model' })
     const assistant = {
       id: plannedId('asst_'),
       object: 'assistant',
@@ -59,7 +60,12 @@ export class PlannedAssistants {
     messages.forEach((message, i) => {
       this.#readMessage(message, `messages[${i}]`)
     })
-    const thread = { id: plannedId('thread_'), object: 'thread', created_at: this.nowSeconds(), metadata: readMetadata(body.metadata) }
+    const thread = {
+      id: plannedId('thread_'),
+      object: 'thread',
+      created_at: this.nowSeconds(),
+      metadata: readMetadata(body.metadata),
+    }
     this.#threads.set(thread.id, { ...thread, accountId })
     return thread
   }
@@ -69,10 +75,17 @@ export class PlannedAssistants {
     const body = requestBody(raw)
     const { role, text } = this.#readMessage(body, 'message')
     const fileIds = body.file_ids === undefined ? [] : body.file_ids
-    if (!Array.isArray(fileIds) || !fileIds.every((id) => typeof id === 'string')) throw invalidParameter('file_ids', 'file_ids must be an array of file ids.')
+    if (!Array.isArray(fileIds) || !fileIds.every((id) => typeof id === 'string'))
+      throw invalidParameter('file_ids', 'file_ids must be an array of file ids.')
     return {
-      id: plannedId('msg_'), object: 'thread.message', created_at: this.nowSeconds(), thread_id: threadId, role,
-      content: [{ type: 'text', text: { value: text, annotations: [] } }], file_ids: fileIds, metadata: readMetadata(body.metadata),
+      id: plannedId('msg_'),
+      object: 'thread.message',
+      created_at: this.nowSeconds(),
+      thread_id: threadId,
+      role,
+      content: [{ type: 'text', text: { value: text, annotations: [] } }],
+      file_ids: fileIds,
+      metadata: readMetadata(body.metadata),
     }
   }
 
@@ -83,9 +96,16 @@ export class PlannedAssistants {
     const assistant = this.#assistants.get(assistantId)
     if (!assistant || assistant.accountId !== accountId) throw notFound('assistant', assistantId)
     return {
-      id: plannedId('run_'), object: 'thread.run', created_at: this.nowSeconds(), thread_id: threadId, assistant_id: assistantId,
-      status: 'queued', model: assistant.model, instructions: optionalString(body, 'instructions', ASSISTANT_LIMITS.instructions) ?? assistant.instructions,
-      tools: body.tools === undefined ? assistant.tools : readTools(body.tools, true), metadata: readMetadata(body.metadata),
+      id: plannedId('run_'),
+      object: 'thread.run',
+      created_at: this.nowSeconds(),
+      thread_id: threadId,
+      assistant_id: assistantId,
+      status: 'queued',
+      model: assistant.model,
+      instructions: optionalString(body, 'instructions', ASSISTANT_LIMITS.instructions) ?? assistant.instructions,
+      tools: body.tools === undefined ? assistant.tools : readTools(body.tools, true),
+      metadata: readMetadata(body.metadata),
     }
   }
 
@@ -112,9 +132,11 @@ export class PlannedAssistants {
 function readTools(value: unknown, check: boolean): unknown[] {
   if (value === undefined || value === null) return []
   if (!Array.isArray(value)) throw invalidParameter('tools', 'tools must be an array.')
-  if (check && value.length > ASSISTANT_LIMITS.tools) throw invalidParameter('tools', `tools holds at most ${ASSISTANT_LIMITS.tools} tools; got ${value.length}.`)
+  if (check && value.length > ASSISTANT_LIMITS.tools)
+    throw invalidParameter('tools', `tools holds at most ${ASSISTANT_LIMITS.tools} tools; got ${value.length}.`)
   value.forEach((tool, i) => {
-    if (!isObject(tool) || typeof tool.type !== 'string') throw invalidParameter(`tools[${i}]`, `tools[${i}] must have a type.`)
+    if (!isObject(tool) || typeof tool.type !== 'string')
+      throw invalidParameter(`tools[${i}]`, `tools[${i}] must have a type.`)
     if (tool.type === 'function' && (!isObject(tool.function) || typeof tool.function.name !== 'string')) {
       throw invalidParameter(`tools[${i}].function`, 'a function tool needs a function object with a name.')
     }

@@ -11,8 +11,14 @@ import { isObject } from '../../common/json.ts'
 
 /** Section 4.9: the endpoints a batch may target. */
 export const BATCH_ENDPOINTS = [
-  '/v1/responses', '/v1/chat/completions', '/v1/embeddings', '/v1/completions', '/v1/moderations',
-  '/v1/images/generations', '/v1/images/edits', '/v1/videos',
+  '/v1/responses',
+  '/v1/chat/completions',
+  '/v1/embeddings',
+  '/v1/completions',
+  '/v1/moderations',
+  '/v1/images/generations',
+  '/v1/images/edits',
+  '/v1/videos',
 ] as const
 
 export const BATCH_LIST_LIMIT = { min: 1, max: 100, default: 20 } as const // sections 4.9 and 8.5
@@ -61,16 +67,30 @@ export class PlannedBatches {
     }
     const window = requiredString(body, 'completion_window')
     const windowOk = faults.has('planned-batch-window-48h') ? /^\d+h$/.test(window) : window === '24h'
-    if (!windowOk) throw invalidParameter('completion_window', 'completion_window must be 24h, the only window offered.')
+    if (!windowOk)
+      throw invalidParameter('completion_window', 'completion_window must be 24h, the only window offered.')
     const metadata = readMetadata(body.metadata, { checkPairs: !faults.has('planned-batch-metadata-unchecked') })
     const expiresAfter = readExpiresAfter(body.output_expires_after)
     const now = this.nowSeconds()
     const batch: Batch = {
-      id: plannedId('batch_'), object: 'batch', endpoint, errors: null, input_file_id: inputFileId, completion_window: window,
-      status: 'validating', output_file_id: null, error_file_id: null,
+      id: plannedId('batch_'),
+      object: 'batch',
+      endpoint,
+      errors: null,
+      input_file_id: inputFileId,
+      completion_window: window,
+      status: 'validating',
+      output_file_id: null,
+      error_file_id: null,
       created_at: faults.has('planned-batch-object-malformed') ? new Date(now * 1000).toISOString() : now,
-      in_progress_at: null, expires_at: now + WINDOW_SECONDS, finalizing_at: null, completed_at: null, failed_at: null,
-      expired_at: null, cancelling_at: null, cancelled_at: null,
+      in_progress_at: null,
+      expires_at: now + WINDOW_SECONDS,
+      finalizing_at: null,
+      completed_at: null,
+      failed_at: null,
+      expired_at: null,
+      cancelling_at: null,
+      cancelled_at: null,
       request_counts: { total: 0, completed: 0, failed: 0 },
       metadata,
       ...(expiresAfter ? { output_expires_after: expiresAfter } : {}),
@@ -81,7 +101,11 @@ export class PlannedBatches {
 
   list(accountId: string, query: Record<string, unknown>) {
     const limit = listLimit(query.limit, BATCH_LIST_LIMIT, !this.faults.has('planned-batch-list-limit-unchecked'))
-    return pageAfter(this.#list(accountId).map((batch) => this.#settle(batch)), query.after, limit)
+    return pageAfter(
+      this.#list(accountId).map((batch) => this.#settle(batch)),
+      query.after,
+      limit,
+    )
   }
 
   get(accountId: string, id: string): Batch {
@@ -124,8 +148,16 @@ export class PlannedBatches {
 
 function readExpiresAfter(value: unknown): { anchor: 'created_at'; seconds: number } | undefined {
   if (value === undefined || value === null) return undefined
-  if (!isObject(value) || value.anchor !== 'created_at' || !Number.isInteger(value.seconds) || (value.seconds as number) < 1) {
-    throw invalidParameter('output_expires_after', 'output_expires_after must be { anchor: "created_at", seconds: <positive integer> }.')
+  if (
+    !isObject(value) ||
+    value.anchor !== 'created_at' ||
+    !Number.isInteger(value.seconds) ||
+    (value.seconds as number) < 1
+  ) {
+    throw invalidParameter(
+      'output_expires_after',
+      'output_expires_after must be { anchor: "created_at", seconds: <positive integer> }.',
+    )
   }
   return { anchor: 'created_at', seconds: value.seconds as number }
 }

@@ -44,7 +44,8 @@ export class PlannedFineTuning {
   create(accountId: string, raw: unknown): Job {
     const body = requestBody(raw)
     const model = requiredString(body, 'model')
-    if (!findModel(model)) throw new GatewayError(404, `The model '${model}' does not exist.`, { code: 'model_not_found', param: 'model' })
+    if (!findModel(model))
+      throw new GatewayError(404, `The model '${model}' does not exist.`, { code: 'model_not_found', param: 'model' })
     const job: Job = {
       id: plannedId('ftjob-'),
       object: 'fine_tuning.job',
@@ -60,7 +61,11 @@ export class PlannedFineTuning {
       validation_file: optionalString(body, 'validation_file', undefined),
       result_files: [],
       trained_tokens: null,
-      suffix: optionalString(body, 'suffix', this.faults.has('planned-fine-tuning-suffix-unchecked') ? undefined : SUFFIX_MAX_CHARS),
+      suffix: optionalString(
+        body,
+        'suffix',
+        this.faults.has('planned-fine-tuning-suffix-unchecked') ? undefined : SUFFIX_MAX_CHARS,
+      ),
       method: { type: readMethod(body.method) },
     }
     this.#list(accountId).unshift(job)
@@ -79,7 +84,8 @@ export class PlannedFineTuning {
 
   cancel(accountId: string, id: string): Job {
     const job = this.get(accountId, id)
-    if (['succeeded', 'failed', 'cancelled'].includes(job.status)) throw invalidParameter('fine_tuning_job_id', `A job that is ${job.status} cannot be cancelled.`)
+    if (['succeeded', 'failed', 'cancelled'].includes(job.status))
+      throw invalidParameter('fine_tuning_job_id', `A job that is ${job.status} cannot be cancelled.`)
     job.status = 'cancelled'
     job.finished_at = this.nowSeconds()
     return job
@@ -87,7 +93,15 @@ export class PlannedFineTuning {
 
   events(accountId: string, id: string, query: Record<string, unknown>) {
     const job = this.get(accountId, id)
-    const events = [{ id: `ftevent-${job.id.slice(6)}`, object: 'fine_tuning.job.event', created_at: job.created_at, level: 'info', message: `Job ${job.status}.` }]
+    const events = [
+      {
+        id: `ftevent-${job.id.slice(6)}`,
+        object: 'fine_tuning.job.event',
+        created_at: job.created_at,
+        level: 'info',
+        message: `Job ${job.status}.`,
+      },
+    ]
     return pageAfter(events, query.after, listLimit(query.limit, JOB_LIST_LIMIT))
   }
 
@@ -103,19 +117,24 @@ export class PlannedFineTuning {
 
 /** Each hyperparameter: an integer, a number or "auto" (the default). */
 function readHyperparameters(value: unknown): Record<string, unknown> {
-  if (value !== undefined && value !== null && !isObject(value)) throw invalidParameter('hyperparameters', 'hyperparameters must be an object.')
+  if (value !== undefined && value !== null && !isObject(value))
+    throw invalidParameter('hyperparameters', 'hyperparameters must be an object.')
   const given = (value ?? {}) as Record<string, unknown>
-  return Object.fromEntries(HYPERPARAMETERS.map((name) => {
-    const v = given[name] ?? 'auto'
-    if (v !== 'auto' && (typeof v !== 'number' || !Number.isFinite(v) || v <= 0)) throw invalidParameter(`hyperparameters.${name}`, `${name} must be a positive number or "auto".`)
-    return [name, v]
-  }))
+  return Object.fromEntries(
+    HYPERPARAMETERS.map((name) => {
+      const v = given[name] ?? 'auto'
+      if (v !== 'auto' && (typeof v !== 'number' || !Number.isFinite(v) || v <= 0))
+        throw invalidParameter(`hyperparameters.${name}`, `${name} must be a positive number or "auto".`)
+      return [name, v]
+    }),
+  )
 }
 
 /** method: one of the three names, given as a string or as the convention's { type }. */
 function readMethod(value: unknown): string {
   if (value === undefined || value === null) return 'supervised'
   const type = isObject(value) ? value.type : value
-  if (typeof type !== 'string' || !(METHODS as readonly string[]).includes(type)) throw invalidParameter('method', `method must be one of ${METHODS.join(', ')}.`)
+  if (typeof type !== 'string' || !(METHODS as readonly string[]).includes(type))
+    throw invalidParameter('method', `method must be one of ${METHODS.join(', ')}.`)
   return type
 }

@@ -25,7 +25,10 @@ import { isObject } from '../../common/json.ts'
 
 type Surface = 'input-tokens' | 'batch' | 'assistant' | 'fine-tuning'
 type Method = 'GET' | 'POST'
-type Handler = (accountId: string, request: FastifyRequest<{ Params: Record<string, string>; Querystring: Record<string, unknown> }>) => unknown
+type Handler = (
+  accountId: string,
+  request: FastifyRequest<{ Params: Record<string, string>; Querystring: Record<string, unknown> }>,
+) => unknown
 
 /** Which fault-name prefixes offer each surface. */
 const OFFERED_BY: Readonly<Record<Surface, readonly string[]>> = {
@@ -41,7 +44,8 @@ export function registerUnavailableRoutes(app: FastifyInstance, state: GatewaySt
   const batches = new PlannedBatches(faults, now)
   const assistants = new PlannedAssistants(faults, now)
   const fineTuning = new PlannedFineTuning(faults, now)
-  const offered = (surface: Surface): boolean => [...faults].some((name) => OFFERED_BY[surface].some((prefix) => name.startsWith(prefix)))
+  const offered = (surface: Surface): boolean =>
+    [...faults].some((name) => OFFERED_BY[surface].some((prefix) => name.startsWith(prefix)))
 
   // The fault answers like a bare web server would: a 404 page that is not JSON, on every planned route.
   const plainText = faults.has('planned-route-plain-text')
@@ -58,23 +62,39 @@ export function registerUnavailableRoutes(app: FastifyInstance, state: GatewaySt
     })
   }
 
-  route('POST', '/v1/responses/input_tokens', 'input-tokens', (_account, request) => countInputTokens(request.body, faults))
+  route('POST', '/v1/responses/input_tokens', 'input-tokens', (_account, request) =>
+    countInputTokens(request.body, faults),
+  )
 
   route('POST', '/v1/batches', 'batch', (account, request) => batches.create(account, request.body))
   route('GET', '/v1/batches', 'batch', (account, request) => batches.list(account, request.query))
-  route('GET', '/v1/batches/:batch_id', 'batch', (account, request) => batches.get(account, request.params.batch_id as string))
-  route('POST', '/v1/batches/:batch_id/cancel', 'batch', (account, request) => batches.cancel(account, request.params.batch_id as string))
+  route('GET', '/v1/batches/:batch_id', 'batch', (account, request) =>
+    batches.get(account, request.params.batch_id as string),
+  )
+  route('POST', '/v1/batches/:batch_id/cancel', 'batch', (account, request) =>
+    batches.cancel(account, request.params.batch_id as string),
+  )
 
   route('POST', '/v1/assistants', 'assistant', (account, request) => assistants.createAssistant(account, request.body))
   route('POST', '/v1/threads', 'assistant', (account, request) => assistants.createThread(account, request.body))
-  route('POST', '/v1/threads/:thread_id/messages', 'assistant', (account, request) => assistants.addMessage(account, request.params.thread_id as string, request.body))
-  route('POST', '/v1/threads/:thread_id/runs', 'assistant', (account, request) => assistants.createRun(account, request.params.thread_id as string, request.body))
+  route('POST', '/v1/threads/:thread_id/messages', 'assistant', (account, request) =>
+    assistants.addMessage(account, request.params.thread_id as string, request.body),
+  )
+  route('POST', '/v1/threads/:thread_id/runs', 'assistant', (account, request) =>
+    assistants.createRun(account, request.params.thread_id as string, request.body),
+  )
 
   route('POST', '/v1/fine-tuning/jobs', 'fine-tuning', (account, request) => fineTuning.create(account, request.body))
   route('GET', '/v1/fine-tuning/jobs', 'fine-tuning', (account, request) => fineTuning.list(account, request.query))
-  route('GET', '/v1/fine-tuning/jobs/:job_id', 'fine-tuning', (account, request) => fineTuning.get(account, request.params.job_id as string))
-  route('POST', '/v1/fine-tuning/jobs/:job_id/cancel', 'fine-tuning', (account, request) => fineTuning.cancel(account, request.params.job_id as string))
-  route('GET', '/v1/fine-tuning/jobs/:job_id/events', 'fine-tuning', (account, request) => fineTuning.events(account, request.params.job_id as string, request.query))
+  route('GET', '/v1/fine-tuning/jobs/:job_id', 'fine-tuning', (account, request) =>
+    fineTuning.get(account, request.params.job_id as string),
+  )
+  route('POST', '/v1/fine-tuning/jobs/:job_id/cancel', 'fine-tuning', (account, request) =>
+    fineTuning.cancel(account, request.params.job_id as string),
+  )
+  route('GET', '/v1/fine-tuning/jobs/:job_id/events', 'fine-tuning', (account, request) =>
+    fineTuning.events(account, request.params.job_id as string, request.query),
+  )
   // Conditional and not guaranteed (section 4.9): unavailable even where fine-tuning is offered.
   route('POST', '/v1/fine-tuning/jobs/:job_id/pause', 'fine-tuning')
   route('POST', '/v1/fine-tuning/jobs/:job_id/resume', 'fine-tuning')
@@ -85,10 +105,22 @@ export function registerUnavailableRoutes(app: FastifyInstance, state: GatewaySt
 function countInputTokens(raw: unknown, faults: FaultSet): Record<string, unknown> {
   const body = requestBody(raw)
   const model = requiredString(body, 'model')
-  if (!findModel(model)) throw new GatewayError(404, `The model '${model}' does not exist.`, { code: 'model_not_found', param: 'model' })
+  if (!findModel(model))
+    throw new GatewayError(404, `The model '${model}' does not exist.`, { code: 'model_not_found', param: 'model' })
   if (body.input === undefined) throw invalidParameter('input', 'input is required: text or an array of input items.')
-  const text = (value: unknown): string => (typeof value === 'string' ? value : isObject(value) || Array.isArray(value) ? Object.values(value).map(text).join(' ') : '')
-  const tokens = countTokens(typeof body.instructions === 'string' ? body.instructions : '') + countTokens(text(body.input)) + countTokens(body.tools === undefined ? '' : JSON.stringify(body.tools))
+  const text = (value: unknown): string =>
+    typeof value === 'string'
+      ? value
+      : isObject(value) || Array.isArray(value)
+        ? Object.values(value).map(text).join(' ')
+        : ''
+  const tokens =
+    countTokens(typeof body.instructions === 'string' ? body.instructions : '') +
+    countTokens(text(body.input)) +
+    countTokens(body.tools === undefined ? '' : JSON.stringify(body.tools))
   // The fault gives the count as a string; the offered surface exists only under that fault.
-  return { object: 'response.input_tokens', input_tokens: faults.has('planned-input-tokens-string') ? String(tokens) : tokens }
+  return {
+    object: 'response.input_tokens',
+    input_tokens: faults.has('planned-input-tokens-string') ? String(tokens) : tokens,
+  }
 }

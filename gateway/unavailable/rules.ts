@@ -24,40 +24,61 @@ export function readMetadata(value: unknown, options: { checkPairs?: boolean } =
   if (value === undefined || value === null) return {}
   if (!isObject(value)) throw invalidParameter('metadata', 'metadata must be an object of string values.')
   const entries = Object.entries(value)
-  if ((options.checkPairs ?? true) && entries.length > METADATA_LIMITS.pairs) throw invalidParameter('metadata', `metadata holds at most ${METADATA_LIMITS.pairs} pairs; got ${entries.length}.`)
+  if ((options.checkPairs ?? true) && entries.length > METADATA_LIMITS.pairs)
+    throw invalidParameter('metadata', `metadata holds at most ${METADATA_LIMITS.pairs} pairs; got ${entries.length}.`)
   for (const [key, v] of entries) {
-    if (key.length > METADATA_LIMITS.keyChars) throw invalidParameter('metadata', `metadata keys are at most ${METADATA_LIMITS.keyChars} characters; '${key.slice(0, 20)}…' has ${key.length}.`)
-    if (typeof v !== 'string' || v.length > METADATA_LIMITS.valueChars) throw invalidParameter('metadata', `metadata values are strings of at most ${METADATA_LIMITS.valueChars} characters (key '${key}').`)
+    if (key.length > METADATA_LIMITS.keyChars)
+      throw invalidParameter(
+        'metadata',
+        `metadata keys are at most ${METADATA_LIMITS.keyChars} characters; '${key.slice(0, 20)}…' has ${key.length}.`,
+      )
+    if (typeof v !== 'string' || v.length > METADATA_LIMITS.valueChars)
+      throw invalidParameter(
+        'metadata',
+        `metadata values are strings of at most ${METADATA_LIMITS.valueChars} characters (key '${key}').`,
+      )
   }
   return Object.fromEntries(entries) as Record<string, string>
 }
 
 export function requiredString(body: Record<string, unknown>, name: string): string {
   const value = body[name]
-  if (typeof value !== 'string' || value === '') throw invalidParameter(name, `${name} is required: a non-empty string.`)
+  if (typeof value !== 'string' || value === '')
+    throw invalidParameter(name, `${name} is required: a non-empty string.`)
   return value
 }
 
-export function optionalString(body: Record<string, unknown>, name: string, maxChars: number | undefined): string | null {
+export function optionalString(
+  body: Record<string, unknown>,
+  name: string,
+  maxChars: number | undefined,
+): string | null {
   const value = body[name]
   if (value === undefined || value === null) return null
   if (typeof value !== 'string') throw invalidParameter(name, `${name} must be a string.`)
-  if (maxChars !== undefined && value.length > maxChars) throw invalidParameter(name, `${name} is at most ${maxChars} characters; got ${value.length}.`)
+  if (maxChars !== undefined && value.length > maxChars)
+    throw invalidParameter(name, `${name} is at most ${maxChars} characters; got ${value.length}.`)
   return value
 }
 
 /** A list limit from the query: plain digits within the range, else 400. */
 export function listLimit(raw: unknown, range: { min: number; max: number; default: number }, check = true): number {
   if (raw === undefined) return range.default
-  if (typeof raw !== 'string' || !/^\d+$/.test(raw)) throw invalidParameter('limit', `limit must be an integer from ${range.min} to ${range.max}.`)
+  if (typeof raw !== 'string' || !/^\d+$/.test(raw))
+    throw invalidParameter('limit', `limit must be an integer from ${range.min} to ${range.max}.`)
   const value = Number(raw)
   if (!check) return Math.max(1, value)
-  if (value < range.min || value > range.max) throw invalidParameter('limit', `limit must be from ${range.min} to ${range.max}; got ${value}.`)
+  if (value < range.min || value > range.max)
+    throw invalidParameter('limit', `limit must be from ${range.min} to ${range.max}; got ${value}.`)
   return value
 }
 
 /** Newest-first paging after a cursor id, the envelope of the compatible list convention. */
-export function pageAfter<T extends { id: string }>(items: readonly T[], after: unknown, limit: number): { object: 'list'; data: T[]; first_id: string | null; last_id: string | null; has_more: boolean } {
+export function pageAfter<T extends { id: string }>(
+  items: readonly T[],
+  after: unknown,
+  limit: number,
+): { object: 'list'; data: T[]; first_id: string | null; last_id: string | null; has_more: boolean } {
   let start = 0
   if (after !== undefined) {
     const index = items.findIndex((item) => item.id === after)
@@ -65,7 +86,13 @@ export function pageAfter<T extends { id: string }>(items: readonly T[], after: 
     start = index + 1
   }
   const data = items.slice(start, start + limit)
-  return { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data[data.length - 1]?.id ?? null, has_more: start + limit < items.length }
+  return {
+    object: 'list',
+    data,
+    first_id: data[0]?.id ?? null,
+    last_id: data[data.length - 1]?.id ?? null,
+    has_more: start + limit < items.length,
+  }
 }
 
 export function notFound(what: string, id: string): GatewayError {

@@ -74,27 +74,96 @@ export function makeMp4({ width, height, seconds }: Mp4Request): Buffer {
   const sps = sequenceParameterSet(coded.width, coded.height)
   const pps = pictureParameterSet()
 
-  const avcC = box('avcC', u8(1), u8(H264_PROFILE.profileIdc), u8(H264_PROFILE.constraintFlags), u8(H264_PROFILE.levelIdc),
-    u8(0xff), u8(0xe1), u16(sps.byteLength), sps, u8(1), u16(pps.byteLength), pps)
-  const avc1 = box('avc1', new Uint8Array(6), u16(1), new Uint8Array(16), u16(coded.width), u16(coded.height),
-    u32(0x00480000), u32(0x00480000), u32(0), u16(1), new Uint8Array(32), u16(0x0018), u16(0xffff), avcC)
-  const stbl = (chunkOffset: number) => box('stbl',
-    fullBox('stsd', 0, 0, u32(1), avc1),
-    fullBox('stts', 0, 0, u32(1), u32(frames), u32(FRAME_MS)),
-    fullBox('stsc', 0, 0, u32(1), u32(1), u32(frames), u32(1)),
-    fullBox('stsz', 0, 0, u32(0), u32(frames), ...samples.map((s) => u32(s.byteLength))),
-    fullBox('stco', 0, 0, u32(1), u32(chunkOffset)))
-  const moov = (chunkOffset: number) => box('moov',
-    fullBox('mvhd', 0, 0, u32(0), u32(0), u32(TIMESCALE), u32(durationMs), u32(0x00010000), u16(0x0100), new Uint8Array(10), MATRIX, new Uint8Array(24), u32(2)),
-    box('trak',
-      fullBox('tkhd', 0, 3, u32(0), u32(0), u32(1), u32(0), u32(durationMs), new Uint8Array(8), u16(0), u16(0), u16(0), u16(0), MATRIX, u32(width * 65536), u32(height * 65536)),
-      box('mdia',
-        fullBox('mdhd', 0, 0, u32(0), u32(0), u32(TIMESCALE), u32(durationMs), u16(0x55c4), u16(0)), // language und
-        fullBox('hdlr', 0, 0, u32(0), ascii('vide'), new Uint8Array(12), ascii('VideoHandler\0')),
-        box('minf',
-          fullBox('vmhd', 0, 1, u16(0), u16(0), u16(0), u16(0)),
-          box('dinf', fullBox('dref', 0, 0, u32(1), fullBox('url ', 0, 1))),
-          stbl(chunkOffset)))))
+  const avcC = box(
+    'avcC',
+    u8(1),
+    u8(H264_PROFILE.profileIdc),
+    u8(H264_PROFILE.constraintFlags),
+    u8(H264_PROFILE.levelIdc),
+    u8(0xff),
+    u8(0xe1),
+    u16(sps.byteLength),
+    sps,
+    u8(1),
+    u16(pps.byteLength),
+    pps,
+  )
+  const avc1 = box(
+    'avc1',
+    new Uint8Array(6),
+    u16(1),
+    new Uint8Array(16),
+    u16(coded.width),
+    u16(coded.height),
+    u32(0x00480000),
+    u32(0x00480000),
+    u32(0),
+    u16(1),
+    new Uint8Array(32),
+    u16(0x0018),
+    u16(0xffff),
+    avcC,
+  )
+  const stbl = (chunkOffset: number) =>
+    box(
+      'stbl',
+      fullBox('stsd', 0, 0, u32(1), avc1),
+      fullBox('stts', 0, 0, u32(1), u32(frames), u32(FRAME_MS)),
+      fullBox('stsc', 0, 0, u32(1), u32(1), u32(frames), u32(1)),
+      fullBox('stsz', 0, 0, u32(0), u32(frames), ...samples.map((s) => u32(s.byteLength))),
+      fullBox('stco', 0, 0, u32(1), u32(chunkOffset)),
+    )
+  const moov = (chunkOffset: number) =>
+    box(
+      'moov',
+      fullBox(
+        'mvhd',
+        0,
+        0,
+        u32(0),
+        u32(0),
+        u32(TIMESCALE),
+        u32(durationMs),
+        u32(0x00010000),
+        u16(0x0100),
+        new Uint8Array(10),
+        MATRIX,
+        new Uint8Array(24),
+        u32(2),
+      ),
+      box(
+        'trak',
+        fullBox(
+          'tkhd',
+          0,
+          3,
+          u32(0),
+          u32(0),
+          u32(1),
+          u32(0),
+          u32(durationMs),
+          new Uint8Array(8),
+          u16(0),
+          u16(0),
+          u16(0),
+          u16(0),
+          MATRIX,
+          u32(width * 65536),
+          u32(height * 65536),
+        ),
+        box(
+          'mdia',
+          fullBox('mdhd', 0, 0, u32(0), u32(0), u32(TIMESCALE), u32(durationMs), u16(0x55c4), u16(0)), // language und
+          fullBox('hdlr', 0, 0, u32(0), ascii('vide'), new Uint8Array(12), ascii('VideoHandler\0')),
+          box(
+            'minf',
+            fullBox('vmhd', 0, 1, u16(0), u16(0), u16(0), u16(0)),
+            box('dinf', fullBox('dref', 0, 0, u32(1), fullBox('url ', 0, 1))),
+            stbl(chunkOffset),
+          ),
+        ),
+      ),
+    )
   const ftyp = box('ftyp', ascii('isom'), u32(0x200), ascii('isom'), ascii('iso2'), ascii('avc1'), ascii('mp41'))
   // The chunk offset is a fixed-width field, so the moov box has the same length whatever it holds.
   const offset = ftyp.byteLength + moov(0).byteLength + 8

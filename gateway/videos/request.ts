@@ -67,20 +67,33 @@ export async function readCreateBody(request: FastifyRequest): Promise<RawCreate
 async function readBody(request: FastifyRequest): Promise<RawCreate> {
   if (!request.isMultipart()) {
     const body = request.body
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidParameter('body', 'The request body must be a JSON object, or multipart/form-data with input_reference.')
+    if (typeof body !== 'object' || body === null || Array.isArray(body))
+      throw invalidParameter(
+        'body',
+        'The request body must be a JSON object, or multipart/form-data with input_reference.',
+      )
     const fields = body as Record<string, unknown>
-    if (fields.input_reference !== undefined) throw invalidParameter('input_reference', 'input_reference is a file: send the request as multipart/form-data.')
+    if (fields.input_reference !== undefined)
+      throw invalidParameter('input_reference', 'input_reference is a file: send the request as multipart/form-data.')
     return { fields, reference: null }
   }
   const fields: Record<string, unknown> = {}
   let reference: RawCreate['reference'] = null
-  for await (const part of request.parts({ ...PARSER_OPTIONS, limits: { fileSize: MAX_REFERENCE_BYTES + 1, files: 1, fields: 20, fieldSize: 64 * 1024 } })) {
+  for await (const part of request.parts({
+    ...PARSER_OPTIONS,
+    limits: { fileSize: MAX_REFERENCE_BYTES + 1, files: 1, fields: 20, fieldSize: 64 * 1024 },
+  })) {
     if (part.type === 'field') {
-      if (fields[part.fieldname] !== undefined) throw invalidParameter(part.fieldname, `${part.fieldname} is given more than once.`)
+      if (fields[part.fieldname] !== undefined)
+        throw invalidParameter(part.fieldname, `${part.fieldname} is given more than once.`)
       fields[part.fieldname] = part.value
       continue
     }
-    if (part.fieldname !== 'input_reference') throw invalidParameter(part.fieldname, `Unexpected file field '${part.fieldname}'; the image goes in input_reference.`)
+    if (part.fieldname !== 'input_reference')
+      throw invalidParameter(
+        part.fieldname,
+        `Unexpected file field '${part.fieldname}'; the image goes in input_reference.`,
+      )
     reference = { bytes: await readFile(part), filename: part.filename }
   }
   return { fields, reference }
@@ -96,7 +109,8 @@ async function readFile(part: MultipartFile): Promise<Buffer> {
   let bytes = 0
   for await (const chunk of part.file as AsyncIterable<Buffer>) {
     bytes += chunk.length
-    if (bytes > MAX_REFERENCE_BYTES) throw invalidParameter('input_reference', `input_reference is larger than ${MAX_REFERENCE_BYTES} bytes.`)
+    if (bytes > MAX_REFERENCE_BYTES)
+      throw invalidParameter('input_reference', `input_reference is larger than ${MAX_REFERENCE_BYTES} bytes.`)
     chunks.push(chunk)
   }
   return Buffer.concat(chunks, bytes)
@@ -105,8 +119,10 @@ async function readFile(part: MultipartFile): Promise<Buffer> {
 /** JPEG, PNG or WebP by their signatures (JFIF/Exif SOI marker, the PNG signature, RIFF....WEBP). */
 export function imageType(bytes: Buffer): ReferenceImage['type'] | null {
   if (bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'image/jpeg'
-  if (bytes.length >= 8 && bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'image/png'
-  if (bytes.length >= 12 && bytes.toString('latin1', 0, 4) === 'RIFF' && bytes.toString('latin1', 8, 12) === 'WEBP') return 'image/webp'
+  if (bytes.length >= 8 && bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])))
+    return 'image/png'
+  if (bytes.length >= 12 && bytes.toString('latin1', 0, 4) === 'RIFF' && bytes.toString('latin1', 8, 12) === 'WEBP')
+    return 'image/webp'
   return null
 }
 
@@ -132,13 +148,19 @@ export function checkCreate(raw: RawCreate, faults: FaultSet): VideoSpec {
   const { fields } = raw
   const model = stringField(fields, 'model', true) as string
   const rule = modelRule(model, faults) ?? (faults.has('video-model-unchecked') ? MODEL_RULES['vidA-2'] : undefined)
-  if (rule === undefined) throw invalidParameter('model', `model must be one of ${VIDEO_MODELS.join(', ')}; got '${model}'.`)
+  if (rule === undefined)
+    throw invalidParameter('model', `model must be one of ${VIDEO_MODELS.join(', ')}; got '${model}'.`)
 
   const prompt = stringField(fields, 'prompt', !faults.has('video-prompt-optional')) ?? ''
   const promptMax = faults.has('video-prompt-limit-1024') ? 1024 : limits.promptMaxChars
   // Characters as people count them (code points), not UTF-16 units.
-  if ([...prompt].length > promptMax) throw invalidParameter('prompt', `prompt is at most ${limits.promptMaxChars} characters; got ${[...prompt].length}.`)
-  if (prompt.trim() === '' && !faults.has('video-prompt-optional')) throw invalidParameter('prompt', 'prompt must not be empty.')
+  if ([...prompt].length > promptMax)
+    throw invalidParameter(
+      'prompt',
+      `prompt is at most ${limits.promptMaxChars} characters; got ${[...prompt].length}.`,
+    )
+  if (prompt.trim() === '' && !faults.has('video-prompt-optional'))
+    throw invalidParameter('prompt', 'prompt must not be empty.')
 
   const seconds = checkSeconds(fields.seconds, rule, faults)
   const size = checkSize(stringField(fields, 'size', false) ?? limits.defaultSize, rule, faults)
@@ -147,9 +169,21 @@ export function checkCreate(raw: RawCreate, faults: FaultSet): VideoSpec {
   const safetyIdentifier = stringField(fields, 'safety_identifier', false) ?? null
   const sidMax = faults.has('video-safety-identifier-64') ? 64 : limits.safetyIdentifierMaxChars
   if (safetyIdentifier !== null && [...safetyIdentifier].length > sidMax) {
-    throw invalidParameter('safety_identifier', `safety_identifier is at most ${limits.safetyIdentifierMaxChars} characters; got ${[...safetyIdentifier].length}.`)
+    throw invalidParameter(
+      'safety_identifier',
+      `safety_identifier is at most ${limits.safetyIdentifierMaxChars} characters; got ${[...safetyIdentifier].length}.`,
+    )
   }
-  return { model, prompt, seconds, size, width, height, safetyIdentifier, reference: checkReference(raw.reference, faults) }
+  return {
+    model,
+    prompt,
+    seconds,
+    size,
+    width,
+    height,
+    safetyIdentifier,
+    reference: checkReference(raw.reference, faults),
+  }
 }
 
 function checkSeconds(value: unknown, rule: ModelRule, faults: FaultSet): string {
@@ -159,27 +193,40 @@ function checkSeconds(value: unknown, rule: ModelRule, faults: FaultSet): string
   else if (typeof value === 'number' && faults.has('video-seconds-number-accepted')) text = String(value)
   else throw invalidParameter('seconds', 'seconds must be sent as a string, e.g. "4".')
   const allowed = rule.seconds ?? OTHER_SECONDS
-  const anyMultiple = faults.has('video-seconds-any-multiple') && rule.family === 'vidA' && /^[1-9]\d*$/.test(text) && Number(text) % 4 === 0
-  if (!allowed.includes(text) && !anyMultiple) throw invalidParameter('seconds', `seconds must be one of ${allowed.map((s) => `"${s}"`).join(', ')} for this model; got ${JSON.stringify(text)}.`)
+  const anyMultiple =
+    faults.has('video-seconds-any-multiple') &&
+    rule.family === 'vidA' &&
+    /^[1-9]\d*$/.test(text) &&
+    Number(text) % 4 === 0
+  if (!allowed.includes(text) && !anyMultiple)
+    throw invalidParameter(
+      'seconds',
+      `seconds must be one of ${allowed.map((s) => `"${s}"`).join(', ')} for this model; got ${JSON.stringify(text)}.`,
+    )
   return text
 }
 
 function checkSize(size: string, rule: ModelRule, faults: FaultSet): string {
   const shape = /^([1-9]\d{1,4})x([1-9]\d{1,4})$/.exec(size)
-  if (shape === null) throw invalidParameter('size', `size must be WIDTHxHEIGHT, e.g. ${limits.defaultSize}; got '${size}'.`)
+  if (shape === null)
+    throw invalidParameter('size', `size must be WIDTHxHEIGHT, e.g. ${limits.defaultSize}; got '${size}'.`)
   if (faults.has('video-sizes-unchecked')) return size
   let allowed = rule.sizes ?? OTHER_SIZES
   // The fault: vidA-2-pro knows only the sizes of vidA-2.
-  if (rule === MODEL_RULES['vidA-2-pro'] && faults.has('video-pro-sizes-missing')) allowed = MODEL_RULES['vidA-2']?.sizes ?? allowed
-  if (!allowed.includes(size)) throw invalidParameter('size', `size must be one of ${allowed.join(', ')} for this model; got '${size}'.`)
+  if (rule === MODEL_RULES['vidA-2-pro'] && faults.has('video-pro-sizes-missing'))
+    allowed = MODEL_RULES['vidA-2']?.sizes ?? allowed
+  if (!allowed.includes(size))
+    throw invalidParameter('size', `size must be one of ${allowed.join(', ')} for this model; got '${size}'.`)
   return size
 }
 
 function checkReference(file: RawCreate['reference'], faults: FaultSet): ReferenceImage | null {
   if (file === null) return null
-  if (file.bytes.length > MAX_REFERENCE_BYTES) throw invalidParameter('input_reference', `input_reference is larger than ${MAX_REFERENCE_BYTES} bytes.`)
+  if (file.bytes.length > MAX_REFERENCE_BYTES)
+    throw invalidParameter('input_reference', `input_reference is larger than ${MAX_REFERENCE_BYTES} bytes.`)
   const type = imageType(file.bytes)
-  if (type === 'image/webp' && faults.has('video-webp-refused')) throw invalidParameter('input_reference', 'input_reference must be a JPEG or PNG image.')
+  if (type === 'image/webp' && faults.has('video-webp-refused'))
+    throw invalidParameter('input_reference', 'input_reference must be a JPEG or PNG image.')
   if (type === null) {
     if (faults.has('video-reference-unchecked')) return { type: 'image/png', bytes: file.bytes.length }
     throw invalidParameter('input_reference', 'input_reference must be a JPEG, PNG or WebP image.')

@@ -82,7 +82,12 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
   }
 
   /** Creates the job of a create or remix call, charging it when it starts (section 3). */
-  function start(request: FastifyRequest, _reply: FastifyReply, spec: Omit<VideoSpec, 'reference' | 'width' | 'height'>, remixedFrom: string | null): VideoJob {
+  function start(
+    request: FastifyRequest,
+    _reply: FastifyReply,
+    spec: Omit<VideoSpec, 'reference' | 'width' | 'height'>,
+    remixedFrom: string | null,
+  ): VideoJob {
     const context = state.contexts.of(request)
     const caller = requireCaller(context)
     const { account } = caller
@@ -93,7 +98,9 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
       resolveModel(model.id, context, { modes: ['video_generation'], endpoint: 'video generations' })
       requireTier(model, caller, faults)
     }
-    const notStarted = spec.prompt.includes(CANNOT_START_MARKER) ? 'The video could not be started; nothing was charged. Submit a new request.' : null
+    const notStarted = spec.prompt.includes(CANNOT_START_MARKER)
+      ? 'The video could not be started; nothing was charged. Submit a new request.'
+      : null
     const price = model?.pricing.output ?? findModel('vidA-2')?.pricing.output ?? 0
     const usd = Number(spec.seconds) * price
     const charged = notStarted === null ? !faults.has('video-free') : faults.has('video-failed-charged')
@@ -148,7 +155,13 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
       ...(safetyIdentifier === undefined || faults.has('video-filter-safety-ignored') ? {} : { safetyIdentifier }),
       ...(requestId === undefined || faults.has('video-filter-request-id-ignored') ? {} : { requestId }),
     })
-    return { object: 'list', data: jobs.map(view), first_id: jobs[0]?.id ?? null, last_id: jobs.at(-1)?.id ?? null, has_more: false }
+    return {
+      object: 'list',
+      data: jobs.map(view),
+      first_id: jobs[0]?.id ?? null,
+      last_id: jobs.at(-1)?.id ?? null,
+      has_more: false,
+    }
   })
 
   app.get<Params>('/v1/videos/:video_id', async (request) => {
@@ -164,27 +177,47 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
   })
 
   app.post<Params>('/v1/videos/:video_id/remix', async (request, reply) => {
-    if (faults.has('video-remix-404')) throw new GatewayError(404, `Unknown route: POST ${state.contexts.of(request).path}`, { code: 'unsupported_route' })
+    if (faults.has('video-remix-404'))
+      throw new GatewayError(404, `Unknown route: POST ${state.contexts.of(request).path}`, {
+        code: 'unsupported_route',
+      })
     const source = jobOf(request, request.params.video_id)
     const body = isObject(request.body) ? request.body : {}
-    if (store.status(source) !== 'completed') throw invalidParameter('video_id', `Only a completed video can be remixed; '${source.id}' is ${store.status(source)}.`)
+    if (store.status(source) !== 'completed')
+      throw invalidParameter(
+        'video_id',
+        `Only a completed video can be remixed; '${source.id}' is ${store.status(source)}.`,
+      )
     // The create rules of section 4.1 apply to the new prompt and safety_identifier; model, seconds and size are the source's.
-    const spec = checkCreate({ fields: { ...body, model: source.model, seconds: source.seconds, size: source.size }, reference: null }, faults)
-    return view(start(request, reply, { ...spec, safetyIdentifier: spec.safetyIdentifier ?? source.safetyIdentifier }, source.id))
+    const spec = checkCreate(
+      { fields: { ...body, model: source.model, seconds: source.seconds, size: source.size }, reference: null },
+      faults,
+    )
+    return view(
+      start(request, reply, { ...spec, safetyIdentifier: spec.safetyIdentifier ?? source.safetyIdentifier }, source.id),
+    )
   })
 
   app.get<Params>('/v1/videos/:video_id/content', async (request, reply) => {
     const job = jobOf(request, request.params.video_id)
     recordCall(state.contexts.of(request), job.model, null)
     const status = store.status(job)
-    if (faults.has('video-content-missing') && status === 'completed') throw new GatewayError(404, `No content for video '${job.id}'.`, { code: 'not_found' })
+    if (faults.has('video-content-missing') && status === 'completed')
+      throw new GatewayError(404, `No content for video '${job.id}'.`, { code: 'not_found' })
     if (status !== 'completed' && !faults.has('video-content-early')) {
-      throw new GatewayError(400, `Video '${job.id}' is ${status}; its content can be downloaded once it is completed.`, { param: 'video_id', code: 'video_not_ready' })
+      throw new GatewayError(
+        400,
+        `Video '${job.id}' is ${status}; its content can be downloaded once it is completed.`,
+        { param: 'video_id', code: 'video_not_ready' },
+      )
     }
     const [width, height] = job.size.split('x').map(Number) as [number, number]
     const bytes = makeMp4({ width, height, seconds: Number(job.seconds) })
     // Through reply.send, so that the onSend hooks still set the shared headers.
-    return reply.header('content-type', 'video/mp4').header('content-disposition', `attachment; filename="${job.id}.mp4"`).send(bytes)
+    return reply
+      .header('content-type', 'video/mp4')
+      .header('content-disposition', `attachment; filename="${job.id}.mp4"`)
+      .send(bytes)
   })
 }
 

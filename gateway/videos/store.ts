@@ -56,7 +56,12 @@ export class VideoStore {
 
   create(job: NewVideoJob): VideoJob {
     this.#seq += 1
-    const stored: VideoJob = { ...job, id: `video_${randomBytes(12).toString('hex')}`, createdMs: this.clock.now(), seq: this.#seq }
+    const stored: VideoJob = {
+      ...job,
+      id: `video_${randomBytes(12).toString('hex')}`,
+      createdMs: this.clock.now(),
+      seq: this.#seq,
+    }
     this.#jobs.set(stored.id, stored)
     return stored
   }

@@ -9,7 +9,8 @@ const COLUMNS: Array<keyof Counts> = ['pass', 'fail', 'warn', 'skip', 'error', '
 function familyTable(families: Map<string, Counts>, totals: Counts): string {
   const names = [...families.keys(), 'all']
   const width = Math.max(8, ...names.map((n) => n.length))
-  const row = (name: string, c: Counts): string => `  ${name.padEnd(width)} ${COLUMNS.map((k) => String(c[k]).padStart(10)).join('')}`
+  const row = (name: string, c: Counts): string =>
+    `  ${name.padEnd(width)} ${COLUMNS.map((k) => String(c[k]).padStart(10)).join('')}`
   return [
     `  ${'family'.padEnd(width)} ${COLUMNS.map((k) => k.padStart(10)).join('')}`,
     ...[...families].map(([name, c]) => row(name, c)),
@@ -41,7 +42,10 @@ function failureBlocks(results: readonly RequirementResult[]): string {
 }
 
 function indent(text: string): string {
-  return text.split('\n').map((l) => `  ${l}`).join('\n')
+  return text
+    .split('\n')
+    .map((l) => `  ${l}`)
+    .join('\n')
 }
 
 /**
@@ -54,8 +58,12 @@ export function endOfRun(summary: Summary): string {
   if (failures) parts.push(failures)
   const baselineText = baselineConsole(summary.baseline, summary.requirements)
   if (baselineText) parts.push(baselineText)
-  if (summary.stopped !== undefined) parts.push(`Run stopped, report partial (exit 2): ${summary.stopped}${summary.totals.error > 0 ? `; ${summary.totals.error} requirements not judged (error)` : ''}`)
-  if (summary.harnessErrors.length > 0) parts.push(`Harness errors:\n${summary.harnessErrors.map((e) => `  ${e}`).join('\n')}`)
+  if (summary.stopped !== undefined)
+    parts.push(
+      `Run stopped, report partial (exit 2): ${summary.stopped}${summary.totals.error > 0 ? `; ${summary.totals.error} requirements not judged (error)` : ''}`,
+    )
+  if (summary.harnessErrors.length > 0)
+    parts.push(`Harness errors:\n${summary.harnessErrors.map((e) => `  ${e}`).join('\n')}`)
   if (summary.spend.items.length > 0 || summary.spend.measuredUsd !== null) parts.push(spendLine(summary.spend))
   parts.push(
     `Requirements by family (${summary.requirements.length} in the catalogue, as-of ${summary.asOf}, target ${summary.target.baseUrl}):\n` +

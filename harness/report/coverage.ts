@@ -10,7 +10,13 @@ import type { Summary } from './summary.ts'
 /** The catalogue's reason why no test can check a requirement, or undefined when one can. */
 type UntestableReason = (id: string) => string | undefined
 
-const RESULT: Record<TestSummary['status'], string> = { pass: 'pass', fail: 'fail', skip: 'skipped', error: 'error', unselected: 'not selected' }
+const RESULT: Record<TestSummary['status'], string> = {
+  pass: 'pass',
+  fail: 'fail',
+  skip: 'skipped',
+  error: 'error',
+  unselected: 'not selected',
+}
 
 function cell(text: string): string {
   return text.replaceAll('|', '\\|').replaceAll('\n', ' ')
@@ -18,7 +24,8 @@ function cell(text: string): string {
 
 function checkedBy(r: RequirementResult): string {
   const lines = r.tests.map((t) => `${t.file} › ${t.name}: **${RESULT[t.status]}**`)
-  if (r.audit !== undefined) lines.push(`audit of every response: ${r.audit.checked} checked, **${r.audit.failed} failed**`)
+  if (r.audit !== undefined)
+    lines.push(`audit of every response: ${r.audit.checked} checked, **${r.audit.failed} failed**`)
   if (lines.length === 0) return r.status === 'disabled' ? `not run: ${r.reason ?? ''}` : '**no test**'
   return lines.map(cell).join('<br>')
 }
@@ -35,7 +42,9 @@ export function renderCoverage(s: Summary, untestable: UntestableReason): string
   const missing = must.filter((r) => uncheckedMust.has(r.id))
   const marked = req.filter((r) => untestable(r.id) !== undefined)
   const reached = req.filter((r) => r.tests.length > 0 || r.audit !== undefined)
-  const notRun = req.filter((r) => r.tests.length === 0 && r.audit === undefined && r.status === 'disabled' && untestable(r.id) === undefined)
+  const notRun = req.filter(
+    (r) => r.tests.length === 0 && r.audit === undefined && r.status === 'disabled' && untestable(r.id) === undefined,
+  )
 
   const out: string[] = [`# Requirement coverage: run ${s.runId}`, '']
   out.push(
@@ -44,19 +53,35 @@ export function renderCoverage(s: Summary, untestable: UntestableReason): string
     '',
   )
   out.push(`## MUST requirements without a test (${missing.length})`, '')
-  if (missing.length === 0) out.push('None: every MUST requirement of the selected families is checked by a test or by the audit of every response.', '')
+  if (missing.length === 0)
+    out.push(
+      'None: every MUST requirement of the selected families is checked by a test or by the audit of every response.',
+      '',
+    )
   else {
     out.push('| requirement | section | family | rule |', '|---|---|---|---|')
     for (const r of missing) out.push(`| ${r.id} | Part ${r.part} §${r.section} | ${r.family} | ${cell(r.rule)} |`)
     out.push('')
   }
   if (marked.length > 0) {
-    out.push(`## Untestable (${marked.length})`, '', '| requirement | level | section | why no test can check it |', '|---|---|---|---|')
-    for (const r of marked) out.push(`| ${r.id} | ${r.level} | Part ${r.part} §${r.section} | ${cell(untestable(r.id) ?? '')} |`)
+    out.push(
+      `## Untestable (${marked.length})`,
+      '',
+      '| requirement | level | section | why no test can check it |',
+      '|---|---|---|---|',
+    )
+    for (const r of marked)
+      out.push(`| ${r.id} | ${r.level} | Part ${r.part} §${r.section} | ${cell(untestable(r.id) ?? '')} |`)
     out.push('')
   }
-  out.push('## Every requirement', '', '| requirement | level | section | result | checked by (test: its result) |', '|---|---|---|---|---|')
-  for (const r of req) out.push(`| ${r.id} | ${r.level} | Part ${r.part} §${r.section} | ${result(r)} | ${checkedBy(r)} |`)
+  out.push(
+    '## Every requirement',
+    '',
+    '| requirement | level | section | result | checked by (test: its result) |',
+    '|---|---|---|---|---|',
+  )
+  for (const r of req)
+    out.push(`| ${r.id} | ${r.level} | Part ${r.part} §${r.section} | ${result(r)} | ${checkedBy(r)} |`)
   out.push('')
   return out.join('\n')
 }

@@ -10,12 +10,19 @@ import { renderMarkdown } from './markdown.ts'
 import type { Summary } from './summary.ts'
 
 /** `transform` sees each file's text last (the reporter redacts there once more). */
-export function writeSummaryFiles(runDir: string, summary: Summary, transform: (text: string) => string = (t) => t): void {
+export function writeSummaryFiles(
+  runDir: string,
+  summary: Summary,
+  transform: (text: string) => string = (t) => t,
+): void {
   mkdirSync(runDir, { recursive: true })
   const out = (name: string, text: string): void => writeFileSync(join(runDir, name), transform(text))
   out('summary.json', `${JSON.stringify(summary, null, 2)}\n`)
   out('summary.md', renderMarkdown(summary))
-  out('coverage.md', renderCoverage(summary, (id) => requirements().get(id)?.untestable))
+  out(
+    'coverage.md',
+    renderCoverage(summary, (id) => requirements().get(id)?.untestable),
+  )
 }
 
 /** reports/latest -> reports/<run-id>; where links are not allowed, a file naming the run instead. */

@@ -97,9 +97,19 @@ function queryOf(url: string): NameValue[] {
 function postData(ex: ExchangeRecord): HarEntry['request']['postData'] {
   if (ex.requestBody === undefined) return undefined
   const mimeType = ex.requestHeaders['content-type'] ?? ''
-  if (ex.requestBodyIsNote === true) return { mimeType, text: ex.requestBody, comment: 'not the body itself: a description of a large, binary or streamed body' }
+  if (ex.requestBodyIsNote === true)
+    return {
+      mimeType,
+      text: ex.requestBody,
+      comment: 'not the body itself: a description of a large, binary or streamed body',
+    }
   const cut = MORE.exec(ex.requestBody)
-  if (cut) return { mimeType, text: ex.requestBody, comment: `truncated: the first ${EXCERPT_CHARS} characters of ${EXCERPT_CHARS + Number(cut[1])}` }
+  if (cut)
+    return {
+      mimeType,
+      text: ex.requestBody,
+      comment: `truncated: the first ${EXCERPT_CHARS} characters of ${EXCERPT_CHARS + Number(cut[1])}`,
+    }
   return { mimeType, text: ex.requestBody }
 }
 
@@ -114,8 +124,10 @@ function content(ex: ExchangeRecord): HarEntry['response']['content'] {
   const body = ex.body ?? ''
   const size = ex.bodyBytes ?? Buffer.byteLength(body)
   // Binary bodies are kept as a description; as text, a viewer would try to render it as the media type says.
-  if (isBinary(ex.responseHeaders?.['content-type']) && body.startsWith('[')) return { size, mimeType, comment: `binary body not kept: ${body}` }
-  if (ex.bodyTruncated === true) return { size, mimeType, text: body, comment: `truncated: the first ${EXCERPT_CHARS} characters of ${size} bytes` }
+  if (isBinary(ex.responseHeaders?.['content-type']) && body.startsWith('['))
+    return { size, mimeType, comment: `binary body not kept: ${body}` }
+  if (ex.bodyTruncated === true)
+    return { size, mimeType, text: body, comment: `truncated: the first ${EXCERPT_CHARS} characters of ${size} bytes` }
   return { size, mimeType, text: body }
 }
 
@@ -195,14 +207,24 @@ function ends<T>(list: readonly T[], keep: number): T[] {
 }
 
 /** Every exchange in time order; past the cap, see the file's comment. `share` is the per-test cap, if one applied. */
-export function pickEntries(sources: readonly HarSource[], maxEntries: number): { picked: Picked[]; total: number; share?: number } {
+export function pickEntries(
+  sources: readonly HarSource[],
+  maxEntries: number,
+): { picked: Picked[]; total: number; share?: number } {
   const byTime = (a: Picked, b: Picked): number => a.ex.startedAt - b.ex.startedAt || a.ex.seq - b.ex.seq
   const perSource = sources.map((source) => source.exchanges.map((ex) => ({ ex, source })))
   const total = perSource.reduce((sum, list) => sum + list.length, 0)
   if (total <= maxEntries) return { picked: perSource.flat().sort(byTime), total }
-  const failing = perSource.filter((list) => FAILING.has(list[0]?.source.outcome)).flat().sort(byTime).slice(0, maxEntries)
+  const failing = perSource
+    .filter((list) => FAILING.has(list[0]?.source.outcome))
+    .flat()
+    .sort(byTime)
+    .slice(0, maxEntries)
   const others = perSource.filter((list) => !FAILING.has(list[0]?.source.outcome))
-  const q = share(others.map((list) => list.length), maxEntries - failing.length)
+  const q = share(
+    others.map((list) => list.length),
+    maxEntries - failing.length,
+  )
   const picked = [...failing, ...others.flatMap((list) => ends(list, q))].sort(byTime)
   return { picked, total, share: q }
 }
@@ -227,7 +249,12 @@ export function* harChunks(sources: readonly HarSource[], options: HarOptions): 
 }
 
 /** Writes the HAR piece by piece through `transform` (the reporter's last redaction pass). */
-export function writeHar(path: string, sources: readonly HarSource[], options: HarOptions, transform: (text: string) => string = (t) => t): void {
+export function writeHar(
+  path: string,
+  sources: readonly HarSource[],
+  options: HarOptions,
+  transform: (text: string) => string = (t) => t,
+): void {
   const fd = openSync(path, 'w')
   try {
     for (const chunk of harChunks(sources, options)) writeSync(fd, transform(chunk))

@@ -17,13 +17,15 @@ export interface JunitCase {
 
 function xmlEscape(text: string): string {
   // Control characters other than tab, newline and carriage return are not allowed in XML 1.0 at all.
-  return text
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: removes the control characters XML 1.0 does not allow
-    .replace(/[\x00-\x08\x0b\x0c\x0e-\x1f]/g, '')
-    .replaceAll('&', '&amp;')
-    .replaceAll('<', '&lt;')
-    .replaceAll('>', '&gt;')
-    .replaceAll('"', '&quot;')
+  return (
+    text
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: removes the control characters XML 1.0 does not allow
+      .replace(/[\x00-\x08\x0b\x0c\x0e-\x1f]/g, '')
+      .replaceAll('&', '&amp;')
+      .replaceAll('<', '&lt;')
+      .replaceAll('>', '&gt;')
+      .replaceAll('"', '&quot;')
+  )
 }
 
 function firstLine(text: string): string {
@@ -33,10 +35,14 @@ function firstLine(text: string): string {
 function testcase(c: JunitCase): string {
   const open = `    <testcase name="${xmlEscape(c.name)}" classname="${xmlEscape(c.file)}" time="${((c.durationMs ?? 0) / 1000).toFixed(3)}"`
   const message = c.message ?? ''
-  if (c.status === 'fail' && c.level === 'MUST') return `${open}>\n      <failure message="${xmlEscape(firstLine(message))}">${xmlEscape(message)}</failure>\n    </testcase>`
-  if (c.status === 'fail') return `${open}>\n      <system-out>${xmlEscape(`WARN (SHOULD): ${message}`)}</system-out>\n    </testcase>`
-  if (c.status === 'error') return `${open}>\n      <error message="${xmlEscape(firstLine(message))}">${xmlEscape(message)}</error>\n    </testcase>`
-  if (c.status === 'skip' || c.status === 'unselected') return `${open}>\n      <skipped message="${xmlEscape(message || 'not selected')}"/>\n    </testcase>`
+  if (c.status === 'fail' && c.level === 'MUST')
+    return `${open}>\n      <failure message="${xmlEscape(firstLine(message))}">${xmlEscape(message)}</failure>\n    </testcase>`
+  if (c.status === 'fail')
+    return `${open}>\n      <system-out>${xmlEscape(`WARN (SHOULD): ${message}`)}</system-out>\n    </testcase>`
+  if (c.status === 'error')
+    return `${open}>\n      <error message="${xmlEscape(firstLine(message))}">${xmlEscape(message)}</error>\n    </testcase>`
+  if (c.status === 'skip' || c.status === 'unselected')
+    return `${open}>\n      <skipped message="${xmlEscape(message || 'not selected')}"/>\n    </testcase>`
   return `${open}/>`
 }
 
@@ -61,7 +67,10 @@ export function renderJunit(cases: JunitCase[], audited: RequirementResult[]): s
     requirement: r.id,
     level: r.level,
     status: (r.audit?.failed ?? 0) > 0 ? 'fail' : 'pass',
-    message: r.evidence.filter((e) => e.source === 'audit').map((e) => e.message).join('\n\n'),
+    message: r.evidence
+      .filter((e) => e.source === 'audit')
+      .map((e) => e.message)
+      .join('\n\n'),
   }))
   const suites = [...byFile].map(([file, list]) => suite(file, list))
   if (auditCases.length > 0) suites.push(suite('shared-header audit', auditCases))

@@ -22,7 +22,13 @@ export interface Summary {
   tiers: TierUse[]
   budgetUsd: number | null
   /** level: --level must; shard: --shard i/n (null for a whole run). Always written; optional for older summaries. */
-  selection: { families: string[] | null; grep: string | null; filters: string[]; level?: 'MUST' | null; shard?: { index: number; count: number } | null }
+  selection: {
+    families: string[] | null
+    grep: string | null
+    filters: string[]
+    level?: 'MUST' | null
+    shard?: { index: number; count: number } | null
+  }
   /** The baseline the run was judged with (--baseline; harness/baseline.ts), or null. Always written. */
   baseline?: BaselineSummary | null
   /** A merge of shards or runs (harness/merge.ts): the runs it merged. */
@@ -64,8 +70,15 @@ interface TierUse {
 const TIERS = [0, 1, 2, 3, 4, 5] as const
 
 /** Which tier keys a run was given and used: a tier is tested when some call carried its key. */
-export function tierUse(keys: Partial<Record<KeySlot, string>>, exchanges: Iterable<Pick<ExchangeRecord, 'key'>>): TierUse[] {
+export function tierUse(
+  keys: Partial<Record<KeySlot, string>>,
+  exchanges: Iterable<Pick<ExchangeRecord, 'key'>>,
+): TierUse[] {
   const calls = new Map<string, number>()
   for (const ex of exchanges) if (ex.key !== null) calls.set(ex.key, (calls.get(ex.key) ?? 0) + 1)
-  return TIERS.map((tier) => ({ tier, keyGiven: keys[`tier${tier}`] !== undefined, calls: calls.get(`tier${tier}`) ?? 0 }))
+  return TIERS.map((tier) => ({
+    tier,
+    keyGiven: keys[`tier${tier}`] !== undefined,
+    calls: calls.get(`tier${tier}`) ?? 0,
+  }))
 }

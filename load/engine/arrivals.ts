@@ -106,7 +106,12 @@ export function* arrivalOffsets(rate: number, arrival?: ArrivalPlan): Generator<
   const random = mulberry32(arrival?.seed ?? 0)
   const shape = process === 'poisson' ? 1 : (arrival?.burstiness ?? 1)
   if (!(shape > 0)) throw new RangeError(`burstiness must be above 0 (got ${shape})`)
-  const step = process === 'constant' ? () => 1 : process === 'poisson' ? () => -Math.log(1 - random()) : () => gammaVariate(shape, random) / shape
+  const step =
+    process === 'constant'
+      ? () => 1
+      : process === 'poisson'
+        ? () => -Math.log(1 - random())
+        : () => gammaVariate(shape, random) / shape
   const ramp = arrival?.ramp
   // Constant arrivals without a ramp stay exactly i / rate, as the engine always planned (no sum of rounding errors).
   const exact = process === 'constant' && !ramp
@@ -114,7 +119,12 @@ export function* arrivalOffsets(rate: number, arrival?: ArrivalPlan): Generator<
 }
 
 /** The offsets before `durationMs`, at most `max` of them: what the scheduler and the recorder plan with. */
-export function plannedOffsets(rate: number, durationMs: number, arrival: ArrivalPlan | undefined, max: number): Float64Array {
+export function plannedOffsets(
+  rate: number,
+  durationMs: number,
+  arrival: ArrivalPlan | undefined,
+  max: number,
+): Float64Array {
   const out: number[] = []
   for (const at of arrivalOffsets(rate, arrival)) {
     if (at >= durationMs || out.length >= max) break
@@ -140,6 +150,9 @@ export function describeArrival(arrival: ArrivalPlan | undefined, rate: number |
   if (!arrival) return 'constant'
   const process = arrival.process === 'gamma' ? `gamma (burstiness ${arrival.burstiness ?? 1})` : arrival.process
   const r = arrival.ramp
-  const ramp = r && rate !== null ? `, ${r.shape} ramp from ${+rampStart(rate, r).toFixed(3)}/s over ${+(r.spanMs / 1000).toFixed(1)} s` : ''
+  const ramp =
+    r && rate !== null
+      ? `, ${r.shape} ramp from ${+rampStart(rate, r).toFixed(3)}/s over ${+(r.spanMs / 1000).toFixed(1)} s`
+      : ''
   return `${process}${ramp}; seed ${arrival.seed}`
 }

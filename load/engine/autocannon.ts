@@ -37,7 +37,10 @@ interface AutocannonClient {
   on(event: 'timeout' | 'connError', listener: (error?: Error) => void): void
 }
 
-export function autocannonOptions(o: AutocannonOptions, setupClient?: (client: AutocannonClient) => void): autocannon.Options {
+export function autocannonOptions(
+  o: AutocannonOptions,
+  setupClient?: (client: AutocannonClient) => void,
+): autocannon.Options {
   if (o.requests.some((r) => r.deliberateFailure || r.stream)) {
     throw new Error('the autocannon engine cannot mark deliberate failures or time streams; use the scheduler engine')
   }
@@ -51,7 +54,11 @@ export function autocannonOptions(o: AutocannonOptions, setupClient?: (client: A
     requests: o.requests.map((r) => ({
       method: r.method,
       path: r.path,
-      headers: { authorization: `Bearer ${o.key}`, ...(r.body !== undefined ? { 'content-type': 'application/json' } : {}), ...r.headers },
+      headers: {
+        authorization: `Bearer ${o.key}`,
+        ...(r.body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...r.headers,
+      },
       ...(r.body !== undefined ? { body: r.body } : {}),
     })),
     ...(setupClient ? { setupClient: setupClient as unknown as autocannon.Options['setupClient'] } : {}),
@@ -84,7 +91,9 @@ export async function runAutocannon(o: AutocannonOptions): Promise<autocannon.Re
     client.on('connError', fail('connection error'))
   }
   return await new Promise<autocannon.Result>((resolve, reject) => {
-    const instance = autocannon(autocannonOptions(o, setupClient), (error, result) => (error ? reject(error) : resolve(result)))
+    const instance = autocannon(autocannonOptions(o, setupClient), (error, result) =>
+      error ? reject(error) : resolve(result),
+    )
     const stop = (): void => instance.stop()
     stopInstance = stop
     o.signal.addEventListener('abort', stop, { once: true })

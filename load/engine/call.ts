@@ -38,7 +38,8 @@ export interface CallOutcome {
 function errorName(error: unknown, signal?: AbortSignal): string {
   if (signal?.aborted) return 'stopped'
   const err = error as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException }
-  if (err.name === 'TimeoutError' || err.code === 'UND_ERR_HEADERS_TIMEOUT' || err.code === 'UND_ERR_BODY_TIMEOUT') return 'timeout'
+  if (err.name === 'TimeoutError' || err.code === 'UND_ERR_HEADERS_TIMEOUT' || err.code === 'UND_ERR_BODY_TIMEOUT')
+    return 'timeout'
   const code = err.code ?? err.cause?.code
   if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return 'connection reset'
   if (code === 'ECONNREFUSED') return 'connection refused'
@@ -63,14 +64,25 @@ function collectId(text: string, into: string[]): void {
  */
 export function withDeadline(parent: AbortSignal, ms: number): { signal: AbortSignal; release: () => void } {
   const controller = new AbortController()
-  const timer = setTimeout(() => controller.abort(new DOMException(`no complete answer within ${ms} ms`, 'TimeoutError')), ms)
+  const timer = setTimeout(
+    () => controller.abort(new DOMException(`no complete answer within ${ms} ms`, 'TimeoutError')),
+    ms,
+  )
   timer.unref()
   return { signal: AbortSignal.any([parent, controller.signal]), release: () => clearTimeout(timer) }
 }
 
-export async function callOnce(ctx: CallContext, spec: RequestSpec, scheduledAt: number | null = null): Promise<CallOutcome> {
+export async function callOnce(
+  ctx: CallContext,
+  spec: RequestSpec,
+  scheduledAt: number | null = null,
+): Promise<CallOutcome> {
   const { recorder } = ctx
-  const handle: CallHandle = recorder.send({ scheduledAt, deliberateFailure: spec.deliberateFailure ?? false, ...(spec.label !== undefined ? { label: spec.label } : {}) })
+  const handle: CallHandle = recorder.send({
+    scheduledAt,
+    deliberateFailure: spec.deliberateFailure ?? false,
+    ...(spec.label !== undefined ? { label: spec.label } : {}),
+  })
   const { signal, release } = withDeadline(ctx.signal, ctx.timeoutMs)
   let status: number | null = null
   let headers: Record<string, string> = {}
@@ -88,9 +100,12 @@ export async function callOnce(ctx: CallContext, spec: RequestSpec, scheduledAt:
     status = response.statusCode
     headers = normalizeHeaders(response.headers as Record<string, string | string[] | undefined>)
     recorder.headers(handle, status, headers)
-    const timer = spec.stream && status === 200 && ctx.stream ? ctx.stream.begin(handle.scheduledAt ?? handle.sentAt) : null
+    const timer =
+      spec.stream && status === 200 && ctx.stream ? ctx.stream.begin(handle.scheduledAt ?? handle.sentAt) : null
     events = timer
-    const parser = timer ? createParser({ onEvent: (event) => timer.event(event.event ?? 'message', event.data, nowMs()) }) : null
+    const parser = timer
+      ? createParser({ onEvent: (event) => timer.event(event.event ?? 'message', event.data, nowMs()) })
+      : null
     const decoder = new TextDecoder()
     const keep = spec.collectId === true && status >= 200 && status < 300 && ctx.created !== undefined
     let text = ''
@@ -123,17 +138,27 @@ export async function callOnce(ctx: CallContext, spec: RequestSpec, scheduledAt:
  * A GET whose JSON a profile's plan reads (a model list, a model record): within the deadline and a byte cap,
  * like every call. A target that cannot answer it leaves nothing to plan with: one line saying what it did.
  */
-export async function lookupJson(url: string, headers: Record<string, string>, timeoutMs: number): Promise<{ status: number; body: unknown; headers: Record<string, string> }> {
+export async function lookupJson(
+  url: string,
+  headers: Record<string, string>,
+  timeoutMs: number,
+): Promise<{ status: number; body: unknown; headers: Record<string, string> }> {
   const path = new URL(url).pathname
   let status: number | null = null
   try {
-    const response = await request(url, { headers, signal: AbortSignal.timeout(timeoutMs), headersTimeout: timeoutMs, bodyTimeout: timeoutMs })
+    const response = await request(url, {
+      headers,
+      signal: AbortSignal.timeout(timeoutMs),
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    })
     status = response.statusCode
     const chunks: Buffer[] = []
     let bytes = 0
     for await (const chunk of response.body as AsyncIterable<Buffer>) {
       bytes += chunk.length
-      if (bytes > CALL_LIMITS.lookupMaxBodyBytes) throw Object.assign(new Error('body too large'), { code: 'BODY_TOO_LARGE' })
+      if (bytes > CALL_LIMITS.lookupMaxBodyBytes)
+        throw Object.assign(new Error('body too large'), { code: 'BODY_TOO_LARGE' })
       chunks.push(chunk)
     }
     const out = normalizeHeaders(response.headers as Record<string, string | string[] | undefined>)
@@ -144,7 +169,14 @@ export async function lookupJson(url: string, headers: Record<string, string>, t
     }
   } catch (error) {
     const name = errorName(error)
-    const what = name === 'timeout' ? `no complete answer within ${timeoutMs} ms` : name === 'body too large' ? `a body past ${CALL_LIMITS.lookupMaxBodyBytes} bytes` : name
-    throw new ConfigError(`the target's answer to GET ${path}${status === null ? '' : ` (${status})`} cannot be used to plan the run: ${what}`)
+    const what =
+      name === 'timeout'
+        ? `no complete answer within ${timeoutMs} ms`
+        : name === 'body too large'
+          ? `a body past ${CALL_LIMITS.lookupMaxBodyBytes} bytes`
+          : name
+    throw new ConfigError(
+      `the target's answer to GET ${path}${status === null ? '' : ` (${status})`} cannot be used to plan the run: ${what}`,
+    )
   }
 }

@@ -29,7 +29,16 @@ export async function runClients(o: ClientsOptions): Promise<ClientFigures> {
   const random = o.random ?? Math.random
   const end = o.recorder.startedAt + o.durationMs
   const recovery = newHistogram()
-  const figures = { tasks: 0, successes: 0, gaveUp: 0, attempts: 0, refusals: 0, refusedAfterWait: 0, retryAfterTotalMs: 0, retryAfterCount: 0 }
+  const figures = {
+    tasks: 0,
+    successes: 0,
+    gaveUp: 0,
+    attempts: 0,
+    refusals: 0,
+    refusedAfterWait: 0,
+    retryAfterTotalMs: 0,
+    retryAfterCount: 0,
+  }
   let taskIndex = 0
   let paced = 0
   // The call's turn on the pace: the n-th call of the phase starts no earlier than n / pace seconds after its start.
@@ -67,7 +76,17 @@ export async function runClients(o: ClientsOptions): Promise<ClientFigures> {
           if (firstRefusal !== null) recordMs(recovery, nowMs() - firstRefusal)
           break
         }
-        const wait = outcome.status === null ? null : policy.delay({ attempt, maxAttempts: o.maxAttempts, status: outcome.status, headers: outcome.headers, now: Date.now(), random })
+        const wait =
+          outcome.status === null
+            ? null
+            : policy.delay({
+                attempt,
+                maxAttempts: o.maxAttempts,
+                status: outcome.status,
+                headers: outcome.headers,
+                now: Date.now(),
+                random,
+              })
         if (wait === null) {
           figures.gaveUp += 1
           break

@@ -56,7 +56,12 @@ export function openAiNodeDelay(c: RetryContext): number | null {
   const retriesRemaining = c.maxAttempts - c.attempt
   if (retriesRemaining <= 0) return null
   const say = c.headers['x-should-retry']
-  const retry = say === 'true' ? true : say === 'false' ? false : c.status === 408 || c.status === 409 || c.status === 429 || c.status >= 500
+  const retry =
+    say === 'true'
+      ? true
+      : say === 'false'
+        ? false
+        : c.status === 408 || c.status === 409 || c.status === 429 || c.status >= 500
   if (!retry) return null
   const ms = Number.parseFloat(c.headers['retry-after-ms'] ?? '')
   if (!Number.isNaN(ms) && ms !== 0) return ms
@@ -70,8 +75,19 @@ export function openAiNodeDelay(c: RetryContext): number | null {
   return sleepSeconds * (1 - c.random() * 0.25) * 1000
 }
 
-export const POLICIES: Record<ClientPolicyName, { delay: (c: RetryContext) => number | null; maxAttempts: number; label: string }> = {
-  spec7: { delay: spec7Delay, maxAttempts: SPEC7.maxAttempts, label: 'section 7 client (backoff, jitter, Retry-After, 6 attempts)' },
+export const POLICIES: Record<
+  ClientPolicyName,
+  { delay: (c: RetryContext) => number | null; maxAttempts: number; label: string }
+> = {
+  spec7: {
+    delay: spec7Delay,
+    maxAttempts: SPEC7.maxAttempts,
+    label: 'section 7 client (backoff, jitter, Retry-After, 6 attempts)',
+  },
   naive: { delay: naiveDelay, maxAttempts: 1000, label: 'naive client (retries at once)' },
-  'openai-node': { delay: openAiNodeDelay, maxAttempts: 3, label: 'openai-node retry policy (2 retries, Retry-After, 0.5-8 s)' },
+  'openai-node': {
+    delay: openAiNodeDelay,
+    maxAttempts: 3,
+    label: 'openai-node retry policy (2 retries, Retry-After, 0.5-8 s)',
+  },
 }

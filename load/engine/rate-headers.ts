@@ -19,7 +19,9 @@ export interface BucketReading {
 }
 
 /** Lower-cases names; a repeated header keeps its first value (a proxy that doubles one is not our concern here). */
-export function normalizeHeaders(raw: readonly string[] | Record<string, string | string[] | undefined>): Record<string, string> {
+export function normalizeHeaders(
+  raw: readonly string[] | Record<string, string | string[] | undefined>,
+): Record<string, string> {
   const out: Record<string, string> = {}
   if (Array.isArray(raw)) {
     for (let i = 0; i + 1 < raw.length; i += 2) {
@@ -48,7 +50,10 @@ export function readBucket(headers: Record<string, string>, bucket: BucketName):
   const resetMs = parseDurationMs(resetText) ?? null
   const negative = remaining !== null && remaining < 0
   const unparsable =
-    (limitText !== undefined && limit === null) || (remainingText !== undefined && remaining === null) || (resetText !== undefined && resetMs === null) || negative
+    (limitText !== undefined && limit === null) ||
+    (remainingText !== undefined && remaining === null) ||
+    (resetText !== undefined && resetMs === null) ||
+    negative
   return { limit, remaining, resetMs, missing, unparsable, negative }
 }
 

@@ -49,7 +49,8 @@ export interface BookMark {
 function keep(promises: Map<number, Pending>, p: Pending | null): void {
   if (p === null) return
   const known = promises.get(p.admittedAtRefusal)
-  if (known === undefined ? promises.size < BOOK_LIMITS.maxPending : p.promisedAt < known.promisedAt) promises.set(p.admittedAtRefusal, p)
+  if (known === undefined ? promises.size < BOOK_LIMITS.maxPending : p.promisedAt < known.promisedAt)
+    promises.set(p.admittedAtRefusal, p)
 }
 
 /** A promise a 429 made, not yet tested. */
@@ -157,7 +158,16 @@ export class RateLimitBook {
       if (!sameBucket(p)) continue
       const admittedSince = a.mark.admitted - p.admittedAtRefusal
       const othersNow = Math.max(others, a.inFlightAtAnswer - 1)
-      if (admittedSince + othersNow === 0) this.#suspect({ kind: 'retry-after', refusedSentAt: p.refusedSentAt, promisedAt: p.promisedAt, testSentAt: a.sentAt, admittedSince, othersInFlight: othersNow, needs: p.limit })
+      if (admittedSince + othersNow === 0)
+        this.#suspect({
+          kind: 'retry-after',
+          refusedSentAt: p.refusedSentAt,
+          promisedAt: p.promisedAt,
+          testSentAt: a.sentAt,
+          admittedSince,
+          othersInFlight: othersNow,
+          needs: p.limit,
+        })
     }
     // Reset: a bucket full at the promised instant admits the limit before it refuses again.
     for (const [key, p] of this.#resetPromises) {
@@ -165,10 +175,27 @@ export class RateLimitBook {
       this.#resetPromises.delete(key)
       f.tested.reset += 1
       const admittedSince = a.mark.admitted - p.admittedAtRefusal
-      if (admittedSince + others < p.limit) this.#suspect({ kind: 'reset', refusedSentAt: p.refusedSentAt, promisedAt: p.promisedAt, testSentAt: a.sentAt, admittedSince, othersInFlight: others, needs: p.limit })
+      if (admittedSince + others < p.limit)
+        this.#suspect({
+          kind: 'reset',
+          refusedSentAt: p.refusedSentAt,
+          promisedAt: p.promisedAt,
+          testSentAt: a.sentAt,
+          admittedSince,
+          othersInFlight: others,
+          needs: p.limit,
+        })
     }
     const promise = (ms: number | null): Pending | null =>
-      ms === null ? null : { refusedSentAt: a.sentAt, promisedAt: a.receivedAt + ms, admittedAtRefusal: a.mark.admitted, limit, bucket: a.limit }
+      ms === null
+        ? null
+        : {
+            refusedSentAt: a.sentAt,
+            promisedAt: a.receivedAt + ms,
+            admittedAtRefusal: a.mark.admitted,
+            limit,
+            bucket: a.limit,
+          }
     if (limit > 0) keep(this.#resetPromises, promise(a.resetMs))
     keep(this.#retryPromises, promise(a.retryAfterMs))
   }

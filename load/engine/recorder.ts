@@ -5,7 +5,17 @@
  * the length of a run.
  */
 import { isGood } from '../objectives.ts'
-import type { BucketName, Goodput, HeaderCounts, Objective, PhasePlan, PhaseResult, RateLimitFacts, ScheduleFigures, SeriesBucket } from '../types.ts'
+import type {
+  BucketName,
+  Goodput,
+  HeaderCounts,
+  Objective,
+  PhasePlan,
+  PhaseResult,
+  RateLimitFacts,
+  ScheduleFigures,
+  SeriesBucket,
+} from '../types.ts'
 import { newHistogram, recordMs, summarize, type Histogram } from './histogram.ts'
 import { readBucket, readRetryAfterMs } from './rate-headers.ts'
 import { Series } from './series.ts'
@@ -42,8 +52,15 @@ export interface RecorderOptions {
 }
 
 /** 2xx and good calls of a phase over its seconds: what a merge recomputes from the merged counts. */
-export function goodputFigures(byStatus: Record<string, number>, series: readonly SeriesBucket[], durationS: number): Goodput {
-  const ok = Object.entries(byStatus).reduce((n, [code, count]) => n + (Number(code) >= 200 && Number(code) < 300 ? count : 0), 0)
+export function goodputFigures(
+  byStatus: Record<string, number>,
+  series: readonly SeriesBucket[],
+  durationS: number,
+): Goodput {
+  const ok = Object.entries(byStatus).reduce(
+    (n, [code, count]) => n + (Number(code) >= 200 && Number(code) < 300 ? count : 0),
+    0,
+  )
   const good = series.reduce((n, b) => n + (b.good ?? 0), 0)
   const seconds = Math.max(0.001, durationS)
   return { ok, good, throughputPerSecond: ok / seconds, goodputPerSecond: good / seconds }
@@ -55,7 +72,18 @@ export class PhaseRecorder {
   readonly okLatency: Histogram = newHistogram()
   readonly answerTime: Histogram = newHistogram()
   readonly #book: RateLimitBook
-  readonly #headers: HeaderCounts = { responses: 0, refused: 0, missing: 0, missingOnRefused: 0, unparsable: 0, refusedWithoutRetryAfter: 0, resetFractional: 0, limitNotTable: 0, remainingOverLimit: 0, resetOverPeriod: 0 }
+  readonly #headers: HeaderCounts = {
+    responses: 0,
+    refused: 0,
+    missing: 0,
+    missingOnRefused: 0,
+    unparsable: 0,
+    refusedWithoutRetryAfter: 0,
+    resetFractional: 0,
+    limitNotTable: 0,
+    remainingOverLimit: 0,
+    resetOverPeriod: 0,
+  }
   readonly #byStatus = new Map<string, number>()
   readonly #errors = new Map<string, number>()
   readonly #mix = new Map<string, { sent: number; ok: number }>()
@@ -82,7 +110,9 @@ export class PhaseRecorder {
 
   /** Calls planned at or before `elapsedMs`: i / rate for i = 0, 1, ... unless an arrival process says otherwise. */
   #plannedBy(elapsedMs: number): number {
-    return this.options.plannedBy ? this.options.plannedBy(elapsedMs) : Math.floor((elapsedMs / 1000) * (this.plan.rate as number)) + 1
+    return this.options.plannedBy
+      ? this.options.plannedBy(elapsedMs)
+      : Math.floor((elapsedMs / 1000) * (this.plan.rate as number)) + 1
   }
 
   get inFlight(): number {
@@ -99,7 +129,9 @@ export class PhaseRecorder {
   }
 
   /** A call leaves now. `scheduledAt` is when the plan wanted it to leave (null: closed loop, no plan). */
-  send(options: { scheduledAt?: number | null; deliberateFailure?: boolean; label?: string; at?: number } = {}): CallHandle {
+  send(
+    options: { scheduledAt?: number | null; deliberateFailure?: boolean; label?: string; at?: number } = {},
+  ): CallHandle {
     const at = options.at ?? nowMs()
     this.#sent += 1
     const label = options.label ?? null
@@ -171,12 +203,14 @@ export class PhaseRecorder {
       if (reading.resetMs !== null && reading.resetMs % 1000 !== 0) this.#headers.resetFractional += 1
       // A 429 may name the bucket that refused it (whichever limit is hit first applies, section 8.3): the phase's
       // bucket speaks on the calls it admitted.
-      if (status !== 429 && limit !== null && this.plan.expectedLimit !== null && limit !== this.plan.expectedLimit) this.#headers.limitNotTable += 1
+      if (status !== 429 && limit !== null && this.plan.expectedLimit !== null && limit !== this.plan.expectedLimit)
+        this.#headers.limitNotTable += 1
       if (limit !== null && remaining !== null && remaining > limit) this.#headers.remainingOverLimit += 1
       // A minute is the longest period of the buckets the phases judge; a reset in whole seconds may round up to one
       // more. A token bucket may also owe what a finished call took past its room, at most a minute's refill more.
       const longestResetMs = this.options.minuteMs * (this.plan.bucket === 'requests' ? 1 : 2)
-      if (reading.resetMs !== null && reading.resetMs > longestResetMs + (reading.resetMs % 1000 === 0 ? 1000 : 0)) this.#headers.resetOverPeriod += 1
+      if (reading.resetMs !== null && reading.resetMs > longestResetMs + (reading.resetMs % 1000 === 0 ? 1000 : 0))
+        this.#headers.resetOverPeriod += 1
       this.#book.answered(
         {
           sentAt: call.sentAt,
@@ -189,7 +223,8 @@ export class PhaseRecorder {
           inFlightAtSend: call.inFlight,
           inFlightAtAnswer: this.#inFlight,
           mark: call.mark,
-          byOtherBucket: status === 429 && bucket === 'tokens' && headers['x-ratelimit-remaining-project-tokens']?.trim() === '0',
+          byOtherBucket:
+            status === 429 && bucket === 'tokens' && headers['x-ratelimit-remaining-project-tokens']?.trim() === '0',
         },
         call.retryTests,
       )
@@ -245,7 +280,9 @@ export class PhaseRecorder {
     const callsPerMinute = this.plan.rate * (this.options.minuteMs / 1000)
     const boundCalls = Math.max(2, Math.ceil(callsPerMinute / 10))
     // Calls the plan wanted by the end but never sent count as behind too (a generator that stalled at the end).
-    const plannedTotal = this.options.plannedBy ? this.options.plannedBy(endedAt - this.startedAt) : Math.floor(((endedAt - this.startedAt) / 1000) * this.plan.rate)
+    const plannedTotal = this.options.plannedBy
+      ? this.options.plannedBy(endedAt - this.startedAt)
+      : Math.floor(((endedAt - this.startedAt) / 1000) * this.plan.rate)
     const behindAtEnd = Math.max(0, plannedTotal - this.#sent - Math.ceil(this.plan.rate * 0.5))
     const maxBehindCalls = Math.max(this.#maxBehind, behindAtEnd)
     const lag = this.#sawSchedule ? summarize(this.lag) : null
@@ -254,7 +291,14 @@ export class PhaseRecorder {
     // Against the rate the plan offered up to the last send (a ramp or a random process offers less than its rate).
     const offered = this.options.plannedBy ? this.options.plannedBy(durationS * 1000) / durationS : this.plan.rate
     const conclusive = maxBehindCalls <= boundCalls && achieved >= offered * 0.9
-    return { maxBehindCalls, maxAheadCalls: this.#maxAhead, boundCalls, lagP99Ms, ...(lag === null ? {} : { lag }), conclusive }
+    return {
+      maxBehindCalls,
+      maxAheadCalls: this.#maxAhead,
+      boundCalls,
+      lagP99Ms,
+      ...(lag === null ? {} : { lag }),
+      conclusive,
+    }
   }
 
   result(endedAt: number): Omit<PhaseResult, 'plan'> {

@@ -17,7 +17,23 @@ export function outcomeOf(status: number | null): Outcome {
 }
 
 function emptyBucket(t: number): SeriesBucket {
-  return { t, sent: 0, ok: 0, refused: 0, clientErrors: 0, serverErrors: 0, errors: 0, retries: 0, good: 0, admittedSent: 0, refusedSent: 0, failedSent: 0, minRemaining: null, maxRemaining: null, limit: null }
+  return {
+    t,
+    sent: 0,
+    ok: 0,
+    refused: 0,
+    clientErrors: 0,
+    serverErrors: 0,
+    errors: 0,
+    retries: 0,
+    good: 0,
+    admittedSent: 0,
+    refusedSent: 0,
+    failedSent: 0,
+    minRemaining: null,
+    maxRemaining: null,
+    limit: null,
+  }
 }
 
 export class Series {
@@ -95,8 +111,18 @@ export function mergeSeries(lists: readonly SeriesBucket[][]): SeriesBucket[] {
     into.admittedSent += b.admittedSent
     into.refusedSent += b.refusedSent
     into.failedSent += b.failedSent
-    into.minRemaining = into.minRemaining === null ? b.minRemaining : b.minRemaining === null ? into.minRemaining : Math.min(into.minRemaining, b.minRemaining)
-    into.maxRemaining = into.maxRemaining === null ? b.maxRemaining : b.maxRemaining === null ? into.maxRemaining : Math.max(into.maxRemaining, b.maxRemaining)
+    into.minRemaining =
+      into.minRemaining === null
+        ? b.minRemaining
+        : b.minRemaining === null
+          ? into.minRemaining
+          : Math.min(into.minRemaining, b.minRemaining)
+    into.maxRemaining =
+      into.maxRemaining === null
+        ? b.maxRemaining
+        : b.maxRemaining === null
+          ? into.maxRemaining
+          : Math.max(into.maxRemaining, b.maxRemaining)
     into.limit = into.limit ?? b.limit
   }
   return [...byT.values()].sort((a, b) => a.t - b.t)

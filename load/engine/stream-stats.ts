@@ -55,7 +55,8 @@ export class StreamStats {
         } else if (ENDS.has(type)) {
           done = true
           try {
-            const tokens = (JSON.parse(data) as { response?: { usage?: { output_tokens?: unknown } } }).response?.usage?.output_tokens
+            const tokens = (JSON.parse(data) as { response?: { usage?: { output_tokens?: unknown } } }).response?.usage
+              ?.output_tokens
             if (typeof tokens === 'number' && Number.isFinite(tokens)) outputTokens = tokens
           } catch {
             // A completed event whose payload does not parse still completes the stream; its shape is not shown.

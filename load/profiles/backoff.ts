@@ -20,7 +20,8 @@ export const BACKOFF = {
 export function backoffProfile(): Profile {
   return {
     name: 'backoff',
-    description: 'A sustained overload of one tier\'s usage limit by a section 7 client, a naive client and the OpenAI Node client\'s retry policy, in turn: goodput, 429s per success, time to recover',
+    description:
+      "A sustained overload of one tier's usage limit by a section 7 client, a naive client and the OpenAI Node client's retry policy, in turn: goodput, 429s per success, time to recover",
     tier: null,
     caps: { maxDurationMs: 30 * 60_000, maxRequests: 40_000 },
     async plan(ctx: PlanContext): Promise<PhasePlan[]> {

@@ -10,11 +10,19 @@ import { isObject } from '../../common/json.ts'
 import { ConfigError } from '../../harness/errors.ts'
 import { BUCKET_MS } from '../engine/series.ts'
 import { STREAM_METRICS } from '../objectives.ts'
-import { CAPACITY, conclude, decide, judgeStep, searchObjectives, stepOf, type Judged, type SearchBounds } from '../capacity.ts'
+import {
+  CAPACITY,
+  conclude,
+  decide,
+  judgeStep,
+  searchObjectives,
+  stepOf,
+  type Judged,
+  type SearchBounds,
+} from '../capacity.ts'
 import { requireKey, slotOf, TIERS, type PlanContext, type Profile, type Search } from '../profile.ts'
 import type { CapacityResult, KeySlotName, PhasePlan, PhaseResult, RequestSpec } from '../types.ts'
 import { anyChatModel } from './tier-model.ts'
-
 
 function slotFor(ctx: PlanContext): KeySlotName {
   if (ctx.tier !== null) return slotOf(ctx.tier)
@@ -23,10 +31,17 @@ function slotFor(ctx: PlanContext): KeySlotName {
 }
 
 /** The tier's request limit per minute for this model: the smaller of what the model record and the target announce. */
-async function tierLimit(ctx: PlanContext, slot: KeySlotName, model: string): Promise<NonNullable<CapacityResult['tierLimit']>> {
+async function tierLimit(
+  ctx: PlanContext,
+  slot: KeySlotName,
+  model: string,
+): Promise<NonNullable<CapacityResult['tierLimit']>> {
   const record = await ctx.getJson(`/v1/models/${encodeURIComponent(model)}`, slot)
   const body = record.body
-  const current = isObject(body) && isObject(body.extra) && isObject(body.extra.rate_limits) ? body.extra.rate_limits.current : undefined
+  const current =
+    isObject(body) && isObject(body.extra) && isObject(body.extra.rate_limits)
+      ? body.extra.rate_limits.current
+      : undefined
   const rpm = isObject(current) && typeof current.rpm === 'number' && current.rpm > 0 ? current.rpm : null
   const header = (await ctx.getJson('/v1/models', slot)).headers['x-ratelimit-limit-requests']
   const announced = header !== undefined && /^\d+$/.test(header.trim()) && Number(header) > 0 ? Number(header) : null
@@ -34,14 +49,18 @@ async function tierLimit(ctx: PlanContext, slot: KeySlotName, model: string): Pr
   if (rpm !== null) candidates.push([rpm, `${model}'s rpm in extra.rate_limits.current`])
   if (announced !== null) candidates.push([announced, 'x-ratelimit-limit-requests of GET /v1/models'])
   const pick = candidates.sort((a, b) => a[0] - b[0])[0]
-  if (pick === undefined) throw new ConfigError(`--tier ${ctx.tier}: neither ${model}'s record (extra.rate_limits.current.rpm) nor GET /v1/models (x-ratelimit-limit-requests) tells the tier's request limit`)
+  if (pick === undefined)
+    throw new ConfigError(
+      `--tier ${ctx.tier}: neither ${model}'s record (extra.rate_limits.current.rpm) nor GET /v1/models (x-ratelimit-limit-requests) tells the tier's request limit`,
+    )
   return { perMinute: pick[0], perSecond: pick[0] / (ctx.minuteMs / 1000), source: pick[1] }
 }
 
 export function capacityProfile(): Profile {
   const profile: Profile = {
     name: 'capacity',
-    description: 'Capacity search: the highest arrival rate of POST /v1/responses that meets the objectives (--slo), ramping then bisecting; with --tier, within that tier\'s limit',
+    description:
+      "Capacity search: the highest arrival rate of POST /v1/responses that meets the objectives (--slo), ramping then bisecting; with --tier, within that tier's limit",
     tier: null,
     caps: { maxDurationMs: 30 * 60_000, maxRequests: 2_000_000 },
     async plan(ctx) {
@@ -62,7 +81,12 @@ export function capacityProfile(): Profile {
         ...(stream ? { stream: true } : {}),
       }
       const ceiling = limit === null ? CAPACITY.maxRate : limit.perSecond * CAPACITY.limitShare
-      const bounds: SearchBounds = { start: ctx.rate ?? CAPACITY.startRate, ceiling, tierBound: limit !== null, maxSteps: CAPACITY.maxSteps }
+      const bounds: SearchBounds = {
+        start: ctx.rate ?? CAPACITY.startRate,
+        ceiling,
+        tierBound: limit !== null,
+        maxSteps: CAPACITY.maxSteps,
+      }
       const durationMs = ctx.durationMs ?? CAPACITY.stepMs
       const step = (index: number, next: NonNullable<ReturnType<typeof decide>['next']>): PhasePlan => ({
         name: `${next.kind}-${index}`,
@@ -88,7 +112,9 @@ export function capacityProfile(): Profile {
         },
         conclude: (ran, stopped) => {
           const judged = judgedOf(ran)
-          const steps = ran.map((p, i) => stepOf(p, judged[i] as Judged, p.plan.name.startsWith('bisect') ? 'bisect' : 'ramp'))
+          const steps = ran.map((p, i) =>
+            stepOf(p, judged[i] as Judged, p.plan.name.startsWith('bisect') ? 'bisect' : 'ramp'),
+          )
           return conclude(steps, decide(judged, bounds), { objectives, tierLimit: limit, stopped, ceiling })
         },
       }

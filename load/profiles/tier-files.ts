@@ -5,7 +5,15 @@
 import { randomBytes } from 'node:crypto'
 import { fileLimitsOf } from '../../harness/limits.ts'
 import { runFileName } from '../../harness/run-tag.ts'
-import { connectionsFor, phaseMs, ratePerSecond, requireKey, slotOf, type PlanContext, type Profile } from '../profile.ts'
+import {
+  connectionsFor,
+  phaseMs,
+  ratePerSecond,
+  requireKey,
+  slotOf,
+  type PlanContext,
+  type Profile,
+} from '../profile.ts'
 import type { PhasePlan, RequestSpec } from '../types.ts'
 
 /** An upload named `gc-<runId>-load-<label>.txt` (harness/run-tag.ts), so a sweep can find what a stopped run left. */
@@ -26,7 +34,13 @@ export function uploadRequest(runId: string, label: string): RequestSpec {
       '',
     ].join('\r\n'),
   )
-  return { method: 'POST', path: '/v1/files', headers: { 'content-type': `multipart/form-data; boundary=${boundary}` }, body, collectId: true }
+  return {
+    method: 'POST',
+    path: '/v1/files',
+    headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+    body,
+    collectId: true,
+  }
 }
 
 export function tierFilesProfile(tier: number): Profile {

@@ -7,7 +7,15 @@
  * the token bucket binds first.
  */
 import { ConfigError } from '../../harness/errors.ts'
-import { connectionsFor, phaseMs, ratePerSecond, requireKey, slotOf, type PlanContext, type Profile } from '../profile.ts'
+import {
+  connectionsFor,
+  phaseMs,
+  ratePerSecond,
+  requireKey,
+  slotOf,
+  type PlanContext,
+  type Profile,
+} from '../profile.ts'
 import type { KeySlotName, PhasePlan, RequestSpec } from '../types.ts'
 import { isObject } from '../../common/json.ts'
 
@@ -21,19 +29,31 @@ async function pickModel(ctx: PlanContext, tier: number): Promise<ModelLimits> {
   const slot = slotOf(tier)
   const list = await ctx.getJson('/v1/models', slot)
   const data = isObject(list.body) && Array.isArray(list.body.data) ? list.body.data.filter(isObject) : []
-  const chat = data.filter((m) => typeof m.id === 'string' && m.mode === 'chat' && (typeof m.min_tier !== 'number' || m.min_tier <= tier))
+  const chat = data.filter(
+    (m) => typeof m.id === 'string' && m.mode === 'chat' && (typeof m.min_tier !== 'number' || m.min_tier <= tier),
+  )
   const found: ModelLimits[] = []
   for (const m of chat) {
     const record = await ctx.getJson(`/v1/models/${encodeURIComponent(m.id as string)}`, slot)
     const body = record.body
-    const current = isObject(body) && isObject(body.extra) && isObject(body.extra.rate_limits) ? body.extra.rate_limits.current : undefined
+    const current =
+      isObject(body) && isObject(body.extra) && isObject(body.extra.rate_limits)
+        ? body.extra.rate_limits.current
+        : undefined
     if (isObject(current) && typeof current.rpm === 'number' && current.rpm > 0) {
-      found.push({ id: m.id as string, rpm: current.rpm, tpm: typeof current.tpm === 'number' && current.tpm > 0 ? current.tpm : null })
+      found.push({
+        id: m.id as string,
+        rpm: current.rpm,
+        tpm: typeof current.tpm === 'number' && current.tpm > 0 ? current.tpm : null,
+      })
     }
   }
   found.sort((a, b) => a.rpm - b.rpm)
   const pick = found[0]
-  if (!pick) throw new ConfigError(`no chat model that the tier-${tier} key may use shows an rpm in extra.rate_limits.current (GET /v1/models answered ${list.status})`)
+  if (!pick)
+    throw new ConfigError(
+      `no chat model that the tier-${tier} key may use shows an rpm in extra.rate_limits.current (GET /v1/models answered ${list.status})`,
+    )
   return pick
 }
 
@@ -42,9 +62,18 @@ export async function anyChatModel(ctx: PlanContext, slot: KeySlotName): Promise
   const list = await ctx.getJson('/v1/models', slot)
   const data = isObject(list.body) && Array.isArray(list.body.data) ? list.body.data.filter(isObject) : []
   const tier = /^tier(\d)$/.exec(slot)?.[1]
-  const usable = data.find((m) => typeof m.id === 'string' && m.mode === 'chat' && (tier === undefined || typeof m.min_tier !== 'number' || m.min_tier <= Number(tier)))
-  if (list.status === 429) throw new ConfigError(`GET /v1/models with the ${slot} key was refused (429): the account's rate limit is spent; wait a minute and run again`)
-  if (!usable) throw new ConfigError(`GET /v1/models with the ${slot} key lists no chat model it may use (status ${list.status})`)
+  const usable = data.find(
+    (m) =>
+      typeof m.id === 'string' &&
+      m.mode === 'chat' &&
+      (tier === undefined || typeof m.min_tier !== 'number' || m.min_tier <= Number(tier)),
+  )
+  if (list.status === 429)
+    throw new ConfigError(
+      `GET /v1/models with the ${slot} key was refused (429): the account's rate limit is spent; wait a minute and run again`,
+    )
+  if (!usable)
+    throw new ConfigError(`GET /v1/models with the ${slot} key lists no chat model it may use (status ${list.status})`)
   return usable.id as string
 }
 
@@ -53,7 +82,12 @@ const RPM_MAX_MINUTES = 15
 
 function chatCall(model: string, words: number): RequestSpec {
   const content = words <= 1 ? 'Hi' : Array.from({ length: words }, (_, i) => `w${i % 100}`).join(' ')
-  return { method: 'POST', path: '/v1/chat/completions', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model, messages: [{ role: 'user', content }], max_tokens: 1 }) }
+  return {
+    method: 'POST',
+    path: '/v1/chat/completions',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ model, messages: [{ role: 'user', content }], max_tokens: 1 }),
+  }
 }
 
 export function tierModelProfile(tier: number): Profile {
@@ -74,7 +108,10 @@ export function tierModelProfile(tier: number): Profile {
       const ceilingText = (await ctx.getJson('/v1/models', slot)).headers['x-ratelimit-limit-requests']
       const ceiling = ceilingText !== undefined && /^\d+$/.test(ceilingText) ? Number(ceilingText) : null
       const perMinute = ceiling === null ? 2 * model.rpm : Math.min(2 * model.rpm, Math.floor(0.9 * ceiling))
-      const unreachable = ctx.rate === null && perMinute <= model.rpm ? `the organization's ceiling of ${ceiling} calls per minute (x-ratelimit-limit-requests of GET /v1/models) leaves no room past ${model.id}'s RPM of ${model.rpm}: the model's bucket cannot be reached` : undefined
+      const unreachable =
+        ctx.rate === null && perMinute <= model.rpm
+          ? `the organization's ceiling of ${ceiling} calls per minute (x-ratelimit-limit-requests of GET /v1/models) leaves no room past ${model.id}'s RPM of ${model.rpm}: the model's bucket cannot be reached`
+          : undefined
       const rpmRate = ratePerSecond(ctx, perMinute)
       // A token bucket (or sliding window) admits L + L·T/minute from rest, so an overload of f times the RPM
       // meets its first 429 only after 1 / (f - 1) minutes: the phase lasts a fifth longer than that.

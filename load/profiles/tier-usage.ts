@@ -4,7 +4,16 @@
  * phase loads another account's key beside it at a quarter of its own limit: it must not be throttled.
  */
 import { usageLimitPerMinute } from '../../harness/limits.ts'
-import { connectionsFor, otherTier, phaseMs, ratePerSecond, requireKey, slotOf, type PlanContext, type Profile } from '../profile.ts'
+import {
+  connectionsFor,
+  otherTier,
+  phaseMs,
+  ratePerSecond,
+  requireKey,
+  slotOf,
+  type PlanContext,
+  type Profile,
+} from '../profile.ts'
 import type { PhasePlan, RequestSpec } from '../types.ts'
 
 const CREDIT: RequestSpec = { method: 'GET', path: '/user/v1/credit' }
@@ -57,10 +66,20 @@ export function tierUsageProfile(tier: number): Profile {
         phase('double', 2, {
           verdicts: ['admission', 'headers', 'recovery', 'isolation'],
           ...(other !== null && otherLimit !== null
-            ? { probe: { slot: slotOf(other), rate: ratePerSecond({ ...ctx, rate: null }, otherLimit / 4), requests: [CREDIT] } }
+            ? {
+                probe: {
+                  slot: slotOf(other),
+                  rate: ratePerSecond({ ...ctx, rate: null }, otherLimit / 4),
+                  requests: [CREDIT],
+                },
+              }
             : {}),
         }),
-        phase('failed-calls', 2, { requests: [CREDIT, FAILING], verdicts: ['failed-calls', 'headers'], description: `2x the limit, every other call a 400 (page_size=0) that must count` }),
+        phase('failed-calls', 2, {
+          requests: [CREDIT, FAILING],
+          verdicts: ['failed-calls', 'headers'],
+          description: `2x the limit, every other call a 400 (page_size=0) that must count`,
+        }),
       ]
     },
   }

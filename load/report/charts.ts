@@ -4,13 +4,22 @@
  */
 import { init, use, type ComposeOption } from 'echarts/core'
 import { BarChart, LineChart, type BarSeriesOption, type LineSeriesOption } from 'echarts/charts'
-import { GridComponent, LegendComponent, TitleComponent, type GridComponentOption, type LegendComponentOption, type TitleComponentOption } from 'echarts/components'
+import {
+  GridComponent,
+  LegendComponent,
+  TitleComponent,
+  type GridComponentOption,
+  type LegendComponentOption,
+  type TitleComponentOption,
+} from 'echarts/components'
 import { SVGRenderer } from 'echarts/renderers'
 import type { CapacityResult, HistogramSummary, PhaseResult, SeriesBucket } from '../types.ts'
 
 use([BarChart, LineChart, GridComponent, LegendComponent, TitleComponent, SVGRenderer])
 
-type ChartOption = ComposeOption<BarSeriesOption | LineSeriesOption | GridComponentOption | LegendComponentOption | TitleComponentOption>
+type ChartOption = ComposeOption<
+  BarSeriesOption | LineSeriesOption | GridComponentOption | LegendComponentOption | TitleComponentOption
+>
 
 export type ChartKind = 'rate' | 'remaining' | 'latency' | 'retries' | 'capacity'
 
@@ -66,9 +75,10 @@ export function binSeries(phase: PhaseResult, bucketMs: number, minCalls = 0): B
   const fitting = all.filter((b) => count(b) <= MAX_BINS)
   const choices = fitting.length > 0 ? fitting : [all[all.length - 1]!]
   // Dense enough if it can be; else the widest that still shows a shape; else the finest that fits.
-  const binMs = choices.find((b) => callsPerMs * b >= minCalls && count(b) >= MIN_BINS)
-    ?? choices.filter((b) => count(b) >= MIN_BINS).pop()
-    ?? choices[0]!
+  const binMs =
+    choices.find((b) => callsPerMs * b >= minCalls && count(b) >= MIN_BINS) ??
+    choices.filter((b) => count(b) >= MIN_BINS).pop() ??
+    choices[0]!
   const perBin = Math.max(1, Math.round(binMs / bucketMs))
   const from = firstT * bucketMs
   const to = (lastT + 1) * bucketMs
@@ -78,7 +88,11 @@ export function binSeries(phase: PhaseResult, bucketMs: number, minCalls = 0): B
     const end = Math.min(start + perBin * bucketMs, to)
     // A bin cut by the phase's edges holds fewer calls; dividing by its full width would draw a false dip.
     const covered = Math.min(end, phase.endedAt) - Math.max(start, phase.startedAt)
-    bins.push({ x: ((start + end) / 2 - phase.startedAt) / 1000, spanS: Math.max(covered, bucketMs) / 1000, buckets: [] })
+    bins.push({
+      x: ((start + end) / 2 - phase.startedAt) / 1000,
+      spanS: Math.max(covered, bucketMs) / 1000,
+      buckets: [],
+    })
   }
   for (const b of sorted) bins[Math.floor((b.t - firstT) / perBin)]!.buckets.push(b)
   return bins
@@ -155,7 +169,12 @@ function fold(values: (number | null)[], pick: (a: number, b: number) => number)
 
 export function remainingChart(phase: PhaseResult, bucketMs: number): Chart {
   const bins = binSeries(phase, bucketMs)
-  const line = (name: string, color: string, values: (bin: Bin) => number | null, dashed = false): LineSeriesOption => ({
+  const line = (
+    name: string,
+    color: string,
+    values: (bin: Bin) => number | null,
+    dashed = false,
+  ): LineSeriesOption => ({
     name,
     type: 'line',
     step: 'middle',
@@ -166,20 +185,56 @@ export function remainingChart(phase: PhaseResult, bucketMs: number): Chart {
     data: bins.map((bin) => [round(bin.x), values(bin)]),
   })
   const series: LineSeriesOption[] = [
-    line('min remaining', COLORS.refused, (bin) => fold(bin.buckets.map((b) => b.minRemaining), Math.min)),
-    line('max remaining', COLORS.ok, (bin) => fold(bin.buckets.map((b) => b.maxRemaining), Math.max)),
-    line('limit (header)', COLORS.limit, (bin) => fold(bin.buckets.map((b) => b.limit), Math.max), true),
+    line('min remaining', COLORS.refused, (bin) =>
+      fold(
+        bin.buckets.map((b) => b.minRemaining),
+        Math.min,
+      ),
+    ),
+    line('max remaining', COLORS.ok, (bin) =>
+      fold(
+        bin.buckets.map((b) => b.maxRemaining),
+        Math.max,
+      ),
+    ),
+    line(
+      'limit (header)',
+      COLORS.limit,
+      (bin) =>
+        fold(
+          bin.buckets.map((b) => b.limit),
+          Math.max,
+        ),
+      true,
+    ),
   ]
   const expected = phase.plan.expectedLimit
   if (expected !== null) series.push(line('expected limit', COLORS.errors, () => expected, true))
-  return render('remaining', { ...frame(`Remaining of the ${phase.plan.bucket ?? ''} bucket against its limit`, 'remaining', durationS(phase)), series })
+  return render('remaining', {
+    ...frame(`Remaining of the ${phase.plan.bucket ?? ''} bucket against its limit`, 'remaining', durationS(phase)),
+    series,
+  })
 }
 
 export function retriesChart(phase: PhaseResult, bucketMs: number): Chart {
   const bins = binSeries(phase, bucketMs, RATE_BIN_CALLS)
   const series: LineSeriesOption[] = [
-    { name: 'retries', type: 'line', step: 'middle', showSymbol: false, itemStyle: { color: COLORS.retries }, data: perSecond(bins, (b) => b.retries) },
-    { name: '429', type: 'line', step: 'middle', showSymbol: false, itemStyle: { color: COLORS.refused }, data: perSecond(bins, (b) => b.refused) },
+    {
+      name: 'retries',
+      type: 'line',
+      step: 'middle',
+      showSymbol: false,
+      itemStyle: { color: COLORS.retries },
+      data: perSecond(bins, (b) => b.retries),
+    },
+    {
+      name: '429',
+      type: 'line',
+      step: 'middle',
+      showSymbol: false,
+      itemStyle: { color: COLORS.refused },
+      data: perSecond(bins, (b) => b.refused),
+    },
   ]
   return render('retries', { ...frame('Retries and 429s per second', 'per s', durationS(phase)), series })
 }
@@ -187,7 +242,11 @@ export function retriesChart(phase: PhaseResult, bucketMs: number): Chart {
 export function latencyChart(phase: PhaseResult): Chart {
   const groups: [string, HistogramSummary][] = [['all calls', phase.latency]]
   if (phase.stream) {
-    groups.push(['time to first token', phase.stream.ttft], ['between tokens', phase.stream.interToken], ['end to end', phase.stream.endToEnd])
+    groups.push(
+      ['time to first token', phase.stream.ttft],
+      ['between tokens', phase.stream.interToken],
+      ['end to end', phase.stream.endToEnd],
+    )
   }
   const points = ['p50', 'p90', 'p99', 'max'] as const
   const series: BarSeriesOption[] = groups.map(([name, h]) => ({
@@ -222,16 +281,51 @@ export function phaseCharts(phase: PhaseResult, bucketMs: number): Chart[] {
  */
 export function capacityChart(capacity: CapacityResult): Chart {
   const steps = [...capacity.steps].sort((a, b) => a.offered - b.offered)
-  const point = (pick: (s: CapacityResult['steps'][number]) => number): [number, number][] => steps.map((s) => [sig(s.offered), sig(pick(s))])
-  const line = (name: string, color: string, data: [number, number][], yAxisIndex: number, dashed = false): LineSeriesOption => ({
-    name, type: 'line', yAxisIndex, showSymbol: true, symbolSize: 6, data,
-    lineStyle: { color, width: 1.5, ...(dashed ? { type: 'dashed' } : {}) }, itemStyle: { color },
+  const point = (pick: (s: CapacityResult['steps'][number]) => number): [number, number][] =>
+    steps.map((s) => [sig(s.offered), sig(pick(s))])
+  const line = (
+    name: string,
+    color: string,
+    data: [number, number][],
+    yAxisIndex: number,
+    dashed = false,
+  ): LineSeriesOption => ({
+    name,
+    type: 'line',
+    yAxisIndex,
+    showSymbol: true,
+    symbolSize: 6,
+    data,
+    lineStyle: { color, width: 1.5, ...(dashed ? { type: 'dashed' } : {}) },
+    itemStyle: { color },
   })
   const series: LineSeriesOption[] = [
-    line('throughput (2xx/s)', COLORS.ok, point((s) => s.throughput), 0),
-    line('goodput (good/s)', COLORS.goodput, point((s) => s.goodput), 0),
-    line('latency p50 (ms)', COLORS.p50, point((s) => s.p50Ms), 1, true),
-    line('latency p99 (ms)', COLORS.serverErrors, point((s) => s.p99Ms), 1, true),
+    line(
+      'throughput (2xx/s)',
+      COLORS.ok,
+      point((s) => s.throughput),
+      0,
+    ),
+    line(
+      'goodput (good/s)',
+      COLORS.goodput,
+      point((s) => s.goodput),
+      0,
+    ),
+    line(
+      'latency p50 (ms)',
+      COLORS.p50,
+      point((s) => s.p50Ms),
+      1,
+      true,
+    ),
+    line(
+      'latency p99 (ms)',
+      COLORS.serverErrors,
+      point((s) => s.p99Ms),
+      1,
+      true,
+    ),
   ]
   const top = Math.max(1, ...steps.map((s) => s.offered))
   return render('capacity', {
@@ -239,7 +333,10 @@ export function capacityChart(capacity: CapacityResult): Chart {
     legend: { top: 28, itemHeight: 10 },
     grid: { left: 64, right: 64, top: 68, bottom: 44 },
     xAxis: { type: 'value', name: 'offered/s', nameLocation: 'end', min: 0, max: sig(top * 1.05) },
-    yAxis: [{ type: 'value', name: 'calls/s' }, { type: 'value', name: 'ms', position: 'right' }],
+    yAxis: [
+      { type: 'value', name: 'calls/s' },
+      { type: 'value', name: 'ms', position: 'right' },
+    ],
     series,
   })
 }

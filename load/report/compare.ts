@@ -12,20 +12,32 @@ import { cell, text } from './summary-md.ts'
 
 export const COMPARE_FILES = { markdown: 'compare.md', html: 'compare.html' } as const
 
-const STATUS_WORD: Record<ChangeStatus, string> = { regression: 'REGRESSION', worse: 'worse, within threshold', better: 'better', same: 'within noise', missing: 'not in both' }
+const STATUS_WORD: Record<ChangeStatus, string> = {
+  regression: 'REGRESSION',
+  worse: 'worse, within threshold',
+  better: 'better',
+  same: 'within noise',
+  missing: 'not in both',
+}
 
 const signed = (n: number, digits: number): string => `${n > 0 ? '+' : ''}${n.toFixed(digits)}`
 
 function change(c: FigureChange): string {
   if (c.delta === null) return '-'
   if (c.scale === 'share') return `${signed(c.delta * 100, 2)} pts`
-  if (c.relative === null || !Number.isFinite(c.relative)) return c.delta === 0 ? '0 %' : `${signed(c.delta, 2)} (from 0)`
+  if (c.relative === null || !Number.isFinite(c.relative))
+    return c.delta === 0 ? '0 %' : `${signed(c.delta, 2)} (from 0)`
   return `${signed(c.relative * 100, 1)} %`
 }
 
 function noise(c: FigureChange): string {
   if (c.noise === null || c.baseline === null) return '-'
-  const band = c.scale === 'share' ? `±${(c.noise * 100).toFixed(2)} pts` : c.baseline === 0 ? `±${figureValue(c.unit, c.noise)}` : `±${((100 * c.noise) / Math.abs(c.baseline)).toFixed(1)} %`
+  const band =
+    c.scale === 'share'
+      ? `±${(c.noise * 100).toFixed(2)} pts`
+      : c.baseline === 0
+        ? `±${figureValue(c.unit, c.noise)}`
+        : `±${((100 * c.noise) / Math.abs(c.baseline)).toFixed(1)} %`
   return c.noiseFrom === 'default' ? `${band} (assumed)` : band
 }
 
@@ -34,7 +46,16 @@ const threshold = (c: FigureChange): string => (c.scale === 'share' ? `${c.thres
 export const COMPARE_HEAD = ['phase', 'figure', 'baseline', 'new', 'change', 'noise', 'threshold', 'judged']
 
 export function changeCells(c: FigureChange): string[] {
-  return [c.phase, c.label, figureValue(c.unit, c.baseline), figureValue(c.unit, c.next), change(c), noise(c), threshold(c), STATUS_WORD[c.status]]
+  return [
+    c.phase,
+    c.label,
+    figureValue(c.unit, c.baseline),
+    figureValue(c.unit, c.next),
+    change(c),
+    noise(c),
+    threshold(c),
+    STATUS_WORD[c.status],
+  ]
 }
 
 function sideLine(name: string, s: Comparison['baseline']): string {
@@ -42,13 +63,16 @@ function sideLine(name: string, s: Comparison['baseline']): string {
 }
 
 export function spreadLine(c: Comparison): string {
-  if (c.spreadMeasured) return `spread measured from the repeats (${c.baseline.repeats} and ${c.next.repeats} runs): a change is significant outside the 95 % interval of the difference (Student's t, Welch); a side of one run borrows the other's spread`
+  if (c.spreadMeasured)
+    return `spread measured from the repeats (${c.baseline.repeats} and ${c.next.repeats} runs): a change is significant outside the 95 % interval of the difference (Student's t, Welch); a side of one run borrows the other's spread`
   return `spread NOT measured (neither run used --repeat): a change within ±${COMPARE.noiseBandPercent} % (${COMPARE.noiseBandPoints} pts for shares) is taken for noise, which may be less than this target's run-to-run noise; run both with --repeat 3 to measure it`
 }
 
 export function outcomeLine(c: Comparison): string {
   const worst = c.changes.filter((x) => x.status === 'regression').map((x) => `${x.phase} ${x.figure} ${change(x)}`)
-  return c.exitCode === 1 ? `REGRESSION (exit 1): ${worst.length === 1 ? 'a figure is' : `${worst.length} figures are`} worse than the baseline past the threshold: ${worst.join(', ')}` : 'NO REGRESSION (exit 0): no figure is significantly worse than the baseline past its threshold'
+  return c.exitCode === 1
+    ? `REGRESSION (exit 1): ${worst.length === 1 ? 'a figure is' : `${worst.length} figures are`} worse than the baseline past the threshold: ${worst.join(', ')}`
+    : 'NO REGRESSION (exit 0): no figure is significantly worse than the baseline past its threshold'
 }
 
 /** Columns padded to their widest cell, but the last. */
@@ -62,8 +86,28 @@ export function renderCompareText(c: Comparison): string {
 }
 
 export function renderCompareMd(c: Comparison): string {
-  const table = [`| ${COMPARE_HEAD.join(' | ')} |`, `|${COMPARE_HEAD.map(() => '---').join('|')}|`, ...c.changes.map((x) => `| ${changeCells(x).map((v, i) => (i === 7 && x.status === 'regression' ? `**${cell(v)}**` : cell(v))).join(' | ')} |`)]
-  return [`# Load compare: ${text(c.profile)}: ${c.exitCode === 1 ? 'REGRESSION' : 'no regression'} (exit ${c.exitCode})`, '', `- ${text(sideLine('baseline', c.baseline))}`, `- ${text(sideLine('new', c.next))}`, `- ${text(spreadLine(c))}`, '', ...table, '', text(outcomeLine(c)), ''].join('\n')
+  const table = [
+    `| ${COMPARE_HEAD.join(' | ')} |`,
+    `|${COMPARE_HEAD.map(() => '---').join('|')}|`,
+    ...c.changes.map(
+      (x) =>
+        `| ${changeCells(x)
+          .map((v, i) => (i === 7 && x.status === 'regression' ? `**${cell(v)}**` : cell(v)))
+          .join(' | ')} |`,
+    ),
+  ]
+  return [
+    `# Load compare: ${text(c.profile)}: ${c.exitCode === 1 ? 'REGRESSION' : 'no regression'} (exit ${c.exitCode})`,
+    '',
+    `- ${text(sideLine('baseline', c.baseline))}`,
+    `- ${text(sideLine('new', c.next))}`,
+    `- ${text(spreadLine(c))}`,
+    '',
+    ...table,
+    '',
+    text(outcomeLine(c)),
+    '',
+  ].join('\n')
 }
 
 const CSP = "default-src 'none'; style-src 'unsafe-inline'"
@@ -73,7 +117,14 @@ tr.regression td { background: #f8d7da; } tr.worse td { background: #fff3cd; } t
 .outcome { font-weight: 700; }`
 
 export function renderCompareHtml(c: Comparison): string {
-  const rows = c.changes.map((x) => `<tr class="${x.status}">${changeCells(x).map((v) => `<td>${esc(v)}</td>`).join('')}</tr>`).join('\n')
+  const rows = c.changes
+    .map(
+      (x) =>
+        `<tr class="${x.status}">${changeCells(x)
+          .map((v) => `<td>${esc(v)}</td>`)
+          .join('')}</tr>`,
+    )
+    .join('\n')
   return `<!doctype html>
 <html lang="en">
 <head>

@@ -42,7 +42,9 @@ export function sumValues(record: Record<string, number>): number {
 
 /** "429: 12, 200: 40", largest first; "none" when empty. */
 export function countsLine(record: Record<string, number>): string {
-  const entries = Object.entries(record).filter(([, n]) => n > 0).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+  const entries = Object.entries(record)
+    .filter(([, n]) => n > 0)
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
   return entries.length === 0 ? 'none' : entries.map(([k, n]) => `${k}: ${n}`).join(', ')
 }
 
@@ -66,7 +68,8 @@ export function seconds(durationMs: number): string {
 export function rateLine(phase: PhaseResult): string {
   const achieved = rate(phase.achievedRate)
   const pace = phase.plan.client?.pacePerSecond ?? null
-  if (phase.plan.rate === null && pace !== null) return `${achieved} (${phase.plan.connections} workers, paced at most ${rate(pace)})`
+  if (phase.plan.rate === null && pace !== null)
+    return `${achieved} (${phase.plan.connections} workers, paced at most ${rate(pace)})`
   if (phase.plan.rate === null) return `${achieved} (closed loop, ${phase.plan.connections} connections)`
   const share = phase.plan.rate > 0 ? ` (${Math.round((phase.achievedRate / phase.plan.rate) * 100)}%)` : ''
   return `${achieved} of ${rate(phase.plan.rate)} offered${share}`
@@ -74,7 +77,8 @@ export function rateLine(phase: PhaseResult): string {
 
 export function shardLine(result: LoadResult): string {
   if (result.shard) return `shard ${result.shard.index + 1} of ${result.shard.count}`
-  if (result.mergedFrom.length > 0) return `merged from ${result.mergedFrom.length} shards: ${result.mergedFrom.join(', ')}`
+  if (result.mergedFrom.length > 0)
+    return `merged from ${result.mergedFrom.length} shards: ${result.mergedFrom.join(', ')}`
   if (result.repeats) return `${result.repeats.count} repeats merged: ${result.repeats.dirs.join(', ')}`
   return 'single process'
 }
@@ -114,16 +118,46 @@ export function capacityLines(c: CapacityResult): string[] {
   return [
     `highest sustainable rate: ${c.sustainable === null ? 'none (no step held)' : rate(c.sustainable)}${c.firstBroken === null ? '' : `; first broken: ${rate(c.firstBroken)}`}`,
     `bound met first: ${c.bound === null ? 'none (the search was stopped)' : BOUND_MET[c.bound]}`,
-    ...(c.tierLimit ? [`tier limit: ${c.tierLimit.perMinute} per minute (${c.tierLimit.source}), ${rate(c.tierLimit.perSecond)} of the target's minute`] : []),
+    ...(c.tierLimit
+      ? [
+          `tier limit: ${c.tierLimit.perMinute} per minute (${c.tierLimit.source}), ${rate(c.tierLimit.perSecond)} of the target's minute`,
+        ]
+      : []),
     `objectives: ${objectivesText(c.objectives)}`,
     `stopped: ${c.stopReason}`,
   ]
 }
 
-export const STEP_HEAD = ['step', 'kind', 'offered', 'achieved', 'throughput (2xx/s)', 'goodput', 'p50', 'p99', 'errors', '429', 'outcome', 'why']
+export const STEP_HEAD = [
+  'step',
+  'kind',
+  'offered',
+  'achieved',
+  'throughput (2xx/s)',
+  'goodput',
+  'p50',
+  'p99',
+  'errors',
+  '429',
+  'outcome',
+  'why',
+]
 
 export function stepRow(s: CapacityResult['steps'][number]): string[] {
-  return [s.phase, s.kind, rate(s.offered), rate(s.achieved), rate(s.throughput), rate(s.goodput), ms(s.p50Ms), ms(s.p99Ms), `${Number((s.errors * 100).toPrecision(3))}%`, String(s.refused), s.outcome, s.why]
+  return [
+    s.phase,
+    s.kind,
+    rate(s.offered),
+    rate(s.achieved),
+    rate(s.throughput),
+    rate(s.goodput),
+    ms(s.p50Ms),
+    ms(s.p99Ms),
+    `${Number((s.errors * 100).toPrecision(3))}%`,
+    String(s.refused),
+    s.outcome,
+    s.why,
+  ]
 }
 
 /** How an open-loop phase's calls arrived, with the seed that repeats them; null for a closed loop or the clients engine. */
@@ -141,6 +175,9 @@ export function mixLine(phase: PhaseResult): string | null {
   const pct = (x: number): string => `${Math.round(x * 100)} %`
   return Object.entries(mix)
     .sort((a, b) => b[1].sent - a[1].sent || a[0].localeCompare(b[0]))
-    .map(([label, c]) => `${label} ${c.sent} (${pct(total === 0 ? 0 : c.sent / total)}${weights[label] !== undefined ? `, weight ${pct(weights[label])}` : ''}; ${c.ok} 2xx)`)
+    .map(
+      ([label, c]) =>
+        `${label} ${c.sent} (${pct(total === 0 ? 0 : c.sent / total)}${weights[label] !== undefined ? `, weight ${pct(weights[label])}` : ''}; ${c.ok} 2xx)`,
+    )
     .join(', ')
 }

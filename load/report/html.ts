@@ -6,7 +6,23 @@
 import type { CapacityResult, HistogramSummary, LoadResult, PhaseResult } from '../types.ts'
 import { goodputOf } from '../verdicts.ts'
 import { capacityChart, phaseCharts, type Chart } from './charts.ts'
-import { arrivalLine, capacityLines, countsLine, goodputLine, mixLine, ms, objectivesLine, OUTCOME_LINE, phaseOffset, rateLine, runDurationMs, seconds, shardLine, STEP_HEAD, stepRow } from './figures.ts'
+import {
+  arrivalLine,
+  capacityLines,
+  countsLine,
+  goodputLine,
+  mixLine,
+  ms,
+  objectivesLine,
+  OUTCOME_LINE,
+  phaseOffset,
+  rateLine,
+  runDurationMs,
+  seconds,
+  shardLine,
+  STEP_HEAD,
+  stepRow,
+} from './figures.ts'
 import { PAGE_CHECK_SCRIPT } from './page-check.ts'
 import { SPREAD_HEAD, spreadRows } from './spread.ts'
 
@@ -30,7 +46,12 @@ figure.chart svg { display: block; max-width: 100%; height: auto; } .chart-error
 
 /** Escapes text for element content and double-quoted attributes alike. */
 export function esc(value: unknown): string {
-  return String(value).replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;').replaceAll("'", '&#39;')
+  return String(value)
+    .replaceAll('&', '&amp;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;')
+    .replaceAll('"', '&quot;')
+    .replaceAll("'", '&#39;')
 }
 
 function rows(pairs: [string, string][]): string {
@@ -38,7 +59,9 @@ function rows(pairs: [string, string][]): string {
 }
 
 function percentiles(h: HistogramSummary): string {
-  return h.count === 0 ? 'no samples' : `p50 ${ms(h.p50)}, p90 ${ms(h.p90)}, p99 ${ms(h.p99)}, max ${ms(h.max)} (${h.count} samples)`
+  return h.count === 0
+    ? 'no samples'
+    : `p50 ${ms(h.p50)}, p90 ${ms(h.p90)}, p99 ${ms(h.p99)}, max ${ms(h.max)} (${h.count} samples)`
 }
 
 function header(result: LoadResult): string {
@@ -47,7 +70,9 @@ function header(result: LoadResult): string {
   const meta: [string, string][] = [
     ['target', target],
     ['profile', `${p.name}: ${p.description}`],
-    ...(p.seed === undefined ? [] : [['seed', `${p.seed} (--seed ${p.seed} repeats the arrivals and bodies)`] as [string, string]]),
+    ...(p.seed === undefined
+      ? []
+      : [['seed', `${p.seed} (--seed ${p.seed} repeats the arrivals and bodies)`] as [string, string]]),
     ['tier', p.tier === null ? '-' : String(p.tier)],
     ['run', result.runId],
     ['started', result.startedAt],
@@ -72,7 +97,10 @@ ${banner}
 function verdictTable(result: LoadResult): string {
   if (result.verdicts.length === 0) return '<h2>Verdicts</h2><p>No verdict was judged.</p>'
   const body = result.verdicts
-    .map((v) => `<tr><td>${esc(v.phase)}</td><td>${esc(v.id)}</td><td class="status ${esc(v.status)}">${esc(v.status)}</td><td>${esc(v.figure)}</td><td>${esc(v.detail)}</td><td>${esc(v.section)}</td></tr>`)
+    .map(
+      (v) =>
+        `<tr><td>${esc(v.phase)}</td><td>${esc(v.id)}</td><td class="status ${esc(v.status)}">${esc(v.status)}</td><td>${esc(v.figure)}</td><td>${esc(v.detail)}</td><td>${esc(v.section)}</td></tr>`,
+    )
     .join('\n')
   return `<h2>Verdicts</h2>
 <table class="verdicts"><thead><tr><th>phase</th><th>verdict</th><th>status</th><th>figure</th><th>detail</th><th>section</th></tr></thead>
@@ -85,7 +113,10 @@ function figuresTable(result: LoadResult, phase: PhaseResult): string {
   const h = phase.headers
   const pairs: [string, string][] = [
     ['engine', `${plan.engine}, key ${plan.slot}, ${plan.connections} connections`],
-    ['time', `from ${phaseOffset(result, phase)} for ${seconds(phase.endedAt - phase.startedAt)} (planned ${seconds(plan.durationMs)})`],
+    [
+      'time',
+      `from ${phaseOffset(result, phase)} for ${seconds(phase.endedAt - phase.startedAt)} (planned ${seconds(plan.durationMs)})`,
+    ],
     ['routes', plan.routes.join(', ')],
     ['sent / answered', `${phase.sent} / ${phase.answered}`],
     ...(mixLine(phase) === null ? [] : [['mix', mixLine(phase) as string] as [string, string]]),
@@ -96,17 +127,29 @@ function figuresTable(result: LoadResult, phase: PhaseResult): string {
     ['no answer', countsLine(phase.errors)],
     ['retries', String(phase.retries)],
     ['latency', percentiles(phase.latency)],
-    ['schedule', s === null
-      ? 'not scheduled (closed loop)'
-      : `behind by at most ${s.maxBehindCalls} calls, ahead by ${s.maxAheadCalls}, bound ${s.boundCalls}; lag p99 ${s.lagP99Ms === null ? '-' : ms(s.lagP99Ms)}; ${s.conclusive ? 'conclusive' : 'NOT conclusive: the load was not the load planned'}`],
+    [
+      'schedule',
+      s === null
+        ? 'not scheduled (closed loop)'
+        : `behind by at most ${s.maxBehindCalls} calls, ahead by ${s.maxAheadCalls}, bound ${s.boundCalls}; lag p99 ${s.lagP99Ms === null ? '-' : ms(s.lagP99Ms)}; ${s.conclusive ? 'conclusive' : 'NOT conclusive: the load was not the load planned'}`,
+    ],
   ]
   if (plan.bucket !== null) {
-    pairs.push(['limit', `${plan.bucket} bucket, expected ${plan.expectedLimit ?? 'from headers'}${plan.fromRest ? ', started from rest' : ''}`])
-    pairs.push(['headers', `${h.responses} responses (${h.refused} 429s): ${h.missing} missing a header (${h.missingOnRefused} of them 429s), ${h.unparsable} unparsable, ${h.limitNotTable} limits not the table's, ${h.resetFractional} resets with a fraction of a second, ${h.resetOverPeriod} resets past a minute, ${h.remainingOverLimit} remaining above the limit, ${h.refusedWithoutRetryAfter} 429s without Retry-After`])
+    pairs.push([
+      'limit',
+      `${plan.bucket} bucket, expected ${plan.expectedLimit ?? 'from headers'}${plan.fromRest ? ', started from rest' : ''}`,
+    ])
+    pairs.push([
+      'headers',
+      `${h.responses} responses (${h.refused} 429s): ${h.missing} missing a header (${h.missingOnRefused} of them 429s), ${h.unparsable} unparsable, ${h.limitNotTable} limits not the table's, ${h.resetFractional} resets with a fraction of a second, ${h.resetOverPeriod} resets past a minute, ${h.remainingOverLimit} remaining above the limit, ${h.refusedWithoutRetryAfter} 429s without Retry-After`,
+    ])
     pairs.push(['algorithm (observed)', phase.algorithm ?? 'too few answers to tell'])
   }
   if (phase.probe && plan.probe) {
-    pairs.push(['probe', `key ${plan.probe.slot} at ${plan.probe.rate}/s: ${phase.probe.sent} sent, ${phase.probe.answered} answered, ${phase.probe.refused} refused`])
+    pairs.push([
+      'probe',
+      `key ${plan.probe.slot} at ${plan.probe.rate}/s: ${phase.probe.sent} sent, ${phase.probe.answered} answered, ${phase.probe.refused} refused`,
+    ])
   }
   return `<table class="figures">${rows(pairs)}</table>`
 }
@@ -140,14 +183,25 @@ ${line('output tokens per second', st.tokensPerSecond, tps)}
 /** A repeated run: each figure's spread over the repeats, and where their charts over time are. */
 function repeatsTable(result: LoadResult, phase: PhaseResult): string {
   if (!result.repeats) return ''
-  const rows = spreadRows(result, phase.plan.name).map((r) => `<tr>${r.slice(1).map((v) => `<td>${esc(v)}</td>`).join('')}</tr>`).join('\n')
+  const rows = spreadRows(result, phase.plan.name)
+    .map(
+      (r) =>
+        `<tr>${r
+          .slice(1)
+          .map((v) => `<td>${esc(v)}</td>`)
+          .join('')}</tr>`,
+    )
+    .join('\n')
   return `<h3>Over ${result.repeats.count} repeats</h3>
 <p>Charts over time are in each repeat's report (${result.repeats.dirs.map((d) => `${esc(d)}/report.html`).join(', ')}): the slices of runs made one after another do not add up.</p>
-<table class="repeats"><thead><tr>${SPREAD_HEAD.slice(1).map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${rows}</tbody></table>`
+<table class="repeats"><thead><tr>${SPREAD_HEAD.slice(1)
+    .map((h) => `<th>${esc(h)}</th>`)
+    .join('')}</tr></thead><tbody>${rows}</tbody></table>`
 }
 
 function chartFigure(chart: Chart): string {
-  const inner = chart.svg ?? `<p class="chart-error">This chart could not be drawn: ${esc(chart.error ?? 'unknown error')}</p>`
+  const inner =
+    chart.svg ?? `<p class="chart-error">This chart could not be drawn: ${esc(chart.error ?? 'unknown error')}</p>`
   return `<figure class="chart" data-chart="${chart.kind}">${inner}</figure>`
 }
 
@@ -166,10 +220,19 @@ ${repeatsTable(result, phase)}
 
 function capacitySection(c: CapacityResult): string {
   const head = STEP_HEAD.map((h) => `<th>${esc(h)}</th>`).join('')
-  const body = c.steps.map((s) => `<tr>${stepRow(s).map((v, i) => `<td${i >= 2 && i <= 9 ? ' class="n"' : ''}>${esc(v)}</td>`).join('')}</tr>`).join('\n')
+  const body = c.steps
+    .map(
+      (s) =>
+        `<tr>${stepRow(s)
+          .map((v, i) => `<td${i >= 2 && i <= 9 ? ' class="n"' : ''}>${esc(v)}</td>`)
+          .join('')}</tr>`,
+    )
+    .join('\n')
   return `<section class="capacity" id="capacity">
 <h2>Capacity search</h2>
-<ul>${capacityLines(c).map((line) => `<li>${esc(line)}</li>`).join('')}</ul>
+<ul>${capacityLines(c)
+    .map((line) => `<li>${esc(line)}</li>`)
+    .join('')}</ul>
 <table class="steps"><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table>
 <div class="charts">${c.steps.length === 0 ? '<p>No step ran: nothing to chart.</p>' : chartFigure(capacityChart(c))}</div>
 </section>`

@@ -25,7 +25,13 @@ export function spreadRows(result: LoadResult, phase?: string): string[][] {
     for (const f of FIGURES) {
       const s: FigureSpread | undefined = figures[f.name]
       if (s === undefined) continue
-      rows.push([name, f.label, figureValue(f.unit, s.mean), `${figureValue(f.unit, s.min)} .. ${figureValue(f.unit, s.max)}`, s.stddev === null ? '-' : figureValue(f.unit, s.stddev)])
+      rows.push([
+        name,
+        f.label,
+        figureValue(f.unit, s.mean),
+        `${figureValue(f.unit, s.min)} .. ${figureValue(f.unit, s.max)}`,
+        s.stddev === null ? '-' : figureValue(f.unit, s.stddev),
+      ])
     }
   }
   return rows

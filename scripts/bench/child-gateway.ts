@@ -26,12 +26,20 @@ function parseBanner(text: string): { url: string; keys: Record<string, string> 
   const url = /listening on (http:\/\/\S+)/.exec(text)?.[1]
   if (url === undefined) return null
   const keys: Record<string, string> = {}
-  for (const match of text.matchAll(/^\s+(GATEWAY_[A-Z0-9_]+)\s.*\s(sk-\S+)\s*$/gm)) keys[match[1] as string] = match[2] as string
+  for (const match of text.matchAll(/^\s+(GATEWAY_[A-Z0-9_]+)\s.*\s(sk-\S+)\s*$/gm))
+    keys[match[1] as string] = match[2] as string
   return { url, keys }
 }
 
 export async function startChildGateway(options: { minuteMs: number }): Promise<ChildGateway> {
-  const child: ChildProcess = spawnNodeScript('scripts/gateway.ts', ['--port', '0', '--host', '127.0.0.1', '--minute-ms', String(options.minuteMs)])
+  const child: ChildProcess = spawnNodeScript('scripts/gateway.ts', [
+    '--port',
+    '0',
+    '--host',
+    '127.0.0.1',
+    '--minute-ms',
+    String(options.minuteMs),
+  ])
   let stdout = ''
   let stderr = ''
   child.stdout?.setEncoding('utf8')
@@ -45,12 +53,21 @@ export async function startChildGateway(options: { minuteMs: number }): Promise<
   })
   try {
     const banner = await new Promise<{ url: string; keys: Record<string, string> }>((resolve, reject) => {
-      const timer = setTimeout(() => done(new Error(`the gateway child printed no URL within ${CHILD_GATEWAY.startTimeoutMs} ms: ${stderr.trim() || stdout.trim()}`)), CHILD_GATEWAY.startTimeoutMs)
+      const timer = setTimeout(
+        () =>
+          done(
+            new Error(
+              `the gateway child printed no URL within ${CHILD_GATEWAY.startTimeoutMs} ms: ${stderr.trim() || stdout.trim()}`,
+            ),
+          ),
+        CHILD_GATEWAY.startTimeoutMs,
+      )
       const check = (): void => {
         const parsed = parseBanner(stdout)
         if (parsed) done(null, parsed)
       }
-      const onExit = (code: number | null): void => done(new Error(`the gateway child exited (${code}) before listening: ${stderr.trim()}`))
+      const onExit = (code: number | null): void =>
+        done(new Error(`the gateway child exited (${code}) before listening: ${stderr.trim()}`))
       function done(error: Error | null, value?: { url: string; keys: Record<string, string> }): void {
         clearTimeout(timer)
         child.stdout?.off('data', check)

@@ -19,10 +19,18 @@ process.on('exit', () => {
  * `node --import tsx <script>` as a direct child: no npm in between (npm forks, and its pid would not be the one
  * whose memory counts). With --import, node loads tsx in the same process, so the child's pid is the script's.
  */
-export function spawnNodeScript(script: string, args: readonly string[], options: SpawnOptions & { preload?: readonly string[] } = {}): ChildProcess {
+export function spawnNodeScript(
+  script: string,
+  args: readonly string[],
+  options: SpawnOptions & { preload?: readonly string[] } = {},
+): ChildProcess {
   const { preload = [], ...spawnOptions } = options
   const imports = ['tsx', ...preload].flatMap((module) => ['--import', module])
-  const child = spawn(process.execPath, [...imports, script, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], ...spawnOptions })
+  const child = spawn(process.execPath, [...imports, script, ...args], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...spawnOptions,
+  })
   live.add(child)
   child.once('exit', () => live.delete(child))
   return child
@@ -33,7 +41,10 @@ export function exited(child: ChildProcess): boolean {
 }
 
 /** Resolves with the exit code (or signal) once the child is gone, or null when it is still running after `timeoutMs`. */
-export function waitForExit(child: ChildProcess, timeoutMs: number): Promise<{ code: number | null; signal: NodeJS.Signals | null } | null> {
+export function waitForExit(
+  child: ChildProcess,
+  timeoutMs: number,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null } | null> {
   if (exited(child)) return Promise.resolve({ code: child.exitCode, signal: child.signalCode })
   return new Promise((resolve) => {
     const timer = setTimeout(() => {

@@ -21,7 +21,12 @@ export const GATEWAY_COST = {
   requestTimeoutMs: 10_000, // a loopback answer takes milliseconds; a hang must not hang the bench
 }
 
-async function throughput(url: string, headers: Record<string, string>, requests: number, dispatcher: Agent): Promise<number> {
+async function throughput(
+  url: string,
+  headers: Record<string, string>,
+  requests: number,
+  dispatcher: Agent,
+): Promise<number> {
   let next = 0
   const started = performance.now()
   const worker = async (): Promise<void> => {
@@ -41,10 +46,16 @@ export async function gatewayCost(o: GatewayCostOptions): Promise<Row> {
   const gateway = await startEmbeddedGateway()
   const bare = Fastify()
   // undici's own timeouts rather than a signal per request: a timer per call would add to the cost measured.
-  const dispatcher = new Agent({ connections: GATEWAY_COST.concurrency, headersTimeout: GATEWAY_COST.requestTimeoutMs, bodyTimeout: GATEWAY_COST.requestTimeoutMs })
+  const dispatcher = new Agent({
+    connections: GATEWAY_COST.concurrency,
+    headersTimeout: GATEWAY_COST.requestTimeoutMs,
+    bodyTimeout: GATEWAY_COST.requestTimeoutMs,
+  })
   try {
     const headers = { authorization: `Bearer ${gateway.keys.tier5}` }
-    const body = await (await request(`${gateway.url}/v1/models`, { headers, signal: AbortSignal.timeout(GATEWAY_COST.requestTimeoutMs) })).body.text()
+    const body = await (
+      await request(`${gateway.url}/v1/models`, { headers, signal: AbortSignal.timeout(GATEWAY_COST.requestTimeoutMs) })
+    ).body.text()
     bare.get('/v1/models', async (_req, reply) => reply.type('application/json').send(body))
     const bareUrl = await bare.listen({ port: 0, host: '127.0.0.1' })
     await throughput(`${gateway.url}/v1/models`, headers, o.warmupRequests, dispatcher)

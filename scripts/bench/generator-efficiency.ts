@@ -59,7 +59,14 @@ async function measured(gatewayPid: number, run: () => Promise<Counts>): Promise
   const wallSeconds = (nowMs() - t0) / 1000
   const seconds = counts.seconds ?? wallSeconds
   const cpu = process.cpuUsage(cpu0)
-  return { ...counts, rate: counts.answers / seconds, seconds, wallSeconds, generatorCpuMs: (cpu.user + cpu.system) / 1000, gatewayCpuMs: procCpuMs(gatewayPid) - gw0 }
+  return {
+    ...counts,
+    rate: counts.answers / seconds,
+    seconds,
+    wallSeconds,
+    generatorCpuMs: (cpu.user + cpu.system) / 1000,
+    gatewayCpuMs: procCpuMs(gatewayPid) - gw0,
+  }
 }
 
 async function harnessRound(ctx: PlanContext, durationMs: number, signal: AbortSignal): Promise<Counts> {
@@ -75,17 +82,30 @@ async function harnessRound(ctx: PlanContext, durationMs: number, signal: AbortS
     progress: () => {},
   })
   const phase = result.phases[0]
-  if (phase === undefined || result.partial) throw new Error(`the saturation models phase did not complete: ${result.stopReason ?? 'no phase result'}`)
+  if (phase === undefined || result.partial)
+    throw new Error(`the saturation models phase did not complete: ${result.stopReason ?? 'no phase result'}`)
   // The phase's own clock (just before autocannon starts to just after it ends), not runProfile's planning around it.
   const seconds = (phase.endedAt - phase.startedAt) / 1000
-  return { answers: phase.answered, refused: phase.byStatus['429'] ?? 0, errors: Object.values(phase.errors).reduce((a, b) => a + b, 0), seconds }
+  return {
+    answers: phase.answered,
+    refused: phase.byStatus['429'] ?? 0,
+    errors: Object.values(phase.errors).reduce((a, b) => a + b, 0),
+    seconds,
+  }
 }
 
 /** Timed from outside, as the runner times its phase: from just before autocannon starts to just after it ends. */
 async function bareRound(url: string, key: string, durationMs: number, signal: AbortSignal): Promise<Counts> {
   const result = await new Promise<autocannon.Result>((resolve, reject) => {
     const instance = autocannon(
-      { url: `${url}/v1/models`, method: 'GET', headers: { authorization: `Bearer ${key}` }, connections: SATURATION.connections, duration: Math.max(1, durationMs / 1000), timeout: GENERATOR_EFFICIENCY.timeoutMs / 1000 },
+      {
+        url: `${url}/v1/models`,
+        method: 'GET',
+        headers: { authorization: `Bearer ${key}` },
+        connections: SATURATION.connections,
+        duration: Math.max(1, durationMs / 1000),
+        timeout: GENERATOR_EFFICIENCY.timeoutMs / 1000,
+      },
       (error, r) => (error ? reject(error) : resolve(r)),
     )
     const stop = (): void => instance.stop()
@@ -104,7 +124,19 @@ export async function generatorEfficiency(o: GeneratorEfficiencyOptions): Promis
     const key = gateway.keys.GATEWAY_API_KEY_TIER5
     if (key === undefined) throw new Error('the gateway child printed no GATEWAY_API_KEY_TIER5')
     const keys: Partial<Record<KeySlotName, string>> = { [GENERATOR_EFFICIENCY.slot]: key }
-    const ctx: PlanContext = { baseUrl: gateway.url, embedded: false, minuteMs: o.minuteMs, keys, tier: null, durationMs: o.roundMs, rate: null, connections: null, timeoutMs: GENERATOR_EFFICIENCY.timeoutMs, runId: newRunId(), getJson: jsonGetter(gateway.url, keys, GENERATOR_EFFICIENCY.timeoutMs) }
+    const ctx: PlanContext = {
+      baseUrl: gateway.url,
+      embedded: false,
+      minuteMs: o.minuteMs,
+      keys,
+      tier: null,
+      durationMs: o.roundMs,
+      rate: null,
+      connections: null,
+      timeoutMs: GENERATOR_EFFICIENCY.timeoutMs,
+      runId: newRunId(),
+      getJson: jsonGetter(gateway.url, keys, GENERATOR_EFFICIENCY.timeoutMs),
+    }
     const harnessSide = (ms: number): Promise<Side> => measured(gateway.pid, () => harnessRound(ctx, ms, signal))
     const bareSide = (ms: number): Promise<Side> => measured(gateway.pid, () => bareRound(gateway.url, key, ms, signal))
     if (o.warmupMs > 0) {
@@ -114,7 +146,8 @@ export async function generatorEfficiency(o: GeneratorEfficiencyOptions): Promis
     const harness: Side[] = []
     const bare: Side[] = []
     for (let round = 0; round < o.rounds; round += 1) {
-      if (signal.aborted) throw new Error(`generator efficiency ran past its budget of ${(budgetMs / 1000).toFixed(0)} s`)
+      if (signal.aborted)
+        throw new Error(`generator efficiency ran past its budget of ${(budgetMs / 1000).toFixed(0)} s`)
       // Which side goes first alternates too, so that neither always follows the other into a warmed-up gateway.
       if (round % 2 === 0) {
         harness.push(await harnessSide(o.roundMs))
@@ -127,10 +160,25 @@ export async function generatorEfficiency(o: GeneratorEfficiencyOptions): Promis
     const ratios = harness.map((h, i) => h.rate / (bare[i] as Side).rate)
     const ratio = median(ratios)
     const sum = (sides: Side[], pick: (s: Side) => number): number => sides.reduce((n, s) => n + pick(s), 0)
-    const refusedShare = (sides: Side[]): string => `${((100 * sum(sides, (s) => s.refused)) / Math.max(1, sum(sides, (s) => s.answers))).toFixed(1)}%`
+    const refusedShare = (sides: Side[]): string =>
+      `${(
+        (100 * sum(sides, (s) => s.refused)) /
+          Math.max(
+            1,
+            sum(sides, (s) => s.answers),
+          )
+      ).toFixed(1)}%`
     // CPU per call shows the generator's own cost even when the gateway, not the generator, bounds the rate.
-    const cpuPerCallUs = (sides: Side[], pick: (s: Side) => number): string => ((1000 * sum(sides, pick)) / Math.max(1, sum(sides, (s) => s.answers))).toFixed(0)
-    const busy = (sides: Side[], pick: (s: Side) => number): string => `${((100 * sum(sides, pick)) / (1000 * sum(sides, (s) => s.wallSeconds))).toFixed(0)}%`
+    const cpuPerCallUs = (sides: Side[], pick: (s: Side) => number): string =>
+      (
+        (1000 * sum(sides, pick)) /
+        Math.max(
+          1,
+          sum(sides, (s) => s.answers),
+        )
+      ).toFixed(0)
+    const busy = (sides: Side[], pick: (s: Side) => number): string =>
+      `${((100 * sum(sides, pick)) / (1000 * sum(sides, (s) => s.wallSeconds))).toFixed(0)}%`
     return {
       benchmark: 'generator efficiency (saturation models phase vs bare autocannon, answers/s)',
       measured: median(harness.map((h) => h.rate)).toFixed(0),

@@ -41,7 +41,20 @@ async function runMode(limiter: LimiterAlgorithm, durationMs: number): Promise<M
   const gateway = await startEmbeddedGateway({ minuteMs, limiter })
   try {
     const keys = { ...gateway.keys } as Partial<Record<KeySlotName, string>>
-    const ctx: PlanContext = { baseUrl: gateway.url, embedded: true, minuteMs, limiter, keys, tier: null, durationMs, rate: null, connections: null, timeoutMs: LIMITER_ACCURACY.timeoutMs, runId: newRunId(), getJson: jsonGetter(gateway.url, keys, LIMITER_ACCURACY.timeoutMs) }
+    const ctx: PlanContext = {
+      baseUrl: gateway.url,
+      embedded: true,
+      minuteMs,
+      limiter,
+      keys,
+      tier: null,
+      durationMs,
+      rate: null,
+      connections: null,
+      timeoutMs: LIMITER_ACCURACY.timeoutMs,
+      runId: newRunId(),
+      getJson: jsonGetter(gateway.url, keys, LIMITER_ACCURACY.timeoutMs),
+    }
     const result = await runProfile({
       profile: tierUsageProfile(tier),
       context: ctx,
@@ -53,7 +66,8 @@ async function runMode(limiter: LimiterAlgorithm, durationMs: number): Promise<M
       toolVersion: 'bench',
     })
     const phase = result.phases[0]
-    if (phase === undefined || result.partial) throw new Error(`${limiter}: the double phase did not complete: ${result.stopReason ?? 'no phase result'}`)
+    if (phase === undefined || result.partial)
+      throw new Error(`${limiter}: the double phase did not complete: ${result.stopReason ?? 'no phase result'}`)
     const limit = limitOf(phase) ?? (usageLimitPerMinute(tier) as number)
     const f = admissionFigures(phase, limit, minuteMs)
     return {
@@ -78,12 +92,15 @@ export async function limiterAccuracy(o: LimiterAccuracyOptions): Promise<Row> {
   const modes = await Promise.all(LIMITER_ALGORITHMS.map((limiter) => runMode(limiter, durationMs)))
   const show = (n: number | null): string => (n === null ? '-' : String(n))
   return {
-    benchmark: 'limiter accuracy (2x from rest, per --limiter: admitted before the first 429 and in flight, less L; tightest bound less admitted)',
+    benchmark:
+      'limiter accuracy (2x from rest, per --limiter: admitted before the first 429 and in flight, less L; tightest bound less admitted)',
     measured: modes.map((m) => `${m.limiter} ${show(m.first)}; ${show(m.margin)}`).join(', '),
     baseline: `limit ${usageLimitPerMinute(tier)} per ${minuteMs} ms`,
     figure: `${o.minutes} minutes each`,
     goal: '>= 0; >= 0 in each mode',
-    met: modes.every((m) => m.first !== null && m.first >= 0 && m.margin !== null && m.margin >= 0 && m.admission === 'pass'),
+    met: modes.every(
+      (m) => m.first !== null && m.first >= 0 && m.margin !== null && m.margin >= 0 && m.admission === 'pass',
+    ),
     note: `tier-${tier}-usage phase double for ${(durationMs / 1000).toFixed(1)} s in each mode against the embedded gateway on a ${minuteMs} ms minute; the load verdict admission: ${modes.map((m) => `${m.limiter} ${m.admission}`).join(', ')}.`,
   }
 }

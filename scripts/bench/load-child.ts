@@ -18,8 +18,14 @@ export interface LoadChildRun {
 }
 
 /** Runs `npm run load -- <args>` against the gateway child with its main and tier-5 keys; throws if it did not run. */
-export async function runLoadChild(gateway: ChildGateway, args: readonly string[], timeoutMs: number): Promise<LoadChildRun> {
-  const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('GATEWAY_')))
+export async function runLoadChild(
+  gateway: ChildGateway,
+  args: readonly string[],
+  timeoutMs: number,
+): Promise<LoadChildRun> {
+  const env: NodeJS.ProcessEnv = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith('GATEWAY_')),
+  )
   env.GATEWAY_BASE_URL = gateway.url
   env.GATEWAY_API_KEY = gateway.keys.GATEWAY_API_KEY
   env.GATEWAY_API_KEY_TIER5 = gateway.keys.GATEWAY_API_KEY_TIER5
@@ -37,7 +43,10 @@ export async function runLoadChild(gateway: ChildGateway, args: readonly string[
     const exit = await waitForExit(child, timeoutMs)
     if (exit === null) throw new Error(`the load command did not end within ${(timeoutMs / 1000).toFixed(0)} s`)
     // 0 all verdicts passed, 1 one failed, 3 inconclusive: the run happened and its memory counts. 2: it did not run.
-    if (exit.code === null || exit.code === 2) throw new Error(`the load command ended with ${exit.code ?? exit.signal}: ${stderr.trim().split('\n').slice(-3).join(' / ')}`)
+    if (exit.code === null || exit.code === 2)
+      throw new Error(
+        `the load command ended with ${exit.code ?? exit.signal}: ${stderr.trim().split('\n').slice(-3).join(' / ')}`,
+      )
     const exitKb = Number(/bench-peak-rss-kb (\d+)/.exec(stderr)?.[1] ?? 0)
     return { peakKb: Math.max(polledKb, exitKb), polledKb, exitKb, exitCode: exit.code, stdout }
   } finally {

@@ -29,14 +29,25 @@ export async function memory(o: MemoryOptions): Promise<Row> {
   let reportDir: string | null = null
   try {
     reportDir = await mkdtemp(join(tmpdir(), 'bench-memory-'))
-    const args = ['--profile', 'saturation', '--duration', `${o.phaseMs / 1000}s`, '--minute-ms', String(o.minuteMs), '--report-dir', reportDir]
+    const args = [
+      '--profile',
+      'saturation',
+      '--duration',
+      `${o.phaseMs / 1000}s`,
+      '--minute-ms',
+      String(o.minuteMs),
+      '--report-dir',
+      reportDir,
+    ]
     const run = await runLoadChild(gateway, args, 2 * o.phaseMs + MEMORY.overheadMs)
     const gatewayKb = gateway.peakRssKb()
     if (gatewayKb === null) throw new Error('the gateway child was gone before its peak RSS could be read')
     const generatorMb = kbToMb(run.peakKb)
     const gatewayMb = kbToMb(gatewayKb)
     // The load command's table of figures: phase, sent, achieved/offered per second, ...
-    const phases = [...run.stdout.matchAll(/^(models|responses)\s+(\d+)\s+([\d.]+)\//gm)].map((m) => `${m[1]} ${m[2]} calls at ${Number(m[3]).toFixed(0)}/s`).join(', ')
+    const phases = [...run.stdout.matchAll(/^(models|responses)\s+(\d+)\s+([\d.]+)\//gm)]
+      .map((m) => `${m[1]} ${m[2]} calls at ${Number(m[3]).toFixed(0)}/s`)
+      .join(', ')
     return {
       benchmark: `memory (peak RSS over ${(2 * o.phaseMs) / 1000} s of saturation)`,
       measured: `gateway ${gatewayMb.toFixed(0)} MB`,

@@ -67,16 +67,45 @@ interface Probe {
 }
 
 async function probe(url: string, rate: number, ms: number): Promise<Probe> {
-  const plan: PhasePlan = { name: 'probe', description: '', engine: 'scheduler', slot: 'main', requests: [{ method: 'GET', path: OPEN_LOOP_LIMIT.path }], rate, connections: OPEN_LOOP_LIMIT.connections, durationMs: ms, bucket: null, expectedLimit: null, fromRest: false, verdicts: [] }
+  const plan: PhasePlan = {
+    name: 'probe',
+    description: '',
+    engine: 'scheduler',
+    slot: 'main',
+    requests: [{ method: 'GET', path: OPEN_LOOP_LIMIT.path }],
+    rate,
+    connections: OPEN_LOOP_LIMIT.connections,
+    durationMs: ms,
+    bucket: null,
+    expectedLimit: null,
+    fromRest: false,
+    verdicts: [],
+  }
   const dispatcher = new Agent({ connections: OPEN_LOOP_LIMIT.connections, pipelining: 1 })
   try {
     const recorder = new LatenessRecorder(plan, { minuteMs: 60_000, bucketMs: BUCKET_MS, startedAt: nowMs() })
-    await runScheduled({ baseUrl: url, key: 'bench', dispatcher, timeoutMs: OPEN_LOOP_LIMIT.timeoutMs, signal: AbortSignal.timeout(ms + OPEN_LOOP_LIMIT.timeoutMs), recorder, requests: plan.requests, rate, connections: plan.connections, durationMs: ms, maxRequests: Number.MAX_SAFE_INTEGER })
+    await runScheduled({
+      baseUrl: url,
+      key: 'bench',
+      dispatcher,
+      timeoutMs: OPEN_LOOP_LIMIT.timeoutMs,
+      signal: AbortSignal.timeout(ms + OPEN_LOOP_LIMIT.timeoutMs),
+      recorder,
+      requests: plan.requests,
+      rate,
+      connections: plan.connections,
+      durationMs: ms,
+      maxRequests: Number.MAX_SAFE_INTEGER,
+    })
     // The scheduler plans calls at start + i / rate for every instant before the end.
     const planned = Math.ceil((ms / 1000) * rate)
     const unsent = Math.max(0, planned - recorder.sent)
     const counts = recorder.counts()
-    const failedCalls = counts.errors + Object.entries(counts.byStatus).filter(([s]) => s !== '200').reduce((n, [, v]) => n + v, 0)
+    const failedCalls =
+      counts.errors +
+      Object.entries(counts.byStatus)
+        .filter(([s]) => s !== '200')
+        .reduce((n, [, v]) => n + v, 0)
     return { rate, planned, late: recorder.late, unsent, errorShare: (recorder.late + unsent) / planned, failedCalls }
   } finally {
     await dispatcher.close()
@@ -145,8 +174,14 @@ async function highestRate(url: string, o: OpenLoopLimitOptions): Promise<{ rate
 }
 
 async function autocannonMax(url: string, ms: number): Promise<number> {
-  const result = await autocannon({ url: `${url}${OPEN_LOOP_LIMIT.path}`, connections: OPEN_LOOP_LIMIT.connections, duration: Math.max(1, Math.round(ms / 1000)), timeout: OPEN_LOOP_LIMIT.timeoutMs / 1000 })
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`bare autocannon saw ${result.non2xx} non-2xx answers and ${result.errors} errors`)
+  const result = await autocannon({
+    url: `${url}${OPEN_LOOP_LIMIT.path}`,
+    connections: OPEN_LOOP_LIMIT.connections,
+    duration: Math.max(1, Math.round(ms / 1000)),
+    timeout: OPEN_LOOP_LIMIT.timeoutMs / 1000,
+  })
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`bare autocannon saw ${result.non2xx} non-2xx answers and ${result.errors} errors`)
   return result.requests.total / (result.duration || ms / 1000)
 }
 
@@ -154,7 +189,11 @@ async function autocannonMax(url: string, ms: number): Promise<number> {
 async function wrkMax(url: string, ms: number): Promise<number | null> {
   if (!existsSync(OPEN_LOOP_LIMIT.wrk)) return null
   const seconds = Math.max(1, Math.round(ms / 1000))
-  const child = spawn(OPEN_LOOP_LIMIT.wrk, ['-t1', `-c${OPEN_LOOP_LIMIT.connections}`, `-d${seconds}s`, `${url}${OPEN_LOOP_LIMIT.path}`], { stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(
+    OPEN_LOOP_LIMIT.wrk,
+    ['-t1', `-c${OPEN_LOOP_LIMIT.connections}`, `-d${seconds}s`, `${url}${OPEN_LOOP_LIMIT.path}`],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  )
   let out = ''
   child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c))
   child.stderr.resume()
@@ -164,8 +203,16 @@ async function wrkMax(url: string, ms: number): Promise<number | null> {
     throw new Error('wrk did not end in time')
   }
   const rate = /Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]
-  if (exit.code !== 0 || rate === undefined) throw new Error(`wrk ended with ${exit.code ?? exit.signal}: ${out.trim().split('\n').slice(-2).join(' / ')}`)
-  if (/Non-2xx|Socket errors/.test(out)) throw new Error(`wrk saw failed calls: ${out.trim().split('\n').filter((l) => /Non-2xx|Socket errors/.test(l)).join(' / ')}`)
+  if (exit.code !== 0 || rate === undefined)
+    throw new Error(`wrk ended with ${exit.code ?? exit.signal}: ${out.trim().split('\n').slice(-2).join(' / ')}`)
+  if (/Non-2xx|Socket errors/.test(out))
+    throw new Error(
+      `wrk saw failed calls: ${out
+        .trim()
+        .split('\n')
+        .filter((l) => /Non-2xx|Socket errors/.test(l))
+        .join(' / ')}`,
+    )
   return Number(rate)
 }
 
@@ -238,7 +285,8 @@ export async function openLoopLimit(o: OpenLoopLimitOptions): Promise<Row> {
     const pct = (x: number): string => `${(x * 100).toFixed(0)}%`
     const last = probes.at(-1) ?? []
     return {
-      benchmark: 'open-loop limit (highest rate with <= 1 % of calls late by > 10 ms or unsent, vs closed-loop max of bare autocannon and wrk)',
+      benchmark:
+        'open-loop limit (highest rate with <= 1 % of calls late by > 10 ms or unsent, vs closed-loop max of bare autocannon and wrk)',
       measured: `${oursRate.toFixed(0)}/s`,
       baseline: `autocannon ${bareRate.toFixed(0)}/s; wrk ${wrkRate === null ? 'not installed' : `${wrkRate.toFixed(0)}/s`}`,
       figure: `${(oursRate / bareRate).toFixed(2)} of autocannon; ${wrkRate === null ? '- of wrk' : `${(oursRate / wrkRate).toFixed(2)} of wrk`}`,

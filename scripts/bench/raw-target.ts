@@ -7,7 +7,9 @@
 import { createServer } from 'node:net'
 
 const BODY = '{"object":"list","data":[]}'
-const RESPONSE = Buffer.from(`HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${BODY.length}\r\nconnection: keep-alive\r\n\r\n${BODY}`)
+const RESPONSE = Buffer.from(
+  `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${BODY.length}\r\nconnection: keep-alive\r\n\r\n${BODY}`,
+)
 const HEAD_END = '\r\n\r\n'
 
 const server = createServer((socket) => {
@@ -31,6 +33,7 @@ const server = createServer((socket) => {
 
 server.listen(0, '127.0.0.1', () => {
   const address = server.address()
-  if (address !== null && typeof address === 'object') process.stdout.write(`listening on http://127.0.0.1:${address.port}\n`)
+  if (address !== null && typeof address === 'object')
+    process.stdout.write(`listening on http://127.0.0.1:${address.port}\n`)
 })
 process.on('SIGTERM', () => process.exit(0))

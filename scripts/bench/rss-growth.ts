@@ -29,12 +29,32 @@ export const RSS_GROWTH = {
 
 export async function rssGrowth(o: RssGrowthOptions): Promise<Row> {
   // A gateway each: one key's bucket shared by two runs would fail their rate-limit verdicts, which judge one generator.
-  const gateways = await Promise.all([startChildGateway({ minuteMs: o.minuteMs }), startChildGateway({ minuteMs: o.minuteMs })])
+  const gateways = await Promise.all([
+    startChildGateway({ minuteMs: o.minuteMs }),
+    startChildGateway({ minuteMs: o.minuteMs }),
+  ])
   let reportDir: string | null = null
   try {
     reportDir = await mkdtemp(join(tmpdir(), 'bench-rss-growth-'))
     const run = (ms: number, name: string, gateway: ChildGateway) =>
-      runLoadChild(gateway, ['--profile', 'tier-5-usage', '--phase', 'at-limit', '--rate', String(RSS_GROWTH.rate), '--duration', `${ms / 1000}s`, '--minute-ms', String(o.minuteMs), '--report-dir', join(reportDir as string, name)], ms + RSS_GROWTH.overheadMs)
+      runLoadChild(
+        gateway,
+        [
+          '--profile',
+          'tier-5-usage',
+          '--phase',
+          'at-limit',
+          '--rate',
+          String(RSS_GROWTH.rate),
+          '--duration',
+          `${ms / 1000}s`,
+          '--minute-ms',
+          String(o.minuteMs),
+          '--report-dir',
+          join(reportDir as string, name),
+        ],
+        ms + RSS_GROWTH.overheadMs,
+      )
     const longMs = RSS_GROWTH.factor * o.shortMs
     const [short, long] = await Promise.all([run(o.shortMs, 'short', gateways[0]), run(longMs, 'long', gateways[1])])
     const sent = (stdout: string): string => /^at-limit\s+(\d+)/m.exec(stdout)?.[1] ?? '?'

@@ -21,13 +21,33 @@ const HEADER = ['benchmark', 'measured', 'baseline', 'ratio or figure', 'goal', 
 /** A benchmark that threw still gets its row, so that one broken part does not hide the others. */
 export function errorRow(benchmark: string, goal: string, error: unknown): Row {
   const message = error instanceof Error ? error.message : String(error)
-  return { benchmark, measured: 'error', baseline: '-', figure: '-', goal, met: false, note: `failed: ${message.split('\n')[0]}` }
+  return {
+    benchmark,
+    measured: 'error',
+    baseline: '-',
+    figure: '-',
+    goal,
+    met: false,
+    note: `failed: ${message.split('\n')[0]}`,
+  }
 }
 
 export function formatTable(rows: readonly Row[]): string {
-  const cells = [HEADER, ...rows.map((r) => [r.benchmark, r.measured, r.baseline, r.figure, r.goal, r.met === null ? '-' : r.met ? 'yes' : 'NO'])]
+  const cells = [
+    HEADER,
+    ...rows.map((r) => [
+      r.benchmark,
+      r.measured,
+      r.baseline,
+      r.figure,
+      r.goal,
+      r.met === null ? '-' : r.met ? 'yes' : 'NO',
+    ]),
+  ]
   const widths = HEADER.map((_, c) => Math.max(...cells.map((row) => (row[c] as string).length)))
-  const lines = cells.map((row) => row.map((cell, c) => (c < row.length - 1 ? cell.padEnd(widths[c] as number) : cell)).join('  '))
+  const lines = cells.map((row) =>
+    row.map((cell, c) => (c < row.length - 1 ? cell.padEnd(widths[c] as number) : cell)).join('  '),
+  )
   const notes = rows.map((r) => `- ${r.benchmark}: ${r.note}`)
   return `${lines.join('\n')}\n\n${notes.join('\n')}\n`
 }

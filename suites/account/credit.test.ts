@@ -22,7 +22,8 @@ describe('credit record (Part 1 §2.1)', () => {
     const ex = await credit()
     const body = ex.json
     const sources = isObject(body) && isObject(body.credit_sources) ? body.credit_sources : undefined
-    const count = (name: string): number => (sources && Array.isArray(sources[name]) ? (sources[name] as unknown[]).length : 0)
+    const count = (name: string): number =>
+      sources && Array.isArray(sources[name]) ? (sources[name] as unknown[]).length : 0
     precondition(sources !== undefined, 'P1-2.1-credit-record', 'the credit record has no credit_sources object')
     if (count('grants') + count('packages') === 0) skipTest('the account has no grants or packages to check')
     expectSchema(ex, 'account/credit-sources.json', sources, 'credit_sources')

@@ -10,7 +10,13 @@ import type { Exchange } from '../../harness/http-client.ts'
 import { observe } from '../../harness/recorder.ts'
 import { check, target } from '../../harness/suite.ts'
 import { modelIds, modelItems } from '../models/model-list.ts'
-import { AVAILABILITY_MS, awaitTransactions, findTransactions, listTransactions, type Transaction } from './transactions.ts'
+import {
+  AVAILABILITY_MS,
+  awaitTransactions,
+  findTransactions,
+  listTransactions,
+  type Transaction,
+} from './transactions.ts'
 
 const api = target()
 
@@ -29,7 +35,11 @@ const calls = memo(async () => {
   expectStatus(ok, 200)
   const failed = await api.get(`/v1/models/gc-no-such-model-${randomSuffix()}`)
   precondition(ok.svcRequestId !== undefined, 'P1-4.1-svc-request-id', 'the successful call has no svc-request-id')
-  return { modelId, ok: { ex: ok, id: ok.svcRequestId } as Call, failed: failed.svcRequestId ? ({ ex: failed, id: failed.svcRequestId } as Call) : undefined }
+  return {
+    modelId,
+    ok: { ex: ok, id: ok.svcRequestId } as Call,
+    failed: failed.svcRequestId ? ({ ex: failed, id: failed.svcRequestId } as Call) : undefined,
+  }
 })
 
 /** Polled once, for at most 30 seconds, by the first test that needs it. */
@@ -42,7 +52,11 @@ const listed = memo(async () => {
 async function ownTransaction(): Promise<{ call: Call; t: Transaction }> {
   const c = await calls()
   const t = (await listed()).get(c.ok.id)
-  precondition(t !== undefined, 'P1-4.2-transaction-available', `transaction ${c.ok.id} was not listed within 30 seconds`)
+  precondition(
+    t !== undefined,
+    'P1-4.2-transaction-available',
+    `transaction ${c.ok.id} was not listed within 30 seconds`,
+  )
   return { call: c.ok, t }
 }
 
@@ -53,55 +67,115 @@ async function ownTransaction(): Promise<{ call: Call; t: Transaction }> {
 async function observeLookup(id: string): Promise<void> {
   const ex = await api.post('/user/v1/transactions/lookup', { ids: [id] })
   const mentions = ex.text.includes(id) ? 'the answer mentions the id' : 'the answer does not mention the id'
-  observe('transactions lookup (shape not shown, §4.2)', `POST /user/v1/transactions/lookup {"ids":[…]} answered ${ex.status}; ${mentions}`)
+  observe(
+    'transactions lookup (shape not shown, §4.2)',
+    `POST /user/v1/transactions/lookup {"ids":[…]} answered ${ex.status}; ${mentions}`,
+  )
 }
 
 describe("a call's transaction (Part 1 §2.2, §4.2)", () => {
-  check('P1-4.2-transaction-available', 'a call is listed under its svc-request-id within 30 seconds', async () => {
-    const c = await calls()
-    const found = (await listed()).get(c.ok.id)
-    expectThat(found !== undefined, `a transaction with id ${c.ok.id} (the svc-request-id of ${c.ok.ex.record.method} ${c.ok.ex.record.path}) within ${AVAILABILITY_MS / 1000} s`, 'not listed', c.ok.ex)
-    await observeLookup(c.ok.id)
-  }, { timeout: AVAILABILITY_MS + 60_000 })
+  check(
+    'P1-4.2-transaction-available',
+    'a call is listed under its svc-request-id within 30 seconds',
+    async () => {
+      const c = await calls()
+      const found = (await listed()).get(c.ok.id)
+      expectThat(
+        found !== undefined,
+        `a transaction with id ${c.ok.id} (the svc-request-id of ${c.ok.ex.record.method} ${c.ok.ex.record.path}) within ${AVAILABILITY_MS / 1000} s`,
+        'not listed',
+        c.ok.ex,
+      )
+      await observeLookup(c.ok.id)
+    },
+    { timeout: AVAILABILITY_MS + 60_000 },
+  )
 
-  check('P1-2.2-transaction-fields', 'the transaction reflects its call: status_code, stream, safety_identifier, times', async () => {
-    const { call, t } = await ownTransaction()
-    const problems: string[] = []
-    if (t.status_code !== call.ex.status) problems.push(`status_code ${JSON.stringify(t.status_code)}, the call answered ${call.ex.status}`)
-    if (t.stream !== false) problems.push(`stream ${JSON.stringify(t.stream)} for a call that did not stream`)
-    if (t.safety_identifier !== null) problems.push(`safety_identifier ${JSON.stringify(t.safety_identifier)} though none was given`)
-    const requested = Date.parse(String(t.requested_at))
-    const created = Date.parse(String(t.created_at))
-    if (!(requested <= created)) problems.push(`requested_at ${String(t.requested_at)} is not before or at created_at ${String(t.created_at)}`)
-    expectThat(problems.length === 0, 'a transaction matching the call', problems, call.ex)
-  }, { timeout: AVAILABILITY_MS + 60_000 })
+  check(
+    'P1-2.2-transaction-fields',
+    'the transaction reflects its call: status_code, stream, safety_identifier, times',
+    async () => {
+      const { call, t } = await ownTransaction()
+      const problems: string[] = []
+      if (t.status_code !== call.ex.status)
+        problems.push(`status_code ${JSON.stringify(t.status_code)}, the call answered ${call.ex.status}`)
+      if (t.stream !== false) problems.push(`stream ${JSON.stringify(t.stream)} for a call that did not stream`)
+      if (t.safety_identifier !== null)
+        problems.push(`safety_identifier ${JSON.stringify(t.safety_identifier)} though none was given`)
+      const requested = Date.parse(String(t.requested_at))
+      const created = Date.parse(String(t.created_at))
+      if (!(requested <= created))
+        problems.push(`requested_at ${String(t.requested_at)} is not before or at created_at ${String(t.created_at)}`)
+      expectThat(problems.length === 0, 'a transaction matching the call', problems, call.ex)
+    },
+    { timeout: AVAILABILITY_MS + 60_000 },
+  )
 
-  check('P1-2.2-failed-call-recorded', 'a failed call is listed too, with its status_code', async () => {
-    const c = await calls()
-    precondition(c.failed !== undefined, 'P1-4.1-svc-request-id', 'the failed call has no svc-request-id')
-    const t = (await listed()).get(c.failed.id)
-    expectThat(t !== undefined, `a transaction with id ${c.failed.id} (${c.failed.ex.record.path} answered ${c.failed.ex.status})`, 'not listed within 30 seconds', c.failed.ex)
-    expectThat(t.status_code === c.failed.ex.status, `status_code ${c.failed.ex.status}`, `status_code ${JSON.stringify(t.status_code)}`, c.failed.ex)
-  }, { timeout: AVAILABILITY_MS + 60_000 })
+  check(
+    'P1-2.2-failed-call-recorded',
+    'a failed call is listed too, with its status_code',
+    async () => {
+      const c = await calls()
+      precondition(c.failed !== undefined, 'P1-4.1-svc-request-id', 'the failed call has no svc-request-id')
+      const t = (await listed()).get(c.failed.id)
+      expectThat(
+        t !== undefined,
+        `a transaction with id ${c.failed.id} (${c.failed.ex.record.path} answered ${c.failed.ex.status})`,
+        'not listed within 30 seconds',
+        c.failed.ex,
+      )
+      expectThat(
+        t.status_code === c.failed.ex.status,
+        `status_code ${c.failed.ex.status}`,
+        `status_code ${JSON.stringify(t.status_code)}`,
+        c.failed.ex,
+      )
+    },
+    { timeout: AVAILABILITY_MS + 60_000 },
+  )
 
-  check('P1-4.2-filter-model', 'model matches part of the id: only matching transactions, this call included', async () => {
-    const { call, t } = await ownTransaction()
-    const modelId = (await calls()).modelId
-    const model = typeof t.model === 'string' && t.model !== '' ? t.model : modelId
-    // A proper part of the id: drop its first and last character where it is long enough to keep some.
-    const part = model.length > 3 ? model.slice(1, -1) : model
-    const { ex, items } = await listTransactions(api, { hours_ago: 1, model: part, page_size: 1000 })
-    const other = items.filter((x) => typeof x.model !== 'string' || !x.model.toLowerCase().includes(part.toLowerCase())).map((x) => `${String(x.id)} has model ${String(x.model)}`)
-    expectThat(other.length === 0, `only models containing "${part}"`, other, ex)
-    expectThat(items.some((x) => x.id === call.id), `this run's call ${call.id} (model ${model}) among them`, `${items.length} transactions, not this one`, ex)
-  }, { timeout: AVAILABILITY_MS + 60_000 })
+  check(
+    'P1-4.2-filter-model',
+    'model matches part of the id: only matching transactions, this call included',
+    async () => {
+      const { call, t } = await ownTransaction()
+      const modelId = (await calls()).modelId
+      const model = typeof t.model === 'string' && t.model !== '' ? t.model : modelId
+      // A proper part of the id: drop its first and last character where it is long enough to keep some.
+      const part = model.length > 3 ? model.slice(1, -1) : model
+      const { ex, items } = await listTransactions(api, { hours_ago: 1, model: part, page_size: 1000 })
+      const other = items
+        .filter((x) => typeof x.model !== 'string' || !x.model.toLowerCase().includes(part.toLowerCase()))
+        .map((x) => `${String(x.id)} has model ${String(x.model)}`)
+      expectThat(other.length === 0, `only models containing "${part}"`, other, ex)
+      expectThat(
+        items.some((x) => x.id === call.id),
+        `this run's call ${call.id} (model ${model}) among them`,
+        `${items.length} transactions, not this one`,
+        ex,
+      )
+    },
+    { timeout: AVAILABILITY_MS + 60_000 },
+  )
 
-  check('P1-4.2-date-range', 'a range from yesterday to tomorrow lists the call', async () => {
-    const { call, t } = await ownTransaction()
-    // The call's day as the target dated it: the target's clock, not ours, decides which day a call falls on.
-    const day = typeof t.requested_at === 'string' && isCalendarDate(t.requested_at.slice(0, 10)) ? t.requested_at.slice(0, 10) : todayUtc()
-    const range = { start_date: addDays(day, -1), end_date: addDays(day, 1) }
-    const found = await findTransactions(api, [call.id], 'main', range)
-    expectThat(found.has(call.id), `transaction ${call.id} in start_date=${range.start_date}..end_date=${range.end_date}`, 'not listed')
-  }, { timeout: AVAILABILITY_MS + 60_000 })
+  check(
+    'P1-4.2-date-range',
+    'a range from yesterday to tomorrow lists the call',
+    async () => {
+      const { call, t } = await ownTransaction()
+      // The call's day as the target dated it: the target's clock, not ours, decides which day a call falls on.
+      const day =
+        typeof t.requested_at === 'string' && isCalendarDate(t.requested_at.slice(0, 10))
+          ? t.requested_at.slice(0, 10)
+          : todayUtc()
+      const range = { start_date: addDays(day, -1), end_date: addDays(day, 1) }
+      const found = await findTransactions(api, [call.id], 'main', range)
+      expectThat(
+        found.has(call.id),
+        `transaction ${call.id} in start_date=${range.start_date}..end_date=${range.end_date}`,
+        'not listed',
+      )
+    },
+    { timeout: AVAILABILITY_MS + 60_000 },
+  )
 })

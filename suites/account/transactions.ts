@@ -18,14 +18,23 @@ export function transactionsOf(ex: Exchange): Transaction[] {
 }
 
 /** Lists transactions (expecting 200), with a key slot and query. */
-export async function listTransactions(api: TargetClient, query: Record<string, string | number>, key: KeySlot = 'main'): Promise<{ ex: Exchange; items: Transaction[] }> {
+export async function listTransactions(
+  api: TargetClient,
+  query: Record<string, string | number>,
+  key: KeySlot = 'main',
+): Promise<{ ex: Exchange; items: Transaction[] }> {
   const ex = await api.get('/user/v1/transactions', { key, query })
   expectStatus(ex, 200)
   return { ex, items: transactionsOf(ex) }
 }
 
 /** Looks for transactions by id in the last hour, page by page; returns those found. */
-export async function findTransactions(api: TargetClient, ids: readonly string[], key: KeySlot, query: Record<string, string | number> = { hours_ago: 1 }): Promise<Map<string, Transaction>> {
+export async function findTransactions(
+  api: TargetClient,
+  ids: readonly string[],
+  key: KeySlot,
+  query: Record<string, string | number> = { hours_ago: 1 },
+): Promise<Map<string, Transaction>> {
   const found = new Map<string, Transaction>()
   for (let page = 1; page <= MAX_PAGES && found.size < ids.length; page += 1) {
     const { ex, items } = await listTransactions(api, { ...query, page_size: 1000, page }, key)
@@ -37,12 +46,19 @@ export async function findTransactions(api: TargetClient, ids: readonly string[]
 }
 
 /** Polls until every id is listed or 30 seconds have passed; returns what was found by then. */
-export async function awaitTransactions(api: TargetClient, ids: readonly string[], key: KeySlot): Promise<Map<string, Transaction>> {
+export async function awaitTransactions(
+  api: TargetClient,
+  ids: readonly string[],
+  key: KeySlot,
+): Promise<Map<string, Transaction>> {
   let last = new Map<string, Transaction>()
-  await pollUntil(async () => {
-    last = await findTransactions(api, ids, key)
-    return last.size === ids.length ? true : undefined
-  }, { timeoutMs: AVAILABILITY_MS, intervalMs: POLL_INTERVAL_MS })
+  await pollUntil(
+    async () => {
+      last = await findTransactions(api, ids, key)
+      return last.size === ids.length ? true : undefined
+    },
+    { timeoutMs: AVAILABILITY_MS, intervalMs: POLL_INTERVAL_MS },
+  )
   return last
 }
 

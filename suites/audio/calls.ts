@@ -39,12 +39,25 @@ export function audioCalls(api: TargetClient) {
 
   async function form(spec: FormSpec): Promise<Exchange> {
     const endpoint = spec.endpoint ?? 'transcriptions'
-    const file = spec.file === undefined ? { filename: 'tone-2s.wav', contentType: 'audio/wav', content: wavTone({ seconds: 2 }) } : spec.file
+    const file =
+      spec.file === undefined
+        ? { filename: 'tone-2s.wav', contentType: 'audio/wav', content: wavTone({ seconds: 2 }) }
+        : spec.file
     const model = spec.fields.find(([name]) => name === 'model')?.[1] ?? 'gw-transcribe-1'
     const seconds = spec.seconds ?? 2
-    spend(transcriptionEstimateUsd(await models.pricing(model), seconds), `${endpoint}: ${seconds} s of audio on ${model}`)
+    spend(
+      transcriptionEstimateUsd(await models.pricing(model), seconds),
+      `${endpoint}: ${seconds} s of audio on ${model}`,
+    )
     const body = multipartBody(spec.fields, file ?? undefined)
-    const request = { method: 'POST', path: `/v1/audio/${endpoint}`, headers: { ...body.headers, accept: '*/*' }, body: body.chunks, bodyNote: body.note, ...(spec.timeoutMs === undefined ? {} : { timeoutMs: spec.timeoutMs }) }
+    const request = {
+      method: 'POST',
+      path: `/v1/audio/${endpoint}`,
+      headers: { ...body.headers, accept: '*/*' },
+      body: body.chunks,
+      bodyNote: body.note,
+      ...(spec.timeoutMs === undefined ? {} : { timeoutMs: spec.timeoutMs }),
+    }
     return spec.stream ? api.stream(request) : api.request(request)
   }
 
@@ -58,7 +71,8 @@ export function expectServed(ex: Exchange, requirementId: string, what: string):
 
 /** A refusal with 400; a 404 from a route or model the test needs is another requirement's to report. */
 export function expectRefused400(ex: Exchange, why: string, missing?: { requirementId: string; what: string }): void {
-  if (missing !== undefined && ex.status === 404) precondition(false, missing.requirementId, `${missing.what} answered 404`)
+  if (missing !== undefined && ex.status === 404)
+    precondition(false, missing.requirementId, `${missing.what} answered 404`)
   expectStatus(ex, 400, why)
 }
 

@@ -77,7 +77,13 @@ const ascii = (b: Buffer, from: number, to: number): string => b.toString('latin
 /** An ID3v2 tag, or an MPEG audio frame sync (11 bits) with a layer other than the reserved 00. */
 export function isMp3(b: Buffer): boolean {
   if (ascii(b, 0, 3) === 'ID3') return true
-  return b.length >= 4 && b[0] === 0xff && ((b[1] as number) & 0xe0) === 0xe0 && ((b[1] as number) & 0x06) !== 0 && ((b[1] as number) & 0x18) !== 0x08
+  return (
+    b.length >= 4 &&
+    b[0] === 0xff &&
+    ((b[1] as number) & 0xe0) === 0xe0 &&
+    ((b[1] as number) & 0x06) !== 0 &&
+    ((b[1] as number) & 0x18) !== 0x08
+  )
 }
 
 /** An Ogg page whose first packet is an OpusHead. */
@@ -102,7 +108,17 @@ export function isWav(b: Buffer): boolean {
 
 /** Raw 16-bit PCM: no container signature at all, and a whole number of samples. */
 function isRawPcm(b: Buffer): boolean {
-  return b.length > 0 && b.length % 2 === 0 && !isMp3(b) && !isOggOpus(b) && ascii(b, 0, 4) !== 'OggS' && !isAdts(b) && !isFlac(b) && ascii(b, 0, 4) !== 'RIFF' && ascii(b, 0, 3) !== 'ID3'
+  return (
+    b.length > 0 &&
+    b.length % 2 === 0 &&
+    !isMp3(b) &&
+    !isOggOpus(b) &&
+    ascii(b, 0, 4) !== 'OggS' &&
+    !isAdts(b) &&
+    !isFlac(b) &&
+    ascii(b, 0, 4) !== 'RIFF' &&
+    ascii(b, 0, 3) !== 'ID3'
+  )
 }
 
 export const FORMAT_CHECKS: Readonly<Record<string, { check: (b: Buffer) => boolean; what: string }>> = {
@@ -137,7 +153,8 @@ export function readWav(b: Buffer): WavReading {
     return reading
   }
   const riffSize = b.readUInt32LE(4)
-  if (riffSize !== b.length - 8) problems.push(`RIFF size ${riffSize}, but the file is ${b.length} bytes (expected ${b.length - 8})`)
+  if (riffSize !== b.length - 8)
+    problems.push(`RIFF size ${riffSize}, but the file is ${b.length} bytes (expected ${b.length - 8})`)
   let at = 12
   let byteRate = 0
   let blockAlign = 0
@@ -145,7 +162,8 @@ export function readWav(b: Buffer): WavReading {
   while (at + 8 <= b.length) {
     const id = ascii(b, at, at + 4)
     const size = b.readUInt32LE(at + 4)
-    if (at + 8 + size > b.length) problems.push(`chunk ${id} at ${at} declares ${size} bytes, past the end of the file (${b.length} bytes)`)
+    if (at + 8 + size > b.length)
+      problems.push(`chunk ${id} at ${at} declares ${size} bytes, past the end of the file (${b.length} bytes)`)
     if (id === 'fmt ') {
       const format = b.readUInt16LE(at + 8)
       reading.channels = b.readUInt16LE(at + 10)
@@ -154,19 +172,25 @@ export function readWav(b: Buffer): WavReading {
       blockAlign = b.readUInt16LE(at + 20)
       reading.bitsPerSample = b.readUInt16LE(at + 22)
       if (format !== 1 && format !== 0xfffe) problems.push(`fmt audio format ${format}, not PCM (1)`)
-      if (blockAlign !== reading.channels * (reading.bitsPerSample / 8)) problems.push(`block align ${blockAlign}, expected channels x bits / 8 = ${reading.channels * (reading.bitsPerSample / 8)}`)
-      if (byteRate !== reading.sampleRate * blockAlign) problems.push(`byte rate ${byteRate}, expected sample rate x block align = ${reading.sampleRate * blockAlign}`)
+      if (blockAlign !== reading.channels * (reading.bitsPerSample / 8))
+        problems.push(
+          `block align ${blockAlign}, expected channels x bits / 8 = ${reading.channels * (reading.bitsPerSample / 8)}`,
+        )
+      if (byteRate !== reading.sampleRate * blockAlign)
+        problems.push(`byte rate ${byteRate}, expected sample rate x block align = ${reading.sampleRate * blockAlign}`)
     }
     if (id === 'data') {
       sawData = true
       reading.dataBytes = size
-      if (blockAlign > 0 && size % blockAlign !== 0) problems.push(`data chunk of ${size} bytes is not a whole number of ${blockAlign}-byte frames`)
+      if (blockAlign > 0 && size % blockAlign !== 0)
+        problems.push(`data chunk of ${size} bytes is not a whole number of ${blockAlign}-byte frames`)
       if (byteRate > 0) reading.seconds = size / byteRate
       if (byteRate === 0) problems.push('data chunk before any fmt chunk')
     }
     at += 8 + size + (size % 2)
   }
   if (!sawData) problems.push('no data chunk')
-  else if (at !== b.length && at - (reading.dataBytes % 2) !== b.length) problems.push(`the chunks end at byte ${at}, the file at ${b.length}`)
+  else if (at !== b.length && at - (reading.dataBytes % 2) !== b.length)
+    problems.push(`the chunks end at byte ${at}, the file at ${b.length}`)
   return reading
 }

@@ -28,7 +28,11 @@ export function clip(seconds: number): string {
   return dataUrl(tone(seconds))
 }
 
-export const TEXT_FILE: FilePart = { filename: 'notes.txt', contentType: 'text/plain', content: 'These are notes, not audio.\n' }
+export const TEXT_FILE: FilePart = {
+  filename: 'notes.txt',
+  contentType: 'text/plain',
+  content: 'These are notes, not audio.\n',
+}
 
 /** The text of a json answer ({text}) or of a text/plain body; undefined when neither. */
 export function answerText(ex: Exchange): string | undefined {

@@ -56,8 +56,13 @@ export function audioModels(api: TargetClient) {
     for (const item of items) {
       if (!isObject(item) || typeof item.id !== 'string') continue
       const p = isObject(item.pricing) ? item.pricing : {}
-      const price = (v: unknown, fallback: number): number => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : fallback)
-      out.set(item.id, { id: item.id, mode: item.mode, pricing: { input: price(p.input, UNKNOWN_PRICE.input), output: price(p.output, UNKNOWN_PRICE.output) } })
+      const price = (v: unknown, fallback: number): number =>
+        typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : fallback
+      out.set(item.id, {
+        id: item.id,
+        mode: item.mode,
+        pricing: { input: price(p.input, UNKNOWN_PRICE.input), output: price(p.output, UNKNOWN_PRICE.output) },
+      })
     }
     return out
   })
@@ -90,7 +95,12 @@ export function audioModels(api: TargetClient) {
  * at most one second per five characters, slowed by speed. Transcription: audio in at 50 tokens a second and
  * ten text tokens a second out, plus 100.
  */
-const ESTIMATE = { audioTokensPerSecond: 50, charsPerSecondAtLeast: 5, textTokensPerSecond: 10, textTokensFixed: 100 } as const
+const ESTIMATE = {
+  audioTokensPerSecond: 50,
+  charsPerSecondAtLeast: 5,
+  textTokensPerSecond: 10,
+  textTokensFixed: 100,
+} as const
 
 const roundUp = (usd: number): number => Math.ceil(usd * 1e6) / 1e6
 

@@ -29,29 +29,58 @@ function requireLargeUploads(): void {
 async function upload(endpoint: 'transcriptions' | 'translations', size: number) {
   requireLargeUploads()
   const wav = wavOfSize(size)
-  const ex = await form({ endpoint, fields: [['model', await models.model('transcribe')], ['response_format', 'json']], file: { filename: `silence-${size}.wav`, contentType: 'audio/wav', content: wav.bytes }, seconds: wav.seconds, timeoutMs: LARGE_UPLOADS.timeoutMs })
+  const ex = await form({
+    endpoint,
+    fields: [
+      ['model', await models.model('transcribe')],
+      ['response_format', 'json'],
+    ],
+    file: { filename: `silence-${size}.wav`, contentType: 'audio/wav', content: wav.bytes },
+    seconds: wav.seconds,
+    timeoutMs: LARGE_UPLOADS.timeoutMs,
+  })
   observe(`${endpoint} upload of ${size} bytes`, `answered ${ex.status} in ${ex.record.durationMs} ms`)
   return ex
 }
 
 describe('the 25 MB upload limit (§4.3, §4.4, §8)', () => {
-  check('P2-4.3-file-size-max', `a transcription upload of exactly ${MAX_BYTES} bytes is accepted`, async () => {
-    expectStatus(await upload('transcriptions', MAX_BYTES), 200, 'a file of 25 MB is within the limit')
-  }, { timeout: 2 * LARGE_UPLOADS.timeoutMs })
+  check(
+    'P2-4.3-file-size-max',
+    `a transcription upload of exactly ${MAX_BYTES} bytes is accepted`,
+    async () => {
+      expectStatus(await upload('transcriptions', MAX_BYTES), 200, 'a file of 25 MB is within the limit')
+    },
+    { timeout: 2 * LARGE_UPLOADS.timeoutMs },
+  )
 
-  check('P2-4.3-file-size-limit', `a transcription upload of ${MAX_BYTES + 1} bytes is refused with 400 or 413`, async () => {
-    expectStatus(await upload('transcriptions', MAX_BYTES + 1), [400, 413], 'the file is over 25 MB')
-  }, { timeout: 2 * LARGE_UPLOADS.timeoutMs })
+  check(
+    'P2-4.3-file-size-limit',
+    `a transcription upload of ${MAX_BYTES + 1} bytes is refused with 400 or 413`,
+    async () => {
+      expectStatus(await upload('transcriptions', MAX_BYTES + 1), [400, 413], 'the file is over 25 MB')
+    },
+    { timeout: 2 * LARGE_UPLOADS.timeoutMs },
+  )
 
-  check('P2-4.4-file-size-max', `a translation upload of exactly ${MAX_BYTES} bytes is accepted`, async () => {
-    const ex = await upload('translations', MAX_BYTES)
-    if (ex.status === 404) expectRefused400(ex, '', TRANSLATION_MISSING)
-    expectStatus(ex, 200, 'a file of 25 MB is within the limit')
-  }, { timeout: 2 * LARGE_UPLOADS.timeoutMs })
+  check(
+    'P2-4.4-file-size-max',
+    `a translation upload of exactly ${MAX_BYTES} bytes is accepted`,
+    async () => {
+      const ex = await upload('translations', MAX_BYTES)
+      if (ex.status === 404) expectRefused400(ex, '', TRANSLATION_MISSING)
+      expectStatus(ex, 200, 'a file of 25 MB is within the limit')
+    },
+    { timeout: 2 * LARGE_UPLOADS.timeoutMs },
+  )
 
-  check('P2-4.4-file-size-limit', `a translation upload of ${MAX_BYTES + 1} bytes is refused with 400 or 413`, async () => {
-    const ex = await upload('translations', MAX_BYTES + 1)
-    if (ex.status === 404) expectRefused400(ex, '', TRANSLATION_MISSING)
-    expectStatus(ex, [400, 413], 'the file is over 25 MB')
-  }, { timeout: 2 * LARGE_UPLOADS.timeoutMs })
+  check(
+    'P2-4.4-file-size-limit',
+    `a translation upload of ${MAX_BYTES + 1} bytes is refused with 400 or 413`,
+    async () => {
+      const ex = await upload('translations', MAX_BYTES + 1)
+      if (ex.status === 404) expectRefused400(ex, '', TRANSLATION_MISSING)
+      expectStatus(ex, [400, 413], 'the file is over 25 MB')
+    },
+    { timeout: 2 * LARGE_UPLOADS.timeoutMs },
+  )
 })

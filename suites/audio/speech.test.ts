@@ -14,7 +14,21 @@ import { FORMAT_CHECKS, firstBytes, isMp3, isWav, readWav } from './fixtures.ts'
 const api = target()
 const { models, speech } = audioCalls(api)
 
-const VOICES = ['alloy', 'ash', 'ballad', 'coral', 'echo', 'fable', 'nova', 'onyx', 'sage', 'shimmer', 'verse', 'marin', 'cedar']
+const VOICES = [
+  'alloy',
+  'ash',
+  'ballad',
+  'coral',
+  'echo',
+  'fable',
+  'nova',
+  'onyx',
+  'sage',
+  'shimmer',
+  'verse',
+  'marin',
+  'cedar',
+]
 const MAX_INPUT = 4096
 const TTS_1_MODELS = ['tts-1', 'tts-1-hd'] as const
 /** tts-1-hd missing is P2-4.2-speech-models' to report, not every test that also asks it. */
@@ -54,10 +68,18 @@ describe('speech models and formats (§4.2)', () => {
 
   check('P2-4.2-speech-wav', 'a WAV answer is self-consistent: RIFF size, fmt chunk, data length', async () => {
     for (const role of ['tts-1', 'speech'] as const) {
-      const ex = await speech({ model: await models.model(role), input: SHORT_INPUT, voice: 'alloy', response_format: 'wav' })
+      const ex = await speech({
+        model: await models.model(role),
+        input: SHORT_INPUT,
+        voice: 'alloy',
+        response_format: 'wav',
+      })
       expectServed(ex, 'P2-4.2-speech-models', `a WAV from the ${role} model`)
       const wav = readWav(ex.bytes)
-      observe(`speech WAV (${role})`, `${wav.sampleRate} Hz, ${wav.channels} channel(s), ${wav.bitsPerSample} bits, ${wav.seconds.toFixed(3)} s`)
+      observe(
+        `speech WAV (${role})`,
+        `${wav.sampleRate} Hz, ${wav.channels} channel(s), ${wav.bitsPerSample} bits, ${wav.seconds.toFixed(3)} s`,
+      )
       expectThat(wav.problems.length === 0, 'a WAV whose header agrees with its bytes', wav.problems, ex)
       expectThat(wav.dataBytes > 0, 'some samples', 'an empty data chunk', ex)
     }
@@ -66,79 +88,166 @@ describe('speech models and formats (§4.2)', () => {
 
 describe('speech input, voices and options (§4.2, §8)', () => {
   check('P2-4.2-speech-input-max', `input of exactly ${MAX_INPUT} characters is accepted by tts-1`, async () => {
-    const ex = await speech({ model: await models.model('tts-1'), input: inputOf(MAX_INPUT), voice: 'alloy', response_format: 'mp3' })
+    const ex = await speech({
+      model: await models.model('tts-1'),
+      input: inputOf(MAX_INPUT),
+      voice: 'alloy',
+      response_format: 'mp3',
+    })
     expectStatus(ex, 200, `${MAX_INPUT} characters is within the limit`)
   })
 
   check('P2-4.2-speech-input-limit', `input of ${MAX_INPUT + 1} characters is refused by tts-1 with 400`, async () => {
-    const ex = await speech({ model: await models.model('tts-1'), input: inputOf(MAX_INPUT + 1), voice: 'alloy', response_format: 'mp3' })
+    const ex = await speech({
+      model: await models.model('tts-1'),
+      input: inputOf(MAX_INPUT + 1),
+      voice: 'alloy',
+      response_format: 'mp3',
+    })
     expectStatus(ex, 400, `${MAX_INPUT + 1} characters is over the limit`)
   })
 
-  check('P2-4.2-speech-voices', 'each of the thirteen voices is accepted by a newer compatible speech model', async () => {
-    const model = await models.model('speech')
-    const results = await mapLimit(VOICES, 4, async (voice) => ({ voice, ex: await speech({ model, input: 'Hello.', voice, response_format: 'mp3' }) }))
-    const refused = results.filter((r) => r.ex.status !== 200)
-    expectThat(refused.length === 0, `${model} accepts every voice of §4.2`, refused.map((r) => `${r.voice}: ${r.ex.status}`), refused[0]?.ex)
-  })
+  check(
+    'P2-4.2-speech-voices',
+    'each of the thirteen voices is accepted by a newer compatible speech model',
+    async () => {
+      const model = await models.model('speech')
+      const results = await mapLimit(VOICES, 4, async (voice) => ({
+        voice,
+        ex: await speech({ model, input: 'Hello.', voice, response_format: 'mp3' }),
+      }))
+      const refused = results.filter((r) => r.ex.status !== 200)
+      expectThat(
+        refused.length === 0,
+        `${model} accepts every voice of §4.2`,
+        refused.map((r) => `${r.voice}: ${r.ex.status}`),
+        refused[0]?.ex,
+      )
+    },
+  )
 
   check('P2-4.2-speech-voice-unknown', 'a voice outside the thirteen is refused by tts-1 with 400', async () => {
-    expectStatus(await speech({ model: await models.model('tts-1'), input: 'Hello.', voice: 'gc-no-such-voice', response_format: 'mp3' }), 400)
+    expectStatus(
+      await speech({
+        model: await models.model('tts-1'),
+        input: 'Hello.',
+        voice: 'gc-no-such-voice',
+        response_format: 'mp3',
+      }),
+      400,
+    )
   })
 
-  check('P2-4.2-speech-voice-object', 'some speech model takes voice {name, languageCode}; tts-1 refuses it', async () => {
-    const voice = { name: 'Kore', languageCode: 'en-US' }
-    const candidates = (await models.ofMode('audio_speech')).filter((id) => !TTS_1_MODELS.includes(id as never))
-    const answers: string[] = []
-    let accepted: string | undefined
-    for (const model of candidates) {
-      // pcm: the one format every model takes (§4.2: one preview model requires it).
-      const ex = await speech({ model, input: 'Hello.', voice, response_format: 'pcm' })
-      answers.push(`${model}: ${ex.status}`)
-      if (ex.status === 200) {
-        accepted = model
-        break
+  check(
+    'P2-4.2-speech-voice-object',
+    'some speech model takes voice {name, languageCode}; tts-1 refuses it',
+    async () => {
+      const voice = { name: 'Kore', languageCode: 'en-US' }
+      const candidates = (await models.ofMode('audio_speech')).filter((id) => !TTS_1_MODELS.includes(id as never))
+      const answers: string[] = []
+      let accepted: string | undefined
+      for (const model of candidates) {
+        // pcm: the one format every model takes (§4.2: one preview model requires it).
+        const ex = await speech({ model, input: 'Hello.', voice, response_format: 'pcm' })
+        answers.push(`${model}: ${ex.status}`)
+        if (ex.status === 200) {
+          accepted = model
+          break
+        }
       }
-    }
-    observe('voice object', accepted === undefined ? `no model took it (${answers.join(', ')})` : `taken by ${accepted}`)
-    expectThat(accepted !== undefined, 'one speech model family that takes {name, languageCode}', answers.length > 0 ? answers : 'no speech model besides tts-1 and tts-1-hd is listed')
-    expectStatus(await speech({ model: await models.model('tts-1'), input: 'Hello.', voice, response_format: 'mp3' }), 400, 'tts-1 takes voice names')
-  })
+      observe(
+        'voice object',
+        accepted === undefined ? `no model took it (${answers.join(', ')})` : `taken by ${accepted}`,
+      )
+      expectThat(
+        accepted !== undefined,
+        'one speech model family that takes {name, languageCode}',
+        answers.length > 0 ? answers : 'no speech model besides tts-1 and tts-1-hd is listed',
+      )
+      expectStatus(
+        await speech({ model: await models.model('tts-1'), input: 'Hello.', voice, response_format: 'mp3' }),
+        400,
+        'tts-1 takes voice names',
+      )
+    },
+  )
 
   check('P2-4.2-speech-instructions-refused', 'instructions are refused by tts-1 and tts-1-hd with 400', async () => {
     for (const role of TTS_1_MODELS) {
-      const ex = await speech({ model: await models.model(role), input: 'Hello.', voice: 'alloy', instructions: 'Speak calmly.', response_format: 'mp3' })
+      const ex = await speech({
+        model: await models.model(role),
+        input: 'Hello.',
+        voice: 'alloy',
+        instructions: 'Speak calmly.',
+        response_format: 'mp3',
+      })
       expectRefused400(ex, `${role} does not support instructions`, hdMissing)
     }
   })
 
   check('P2-4.2-speech-instructions-newer', 'a newer speech model accepts instructions', async () => {
-    const ex = await speech({ model: await models.model('speech'), input: 'Hello.', voice: 'coral', instructions: 'Speak calmly.', response_format: 'mp3' })
+    const ex = await speech({
+      model: await models.model('speech'),
+      input: 'Hello.',
+      voice: 'coral',
+      instructions: 'Speak calmly.',
+      response_format: 'mp3',
+    })
     expectStatus(ex, 200)
   })
 
-  check('P2-4.2-speech-speed-range', 'speed 0.25 and 4.0 are accepted; 0.24 and 4.01 are refused with 400', async () => {
-    const model = await models.model('tts-1')
-    for (const speed of [0.25, 4.0]) expectStatus(await speech({ model, input: 'Hello.', voice: 'alloy', speed, response_format: 'mp3' }), 200, `speed ${speed} is within 0.25..4.0`)
-    for (const speed of [0.24, 4.01]) expectStatus(await speech({ model, input: 'Hello.', voice: 'alloy', speed, response_format: 'mp3' }), 400, `speed ${speed} is outside 0.25..4.0`)
-  })
+  check(
+    'P2-4.2-speech-speed-range',
+    'speed 0.25 and 4.0 are accepted; 0.24 and 4.01 are refused with 400',
+    async () => {
+      const model = await models.model('tts-1')
+      for (const speed of [0.25, 4.0])
+        expectStatus(
+          await speech({ model, input: 'Hello.', voice: 'alloy', speed, response_format: 'mp3' }),
+          200,
+          `speed ${speed} is within 0.25..4.0`,
+        )
+      for (const speed of [0.24, 4.01])
+        expectStatus(
+          await speech({ model, input: 'Hello.', voice: 'alloy', speed, response_format: 'mp3' }),
+          400,
+          `speed ${speed} is outside 0.25..4.0`,
+        )
+    },
+  )
 
   check('P2-4.2-speech-speed-effect', 'speed 2.0 gives about half the audio of speed 1.0', async () => {
     const model = await models.model('tts-1')
     const input = inputOf(120)
-    const [slow, fast] = [await speech({ model, input, voice: 'alloy', speed: 1, response_format: 'wav' }), await speech({ model, input, voice: 'alloy', speed: 2, response_format: 'wav' })]
+    const [slow, fast] = [
+      await speech({ model, input, voice: 'alloy', speed: 1, response_format: 'wav' }),
+      await speech({ model, input, voice: 'alloy', speed: 2, response_format: 'wav' }),
+    ]
     expectServed(slow, 'P2-4.2-speech-models', 'speed 1.0 WAV')
     expectServed(fast, 'P2-4.2-speech-speed-range', 'speed 2.0 WAV')
     const [a, b] = [readWav(slow.bytes), readWav(fast.bytes)]
     const ratio = b.seconds / a.seconds
     observe('speech speed', `speed 1.0: ${a.seconds.toFixed(3)} s, speed 2.0: ${b.seconds.toFixed(3)} s`)
-    expectThat(a.seconds > 0 && ratio > 0.35 && ratio < 0.65, 'speed 2.0 lasting 35% to 65% of speed 1.0', `${b.seconds.toFixed(3)} s against ${a.seconds.toFixed(3)} s`, fast)
+    expectThat(
+      a.seconds > 0 && ratio > 0.35 && ratio < 0.65,
+      'speed 2.0 lasting 35% to 65% of speed 1.0',
+      `${b.seconds.toFixed(3)} s against ${a.seconds.toFixed(3)} s`,
+      fast,
+    )
   })
 
   check('P2-4.2-speech-enums', 'an unknown response_format or stream_format is refused with 400', async () => {
     const model = await models.model('tts-1')
-    expectStatus(await speech({ model, input: 'Hello.', voice: 'alloy', response_format: 'ogg' }), 400, 'ogg is not a response_format of §4.2')
-    expectStatus(await speech({ model, input: 'Hello.', voice: 'alloy', response_format: 'mp3', stream_format: 'chunks' }), 400, 'stream_format is audio or sse')
+    expectStatus(
+      await speech({ model, input: 'Hello.', voice: 'alloy', response_format: 'ogg' }),
+      400,
+      'ogg is not a response_format of §4.2',
+    )
+    expectStatus(
+      await speech({ model, input: 'Hello.', voice: 'alloy', response_format: 'mp3', stream_format: 'chunks' }),
+      400,
+      'stream_format is audio or sse',
+    )
   })
 
   check('P2-4.2-speech-required', 'a request without model, input or voice is refused with 400', async () => {
@@ -149,40 +258,98 @@ describe('speech input, voices and options (§4.2, §8)', () => {
     }
   })
 
-  check('P2-4.2-speech-not-on-responses', 'the responses and messages endpoints refuse a newer speech model', async () => {
-    const model = await models.model('speech')
-    const responses = await api.post('/v1/responses', { model, input: 'Hello.', store: false })
-    expectThat(responses.status >= 400 && responses.status < 500, 'a 4xx from POST /v1/responses', String(responses.status), responses)
-    const messages = await api.post('/v1/messages', { model, max_tokens: 16, messages: [{ role: 'user', content: 'Hello.' }] })
-    expectThat(messages.status >= 400 && messages.status < 500, 'a 4xx from POST /v1/messages', String(messages.status), messages)
-  })
+  check(
+    'P2-4.2-speech-not-on-responses',
+    'the responses and messages endpoints refuse a newer speech model',
+    async () => {
+      const model = await models.model('speech')
+      const responses = await api.post('/v1/responses', { model, input: 'Hello.', store: false })
+      expectThat(
+        responses.status >= 400 && responses.status < 500,
+        'a 4xx from POST /v1/responses',
+        String(responses.status),
+        responses,
+      )
+      const messages = await api.post('/v1/messages', {
+        model,
+        max_tokens: 16,
+        messages: [{ role: 'user', content: 'Hello.' }],
+      })
+      expectThat(
+        messages.status >= 400 && messages.status < 500,
+        'a 4xx from POST /v1/messages',
+        String(messages.status),
+        messages,
+      )
+    },
+  )
 })
 
 describe('speech streaming (§4.2, §6.2)', () => {
   check('P2-4.2-speech-sse-refused', 'stream_format sse is refused by tts-1 and tts-1-hd with 400', async () => {
     for (const role of TTS_1_MODELS) {
-      const ex = await speech({ model: await models.model(role), input: 'Hello.', voice: 'alloy', response_format: 'mp3', stream_format: 'sse' }, { stream: true })
+      const ex = await speech(
+        {
+          model: await models.model(role),
+          input: 'Hello.',
+          voice: 'alloy',
+          response_format: 'mp3',
+          stream_format: 'sse',
+        },
+        { stream: true },
+      )
       expectRefused400(ex, `${role} does not support sse`, hdMissing)
     }
   })
 
   check('P2-4.2-speech-stream-audio', 'stream_format audio answers the audio bytes', async () => {
-    const ex = await speech({ model: await models.model('tts-1'), input: SHORT_INPUT, voice: 'alloy', response_format: 'wav', stream_format: 'audio' })
+    const ex = await speech({
+      model: await models.model('tts-1'),
+      input: SHORT_INPUT,
+      voice: 'alloy',
+      response_format: 'wav',
+      stream_format: 'audio',
+    })
     expectStatus(ex, 200)
-    observe('speech stream_format audio', `content-type ${ex.header('content-type') ?? '(none)'}, transfer-encoding ${ex.header('transfer-encoding') ?? '(none)'}, ${ex.bytes.length} bytes`)
+    observe(
+      'speech stream_format audio',
+      `content-type ${ex.header('content-type') ?? '(none)'}, transfer-encoding ${ex.header('transfer-encoding') ?? '(none)'}, ${ex.bytes.length} bytes`,
+    )
     expectThat(isWav(ex.bytes), 'a WAV (RIFF....WAVE)', firstBytes(ex.bytes), ex)
   })
 
   check('P2-6.2-speech-sse', 'a newer speech model with stream_format sse streams server-sent events', async () => {
-    const ex = await speech({ model: await models.model('speech'), input: SHORT_INPUT, voice: 'alloy', response_format: 'mp3', stream_format: 'sse' }, { stream: true })
+    const ex = await speech(
+      {
+        model: await models.model('speech'),
+        input: SHORT_INPUT,
+        voice: 'alloy',
+        response_format: 'mp3',
+        stream_format: 'sse',
+      },
+      { stream: true },
+    )
     expectStatus(ex, 200)
     const type = ex.header('content-type') ?? ''
-    expectThat(/^text\/event-stream\b/i.test(type) && ex.stream !== undefined, 'content-type text/event-stream', type || '(none)', ex)
+    expectThat(
+      /^text\/event-stream\b/i.test(type) && ex.stream !== undefined,
+      'content-type text/event-stream',
+      type || '(none)',
+      ex,
+    )
     const events = ex.stream.events
     expectThat(events.length > 0, 'at least one event', 'none', ex)
-    expectThat(ex.stream.end.cleanEnd, 'the stream ending between events', `${ex.stream.end.reason}; trailing ${JSON.stringify(ex.stream.end.trailing)}`, ex)
+    expectThat(
+      ex.stream.end.cleanEnd,
+      'the stream ending between events',
+      `${ex.stream.end.reason}; trailing ${JSON.stringify(ex.stream.end.trailing)}`,
+      ex,
+    )
     // §6.2 says only that it "streams speech events": their names and data are recorded, not judged.
     const names = [...new Set(events.map((e) => e.event ?? 'message'))]
-    observe('speech sse events', `${events.length} events: ${names.join(', ')}; first data ${events[0]?.data.slice(0, 120) ?? ''}`)
+    observe(
+      'speech sse events',
+      `${events.length} events: ${names.join(', ')}; first data ${events[0]?.data.slice(0, 120) ?? ''}`,
+    )
   })
 })

@@ -16,7 +16,10 @@ const api = target()
 const { models, speech, form } = audioCalls(api)
 
 const SRT_TIMING = /^\d{2}:\d{2}:\d{2},\d{3} --> \d{2}:\d{2}:\d{2},\d{3}/
-const GRANULARITIES: Array<[string, string]> = [['timestamp_granularities[]', 'word'], ['timestamp_granularities[]', 'segment']]
+const GRANULARITIES: Array<[string, string]> = [
+  ['timestamp_granularities[]', 'word'],
+  ['timestamp_granularities[]', 'segment'],
+]
 
 async function base(): Promise<string> {
   return models.model('transcribe')
@@ -30,125 +33,364 @@ describe('response formats (§4.3)', () => {
     expectSchema(ex, 'audio/transcription-object.json')
   })
 
-  check('P2-4.3-formats-base', 'the base model answers json, verbose_json, text, srt and vtt in their forms', async () => {
-    const model = await base()
-    for (const format of ['json', 'verbose_json']) {
-      const ex = await form({ fields: [['model', model], ['response_format', format]] })
-      expectStatus(ex, 200, `${format} is a format of the base model`)
-      expectSchema(ex, 'audio/transcription-object.json')
-    }
-    const text = await form({ fields: [['model', model], ['response_format', 'text']] })
-    expectStatus(text, 200, 'text is a format of the base model')
-    expectThat(!isObject(text.json), 'a plain-text body', `a JSON object: ${text.text.slice(0, 200)}`, text)
-    const srt = await form({ fields: [['model', model], ['response_format', 'srt']] })
-    expectStatus(srt, 200, 'srt is a format of the base model')
-    const timings = srt.text.split(/\r?\n/).filter((line) => line.includes('-->'))
-    const bad = timings.filter((line) => !SRT_TIMING.test(line.trim()))
-    expectThat(srt.text.trim() === '' || (timings.length > 0 && /^\s*\d+\s*\r?\n/.test(srt.text)), 'numbered SubRip cues', srt.text.slice(0, 200), srt)
-    expectThat(bad.length === 0, 'SubRip timings HH:MM:SS,mmm --> HH:MM:SS,mmm', bad, srt)
-    const vtt = await form({ fields: [['model', model], ['response_format', 'vtt']] })
-    expectStatus(vtt, 200, 'vtt is a format of the base model')
-    expectThat(/^(\uFEFF)?WEBVTT\b/.test(vtt.text), 'a WebVTT document, starting WEBVTT', vtt.text.slice(0, 100), vtt)
-  })
+  check(
+    'P2-4.3-formats-base',
+    'the base model answers json, verbose_json, text, srt and vtt in their forms',
+    async () => {
+      const model = await base()
+      for (const format of ['json', 'verbose_json']) {
+        const ex = await form({
+          fields: [
+            ['model', model],
+            ['response_format', format],
+          ],
+        })
+        expectStatus(ex, 200, `${format} is a format of the base model`)
+        expectSchema(ex, 'audio/transcription-object.json')
+      }
+      const text = await form({
+        fields: [
+          ['model', model],
+          ['response_format', 'text'],
+        ],
+      })
+      expectStatus(text, 200, 'text is a format of the base model')
+      expectThat(!isObject(text.json), 'a plain-text body', `a JSON object: ${text.text.slice(0, 200)}`, text)
+      const srt = await form({
+        fields: [
+          ['model', model],
+          ['response_format', 'srt'],
+        ],
+      })
+      expectStatus(srt, 200, 'srt is a format of the base model')
+      const timings = srt.text.split(/\r?\n/).filter((line) => line.includes('-->'))
+      const bad = timings.filter((line) => !SRT_TIMING.test(line.trim()))
+      expectThat(
+        srt.text.trim() === '' || (timings.length > 0 && /^\s*\d+\s*\r?\n/.test(srt.text)),
+        'numbered SubRip cues',
+        srt.text.slice(0, 200),
+        srt,
+      )
+      expectThat(bad.length === 0, 'SubRip timings HH:MM:SS,mmm --> HH:MM:SS,mmm', bad, srt)
+      const vtt = await form({
+        fields: [
+          ['model', model],
+          ['response_format', 'vtt'],
+        ],
+      })
+      expectStatus(vtt, 200, 'vtt is a format of the base model')
+      expectThat(/^(\uFEFF)?WEBVTT\b/.test(vtt.text), 'a WebVTT document, starting WEBVTT', vtt.text.slice(0, 100), vtt)
+    },
+  )
 
-  check('P2-4.3-json-text', 'json and verbose_json carry text; verbose_json gives the file\'s duration', async () => {
+  check('P2-4.3-json-text', "json and verbose_json carry text; verbose_json gives the file's duration", async () => {
     const model = await base()
-    const json = await form({ fields: [['model', model], ['response_format', 'json']] })
+    const json = await form({
+      fields: [
+        ['model', model],
+        ['response_format', 'json'],
+      ],
+    })
     expectServed(json, 'P2-4.3-formats-base', 'response_format json')
     expectSchema(json, 'audio/transcription-text.json')
-    const verbose = await form({ fields: [['model', model], ['response_format', 'verbose_json']] })
+    const verbose = await form({
+      fields: [
+        ['model', model],
+        ['response_format', 'verbose_json'],
+      ],
+    })
     expectServed(verbose, 'P2-4.3-formats-base', 'response_format verbose_json')
     expectSchema(verbose, 'audio/verbose-json.json')
     const duration = (verbose.json as Record<string, unknown>).duration
-    if (typeof duration === 'number') expectThat(Math.abs(duration - 2) <= 0.1, 'duration 2 s (the WAV lasts exactly 2 s)', `${duration}`, verbose)
+    if (typeof duration === 'number')
+      expectThat(Math.abs(duration - 2) <= 0.1, 'duration 2 s (the WAV lasts exactly 2 s)', `${duration}`, verbose)
     else observe('verbose_json duration', 'not given')
   })
 
-  check('P2-4.3-formats-newer', 'a newer model answers json and text and refuses srt, vtt and verbose_json with 400', async () => {
-    const model = await models.model('transcribe-newer')
-    for (const format of ['json', 'text']) expectStatus(await form({ fields: [['model', model], ['response_format', format]] }), 200, `${format} is a format of the newer models`)
-    for (const format of ['srt', 'vtt', 'verbose_json']) expectStatus(await form({ fields: [['model', model], ['response_format', format]] }), 400, `${format} is not a format of the newer models`)
-  })
+  check(
+    'P2-4.3-formats-newer',
+    'a newer model answers json and text and refuses srt, vtt and verbose_json with 400',
+    async () => {
+      const model = await models.model('transcribe-newer')
+      for (const format of ['json', 'text'])
+        expectStatus(
+          await form({
+            fields: [
+              ['model', model],
+              ['response_format', format],
+            ],
+          }),
+          200,
+          `${format} is a format of the newer models`,
+        )
+      for (const format of ['srt', 'vtt', 'verbose_json'])
+        expectStatus(
+          await form({
+            fields: [
+              ['model', model],
+              ['response_format', format],
+            ],
+          }),
+          400,
+          `${format} is not a format of the newer models`,
+        )
+    },
+  )
 
-  check('P2-4.3-format-unknown', 'an unknown response_format, or diarized_json on the base model, is refused with 400', async () => {
-    const model = await base()
-    expectStatus(await form({ fields: [['model', model], ['response_format', 'xml']] }), 400, 'xml is no response_format of §4.3')
-    expectStatus(await form({ fields: [['model', model], ['response_format', 'diarized_json']] }), 400, 'diarized_json is for diarization')
-  })
+  check(
+    'P2-4.3-format-unknown',
+    'an unknown response_format, or diarized_json on the base model, is refused with 400',
+    async () => {
+      const model = await base()
+      expectStatus(
+        await form({
+          fields: [
+            ['model', model],
+            ['response_format', 'xml'],
+          ],
+        }),
+        400,
+        'xml is no response_format of §4.3',
+      )
+      expectStatus(
+        await form({
+          fields: [
+            ['model', model],
+            ['response_format', 'diarized_json'],
+          ],
+        }),
+        400,
+        'diarized_json is for diarization',
+      )
+    },
+  )
 
   check('P2-4.3-diarized-json', 'the diarization model answers diarized_json with a JSON object', async () => {
-    const ex = await form({ fields: [['model', await models.model('diarize')], ['response_format', 'diarized_json']] })
+    const ex = await form({
+      fields: [
+        ['model', await models.model('diarize')],
+        ['response_format', 'diarized_json'],
+      ],
+    })
     expectStatus(ex, 200)
     expectSchema(ex, 'audio/transcription-object.json')
   })
 
-  check('P2-4.3-diarized-segments', 'a diarized_json answer has segments with speaker, start, end and text', async () => {
-    const ex = await form({ fields: [['model', await models.model('diarize')], ['response_format', 'diarized_json']], file: wavPart(12), seconds: 12 })
-    expectServed(ex, 'P2-4.3-diarized-json', 'response_format diarized_json')
-    expectSchema(ex, 'audio/diarized-json.json')
-  })
+  check(
+    'P2-4.3-diarized-segments',
+    'a diarized_json answer has segments with speaker, start, end and text',
+    async () => {
+      const ex = await form({
+        fields: [
+          ['model', await models.model('diarize')],
+          ['response_format', 'diarized_json'],
+        ],
+        file: wavPart(12),
+        seconds: 12,
+      })
+      expectServed(ex, 'P2-4.3-diarized-json', 'response_format diarized_json')
+      expectSchema(ex, 'audio/diarized-json.json')
+    },
+  )
 })
 
 describe('options per model (§4.3)', () => {
-  check('P2-4.3-timestamps-verbose', 'timestamp_granularities[] is accepted by the base model with verbose_json', async () => {
-    const ex = await form({ fields: [['model', await base()], ['response_format', 'verbose_json'], ...GRANULARITIES] })
-    expectStatus(ex, 200)
-    const body = ex.json
-    observe('timestamp granularities', isObject(body) ? `words: ${Array.isArray(body.words) ? body.words.length : 'none'}, segments: ${Array.isArray(body.segments) ? body.segments.length : 'none'}` : 'not an object')
-  })
+  check(
+    'P2-4.3-timestamps-verbose',
+    'timestamp_granularities[] is accepted by the base model with verbose_json',
+    async () => {
+      const ex = await form({
+        fields: [['model', await base()], ['response_format', 'verbose_json'], ...GRANULARITIES],
+      })
+      expectStatus(ex, 200)
+      const body = ex.json
+      observe(
+        'timestamp granularities',
+        isObject(body)
+          ? `words: ${Array.isArray(body.words) ? body.words.length : 'none'}, segments: ${Array.isArray(body.segments) ? body.segments.length : 'none'}`
+          : 'not an object',
+      )
+    },
+  )
 
-  check('P2-4.3-timestamps-refused', 'timestamp_granularities[] is refused with json, and on the diarization model', async () => {
-    expectStatus(await form({ fields: [['model', await base()], ['response_format', 'json'], ...GRANULARITIES] }), 400, 'granularities need verbose_json')
-    expectStatus(await form({ fields: [['model', await models.model('diarize')], ['response_format', 'diarized_json'], ['timestamp_granularities[]', 'segment']] }), 400, 'granularities are not for diarization')
-  })
+  check(
+    'P2-4.3-timestamps-refused',
+    'timestamp_granularities[] is refused with json, and on the diarization model',
+    async () => {
+      expectStatus(
+        await form({ fields: [['model', await base()], ['response_format', 'json'], ...GRANULARITIES] }),
+        400,
+        'granularities need verbose_json',
+      )
+      expectStatus(
+        await form({
+          fields: [
+            ['model', await models.model('diarize')],
+            ['response_format', 'diarized_json'],
+            ['timestamp_granularities[]', 'segment'],
+          ],
+        }),
+        400,
+        'granularities are not for diarization',
+      )
+    },
+  )
 
   check('P2-4.3-stream-base-refused', 'stream true is refused by the base model with 400', async () => {
-    expectStatus(await form({ fields: [['model', await base()], ['response_format', 'json'], ['stream', 'true']], stream: true }), 400, 'stream is for the newer models only')
+    expectStatus(
+      await form({
+        fields: [
+          ['model', await base()],
+          ['response_format', 'json'],
+          ['stream', 'true'],
+        ],
+        stream: true,
+      }),
+      400,
+      'stream is for the newer models only',
+    )
   })
 
   check('P2-4.3-diarize-prompt-refused', 'the diarization model refuses a prompt with 400', async () => {
-    expectStatus(await form({ fields: [['model', await models.model('diarize')], ['prompt', 'A call between two colleagues.']] }), 400, 'prompt is unsupported by the diarization model')
+    expectStatus(
+      await form({
+        fields: [
+          ['model', await models.model('diarize')],
+          ['prompt', 'A call between two colleagues.'],
+        ],
+      }),
+      400,
+      'prompt is unsupported by the diarization model',
+    )
   })
 
-  check('P2-4.3-temperature-range', 'temperature 0 and 1 are accepted; 1.01 and -0.01 are refused with 400', async () => {
-    const model = await base()
-    for (const t of ['0', '1']) expectStatus(await form({ fields: [['model', model], ['response_format', 'json'], ['temperature', t]] }), 200, `temperature ${t} is within 0 to 1`)
-    for (const t of ['1.01', '-0.01']) expectStatus(await form({ fields: [['model', model], ['response_format', 'json'], ['temperature', t]] }), 400, `temperature ${t} is outside 0 to 1`)
-  })
+  check(
+    'P2-4.3-temperature-range',
+    'temperature 0 and 1 are accepted; 1.01 and -0.01 are refused with 400',
+    async () => {
+      const model = await base()
+      for (const t of ['0', '1'])
+        expectStatus(
+          await form({
+            fields: [
+              ['model', model],
+              ['response_format', 'json'],
+              ['temperature', t],
+            ],
+          }),
+          200,
+          `temperature ${t} is within 0 to 1`,
+        )
+      for (const t of ['1.01', '-0.01'])
+        expectStatus(
+          await form({
+            fields: [
+              ['model', model],
+              ['response_format', 'json'],
+              ['temperature', t],
+            ],
+          }),
+          400,
+          `temperature ${t} is outside 0 to 1`,
+        )
+    },
+  )
 
-  check('P2-4.3-known-speakers', 'four known speakers with 2 to 10 s clips are accepted; five, or clips of 1.5 or 10.5 s, are refused', async () => {
-    const model = await models.model('diarize')
-    const speakers = (clips: number[]): Array<[string, string]> => clips.flatMap((seconds, i): Array<[string, string]> => [['known_speaker_names[]', `speaker-${i + 1}`], ['known_speaker_references[]', clip(seconds)]])
-    const call = (clips: number[]) => form({ fields: [['model', model], ['response_format', 'json'], ...speakers(clips)] })
-    expectStatus(await call([2, 10, 2, 10]), 200, 'four speakers with clips of 2 and 10 s are within §4.3')
-    expectStatus(await call([2, 2, 2, 2, 2]), 400, 'at most four speakers')
-    expectStatus(await call([1.5]), 400, 'a clip under 2 s')
-    expectStatus(await call([10.5]), 400, 'a clip over 10 s')
-  })
+  check(
+    'P2-4.3-known-speakers',
+    'four known speakers with 2 to 10 s clips are accepted; five, or clips of 1.5 or 10.5 s, are refused',
+    async () => {
+      const model = await models.model('diarize')
+      const speakers = (clips: number[]): Array<[string, string]> =>
+        clips.flatMap(
+          (seconds, i): Array<[string, string]> => [
+            ['known_speaker_names[]', `speaker-${i + 1}`],
+            ['known_speaker_references[]', clip(seconds)],
+          ],
+        )
+      const call = (clips: number[]) =>
+        form({ fields: [['model', model], ['response_format', 'json'], ...speakers(clips)] })
+      expectStatus(await call([2, 10, 2, 10]), 200, 'four speakers with clips of 2 and 10 s are within §4.3')
+      expectStatus(await call([2, 2, 2, 2, 2]), 400, 'at most four speakers')
+      expectStatus(await call([1.5]), 400, 'a clip under 2 s')
+      expectStatus(await call([10.5]), 400, 'a clip over 10 s')
+    },
+  )
 })
 
 describe('diarization over 30 seconds (§4.3, §8)', () => {
-  check('P2-4.3-chunking-required', 'a 31 s file needs chunking_strategy: refused without, served with auto', async () => {
-    const model = await models.model('diarize')
-    expectStatus(await form({ fields: [['model', model]], file: wavPart(31), seconds: 31 }), 400, '31 s is over 30 s and no chunking_strategy was sent')
-    expectStatus(await form({ fields: [['model', model], ['chunking_strategy', 'auto']], file: wavPart(31), seconds: 31 }), 200, 'chunking_strategy auto')
-  })
+  check(
+    'P2-4.3-chunking-required',
+    'a 31 s file needs chunking_strategy: refused without, served with auto',
+    async () => {
+      const model = await models.model('diarize')
+      expectStatus(
+        await form({ fields: [['model', model]], file: wavPart(31), seconds: 31 }),
+        400,
+        '31 s is over 30 s and no chunking_strategy was sent',
+      )
+      expectStatus(
+        await form({
+          fields: [
+            ['model', model],
+            ['chunking_strategy', 'auto'],
+          ],
+          file: wavPart(31),
+          seconds: 31,
+        }),
+        200,
+        'chunking_strategy auto',
+      )
+    },
+  )
 
   check('P2-4.3-chunking-30s', 'a file of exactly 30 s is served without chunking_strategy', async () => {
-    expectStatus(await form({ fields: [['model', await models.model('diarize')]], file: wavPart(30), seconds: 30 }), 200, '30 s is not over 30 s')
+    expectStatus(
+      await form({ fields: [['model', await models.model('diarize')]], file: wavPart(30), seconds: 30 }),
+      200,
+      '30 s is not over 30 s',
+    )
   })
 })
 
 describe('files (§4.3)', () => {
   check('P2-4.3-file-formats', 'WAV, FLAC, MP3 and Ogg Opus files are transcribed', async () => {
     const model = await base()
-    expectStatus(await form({ fields: [['model', model], ['response_format', 'json']] }), 200, 'a WAV file')
+    expectStatus(
+      await form({
+        fields: [
+          ['model', model],
+          ['response_format', 'json'],
+        ],
+      }),
+      200,
+      'a WAV file',
+    )
     // The other formats come from the speech endpoint: real files the project did not have to store.
-    for (const [format, ext, type] of [['flac', 'flac', 'audio/flac'], ['mp3', 'mp3', 'audio/mpeg'], ['opus', 'ogg', 'audio/ogg']] as const) {
-      const made = await speech({ model: await models.model('tts-1'), input: 'Hello from the suite.', voice: 'alloy', response_format: format })
+    for (const [format, ext, type] of [
+      ['flac', 'flac', 'audio/flac'],
+      ['mp3', 'mp3', 'audio/mpeg'],
+      ['opus', 'ogg', 'audio/ogg'],
+    ] as const) {
+      const made = await speech({
+        model: await models.model('tts-1'),
+        input: 'Hello from the suite.',
+        voice: 'alloy',
+        response_format: format,
+      })
       expectServed(made, 'P2-4.2-speech-models', `speech in ${format}`)
-      precondition(FORMAT_CHECKS[format]?.check(made.bytes) === true, 'P2-4.2-speech-formats', `speech in ${format} is not ${format} (${firstBytes(made.bytes)})`)
-      const ex = await form({ fields: [['model', model], ['response_format', 'json']], file: { filename: `speech.${ext}`, contentType: type, content: made.bytes } })
+      precondition(
+        FORMAT_CHECKS[format]?.check(made.bytes) === true,
+        'P2-4.2-speech-formats',
+        `speech in ${format} is not ${format} (${firstBytes(made.bytes)})`,
+      )
+      const ex = await form({
+        fields: [
+          ['model', model],
+          ['response_format', 'json'],
+        ],
+        file: { filename: `speech.${ext}`, contentType: type, content: made.bytes },
+      })
       expectStatus(ex, 200, `a .${ext} file of §4.3's formats`)
     }
   })

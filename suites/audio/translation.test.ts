@@ -13,7 +13,15 @@ import { answerText, TEXT_FILE } from './forms.ts'
 const api = target()
 const { models, form } = audioCalls(api)
 
-const translated = memo(async () => form({ endpoint: 'translations', fields: [['model', await models.model('transcribe')], ['prompt', 'A short recorded greeting.']] }))
+const translated = memo(async () =>
+  form({
+    endpoint: 'translations',
+    fields: [
+      ['model', await models.model('transcribe')],
+      ['prompt', 'A short recorded greeting.'],
+    ],
+  }),
+)
 
 describe('translation (§4.4)', () => {
   check('P2-4.4-translation', 'a WAV with the base model and a prompt answers 200 with text', async () => {
@@ -29,15 +37,32 @@ describe('translation (§4.4)', () => {
     expectServed(ex, 'P2-4.4-translation', 'the translation')
     const text = answerText(ex)
     precondition(text !== undefined, 'P2-4.4-translation', 'the translation has no text')
-    expectThat(text.trim() !== '' && /^[A-Za-z0-9\s.,;:!?'"()-]+$/.test(text), 'non-empty text in Latin letters, digits and punctuation', JSON.stringify(text.slice(0, 200)), ex)
+    expectThat(
+      text.trim() !== '' && /^[A-Za-z0-9\s.,;:!?'"()-]+$/.test(text),
+      'non-empty text in Latin letters, digits and punctuation',
+      JSON.stringify(text.slice(0, 200)),
+      ex,
+    )
   })
 
   check('P2-4.4-required', 'a translation without file or without model is refused with 400', async () => {
-    expectRefused400(await form({ endpoint: 'translations', fields: [['model', await models.model('transcribe')]], file: null }), 'file is required', TRANSLATION_MISSING)
-    expectRefused400(await form({ endpoint: 'translations', fields: [['prompt', 'A greeting.']] }), 'model is required', TRANSLATION_MISSING)
+    expectRefused400(
+      await form({ endpoint: 'translations', fields: [['model', await models.model('transcribe')]], file: null }),
+      'file is required',
+      TRANSLATION_MISSING,
+    )
+    expectRefused400(
+      await form({ endpoint: 'translations', fields: [['prompt', 'A greeting.']] }),
+      'model is required',
+      TRANSLATION_MISSING,
+    )
   })
 
   check('P2-4.4-file-format-unknown', 'a .txt file of text is refused with 400', async () => {
-    expectRefused400(await form({ endpoint: 'translations', fields: [['model', await models.model('transcribe')]], file: TEXT_FILE }), 'text is not audio of §4.4', TRANSLATION_MISSING)
+    expectRefused400(
+      await form({ endpoint: 'translations', fields: [['model', await models.model('transcribe')]], file: TEXT_FILE }),
+      'text is not audio of §4.4',
+      TRANSLATION_MISSING,
+    )
   })
 })

@@ -28,13 +28,17 @@ describe('a key is required (Part 1 §5.1, §7)', () => {
   check('P1-5.1-key-required', 'x-api-key with an unknown key is refused with 401', async () => {
     expectStatus(await api.get('/v1/models', { key: 'invalid', auth: 'x-api-key' }), 401)
   })
-  check('P1-5.1-public-models', 'GET /public/models answers 200 without a key, with items shaped like the Bearer list', async () => {
-    const ex = await api.get('/public/models', { key: null })
-    expectStatus(ex, 200)
-    const items = modelItems(ex)
-    expectThat(items.length > 0, 'at least one public model', 'an empty list', ex)
-    expectEach(ex, 'models/list-item.json', items, '/data')
-  })
+  check(
+    'P1-5.1-public-models',
+    'GET /public/models answers 200 without a key, with items shaped like the Bearer list',
+    async () => {
+      const ex = await api.get('/public/models', { key: null })
+      expectStatus(ex, 200)
+      const items = modelItems(ex)
+      expectThat(items.length > 0, 'at least one public model', 'an empty list', ex)
+      expectEach(ex, 'models/list-item.json', items, '/data')
+    },
+  )
 })
 
 describe('Bearer and x-api-key (Part 1 §5.2, §5.3)', () => {

@@ -5,30 +5,58 @@ import { isObject } from '../../common/json.ts'
 import { memo, randomSuffix } from '../../harness/helpers.ts'
 import { observe } from '../../harness/recorder.ts'
 import { check, target } from '../../harness/suite.ts'
-import { CAPS, catalogueFixture, chat, completionOf, firstChoice, LONG_PROMPT, modelFor, SHORT_PROMPT, usageOf, userMessage } from './fixtures.ts'
+import {
+  CAPS,
+  catalogueFixture,
+  chat,
+  completionOf,
+  firstChoice,
+  LONG_PROMPT,
+  modelFor,
+  SHORT_PROMPT,
+  usageOf,
+  userMessage,
+} from './fixtures.ts'
 
 const api = target()
 const catalogue = catalogueFixture(api)
 const chatModel = () => modelFor(catalogue, 'chat')
 
-const INSTRUCTIONS = 'You are a terse assistant for a network operations team. Answer in one short sentence and never use lists.'
+const INSTRUCTIONS =
+  'You are a terse assistant for a network operations team. Answer in one short sentence and never use lists.'
 
 /** One plain completion, read by the shape and usage checks. */
 const plain = memo(async () => {
   const model = await chatModel()
-  return chat(api, { model: model.id, messages: [userMessage(SHORT_PROMPT)], max_completion_tokens: CAPS.answer, temperature: 0 })
+  return chat(api, {
+    model: model.id,
+    messages: [userMessage(SHORT_PROMPT)],
+    max_completion_tokens: CAPS.answer,
+    temperature: 0,
+  })
 })
 
 /** One completion cut by its budget. */
 const cut = memo(async () => {
   const model = await chatModel()
-  return chat(api, { model: model.id, messages: [userMessage(LONG_PROMPT)], max_completion_tokens: CAPS.cut, temperature: 0 })
+  return chat(api, {
+    model: model.id,
+    messages: [userMessage(LONG_PROMPT)],
+    max_completion_tokens: CAPS.cut,
+    temperature: 0,
+  })
 })
 
 /** The same user message with the instructions as a system message, as a developer message, and without them. */
 const withInstructions = memo(async () => {
   const model = await chatModel()
-  const send = (first: Record<string, unknown>[]) => chat(api, { model: model.id, messages: [...first, userMessage(SHORT_PROMPT)], max_completion_tokens: CAPS.answer, temperature: 0 })
+  const send = (first: Record<string, unknown>[]) =>
+    chat(api, {
+      model: model.id,
+      messages: [...first, userMessage(SHORT_PROMPT)],
+      max_completion_tokens: CAPS.answer,
+      temperature: 0,
+    })
   const [system, developer, none] = await Promise.all([
     send([{ role: 'system', content: INSTRUCTIONS }]),
     send([{ role: 'developer', content: INSTRUCTIONS }]),
@@ -44,75 +72,145 @@ describe('the chat completion (Part 1 §2.5, §2.6)', () => {
     expectSchema(ex, 'chat/completion.json')
     const body = ex.json as Record<string, unknown>
     const choice = firstChoice(body)
-    observe('chat completion', `model asked ${(await chatModel()).id}, answered ${String(body.model)}; finish_reason ${String(choice.finish_reason)}; fields ${Object.keys(body).join(', ')}`)
+    observe(
+      'chat completion',
+      `model asked ${(await chatModel()).id}, answered ${String(body.model)}; finish_reason ${String(choice.finish_reason)}; fields ${Object.keys(body).join(', ')}`,
+    )
   })
 
-  check('P1-2.5-chat-usage', 'usage has prompt_tokens, completion_tokens, total_tokens and prompt_tokens_details.cached_tokens', async () => {
-    const ex = await plain()
-    const body = completionOf(ex)
-    expectSchema(ex, 'chat/usage.json', body.usage, 'usage')
-    const usage = body.usage as Record<string, unknown>
-    observe('chat usage', `fields ${Object.keys(usage).join(', ')}${isObject(usage.completion_tokens_details) ? `; completion_tokens_details ${JSON.stringify(usage.completion_tokens_details)}` : ''}`)
-  })
+  check(
+    'P1-2.5-chat-usage',
+    'usage has prompt_tokens, completion_tokens, total_tokens and prompt_tokens_details.cached_tokens',
+    async () => {
+      const ex = await plain()
+      const body = completionOf(ex)
+      expectSchema(ex, 'chat/usage.json', body.usage, 'usage')
+      const usage = body.usage as Record<string, unknown>
+      observe(
+        'chat usage',
+        `fields ${Object.keys(usage).join(', ')}${isObject(usage.completion_tokens_details) ? `; completion_tokens_details ${JSON.stringify(usage.completion_tokens_details)}` : ''}`,
+      )
+    },
+  )
 
   check('P1-2.5-chat-total-tokens', 'total_tokens is prompt_tokens plus completion_tokens', async () => {
     for (const ex of [await plain(), await cut()]) {
       const usage = usageOf(completionOf(ex))
-      expectThat(usage.total === usage.prompt + usage.completion, `total_tokens ${usage.prompt + usage.completion} (${usage.prompt} + ${usage.completion})`, `total_tokens ${usage.total}`, ex)
+      expectThat(
+        usage.total === usage.prompt + usage.completion,
+        `total_tokens ${usage.prompt + usage.completion} (${usage.prompt} + ${usage.completion})`,
+        `total_tokens ${usage.total}`,
+        ex,
+      )
     }
   })
 
-  check('P1-2.6-chat-finish-length', `max_completion_tokens ${CAPS.cut} on a long essay ends with finish_reason length`, async () => {
-    const ex = await cut()
-    const choice = firstChoice(completionOf(ex))
-    expectThat(choice.finish_reason === 'length', 'finish_reason length (the generation budget ran out)', `finish_reason ${JSON.stringify(choice.finish_reason)}`, ex)
-  })
+  check(
+    'P1-2.6-chat-finish-length',
+    `max_completion_tokens ${CAPS.cut} on a long essay ends with finish_reason length`,
+    async () => {
+      const ex = await cut()
+      const choice = firstChoice(completionOf(ex))
+      expectThat(
+        choice.finish_reason === 'length',
+        'finish_reason length (the generation budget ran out)',
+        `finish_reason ${JSON.stringify(choice.finish_reason)}`,
+        ex,
+      )
+    },
+  )
 
-  check('P1-4.7-chat-max-completion-tokens', 'completion_tokens stays within max_completion_tokens, reasoning included', async () => {
-    const ex = await cut()
-    const usage = usageOf(completionOf(ex))
-    expectThat(usage.completion <= CAPS.cut, `completion_tokens at most ${CAPS.cut}`, `completion_tokens ${usage.completion}`, ex)
-  })
+  check(
+    'P1-4.7-chat-max-completion-tokens',
+    'completion_tokens stays within max_completion_tokens, reasoning included',
+    async () => {
+      const ex = await cut()
+      const usage = usageOf(completionOf(ex))
+      expectThat(
+        usage.completion <= CAPS.cut,
+        `completion_tokens at most ${CAPS.cut}`,
+        `completion_tokens ${usage.completion}`,
+        ex,
+      )
+    },
+  )
 })
 
 describe('instructions: the first system or developer message (Part 1 §4.7)', () => {
-  check('P1-4.7-chat-instruction-roles', 'a first message with role system, and one with role developer, are accepted', async () => {
-    const { system, developer } = await withInstructions()
-    // The shape itself is P1-2.6-chat-completion's to judge: here a completion of any shape is an acceptance.
-    for (const ex of [system, developer]) completionOf(ex)
-  })
+  check(
+    'P1-4.7-chat-instruction-roles',
+    'a first message with role system, and one with role developer, are accepted',
+    async () => {
+      const { system, developer } = await withInstructions()
+      // The shape itself is P1-2.6-chat-completion's to judge: here a completion of any shape is an acceptance.
+      for (const ex of [system, developer]) completionOf(ex)
+    },
+  )
 
-  check('P1-4.7-chat-instructions-counted', 'the instruction message adds to prompt_tokens, equally as system or developer', async () => {
-    const { system, developer, none } = await withInstructions()
-    const refused = Object.entries({ system, developer }).filter(([, ex]) => ex.status !== 200)
-    precondition(refused.length === 0, 'P1-4.7-chat-instruction-roles', refused.map(([role, ex]) => `the call with a ${role} message answered ${ex.status}`).join('; '))
-    const [s, d, n] = [system, developer, none].map((ex) => usageOf(completionOf(ex)).prompt) as [number, number, number]
-    expectThat(s > n, `more prompt_tokens with the system message than the ${n} without it`, `${s} with it`, system)
-    expectThat(d === s, `the same prompt_tokens with the instructions as developer as with them as system (${s})`, `${d} as developer`, developer)
-  })
+  check(
+    'P1-4.7-chat-instructions-counted',
+    'the instruction message adds to prompt_tokens, equally as system or developer',
+    async () => {
+      const { system, developer, none } = await withInstructions()
+      const refused = Object.entries({ system, developer }).filter(([, ex]) => ex.status !== 200)
+      precondition(
+        refused.length === 0,
+        'P1-4.7-chat-instruction-roles',
+        refused.map(([role, ex]) => `the call with a ${role} message answered ${ex.status}`).join('; '),
+      )
+      const [s, d, n] = [system, developer, none].map((ex) => usageOf(completionOf(ex)).prompt) as [
+        number,
+        number,
+        number,
+      ]
+      expectThat(s > n, `more prompt_tokens with the system message than the ${n} without it`, `${s} with it`, system)
+      expectThat(
+        d === s,
+        `the same prompt_tokens with the instructions as developer as with them as system (${s})`,
+        `${d} as developer`,
+        developer,
+      )
+    },
+  )
 })
 
 describe('invalid and unknown (Part 1 §1.5, §5.1, §7)', () => {
-  check('P1-5.1-key-required', 'POST /v1/chat/completions without a key, or with an unknown key, is refused with 401', async () => {
-    const model = await chatModel()
-    const body = { model: model.id, messages: [userMessage(SHORT_PROMPT)], max_completion_tokens: CAPS.answer }
-    expectStatus(await chat(api, body, { key: null }), 401)
-    expectStatus(await chat(api, body, { key: 'invalid' }), 401)
-  })
+  check(
+    'P1-5.1-key-required',
+    'POST /v1/chat/completions without a key, or with an unknown key, is refused with 401',
+    async () => {
+      const model = await chatModel()
+      const body = { model: model.id, messages: [userMessage(SHORT_PROMPT)], max_completion_tokens: CAPS.answer }
+      expectStatus(await chat(api, body, { key: null }), 401)
+      expectStatus(await chat(api, body, { key: 'invalid' }), 401)
+    },
+  )
 
-  check('P1-7-chat-invalid-request', 'no model, no messages, or an empty messages array is refused with 400', async () => {
-    const model = await chatModel()
-    const cases: Array<[string, Record<string, unknown>]> = [
-      ['without model', { messages: [userMessage(SHORT_PROMPT)] }],
-      ['without messages', { model: model.id }],
-      ['with an empty messages array', { model: model.id, messages: [] }],
-    ]
-    for (const [what, body] of cases) expectStatus(await chat(api, { ...body, max_completion_tokens: CAPS.answer }), 400, `a chat request ${what}`)
-  })
+  check(
+    'P1-7-chat-invalid-request',
+    'no model, no messages, or an empty messages array is refused with 400',
+    async () => {
+      const model = await chatModel()
+      const cases: Array<[string, Record<string, unknown>]> = [
+        ['without model', { messages: [userMessage(SHORT_PROMPT)] }],
+        ['without messages', { model: model.id }],
+        ['with an empty messages array', { model: model.id, messages: [] }],
+      ]
+      for (const [what, body] of cases)
+        expectStatus(await chat(api, { ...body, max_completion_tokens: CAPS.answer }), 400, `a chat request ${what}`)
+    },
+  )
 
   check('P1-7-chat-unknown-model', 'a model id that does not exist is refused with 400 or 404', async () => {
-    const ex = await chat(api, { model: `gc-no-such-model-${randomSuffix()}`, messages: [userMessage(SHORT_PROMPT)], max_completion_tokens: CAPS.answer })
-    observe('chat unknown model', `status ${ex.status}${isObject(ex.json) && isObject(ex.json.error) ? `, error code ${String(ex.json.error.code)}` : ''}`)
+    const ex = await chat(api, {
+      model: `gc-no-such-model-${randomSuffix()}`,
+      messages: [userMessage(SHORT_PROMPT)],
+      max_completion_tokens: CAPS.answer,
+    })
+    observe(
+      'chat unknown model',
+      `status ${ex.status}${isObject(ex.json) && isObject(ex.json.error) ? `, error code ${String(ex.json.error.code)}` : ''}`,
+    )
     expectStatus(ex, [400, 404])
   })
 
@@ -120,17 +218,30 @@ describe('invalid and unknown (Part 1 §1.5, §5.1, §7)', () => {
     const { all, tier } = await catalogue()
     const chatModels = all.filter((m) => m.mode === 'chat')
     // The main key at its tier, else the tier-0 key (whose tier is 0 by definition), against a model above it.
-    const candidates: Array<{ key: 'main' | 'tier0'; tier: number | undefined }> = [{ key: 'main', tier }, ...(api.hasKey('tier0') ? [{ key: 'tier0' as const, tier: 0 }] : [])]
+    const candidates: Array<{ key: 'main' | 'tier0'; tier: number | undefined }> = [
+      { key: 'main', tier },
+      ...(api.hasKey('tier0') ? [{ key: 'tier0' as const, tier: 0 }] : []),
+    ]
     const pick = candidates.flatMap((c) => {
       const above = c.tier === undefined ? undefined : chatModels.find((m) => m.minTier > (c.tier as number))
       return above ? [{ ...c, model: above }] : []
     })[0]
     if (!pick) {
-      observe('chat min_tier', `no chat model has a min_tier above the tier of the keys given (${candidates.map((c) => `${c.key}: ${String(c.tier)}`).join(', ')}): nothing to refuse`)
+      observe(
+        'chat min_tier',
+        `no chat model has a min_tier above the tier of the keys given (${candidates.map((c) => `${c.key}: ${String(c.tier)}`).join(', ')}): nothing to refuse`,
+      )
       return
     }
-    const ex = await chat(api, { model: pick.model.id, messages: [userMessage(SHORT_PROMPT)], max_completion_tokens: CAPS.answer }, { key: pick.key })
-    observe('chat min_tier', `${pick.model.id} (min_tier ${pick.model.minTier}) with the ${pick.key} key (tier ${String(pick.tier)}): status ${ex.status}`)
+    const ex = await chat(
+      api,
+      { model: pick.model.id, messages: [userMessage(SHORT_PROMPT)], max_completion_tokens: CAPS.answer },
+      { key: pick.key },
+    )
+    observe(
+      'chat min_tier',
+      `${pick.model.id} (min_tier ${pick.model.minTier}) with the ${pick.key} key (tier ${String(pick.tier)}): status ${ex.status}`,
+    )
     expectStatus(ex, [400, 403, 404], `min_tier ${pick.model.minTier} is above tier ${String(pick.tier)}`)
   })
 })

@@ -65,10 +65,18 @@ async function tierOf(api: TargetClient, someModel: string | undefined, key: Key
 }
 
 /** The catalogue modes these suites pick by, and the capability that names a model of each. */
-const CAPABILITY_OF_MODE: Record<string, Capability> = { chat: 'chat', embedding: 'embedding', image_generation: 'image', completion: 'completion', moderation: 'moderation' }
+const CAPABILITY_OF_MODE: Record<string, Capability> = {
+  chat: 'chat',
+  embedding: 'embedding',
+  image_generation: 'image',
+  completion: 'completion',
+  moderation: 'moderation',
+}
 
 function namedByMode(): Record<string, string | undefined> {
-  return Object.fromEntries(Object.entries(CAPABILITY_OF_MODE).map(([mode, capability]) => [mode, namedModel(capability)]))
+  return Object.fromEntries(
+    Object.entries(CAPABILITY_OF_MODE).map(([mode, capability]) => [mode, namedModel(capability)]),
+  )
 }
 
 /** The model list and the main key's tier, once per file. */
@@ -76,31 +84,51 @@ export function catalogueFixture(api: TargetClient): () => Promise<Catalogue> {
   return memo(async () => {
     const list = await api.get('/v1/models')
     expectStatus(list, 200)
-    const listed = modelItems(list).filter((item): item is Record<string, unknown> => isObject(item) && typeof item.id === 'string')
+    const listed = modelItems(list).filter(
+      (item): item is Record<string, unknown> => isObject(item) && typeof item.id === 'string',
+    )
     const named = namedByMode()
     const all = withNamedModels(listed, named).map(modelOf)
     const tier = await tierOf(api, all[0]?.id, 'main')
     // An unknown tier leaves only the models every account may use.
-    const usable = all.filter((m) => m.minTier <= (tier ?? 0)).sort(namedFirst(named, (a, b) => a.outputPrice - b.outputPrice))
+    const usable = all
+      .filter((m) => m.minTier <= (tier ?? 0))
+      .sort(namedFirst(named, (a, b) => a.outputPrice - b.outputPrice))
     return { tier, all, usable }
   })
 }
 
 /** The cheapest usable model of a mode; the test is skipped when the target has none (a capability absent). */
-export async function modelFor(catalogue: () => Promise<Catalogue>, mode: string, want: (m: CatalogueModel) => boolean = () => true): Promise<CatalogueModel> {
+export async function modelFor(
+  catalogue: () => Promise<Catalogue>,
+  mode: string,
+  want: (m: CatalogueModel) => boolean = () => true,
+): Promise<CatalogueModel> {
   const { usable, tier } = await catalogue()
   const model = usable.find((m) => m.mode === mode && want(m))
   const how = CAPABILITY_OF_MODE[mode]
-  if (!model) skipTest(`capability absent: no ${mode} model in GET /v1/models that this key${tier === undefined ? '' : ` (tier ${tier})`} may use fits the test${how ? `; ${howToName(how)}` : ''}`)
+  if (!model)
+    skipTest(
+      `capability absent: no ${mode} model in GET /v1/models that this key${tier === undefined ? '' : ` (tier ${tier})`} may use fits the test${how ? `; ${howToName(how)}` : ''}`,
+    )
   return model
 }
 
-export function chat(api: TargetClient, body: Record<string, unknown>, spec: Omit<RequestSpec, 'path' | 'method' | 'json'> = {}): Promise<Exchange> {
+export function chat(
+  api: TargetClient,
+  body: Record<string, unknown>,
+  spec: Omit<RequestSpec, 'path' | 'method' | 'json'> = {},
+): Promise<Exchange> {
   return api.post(CHAT_PATH, body, spec)
 }
 
 export function chatStream(api: TargetClient, body: Record<string, unknown>): Promise<Exchange> {
-  return api.stream({ method: 'POST', path: CHAT_PATH, json: { ...body, stream: true }, headers: { accept: 'text/event-stream' } })
+  return api.stream({
+    method: 'POST',
+    path: CHAT_PATH,
+    json: { ...body, stream: true },
+    headers: { accept: 'text/event-stream' },
+  })
 }
 
 export function userMessage(text: string): Record<string, unknown> {
@@ -115,7 +143,11 @@ function isCompletion(value: unknown): value is Record<string, unknown> {
 export function completionOf(ex: Exchange): Record<string, unknown> {
   expectStatus(ex, 200)
   const body = ex.json
-  precondition(isCompletion(body), 'P1-2.6-chat-completion', `${ex.record.method} ${ex.record.path} did not answer a chat completion of §2.6`)
+  precondition(
+    isCompletion(body),
+    'P1-2.6-chat-completion',
+    `${ex.record.method} ${ex.record.path} did not answer a chat completion of §2.6`,
+  )
   return body
 }
 
@@ -128,9 +160,23 @@ interface ChatUsage {
 
 /** The usage counts; skips the test when usage lacks the fields of §2.5 (P1-2.5-chat-usage reports that). */
 export function usageOf(completion: Record<string, unknown>): ChatUsage {
-  precondition(schemas().validate('chat/usage.json', completion.usage).ok, 'P1-2.5-chat-usage', `completion ${String(completion.id)} has no usage with the fields of §2.5`)
-  const u = completion.usage as { prompt_tokens: number; completion_tokens: number; total_tokens: number; prompt_tokens_details: { cached_tokens: number } }
-  return { prompt: u.prompt_tokens, completion: u.completion_tokens, total: u.total_tokens, cached: u.prompt_tokens_details.cached_tokens }
+  precondition(
+    schemas().validate('chat/usage.json', completion.usage).ok,
+    'P1-2.5-chat-usage',
+    `completion ${String(completion.id)} has no usage with the fields of §2.5`,
+  )
+  const u = completion.usage as {
+    prompt_tokens: number
+    completion_tokens: number
+    total_tokens: number
+    prompt_tokens_details: { cached_tokens: number }
+  }
+  return {
+    prompt: u.prompt_tokens,
+    completion: u.completion_tokens,
+    total: u.total_tokens,
+    cached: u.prompt_tokens_details.cached_tokens,
+  }
 }
 
 export function firstChoice(completion: Record<string, unknown>): Record<string, unknown> {

@@ -4,7 +4,13 @@ import { CAPS, chatStream, LONG_PROMPT, userMessage } from './fixtures.ts'
 
 /** A streamed completion of a long essay on a small budget, with usage asked for at the end. */
 export function cutStream(api: TargetClient, model: string): Promise<Exchange> {
-  return chatStream(api, { model, messages: [userMessage(LONG_PROMPT)], max_completion_tokens: CAPS.cut, stream_options: { include_usage: true }, temperature: 0 })
+  return chatStream(api, {
+    model,
+    messages: [userMessage(LONG_PROMPT)],
+    max_completion_tokens: CAPS.cut,
+    stream_options: { include_usage: true },
+    temperature: 0,
+  })
 }
 
 /** Why a stream is not a whole, cleanly ended SSE stream; undefined when it is. */
@@ -19,4 +25,3 @@ export function streamProblem(ex: Exchange): string | undefined {
   if (s.events.length === 0) return 'the stream had no event'
   return undefined
 }
-

@@ -24,59 +24,92 @@ async function someModel(endpoint: Endpoint): Promise<string> {
 
 describe('a key is required (Part 1 §5.1)', () => {
   for (const endpoint of ENDPOINTS) {
-    check('P1-5.1-key-required', `POST ${endpoint.path} without a key, or with an unknown key, is refused with 401`, async () => {
-      const body = endpoint.body(await someModel(endpoint))
-      const none = await api.post(endpoint.path, body, { key: null })
-      expectStatus(none, 401)
-      expectStatus(await api.post(endpoint.path, body, { key: 'invalid' }), 401)
-      observe('compatible 401 body', `${endpoint.path}: ${describeBody(none)}`)
-    })
+    check(
+      'P1-5.1-key-required',
+      `POST ${endpoint.path} without a key, or with an unknown key, is refused with 401`,
+      async () => {
+        const body = endpoint.body(await someModel(endpoint))
+        const none = await api.post(endpoint.path, body, { key: null })
+        expectStatus(none, 401)
+        expectStatus(await api.post(endpoint.path, body, { key: 'invalid' }), 401)
+        observe('compatible 401 body', `${endpoint.path}: ${describeBody(none)}`)
+      },
+    )
   }
 })
 
 describe('an invalid body is 400 (Part 1 Conventions, §7)', () => {
   for (const endpoint of ENDPOINTS) {
-    check('P1-7-compatible-malformed-json', `POST ${endpoint.path} with a body that is not JSON is refused with 400`, async () => {
-      const ex = await api.request({ method: 'POST', path: endpoint.path, body: '{"model": ', headers: { 'content-type': 'application/json' } })
-      expectStatus(ex, 400)
-      observe('compatible 400 body', `${endpoint.path}: ${describeBody(ex)}`)
-    })
+    check(
+      'P1-7-compatible-malformed-json',
+      `POST ${endpoint.path} with a body that is not JSON is refused with 400`,
+      async () => {
+        const ex = await api.request({
+          method: 'POST',
+          path: endpoint.path,
+          body: '{"model": ',
+          headers: { 'content-type': 'application/json' },
+        })
+        expectStatus(ex, 400)
+        observe('compatible 400 body', `${endpoint.path}: ${describeBody(ex)}`)
+      },
+    )
 
-    check('P1-7-compatible-missing-field', `POST ${endpoint.path} without ${endpoint.missing.field} is refused with 400`, async () => {
-      const model = await someModel(endpoint)
-      const ex = await api.post(endpoint.path, endpoint.missing.body(model))
-      expectStatus(ex, 400, `${endpoint.missing.field} is required by the convention`)
-      if (!endpoint.servedCheck) {
-        // A real image edit needs a stored image; what a placeholder file id gets is the target's choice.
-        observe('compatible image edit', `with a file id that does not exist: ${describeBody(await api.post(endpoint.path, endpoint.body(model)))}`)
-      }
-    })
+    check(
+      'P1-7-compatible-missing-field',
+      `POST ${endpoint.path} without ${endpoint.missing.field} is refused with 400`,
+      async () => {
+        const model = await someModel(endpoint)
+        const ex = await api.post(endpoint.path, endpoint.missing.body(model))
+        expectStatus(ex, 400, `${endpoint.missing.field} is required by the convention`)
+        if (!endpoint.servedCheck) {
+          // A real image edit needs a stored image; what a placeholder file id gets is the target's choice.
+          observe(
+            'compatible image edit',
+            `with a file id that does not exist: ${describeBody(await api.post(endpoint.path, endpoint.body(model)))}`,
+          )
+        }
+      },
+    )
   }
 })
 
 describe('serving a minimal request (Part 1 §4.8)', () => {
   for (const endpoint of ENDPOINTS.filter((e) => e.servedCheck)) {
-    check('P1-4.8-compatible-served', `POST ${endpoint.path} serves a minimal request with a ${endpoint.mode} model`, async () => {
-      const model = await modelFor(catalogue, endpoint.mode)
-      const ex = await api.post(endpoint.path, endpoint.body(model.id))
-      expectThat(ex.status >= 200 && ex.status < 300, `a 2xx answer to a minimal request with ${model.id}`, describeBody(ex), ex)
-      expectJson(ex)
-      observe('compatible response shape', `${endpoint.path} with ${model.id}: ${describeBody(ex)}`)
-      if (endpoint.path === '/v1/messages') {
-        // §5.3 names x-api-key for the model endpoints only; the messages convention sends it, so what happens is recorded.
-        const apiKey = await api.post(endpoint.path, endpoint.body(model.id), { auth: 'x-api-key' })
-        observe('compatible messages x-api-key', describeBody(apiKey))
-      }
-    })
+    check(
+      'P1-4.8-compatible-served',
+      `POST ${endpoint.path} serves a minimal request with a ${endpoint.mode} model`,
+      async () => {
+        const model = await modelFor(catalogue, endpoint.mode)
+        const ex = await api.post(endpoint.path, endpoint.body(model.id))
+        expectThat(
+          ex.status >= 200 && ex.status < 300,
+          `a 2xx answer to a minimal request with ${model.id}`,
+          describeBody(ex),
+          ex,
+        )
+        expectJson(ex)
+        observe('compatible response shape', `${endpoint.path} with ${model.id}: ${describeBody(ex)}`)
+        if (endpoint.path === '/v1/messages') {
+          // §5.3 names x-api-key for the model endpoints only; the messages convention sends it, so what happens is recorded.
+          const apiKey = await api.post(endpoint.path, endpoint.body(model.id), { auth: 'x-api-key' })
+          observe('compatible messages x-api-key', describeBody(apiKey))
+        }
+      },
+    )
   }
 })
 
 describe('an unknown model (Part 1 §7)', () => {
   for (const endpoint of ENDPOINTS.filter((e) => e.servedCheck)) {
-    check('P1-7-compatible-unknown-model', `POST ${endpoint.path} naming a model that does not exist is refused with 400 or 404`, async () => {
-      const ex = await api.post(endpoint.path, endpoint.body(`gc-no-such-model-${randomSuffix()}`))
-      observe('compatible unknown model', `${endpoint.path}: ${describeBody(ex)}`)
-      expectStatus(ex, [400, 404])
-    })
+    check(
+      'P1-7-compatible-unknown-model',
+      `POST ${endpoint.path} naming a model that does not exist is refused with 400 or 404`,
+      async () => {
+        const ex = await api.post(endpoint.path, endpoint.body(`gc-no-such-model-${randomSuffix()}`))
+        observe('compatible unknown model', `${endpoint.path}: ${describeBody(ex)}`)
+        expectStatus(ex, [400, 404])
+      },
+    )
   }
 })

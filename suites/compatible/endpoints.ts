@@ -20,28 +20,38 @@ export interface Endpoint {
 
 export const ENDPOINTS: readonly Endpoint[] = [
   {
-    path: '/v1/images/generations', mode: 'image_generation', servedCheck: true,
+    path: '/v1/images/generations',
+    mode: 'image_generation',
+    servedCheck: true,
     body: (model) => ({ model, prompt: 'A small red square on a white background.', n: 1 }),
     missing: { field: 'prompt', body: (model) => ({ model, n: 1 }) },
   },
   {
-    path: '/v1/images/edits', mode: 'image_generation', servedCheck: false,
+    path: '/v1/images/edits',
+    mode: 'image_generation',
+    servedCheck: false,
     // §4.4: the image-edit endpoint references stored files by file_id; this one does not exist.
     body: (model) => ({ model, prompt: 'Make the square blue.', image: 'file-gc-placeholder' }),
     missing: { field: 'prompt', body: (model) => ({ model, image: 'file-gc-placeholder' }) },
   },
   {
-    path: '/v1/embeddings', mode: 'embedding', servedCheck: true,
+    path: '/v1/embeddings',
+    mode: 'embedding',
+    servedCheck: true,
     body: (model) => ({ model, input: 'gateway conformance' }),
     missing: { field: 'model', body: () => ({ input: 'gateway conformance' }) },
   },
   {
-    path: '/v1/completions', mode: 'completion', servedCheck: true,
+    path: '/v1/completions',
+    mode: 'completion',
+    servedCheck: true,
     body: (model) => ({ model, prompt: 'Say hello.', max_tokens: 8 }),
     missing: { field: 'model', body: () => ({ prompt: 'Say hello.', max_tokens: 8 }) },
   },
   {
-    path: '/v1/messages', mode: 'chat', servedCheck: true,
+    path: '/v1/messages',
+    mode: 'chat',
+    servedCheck: true,
     body: (model) => ({ model, max_tokens: 16, messages: [{ role: 'user', content: 'Say hello.' }] }),
     missing: { field: 'model', body: () => ({ max_tokens: 16, messages: [{ role: 'user', content: 'Say hello.' }] }) },
   },
@@ -53,6 +63,10 @@ export function describeBody(ex: Exchange): string {
   if (ex.jsonError !== undefined) return `status ${ex.status}, not JSON (${ex.text.slice(0, 60)})`
   if (!isObject(body)) return `status ${ex.status}, JSON ${Array.isArray(body) ? 'array' : typeof body}`
   const error = body.error
-  const errorPart = isObject(error) ? `; error { ${Object.keys(error).join(', ')} } type ${String(error.type)}, code ${String(error.code)}` : typeof error === 'string' ? `; error "${error}"` : ''
+  const errorPart = isObject(error)
+    ? `; error { ${Object.keys(error).join(', ')} } type ${String(error.type)}, code ${String(error.code)}`
+    : typeof error === 'string'
+      ? `; error "${error}"`
+      : ''
   return `status ${ex.status}, fields ${Object.keys(body).join(', ')}${errorPart}`
 }

@@ -5,7 +5,14 @@
  * creates is deleted in afterAll.
  */
 import { afterAll, describe } from 'vitest'
-import { expectEach, expectKeyAccepted, expectSchema, expectStatus, expectThat, precondition } from '../../harness/assert.ts'
+import {
+  expectEach,
+  expectKeyAccepted,
+  expectSchema,
+  expectStatus,
+  expectThat,
+  precondition,
+} from '../../harness/assert.ts'
 import { isObject } from '../../common/json.ts'
 import { observe } from '../../harness/recorder.ts'
 import { callWindow } from '../../harness/audit.ts'
@@ -25,35 +32,54 @@ const COMPARED = ['id', 'bytes', 'created_at', 'expires_at', 'filename', 'purpos
 async function validFiles() {
   const f = await fixture()
   precondition(f.accepted.length > 0, 'P1-4.4-purposes', 'no upload was accepted')
-  precondition(f.valid.length === f.accepted.length, 'P1-2.4-file-object', 'an upload did not answer a file object of §2.4')
+  precondition(
+    f.valid.length === f.accepted.length,
+    'P1-2.4-file-object',
+    'an upload did not answer a file object of §2.4',
+  )
   return f.valid
 }
 
 describe('upload and the file object (Part 1 §2.4, §4.4)', () => {
-  check('P1-4.4-purposes', 'an upload with each of the seven purposes, with content that suits it, is accepted', async () => {
-    const { uploads } = await fixture()
-    const refused = uploads.filter((u) => !ACCEPTED.includes(u.ex.status))
-    if (refused[0]) expectKeyAccepted(refused[0].ex)
-    expectThat(refused.length === 0, 'status 200 (or 201) for every purpose', refused.map((u) => `purpose ${u.purpose}: ${u.ex.status} ${u.ex.text.slice(0, 200)}`), refused[0]?.ex)
-  })
+  check(
+    'P1-4.4-purposes',
+    'an upload with each of the seven purposes, with content that suits it, is accepted',
+    async () => {
+      const { uploads } = await fixture()
+      const refused = uploads.filter((u) => !ACCEPTED.includes(u.ex.status))
+      if (refused[0]) expectKeyAccepted(refused[0].ex)
+      expectThat(
+        refused.length === 0,
+        'status 200 (or 201) for every purpose',
+        refused.map((u) => `purpose ${u.purpose}: ${u.ex.status} ${u.ex.text.slice(0, 200)}`),
+        refused[0]?.ex,
+      )
+    },
+  )
 
-  check('P1-2.4-file-object', 'uploads, a retrieve and the list answer file objects with the fields of §2.4', async () => {
-    const { accepted } = await fixture()
-    precondition(accepted.length > 0, 'P1-4.4-purposes', 'no upload was accepted')
-    for (const u of accepted) expectSchema(u.ex, 'files/file.json')
-    const retrieved = await api.get(`/v1/files/${encodeURIComponent(accepted[0]?.id as string)}`)
-    expectStatus(retrieved, 200)
-    expectSchema(retrieved, 'files/file.json')
-    const list = await listFiles(api, { limit: MAX_LIMIT })
-    expectEach(list.ex, 'files/file.json', list.items, '/data')
-  })
+  check(
+    'P1-2.4-file-object',
+    'uploads, a retrieve and the list answer file objects with the fields of §2.4',
+    async () => {
+      const { accepted } = await fixture()
+      precondition(accepted.length > 0, 'P1-4.4-purposes', 'no upload was accepted')
+      for (const u of accepted) expectSchema(u.ex, 'files/file.json')
+      const retrieved = await api.get(`/v1/files/${encodeURIComponent(accepted[0]?.id as string)}`)
+      expectStatus(retrieved, 200)
+      expectSchema(retrieved, 'files/file.json')
+      const list = await listFiles(api, { limit: MAX_LIMIT })
+      expectEach(list.ex, 'files/file.json', list.items, '/data')
+    },
+  )
 
   check('P1-2.4-file-fields', 'bytes, filename and purpose describe the file that was sent', async () => {
     const problems: string[] = []
     for (const u of await validFiles()) {
       const file = u.file as Record<string, unknown>
-      if (file.bytes !== u.body.fileBytes) problems.push(`${u.purpose}: bytes ${String(file.bytes)}, sent ${u.body.fileBytes}`)
-      if (file.filename !== u.filename) problems.push(`${u.purpose}: filename ${JSON.stringify(file.filename)}, sent ${JSON.stringify(u.filename)}`)
+      if (file.bytes !== u.body.fileBytes)
+        problems.push(`${u.purpose}: bytes ${String(file.bytes)}, sent ${u.body.fileBytes}`)
+      if (file.filename !== u.filename)
+        problems.push(`${u.purpose}: filename ${JSON.stringify(file.filename)}, sent ${JSON.stringify(u.filename)}`)
       if (file.purpose !== u.purpose) problems.push(`${u.purpose}: purpose ${JSON.stringify(file.purpose)}`)
     }
     expectThat(problems.length === 0, 'the size, name and purpose that were uploaded', problems)
@@ -65,40 +91,82 @@ describe('upload and the file object (Part 1 §2.4, §4.4)', () => {
       // The target's clock (its Date header) decides when the upload happened, as for svc-request-id's time.
       const window = callWindow(u.ex.record)
       const at = Math.floor(window.from / 1000)
-      expectThat(Math.abs(createdAt - at) <= CLOCK_TOLERANCE_S, `created_at within ${CLOCK_TOLERANCE_S} s of ${at} (${window.clock} at the upload)`, `created_at ${createdAt}`, u.ex)
+      expectThat(
+        Math.abs(createdAt - at) <= CLOCK_TOLERANCE_S,
+        `created_at within ${CLOCK_TOLERANCE_S} s of ${at} (${window.clock} at the upload)`,
+        `created_at ${createdAt}`,
+        u.ex,
+      )
     }
   })
 
-  check('P1-2.4-expires-at', 'with expires_after { anchor: created_at, seconds }, expires_at is created_at plus seconds', async () => {
-    const u = (await validFiles()).find((v) => v.purpose === EXPIRING)
-    precondition(u !== undefined, 'P1-4.4-purposes', `the ${EXPIRING} upload was refused`)
-    const { created_at: createdAt, expires_at: expiresAt } = u.file as Record<string, number | null>
-    expectThat(expiresAt === (createdAt as number) + EXPIRY_SECONDS, `expires_at ${(createdAt as number) + EXPIRY_SECONDS} (created_at ${createdAt} + ${EXPIRY_SECONDS})`, `expires_at ${String(expiresAt)}`, u.ex)
-  })
+  check(
+    'P1-2.4-expires-at',
+    'with expires_after { anchor: created_at, seconds }, expires_at is created_at plus seconds',
+    async () => {
+      const u = (await validFiles()).find((v) => v.purpose === EXPIRING)
+      precondition(u !== undefined, 'P1-4.4-purposes', `the ${EXPIRING} upload was refused`)
+      const { created_at: createdAt, expires_at: expiresAt } = u.file as Record<string, number | null>
+      expectThat(
+        expiresAt === (createdAt as number) + EXPIRY_SECONDS,
+        `expires_at ${(createdAt as number) + EXPIRY_SECONDS} (created_at ${createdAt} + ${EXPIRY_SECONDS})`,
+        `expires_at ${String(expiresAt)}`,
+        u.ex,
+      )
+    },
+  )
 
-  check('P1-2.4-expires-null', 'without expires_after, expires_at is null (batch files follow the provider policy)', async () => {
-    for (const u of await validFiles()) {
-      const expiresAt = (u.file as Record<string, unknown>).expires_at
-      if (u.purpose === EXPIRING) continue
-      if (u.purpose === 'batch') {
-        observe('batch file expiry', `a batch file uploaded without expires_after has expires_at ${String(expiresAt)}`)
-        continue
+  check(
+    'P1-2.4-expires-null',
+    'without expires_after, expires_at is null (batch files follow the provider policy)',
+    async () => {
+      for (const u of await validFiles()) {
+        const expiresAt = (u.file as Record<string, unknown>).expires_at
+        if (u.purpose === EXPIRING) continue
+        if (u.purpose === 'batch') {
+          observe(
+            'batch file expiry',
+            `a batch file uploaded without expires_after has expires_at ${String(expiresAt)}`,
+          )
+          continue
+        }
+        expectThat(
+          expiresAt === null,
+          `expires_at null for the ${u.purpose} file uploaded without expires_after`,
+          `expires_at ${String(expiresAt)}`,
+          u.ex,
+        )
       }
-      expectThat(expiresAt === null, `expires_at null for the ${u.purpose} file uploaded without expires_after`, `expires_at ${String(expiresAt)}`, u.ex)
-    }
-  })
+    },
+  )
 
   check('P1-2.4-expires-anchor', 'an expires_after anchor other than created_at is refused with 400', async () => {
-    const up = await upload(api, { label: 'anchor', purpose: 'user_data', expiresAfter: { anchor: 'last_active_at', seconds: String(EXPIRY_SECONDS) } })
+    const up = await upload(api, {
+      label: 'anchor',
+      purpose: 'user_data',
+      expiresAfter: { anchor: 'last_active_at', seconds: String(EXPIRY_SECONDS) },
+    })
     await expectRefused(api, up, 400, 'only created_at is supported')
   })
 
-  check('P1-2.4-expires-seconds', 'expires_after without seconds, or with seconds that are not an integer, is refused with 400', async () => {
-    const missing = await upload(api, { label: 'no-seconds', purpose: 'user_data', expiresAfter: { anchor: 'created_at' } })
-    await expectRefused(api, missing, 400, 'seconds is required')
-    const fraction = await upload(api, { label: 'fraction-seconds', purpose: 'user_data', expiresAfter: { anchor: 'created_at', seconds: `${EXPIRY_SECONDS}.5` } })
-    await expectRefused(api, fraction, 400, 'seconds is an integer')
-  })
+  check(
+    'P1-2.4-expires-seconds',
+    'expires_after without seconds, or with seconds that are not an integer, is refused with 400',
+    async () => {
+      const missing = await upload(api, {
+        label: 'no-seconds',
+        purpose: 'user_data',
+        expiresAfter: { anchor: 'created_at' },
+      })
+      await expectRefused(api, missing, 400, 'seconds is required')
+      const fraction = await upload(api, {
+        label: 'fraction-seconds',
+        purpose: 'user_data',
+        expiresAfter: { anchor: 'created_at', seconds: `${EXPIRY_SECONDS}.5` },
+      })
+      await expectRefused(api, fraction, 400, 'seconds is an integer')
+    },
+  )
 
   check('P1-4.4-purpose-unknown', 'an upload with a purpose outside the seven is refused with 400', async () => {
     const up = await upload(api, { label: 'unknown-purpose', purpose: 'gc-no-such-purpose' })
@@ -122,16 +190,32 @@ describe('the file list (Part 1 §2.4, §4.4)', () => {
   })
 
   check('P1-4.4-list-order', 'order=asc and order=desc sort by created_at, and the default is desc', async () => {
-    const ours = (await validFiles()).map((u) => ({ id: u.id as string, createdAt: (u.file as Record<string, unknown>).created_at as number }))
-    precondition(new Set(ours.map((o) => o.createdAt)).size > 1, 'P1-2.4-created-at-now', "the run's files, uploaded more than a second apart, share one created_at")
+    const ours = (await validFiles()).map((u) => ({
+      id: u.id as string,
+      createdAt: (u.file as Record<string, unknown>).created_at as number,
+    }))
+    precondition(
+      new Set(ours.map((o) => o.createdAt)).size > 1,
+      'P1-2.4-created-at-now',
+      "the run's files, uploaded more than a second apart, share one created_at",
+    )
     const asc = await fullList(api, 'asc')
     const missing = ours.filter((o) => !asc.ids.includes(o.id)).map((o) => o.id)
-    expectThat(missing.length === 0, "every file of the run listed", `not listed: ${missing.join(', ')}`, asc.ex)
+    expectThat(missing.length === 0, 'every file of the run listed', `not listed: ${missing.join(', ')}`, asc.ex)
     const desc = await fullList(api, 'desc')
     const byDefault = await listFiles(api, { limit: MAX_LIMIT })
-    for (const [list, order, what] of [[asc, 'asc', 'order=asc'], [desc, 'desc', 'order=desc'], [byDefault, 'desc', 'no order (default desc)']] as const) {
+    for (const [list, order, what] of [
+      [asc, 'asc', 'order=asc'],
+      [desc, 'desc', 'order=desc'],
+      [byDefault, 'desc', 'no order (default desc)'],
+    ] as const) {
       const breaks = orderBreaks(list, order)
-      expectThat(breaks.length === 0, `${what}: created_at ${order === 'asc' ? 'ascending' : 'descending'}`, breaks, list.ex)
+      expectThat(
+        breaks.length === 0,
+        `${what}: created_at ${order === 'asc' ? 'ascending' : 'descending'}`,
+        breaks,
+        list.ex,
+      )
     }
   })
 
@@ -143,43 +227,80 @@ describe('the file list (Part 1 §2.4, §4.4)', () => {
     await validFiles()
     for (const limit of [1, 3]) {
       const list = await listFiles(api, { limit })
-      expectThat(list.ids.length <= limit, `at most ${limit} file(s) with limit=${limit}`, `${list.ids.length} files`, list.ex)
+      expectThat(
+        list.ids.length <= limit,
+        `at most ${limit} file(s) with limit=${limit}`,
+        `${list.ids.length} files`,
+        list.ex,
+      )
     }
   })
 
   check('P1-4.4-list-limit-range', 'limit accepts 1 and 10000; 0, 10001 and 1.5 are refused with 400', async () => {
-    for (const limit of [1, MAX_LIMIT]) expectStatus(await api.get('/v1/files', { query: { limit } }), 200, `limit=${limit} is within 1 to 10000`)
-    for (const limit of ['0', '10001', '1.5']) expectStatus(await api.get('/v1/files', { query: { limit } }), 400, `limit=${limit} is outside 1 to 10000`)
+    for (const limit of [1, MAX_LIMIT])
+      expectStatus(await api.get('/v1/files', { query: { limit } }), 200, `limit=${limit} is within 1 to 10000`)
+    for (const limit of ['0', '10001', '1.5'])
+      expectStatus(await api.get('/v1/files', { query: { limit } }), 400, `limit=${limit} is outside 1 to 10000`)
   })
 
-  check('P1-4.4-list-cursor', 'after pages through the list in both orders without repeats or gaps, has_more telling the truth', async () => {
-    const mine = new Set((await validFiles()).map((u) => u.id as string))
-    for (const order of ['asc', 'desc'] as const) {
-      const full = await fullList(api, order)
-      const ours = full.ids.filter((id) => mine.has(id))
-      precondition(ours.length >= 3, 'P1-4.4-purposes', `fewer than three of the run's files are listed (${ours.length})`)
-      // Enough pages to pass the last of the run's files, and a few more to reach the end of a small list.
-      const span = full.ids.indexOf(ours.at(-1) as string) - full.ids.indexOf(ours[0] as string) + 1
-      const paged = await pageThrough(api, order, full, ours, 2, Math.ceil(span / 2) + 3)
-      const repeated = [...new Set(paged.seen.filter((id, i) => paged.seen.indexOf(id) !== i))]
-      expectThat(repeated.length === 0, `order=${order}: no file on two pages`, `repeated: ${repeated.join(', ')}`, paged.last.ex)
-      const oursSeen = paged.seen.filter((id) => mine.has(id))
-      expectThat(JSON.stringify(oursSeen) === JSON.stringify(ours), `order=${order}: the run's files each once, in list order (${ours.join(', ')})`, `paged: ${oursSeen.join(', ')}`, paged.last.ex)
-      // Past the oldest file nothing new can arrive, so the end of a desc list is stable enough to judge.
-      if (order === 'desc' && paged.last.hasMore === false && paged.last.ids.length > 0) {
-        const beyond = await listFiles(api, { order, limit: 2, after: paged.last.ids.at(-1) as string })
-        expectThat(beyond.ids.length === 0, 'no files after the page that said has_more false', `${beyond.ids.length} files: ${beyond.ids.join(', ')}`, beyond.ex)
+  check(
+    'P1-4.4-list-cursor',
+    'after pages through the list in both orders without repeats or gaps, has_more telling the truth',
+    async () => {
+      const mine = new Set((await validFiles()).map((u) => u.id as string))
+      for (const order of ['asc', 'desc'] as const) {
+        const full = await fullList(api, order)
+        const ours = full.ids.filter((id) => mine.has(id))
+        precondition(
+          ours.length >= 3,
+          'P1-4.4-purposes',
+          `fewer than three of the run's files are listed (${ours.length})`,
+        )
+        // Enough pages to pass the last of the run's files, and a few more to reach the end of a small list.
+        const span = full.ids.indexOf(ours.at(-1) as string) - full.ids.indexOf(ours[0] as string) + 1
+        const paged = await pageThrough(api, order, full, ours, 2, Math.ceil(span / 2) + 3)
+        const repeated = [...new Set(paged.seen.filter((id, i) => paged.seen.indexOf(id) !== i))]
+        expectThat(
+          repeated.length === 0,
+          `order=${order}: no file on two pages`,
+          `repeated: ${repeated.join(', ')}`,
+          paged.last.ex,
+        )
+        const oursSeen = paged.seen.filter((id) => mine.has(id))
+        expectThat(
+          JSON.stringify(oursSeen) === JSON.stringify(ours),
+          `order=${order}: the run's files each once, in list order (${ours.join(', ')})`,
+          `paged: ${oursSeen.join(', ')}`,
+          paged.last.ex,
+        )
+        // Past the oldest file nothing new can arrive, so the end of a desc list is stable enough to judge.
+        if (order === 'desc' && paged.last.hasMore === false && paged.last.ids.length > 0) {
+          const beyond = await listFiles(api, { order, limit: 2, after: paged.last.ids.at(-1) as string })
+          expectThat(
+            beyond.ids.length === 0,
+            'no files after the page that said has_more false',
+            `${beyond.ids.length} files: ${beyond.ids.join(', ')}`,
+            beyond.ex,
+          )
+        }
       }
-    }
-  })
+    },
+  )
 
   check('P1-4.4-list-purpose', 'purpose filters the list', async () => {
     const vision = (await validFiles()).find((u) => u.purpose === 'vision')
     precondition(vision !== undefined, 'P1-4.4-purposes', 'the vision upload was refused')
     const list = await listFiles(api, { purpose: 'vision', limit: MAX_LIMIT })
-    const others = list.items.filter((item) => item.purpose !== 'vision').map((item) => `${String(item.id)}: ${String(item.purpose)}`)
+    const others = list.items
+      .filter((item) => item.purpose !== 'vision')
+      .map((item) => `${String(item.id)}: ${String(item.purpose)}`)
     expectThat(others.length === 0, 'only files with purpose vision', others, list.ex)
-    expectThat(list.ids.includes(vision.id as string), `the run's vision file ${vision.id} listed`, list.ids.join(', ') || 'no files', list.ex)
+    expectThat(
+      list.ids.includes(vision.id as string),
+      `the run's vision file ${vision.id} listed`,
+      list.ids.join(', ') || 'no files',
+      list.ex,
+    )
   })
 })
 
@@ -194,14 +315,21 @@ describe('retrieve and delete (Part 1 §4.4, §7)', () => {
       const differences = COMPARED.flatMap((field) => {
         const got = isObject(body) ? body[field] : undefined
         const uploaded = (u.file as Record<string, unknown>)[field]
-        return JSON.stringify(got) === JSON.stringify(uploaded) ? [] : [`${field}: upload ${JSON.stringify(uploaded)}, retrieve ${JSON.stringify(got)}`]
+        return JSON.stringify(got) === JSON.stringify(uploaded)
+          ? []
+          : [`${field}: upload ${JSON.stringify(uploaded)}, retrieve ${JSON.stringify(got)}`]
       })
       expectThat(differences.length === 0, `the ${u.purpose} file as the upload described it`, differences, ex)
     }
     // §8.4 limits downloads per minute but shows no route: what the usual one answers is recorded, not judged.
     const sample = accepted[0] as (typeof accepted)[number]
-    const content = await api.get(`/v1/files/${encodeURIComponent(sample.id as string)}/content`, { headers: { accept: '*/*' } })
-    observe('file download', `GET /v1/files/{file_id}/content answered ${content.status} (${content.header('content-type') ?? 'no content-type'}, ${content.record.bodyBytes ?? 0} bytes; the ${sample.purpose} file has ${sample.body.fileBytes})`)
+    const content = await api.get(`/v1/files/${encodeURIComponent(sample.id as string)}/content`, {
+      headers: { accept: '*/*' },
+    })
+    observe(
+      'file download',
+      `GET /v1/files/{file_id}/content answered ${content.status} (${content.header('content-type') ?? 'no content-type'}, ${content.record.bodyBytes ?? 0} bytes; the ${sample.purpose} file has ${sample.body.fileBytes})`,
+    )
   })
 
   check('P1-7-file-unknown-404', 'retrieving or deleting a file id that does not exist answers 404', async () => {
@@ -211,22 +339,33 @@ describe('retrieve and delete (Part 1 §4.4, §7)', () => {
   })
 
   // Last in the file: it deletes one of the shared files.
-  check('P1-4.4-delete', 'after DELETE /v1/files/{file_id} the file is neither listed nor retrievable (404)', async () => {
-    const { accepted } = await fixture()
-    const victim = accepted.at(-1)
-    precondition(victim !== undefined, 'P1-4.4-purposes', 'no upload was accepted')
-    const id = victim.id as string
-    const deleted = await deleteFile(api, id)
-    expectStatus(deleted, [200, 202, 204], 'the file is deleted')
-    observe('file delete answer', `DELETE /v1/files/{file_id} answered ${deleted.status}: ${deleted.text.slice(0, 300) || '(no body)'}`)
-    const list = await listFiles(api, { limit: MAX_LIMIT })
-    expectThat(!list.ids.includes(id), `${id} no longer listed`, 'still listed', list.ex)
-    const after = await api.get(`/v1/files/${encodeURIComponent(id)}`)
-    expectThat(after.status !== 200, `${id} no longer retrievable`, `status ${after.status}`, after)
-    if (after.status !== 404) {
-      const probe = await api.get(`/v1/files/${encodeURIComponent(`file-gc-${runConfig().runId}-probe`)}`)
-      precondition(probe.status === 404, 'P1-7-file-unknown-404', `a file id that never existed answers ${probe.status}`)
-    }
-    expectStatus(after, 404, 'a deleted file is a missing resource')
-  })
+  check(
+    'P1-4.4-delete',
+    'after DELETE /v1/files/{file_id} the file is neither listed nor retrievable (404)',
+    async () => {
+      const { accepted } = await fixture()
+      const victim = accepted.at(-1)
+      precondition(victim !== undefined, 'P1-4.4-purposes', 'no upload was accepted')
+      const id = victim.id as string
+      const deleted = await deleteFile(api, id)
+      expectStatus(deleted, [200, 202, 204], 'the file is deleted')
+      observe(
+        'file delete answer',
+        `DELETE /v1/files/{file_id} answered ${deleted.status}: ${deleted.text.slice(0, 300) || '(no body)'}`,
+      )
+      const list = await listFiles(api, { limit: MAX_LIMIT })
+      expectThat(!list.ids.includes(id), `${id} no longer listed`, 'still listed', list.ex)
+      const after = await api.get(`/v1/files/${encodeURIComponent(id)}`)
+      expectThat(after.status !== 200, `${id} no longer retrievable`, `status ${after.status}`, after)
+      if (after.status !== 404) {
+        const probe = await api.get(`/v1/files/${encodeURIComponent(`file-gc-${runConfig().runId}-probe`)}`)
+        precondition(
+          probe.status === 404,
+          'P1-7-file-unknown-404',
+          `a file id that never existed answers ${probe.status}`,
+        )
+      }
+      expectStatus(after, 404, 'a deleted file is a missing resource')
+    },
+  )
 })

@@ -39,7 +39,11 @@ export function purposeFixture(api: TargetClient): () => Promise<Fixture> {
     const uploads: PurposeUpload[] = []
     for (const [index, purpose] of PURPOSES.entries()) {
       if (index === FIRST_GROUP) await sleep(GROUP_GAP_MS)
-      const up = await upload(api, { label: purpose, purpose, ...(purpose === EXPIRING ? { expiresAfter: { anchor: 'created_at', seconds: String(EXPIRY_SECONDS) } } : {}) })
+      const up = await upload(api, {
+        label: purpose,
+        purpose,
+        ...(purpose === EXPIRING ? { expiresAfter: { anchor: 'created_at', seconds: String(EXPIRY_SECONDS) } } : {}),
+      })
       const body = up.ex.json
       uploads.push({ ...up, purpose, file: up.id !== undefined && isObject(body) ? body : undefined })
     }

@@ -24,23 +24,46 @@ export async function listFiles(api: TargetClient, query: Record<string, string 
   const ex = await api.get('/v1/files', { query })
   expectStatus(ex, 200)
   const body = ex.json
-  precondition(isObject(body) && Array.isArray(body.data), 'P1-2.4-list-envelope', `${ex.record.path} did not answer an object with a data array`)
+  precondition(
+    isObject(body) && Array.isArray(body.data),
+    'P1-2.4-list-envelope',
+    `${ex.record.path} did not answer an object with a data array`,
+  )
   const items = body.data.filter(isObject)
-  return { ex, items, ids: items.flatMap((item) => (typeof item.id === 'string' ? [item.id] : [])), firstId: body.first_id, lastId: body.last_id, hasMore: body.has_more }
+  return {
+    ex,
+    items,
+    ids: items.flatMap((item) => (typeof item.id === 'string' ? [item.id] : [])),
+    firstId: body.first_id,
+    lastId: body.last_id,
+    hasMore: body.has_more,
+  }
 }
 
 /** The whole list in one order, for tests that need every file: skipped when the account holds too many. */
 export async function fullList(api: TargetClient, order: 'asc' | 'desc'): Promise<FileList> {
   const list = await listFiles(api, { order, limit: MAX_LIMIT })
-  precondition(schemas().validate('files/list.json', list.ex.json).ok, 'P1-2.4-list-envelope', 'the list does not have the envelope of §2.4')
-  precondition(list.hasMore === false, 'P1-4.4-list-limit', `the account holds more than ${MAX_LIMIT} files, so no single page lists them all`)
+  precondition(
+    schemas().validate('files/list.json', list.ex.json).ok,
+    'P1-2.4-list-envelope',
+    'the list does not have the envelope of §2.4',
+  )
+  precondition(
+    list.hasMore === false,
+    'P1-4.4-list-limit',
+    `the account holds more than ${MAX_LIMIT} files, so no single page lists them all`,
+  )
   return list
 }
 
 /** created_at of each item, failing when one is not an integer (the file-object requirement reports that). */
 function createdAts(list: FileList): number[] {
   const values = list.items.map((item) => item.created_at)
-  precondition(values.every((v) => Number.isInteger(v)), 'P1-2.4-file-object', 'a listed file has no integer created_at')
+  precondition(
+    values.every((v) => Number.isInteger(v)),
+    'P1-2.4-file-object',
+    'a listed file has no integer created_at',
+  )
   return values as number[]
 }
 
@@ -50,7 +73,8 @@ export function orderBreaks(list: FileList, order: 'asc' | 'desc'): string[] {
   const breaks: string[] = []
   for (let i = 1; i < times.length; i += 1) {
     const [before, after] = [times[i - 1] as number, times[i] as number]
-    if (order === 'asc' ? after < before : after > before) breaks.push(`/data/${i} (${list.ids[i]}) created_at ${after} after /data/${i - 1} created_at ${before}`)
+    if (order === 'asc' ? after < before : after > before)
+      breaks.push(`/data/${i} (${list.ids[i]}) created_at ${after} after /data/${i - 1} created_at ${before}`)
   }
   return breaks
 }
@@ -68,7 +92,14 @@ interface Paged {
  * `maxPages` were read, checking each page as it comes: at most `limit` files, first_id and last_id naming
  * the first and last file, and has_more true while one of `ours` is still to come.
  */
-export async function pageThrough(api: TargetClient, order: 'asc' | 'desc', full: FileList, ours: readonly string[], limit: number, maxPages: number): Promise<Paged> {
+export async function pageThrough(
+  api: TargetClient,
+  order: 'asc' | 'desc',
+  full: FileList,
+  ours: readonly string[],
+  limit: number,
+  maxPages: number,
+): Promise<Paged> {
   const start = full.ids.indexOf(ours[0] as string)
   let after = start > 0 ? full.ids[start - 1] : undefined
   const seen: string[] = []
@@ -76,12 +107,22 @@ export async function pageThrough(api: TargetClient, order: 'asc' | 'desc', full
     const page = await listFiles(api, { order, limit, ...(after === undefined ? {} : { after }) })
     precondition(page.ids.length <= limit, 'P1-4.4-list-limit', `limit=${limit} returned ${page.ids.length} files`)
     if (page.ids.length > 0) {
-      expectThat(page.firstId === page.ids[0] && page.lastId === page.ids.at(-1), 'first_id and last_id naming the first and last file of data', `first_id ${String(page.firstId)}, last_id ${String(page.lastId)}, data ${page.ids.join(', ')}`, page.ex)
+      expectThat(
+        page.firstId === page.ids[0] && page.lastId === page.ids.at(-1),
+        'first_id and last_id naming the first and last file of data',
+        `first_id ${String(page.firstId)}, last_id ${String(page.lastId)}, data ${page.ids.join(', ')}`,
+        page.ex,
+      )
     }
     seen.push(...page.ids)
     const pending = ours.filter((id) => !seen.includes(id))
     if (pending.length > 0) {
-      expectThat(page.hasMore === true, `has_more true: ${pending.length} of the run's files (${pending.join(', ')}) come later in order=${order}`, `has_more ${String(page.hasMore)}`, page.ex)
+      expectThat(
+        page.hasMore === true,
+        `has_more true: ${pending.length} of the run's files (${pending.join(', ')}) come later in order=${order}`,
+        `has_more ${String(page.hasMore)}`,
+        page.ex,
+      )
     }
     if (page.hasMore !== true || page.ids.length === 0 || pages >= maxPages) return { seen, pages, last: page }
     after = page.ids.at(-1)

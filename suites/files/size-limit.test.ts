@@ -27,7 +27,9 @@ const MAX_BYTES = limits.maxUploadBytes
 function requireLargeUploads(): void {
   const { baseUrl, largeUploads } = runConfig()
   if (isLoopback(baseUrl) || largeUploads) return
-  skipTest(`a 128 MB upload against a remote target runs only when asked for: set ${LARGE_UPLOADS.env}=1 (with --family files)`)
+  skipTest(
+    `a 128 MB upload against a remote target runs only when asked for: set ${LARGE_UPLOADS.env}=1 (with --family files)`,
+  )
 }
 
 /**
@@ -39,20 +41,45 @@ function largeUploadKey(): KeySlot {
 }
 
 describe('the 128 MB upload limit (Part 1 §4.4, §8.4)', () => {
-  check('P1-4.4-file-size-max', `a file of exactly ${MAX_BYTES} bytes (128 MB) is accepted`, async () => {
-    requireLargeUploads()
-    const key = largeUploadKey()
-    const up = await upload(api, { label: 'max-size', purpose: 'user_data', key, timeoutMs: LARGE_UPLOADS.timeoutMs, file: { ext: 'bin', contentType: 'application/octet-stream', content: { size: MAX_BYTES } } })
-    observe('128 MB upload', `${MAX_BYTES} bytes answered ${up.ex.status} in ${up.ex.record.durationMs} ms`)
-    if (up.id !== undefined) await deleteFile(api, up.id)
-    expectStatus(up.ex, [200, 201], 'a file of 128 MB is within the limit')
-  }, { timeout: 2 * LARGE_UPLOADS.timeoutMs })
+  check(
+    'P1-4.4-file-size-max',
+    `a file of exactly ${MAX_BYTES} bytes (128 MB) is accepted`,
+    async () => {
+      requireLargeUploads()
+      const key = largeUploadKey()
+      const up = await upload(api, {
+        label: 'max-size',
+        purpose: 'user_data',
+        key,
+        timeoutMs: LARGE_UPLOADS.timeoutMs,
+        file: { ext: 'bin', contentType: 'application/octet-stream', content: { size: MAX_BYTES } },
+      })
+      observe('128 MB upload', `${MAX_BYTES} bytes answered ${up.ex.status} in ${up.ex.record.durationMs} ms`)
+      if (up.id !== undefined) await deleteFile(api, up.id)
+      expectStatus(up.ex, [200, 201], 'a file of 128 MB is within the limit')
+    },
+    { timeout: 2 * LARGE_UPLOADS.timeoutMs },
+  )
 
-  check('P1-4.4-file-size-limit', `a file of ${MAX_BYTES + 1} bytes, one over 128 MB, is refused with 400 or 413`, async () => {
-    requireLargeUploads()
-    const key = largeUploadKey()
-    const up = await upload(api, { label: 'over-size', purpose: 'user_data', key, timeoutMs: LARGE_UPLOADS.timeoutMs, file: { ext: 'bin', contentType: 'application/octet-stream', content: { size: MAX_BYTES + 1 } } })
-    observe('upload over 128 MB', `${MAX_BYTES + 1} bytes answered ${up.ex.status} in ${up.ex.record.durationMs} ms, after ${up.body.produced()} of ${up.body.length} body bytes were produced`)
-    await expectRefused(api, up, [400, 413], 'the file is over 128 MB')
-  }, { timeout: 2 * LARGE_UPLOADS.timeoutMs })
+  check(
+    'P1-4.4-file-size-limit',
+    `a file of ${MAX_BYTES + 1} bytes, one over 128 MB, is refused with 400 or 413`,
+    async () => {
+      requireLargeUploads()
+      const key = largeUploadKey()
+      const up = await upload(api, {
+        label: 'over-size',
+        purpose: 'user_data',
+        key,
+        timeoutMs: LARGE_UPLOADS.timeoutMs,
+        file: { ext: 'bin', contentType: 'application/octet-stream', content: { size: MAX_BYTES + 1 } },
+      })
+      observe(
+        'upload over 128 MB',
+        `${MAX_BYTES + 1} bytes answered ${up.ex.status} in ${up.ex.record.durationMs} ms, after ${up.body.produced()} of ${up.body.length} body bytes were produced`,
+      )
+      await expectRefused(api, up, [400, 413], 'the file is over 128 MB')
+    },
+    { timeout: 2 * LARGE_UPLOADS.timeoutMs },
+  )
 })

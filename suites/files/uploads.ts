@@ -17,16 +17,36 @@ export const PURPOSES = ['assistants', 'batch', 'fine-tune', 'vision', 'user_dat
 export type Purpose = (typeof PURPOSES)[number]
 
 /** A 1x1 PNG: the smallest real image, for the vision purpose. */
-const PNG_1X1 = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64')
+const PNG_1X1 = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+  'base64',
+)
 
 /** Content that suits each purpose (§4.4 purpose rules): JSONL where JSONL is the rule, an image for vision. */
 const SUITED: Readonly<Record<Purpose, { ext: string; contentType: string; content: PartContent }>> = {
   assistants: { ext: 'txt', contentType: 'text/plain', content: 'Notes for a hosted retrieval surface.\n' },
-  batch: { ext: 'jsonl', contentType: 'application/jsonl', content: `${JSON.stringify({ custom_id: 'gc-1', method: 'POST', url: '/v1/responses', body: { model: 'gc-model', input: 'Hello' } })}\n` },
-  'fine-tune': { ext: 'jsonl', contentType: 'application/jsonl', content: `${JSON.stringify({ messages: [{ role: 'user', content: 'Hi' }, { role: 'assistant', content: 'Hello' }] })}\n` },
+  batch: {
+    ext: 'jsonl',
+    contentType: 'application/jsonl',
+    content: `${JSON.stringify({ custom_id: 'gc-1', method: 'POST', url: '/v1/responses', body: { model: 'gc-model', input: 'Hello' } })}\n`,
+  },
+  'fine-tune': {
+    ext: 'jsonl',
+    contentType: 'application/jsonl',
+    content: `${JSON.stringify({
+      messages: [
+        { role: 'user', content: 'Hi' },
+        { role: 'assistant', content: 'Hello' },
+      ],
+    })}\n`,
+  },
   vision: { ext: 'png', contentType: 'image/png', content: PNG_1X1 },
   user_data: { ext: 'txt', contentType: 'text/plain', content: { size: 1500 } },
-  evals: { ext: 'jsonl', contentType: 'application/jsonl', content: `${JSON.stringify({ item: { input: 'What is 2+2?', expected: '4' } })}\n` },
+  evals: {
+    ext: 'jsonl',
+    contentType: 'application/jsonl',
+    content: `${JSON.stringify({ item: { input: 'What is 2+2?', expected: '4' } })}\n`,
+  },
   others: { ext: 'bin', contentType: 'application/octet-stream', content: { size: 2048, pattern: '\u0000\u0001gc' } },
 }
 
@@ -64,14 +84,20 @@ function fileName(label: string, ext: string): string {
 }
 
 export async function upload(api: TargetClient, spec: UploadSpec): Promise<Upload> {
-  const suited = spec.purpose !== undefined && (PURPOSES as readonly string[]).includes(spec.purpose) ? SUITED[spec.purpose as Purpose] : SUITED.user_data
+  const suited =
+    spec.purpose !== undefined && (PURPOSES as readonly string[]).includes(spec.purpose)
+      ? SUITED[spec.purpose as Purpose]
+      : SUITED.user_data
   const file = spec.file === undefined ? suited : spec.file
   const filename = fileName(spec.label, file?.ext ?? 'none')
   const fields: Array<[string, string]> = []
   if (spec.purpose !== undefined) fields.push(['purpose', spec.purpose])
   if (spec.expiresAfter?.anchor !== undefined) fields.push(['expires_after[anchor]', spec.expiresAfter.anchor])
   if (spec.expiresAfter?.seconds !== undefined) fields.push(['expires_after[seconds]', spec.expiresAfter.seconds])
-  const body = multipartBody(fields, file === null ? undefined : { filename, contentType: file.contentType, content: file.content })
+  const body = multipartBody(
+    fields,
+    file === null ? undefined : { filename, contentType: file.contentType, content: file.content },
+  )
   const sentAt = Date.now()
   const ex = await api.request({
     method: 'POST',
@@ -84,14 +110,19 @@ export async function upload(api: TargetClient, spec: UploadSpec): Promise<Uploa
     ...(spec.retry429 === undefined ? {} : { retry429: spec.retry429 }),
   })
   const answer = ex.json
-  const id = ex.status >= 200 && ex.status < 300 && isObject(answer) && typeof answer.id === 'string' ? answer.id : undefined
+  const id =
+    ex.status >= 200 && ex.status < 300 && isObject(answer) && typeof answer.id === 'string' ? answer.id : undefined
   if (id !== undefined) created.set(id, spec.key ?? 'main')
   return { ex, body, filename, purpose: spec.purpose, sentAt, id }
 }
 
 /** Deletes a file this run created; it is no longer tracked once the target answered 2xx or 404 (already gone). */
 export async function deleteFile(api: TargetClient, id: string): Promise<Exchange> {
-  const ex = await api.request({ method: 'DELETE', path: `/v1/files/${encodeURIComponent(id)}`, key: created.get(id) ?? 'main' })
+  const ex = await api.request({
+    method: 'DELETE',
+    path: `/v1/files/${encodeURIComponent(id)}`,
+    key: created.get(id) ?? 'main',
+  })
   if ((ex.status >= 200 && ex.status < 300) || ex.status === 404) created.delete(id)
   return ex
 }
@@ -100,7 +131,12 @@ export async function deleteFile(api: TargetClient, id: string): Promise<Exchang
  * For uploads a test expects refused: a target that stored the file anyway has it deleted at once, so that the
  * stray file cannot disturb another test's lists, and then the status is judged.
  */
-export async function expectRefused(api: TargetClient, up: Upload, statuses: number | readonly number[], why: string): Promise<void> {
+export async function expectRefused(
+  api: TargetClient,
+  up: Upload,
+  statuses: number | readonly number[],
+  why: string,
+): Promise<void> {
   if (up.id !== undefined) await deleteFile(api, up.id).catch(() => undefined)
   expectStatus(up.ex, statuses, why)
 }

@@ -16,11 +16,23 @@ export const UNKNOWN_MODEL = 'gc-no-such-model'
 
 export const SAMPLE_CALLS: SampleCall[] = [
   { title: 'a model list (200)', authenticated: true, run: (api) => api.get('/v1/models') },
-  { title: 'the public model list without a key', authenticated: false, run: (api) => api.get('/public/models', { key: null }) },
+  {
+    title: 'the public model list without a key',
+    authenticated: false,
+    run: (api) => api.get('/public/models', { key: null }),
+  },
   { title: 'the credit record (200)', authenticated: true, run: (api) => api.get('/user/v1/credit') },
   { title: 'a /v1 call without a key (401)', authenticated: false, run: (api) => api.get('/v1/models', { key: null }) },
-  { title: 'a /user/v1 call with an invalid key (401)', authenticated: false, run: (api) => api.get('/user/v1/credit', { key: 'invalid' }) },
+  {
+    title: 'a /user/v1 call with an invalid key (401)',
+    authenticated: false,
+    run: (api) => api.get('/user/v1/credit', { key: 'invalid' }),
+  },
   { title: 'an unknown model (404)', authenticated: true, run: (api) => api.get(`/v1/models/${UNKNOWN_MODEL}`) },
-  { title: 'an out-of-range query (400)', authenticated: true, run: (api) => api.get('/user/v1/transactions', { query: { page_size: 0 } }) },
+  {
+    title: 'an out-of-range query (400)',
+    authenticated: true,
+    run: (api) => api.get('/user/v1/transactions', { query: { page_size: 0 } }),
+  },
   { title: 'an unknown route', authenticated: true, run: (api) => api.get('/v1/gc-no-such-route') },
 ]

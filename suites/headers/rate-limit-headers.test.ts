@@ -15,7 +15,12 @@ describe('rate-limit headers (Part 1 §4.1)', () => {
       const ex = await call.run(api)
       expectKeyAccepted(ex)
       const problems = rateLimitHeaderProblems(ex.record.responseHeaders ?? {})
-      expectThat(problems.length === 0, 'x-ratelimit-limit-, -remaining- and -reset- for requests and tokens, well-formed', problems, ex)
+      expectThat(
+        problems.length === 0,
+        'x-ratelimit-limit-, -remaining- and -reset- for requests and tokens, well-formed',
+        problems,
+        ex,
+      )
     })
   }
 })
@@ -28,17 +33,33 @@ describe('rate-limit headers (Part 1 §4.1)', () => {
 const catalogue = catalogueFixture(api)
 
 describe('project-token headers (Part 1 §4.1)', () => {
-  check('P1-4.1-project-token-headers', 'where project-token headers appear, limit, remaining and reset all do, well-formed', async () => {
-    const model = await modelFor(catalogue, 'chat')
-    const calls = [
-      await api.post('/v1/chat/completions', { model: model.id, messages: [{ role: 'user', content: 'Say hi.' }], max_tokens: 8 }),
-      await api.post('/v1/responses', { model: model.id, input: 'Say hi.', max_output_tokens: 16, store: false }),
-    ]
-    const seen = calls.filter((ex) => projectTokenHeaderProblems(ex.record.responseHeaders ?? {}) !== undefined)
-    if (seen.length === 0) skipTest('the target sent no x-ratelimit-*-project-tokens header on chat completions or responses; §4.1 makes them route-dependent')
-    for (const ex of seen) {
-      const problems = projectTokenHeaderProblems(ex.record.responseHeaders ?? {}) ?? []
-      expectThat(problems.length === 0, 'x-ratelimit-limit-, -remaining- and -reset-project-tokens together, well-formed', problems, ex)
-    }
-  })
+  check(
+    'P1-4.1-project-token-headers',
+    'where project-token headers appear, limit, remaining and reset all do, well-formed',
+    async () => {
+      const model = await modelFor(catalogue, 'chat')
+      const calls = [
+        await api.post('/v1/chat/completions', {
+          model: model.id,
+          messages: [{ role: 'user', content: 'Say hi.' }],
+          max_tokens: 8,
+        }),
+        await api.post('/v1/responses', { model: model.id, input: 'Say hi.', max_output_tokens: 16, store: false }),
+      ]
+      const seen = calls.filter((ex) => projectTokenHeaderProblems(ex.record.responseHeaders ?? {}) !== undefined)
+      if (seen.length === 0)
+        skipTest(
+          'the target sent no x-ratelimit-*-project-tokens header on chat completions or responses; §4.1 makes them route-dependent',
+        )
+      for (const ex of seen) {
+        const problems = projectTokenHeaderProblems(ex.record.responseHeaders ?? {}) ?? []
+        expectThat(
+          problems.length === 0,
+          'x-ratelimit-limit-, -remaining- and -reset-project-tokens together, well-formed',
+          problems,
+          ex,
+        )
+      }
+    },
+  )
 })

@@ -13,19 +13,33 @@ describe('svc-request-id (Part 1 §4.1)', () => {
     check('P1-4.1-svc-request-id', `svc-request-id is a UUID v7 on ${call.title}`, async () => {
       const ex = await call.run(api)
       const v7 = checkUuidV7(ex.svcRequestId)
-      expectThat(v7.ok, 'an svc-request-id header holding a UUID version 7', v7.ok ? '' : `svc-request-id ${v7.reason}`, ex)
+      expectThat(
+        v7.ok,
+        'an svc-request-id header holding a UUID version 7',
+        v7.ok ? '' : `svc-request-id ${v7.reason}`,
+        ex,
+      )
     })
   }
 
-  check('P1-4.1-svc-request-id-unique', 'successive calls, failed ones included, receive distinct svc-request-id values', async () => {
-    const exchanges = []
-    for (let i = 0; i < 3; i += 1) {
-      exchanges.push(await api.get('/v1/models'), await api.get(`/v1/models/${UNKNOWN_MODEL}`))
-    }
-    const ids = exchanges.map((ex) => ex.svcRequestId).filter((id): id is string => id !== undefined)
-    const repeated = ids.filter((id, index) => ids.indexOf(id) !== index)
-    expectThat(repeated.length === 0, `${ids.length} distinct svc-request-id values`, `repeated: ${[...new Set(repeated)].join(', ')}`, exchanges[exchanges.length - 1])
-  })
+  check(
+    'P1-4.1-svc-request-id-unique',
+    'successive calls, failed ones included, receive distinct svc-request-id values',
+    async () => {
+      const exchanges = []
+      for (let i = 0; i < 3; i += 1) {
+        exchanges.push(await api.get('/v1/models'), await api.get(`/v1/models/${UNKNOWN_MODEL}`))
+      }
+      const ids = exchanges.map((ex) => ex.svcRequestId).filter((id): id is string => id !== undefined)
+      const repeated = ids.filter((id, index) => ids.indexOf(id) !== index)
+      expectThat(
+        repeated.length === 0,
+        `${ids.length} distinct svc-request-id values`,
+        `repeated: ${[...new Set(repeated)].join(', ')}`,
+        exchanges[exchanges.length - 1],
+      )
+    },
+  )
 
   check('P1-4.1-svc-request-id-time', 'the time inside svc-request-id is within 5 minutes of the call', async () => {
     const ex = await api.get('/v1/models')
@@ -43,17 +57,31 @@ describe('svc-request-id (Part 1 §4.1)', () => {
 })
 
 describe('X-Client-Request-Id (Part 1 §4.1)', () => {
-  check('P1-4.1-client-request-id', 'an X-Client-Request-Id shaped like a UUID v7 is not taken as svc-request-id', async () => {
-    const clientId = makeUuidV7()
-    const ex = await api.get('/v1/models', { clientRequestId: clientId })
-    expectStatus(ex, 200, 'a valid trace id is accepted')
-    expectThat(ex.svcRequestId !== clientId, 'an svc-request-id of the service, not the caller\'s trace id', `svc-request-id equals X-Client-Request-Id ${clientId}`, ex)
-  })
+  check(
+    'P1-4.1-client-request-id',
+    'an X-Client-Request-Id shaped like a UUID v7 is not taken as svc-request-id',
+    async () => {
+      const clientId = makeUuidV7()
+      const ex = await api.get('/v1/models', { clientRequestId: clientId })
+      expectStatus(ex, 200, 'a valid trace id is accepted')
+      expectThat(
+        ex.svcRequestId !== clientId,
+        "an svc-request-id of the service, not the caller's trace id",
+        `svc-request-id equals X-Client-Request-Id ${clientId}`,
+        ex,
+      )
+    },
+  )
 
   check('P1-4.1-client-request-id', 'a 512-character ASCII X-Client-Request-Id is accepted', async () => {
     const clientId = `gc-${'0123456789abcdef'.repeat(32)}`.slice(0, 512)
     const ex = await api.get('/v1/models', { clientRequestId: clientId })
     expectStatus(ex, 200, 'ASCII up to 512 characters is allowed')
-    expectThat(ex.svcRequestId !== clientId, 'svc-request-id unaffected by the trace id', `svc-request-id equals the trace id`, ex)
+    expectThat(
+      ex.svcRequestId !== clientId,
+      'svc-request-id unaffected by the trace id',
+      `svc-request-id equals the trace id`,
+      ex,
+    )
   })
 })

@@ -19,7 +19,8 @@ describe(`x-request-id at ${asOf} (${xRequestIdPhase(asOf)} the migration window
       const ex = await call.run(api)
       const finding = xRequestIdFinding(ex.svcRequestId, ex.header('x-request-id'), asOf)
       precondition(finding !== undefined, 'P1-4.1-svc-request-id', 'no svc-request-id to compare x-request-id with')
-      if (xRequestIdPhase(asOf) === 'before') observe('x-request-id before 2026-08-16', `${call.title}: ${finding.detail}`)
+      if (xRequestIdPhase(asOf) === 'before')
+        observe('x-request-id before 2026-08-16', `${call.title}: ${finding.detail}`)
       expectThat(finding.ok, `x-request-id as the rule stands at ${asOf}`, finding.detail, ex)
     })
   }

@@ -23,7 +23,11 @@ async function page(query: Record<string, string | number>): Promise<AlternatePa
   const ex = await api.get('/v1/models', { auth: 'x-api-key', query })
   expectStatus(ex, 200)
   const body = ex.json
-  precondition(isObject(body) && Array.isArray(body.data), 'P1-2.3-alternate-list', `${ex.record.path} did not answer an object with a data array`)
+  precondition(
+    isObject(body) && Array.isArray(body.data),
+    'P1-2.3-alternate-list',
+    `${ex.record.path} did not answer an object with a data array`,
+  )
   const ids = body.data.flatMap((item) => (isObject(item) && typeof item.id === 'string' ? [item.id] : []))
   return { ex, ids, firstId: body.first_id, lastId: body.last_id, hasMore: body.has_more }
 }
@@ -31,55 +35,99 @@ async function page(query: Record<string, string | number>): Promise<AlternatePa
 const fullList = memo(() => page({ limit: PAGE_LIMIT }))
 
 describe('alternate format with x-api-key (Part 1 §2.3, §4.3)', () => {
-  check('P1-2.3-alternate-list', 'GET /v1/models with x-api-key answers data, first_id, last_id and has_more, items without extra', async () => {
-    const ex = await api.get('/v1/models', { auth: 'x-api-key' })
-    expectStatus(ex, 200)
-    expectSchema(ex, 'models/alternate-list.json')
-    const data = (ex.json as { data: unknown[] }).data
-    const withExtra = data.flatMap((item, i) => (isObject(item) && 'extra' in item ? [`/data/${i} has extra`] : []))
-    expectThat(withExtra.length === 0, 'no extra on list items (extra appears only on retrieve)', withExtra, ex)
-  })
+  check(
+    'P1-2.3-alternate-list',
+    'GET /v1/models with x-api-key answers data, first_id, last_id and has_more, items without extra',
+    async () => {
+      const ex = await api.get('/v1/models', { auth: 'x-api-key' })
+      expectStatus(ex, 200)
+      expectSchema(ex, 'models/alternate-list.json')
+      const data = (ex.json as { data: unknown[] }).data
+      const withExtra = data.flatMap((item, i) => (isObject(item) && 'extra' in item ? [`/data/${i} has extra`] : []))
+      expectThat(withExtra.length === 0, 'no extra on list items (extra appears only on retrieve)', withExtra, ex)
+    },
+  )
 
-  check('P1-2.3-alternate-retrieve', 'GET /v1/models/{model_id} with x-api-key answers the alternate object with extra', async () => {
-    const { ids, ex: listEx } = await fullList()
-    expectThat(ids.length > 0, 'at least one model', 'an empty list', listEx)
-    const ex = await api.get(`/v1/models/${encodeURIComponent(ids[0] as string)}`, { auth: 'x-api-key' })
-    expectStatus(ex, 200)
-    expectSchema(ex, 'models/alternate-retrieve.json')
-  })
+  check(
+    'P1-2.3-alternate-retrieve',
+    'GET /v1/models/{model_id} with x-api-key answers the alternate object with extra',
+    async () => {
+      const { ids, ex: listEx } = await fullList()
+      expectThat(ids.length > 0, 'at least one model', 'an empty list', listEx)
+      const ex = await api.get(`/v1/models/${encodeURIComponent(ids[0] as string)}`, { auth: 'x-api-key' })
+      expectStatus(ex, 200)
+      expectSchema(ex, 'models/alternate-retrieve.json')
+    },
+  )
 
   check('P1-4.3-alternate-limit', 'limit caps the number of items', async () => {
     for (const limit of [1, 2]) {
       const { ex, ids } = await page({ limit })
-      precondition(schemas().validate('models/alternate-list.json', ex.json).ok, 'P1-2.3-alternate-list', 'the list does not have the alternate shape')
+      precondition(
+        schemas().validate('models/alternate-list.json', ex.json).ok,
+        'P1-2.3-alternate-list',
+        'the list does not have the alternate shape',
+      )
       expectThat(ids.length <= limit, `at most ${limit} item(s) with limit=${limit}`, `${ids.length} items`, ex)
     }
   })
 
-  check('P1-4.3-alternate-cursors', 'after_id and before_id page through the list without repeats or gaps', async () => {
-    const full = await fullList()
-    precondition(schemas().validate('models/alternate-list.json', full.ex.json).ok, 'P1-2.3-alternate-list', 'the list does not have the alternate shape')
-    expectThat(full.hasMore === false, `has_more false when all ${full.ids.length} models fit in limit=${PAGE_LIMIT}`, `has_more ${String(full.hasMore)}`, full.ex)
-    expectThat(full.firstId === full.ids[0] && full.lastId === full.ids[full.ids.length - 1], 'first_id and last_id naming the first and last item', `first_id ${String(full.firstId)}, last_id ${String(full.lastId)}`, full.ex)
-    // Forward with after_id, two at a time.
-    const seen: string[] = []
-    let after: string | undefined
-    for (let pages = 0; pages <= full.ids.length; pages += 1) {
-      const p = await page(after === undefined ? { limit: 2 } : { limit: 2, after_id: after })
-      precondition(p.ids.length <= 2, 'P1-4.3-alternate-limit', 'limit=2 returned more than two items')
-      seen.push(...p.ids)
-      const expectedMore = seen.length < full.ids.length
-      expectThat(p.hasMore === expectedMore, `has_more ${expectedMore} after ${seen.length} of ${full.ids.length} models`, `has_more ${String(p.hasMore)}`, p.ex)
-      if (!expectedMore || p.ids.length === 0) break
-      after = p.ids[p.ids.length - 1]
-    }
-    expectThat(JSON.stringify(seen) === JSON.stringify(full.ids), 'pages in order, each model once', `paged ${seen.length} ids: ${seen.join(', ')}; full list ${full.ids.join(', ')}`)
-    // Backward with before_id: the two models just before the last one.
-    if (full.ids.length >= 3) {
-      const lastId = full.ids[full.ids.length - 1] as string
-      const p = await page({ limit: 2, before_id: lastId })
-      const expected = full.ids.slice(-3, -1)
-      expectThat(JSON.stringify(p.ids) === JSON.stringify(expected), `before_id=${lastId} limit=2 gives ${expected.join(', ')}`, p.ids.join(', ') || 'no items', p.ex)
-    }
-  })
+  check(
+    'P1-4.3-alternate-cursors',
+    'after_id and before_id page through the list without repeats or gaps',
+    async () => {
+      const full = await fullList()
+      precondition(
+        schemas().validate('models/alternate-list.json', full.ex.json).ok,
+        'P1-2.3-alternate-list',
+        'the list does not have the alternate shape',
+      )
+      expectThat(
+        full.hasMore === false,
+        `has_more false when all ${full.ids.length} models fit in limit=${PAGE_LIMIT}`,
+        `has_more ${String(full.hasMore)}`,
+        full.ex,
+      )
+      expectThat(
+        full.firstId === full.ids[0] && full.lastId === full.ids[full.ids.length - 1],
+        'first_id and last_id naming the first and last item',
+        `first_id ${String(full.firstId)}, last_id ${String(full.lastId)}`,
+        full.ex,
+      )
+      // Forward with after_id, two at a time.
+      const seen: string[] = []
+      let after: string | undefined
+      for (let pages = 0; pages <= full.ids.length; pages += 1) {
+        const p = await page(after === undefined ? { limit: 2 } : { limit: 2, after_id: after })
+        precondition(p.ids.length <= 2, 'P1-4.3-alternate-limit', 'limit=2 returned more than two items')
+        seen.push(...p.ids)
+        const expectedMore = seen.length < full.ids.length
+        expectThat(
+          p.hasMore === expectedMore,
+          `has_more ${expectedMore} after ${seen.length} of ${full.ids.length} models`,
+          `has_more ${String(p.hasMore)}`,
+          p.ex,
+        )
+        if (!expectedMore || p.ids.length === 0) break
+        after = p.ids[p.ids.length - 1]
+      }
+      expectThat(
+        JSON.stringify(seen) === JSON.stringify(full.ids),
+        'pages in order, each model once',
+        `paged ${seen.length} ids: ${seen.join(', ')}; full list ${full.ids.join(', ')}`,
+      )
+      // Backward with before_id: the two models just before the last one.
+      if (full.ids.length >= 3) {
+        const lastId = full.ids[full.ids.length - 1] as string
+        const p = await page({ limit: 2, before_id: lastId })
+        const expected = full.ids.slice(-3, -1)
+        expectThat(
+          JSON.stringify(p.ids) === JSON.stringify(expected),
+          `before_id=${lastId} limit=2 gives ${expected.join(', ')}`,
+          p.ids.join(', ') || 'no items',
+          p.ex,
+        )
+      }
+    },
+  )
 })

@@ -16,10 +16,17 @@ export function modelItems(ex: Exchange): unknown[] {
     return body
   }
   if (isObject(body) && Array.isArray(body.data)) {
-    observe('model list envelope', `${ex.record.path}: an object with data${typeof body.object === 'string' ? ` (object "${body.object}")` : ''}`)
+    observe(
+      'model list envelope',
+      `${ex.record.path}: an object with data${typeof body.object === 'string' ? ` (object "${body.object}")` : ''}`,
+    )
     return body.data
   }
-  return fail('a list of model objects: a JSON array, or an object whose data is an array', ex.jsonError ? `not JSON (${ex.jsonError})` : 'neither', ex)
+  return fail(
+    'a list of model objects: a JSON array, or an object whose data is an array',
+    ex.jsonError ? `not JSON (${ex.jsonError})` : 'neither',
+    ex,
+  )
 }
 
 export function modelIds(items: readonly unknown[]): string[] {

@@ -11,7 +11,15 @@ const api = target()
 const { list, retrieved } = modelFixtures(api)
 
 /** Retrieved models whose body is an object with extra.rate_limits: what the rate-limit checks read. */
-async function rateLimitsOf(): Promise<Array<{ id: string; minTier: unknown; tiers: Record<string, unknown>; current: Record<string, unknown>; ex: Awaited<ReturnType<typeof retrieved>>[number]['ex'] }>> {
+async function rateLimitsOf(): Promise<
+  Array<{
+    id: string
+    minTier: unknown
+    tiers: Record<string, unknown>
+    current: Record<string, unknown>
+    ex: Awaited<ReturnType<typeof retrieved>>[number]['ex']
+  }>
+> {
   const all = await retrieved()
   const out = []
   for (const { id, ex } of all) {
@@ -19,9 +27,19 @@ async function rateLimitsOf(): Promise<Array<{ id: string; minTier: unknown; tie
     const body = ex.json
     const extra = isObject(body) && isObject(body.extra) ? body.extra : undefined
     const rateLimits = extra && isObject(extra.rate_limits) ? extra.rate_limits : undefined
-    precondition(rateLimits !== undefined && isObject(rateLimits.tiers) && isObject(rateLimits.current), 'P1-2.3-model-retrieve', `${id} has no extra.rate_limits with tiers and current`)
+    precondition(
+      rateLimits !== undefined && isObject(rateLimits.tiers) && isObject(rateLimits.current),
+      'P1-2.3-model-retrieve',
+      `${id} has no extra.rate_limits with tiers and current`,
+    )
     const metadata = extra && isObject(extra.metadata) ? extra.metadata : {}
-    out.push({ id, minTier: metadata.min_tier, tiers: rateLimits.tiers as Record<string, unknown>, current: rateLimits.current as Record<string, unknown>, ex })
+    out.push({
+      id,
+      minTier: metadata.min_tier,
+      tiers: rateLimits.tiers as Record<string, unknown>,
+      current: rateLimits.current as Record<string, unknown>,
+      ex,
+    })
   }
   return out
 }
@@ -41,29 +59,42 @@ describe('model list and retrieve (Part 1 §2.3, §4.3)', () => {
     const { ex, items } = await list()
     const bad: string[] = []
     items.forEach((item, i) => {
-      if (isObject(item) && !schemas().validate('models/mode.json', item.mode).ok) bad.push(`/data/${i}/mode: "${String(item.mode)}" (${String(item.id)})`)
+      if (isObject(item) && !schemas().validate('models/mode.json', item.mode).ok)
+        bad.push(`/data/${i}/mode: "${String(item.mode)}" (${String(item.id)})`)
     })
     expectThat(bad.length === 0, 'mode values from §2.3', bad, ex)
     for (const { id, ex: rex } of await retrieved()) {
       const body = rex.json
-      const mode = isObject(body) && isObject(body.extra) && isObject(body.extra.metadata) ? body.extra.metadata.mode : undefined
+      const mode =
+        isObject(body) && isObject(body.extra) && isObject(body.extra.metadata) ? body.extra.metadata.mode : undefined
       if (mode === undefined) continue // absent metadata is P1-2.3-model-retrieve's to report
-      expectThat(schemas().validate('models/mode.json', mode).ok, `extra.metadata.mode of ${id} from §2.3`, `"${String(mode)}"`, rex)
+      expectThat(
+        schemas().validate('models/mode.json', mode).ok,
+        `extra.metadata.mode of ${id} from §2.3`,
+        `"${String(mode)}"`,
+        rex,
+      )
     }
   })
 
-  check('P1-2.3-model-retrieve', 'GET /v1/models/{model_id} with Bearer returns created, owned_by and extra', async () => {
-    const all = await retrieved()
-    expectThat(all.length > 0, 'models to retrieve', 'an empty list')
-    for (const { ex } of all) {
-      expectStatus(ex, 200)
-      expectSchema(ex, 'models/retrieve.json')
-    }
-  })
+  check(
+    'P1-2.3-model-retrieve',
+    'GET /v1/models/{model_id} with Bearer returns created, owned_by and extra',
+    async () => {
+      const all = await retrieved()
+      expectThat(all.length > 0, 'models to retrieve', 'an empty list')
+      for (const { ex } of all) {
+        expectStatus(ex, 200)
+        expectSchema(ex, 'models/retrieve.json')
+      }
+    },
+  )
 
   check('P1-2.3-extra-only-on-retrieve', 'no item of the model list carries extra', async () => {
     const { ex, items } = await list()
-    const withExtra = items.flatMap((item, i) => (isObject(item) && 'extra' in item ? [`/data/${i} (${String(item.id)}) has extra`] : []))
+    const withExtra = items.flatMap((item, i) =>
+      isObject(item) && 'extra' in item ? [`/data/${i} (${String(item.id)}) has extra`] : [],
+    )
     expectThat(withExtra.length === 0, 'extra only on retrieve', withExtra, ex)
   })
 
@@ -71,69 +102,116 @@ describe('model list and retrieve (Part 1 §2.3, §4.3)', () => {
     expectStatus(await api.get(`/v1/models/gc-no-such-model-${randomSuffix()}`), 404)
   })
 
-  check('P1-2.3-list-retrieve-agree', "retrieve's extra.metadata and extra.pricing agree with the list item", async () => {
-    const { items } = await list()
-    const byId = new Map(items.filter(isObject).map((item) => [item.id, item]))
-    for (const { id, ex } of await retrieved()) {
-      const item = byId.get(id)
-      const body = ex.json
-      if (item === undefined || !isObject(body) || !isObject(body.extra) || !isObject(body.extra.metadata)) continue
-      const { metadata, pricing } = body.extra
-      const differences: string[] = []
-      if (metadata.min_tier !== item.min_tier) differences.push(`min_tier: list ${String(item.min_tier)}, retrieve ${String(metadata.min_tier)}`)
-      if (metadata.mode !== item.mode) differences.push(`mode: list ${String(item.mode)}, retrieve ${String(metadata.mode)}`)
-      if (item.pricing !== undefined && JSON.stringify(pricing) !== JSON.stringify(item.pricing)) {
-        differences.push(`pricing: list ${JSON.stringify(item.pricing)}, retrieve ${JSON.stringify(pricing)}`)
+  check(
+    'P1-2.3-list-retrieve-agree',
+    "retrieve's extra.metadata and extra.pricing agree with the list item",
+    async () => {
+      const { items } = await list()
+      const byId = new Map(items.filter(isObject).map((item) => [item.id, item]))
+      for (const { id, ex } of await retrieved()) {
+        const item = byId.get(id)
+        const body = ex.json
+        if (item === undefined || !isObject(body) || !isObject(body.extra) || !isObject(body.extra.metadata)) continue
+        const { metadata, pricing } = body.extra
+        const differences: string[] = []
+        if (metadata.min_tier !== item.min_tier)
+          differences.push(`min_tier: list ${String(item.min_tier)}, retrieve ${String(metadata.min_tier)}`)
+        if (metadata.mode !== item.mode)
+          differences.push(`mode: list ${String(item.mode)}, retrieve ${String(metadata.mode)}`)
+        if (item.pricing !== undefined && JSON.stringify(pricing) !== JSON.stringify(item.pricing)) {
+          differences.push(`pricing: list ${JSON.stringify(item.pricing)}, retrieve ${JSON.stringify(pricing)}`)
+        }
+        expectThat(
+          differences.length === 0,
+          `${id}: the same min_tier, mode and pricing in list and retrieve`,
+          differences,
+          ex,
+        )
       }
-      expectThat(differences.length === 0, `${id}: the same min_tier, mode and pricing in list and retrieve`, differences, ex)
-    }
-  })
+    },
+  )
 })
 
 describe('extra.rate_limits (Part 1 §2.3)', () => {
   check('P1-2.3-rate-limits-tiers', 'tiers is keyed by tier number as a string, each with rpm and tpm', async () => {
     for (const { id, tiers, ex } of await rateLimitsOf()) {
       const result = schemas().validate('models/rate-limit-tiers.json', tiers)
-      expectThat(result.ok, `${id}: extra.rate_limits.tiers keyed "0".."5" with rpm and tpm numbers`, result.errors.map((e) => `/extra/rate_limits/tiers${e.slice(1)}`), ex)
+      expectThat(
+        result.ok,
+        `${id}: extra.rate_limits.tiers keyed "0".."5" with rpm and tpm numbers`,
+        result.errors.map((e) => `/extra/rate_limits/tiers${e.slice(1)}`),
+        ex,
+      )
     }
   })
 
   check('P1-2.3-rate-limits-min-tier', 'tiers below min_tier are absent from tiers', async () => {
     for (const { id, minTier, tiers, ex } of await rateLimitsOf()) {
       precondition(tierKeysValid(tiers), 'P1-2.3-rate-limits-tiers', `${id}: tiers is not keyed by tier number`)
-      precondition(typeof minTier === 'number', 'P1-2.3-model-retrieve', `${id}: extra.metadata.min_tier is not a number`)
+      precondition(
+        typeof minTier === 'number',
+        'P1-2.3-model-retrieve',
+        `${id}: extra.metadata.min_tier is not a number`,
+      )
       const below = Object.keys(tiers).filter((tier) => Number(tier) < minTier)
-      expectThat(below.length === 0, `${id} (min_tier ${minTier}): no tier below ${minTier} in tiers`, `tiers has ${below.join(', ')}`, ex)
+      expectThat(
+        below.length === 0,
+        `${id} (min_tier ${minTier}): no tier below ${minTier} in tiers`,
+        `tiers has ${below.join(', ')}`,
+        ex,
+      )
     }
   })
 
   check('P1-2.3-rate-limits-allowed-tiers', 'every tier from min_tier to 5 has an entry in tiers', async () => {
     for (const { id, minTier, tiers, ex } of await rateLimitsOf()) {
       precondition(tierKeysValid(tiers), 'P1-2.3-rate-limits-tiers', `${id}: tiers is not keyed by tier number`)
-      precondition(typeof minTier === 'number', 'P1-2.3-model-retrieve', `${id}: extra.metadata.min_tier is not a number`)
+      precondition(
+        typeof minTier === 'number',
+        'P1-2.3-model-retrieve',
+        `${id}: extra.metadata.min_tier is not a number`,
+      )
       const missing = [0, 1, 2, 3, 4, 5].filter((tier) => tier >= minTier && !(String(tier) in tiers))
-      expectThat(missing.length === 0, `${id} (min_tier ${minTier}): entries for tiers ${minTier} to 5`, `missing ${missing.join(', ')}`, ex)
-    }
-  })
-
-  check('P1-2.3-rate-limits-current', "current is the caller's tier, as in the credit record, with that tier's rpm and tpm", async () => {
-    const credit = await api.get('/user/v1/credit')
-    expectStatus(credit, 200)
-    const body = credit.json
-    const accountTier = isObject(body) ? body.account_tier : undefined
-    precondition(Number.isInteger(accountTier), 'P1-2.1-credit-record', 'the credit record has no integer account_tier')
-    for (const { id, minTier, tiers, current, ex } of await rateLimitsOf()) {
-      expectThat(current.tier === accountTier, `${id}: extra.rate_limits.current.tier ${String(accountTier)} (account_tier of this key)`, `current.tier ${JSON.stringify(current.tier)}`, ex)
-      // Below min_tier the model is not the caller's to use, and the reference does not say what current holds.
-      const allowed = typeof minTier === 'number' && (accountTier as number) >= minTier
-      const entry = tiers[String(accountTier)]
-      if (!allowed || !isObject(entry)) continue
       expectThat(
-        current.rpm === entry.rpm && current.tpm === entry.tpm,
-        `${id}: current rpm/tpm equal tiers["${String(accountTier)}"] (${String(entry.rpm)}/${String(entry.tpm)})`,
-        `current ${String(current.rpm)}/${String(current.tpm)}`,
+        missing.length === 0,
+        `${id} (min_tier ${minTier}): entries for tiers ${minTier} to 5`,
+        `missing ${missing.join(', ')}`,
         ex,
       )
     }
   })
+
+  check(
+    'P1-2.3-rate-limits-current',
+    "current is the caller's tier, as in the credit record, with that tier's rpm and tpm",
+    async () => {
+      const credit = await api.get('/user/v1/credit')
+      expectStatus(credit, 200)
+      const body = credit.json
+      const accountTier = isObject(body) ? body.account_tier : undefined
+      precondition(
+        Number.isInteger(accountTier),
+        'P1-2.1-credit-record',
+        'the credit record has no integer account_tier',
+      )
+      for (const { id, minTier, tiers, current, ex } of await rateLimitsOf()) {
+        expectThat(
+          current.tier === accountTier,
+          `${id}: extra.rate_limits.current.tier ${String(accountTier)} (account_tier of this key)`,
+          `current.tier ${JSON.stringify(current.tier)}`,
+          ex,
+        )
+        // Below min_tier the model is not the caller's to use, and the reference does not say what current holds.
+        const allowed = typeof minTier === 'number' && (accountTier as number) >= minTier
+        const entry = tiers[String(accountTier)]
+        if (!allowed || !isObject(entry)) continue
+        expectThat(
+          current.rpm === entry.rpm && current.tpm === entry.tpm,
+          `${id}: current rpm/tpm equal tiers["${String(accountTier)}"] (${String(entry.rpm)}/${String(entry.tpm)})`,
+          `current ${String(current.rpm)}/${String(current.tpm)}`,
+          ex,
+        )
+      }
+    },
+  )
 })

@@ -41,7 +41,11 @@ export const TEXT_AND_IMAGE_ITEMS = [
   { type: 'image_url', image_url: { url: IMAGE_DATA_URL } },
 ]
 
-export function moderate(api: TargetClient, body: Record<string, unknown>, spec: Omit<RequestSpec, 'path' | 'method' | 'json'> = {}): Promise<Exchange> {
+export function moderate(
+  api: TargetClient,
+  body: Record<string, unknown>,
+  spec: Omit<RequestSpec, 'path' | 'method' | 'json'> = {},
+): Promise<Exchange> {
   return api.post(PATH, body, spec)
 }
 
@@ -52,12 +56,19 @@ export function resultsOf(ex: Exchange): Record<string, unknown>[] {
   expectStatus(ex, 200)
   const body = ex.json
   const results = isObject(body) && Array.isArray(body.results) ? body.results : undefined
-  precondition(results?.every(isObject) === true, 'P2-2.4-result-shape', `${ex.record.path} answered no results array of objects`)
+  precondition(
+    results?.every(isObject) === true,
+    'P2-2.4-result-shape',
+    `${ex.record.path} answered no results array of objects`,
+  )
   return results as Record<string, unknown>[]
 }
 
 /** One of a result's three category maps, or a skip when it is not an object (P2-2.4-result-shape). */
-export function mapOf(result: Record<string, unknown>, name: 'categories' | 'category_scores' | 'category_applied_input_types'): Record<string, unknown> {
+export function mapOf(
+  result: Record<string, unknown>,
+  name: 'categories' | 'category_scores' | 'category_applied_input_types',
+): Record<string, unknown> {
   const map = result[name]
   precondition(isObject(map), 'P2-2.4-result-shape', `a result has no ${name} object`)
   return map
@@ -86,15 +97,19 @@ export function catalogueFixture(api: TargetClient): () => Promise<Catalogue> {
   return memo(async () => {
     const ex = await api.get('/v1/models')
     expectStatus(ex, 200)
-    const listed = modelItems(ex).filter(isObject).filter((item) => typeof item.id === 'string')
-    const all = withNamedModels(listed, { chat: namedModel('chat'), moderation: namedModel('moderation') }).map((item): ListedModel => ({
-      id: item.id as string,
-      mode: String(item.mode),
-      minTier: typeof item.min_tier === 'number' ? item.min_tier : 0,
-      pricing: isObject(item.pricing) ? item.pricing : undefined,
-      vision: item.supports_vision === true,
-      functionCalling: item.supports_function_calling !== false,
-    }))
+    const listed = modelItems(ex)
+      .filter(isObject)
+      .filter((item) => typeof item.id === 'string')
+    const all = withNamedModels(listed, { chat: namedModel('chat'), moderation: namedModel('moderation') }).map(
+      (item): ListedModel => ({
+        id: item.id as string,
+        mode: String(item.mode),
+        minTier: typeof item.min_tier === 'number' ? item.min_tier : 0,
+        pricing: isObject(item.pricing) ? item.pricing : undefined,
+        vision: item.supports_vision === true,
+        functionCalling: item.supports_function_calling !== false,
+      }),
+    )
     const chatAll = all.filter((m) => m.mode === 'chat').sort((a, b) => a.minTier - b.minTier)
     const tier = chatAll[0] ? await reportedTier(api, chatAll[0].id) : undefined
     return {
@@ -106,10 +121,16 @@ export function catalogueFixture(api: TargetClient): () => Promise<Catalogue> {
   })
 }
 
-export async function chatModel(catalogue: () => Promise<Catalogue>, want: (m: ListedModel) => boolean = () => true): Promise<ListedModel> {
+export async function chatModel(
+  catalogue: () => Promise<Catalogue>,
+  want: (m: ListedModel) => boolean = () => true,
+): Promise<ListedModel> {
   const { chat, tier } = await catalogue()
   const model = chat.find(want)
-  if (!model) skipTest(`no chat model for this key${tier === undefined ? '' : ` (tier ${tier})`} fits the test; ${howToName('chat')}`)
+  if (!model)
+    skipTest(
+      `no chat model for this key${tier === undefined ? '' : ` (tier ${tier})`} fits the test; ${howToName('chat')}`,
+    )
   return model
 }
 
@@ -118,7 +139,10 @@ export async function chatModel(catalogue: () => Promise<Catalogue>, want: (m: L
  * million tokens and taken high: one token per byte of text, input and output price together, at least $0.0001.
  */
 export function spendOnGuard(guard: ListedModel, text: string): void {
-  const perMillion = ['input', 'output'].reduce((sum, key) => sum + (typeof guard.pricing?.[key] === 'number' ? (guard.pricing[key] as number) : 1), 0)
-  const usd = Math.max(0.0001, Math.ceil((Buffer.byteLength(text) * perMillion) / 1_000_000 * 10_000) / 10_000)
+  const perMillion = ['input', 'output'].reduce(
+    (sum, key) => sum + (typeof guard.pricing?.[key] === 'number' ? (guard.pricing[key] as number) : 1),
+    0,
+  )
+  const usd = Math.max(0.0001, Math.ceil(((Buffer.byteLength(text) * perMillion) / 1_000_000) * 10_000) / 10_000)
   spend(usd, `${guard.id} moderation of ${Buffer.byteLength(text)} bytes`)
 }

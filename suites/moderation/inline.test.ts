@@ -45,27 +45,60 @@ interface Case {
 
 const responseText = memo(async () => {
   const model = await chatModel(catalogue)
-  return api.post('/v1/responses', { model: model.id, input: PROMPT, moderation: { model: OMNI_MODELS[0] }, max_output_tokens: CAP, store: false })
+  return api.post('/v1/responses', {
+    model: model.id,
+    input: PROMPT,
+    moderation: { model: OMNI_MODELS[0] },
+    max_output_tokens: CAP,
+    store: false,
+  })
 })
 
 /** Undefined when no chat model of the caller takes images. */
 const responseImage = memo(async () => {
   const model = (await catalogue()).chat.find((m) => m.vision)
   if (model === undefined) return undefined
-  const input = [{ role: 'user', content: [{ type: 'input_text', text: BENIGN_TEXT }, { type: 'input_image', image_url: IMAGE_DATA_URL }] }]
-  return api.post('/v1/responses', { model: model.id, input, moderation: { model: TEXT_MODELS[0] }, max_output_tokens: CAP, store: false })
+  const input = [
+    {
+      role: 'user',
+      content: [
+        { type: 'input_text', text: BENIGN_TEXT },
+        { type: 'input_image', image_url: IMAGE_DATA_URL },
+      ],
+    },
+  ]
+  return api.post('/v1/responses', {
+    model: model.id,
+    input,
+    moderation: { model: TEXT_MODELS[0] },
+    max_output_tokens: CAP,
+    store: false,
+  })
 })
 
 const chatText = memo(async () => {
   const model = await chatModel(catalogue)
-  return api.post('/v1/chat/completions', { model: model.id, messages: [{ role: 'user', content: PROMPT }], moderation: { model: OMNI_MODELS[0] }, max_completion_tokens: CAP })
+  return api.post('/v1/chat/completions', {
+    model: model.id,
+    messages: [{ role: 'user', content: PROMPT }],
+    moderation: { model: OMNI_MODELS[0] },
+    max_completion_tokens: CAP,
+  })
 })
 
 const chatImage = memo(async () => {
   const model = (await catalogue()).chat.find((m) => m.vision)
   if (model === undefined) return undefined
-  const content = [{ type: 'text', text: BENIGN_TEXT }, { type: 'image_url', image_url: { url: IMAGE_DATA_URL } }]
-  return api.post('/v1/chat/completions', { model: model.id, messages: [{ role: 'user', content }], moderation: { model: TEXT_MODELS[0] }, max_completion_tokens: CAP })
+  const content = [
+    { type: 'text', text: BENIGN_TEXT },
+    { type: 'image_url', image_url: { url: IMAGE_DATA_URL } },
+  ]
+  return api.post('/v1/chat/completions', {
+    model: model.id,
+    messages: [{ role: 'user', content }],
+    moderation: { model: TEXT_MODELS[0] },
+    max_completion_tokens: CAP,
+  })
 })
 
 /** The moderation member of a 200 answer; undefined (recorded) for a refusal, which "where enabled" allows. */
@@ -76,7 +109,10 @@ function moderationOf(c: Case): Record<string, unknown> | undefined {
   }
   const body = c.ex.json
   const moderation = isObject(body) ? body.moderation : undefined
-  observe('inline moderation', `${c.what}: ${moderation === undefined ? 'no moderation member' : JSON.stringify(moderation).slice(0, 300)}`)
+  observe(
+    'inline moderation',
+    `${c.what}: ${moderation === undefined ? 'no moderation member' : JSON.stringify(moderation).slice(0, 300)}`,
+  )
   return isObject(moderation) ? moderation : undefined
 }
 
@@ -85,74 +121,146 @@ function isError(result: unknown): boolean {
 }
 
 describe('inline moderation results (Part 2 §4.7)', () => {
-  check('P2-4.7-inline-result-type', 'each inline result on responses and chat completions is a result with flagged or an error object', async () => {
-    const [rText, rImage, cText, cImage] = await Promise.all([responseText(), responseImage(), chatText(), chatImage()])
-    if (rImage === undefined) observe('inline moderation of an image', 'no chat model of this key takes images: the image cases are left out')
-    const cases: Case[] = [
-      { what: `a response moderated by ${OMNI_MODELS[0]}`, ex: rText },
-      ...(rImage ? [{ what: `a response with an image moderated by ${TEXT_MODELS[0]}`, ex: rImage }] : []),
-      { what: `a chat completion moderated by ${OMNI_MODELS[0]}`, ex: cText },
-      ...(cImage ? [{ what: `a chat completion with an image moderated by ${TEXT_MODELS[0]}`, ex: cImage }] : []),
-    ]
-    let judged = 0
-    for (const c of cases) {
-      const moderation = moderationOf(c)
-      if (moderation === undefined) continue
-      for (const side of ['input', 'output'] as const) {
-        if (moderation[side] === undefined) continue // which sides are present is P1-2.7-moderation's and P2-4.7-inline-chat's to judge
-        judged += 1
-        const outcome = schemas().validate('moderation/inline-result.json', moderation[side])
-        expectThat(outcome.ok, `${c.what}: moderation.${side} is an error object or a result with a boolean flagged`, `${JSON.stringify(moderation[side]).slice(0, 300)}`, c.ex)
-        if (isError(moderation[side])) observe('inline moderation error result', `${c.what}: moderation.${side} ${JSON.stringify(moderation[side]).slice(0, 200)}`)
-      }
-    }
-    if (judged === 0) skipTest('no moderated request was answered with inline results (inline moderation is offered where enabled, Part 1 §4.5)')
-  })
-
-  check('P2-4.7-inline-chat', 'a moderated chat completion carries moderation with input and output results', async () => {
-    const c = { what: 'a chat completion moderated by omni-moderation-latest', ex: await chatText() }
-    if (c.ex.status === 400) skipTest(`inline moderation was refused with 400 (offered where enabled): ${c.ex.text.slice(0, 200)}`)
-    expectThat(c.ex.status === 200, 'status 200', String(c.ex.status), c.ex)
-    const moderation = moderationOf(c)
-    expectThat(moderation !== undefined && moderation.input !== undefined && moderation.output !== undefined, 'a moderation member with input and output', JSON.stringify(isObject(c.ex.json) ? c.ex.json.moderation : undefined)?.slice(0, 300) ?? 'no moderation member', c.ex)
-  })
-
-  check('P2-4.7-inline-scores', 'a non-error inline result of a response carries the thirteen categories and scores from 0 to 1', async () => {
-    const c = { what: 'a response moderated by omni-moderation-latest', ex: await responseText() }
-    const moderation = moderationOf(c)
-    if (moderation === undefined) skipTest(`no inline results to read (status ${c.ex.status})`)
-    for (const side of ['input', 'output'] as const) {
-      const result = moderation[side]
-      if (!isObject(result) || isError(result)) continue
-      const problems = [
-        ...schemas().validate('moderation/category-map.json', result.categories).errors.map((e) => `categories${e.slice(1)}`),
-        ...schemas().validate('moderation/category-map.json', result.category_scores).errors.map((e) => `category_scores${e.slice(1)}`),
-        ...schemas().validate('moderation/scores.json', result.category_scores).errors.map((e) => `category_scores${e.slice(1)}`),
+  check(
+    'P2-4.7-inline-result-type',
+    'each inline result on responses and chat completions is a result with flagged or an error object',
+    async () => {
+      const [rText, rImage, cText, cImage] = await Promise.all([
+        responseText(),
+        responseImage(),
+        chatText(),
+        chatImage(),
+      ])
+      if (rImage === undefined)
+        observe('inline moderation of an image', 'no chat model of this key takes images: the image cases are left out')
+      const cases: Case[] = [
+        { what: `a response moderated by ${OMNI_MODELS[0]}`, ex: rText },
+        ...(rImage ? [{ what: `a response with an image moderated by ${TEXT_MODELS[0]}`, ex: rImage }] : []),
+        { what: `a chat completion moderated by ${OMNI_MODELS[0]}`, ex: cText },
+        ...(cImage ? [{ what: `a chat completion with an image moderated by ${TEXT_MODELS[0]}`, ex: cImage }] : []),
       ]
-      expectThat(problems.length === 0, `moderation.${side}: categories and category_scores over the thirteen categories of §2.4, scores 0 to 1`, problems, c.ex)
-    }
-  })
+      let judged = 0
+      for (const c of cases) {
+        const moderation = moderationOf(c)
+        if (moderation === undefined) continue
+        for (const side of ['input', 'output'] as const) {
+          if (moderation[side] === undefined) continue // which sides are present is P1-2.7-moderation's and P2-4.7-inline-chat's to judge
+          judged += 1
+          const outcome = schemas().validate('moderation/inline-result.json', moderation[side])
+          expectThat(
+            outcome.ok,
+            `${c.what}: moderation.${side} is an error object or a result with a boolean flagged`,
+            `${JSON.stringify(moderation[side]).slice(0, 300)}`,
+            c.ex,
+          )
+          if (isError(moderation[side]))
+            observe(
+              'inline moderation error result',
+              `${c.what}: moderation.${side} ${JSON.stringify(moderation[side]).slice(0, 200)}`,
+            )
+        }
+      }
+      if (judged === 0)
+        skipTest(
+          'no moderated request was answered with inline results (inline moderation is offered where enabled, Part 1 §4.5)',
+        )
+    },
+  )
 
-  check('P2-4.7-tools-not-inspected', 'tools with violent names, descriptions and schemas leave the input result unchanged', async () => {
-    const plain = { what: 'a moderated response without tools', ex: await responseText() }
-    const base = moderationOf(plain)
-    if (base === undefined || !isObject(base.input) || isError(base.input)) skipTest('no inline input result to compare against')
-    const model = await chatModel(catalogue, (m) => m.functionCalling)
-    const ex = await api.post('/v1/responses', { model: model.id, input: PROMPT, tools: [VIOLENT_TOOL], tool_choice: 'none', moderation: { model: OMNI_MODELS[0] }, max_output_tokens: CAP, store: false })
-    const withTools = moderationOf({ what: 'the same response with a violent-sounding tool', ex })
-    precondition(withTools !== undefined && isObject(withTools.input), 'P2-4.7-inline-result-type', `the request with tools gave no inline input result (status ${ex.status})`)
-    const a = base.input as Record<string, unknown>
-    const b = withTools.input as Record<string, unknown>
-    const differences: string[] = []
-    if (a.flagged !== b.flagged) differences.push(`flagged ${String(a.flagged)} without tools, ${String(b.flagged)} with`)
-    for (const [name, value] of Object.entries(isObject(a.categories) ? a.categories : {})) {
-      const other = isObject(b.categories) ? b.categories[name] : undefined
-      if (other !== value) differences.push(`categories/${name}: ${String(value)} without tools, ${String(other)} with`)
-    }
-    for (const [name, value] of Object.entries(isObject(a.category_scores) ? a.category_scores : {})) {
-      const other = isObject(b.category_scores) ? b.category_scores[name] : undefined
-      if (typeof value === 'number' && typeof other === 'number' && Math.abs(value - other) > 0.01) differences.push(`category_scores/${name}: ${value} without tools, ${other} with`)
-    }
-    expectThat(differences.length === 0, 'the same input result with and without the tools (moderation does not inspect tools)', differences, ex)
-  })
+  check(
+    'P2-4.7-inline-chat',
+    'a moderated chat completion carries moderation with input and output results',
+    async () => {
+      const c = { what: 'a chat completion moderated by omni-moderation-latest', ex: await chatText() }
+      if (c.ex.status === 400)
+        skipTest(`inline moderation was refused with 400 (offered where enabled): ${c.ex.text.slice(0, 200)}`)
+      expectThat(c.ex.status === 200, 'status 200', String(c.ex.status), c.ex)
+      const moderation = moderationOf(c)
+      expectThat(
+        moderation !== undefined && moderation.input !== undefined && moderation.output !== undefined,
+        'a moderation member with input and output',
+        JSON.stringify(isObject(c.ex.json) ? c.ex.json.moderation : undefined)?.slice(0, 300) ?? 'no moderation member',
+        c.ex,
+      )
+    },
+  )
+
+  check(
+    'P2-4.7-inline-scores',
+    'a non-error inline result of a response carries the thirteen categories and scores from 0 to 1',
+    async () => {
+      const c = { what: 'a response moderated by omni-moderation-latest', ex: await responseText() }
+      const moderation = moderationOf(c)
+      if (moderation === undefined) skipTest(`no inline results to read (status ${c.ex.status})`)
+      for (const side of ['input', 'output'] as const) {
+        const result = moderation[side]
+        if (!isObject(result) || isError(result)) continue
+        const problems = [
+          ...schemas()
+            .validate('moderation/category-map.json', result.categories)
+            .errors.map((e) => `categories${e.slice(1)}`),
+          ...schemas()
+            .validate('moderation/category-map.json', result.category_scores)
+            .errors.map((e) => `category_scores${e.slice(1)}`),
+          ...schemas()
+            .validate('moderation/scores.json', result.category_scores)
+            .errors.map((e) => `category_scores${e.slice(1)}`),
+        ]
+        expectThat(
+          problems.length === 0,
+          `moderation.${side}: categories and category_scores over the thirteen categories of §2.4, scores 0 to 1`,
+          problems,
+          c.ex,
+        )
+      }
+    },
+  )
+
+  check(
+    'P2-4.7-tools-not-inspected',
+    'tools with violent names, descriptions and schemas leave the input result unchanged',
+    async () => {
+      const plain = { what: 'a moderated response without tools', ex: await responseText() }
+      const base = moderationOf(plain)
+      if (base === undefined || !isObject(base.input) || isError(base.input))
+        skipTest('no inline input result to compare against')
+      const model = await chatModel(catalogue, (m) => m.functionCalling)
+      const ex = await api.post('/v1/responses', {
+        model: model.id,
+        input: PROMPT,
+        tools: [VIOLENT_TOOL],
+        tool_choice: 'none',
+        moderation: { model: OMNI_MODELS[0] },
+        max_output_tokens: CAP,
+        store: false,
+      })
+      const withTools = moderationOf({ what: 'the same response with a violent-sounding tool', ex })
+      precondition(
+        withTools !== undefined && isObject(withTools.input),
+        'P2-4.7-inline-result-type',
+        `the request with tools gave no inline input result (status ${ex.status})`,
+      )
+      const a = base.input as Record<string, unknown>
+      const b = withTools.input as Record<string, unknown>
+      const differences: string[] = []
+      if (a.flagged !== b.flagged)
+        differences.push(`flagged ${String(a.flagged)} without tools, ${String(b.flagged)} with`)
+      for (const [name, value] of Object.entries(isObject(a.categories) ? a.categories : {})) {
+        const other = isObject(b.categories) ? b.categories[name] : undefined
+        if (other !== value)
+          differences.push(`categories/${name}: ${String(value)} without tools, ${String(other)} with`)
+      }
+      for (const [name, value] of Object.entries(isObject(a.category_scores) ? a.category_scores : {})) {
+        const other = isObject(b.category_scores) ? b.category_scores[name] : undefined
+        if (typeof value === 'number' && typeof other === 'number' && Math.abs(value - other) > 0.01)
+          differences.push(`category_scores/${name}: ${value} without tools, ${other} with`)
+      }
+      expectThat(
+        differences.length === 0,
+        'the same input result with and without the tools (moderation does not inspect tools)',
+        differences,
+        ex,
+      )
+    },
+  )
 })

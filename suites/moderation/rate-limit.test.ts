@@ -25,7 +25,10 @@ async function smallestLimit(): Promise<{ key: KeySlot; rpm: number } | undefine
   let best: { key: KeySlot; rpm: number } | undefined
   for (const key of KEY_SLOTS.filter((slot) => slot !== 'suspended' && api.hasKey(slot))) {
     const body = (await api.get(`/v1/models/${encodeURIComponent(MODEL)}`, { key })).json
-    const current = isObject(body) && isObject(body.extra) && isObject(body.extra.rate_limits) ? body.extra.rate_limits.current : undefined
+    const current =
+      isObject(body) && isObject(body.extra) && isObject(body.extra.rate_limits)
+        ? body.extra.rate_limits.current
+        : undefined
     const rpm = isObject(current) ? current.rpm : undefined
     if (typeof rpm === 'number' && rpm > 0 && (best === undefined || rpm < best.rpm)) best = { key, rpm }
   }
@@ -35,10 +38,18 @@ async function smallestLimit(): Promise<{ key: KeySlot; rpm: number } | undefine
 describe('rate limit (Part 2 §7; Part 1 §7, §8.3)', () => {
   check('P2-7-moderation-429', 'past the model limit of the tier: 429 with the compatible error object', async () => {
     const unknown = await moderate(api, { model: MODEL, input: 'ok' }, { key: 'invalid' })
-    precondition(unknown.status === 401, 'P2-7-moderation-401', `an unknown key was answered ${unknown.status}, so calls are not counted per account`)
+    precondition(
+      unknown.status === 401,
+      'P2-7-moderation-401',
+      `an unknown key was answered ${unknown.status}, so calls are not counted per account`,
+    )
     const limit = await smallestLimit()
-    if (limit === undefined) skipTest(`no key given reads a requests-per-minute limit for ${MODEL} in extra.rate_limits.current`)
-    if (limit.rpm + 1 > RATE_LIMIT_DEFAULTS.reachable) skipTest(`the smallest limit for ${MODEL} among the keys given is ${limit.rpm} rpm, more than ${RATE_LIMIT_DEFAULTS.reachable} calls; give a tier-0 key (GATEWAY_API_KEY_TIER0)`)
+    if (limit === undefined)
+      skipTest(`no key given reads a requests-per-minute limit for ${MODEL} in extra.rate_limits.current`)
+    if (limit.rpm + 1 > RATE_LIMIT_DEFAULTS.reachable)
+      skipTest(
+        `the smallest limit for ${MODEL} among the keys given is ${limit.rpm} rpm, more than ${RATE_LIMIT_DEFAULTS.reachable} calls; give a tier-0 key (GATEWAY_API_KEY_TIER0)`,
+      )
     // A window may turn over while the bucket fills, so allow up to three windows' worth before giving up.
     const most = Math.min(3 * limit.rpm + 3, RATE_LIMIT_DEFAULTS.reachable)
     let refused: Exchange | undefined
@@ -46,13 +57,25 @@ describe('rate limit (Part 2 §7; Part 1 §7, §8.3)', () => {
     let last: Exchange | undefined
     while (refused === undefined && sent < most) {
       const wave = Math.min(RATE_LIMIT_DEFAULTS.wave, most - sent)
-      const answers = await Promise.all(Array.from({ length: wave }, () => moderate(api, { model: MODEL, input: 'ok' }, { key: limit.key, retry429: false })))
+      const answers = await Promise.all(
+        Array.from({ length: wave }, () =>
+          moderate(api, { model: MODEL, input: 'ok' }, { key: limit.key, retry429: false }),
+        ),
+      )
       sent += wave
       last = answers[answers.length - 1]
       refused = answers.find((ex) => ex.status === 429)
     }
-    observe('moderation rate limit', `${limit.key}: ${limit.rpm} rpm for ${MODEL}; ${refused ? `429 after ${sent} calls or fewer` : `no 429 in ${sent} calls`}`)
-    expectThat(refused !== undefined, `a 429 within ${most} calls of ${MODEL} (limit ${limit.rpm} rpm for ${limit.key})`, `no 429 in ${sent} calls`, last)
+    observe(
+      'moderation rate limit',
+      `${limit.key}: ${limit.rpm} rpm for ${MODEL}; ${refused ? `429 after ${sent} calls or fewer` : `no 429 in ${sent} calls`}`,
+    )
+    expectThat(
+      refused !== undefined,
+      `a 429 within ${most} calls of ${MODEL} (limit ${limit.rpm} rpm for ${limit.key})`,
+      `no 429 in ${sent} calls`,
+      last,
+    )
     expectSchema(refused, 'moderation/error-429.json')
   })
 })

@@ -10,7 +10,16 @@ import type { Exchange } from '../../harness/http-client.ts'
 import { observe, skipTest } from '../../harness/recorder.ts'
 import { check, target } from '../../harness/suite.ts'
 import {
-  BENIGN_TEXT, catalogueFixture, is4xx, moderate, NAMED_MODELS, OMNI_MODELS, resultsOf, spendOnGuard, TEXT_AND_IMAGE_ITEMS, TEXT_MODELS,
+  BENIGN_TEXT,
+  catalogueFixture,
+  is4xx,
+  moderate,
+  NAMED_MODELS,
+  OMNI_MODELS,
+  resultsOf,
+  spendOnGuard,
+  TEXT_AND_IMAGE_ITEMS,
+  TEXT_MODELS,
 } from './fixtures.ts'
 
 const api = target()
@@ -36,23 +45,50 @@ const imageToTextModels = memo(async () => {
 const unknownKey = memo(() => moderate(api, { input: BENIGN_TEXT }, { key: 'invalid' }))
 
 describe('input (Part 2 §4.7)', () => {
-  check('P2-4.7-input-forms', 'a string gives one result, an array of three strings three, content items at least one', async () => {
-    const single = await moderate(api, { model: OMNI_MODELS[0], input: BENIGN_TEXT })
-    expectThat(resultsOf(single).length === 1, 'one result for a string input', `${resultsOf(single).length} results`, single)
-    const inputs = [BENIGN_TEXT, 'Please water the plants on Tuesday.', 'The train to the coast leaves at noon.']
-    const several = await moderate(api, { model: OMNI_MODELS[0], input: inputs })
-    expectThat(resultsOf(several).length === inputs.length, `${inputs.length} results for an array of ${inputs.length} strings (one per input)`, `${resultsOf(several).length} results`, several)
-    const items = await moderate(api, { model: OMNI_MODELS[0], input: [{ type: 'text', text: BENIGN_TEXT }, { type: 'text', text: inputs[1] }] })
-    const count = resultsOf(items).length
-    expectThat(count >= 1, 'at least one result for an array of content items', `${count} results`, items)
-    observe('moderation of two text content items', `${count} result(s)`)
-  })
+  check(
+    'P2-4.7-input-forms',
+    'a string gives one result, an array of three strings three, content items at least one',
+    async () => {
+      const single = await moderate(api, { model: OMNI_MODELS[0], input: BENIGN_TEXT })
+      expectThat(
+        resultsOf(single).length === 1,
+        'one result for a string input',
+        `${resultsOf(single).length} results`,
+        single,
+      )
+      const inputs = [BENIGN_TEXT, 'Please water the plants on Tuesday.', 'The train to the coast leaves at noon.']
+      const several = await moderate(api, { model: OMNI_MODELS[0], input: inputs })
+      expectThat(
+        resultsOf(several).length === inputs.length,
+        `${inputs.length} results for an array of ${inputs.length} strings (one per input)`,
+        `${resultsOf(several).length} results`,
+        several,
+      )
+      const items = await moderate(api, {
+        model: OMNI_MODELS[0],
+        input: [
+          { type: 'text', text: BENIGN_TEXT },
+          { type: 'text', text: inputs[1] },
+        ],
+      })
+      const count = resultsOf(items).length
+      expectThat(count >= 1, 'at least one result for an array of content items', `${count} results`, items)
+      observe('moderation of two text content items', `${count} result(s)`)
+    },
+  )
 
-  check('P2-4.7-audio-refused', 'an audio content item is refused with a client error, also by the omni model', async () => {
-    const audio = { type: 'input_audio', input_audio: { data: Buffer.from('RIFF\u0000\u0000\u0000\u0000WAVE').toString('base64'), format: 'wav' } }
-    const ex = await moderate(api, { model: OMNI_MODELS[0], input: [{ type: 'text', text: BENIGN_TEXT }, audio] })
-    expectThat(is4xx(ex.status), 'a 4xx refusal (the omni model takes text and images, not audio)', excerpt(ex), ex)
-  })
+  check(
+    'P2-4.7-audio-refused',
+    'an audio content item is refused with a client error, also by the omni model',
+    async () => {
+      const audio = {
+        type: 'input_audio',
+        input_audio: { data: Buffer.from('RIFF\u0000\u0000\u0000\u0000WAVE').toString('base64'), format: 'wav' },
+      }
+      const ex = await moderate(api, { model: OMNI_MODELS[0], input: [{ type: 'text', text: BENIGN_TEXT }, audio] })
+      expectThat(is4xx(ex.status), 'a 4xx refusal (the omni model takes text and images, not audio)', excerpt(ex), ex)
+    },
+  )
 })
 
 describe('models (Part 2 §4.7)', () => {
@@ -64,19 +100,29 @@ describe('models (Part 2 §4.7)', () => {
     }
   })
 
-  check('P2-4.7-model-optional', 'a request without model is answered; the model the target picks is recorded', async () => {
-    const ex = await moderate(api, { input: BENIGN_TEXT })
-    expectStatus(ex, 200, 'model is optional')
-    expectThat(resultsOf(ex).length === 1, 'one result', `${resultsOf(ex).length} results`, ex)
-    const body = ex.json as Record<string, unknown>
-    observe('moderation default model', `without model the result names ${JSON.stringify(body.model)}`)
-  })
+  check(
+    'P2-4.7-model-optional',
+    'a request without model is answered; the model the target picks is recorded',
+    async () => {
+      const ex = await moderate(api, { input: BENIGN_TEXT })
+      expectStatus(ex, 200, 'model is optional')
+      expectThat(resultsOf(ex).length === 1, 'one result', `${resultsOf(ex).length} results`, ex)
+      const body = ex.json as Record<string, unknown>
+      observe('moderation default model', `without model the result names ${JSON.stringify(body.model)}`)
+    },
+  )
 
   check('P2-4.7-guard-model', 'the hosted guard model of the model list moderates a text input', async () => {
     const { guards } = await catalogue()
-    observe('moderation models beyond the four named', guards.length === 0 ? 'none listed' : guards.map((g) => `${g.id} (min_tier ${g.minTier}, pricing ${JSON.stringify(g.pricing)})`).join('; '))
+    observe(
+      'moderation models beyond the four named',
+      guards.length === 0
+        ? 'none listed'
+        : guards.map((g) => `${g.id} (min_tier ${g.minTier}, pricing ${JSON.stringify(g.pricing)})`).join('; '),
+    )
     const guard = guards[0]
-    if (guard === undefined) skipTest('the model list has no moderation model beyond the four named ones: no hosted guard model to call')
+    if (guard === undefined)
+      skipTest('the model list has no moderation model beyond the four named ones: no hosted guard model to call')
     spendOnGuard(guard, BENIGN_TEXT)
     const ex = await moderate(api, { model: guard.id, input: BENIGN_TEXT })
     expectThat(ex.status === 200, `200 from ${guard.id}`, excerpt(ex), ex)
@@ -86,10 +132,19 @@ describe('models (Part 2 §4.7)', () => {
   check('P2-4.7-free-models', 'the named models, where listed with pricing, are priced at zero', async () => {
     const { all } = await catalogue()
     const listed = all.filter((m) => NAMED_MODELS.includes(m.id))
-    observe('named moderation models in GET /v1/models', listed.length === 0 ? 'none listed' : listed.map((m) => m.id).join(', '))
+    observe(
+      'named moderation models in GET /v1/models',
+      listed.length === 0 ? 'none listed' : listed.map((m) => m.id).join(', '),
+    )
     const priced = listed.filter((m) => m.pricing !== undefined)
-    const notFree = priced.filter((m) => Object.values(m.pricing as Record<string, unknown>).some((v) => typeof v === 'number' && v !== 0))
-    expectThat(notFree.length === 0, 'pricing numbers all 0 for the free named models', notFree.map((m) => `${m.id}: ${JSON.stringify(m.pricing)}`))
+    const notFree = priced.filter((m) =>
+      Object.values(m.pricing as Record<string, unknown>).some((v) => typeof v === 'number' && v !== 0),
+    )
+    expectThat(
+      notFree.length === 0,
+      'pricing numbers all 0 for the free named models',
+      notFree.map((m) => `${m.id}: ${JSON.stringify(m.pricing)}`),
+    )
   })
 
   check('P2-4.7-unknown-model', 'a model id that is not a moderation model is refused with 400 or 404', async () => {
@@ -129,10 +184,17 @@ describe('images only with the omni model (Part 2 §4.7)', () => {
 
 describe('errors (Part 2 §7)', () => {
   check('P2-7-moderation-400', 'no input, a number or an object as input: 400', async () => {
-    for (const body of [{ model: OMNI_MODELS[0] }, { model: OMNI_MODELS[0], input: 42 }, { model: OMNI_MODELS[0], input: { text: BENIGN_TEXT } }]) {
+    for (const body of [
+      { model: OMNI_MODELS[0] },
+      { model: OMNI_MODELS[0], input: 42 },
+      { model: OMNI_MODELS[0], input: { text: BENIGN_TEXT } },
+    ]) {
       const ex = await moderate(api, body)
       expectStatus(ex, 400, `input ${JSON.stringify((body as Record<string, unknown>).input)}`)
-      observe('moderation 400 body', `${JSON.stringify((body as Record<string, unknown>).input) ?? 'no input'}: ${ex.text.slice(0, 200)}`)
+      observe(
+        'moderation 400 body',
+        `${JSON.stringify((body as Record<string, unknown>).input) ?? 'no input'}: ${ex.text.slice(0, 200)}`,
+      )
     }
     const empty = await moderate(api, { model: OMNI_MODELS[0], input: [] })
     observe('moderation of an empty input array', excerpt(empty))
@@ -143,9 +205,13 @@ describe('errors (Part 2 §7)', () => {
     expectStatus(await unknownKey(), 401, 'an unknown key')
   })
 
-  check('P2-7-moderation-403', "the key of a suspended account: 403", async () => {
+  check('P2-7-moderation-403', 'the key of a suspended account: 403', async () => {
     const unknown = await unknownKey()
-    precondition(unknown.status === 401, 'P2-7-moderation-401', `an unknown key was answered ${unknown.status}, so keys are not checked here`)
+    precondition(
+      unknown.status === 401,
+      'P2-7-moderation-401',
+      `an unknown key was answered ${unknown.status}, so keys are not checked here`,
+    )
     const ex = await moderate(api, { input: BENIGN_TEXT }, { key: 'suspended' })
     expectStatus(ex, 403)
     observe('moderation 403 body', ex.text.slice(0, 200))

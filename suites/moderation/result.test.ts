@@ -10,7 +10,17 @@ import { memo } from '../../harness/helpers.ts'
 import { observe } from '../../harness/recorder.ts'
 import { schemas } from '../../harness/schema-registry.ts'
 import { check, target } from '../../harness/suite.ts'
-import { BENIGN_TEXT, CATEGORIES, IMAGE_CATEGORIES, mapOf, moderate, OMNI_MODELS, resultsOf, TEXT_AND_IMAGE_ITEMS, VIOLENT_TEXT } from './fixtures.ts'
+import {
+  BENIGN_TEXT,
+  CATEGORIES,
+  IMAGE_CATEGORIES,
+  mapOf,
+  moderate,
+  OMNI_MODELS,
+  resultsOf,
+  TEXT_AND_IMAGE_ITEMS,
+  VIOLENT_TEXT,
+} from './fixtures.ts'
 
 const api = target()
 
@@ -22,7 +32,11 @@ const imageAnswer = memo(() => moderate(api, { model: OMNI_MODELS[0], input: TEX
 /** The results of the image answer; skips when the omni model refused the image (P2-4.7-image-omni reports it). */
 async function imageResults(): Promise<Record<string, unknown>[]> {
   const ex = await imageAnswer()
-  precondition(ex.status === 200, 'P2-4.7-image-omni', `${OMNI_MODELS[0]} answered ${ex.status} to content items with an image`)
+  precondition(
+    ex.status === 200,
+    'P2-4.7-image-omni',
+    `${OMNI_MODELS[0]} answered ${ex.status} to content items with an image`,
+  )
   return resultsOf(ex)
 }
 
@@ -32,34 +46,52 @@ function trueCategories(result: Record<string, unknown>): string[] {
 }
 
 describe('the result shape (Part 2 §2.4)', () => {
-  check('P2-2.4-result-shape', 'POST /v1/moderations answers id, model and results with flagged, categories, scores and applied input types', async () => {
-    const ex = await textAnswer()
-    expectStatus(ex, 200)
-    expectSchema(ex, 'moderation/moderation.json')
-    const body = ex.json as Record<string, unknown>
-    observe('moderation result model', `asked ${OMNI_MODELS[0]}, the result names ${JSON.stringify(body.model)}`)
-    const [benign, violent] = body.results as Record<string, unknown>[]
-    if (benign && violent) observe('moderation of a clearly violent text', `flagged ${String(violent.flagged)} (${trueCategories(violent).join(', ') || 'no category'}); the benign text: flagged ${String(benign.flagged)}`)
-    const image = await imageAnswer()
-    if (image.status === 200) expectSchema(image, 'moderation/moderation.json', image.json, 'the answer to content items with an image')
-  })
+  check(
+    'P2-2.4-result-shape',
+    'POST /v1/moderations answers id, model and results with flagged, categories, scores and applied input types',
+    async () => {
+      const ex = await textAnswer()
+      expectStatus(ex, 200)
+      expectSchema(ex, 'moderation/moderation.json')
+      const body = ex.json as Record<string, unknown>
+      observe('moderation result model', `asked ${OMNI_MODELS[0]}, the result names ${JSON.stringify(body.model)}`)
+      const [benign, violent] = body.results as Record<string, unknown>[]
+      if (benign && violent)
+        observe(
+          'moderation of a clearly violent text',
+          `flagged ${String(violent.flagged)} (${trueCategories(violent).join(', ') || 'no category'}); the benign text: flagged ${String(benign.flagged)}`,
+        )
+      const image = await imageAnswer()
+      if (image.status === 200)
+        expectSchema(image, 'moderation/moderation.json', image.json, 'the answer to content items with an image')
+    },
+  )
 
-  check('P2-2.4-categories', 'categories, category_scores and category_applied_input_types each name exactly the thirteen categories', async () => {
-    const answers = [await textAnswer(), ...((await imageAnswer()).status === 200 ? [await imageAnswer()] : [])]
-    for (const ex of answers) {
-      const problems: string[] = []
-      resultsOf(ex).forEach((result, i) => {
-        for (const name of ['categories', 'category_scores', 'category_applied_input_types'] as const) {
-          const map = mapOf(result, name)
-          const missing = CATEGORIES.filter((category) => !(category in map))
-          const extra = Object.keys(map).filter((key) => !CATEGORIES.includes(key))
-          if (missing.length > 0) problems.push(`/results/${i}/${name}: missing ${missing.join(', ')}`)
-          if (extra.length > 0) problems.push(`/results/${i}/${name}: unknown ${extra.join(', ')}`)
-        }
-      })
-      expectThat(problems.length === 0, `the thirteen categories of §2.4 (${CATEGORIES.join(', ')}) in every map`, problems, ex)
-    }
-  })
+  check(
+    'P2-2.4-categories',
+    'categories, category_scores and category_applied_input_types each name exactly the thirteen categories',
+    async () => {
+      const answers = [await textAnswer(), ...((await imageAnswer()).status === 200 ? [await imageAnswer()] : [])]
+      for (const ex of answers) {
+        const problems: string[] = []
+        resultsOf(ex).forEach((result, i) => {
+          for (const name of ['categories', 'category_scores', 'category_applied_input_types'] as const) {
+            const map = mapOf(result, name)
+            const missing = CATEGORIES.filter((category) => !(category in map))
+            const extra = Object.keys(map).filter((key) => !CATEGORIES.includes(key))
+            if (missing.length > 0) problems.push(`/results/${i}/${name}: missing ${missing.join(', ')}`)
+            if (extra.length > 0) problems.push(`/results/${i}/${name}: unknown ${extra.join(', ')}`)
+          }
+        })
+        expectThat(
+          problems.length === 0,
+          `the thirteen categories of §2.4 (${CATEGORIES.join(', ')}) in every map`,
+          problems,
+          ex,
+        )
+      }
+    },
+  )
 
   check('P2-2.4-score-range', 'every category score is a number from 0 to 1', async () => {
     for (const ex of [await textAnswer(), ...((await imageAnswer()).status === 200 ? [await imageAnswer()] : [])]) {
@@ -76,44 +108,74 @@ describe('the result shape (Part 2 §2.4)', () => {
     const ex = await textAnswer()
     resultsOf(ex).forEach((result, i) => {
       const any = trueCategories(result).length > 0
-      expectThat(result.flagged === any, `/results/${i}/flagged ${any} (${any ? 'some' : 'no'} category is true)`, `flagged ${JSON.stringify(result.flagged)} with true categories: ${trueCategories(result).join(', ') || 'none'}`, ex)
+      expectThat(
+        result.flagged === any,
+        `/results/${i}/flagged ${any} (${any ? 'some' : 'no'} category is true)`,
+        `flagged ${JSON.stringify(result.flagged)} with true categories: ${trueCategories(result).join(', ') || 'none'}`,
+        ex,
+      )
     })
   })
 })
 
 describe('input types per category (Part 2 §2.4)', () => {
-  check('P2-2.4-applied-input-types', 'image only under the six image categories; a text-only input lists text and no image', async () => {
-    const problems: string[] = []
-    const text = await textAnswer()
-    resultsOf(text).forEach((result, i) => {
-      for (const [category, types] of Object.entries(mapOf(result, 'category_applied_input_types'))) {
-        const list = Array.isArray(types) ? types : []
-        if (!list.includes('text') || list.includes('image')) problems.push(`/results/${i}/category_applied_input_types/${category}: ${JSON.stringify(types)} after a text-only input`)
-      }
-    })
-    expectThat(problems.length === 0, 'every category lists text, and none lists image, after a text-only input', problems, text)
-    const image = await imageAnswer()
-    if (image.status !== 200) return // the image half is P2-4.7-image-omni's to report
-    resultsOf(image).forEach((result, i) => {
-      for (const [category, types] of Object.entries(mapOf(result, 'category_applied_input_types'))) {
-        if (Array.isArray(types) && types.includes('image') && !IMAGE_CATEGORIES.has(category)) problems.push(`/results/${i}/category_applied_input_types/${category}: ${JSON.stringify(types)}, but ${category} applies to text only`)
-      }
-    })
-    expectThat(problems.length === 0, `image only under ${[...IMAGE_CATEGORIES].join(', ')}`, problems, image)
-  })
+  check(
+    'P2-2.4-applied-input-types',
+    'image only under the six image categories; a text-only input lists text and no image',
+    async () => {
+      const problems: string[] = []
+      const text = await textAnswer()
+      resultsOf(text).forEach((result, i) => {
+        for (const [category, types] of Object.entries(mapOf(result, 'category_applied_input_types'))) {
+          const list = Array.isArray(types) ? types : []
+          if (!list.includes('text') || list.includes('image'))
+            problems.push(
+              `/results/${i}/category_applied_input_types/${category}: ${JSON.stringify(types)} after a text-only input`,
+            )
+        }
+      })
+      expectThat(
+        problems.length === 0,
+        'every category lists text, and none lists image, after a text-only input',
+        problems,
+        text,
+      )
+      const image = await imageAnswer()
+      if (image.status !== 200) return // the image half is P2-4.7-image-omni's to report
+      resultsOf(image).forEach((result, i) => {
+        for (const [category, types] of Object.entries(mapOf(result, 'category_applied_input_types'))) {
+          if (Array.isArray(types) && types.includes('image') && !IMAGE_CATEGORIES.has(category))
+            problems.push(
+              `/results/${i}/category_applied_input_types/${category}: ${JSON.stringify(types)}, but ${category} applies to text only`,
+            )
+        }
+      })
+      expectThat(problems.length === 0, `image only under ${[...IMAGE_CATEGORIES].join(', ')}`, problems, image)
+    },
+  )
 
-  check('P2-2.4-image-applies', 'after an input with an image, each of the six image categories lists image', async () => {
-    const ex = await imageAnswer()
-    const results = await imageResults()
-    if (results.length === 0) fail('at least one result for content items with an image', 'no results', ex)
-    const problems: string[] = []
-    results.forEach((result, i) => {
-      const applied = mapOf(result, 'category_applied_input_types')
-      for (const category of IMAGE_CATEGORIES) {
-        const types = applied[category]
-        if (!Array.isArray(types) || !types.includes('image')) problems.push(`/results/${i}/category_applied_input_types/${category}: ${JSON.stringify(types)}`)
-      }
-    })
-    expectThat(problems.length === 0, 'image listed under sexual, self-harm, self-harm/intent, self-harm/instructions, violence and violence/graphic', problems, ex)
-  })
+  check(
+    'P2-2.4-image-applies',
+    'after an input with an image, each of the six image categories lists image',
+    async () => {
+      const ex = await imageAnswer()
+      const results = await imageResults()
+      if (results.length === 0) fail('at least one result for content items with an image', 'no results', ex)
+      const problems: string[] = []
+      results.forEach((result, i) => {
+        const applied = mapOf(result, 'category_applied_input_types')
+        for (const category of IMAGE_CATEGORIES) {
+          const types = applied[category]
+          if (!Array.isArray(types) || !types.includes('image'))
+            problems.push(`/results/${i}/category_applied_input_types/${category}: ${JSON.stringify(types)}`)
+        }
+      })
+      expectThat(
+        problems.length === 0,
+        'image listed under sexual, self-harm, self-harm/intent, self-harm/instructions, violence and violence/graphic',
+        problems,
+        ex,
+      )
+    },
+  )
 })

@@ -20,17 +20,31 @@ export function isRiff(bytes: Buffer): boolean {
 
 /** Walks the chunks of a RIFF/WAVE file: the RIFF size must match the file, and fmt and data must fit in it. */
 export function readWav(bytes: Buffer): WavReading {
-  if (!isRiff(bytes)) return { ok: false, problem: `no RIFF....WAVE header (first bytes ${bytes.subarray(0, 12).toString('hex')})` }
+  if (!isRiff(bytes))
+    return { ok: false, problem: `no RIFF....WAVE header (first bytes ${bytes.subarray(0, 12).toString('hex')})` }
   const riffSize = bytes.readUInt32LE(4)
-  if (riffSize !== bytes.length - 8) return { ok: false, problem: `RIFF size ${riffSize} but the file has ${bytes.length} bytes (expected ${bytes.length - 8})` }
+  if (riffSize !== bytes.length - 8)
+    return {
+      ok: false,
+      problem: `RIFF size ${riffSize} but the file has ${bytes.length} bytes (expected ${bytes.length - 8})`,
+    }
   let fmt: Omit<WavInfo, 'dataBytes'> | undefined
   for (let offset = 12; offset + 8 <= bytes.length; ) {
     const id = bytes.toString('ascii', offset, offset + 4)
     const size = bytes.readUInt32LE(offset + 4)
     const body = offset + 8
-    if (body + size > bytes.length) return { ok: false, problem: `chunk "${id}" of ${size} bytes at ${offset} runs past the end of the file (${bytes.length} bytes)` }
+    if (body + size > bytes.length)
+      return {
+        ok: false,
+        problem: `chunk "${id}" of ${size} bytes at ${offset} runs past the end of the file (${bytes.length} bytes)`,
+      }
     if (id === 'fmt ' && size >= 16) {
-      fmt = { format: bytes.readUInt16LE(body), channels: bytes.readUInt16LE(body + 2), sampleRate: bytes.readUInt32LE(body + 4), bitsPerSample: bytes.readUInt16LE(body + 14) }
+      fmt = {
+        format: bytes.readUInt16LE(body),
+        channels: bytes.readUInt16LE(body + 2),
+        sampleRate: bytes.readUInt32LE(body + 4),
+        bitsPerSample: bytes.readUInt16LE(body + 14),
+      }
     }
     if (id === 'data') {
       if (fmt === undefined) return { ok: false, problem: 'a data chunk before any fmt chunk' }
@@ -44,11 +58,20 @@ export function readWav(bytes: Buffer): WavReading {
 export function isMp3(bytes: Buffer): boolean {
   if (bytes.length >= 3 && bytes.toString('ascii', 0, 3) === 'ID3') return true
   // Frame sync: eleven set bits, and a layer field that is not the reserved 00.
-  return bytes.length >= 4 && bytes[0] === 0xff && ((bytes[1] as number) & 0xe0) === 0xe0 && ((bytes[1] as number) & 0x06) !== 0
+  return (
+    bytes.length >= 4 &&
+    bytes[0] === 0xff &&
+    ((bytes[1] as number) & 0xe0) === 0xe0 &&
+    ((bytes[1] as number) & 0x06) !== 0
+  )
 }
 
 export function isOggOpus(bytes: Buffer): boolean {
-  return bytes.length >= 36 && bytes.toString('ascii', 0, 4) === 'OggS' && bytes.subarray(0, 200).includes(Buffer.from('OpusHead', 'ascii'))
+  return (
+    bytes.length >= 36 &&
+    bytes.toString('ascii', 0, 4) === 'OggS' &&
+    bytes.subarray(0, 200).includes(Buffer.from('OpusHead', 'ascii'))
+  )
 }
 
 /** Strict Base64 (the standard alphabet with padding), decoded; undefined when the text is not Base64. */

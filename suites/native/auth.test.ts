@@ -17,10 +17,14 @@ describe('a key is required (Part 2 §5.1)', () => {
     const model = await models.generation()
     expectStatus(await api.post(generatePath(model.id), textBody(), { key: 'invalid' }), 401)
   })
-  check('P2-5.1-native-key-required', 'generateContent with an unknown key in x-native-api-key is refused with 401', async () => {
-    const model = await models.generation()
-    expectStatus(await api.post(generatePath(model.id), textBody(), nativeKeySpec(api, 'invalid')), 401)
-  })
+  check(
+    'P2-5.1-native-key-required',
+    'generateContent with an unknown key in x-native-api-key is refused with 401',
+    async () => {
+      const model = await models.generation()
+      expectStatus(await api.post(generatePath(model.id), textBody(), nativeKeySpec(api, 'invalid')), 401)
+    },
+  )
 })
 
 describe('Bearer and x-native-api-key (§5.1, §5.2)', () => {

@@ -46,14 +46,29 @@ export function userTurn(text: string): Record<string, unknown> {
 }
 
 /** A minimal valid body: one user turn and a bounded answer. */
-export function textBody(extra: Record<string, unknown> = {}, config: Record<string, unknown> = {}): Record<string, unknown> {
-  return { contents: [userTurn('Say hello in one short sentence.')], generationConfig: { maxOutputTokens: MAX_OUTPUT, ...config }, ...extra }
+export function textBody(
+  extra: Record<string, unknown> = {},
+  config: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
+    contents: [userTurn('Say hello in one short sentence.')],
+    generationConfig: { maxOutputTokens: MAX_OUTPUT, ...config },
+    ...extra,
+  }
 }
 
-export function speechBody(extra: Record<string, unknown> = {}, config: Record<string, unknown> = {}, text = SPEECH_TEXT): Record<string, unknown> {
+export function speechBody(
+  extra: Record<string, unknown> = {},
+  config: Record<string, unknown> = {},
+  text = SPEECH_TEXT,
+): Record<string, unknown> {
   return {
     contents: [userTurn(text)],
-    generationConfig: { responseModalities: ['AUDIO'], speechConfig: { voiceConfig: { prebuiltVoiceConfig: { voiceName: 'Kore' } } }, ...config },
+    generationConfig: {
+      responseModalities: ['AUDIO'],
+      speechConfig: { voiceConfig: { prebuiltVoiceConfig: { voiceName: 'Kore' } } },
+      ...config,
+    },
     ...extra,
   }
 }
@@ -106,7 +121,12 @@ export function nativeModels(api: TargetClient): NativeModels {
   })
 
   /** The first candidate that answers 200, or undefined (never skips: callers decide). */
-  async function probe(candidates: ListedModel[], body: Record<string, unknown>, cost: (m: ListedModel) => number, what: string): Promise<ListedModel | undefined> {
+  async function probe(
+    candidates: ListedModel[],
+    body: Record<string, unknown>,
+    cost: (m: ListedModel) => number,
+    what: string,
+  ): Promise<ListedModel | undefined> {
     for (const model of candidates.slice(0, MAX_PROBES)) {
       spend(cost(model), `native ${what} probe with ${model.id}`)
       let ex = await api.post(generatePath(model.id), body)
@@ -121,13 +141,21 @@ export function nativeModels(api: TargetClient): NativeModels {
   }
 
   function orSkip(model: ListedModel | undefined, what: 'generation' | 'speech'): ListedModel {
-    if (model === undefined) skipTest(`capability absent: no ${what} model of GET /v1/models that this key may use answers POST /v1beta/models/{model}:generateContent; ${howToName(what === 'speech' ? 'native-speech' : 'native')}`)
+    if (model === undefined)
+      skipTest(
+        `capability absent: no ${what} model of GET /v1/models that this key may use answers POST /v1beta/models/{model}:generateContent; ${howToName(what === 'speech' ? 'native-speech' : 'native')}`,
+      )
     return model
   }
 
   const findGeneration = memo(async () => {
     const probeBody = textBody({}, { maxOutputTokens: 16 })
-    return probe((await usable()).filter((m) => m.mode === 'chat'), probeBody, (m) => textCostUsd(m, probeBody), 'generation')
+    return probe(
+      (await usable()).filter((m) => m.mode === 'chat'),
+      probeBody,
+      (m) => textCostUsd(m, probeBody),
+      'generation',
+    )
   })
 
   const findSpeech = memo(async () => {
@@ -148,7 +176,10 @@ export function nativeModels(api: TargetClient): NativeModels {
  * The key in the native key header (§5.2: x-native-api-key, a neutral word standing for the vendor's; a target
  * names its own in GATEWAY_NATIVE_KEY_HEADER) instead of Authorization; the client's redactor hides the key.
  */
-export function nativeKeySpec(api: TargetClient, key: 'main' | 'invalid' = 'main'): Pick<RequestSpec, 'key' | 'headers'> {
+export function nativeKeySpec(
+  api: TargetClient,
+  key: 'main' | 'invalid' = 'main',
+): Pick<RequestSpec, 'key' | 'headers'> {
   const value = key === 'main' ? api.keyOrSkip('main') : `gc-invalid-key-native-${Date.now()}`
   return { key: null, headers: { [runConfig().nativeKeyHeader]: value } }
 }
@@ -163,7 +194,11 @@ export function partsOf(body: unknown): Record<string, unknown>[] {
 /** The inlineData of the first audio part: { mimeType, data } with both strings, or undefined. */
 export function audioPart(ex: Exchange): { mimeType: string; data: string } | undefined {
   for (const part of partsOf(ex.json)) {
-    const inline = isObject(part.inlineData) ? part.inlineData : isObject(part.inline_data) ? part.inline_data : undefined
+    const inline = isObject(part.inlineData)
+      ? part.inlineData
+      : isObject(part.inline_data)
+        ? part.inline_data
+        : undefined
     if (inline === undefined) continue
     const mimeType = inline.mimeType ?? inline.mime_type
     if (typeof mimeType === 'string' && typeof inline.data === 'string') return { mimeType, data: inline.data }
@@ -175,20 +210,50 @@ export function audioPart(ex: Exchange): { mimeType: string; data: string } | un
  * POST to the native interface with the main key as Bearer. A 401 to that valid key skips the running test:
  * P2-5.1-native-bearer reports the refusal once, instead of every test that expected another status.
  */
-export async function nativePost(api: TargetClient, path: string, body: unknown, spec: Omit<RequestSpec, 'path' | 'method' | 'json'> = {}): Promise<Exchange> {
+export async function nativePost(
+  api: TargetClient,
+  path: string,
+  body: unknown,
+  spec: Omit<RequestSpec, 'path' | 'method' | 'json'> = {},
+): Promise<Exchange> {
   const ex = await api.post(path, body, spec)
   const bearerMain = ex.record.auth === 'bearer' && ex.record.key === 'main'
   if (ex.status === 401 && bearerMain && currentRequirement() !== 'P2-5.1-native-bearer') {
-    precondition(false, 'P2-5.1-native-bearer', `${ex.record.method} ${ex.record.path} refused the main key as Bearer with 401`)
+    precondition(
+      false,
+      'P2-5.1-native-bearer',
+      `${ex.record.method} ${ex.record.path} refused the main key as Bearer with 401`,
+    )
   }
   return ex
 }
 
 /** streamGenerateContent read as SSE when the target answers text/event-stream, else as a plain body. */
-export async function nativeStream(api: TargetClient, model: string, body: unknown, query: Record<string, string> = {}, spec: Omit<RequestSpec, 'path' | 'method' | 'json'> = {}): Promise<Exchange> {
-  const ex = await api.stream({ method: 'POST', path: generatePath(model, 'streamGenerateContent'), query, json: body, ...spec })
-  if (ex.status === 401 && ex.record.auth === 'bearer' && ex.record.key === 'main' && currentRequirement() !== 'P2-5.1-native-bearer') {
-    precondition(false, 'P2-5.1-native-bearer', `${ex.record.method} ${ex.record.path} refused the main key as Bearer with 401`)
+export async function nativeStream(
+  api: TargetClient,
+  model: string,
+  body: unknown,
+  query: Record<string, string> = {},
+  spec: Omit<RequestSpec, 'path' | 'method' | 'json'> = {},
+): Promise<Exchange> {
+  const ex = await api.stream({
+    method: 'POST',
+    path: generatePath(model, 'streamGenerateContent'),
+    query,
+    json: body,
+    ...spec,
+  })
+  if (
+    ex.status === 401 &&
+    ex.record.auth === 'bearer' &&
+    ex.record.key === 'main' &&
+    currentRequirement() !== 'P2-5.1-native-bearer'
+  ) {
+    precondition(
+      false,
+      'P2-5.1-native-bearer',
+      `${ex.record.method} ${ex.record.path} refused the main key as Bearer with 401`,
+    )
   }
   return ex
 }

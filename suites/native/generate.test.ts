@@ -4,7 +4,16 @@ import { expectJson, expectSchema, expectStatus, expectThat } from '../../harnes
 import { isObject } from '../../common/json.ts'
 import { observe, skipTest } from '../../harness/recorder.ts'
 import { check, target, spend } from '../../harness/suite.ts'
-import { generatePath, MAX_OUTPUT, nativeModels, nativePost, textBody, textCostUsd, userTurn, type ListedModel } from './fixtures.ts'
+import {
+  generatePath,
+  MAX_OUTPUT,
+  nativeModels,
+  nativePost,
+  textBody,
+  textCostUsd,
+  userTurn,
+  type ListedModel,
+} from './fixtures.ts'
 
 const api = target()
 const models = nativeModels(api)
@@ -23,18 +32,30 @@ function withConfig(config: Record<string, unknown>): Record<string, unknown> {
 }
 
 describe('the generation response (Part 2 §2.5, §4.8)', () => {
-  check('P2-2.5-native-response', 'generateContent answers 200 with candidates, usageMetadata, modelVersion and responseId', async () => {
-    const ex = await generate(textBody())
-    expectStatus(ex, 200)
-    expectSchema(ex, 'native/generate-response.json')
-  })
+  check(
+    'P2-2.5-native-response',
+    'generateContent answers 200 with candidates, usageMetadata, modelVersion and responseId',
+    async () => {
+      const ex = await generate(textBody())
+      expectStatus(ex, 200)
+      expectSchema(ex, 'native/generate-response.json')
+    },
+  )
 
   check('P2-4.8-system-instruction', 'system_instruction {parts} is accepted', async () => {
-    expectStatus(await generate(textBody({ system_instruction: { parts: [{ text: 'Answer like a lighthouse keeper.' }] } })), 200)
+    expectStatus(
+      await generate(textBody({ system_instruction: { parts: [{ text: 'Answer like a lighthouse keeper.' }] } })),
+      200,
+    )
   })
 
   check('P2-4.8-inline-image', 'an image part with inline_data {mime_type, data} is accepted', async () => {
-    const contents = [{ role: 'user', parts: [{ text: 'What colour is this pixel?' }, { inline_data: { mime_type: 'image/png', data: PNG_1X1 } }] }]
+    const contents = [
+      {
+        role: 'user',
+        parts: [{ text: 'What colour is this pixel?' }, { inline_data: { mime_type: 'image/png', data: PNG_1X1 } }],
+      },
+    ]
     expectStatus(await generate(textBody({ contents })), 200)
   })
 })
@@ -46,13 +67,20 @@ describe('contents and roles (§4.8)', () => {
   })
 
   check('P2-4.8-contents-role', 'user and model turns are accepted', async () => {
-    const contents = [userTurn('Hello.'), { role: 'model', parts: [{ text: 'Hello! How can I help?' }] }, userTurn('Tell me a short fact.')]
+    const contents = [
+      userTurn('Hello.'),
+      { role: 'model', parts: [{ text: 'Hello! How can I help?' }] },
+      userTurn('Tell me a short fact.'),
+    ]
     expectStatus(await generate(textBody({ contents })), 200)
   })
 
   for (const role of ['system', 'assistant']) {
     check('P2-4.8-contents-role', `a contents item with role ${role} is refused with 400`, async () => {
-      expectStatus(await generate(textBody({ contents: [{ role, parts: [{ text: 'Be brief.' }] }, userTurn('Hello.')] })), 400)
+      expectStatus(
+        await generate(textBody({ contents: [{ role, parts: [{ text: 'Be brief.' }] }, userTurn('Hello.')] })),
+        400,
+      )
     })
   }
 
@@ -77,9 +105,13 @@ describe('generationConfig ranges (§4.8)', () => {
     expectStatus(await generate(withConfig({ maxOutputTokens: MAX_OUTPUT })), 200)
   })
   for (const maxOutputTokens of [1.5, '16']) {
-    check('P2-4.8-max-output-tokens', `maxOutputTokens ${JSON.stringify(maxOutputTokens)} is refused with 400`, async () => {
-      expectStatus(await generate(withConfig({ maxOutputTokens })), 400)
-    })
+    check(
+      'P2-4.8-max-output-tokens',
+      `maxOutputTokens ${JSON.stringify(maxOutputTokens)} is refused with 400`,
+      async () => {
+        expectStatus(await generate(withConfig({ maxOutputTokens })), 400)
+      },
+    )
   }
 
   for (const thinkingLevel of ['low', 'medium', 'high']) {
@@ -106,13 +138,20 @@ describe("the provider's own models and the other methods (§4.8)", () => {
     const other = (await models.usable()).find((m) => m.mode === 'chat' && m.ownedBy !== native.ownedBy)
     if (other === undefined) skipTest('no usable chat model of another owner in GET /v1/models to try')
     const ex = await generate(textBody(), other)
-    expectThat(ex.status >= 400 && ex.status < 500, `a 4xx status for ${other.id} (owned_by ${other.ownedBy}; the native models are ${native.ownedBy}'s)`, String(ex.status), ex)
+    expectThat(
+      ex.status >= 400 && ex.status < 500,
+      `a 4xx status for ${other.id} (owned_by ${other.ownedBy}; the native models are ${native.ownedBy}'s)`,
+      String(ex.status),
+      ex,
+    )
   })
 
   const bodies: Record<string, (model: string) => Record<string, unknown>> = {
     countTokens: () => ({ contents: [userTurn('Count these words.')] }),
     embedContent: () => ({ content: { parts: [{ text: 'Embed this.' }] } }),
-    batchEmbedContents: (model) => ({ requests: [{ model: `models/${model}`, content: { parts: [{ text: 'Embed this.' }] } }] }),
+    batchEmbedContents: (model) => ({
+      requests: [{ model: `models/${model}`, content: { parts: [{ text: 'Embed this.' }] } }],
+    }),
     predict: () => ({ instances: [{ prompt: 'A lighthouse at dusk.' }] }),
   }
   for (const [method, body] of Object.entries(bodies)) {

@@ -9,7 +9,17 @@ import type { Exchange } from '../../harness/http-client.ts'
 import { observe, skipTest } from '../../harness/recorder.ts'
 import { check, target, spend } from '../../harness/suite.ts'
 import { decodeBase64, describe as describeBytes, isRiff, mimeParameters, readWav } from './audio-bytes.ts'
-import { audioPart, generatePath, nativeModels, nativePost, nativeStream, speechBody, speechCostUsd, SPEECH_TEXT, userTurn } from './fixtures.ts'
+import {
+  audioPart,
+  generatePath,
+  nativeModels,
+  nativePost,
+  nativeStream,
+  speechBody,
+  speechCostUsd,
+  SPEECH_TEXT,
+  userTurn,
+} from './fixtures.ts'
 import { chunksOf } from './streams.ts'
 
 const api = target()
@@ -38,12 +48,27 @@ function tinyWav(): string {
 
 function speakers(...names: string[]): Record<string, unknown> {
   const voices = ['Kore', 'Puck', 'Zephyr']
-  return { multiSpeakerVoiceConfig: { speakerVoiceConfigs: names.map((speaker, i) => ({ speaker, voiceConfig: { prebuiltVoiceConfig: { voiceName: voices[i % voices.length] } } })) } }
+  return {
+    multiSpeakerVoiceConfig: {
+      speakerVoiceConfigs: names.map((speaker, i) => ({
+        speaker,
+        voiceConfig: { prebuiltVoiceConfig: { voiceName: voices[i % voices.length] } },
+      })),
+    },
+  }
 }
 
 /** A two-speaker dialogue whose text parts name their speakers in speechMetadata. */
 function dialogue(first: string, second: string): Record<string, unknown>[] {
-  return [{ role: 'user', parts: [{ text: 'Good morning.', speechMetadata: { speaker: first, style: 'cheerful' } }, { text: 'Morning to you.', speechMetadata: { speaker: second } }] }]
+  return [
+    {
+      role: 'user',
+      parts: [
+        { text: 'Good morning.', speechMetadata: { speaker: first, style: 'cheerful' } },
+        { text: 'Morning to you.', speechMetadata: { speaker: second } },
+      ],
+    },
+  ]
 }
 
 async function speak(body: Record<string, unknown>): Promise<Exchange> {
@@ -72,68 +97,113 @@ describe('speech answers (Part 2 §4.8)', () => {
     const ex = await speak(speechBody())
     expectStatus(ex, 200)
     const audio = audioPart(ex)
-    if (audio === undefined) return fail('an audio part with inlineData {mimeType, data}', 'none in candidates[0].content.parts', ex)
-    expectThat(audio.mimeType.split(';')[0]!.trim().toLowerCase() === 'audio/wav', 'inlineData.mimeType audio/wav', audio.mimeType, ex)
+    if (audio === undefined)
+      return fail('an audio part with inlineData {mimeType, data}', 'none in candidates[0].content.parts', ex)
+    expectThat(
+      audio.mimeType.split(';')[0]!.trim().toLowerCase() === 'audio/wav',
+      'inlineData.mimeType audio/wav',
+      audio.mimeType,
+      ex,
+    )
     const bytes = decodeBase64(audio.data)
     if (bytes === undefined) return fail('inlineData.data in Base64', `${audio.data.slice(0, 40)}...`, ex)
     const wav = readWav(bytes)
     if (!wav.ok) return fail('a RIFF/WAVE file whose lengths agree with its size', wav.problem, ex)
-    observe('native speech WAV', `${wav.info.sampleRate} Hz, ${wav.info.channels} channel(s), ${wav.info.bitsPerSample}-bit, format ${wav.info.format}, ${wav.info.dataBytes} data bytes`)
+    observe(
+      'native speech WAV',
+      `${wav.info.sampleRate} Hz, ${wav.info.channels} channel(s), ${wav.info.bitsPerSample}-bit, format ${wav.info.format}, ${wav.info.dataBytes} data bytes`,
+    )
   })
 
-  check('P2-4.8-speech-pcm-l16', 'asked for audio/L16, audio labelled audio/L16 is raw PCM at 24000 Hz mono', async () => {
-    const ex = await speak(speechBody({}, { responseMimeType: 'audio/L16' }))
-    // The reference names no request field for raw PCM; responseMimeType is the provider's own. Refusing it is no fault.
-    if (ex.status === 400) skipTest('the target refused generationConfig.responseMimeType audio/L16 with 400; §4.8 names no way to ask for raw PCM')
-    expectStatus(ex, 200)
-    const audio = audioPart(ex)
-    if (audio === undefined) return fail('an audio part with inlineData {mimeType, data}', 'none in candidates[0].content.parts', ex)
-    const bytes = decodeBase64(audio.data)
-    if (bytes === undefined) return fail('inlineData.data in Base64', `${audio.data.slice(0, 40)}...`, ex)
-    if (!/^audio\/l16\b/i.test(audio.mimeType)) {
-      observe('native speech asked for audio/L16', `answered ${audio.mimeType} (${describeBytes(bytes)})`)
-      if (audio.mimeType.toLowerCase().startsWith('audio/wav')) expectThat(readWav(bytes).ok, 'audio/wav to be a RIFF/WAVE file', describeBytes(bytes), ex)
-      return
-    }
-    expectL16(audio.mimeType, bytes, ex, 'inlineData')
-  })
-
-  check('P2-4.8-speech-pcm-l16', 'streamed speech: every audio chunk labelled audio/L16 is raw PCM at 24000 Hz mono', async () => {
-    const model = await models.speech()
-    spend(speechCostUsd(model, SPEECH_TEXT), `native speech stream with ${model.id}`)
-    const ex = await nativeStream(api, model.id, speechBody(), { alt: 'sse' })
-    expectStatus(ex, 200)
-    const { chunks } = chunksOf(ex, 'speech ?alt=sse')
-    const labels = new Set<string>()
-    chunks.forEach((chunk, i) => {
-      const candidate = isObject(chunk) && Array.isArray(chunk.candidates) ? chunk.candidates[0] : undefined
-      const parts = isObject(candidate) && isObject(candidate.content) && Array.isArray(candidate.content.parts) ? candidate.content.parts : []
-      for (const part of parts) {
-        const inline = isObject(part) && isObject(part.inlineData) ? part.inlineData : undefined
-        if (inline === undefined || typeof inline.mimeType !== 'string' || typeof inline.data !== 'string') continue
-        labels.add(inline.mimeType)
-        const bytes = decodeBase64(inline.data)
-        expectThat(bytes !== undefined, 'inlineData.data in Base64', `chunk ${i}: not Base64`, ex)
-        if (/^audio\/l16\b/i.test(inline.mimeType)) expectL16(inline.mimeType, bytes, ex, `chunk ${i}`)
+  check(
+    'P2-4.8-speech-pcm-l16',
+    'asked for audio/L16, audio labelled audio/L16 is raw PCM at 24000 Hz mono',
+    async () => {
+      const ex = await speak(speechBody({}, { responseMimeType: 'audio/L16' }))
+      // The reference names no request field for raw PCM; responseMimeType is the provider's own. Refusing it is no fault.
+      if (ex.status === 400)
+        skipTest(
+          'the target refused generationConfig.responseMimeType audio/L16 with 400; §4.8 names no way to ask for raw PCM',
+        )
+      expectStatus(ex, 200)
+      const audio = audioPart(ex)
+      if (audio === undefined)
+        return fail('an audio part with inlineData {mimeType, data}', 'none in candidates[0].content.parts', ex)
+      const bytes = decodeBase64(audio.data)
+      if (bytes === undefined) return fail('inlineData.data in Base64', `${audio.data.slice(0, 40)}...`, ex)
+      if (!/^audio\/l16\b/i.test(audio.mimeType)) {
+        observe('native speech asked for audio/L16', `answered ${audio.mimeType} (${describeBytes(bytes)})`)
+        if (audio.mimeType.toLowerCase().startsWith('audio/wav'))
+          expectThat(readWav(bytes).ok, 'audio/wav to be a RIFF/WAVE file', describeBytes(bytes), ex)
+        return
       }
-    })
-    observe('native speech stream audio', labels.size === 0 ? 'no inlineData in the chunks' : [...labels].join(', '))
-  })
+      expectL16(audio.mimeType, bytes, ex, 'inlineData')
+    },
+  )
+
+  check(
+    'P2-4.8-speech-pcm-l16',
+    'streamed speech: every audio chunk labelled audio/L16 is raw PCM at 24000 Hz mono',
+    async () => {
+      const model = await models.speech()
+      spend(speechCostUsd(model, SPEECH_TEXT), `native speech stream with ${model.id}`)
+      const ex = await nativeStream(api, model.id, speechBody(), { alt: 'sse' })
+      expectStatus(ex, 200)
+      const { chunks } = chunksOf(ex, 'speech ?alt=sse')
+      const labels = new Set<string>()
+      chunks.forEach((chunk, i) => {
+        const candidate = isObject(chunk) && Array.isArray(chunk.candidates) ? chunk.candidates[0] : undefined
+        const parts =
+          isObject(candidate) && isObject(candidate.content) && Array.isArray(candidate.content.parts)
+            ? candidate.content.parts
+            : []
+        for (const part of parts) {
+          const inline = isObject(part) && isObject(part.inlineData) ? part.inlineData : undefined
+          if (inline === undefined || typeof inline.mimeType !== 'string' || typeof inline.data !== 'string') continue
+          labels.add(inline.mimeType)
+          const bytes = decodeBase64(inline.data)
+          expectThat(bytes !== undefined, 'inlineData.data in Base64', `chunk ${i}: not Base64`, ex)
+          if (/^audio\/l16\b/i.test(inline.mimeType)) expectL16(inline.mimeType, bytes, ex, `chunk ${i}`)
+        }
+      })
+      observe('native speech stream audio', labels.size === 0 ? 'no inlineData in the chunks' : [...labels].join(', '))
+    },
+  )
 })
 
 describe('speakers (§4.8)', () => {
   check('P2-4.8-speakers-at-most-2', 'two speakerVoiceConfigs are accepted', async () => {
-    expectStatus(await speak(speechBody({ contents: dialogue('Ann', 'Ben') }, speechConfig(speakers('Ann', 'Ben')))), 200)
+    expectStatus(
+      await speak(speechBody({ contents: dialogue('Ann', 'Ben') }, speechConfig(speakers('Ann', 'Ben')))),
+      200,
+    )
   })
   check('P2-4.8-speakers-at-most-2', 'three speakerVoiceConfigs are refused with 400', async () => {
-    expectStatus(await speak(speechBody({ contents: dialogue('Ann', 'Ben') }, speechConfig(speakers('Ann', 'Ben', 'Cleo')))), 400)
+    expectStatus(
+      await speak(speechBody({ contents: dialogue('Ann', 'Ben') }, speechConfig(speakers('Ann', 'Ben', 'Cleo')))),
+      400,
+    )
   })
-  check('P2-4.8-speech-speaker-match', 'speechMetadata speakers that match speakerVoiceConfigs are accepted', async () => {
-    expectStatus(await speak(speechBody({ contents: dialogue('Ann', 'Ben') }, speechConfig(speakers('Ann', 'Ben')))), 200)
-  })
-  check('P2-4.8-speech-speaker-match', 'a speechMetadata speaker missing from speakerVoiceConfigs is refused with 400', async () => {
-    expectStatus(await speak(speechBody({ contents: dialogue('Ann', 'Dora') }, speechConfig(speakers('Ann', 'Ben')))), 400)
-  })
+  check(
+    'P2-4.8-speech-speaker-match',
+    'speechMetadata speakers that match speakerVoiceConfigs are accepted',
+    async () => {
+      expectStatus(
+        await speak(speechBody({ contents: dialogue('Ann', 'Ben') }, speechConfig(speakers('Ann', 'Ben')))),
+        200,
+      )
+    },
+  )
+  check(
+    'P2-4.8-speech-speaker-match',
+    'a speechMetadata speaker missing from speakerVoiceConfigs is refused with 400',
+    async () => {
+      expectStatus(
+        await speak(speechBody({ contents: dialogue('Ann', 'Dora') }, speechConfig(speakers('Ann', 'Ben')))),
+        400,
+      )
+    },
+  )
 })
 
 describe('what speech models do not take (§4.8)', () => {
@@ -141,15 +211,26 @@ describe('what speech models do not take (§4.8)', () => {
     expectStatus(await speak(speechBody({}, { thinkingConfig: { thinkingBudget: 128 } })), 400)
   })
   check('P2-4.8-speech-no-thinking-tools', 'tools are refused with 400', async () => {
-    const tools = [{ functionDeclarations: [{ name: 'get_time', description: 'The current time.', parameters: { type: 'object', properties: {} } }] }]
+    const tools = [
+      {
+        functionDeclarations: [
+          { name: 'get_time', description: 'The current time.', parameters: { type: 'object', properties: {} } },
+        ],
+      },
+    ]
     expectStatus(await speak(speechBody({ tools })), 400)
   })
   check('P2-4.8-speech-text-only-input', 'an image part is refused with 400', async () => {
-    const contents = [{ role: 'user', parts: [{ text: SPEECH_TEXT }, { inline_data: { mime_type: 'image/png', data: PNG_1X1 } }] }]
+    const contents = [
+      { role: 'user', parts: [{ text: SPEECH_TEXT }, { inline_data: { mime_type: 'image/png', data: PNG_1X1 } }] },
+    ]
     expectStatus(await speak(speechBody({ contents })), 400)
   })
   check('P2-4.8-speech-text-only-input', 'an audio part is refused with 400', async () => {
-    const contents = [userTurn(SPEECH_TEXT), { role: 'user', parts: [{ inline_data: { mime_type: 'audio/wav', data: tinyWav() } }] }]
+    const contents = [
+      userTurn(SPEECH_TEXT),
+      { role: 'user', parts: [{ inline_data: { mime_type: 'audio/wav', data: tinyWav() } }] },
+    ]
     expectStatus(await speak(speechBody({ contents })), 400)
   })
 })

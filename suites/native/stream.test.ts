@@ -38,12 +38,23 @@ describe('streamGenerateContent (Part 2 §4.8)', () => {
       const { ex, chunks } = await stream()
       expectThat(chunks.length > 0, 'at least one chunk', 'none', ex)
       const finish = finishOf(chunks[chunks.length - 1])
-      expectThat(typeof finish === 'string' && finish !== '', 'candidates[0].finishReason on the last chunk', `finishReason ${JSON.stringify(finish)}`, ex)
+      expectThat(
+        typeof finish === 'string' && finish !== '',
+        'candidates[0].finishReason on the last chunk',
+        `finishReason ${JSON.stringify(finish)}`,
+        ex,
+      )
     })
 
     check('P2-4.8-stream-finish-only-last', `no chunk before the last carries finishReason (${name})`, async () => {
       const { ex, chunks } = await stream()
-      const early = chunks.slice(0, -1).flatMap((chunk, i) => (finishOf(chunk) === undefined ? [] : [`chunk ${i} of ${chunks.length}: finishReason ${JSON.stringify(finishOf(chunk))}`]))
+      const early = chunks
+        .slice(0, -1)
+        .flatMap((chunk, i) =>
+          finishOf(chunk) === undefined
+            ? []
+            : [`chunk ${i} of ${chunks.length}: finishReason ${JSON.stringify(finishOf(chunk))}`],
+        )
       expectThat(early.length === 0, 'finishReason only on the last chunk', early, ex)
     })
   }

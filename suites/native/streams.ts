@@ -22,7 +22,8 @@ export function chunksOf(ex: Exchange, asked: string): Chunks {
       if (event.event !== undefined && event.event !== 'message') continue
       if (event.data.trim() === '[DONE]') continue
       const parsed = eventJson(event)
-      if (!parsed.ok) fail('every data event of the stream to be a JSON chunk', `event ${event.index}: ${parsed.error}`, ex)
+      if (!parsed.ok)
+        fail('every data event of the stream to be a JSON chunk', `event ${event.index}: ${parsed.error}`, ex)
       chunks.push(parsed.value)
     }
     observe('native stream framing', `${asked}: server-sent events, ${chunks.length} chunks`)
@@ -37,7 +38,11 @@ export function chunksOf(ex: Exchange, asked: string): Chunks {
     observe('native stream framing', `${asked}: a single JSON object`)
     return { framing: 'json-object', chunks: [body] }
   }
-  return fail('chunks as server-sent events or a JSON array', ex.jsonError ? `neither (${ex.header('content-type') ?? 'no content-type'}; ${ex.jsonError})` : 'neither', ex)
+  return fail(
+    'chunks as server-sent events or a JSON array',
+    ex.jsonError ? `neither (${ex.header('content-type') ?? 'no content-type'}; ${ex.jsonError})` : 'neither',
+    ex,
+  )
 }
 
 /** finishReason of a chunk's first candidate, or undefined. */

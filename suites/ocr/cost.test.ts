@@ -16,19 +16,28 @@ const SETTLE = CREDIT_SETTLE
 const remaining = () => remainingCredit(api, KEY)
 
 describe('cost per page (Part 2 §4.6)', () => {
-  check('P2-4.6-ocr-cost', 'reading the three-page test PDF lowers remaining_unit by at least 3 x 0.004 USD', async () => {
-    api.keyOrSkip(KEY)
-    await needDataUrl()
-    const before = await remaining()
-    const ex = await ocr(api, await testModels(), { key: KEY })
-    expectStatus(ex, 200)
-    const pages = pagesOf(ex).length
-    const expected = pages * PRICES.page
-    const settled = await pollUntil(async () => {
-      const after = await remaining()
-      return before.usd - after.usd >= expected - 0.000001 ? after : undefined
-    }, SETTLE)
-    const after = settled ?? (await remaining())
-    expectThat(settled !== undefined, `remaining_unit to drop by at least ${expected.toFixed(6)} USD (${pages} pages x 0.004) within ${SETTLE.timeoutMs / 1000} s`, `it dropped by ${(before.usd - after.usd).toFixed(6)} USD (${before.usd} -> ${after.usd})`, after.ex)
-  })
+  check(
+    'P2-4.6-ocr-cost',
+    'reading the three-page test PDF lowers remaining_unit by at least 3 x 0.004 USD',
+    async () => {
+      api.keyOrSkip(KEY)
+      await needDataUrl()
+      const before = await remaining()
+      const ex = await ocr(api, await testModels(), { key: KEY })
+      expectStatus(ex, 200)
+      const pages = pagesOf(ex).length
+      const expected = pages * PRICES.page
+      const settled = await pollUntil(async () => {
+        const after = await remaining()
+        return before.usd - after.usd >= expected - 0.000001 ? after : undefined
+      }, SETTLE)
+      const after = settled ?? (await remaining())
+      expectThat(
+        settled !== undefined,
+        `remaining_unit to drop by at least ${expected.toFixed(6)} USD (${pages} pages x 0.004) within ${SETTLE.timeoutMs / 1000} s`,
+        `it dropped by ${(before.usd - after.usd).toFixed(6)} USD (${before.usd} -> ${after.usd})`,
+        after.ex,
+      )
+    },
+  )
 })

@@ -23,19 +23,38 @@ import { howToName, namedModel } from '../shared/named-models.ts'
 export const PRICES = { page: 0.004, annotatedPage: 0.005 }
 
 export const PAGE_WORDS = ['ALPHA', 'BRAVO', 'CHARLIE'] as const
-export const TABLE = [['Fruit', 'Count'], ['Apple', '3'], ['Pear', '5']]
+export const TABLE = [
+  ['Fruit', 'Count'],
+  ['Apple', '3'],
+  ['Pear', '5'],
+]
 
 const TEST_PDF = buildPdf([
-  { texts: [{ x: 72, y: 760, text: 'GC CONFORMANCE HEADER' }, { x: 72, y: 700, text: PAGE_WORDS[0] }, { x: 72, y: 30, text: 'GC FOOTER 1' }], imagePixels: 8 },
+  {
+    texts: [
+      { x: 72, y: 760, text: 'GC CONFORMANCE HEADER' },
+      { x: 72, y: 700, text: PAGE_WORDS[0] },
+      { x: 72, y: 30, text: 'GC FOOTER 1' },
+    ],
+    imagePixels: 8,
+  },
   { texts: [{ x: 72, y: 700, text: PAGE_WORDS[1] }], imagePixels: 8 },
-  { texts: [{ x: 72, y: 700, text: PAGE_WORDS[2] }, ...TABLE.flatMap((row, r) => row.map((text, c) => ({ x: 72 + c * 200, y: 600 - r * 24, text })))] },
+  {
+    texts: [
+      { x: 72, y: 700, text: PAGE_WORDS[2] },
+      ...TABLE.flatMap((row, r) => row.map((text, c) => ({ x: 72 + c * 200, y: 600 - r * 24, text }))),
+    ],
+  },
 ])
 const TEST_PDF_PAGES = 3
 /** The largest image of the test PDF, in pixels a side: image_min_size above it leaves no image to extract. */
 export const TEST_PDF_IMAGE_PIXELS = 8
 
 const PDF_DOCUMENT = { type: 'document_url', document_url: pdfDataUrl(TEST_PDF) }
-export const URL_DOCUMENT = { type: 'document_url', document_url: 'https://www.w3.org/WAI/ER/tests/xhtml/testfiles/resources/pdf/dummy.pdf' }
+export const URL_DOCUMENT = {
+  type: 'document_url',
+  document_url: 'https://www.w3.org/WAI/ER/tests/xhtml/testfiles/resources/pdf/dummy.pdf',
+}
 export const IMAGE_DOCUMENT = { type: 'image_url', image_url: 'https://www.w3.org/Icons/w3c_home.png' }
 
 /** A document of unknown length (a URL) is estimated at this many pages. */
@@ -56,7 +75,9 @@ function ocrModels(api: TargetClient): () => Promise<OcrModels> {
     const body = ex.json
     const items = Array.isArray(body) ? body : isObject(body) && Array.isArray(body.data) ? body.data : []
     const named = namedModel('ocr')
-    const listed = items.filter((m): m is Record<string, unknown> => isObject(m) && m.mode === 'ocr' && typeof m.id === 'string').map((m) => m.id as string)
+    const listed = items
+      .filter((m): m is Record<string, unknown> => isObject(m) && m.mode === 'ocr' && typeof m.id === 'string')
+      .map((m) => m.id as string)
     const ids = named === undefined ? listed : [named, ...listed.filter((id) => id !== named)]
     if (ids.length === 0) skipTest(`the catalogue lists no model of mode ocr; ${howToName('ocr')}`)
     if (named !== undefined) return { model: named, alias: listed.find((id) => /latest/i.test(id)) }
@@ -80,10 +101,21 @@ export async function ocr(api: TargetClient, models: OcrModels, call: OcrCall): 
   const document = call.document === undefined ? PDF_DOCUMENT : call.document
   const fields = call.fields ?? {}
   const asked = Array.isArray(fields.pages) ? fields.pages.length : undefined
-  const pages = call.pages ?? asked ?? (document === PDF_DOCUMENT ? TEST_PDF_PAGES : document === IMAGE_DOCUMENT ? 1 : URL_PAGES_ESTIMATE)
+  const pages =
+    call.pages ??
+    asked ??
+    (document === PDF_DOCUMENT ? TEST_PDF_PAGES : document === IMAGE_DOCUMENT ? 1 : URL_PAGES_ESTIMATE)
   const annotated = fields.document_annotation_format !== undefined || fields.bbox_annotation_format !== undefined
-  if (call.key !== null && call.key !== 'invalid') spend(pages * (PRICES.page + (annotated ? PRICES.annotatedPage : 0)), `OCR of ${pages} page${pages === 1 ? '' : 's'}${annotated ? ', annotated' : ''}`)
-  const body: Record<string, unknown> = { ...(call.model === null ? {} : { model: call.model ?? models.model }), ...(call.document === null ? {} : { document }), ...fields }
+  if (call.key !== null && call.key !== 'invalid')
+    spend(
+      pages * (PRICES.page + (annotated ? PRICES.annotatedPage : 0)),
+      `OCR of ${pages} page${pages === 1 ? '' : 's'}${annotated ? ', annotated' : ''}`,
+    )
+  const body: Record<string, unknown> = {
+    ...(call.model === null ? {} : { model: call.model ?? models.model }),
+    ...(call.document === null ? {} : { document }),
+    ...fields,
+  }
   return api.post('/v1/ocr', body, call.key === undefined ? {} : { key: call.key })
 }
 
@@ -104,7 +136,11 @@ export type Page = { index: unknown; markdown: unknown; images?: unknown } & Rec
 export function pagesOf(ex: Exchange): Page[] {
   const body = ex.json
   const ok = isObject(body) && Array.isArray(body.pages) && body.pages.every(isObject)
-  precondition(ok, 'P2-2.3-ocr-result', `${ex.record.method} ${ex.record.path} did not answer an object with a pages array of objects`)
+  precondition(
+    ok,
+    'P2-2.3-ocr-result',
+    `${ex.record.method} ${ex.record.path} did not answer an object with a pages array of objects`,
+  )
   return (body as { pages: Page[] }).pages
 }
 

@@ -14,7 +14,14 @@ describe('the OCR result (Part 2 §2.3)', () => {
     const ex = await basic()
     expectSchema(ex, 'ocr/result.json')
     const body = ex.json as Record<string, unknown>
-    observe('OCR result', `object "${String(body.object)}"; fields ${Object.keys(body).sort().join(', ')}; page fields ${Object.keys((body.pages as object[])[0] ?? {}).sort().join(', ')}; document_annotation without a format: ${JSON.stringify(body.document_annotation)}`)
+    observe(
+      'OCR result',
+      `object "${String(body.object)}"; fields ${Object.keys(body).sort().join(', ')}; page fields ${Object.keys(
+        (body.pages as object[])[0] ?? {},
+      )
+        .sort()
+        .join(', ')}; document_annotation without a format: ${JSON.stringify(body.document_annotation)}`,
+    )
   })
 })
 
@@ -28,11 +35,15 @@ describe('required fields (Part 2 §4.6)', () => {
 })
 
 describe('document forms (Part 2 §4.6)', () => {
-  check('P2-4.6-ocr-data-url', 'a PDF as a Base64 data URL in document_url is answered with an OCR result', async () => {
-    const ex = await basic()
-    expectStatus(ex, 200)
-    expectThat(isOcrAnswer(ex), 'an object with a pages array', 'another body', ex)
-  })
+  check(
+    'P2-4.6-ocr-data-url',
+    'a PDF as a Base64 data URL in document_url is answered with an OCR result',
+    async () => {
+      const ex = await basic()
+      expectStatus(ex, 200)
+      expectThat(isOcrAnswer(ex), 'an object with a pages array', 'another body', ex)
+    },
+  )
 
   check('P2-4.6-ocr-document-url', 'an https URL of a PDF in document_url is answered with an OCR result', async () => {
     const ex = await ocr(api, await testModels(), { document: URL_DOCUMENT })
@@ -51,29 +62,51 @@ describe('the latest alias (Part 2 §4.6)', () => {
   check('P2-4.6-ocr-latest-alias', 'the latest alias of the OCR model is answered with an OCR result', async () => {
     await needDataUrl()
     const models = await testModels()
-    if (models.alias === undefined) skipTest('the catalogue lists no OCR model id containing "latest", and the reference does not name the alias')
+    if (models.alias === undefined)
+      skipTest('the catalogue lists no OCR model id containing "latest", and the reference does not name the alias')
     const ex = await ocr(api, models, { model: models.alias })
     expectStatus(ex, 200, `${models.alias} is the latest alias`)
     expectThat(isOcrAnswer(ex), 'an object with a pages array', 'another body', ex)
   })
 
-  check('P2-4.6-ocr-alias-resolves', 'the answer to the alias names the same model as the answer to the model itself', async () => {
-    await needDataUrl()
-    const models = await testModels()
-    if (models.alias === undefined || models.alias === models.model) skipTest('the catalogue lists no latest alias beside the OCR model')
-    const ex = await ocr(api, models, { model: models.alias })
-    precondition(ex.status === 200, 'P2-4.6-ocr-latest-alias', `${models.alias} answered ${ex.status}`)
-    const direct = (await basic()).json
-    const viaAlias = ex.json
-    precondition(isObject(direct) && isObject(viaAlias) && typeof direct.model === 'string' && typeof viaAlias.model === 'string', 'P2-2.3-ocr-result', 'an answer has no model string')
-    observe('OCR model names', `${models.model} answers model "${direct.model}"; ${models.alias} answers model "${viaAlias.model}"`)
-    expectThat(viaAlias.model === direct.model, `the alias's answer to name the model ${models.model} answers with ("${direct.model}")`, `"${viaAlias.model}"`, ex)
-  })
+  check(
+    'P2-4.6-ocr-alias-resolves',
+    'the answer to the alias names the same model as the answer to the model itself',
+    async () => {
+      await needDataUrl()
+      const models = await testModels()
+      if (models.alias === undefined || models.alias === models.model)
+        skipTest('the catalogue lists no latest alias beside the OCR model')
+      const ex = await ocr(api, models, { model: models.alias })
+      precondition(ex.status === 200, 'P2-4.6-ocr-latest-alias', `${models.alias} answered ${ex.status}`)
+      const direct = (await basic()).json
+      const viaAlias = ex.json
+      precondition(
+        isObject(direct) &&
+          isObject(viaAlias) &&
+          typeof direct.model === 'string' &&
+          typeof viaAlias.model === 'string',
+        'P2-2.3-ocr-result',
+        'an answer has no model string',
+      )
+      observe(
+        'OCR model names',
+        `${models.model} answers model "${direct.model}"; ${models.alias} answers model "${viaAlias.model}"`,
+      )
+      expectThat(
+        viaAlias.model === direct.model,
+        `the alias's answer to name the model ${models.model} answers with ("${direct.model}")`,
+        `"${viaAlias.model}"`,
+        ex,
+      )
+    },
+  )
 })
 
 describe('authentication (Part 2 §5)', () => {
   check('P2-5.1-ocr-key-required', 'POST /v1/ocr with no key or an unknown key is refused with 401', async () => {
     const models = await testModels()
-    for (const key of [null, 'invalid'] as const) expectStatus(await ocr(api, models, { key }), 401, key === null ? 'no key' : 'an unknown key')
+    for (const key of [null, 'invalid'] as const)
+      expectStatus(await ocr(api, models, { key }), 401, key === null ? 'no key' : 'an unknown key')
   })
 })

@@ -11,114 +11,207 @@ import { needDataUrl, ocr, PAGE_WORDS, pagesOf, TABLE, TEST_PDF_IMAGE_PIXELS, te
 import { namedModel } from '../shared/named-models.ts'
 
 const api = target()
-const BBOX_FORMAT = { type: 'json_schema', json_schema: { name: 'image_note', schema: { type: 'object', properties: { description: { type: 'string' } }, required: ['description'], additionalProperties: false } } }
+const BBOX_FORMAT = {
+  type: 'json_schema',
+  json_schema: {
+    name: 'image_note',
+    schema: {
+      type: 'object',
+      properties: { description: { type: 'string' } },
+      required: ['description'],
+      additionalProperties: false,
+    },
+  },
+}
 
 describe('pages (Part 2 §4.6)', () => {
-  check('P2-4.6-ocr-pages', 'pages [1, 2] answers exactly the pages with index 1 and 2, and index 1 is the second page', async () => {
-    await needDataUrl()
-    const ex = await ocr(api, await testModels(), { fields: { pages: [1, 2] } })
-    expectStatus(ex, 200)
-    const pages = pagesOf(ex)
-    const indices = pages.map((p) => p.index)
-    expectThat(JSON.stringify([...indices].sort()) === '[1,2]', 'pages with index 1 and 2 only (zero-based)', `indices ${JSON.stringify(indices)}`, ex)
-    const second = pages.find((p) => p.index === 1)
-    const text = typeof second?.markdown === 'string' ? second.markdown : ''
-    expectThat(text.toUpperCase().includes(PAGE_WORDS[1]), `the page with index 1 to hold the second page's text (${PAGE_WORDS[1]})`, `its markdown: ${JSON.stringify(text.slice(0, 200))}`, ex)
-  })
+  check(
+    'P2-4.6-ocr-pages',
+    'pages [1, 2] answers exactly the pages with index 1 and 2, and index 1 is the second page',
+    async () => {
+      await needDataUrl()
+      const ex = await ocr(api, await testModels(), { fields: { pages: [1, 2] } })
+      expectStatus(ex, 200)
+      const pages = pagesOf(ex)
+      const indices = pages.map((p) => p.index)
+      expectThat(
+        JSON.stringify([...indices].sort()) === '[1,2]',
+        'pages with index 1 and 2 only (zero-based)',
+        `indices ${JSON.stringify(indices)}`,
+        ex,
+      )
+      const second = pages.find((p) => p.index === 1)
+      const text = typeof second?.markdown === 'string' ? second.markdown : ''
+      expectThat(
+        text.toUpperCase().includes(PAGE_WORDS[1]),
+        `the page with index 1 to hold the second page's text (${PAGE_WORDS[1]})`,
+        `its markdown: ${JSON.stringify(text.slice(0, 200))}`,
+        ex,
+      )
+    },
+  )
 })
 
 describe('images (Part 2 §2.3, §4.6)', () => {
-  check('P2-4.6-ocr-include-image-base64', 'with include_image_base64 true every page carries an images array', async () => {
-    await needDataUrl()
-    const ex = await ocr(api, await testModels(), { fields: { include_image_base64: true } })
-    expectStatus(ex, 200)
-    const pages = pagesOf(ex)
-    const without = pages.filter((p) => !Array.isArray(p.images)).map((p) => `page ${String(p.index)}`)
-    expectThat(pages.length > 0 && without.length === 0, 'an images array on every page', without.length > 0 ? `no images array on ${without.join(', ')}` : 'no pages', ex)
-    const first = pages.flatMap((p) => (Array.isArray(p.images) ? p.images : []))[0]
-    observe('OCR image item', first === undefined ? 'no image extracted from the test PDF' : `fields ${isObject(first) ? Object.keys(first).sort().join(', ') : typeof first}`)
-  })
-
-  check('P2-4.6-ocr-image-limits', 'image_limit caps the images of the answer; image_min_size above every image leaves none', async () => {
-    await needDataUrl()
-    const models = await testModels()
-    const count = (pages: ReturnType<typeof pagesOf>) => pages.reduce((sum, p) => sum + (Array.isArray(p.images) ? p.images.length : 0), 0)
-    for (const limit of [0, 1]) {
-      const ex = await ocr(api, models, { fields: { include_image_base64: true, image_limit: limit } })
+  check(
+    'P2-4.6-ocr-include-image-base64',
+    'with include_image_base64 true every page carries an images array',
+    async () => {
+      await needDataUrl()
+      const ex = await ocr(api, await testModels(), { fields: { include_image_base64: true } })
       expectStatus(ex, 200)
       const pages = pagesOf(ex)
-      precondition(pages.every((p) => Array.isArray(p.images)), 'P2-4.6-ocr-include-image-base64', 'pages without an images array')
-      expectThat(count(pages) <= limit, `at most ${limit} image${limit === 1 ? '' : 's'} with image_limit ${limit}`, `${count(pages)} images`, ex)
-    }
-    const big = 100 * TEST_PDF_IMAGE_PIXELS * 10
-    const ex = await ocr(api, models, { fields: { include_image_base64: true, image_min_size: big } })
-    expectStatus(ex, 200)
-    expectThat(count(pagesOf(ex)) === 0, `no image with image_min_size ${big} (the test images are ${TEST_PDF_IMAGE_PIXELS} pixels)`, `${count(pagesOf(ex))} images`, ex)
-  })
+      const without = pages.filter((p) => !Array.isArray(p.images)).map((p) => `page ${String(p.index)}`)
+      expectThat(
+        pages.length > 0 && without.length === 0,
+        'an images array on every page',
+        without.length > 0 ? `no images array on ${without.join(', ')}` : 'no pages',
+        ex,
+      )
+      const first = pages.flatMap((p) => (Array.isArray(p.images) ? p.images : []))[0]
+      observe(
+        'OCR image item',
+        first === undefined
+          ? 'no image extracted from the test PDF'
+          : `fields ${isObject(first) ? Object.keys(first).sort().join(', ') : typeof first}`,
+      )
+    },
+  )
+
+  check(
+    'P2-4.6-ocr-image-limits',
+    'image_limit caps the images of the answer; image_min_size above every image leaves none',
+    async () => {
+      await needDataUrl()
+      const models = await testModels()
+      const count = (pages: ReturnType<typeof pagesOf>) =>
+        pages.reduce((sum, p) => sum + (Array.isArray(p.images) ? p.images.length : 0), 0)
+      for (const limit of [0, 1]) {
+        const ex = await ocr(api, models, { fields: { include_image_base64: true, image_limit: limit } })
+        expectStatus(ex, 200)
+        const pages = pagesOf(ex)
+        precondition(
+          pages.every((p) => Array.isArray(p.images)),
+          'P2-4.6-ocr-include-image-base64',
+          'pages without an images array',
+        )
+        expectThat(
+          count(pages) <= limit,
+          `at most ${limit} image${limit === 1 ? '' : 's'} with image_limit ${limit}`,
+          `${count(pages)} images`,
+          ex,
+        )
+      }
+      const big = 100 * TEST_PDF_IMAGE_PIXELS * 10
+      const ex = await ocr(api, models, { fields: { include_image_base64: true, image_min_size: big } })
+      expectStatus(ex, 200)
+      expectThat(
+        count(pagesOf(ex)) === 0,
+        `no image with image_min_size ${big} (the test images are ${TEST_PDF_IMAGE_PIXELS} pixels)`,
+        `${count(pagesOf(ex))} images`,
+        ex,
+      )
+    },
+  )
 })
 
 describe('optional fields (Part 2 §4.6)', () => {
-  check('P2-4.6-ocr-optional-fields', 'id, include_image_base64 false, image_limit, image_min_size, bbox_annotation_format, extract_header, extract_footer and table_format are accepted', async () => {
-    await needDataUrl()
-    const models = await testModels()
-    const cases: Array<[string, Record<string, unknown>]> = [
-      ['id', { id: 'gc-ocr-request' }],
-      ['include_image_base64 false', { include_image_base64: false }],
-      ['image_limit 2', { image_limit: 2 }],
-      ['image_min_size 4', { image_min_size: 4 }],
-      ['bbox_annotation_format json_schema', { bbox_annotation_format: BBOX_FORMAT }],
-      ['extract_header true', { extract_header: true }],
-      ['extract_header false', { extract_header: false }],
-      ['extract_footer true', { extract_footer: true }],
-      ['extract_footer false', { extract_footer: false }],
-      ['table_format markdown', { table_format: 'markdown' }],
-      ['table_format html', { table_format: 'html' }],
-    ]
-    for (const [label, fields] of cases) {
-      const ex = await ocr(api, models, { fields })
-      expectStatus(ex, 200, `${label} is valid and accepted`)
-      if (label.endsWith('true')) {
-        const page = pagesOf(ex)[0]
-        observe(`OCR ${label.split(' ')[0]}`, `first page fields with ${label}: ${page ? Object.keys(page).sort().join(', ') : 'no page'}`)
+  check(
+    'P2-4.6-ocr-optional-fields',
+    'id, include_image_base64 false, image_limit, image_min_size, bbox_annotation_format, extract_header, extract_footer and table_format are accepted',
+    async () => {
+      await needDataUrl()
+      const models = await testModels()
+      const cases: Array<[string, Record<string, unknown>]> = [
+        ['id', { id: 'gc-ocr-request' }],
+        ['include_image_base64 false', { include_image_base64: false }],
+        ['image_limit 2', { image_limit: 2 }],
+        ['image_min_size 4', { image_min_size: 4 }],
+        ['bbox_annotation_format json_schema', { bbox_annotation_format: BBOX_FORMAT }],
+        ['extract_header true', { extract_header: true }],
+        ['extract_header false', { extract_header: false }],
+        ['extract_footer true', { extract_footer: true }],
+        ['extract_footer false', { extract_footer: false }],
+        ['table_format markdown', { table_format: 'markdown' }],
+        ['table_format html', { table_format: 'html' }],
+      ]
+      for (const [label, fields] of cases) {
+        const ex = await ocr(api, models, { fields })
+        expectStatus(ex, 200, `${label} is valid and accepted`)
+        if (label.endsWith('true')) {
+          const page = pagesOf(ex)[0]
+          observe(
+            `OCR ${label.split(' ')[0]}`,
+            `first page fields with ${label}: ${page ? Object.keys(page).sort().join(', ') : 'no page'}`,
+          )
+        }
       }
-    }
-  })
+    },
+  )
 
-  check('P2-4.6-ocr-invalid-values', 'unlisted values are refused with 400: table_format csv, annotation type xml, pages of a string, document type file, a chat model', async () => {
-    await needDataUrl()
-    const models = await testModels()
-    const document = { type: 'file', file: 'x' }
-    expectStatus(await ocr(api, models, { fields: { table_format: 'csv' } }), 400, 'table_format is markdown or html')
-    expectStatus(await ocr(api, models, { fields: { document_annotation_format: { type: 'xml' } } }), 400, 'a response format type is text, json_object or json_schema')
-    expectStatus(await ocr(api, models, { fields: { pages: ['first'] } }), 400, 'pages holds integer indices')
-    expectStatus(await ocr(api, models, { document }), 400, 'document type is document_url or image_url')
-    const chat = await api.get('/v1/models')
-    const body = chat.json
-    const items = Array.isArray(body) ? body : isObject(body) && Array.isArray(body.data) ? body.data : []
-    const listed = items.find((m) => isObject(m) && m.mode === 'chat' && typeof m.id === 'string') as { id: string } | undefined
-    const named = namedModel('chat')
-    const other = named === undefined ? listed : { id: named }
-    if (other) expectStatus(await ocr(api, models, { model: other.id }), [400, 404], `${other.id} is not an OCR model`)
-  })
+  check(
+    'P2-4.6-ocr-invalid-values',
+    'unlisted values are refused with 400: table_format csv, annotation type xml, pages of a string, document type file, a chat model',
+    async () => {
+      await needDataUrl()
+      const models = await testModels()
+      const document = { type: 'file', file: 'x' }
+      expectStatus(await ocr(api, models, { fields: { table_format: 'csv' } }), 400, 'table_format is markdown or html')
+      expectStatus(
+        await ocr(api, models, { fields: { document_annotation_format: { type: 'xml' } } }),
+        400,
+        'a response format type is text, json_object or json_schema',
+      )
+      expectStatus(await ocr(api, models, { fields: { pages: ['first'] } }), 400, 'pages holds integer indices')
+      expectStatus(await ocr(api, models, { document }), 400, 'document type is document_url or image_url')
+      const chat = await api.get('/v1/models')
+      const body = chat.json
+      const items = Array.isArray(body) ? body : isObject(body) && Array.isArray(body.data) ? body.data : []
+      const listed = items.find((m) => isObject(m) && m.mode === 'chat' && typeof m.id === 'string') as
+        | { id: string }
+        | undefined
+      const named = namedModel('chat')
+      const other = named === undefined ? listed : { id: named }
+      if (other)
+        expectStatus(await ocr(api, models, { model: other.id }), [400, 404], `${other.id} is not an OCR model`)
+    },
+  )
 })
 
 describe('table_format (Part 2 §4.6)', () => {
-  check('P2-4.6-ocr-table-format', 'the table of the test PDF is a markdown table by default and with markdown, an HTML table with html', async () => {
-    await needDataUrl()
-    const models = await testModels()
-    // All pages, not pages [2]: the table is judged wherever it lands, whatever pages does.
-    const page3 = async (fields: Record<string, unknown>) => {
-      const ex = await ocr(api, models, { fields })
-      expectStatus(ex, 200)
-      return { ex, text: JSON.stringify(pagesOf(ex)) }
-    }
-    const markdownRow = /\|\s*:?-{3,}:?\s*\|/
-    for (const [label, fields] of [['default', {}], ['markdown', { table_format: 'markdown' }]] as const) {
-      const { ex, text } = await page3(fields)
-      expectThat(markdownRow.test(text) && !/<table/i.test(text), `a markdown table (a |---| row, no <table>) with table_format ${label}`, text.slice(0, 300), ex)
-    }
-    const { ex, text } = await page3({ table_format: 'html' })
-    const cells = TABLE.flat().every((cell) => text.includes(cell))
-    expectThat(/<table/i.test(text) && cells, 'an HTML <table> holding the cells with table_format html', text.slice(0, 300), ex)
-  })
+  check(
+    'P2-4.6-ocr-table-format',
+    'the table of the test PDF is a markdown table by default and with markdown, an HTML table with html',
+    async () => {
+      await needDataUrl()
+      const models = await testModels()
+      // All pages, not pages [2]: the table is judged wherever it lands, whatever pages does.
+      const page3 = async (fields: Record<string, unknown>) => {
+        const ex = await ocr(api, models, { fields })
+        expectStatus(ex, 200)
+        return { ex, text: JSON.stringify(pagesOf(ex)) }
+      }
+      const markdownRow = /\|\s*:?-{3,}:?\s*\|/
+      for (const [label, fields] of [
+        ['default', {}],
+        ['markdown', { table_format: 'markdown' }],
+      ] as const) {
+        const { ex, text } = await page3(fields)
+        expectThat(
+          markdownRow.test(text) && !/<table/i.test(text),
+          `a markdown table (a |---| row, no <table>) with table_format ${label}`,
+          text.slice(0, 300),
+          ex,
+        )
+      }
+      const { ex, text } = await page3({ table_format: 'html' })
+      const cells = TABLE.flat().every((cell) => text.includes(cell))
+      expectThat(
+        /<table/i.test(text) && cells,
+        'an HTML <table> holding the cells with table_format html',
+        text.slice(0, 300),
+        ex,
+      )
+    },
+  )
 })

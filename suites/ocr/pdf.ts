@@ -39,7 +39,8 @@ export function buildPdf(pages: readonly PdfPageSpec[]): Buffer {
   objects[3] = '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>'
   for (const { spec, page, content, image } of perPage) {
     const xobject = image === undefined ? '' : ` /XObject << /Im1 ${image} 0 R >>`
-    objects[page] = `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 ${PAGE.width} ${PAGE.height}] /Resources << /Font << /F1 3 0 R >>${xobject} >> /Contents ${content} 0 R >>`
+    objects[page] =
+      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 ${PAGE.width} ${PAGE.height}] /Resources << /Font << /F1 3 0 R >>${xobject} >> /Contents ${content} 0 R >>`
     const ops = spec.texts.map((t) => `BT /F1 14 Tf ${t.x} ${t.y} Td (${escapeText(t.text)}) Tj ET`)
     if (image !== undefined) ops.push('q 144 0 0 144 400 560 cm /Im1 Do Q')
     const stream = ops.join('\n')
@@ -50,7 +51,10 @@ export function buildPdf(pages: readonly PdfPageSpec[]): Buffer {
       const pixels = Buffer.alloc(side * side, 0)
       for (let i = 0; i < pixels.length; i += 1) pixels[i] = ((Math.floor(i / side) + (i % side)) % 2) * 255
       objects[image] = Buffer.concat([
-        Buffer.from(`<< /Type /XObject /Subtype /Image /Width ${side} /Height ${side} /ColorSpace /DeviceGray /BitsPerComponent 8 /Length ${pixels.length} >>\nstream\n`, 'latin1'),
+        Buffer.from(
+          `<< /Type /XObject /Subtype /Image /Width ${side} /Height ${side} /ColorSpace /DeviceGray /BitsPerComponent 8 /Length ${pixels.length} >>\nstream\n`,
+          'latin1',
+        ),
         pixels,
         Buffer.from('\nendstream', 'latin1'),
       ])
@@ -62,11 +66,19 @@ export function buildPdf(pages: readonly PdfPageSpec[]): Buffer {
   for (let n = 1; n < next; n += 1) {
     offsets[n] = offset
     const body = objects[n] as string | Buffer
-    const chunk = Buffer.concat([Buffer.from(`${n} 0 obj\n`, 'latin1'), typeof body === 'string' ? Buffer.from(body, 'latin1') : body, Buffer.from('\nendobj\n', 'latin1')])
+    const chunk = Buffer.concat([
+      Buffer.from(`${n} 0 obj\n`, 'latin1'),
+      typeof body === 'string' ? Buffer.from(body, 'latin1') : body,
+      Buffer.from('\nendobj\n', 'latin1'),
+    ])
     chunks.push(chunk)
     offset += chunk.length
   }
-  const xref = [`xref\n0 ${next}\n`, '0000000000 65535 f \n', ...offsets.slice(1).map((o) => `${String(o).padStart(10, '0')} 00000 n \n`)].join('')
+  const xref = [
+    `xref\n0 ${next}\n`,
+    '0000000000 65535 f \n',
+    ...offsets.slice(1).map((o) => `${String(o).padStart(10, '0')} 00000 n \n`),
+  ].join('')
   chunks.push(Buffer.from(`${xref}trailer\n<< /Size ${next} /Root 1 0 R >>\nstartxref\n${offset}\n%%EOF\n`, 'latin1'))
   return Buffer.concat(chunks)
 }

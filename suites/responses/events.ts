@@ -53,16 +53,31 @@ function typedEvents(ex: Exchange): TypedEvent[] {
   return stream.events.map((event, i) => {
     const parsed = eventJson(event)
     const data = parsed.ok && isObject(parsed.value) ? parsed.value : undefined
-    const dataError = parsed.ok ? (data ? undefined : 'the data is JSON but not an object') : `the data is not JSON (${parsed.error})`
+    const dataError = parsed.ok
+      ? data
+        ? undefined
+        : 'the data is JSON but not an object'
+      : `the data is not JSON (${parsed.error})`
     const type = typeof data?.type === 'string' ? data.type : event.event
-    return { index: event.index, name: event.event, type, data, ...(dataError ? { dataError } : {}), atMs: stream.eventTimesMs[i] ?? 0 }
+    return {
+      index: event.index,
+      name: event.event,
+      type,
+      data,
+      ...(dataError ? { dataError } : {}),
+      atMs: stream.eventTimesMs[i] ?? 0,
+    }
   })
 }
 
 /** The events of a stream; skips the test when the answer was not a stream (P1-6.2-stream-sse reports it). */
 export function streamEvents(ex: Exchange): TypedEvent[] {
   expectStatus(ex, 200)
-  precondition(isEventStream(ex) && (ex.stream?.events.length ?? 0) > 0, 'P1-6.2-stream-sse', `${ex.record.method} ${ex.record.path} with stream true did not answer server-sent events`)
+  precondition(
+    isEventStream(ex) && (ex.stream?.events.length ?? 0) > 0,
+    'P1-6.2-stream-sse',
+    `${ex.record.method} ${ex.record.path} with stream true did not answer server-sent events`,
+  )
   return typedEvents(ex)
 }
 
@@ -74,7 +89,11 @@ export function terminalEvent(events: readonly TypedEvent[]): TypedEvent | undef
 export function terminalResponse(events: readonly TypedEvent[]): Record<string, unknown> {
   const terminal = terminalEvent(events)
   const response = terminal?.data?.response
-  precondition(terminal !== undefined && isObject(response), 'P1-6.2-stream-terminal', terminal ? `the terminal event #${terminal.index} carries no response object` : 'the stream has no terminal event')
+  precondition(
+    terminal !== undefined && isObject(response),
+    'P1-6.2-stream-terminal',
+    terminal ? `the terminal event #${terminal.index} carries no response object` : 'the stream has no terminal event',
+  )
   return response
 }
 
@@ -112,6 +131,7 @@ export function carriesModeration(event: TypedEvent): boolean {
   const data = event.data
   if (!data) return false
   if (event.type?.includes('moderation')) return true
-  const holds = (value: unknown): boolean => isObject(value) && (value.input !== undefined || value.output !== undefined)
+  const holds = (value: unknown): boolean =>
+    isObject(value) && (value.input !== undefined || value.output !== undefined)
   return holds(data.moderation) || (isObject(data.response) && holds(data.response.moderation))
 }

@@ -54,29 +54,52 @@ export function modelsFixture(api: TargetClient): () => Promise<Models> {
   return memo(async () => {
     const list = await api.get('/v1/models')
     expectStatus(list, 200)
-    const items = withNamedModels(modelItems(list).filter(isObject), { chat: namedModel('responses') ?? namedModel('chat'), moderation: namedModel('moderation') })
-    const chat = items.filter((item) => item.mode === 'chat' && typeof item.id === 'string').map(chatModel).sort((a, b) => a.minTier - b.minTier)
+    const items = withNamedModels(modelItems(list).filter(isObject), {
+      chat: namedModel('responses') ?? namedModel('chat'),
+      moderation: namedModel('moderation'),
+    })
+    const chat = items
+      .filter((item) => item.mode === 'chat' && typeof item.id === 'string')
+      .map(chatModel)
+      .sort((a, b) => a.minTier - b.minTier)
     // The retrieve only: the usage endpoints' per-minute limit is not spent on finding the tier.
     const tier = chat[0] ? await reportedTier(api, chat[0].id) : undefined
-    const moderation = items.find((item) => item.mode === 'moderation' && typeof item.id === 'string')?.id as string | undefined
+    const moderation = items.find((item) => item.mode === 'moderation' && typeof item.id === 'string')?.id as
+      | string
+      | undefined
     return { tier, chat: chat.filter((m) => tier === undefined || m.minTier <= tier), moderation }
   })
 }
 
 /** The first chat model the caller may use; the test is skipped when there is none. */
-export async function firstChat(models: () => Promise<Models>, want: (m: ChatModel) => boolean = () => true): Promise<ChatModel> {
+export async function firstChat(
+  models: () => Promise<Models>,
+  want: (m: ChatModel) => boolean = () => true,
+): Promise<ChatModel> {
   const { chat, tier } = await models()
   const model = chat.find(want)
-  if (!model) skipTest(`no chat model for this key${tier === undefined ? '' : ` (tier ${tier})`} fits the test; ${howToName('responses')}`)
+  if (!model)
+    skipTest(
+      `no chat model for this key${tier === undefined ? '' : ` (tier ${tier})`} fits the test; ${howToName('responses')}`,
+    )
   return model
 }
 
-export function create(api: TargetClient, body: Record<string, unknown>, spec: Omit<RequestSpec, 'path' | 'method' | 'json'> = {}): Promise<Exchange> {
+export function create(
+  api: TargetClient,
+  body: Record<string, unknown>,
+  spec: Omit<RequestSpec, 'path' | 'method' | 'json'> = {},
+): Promise<Exchange> {
   return api.post(PATH, body, spec)
 }
 
 export function createStream(api: TargetClient, body: Record<string, unknown>): Promise<Exchange> {
-  return api.stream({ method: 'POST', path: PATH, json: { ...body, stream: true }, headers: { accept: 'text/event-stream' } })
+  return api.stream({
+    method: 'POST',
+    path: PATH,
+    json: { ...body, stream: true },
+    headers: { accept: 'text/event-stream' },
+  })
 }
 
 function isResponseObject(value: unknown): value is Record<string, unknown> {
@@ -87,7 +110,11 @@ function isResponseObject(value: unknown): value is Record<string, unknown> {
 export function responseOf(ex: Exchange): Record<string, unknown> {
   expectStatus(ex, 200)
   const body = ex.json
-  precondition(isResponseObject(body), 'P1-2.7-response-object', `${ex.record.method} ${ex.record.path} did not answer a response object`)
+  precondition(
+    isResponseObject(body),
+    'P1-2.7-response-object',
+    `${ex.record.method} ${ex.record.path} did not answer a response object`,
+  )
   return body
 }
 
@@ -103,9 +130,21 @@ export function hasUsage(response: Record<string, unknown>): boolean {
 
 /** The usage counts; skips the test when usage lacks the fields of §2.5 (P1-2.5-usage-fields reports it). */
 export function usageOf(response: Record<string, unknown>): Usage {
-  precondition(hasUsage(response), 'P1-2.5-usage-fields', `response ${String(response.id)} has no usage with the fields of §2.5`)
-  const usage = response.usage as { input_tokens: number; output_tokens: number; output_tokens_details: { reasoning_tokens: number } }
-  return { input: usage.input_tokens, output: usage.output_tokens, reasoning: usage.output_tokens_details.reasoning_tokens }
+  precondition(
+    hasUsage(response),
+    'P1-2.5-usage-fields',
+    `response ${String(response.id)} has no usage with the fields of §2.5`,
+  )
+  const usage = response.usage as {
+    input_tokens: number
+    output_tokens: number
+    output_tokens_details: { reasoning_tokens: number }
+  }
+  return {
+    input: usage.input_tokens,
+    output: usage.output_tokens,
+    reasoning: usage.output_tokens_details.reasoning_tokens,
+  }
 }
 
 export function outputItems(response: Record<string, unknown>): Record<string, unknown>[] {
@@ -130,13 +169,21 @@ export const WEATHER_PROMPT = 'What is the weather like in Lisbon right now?'
 /** A request with inline moderation by the catalogue's first moderation model; skips when there is none. */
 export async function moderatedBody(models: () => Promise<Models>): Promise<Record<string, unknown>> {
   const { moderation } = await models()
-  if (moderation === undefined) skipTest(`the model list has no model of mode moderation to moderate with; ${howToName('moderation')}`)
+  if (moderation === undefined)
+    skipTest(`the model list has no model of mode moderation to moderate with; ${howToName('moderation')}`)
   const model = await firstChat(models)
-  return { model: model.id, input: PROMPT, moderation: { model: moderation }, max_output_tokens: CAPS.answer, store: false }
+  return {
+    model: model.id,
+    input: PROMPT,
+    moderation: { model: moderation },
+    max_output_tokens: CAPS.answer,
+    store: false,
+  }
 }
 
 /** Inline moderation is available where enabled (section 4.5): a 400 skips rather than fails. */
 export function moderationEnabledOrSkip(ex: Exchange): void {
-  if (ex.status === 400) skipTest(`inline moderation was refused with 400 (available where enabled): ${ex.text.slice(0, 200)}`)
+  if (ex.status === 400)
+    skipTest(`inline moderation was refused with 400 (available where enabled): ${ex.text.slice(0, 200)}`)
   expectStatus(ex, 200)
 }

@@ -10,7 +10,19 @@ import { mapLimit, memo } from '../../harness/helpers.ts'
 import type { Exchange } from '../../harness/http-client.ts'
 import { observe, skipTest } from '../../harness/recorder.ts'
 import { check, target } from '../../harness/suite.ts'
-import { CAPS, create, firstChat, hasUsage, messageText, moderatedBody, moderationEnabledOrSkip, modelsFixture, PROMPT, responseOf, usageOf } from './fixtures.ts'
+import {
+  CAPS,
+  create,
+  firstChat,
+  hasUsage,
+  messageText,
+  moderatedBody,
+  moderationEnabledOrSkip,
+  modelsFixture,
+  PROMPT,
+  responseOf,
+  usageOf,
+} from './fixtures.ts'
 import { howToName, namedModel } from '../shared/named-models.ts'
 
 const api = target()
@@ -37,25 +49,45 @@ const reasoner = memo(async (): Promise<{ model: string; probe: Exchange } | und
   const ids = [...(named === undefined ? [] : [named]), ...chat.map((m) => m.id).filter((id) => id !== named)]
   const probes = await mapLimit(ids.slice(0, PROBE_MODELS), 3, async (id) => ({
     model: id,
-    probe: await create(api, { model: id, input: 'Say hello in one short sentence.', max_output_tokens: 256, store: false }),
+    probe: await create(api, {
+      model: id,
+      input: 'Say hello in one short sentence.',
+      max_output_tokens: 256,
+      store: false,
+    }),
   }))
   const found = probes.find(({ probe }) => {
     const body = probe.json
-    return probe.status === 200 && isObject(body) && hasUsage(body) && (body.usage as { output_tokens_details: { reasoning_tokens: number } }).output_tokens_details.reasoning_tokens > 0
+    return (
+      probe.status === 200 &&
+      isObject(body) &&
+      hasUsage(body) &&
+      (body.usage as { output_tokens_details: { reasoning_tokens: number } }).output_tokens_details.reasoning_tokens > 0
+    )
   })
-  observe('reasoning model (found by observation)', found ? `${found.model} reported reasoning tokens` : `none of ${probes.map((p) => p.model).join(', ')} reported reasoning tokens`)
+  observe(
+    'reasoning model (found by observation)',
+    found
+      ? `${found.model} reported reasoning tokens`
+      : `none of ${probes.map((p) => p.model).join(', ')} reported reasoning tokens`,
+  )
   return found
 })
 
 /** The reasoning model with the small budget: hidden reasoning may eat it all (rule 7). */
 const reasonerCut = memo(async () => {
   const found = await reasoner()
-  return found ? create(api, { model: found.model, input: PROMPT, max_output_tokens: CAPS.cut, store: false }) : undefined
+  return found
+    ? create(api, { model: found.model, input: PROMPT, max_output_tokens: CAPS.cut, store: false })
+    : undefined
 })
 
 async function reasonerOrSkip(): Promise<{ model: string; probe: Exchange }> {
   const found = await reasoner()
-  if (!found) skipTest(`no chat model this key may use reported reasoning tokens (asked up to ${PROBE_MODELS}), so the reasoning rules cannot be seen; ${howToName('reasoning')}`)
+  if (!found)
+    skipTest(
+      `no chat model this key may use reported reasoning tokens (asked up to ${PROBE_MODELS}), so the reasoning rules cannot be seen; ${howToName('reasoning')}`,
+    )
   return found
 }
 
@@ -64,18 +96,32 @@ function status(body: Record<string, unknown>): { status: unknown; reason: unkno
 }
 
 describe('response object (Part 1 §2.7)', () => {
-  check('P1-2.7-response-object', 'POST /v1/responses answers id, status, output items, output_text and usage', async () => {
-    const ex = await basic()
-    expectStatus(ex, 200)
-    expectSchema(ex, 'responses/response.json')
-    expectThat(isObject((ex.json as Record<string, unknown>).usage), 'a usage object on a finished response', `usage ${JSON.stringify((ex.json as Record<string, unknown>).usage)}`, ex)
-  })
+  check(
+    'P1-2.7-response-object',
+    'POST /v1/responses answers id, status, output items, output_text and usage',
+    async () => {
+      const ex = await basic()
+      expectStatus(ex, 200)
+      expectSchema(ex, 'responses/response.json')
+      expectThat(
+        isObject((ex.json as Record<string, unknown>).usage),
+        'a usage object on a finished response',
+        `usage ${JSON.stringify((ex.json as Record<string, unknown>).usage)}`,
+        ex,
+      )
+    },
+  )
 
   check('P1-2.7-output-text-matches', 'output_text is the text of the message items of output', async () => {
     const ex = await basic()
     const body = responseOf(ex)
     const joined = messageText(body)
-    expectThat(body.output_text === joined, 'output_text equal to the output_text parts of the message items, joined', `output_text ${JSON.stringify(body.output_text)}; parts ${JSON.stringify(joined)}`, ex)
+    expectThat(
+      body.output_text === joined,
+      'output_text equal to the output_text parts of the message items, joined',
+      `output_text ${JSON.stringify(body.output_text)}; parts ${JSON.stringify(joined)}`,
+      ex,
+    )
   })
 })
 
@@ -89,21 +135,34 @@ describe('inline moderation (Part 1 §2.7, §4.5)', () => {
 })
 
 describe('usage (Part 1 §2.5)', () => {
-  check('P1-2.5-usage-fields', 'usage has input_tokens, output_tokens and output_tokens_details.reasoning_tokens', async () => {
-    for (const ex of [await basic(), await cut()]) {
-      const body = responseOf(ex)
-      expectSchema(ex, 'responses/usage.json', body.usage, 'usage')
-    }
-  })
+  check(
+    'P1-2.5-usage-fields',
+    'usage has input_tokens, output_tokens and output_tokens_details.reasoning_tokens',
+    async () => {
+      for (const ex of [await basic(), await cut()]) {
+        const body = responseOf(ex)
+        expectSchema(ex, 'responses/usage.json', body.usage, 'usage')
+      }
+    },
+  )
 
-  check('P1-2.5-reasoning-breakdown', 'reasoning_tokens is part of output_tokens, also when reasoning ate the whole budget', async () => {
-    const found = await reasonerOrSkip()
-    const cutEx = (await reasonerCut()) as Exchange
-    for (const ex of [found.probe, cutEx]) {
-      const usage = usageOf(responseOf(ex))
-      expectThat(usage.reasoning <= usage.output, 'reasoning_tokens not above output_tokens (a breakdown, not an addition)', `reasoning_tokens ${usage.reasoning}, output_tokens ${usage.output}`, ex)
-    }
-  })
+  check(
+    'P1-2.5-reasoning-breakdown',
+    'reasoning_tokens is part of output_tokens, also when reasoning ate the whole budget',
+    async () => {
+      const found = await reasonerOrSkip()
+      const cutEx = (await reasonerCut()) as Exchange
+      for (const ex of [found.probe, cutEx]) {
+        const usage = usageOf(responseOf(ex))
+        expectThat(
+          usage.reasoning <= usage.output,
+          'reasoning_tokens not above output_tokens (a breakdown, not an addition)',
+          `reasoning_tokens ${usage.reasoning}, output_tokens ${usage.output}`,
+          ex,
+        )
+      }
+    },
+  )
 })
 
 describe('statuses and the output budget (Part 1 §3, §4.5)', () => {
@@ -111,34 +170,72 @@ describe('statuses and the output budget (Part 1 §3, §4.5)', () => {
     const ex = await basic()
     const body = responseOf(ex)
     const seen = status(body)
-    if (seen.status === 'incomplete' && seen.reason === 'max_output_tokens') skipTest(`the answer ran out of its ${CAPS.answer}-token budget, so it cannot show the completed status`)
-    expectThat(seen.status === 'completed' && seen.reason === undefined, 'status completed, no incomplete_details reason', `status ${JSON.stringify(seen.status)}, reason ${JSON.stringify(seen.reason)}`, ex)
+    if (seen.status === 'incomplete' && seen.reason === 'max_output_tokens')
+      skipTest(`the answer ran out of its ${CAPS.answer}-token budget, so it cannot show the completed status`)
+    expectThat(
+      seen.status === 'completed' && seen.reason === undefined,
+      'status completed, no incomplete_details reason',
+      `status ${JSON.stringify(seen.status)}, reason ${JSON.stringify(seen.reason)}`,
+      ex,
+    )
   })
 
-  check('P1-3-incomplete-max-output-tokens', 'a budget too small gives status incomplete with reason max_output_tokens', async () => {
-    const ex = await cut()
-    const body = responseOf(ex)
-    const seen = status(body)
-    const output = hasUsage(body) ? usageOf(body).output : undefined
-    if (seen.status === 'completed' && output !== undefined && output < CAPS.cut) skipTest(`the answer fitted in ${CAPS.cut} tokens (${output}), so the budget never ran out`)
-    expectThat(seen.status === 'incomplete' && seen.reason === 'max_output_tokens', `status incomplete with incomplete_details.reason max_output_tokens (max_output_tokens ${CAPS.cut})`, `status ${JSON.stringify(seen.status)}, reason ${JSON.stringify(seen.reason)}`, ex)
-  })
+  check(
+    'P1-3-incomplete-max-output-tokens',
+    'a budget too small gives status incomplete with reason max_output_tokens',
+    async () => {
+      const ex = await cut()
+      const body = responseOf(ex)
+      const seen = status(body)
+      const output = hasUsage(body) ? usageOf(body).output : undefined
+      if (seen.status === 'completed' && output !== undefined && output < CAPS.cut)
+        skipTest(`the answer fitted in ${CAPS.cut} tokens (${output}), so the budget never ran out`)
+      expectThat(
+        seen.status === 'incomplete' && seen.reason === 'max_output_tokens',
+        `status incomplete with incomplete_details.reason max_output_tokens (max_output_tokens ${CAPS.cut})`,
+        `status ${JSON.stringify(seen.status)}, reason ${JSON.stringify(seen.reason)}`,
+        ex,
+      )
+    },
+  )
 
-  check('P1-3-incomplete-max-output-tokens', 'rule 7: a budget eaten by hidden reasoning is incomplete too, visible text or not', async () => {
-    await reasonerOrSkip()
-    const ex = (await reasonerCut()) as Exchange
-    const body = responseOf(ex)
-    const seen = status(body)
-    observe('rule 7 (reasoning ate the budget)', `max_output_tokens ${CAPS.cut}: output_text ${JSON.stringify(body.output_text)}, usage ${JSON.stringify(body.usage)}`)
-    expectThat(seen.status === 'incomplete' && seen.reason === 'max_output_tokens', `status incomplete with reason max_output_tokens (max_output_tokens ${CAPS.cut} on a reasoning model)`, `status ${JSON.stringify(seen.status)}, reason ${JSON.stringify(seen.reason)}`, ex)
-  })
+  check(
+    'P1-3-incomplete-max-output-tokens',
+    'rule 7: a budget eaten by hidden reasoning is incomplete too, visible text or not',
+    async () => {
+      await reasonerOrSkip()
+      const ex = (await reasonerCut()) as Exchange
+      const body = responseOf(ex)
+      const seen = status(body)
+      observe(
+        'rule 7 (reasoning ate the budget)',
+        `max_output_tokens ${CAPS.cut}: output_text ${JSON.stringify(body.output_text)}, usage ${JSON.stringify(body.usage)}`,
+      )
+      expectThat(
+        seen.status === 'incomplete' && seen.reason === 'max_output_tokens',
+        `status incomplete with reason max_output_tokens (max_output_tokens ${CAPS.cut} on a reasoning model)`,
+        `status ${JSON.stringify(seen.status)}, reason ${JSON.stringify(seen.reason)}`,
+        ex,
+      )
+    },
+  )
 
-  check('P1-4.5-max-output-tokens-cap', 'output_tokens, reasoning included, never exceed max_output_tokens', async () => {
-    const exchanges = [await cut(), ...((await reasoner()) ? [(await reasonerCut()) as Exchange] : [])]
-    for (const ex of exchanges) {
-      const usage = usageOf(responseOf(ex))
-      expectThat(usage.output <= CAPS.cut, `output_tokens at most max_output_tokens ${CAPS.cut}`, `output_tokens ${usage.output} (reasoning_tokens ${usage.reasoning})`, ex)
-    }
-    if (exchanges.length === 1) observe('max_output_tokens cap', 'checked on a model without reasoning only: no reasoning model was found')
-  })
+  check(
+    'P1-4.5-max-output-tokens-cap',
+    'output_tokens, reasoning included, never exceed max_output_tokens',
+    async () => {
+      const exchanges = [await cut(), ...((await reasoner()) ? [(await reasonerCut()) as Exchange] : [])]
+      for (const ex of exchanges) {
+        const usage = usageOf(responseOf(ex))
+        expectThat(
+          usage.output <= CAPS.cut,
+          `output_tokens at most max_output_tokens ${CAPS.cut}`,
+          `output_tokens ${usage.output} (reasoning_tokens ${usage.reasoning})`,
+          ex,
+        )
+      }
+      if (exchanges.length === 1)
+        observe('max_output_tokens cap', 'checked on a model without reasoning only: no reasoning model was found')
+    },
+  )
 })

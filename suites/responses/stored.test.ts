@@ -21,7 +21,10 @@ const api = target()
 const models = modelsFixture(api)
 
 /** Long instructions (about 600 words): far more tokens than a short turn's input and output together. */
-const LONG_INSTRUCTIONS = Array.from({ length: 75 }, (_, i) => `Rule ${i + 1}: answer politely, plainly and briefly.`).join(' ')
+const LONG_INSTRUCTIONS = Array.from(
+  { length: 75 },
+  (_, i) => `Rule ${i + 1}: answer politely, plainly and briefly.`,
+).join(' ')
 
 /** What is stored carries the run id: the reference names no way to delete it. */
 const tags = (label: string): Record<string, unknown> => responseTags(runConfig().runId, label)
@@ -42,9 +45,21 @@ const notStored = memo(async () => {
 /** A turn with long instructions, then a turn continuing it without any. */
 const instructedChain = memo(async () => {
   const model = await firstChat(models)
-  const firstEx = await create(api, { model: model.id, instructions: LONG_INSTRUCTIONS, input: 'Say hi.', max_output_tokens: CAPS.cut, ...tags('instructed') })
+  const firstEx = await create(api, {
+    model: model.id,
+    instructions: LONG_INSTRUCTIONS,
+    input: 'Say hi.',
+    max_output_tokens: CAPS.cut,
+    ...tags('instructed'),
+  })
   const first = responseOf(firstEx)
-  const secondEx = await create(api, { model: model.id, input: 'Again.', previous_response_id: first.id, max_output_tokens: CAPS.cut, store: false })
+  const secondEx = await create(api, {
+    model: model.id,
+    input: 'Again.',
+    previous_response_id: first.id,
+    max_output_tokens: CAPS.cut,
+    store: false,
+  })
   return { firstEx, first, secondEx }
 })
 
@@ -58,62 +73,135 @@ describe('stored responses (Part 1 §4.5)', () => {
     expectStatus(await api.get(path(body.id)), 200)
   })
 
-  check('P1-4.5-retrieve-same', 'the retrieved response has the id, status and output_text of its creation', async () => {
-    const { body } = await stored()
-    const ex = await api.get(path(body.id))
-    precondition(ex.status === 200, 'P1-4.5-store-retrieve', `retrieval answered ${ex.status}`)
-    const got = ex.json
-    const same = isObject(got) && got.id === body.id && got.status === body.status && got.output_text === body.output_text
-    expectThat(same, `id ${String(body.id)}, status ${String(body.status)} and the same output_text`, isObject(got) ? `id ${String(got.id)}, status ${String(got.status)}, output_text ${JSON.stringify(got.output_text)?.slice(0, 120)}` : 'not an object', ex)
-  })
+  check(
+    'P1-4.5-retrieve-same',
+    'the retrieved response has the id, status and output_text of its creation',
+    async () => {
+      const { body } = await stored()
+      const ex = await api.get(path(body.id))
+      precondition(ex.status === 200, 'P1-4.5-store-retrieve', `retrieval answered ${ex.status}`)
+      const got = ex.json
+      const same =
+        isObject(got) && got.id === body.id && got.status === body.status && got.output_text === body.output_text
+      expectThat(
+        same,
+        `id ${String(body.id)}, status ${String(body.status)} and the same output_text`,
+        isObject(got)
+          ? `id ${String(got.id)}, status ${String(got.status)}, output_text ${JSON.stringify(got.output_text)?.slice(0, 120)}`
+          : 'not an object',
+        ex,
+      )
+    },
+  )
 
   check('P1-7-unknown-response-404', 'a response id that does not exist answers 404', async () => {
     expectStatus(await api.get(path(`resp_gc_no_such_${randomSuffix()}`)), 404)
   })
 
-  check('P1-4.5-input-items', 'GET /v1/responses/{response_id}/input_items of a stored response answers 200', async () => {
-    const { body } = await stored()
-    const ex = await api.get(path(body.id, '/input_items'))
-    expectStatus(ex, 200)
-    const list = ex.json
-    const data = isObject(list) && Array.isArray(list.data) ? `an object with data (${list.data.length} items)` : Array.isArray(list) ? `an array of ${list.length}` : 'neither a list nor an object with data'
-    observe('input items (shape not shown, §4.5)', `${data}; ${ex.text.includes(PROMPT.slice(0, 30)) ? 'holds the input text' : 'does not hold the input text'}`)
-  })
+  check(
+    'P1-4.5-input-items',
+    'GET /v1/responses/{response_id}/input_items of a stored response answers 200',
+    async () => {
+      const { body } = await stored()
+      const ex = await api.get(path(body.id, '/input_items'))
+      expectStatus(ex, 200)
+      const list = ex.json
+      const data =
+        isObject(list) && Array.isArray(list.data)
+          ? `an object with data (${list.data.length} items)`
+          : Array.isArray(list)
+            ? `an array of ${list.length}`
+            : 'neither a list nor an object with data'
+      observe(
+        'input items (shape not shown, §4.5)',
+        `${data}; ${ex.text.includes(PROMPT.slice(0, 30)) ? 'holds the input text' : 'does not hold the input text'}`,
+      )
+    },
+  )
 
   check('P1-4.5-store-false', 'a response with store false is neither retrieved nor continued', async () => {
     const { model, body } = await notStored()
     const retrieved = await api.get(path(body.id))
     // Which 4xx is P1-7-unknown-response-404's to judge; here, only that nothing is retrieved.
-    expectThat(retrieved.status >= 400 && retrieved.status < 500, 'a 4xx: not stored, so not retrievable', String(retrieved.status), retrieved)
-    const chained = await create(api, { model, input: 'Again.', previous_response_id: body.id, max_output_tokens: CAPS.cut, store: false })
-    expectThat(chained.status >= 400 && chained.status < 500, 'a 4xx: there is no stored chain to continue', String(chained.status), chained)
+    expectThat(
+      retrieved.status >= 400 && retrieved.status < 500,
+      'a 4xx: not stored, so not retrievable',
+      String(retrieved.status),
+      retrieved,
+    )
+    const chained = await create(api, {
+      model,
+      input: 'Again.',
+      previous_response_id: body.id,
+      max_output_tokens: CAPS.cut,
+      store: false,
+    })
+    expectThat(
+      chained.status >= 400 && chained.status < 500,
+      'a 4xx: there is no stored chain to continue',
+      String(chained.status),
+      chained,
+    )
   })
 })
 
 describe('chains (Part 1 §4.5 rule 4, instructions)', () => {
-  check('P1-4.5-chain-input-tokens', 'rule 4: a continuing turn counts the prior input and output as input tokens', async () => {
-    const { model, body } = await stored()
-    const before = usageOf(body)
-    const ex = await create(api, { model, input: 'Now say it in one sentence.', previous_response_id: body.id, max_output_tokens: CAPS.cut, store: false })
-    const after = usageOf(responseOf(ex))
-    const prior = before.input + (before.output - before.reasoning)
-    expectThat(after.input >= prior, `input_tokens at least ${prior} (previous input ${before.input} plus its visible output ${before.output - before.reasoning})`, `input_tokens ${after.input}`, ex)
-  })
+  check(
+    'P1-4.5-chain-input-tokens',
+    'rule 4: a continuing turn counts the prior input and output as input tokens',
+    async () => {
+      const { model, body } = await stored()
+      const before = usageOf(body)
+      const ex = await create(api, {
+        model,
+        input: 'Now say it in one sentence.',
+        previous_response_id: body.id,
+        max_output_tokens: CAPS.cut,
+        store: false,
+      })
+      const after = usageOf(responseOf(ex))
+      const prior = before.input + (before.output - before.reasoning)
+      expectThat(
+        after.input >= prior,
+        `input_tokens at least ${prior} (previous input ${before.input} plus its visible output ${before.output - before.reasoning})`,
+        `input_tokens ${after.input}`,
+        ex,
+      )
+    },
+  )
 
   check('P1-4.5-instructions-counted', 'instructions count as input tokens', async () => {
     const { firstEx, first } = await instructedChain()
     const words = wordChunks(LONG_INSTRUCTIONS)
     const input = usageOf(first).input
-    expectThat(input >= words, `input_tokens at least the ${words} words of the instructions`, `input_tokens ${input}`, firstEx)
+    expectThat(
+      input >= words,
+      `input_tokens at least the ${words} words of the instructions`,
+      `input_tokens ${input}`,
+      firstEx,
+    )
   })
 
-  check('P1-4.5-instructions-not-carried', 'a turn continuing one with long instructions, without its own, counts fewer input tokens', async () => {
-    const { first, secondEx } = await instructedChain()
-    const firstInput = usageOf(first).input
-    precondition(firstInput >= wordChunks(LONG_INSTRUCTIONS), 'P1-4.5-instructions-counted', `the first turn counted ${firstInput} input tokens for about ${wordChunks(LONG_INSTRUCTIONS)} words of instructions`)
-    const second = usageOf(responseOf(secondEx)).input
-    expectThat(second < firstInput, `input_tokens below the first turn's ${firstInput} (its instructions are not carried over; its short input and output are)`, `input_tokens ${second}`, secondEx)
-  })
+  check(
+    'P1-4.5-instructions-not-carried',
+    'a turn continuing one with long instructions, without its own, counts fewer input tokens',
+    async () => {
+      const { first, secondEx } = await instructedChain()
+      const firstInput = usageOf(first).input
+      precondition(
+        firstInput >= wordChunks(LONG_INSTRUCTIONS),
+        'P1-4.5-instructions-counted',
+        `the first turn counted ${firstInput} input tokens for about ${wordChunks(LONG_INSTRUCTIONS)} words of instructions`,
+      )
+      const second = usageOf(responseOf(secondEx)).input
+      expectThat(
+        second < firstInput,
+        `input_tokens below the first turn's ${firstInput} (its instructions are not carried over; its short input and output are)`,
+        `input_tokens ${second}`,
+        secondEx,
+      )
+    },
+  )
 })
 
 const RUNNING = new Set(['queued', 'in_progress'])
@@ -123,11 +211,24 @@ const POLL = { first: 100, max: 2_000 } // quick against a simulator, polite aga
 /** A background response, or a skip when the target does not support background mode. */
 async function startBackground(): Promise<{ ex: Exchange; body: Record<string, unknown> }> {
   const model = await firstChat(models)
-  const ex = await create(api, { model: model.id, input: PROMPT, background: true, max_output_tokens: CAPS.answer, ...tags('background') })
-  if (ex.status === 400) skipTest(`background true was refused with 400 (supported only where the target offers it): ${ex.text.slice(0, 200)}`)
+  const ex = await create(api, {
+    model: model.id,
+    input: PROMPT,
+    background: true,
+    max_output_tokens: CAPS.answer,
+    ...tags('background'),
+  })
+  if (ex.status === 400)
+    skipTest(
+      `background true was refused with 400 (supported only where the target offers it): ${ex.text.slice(0, 200)}`,
+    )
   expectStatus(ex, 200)
   const body = ex.json
-  precondition(isObject(body) && typeof body.id === 'string' && typeof body.status === 'string', 'P1-2.7-response-object', 'the background response has no id or status')
+  precondition(
+    isObject(body) && typeof body.id === 'string' && typeof body.status === 'string',
+    'P1-2.7-response-object',
+    'the background response has no id or status',
+  )
   return { ex, body }
 }
 
@@ -139,36 +240,67 @@ describe('background responses (Part 1 §3, §4.5)', () => {
     expectThat(RUNNING.has(String(body.status)), 'status queued or in_progress', `status ${String(body.status)}`, ex)
   })
 
-  check('P1-3-background-leaves', 'polled, a background response leaves queued and in_progress', async () => {
-    const { body } = await started()
-    const seen: string[] = [String(body.status)]
-    let last: Exchange | undefined
-    let done: string | undefined
-    const deadline = Date.now() + LEAVE_WITHIN_MS
-    for (let interval = POLL.first; done === undefined && Date.now() < deadline; interval = Math.min(POLL.max, interval * 2)) {
-      await sleep(interval)
-      last = await api.get(path(body.id))
-      precondition(last.status === 200, 'P1-4.5-store-retrieve', `retrieving the background response answered ${last.status}`)
-      const status = isObject(last.json) ? String(last.json.status) : 'no status'
-      if (seen[seen.length - 1] !== status) seen.push(status)
-      if (!RUNNING.has(status)) done = status
-    }
-    observe('background transitions (not shown, §3)', seen.join(' -> '))
-    expectThat(done !== undefined, `a status other than queued or in_progress within ${LEAVE_WITHIN_MS / 1000} s`, `still ${seen[seen.length - 1]}`, last)
-  }, { timeout: LEAVE_WITHIN_MS + 30_000 })
+  check(
+    'P1-3-background-leaves',
+    'polled, a background response leaves queued and in_progress',
+    async () => {
+      const { body } = await started()
+      const seen: string[] = [String(body.status)]
+      let last: Exchange | undefined
+      let done: string | undefined
+      const deadline = Date.now() + LEAVE_WITHIN_MS
+      for (
+        let interval = POLL.first;
+        done === undefined && Date.now() < deadline;
+        interval = Math.min(POLL.max, interval * 2)
+      ) {
+        await sleep(interval)
+        last = await api.get(path(body.id))
+        precondition(
+          last.status === 200,
+          'P1-4.5-store-retrieve',
+          `retrieving the background response answered ${last.status}`,
+        )
+        const status = isObject(last.json) ? String(last.json.status) : 'no status'
+        if (seen[seen.length - 1] !== status) seen.push(status)
+        if (!RUNNING.has(status)) done = status
+      }
+      observe('background transitions (not shown, §3)', seen.join(' -> '))
+      expectThat(
+        done !== undefined,
+        `a status other than queued or in_progress within ${LEAVE_WITHIN_MS / 1000} s`,
+        `still ${seen[seen.length - 1]}`,
+        last,
+      )
+    },
+    { timeout: LEAVE_WITHIN_MS + 30_000 },
+  )
 
   check('P1-4.5-background-cancel', 'cancel of a background response still running answers 2xx', async () => {
     const { body } = await startBackground()
-    precondition(RUNNING.has(String(body.status)), 'P1-3-background-status', `the background response was answered ${String(body.status)}`)
+    precondition(
+      RUNNING.has(String(body.status)),
+      'P1-3-background-status',
+      `the background response was answered ${String(body.status)}`,
+    )
     const ex = await api.post(path(body.id, '/cancel'), {})
     if (ex.status >= 400) {
       // The job may have finished between creation and cancel; then there was nothing left to cancel.
       const now = await api.get(path(body.id))
       const status = isObject(now.json) ? String(now.json.status) : undefined
-      if (now.status === 200 && status !== undefined && !RUNNING.has(status) && status !== 'cancelled') skipTest(`the response finished (${status}) before the cancel arrived`)
+      if (now.status === 200 && status !== undefined && !RUNNING.has(status) && status !== 'cancelled')
+        skipTest(`the response finished (${status}) before the cancel arrived`)
     }
-    expectThat(ex.status >= 200 && ex.status < 300, 'a 2xx for a background response still queued or in progress', String(ex.status), ex)
+    expectThat(
+      ex.status >= 200 && ex.status < 300,
+      'a 2xx for a background response still queued or in progress',
+      String(ex.status),
+      ex,
+    )
     const after = await api.get(path(body.id))
-    observe('after cancel (not shown, §4.5)', `cancel answered status ${isObject(ex.json) ? String(ex.json.status) : 'n/a'}; retrieval then answered ${after.status} with status ${isObject(after.json) ? String(after.json.status) : 'n/a'}`)
+    observe(
+      'after cancel (not shown, §4.5)',
+      `cancel answered status ${isObject(ex.json) ? String(ex.json.status) : 'n/a'}; retrieval then answered ${after.status} with status ${isObject(after.json) ? String(after.json.status) : 'n/a'}`,
+    )
   })
 })

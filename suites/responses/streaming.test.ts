@@ -13,11 +13,34 @@ import type { Exchange } from '../../harness/http-client.ts'
 import { observe, skipTest } from '../../harness/recorder.ts'
 import { check, target } from '../../harness/suite.ts'
 import {
-  ARGS_DELTA, ARGS_DONE, carriesModeration, eventSchemaProblems, isEventStream, isKnown, joinedDeltas, ofType, streamEvents, TERMINAL_TYPES, TEXT_DELTA,
-  terminalEvent, terminalResponse, type TypedEvent,
+  ARGS_DELTA,
+  ARGS_DONE,
+  carriesModeration,
+  eventSchemaProblems,
+  isEventStream,
+  isKnown,
+  joinedDeltas,
+  ofType,
+  streamEvents,
+  TERMINAL_TYPES,
+  TEXT_DELTA,
+  terminalEvent,
+  terminalResponse,
+  type TypedEvent,
 } from './events.ts'
 import {
-  CAPS, create, createStream, firstChat, hasUsage, moderatedBody, moderationEnabledOrSkip, modelsFixture, PROMPT, responseOf, usageOf, WEATHER_PROMPT,
+  CAPS,
+  create,
+  createStream,
+  firstChat,
+  hasUsage,
+  moderatedBody,
+  moderationEnabledOrSkip,
+  modelsFixture,
+  PROMPT,
+  responseOf,
+  usageOf,
+  WEATHER_PROMPT,
   WEATHER_TOOL,
 } from './fixtures.ts'
 
@@ -31,7 +54,10 @@ async function body(maxOutputTokens: number): Promise<Record<string, unknown>> {
 }
 
 /** Some models (reasoning ones, on some targets) refuse temperature: then the request goes without it. */
-async function deterministic(send: (b: Record<string, unknown>) => Promise<Exchange>, b: Record<string, unknown>): Promise<Exchange> {
+async function deterministic(
+  send: (b: Record<string, unknown>) => Promise<Exchange>,
+  b: Record<string, unknown>,
+): Promise<Exchange> {
   const ex = await send(b)
   if (ex.status !== 400 || !/temperature/i.test(ex.text)) return ex
   observe('temperature 0', `${String(b.model)} refused temperature, so the request went without it`)
@@ -57,11 +83,22 @@ async function bothStreams(): Promise<Array<{ ex: Exchange; events: TypedEvent[]
 function observeAfterTerminal(ex: Exchange, terminal: TypedEvent): void {
   const items = ex.stream?.items ?? []
   const at = items.findIndex((i) => i.kind === 'event' && i.index === terminal.index)
-  const after = items.slice(at + 1).map((i) => (i.kind === 'event' ? `event ${i.event ?? '(unnamed)'}` : i.kind === 'comment' ? `comment ${JSON.stringify(i.text.slice(0, 40))}` : `retry ${i.ms}`))
+  const after = items
+    .slice(at + 1)
+    .map((i) =>
+      i.kind === 'event'
+        ? `event ${i.event ?? '(unnamed)'}`
+        : i.kind === 'comment'
+          ? `comment ${JSON.stringify(i.text.slice(0, 40))}`
+          : `retry ${i.ms}`,
+    )
   if (after.length > 0) observe('after the terminal event', after.slice(0, 10).join('; '))
   const ids = (ex.stream?.events ?? []).filter((e) => e.id !== undefined).length
   const comments = items.filter((i) => i.kind === 'comment').length
-  observe('stream framing', `${ex.stream?.events.length ?? 0} events, ${ids} with id:, ${comments} comments, retry: ${items.some((i) => i.kind === 'retry') ? 'given' : 'none'}`)
+  observe(
+    'stream framing',
+    `${ex.stream?.events.length ?? 0} events, ${ids} with id:, ${comments} comments, retry: ${items.some((i) => i.kind === 'retry') ? 'given' : 'none'}`,
+  )
 }
 
 describe('server-sent events (Part 1 §6.2)', () => {
@@ -72,25 +109,52 @@ describe('server-sent events (Part 1 §6.2)', () => {
     expectThat((ex.stream?.events.length ?? 0) > 0, 'at least one event', 'no event', ex)
   })
 
-  check('P1-6.2-stream-event-types', 'a text stream has response.created, response.output_text.delta and response.completed', async () => {
-    const ex = await complete()
-    const events = streamEvents(ex)
-    const types = new Set(events.map((e) => e.type))
-    const missing = ['response.created', TEXT_DELTA].filter((t) => !types.has(t))
-    expectThat(missing.length === 0, 'response.created and response.output_text.delta events', `missing ${missing.join(', ')}; types seen: ${[...types].join(', ')}`, ex)
-    // Whether a terminal event is there at all is P1-6.2-stream-terminal's; here, that a completed one has its name.
-    const terminal = terminalEvent(events)
-    const status = (terminal?.data?.response as Record<string, unknown> | undefined)?.status
-    if (terminal && status === 'completed') expectThat(terminal.type === 'response.completed', 'a completed response announced by response.completed', `event #${terminal.index} is ${terminal.type}`, ex)
-  })
+  check(
+    'P1-6.2-stream-event-types',
+    'a text stream has response.created, response.output_text.delta and response.completed',
+    async () => {
+      const ex = await complete()
+      const events = streamEvents(ex)
+      const types = new Set(events.map((e) => e.type))
+      const missing = ['response.created', TEXT_DELTA].filter((t) => !types.has(t))
+      expectThat(
+        missing.length === 0,
+        'response.created and response.output_text.delta events',
+        `missing ${missing.join(', ')}; types seen: ${[...types].join(', ')}`,
+        ex,
+      )
+      // Whether a terminal event is there at all is P1-6.2-stream-terminal's; here, that a completed one has its name.
+      const terminal = terminalEvent(events)
+      const status = (terminal?.data?.response as Record<string, unknown> | undefined)?.status
+      if (terminal && status === 'completed')
+        expectThat(
+          terminal.type === 'response.completed',
+          'a completed response announced by response.completed',
+          `event #${terminal.index} is ${terminal.type}`,
+          ex,
+        )
+    },
+  )
 
   check('P1-6.2-stream-terminal', 'each stream ends cleanly after one terminal event', async () => {
     for (const ex of [await complete(), await cut()]) {
       const events = streamEvents(ex)
       const end = ex.stream?.end
       const terminals = events.filter((e) => e.type !== undefined && TERMINAL_TYPES.has(e.type))
-      expectThat(terminals.length === 1, 'one terminal event: response.completed, response.incomplete or response.failed', terminals.length === 0 ? `no terminal event among ${events.length} (last: #${events.at(-1)?.index} ${events.at(-1)?.type})` : `${terminals.length} terminal events`, ex)
-      expectThat(end?.cleanEnd === true, 'the stream to end between events, not inside one', `ended by ${end?.reason}${end?.trailing ? ` inside an event: ${end.trailing.slice(0, 200)}` : ''}`, ex)
+      expectThat(
+        terminals.length === 1,
+        'one terminal event: response.completed, response.incomplete or response.failed',
+        terminals.length === 0
+          ? `no terminal event among ${events.length} (last: #${events.at(-1)?.index} ${events.at(-1)?.type})`
+          : `${terminals.length} terminal events`,
+        ex,
+      )
+      expectThat(
+        end?.cleanEnd === true,
+        'the stream to end between events, not inside one',
+        `ended by ${end?.reason}${end?.trailing ? ` inside an event: ${end.trailing.slice(0, 200)}` : ''}`,
+        ex,
+      )
       observeAfterTerminal(ex, terminals[0] as TypedEvent)
     }
   })
@@ -103,13 +167,20 @@ describe('server-sent events (Part 1 §6.2)', () => {
       const first = events.find((e) => e.type?.startsWith('response.') === true) as TypedEvent
       const last = events.filter(isKnown).at(-1) as TypedEvent
       expectThat(first.type === 'response.created', 'response.created as event #0', `event #0 is ${first.type}`, ex)
-      expectThat(last.type !== undefined && TERMINAL_TYPES.has(last.type), 'the terminal event last', `the last event #${last.index} is ${last.type}`, ex)
+      expectThat(
+        last.type !== undefined && TERMINAL_TYPES.has(last.type),
+        'the terminal event last',
+        `the last event #${last.index} is ${last.type}`,
+        ex,
+      )
     }
   })
 
   check('P1-6.2-event-name', 'every event: line names the type of its data', async () => {
     for (const { ex, events } of await bothStreams()) {
-      const differ = events.filter((e) => typeof e.data?.type === 'string' && e.name !== e.data.type).map((e) => `event #${e.index}: event: ${e.name ?? '(none)'}, data.type ${String(e.data?.type)}`)
+      const differ = events
+        .filter((e) => typeof e.data?.type === 'string' && e.name !== e.data.type)
+        .map((e) => `event #${e.index}: event: ${e.name ?? '(none)'}, data.type ${String(e.data?.type)}`)
       expectThat(differ.length === 0, 'event: equal to data.type', differ.slice(0, 10), ex)
     }
   })
@@ -123,20 +194,37 @@ describe('server-sent events (Part 1 §6.2)', () => {
 })
 
 describe('deltas and the final text (Part 1 §6.2, §2.7)', () => {
-  check('P1-6.2-deltas-concatenate', 'the output_text deltas joined equal output_text of the terminal event', async () => {
-    for (const { ex, events } of await bothStreams()) {
-      const response = terminalResponse(events)
-      precondition(typeof response.output_text === 'string', 'P1-2.7-response-object', 'the terminal response has no output_text')
-      const joined = joinedDeltas(events, TEXT_DELTA)
-      precondition(joined !== undefined, 'P1-6.4-event-schemas', 'some response.output_text.delta has no string delta')
-      const count = ofType(events, TEXT_DELTA).length
-      const text = response.output_text
-      let at = 0
-      while (at < joined.length && joined[at] === text[at]) at += 1
-      const around = (value: string) => JSON.stringify(value.slice(Math.max(0, at - 20), at + 40))
-      expectThat(joined === text, `the ${count} deltas joined equal to output_text (${text.length} characters)`, `they differ from character ${at}: deltas …${around(joined)}…, output_text …${around(text)}… (deltas ${joined.length} characters)`, ex)
-    }
-  })
+  check(
+    'P1-6.2-deltas-concatenate',
+    'the output_text deltas joined equal output_text of the terminal event',
+    async () => {
+      for (const { ex, events } of await bothStreams()) {
+        const response = terminalResponse(events)
+        precondition(
+          typeof response.output_text === 'string',
+          'P1-2.7-response-object',
+          'the terminal response has no output_text',
+        )
+        const joined = joinedDeltas(events, TEXT_DELTA)
+        precondition(
+          joined !== undefined,
+          'P1-6.4-event-schemas',
+          'some response.output_text.delta has no string delta',
+        )
+        const count = ofType(events, TEXT_DELTA).length
+        const text = response.output_text
+        let at = 0
+        while (at < joined.length && joined[at] === text[at]) at += 1
+        const around = (value: string) => JSON.stringify(value.slice(Math.max(0, at - 20), at + 40))
+        expectThat(
+          joined === text,
+          `the ${count} deltas joined equal to output_text (${text.length} characters)`,
+          `they differ from character ${at}: deltas …${around(joined)}…, output_text …${around(text)}… (deltas ${joined.length} characters)`,
+          ex,
+        )
+      }
+    },
+  )
 
   check('P1-6.2-streaming-real', 'the first delta arrives well before the last', async () => {
     const ex = await complete()
@@ -148,62 +236,121 @@ describe('deltas and the final text (Part 1 §6.2, §2.7)', () => {
     // some milliseconds, but not over a tenth of the time it took to arrive.
     const wanted = Math.max(MIN_SPREAD_MS, Math.ceil(last * MIN_SPREAD_SHARE))
     observe('stream timing', `${deltas.length} deltas from ${deltas[0]?.atMs} ms to ${last} ms after the request`)
-    expectThat(spread >= wanted, `at least ${wanted} ms between the first and the last of ${deltas.length} deltas (${MIN_SPREAD_MS} ms and a tenth of ${last} ms)`, `${spread} ms`, ex)
+    expectThat(
+      spread >= wanted,
+      `at least ${wanted} ms between the first and the last of ${deltas.length} deltas (${MIN_SPREAD_MS} ms and a tenth of ${last} ms)`,
+      `${spread} ms`,
+      ex,
+    )
   })
 
-  check('P1-6.2-stream-usage-agrees', 'the same request at temperature 0 reports the same usage streamed and not', async () => {
-    const ex = await complete()
-    const streamedResponse = terminalResponse(streamEvents(ex))
-    precondition(hasUsage(streamedResponse), 'P1-2.5-usage-fields', 'the terminal response has no usage with the fields of §2.5')
-    const streamedUsage = usageOf(streamedResponse)
-    const plainEx = await unstreamed()
-    const plain = responseOf(plainEx)
-    const plainUsage = usageOf(plain)
-    expectThat(streamedUsage.input === plainUsage.input, `input_tokens ${plainUsage.input} as unstreamed`, `input_tokens ${streamedUsage.input} streamed`, ex)
-    if (streamedResponse.output_text !== plain.output_text) {
-      observe('temperature 0', 'the streamed and unstreamed texts differ, so output_tokens were not compared')
-      return
-    }
-    expectThat(streamedUsage.output === plainUsage.output, `output_tokens ${plainUsage.output} as unstreamed (same text)`, `output_tokens ${streamedUsage.output} streamed`, ex)
-  })
+  check(
+    'P1-6.2-stream-usage-agrees',
+    'the same request at temperature 0 reports the same usage streamed and not',
+    async () => {
+      const ex = await complete()
+      const streamedResponse = terminalResponse(streamEvents(ex))
+      precondition(
+        hasUsage(streamedResponse),
+        'P1-2.5-usage-fields',
+        'the terminal response has no usage with the fields of §2.5',
+      )
+      const streamedUsage = usageOf(streamedResponse)
+      const plainEx = await unstreamed()
+      const plain = responseOf(plainEx)
+      const plainUsage = usageOf(plain)
+      expectThat(
+        streamedUsage.input === plainUsage.input,
+        `input_tokens ${plainUsage.input} as unstreamed`,
+        `input_tokens ${streamedUsage.input} streamed`,
+        ex,
+      )
+      if (streamedResponse.output_text !== plain.output_text) {
+        observe('temperature 0', 'the streamed and unstreamed texts differ, so output_tokens were not compared')
+        return
+      }
+      expectThat(
+        streamedUsage.output === plainUsage.output,
+        `output_tokens ${plainUsage.output} as unstreamed (same text)`,
+        `output_tokens ${streamedUsage.output} streamed`,
+        ex,
+      )
+    },
+  )
 })
 
 const toolStream = memo(async () => {
   const model = await firstChat(models, (m) => m.functionCalling)
-  const ex = await createStream(api, { model: model.id, input: WEATHER_PROMPT, tools: [WEATHER_TOOL], tool_choice: 'required', max_output_tokens: CAPS.answer, store: false })
+  const ex = await createStream(api, {
+    model: model.id,
+    input: WEATHER_PROMPT,
+    tools: [WEATHER_TOOL],
+    tool_choice: 'required',
+    max_output_tokens: CAPS.answer,
+    store: false,
+  })
   return { ex, events: streamEvents(ex) }
 })
 
 /** Whether the stream shows a tool call at all (an added item, a done event or the final output). */
 function madeToolCall(events: readonly TypedEvent[]): boolean {
-  const itemIsCall = (item: unknown): boolean => isObject(item) && (item.type === 'function_call' || item.name === WEATHER_TOOL.name)
+  const itemIsCall = (item: unknown): boolean =>
+    isObject(item) && (item.type === 'function_call' || item.name === WEATHER_TOOL.name)
   const response = terminalEvent(events)?.data?.response
   const finalOutput = isObject(response) && Array.isArray(response.output) ? response.output : []
-  return ofType(events, ARGS_DONE).length > 0 || events.some((e) => itemIsCall(e.data?.item)) || finalOutput.some(itemIsCall)
+  return (
+    ofType(events, ARGS_DONE).length > 0 || events.some((e) => itemIsCall(e.data?.item)) || finalOutput.some(itemIsCall)
+  )
 }
 
 describe('streamed tool calls (Part 1 §6.2)', () => {
-  check('P1-6.2-stream-event-types', 'a streamed tool call has function_call_arguments delta and done events', async () => {
-    const { ex, events } = await toolStream()
-    precondition(madeToolCall(events), 'P1-4.5-function-tool-call', 'the streamed response with tool_choice required made no tool call')
-    const deltas = ofType(events, ARGS_DELTA).length
-    const done = ofType(events, ARGS_DONE).length
-    expectThat(deltas > 0 && done > 0, `${ARGS_DELTA} and ${ARGS_DONE} events`, `${deltas} delta and ${done} done events`, ex)
-  })
+  check(
+    'P1-6.2-stream-event-types',
+    'a streamed tool call has function_call_arguments delta and done events',
+    async () => {
+      const { ex, events } = await toolStream()
+      precondition(
+        madeToolCall(events),
+        'P1-4.5-function-tool-call',
+        'the streamed response with tool_choice required made no tool call',
+      )
+      const deltas = ofType(events, ARGS_DELTA).length
+      const done = ofType(events, ARGS_DONE).length
+      expectThat(
+        deltas > 0 && done > 0,
+        `${ARGS_DELTA} and ${ARGS_DONE} events`,
+        `${deltas} delta and ${done} done events`,
+        ex,
+      )
+    },
+  )
 
-  check('P1-6.2-function-call-arguments', 'argument deltas come before their done event and join to its arguments', async () => {
-    const { ex, events } = await toolStream()
-    const dones = ofType(events, ARGS_DONE)
-    precondition(dones.length > 0 && ofType(events, ARGS_DELTA).length > 0, 'P1-6.2-stream-event-types', 'the stream has no argument deltas or no done event')
-    for (const done of dones) {
-      const itemId = done.data?.item_id
-      const mine = ofType(events, ARGS_DELTA).filter((d) => itemId === undefined || d.data?.item_id === itemId)
-      const late = mine.filter((d) => d.index > done.index).map((d) => `delta #${d.index} after done #${done.index}`)
-      expectThat(late.length === 0, 'every delta before its done event', late, ex)
-      const joined = mine.map((d) => (typeof d.data?.delta === 'string' ? d.data.delta : '')).join('')
-      expectThat(joined === done.data?.arguments, `the deltas of ${String(itemId ?? 'the call')} joined equal to the arguments of done #${done.index}`, `deltas ${JSON.stringify(joined)}; done ${JSON.stringify(done.data?.arguments)}`, ex)
-    }
-  })
+  check(
+    'P1-6.2-function-call-arguments',
+    'argument deltas come before their done event and join to its arguments',
+    async () => {
+      const { ex, events } = await toolStream()
+      const dones = ofType(events, ARGS_DONE)
+      precondition(
+        dones.length > 0 && ofType(events, ARGS_DELTA).length > 0,
+        'P1-6.2-stream-event-types',
+        'the stream has no argument deltas or no done event',
+      )
+      for (const done of dones) {
+        const itemId = done.data?.item_id
+        const mine = ofType(events, ARGS_DELTA).filter((d) => itemId === undefined || d.data?.item_id === itemId)
+        const late = mine.filter((d) => d.index > done.index).map((d) => `delta #${d.index} after done #${done.index}`)
+        expectThat(late.length === 0, 'every delta before its done event', late, ex)
+        const joined = mine.map((d) => (typeof d.data?.delta === 'string' ? d.data.delta : '')).join('')
+        expectThat(
+          joined === done.data?.arguments,
+          `the deltas of ${String(itemId ?? 'the call')} joined equal to the arguments of done #${done.index}`,
+          `deltas ${JSON.stringify(joined)}; done ${JSON.stringify(done.data?.arguments)}`,
+          ex,
+        )
+      }
+    },
+  )
 
   check('P1-6.4-event-schemas', 'the events of a tool-call stream match their schemas', async () => {
     const { ex, events } = await toolStream()
@@ -222,17 +369,21 @@ describe('inline moderation in a stream (Part 1 §2.7, §6.3)', () => {
     expectSchema(ex, 'responses/moderation.json', response.moderation, 'moderation of the terminal response')
   })
 
-  check('P1-6.3-moderation-after-output', 'no event carries moderation results before the last output delta', async () => {
-    const ex = await moderatedStream()
-    moderationEnabledOrSkip(ex)
-    const events = streamEvents(ex)
-    const lastOutput = events.filter((e) => e.type === TEXT_DELTA || e.type === ARGS_DELTA).at(-1)
-    const early = events.filter((e) => carriesModeration(e) && lastOutput !== undefined && e.index < lastOutput.index)
-    expectThat(
-      early.length === 0,
-      `moderation results only after the last output delta (event #${lastOutput?.index ?? 'none'})`,
-      early.map((e) => `event #${e.index} (${e.type ?? 'no type'}) carries moderation results`),
-      ex,
-    )
-  })
+  check(
+    'P1-6.3-moderation-after-output',
+    'no event carries moderation results before the last output delta',
+    async () => {
+      const ex = await moderatedStream()
+      moderationEnabledOrSkip(ex)
+      const events = streamEvents(ex)
+      const lastOutput = events.filter((e) => e.type === TEXT_DELTA || e.type === ARGS_DELTA).at(-1)
+      const early = events.filter((e) => carriesModeration(e) && lastOutput !== undefined && e.index < lastOutput.index)
+      expectThat(
+        early.length === 0,
+        `moderation results only after the last output delta (event #${lastOutput?.index ?? 'none'})`,
+        early.map((e) => `event #${e.index} (${e.type ?? 'no type'}) carries moderation results`),
+        ex,
+      )
+    },
+  )
 })

@@ -11,7 +11,18 @@ import { check, target } from '../../harness/suite.ts'
 import { estimateInputTokens } from '../../harness/token-estimate.ts'
 import { AVAILABILITY_MS, awaitTransactions } from '../account/transactions.ts'
 import { streamEvents, terminalResponse } from './events.ts'
-import { CAPS, create, createStream, firstChat, modelsFixture, PROMPT, responseOf, usageOf, WEATHER_TOOL, type Usage } from './fixtures.ts'
+import {
+  CAPS,
+  create,
+  createStream,
+  firstChat,
+  modelsFixture,
+  PROMPT,
+  responseOf,
+  usageOf,
+  WEATHER_TOOL,
+  type Usage,
+} from './fixtures.ts'
 
 const api = target()
 const models = modelsFixture(api)
@@ -23,13 +34,37 @@ function shapes(model: string): Array<{ name: string; body: Record<string, unkno
     { name: 'a string input', body: { ...common, input: PROMPT } },
     {
       name: 'instructions and messages with roles',
-      body: { ...common, instructions: 'You are terse. Answer in one sentence.', input: [{ role: 'user', content: 'Name a colour.' }, { role: 'assistant', content: 'Blue.' }, { role: 'user', content: [{ type: 'input_text', text: 'And another one, please?' }] }] },
+      body: {
+        ...common,
+        instructions: 'You are terse. Answer in one sentence.',
+        input: [
+          { role: 'user', content: 'Name a colour.' },
+          { role: 'assistant', content: 'Blue.' },
+          { role: 'user', content: [{ type: 'input_text', text: 'And another one, please?' }] },
+        ],
+      },
     },
     { name: 'a function tool', body: { ...common, input: 'Say hi.', tools: [WEATHER_TOOL] } },
     {
       name: 'a json_schema format',
       needs: 'P1-4.5-text-format',
-      body: { ...common, input: 'Give a colour in JSON.', text: { format: { type: 'json_schema', name: 'colour', strict: true, schema: { type: 'object', properties: { colour: { type: 'string' } }, required: ['colour'], additionalProperties: false } } } },
+      body: {
+        ...common,
+        input: 'Give a colour in JSON.',
+        text: {
+          format: {
+            type: 'json_schema',
+            name: 'colour',
+            strict: true,
+            schema: {
+              type: 'object',
+              properties: { colour: { type: 'string' } },
+              required: ['colour'],
+              additionalProperties: false,
+            },
+          },
+        },
+      },
     },
   ]
 }
@@ -43,17 +78,27 @@ const calls = memo(async () => {
   const streamEx = await createStream(api, body)
   const streamed = usageOf(terminalResponse(streamEvents(streamEx)))
   const ids = [plainEx.svcRequestId, streamEx.svcRequestId]
-  precondition(ids.every((id) => id !== undefined), 'P1-4.1-svc-request-id', 'a call has no svc-request-id')
+  precondition(
+    ids.every((id) => id !== undefined),
+    'P1-4.1-svc-request-id',
+    'a call has no svc-request-id',
+  )
   const found = await awaitTransactions(api, ids as string[], 'main')
-  return { plain: { ex: plainEx, usage: plain, t: found.get(ids[0] as string) }, streamed: { ex: streamEx, usage: streamed, t: found.get(ids[1] as string) } }
+  return {
+    plain: { ex: plainEx, usage: plain, t: found.get(ids[0] as string) },
+    streamed: { ex: streamEx, usage: streamed, t: found.get(ids[1] as string) },
+  }
 })
 
 function tokensMatch(t: Record<string, unknown>, usage: Usage): string[] {
   const tokens = (t.tokens ?? {}) as Record<string, unknown>
   const problems: string[] = []
-  if (tokens.prompt !== usage.input) problems.push(`tokens.prompt ${JSON.stringify(tokens.prompt)}, usage.input_tokens ${usage.input}`)
-  if (tokens.completion !== usage.output) problems.push(`tokens.completion ${JSON.stringify(tokens.completion)}, usage.output_tokens ${usage.output}`)
-  if (tokens.reasoning !== usage.reasoning) problems.push(`tokens.reasoning ${JSON.stringify(tokens.reasoning)}, reasoning_tokens ${usage.reasoning}`)
+  if (tokens.prompt !== usage.input)
+    problems.push(`tokens.prompt ${JSON.stringify(tokens.prompt)}, usage.input_tokens ${usage.input}`)
+  if (tokens.completion !== usage.output)
+    problems.push(`tokens.completion ${JSON.stringify(tokens.completion)}, usage.output_tokens ${usage.output}`)
+  if (tokens.reasoning !== usage.reasoning)
+    problems.push(`tokens.reasoning ${JSON.stringify(tokens.reasoning)}, reasoning_tokens ${usage.reasoning}`)
   return problems
 }
 
@@ -69,25 +114,54 @@ describe('local token estimate (Part 1 §4.6)', () => {
       }
       const actual = usageOf(responseOf(ex)).input
       const estimate = estimateInputTokens(body)
-      observe('local token estimate', `${name}: lower bound ${estimate.lowerBound}, estimate ${estimate.estimate}, ceiling ${estimate.ceiling}; input_tokens ${actual}`)
-      expectThat(estimate.lowerBound <= actual && actual <= estimate.ceiling, `${name}: input_tokens from ${estimate.lowerBound} (words) to ${estimate.ceiling} (bytes plus headroom)`, `input_tokens ${actual}`, ex)
+      observe(
+        'local token estimate',
+        `${name}: lower bound ${estimate.lowerBound}, estimate ${estimate.estimate}, ceiling ${estimate.ceiling}; input_tokens ${actual}`,
+      )
+      expectThat(
+        estimate.lowerBound <= actual && actual <= estimate.ceiling,
+        `${name}: input_tokens from ${estimate.lowerBound} (words) to ${estimate.ceiling} (bytes plus headroom)`,
+        `input_tokens ${actual}`,
+        ex,
+      )
     }
   })
 })
 
 describe('transactions of responses calls (Part 1 §2.2)', () => {
-  check('P1-2.2-responses-stream-flag', 'a streamed call is recorded with stream true', async () => {
-    const { streamed } = await calls()
-    precondition(streamed.t !== undefined, 'P1-4.2-transaction-available', `the streamed call's transaction was not listed within ${AVAILABILITY_MS / 1000} s`)
-    expectThat(streamed.t.stream === true, 'stream true', `stream ${JSON.stringify(streamed.t.stream)}`, streamed.ex)
-  }, { timeout: AVAILABILITY_MS + 60_000 })
+  check(
+    'P1-2.2-responses-stream-flag',
+    'a streamed call is recorded with stream true',
+    async () => {
+      const { streamed } = await calls()
+      precondition(
+        streamed.t !== undefined,
+        'P1-4.2-transaction-available',
+        `the streamed call's transaction was not listed within ${AVAILABILITY_MS / 1000} s`,
+      )
+      expectThat(streamed.t.stream === true, 'stream true', `stream ${JSON.stringify(streamed.t.stream)}`, streamed.ex)
+    },
+    { timeout: AVAILABILITY_MS + 60_000 },
+  )
 
-  check('P1-2.2-responses-transaction-tokens', 'the transactions carry the final token counts of usage, streamed or not', async () => {
-    const { plain, streamed } = await calls()
-    for (const [what, call] of [['unstreamed', plain], ['streamed', streamed]] as const) {
-      precondition(call.t !== undefined, 'P1-4.2-transaction-available', `the ${what} call's transaction was not listed within ${AVAILABILITY_MS / 1000} s`)
-      const problems = tokensMatch(call.t, call.usage)
-      expectThat(problems.length === 0, `the ${what} call's transaction tokens equal to its usage`, problems, call.ex)
-    }
-  }, { timeout: AVAILABILITY_MS + 60_000 })
+  check(
+    'P1-2.2-responses-transaction-tokens',
+    'the transactions carry the final token counts of usage, streamed or not',
+    async () => {
+      const { plain, streamed } = await calls()
+      for (const [what, call] of [
+        ['unstreamed', plain],
+        ['streamed', streamed],
+      ] as const) {
+        precondition(
+          call.t !== undefined,
+          'P1-4.2-transaction-available',
+          `the ${what} call's transaction was not listed within ${AVAILABILITY_MS / 1000} s`,
+        )
+        const problems = tokensMatch(call.t, call.usage)
+        expectThat(problems.length === 0, `the ${what} call's transaction tokens equal to its usage`, problems, call.ex)
+      }
+    },
+    { timeout: AVAILABILITY_MS + 60_000 },
+  )
 })

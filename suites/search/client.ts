@@ -48,7 +48,11 @@ export async function search(api: TargetClient, call: SearchCall): Promise<Excha
   const form = call.form ?? 'body'
   const body: Record<string, unknown> = { query: QUERY, ...call.body }
   // A call without a valid key is charged to no one.
-  if (call.key !== null && call.key !== 'invalid') spend(estimateUsd(call.tool, body.query), `${call.tool} search of ${Array.isArray(body.query) ? body.query.length : 1} quer${Array.isArray(body.query) && body.query.length !== 1 ? 'ies' : 'y'}`)
+  if (call.key !== null && call.key !== 'invalid')
+    spend(
+      estimateUsd(call.tool, body.query),
+      `${call.tool} search of ${Array.isArray(body.query) ? body.query.length : 1} quer${Array.isArray(body.query) && body.query.length !== 1 ? 'ies' : 'y'}`,
+    )
   const spec = call.key === undefined ? {} : { key: call.key }
   if (form === 'url') return api.post(`/v1/search/${encodeURIComponent(call.tool)}`, body, spec)
   return api.post('/v1/search', { search_tool_name: call.tool, ...body }, spec)
@@ -58,7 +62,11 @@ export async function search(api: TargetClient, call: SearchCall): Promise<Excha
 export function resultsOf(ex: Exchange): Record<string, unknown>[] {
   const body = ex.json
   const ok = isObject(body) && Array.isArray(body.results) && body.results.every(isObject)
-  precondition(ok, 'P2-2.2-search-result', `${ex.record.method} ${ex.record.path} did not answer an object with a results array of objects`)
+  precondition(
+    ok,
+    'P2-2.2-search-result',
+    `${ex.record.method} ${ex.record.path} did not answer an object with a results array of objects`,
+  )
   return (body as { results: Record<string, unknown>[] }).results
 }
 

@@ -16,22 +16,35 @@ const SETTLE = CREDIT_SETTLE
 const remaining = () => remainingCredit(api, KEY)
 
 describe('cost per query (Part 2 §4.5)', () => {
-  check('P2-4.5-search-cost', 'a search of three queries on p2-search lowers remaining_unit by at least 3 x 0.003 USD', async () => {
-    api.keyOrSkip(KEY)
-    await needForm('body')
-    const tool = 'p2-search'
-    const query = ['conformance testing', 'gateway pricing', 'search tools']
-    const expected = estimateUsd(tool, query)
-    const before = await remaining()
-    const ex = await search(api, { tool, key: KEY, body: { query, max_results: 1 } })
-    precondition(isSearchResult(ex), 'P2-4.5-search-query-array', `${tool} did not answer an array of queries with a search result (${ex.status})`)
-    // remaining_unit has six decimals: allow half a micro-dollar of rounding.
-    const settled = await pollUntil(async () => {
-      const after = await remaining()
-      return before.usd - after.usd >= expected - 0.000001 ? after : undefined
-    }, SETTLE)
-    const after = settled ?? (await remaining())
-    const charged = before.usd - after.usd
-    expectThat(settled !== undefined, `remaining_unit to drop by at least ${expected.toFixed(6)} USD (3 queries x 0.003) within ${SETTLE.timeoutMs / 1000} s`, `it dropped by ${charged.toFixed(6)} USD (${before.usd} -> ${after.usd})`, after.ex)
-  })
+  check(
+    'P2-4.5-search-cost',
+    'a search of three queries on p2-search lowers remaining_unit by at least 3 x 0.003 USD',
+    async () => {
+      api.keyOrSkip(KEY)
+      await needForm('body')
+      const tool = 'p2-search'
+      const query = ['conformance testing', 'gateway pricing', 'search tools']
+      const expected = estimateUsd(tool, query)
+      const before = await remaining()
+      const ex = await search(api, { tool, key: KEY, body: { query, max_results: 1 } })
+      precondition(
+        isSearchResult(ex),
+        'P2-4.5-search-query-array',
+        `${tool} did not answer an array of queries with a search result (${ex.status})`,
+      )
+      // remaining_unit has six decimals: allow half a micro-dollar of rounding.
+      const settled = await pollUntil(async () => {
+        const after = await remaining()
+        return before.usd - after.usd >= expected - 0.000001 ? after : undefined
+      }, SETTLE)
+      const after = settled ?? (await remaining())
+      const charged = before.usd - after.usd
+      expectThat(
+        settled !== undefined,
+        `remaining_unit to drop by at least ${expected.toFixed(6)} USD (3 queries x 0.003) within ${SETTLE.timeoutMs / 1000} s`,
+        `it dropped by ${charged.toFixed(6)} USD (${before.usd} -> ${after.usd})`,
+        after.ex,
+      )
+    },
+  )
 })

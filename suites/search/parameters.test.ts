@@ -17,57 +17,98 @@ function domains(count: number): string[] {
 }
 
 describe('query (Part 2 §4.5)', () => {
-  check('P2-4.5-search-query-invalid', 'a body without query, with a number, or with an array holding a non-string is refused with 400', async () => {
-    await needForm('body')
-    spend(estimateUsd(TOOL, undefined), 'a search without a query, should a target serve it')
-    expectStatus(await api.post('/v1/search', { search_tool_name: TOOL }), 400, 'query is required')
-    expectStatus(await search(api, { tool: TOOL, body: { query: 42 } }), 400, 'a number is not a string or an array of strings')
-    expectStatus(await search(api, { tool: TOOL, body: { query: ['conformance', 7] } }), 400, 'an array of strings holds only strings')
-  })
+  check(
+    'P2-4.5-search-query-invalid',
+    'a body without query, with a number, or with an array holding a non-string is refused with 400',
+    async () => {
+      await needForm('body')
+      spend(estimateUsd(TOOL, undefined), 'a search without a query, should a target serve it')
+      expectStatus(await api.post('/v1/search', { search_tool_name: TOOL }), 400, 'query is required')
+      expectStatus(
+        await search(api, { tool: TOOL, body: { query: 42 } }),
+        400,
+        'a number is not a string or an array of strings',
+      )
+      expectStatus(
+        await search(api, { tool: TOOL, body: { query: ['conformance', 7] } }),
+        400,
+        'an array of strings holds only strings',
+      )
+    },
+  )
 
-  check('P2-4.5-search-query-array', 'at least one of the nine tools accepts query as an array of strings', async () => {
-    await needForm('body')
-    const query = ['conformance testing', 'web API gateways']
-    const answers: string[] = []
-    // Cheapest first, and no further than the first tool that searches the array: the rule needs one.
-    for (const tool of NINE_TOOLS) {
-      const ex = await search(api, { tool, body: { query, max_results: 2 } })
-      const ok = isSearchResult(ex)
-      answers.push(`${tool}: ${ex.status}${ok ? ` (${resultsOf(ex).length} results)` : ''}`)
-      if (ok) break
-    }
-    observe('query arrays by tool', `two queries, max_results 2: ${answers.join('; ')}`)
-    expectThat(answers.at(-1)?.includes('results') === true, 'some tool to search an array of queries and answer a search result', answers)
-  })
+  check(
+    'P2-4.5-search-query-array',
+    'at least one of the nine tools accepts query as an array of strings',
+    async () => {
+      await needForm('body')
+      const query = ['conformance testing', 'web API gateways']
+      const answers: string[] = []
+      // Cheapest first, and no further than the first tool that searches the array: the rule needs one.
+      for (const tool of NINE_TOOLS) {
+        const ex = await search(api, { tool, body: { query, max_results: 2 } })
+        const ok = isSearchResult(ex)
+        answers.push(`${tool}: ${ex.status}${ok ? ` (${resultsOf(ex).length} results)` : ''}`)
+        if (ok) break
+      }
+      observe('query arrays by tool', `two queries, max_results 2: ${answers.join('; ')}`)
+      expectThat(
+        answers.at(-1)?.includes('results') === true,
+        'some tool to search an array of queries and answer a search result',
+        answers,
+      )
+    },
+  )
 })
 
 describe('max_results (Part 2 §4.5, §8)', () => {
-  check('P2-4.5-search-max-results-range', 'max_results 1 and 20 are accepted; 0 and 21 are refused with 400', async () => {
-    await needForm('body')
-    expectAccepted(await search(api, { tool: TOOL, body: { max_results: 1 } }), 'max_results 1')
-    expectAccepted(await search(api, { tool: TOOL, body: { max_results: 20 } }), 'max_results 20')
-    expectStatus(await search(api, { tool: TOOL, body: { max_results: 0 } }), 400, 'max_results 0 is below 1')
-    expectStatus(await search(api, { tool: TOOL, body: { max_results: 21 } }), 400, 'max_results 21 is above 20')
-  })
+  check(
+    'P2-4.5-search-max-results-range',
+    'max_results 1 and 20 are accepted; 0 and 21 are refused with 400',
+    async () => {
+      await needForm('body')
+      expectAccepted(await search(api, { tool: TOOL, body: { max_results: 1 } }), 'max_results 1')
+      expectAccepted(await search(api, { tool: TOOL, body: { max_results: 20 } }), 'max_results 20')
+      expectStatus(await search(api, { tool: TOOL, body: { max_results: 0 } }), 400, 'max_results 0 is below 1')
+      expectStatus(await search(api, { tool: TOOL, body: { max_results: 21 } }), 400, 'max_results 21 is above 20')
+    },
+  )
 
-  check('P2-4.5-search-max-results-count', 'one query answers at most max_results results, at most 10 when omitted', async () => {
-    await needForm('body')
-    for (const max of [1, 3, 20, undefined]) {
-      const ex = await search(api, { tool: TOOL, body: max === undefined ? {} : { max_results: max } })
-      expectStatus(ex, 200)
-      const count = resultsOf(ex).length
-      const limit = max ?? 10
-      expectThat(count <= limit, `at most ${limit} results (${max === undefined ? 'the default 10' : `max_results ${max}`})`, `${count} results`, ex)
-    }
-  })
+  check(
+    'P2-4.5-search-max-results-count',
+    'one query answers at most max_results results, at most 10 when omitted',
+    async () => {
+      await needForm('body')
+      for (const max of [1, 3, 20, undefined]) {
+        const ex = await search(api, { tool: TOOL, body: max === undefined ? {} : { max_results: max } })
+        expectStatus(ex, 200)
+        const count = resultsOf(ex).length
+        const limit = max ?? 10
+        expectThat(
+          count <= limit,
+          `at most ${limit} results (${max === undefined ? 'the default 10' : `max_results ${max}`})`,
+          `${count} results`,
+          ex,
+        )
+      }
+    },
+  )
 })
 
 describe('search_domain_filter (Part 2 §4.5, §8)', () => {
-  check('P2-4.5-search-domain-filter-limit', 'a filter of 20 domains is accepted; 21 are refused with 400', async () => {
-    await needForm('body')
-    expectAccepted(await search(api, { tool: TOOL, body: { search_domain_filter: domains(20) } }), '20 domains')
-    expectStatus(await search(api, { tool: TOOL, body: { search_domain_filter: domains(21) } }), 400, '21 domains are above 20')
-  })
+  check(
+    'P2-4.5-search-domain-filter-limit',
+    'a filter of 20 domains is accepted; 21 are refused with 400',
+    async () => {
+      await needForm('body')
+      expectAccepted(await search(api, { tool: TOOL, body: { search_domain_filter: domains(20) } }), '20 domains')
+      expectStatus(
+        await search(api, { tool: TOOL, body: { search_domain_filter: domains(21) } }),
+        400,
+        '21 domains are above 20',
+      )
+    },
+  )
 
   check('P2-4.5-search-domain-filter-honoured', 'with a domain filter every result is on a listed domain', async () => {
     await needForm('body')
@@ -88,10 +129,21 @@ describe('search_domain_filter (Part 2 §4.5, §8)', () => {
 })
 
 describe('max_tokens_per_page (Part 2 §4.5)', () => {
-  check('P2-4.5-search-max-tokens-per-page', 'max_tokens_per_page 1024 and 64 are accepted; a string is refused with 400', async () => {
-    await needForm('body')
-    expectAccepted(await search(api, { tool: TOOL, body: { max_tokens_per_page: 1024 } }), 'max_tokens_per_page 1024 (the default)')
-    expectAccepted(await search(api, { tool: TOOL, body: { max_tokens_per_page: 64 } }), 'max_tokens_per_page 64')
-    expectStatus(await search(api, { tool: TOOL, body: { max_tokens_per_page: 'many' } }), 400, 'max_tokens_per_page is an integer')
-  })
+  check(
+    'P2-4.5-search-max-tokens-per-page',
+    'max_tokens_per_page 1024 and 64 are accepted; a string is refused with 400',
+    async () => {
+      await needForm('body')
+      expectAccepted(
+        await search(api, { tool: TOOL, body: { max_tokens_per_page: 1024 } }),
+        'max_tokens_per_page 1024 (the default)',
+      )
+      expectAccepted(await search(api, { tool: TOOL, body: { max_tokens_per_page: 64 } }), 'max_tokens_per_page 64')
+      expectStatus(
+        await search(api, { tool: TOOL, body: { max_tokens_per_page: 'many' } }),
+        400,
+        'max_tokens_per_page is an integer',
+      )
+    },
+  )
 })

@@ -19,40 +19,83 @@ const DEVICES = ['desktop', 'mobile', 'tablet']
 const SYSTEMS = ['windows', 'macos', 'android', 'ios']
 
 describe('group A on p1-search (Part 2 §4.5)', () => {
-  check('P2-4.5-search-p1-group-a', 'p1-search accepts gl, hl, autocorrect, each tbs value, page, location and a country code', async () => {
-    await needForm('body')
-    const cases: Array<[string, Record<string, unknown>]> = [
-      ['gl us, hl en', { gl: 'us', hl: 'en' }],
-      ['autocorrect false', { autocorrect: false }],
-      ...TBS.map((tbs): [string, Record<string, unknown>] => [`tbs ${tbs}`, { tbs }]),
-      ['page 2', { page: 2 }],
-      ['location Berlin, Germany', { location: 'Berlin, Germany' }],
-      ['country de', { country: 'de' }],
-    ]
-    for (const [label, body] of cases) expectAccepted(await search(api, { tool: 'p1-search', body: { ...body, max_results: 1 } }), `${label} on p1-search`)
-  })
+  check(
+    'P2-4.5-search-p1-group-a',
+    'p1-search accepts gl, hl, autocorrect, each tbs value, page, location and a country code',
+    async () => {
+      await needForm('body')
+      const cases: Array<[string, Record<string, unknown>]> = [
+        ['gl us, hl en', { gl: 'us', hl: 'en' }],
+        ['autocorrect false', { autocorrect: false }],
+        ...TBS.map((tbs): [string, Record<string, unknown>] => [`tbs ${tbs}`, { tbs }]),
+        ['page 2', { page: 2 }],
+        ['location Berlin, Germany', { location: 'Berlin, Germany' }],
+        ['country de', { country: 'de' }],
+      ]
+      for (const [label, body] of cases)
+        expectAccepted(
+          await search(api, { tool: 'p1-search', body: { ...body, max_results: 1 } }),
+          `${label} on p1-search`,
+        )
+    },
+  )
 })
 
 describe('p3 and p5 tools (Part 2 §4.5)', () => {
-  check('P2-4.5-search-p3-parameters', 'p3-search and p3-search-pro accept processor base and pro and max_chars_per_result', async () => {
-    await needForm('body')
-    for (const tool of ['p3-search', 'p3-search-pro']) {
-      for (const processor of ['base', 'pro']) expectAccepted(await search(api, { tool, body: { processor, max_results: 1 } }), `processor ${processor} on ${tool}`)
-      expectAccepted(await search(api, { tool, body: { max_chars_per_result: 500, max_results: 1 } }), `max_chars_per_result 500 on ${tool}`)
-    }
-  })
+  check(
+    'P2-4.5-search-p3-parameters',
+    'p3-search and p3-search-pro accept processor base and pro and max_chars_per_result',
+    async () => {
+      await needForm('body')
+      for (const tool of ['p3-search', 'p3-search-pro']) {
+        for (const processor of ['base', 'pro'])
+          expectAccepted(
+            await search(api, { tool, body: { processor, max_results: 1 } }),
+            `processor ${processor} on ${tool}`,
+          )
+        expectAccepted(
+          await search(api, { tool, body: { max_chars_per_result: 500, max_results: 1 } }),
+          `max_chars_per_result 500 on ${tool}`,
+        )
+      }
+    },
+  )
 
-  check('P2-4.5-search-p5-country', 'p5-search and p5-search-advanced accept country as a full lowercase name', async () => {
-    await needForm('body')
-    for (const tool of ['p5-search', 'p5-search-advanced']) expectAccepted(await search(api, { tool, body: { country: 'germany', max_results: 1 } }), `country germany on ${tool}`)
-  })
+  check(
+    'P2-4.5-search-p5-country',
+    'p5-search and p5-search-advanced accept country as a full lowercase name',
+    async () => {
+      await needForm('body')
+      for (const tool of ['p5-search', 'p5-search-advanced'])
+        expectAccepted(
+          await search(api, { tool, body: { country: 'germany', max_results: 1 } }),
+          `country germany on ${tool}`,
+        )
+    },
+  )
 
-  check('P2-4.5-search-provider-values', 'tbs qdr:x on p1, processor ultra on p3 and country de on p5 are refused with 400', async () => {
-    await needForm('body')
-    expectStatus(await search(api, { tool: 'p1-search', body: { tbs: 'qdr:x', max_results: 1 } }), 400, 'tbs takes qdr:h, qdr:d, qdr:w, qdr:m or qdr:y')
-    expectStatus(await search(api, { tool: 'p3-search', body: { processor: 'ultra', max_results: 1 } }), 400, 'processor is base or pro')
-    expectStatus(await search(api, { tool: 'p5-search', body: { country: 'de', max_results: 1 } }), 400, 'p5 tools take a full lowercase country name')
-  })
+  check(
+    'P2-4.5-search-provider-values',
+    'tbs qdr:x on p1, processor ultra on p3 and country de on p5 are refused with 400',
+    async () => {
+      await needForm('body')
+      expectStatus(
+        await search(api, { tool: 'p1-search', body: { tbs: 'qdr:x', max_results: 1 } }),
+        400,
+        'tbs takes qdr:h, qdr:d, qdr:w, qdr:m or qdr:y',
+      )
+      expectStatus(
+        await search(api, { tool: 'p3-search', body: { processor: 'ultra', max_results: 1 } }),
+        400,
+        'processor is base or pro',
+      )
+      expectStatus(
+        await search(api, { tool: 'p5-search', body: { country: 'de', max_results: 1 } }),
+        400,
+        'p5 tools take a full lowercase country name',
+      )
+    },
+  )
 })
 
 /**
@@ -69,23 +112,53 @@ const groupB = memo(async () => {
 })
 
 describe('groups B and C (Part 2 §4.5, §8: tools not shown)', () => {
-  check('P2-8-search-depth-limit', 'a tool that validates group B accepts depth 700 and the listed device and os values, and refuses depth 701', async () => {
-    await needForm('body')
-    // Group C first: its answers are recorded whatever group B shows.
-    const groupC = { sources: ['web', 'news', 'images'], categories: [{ type: 'github' }, { type: 'research' }, { type: 'pdf' }], ignoreInvalidURLs: true, scrapeOptions: {}, max_results: 1 }
-    const listedC = await mapLimit(NINE_TOOLS, 3, async (tool) => `${tool} ${(await search(api, { tool, body: groupC })).status}`)
-    observe('group C by tool', `sources web, news, images and categories github, research, pdf: ${listedC.join('; ')}`)
-    const probes = await groupB()
-    observe('group B by tool', `depth 701, device phone, os linux: ${probes.map((p) => `${p.tool} ${p.invalid}`).join('; ')}`)
-    const takers = probes.filter((p) => p.plain === 200 && p.invalid === 400).map((p) => p.tool)
-    if (takers.length === 0) skipTest('no listed tool refused invalid group B values, so none shows that it takes group B (the reference does not say which tool does)')
-    for (const tool of takers) {
-      const pairs = DEVICES.map((device, i) => [device, SYSTEMS[i]] as const).concat([['desktop', 'ios']])
-      for (const [i, [device, os]] of pairs.entries()) {
-        const body = { device, os, ...(i === 0 ? { depth: 700 } : {}), max_results: 1 }
-        expectAccepted(await search(api, { tool, body }), `${i === 0 ? 'depth 700, ' : ''}device ${device}, os ${os} on ${tool}`)
+  check(
+    'P2-8-search-depth-limit',
+    'a tool that validates group B accepts depth 700 and the listed device and os values, and refuses depth 701',
+    async () => {
+      await needForm('body')
+      // Group C first: its answers are recorded whatever group B shows.
+      const groupC = {
+        sources: ['web', 'news', 'images'],
+        categories: [{ type: 'github' }, { type: 'research' }, { type: 'pdf' }],
+        ignoreInvalidURLs: true,
+        scrapeOptions: {},
+        max_results: 1,
       }
-      expectStatus(await search(api, { tool, body: { depth: 701, max_results: 1 } }), 400, `depth 701 is above 700 (section 8) on ${tool}`)
-    }
-  })
+      const listedC = await mapLimit(
+        NINE_TOOLS,
+        3,
+        async (tool) => `${tool} ${(await search(api, { tool, body: groupC })).status}`,
+      )
+      observe(
+        'group C by tool',
+        `sources web, news, images and categories github, research, pdf: ${listedC.join('; ')}`,
+      )
+      const probes = await groupB()
+      observe(
+        'group B by tool',
+        `depth 701, device phone, os linux: ${probes.map((p) => `${p.tool} ${p.invalid}`).join('; ')}`,
+      )
+      const takers = probes.filter((p) => p.plain === 200 && p.invalid === 400).map((p) => p.tool)
+      if (takers.length === 0)
+        skipTest(
+          'no listed tool refused invalid group B values, so none shows that it takes group B (the reference does not say which tool does)',
+        )
+      for (const tool of takers) {
+        const pairs = DEVICES.map((device, i) => [device, SYSTEMS[i]] as const).concat([['desktop', 'ios']])
+        for (const [i, [device, os]] of pairs.entries()) {
+          const body = { device, os, ...(i === 0 ? { depth: 700 } : {}), max_results: 1 }
+          expectAccepted(
+            await search(api, { tool, body }),
+            `${i === 0 ? 'depth 700, ' : ''}device ${device}, os ${os} on ${tool}`,
+          )
+        }
+        expectStatus(
+          await search(api, { tool, body: { depth: 701, max_results: 1 } }),
+          400,
+          `depth 701 is above 700 (section 8) on ${tool}`,
+        )
+      }
+    },
+  )
 })

@@ -9,35 +9,67 @@ import { estimateUsd, isSearchResult, needForm, NINE_TOOLS, QUERY, search, type 
 const api = target()
 
 describe('the search result (Part 2 §2.2)', () => {
-  check('P2-2.2-search-result', 'a search answers object "search" and results of title, url, snippet and an optional date', async () => {
-    let judged = 0
-    for (const form of ['body', 'url'] as const) {
-      const ex = await search(api, { tool: 'p1-search', form, body: { max_results: 5 } })
-      if (ex.status !== 200) continue // the form's own requirement reports it
-      expectSchema(ex, 'search/result.json')
-      judged += 1
-      const results = (ex.json as { results: Array<Record<string, unknown>> }).results
-      observe('search result dates', `${form} form: ${results.filter((r) => 'date' in r).length} of ${results.length} results carry date`)
-    }
-    expectThat(judged > 0, 'at least one form of search to answer 200, so that its result can be judged', 'neither form answered 200')
-  })
+  check(
+    'P2-2.2-search-result',
+    'a search answers object "search" and results of title, url, snippet and an optional date',
+    async () => {
+      let judged = 0
+      for (const form of ['body', 'url'] as const) {
+        const ex = await search(api, { tool: 'p1-search', form, body: { max_results: 5 } })
+        if (ex.status !== 200) continue // the form's own requirement reports it
+        expectSchema(ex, 'search/result.json')
+        judged += 1
+        const results = (ex.json as { results: Array<Record<string, unknown>> }).results
+        observe(
+          'search result dates',
+          `${form} form: ${results.filter((r) => 'date' in r).length} of ${results.length} results carry date`,
+        )
+      }
+      expectThat(
+        judged > 0,
+        'at least one form of search to answer 200, so that its result can be judged',
+        'neither form answered 200',
+      )
+    },
+  )
 })
 
 describe('the two forms (Part 2 §4.5)', () => {
-  check('P2-4.5-search-body-form', 'POST /v1/search with search_tool_name answers 200 with a search result', async () => {
-    const ex = await search(api, { tool: 'p1-search', form: 'body' })
-    expectStatus(ex, 200)
-    expectThat(isObject(ex.json) && Array.isArray(ex.json.results), 'an object with a results array', 'another body', ex)
-  })
+  check(
+    'P2-4.5-search-body-form',
+    'POST /v1/search with search_tool_name answers 200 with a search result',
+    async () => {
+      const ex = await search(api, { tool: 'p1-search', form: 'body' })
+      expectStatus(ex, 200)
+      expectThat(
+        isObject(ex.json) && Array.isArray(ex.json.results),
+        'an object with a results array',
+        'another body',
+        ex,
+      )
+    },
+  )
 
-  check('P2-4.5-search-url-form', 'POST /v1/search/{search_tool_name} without search_tool_name answers 200 with a search result', async () => {
-    const ex = await search(api, { tool: 'p1-search', form: 'url' })
-    expectStatus(ex, 200)
-    expectThat(isObject(ex.json) && Array.isArray(ex.json.results), 'an object with a results array', 'another body', ex)
-    // "absent in the URL form": what a target does when it is present anyway is not shown.
-    const both = await search(api, { tool: 'p1-search', form: 'url', body: { search_tool_name: 'p2-search' } })
-    observe('search_tool_name in the URL form', `POST /v1/search/p1-search with search_tool_name p2-search in the body answered ${both.status}`)
-  })
+  check(
+    'P2-4.5-search-url-form',
+    'POST /v1/search/{search_tool_name} without search_tool_name answers 200 with a search result',
+    async () => {
+      const ex = await search(api, { tool: 'p1-search', form: 'url' })
+      expectStatus(ex, 200)
+      expectThat(
+        isObject(ex.json) && Array.isArray(ex.json.results),
+        'an object with a results array',
+        'another body',
+        ex,
+      )
+      // "absent in the URL form": what a target does when it is present anyway is not shown.
+      const both = await search(api, { tool: 'p1-search', form: 'url', body: { search_tool_name: 'p2-search' } })
+      observe(
+        'search_tool_name in the URL form',
+        `POST /v1/search/p1-search with search_tool_name p2-search in the body answered ${both.status}`,
+      )
+    },
+  )
 
   check('P2-4.5-search-tool-required', 'POST /v1/search without search_tool_name is refused with 400', async () => {
     await needForm('body')
@@ -47,41 +79,70 @@ describe('the two forms (Part 2 §4.5)', () => {
 })
 
 describe('the nine tools (Part 2 §4.5)', () => {
-  check('P2-4.5-search-nine-tools', 'each of the nine listed tools answers a search result by body and by URL', async () => {
-    for (const form of ['body', 'url'] as Form[]) {
-      await needForm(form)
-      const refused: string[] = []
-      for (const tool of NINE_TOOLS) {
-        const ex = await search(api, { tool, form, body: { max_results: 1 } })
-        if (!isSearchResult(ex)) refused.push(`${tool}: ${ex.status}`)
+  check(
+    'P2-4.5-search-nine-tools',
+    'each of the nine listed tools answers a search result by body and by URL',
+    async () => {
+      for (const form of ['body', 'url'] as Form[]) {
+        await needForm(form)
+        const refused: string[] = []
+        for (const tool of NINE_TOOLS) {
+          const ex = await search(api, { tool, form, body: { max_results: 1 } })
+          if (!isSearchResult(ex)) refused.push(`${tool}: ${ex.status}`)
+        }
+        expectThat(refused.length === 0, `every listed tool to answer 200 with a search result by ${form}`, refused)
       }
-      expectThat(refused.length === 0, `every listed tool to answer 200 with a search result by ${form}`, refused)
-    }
-    // The reference states ten tools but lists nine: record what else the catalogue offers, without judging.
-    const models = await api.get('/v1/models')
-    const body = models.json
-    const items = Array.isArray(body) ? body : isObject(body) && Array.isArray(body.data) ? body.data : []
-    const others = items.filter((m) => isObject(m) && m.mode === 'search' && !NINE_TOOLS.includes(String(m.id))).map((m) => String((m as { id: unknown }).id))
-    const listed = items.filter((m) => isObject(m) && NINE_TOOLS.includes(String(m.id))).length
-    observe('search tools in the catalogue', `${listed} of the nine listed tools are in GET /v1/models; other search-mode models: ${others.length > 0 ? others.join(', ') : 'none'}`)
-  })
+      // The reference states ten tools but lists nine: record what else the catalogue offers, without judging.
+      const models = await api.get('/v1/models')
+      const body = models.json
+      const items = Array.isArray(body) ? body : isObject(body) && Array.isArray(body.data) ? body.data : []
+      const others = items
+        .filter((m) => isObject(m) && m.mode === 'search' && !NINE_TOOLS.includes(String(m.id)))
+        .map((m) => String((m as { id: unknown }).id))
+      const listed = items.filter((m) => isObject(m) && NINE_TOOLS.includes(String(m.id))).length
+      observe(
+        'search tools in the catalogue',
+        `${listed} of the nine listed tools are in GET /v1/models; other search-mode models: ${others.length > 0 ? others.join(', ') : 'none'}`,
+      )
+    },
+  )
 })
 
 describe('errors (Part 2 §7)', () => {
-  check('P2-7-search-401', 'a search with no key or an unknown key is refused with 401, by body and by URL', async () => {
-    for (const form of ['body', 'url'] as Form[]) {
-      await needForm(form)
-      for (const key of [null, 'invalid'] as const) {
-        expectStatus(await search(api, { tool: 'p1-search', form, key }), 401, `${key === null ? 'no key' : 'an unknown key'} on the ${form} form`)
+  check(
+    'P2-7-search-401',
+    'a search with no key or an unknown key is refused with 401, by body and by URL',
+    async () => {
+      for (const form of ['body', 'url'] as Form[]) {
+        await needForm(form)
+        for (const key of [null, 'invalid'] as const) {
+          expectStatus(
+            await search(api, { tool: 'p1-search', form, key }),
+            401,
+            `${key === null ? 'no key' : 'an unknown key'} on the ${form} form`,
+          )
+        }
       }
-    }
-  })
+    },
+  )
 
-  check('P2-7-search-unknown-tool', 'a tool that does not exist is refused: 400 in the body, 400 or 404 in the URL', async () => {
-    const tool = 'gc-no-such-search-tool'
-    await needForm('body')
-    expectStatus(await search(api, { tool, form: 'body' }), 400, 'an unknown search_tool_name is an invalid parameter')
-    await needForm('url')
-    expectStatus(await search(api, { tool, form: 'url' }), [400, 404], 'an unknown tool in the URL is an invalid parameter or a missing resource')
-  })
+  check(
+    'P2-7-search-unknown-tool',
+    'a tool that does not exist is refused: 400 in the body, 400 or 404 in the URL',
+    async () => {
+      const tool = 'gc-no-such-search-tool'
+      await needForm('body')
+      expectStatus(
+        await search(api, { tool, form: 'body' }),
+        400,
+        'an unknown search_tool_name is an invalid parameter',
+      )
+      await needForm('url')
+      expectStatus(
+        await search(api, { tool, form: 'url' }),
+        [400, 404],
+        'an unknown tool in the URL is an invalid parameter or a missing resource',
+      )
+    },
+  )
 })

@@ -12,6 +12,10 @@ export async function remainingCredit(api: TargetClient, key: KeySlot): Promise<
   const ex = await api.get('/user/v1/credit', { key })
   expectStatus(ex, 200)
   const body = ex.json
-  precondition(isObject(body) && typeof body.remaining_unit === 'number', 'P1-2.1-credit-record', 'the credit record has no number remaining_unit')
+  precondition(
+    isObject(body) && typeof body.remaining_unit === 'number',
+    'P1-2.1-credit-record',
+    'the credit record has no number remaining_unit',
+  )
   return { usd: body.remaining_unit as number, ex }
 }

@@ -14,7 +14,10 @@ export function namedModel(capability: Capability): string | undefined {
 }
 
 /** Orders a list by whether a model is one of `named`, named first; otherwise keeps `then`'s order. */
-export function namedFirst<T extends { id: string }>(byMode: Record<string, string | undefined>, then: (a: T, b: T) => number): (a: T, b: T) => number {
+export function namedFirst<T extends { id: string }>(
+  byMode: Record<string, string | undefined>,
+  then: (a: T, b: T) => number,
+): (a: T, b: T) => number {
   const ids = new Set(Object.values(byMode))
   return (a, b) => Number(ids.has(b.id)) - Number(ids.has(a.id)) || then(a, b)
 }
@@ -28,7 +31,10 @@ export function howToName(capability: Capability): string {
  * A model list with each named model first, carrying the mode its capability stands for, whether the target
  * lists it with another mode, without one, or not at all; the fields it lists otherwise stay.
  */
-export function withNamedModels(items: Record<string, unknown>[], byMode: Record<string, string | undefined>): Record<string, unknown>[] {
+export function withNamedModels(
+  items: Record<string, unknown>[],
+  byMode: Record<string, string | undefined>,
+): Record<string, unknown>[] {
   const named = Object.entries(byMode).filter((entry): entry is [string, string] => entry[1] !== undefined)
   const front = named.map(([mode, id]) => ({ ...items.find((item) => item.id === id), id, mode }))
   const ids = new Set(named.map(([, id]) => id))

@@ -4,8 +4,15 @@ import type { KeySlot } from '../../harness/config.ts'
 import type { TargetClient } from '../../harness/http-client.ts'
 
 /** undefined when the retrieve does not say; callers choose their own fallback. */
-export async function reportedTier(api: TargetClient, modelId: string, key: KeySlot = 'main'): Promise<number | undefined> {
+export async function reportedTier(
+  api: TargetClient,
+  modelId: string,
+  key: KeySlot = 'main',
+): Promise<number | undefined> {
   const body = (await api.get(`/v1/models/${encodeURIComponent(modelId)}`, { key })).json
-  const current = isObject(body) && isObject(body.extra) && isObject(body.extra.rate_limits) ? body.extra.rate_limits.current : undefined
+  const current =
+    isObject(body) && isObject(body.extra) && isObject(body.extra.rate_limits)
+      ? body.extra.rate_limits.current
+      : undefined
   return isObject(current) && typeof current.tier === 'number' ? current.tier : undefined
 }

@@ -8,7 +8,10 @@ export const WEATHER_FUNCTION = {
   description: 'Looks up the current weather for a city.',
   parameters: {
     type: 'object',
-    properties: { city: { type: 'string', description: 'City name' }, unit: { type: 'string', enum: ['celsius', 'fahrenheit'] } },
+    properties: {
+      city: { type: 'string', description: 'City name' },
+      unit: { type: 'string', enum: ['celsius', 'fahrenheit'] },
+    },
     required: ['city', 'unit'],
     additionalProperties: false,
   },

@@ -32,10 +32,22 @@ const REQUIRED = ['input.text', 'voice.languageCode', 'voice.model_name', 'audio
 
 /** The refusals whose bodies the error-body checks read, each with the requirement that owns its status. */
 const refusals: Record<string, { make: () => Promise<Exchange>; owner: string }> = {
-  '400 (input.text missing)': { make: async () => synthesize(api, without(await body(), 'input.text')), owner: 'P2-4.9-required-fields' },
-  '401 (no key)': { make: async () => api.post(SYNTHESIZE_PATH, await body(), { key: null }), owner: 'P1-5.1-key-required' },
-  '401 (unknown key)': { make: async () => api.post(SYNTHESIZE_PATH, await body(), { key: 'invalid' }), owner: 'P1-5.1-key-required' },
-  '413 (8000 bytes of text)': { make: async () => synthesize(api, await body({ text: 'a'.repeat(8000) })), owner: 'P2-7-synthesis-413' },
+  '400 (input.text missing)': {
+    make: async () => synthesize(api, without(await body(), 'input.text')),
+    owner: 'P2-4.9-required-fields',
+  },
+  '401 (no key)': {
+    make: async () => api.post(SYNTHESIZE_PATH, await body(), { key: null }),
+    owner: 'P1-5.1-key-required',
+  },
+  '401 (unknown key)': {
+    make: async () => api.post(SYNTHESIZE_PATH, await body(), { key: 'invalid' }),
+    owner: 'P1-5.1-key-required',
+  },
+  '413 (8000 bytes of text)': {
+    make: async () => synthesize(api, await body({ text: 'a'.repeat(8000) })),
+    owner: 'P2-7-synthesis-413',
+  },
 }
 
 /** The refusal, or a skip when its status is wrong: the body of another status is not what is judged here. */
@@ -43,7 +55,11 @@ async function refusal(name: string): Promise<Exchange> {
   const { make, owner } = refusals[name] as { make: () => Promise<Exchange>; owner: string }
   const ex = await make()
   const status = Number(name.slice(0, 3))
-  precondition(ex.status === status, owner, `${ex.record.method} ${ex.record.path} answered ${ex.status}, not ${status}`)
+  precondition(
+    ex.status === status,
+    owner,
+    `${ex.record.method} ${ex.record.path} answered ${ex.status}, not ${status}`,
+  )
   return ex
 }
 
@@ -60,9 +76,19 @@ describe('Bearer only (§5.3)', () => {
     const ex = await synthesize(api, await body())
     expectThat(ex.status === 200, 'status 200 with the key as Authorization: Bearer', String(ex.status), ex)
   })
-  check('P2-5.3-bearer-only', 'the key in the native key header, without Authorization, is refused with 401', async () => {
-    expectStatus(await synthesize(api, await body(), { key: null, headers: { [runConfig().nativeKeyHeader]: api.keyOrSkip('main') } }), 401)
-  })
+  check(
+    'P2-5.3-bearer-only',
+    'the key in the native key header, without Authorization, is refused with 401',
+    async () => {
+      expectStatus(
+        await synthesize(api, await body(), {
+          key: null,
+          headers: { [runConfig().nativeKeyHeader]: api.keyOrSkip('main') },
+        }),
+        401,
+      )
+    },
+  )
 })
 
 describe('text size (§4.9, §7)', () => {
@@ -76,12 +102,17 @@ describe('text size (§4.9, §7)', () => {
     ['4001 bytes as 2000 two-byte characters and one more', `${'é'.repeat(2000)}a`, 413],
   ]
   for (const [what, text, status] of edges) {
-    check('P2-4.9-text-ceiling', `input.text of ${what} is ${status === 200 ? 'accepted' : 'refused with 413'}`, async () => {
-      const ex = await synthesize(api, await body({ text }))
-      // Which status "too large" gets is P2-7-synthesis-413's to judge; here only where the ceiling lies.
-      if (status === 413) precondition(ex.status !== 400, 'P2-7-synthesis-413', `text over the ceiling was refused with 400, not 413`)
-      expectStatus(ex, status)
-    })
+    check(
+      'P2-4.9-text-ceiling',
+      `input.text of ${what} is ${status === 200 ? 'accepted' : 'refused with 413'}`,
+      async () => {
+        const ex = await synthesize(api, await body({ text }))
+        // Which status "too large" gets is P2-7-synthesis-413's to judge; here only where the ceiling lies.
+        if (status === 413)
+          precondition(ex.status !== 400, 'P2-7-synthesis-413', `text over the ceiling was refused with 400, not 413`)
+        expectStatus(ex, status)
+      },
+    )
   }
 })
 
@@ -90,30 +121,51 @@ describe('the error body (§7)', () => {
     check('P2-7-synthesis-error-body', `a ${name} has the body {error: {code, message, status}}`, async () => {
       expectSchema(await refusal(name), 'synthesize/error-body.json')
     })
-    check('P2-7-synthesis-error-code', `a ${name}: error.code is the HTTP status${name.startsWith('400') ? ', status INVALID_ARGUMENT' : ''}`, async () => {
-      const ex = await refusal(name)
-      precondition(schemas().validate('synthesize/error-body.json', ex.json).ok, 'P2-7-synthesis-error-body', 'the body is not {error: {code, message, status}}')
-      const json = expectJson(ex)
-      const error = isObject(json) && isObject(json.error) ? json.error : {}
-      expectThat(error.code === ex.status, `error.code ${ex.status}`, `error.code ${JSON.stringify(error.code)}`, ex)
-      if (ex.status === 400) expectThat(error.status === 'INVALID_ARGUMENT', 'error.status INVALID_ARGUMENT', `error.status ${JSON.stringify(error.status)}`, ex)
-      observe('text:synthesize error status', `${ex.status}: ${JSON.stringify(error.status)}`)
-    })
+    check(
+      'P2-7-synthesis-error-code',
+      `a ${name}: error.code is the HTTP status${name.startsWith('400') ? ', status INVALID_ARGUMENT' : ''}`,
+      async () => {
+        const ex = await refusal(name)
+        precondition(
+          schemas().validate('synthesize/error-body.json', ex.json).ok,
+          'P2-7-synthesis-error-body',
+          'the body is not {error: {code, message, status}}',
+        )
+        const json = expectJson(ex)
+        const error = isObject(json) && isObject(json.error) ? json.error : {}
+        expectThat(error.code === ex.status, `error.code ${ex.status}`, `error.code ${JSON.stringify(error.code)}`, ex)
+        if (ex.status === 400)
+          expectThat(
+            error.status === 'INVALID_ARGUMENT',
+            'error.status INVALID_ARGUMENT',
+            `error.status ${JSON.stringify(error.status)}`,
+            ex,
+          )
+        observe('text:synthesize error status', `${ex.status}: ${JSON.stringify(error.status)}`)
+      },
+    )
   }
 
-  check('P2-7-synthesis-error-body', 'a 429, where the target shows one to a tier-0 key, has the body {error: {code, message, status}}', async () => {
-    api.keyOrSkip('tier0')
-    const model = (await models.all()).find((m) => m.minTier === 0)
-    if (model === undefined) skipTest('no synthesis model that a tier-0 key may use')
-    // Per-model limits are small at tier 0 (Part 1 §8.3): a short burst reaches one on most targets.
-    for (let i = 0; i < 8; i += 1) {
-      const ex = await synthesize(api, synthesisBody({ model: model.id, encoding: 'MP3' }), { key: 'tier0', retry429: false })
-      if (ex.status === 429) {
-        expectSchema(ex, 'synthesize/error-body.json')
-        return
+  check(
+    'P2-7-synthesis-error-body',
+    'a 429, where the target shows one to a tier-0 key, has the body {error: {code, message, status}}',
+    async () => {
+      api.keyOrSkip('tier0')
+      const model = (await models.all()).find((m) => m.minTier === 0)
+      if (model === undefined) skipTest('no synthesis model that a tier-0 key may use')
+      // Per-model limits are small at tier 0 (Part 1 §8.3): a short burst reaches one on most targets.
+      for (let i = 0; i < 8; i += 1) {
+        const ex = await synthesize(api, synthesisBody({ model: model.id, encoding: 'MP3' }), {
+          key: 'tier0',
+          retry429: false,
+        })
+        if (ex.status === 429) {
+          expectSchema(ex, 'synthesize/error-body.json')
+          return
+        }
+        expectStatus(ex, 200)
       }
-      expectStatus(ex, 200)
-    }
-    skipTest('no 429 within 8 calls with the tier-0 key')
-  })
+      skipTest('no 429 within 8 calls with the tier-0 key')
+    },
+  )
 })

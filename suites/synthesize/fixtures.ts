@@ -26,7 +26,8 @@ const MAX_PROBES = 8
 
 function synthesisCostUsd(text: string): number {
   const seconds = [...text].length / CHARS_PER_SECOND + 1
-  const usd = (Buffer.byteLength(text, 'utf8') * PRICE.input + seconds * AUDIO_TOKENS_PER_SECOND * PRICE.output) / 1_000_000
+  const usd =
+    (Buffer.byteLength(text, 'utf8') * PRICE.input + seconds * AUDIO_TOKENS_PER_SECOND * PRICE.output) / 1_000_000
   return Math.ceil(usd * 1_000_000) / 1_000_000
 }
 
@@ -41,7 +42,10 @@ export function synthesisBody(options: SynthesisOptions & { model: string }): Re
   return {
     input: { text: options.text ?? SHORT_TEXT },
     voice: { languageCode: 'en-US', name: 'Kore', model_name: options.model },
-    audioConfig: { audioEncoding: options.encoding ?? 'LINEAR16', ...(options.rate === undefined ? {} : { sampleRateHertz: options.rate }) },
+    audioConfig: {
+      audioEncoding: options.encoding ?? 'LINEAR16',
+      ...(options.rate === undefined ? {} : { sampleRateHertz: options.rate }),
+    },
   }
 }
 
@@ -49,12 +53,25 @@ export function synthesisBody(options: SynthesisOptions & { model: string }): Re
  * POST /v1/text:synthesize, estimated first. A 401 to the main key as Bearer skips the running test:
  * P2-5.3-bearer-only reports that refusal once.
  */
-export async function synthesize(api: TargetClient, body: Record<string, unknown>, spec: Omit<RequestSpec, 'path' | 'method' | 'json'> = {}): Promise<Exchange> {
+export async function synthesize(
+  api: TargetClient,
+  body: Record<string, unknown>,
+  spec: Omit<RequestSpec, 'path' | 'method' | 'json'> = {},
+): Promise<Exchange> {
   const input = body.input as { text?: unknown } | undefined
   spend(synthesisCostUsd(typeof input?.text === 'string' ? input.text : ''), 'text:synthesize')
   const ex = await api.post(SYNTHESIZE_PATH, body, spec)
-  if (ex.status === 401 && ex.record.auth === 'bearer' && ex.record.key === 'main' && currentRequirement() !== 'P2-5.3-bearer-only') {
-    precondition(false, 'P2-5.3-bearer-only', `${ex.record.method} ${ex.record.path} refused the main key as Bearer with 401`)
+  if (
+    ex.status === 401 &&
+    ex.record.auth === 'bearer' &&
+    ex.record.key === 'main' &&
+    currentRequirement() !== 'P2-5.3-bearer-only'
+  ) {
+    precondition(
+      false,
+      'P2-5.3-bearer-only',
+      `${ex.record.method} ${ex.record.path} refused the main key as Bearer with 401`,
+    )
   }
   return ex
 }
@@ -70,19 +87,40 @@ export function synthesisModels(api: TargetClient): SynthesisModels {
   const found = memo(async () => {
     const named = namedModel('synthesis')
     const usable = await nativeModels(api).usable()
-    const first = named === undefined ? [] : [usable.find((m) => m.id === named) ?? { id: named, mode: 'audio_speech', ownedBy: '', minTier: 0, input: 0, output: 0 }]
-    const candidates = [...first, ...usable.filter((m) => m.id !== named && m.mode === 'audio_speech')].slice(0, MAX_PROBES)
+    const first =
+      named === undefined
+        ? []
+        : [
+            usable.find((m) => m.id === named) ?? {
+              id: named,
+              mode: 'audio_speech',
+              ownedBy: '',
+              minTier: 0,
+              input: 0,
+              output: 0,
+            },
+          ]
+    const candidates = [...first, ...usable.filter((m) => m.id !== named && m.mode === 'audio_speech')].slice(
+      0,
+      MAX_PROBES,
+    )
     const serving: ListedModel[] = []
     for (const model of candidates) {
       const ex = await synthesize(api, synthesisBody({ model: model.id }))
       if (ex.status === 200) serving.push(model)
     }
-    observe('text:synthesize models', serving.length === 0 ? `none of ${candidates.map((m) => m.id).join(', ')}` : serving.map((m) => m.id).join(', '))
+    observe(
+      'text:synthesize models',
+      serving.length === 0 ? `none of ${candidates.map((m) => m.id).join(', ')}` : serving.map((m) => m.id).join(', '),
+    )
     return serving
   })
   const all = async (): Promise<ListedModel[]> => {
     const models = await found()
-    if (models.length === 0) skipTest(`capability absent: no audio_speech model of GET /v1/models that this key may use answers POST /v1/text:synthesize; ${howToName('synthesis')}`)
+    if (models.length === 0)
+      skipTest(
+        `capability absent: no audio_speech model of GET /v1/models that this key may use answers POST /v1/text:synthesize; ${howToName('synthesis')}`,
+      )
     return models
   }
   return { all, first: async () => (await all())[0] as ListedModel }

@@ -23,9 +23,24 @@ const CASES: ReadonlyArray<{ encoding: Encoding; rate?: number }> = [
   { encoding: 'ALAW', rate: 8_000 },
 ]
 
-const label = (c: { encoding: string; rate?: number }): string => (c.rate === undefined ? c.encoding : `${c.encoding} at ${c.rate} Hz`)
+const label = (c: { encoding: string; rate?: number }): string =>
+  c.rate === undefined ? c.encoding : `${c.encoding} at ${c.rate} Hz`
 
-const answers = new Map(CASES.map((c) => [label(c), memo(async () => synthesize(api, synthesisBody({ model: (await models.first()).id, encoding: c.encoding, ...(c.rate === undefined ? {} : { rate: c.rate }) })))]))
+const answers = new Map(
+  CASES.map((c) => [
+    label(c),
+    memo(async () =>
+      synthesize(
+        api,
+        synthesisBody({
+          model: (await models.first()).id,
+          encoding: c.encoding,
+          ...(c.rate === undefined ? {} : { rate: c.rate }),
+        }),
+      ),
+    ),
+  ]),
+)
 
 async function answer(c: { encoding: Encoding; rate?: number }): Promise<Exchange> {
   return (answers.get(label(c)) as () => Promise<Exchange>)()
@@ -37,7 +52,8 @@ function audioOf(ex: Exchange): { config: Record<string, unknown>; bytes: Buffer
   const body = ex.json
   const config = isObject(body) && isObject(body.audioConfig) ? body.audioConfig : undefined
   const content = isObject(body) && typeof body.audioContent === 'string' ? body.audioContent : undefined
-  if (config === undefined || content === undefined) return fail('audioContent (string) and audioConfig (object)', 'missing', ex)
+  if (config === undefined || content === undefined)
+    return fail('audioContent (string) and audioConfig (object)', 'missing', ex)
   const bytes = decodeBase64(content)
   if (bytes === undefined) return fail('audioContent in Base64', `${content.slice(0, 40)}...`, ex)
   return { config, bytes }
@@ -47,21 +63,29 @@ function audioOf(ex: Exchange): { config: Record<string, unknown>; bytes: Buffer
 function containerProblems(encoding: Encoding, rate: number | undefined, bytes: Buffer): string[] {
   if (bytes.length === 0) return ['no audio bytes']
   if (encoding === 'MP3') return isMp3(bytes) ? [] : [`not MP3 (no ID3 tag or frame sync): ${describeBytes(bytes)}`]
-  if (encoding === 'OGG_OPUS') return isOggOpus(bytes) ? [] : [`not Ogg Opus (no OggS page with OpusHead): ${describeBytes(bytes)}`]
+  if (encoding === 'OGG_OPUS')
+    return isOggOpus(bytes) ? [] : [`not Ogg Opus (no OggS page with OpusHead): ${describeBytes(bytes)}`]
   const wantFormat = encoding === 'LINEAR16' ? 1 : encoding === 'ALAW' ? 6 : 7
   const wantBits = encoding === 'LINEAR16' ? 16 : 8
   const wantRate = rate ?? (encoding === 'LINEAR16' ? undefined : 8_000)
   if (!isRiff(bytes)) {
     observe(`text:synthesize ${encoding}`, `raw samples, ${bytes.length} bytes`)
-    return encoding === 'LINEAR16' && bytes.length % 2 !== 0 ? [`${bytes.length} bytes of raw LINEAR16: not whole 16-bit samples`] : []
+    return encoding === 'LINEAR16' && bytes.length % 2 !== 0
+      ? [`${bytes.length} bytes of raw LINEAR16: not whole 16-bit samples`]
+      : []
   }
   const wav = readWav(bytes)
   if (!wav.ok) return [`a broken WAV file: ${wav.problem}`]
-  observe(`text:synthesize ${encoding}`, `WAV: format ${wav.info.format}, ${wav.info.sampleRate} Hz, ${wav.info.bitsPerSample}-bit, ${wav.info.channels} channel(s)`)
+  observe(
+    `text:synthesize ${encoding}`,
+    `WAV: format ${wav.info.format}, ${wav.info.sampleRate} Hz, ${wav.info.bitsPerSample}-bit, ${wav.info.channels} channel(s)`,
+  )
   const problems: string[] = []
-  if (wav.info.format !== wantFormat) problems.push(`WAV format ${wav.info.format}, expected ${wantFormat} for ${encoding}`)
+  if (wav.info.format !== wantFormat)
+    problems.push(`WAV format ${wav.info.format}, expected ${wantFormat} for ${encoding}`)
   if (wav.info.bitsPerSample !== wantBits) problems.push(`${wav.info.bitsPerSample}-bit samples, expected ${wantBits}`)
-  if (wantRate !== undefined && wav.info.sampleRate !== wantRate) problems.push(`${wav.info.sampleRate} Hz, expected ${wantRate}`)
+  if (wantRate !== undefined && wav.info.sampleRate !== wantRate)
+    problems.push(`${wav.info.sampleRate} Hz, expected ${wantRate}`)
   return problems
 }
 
@@ -78,7 +102,8 @@ describe('the synthesis response (Part 2 §2.6)', () => {
       const { config } = audioOf(ex)
       const seen = `audioEncoding ${JSON.stringify(config.audioEncoding)}, sampleRateHertz ${JSON.stringify(config.sampleRateHertz)}`
       expectThat(config.audioEncoding === c.encoding, `audioConfig.audioEncoding ${c.encoding}`, seen, ex)
-      if (c.rate !== undefined) expectThat(config.sampleRateHertz === c.rate, `audioConfig.sampleRateHertz ${c.rate}`, seen, ex)
+      if (c.rate !== undefined)
+        expectThat(config.sampleRateHertz === c.rate, `audioConfig.sampleRateHertz ${c.rate}`, seen, ex)
     })
 
     check('P2-2.6-audio-content', `audioContent is ${label(c)} audio`, async () => {
@@ -113,7 +138,12 @@ describe('encodings, rates and models (§4.9)', () => {
       expectStatus(await answer({ encoding, rate: 8_000 }), 200)
     })
   }
-  for (const [encoding, rate] of [['LINEAR16', 22_050], ['LINEAR16', 44_100], ['MULAW', 16_000], ['ALAW', 16_000]] as const) {
+  for (const [encoding, rate] of [
+    ['LINEAR16', 22_050],
+    ['LINEAR16', 44_100],
+    ['MULAW', 16_000],
+    ['ALAW', 16_000],
+  ] as const) {
     check('P2-4.9-sample-rates', `${encoding} at ${rate} Hz is refused with 400`, async () => {
       expectStatus(await synthesize(api, synthesisBody({ model: (await models.first()).id, encoding, rate })), 400)
     })

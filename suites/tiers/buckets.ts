@@ -82,7 +82,10 @@ export function untilRestMs(ex: Exchange, trust: 'reset' | 'both' = 'both'): num
  * and are taken as full; the remaining header's truth is P1-4.1-ratelimit-remaining's to judge.
  */
 export function foundFull(calls: readonly Exchange[], limit: number): boolean {
-  const values = calls.filter((ex) => ex.status !== 429).map((ex) => integerHeader(ex, 'x-ratelimit-remaining-requests')).filter((v): v is number => v !== undefined)
+  const values = calls
+    .filter((ex) => ex.status !== 429)
+    .map((ex) => integerHeader(ex, 'x-ratelimit-remaining-requests'))
+    .filter((v): v is number => v !== undefined)
   return values.length === 0 || Math.max(...values) >= limit - 1
 }
 
@@ -130,7 +133,11 @@ export function tiersClient(): TargetClient {
  * Calls until one brings a 429, at most `max`, in concurrent batches of `batch` (1: one after another). Every call
  * of the batch that met the limit is counted, so the count of admitted calls stays exact.
  */
-export async function burstUntil429(call: () => Promise<Exchange>, max: number, batch: number = batchFor(max)): Promise<Burst> {
+export async function burstUntil429(
+  call: () => Promise<Exchange>,
+  max: number,
+  batch: number = batchFor(max),
+): Promise<Burst> {
   const all: Exchange[] = []
   while (all.length < max) {
     const size = Math.min(batch, max - all.length)
@@ -185,15 +192,19 @@ export function compatibleErrorOf(ex: Exchange): Record<string, unknown> | undef
 export function describeAlgorithm(limit: number, burst: Burst, retryAfter: Exchange | undefined): string {
   const admitted = burst.admitted.length
   const seconds = (spanMs(burst.admitted) / 1000).toFixed(1)
-  const parts = [admitted > limit
-    ? `${admitted} admitted from rest over ${seconds} s against a limit of ${limit}: the bucket refills while in use (a token bucket or GCRA)`
-    : `${admitted} admitted from rest over ${seconds} s, then 429: no refill seen within the burst (a fixed or sliding window, or a slow refill)`]
+  const parts = [
+    admitted > limit
+      ? `${admitted} admitted from rest over ${seconds} s against a limit of ${limit}: the bucket refills while in use (a token bucket or GCRA)`
+      : `${admitted} admitted from rest over ${seconds} s, then 429: no refill seen within the burst (a fixed or sliding window, or a slow refill)`,
+  ]
   const reset = retryAfter ? resetMs(retryAfter) : undefined
   const wait = retryAfter ? retryAfterMs(retryAfter.header('retry-after')) : undefined
   if (reset !== undefined && wait !== undefined) {
-    parts.push(wait + 1_000 < reset
-      ? `its 429 asked to wait ${wait / 1000} s for one call and ${(reset / 1000).toFixed(1)} s for the bucket to be full: admission comes back before the whole limit does`
-      : `its 429 asked to wait ${wait / 1000} s, about the ${(reset / 1000).toFixed(1)} s until the bucket is full: the whole limit comes back at once (a fixed window)`)
+    parts.push(
+      wait + 1_000 < reset
+        ? `its 429 asked to wait ${wait / 1000} s for one call and ${(reset / 1000).toFixed(1)} s for the bucket to be full: admission comes back before the whole limit does`
+        : `its 429 asked to wait ${wait / 1000} s, about the ${(reset / 1000).toFixed(1)} s until the bucket is full: the whole limit comes back at once (a fixed window)`,
+    )
   }
   return parts.join('; ')
 }

@@ -19,12 +19,32 @@ import type { KeySlot } from '../../harness/config.ts'
 import type { Exchange } from '../../harness/http-client.ts'
 import { skipTest } from '../../harness/recorder.ts'
 import { check, runConfig, spend } from '../../harness/suite.ts'
-import { burstCap, burstUntil429, compatibleErrorOf, minuteMs, mostAdmittedFromRest, retryAfterWithinMinute, spanMs, startPerTier, studyFor, TIER_SLOTS, TIERS_DEFAULTS, untilRestMs, waitMs, type Burst, type TierStudies, tiersClient } from './buckets.ts'
+import {
+  burstCap,
+  burstUntil429,
+  compatibleErrorOf,
+  minuteMs,
+  mostAdmittedFromRest,
+  retryAfterWithinMinute,
+  spanMs,
+  startPerTier,
+  studyFor,
+  TIER_SLOTS,
+  TIERS_DEFAULTS,
+  untilRestMs,
+  waitMs,
+  type Burst,
+  type TierStudies,
+  tiersClient,
+} from './buckets.ts'
 
 const api = tiersClient()
 
 /** Modes the suite can call with a minimal valid request, and that request. */
-const CALLS: Record<string, { path: string; body: (id: string) => Record<string, unknown>; unitUsd: (price: Price) => number }> = {
+const CALLS: Record<
+  string,
+  { path: string; body: (id: string) => Record<string, unknown>; unitUsd: (price: Price) => number }
+> = {
   chat: {
     path: '/v1/chat/completions',
     body: (id) => ({ model: id, messages: [{ role: 'user', content: 'Hi' }], max_tokens: 1 }),
@@ -64,11 +84,19 @@ function modelsFor(slot: KeySlot): Promise<ListedModel[]> {
       const list = await api.get('/v1/models', { key: slot })
       expectStatus(list, 200)
       const data = isObject(list.json) && Array.isArray(list.json.data) ? list.json.data : []
-      return data.filter(isObject).filter((m) => typeof m.id === 'string').map((m) => {
-        const pricing = isObject(m.pricing) ? m.pricing : {}
-        const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 1000)
-        return { id: m.id as string, mode: String(m.mode), minTier: typeof m.min_tier === 'number' ? m.min_tier : 0, price: { input: num(pricing.input), output: num(pricing.output) } }
-      })
+      return data
+        .filter(isObject)
+        .filter((m) => typeof m.id === 'string')
+        .map((m) => {
+          const pricing = isObject(m.pricing) ? m.pricing : {}
+          const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 1000)
+          return {
+            id: m.id as string,
+            mode: String(m.mode),
+            minTier: typeof m.min_tier === 'number' ? m.min_tier : 0,
+            price: { input: num(pricing.input), output: num(pricing.output) },
+          }
+        })
     })()
     listed.set(slot, found)
   }
@@ -79,7 +107,10 @@ function modelsFor(slot: KeySlot): Promise<ListedModel[]> {
 async function currentOf(slot: KeySlot, id: string): Promise<{ tier?: number; rpm?: number; ex: Exchange }> {
   const ex = await api.get(`/v1/models/${encodeURIComponent(id)}`, { key: slot })
   const body = ex.json
-  const current = isObject(body) && isObject(body.extra) && isObject(body.extra.rate_limits) ? body.extra.rate_limits.current : undefined
+  const current =
+    isObject(body) && isObject(body.extra) && isObject(body.extra.rate_limits)
+      ? body.extra.rate_limits.current
+      : undefined
   return {
     ...(isObject(current) && typeof current.tier === 'number' ? { tier: current.tier } : {}),
     ...(isObject(current) && typeof current.rpm === 'number' ? { rpm: current.rpm } : {}),
@@ -108,12 +139,14 @@ async function burstStudy(slot: KeySlot): Promise<BurstStudy | string> {
     const { rpm } = await currentOf(slot, model.id)
     if (rpm !== undefined && rpm > 0) candidates.push({ model, rpm })
   }
-  if (candidates.length === 0) return `no model this key may use is of a mode the suite can call (${Object.keys(CALLS).join(', ')}) with an rpm in extra.rate_limits.current`
+  if (candidates.length === 0)
+    return `no model this key may use is of a mode the suite can call (${Object.keys(CALLS).join(', ')}) with an rpm in extra.rate_limits.current`
   const cap = burstCap(runConfig().baseUrl)
   // A bucket may refill while a burst runs: allow up to twice the limit before the 429.
   const maxFor = (rpm: number): number => Math.min(cap, 2 * rpm + 2)
   // The drain and the burst from rest each make at most that many calls, and one more follows the Retry-After.
-  const costOf = (c: { model: ListedModel; rpm: number }): number => (2 * maxFor(c.rpm) + 1) * CALLS[c.model.mode]!.unitUsd(c.model.price)
+  const costOf = (c: { model: ListedModel; rpm: number }): number =>
+    (2 * maxFor(c.rpm) + 1) * CALLS[c.model.mode]!.unitUsd(c.model.price)
   // The cheapest burst that shows a limit within the cap: any limit will do to see the 429 and its promise.
   const within = candidates.filter((c) => c.rpm + 1 <= cap).sort((a, b) => costOf(a) - costOf(b) || a.rpm - b.rpm)
   const pick = within[0]
@@ -125,7 +158,10 @@ async function burstStudy(slot: KeySlot): Promise<BurstStudy | string> {
   const how = CALLS[pick.model.mode]!
   const call = () => api.post(how.path, how.body(pick.model.id), { key: slot, retry429: false })
   // Drain to the limit first, then measure from rest.
-  spend(2 * max * how.unitUsd(pick.model.price), `up to ${2 * max} calls to ${pick.model.id} to reach its rate limit from rest`)
+  spend(
+    2 * max * how.unitUsd(pick.model.price),
+    `up to ${2 * max} calls to ${pick.model.id} to reach its rate limit from rest`,
+  )
   const drain = await burstUntil429(call, max)
   await waitMs(untilRestMs(drain.refused ?? drain.all.at(-1)!))
   const burst = await burstUntil429(call, max)
@@ -147,46 +183,94 @@ const studyOf = (slot: KeySlot) => studyFor(bursts, slot)
 
 const options = { timeout: TIERS_DEFAULTS.testTimeoutMs }
 
-describe.each(TIER_SLOTS.map((slot) => [slot]))('tier rules on compatible endpoints with the %s key (Part 1 §1.5, §7, §8.3)', (slot) => {
-  check('P1-1.5-model-above-tier', `${slot}: a model above the key's tier is refused`, async () => {
-    if (!api.hasKey(slot)) skipTest(`no key for ${slot}: set GATEWAY_API_KEY_${slot.toUpperCase()}`)
-    const models = await modelsFor(slot)
-    const tier = models[0] ? (await currentOf(slot, models[0].id)).tier : undefined
-    precondition(tier !== undefined, 'P1-2.3-rate-limits-current-per-tier', 'extra.rate_limits.current gives no tier for this key')
-    const above = models.filter((m) => m.minTier > tier! && CALLS[m.mode] !== undefined).sort((a, b) => a.price.output - b.price.output)[0]
-    if (!above) skipTest(`no model above tier ${tier} of a mode the suite can call (${Object.keys(CALLS).join(', ')})`)
-    const how = CALLS[above.mode]!
-    spend(how.unitUsd(above.price), `one call to ${above.id}, which should be refused`)
-    const ex = await api.post(how.path, how.body(above.id), { key: slot })
-    expectThat(ex.status >= 400 && ex.status < 500 && ex.status !== 429, `a client error other than 429 for ${above.id} (min_tier ${above.minTier}) at tier ${tier}`, `status ${ex.status}`, ex)
-  }, options)
+describe.each(TIER_SLOTS.map((slot) => [slot]))(
+  'tier rules on compatible endpoints with the %s key (Part 1 §1.5, §7, §8.3)',
+  (slot) => {
+    check(
+      'P1-1.5-model-above-tier',
+      `${slot}: a model above the key's tier is refused`,
+      async () => {
+        if (!api.hasKey(slot)) skipTest(`no key for ${slot}: set GATEWAY_API_KEY_${slot.toUpperCase()}`)
+        const models = await modelsFor(slot)
+        const tier = models[0] ? (await currentOf(slot, models[0].id)).tier : undefined
+        precondition(
+          tier !== undefined,
+          'P1-2.3-rate-limits-current-per-tier',
+          'extra.rate_limits.current gives no tier for this key',
+        )
+        const above = models
+          .filter((m) => m.minTier > tier! && CALLS[m.mode] !== undefined)
+          .sort((a, b) => a.price.output - b.price.output)[0]
+        if (!above)
+          skipTest(`no model above tier ${tier} of a mode the suite can call (${Object.keys(CALLS).join(', ')})`)
+        const how = CALLS[above.mode]!
+        spend(how.unitUsd(above.price), `one call to ${above.id}, which should be refused`)
+        const ex = await api.post(how.path, how.body(above.id), { key: slot })
+        expectThat(
+          ex.status >= 400 && ex.status < 500 && ex.status !== 429,
+          `a client error other than 429 for ${above.id} (min_tier ${above.minTier}) at tier ${tier}`,
+          `status ${ex.status}`,
+          ex,
+        )
+      },
+      options,
+    )
 
-  check('P1-7-compatible-429-body', `${slot}: a 429 on a compatible endpoint has the §7 error object`, async () => {
-    const s = await studyOf(slot)
-    if (!s.burst.refused) {
-      const most = mostAdmittedFromRest(s.rpm, s.burst.all)
-      expectThat(s.burst.admitted.length <= most, `a 429 once more than ${most} calls were admitted from rest to ${s.model.id} (rpm ${s.rpm} for this key, plus what ${minuteMs() / 1000} s minutes refill over ${(spanMs(s.burst.all) / 1000).toFixed(2)} s)`, `${s.burst.admitted.length} calls admitted and no 429`, s.burst.all.at(-1))
-      skipTest(`no 429 in ${s.burst.all.length} calls to ${s.model.id} over ${(spanMs(s.burst.all) / 1000).toFixed(1)} s: within what ${s.rpm} per minute allows`)
-    }
-    const error = compatibleErrorOf(s.burst.refused!)
-    expectThat(error !== undefined, 'a body {error: {...}}', s.burst.refused!.text.slice(0, 200), s.burst.refused)
-    const problems = [
-      error!.type === 'rate_limit_error' ? null : `type ${JSON.stringify(error!.type)} (rate_limit_error)`,
-      error!.param === null ? null : `param ${JSON.stringify(error!.param)} (null)`,
-      error!.code === 'rate_limit_exceeded' ? null : `code ${JSON.stringify(error!.code)} (rate_limit_exceeded)`,
-      typeof error!.message === 'string' ? null : 'message is not a string',
-    ].filter((p): p is string => p !== null)
-    expectThat(problems.length === 0, 'type rate_limit_error, param null, code rate_limit_exceeded, a message', problems.join('; '), s.burst.refused)
-  }, options)
+    check(
+      'P1-7-compatible-429-body',
+      `${slot}: a 429 on a compatible endpoint has the §7 error object`,
+      async () => {
+        const s = await studyOf(slot)
+        if (!s.burst.refused) {
+          const most = mostAdmittedFromRest(s.rpm, s.burst.all)
+          expectThat(
+            s.burst.admitted.length <= most,
+            `a 429 once more than ${most} calls were admitted from rest to ${s.model.id} (rpm ${s.rpm} for this key, plus what ${minuteMs() / 1000} s minutes refill over ${(spanMs(s.burst.all) / 1000).toFixed(2)} s)`,
+            `${s.burst.admitted.length} calls admitted and no 429`,
+            s.burst.all.at(-1),
+          )
+          skipTest(
+            `no 429 in ${s.burst.all.length} calls to ${s.model.id} over ${(spanMs(s.burst.all) / 1000).toFixed(1)} s: within what ${s.rpm} per minute allows`,
+          )
+        }
+        const error = compatibleErrorOf(s.burst.refused!)
+        expectThat(error !== undefined, 'a body {error: {...}}', s.burst.refused!.text.slice(0, 200), s.burst.refused)
+        const problems = [
+          error!.type === 'rate_limit_error' ? null : `type ${JSON.stringify(error!.type)} (rate_limit_error)`,
+          error!.param === null ? null : `param ${JSON.stringify(error!.param)} (null)`,
+          error!.code === 'rate_limit_exceeded' ? null : `code ${JSON.stringify(error!.code)} (rate_limit_exceeded)`,
+          typeof error!.message === 'string' ? null : 'message is not a string',
+        ].filter((p): p is string => p !== null)
+        expectThat(
+          problems.length === 0,
+          'type rate_limit_error, param null, code rate_limit_exceeded, a message',
+          problems.join('; '),
+          s.burst.refused,
+        )
+      },
+      options,
+    )
 
-  check('P1-7-retry-after', `${slot}: Retry-After is whole seconds and waiting it is enough`, async () => {
-    const s = await studyOf(slot)
-    precondition(s.burst.refused !== undefined, 'P1-7-compatible-429-body', `no 429 was provoked on ${s.model.id}`)
-    const raw = s.burst.refused!.header('retry-after')
-    if (raw === undefined) skipTest('the 429 carried no Retry-After (§4.1: it may accompany 429)')
-    expectThat(/^\d+$/.test(raw.trim()), 'Retry-After as a whole number of seconds', raw, s.burst.refused)
-    if (s.afterRetryAfter === undefined) skipTest(`Retry-After ${raw} is longer than a minute; the suite does not wait that long`)
-    // Nothing else calls this model with this key in between: the capacity the wait promised is this call's.
-    expectThat(s.afterRetryAfter!.status !== 429, `a call admitted after waiting Retry-After: ${raw} s`, 'a 429 again', s.afterRetryAfter)
-  }, options)
-})
+    check(
+      'P1-7-retry-after',
+      `${slot}: Retry-After is whole seconds and waiting it is enough`,
+      async () => {
+        const s = await studyOf(slot)
+        precondition(s.burst.refused !== undefined, 'P1-7-compatible-429-body', `no 429 was provoked on ${s.model.id}`)
+        const raw = s.burst.refused!.header('retry-after')
+        if (raw === undefined) skipTest('the 429 carried no Retry-After (§4.1: it may accompany 429)')
+        expectThat(/^\d+$/.test(raw.trim()), 'Retry-After as a whole number of seconds', raw, s.burst.refused)
+        if (s.afterRetryAfter === undefined)
+          skipTest(`Retry-After ${raw} is longer than a minute; the suite does not wait that long`)
+        // Nothing else calls this model with this key in between: the capacity the wait promised is this call's.
+        expectThat(
+          s.afterRetryAfter!.status !== 429,
+          `a call admitted after waiting Retry-After: ${raw} s`,
+          'a 429 again',
+          s.afterRetryAfter,
+        )
+      },
+      options,
+    )
+  },
+)

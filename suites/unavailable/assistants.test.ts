@@ -36,7 +36,10 @@ const thread = memo(async () => {
 })
 
 function functionTools(count: number): Record<string, unknown>[] {
-  return Array.from({ length: count }, (_, i) => ({ type: 'function', function: { name: `gc_tool_${i}`, parameters: { type: 'object', properties: {} } } }))
+  return Array.from({ length: count }, (_, i) => ({
+    type: 'function',
+    function: { name: `gc_tool_${i}`, parameters: { type: 'object', properties: {} } },
+  }))
 }
 
 afterAll(async () => {
@@ -50,28 +53,52 @@ describe('assistants and threads, where offered (Part 1 §2.10, §4.9)', () => {
     expectSchema(ex, 'unavailable/assistant.json', bodyOf(ex))
   })
 
-  check('P1-4.9-assistant-limits', 'name 256, description 512, instructions 32768, 128 tools and 16 metadata pairs accepted; one more refused', async () => {
-    requireOffered(await probe(), 'assistants')
-    const cases: Array<[string, Record<string, unknown>, Record<string, unknown>]> = [
-      ['name', { name: longText(LIMITS.name) }, { name: longText(LIMITS.name + 1) }],
-      ['description', { description: longText(LIMITS.description) }, { description: longText(LIMITS.description + 1) }],
-      ['instructions', { instructions: longText(LIMITS.instructions) }, { instructions: longText(LIMITS.instructions + 1) }],
-      ['tools', { tools: functionTools(LIMITS.tools) }, { tools: functionTools(LIMITS.tools + 1) }],
-      ['metadata', { metadata: metadataOf(LIMITS.metadata) }, { metadata: metadataOf(LIMITS.metadata + 1) }],
-    ]
-    for (const [field, atLimit, over] of cases) {
-      const ex = await createAssistant(atLimit)
-      expectStatus(ex, [200, 201], `${field} at its limit is accepted`)
-      expectStatus(await createAssistant(over), 400, `${field} past its limit of §4.9`)
-    }
-  })
+  check(
+    'P1-4.9-assistant-limits',
+    'name 256, description 512, instructions 32768, 128 tools and 16 metadata pairs accepted; one more refused',
+    async () => {
+      requireOffered(await probe(), 'assistants')
+      const cases: Array<[string, Record<string, unknown>, Record<string, unknown>]> = [
+        ['name', { name: longText(LIMITS.name) }, { name: longText(LIMITS.name + 1) }],
+        [
+          'description',
+          { description: longText(LIMITS.description) },
+          { description: longText(LIMITS.description + 1) },
+        ],
+        [
+          'instructions',
+          { instructions: longText(LIMITS.instructions) },
+          { instructions: longText(LIMITS.instructions + 1) },
+        ],
+        ['tools', { tools: functionTools(LIMITS.tools) }, { tools: functionTools(LIMITS.tools + 1) }],
+        ['metadata', { metadata: metadataOf(LIMITS.metadata) }, { metadata: metadataOf(LIMITS.metadata + 1) }],
+      ]
+      for (const [field, atLimit, over] of cases) {
+        const ex = await createAssistant(atLimit)
+        expectStatus(ex, [200, 201], `${field} at its limit is accepted`)
+        expectStatus(await createAssistant(over), 400, `${field} past its limit of §4.9`)
+      }
+    },
+  )
 
-  check('P1-4.9-threads-rules', 'a user message is accepted; an assistant message, and a run without assistant_id, are refused with 400', async () => {
-    const threadEx = await thread()
-    requireOffered(threadEx, 'threads')
-    const id = bodyOf(threadEx).id
-    expectStatus(await api.post(`/v1/threads/${String(id)}/messages`, { role: 'user', content: 'Hello.' }), [200, 201], 'a user message with content')
-    expectStatus(await api.post(`/v1/threads/${String(id)}/messages`, { role: 'assistant', content: 'Hello.' }), 400, 'role is only user')
-    expectStatus(await api.post(`/v1/threads/${String(id)}/runs`, {}), 400, 'assistant_id is required')
-  })
+  check(
+    'P1-4.9-threads-rules',
+    'a user message is accepted; an assistant message, and a run without assistant_id, are refused with 400',
+    async () => {
+      const threadEx = await thread()
+      requireOffered(threadEx, 'threads')
+      const id = bodyOf(threadEx).id
+      expectStatus(
+        await api.post(`/v1/threads/${String(id)}/messages`, { role: 'user', content: 'Hello.' }),
+        [200, 201],
+        'a user message with content',
+      )
+      expectStatus(
+        await api.post(`/v1/threads/${String(id)}/messages`, { role: 'assistant', content: 'Hello.' }),
+        400,
+        'role is only user',
+      )
+      expectStatus(await api.post(`/v1/threads/${String(id)}/runs`, {}), 400, 'assistant_id is required')
+    },
+  )
 })

@@ -11,13 +11,32 @@ import { observe, skipTest } from '../../harness/recorder.ts'
 import { runMetadata } from '../../harness/run-tag.ts'
 import { check, target, runConfig } from '../../harness/suite.ts'
 import { catalogueFixture, modelFor } from '../chat/fixtures.ts'
-import { answerOf, bodyOf, cleanUp, isOffered, listItems, longText, metadataOf, requireOffered, uploadBatchInput } from './planned.ts'
+import {
+  answerOf,
+  bodyOf,
+  cleanUp,
+  isOffered,
+  listItems,
+  longText,
+  metadataOf,
+  requireOffered,
+  uploadBatchInput,
+} from './planned.ts'
 
 const api = target()
 const catalogue = catalogueFixture(api)
 
 /** Section 4.9: the endpoints a batch may target. */
-const ENDPOINTS = ['/v1/responses', '/v1/chat/completions', '/v1/embeddings', '/v1/completions', '/v1/moderations', '/v1/images/generations', '/v1/images/edits', '/v1/videos']
+const ENDPOINTS = [
+  '/v1/responses',
+  '/v1/chat/completions',
+  '/v1/embeddings',
+  '/v1/completions',
+  '/v1/moderations',
+  '/v1/images/generations',
+  '/v1/images/edits',
+  '/v1/videos',
+]
 
 const probe = memo(() => api.get('/v1/batches'))
 const created: string[] = []
@@ -40,7 +59,13 @@ async function offered(): Promise<void> {
  */
 async function create(overrides: Record<string, unknown> = {}): Promise<Exchange> {
   const file = await input()
-  const ex = await api.post('/v1/batches', { input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h', metadata: runMetadata(runConfig().runId), ...overrides })
+  const ex = await api.post('/v1/batches', {
+    input_file_id: file.id,
+    endpoint: '/v1/chat/completions',
+    completion_window: '24h',
+    metadata: runMetadata(runConfig().runId),
+    ...overrides,
+  })
   const id = isObject(ex.json) && typeof ex.json.id === 'string' ? ex.json.id : undefined
   if (isOffered(ex) && id !== undefined) created.push(id)
   return ex
@@ -53,7 +78,8 @@ async function create(overrides: Record<string, unknown> = {}): Promise<Exchange
 async function expectAccepted(ex: Exchange, what: string): Promise<void> {
   if (isOffered(ex)) return
   const file = await input()
-  if (!file.uploaded) skipTest(`batches could not be created without an uploaded input file (${what} answered ${answerOf(ex)})`)
+  if (!file.uploaded)
+    skipTest(`batches could not be created without an uploaded input file (${what} answered ${answerOf(ex)})`)
   expectThat(false, `${what} to be accepted (2xx)`, answerOf(ex), ex)
 }
 
@@ -75,7 +101,10 @@ describe('batches, where offered (Part 1 §2.8, §3, §4.9)', () => {
     const cancelled = await api.post(`/v1/batches/${id}/cancel`, {})
     expectStatus(cancelled, 200)
     expectSchema(cancelled, 'unavailable/batch.json', bodyOf(cancelled), 'the cancelled batch')
-    observe('batch cancel', `a ${String(bodyOf(ex).status)} batch, cancelled, reports status ${String(bodyOf(cancelled).status)}`)
+    observe(
+      'batch cancel',
+      `a ${String(bodyOf(ex).status)} batch, cancelled, reports status ${String(bodyOf(cancelled).status)}`,
+    )
     const list = await api.get('/v1/batches')
     expectStatus(list, 200)
     expectEach(list, 'unavailable/batch.json', listItems(list), '/data')
@@ -87,13 +116,24 @@ describe('batches, where offered (Part 1 §2.8, §3, §4.9)', () => {
     expectStatus(await create({ completion_window: '48h' }), 400, 'only 24h is offered')
   })
 
-  check('P1-4.9-batch-metadata', 'metadata at 16 pairs, 64-character keys and 512-character values is accepted; one more is refused', async () => {
-    await offered()
-    await expectAccepted(await create({ metadata: metadataOf(16, 64, 512) }), 'metadata of 16 pairs, keys of 64 and values of 512 characters')
-    expectStatus(await create({ metadata: metadataOf(17) }), 400, 'metadata holds at most 16 pairs')
-    expectStatus(await create({ metadata: { [longText(65)]: 'v' } }), 400, 'metadata keys are at most 64 characters')
-    expectStatus(await create({ metadata: { key: longText(513) } }), 400, 'metadata values are at most 512 characters')
-  })
+  check(
+    'P1-4.9-batch-metadata',
+    'metadata at 16 pairs, 64-character keys and 512-character values is accepted; one more is refused',
+    async () => {
+      await offered()
+      await expectAccepted(
+        await create({ metadata: metadataOf(16, 64, 512) }),
+        'metadata of 16 pairs, keys of 64 and values of 512 characters',
+      )
+      expectStatus(await create({ metadata: metadataOf(17) }), 400, 'metadata holds at most 16 pairs')
+      expectStatus(await create({ metadata: { [longText(65)]: 'v' } }), 400, 'metadata keys are at most 64 characters')
+      expectStatus(
+        await create({ metadata: { key: longText(513) } }),
+        400,
+        'metadata values are at most 512 characters',
+      )
+    },
+  )
 
   check('P1-4.9-batch-endpoint', 'each allowed endpoint is accepted and /v1/files is refused with 400', async () => {
     await offered()
@@ -106,8 +146,14 @@ describe('batches, where offered (Part 1 §2.8, §3, §4.9)', () => {
     for (const limit of [1, 100]) {
       const ex = await api.get('/v1/batches', { query: { limit } })
       expectStatus(ex, 200)
-      expectThat(listItems(ex).length <= limit, `at most ${limit} batch(es) with limit=${limit}`, `${listItems(ex).length}`, ex)
+      expectThat(
+        listItems(ex).length <= limit,
+        `at most ${limit} batch(es) with limit=${limit}`,
+        `${listItems(ex).length}`,
+        ex,
+      )
     }
-    for (const limit of [0, 101]) expectStatus(await api.get('/v1/batches', { query: { limit } }), 400, 'limit is 1 to 100')
+    for (const limit of [0, 101])
+      expectStatus(await api.get('/v1/batches', { query: { limit } }), 400, 'limit is 1 to 100')
   })
 })

@@ -11,7 +11,16 @@ import type { Exchange } from '../../harness/http-client.ts'
 import { observe, skipTest } from '../../harness/recorder.ts'
 import { check, target } from '../../harness/suite.ts'
 import { catalogueFixture, modelFor } from '../chat/fixtures.ts'
-import { answerOf, bodyOf, cleanUp, isOffered, listItems, longText, PLACEHOLDER_FILE, requireOffered } from './planned.ts'
+import {
+  answerOf,
+  bodyOf,
+  cleanUp,
+  isOffered,
+  listItems,
+  longText,
+  PLACEHOLDER_FILE,
+  requireOffered,
+} from './planned.ts'
 
 const api = target()
 const catalogue = catalogueFixture(api)
@@ -35,27 +44,35 @@ afterAll(async () => {
 })
 
 describe('fine-tuning, where offered (Part 1 §2.9, §3, §4.9)', () => {
-  check('P1-2.9-fine-tuning-job', 'created, retrieved, cancelled and listed jobs are fine-tuning job objects of §2.9', async () => {
-    requireOffered(await probe(), 'fine-tuning')
-    const ex = await job()
-    if (isOffered(ex)) {
-      expectSchema(ex, 'unavailable/fine-tuning-job.json', bodyOf(ex), 'the created job')
-      const id = String(bodyOf(ex).id)
-      const got = await api.get(`${PATH}/${id}`)
-      expectStatus(got, 200)
-      expectSchema(got, 'unavailable/fine-tuning-job.json', bodyOf(got), 'the retrieved job')
-      const cancelled = await api.post(`${PATH}/${id}/cancel`, {})
-      expectStatus(cancelled, 200)
-      expectSchema(cancelled, 'unavailable/fine-tuning-job.json', bodyOf(cancelled), 'the cancelled job')
-    } else {
-      observe('fine-tuning job', `a job with the placeholder training file ${PLACEHOLDER_FILE} was refused: ${answerOf(ex)}`)
-    }
-    const list = await api.get(PATH)
-    expectStatus(list, 200)
-    const items = listItems(list)
-    if (!isOffered(ex) && items.length === 0) skipTest('no fine-tuning job to check: none listed, and none could be created without a real training file')
-    expectEach(list, 'unavailable/fine-tuning-job.json', items, '/data')
-  })
+  check(
+    'P1-2.9-fine-tuning-job',
+    'created, retrieved, cancelled and listed jobs are fine-tuning job objects of §2.9',
+    async () => {
+      requireOffered(await probe(), 'fine-tuning')
+      const ex = await job()
+      if (isOffered(ex)) {
+        expectSchema(ex, 'unavailable/fine-tuning-job.json', bodyOf(ex), 'the created job')
+        const id = String(bodyOf(ex).id)
+        const got = await api.get(`${PATH}/${id}`)
+        expectStatus(got, 200)
+        expectSchema(got, 'unavailable/fine-tuning-job.json', bodyOf(got), 'the retrieved job')
+        const cancelled = await api.post(`${PATH}/${id}/cancel`, {})
+        expectStatus(cancelled, 200)
+        expectSchema(cancelled, 'unavailable/fine-tuning-job.json', bodyOf(cancelled), 'the cancelled job')
+      } else {
+        observe(
+          'fine-tuning job',
+          `a job with the placeholder training file ${PLACEHOLDER_FILE} was refused: ${answerOf(ex)}`,
+        )
+      }
+      const list = await api.get(PATH)
+      expectStatus(list, 200)
+      const items = listItems(list)
+      if (!isOffered(ex) && items.length === 0)
+        skipTest('no fine-tuning job to check: none listed, and none could be created without a real training file')
+      expectEach(list, 'unavailable/fine-tuning-job.json', items, '/data')
+    },
+  )
 
   check('P1-4.9-fine-tuning-rules', 'training_file is required, and suffix is at most 64 characters', async () => {
     requireOffered(await probe(), 'fine-tuning')
@@ -63,9 +80,16 @@ describe('fine-tuning, where offered (Part 1 §2.9, §3, §4.9)', () => {
     expectStatus(await api.post(PATH, { model: model.id }), 400, 'training_file is required')
     const atLimit = await createJob({ suffix: longText(SUFFIX_MAX) })
     if (!isOffered(atLimit)) {
-      observe('fine-tuning suffix', `a job with a ${SUFFIX_MAX}-character suffix and the placeholder training file was refused (${answerOf(atLimit)}): the suffix limit cannot be judged`)
+      observe(
+        'fine-tuning suffix',
+        `a job with a ${SUFFIX_MAX}-character suffix and the placeholder training file was refused (${answerOf(atLimit)}): the suffix limit cannot be judged`,
+      )
       return
     }
-    expectStatus(await createJob({ suffix: longText(SUFFIX_MAX + 1) }), 400, `suffix is at most ${SUFFIX_MAX} characters`)
+    expectStatus(
+      await createJob({ suffix: longText(SUFFIX_MAX + 1) }),
+      400,
+      `suffix is at most ${SUFFIX_MAX} characters`,
+    )
   })
 })

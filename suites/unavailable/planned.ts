@@ -42,7 +42,11 @@ export function requireOffered(probe: Exchange, surface: string): void {
 
 /** The body of a 2xx answer of an offered surface as an object; a non-JSON 2xx is P1-1.6-unavailable-route's. */
 export function bodyOf(ex: Exchange): Record<string, unknown> {
-  precondition(ex.jsonError === undefined && isObject(ex.json), 'P1-1.6-unavailable-route', `${ex.record.method} ${ex.record.path} answered ${ex.status} without a JSON object`)
+  precondition(
+    ex.jsonError === undefined && isObject(ex.json),
+    'P1-1.6-unavailable-route',
+    `${ex.record.method} ${ex.record.path} answered ${ex.status} without a JSON object`,
+  )
   return ex.json as Record<string, unknown>
 }
 
@@ -60,12 +64,30 @@ export function validates(ref: string, value: unknown): boolean {
 
 /** A one-row JSONL batch input (§4.9: custom_id, one endpoint, one model), uploaded with purpose batch. */
 export async function uploadBatchInput(api: TargetClient, model: string): Promise<{ id: string; uploaded: boolean }> {
-  const row = { custom_id: 'gc-row-1', method: 'POST', url: '/v1/chat/completions', body: { model, messages: [{ role: 'user', content: 'Say hello.' }], max_completion_tokens: 8 } }
-  const body = multipartBody([['purpose', 'batch']], { filename: runFileName(runConfig().runId, 'batch-input', 'jsonl'), contentType: 'application/jsonl', content: `${JSON.stringify(row)}\n` })
-  const ex = await api.request({ method: 'POST', path: '/v1/files', headers: body.headers, body: body.chunks, bodyNote: body.note })
+  const row = {
+    custom_id: 'gc-row-1',
+    method: 'POST',
+    url: '/v1/chat/completions',
+    body: { model, messages: [{ role: 'user', content: 'Say hello.' }], max_completion_tokens: 8 },
+  }
+  const body = multipartBody([['purpose', 'batch']], {
+    filename: runFileName(runConfig().runId, 'batch-input', 'jsonl'),
+    contentType: 'application/jsonl',
+    content: `${JSON.stringify(row)}\n`,
+  })
+  const ex = await api.request({
+    method: 'POST',
+    path: '/v1/files',
+    headers: body.headers,
+    body: body.chunks,
+    bodyNote: body.note,
+  })
   const id = isObject(ex.json) && typeof ex.json.id === 'string' ? ex.json.id : undefined
   if (isOffered(ex) && id !== undefined) return { id, uploaded: true }
-  observe('batch input file', `POST /v1/files answered ${answerOf(ex)}: batches are tried with the placeholder ${PLACEHOLDER_FILE}`)
+  observe(
+    'batch input file',
+    `POST /v1/files answered ${answerOf(ex)}: batches are tried with the placeholder ${PLACEHOLDER_FILE}`,
+  )
   return { id: PLACEHOLDER_FILE, uploaded: false }
 }
 
@@ -83,5 +105,10 @@ export function longText(length: number): string {
 }
 
 export function metadataOf(pairs: number, keyChars = 8, valueChars = 8): Record<string, string> {
-  return Object.fromEntries(Array.from({ length: pairs }, (_, i) => [`${String(i).padStart(2, '0')}${'k'.repeat(Math.max(0, keyChars - 2))}`, 'v'.repeat(valueChars)]))
+  return Object.fromEntries(
+    Array.from({ length: pairs }, (_, i) => [
+      `${String(i).padStart(2, '0')}${'k'.repeat(Math.max(0, keyChars - 2))}`,
+      'v'.repeat(valueChars),
+    ]),
+  )
 }

@@ -31,15 +31,40 @@ const MISSING = { batch: 'batch_gc_missing', thread: 'thread_gc_missing', job: '
 
 const ROUTES: readonly PlannedRoute[] = [
   { method: 'POST', path: '/v1/responses/input_tokens', body: (model) => ({ model, input: 'Hello, gateway.' }) },
-  { method: 'POST', path: '/v1/batches', body: () => ({ input_file_id: PLACEHOLDER_FILE, endpoint: '/v1/chat/completions', completion_window: '24h', ...tagged() }), undo: (id) => ({ method: 'POST', path: `/v1/batches/${id}/cancel` }) },
+  {
+    method: 'POST',
+    path: '/v1/batches',
+    body: () => ({
+      input_file_id: PLACEHOLDER_FILE,
+      endpoint: '/v1/chat/completions',
+      completion_window: '24h',
+      ...tagged(),
+    }),
+    undo: (id) => ({ method: 'POST', path: `/v1/batches/${id}/cancel` }),
+  },
   { method: 'GET', path: '/v1/batches' },
   { method: 'GET', path: `/v1/batches/${MISSING.batch}` },
   { method: 'POST', path: `/v1/batches/${MISSING.batch}/cancel`, body: () => ({}) },
-  { method: 'POST', path: '/v1/assistants', body: (model) => ({ model, name: 'gc-conformance', ...tagged() }), undo: (id) => ({ method: 'DELETE', path: `/v1/assistants/${id}` }) },
-  { method: 'POST', path: '/v1/threads', body: () => tagged(), undo: (id) => ({ method: 'DELETE', path: `/v1/threads/${id}` }) },
+  {
+    method: 'POST',
+    path: '/v1/assistants',
+    body: (model) => ({ model, name: 'gc-conformance', ...tagged() }),
+    undo: (id) => ({ method: 'DELETE', path: `/v1/assistants/${id}` }),
+  },
+  {
+    method: 'POST',
+    path: '/v1/threads',
+    body: () => tagged(),
+    undo: (id) => ({ method: 'DELETE', path: `/v1/threads/${id}` }),
+  },
   { method: 'POST', path: `/v1/threads/${MISSING.thread}/messages`, body: () => ({ role: 'user', content: 'Hello.' }) },
   { method: 'POST', path: `/v1/threads/${MISSING.thread}/runs`, body: () => ({ assistant_id: 'asst_gc_missing' }) },
-  { method: 'POST', path: '/v1/fine-tuning/jobs', body: (model) => ({ model, training_file: PLACEHOLDER_FILE }), undo: (id) => ({ method: 'POST', path: `/v1/fine-tuning/jobs/${id}/cancel` }) },
+  {
+    method: 'POST',
+    path: '/v1/fine-tuning/jobs',
+    body: (model) => ({ model, training_file: PLACEHOLDER_FILE }),
+    undo: (id) => ({ method: 'POST', path: `/v1/fine-tuning/jobs/${id}/cancel` }),
+  },
   { method: 'GET', path: '/v1/fine-tuning/jobs' },
   { method: 'GET', path: `/v1/fine-tuning/jobs/${MISSING.job}` },
   { method: 'POST', path: `/v1/fine-tuning/jobs/${MISSING.job}/cancel`, body: () => ({}) },
@@ -58,17 +83,26 @@ async function call(route: PlannedRoute): Promise<Exchange> {
 
 describe('announced but unavailable routes answer an error or the planned surface (Part 1 §1.6, §7)', () => {
   for (const route of ROUTES) {
-    check('P1-1.6-unavailable-route', `${route.method} ${route.path} answers an error status or a 2xx, with a JSON body`, async () => {
-      const ex = await call(route)
-      expectKeyAccepted(ex)
-      observe('unavailable route answer', `${route.method} ${route.path}: ${answerOf(ex)}`)
-      const created = isObject(ex.json) && typeof ex.json.id === 'string' ? ex.json.id : undefined
-      if (isOffered(ex) && created !== undefined && route.undo) {
-        const undo = route.undo(created)
-        await cleanUp(api, undo.method, undo.path)
-      }
-      expectThat(isOffered(ex) || ex.status >= 400, 'an error status (4xx or 5xx: the unsupported-route error) or a 2xx', `status ${ex.status}`, ex)
-      expectJson(ex)
-    })
+    check(
+      'P1-1.6-unavailable-route',
+      `${route.method} ${route.path} answers an error status or a 2xx, with a JSON body`,
+      async () => {
+        const ex = await call(route)
+        expectKeyAccepted(ex)
+        observe('unavailable route answer', `${route.method} ${route.path}: ${answerOf(ex)}`)
+        const created = isObject(ex.json) && typeof ex.json.id === 'string' ? ex.json.id : undefined
+        if (isOffered(ex) && created !== undefined && route.undo) {
+          const undo = route.undo(created)
+          await cleanUp(api, undo.method, undo.path)
+        }
+        expectThat(
+          isOffered(ex) || ex.status >= 400,
+          'an error status (4xx or 5xx: the unsupported-route error) or a 2xx',
+          `status ${ex.status}`,
+          ex,
+        )
+        expectJson(ex)
+      },
+    )
   }
 })

@@ -26,7 +26,10 @@ interface Case {
 }
 
 /** Runs the creates and lists those whose status is not in `wanted`, with what they answered. */
-async function outcomes(cases: readonly Case[], wanted: readonly number[]): Promise<{ wrong: string[]; first?: Exchange }> {
+async function outcomes(
+  cases: readonly Case[],
+  wanted: readonly number[],
+): Promise<{ wrong: string[]; first?: Exchange }> {
   const results = await mapLimit(cases, PARALLEL, async (c) => ({ c, made: await createVideo(api, c.options) }))
   const bad = results.filter((r) => !wanted.includes(r.made.ex.status))
   return {
@@ -50,91 +53,207 @@ function text(n: number): string {
 }
 
 describe('models and required fields (Part 2 §4.1)', () => {
-  check('P2-4.1-models', 'each of the eight models is accepted with a prompt and the default seconds and size', async () => {
-    const cases = VIDEO_MODELS.map((model) => accepted(model, { label: `model-${model}`, model }))
-    const results = await mapLimit(cases, PARALLEL, async (c) => ({ c, made: await createVideo(api, c.options) }))
-    for (const { c, made } of results) {
-      const job = made.job
-      if (ACCEPTED.includes(made.ex.status) && job) observe('video defaults', `${c.what} without seconds and size: seconds ${JSON.stringify(job.seconds)}, size ${JSON.stringify(job.size)} (fields not shown in §2.1)`)
-    }
-    const bad = results.filter((r) => !ACCEPTED.includes(r.made.ex.status))
-    if (bad[0]) expectKeyAccepted(bad[0].made.ex)
-    expectThat(bad.length === 0, 'status 200 (or 201) for every model of §4.1', bad.map((r) => `${r.c.what}: ${r.made.ex.status} ${r.made.ex.text.slice(0, 160)}`), bad[0]?.made.ex)
-  })
+  check(
+    'P2-4.1-models',
+    'each of the eight models is accepted with a prompt and the default seconds and size',
+    async () => {
+      const cases = VIDEO_MODELS.map((model) => accepted(model, { label: `model-${model}`, model }))
+      const results = await mapLimit(cases, PARALLEL, async (c) => ({ c, made: await createVideo(api, c.options) }))
+      for (const { c, made } of results) {
+        const job = made.job
+        if (ACCEPTED.includes(made.ex.status) && job)
+          observe(
+            'video defaults',
+            `${c.what} without seconds and size: seconds ${JSON.stringify(job.seconds)}, size ${JSON.stringify(job.size)} (fields not shown in §2.1)`,
+          )
+      }
+      const bad = results.filter((r) => !ACCEPTED.includes(r.made.ex.status))
+      if (bad[0]) expectKeyAccepted(bad[0].made.ex)
+      expectThat(
+        bad.length === 0,
+        'status 200 (or 201) for every model of §4.1',
+        bad.map((r) => `${r.c.what}: ${r.made.ex.status} ${r.made.ex.text.slice(0, 160)}`),
+        bad[0]?.made.ex,
+      )
+    },
+  )
 
   check('P2-4.1-model-unknown', 'a model outside the eight is refused with 400 or 404', async () => {
     const ids = await api.get('/v1/models')
     const data = isObject(ids.json) && Array.isArray(ids.json.data) ? ids.json.data.filter(isObject) : []
-    const chat = namedModel('chat') ?? (data.find((m) => m.mode === 'chat' && typeof m.id === 'string')?.id as string | undefined)
-    const cases: Case[] = [{ what: 'an unknown id', options: { label: 'model-unknown', model: `gc-${runConfig().runId}-no-such-video-model` } }]
-    if (chat !== undefined) cases.push({ what: `the chat model ${chat}`, options: { label: 'model-chat', model: chat } })
+    const chat =
+      namedModel('chat') ?? (data.find((m) => m.mode === 'chat' && typeof m.id === 'string')?.id as string | undefined)
+    const cases: Case[] = [
+      {
+        what: 'an unknown id',
+        options: { label: 'model-unknown', model: `gc-${runConfig().runId}-no-such-video-model` },
+      },
+    ]
+    if (chat !== undefined)
+      cases.push({ what: `the chat model ${chat}`, options: { label: 'model-chat', model: chat } })
     await expectAll(cases, [400, 404], 'status 400 or 404: the model is not one of the video models')
   })
 
   check('P2-4.1-required-fields', 'a create without model, or without prompt, is refused with 400', async () => {
-    await expectAll([
-      { what: 'no model', options: { label: 'no-model', fields: { model: undefined } } },
-      { what: 'no prompt', options: { label: 'no-prompt', fields: { prompt: undefined } } },
-    ], [400], 'status 400: model and prompt are required')
+    await expectAll(
+      [
+        { what: 'no model', options: { label: 'no-model', fields: { model: undefined } } },
+        { what: 'no prompt', options: { label: 'no-prompt', fields: { prompt: undefined } } },
+      ],
+      [400],
+      'status 400: model and prompt are required',
+    )
   })
 
   check('P2-8-prompt-length', 'a prompt of 1000 characters is accepted; 1001 is refused with 400', async () => {
     const max = VIDEO.promptMaxChars
-    await expectAll([accepted(`a prompt of ${max} characters`, { label: 'prompt-max', fields: { prompt: text(max) } })], ACCEPTED, `status 200 (or 201) for a prompt of ${max} characters`)
-    await expectAll([{ what: `a prompt of ${max + 1} characters`, options: { label: 'prompt-over', fields: { prompt: text(max + 1) } } }], [400], `status 400 for a prompt of ${max + 1} characters`)
+    await expectAll(
+      [accepted(`a prompt of ${max} characters`, { label: 'prompt-max', fields: { prompt: text(max) } })],
+      ACCEPTED,
+      `status 200 (or 201) for a prompt of ${max} characters`,
+    )
+    await expectAll(
+      [
+        {
+          what: `a prompt of ${max + 1} characters`,
+          options: { label: 'prompt-over', fields: { prompt: text(max + 1) } },
+        },
+      ],
+      [400],
+      `status 400 for a prompt of ${max + 1} characters`,
+    )
   })
 
-  check('P2-8-safety-identifier-length', 'a safety_identifier of 256 characters is accepted; 257 is refused with 400', async () => {
-    const max = VIDEO.safetyIdentifierMaxChars
-    const long = (n: number) => `gc-${runConfig().runId}-`.padEnd(n, 'x')
-    await expectAll([accepted(`safety_identifier of ${max}`, { label: 'sid-max', safetyIdentifier: long(max) })], ACCEPTED, `status 200 (or 201) for a safety_identifier of ${max} characters`)
-    await expectAll([{ what: `safety_identifier of ${max + 1}`, options: { label: 'sid-over', safetyIdentifier: long(max + 1) } }], [400], `status 400 for a safety_identifier of ${max + 1} characters`)
-  })
+  check(
+    'P2-8-safety-identifier-length',
+    'a safety_identifier of 256 characters is accepted; 257 is refused with 400',
+    async () => {
+      const max = VIDEO.safetyIdentifierMaxChars
+      const long = (n: number) => `gc-${runConfig().runId}-`.padEnd(n, 'x')
+      await expectAll(
+        [accepted(`safety_identifier of ${max}`, { label: 'sid-max', safetyIdentifier: long(max) })],
+        ACCEPTED,
+        `status 200 (or 201) for a safety_identifier of ${max} characters`,
+      )
+      await expectAll(
+        [{ what: `safety_identifier of ${max + 1}`, options: { label: 'sid-over', safetyIdentifier: long(max + 1) } }],
+        [400],
+        `status 400 for a safety_identifier of ${max + 1} characters`,
+      )
+    },
+  )
 })
 
 describe('seconds (Part 2 §4.1, §7)', () => {
   const vidA = VIDEO_MODELS.filter((m) => VIDEO.models[m as keyof typeof VIDEO.models].family === 'vidA')
   const others = VIDEO_MODELS.filter((m) => !vidA.includes(m))
 
-  check('P2-4.1-seconds-values', 'vidA models accept seconds "4", "8" and "12"; "0", "3", "5" and "16" are refused with 400', async () => {
-    const valid = vidA.flatMap((model) => VIDEO.models[model as 'vidA-2'].seconds.map((s) => accepted(`${model} seconds "${s}"`, { label: `seconds-${s}`, model, fields: { seconds: s } })))
-    await expectAll(valid, ACCEPTED, 'status 200 (or 201) for every listed duration')
-    const invalid = vidA.flatMap((model) => ['0', '3', '5', '16'].map((s) => ({ what: `${model} seconds "${s}"`, options: { label: `seconds-${s}`, model, fields: { seconds: s } } })))
-    await expectAll(invalid, [400], 'status 400 for an unsupported duration (§7)')
-  })
+  check(
+    'P2-4.1-seconds-values',
+    'vidA models accept seconds "4", "8" and "12"; "0", "3", "5" and "16" are refused with 400',
+    async () => {
+      const valid = vidA.flatMap((model) =>
+        VIDEO.models[model as 'vidA-2'].seconds.map((s) =>
+          accepted(`${model} seconds "${s}"`, { label: `seconds-${s}`, model, fields: { seconds: s } }),
+        ),
+      )
+      await expectAll(valid, ACCEPTED, 'status 200 (or 201) for every listed duration')
+      const invalid = vidA.flatMap((model) =>
+        ['0', '3', '5', '16'].map((s) => ({
+          what: `${model} seconds "${s}"`,
+          options: { label: `seconds-${s}`, model, fields: { seconds: s } },
+        })),
+      )
+      await expectAll(invalid, [400], 'status 400 for an unsupported duration (§7)')
+    },
+  )
 
   check('P2-4.1-seconds-string', 'seconds sent as a JSON number is refused with 400', async () => {
-    await expectAll([{ what: 'vidA-2 seconds 8 (a number)', options: { label: 'seconds-number', fields: { seconds: 8 } } }], [400], 'status 400: seconds is sent as a string')
+    await expectAll(
+      [{ what: 'vidA-2 seconds 8 (a number)', options: { label: 'seconds-number', fields: { seconds: 8 } } }],
+      [400],
+      'status 400: seconds is sent as a string',
+    )
   })
 
   check('P2-4.1-seconds-other-models', 'models other than vidA refuse seconds "5" with 400', async () => {
-    await expectAll(others.map((model) => ({ what: `${model} seconds "5"`, options: { label: 'seconds-5', model, fields: { seconds: '5' } } })), [400], 'status 400 for a duration that is not a multiple of 4')
+    await expectAll(
+      others.map((model) => ({
+        what: `${model} seconds "5"`,
+        options: { label: 'seconds-5', model, fields: { seconds: '5' } },
+      })),
+      [400],
+      'status 400 for a duration that is not a multiple of 4',
+    )
   })
 })
 
 /** Models whose sizes §4.1 lists, with their lists. */
-const LISTED = Object.entries(VIDEO.models).flatMap(([model, rule]) => (rule.sizes === null ? [] : [{ model, sizes: rule.sizes }]))
+const LISTED = Object.entries(VIDEO.models).flatMap(([model, rule]) =>
+  rule.sizes === null ? [] : [{ model, sizes: rule.sizes }],
+)
 const ALL_LISTED_SIZES = [...new Set(LISTED.flatMap((l) => l.sizes))]
 const NO_LIST_SIZE = '1000x1000' // in no list of §4.1
 
 describe('sizes (Part 2 §4.1)', () => {
-  check('P2-4.1-sizes-listed', 'every size listed for vidA-2, vidA-2-pro and the vidB preview models is accepted', async () => {
-    await expectAll(LISTED.flatMap(({ model, sizes }) => sizes.map((size) => accepted(`${model} ${size}`, { label: `size-${size}`, model, fields: { size } }))), ACCEPTED, 'status 200 (or 201) for every listed size')
-  })
+  check(
+    'P2-4.1-sizes-listed',
+    'every size listed for vidA-2, vidA-2-pro and the vidB preview models is accepted',
+    async () => {
+      await expectAll(
+        LISTED.flatMap(({ model, sizes }) =>
+          sizes.map((size) => accepted(`${model} ${size}`, { label: `size-${size}`, model, fields: { size } })),
+        ),
+        ACCEPTED,
+        'status 200 (or 201) for every listed size',
+      )
+    },
+  )
 
-  check('P2-4.1-sizes-unlisted', 'a size outside the model\'s list, or not WIDTHxHEIGHT, is refused with 400', async () => {
-    const cases: Case[] = LISTED.flatMap(({ model, sizes }) => [...ALL_LISTED_SIZES.filter((s) => !sizes.includes(s)), NO_LIST_SIZE].map((size) => ({ what: `${model} ${size}`, options: { label: `size-${size}`, model, fields: { size } } })))
-    for (const size of ['720X1280', '720x1280x2', '720*1280', ' 720x1280']) cases.push({ what: `vidA-2 ${JSON.stringify(size)}`, options: { label: 'size-malformed', fields: { size } } })
-    await expectAll(cases, [400], 'status 400 for a size the model does not list')
-  })
+  check(
+    'P2-4.1-sizes-unlisted',
+    "a size outside the model's list, or not WIDTHxHEIGHT, is refused with 400",
+    async () => {
+      const cases: Case[] = LISTED.flatMap(({ model, sizes }) =>
+        [...ALL_LISTED_SIZES.filter((s) => !sizes.includes(s)), NO_LIST_SIZE].map((size) => ({
+          what: `${model} ${size}`,
+          options: { label: `size-${size}`, model, fields: { size } },
+        })),
+      )
+      for (const size of ['720X1280', '720x1280x2', '720*1280', ' 720x1280'])
+        cases.push({ what: `vidA-2 ${JSON.stringify(size)}`, options: { label: 'size-malformed', fields: { size } } })
+      await expectAll(cases, [400], 'status 400 for a size the model does not list')
+    },
+  )
 })
 
 describe('input_reference (Part 2 §4.1)', () => {
-  check('P2-4.1-input-reference', 'a multipart create with a JPEG, a PNG or a WebP input_reference is accepted', async () => {
-    await expectAll(referenceImages().map(({ type, part }) => accepted(`a ${type} input_reference`, { label: `reference-${type.toLowerCase()}`, reference: part })), ACCEPTED, 'status 200 (or 201) for each image type of §4.1')
-  })
+  check(
+    'P2-4.1-input-reference',
+    'a multipart create with a JPEG, a PNG or a WebP input_reference is accepted',
+    async () => {
+      await expectAll(
+        referenceImages().map(({ type, part }) =>
+          accepted(`a ${type} input_reference`, { label: `reference-${type.toLowerCase()}`, reference: part }),
+        ),
+        ACCEPTED,
+        'status 200 (or 201) for each image type of §4.1',
+      )
+    },
+  )
 
-  check('P2-4.1-input-reference-type', 'an input_reference that is not a JPEG, PNG or WebP image is refused with 400', async () => {
-    await expectAll(notReferenceImages().map(({ type, part }) => ({ what: `a ${type} input_reference`, options: { label: 'reference-other', reference: part } })), [400], 'status 400: input_reference is a JPEG, PNG or WebP image')
-  })
+  check(
+    'P2-4.1-input-reference-type',
+    'an input_reference that is not a JPEG, PNG or WebP image is refused with 400',
+    async () => {
+      await expectAll(
+        notReferenceImages().map(({ type, part }) => ({
+          what: `a ${type} input_reference`,
+          options: { label: 'reference-other', reference: part },
+        })),
+        [400],
+        'status 400: input_reference is a JPEG, PNG or WebP image',
+      )
+    },
+  )
 })

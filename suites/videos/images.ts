@@ -23,7 +23,11 @@ function chunk(type: string, data: Buffer): Buffer {
   return Buffer.concat([length, typed, crc])
 }
 
-export function png(width: number = REFERENCE_SIZE.width, height: number = REFERENCE_SIZE.height, rgb: readonly [number, number, number] = [0x30, 0x60, 0xa0]): Buffer {
+export function png(
+  width: number = REFERENCE_SIZE.width,
+  height: number = REFERENCE_SIZE.height,
+  rgb: readonly [number, number, number] = [0x30, 0x60, 0xa0],
+): Buffer {
   const header = Buffer.alloc(13)
   header.writeUInt32BE(width, 0)
   header.writeUInt32BE(height, 4)
@@ -31,7 +35,12 @@ export function png(width: number = REFERENCE_SIZE.width, height: number = REFER
   const row = Buffer.alloc(1 + width * 3) // filter type 0, then the pixels
   for (let x = 0; x < width; x += 1) row.set(rgb, 1 + x * 3)
   const raw = Buffer.concat(Array.from({ length: height }, () => row))
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', header), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))])
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', header),
+    chunk('IDAT', deflateSync(raw)),
+    chunk('IEND', Buffer.alloc(0)),
+  ])
 }
 
 function segment(marker: number, payload: readonly number[]): number[] {
@@ -57,14 +66,18 @@ export function jpeg(width: number = REFERENCE_SIZE.width, height: number = REFE
   return Buffer.from(bytes)
 }
 
-const WEBP_720X1280 = 'UklGRk4AAABXRUJQVlA4TEEAAAAvz8I/AQdQsL70s/8BBW3bMOUPvzuO6H+G//znP//5z3/+85///Oc///nPf/7zn//85z//+c9//vOf//znP/+rAQA='
+const WEBP_720X1280 =
+  'UklGRk4AAABXRUJQVlA4TEEAAAAvz8I/AQdQsL70s/8BBW3bMOUPvzuO6H+G//znP//5z3/+85///Oc///nPf/7zn//85z//+c9//vOf//znP/+rAQA='
 
 export function webp(): Buffer {
   return Buffer.from(WEBP_720X1280, 'base64')
 }
 
 export function gif(): Buffer {
-  return Buffer.from('474946383961010001008000 00ffffff0000002c00000000010001000002024401003b'.replace(/\s/g, ''), 'hex')
+  return Buffer.from(
+    '474946383961010001008000 00ffffff0000002c00000000010001000002024401003b'.replace(/\s/g, ''),
+    'hex',
+  )
 }
 
 /** The three image types §4.1 lists, as input_reference parts. */
@@ -80,6 +93,9 @@ export function referenceImages(): Array<{ type: string; part: FilePart }> {
 export function notReferenceImages(): Array<{ type: string; part: FilePart }> {
   return [
     { type: 'GIF', part: { filename: 'reference.gif', contentType: 'image/gif', content: gif() } },
-    { type: 'text declared as image/png', part: { filename: 'reference.png', contentType: 'image/png', content: 'this is not an image\n' } },
+    {
+      type: 'text declared as image/png',
+      part: { filename: 'reference.png', contentType: 'image/png', content: 'this is not an image\n' },
+    },
   ]
 }

@@ -27,14 +27,22 @@ const INTERRUPT_DEFAULTS = {
 }
 
 /** Writes POST /v1/videos with `body` in full, then destroys the connection; resolves once it is gone. */
-export async function dropCreate(api: TargetClient, key: KeySlot, body: Record<string, unknown>, label: string): Promise<{ how: 'dropped' | 'answered-before-drop' }> {
+export async function dropCreate(
+  api: TargetClient,
+  key: KeySlot,
+  body: Record<string, unknown>,
+  label: string,
+): Promise<{ how: 'dropped' | 'answered-before-drop' }> {
   const config = runConfig()
   const secret = config.keys[key]
   if (secret === undefined) throw new Error(`no key for ${key}`)
   const url = new URL('/v1/videos', config.baseUrl)
   const payload = JSON.stringify(body)
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest
-  spend(await estimateUsd(api, String(body.model), body.seconds ?? '4'), `${String(body.seconds ?? '4')} s ${String(body.model)} video (${label}, interrupted)`)
+  spend(
+    await estimateUsd(api, String(body.model), body.seconds ?? '4'),
+    `${String(body.seconds ?? '4')} s ${String(body.model)} video (${label}, interrupted)`,
+  )
   if (typeof body.safety_identifier === 'string') trackTag(body.safety_identifier, key)
   return new Promise((resolve, reject) => {
     let req: ClientRequest | undefined
@@ -45,7 +53,12 @@ export async function dropCreate(api: TargetClient, key: KeySlot, body: Record<s
     req = send(url, {
       method: 'POST',
       agent: false, // a connection of its own, so that dropping it touches nothing else
-      headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(payload)), 'x-client-request-id': `gc-${config.runId}-${label}-interrupted` },
+      headers: {
+        authorization: `Bearer ${secret}`,
+        'content-type': 'application/json',
+        'content-length': String(Buffer.byteLength(payload)),
+        'x-client-request-id': `gc-${config.runId}-${label}-interrupted`,
+      },
     })
     req.on('error', () => {}) // the drop itself surfaces as a socket error: expected
     req.on('response', (response) => {
@@ -67,17 +80,29 @@ export async function dropCreate(api: TargetClient, key: KeySlot, body: Record<s
  * Lists with the tag until the dropped create's job shows up (the list filtered by its unique safety_identifier,
  * then matched again here, so that a filter the target ignores cannot confuse it), with backoff, within a bound.
  */
-export async function findDropped(api: TargetClient, key: KeySlot, sid: string): Promise<{ list: VideoList; job: Record<string, unknown> | undefined; waitedMs: number }> {
+export async function findDropped(
+  api: TargetClient,
+  key: KeySlot,
+  sid: string,
+): Promise<{ list: VideoList; job: Record<string, unknown> | undefined; waitedMs: number }> {
   const started = Date.now()
   for (let attempt = 1; ; attempt += 1) {
     const list = await listVideos(api, { safety_identifier: sid }, key)
     const job = list.items.find((item) => item.safety_identifier === sid)
     // A job whose safety_identifier is not a string cannot be matched: P2-2.1-video-job reports that.
     const unreadable = list.items.find((item) => !schemas().validate('videos/job.json', item).ok)
-    precondition(job !== undefined || unreadable === undefined, 'P2-2.1-video-job', `a listed job is not a video job of §2.1: ${String(JSON.stringify(unreadable)).slice(0, 200)}`)
+    precondition(
+      job !== undefined || unreadable === undefined,
+      'P2-2.1-video-job',
+      `a listed job is not a video job of §2.1: ${String(JSON.stringify(unreadable)).slice(0, 200)}`,
+    )
     const waitedMs = Date.now() - started
     if (job !== undefined || waitedMs + backoffDelayMs(attempt) > INTERRUPT_DEFAULTS.appearWithinMs) {
-      if (job !== undefined) observe('interrupted create', `the job of a dropped create was listed after ${waitedMs} ms with status ${String(job.status)}`)
+      if (job !== undefined)
+        observe(
+          'interrupted create',
+          `the job of a dropped create was listed after ${waitedMs} ms with status ${String(job.status)}`,
+        )
       return { list, job, waitedMs }
     }
     await sleep(backoffDelayMs(attempt))

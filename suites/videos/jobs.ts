@@ -125,17 +125,34 @@ export async function createVideo(api: TargetClient, options: CreateOptions): Pr
   const model = options.model ?? defaultVideoModel()
   const key = options.key ?? 'main'
   const safetyIdentifier = options.safetyIdentifier === undefined ? tag(options.label) : options.safetyIdentifier
-  const fields: Record<string, unknown> = { model, prompt: `gateway-conformance ${options.label}: a paper boat drifting on a calm lake`, ...options.fields }
+  const fields: Record<string, unknown> = {
+    model,
+    prompt: `gateway-conformance ${options.label}: a paper boat drifting on a calm lake`,
+    ...options.fields,
+  }
   if (safetyIdentifier !== null) fields.safety_identifier = safetyIdentifier
   for (const [name, value] of Object.entries(fields)) if (value === undefined) delete fields[name]
-  spend(await estimateUsd(api, String(fields.model), fields.seconds ?? limits.defaultSeconds), `${String(fields.seconds ?? limits.defaultSeconds)} s ${String(fields.model)} video (${options.label})`)
+  spend(
+    await estimateUsd(api, String(fields.model), fields.seconds ?? limits.defaultSeconds),
+    `${String(fields.seconds ?? limits.defaultSeconds)} s ${String(fields.model)} video (${options.label})`,
+  )
   trackTag(safetyIdentifier, key)
   let ex: Exchange
   if (options.reference === undefined) {
     ex = await api.post('/v1/videos', fields, { key })
   } else {
-    const body = multipartBody(Object.entries(fields).map(([name, value]) => [name, String(value)] as const), { name: 'input_reference', ...options.reference })
-    ex = await api.request({ method: 'POST', path: '/v1/videos', key, headers: body.headers, body: body.chunks, bodyNote: body.note })
+    const body = multipartBody(
+      Object.entries(fields).map(([name, value]) => [name, String(value)] as const),
+      { name: 'input_reference', ...options.reference },
+    )
+    ex = await api.request({
+      method: 'POST',
+      path: '/v1/videos',
+      key,
+      headers: body.headers,
+      body: body.chunks,
+      bodyNote: body.note,
+    })
   }
   const job = isObject(ex.json) ? ex.json : undefined
   const id = ACCEPTED.includes(ex.status) && typeof job?.id === 'string' ? job.id : undefined
@@ -144,20 +161,36 @@ export async function createVideo(api: TargetClient, options: CreateOptions): Pr
 }
 
 /** A create that must be accepted, answering a job with an id; otherwise the test is skipped or fails. */
-export async function acceptedVideo(api: TargetClient, options: CreateOptions): Promise<Created & { id: string; job: Record<string, unknown> }> {
+export async function acceptedVideo(
+  api: TargetClient,
+  options: CreateOptions,
+): Promise<Created & { id: string; job: Record<string, unknown> }> {
   const made = await createVideo(api, options)
   expectStatus(made.ex, ACCEPTED, 'a valid create returns the job')
-  precondition(made.id !== undefined && made.job !== undefined, 'P2-2.1-video-job', `the create answered no job id: ${made.ex.text.slice(0, 200)}`)
+  precondition(
+    made.id !== undefined && made.job !== undefined,
+    'P2-2.1-video-job',
+    `the create answered no job id: ${made.ex.text.slice(0, 200)}`,
+  )
   return made as Created & { id: string; job: Record<string, unknown> }
 }
 
 /** POST /v1/videos/{id}/remix, after reserving its cost (the source's seconds). */
-export async function remixVideo(api: TargetClient, source: Created, prompt: string, key: KeySlot = 'main'): Promise<Created> {
+export async function remixVideo(
+  api: TargetClient,
+  source: Created,
+  prompt: string,
+  key: KeySlot = 'main',
+): Promise<Created> {
   const sid = tag('remix')
   const seconds = source.job?.seconds ?? limits.defaultSeconds
   spend(await estimateUsd(api, source.model, seconds), `${String(seconds)} s ${source.model} remix`)
   trackTag(sid, key)
-  const ex = await api.post(`/v1/videos/${encodeURIComponent(source.id as string)}/remix`, { prompt, safety_identifier: sid }, { key })
+  const ex = await api.post(
+    `/v1/videos/${encodeURIComponent(source.id as string)}/remix`,
+    { prompt, safety_identifier: sid },
+    { key },
+  )
   const job = isObject(ex.json) ? ex.json : undefined
   const id = ACCEPTED.includes(ex.status) && typeof job?.id === 'string' ? job.id : undefined
   settle(ex, id, sid, key)
@@ -174,11 +207,19 @@ export interface VideoList {
 }
 
 /** GET /v1/videos with filters; skipped (needs P2-2.1-video-list) when the answer is not an object with data. */
-export async function listVideos(api: TargetClient, query: Record<string, string> = {}, key: KeySlot = 'main'): Promise<VideoList> {
+export async function listVideos(
+  api: TargetClient,
+  query: Record<string, string> = {},
+  key: KeySlot = 'main',
+): Promise<VideoList> {
   const ex = await api.get('/v1/videos', { query, key })
   expectStatus(ex, 200)
-  precondition(schemas().validate('videos/list.json', ex.json).ok, 'P2-2.1-video-list', `${ex.record.path} did not answer an object with a data array`)
-  return { ex, items: ((ex.json as { data: unknown[] }).data).filter(isObject) }
+  precondition(
+    schemas().validate('videos/list.json', ex.json).ok,
+    'P2-2.1-video-list',
+    `${ex.record.path} did not answer an object with a data array`,
+  )
+  return { ex, items: (ex.json as { data: unknown[] }).data.filter(isObject) }
 }
 
 /** Deletes every job this file created or may have created (afterAll). Best effort: cleanup never fails a test. */
@@ -188,7 +229,8 @@ export async function deleteCreated(api: TargetClient): Promise<void> {
     try {
       const list = await api.get('/v1/videos', { query: { safety_identifier: sid }, key })
       const data = isObject(list.json) && Array.isArray(list.json.data) ? list.json.data : []
-      for (const item of data) if (isObject(item) && item.safety_identifier === sid && typeof item.id === 'string') targets.set(item.id, key)
+      for (const item of data)
+        if (isObject(item) && item.safety_identifier === sid && typeof item.id === 'string') targets.set(item.id, key)
     } catch {
       // an unreachable target: nothing more to do here
     }

@@ -16,7 +16,17 @@ import { observe, skipTest } from '../../harness/recorder.ts'
 import { schemas } from '../../harness/schema-registry.ts'
 import { check, target } from '../../harness/suite.ts'
 import { dropCreate, findDropped } from './interrupt.ts'
-import { ACCEPTED, acceptedVideo, CANNOT_START_MARKER, createVideo, defaultVideoModel, deleteCreated, listVideos, tag, type Created } from './jobs.ts'
+import {
+  ACCEPTED,
+  acceptedVideo,
+  CANNOT_START_MARKER,
+  createVideo,
+  defaultVideoModel,
+  deleteCreated,
+  listVideos,
+  tag,
+  type Created,
+} from './jobs.ts'
 import { CREDIT_EPSILON_USD, isKnownStatus, remainingUsd, requireCredit } from './poll.ts'
 
 const api = target()
@@ -43,39 +53,62 @@ const filtered = memo(async () => {
 /** The items of a list, after checking they are video jobs (P2-2.1-video-job reports those that are not). */
 function jobsOf(items: Array<Record<string, unknown>>): Array<Record<string, unknown>> {
   const bad = items.find((item) => !schemas().validate('videos/job.json', item).ok)
-  precondition(bad === undefined, 'P2-2.1-video-job', `a listed item is not a video job of §2.1: ${String(JSON.stringify(bad)).slice(0, 200)}`)
+  precondition(
+    bad === undefined,
+    'P2-2.1-video-job',
+    `a listed item is not a video job of §2.1: ${String(JSON.stringify(bad)).slice(0, 200)}`,
+  )
   return items
 }
 
 describe('the list (Part 2 §2.1, §4.1)', () => {
-  check('P2-2.1-video-list', 'GET /v1/videos, with and without a filter, answers an object whose data is an array', async () => {
-    const { x } = await filtered()
-    for (const query of [{}, { safety_identifier: x }]) {
-      const ex = await api.get('/v1/videos', { query })
-      expectStatus(ex, 200)
-      expectSchema(ex, 'videos/list.json')
-    }
-  })
+  check(
+    'P2-2.1-video-list',
+    'GET /v1/videos, with and without a filter, answers an object whose data is an array',
+    async () => {
+      const { x } = await filtered()
+      for (const query of [{}, { safety_identifier: x }]) {
+        const ex = await api.get('/v1/videos', { query })
+        expectStatus(ex, 200)
+        expectSchema(ex, 'videos/list.json')
+      }
+    },
+  )
 
-  check('P2-4.1-list-filter-safety', 'safety_identifier lists only the jobs with that identifier, and all of the run\'s', async () => {
-    const { x, older, newer, other } = await filtered()
-    const list = await listVideos(api, { safety_identifier: x })
-    const items = jobsOf(list.items)
-    const strangers = items.filter((item) => item.safety_identifier !== x).map((item) => `${String(item.id)}: ${JSON.stringify(item.safety_identifier)}`)
-    expectThat(strangers.length === 0, `only jobs with safety_identifier ${x}`, strangers, list.ex)
-    const ids = items.map((item) => item.id)
-    const missing = [older, newer].filter((c) => !ids.includes(c.id)).map((c) => c.id)
-    expectThat(missing.length === 0, `both jobs made with ${x} listed`, `not listed: ${missing.join(', ')}`, list.ex)
-    expectThat(!ids.includes(other.id), `the job with another identifier (${other.id}) not listed`, 'listed', list.ex)
-  })
+  check(
+    'P2-4.1-list-filter-safety',
+    "safety_identifier lists only the jobs with that identifier, and all of the run's",
+    async () => {
+      const { x, older, newer, other } = await filtered()
+      const list = await listVideos(api, { safety_identifier: x })
+      const items = jobsOf(list.items)
+      const strangers = items
+        .filter((item) => item.safety_identifier !== x)
+        .map((item) => `${String(item.id)}: ${JSON.stringify(item.safety_identifier)}`)
+      expectThat(strangers.length === 0, `only jobs with safety_identifier ${x}`, strangers, list.ex)
+      const ids = items.map((item) => item.id)
+      const missing = [older, newer].filter((c) => !ids.includes(c.id)).map((c) => c.id)
+      expectThat(missing.length === 0, `both jobs made with ${x} listed`, `not listed: ${missing.join(', ')}`, list.ex)
+      expectThat(!ids.includes(other.id), `the job with another identifier (${other.id}) not listed`, 'listed', list.ex)
+    },
+  )
 
   check('P2-4.1-list-filter-request-id', 'request_id lists exactly the job of that call', async () => {
     const { older } = await filtered()
     const requestId = older.job.request_id
-    precondition(typeof requestId === 'string' && requestId !== '', 'P2-2.1-video-job', `the job's request_id is ${JSON.stringify(requestId)}`)
+    precondition(
+      typeof requestId === 'string' && requestId !== '',
+      'P2-2.1-video-job',
+      `the job's request_id is ${JSON.stringify(requestId)}`,
+    )
     const list = await listVideos(api, { request_id: requestId })
     const ids = jobsOf(list.items).map((item) => String(item.id))
-    expectThat(ids.length === 1 && ids[0] === older.id, `exactly ${older.id}`, ids.length === 0 ? 'no job' : ids.join(', '), list.ex)
+    expectThat(
+      ids.length === 1 && ids[0] === older.id,
+      `exactly ${older.id}`,
+      ids.length === 0 ? 'no job' : ids.join(', '),
+      list.ex,
+    )
   })
 
   check('P2-4.1-list-newest-first', 'of two jobs, the newer is listed first', async () => {
@@ -83,7 +116,11 @@ describe('the list (Part 2 §2.1, §4.1)', () => {
     const list = await listVideos(api, { safety_identifier: x })
     const ids = list.items.map((item) => item.id)
     const [at1, at2] = [ids.indexOf(older.id), ids.indexOf(newer.id)]
-    precondition(at1 >= 0 && at2 >= 0, 'P2-4.1-list-filter-safety', 'the two jobs are not both listed under their safety_identifier')
+    precondition(
+      at1 >= 0 && at2 >= 0,
+      'P2-4.1-list-filter-safety',
+      'the two jobs are not both listed under their safety_identifier',
+    )
     expectThat(at2 < at1, `${newer.id} (made second) before ${older.id}`, `at /data/${at2} and /data/${at1}`, list.ex)
   })
 })
@@ -105,21 +142,39 @@ describe('cost (Part 2 §3)', () => {
     precondition(isKnownStatus(status), 'P2-3-status-values', `the job's status is ${JSON.stringify(status)}`)
     if (status === 'failed') skipTest('the target did not start the job, so no charge is due')
     observe('video charge', `a 4 s vidA-2 job (${String(status)}) took ${usd(before - after)} of credit`)
-    expectThat(after < before - CREDIT_EPSILON_USD, `remaining credit below ${usd(before)} after a job that started (${String(status)})`, `${usd(after)}`, result.ex)
+    expectThat(
+      after < before - CREDIT_EPSILON_USD,
+      `remaining credit below ${usd(before)} after a job that started (${String(status)})`,
+      `${usd(after)}`,
+      result.ex,
+    )
   })
 
   check('P2-3-failed-no-cost', 'a job that did not start leaves the remaining credit unchanged', async () => {
     const deltas: string[] = []
     let last: Created | undefined
     for (let round = 1; round <= COST_CHECK.rounds; round += 1) {
-      const { before, after, result } = await creditAround(() => createVideo(api, { label: 'no-start', key: LEDGER, fields: { prompt: CANNOT_START_PROMPT } }))
+      const { before, after, result } = await creditAround(() =>
+        createVideo(api, { label: 'no-start', key: LEDGER, fields: { prompt: CANNOT_START_PROMPT } }),
+      )
       last = result
-      precondition(ACCEPTED.includes(result.ex.status), 'P2-4.1-models', `a valid vidA-2 create answered ${result.ex.status}`)
-      if (result.job?.status !== 'failed') skipTest(`the target started the job (status ${JSON.stringify(result.job?.status)}): it has no way this suite knows to make a job that cannot start`)
+      precondition(
+        ACCEPTED.includes(result.ex.status),
+        'P2-4.1-models',
+        `a valid vidA-2 create answered ${result.ex.status}`,
+      )
+      if (result.job?.status !== 'failed')
+        skipTest(
+          `the target started the job (status ${JSON.stringify(result.job?.status)}): it has no way this suite knows to make a job that cannot start`,
+        )
       if (Math.abs(after - before) <= CREDIT_EPSILON_USD) return
       deltas.push(`round ${round}: ${usd(before)} -> ${usd(after)}`)
     }
-    fail(`remaining credit unchanged across the creation of a failed job (in one of ${COST_CHECK.rounds} rounds)`, deltas, last?.ex)
+    fail(
+      `remaining credit unchanged across the creation of a failed job (in one of ${COST_CHECK.rounds} rounds)`,
+      deltas,
+      last?.ex,
+    )
   })
 })
 
@@ -127,46 +182,91 @@ describe('cost (Part 2 §3)', () => {
 const interrupted = memo(async () => {
   const sid = tag('interrupted')
   const before = (await remainingUsd(api, LEDGER)).usd
-  const drop = await dropCreate(api, LEDGER, { model: defaultVideoModel(), prompt: 'gateway-conformance interrupted: a kite over a beach', safety_identifier: sid }, 'interrupted')
+  const drop = await dropCreate(
+    api,
+    LEDGER,
+    {
+      model: defaultVideoModel(),
+      prompt: 'gateway-conformance interrupted: a kite over a beach',
+      safety_identifier: sid,
+    },
+    'interrupted',
+  )
   const found = await findDropped(api, LEDGER, sid)
   const after = (await remainingUsd(api, LEDGER)).usd
   return { sid, before, drop, found, after }
 })
 
 describe('an interrupted create (Part 2 §4.1)', () => {
-  check('P2-4.1-interrupted-listed', 'after a create whose connection was dropped, the job it created is listed', async () => {
-    const { sid, drop, found } = await interrupted()
-    observe('interrupted create', `the request was written in full and the connection dropped (${drop.how})`)
-    expectThat(found.job !== undefined, `a job with safety_identifier ${sid} listed within ${found.waitedMs} ms: the server starts at submission`, 'no such job', found.list.ex)
-  })
+  check(
+    'P2-4.1-interrupted-listed',
+    'after a create whose connection was dropped, the job it created is listed',
+    async () => {
+      const { sid, drop, found } = await interrupted()
+      observe('interrupted create', `the request was written in full and the connection dropped (${drop.how})`)
+      expectThat(
+        found.job !== undefined,
+        `a job with safety_identifier ${sid} listed within ${found.waitedMs} ms: the server starts at submission`,
+        'no such job',
+        found.list.ex,
+      )
+    },
+  )
 
-  check('P2-4.1-interrupted-charge', "the interrupted job's status tells its cost: not failed, charged; failed, not charged", async () => {
-    const { found, before, after } = await interrupted()
-    precondition(found.job !== undefined, 'P2-4.1-interrupted-listed', 'the job of the dropped create was not listed')
-    const status = found.job.status
-    precondition(isKnownStatus(status), 'P2-3-status-values', `the job's status is ${JSON.stringify(status)}`)
-    if (before === null || after === null) skipTest('GET /user/v1/credit answered no remaining_unit, so cost cannot be measured on this target')
-    if (status !== 'failed') {
-      expectThat(after < before - CREDIT_EPSILON_USD, `remaining credit below ${usd(before)}: the job is ${status}, so it started and was charged`, usd(after), found.list.ex)
-    } else {
-      expectThat(Math.abs(after - before) <= CREDIT_EPSILON_USD, `remaining credit ${usd(before)} unchanged: the job failed, so nothing was charged`, usd(after), found.list.ex)
-    }
-    // The other branch, where the target makes a job that cannot start: failed, and so not charged.
-    const deltas: string[] = []
-    for (let round = 1; round <= COST_CHECK.rounds; round += 1) {
-      const sid = tag('interrupted-no-start')
-      const credit0 = requireCredit(await remainingUsd(api, LEDGER))
-      await dropCreate(api, LEDGER, { model: defaultVideoModel(), prompt: CANNOT_START_PROMPT, safety_identifier: sid }, 'interrupted-no-start')
-      const dropped = await findDropped(api, LEDGER, sid)
-      const credit1 = requireCredit(await remainingUsd(api, LEDGER))
-      if (dropped.job === undefined || dropped.job.status !== 'failed') {
-        observe('interrupted create that cannot start', `not judged: the job was ${dropped.job === undefined ? 'not listed' : `listed as ${String(dropped.job.status)}`}`)
-        return
+  check(
+    'P2-4.1-interrupted-charge',
+    "the interrupted job's status tells its cost: not failed, charged; failed, not charged",
+    async () => {
+      const { found, before, after } = await interrupted()
+      precondition(found.job !== undefined, 'P2-4.1-interrupted-listed', 'the job of the dropped create was not listed')
+      const status = found.job.status
+      precondition(isKnownStatus(status), 'P2-3-status-values', `the job's status is ${JSON.stringify(status)}`)
+      if (before === null || after === null)
+        skipTest('GET /user/v1/credit answered no remaining_unit, so cost cannot be measured on this target')
+      if (status !== 'failed') {
+        expectThat(
+          after < before - CREDIT_EPSILON_USD,
+          `remaining credit below ${usd(before)}: the job is ${status}, so it started and was charged`,
+          usd(after),
+          found.list.ex,
+        )
+      } else {
+        expectThat(
+          Math.abs(after - before) <= CREDIT_EPSILON_USD,
+          `remaining credit ${usd(before)} unchanged: the job failed, so nothing was charged`,
+          usd(after),
+          found.list.ex,
+        )
       }
-      if (Math.abs(credit1 - credit0) <= CREDIT_EPSILON_USD) return
-      deltas.push(`round ${round}: ${usd(credit0)} -> ${usd(credit1)}`)
-      if (round === COST_CHECK.rounds) fail(`remaining credit unchanged across an interrupted create whose job failed (in one of ${COST_CHECK.rounds} rounds)`, deltas, dropped.list.ex)
-    }
-  })
+      // The other branch, where the target makes a job that cannot start: failed, and so not charged.
+      const deltas: string[] = []
+      for (let round = 1; round <= COST_CHECK.rounds; round += 1) {
+        const sid = tag('interrupted-no-start')
+        const credit0 = requireCredit(await remainingUsd(api, LEDGER))
+        await dropCreate(
+          api,
+          LEDGER,
+          { model: defaultVideoModel(), prompt: CANNOT_START_PROMPT, safety_identifier: sid },
+          'interrupted-no-start',
+        )
+        const dropped = await findDropped(api, LEDGER, sid)
+        const credit1 = requireCredit(await remainingUsd(api, LEDGER))
+        if (dropped.job === undefined || dropped.job.status !== 'failed') {
+          observe(
+            'interrupted create that cannot start',
+            `not judged: the job was ${dropped.job === undefined ? 'not listed' : `listed as ${String(dropped.job.status)}`}`,
+          )
+          return
+        }
+        if (Math.abs(credit1 - credit0) <= CREDIT_EPSILON_USD) return
+        deltas.push(`round ${round}: ${usd(credit0)} -> ${usd(credit1)}`)
+        if (round === COST_CHECK.rounds)
+          fail(
+            `remaining credit unchanged across an interrupted create whose job failed (in one of ${COST_CHECK.rounds} rounds)`,
+            deltas,
+            dropped.list.ex,
+          )
+      }
+    },
+  )
 })
-

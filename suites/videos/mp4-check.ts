@@ -54,7 +54,8 @@ export function checkMp4(bytes: Buffer): Mp4Verdict {
     offset += size
   }
   if (bytes.length === 0) problems.push('the body is empty')
-  else if (boxes[0]?.type !== 'ftyp') problems.push(`the first box is ${boxes[0] ? boxes[0].type : 'missing'}, not ftyp`)
+  else if (boxes[0]?.type !== 'ftyp')
+    problems.push(`the first box is ${boxes[0] ? boxes[0].type : 'missing'}, not ftyp`)
   for (const required of ['moov', 'mdat']) {
     if (!boxes.some((box) => box.type === required)) problems.push(`no top-level ${required} box`)
   }

@@ -22,7 +22,10 @@ export const POLLING_TEST_TIMEOUT_MS = POLL_DEFAULTS.timeoutMs + 60_000
 
 /** The wait before poll n (1-based): initial, then doubling, capped. */
 export function backoffDelayMs(attempt: number): number {
-  return Math.min(POLL_DEFAULTS.maxDelayMs, POLL_DEFAULTS.initialDelayMs * POLL_DEFAULTS.factor ** Math.max(0, attempt - 1))
+  return Math.min(
+    POLL_DEFAULTS.maxDelayMs,
+    POLL_DEFAULTS.initialDelayMs * POLL_DEFAULTS.factor ** Math.max(0, attempt - 1),
+  )
 }
 
 export interface Poll {
@@ -41,7 +44,12 @@ export function statusOf(ex: Exchange): unknown {
  * GET /v1/videos/{id} with exponential backoff until the status is completed or failed, the bound passes, or
  * the retrieve stops answering 200 (then the poll ends with what it has: the caller judges).
  */
-export async function pollUntilTerminal(api: TargetClient, id: string, key: KeySlot = 'main', timeoutMs: number = POLL_DEFAULTS.timeoutMs): Promise<Poll> {
+export async function pollUntilTerminal(
+  api: TargetClient,
+  id: string,
+  key: KeySlot = 'main',
+  timeoutMs: number = POLL_DEFAULTS.timeoutMs,
+): Promise<Poll> {
   const started = Date.now()
   const seen: Poll['seen'] = []
   for (let attempt = 1; ; attempt += 1) {
@@ -49,7 +57,8 @@ export async function pollUntilTerminal(api: TargetClient, id: string, key: KeyS
     const status = statusOf(ex)
     seen.push({ ex, status, atMs: Date.now() - started })
     if (ex.status !== 200) return { seen, terminal: undefined, elapsedMs: Date.now() - started }
-    if (typeof status === 'string' && TERMINAL.includes(status)) return { seen, terminal: status, elapsedMs: Date.now() - started }
+    if (typeof status === 'string' && TERMINAL.includes(status))
+      return { seen, terminal: status, elapsedMs: Date.now() - started }
     const delay = backoffDelayMs(attempt)
     if (Date.now() - started + delay > timeoutMs) return { seen, terminal: undefined, elapsedMs: Date.now() - started }
     await sleep(delay)
@@ -61,7 +70,11 @@ export async function pollUntilTerminal(api: TargetClient, id: string, key: KeyS
  * span longer than a whole queued-processing-completed cycle of the reference gateway's default schedule, so a
  * status that moved on would show, without making the suite wait as long as a real video takes.
  */
-export async function laterStatuses(api: TargetClient, id: string, key: KeySlot = 'main'): Promise<Array<{ ex: Exchange; status: unknown }>> {
+export async function laterStatuses(
+  api: TargetClient,
+  id: string,
+  key: KeySlot = 'main',
+): Promise<Array<{ ex: Exchange; status: unknown }>> {
   const out: Array<{ ex: Exchange; status: unknown }> = []
   for (let i = 1; i <= POLL_DEFAULTS.stableChecks; i += 1) {
     await sleep(backoffDelayMs(i))
@@ -87,7 +100,10 @@ export async function remainingUsd(api: TargetClient, key: KeySlot): Promise<{ u
 
 /** Skips the running test when credit cannot be read. */
 export function requireCredit(reading: { usd: number | null; ex: Exchange }): number {
-  if (reading.usd === null) skipTest(`GET /user/v1/credit answered no remaining_unit (status ${reading.ex.status}), so cost cannot be measured on this target`)
+  if (reading.usd === null)
+    skipTest(
+      `GET /user/v1/credit answered no remaining_unit (status ${reading.ex.status}), so cost cannot be measured on this target`,
+    )
   return reading.usd
 }
 

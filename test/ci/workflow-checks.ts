@@ -30,7 +30,10 @@ export function npmCommands(shell: string): NpmCommand[] {
   for (const piece of shell.split(/\n|;|&&|\|\||\|/)) {
     const m = /(?:^|\s)npm\s+(.*)$/.exec(piece.replace(/#.*$/, '').trim())
     if (m === null) continue
-    const tokens = (m[1] as string).split(/\s+/).filter((t) => t !== '').map((t) => t.replace(/^["']|["']$/g, ''))
+    const tokens = (m[1] as string)
+      .split(/\s+/)
+      .filter((t) => t !== '')
+      .map((t) => t.replace(/^["']|["']$/g, ''))
     const verb = tokens[0]
     if (verb === undefined) continue
     const command = verb === 'run' ? `npm run ${tokens[1] ?? ''}` : `npm ${verb}`
@@ -66,18 +69,25 @@ export function documented(readme: string): { commands: Set<string>; flags: Set<
 }
 
 /** Problems: npm commands or flags in `shell` that the README does not give. */
-export function undocumentedCommands(shell: string, docs: { commands: Set<string>; flags: Set<string> }, where: string): string[] {
+export function undocumentedCommands(
+  shell: string,
+  docs: { commands: Set<string>; flags: Set<string> },
+  where: string,
+): string[] {
   const problems: string[] = []
   for (const c of npmCommands(shell)) {
     const name = c.sub === undefined ? c.command : `${c.command} -- ${c.sub}`
     if (!docs.commands.has(name)) problems.push(`${where}: "${name}" is not a command the README gives`)
-    for (const flag of c.flags) if (!docs.flags.has(flag)) problems.push(`${where}: ${flag} of "${c.text}" is not in the README`)
+    for (const flag of c.flags)
+      if (!docs.flags.has(flag)) problems.push(`${where}: ${flag} of "${c.text}" is not in the README`)
   }
   return problems
 }
 
 export function jobsOf(workflow: Record<string, unknown>): Array<[string, Record<string, unknown>]> {
-  return isObject(workflow.jobs) ? Object.entries(workflow.jobs).filter((e): e is [string, Record<string, unknown>] => isObject(e[1])) : []
+  return isObject(workflow.jobs)
+    ? Object.entries(workflow.jobs).filter((e): e is [string, Record<string, unknown>] => isObject(e[1]))
+    : []
 }
 
 export function stepsOf(job: Record<string, unknown>): Step[] {
@@ -102,27 +112,41 @@ const CONFIG_REF = /^\$\{\{\s*(?:secrets|vars)\.([A-Z0-9_]+)\s*\}\}$/
  * level (a workflow- or job-level secret reaches `npm ci` and every install script it runs); no key is written
  * out, and no secret is pasted into a script (where it would be part of the command text).
  */
-export function secretProblems(workflow: Record<string, unknown>, text: string, knownKeys: readonly string[]): string[] {
+export function secretProblems(
+  workflow: Record<string, unknown>,
+  text: string,
+  knownKeys: readonly string[],
+): string[] {
   const problems: string[] = []
   const envs: Array<[string, unknown, boolean]> = [['workflow env', workflow.env, false]]
   for (const [id, job] of jobsOf(workflow)) {
     envs.push([`job ${id} env`, job.env, false])
-    for (const step of stepsOf(job)) envs.push([`step "${stepLabel(step)}" env`, step.env, !(step.run ?? '').split('\n').some((l) => /(^|\s)npm (ci|install)\b/.test(l))])
+    for (const step of stepsOf(job))
+      envs.push([
+        `step "${stepLabel(step)}" env`,
+        step.env,
+        !(step.run ?? '').split('\n').some((l) => /(^|\s)npm (ci|install)\b/.test(l)),
+      ])
   }
   for (const [where, env, secretsAllowed] of envs) {
     if (!isObject(env)) continue
     for (const [name, value] of Object.entries(env)) {
       const text = String(value)
-      if (KEY_NAME.test(name) && !SECRET_REF.test(text)) problems.push(`${where}: ${name} must be \${{ secrets.${name} }}`)
-      if (/^GATEWAY_(BASE_URL|BUDGET_USD)$/.test(name) && !CONFIG_REF.test(text)) problems.push(`${where}: ${name} must come from secrets. or vars.`)
-      if (/secrets\./.test(text) && !secretsAllowed) problems.push(`${where}: ${name} brings a secret where npm ci or every step would see it`)
+      if (KEY_NAME.test(name) && !SECRET_REF.test(text))
+        problems.push(`${where}: ${name} must be \${{ secrets.${name} }}`)
+      if (/^GATEWAY_(BASE_URL|BUDGET_USD)$/.test(name) && !CONFIG_REF.test(text))
+        problems.push(`${where}: ${name} must come from secrets. or vars.`)
+      if (/secrets\./.test(text) && !secretsAllowed)
+        problems.push(`${where}: ${name} brings a secret where npm ci or every step would see it`)
     }
   }
   for (const step of allSteps(workflow)) {
-    if (/secrets\./.test(step.run ?? '')) problems.push(`step "${stepLabel(step)}": a secret is written into its script; pass it through env`)
+    if (/secrets\./.test(step.run ?? ''))
+      problems.push(`step "${stepLabel(step)}": a secret is written into its script; pass it through env`)
   }
   for (const key of knownKeys) if (text.includes(key)) problems.push('a key is written out in the workflow')
-  if (/\bsk-[A-Za-z0-9_-]{8,}/.test(text) || /Bearer\s+[A-Za-z0-9]/.test(text)) problems.push('something shaped like a key is written out in the workflow')
+  if (/\bsk-[A-Za-z0-9_-]{8,}/.test(text) || /Bearer\s+[A-Za-z0-9]/.test(text))
+    problems.push('something shaped like a key is written out in the workflow')
   return problems
 }
 

@@ -23,16 +23,27 @@ import { canaryKeys, leaks } from '../support/canary.ts'
 import { withRun, type ConformanceRun } from '../support/run-conformance.ts'
 
 const canaries = canaryKeys()
-const ALL_BUT_TIERS = families().filter((family) => family !== 'tiers').join(',')
+const ALL_BUT_TIERS = families()
+  .filter((family) => family !== 'tiers')
+  .join(',')
 let gateway: EmbeddedGateway
 let slow: EmbeddedGateway
 /** Its own gateway: the tiers family counts every call of an account's buckets. */
 let slowTiers: EmbeddedGateway
 
 beforeAll(async () => {
-  gateway = await startEmbeddedGateway({ vary: true, varyLatencyMs: 0, minuteMs: DEFAULTS.embeddedMinuteMs, keyAliases: canaries.aliases })
+  gateway = await startEmbeddedGateway({
+    vary: true,
+    varyLatencyMs: 0,
+    minuteMs: DEFAULTS.embeddedMinuteMs,
+    keyAliases: canaries.aliases,
+  })
   slow = await startEmbeddedGateway({ vary: true, minuteMs: DEFAULTS.embeddedMinuteMs, keyAliases: canaries.aliases })
-  slowTiers = await startEmbeddedGateway({ vary: true, minuteMs: DEFAULTS.embeddedMinuteMs, keyAliases: canaries.aliases })
+  slowTiers = await startEmbeddedGateway({
+    vary: true,
+    minuteMs: DEFAULTS.embeddedMinuteMs,
+    keyAliases: canaries.aliases,
+  })
 })
 
 afterAll(async () => {
@@ -49,7 +60,11 @@ function expectConformant(run: ConformanceRun): void {
   const summary = run.summary
   expect(summary, run.stderr).toBeDefined()
   const judged = summary!.requirements.filter((r) => r.status === 'fail' || r.status === 'warn' || r.status === 'error')
-  expect(judged.map((r) => `${r.id}: ${r.status}: ${r.evidence[0]?.message.split('\n').find((l) => l.startsWith('Seen')) ?? ''}`)).toEqual([])
+  expect(
+    judged.map(
+      (r) => `${r.id}: ${r.status}: ${r.evidence[0]?.message.split('\n').find((l) => l.startsWith('Seen')) ?? ''}`,
+    ),
+  ).toEqual([])
   expect(run.exitCode, run.stdout).toBe(0)
 }
 
@@ -73,7 +88,9 @@ test.concurrent('a full run against the varied gateway is conformant, with no fa
 test.concurrent('with 300 ms before every route answers, every family but tiers is conformant too', async () => {
   await withRun(['--base-url', slow.url, '--family', ALL_BUT_TIERS], env, (run) => {
     expectConformant(run)
-    expect(run.summary!.requirements.filter((r) => r.family !== 'tiers' && r.status === 'disabled').map((r) => r.id)).toEqual([])
+    expect(
+      run.summary!.requirements.filter((r) => r.family !== 'tiers' && r.status === 'disabled').map((r) => r.id),
+    ).toEqual([])
   })
 }, 420_000)
 
@@ -85,14 +102,19 @@ test('with 300 ms before every route answers, the tiers family is conformant for
     expect(run.summary!.tiers.filter((t) => t.keyGiven).map((t) => t.tier)).toEqual([0, 1])
     // Whatever a requirement skipped is for want of the other tiers' keys (or a SHOULD about Retry-After, which
     // --vary leaves out), never a measurement the latency cut.
-    const unproven = run.summary!.requirements
-      .filter((r) => r.family === 'tiers')
-      .flatMap((r) => (r.reason ?? '').split('; ').filter((part) => part !== '' && !/^no key for tier[2-5]\b/.test(part) && !/Retry-After/.test(part)).map((part) => `${r.id}: ${part}`))
+    const unproven = run
+      .summary!.requirements.filter((r) => r.family === 'tiers')
+      .flatMap((r) =>
+        (r.reason ?? '')
+          .split('; ')
+          .filter((part) => part !== '' && !/^no key for tier[2-5]\b/.test(part) && !/Retry-After/.test(part))
+          .map((part) => `${r.id}: ${part}`),
+      )
     expect(unproven).toEqual([])
   })
 }, 420_000)
 
-test('the variation is really on: unknown properties first, reordered keys, a proxy\'s x-request-id; the slow gateway waits', async () => {
+test("the variation is really on: unknown properties first, reordered keys, a proxy's x-request-id; the slow gateway waits", async () => {
   const key = canaries.env.GATEWAY_API_KEY as string
   const response = await fetch(`${gateway.url}/v1/models`, { headers: { authorization: `Bearer ${key}` } })
   const body = (await response.json()) as Record<string, unknown>

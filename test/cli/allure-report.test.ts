@@ -39,8 +39,14 @@ interface ScriptRun {
 }
 
 async function runReport(args: string[], cwd: string, env: Record<string, string> = {}): Promise<ScriptRun> {
-  const base = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('GATEWAY_') && !name.startsWith('VITEST')))
-  const child = spawn(process.execPath, ['--import', TSX, REPORT_SCRIPT, ...args], { cwd, env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+  const base = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith('GATEWAY_') && !name.startsWith('VITEST')),
+  )
+  const child = spawn(process.execPath, ['--import', TSX, REPORT_SCRIPT, ...args], {
+    cwd,
+    env: { ...base, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let stdout = ''
   let stderr = ''
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
@@ -86,13 +92,17 @@ function visibleText(dom: string): string {
  */
 async function render(url: string, drawn: string): Promise<string> {
   let dom = ''
-  for (let attempt = 1; attempt <= 2 && !dom.includes(drawn); attempt += 1) dom = await dumpDom(url, { virtualTimeBudgetMs: 10_000, timeoutMs: 60_000 })
+  for (let attempt = 1; attempt <= 2 && !dom.includes(drawn); attempt += 1)
+    dom = await dumpDom(url, { virtualTimeBudgetMs: 10_000, timeoutMs: 60_000 })
   return dom
 }
 
 /** The x-axis of the "Status dynamics" chart: one label per report in the history, then "Latest". */
 function statusDynamics(dom: string): string[] {
-  const text = visibleText(dom).split('\n').map((s) => s.trim()).filter((s) => s !== '')
+  const text = visibleText(dom)
+    .split('\n')
+    .map((s) => s.trim())
+    .filter((s) => s !== '')
   const start = text.indexOf('Status dynamics')
   if (start < 0) return ['(no Status dynamics chart)']
   const end = text.findIndex((s, i) => i > start && /^Test results by/.test(s))
@@ -117,86 +127,106 @@ describe('a run against a gateway with a fault, then npm run report twice', () =
       ctx.skip(CHROMIUM_MISSING)
     }
     const t0 = performance.now()
-    await withRun(['--base-url', gateway.url, '--family', 'models'], { ...keyEnv({ ...gateway.keys }, KEY_ENV), GATEWAY_REFERENCE_URL: REFERENCE_URL }, async (run) => {
-      const ranMs = Math.round(performance.now() - t0)
-      expect(run.exitCode, `${run.stdout}\n${run.stderr}`).toBe(1)
-      const keys = Object.values(gateway.keys)
-      const resultsDir = join(run.reportRoot, 'latest', 'allure-results')
-      const results = readResults(resultsDir)
-      expect(results.length).toBeGreaterThan(5)
-      // Every test that ran is there (a test skipped inside it is too; one left out by the selection is not).
-      expect(results.length).toBeGreaterThanOrEqual(run.summary!.tests.passed + run.summary!.tests.failed)
-      expect(results.length).toBeLessThanOrEqual(run.summary!.tests.total)
-      const host = new URL(gateway.url).host
+    await withRun(
+      ['--base-url', gateway.url, '--family', 'models'],
+      { ...keyEnv({ ...gateway.keys }, KEY_ENV), GATEWAY_REFERENCE_URL: REFERENCE_URL },
+      async (run) => {
+        const ranMs = Math.round(performance.now() - t0)
+        expect(run.exitCode, `${run.stdout}\n${run.stderr}`).toBe(1)
+        const keys = Object.values(gateway.keys)
+        const resultsDir = join(run.reportRoot, 'latest', 'allure-results')
+        const results = readResults(resultsDir)
+        expect(results.length).toBeGreaterThan(5)
+        // Every test that ran is there (a test skipped inside it is too; one left out by the selection is not).
+        expect(results.length).toBeGreaterThanOrEqual(run.summary!.tests.passed + run.summary!.tests.failed)
+        expect(results.length).toBeLessThanOrEqual(run.summary!.tests.total)
+        const host = new URL(gateway.url).host
 
-      // Every test: its requirement, as the catalogue says, and where the reference states it.
-      for (const result of results) {
-        const id = /^\[([^\]]+)\]/.exec(result.name ?? '')?.[1] ?? ''
-        const req = requirements().get(id)
-        expect(req, result.name).toBeDefined()
-        expect(labels(result, 'epic'), result.name).toEqual([`Part ${req!.part}`])
-        expect(labels(result, 'feature'), result.name).toEqual(['models'])
-        expect(labels(result, 'story'), result.name).toEqual([id])
-        expect(labels(result, 'severity'), result.name).toEqual([req!.level === 'MUST' ? 'critical' : 'minor'])
-        const tags = labels(result, 'tag')
-        expect(tags, result.name).toContain(`target:${host}`)
-        for (const tag of tags.filter((t) => t.startsWith('tier:'))) expect(tag).toMatch(/^tier:(main|[0-5])$/)
-        expect(result.links, result.name).toEqual([{ url: sectionUrl(req!, REFERENCE_URL), name: citation(req!) }])
-        expect(result.links[0]!.url, result.name).toMatch(/^https:\/\/docs\.example\.com\/reference\/gateway-api-part-[12]\.md#\d+-[a-z]/)
-        if (result.status === 'passed') expect(attachmentsOf(result), result.name).toEqual([])
-      }
-      expect(new Set(results.map((r) => labels(r, 'severity')[0]))).toEqual(new Set(['critical', 'minor']))
+        // Every test: its requirement, as the catalogue says, and where the reference states it.
+        for (const result of results) {
+          const id = /^\[([^\]]+)\]/.exec(result.name ?? '')?.[1] ?? ''
+          const req = requirements().get(id)
+          expect(req, result.name).toBeDefined()
+          expect(labels(result, 'epic'), result.name).toEqual([`Part ${req!.part}`])
+          expect(labels(result, 'feature'), result.name).toEqual(['models'])
+          expect(labels(result, 'story'), result.name).toEqual([id])
+          expect(labels(result, 'severity'), result.name).toEqual([req!.level === 'MUST' ? 'critical' : 'minor'])
+          const tags = labels(result, 'tag')
+          expect(tags, result.name).toContain(`target:${host}`)
+          for (const tag of tags.filter((t) => t.startsWith('tier:'))) expect(tag).toMatch(/^tier:(main|[0-5])$/)
+          expect(result.links, result.name).toEqual([{ url: sectionUrl(req!, REFERENCE_URL), name: citation(req!) }])
+          expect(result.links[0]!.url, result.name).toMatch(
+            /^https:\/\/docs\.example\.com\/reference\/gateway-api-part-[12]\.md#\d+-[a-z]/,
+          )
+          if (result.status === 'passed') expect(attachmentsOf(result), result.name).toEqual([])
+        }
+        expect(new Set(results.map((r) => labels(r, 'severity')[0]))).toEqual(new Set(['critical', 'minor']))
 
-      // The failing test: "failed" (the target broke a rule), not "broken", with its exchange and curl line.
-      const failing = results.filter((r) => r.status !== 'passed' && r.status !== 'skipped')
-      expect(failing.map((r) => [labels(r, 'story')[0], r.status])).toEqual([[FAULT.breaks, 'failed']])
-      const failed = failing[0]!
-      expect(labels(failed, 'tag')).toContain('tier:main')
-      const attached = attachmentsOf(failed)
-      expect(attached.map((a) => a.type)).toEqual(['application/json', 'text/plain'])
-      const exchange = JSON.parse(readFileSync(join(resultsDir, attached[0]!.source), 'utf8')) as ExchangeRecord
-      expect(exchange).toMatchObject({ method: 'GET', status: 500 })
-      expect(exchange.path).toMatch(/^\/v1\/models\/./)
-      expect(exchange.requestHeaders.authorization).toBe('Bearer <GATEWAY_API_KEY>')
-      const curl = readFileSync(join(resultsDir, attached[1]!.source), 'utf8')
-      expect(curl).toMatch(new RegExp(`^curl .*'${gateway.url}${exchange.path}'.*"Authorization: Bearer \\$GATEWAY_API_KEY"`))
+        // The failing test: "failed" (the target broke a rule), not "broken", with its exchange and curl line.
+        const failing = results.filter((r) => r.status !== 'passed' && r.status !== 'skipped')
+        expect(failing.map((r) => [labels(r, 'story')[0], r.status])).toEqual([[FAULT.breaks, 'failed']])
+        const failed = failing[0]!
+        expect(labels(failed, 'tag')).toContain('tier:main')
+        const attached = attachmentsOf(failed)
+        expect(attached.map((a) => a.type)).toEqual(['application/json', 'text/plain'])
+        const exchange = JSON.parse(readFileSync(join(resultsDir, attached[0]!.source), 'utf8')) as ExchangeRecord
+        expect(exchange).toMatchObject({ method: 'GET', status: 500 })
+        expect(exchange.path).toMatch(/^\/v1\/models\/./)
+        expect(exchange.requestHeaders.authorization).toBe('Bearer <GATEWAY_API_KEY>')
+        const curl = readFileSync(join(resultsDir, attached[1]!.source), 'utf8')
+        expect(curl).toMatch(
+          new RegExp(`^curl .*'${gateway.url}${exchange.path}'.*"Authorization: Bearer \\$GATEWAY_API_KEY"`),
+        )
 
-      // npm run report, twice, with the history where CI would cache it.
-      const cwd = dirname(run.reportRoot)
-      const history = join(cwd, 'ci-cache', 'allure-history.jsonl')
-      const t1 = performance.now()
-      const first = await runReport([], cwd, { [ALLURE_HISTORY_ENV]: history })
-      expect(first.exitCode, first.stderr).toBe(0)
-      expect(first.stdout).toBe(`Allure report: reports/latest/allure-report/index.html (${results.length} tests; history ci-cache/allure-history.jsonl, 1 report)\n`)
-      const second = await runReport(['--output', 'second'], cwd, { [ALLURE_HISTORY_ENV]: history })
-      expect(second.exitCode, second.stderr).toBe(0)
-      expect(second.stdout).toMatch(/^Allure report: second\/index.html \(\d+ tests; history ci-cache\/allure-history.jsonl, 2 reports\)\n$/)
-      expect(readFileSync(history, 'utf8').trim().split('\n')).toHaveLength(2)
+        // npm run report, twice, with the history where CI would cache it.
+        const cwd = dirname(run.reportRoot)
+        const history = join(cwd, 'ci-cache', 'allure-history.jsonl')
+        const t1 = performance.now()
+        const first = await runReport([], cwd, { [ALLURE_HISTORY_ENV]: history })
+        expect(first.exitCode, first.stderr).toBe(0)
+        expect(first.stdout).toBe(
+          `Allure report: reports/latest/allure-report/index.html (${results.length} tests; history ci-cache/allure-history.jsonl, 1 report)\n`,
+        )
+        const second = await runReport(['--output', 'second'], cwd, { [ALLURE_HISTORY_ENV]: history })
+        expect(second.exitCode, second.stderr).toBe(0)
+        expect(second.stdout).toMatch(
+          /^Allure report: second\/index.html \(\d+ tests; history ci-cache\/allure-history.jsonl, 2 reports\)\n$/,
+        )
+        expect(readFileSync(history, 'utf8').trim().split('\n')).toHaveLength(2)
 
-      expect(existsSync(join(run.reportRoot, 'latest', 'allure-report', 'index.html'))).toBe(true)
-      const secondIndex = join(cwd, 'second', 'index.html')
-      const t2 = performance.now()
-      const [resultsView, charts] = await Promise.all([
-        render(pathToFileURL(secondIndex).href, 'data-testid="metadata-item-total"'),
-        render(`${pathToFileURL(secondIndex).href}#charts`, 'Status dynamics'),
-      ])
-      await ctx.annotate(`conformance run ${ranMs} ms, two reports ${Math.round(t2 - t1)} ms, two headless Chromium runs ${Math.round(performance.now() - t2)} ms`)
+        expect(existsSync(join(run.reportRoot, 'latest', 'allure-report', 'index.html'))).toBe(true)
+        const secondIndex = join(cwd, 'second', 'index.html')
+        const t2 = performance.now()
+        const [resultsView, charts] = await Promise.all([
+          render(pathToFileURL(secondIndex).href, 'data-testid="metadata-item-total"'),
+          render(`${pathToFileURL(secondIndex).href}#charts`, 'Status dynamics'),
+        ])
+        await ctx.annotate(
+          `conformance run ${ranMs} ms, two reports ${Math.round(t2 - t1)} ms, two headless Chromium runs ${Math.round(performance.now() - t2)} ms`,
+        )
 
-      // The results view: the run's count, its tree of part, family and requirement, the failing test by name.
-      const total = /data-testid="metadata-item-total"[\s\S]*?data-testid="metadata-value"[^>]*>(?:<[^>]+>)*(\d+)</.exec(resultsView)?.[1]
-      expect(Number(total)).toBe(results.length)
-      const seen = visibleText(resultsView).split('\n').map((s) => s.trim())
-      for (const node of ['Gateway conformance', 'Part 1', 'models', ...results.map((r) => labels(r, 'story')[0]!)]) expect(seen, node).toContain(node)
-      expect(seen).toContain(failed.name)
-      // Trends: the second report shows the first one's point before its own (without history: "No history
-      // information available").
-      const axis = statusDynamics(charts)
-      expect(axis).toHaveLength(2)
-      expect(axis[1]).toBe('Latest')
+        // The results view: the run's count, its tree of part, family and requirement, the failing test by name.
+        const total =
+          /data-testid="metadata-item-total"[\s\S]*?data-testid="metadata-value"[^>]*>(?:<[^>]+>)*(\d+)</.exec(
+            resultsView,
+          )?.[1]
+        expect(Number(total)).toBe(results.length)
+        const seen = visibleText(resultsView)
+          .split('\n')
+          .map((s) => s.trim())
+        for (const node of ['Gateway conformance', 'Part 1', 'models', ...results.map((r) => labels(r, 'story')[0]!)])
+          expect(seen, node).toContain(node)
+        expect(seen).toContain(failed.name)
+        // Trends: the second report shows the first one's point before its own (without history: "No history
+        // information available").
+        const axis = statusDynamics(charts)
+        expect(axis).toHaveLength(2)
+        expect(axis[1]).toBe('Latest')
 
-      // No key anywhere: results, reports, the history file.
-      expect(leaks(keys, [run.reportRoot, join(cwd, 'second'), history])).toEqual([])
-    })
+        // No key anywhere: results, reports, the history file.
+        expect(leaks(keys, [run.reportRoot, join(cwd, 'second'), history])).toEqual([])
+      },
+    )
   }, 240_000)
 })
 
@@ -204,30 +234,56 @@ describe('npm run report', () => {
   test('without results: exit 2 and one line that says what to do', async () => {
     const run = await runReport(['--results', 'nowhere/allure-results'], ROOT)
     expect(run.exitCode).toBe(2)
-    expect(run.stderr).toMatch(/^report: no Allure results in \S*nowhere\/allure-results: run npm run conformance first, or pass --results DIR\n$/)
+    expect(run.stderr).toMatch(
+      /^report: no Allure results in \S*nowhere\/allure-results: run npm run conformance first, or pass --results DIR\n$/,
+    )
     expect(existsSync(join(ROOT, 'nowhere'))).toBe(false)
   })
 
   test('options: flags over the environment over the defaults; the report goes beside its results', () => {
-    expect(resolveReportOptions({}, {}, '/w')).toEqual({ results: '/w/reports/latest/allure-results', output: '/w/reports/latest/allure-report', history: '/w/reports/allure-history.jsonl', historyLimit: REPORT_DEFAULTS.historyLimit, name: 'Gateway conformance' })
-    expect(resolveReportOptions({ results: 'out/r1/allure-results' }, { [ALLURE_HISTORY_ENV]: '/cache/h.jsonl' }, '/w')).toMatchObject({ output: '/w/out/r1/allure-report', history: '/cache/h.jsonl' })
-    expect(resolveReportOptions({ history: 'h.jsonl', output: 'o', 'history-limit': '3' }, { [ALLURE_HISTORY_ENV]: '/cache/h.jsonl' }, '/w')).toMatchObject({ output: '/w/o', history: '/w/h.jsonl', historyLimit: 3 })
-    expect(() => resolveReportOptions({ 'history-limit': '0' }, {}, '/w')).toThrow(/--history-limit must be a whole number/)
+    expect(resolveReportOptions({}, {}, '/w')).toEqual({
+      results: '/w/reports/latest/allure-results',
+      output: '/w/reports/latest/allure-report',
+      history: '/w/reports/allure-history.jsonl',
+      historyLimit: REPORT_DEFAULTS.historyLimit,
+      name: 'Gateway conformance',
+    })
+    expect(
+      resolveReportOptions({ results: 'out/r1/allure-results' }, { [ALLURE_HISTORY_ENV]: '/cache/h.jsonl' }, '/w'),
+    ).toMatchObject({ output: '/w/out/r1/allure-report', history: '/cache/h.jsonl' })
+    expect(
+      resolveReportOptions(
+        { history: 'h.jsonl', output: 'o', 'history-limit': '3' },
+        { [ALLURE_HISTORY_ENV]: '/cache/h.jsonl' },
+        '/w',
+      ),
+    ).toMatchObject({ output: '/w/o', history: '/w/h.jsonl', historyLimit: 3 })
+    expect(() => resolveReportOptions({ 'history-limit': '0' }, {}, '/w')).toThrow(
+      /--history-limit must be a whole number/,
+    )
   })
 })
 
 describe('pieces', () => {
   test('every requirement links to a heading of the reference (Part 1 §4.2 -> #42-account-and-usage-...)', () => {
-    expect(headingAnchor('4.2 Account and usage (base path /user/v1, Bearer authentication)')).toBe('42-account-and-usage-base-path-userv1-bearer-authentication')
+    expect(headingAnchor('4.2 Account and usage (base path /user/v1, Bearer authentication)')).toBe(
+      '42-account-and-usage-base-path-userv1-bearer-authentication',
+    )
     const anchorless = [...requirements().values()].filter((req) => !sectionUrl(req).includes('#'))
     expect(anchorless.map((r) => `${r.id} §${r.section}`)).toEqual([])
     // A numbered rule inside a section links to its section; GATEWAY_REFERENCE_URL moves every link, and without it
     // a link is relative, for a reference beside the report.
     const anchor9 = headingAnchor(referenceSections().parts[1].headings['9']!)
-    expect(sectionUrl({ part: 1, section: '9.4' }, 'https://docs.example.com/ref')).toBe(`https://docs.example.com/ref/gateway-api-part-1.md#${anchor9}`)
-    expect(sectionUrl({ part: 1, section: '9.4' }, 'https://docs.example.com/ref/')).toBe(`https://docs.example.com/ref/gateway-api-part-1.md#${anchor9}`)
+    expect(sectionUrl({ part: 1, section: '9.4' }, 'https://docs.example.com/ref')).toBe(
+      `https://docs.example.com/ref/gateway-api-part-1.md#${anchor9}`,
+    )
+    expect(sectionUrl({ part: 1, section: '9.4' }, 'https://docs.example.com/ref/')).toBe(
+      `https://docs.example.com/ref/gateway-api-part-1.md#${anchor9}`,
+    )
     expect(sectionUrl({ part: 1, section: '9.4' }, undefined)).toBe(`gateway-api-part-1.md#${anchor9}`)
-    expect(sectionUrl({ part: 2, section: '4.3' }, 'https://docs.example.com/ref/')).toMatch(/^https:\/\/docs\.example\.com\/ref\/gateway-api-part-2\.md#43-/)
+    expect(sectionUrl({ part: 2, section: '4.3' }, 'https://docs.example.com/ref/')).toMatch(
+      /^https:\/\/docs\.example\.com\/ref\/gateway-api-part-2\.md#43-/,
+    )
   })
 
   test('a test is known to the history by its suite file from the project root and its name, not by the working folder', () => {
@@ -237,8 +293,12 @@ describe('pieces', () => {
   })
 
   test('tier tags name the tiers of the keys a test used', () => {
-    const ex = (key: ExchangeRecord['key']): ExchangeRecord => ({ key } as ExchangeRecord)
-    expect(tierTags([ex('tier3'), ex('main'), ex(null), ex('invalid'), ex('tier3'), ex('tier0')])).toEqual(['tier:0', 'tier:3', 'tier:main'])
+    const ex = (key: ExchangeRecord['key']): ExchangeRecord => ({ key }) as ExchangeRecord
+    expect(tierTags([ex('tier3'), ex('main'), ex(null), ex('invalid'), ex('tier3'), ex('tier0')])).toEqual([
+      'tier:0',
+      'tier:3',
+      'tier:main',
+    ])
     expect(tierTags([ex(null)])).toEqual([])
     expect(SEVERITY).toEqual({ MUST: 'critical', SHOULD: 'minor' })
   })
@@ -260,7 +320,10 @@ describe('pieces', () => {
 
     conformanceStatus.beforeTestResultWrite!(result)
     expect(result.status).toBe('broken') // a TypeError is the harness's own fault
-    const failure = { status: 'broken', statusDetails: { trace: 'ConformanceFailure: P1-7-unknown-model-404 · MUST' } } as unknown as TestResult
+    const failure = {
+      status: 'broken',
+      statusDetails: { trace: 'ConformanceFailure: P1-7-unknown-model-404 · MUST' },
+    } as unknown as TestResult
     conformanceStatus.beforeTestResultWrite!(failure)
     expect(failure.status).toBe('failed')
   })

@@ -24,8 +24,16 @@ async function closedPort(): Promise<number> {
 
 describe('bad configuration: exit 2 and one line that says what to fix', () => {
   test.each([
-    [['--base-url', 'http://127.0.0.1:8080/v1'], { GATEWAY_API_KEY: 'k' }, /^conformance: --base-url must be the host root with no path or query .*drop "\/v1"$/],
-    [[], { GATEWAY_BASE_URL: 'localhost:8080' }, /^conformance: GATEWAY_BASE_URL must start with http:\/\/ or https:\/\//],
+    [
+      ['--base-url', 'http://127.0.0.1:8080/v1'],
+      { GATEWAY_API_KEY: 'k' },
+      /^conformance: --base-url must be the host root with no path or query .*drop "\/v1"$/,
+    ],
+    [
+      [],
+      { GATEWAY_BASE_URL: 'localhost:8080' },
+      /^conformance: GATEWAY_BASE_URL must start with http:\/\/ or https:\/\//,
+    ],
     [[], { GATEWAY_AS_OF: '2026-13-01' }, /^conformance: GATEWAY_AS_OF must be a date written YYYY-MM-DD/],
     [['--family', 'models,bogus'], {}, /^conformance: unknown family "bogus": choose from /],
     [['--base-url', 'http://127.0.0.1:8080'], {}, /^conformance: GATEWAY_API_KEY is not set/],
@@ -53,7 +61,8 @@ describe('help and the requirement list', () => {
   test('--help prints the flags and exit codes', async () => {
     await withRun(['--help'], {}, (run) => {
       expect(run.exitCode).toBe(0)
-      for (const flag of ['--base-url', '--family', '--grep', '--as-of', '--report-dir', '--list-requirements']) expect(run.stdout).toContain(flag)
+      for (const flag of ['--base-url', '--family', '--grep', '--as-of', '--report-dir', '--list-requirements'])
+        expect(run.stdout).toContain(flag)
     })
   })
 
@@ -75,35 +84,49 @@ describe('runs against the embedded reference gateway', () => {
   test.each([
     ['2026-09-01', ['--family', 'headers,account,files']],
     ['2026-03-01', ['--family', 'headers,account,files']],
-  ])('at as-of %s %j: conformant and complete, every selected requirement passes, no key in any report', async (asOf, extra) => {
-    await withRun(['--as-of', asOf, ...extra], {}, (run) => {
-      expect(run.exitCode, `${run.stdout}\n${run.stderr}`).toBe(0)
-      const summary = run.summary!
-      expect(summary.verdict).toBe('conformant')
-      expect(summary.target.embedded).toBe(true)
-      // Every requirement passes, but for SHOULDs about surfaces the reference itself says are unavailable (§1.6).
-      const notPassed = summary.requirements.filter((r) => r.status !== 'pass' && r.status !== 'disabled' && !(r.level === 'SHOULD' && r.status === 'skip' && /^capability absent/.test(r.reason ?? '')))
-      expect(notPassed.map((r) => `${r.id}: ${r.status} ${r.reason ?? r.evidence[0]?.message ?? ''}`)).toEqual([])
-      expect(summary.requirements).toHaveLength(requirements().size)
-      const files = filesUnder(run.reportRoot)
-      expect(files.some((f) => f.endsWith('junit.xml')) && files.some((f) => f.includes('allure-results'))).toBe(true)
-      // summary.json against its published schema, exchanges.har against HAR 1.2, coverage.md listing every requirement.
-      expect(runReportProblems(join(run.reportRoot, 'latest'), requirements().keys(), Object.values(SEEDED_KEYS))).toEqual([])
-      for (const file of files) {
-        const text = readFileSync(file, 'utf8')
-        for (const key of Object.values(SEEDED_KEYS)) expect(text.includes(key), `${file} holds a key`).toBe(false)
-      }
-      for (const key of Object.values(SEEDED_KEYS)) expect(run.stdout.includes(key)).toBe(false)
-    })
-  }, 240_000) // shares two cores with the fault proof
+  ])(
+    'at as-of %s %j: conformant and complete, every selected requirement passes, no key in any report',
+    async (asOf, extra) => {
+      await withRun(['--as-of', asOf, ...extra], {}, (run) => {
+        expect(run.exitCode, `${run.stdout}\n${run.stderr}`).toBe(0)
+        const summary = run.summary!
+        expect(summary.verdict).toBe('conformant')
+        expect(summary.target.embedded).toBe(true)
+        // Every requirement passes, but for SHOULDs about surfaces the reference itself says are unavailable (§1.6).
+        const notPassed = summary.requirements.filter(
+          (r) =>
+            r.status !== 'pass' &&
+            r.status !== 'disabled' &&
+            !(r.level === 'SHOULD' && r.status === 'skip' && /^capability absent/.test(r.reason ?? '')),
+        )
+        expect(notPassed.map((r) => `${r.id}: ${r.status} ${r.reason ?? r.evidence[0]?.message ?? ''}`)).toEqual([])
+        expect(summary.requirements).toHaveLength(requirements().size)
+        const files = filesUnder(run.reportRoot)
+        expect(files.some((f) => f.endsWith('junit.xml')) && files.some((f) => f.includes('allure-results'))).toBe(true)
+        // summary.json against its published schema, exchanges.har against HAR 1.2, coverage.md listing every requirement.
+        expect(
+          runReportProblems(join(run.reportRoot, 'latest'), requirements().keys(), Object.values(SEEDED_KEYS)),
+        ).toEqual([])
+        for (const file of files) {
+          const text = readFileSync(file, 'utf8')
+          for (const key of Object.values(SEEDED_KEYS)) expect(text.includes(key), `${file} holds a key`).toBe(false)
+        }
+        for (const key of Object.values(SEEDED_KEYS)) expect(run.stdout.includes(key)).toBe(false)
+      })
+    },
+    240_000,
+  ) // shares two cores with the fault proof
 
   test('--family selects: other families are disabled, not skipped, and the run is complete', async () => {
     await withRun(['--family', 'models'], {}, (run) => {
       expect(run.exitCode).toBe(0)
-      const byStatus = (status: string): string[] => run.summary!.requirements.filter((r) => r.status === status).map((r) => r.family)
+      const byStatus = (status: string): string[] =>
+        run.summary!.requirements.filter((r) => r.status === status).map((r) => r.family)
       // headers: its audit judges the models suite's responses; the project-token rule has none to judge here.
       expect(new Set(byStatus('disabled'))).toEqual(new Set(families().filter((f) => f !== 'models')))
-      expect(run.summary!.requirements.filter((r) => r.family === 'headers' && r.status === 'disabled').map((r) => r.id)).toEqual(['P1-4.1-project-token-headers'])
+      expect(
+        run.summary!.requirements.filter((r) => r.family === 'headers' && r.status === 'disabled').map((r) => r.id),
+      ).toEqual(['P1-4.1-project-token-headers'])
       expect(byStatus('skip')).toEqual([])
       expect(new Set(byStatus('pass'))).toEqual(new Set(['models', 'headers'])) // headers: the audit of the models suite's responses
     })

@@ -44,7 +44,11 @@ function expectCleanFailure(run: ConformanceRun, server: HostileServer, ms: numb
   const summary = run.summary!
   // The target's fault is a failure, never a harness error (DESIGN.md, Results).
   expect(summary.harnessErrors).toEqual([])
-  expect(summary.requirements.filter((r) => r.status === 'error').map((r) => `${r.id}: ${r.evidence[0]?.message.split('\n')[3]}`)).toEqual([])
+  expect(
+    summary.requirements
+      .filter((r) => r.status === 'error')
+      .map((r) => `${r.id}: ${r.evidence[0]?.message.split('\n')[3]}`),
+  ).toEqual([])
   expect(run.exitCode, output).toBe(1)
   expect(summary.exitCode).toBe(1)
   expect(`${run.stdout}${run.stderr}`).not.toContain(KEY)
@@ -69,18 +73,73 @@ const MODELS = 'suites/models/models.test.ts'
 const STREAMS = 'suites/responses/streaming.test.ts'
 const CLI_CASES: CliCase[] = [
   { mode: 'malformed-json', file: MODELS, requirement: 'P1-2.3-model-list', messages: [/Seen: not JSON \(/] },
-  { mode: 'hang', file: MODELS, requirement: 'P1-2.3-model-list', messages: [new RegExp(`GET /v1/models: no response within ${TIMEOUT_MS} ms`)] },
-  { mode: 'endless-body', file: MODELS, requirement: 'P1-2.3-model-list', messages: [new RegExp(`no complete response within ${TIMEOUT_MS} ms: the body did not end \\(\\d+ bytes of the body read\\)`)] },
+  {
+    mode: 'hang',
+    file: MODELS,
+    requirement: 'P1-2.3-model-list',
+    messages: [new RegExp(`GET /v1/models: no response within ${TIMEOUT_MS} ms`)],
+  },
+  {
+    mode: 'endless-body',
+    file: MODELS,
+    requirement: 'P1-2.3-model-list',
+    messages: [
+      new RegExp(
+        `no complete response within ${TIMEOUT_MS} ms: the body did not end \\(\\d+ bytes of the body read\\)`,
+      ),
+    ],
+  },
   // A deadline long enough that the byte cap, not the clock, stops the read on a busy machine.
-  { mode: 'huge-body', file: MODELS, requirement: 'P1-2.3-model-list', messages: [new RegExp(`response body past ${CLIENT_DEFAULTS.maxBodyBytes} bytes: reading stopped there`)], env: { GATEWAY_TIMEOUT_MS: '20000' } },
-  { mode: 'reset', file: MODELS, requirement: 'P1-2.3-model-list', messages: [/the connection closed before any response \(/] },
-  { mode: 'redirect-loop', file: MODELS, requirement: 'P1-2.3-model-list', messages: [/Expected: status 200/, /Seen: 302/, /transport: a redirect to \/v1\/models, not followed/] },
-  { mode: 'ok-instead-of-error', file: MODELS, requirement: 'P1-7-unknown-model-404', messages: [/Expected: status 404/, /Seen: 200/] },
-  { mode: 'wrong-content-type', file: STREAMS, requirement: 'P1-6.2-stream-sse', messages: [/Expected: content-type text\/event-stream/, /Seen: application\/json/] },
+  {
+    mode: 'huge-body',
+    file: MODELS,
+    requirement: 'P1-2.3-model-list',
+    messages: [new RegExp(`response body past ${CLIENT_DEFAULTS.maxBodyBytes} bytes: reading stopped there`)],
+    env: { GATEWAY_TIMEOUT_MS: '20000' },
+  },
+  {
+    mode: 'reset',
+    file: MODELS,
+    requirement: 'P1-2.3-model-list',
+    messages: [/the connection closed before any response \(/],
+  },
+  {
+    mode: 'redirect-loop',
+    file: MODELS,
+    requirement: 'P1-2.3-model-list',
+    messages: [/Expected: status 200/, /Seen: 302/, /transport: a redirect to \/v1\/models, not followed/],
+  },
+  {
+    mode: 'ok-instead-of-error',
+    file: MODELS,
+    requirement: 'P1-7-unknown-model-404',
+    messages: [/Expected: status 404/, /Seen: 200/],
+  },
+  {
+    mode: 'wrong-content-type',
+    file: STREAMS,
+    requirement: 'P1-6.2-stream-sse',
+    messages: [/Expected: content-type text\/event-stream/, /Seen: application\/json/],
+  },
   // The hostile server shares this worker's event loop with the in-process load runs: on a busy machine it can fall
   // silent for the whole idle cap before the total deadline comes, and the client then names that instead.
-  { mode: 'endless-sse', file: STREAMS, requirement: 'P1-6.2-stream-terminal', messages: [/Seen: no terminal event among \d+/, new RegExp(`transport: (the stream did not end within|no byte of the stream for) ${TIMEOUT_MS} ms, after \\d+ events`)] },
-  { mode: 'cut-sse', file: STREAMS, requirement: 'P1-6.2-stream-terminal', messages: [/Seen: no terminal event among 2 /, /transport: the stream ended inside an event/] },
+  {
+    mode: 'endless-sse',
+    file: STREAMS,
+    requirement: 'P1-6.2-stream-terminal',
+    messages: [
+      /Seen: no terminal event among \d+/,
+      new RegExp(
+        `transport: (the stream did not end within|no byte of the stream for) ${TIMEOUT_MS} ms, after \\d+ events`,
+      ),
+    ],
+  },
+  {
+    mode: 'cut-sse',
+    file: STREAMS,
+    requirement: 'P1-6.2-stream-terminal',
+    messages: [/Seen: no terminal event among 2 /, /transport: the stream ended inside an event/],
+  },
 ]
 
 /**
@@ -116,10 +175,15 @@ function expectStopped(run: ConformanceRun, server: HostileServer, ms: number, b
   expect(run.stderr).not.toMatch(/internal error|\n\s+at /)
   const summary = run.summary!
   expect(summary.exitCode).toBe(2)
-  const evidence = /^the run stopped calling the target: target unhealthy, 5 transport failures in a row: (.*)$/.exec(summary.stopped ?? '')
+  const evidence = /^the run stopped calling the target: target unhealthy, 5 transport failures in a row: (.*)$/.exec(
+    summary.stopped ?? '',
+  )
   expect(evidence, summary.stopped).not.toBeNull()
-  for (let i = 1; i <= 5; i += 1) expect(evidence![1]).toMatch(new RegExp(`\\(${i}\\) [A-Z]+ /\\S+: [^;]*(?:${failure.source})`))
-  expect(run.stdout).toContain('Run stopped, report partial (exit 2): the run stopped calling the target: target unhealthy')
+  for (let i = 1; i <= 5; i += 1)
+    expect(evidence![1]).toMatch(new RegExp(`\\(${i}\\) [A-Z]+ /\\S+: [^;]*(?:${failure.source})`))
+  expect(run.stdout).toContain(
+    'Run stopped, report partial (exit 2): the run stopped calling the target: target unhealthy',
+  )
   expect(`${run.stdout}${run.stderr}`).not.toContain(KEY)
 }
 
@@ -131,7 +195,18 @@ describe.concurrent('hostile targets', () => {
     async function clientFor(mode: HostileMode, timeoutMs = 800): Promise<TargetClient> {
       const server = await startHostileServer(mode)
       servers.push(server)
-      return new TargetClient({ baseUrl: server.url, embedded: false, keys: { main: KEY }, asOf: '2026-11-21', budgetUsd: null, largeUploads: false, models: {}, nativeKeyHeader: DEFAULT_NATIVE_KEY_HEADER, timeoutMs, runId: 't' })
+      return new TargetClient({
+        baseUrl: server.url,
+        embedded: false,
+        keys: { main: KEY },
+        asOf: '2026-11-21',
+        budgetUsd: null,
+        largeUploads: false,
+        models: {},
+        nativeKeyHeader: DEFAULT_NATIVE_KEY_HEADER,
+        timeoutMs,
+        runId: 't',
+      })
     }
     const streamSpec = { method: 'POST', path: '/v1/responses', json: { stream: true } }
 
@@ -172,31 +247,46 @@ describe.concurrent('hostile targets', () => {
       const client = await clientFor('silent-sse', 30_000)
       const ex = await client.stream(streamSpec, { idleTimeoutMs: 300 })
       expect(ex.stream?.end.reason).toBe('idle-timeout')
-      expect(ex.record.error).toBe('no byte of the stream for 300 ms, after 0 events and 0 bytes: reading stopped there')
+      expect(ex.record.error).toBe(
+        'no byte of the stream for 300 ms, after 0 events and 0 bytes: reading stopped there',
+      )
     }, 60_000)
 
     test('a stream request answered with an endless plain body keeps the plain deadline', async () => {
       const client = await clientFor('endless-body')
       const started = Date.now()
-      await expect(client.stream({ path: '/v1/models' })).rejects.toThrow(/no complete response within 800 ms: the body did not end/)
+      await expect(client.stream({ path: '/v1/models' })).rejects.toThrow(
+        /no complete response within 800 ms: the body did not end/,
+      )
       expect(Date.now() - started).toBeLessThan(10_000)
     })
   })
 
   describe('the load harness: exit 1, 2 or 3, a report, never a crash', () => {
-    async function load(mode: HostileMode, on: string[], args: string[]): Promise<{ code: number; stdout: string; stderr: string; result?: LoadResult }> {
+    async function load(
+      mode: HostileMode,
+      on: string[],
+      args: string[],
+    ): Promise<{ code: number; stdout: string; stderr: string; result?: LoadResult }> {
       const server = await startHostileServer(mode, { on })
       const dir = join(scratch, `load-${mode}-${on.join('').replace(/\W/g, '')}`)
       let stdout = ''
       let stderr = ''
       const env = { ...ENV, GATEWAY_API_KEY_TIER1: `${KEY}-1`, GATEWAY_API_KEY_TIER2: `${KEY}-2` }
       try {
-        const code = await runLoadCli(['--base-url', server.url, '--report-dir', dir, ...args], { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), env })
+        const code = await runLoadCli(['--base-url', server.url, '--report-dir', dir, ...args], {
+          stdout: (t) => (stdout += t),
+          stderr: (t) => (stderr += t),
+          env,
+        })
         expect(server.hits).toBeGreaterThan(0)
         expect(stderr).not.toMatch(/harness error|\n\s+at /)
         expect(`${stdout}${stderr}`).not.toContain(KEY)
         const runs = existsSync(join(dir, 'load')) ? readdirSync(join(dir, 'load')).filter((d) => d !== 'latest') : []
-        const result = runs[0] === undefined ? undefined : (JSON.parse(readFileSync(join(dir, 'load', runs[0], 'result.json'), 'utf8')) as LoadResult)
+        const result =
+          runs[0] === undefined
+            ? undefined
+            : (JSON.parse(readFileSync(join(dir, 'load', runs[0], 'result.json'), 'utf8')) as LoadResult)
         return { code, stdout, stderr, ...(result ? { result } : {}) }
       } finally {
         await server.close()
@@ -230,113 +320,193 @@ describe.concurrent('hostile targets', () => {
       expect(phase.stream).toMatchObject({ completed: 0, truncated: begun })
       const verdict = run.result!.verdicts.find((v) => v.id === 'streaming')!
       // Failed as cut short, or inconclusive where a busy machine put the generator behind its plan.
-      if (verdict.status === 'fail') expect(verdict.detail).toBe(`${begun} of ${begun} streams ended without response.completed`)
+      if (verdict.status === 'fail')
+        expect(verdict.detail).toBe(`${begun} of ${begun} streams ended without response.completed`)
       else expect(verdict.detail).toMatch(/behind its plan/)
     }, 60_000)
 
     test('a model list that never comes leaves nothing to plan: exit 2 and one line, no stack', async () => {
-      const run = await load('hang', ['/v1/models'], ['--profile', 'tier-2-model', '--duration', '1s', '--minute-ms', '1000'])
+      const run = await load(
+        'hang',
+        ['/v1/models'],
+        ['--profile', 'tier-2-model', '--duration', '1s', '--minute-ms', '1000'],
+      )
       expect(run.code).toBe(2)
-      expect(run.stderr.trim()).toBe(`load: the target's answer to GET /v1/models cannot be used to plan the run: no complete answer within ${TIMEOUT_MS} ms`)
+      expect(run.stderr.trim()).toBe(
+        `load: the target's answer to GET /v1/models cannot be used to plan the run: no complete answer within ${TIMEOUT_MS} ms`,
+      )
     }, 60_000)
   })
 
   describe('the breaker: every broken shape is a transport failure, and five in a row stop every call', () => {
-    test.each(SHAPES)('%s', async (mode, failure) => {
-      const server = await startHostileServer(mode, { on: BROKEN_EVERYWHERE, trickleEveryMs: HOSTILE.slowTrickleEveryMs / 15 })
-      const stopFile = join(scratch, `stop-${mode}.json`)
-      const client = new TargetClient({ baseUrl: server.url, embedded: false, keys: { main: KEY }, asOf: '2026-11-21', budgetUsd: null, largeUploads: false, models: {}, nativeKeyHeader: DEFAULT_NATIVE_KEY_HEADER, timeoutMs: SCALED_TIMEOUT_MS, runId: 't', stopFile })
-      const call = () => client.stream({ method: 'POST', path: '/v1/responses', json: { stream: true } })
-      try {
-        for (let i = 0; i < RUN_STOP_DEFAULTS.consecutiveFailures; i += 1) await call().catch((error: unknown) => expect(error).toBeInstanceOf(TargetFailure))
-        const refused = await call().catch((error: unknown) => error)
-        expect(refused).toBeInstanceOf(RunStopped)
-        expect((refused as RunStopped).code).toBe('TARGET_UNHEALTHY')
-        expect((refused as RunStopped).message).toMatch(new RegExp(`^POST /v1/responses not sent: the run stopped calling, target unhealthy, 5 transport failures in a row: \\(1\\) POST /v1/responses: [^;]*(?:${failure.source})`))
-        expect(server.hits).toBe(RUN_STOP_DEFAULTS.consecutiveFailures)
-      } finally {
-        await server.close()
-      }
-    }, 60_000)
+    test.each(SHAPES)(
+      '%s',
+      async (mode, failure) => {
+        const server = await startHostileServer(mode, {
+          on: BROKEN_EVERYWHERE,
+          trickleEveryMs: HOSTILE.slowTrickleEveryMs / 15,
+        })
+        const stopFile = join(scratch, `stop-${mode}.json`)
+        const client = new TargetClient({
+          baseUrl: server.url,
+          embedded: false,
+          keys: { main: KEY },
+          asOf: '2026-11-21',
+          budgetUsd: null,
+          largeUploads: false,
+          models: {},
+          nativeKeyHeader: DEFAULT_NATIVE_KEY_HEADER,
+          timeoutMs: SCALED_TIMEOUT_MS,
+          runId: 't',
+          stopFile,
+        })
+        const call = () => client.stream({ method: 'POST', path: '/v1/responses', json: { stream: true } })
+        try {
+          for (let i = 0; i < RUN_STOP_DEFAULTS.consecutiveFailures; i += 1)
+            await call().catch((error: unknown) => expect(error).toBeInstanceOf(TargetFailure))
+          const refused = await call().catch((error: unknown) => error)
+          expect(refused).toBeInstanceOf(RunStopped)
+          expect((refused as RunStopped).code).toBe('TARGET_UNHEALTHY')
+          expect((refused as RunStopped).message).toMatch(
+            new RegExp(
+              `^POST /v1/responses not sent: the run stopped calling, target unhealthy, 5 transport failures in a row: \\(1\\) POST /v1/responses: [^;]*(?:${failure.source})`,
+            ),
+          )
+          expect(server.hits).toBe(RUN_STOP_DEFAULTS.consecutiveFailures)
+        } finally {
+          await server.close()
+        }
+      },
+      60_000,
+    )
   })
 
   describe('bounded runs: a target broken everywhere stops the run, exit 2, the failures that stopped it named', () => {
-    test.each(['hang', 'endless-sse'] as const)('%s, scaled to a 2 s call deadline', async (mode) => {
-      await slot(async () => {
-        const server = await startHostileServer(mode, { on: BROKEN_EVERYWHERE })
-        const started = Date.now()
-        const run = await runConformance(['--base-url', server.url, '--family', BROKEN_FAMILIES], { ...ENV, GATEWAY_TIMEOUT_MS: String(SCALED_TIMEOUT_MS) }, SCALED_BOUND_MS + RUN_BOUND_MS)
-        try {
-          expectStopped(run, server, Date.now() - started, SCALED_BOUND_MS, (SHAPES.find(([m]) => m === mode) as [HostileMode, RegExp])[1])
-        } finally {
-          run.cleanup()
-          await server.close()
-        }
-      })
-    }, TEST_MS)
+    test.each(['hang', 'endless-sse'] as const)(
+      '%s, scaled to a 2 s call deadline',
+      async (mode) => {
+        await slot(async () => {
+          const server = await startHostileServer(mode, { on: BROKEN_EVERYWHERE })
+          const started = Date.now()
+          const run = await runConformance(
+            ['--base-url', server.url, '--family', BROKEN_FAMILIES],
+            { ...ENV, GATEWAY_TIMEOUT_MS: String(SCALED_TIMEOUT_MS) },
+            SCALED_BOUND_MS + RUN_BOUND_MS,
+          )
+          try {
+            expectStopped(
+              run,
+              server,
+              Date.now() - started,
+              SCALED_BOUND_MS,
+              (SHAPES.find(([m]) => m === mode) as [HostileMode, RegExp])[1],
+            )
+          } finally {
+            run.cleanup()
+            await server.close()
+          }
+        })
+      },
+      TEST_MS,
+    )
 
-    test('past --max-duration no call is sent: exit 2, and the report says the deadline cut the run', async () => {
-      await slot(async () => {
-        // One second is over before the first test starts: nothing of the run is judged.
-        const run = await runConformance(['--family', 'models', '--max-duration', '1s'], {}, RUN_BOUND_MS)
-        try {
-          expect(run.exitCode, run.stderr).toBe(2)
-          const summary = run.summary!
-          expect(summary.stopped).toBe('the run\'s deadline passed (1 s, GATEWAY_MAX_DURATION or --max-duration): calls after it were not sent')
-          const cut = summary.requirements.filter((r) => r.status === 'error')
-          expect(cut.length).toBeGreaterThan(0)
-          // A test under way meets a refused call; a test not yet begun is not run at all.
-          for (const r of cut) expect(r.evidence[0]?.message).toMatch(/\[RUN_DEADLINE\] [A-Z]+ \/\S* not sent: the run's deadline \(GATEWAY_MAX_DURATION, --max-duration\) passed; not judged|^not run: the run's deadline passed/)
-          expect(run.stdout).toContain('Run stopped, report partial (exit 2): the run\'s deadline passed')
-        } finally {
-          run.cleanup()
-        }
-      })
-    }, TEST_MS)
+    test(
+      'past --max-duration no call is sent: exit 2, and the report says the deadline cut the run',
+      async () => {
+        await slot(async () => {
+          // One second is over before the first test starts: nothing of the run is judged.
+          const run = await runConformance(['--family', 'models', '--max-duration', '1s'], {}, RUN_BOUND_MS)
+          try {
+            expect(run.exitCode, run.stderr).toBe(2)
+            const summary = run.summary!
+            expect(summary.stopped).toBe(
+              "the run's deadline passed (1 s, GATEWAY_MAX_DURATION or --max-duration): calls after it were not sent",
+            )
+            const cut = summary.requirements.filter((r) => r.status === 'error')
+            expect(cut.length).toBeGreaterThan(0)
+            // A test under way meets a refused call; a test not yet begun is not run at all.
+            for (const r of cut)
+              expect(r.evidence[0]?.message).toMatch(
+                /\[RUN_DEADLINE\] [A-Z]+ \/\S* not sent: the run's deadline \(GATEWAY_MAX_DURATION, --max-duration\) passed; not judged|^not run: the run's deadline passed/,
+              )
+            expect(run.stdout).toContain("Run stopped, report partial (exit 2): the run's deadline passed")
+          } finally {
+            run.cleanup()
+          }
+        })
+      },
+      TEST_MS,
+    )
 
-    test('resets, with the default settings', async () => {
-      await slot(async () => {
-        const server = await startHostileServer('reset', { on: BROKEN_EVERYWHERE })
-        const started = Date.now()
-        const run = await runConformance(['--base-url', server.url, '--family', BROKEN_FAMILIES], { GATEWAY_API_KEY: KEY }, DEFAULT_BOUND_MS + RUN_BOUND_MS)
-        try {
-          expectStopped(run, server, Date.now() - started, DEFAULT_BOUND_MS, /the connection closed before any response/)
-        } finally {
-          run.cleanup()
-          await server.close()
-        }
-      })
-    }, DEFAULT_BOUND_MS + TEST_MS)
+    test(
+      'resets, with the default settings',
+      async () => {
+        await slot(async () => {
+          const server = await startHostileServer('reset', { on: BROKEN_EVERYWHERE })
+          const started = Date.now()
+          const run = await runConformance(
+            ['--base-url', server.url, '--family', BROKEN_FAMILIES],
+            { GATEWAY_API_KEY: KEY },
+            DEFAULT_BOUND_MS + RUN_BOUND_MS,
+          )
+          try {
+            expectStopped(
+              run,
+              server,
+              Date.now() - started,
+              DEFAULT_BOUND_MS,
+              /the connection closed before any response/,
+            )
+          } finally {
+            run.cleanup()
+            await server.close()
+          }
+        })
+      },
+      DEFAULT_BOUND_MS + TEST_MS,
+    )
   })
 
   describe('the conformance CLI: exit 1, the requirement met, a message that says what was wrong', () => {
-    test.each(CLI_CASES.map((c) => [`${c.mode}: ${c.requirement} fails`, c] as const))('%s', async (_, c) => {
-      await slot(async () => {
-        const server = await startHostileServer(c.mode)
-        const started = Date.now()
-        const run = await runConformance(['--base-url', server.url, '--grep', c.requirement, c.file], { ...ENV, ...c.env }, RUN_BOUND_MS)
+    test.each(CLI_CASES.map((c) => [`${c.mode}: ${c.requirement} fails`, c] as const))(
+      '%s',
+      async (_, c) => {
+        await slot(async () => {
+          const server = await startHostileServer(c.mode)
+          const started = Date.now()
+          const run = await runConformance(
+            ['--base-url', server.url, '--grep', c.requirement, c.file],
+            { ...ENV, ...c.env },
+            RUN_BOUND_MS,
+          )
+          try {
+            expectCleanFailure(run, server, Date.now() - started)
+            const evidence = evidenceOf(run, c.requirement)
+            for (const message of c.messages) expect(evidence).toMatch(message)
+          } finally {
+            run.cleanup()
+            await server.close()
+          }
+        })
+      },
+      TEST_MS,
+    )
+
+    test(
+      'a target that answers nothing, not even the probe, cannot be reached: exit 2 and one line',
+      async () => {
+        const server = await startHostileServer('hang', { on: ['/'] })
         try {
-          expectCleanFailure(run, server, Date.now() - started)
-          const evidence = evidenceOf(run, c.requirement)
-          for (const message of c.messages) expect(evidence).toMatch(message)
-        } finally {
+          const run = await runConformance(['--base-url', server.url], ENV, RUN_BOUND_MS)
           run.cleanup()
+          expect(server.hits).toBeGreaterThan(0)
+          expect(run.exitCode).toBe(2)
+          expect(run.stderr.trim()).toBe(`conformance: cannot reach ${server.url}: no answer within ${TIMEOUT_MS} ms`)
+        } finally {
           await server.close()
         }
-      })
-    }, TEST_MS)
-
-    test('a target that answers nothing, not even the probe, cannot be reached: exit 2 and one line', async () => {
-      const server = await startHostileServer('hang', { on: ['/'] })
-      try {
-        const run = await runConformance(['--base-url', server.url], ENV, RUN_BOUND_MS)
-        run.cleanup()
-        expect(server.hits).toBeGreaterThan(0)
-        expect(run.exitCode).toBe(2)
-        expect(run.stderr.trim()).toBe(`conformance: cannot reach ${server.url}: no answer within ${TIMEOUT_MS} ms`)
-      } finally {
-        await server.close()
-      }
-    }, TEST_MS)
+      },
+      TEST_MS,
+    )
   })
 })

@@ -36,18 +36,24 @@ function startProxy(upstream: string): Promise<void> {
     if (unknownModel) flipped.seen += 1
     const flip = unknownModel && flipped.left > 0
     if (flip) flipped.left -= 1
-    const forward = httpRequest(new URL(req.url ?? '/', upstream), { method: req.method, headers: req.headers }, (answer) => {
-      // The gateway's own headers stay (svc-request-id, rate limits), so only the status rule can fail.
-      res.writeHead(flip ? 500 : (answer.statusCode ?? 502), answer.headers)
-      answer.pipe(res)
-    })
+    const forward = httpRequest(
+      new URL(req.url ?? '/', upstream),
+      { method: req.method, headers: req.headers },
+      (answer) => {
+        // The gateway's own headers stay (svc-request-id, rate limits), so only the status rule can fail.
+        res.writeHead(flip ? 500 : (answer.statusCode ?? 502), answer.headers)
+        answer.pipe(res)
+      },
+    )
     forward.on('error', () => res.destroy())
     req.pipe(forward)
   })
-  return new Promise((resolve) => proxy.listen(0, '127.0.0.1', () => {
-    proxyUrl = `http://127.0.0.1:${(proxy.address() as { port: number }).port}`
-    resolve()
-  }))
+  return new Promise((resolve) =>
+    proxy.listen(0, '127.0.0.1', () => {
+      proxyUrl = `http://127.0.0.1:${(proxy.address() as { port: number }).port}`
+      resolve()
+    }),
+  )
 }
 
 function env(): Record<string, string> {
@@ -77,7 +83,11 @@ function judged(summary: Summary): Record<string, string> {
 
 /** `npm run conformance -- merge ...`: the subcommand comes first, which runConformance's --report-dir would not let it. */
 async function runMerge(args: string[]): Promise<{ exitCode: number; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), join(ROOT, 'scripts/conformance.ts'), 'merge', ...args], { cwd: scratch, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(
+    process.execPath,
+    ['--import', import.meta.resolve('tsx'), join(ROOT, 'scripts/conformance.ts'), 'merge', ...args],
+    { cwd: scratch, stdio: ['ignore', 'pipe', 'pipe'] },
+  )
   let stdout = ''
   let stderr = ''
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
@@ -101,11 +111,21 @@ afterAll(async () => {
 // Every other way a baseline file can be wrong is one line too: test/harness/baseline.test.ts.
 test('a baseline naming an unknown requirement: exit 2 and one line, before any target is prepared', async () => {
   const file = join(scratch, 'bad.json')
-  writeFileSync(file, JSON.stringify({ entries: [{ id: BROKEN, reason: 'x' }, { id: 'P9-nothing', reason: 'x' }] }))
+  writeFileSync(
+    file,
+    JSON.stringify({
+      entries: [
+        { id: BROKEN, reason: 'x' },
+        { id: 'P9-nothing', reason: 'x' },
+      ],
+    }),
+  )
   await withRun(['--family', 'models', '--baseline', file], env(), (run) => {
     expect(run.exitCode).toBe(2)
     expect(run.stderr.trim().split('\n')).toHaveLength(1)
-    expect(run.stderr.trim()).toMatch(/^conformance: baseline .*bad\.json: entries\[1\]\.id "P9-nothing" is not a requirement in schemas\/requirements\.json$/)
+    expect(run.stderr.trim()).toMatch(
+      /^conformance: baseline .*bad\.json: entries\[1\]\.id "P9-nothing" is not a requirement in schemas\/requirements\.json$/,
+    )
     expect(run.stdout).toBe('')
   })
 })
@@ -127,7 +147,10 @@ describe('against the gateway with mode-unknown', () => {
     const summary = run.summary!
     expect(summary.verdict).toBe('stale-baseline')
     const byId = new Map(summary.requirements.map((r) => [r.id, r]))
-    expect(byId.get(BROKEN)).toMatchObject({ status: 'known', baseline: { state: 'known', was: 'fail', reason: ENTRIES[0]!.reason } })
+    expect(byId.get(BROKEN)).toMatchObject({
+      status: 'known',
+      baseline: { state: 'known', was: 'fail', reason: ENTRIES[0]!.reason },
+    })
     expect(byId.get(PASSING)).toMatchObject({ status: 'pass', baseline: { state: 'stale' } })
     expect(byId.get(ELSEWHERE)).toMatchObject({ status: 'disabled', baseline: { state: 'not-run' } })
     expect(summary.baseline).toMatchObject({ known: [BROKEN], stale: [PASSING], notRun: [ELSEWHERE] })
@@ -143,22 +166,42 @@ describe('against the gateway with mode-unknown', () => {
     const junit = readFileSync(join(latest, 'junit.xml'), 'utf8')
     expect(junit).toMatch(new RegExp(`\\[${BROKEN}\\][^\\n]*\\n\\s*<skipped message="known failure \\(baseline\\)`))
     expect(junit).not.toContain('<failure')
-    expect(readFileSync(join(latest, 'summary.md'), 'utf8')).toMatch(/Stale baseline entries[\s\S]*P1-2\.3-alternate-list/)
+    expect(readFileSync(join(latest, 'summary.md'), 'utf8')).toMatch(
+      /Stale baseline entries[\s\S]*P1-2\.3-alternate-list/,
+    )
   }, 120_000)
 
   test('--shard 1/2 and 2/2 split the files; their merge judges as the whole run did, the baseline included', async () => {
     const file = join(scratch, 'baseline.json')
-    for (const i of [1, 2]) shards.push(await runConformance(['--family', 'models', '--shard', `${i}/2`, '--baseline', file, '--base-url', gateway.url], env()))
+    for (const i of [1, 2])
+      shards.push(
+        await runConformance(
+          ['--family', 'models', '--shard', `${i}/2`, '--baseline', file, '--base-url', gateway.url],
+          env(),
+        ),
+      )
     const [one, two] = shards.map((s) => s.summary!) as [Summary, Summary]
-    expect([one.selection.shard, two.selection.shard]).toEqual([{ index: 1, count: 2 }, { index: 2, count: 2 }])
+    expect([one.selection.shard, two.selection.shard]).toEqual([
+      { index: 1, count: 2 },
+      { index: 2, count: 2 },
+    ])
     // Each shard ran one of the two models files, and left what it did not reach to the other, not skipped.
-    const files = (s: Summary): string[] => [...new Set(s.requirements.flatMap((r) => r.tests.map((t) => t.file)))].sort()
-    expect([...files(one), ...files(two)].sort()).toEqual(['suites/models/alternate-format.test.ts', 'suites/models/models.test.ts'])
+    const files = (s: Summary): string[] =>
+      [...new Set(s.requirements.flatMap((r) => r.tests.map((t) => t.file)))].sort()
+    expect([...files(one), ...files(two)].sort()).toEqual([
+      'suites/models/alternate-format.test.ts',
+      'suites/models/models.test.ts',
+    ])
     for (const s of [one, two]) expect(s.requirements.filter((r) => r.status === 'skip').map((r) => r.id)).toEqual([])
 
     const mergeRoot = join(scratch, 'merged')
     {
-      const merge = await runMerge([join(shards[0]!.reportRoot, 'latest'), join(shards[1]!.reportRoot, 'latest'), '--report-dir', mergeRoot])
+      const merge = await runMerge([
+        join(shards[0]!.reportRoot, 'latest'),
+        join(shards[1]!.reportRoot, 'latest'),
+        '--report-dir',
+        mergeRoot,
+      ])
       expect(merge.exitCode, `${merge.stdout}\n${merge.stderr}`).toBe(1)
       const merged = JSON.parse(readFileSync(join(mergeRoot, 'latest', 'summary.json'), 'utf8')) as Summary
       expect(merged.verdict).toBe('stale-baseline')
@@ -167,7 +210,9 @@ describe('against the gateway with mode-unknown', () => {
       expect(merged.baseline).toMatchObject({ known: [BROKEN], stale: [PASSING], notRun: [ELSEWHERE] })
       expect(merged.mergedFrom?.map((m) => m.shard?.index)).toEqual([1, 2])
       const junit = readFileSync(join(mergeRoot, 'latest', 'junit.xml'), 'utf8')
-      expect(Number(/<testsuites [^>]*tests="(\d+)"/.exec(junit)?.[1])).toBe(whole.summary!.tests.total + (junit.match(/every response of the run/g) ?? []).length)
+      expect(Number(/<testsuites [^>]*tests="(\d+)"/.exec(junit)?.[1])).toBe(
+        whole.summary!.tests.total + (junit.match(/every response of the run/g) ?? []).length,
+      )
       const allure = (root: string): number => readdirSync(join(root, 'latest', 'allure-results')).length
       expect(allure(mergeRoot)).toBe(allure(shards[0]!.reportRoot) + allure(shards[1]!.reportRoot))
       expect(merge.stdout).toContain(`STALE ${PASSING}`)
@@ -184,23 +229,29 @@ describe('against the gateway with mode-unknown', () => {
   test('--level must with --update-baseline: only MUST tests run; the file keeps known reasons, drops the stale entry, keeps what was not run', async () => {
     const file = join(scratch, 'update.json')
     copyFileSync(join(scratch, 'baseline.json'), file)
-    await withRun(['--family', 'models', '--level', 'must', '--baseline', file, '--update-baseline', '--base-url', gateway.url], env(), (run) => {
-      expect(run.exitCode, `${run.stdout}\n${run.stderr}`).toBe(0) // judged with the file it wrote: one known failure, nothing stale
-      const summary = run.summary!
-      expect(summary.selection.level).toBe('MUST')
-      for (const r of MODELS) {
-        if (r.level === 'SHOULD') {
-          expect(r.id && statusOf(summary, r.id)).toBe('disabled')
-          expect(summary.requirements.find((x) => x.id === r.id)?.tests.every((t) => t.status === 'unselected')).toBe(true)
-        } else {
-          expect([r.id, statusOf(summary, r.id)]).toEqual([r.id, r.id === BROKEN ? 'known' : 'pass'])
+    await withRun(
+      ['--family', 'models', '--level', 'must', '--baseline', file, '--update-baseline', '--base-url', gateway.url],
+      env(),
+      (run) => {
+        expect(run.exitCode, `${run.stdout}\n${run.stderr}`).toBe(0) // judged with the file it wrote: one known failure, nothing stale
+        const summary = run.summary!
+        expect(summary.selection.level).toBe('MUST')
+        for (const r of MODELS) {
+          if (r.level === 'SHOULD') {
+            expect(r.id && statusOf(summary, r.id)).toBe('disabled')
+            expect(summary.requirements.find((x) => x.id === r.id)?.tests.every((t) => t.status === 'unselected')).toBe(
+              true,
+            )
+          } else {
+            expect([r.id, statusOf(summary, r.id)]).toEqual([r.id, r.id === BROKEN ? 'known' : 'pass'])
+          }
         }
-      }
-      const written = JSON.parse(readFileSync(file, 'utf8')) as { entries: Array<{ id: string; reason: string }> }
-      expect(written.entries).toEqual([ENTRIES[0], ENTRIES[2]].sort((a, b) => a!.id.localeCompare(b!.id)))
-      expect(summary.baseline?.updated).toEqual({ added: [], removed: [PASSING] })
-      expect(run.stdout).toContain(`Baseline written: ${file} (2 entries)`)
-    })
+        const written = JSON.parse(readFileSync(file, 'utf8')) as { entries: Array<{ id: string; reason: string }> }
+        expect(written.entries).toEqual([ENTRIES[0], ENTRIES[2]].sort((a, b) => a!.id.localeCompare(b!.id)))
+        expect(summary.baseline?.updated).toEqual({ added: [], removed: [PASSING] })
+        expect(run.stdout).toContain(`Baseline written: ${file} (2 entries)`)
+      },
+    )
   }, 120_000)
 })
 
@@ -216,7 +267,9 @@ describe('a failure that passes when run again at once', () => {
       expect(r.evidence[0]?.exchange?.status).toBe(500)
       expect(r.evidence[0]?.message).toMatch(/Run again at once: passed: the failure is flaky/)
       expect(run.stdout).toContain(`FAIL (flaky: passed when run again at once) ${FLIPPED}`)
-      expect(readFileSync(join(run.reportRoot, 'latest', 'summary.md'), 'utf8')).toMatch(/## Failures[\s\S]*P1-7-unknown-model-404[^\n]*\(flaky/)
+      expect(readFileSync(join(run.reportRoot, 'latest', 'summary.md'), 'utf8')).toMatch(
+        /## Failures[\s\S]*P1-7-unknown-model-404[^\n]*\(flaky/,
+      )
       expect(flipped.seen).toBe(2)
     })
   }, 120_000)

@@ -23,35 +23,73 @@ async function upload(key: string, filename: string): Promise<string> {
   const form = new FormData()
   form.set('purpose', 'user_data')
   form.set('file', new Blob(['left behind\n'], { type: 'text/plain' }), filename)
-  const res = await fetch(`${gw.url}/v1/files`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form })
+  const res = await fetch(`${gw.url}/v1/files`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}` },
+    body: form,
+  })
   expect(res.status, `upload of ${filename}`).toBe(200)
   return ((await res.json()) as { id: string }).id
 }
 
 async function createVideo(safetyIdentifier: string | undefined): Promise<string> {
-  const body = { model: 'vidA-2', prompt: 'a paper boat on a lake', ...(safetyIdentifier === undefined ? {} : { safety_identifier: safetyIdentifier }) }
-  const res = await fetch(`${gw.url}/v1/videos`, { method: 'POST', headers: { authorization: `Bearer ${gw.keys.main}`, 'content-type': 'application/json' }, body: JSON.stringify(body) })
+  const body = {
+    model: 'vidA-2',
+    prompt: 'a paper boat on a lake',
+    ...(safetyIdentifier === undefined ? {} : { safety_identifier: safetyIdentifier }),
+  }
+  const res = await fetch(`${gw.url}/v1/videos`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${gw.keys.main}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
   expect(res.status, `video ${safetyIdentifier}`).toBe(200)
   return ((await res.json()) as { id: string }).id
 }
 
 async function names(key: string): Promise<string[]> {
-  const files = (await (await fetch(`${gw.url}/v1/files`, { headers: { authorization: `Bearer ${key}` } })).json()) as { data: Array<{ filename: string }> }
-  const videos = (await (await fetch(`${gw.url}/v1/videos`, { headers: { authorization: `Bearer ${key}` } })).json()) as { data: Array<{ safety_identifier: string | null }> }
-  return [...files.data.map((f) => f.filename), ...videos.data.map((v) => `video:${v.safety_identifier ?? 'none'}`)].sort()
+  const files = (await (await fetch(`${gw.url}/v1/files`, { headers: { authorization: `Bearer ${key}` } })).json()) as {
+    data: Array<{ filename: string }>
+  }
+  const videos = (await (
+    await fetch(`${gw.url}/v1/videos`, { headers: { authorization: `Bearer ${key}` } })
+  ).json()) as { data: Array<{ safety_identifier: string | null }> }
+  return [
+    ...files.data.map((f) => f.filename),
+    ...videos.data.map((v) => `video:${v.safety_identifier ?? 'none'}`),
+  ].sort()
 }
 
-async function sweep(args: string[], env: Record<string, string> = {}): Promise<{ code: number; out: string; err: string }> {
+async function sweep(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; out: string; err: string }> {
   let out = ''
   let err = ''
-  const io: SweepIo = { out: (t) => { out += t }, err: (t) => { err += t }, env: { ...keysEnv(), ...env }, cwd, now: Date.now, pageLimit: 2 }
+  const io: SweepIo = {
+    out: (t) => {
+      out += t
+    },
+    err: (t) => {
+      err += t
+    },
+    env: { ...keysEnv(), ...env },
+    cwd,
+    now: Date.now,
+    pageLimit: 2,
+  }
   const code = await runSweep(args, io)
   for (const key of Object.values(gw.keys)) expect(out + err, 'no key in the output').not.toContain(key)
   return { code, out, err }
 }
 
 function keysEnv(): Record<string, string> {
-  return { GATEWAY_API_KEY: gw.keys.main, GATEWAY_API_KEY_TIER0: gw.keys.tier0, GATEWAY_API_KEY_TIER2: gw.keys.tier2, GATEWAY_SUSPENDED_API_KEY: gw.keys.suspended }
+  return {
+    GATEWAY_API_KEY: gw.keys.main,
+    GATEWAY_API_KEY_TIER0: gw.keys.tier0,
+    GATEWAY_API_KEY_TIER2: gw.keys.tier2,
+    GATEWAY_SUSPENDED_API_KEY: gw.keys.suspended,
+  }
 }
 
 const ORIGINAL_MAIN = [
@@ -106,7 +144,11 @@ describe('sweep (Part 1 §4.4 files, Part 2 §4.1 videos)', () => {
     expect(code).toBe(0)
     expect(out).toContain('deleted 4 of 4')
     expect(await names(gw.keys.main)).toEqual(
-      [...ORIGINAL_MAIN.filter((n) => n !== `gc-${OLD}-old.txt` && n !== `gc-${OLD}-load-tier2.txt`), 'video:none', 'video:someone-else'].sort(),
+      [
+        ...ORIGINAL_MAIN.filter((n) => n !== `gc-${OLD}-old.txt` && n !== `gc-${OLD}-load-tier2.txt`),
+        'video:none',
+        'video:someone-else',
+      ].sort(),
     )
     expect(await names(gw.keys.tier0)).toEqual([])
     const again = await sweep(['--base-url', gw.url, '--yes', '--keep', KEPT])
@@ -130,8 +172,16 @@ describe('sweep (Part 1 §4.4 files, Part 2 §4.1 videos)', () => {
 
   test.each([
     [[], {}, /^sweep: sweep needs a target: set GATEWAY_BASE_URL or --base-url/],
-    [['--keep', 'last-night'], { GATEWAY_BASE_URL: 'http://127.0.0.1:9' }, /^sweep: --keep "last-night" is not a run id/],
-    [['--older-than', 'soon'], { GATEWAY_BASE_URL: 'http://127.0.0.1:9' }, /^sweep: --older-than "soon" is not a duration/],
+    [
+      ['--keep', 'last-night'],
+      { GATEWAY_BASE_URL: 'http://127.0.0.1:9' },
+      /^sweep: --keep "last-night" is not a run id/,
+    ],
+    [
+      ['--older-than', 'soon'],
+      { GATEWAY_BASE_URL: 'http://127.0.0.1:9' },
+      /^sweep: --older-than "soon" is not a duration/,
+    ],
     [['--all'], {}, /^sweep: Unknown option '--all'/],
     [['--base-url', 'http://127.0.0.1:9'], {}, /^sweep: cannot reach http:\/\/127\.0\.0\.1:9: connection refused/],
   ])('bad configuration %j exits 2 with one line', async (args, env, pattern) => {

@@ -35,10 +35,14 @@ interface TransactionSeen {
  * order in which the gateway received the calls.
  */
 export async function transactionsOf(baseUrl: string, key: string): Promise<TransactionSeen[]> {
-  const response = await fetch(`${baseUrl}/user/v1/transactions?page_size=1000`, { headers: { authorization: `Bearer ${key}` } })
+  const response = await fetch(`${baseUrl}/user/v1/transactions?page_size=1000`, {
+    headers: { authorization: `Bearer ${key}` },
+  })
   if (response.status !== 200) throw new Error(`GET /user/v1/transactions answered ${response.status}`)
   const body = (await response.json()) as { transactions: TransactionSeen[] }
-  return body.transactions.map(({ id, status_code }) => ({ id, status_code })).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+  return body.transactions
+    .map(({ id, status_code }) => ({ id, status_code }))
+    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
 }
 
 /** A WAV file's signature: RIFF....WAVE. */

@@ -21,9 +21,13 @@ const PLACEHOLDER_API_KEY = 'placeholder-the-reference-names-another-header'
 type KeyForm = 'x-native-api-key' | 'bearer'
 
 function nativeClient(gateway: EmbeddedGateway, key: string, form: KeyForm = 'x-native-api-key'): GoogleGenAI {
-  const headers: Record<string, string> = form === 'bearer' ? { Authorization: `Bearer ${key}` } : { 'x-native-api-key': key }
+  const headers: Record<string, string> =
+    form === 'bearer' ? { Authorization: `Bearer ${key}` } : { 'x-native-api-key': key }
   // The timeout only keeps a broken gateway from hanging the test.
-  return new GoogleGenAI({ apiKey: PLACEHOLDER_API_KEY, httpOptions: { baseUrl: gateway.url, headers, timeout: 15_000 } })
+  return new GoogleGenAI({
+    apiKey: PLACEHOLDER_API_KEY,
+    httpOptions: { baseUrl: gateway.url, headers, timeout: 15_000 },
+  })
 }
 
 let gateway: EmbeddedGateway
@@ -65,13 +69,21 @@ describe('generateContent (Part 2 §2.5, §4.8)', () => {
         { role: 'model', parts: [{ text: 'Blue.' }] },
         { role: 'user', parts: [{ text: 'Another one.' }] },
       ],
-      config: { systemInstruction: 'Answer in one word.', temperature: 0, topP: 0.5, maxOutputTokens: 64, stopSequences: ['STOP'] },
+      config: {
+        systemInstruction: 'Answer in one word.',
+        temperature: 0,
+        topP: 0.5,
+        maxOutputTokens: 64,
+        stopSequences: ['STOP'],
+      },
     })
     expect(response.text?.length).toBeGreaterThan(0)
   })
 
   test('the client config reaches generationConfig: a temperature above 2.0 is refused with 400 (§4.8, Part 1 §7)', async () => {
-    const error = await ai.models.generateContent({ model: MODELS.native, contents: 'Hello.', config: { temperature: 3 } }).catch((e: unknown) => e)
+    const error = await ai.models
+      .generateContent({ model: MODELS.native, contents: 'Hello.', config: { temperature: 3 } })
+      .catch((e: unknown) => e)
     expect(error).toBeInstanceOf(ApiError)
     expect((error as ApiError).status).toBe(400)
   })
@@ -80,7 +92,10 @@ describe('generateContent (Part 2 §2.5, §4.8)', () => {
     const response = await ai.models.generateContent({
       model: MODELS.nativeSpeech,
       contents: 'Hello there.',
-      config: { responseModalities: [Modality.AUDIO], speechConfig: { voiceConfig: { prebuiltVoiceConfig: { voiceName: 'Kore' } } } },
+      config: {
+        responseModalities: [Modality.AUDIO],
+        speechConfig: { voiceConfig: { prebuiltVoiceConfig: { voiceName: 'Kore' } } },
+      },
     })
     const inline = response.candidates?.[0]?.content?.parts?.find((part) => part.inlineData !== undefined)?.inlineData
     expect(inline?.mimeType).toBe('audio/wav')
@@ -103,7 +118,10 @@ describe('generateContentStream (Part 2 §4.8)', () => {
 describe('countTokens (Part 2 §4.8)', () => {
   // The reference names countTokens but shows no shape; the client reads the provider's own, totalTokens.
   test('models.countTokens gives a positive integer totalTokens', async () => {
-    const counted = await ai.models.countTokens({ model: MODELS.native, contents: 'Count the tokens of this sentence.' })
+    const counted = await ai.models.countTokens({
+      model: MODELS.native,
+      contents: 'Count the tokens of this sentence.',
+    })
     expect(Number.isInteger(counted.totalTokens)).toBe(true)
     expect(counted.totalTokens).toBeGreaterThan(0)
   })
@@ -112,7 +130,9 @@ describe('countTokens (Part 2 §4.8)', () => {
 describe('errors (Part 1 §7, Part 2 §5)', () => {
   test('an unknown key is an ApiError with status 401', async () => {
     const stranger = nativeClient(gateway, 'not-a-key-of-this-gateway')
-    const error = await stranger.models.generateContent({ model: MODELS.native, contents: 'Hello.' }).catch((e: unknown) => e)
+    const error = await stranger.models
+      .generateContent({ model: MODELS.native, contents: 'Hello.' })
+      .catch((e: unknown) => e)
     expect(error).toBeInstanceOf(ApiError)
     expect((error as ApiError).status).toBe(401)
   })
@@ -131,9 +151,15 @@ describe('the allowed variation of Part 1 §9.2 (reference gateway --vary): the 
 
   test('generateContent and generateContentStream still give the text and the final finishReason', async () => {
     const client = nativeClient(varied, varied.keys.main)
-    expect((await client.models.generateContent({ model: MODELS.native, contents: 'Name three colours.' })).text?.length).toBeGreaterThan(0)
+    expect(
+      (await client.models.generateContent({ model: MODELS.native, contents: 'Name three colours.' })).text?.length,
+    ).toBeGreaterThan(0)
     const chunks = []
-    for await (const chunk of await client.models.generateContentStream({ model: MODELS.native, contents: 'Name three colours.' })) chunks.push(chunk)
+    for await (const chunk of await client.models.generateContentStream({
+      model: MODELS.native,
+      contents: 'Name three colours.',
+    }))
+      chunks.push(chunk)
     expect(chunks.map((chunk) => chunk.text ?? '').join('').length).toBeGreaterThan(0)
     expect(typeof chunks.at(-1)?.candidates?.[0]?.finishReason).toBe('string')
   })
@@ -143,7 +169,7 @@ describe('the allowed variation of Part 1 §9.2 (reference gateway --vary): the 
 // header the client sends its apiKey in. Against a gateway that takes x-native-api-key the client's apiKey alone
 // authenticates nothing (the tests above add the key in x-native-api-key or as Bearer); a real gateway takes its
 // vendor's header, and the reference gateway does too when told its name.
-describe('a gateway that takes the vendor\'s header (--native-key-header, GATEWAY_NATIVE_KEY_HEADER)', () => {
+describe("a gateway that takes the vendor's header (--native-key-header, GATEWAY_NATIVE_KEY_HEADER)", () => {
   /** The header the client sends its apiKey in, as seen on the wire (the reference does not name it). */
   async function clientKeyHeader(): Promise<string> {
     const seen: Array<Record<string, string | string[] | undefined>> = []
@@ -153,7 +179,10 @@ describe('a gateway that takes the vendor\'s header (--native-key-header, GATEWA
     })
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     try {
-      const probe = new GoogleGenAI({ apiKey: 'gc-probe-key', httpOptions: { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, timeout: 5_000 } })
+      const probe = new GoogleGenAI({
+        apiKey: 'gc-probe-key',
+        httpOptions: { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, timeout: 5_000 },
+      })
       await probe.models.generateContent({ model: MODELS.native, contents: 'Hello.' }).catch(() => undefined)
     } finally {
       await new Promise((resolve) => server.close(resolve))
@@ -163,7 +192,7 @@ describe('a gateway that takes the vendor\'s header (--native-key-header, GATEWA
     return name
   }
 
-  test('apiKey alone, in the client\'s own header, authenticates when the gateway is told that header', async () => {
+  test("apiKey alone, in the client's own header, authenticates when the gateway is told that header", async () => {
     const header = await clientKeyHeader()
     const vendor = await startEmbeddedGateway({ nativeKeyHeader: header })
     try {

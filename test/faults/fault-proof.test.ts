@@ -32,15 +32,23 @@ let output = ''
 beforeAll(async () => {
   scratch = mkdtempSync(join(tmpdir(), 'gc-fault-proof-'))
   const json = join(scratch, 'faults.json')
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('GATEWAY_') && !name.startsWith('VITEST')))
-  const child = spawn(process.execPath, ['--import', TSX, join(ROOT, 'scripts/faults.ts'), '--scope', 'files', '--limiters', '--json', json], { cwd: scratch, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith('GATEWAY_') && !name.startsWith('VITEST')),
+  )
+  const child = spawn(
+    process.execPath,
+    ['--import', TSX, join(ROOT, 'scripts/faults.ts'), '--scope', 'files', '--limiters', '--json', json],
+    { cwd: scratch, env, stdio: ['ignore', 'pipe', 'pipe'] },
+  )
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
   const timer = setTimeout(() => child.kill('SIGKILL'), RUN_TIMEOUT_MS)
   await new Promise((resolve) => child.on('close', resolve))
   clearTimeout(timer)
   try {
-    results = new Map((JSON.parse(readFileSync(json, 'utf8')) as FaultResult[]).map((r) => [resultKey(r.fault, r.limiter), r]))
+    results = new Map(
+      (JSON.parse(readFileSync(json, 'utf8')) as FaultResult[]).map((r) => [resultKey(r.fault, r.limiter), r]),
+    )
   } catch {
     results = new Map()
   }
@@ -52,12 +60,16 @@ describe('every MUST requirement can fail', () => {
   test('each MUST requirement of the catalogue is broken by at least one named fault', () => {
     const broken = new Set(FAULTS.flatMap((f) => f.breaks))
     // An untestable requirement has no test that a fault could make fail (the catalogue says why).
-    const unproven = [...requirements().values()].filter((r) => r.level === 'MUST' && r.untestable === undefined && !broken.has(r.id)).map((r) => r.id)
+    const unproven = [...requirements().values()]
+      .filter((r) => r.level === 'MUST' && r.untestable === undefined && !broken.has(r.id))
+      .map((r) => r.id)
     expect(unproven).toEqual([])
   })
 
   test('every fault names requirements that exist', () => {
-    const unknown = FAULTS.flatMap((f) => f.breaks.filter((id) => !requirements().has(id)).map((id) => `${f.name}: ${id}`))
+    const unknown = FAULTS.flatMap((f) =>
+      f.breaks.filter((id) => !requirements().has(id)).map((id) => `${f.name}: ${id}`),
+    )
     expect(unknown).toEqual([])
   })
 })
@@ -68,13 +80,18 @@ describe('a run against each fault fails exactly what the fault breaks', () => {
   // Load-only faults (no requirement in `breaks`) are proved by test/load/load-faults.test.ts.
   const runs = [
     ...CONFORMANCE_FAULTS.map((fault) => ({ fault, key: fault.name })),
-    ...FAULTED_LIMITERS.flatMap((limiter) => CONFORMANCE_FAULTS.filter((f) => f.limiter).map((fault) => ({ fault, key: resultKey(fault.name, limiter) }))),
+    ...FAULTED_LIMITERS.flatMap((limiter) =>
+      CONFORMANCE_FAULTS.filter((f) => f.limiter).map((fault) => ({ fault, key: resultKey(fault.name, limiter) })),
+    ),
   ]
   for (const { fault, key } of runs) {
     test(`${key} -> ${fault.breaks.join(', ')}`, () => {
       const result = results.get(key)
       expect(result, `no result for ${key}; the fault runner said:\n${output}`).toBeDefined()
-      expect({ failing: result!.failing, errors: result!.errors }, `collateral seen: ${JSON.stringify(result!.collateralSeen ?? {})}`).toEqual({ failing: [...fault.breaks].sort(), errors: [] })
+      expect(
+        { failing: result!.failing, errors: result!.errors },
+        `collateral seen: ${JSON.stringify(result!.collateralSeen ?? {})}`,
+      ).toEqual({ failing: [...fault.breaks].sort(), errors: [] })
       expect(result!.exitCode).toBe(result!.expectedExitCode)
     })
   }
@@ -85,7 +102,10 @@ describe('the rate-limit checks hold for every limiter the reference allows', ()
     test(`the limit families pass against a faithful ${limiter} gateway`, () => {
       const result = results.get(resultKey(CLEAN, limiter))
       expect(result, `no result for a clean ${limiter} run; the fault runner said:\n${output}`).toBeDefined()
-      expect({ failing: result!.failing, errors: result!.errors }, `seen: ${JSON.stringify(result!.collateralSeen ?? {})}`).toEqual({ failing: [], errors: [] })
+      expect(
+        { failing: result!.failing, errors: result!.errors },
+        `seen: ${JSON.stringify(result!.collateralSeen ?? {})}`,
+      ).toEqual({ failing: [], errors: [] })
       // Exit 0, not 3: no MUST was left skipped, so the algorithm alone made nothing inconclusive.
       expect(result!.exitCode).toBe(0)
     })

@@ -9,12 +9,17 @@ const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/
 describe('GET /user/v1/credit (section 2.1)', () => {
   it('returns the credit record with the account tier and an integer exchange rate', async () => {
     const gw = testGateway()
-    for (const [key, tier] of [['tier0', 0], ['tier3', 3], ['main', 2]] as const) {
+    for (const [key, tier] of [
+      ['tier0', 0],
+      ['tier3', 3],
+      ['main', 2],
+    ] as const) {
       const { status, body } = await gw.call('/user/v1/credit', { key })
       expect(status).toBe(200)
       expect(body.account_tier).toBe(tier)
       expect(Number.isInteger(body.exchange_rate)).toBe(true)
-      for (const field of ['limit', 'remaining_irt', 'remaining_unit', 'total_unit']) expect(typeof body[field]).toBe('number')
+      for (const field of ['limit', 'remaining_irt', 'remaining_unit', 'total_unit'])
+        expect(typeof body[field]).toBe('number')
       expect(body.credit_sources.grants.length).toBeGreaterThan(0)
       expect(body.credit_sources.packages.length).toBeGreaterThan(0)
       for (const source of [...body.credit_sources.grants, ...body.credit_sources.packages]) {
@@ -24,7 +29,8 @@ describe('GET /user/v1/credit (section 2.1)', () => {
         expect(source.allowed_services).toEqual(['api'])
         expect(typeof source.scope_details).toBe('object')
       }
-      for (const pack of body.credit_sources.packages) expect(pack).toMatchObject({ template_id: expect.any(String), name: expect.any(String) })
+      for (const pack of body.credit_sources.packages)
+        expect(pack).toMatchObject({ template_id: expect.any(String), name: expect.any(String) })
     }
   })
 })
@@ -70,7 +76,17 @@ describe('transaction records (sections 1.4, 2.2)', () => {
   it('keeps only the newest transactions once the store is full', () => {
     const store = new TransactionStore(3)
     const entry = (n: number): StoredTransaction => ({
-      record: { id: `t${n}`, created_at: '', requested_at: '', safety_identifier: null, model: '', provider: 'gateway', status_code: 200, stream: false, tokens: { total: 0, prompt: 0, completion: 0, reasoning: 0, cached: 0 } },
+      record: {
+        id: `t${n}`,
+        created_at: '',
+        requested_at: '',
+        safety_identifier: null,
+        model: '',
+        provider: 'gateway',
+        status_code: 200,
+        stream: false,
+        tokens: { total: 0, prompt: 0, completion: 0, reasoning: 0, cached: 0 },
+      },
       accountId: 'a',
       apiKeyId: 1,
       path: '/',
@@ -89,7 +105,10 @@ describe('POST /user/v1/transactions/lookup (section 4.2)', () => {
   it("finds the caller's transactions by id and reports the rest as not found", async () => {
     const mine = await gw.call('/v1/models')
     const theirs = await gw.call('/v1/models', { key: 'tier3' })
-    const { status, body } = await gw.call('/user/v1/transactions/lookup', { method: 'POST', body: { ids: [mine.id, theirs.id, 'nope', mine.id] } })
+    const { status, body } = await gw.call('/user/v1/transactions/lookup', {
+      method: 'POST',
+      body: { ids: [mine.id, theirs.id, 'nope', mine.id] },
+    })
     expect(status).toBe(200)
     expect(body.transactions.map((t: { id: string }) => t.id)).toEqual([mine.id])
     expect(body.not_found).toEqual([theirs.id, 'nope'])

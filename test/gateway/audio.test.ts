@@ -26,13 +26,36 @@ function audioGateway(faults: string[] = []): TestGateway {
 const gw = audioGateway()
 
 async function speech(body: Record<string, unknown>, on: TestGateway = gw) {
-  const response = await on.app.inject({ method: 'POST', url: '/v1/audio/speech', headers: { authorization: `Bearer ${KEYS.main}`, 'content-type': 'application/json' }, payload: body })
-  return { status: response.statusCode, headers: response.headers, bytes: response.rawPayload, json: () => JSON.parse(response.body) }
+  const response = await on.app.inject({
+    method: 'POST',
+    url: '/v1/audio/speech',
+    headers: { authorization: `Bearer ${KEYS.main}`, 'content-type': 'application/json' },
+    payload: body,
+  })
+  return {
+    status: response.statusCode,
+    headers: response.headers,
+    bytes: response.rawPayload,
+    json: () => JSON.parse(response.body),
+  }
 }
 
-async function transcribe(fields: Array<[string, string]>, file: { filename: string; content: Buffer } | null = { filename: 'tone.wav', content: wavTone({ seconds: 2 }) }, endpoint = 'transcriptions', on: TestGateway = gw) {
-  const { payload, headers } = await form(fields, file === null ? null : { filename: file.filename, contentType: 'application/octet-stream', content: file.content })
-  const response = await on.app.inject({ method: 'POST', url: `/v1/audio/${endpoint}`, headers: { ...headers, authorization: `Bearer ${KEYS.main}` }, payload })
+async function transcribe(
+  fields: Array<[string, string]>,
+  file: { filename: string; content: Buffer } | null = { filename: 'tone.wav', content: wavTone({ seconds: 2 }) },
+  endpoint = 'transcriptions',
+  on: TestGateway = gw,
+) {
+  const { payload, headers } = await form(
+    fields,
+    file === null ? null : { filename: file.filename, contentType: 'application/octet-stream', content: file.content },
+  )
+  const response = await on.app.inject({
+    method: 'POST',
+    url: `/v1/audio/${endpoint}`,
+    headers: { ...headers, authorization: `Bearer ${KEYS.main}` },
+    payload,
+  })
   return { status: response.statusCode, headers: response.headers, text: response.body }
 }
 
@@ -51,19 +74,35 @@ describe('POST /v1/audio/speech: the bytes (§4.2)', () => {
     expect(bytes.toString('latin1', 0, 4)).toBe('RIFF')
     expect(bytes.readUInt32LE(4)).toBe(bytes.length - 8)
     expect(bytes.toString('latin1', 8, 16)).toBe('WAVEfmt ')
-    expect([bytes.readUInt32LE(16), bytes.readUInt16LE(20), bytes.readUInt16LE(22), bytes.readUInt32LE(24), bytes.readUInt32LE(28), bytes.readUInt16LE(32), bytes.readUInt16LE(34)]).toEqual([16, 1, 1, 24_000, 48_000, 2, 16])
+    expect([
+      bytes.readUInt32LE(16),
+      bytes.readUInt16LE(20),
+      bytes.readUInt16LE(22),
+      bytes.readUInt32LE(24),
+      bytes.readUInt32LE(28),
+      bytes.readUInt16LE(32),
+      bytes.readUInt16LE(34),
+    ]).toEqual([16, 1, 1, 24_000, 48_000, 2, 16])
     expect(bytes.toString('latin1', 36, 40)).toBe('data')
     expect(bytes.readUInt32LE(40)).toBe(24_000)
   })
 
   it('answers pcm as the same samples without the header', async () => {
-    const [wav, pcm] = await Promise.all([speech({ ...hello, response_format: 'wav' }), speech({ ...hello, response_format: 'pcm' })])
+    const [wav, pcm] = await Promise.all([
+      speech({ ...hello, response_format: 'wav' }),
+      speech({ ...hello, response_format: 'pcm' }),
+    ])
     expect(pcm.bytes.equals(wav.bytes.subarray(44))).toBe(true)
   })
 
   it('lasts characters / 15 seconds divided by speed', async () => {
     const input = 'x'.repeat(150) // 10 s at speed 1
-    for (const [speed, seconds] of [[1, 10], [2, 5], [0.25, 40], [4, 2.5]] as const) {
+    for (const [speed, seconds] of [
+      [1, 10],
+      [2, 5],
+      [0.25, 40],
+      [4, 2.5],
+    ] as const) {
       const { bytes } = await speech({ ...hello, input, speed, response_format: 'wav' })
       expect(readWavHeader(bytes)?.durationSeconds).toBeCloseTo(seconds, 6)
     }
@@ -72,7 +111,13 @@ describe('POST /v1/audio/speech: the bytes (§4.2)', () => {
   it('answers every format in its container, each lasting as long as the WAV', async () => {
     const input = 'A sentence of a few seconds for the containers.'
     const expected = input.length / 15
-    const signatures: Record<string, string> = { mp3: 'fff3', opus: '4f676753', aac: 'fff1', flac: '664c6143', wav: '52494646' }
+    const signatures: Record<string, string> = {
+      mp3: 'fff3',
+      opus: '4f676753',
+      aac: 'fff1',
+      flac: '664c6143',
+      wav: '52494646',
+    }
     for (const [format, start] of Object.entries(signatures)) {
       const { status, bytes } = await speech({ ...hello, input, response_format: format })
       expect(status).toBe(200)
@@ -85,19 +130,32 @@ describe('POST /v1/audio/speech: the bytes (§4.2)', () => {
   })
 
   it('streams the same bytes in chunks with stream_format audio', async () => {
-    const [plain, streamed] = await Promise.all([speech({ ...hello, response_format: 'flac' }), speech({ ...hello, response_format: 'flac', stream_format: 'audio' })])
+    const [plain, streamed] = await Promise.all([
+      speech({ ...hello, response_format: 'flac' }),
+      speech({ ...hello, response_format: 'flac', stream_format: 'audio' }),
+    ])
     expect(streamed.headers['content-length']).toBeUndefined()
     expect(streamed.bytes.equals(plain.bytes)).toBe(true)
   })
 
   it('streams speech.audio.delta events and a speech.audio.done with usage on a newer model', async () => {
-    const { status, headers, bytes } = await speech({ ...hello, model: 'gw-speech-1', response_format: 'wav', stream_format: 'sse' })
+    const { status, headers, bytes } = await speech({
+      ...hello,
+      model: 'gw-speech-1',
+      response_format: 'wav',
+      stream_format: 'sse',
+    })
     expect(status).toBe(200)
     expect(headers['content-type']).toMatch(/^text\/event-stream/)
     const { events } = await collectSse(chunksOf(bytes))
     const data = events.map((e) => eventJson(e)).map((p) => (p.ok ? (p.value as Record<string, unknown>) : {}))
-    expect(data.at(-1)).toMatchObject({ type: 'speech.audio.done', usage: { input_tokens: 2, output_tokens: 16, total_tokens: 18 } })
-    const audio = Buffer.concat(data.filter((d) => d.type === 'speech.audio.delta').map((d) => Buffer.from(String(d.audio), 'base64')))
+    expect(data.at(-1)).toMatchObject({
+      type: 'speech.audio.done',
+      usage: { input_tokens: 2, output_tokens: 16, total_tokens: 18 },
+    })
+    const audio = Buffer.concat(
+      data.filter((d) => d.type === 'speech.audio.delta').map((d) => Buffer.from(String(d.audio), 'base64')),
+    )
     expect(readWavHeader(audio)?.durationSeconds).toBe(0.5)
   })
 })
@@ -122,10 +180,18 @@ describe('POST /v1/audio/speech: the rules (§4.2, §8)', () => {
     ['no voice', 400, { voice: undefined }],
     ['a transcription model', 400, { model: 'gw-transcribe-1' }],
     ['an unknown model', 404, { model: 'tts-9' }],
-    ['the voice object on nv-speech-pro-preview', 200, { model: 'nv-speech-pro-preview', voice: { name: 'Kore', languageCode: 'en-US' } }],
+    [
+      'the voice object on nv-speech-pro-preview',
+      200,
+      { model: 'nv-speech-pro-preview', voice: { name: 'Kore', languageCode: 'en-US' } },
+    ],
     ['a compatible voice on nv-speech-pro-preview', 400, { model: 'nv-speech-pro-preview' }],
     ['mp3 on the preview model that requires pcm', 400, { model: 'nv-speech-flash-preview', voice: 'Puck' }],
-    ['pcm on the preview model that requires pcm', 200, { model: 'nv-speech-flash-preview', voice: 'Puck', response_format: 'pcm' }],
+    [
+      'pcm on the preview model that requires pcm',
+      200,
+      { model: 'nv-speech-flash-preview', voice: 'Puck', response_format: 'pcm' },
+    ],
   ])('%s answers %i', async (_name, expected, change) => {
     expect((await speech({ ...hello, ...change })).status).toBe(expected)
   })
@@ -147,24 +213,116 @@ describe('POST /v1/audio/transcriptions (§4.3, §6.1, §8)', () => {
     const json = await transcribe([['model', 'gw-transcribe-1']])
     expect(json.status).toBe(200)
     expect(JSON.parse(json.text)).toEqual({ text: 'The quick brown fox jumps over the lazy dog.' })
-    expect((await transcribe([['model', 'gw-transcribe-1'], ['response_format', 'srt']])).text).toBe('1\n00:00:00,000 --> 00:00:02,000\nThe quick brown fox jumps over the lazy dog.\n')
-    expect((await transcribe([['model', 'gw-transcribe-1'], ['response_format', 'vtt']])).text).toMatch(/^WEBVTT\n\n00:00:00\.000 --> 00:00:02\.000\n/)
-    const verbose = JSON.parse((await transcribe([['model', 'gw-transcribe-1'], ['response_format', 'verbose_json'], ['timestamp_granularities[]', 'word']])).text)
+    expect(
+      (
+        await transcribe([
+          ['model', 'gw-transcribe-1'],
+          ['response_format', 'srt'],
+        ])
+      ).text,
+    ).toBe('1\n00:00:00,000 --> 00:00:02,000\nThe quick brown fox jumps over the lazy dog.\n')
+    expect(
+      (
+        await transcribe([
+          ['model', 'gw-transcribe-1'],
+          ['response_format', 'vtt'],
+        ])
+      ).text,
+    ).toMatch(/^WEBVTT\n\n00:00:00\.000 --> 00:00:02\.000\n/)
+    const verbose = JSON.parse(
+      (
+        await transcribe([
+          ['model', 'gw-transcribe-1'],
+          ['response_format', 'verbose_json'],
+          ['timestamp_granularities[]', 'word'],
+        ])
+      ).text,
+    )
     expect(verbose).toMatchObject({ task: 'transcribe', duration: 2 })
     expect(verbose.words).toHaveLength(9)
   })
 
   it.each([
-    ['srt on the newer model', 400, [['model', 'gw-transcribe-2'], ['response_format', 'srt']]],
-    ['diarized_json on the base model', 400, [['model', 'gw-transcribe-1'], ['response_format', 'diarized_json']]],
-    ['diarized_json on the diarization model', 200, [['model', 'gw-transcribe-2-diarize'], ['response_format', 'diarized_json']]],
-    ['granularities with json', 400, [['model', 'gw-transcribe-1'], ['timestamp_granularities[]', 'word']]],
-    ['stream on the base model', 400, [['model', 'gw-transcribe-1'], ['stream', 'true']]],
-    ['a prompt on the diarization model', 400, [['model', 'gw-transcribe-2-diarize'], ['prompt', 'Hi']]],
-    ['temperature 1', 200, [['model', 'gw-transcribe-1'], ['temperature', '1']]],
-    ['temperature 1.01', 400, [['model', 'gw-transcribe-1'], ['temperature', '1.01']]],
-    ['logprobs with json on the newer model', 200, [['model', 'gw-transcribe-2'], ['include[]', 'logprobs']]],
-    ['logprobs on the base model', 400, [['model', 'gw-transcribe-1'], ['include[]', 'logprobs']]],
+    [
+      'srt on the newer model',
+      400,
+      [
+        ['model', 'gw-transcribe-2'],
+        ['response_format', 'srt'],
+      ],
+    ],
+    [
+      'diarized_json on the base model',
+      400,
+      [
+        ['model', 'gw-transcribe-1'],
+        ['response_format', 'diarized_json'],
+      ],
+    ],
+    [
+      'diarized_json on the diarization model',
+      200,
+      [
+        ['model', 'gw-transcribe-2-diarize'],
+        ['response_format', 'diarized_json'],
+      ],
+    ],
+    [
+      'granularities with json',
+      400,
+      [
+        ['model', 'gw-transcribe-1'],
+        ['timestamp_granularities[]', 'word'],
+      ],
+    ],
+    [
+      'stream on the base model',
+      400,
+      [
+        ['model', 'gw-transcribe-1'],
+        ['stream', 'true'],
+      ],
+    ],
+    [
+      'a prompt on the diarization model',
+      400,
+      [
+        ['model', 'gw-transcribe-2-diarize'],
+        ['prompt', 'Hi'],
+      ],
+    ],
+    [
+      'temperature 1',
+      200,
+      [
+        ['model', 'gw-transcribe-1'],
+        ['temperature', '1'],
+      ],
+    ],
+    [
+      'temperature 1.01',
+      400,
+      [
+        ['model', 'gw-transcribe-1'],
+        ['temperature', '1.01'],
+      ],
+    ],
+    [
+      'logprobs with json on the newer model',
+      200,
+      [
+        ['model', 'gw-transcribe-2'],
+        ['include[]', 'logprobs'],
+      ],
+    ],
+    [
+      'logprobs on the base model',
+      400,
+      [
+        ['model', 'gw-transcribe-1'],
+        ['include[]', 'logprobs'],
+      ],
+    ],
     ['no model', 400, [['response_format', 'json']]],
     ['a speech model', 400, [['model', 'tts-1']]],
   ] as Array<[string, number, Array<[string, string]>]>)('%s answers %i', async (_name, expected, fields) => {
@@ -173,62 +331,137 @@ describe('POST /v1/audio/transcriptions (§4.3, §6.1, §8)', () => {
 
   it('reads the duration from the WAV header: diarization of 30 s is served, of 30.001 s needs chunking_strategy', async () => {
     const diarize: Array<[string, string]> = [['model', 'gw-transcribe-2-diarize']]
-    expect((await transcribe(diarize, { filename: 'a.wav', content: wavTone({ seconds: 30, frequency: 0 }) })).status).toBe(200)
+    expect(
+      (await transcribe(diarize, { filename: 'a.wav', content: wavTone({ seconds: 30, frequency: 0 }) })).status,
+    ).toBe(200)
     const over = await transcribe(diarize, { filename: 'a.wav', content: wavTone({ seconds: 30.001, frequency: 0 }) })
     expect(over.status).toBe(400)
     expect(JSON.parse(over.text).error.param).toBe('chunking_strategy')
-    expect((await transcribe([...diarize, ['chunking_strategy', 'auto']], { filename: 'a.wav', content: wavTone({ seconds: 31, frequency: 0 }) })).status).toBe(200)
+    expect(
+      (
+        await transcribe([...diarize, ['chunking_strategy', 'auto']], {
+          filename: 'a.wav',
+          content: wavTone({ seconds: 31, frequency: 0 }),
+        })
+      ).status,
+    ).toBe(200)
   })
 
   it('refuses files outside the formats, by extension and by signature', async () => {
-    expect((await transcribe([['model', 'gw-transcribe-1']], { filename: 'a.txt', content: Buffer.from('text') })).status).toBe(400)
-    expect((await transcribe([['model', 'gw-transcribe-1']], { filename: 'a.wav', content: Buffer.from('not a wav at all') })).status).toBe(400)
-    expect((await transcribe([['model', 'gw-transcribe-1']], { filename: 'a.opus', content: wavTone({ seconds: 1 }) })).status).toBe(400)
+    expect(
+      (await transcribe([['model', 'gw-transcribe-1']], { filename: 'a.txt', content: Buffer.from('text') })).status,
+    ).toBe(400)
+    expect(
+      (
+        await transcribe([['model', 'gw-transcribe-1']], {
+          filename: 'a.wav',
+          content: Buffer.from('not a wav at all'),
+        })
+      ).status,
+    ).toBe(400)
+    expect(
+      (await transcribe([['model', 'gw-transcribe-1']], { filename: 'a.opus', content: wavTone({ seconds: 1 }) }))
+        .status,
+    ).toBe(400)
     expect((await transcribe([['model', 'gw-transcribe-1']], null)).status).toBe(400)
   })
 
   it('takes up to four known speakers with 2 to 10 s clips, and names segments after them', async () => {
-    const speakers = (clips: number[]) => clips.flatMap((s, i): Array<[string, string]> => [['known_speaker_names[]', `S${i}`], ['known_speaker_references[]', dataUrl(wavTone({ seconds: s }))]])
-    const ok = await transcribe([['model', 'gw-transcribe-2-diarize'], ['response_format', 'diarized_json'], ...speakers([2, 10])], { filename: 'a.wav', content: wavTone({ seconds: 12 }) })
+    const speakers = (clips: number[]) =>
+      clips.flatMap(
+        (s, i): Array<[string, string]> => [
+          ['known_speaker_names[]', `S${i}`],
+          ['known_speaker_references[]', dataUrl(wavTone({ seconds: s }))],
+        ],
+      )
+    const ok = await transcribe(
+      [['model', 'gw-transcribe-2-diarize'], ['response_format', 'diarized_json'], ...speakers([2, 10])],
+      { filename: 'a.wav', content: wavTone({ seconds: 12 }) },
+    )
     expect(ok.status).toBe(200)
     expect(JSON.parse(ok.text).segments.map((s: { speaker: string }) => s.speaker)).toEqual(['S0', 'S1', 'S0'])
-    for (const clips of [[2, 2, 2, 2, 2], [1.9], [10.1]]) expect((await transcribe([['model', 'gw-transcribe-2-diarize'], ...speakers(clips)])).status).toBe(400)
+    for (const clips of [[2, 2, 2, 2, 2], [1.9], [10.1]])
+      expect((await transcribe([['model', 'gw-transcribe-2-diarize'], ...speakers(clips)])).status).toBe(400)
   })
 
   it('streams deltas then done with usage; diarized streams add segments', async () => {
-    const plain = await transcribe([['model', 'gw-transcribe-2'], ['stream', 'true']], { filename: 'a.wav', content: wavTone({ seconds: 7 }) })
+    const plain = await transcribe(
+      [
+        ['model', 'gw-transcribe-2'],
+        ['stream', 'true'],
+      ],
+      { filename: 'a.wav', content: wavTone({ seconds: 7 }) },
+    )
     const types = (await collectSse(chunksOf(plain.text))).events.map((e) => e.event)
     expect(types.at(-1)).toBe('transcript.text.done')
     expect(types.filter((t) => t !== 'transcript.text.delta')).toEqual(['transcript.text.done'])
     const done = JSON.parse((await collectSse(chunksOf(plain.text))).events.at(-1)!.data)
-    expect(done.usage).toMatchObject({ input_tokens: 224, total_tokens: done.usage.input_tokens + done.usage.output_tokens })
-    const diarized = await transcribe([['model', 'gw-transcribe-2-diarize'], ['stream', 'true']], { filename: 'a.wav', content: wavTone({ seconds: 7 }) })
-    const segments = (await collectSse(chunksOf(diarized.text))).events.filter((e) => e.event === 'transcript.text.segment').map((e) => JSON.parse(e.data))
-    expect(segments.map((s) => [s.speaker, s.start, s.end])).toEqual([['A', 0, 5], ['B', 5, 7]])
+    expect(done.usage).toMatchObject({
+      input_tokens: 224,
+      total_tokens: done.usage.input_tokens + done.usage.output_tokens,
+    })
+    const diarized = await transcribe(
+      [
+        ['model', 'gw-transcribe-2-diarize'],
+        ['stream', 'true'],
+      ],
+      { filename: 'a.wav', content: wavTone({ seconds: 7 }) },
+    )
+    const segments = (await collectSse(chunksOf(diarized.text))).events
+      .filter((e) => e.event === 'transcript.text.segment')
+      .map((e) => JSON.parse(e.data))
+    expect(segments.map((s) => [s.speaker, s.start, s.end])).toEqual([
+      ['A', 0, 5],
+      ['B', 5, 7],
+    ])
   })
 
   it('refuses one byte over 25 MB and charges by the second', async () => {
     const charged = audioGateway()
     const account = charged.state.accounts.main()
     const before = remainingUsd(account)
-    const ok = await transcribe([['model', 'gw-transcribe-1']], { filename: 'a.wav', content: wavTone({ seconds: 10 }) }, 'transcriptions', charged)
+    const ok = await transcribe(
+      [['model', 'gw-transcribe-1']],
+      { filename: 'a.wav', content: wavTone({ seconds: 10 }) },
+      'transcriptions',
+      charged,
+    )
     expect(ok.status).toBe(200)
     expect(before - remainingUsd(account)).toBeCloseTo(transcriptionCostUsd('gw-transcribe-1', 10, 20), 9)
     const big = Buffer.alloc(25_000_001)
     big.write('RIFF', 0, 'latin1')
-    expect((await transcribe([['model', 'gw-transcribe-1']], { filename: 'a.wav', content: big }, 'transcriptions', charged)).status).toBe(400)
+    expect(
+      (await transcribe([['model', 'gw-transcribe-1']], { filename: 'a.wav', content: big }, 'transcriptions', charged))
+        .status,
+    ).toBe(400)
   })
 })
 
 describe('POST /v1/audio/translations (§4.4)', () => {
   it('answers English text with the base model and refuses the newer ones', async () => {
-    const ok = await transcribe([['model', 'gw-transcribe-1'], ['prompt', 'A greeting.']], undefined, 'translations')
+    const ok = await transcribe(
+      [
+        ['model', 'gw-transcribe-1'],
+        ['prompt', 'A greeting.'],
+      ],
+      undefined,
+      'translations',
+    )
     expect(ok.status).toBe(200)
     expect(JSON.parse(ok.text).text).toMatch(/^[A-Za-z .]+$/)
     expect((await transcribe([['model', 'gw-transcribe-2']], undefined, 'translations')).status).toBe(400)
   })
 
   it('is a 404 under the fault translation-route-missing', async () => {
-    expect((await transcribe([['model', 'gw-transcribe-1']], undefined, 'translations', audioGateway(['translation-route-missing']))).status).toBe(404)
+    expect(
+      (
+        await transcribe(
+          [['model', 'gw-transcribe-1']],
+          undefined,
+          'translations',
+          audioGateway(['translation-route-missing']),
+        )
+      ).status,
+    ).toBe(404)
   })
 })

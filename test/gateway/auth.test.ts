@@ -2,7 +2,9 @@
 import { describe, expect, it } from 'vitest'
 import { testGateway } from './helpers.ts'
 
-const compatible401 = { error: { message: expect.any(String), type: 'invalid_request_error', param: null, code: 'invalid_api_key' } }
+const compatible401 = {
+  error: { message: expect.any(String), type: 'invalid_request_error', param: null, code: 'invalid_api_key' },
+}
 const usage401 = { error: 'unauthorized', message: expect.any(String) }
 
 describe('keys on /v1 (sections 5.1 to 5.3)', () => {
@@ -15,13 +17,18 @@ describe('keys on /v1 (sections 5.1 to 5.3)', () => {
   })
 
   it('an unknown key is 401, and so is a malformed Authorization header', async () => {
-    expect((await gw.call('/v1/models', { key: { raw: 'sk-ref-t2-000000000000000000000000' } })).body).toEqual(compatible401)
+    expect((await gw.call('/v1/models', { key: { raw: 'sk-ref-t2-000000000000000000000000' } })).body).toEqual(
+      compatible401,
+    )
     const basic = await gw.call('/v1/models', { key: null, headers: { authorization: 'Basic dXNlcjpwYXNz' } })
     expect(basic.status).toBe(401)
   })
 
   it('accepts Bearer with any case of the scheme', async () => {
-    const response = await gw.call('/v1/models', { key: null, headers: { authorization: `bearer ${gw.state.accounts.main().key.value}` } })
+    const response = await gw.call('/v1/models', {
+      key: null,
+      headers: { authorization: `bearer ${gw.state.accounts.main().key.value}` },
+    })
     expect(response.status).toBe(200)
   })
 
@@ -36,7 +43,9 @@ describe('keys on /v1 (sections 5.1 to 5.3)', () => {
   it('refuses the suspended account with 403 permission_error (section 7)', async () => {
     const response = await gw.call('/v1/models', { key: 'suspended' })
     expect(response.status).toBe(403)
-    expect(response.body).toEqual({ error: { message: expect.any(String), type: 'permission_error', param: null, code: 'account_suspended' } })
+    expect(response.body).toEqual({
+      error: { message: expect.any(String), type: 'permission_error', param: null, code: 'account_suspended' },
+    })
   })
 
   it('GET /public/models needs no key and ignores a bad one (section 5.1)', async () => {
@@ -48,13 +57,16 @@ describe('keys on /v1 (sections 5.1 to 5.3)', () => {
 describe('keys on /user/v1 (section 5.5)', () => {
   const gw = testGateway()
 
-  it.each(['/user/v1/credit', '/user/v1/transactions'])('%s: missing or invalid key is 401 unauthorized', async (path) => {
-    for (const key of [null, { raw: 'sk-ref-nope' }]) {
-      const response = await gw.call(path, { key })
-      expect(response.status).toBe(401)
-      expect(response.body).toEqual(usage401)
-    }
-  })
+  it.each(['/user/v1/credit', '/user/v1/transactions'])(
+    '%s: missing or invalid key is 401 unauthorized',
+    async (path) => {
+      for (const key of [null, { raw: 'sk-ref-nope' }]) {
+        const response = await gw.call(path, { key })
+        expect(response.status).toBe(401)
+        expect(response.body).toEqual(usage401)
+      }
+    },
+  )
 
   it('a suspended account is 403 forbidden', async () => {
     for (const path of ['/user/v1/credit', '/user/v1/transactions']) {
@@ -62,7 +74,11 @@ describe('keys on /user/v1 (section 5.5)', () => {
       expect(response.status).toBe(403)
       expect(response.body).toEqual({ error: 'forbidden', message: expect.any(String) })
     }
-    const lookup = await gw.call('/user/v1/transactions/lookup', { key: 'suspended', method: 'POST', body: { ids: ['x'] } })
+    const lookup = await gw.call('/user/v1/transactions/lookup', {
+      key: 'suspended',
+      method: 'POST',
+      body: { ids: ['x'] },
+    })
     expect(lookup.status).toBe(403)
   })
 

@@ -7,11 +7,15 @@ import { testGateway } from './helpers.ts'
 const gw = testGateway()
 const PATH = '/v1/chat/completions'
 const user = (content: string) => ({ role: 'user', content })
-const post = (body: unknown, options: Parameters<typeof gw.call>[1] = {}) => gw.call(PATH, { method: 'POST', body, ...options })
+const post = (body: unknown, options: Parameters<typeof gw.call>[1] = {}) =>
+  gw.call(PATH, { method: 'POST', body, ...options })
 
 /** The data lines of an SSE body, in order. */
 function sseData(text: string): string[] {
-  return text.split('\n\n').filter((block) => block.startsWith('data: ')).map((block) => block.slice('data: '.length))
+  return text
+    .split('\n\n')
+    .filter((block) => block.startsWith('data: '))
+    .map((block) => block.slice('data: '.length))
 }
 
 describe('POST /v1/chat/completions (sections 2.5, 2.6)', () => {
@@ -19,7 +23,11 @@ describe('POST /v1/chat/completions (sections 2.5, 2.6)', () => {
     const body = { model: 'gw-chat-mini', messages: [user('Hello there, gateway')], temperature: 0 }
     const [a, b] = await Promise.all([post(body), post(body)])
     expect(a.status).toBe(200)
-    expect(a.body).toMatchObject({ object: 'chat.completion', model: 'gw-chat-mini', choices: [{ index: 0, message: { role: 'assistant' }, finish_reason: 'stop' }] })
+    expect(a.body).toMatchObject({
+      object: 'chat.completion',
+      model: 'gw-chat-mini',
+      choices: [{ index: 0, message: { role: 'assistant' }, finish_reason: 'stop' }],
+    })
     expect(a.body.id).toMatch(/^chatcmpl-/)
     expect(Number.isInteger(a.body.created)).toBe(true)
     const usage = a.body.usage
@@ -49,14 +57,27 @@ describe('POST /v1/chat/completions (sections 2.5, 2.6)', () => {
     expect(plain.body.usage.completion_tokens).toBe(3)
     const reasoner = await post({ model: 'gw-reasoner', messages: [user('Write an essay')], max_completion_tokens: 5 })
     expect(reasoner.body.choices[0]).toMatchObject({ finish_reason: 'length', message: { content: '' } })
-    expect(reasoner.body.usage).toMatchObject({ completion_tokens: 5, completion_tokens_details: { reasoning_tokens: 5 } })
+    expect(reasoner.body.usage).toMatchObject({
+      completion_tokens: 5,
+      completion_tokens_details: { reasoning_tokens: 5 },
+    })
   })
 
   it('records the transaction with the model, stream flag, identifier and tokens', async () => {
     const response = await post({ model: 'gw-chat-mini', messages: [user('Hi')], safety_identifier: 'gc-user-1' })
     const record = gw.state.transactions.findById(response.id)?.record
-    expect(record).toMatchObject({ model: 'gw-chat-mini', provider: 'atlas-ai', stream: false, safety_identifier: 'gc-user-1', status_code: 200 })
-    expect(record?.tokens).toMatchObject({ prompt: response.body.usage.prompt_tokens, completion: response.body.usage.completion_tokens, total: response.body.usage.total_tokens })
+    expect(record).toMatchObject({
+      model: 'gw-chat-mini',
+      provider: 'atlas-ai',
+      stream: false,
+      safety_identifier: 'gc-user-1',
+      status_code: 200,
+    })
+    expect(record?.tokens).toMatchObject({
+      prompt: response.body.usage.prompt_tokens,
+      completion: response.body.usage.completion_tokens,
+      total: response.body.usage.total_tokens,
+    })
   })
 })
 
@@ -65,21 +86,44 @@ describe('refusals (sections 1.5, 5.1, 7)', () => {
     ['no model', { messages: [user('Hi')] }, 400],
     ['an unknown model', { model: 'gw-nope', messages: [user('Hi')] }, 404],
     ['a model of another mode', { model: 'gw-embed-1', messages: [user('Hi')] }, 400],
-    ['a model above the tier (gw-chat-pro, min_tier 3, for tier 2)', { model: 'gw-chat-pro', messages: [user('Hi')] }, 403],
+    [
+      'a model above the tier (gw-chat-pro, min_tier 3, for tier 2)',
+      { model: 'gw-chat-pro', messages: [user('Hi')] },
+      403,
+    ],
     ['no messages', { model: 'gw-chat-mini' }, 400],
     ['empty messages', { model: 'gw-chat-mini', messages: [] }, 400],
     ['an unknown role', { model: 'gw-chat-mini', messages: [{ role: 'robot', content: 'Hi' }] }, 400],
     ['n of 2', { model: 'gw-chat-mini', messages: [user('Hi')], n: 2 }, 400],
     ['max_completion_tokens 0', { model: 'gw-chat-mini', messages: [user('Hi')], max_completion_tokens: 0 }, 400],
-    ['stream_options without stream', { model: 'gw-chat-mini', messages: [user('Hi')], stream_options: { include_usage: true } }, 400],
+    [
+      'stream_options without stream',
+      { model: 'gw-chat-mini', messages: [user('Hi')], stream_options: { include_usage: true } },
+      400,
+    ],
     ['tool_choice without tools', { model: 'gw-chat-mini', messages: [user('Hi')], tool_choice: 'auto' }, 400],
     ['audio output', { model: 'gw-chat-mini', messages: [user('Hi')], modalities: ['text', 'audio'] }, 400],
-    ['an image for a model without vision', { model: 'gw-chat-mini', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://x.test/a.png' } }] }] }, 400],
-    ['a moderation object naming a chat model', { model: 'gw-chat-mini', messages: [user('Hi')], moderation: { model: 'gw-chat' } }, 400],
+    [
+      'an image for a model without vision',
+      {
+        model: 'gw-chat-mini',
+        messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://x.test/a.png' } }] }],
+      },
+      400,
+    ],
+    [
+      'a moderation object naming a chat model',
+      { model: 'gw-chat-mini', messages: [user('Hi')], moderation: { model: 'gw-chat' } },
+      400,
+    ],
   ])('refuses %s', async (_what, body, status) => {
     const response = await post(body)
     expect(response.status).toBe(status)
-    expect(response.body.error).toMatchObject({ message: expect.any(String), type: expect.any(String), code: expect.any(String) })
+    expect(response.body.error).toMatchObject({
+      message: expect.any(String),
+      type: expect.any(String),
+      code: expect.any(String),
+    })
   })
 
   it('needs a key (401) and serves gw-chat-pro to tier 3', async () => {
@@ -89,10 +133,25 @@ describe('refusals (sections 1.5, 5.1, 7)', () => {
 })
 
 describe('tools and moderation (section 4.7)', () => {
-  const tool = { type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' }, unit: { enum: ['c', 'f'] }, days: { type: 'integer', minimum: 1 } }, required: ['city', 'unit', 'days'] } } }
+  const tool = {
+    type: 'function',
+    function: {
+      name: 'get_weather',
+      parameters: {
+        type: 'object',
+        properties: { city: { type: 'string' }, unit: { enum: ['c', 'f'] }, days: { type: 'integer', minimum: 1 } },
+        required: ['city', 'unit', 'days'],
+      },
+    },
+  }
 
   it('calls the tool when required, with arguments that satisfy its schema', async () => {
-    const response = await post({ model: 'gw-chat', messages: [user('Weather?')], tools: [tool], tool_choice: 'required' })
+    const response = await post({
+      model: 'gw-chat',
+      messages: [user('Weather?')],
+      tools: [tool],
+      tool_choice: 'required',
+    })
     const choice = response.body.choices[0]
     expect(choice.finish_reason).toBe('tool_calls')
     expect(choice.message.content).toBeNull()
@@ -106,23 +165,55 @@ describe('tools and moderation (section 4.7)', () => {
     const plain = await post({ model: 'gw-chat', messages: [user('Hello')], tools: [tool] })
     expect(plain.body.choices[0].finish_reason).toBe('stop')
     const call = named.body.choices[0].message
-    const after = await post({ model: 'gw-chat', tools: [tool], tool_choice: 'required', messages: [user('use get_weather please'), call, { role: 'tool', tool_call_id: call.tool_calls[0].id, content: '21 C' }] })
+    const after = await post({
+      model: 'gw-chat',
+      tools: [tool],
+      tool_choice: 'required',
+      messages: [
+        user('use get_weather please'),
+        call,
+        { role: 'tool', tool_call_id: call.tool_calls[0].id, content: '21 C' },
+      ],
+    })
     expect(after.body.choices[0]).toMatchObject({ finish_reason: 'stop', message: { content: expect.any(String) } })
   })
 
   it('builds arguments for nested and typed schemas', () => {
-    expect(argumentsFor({ type: 'object', required: ['a', 'b'], properties: { a: { type: 'array' }, b: { type: 'object', required: ['c'], properties: { c: { type: ['null', 'boolean'] } } } } })).toEqual({ a: [], b: { c: true } })
+    expect(
+      argumentsFor({
+        type: 'object',
+        required: ['a', 'b'],
+        properties: {
+          a: { type: 'array' },
+          b: { type: 'object', required: ['c'], properties: { c: { type: ['null', 'boolean'] } } },
+        },
+      }),
+    ).toEqual({ a: [], b: { c: true } })
   })
 
   it('adds the inline moderation result for input and output', async () => {
-    const response = await post({ model: 'gw-chat-mini', messages: [user('gc-flag-me now')], moderation: { model: 'omni-moderation-latest' } })
-    expect(response.body.moderation).toEqual({ input: { flagged: true, model: 'omni-moderation-latest' }, output: { flagged: true, model: 'omni-moderation-latest' } })
+    const response = await post({
+      model: 'gw-chat-mini',
+      messages: [user('gc-flag-me now')],
+      moderation: { model: 'omni-moderation-latest' },
+    })
+    expect(response.body.moderation).toEqual({
+      input: { flagged: true, model: 'omni-moderation-latest' },
+      output: { flagged: true, model: 'omni-moderation-latest' },
+    })
   })
 })
 
 describe('streaming (sections 6.3, 6.4)', () => {
   it('sends chunks, one finish_reason in the last choice chunk, a usage chunk, then [DONE]', async () => {
-    const response = await post({ model: 'gw-chat-mini', messages: [user('Hi')], stream: true, stream_options: { include_usage: true }, max_completion_tokens: 4, moderation: { model: 'omni-moderation-latest' } })
+    const response = await post({
+      model: 'gw-chat-mini',
+      messages: [user('Hi')],
+      stream: true,
+      stream_options: { include_usage: true },
+      max_completion_tokens: 4,
+      moderation: { model: 'omni-moderation-latest' },
+    })
     expect(response.status).toBe(200)
     expect(response.headers['content-type']).toMatch(/^text\/event-stream/)
     const data = sseData(response.body)
@@ -130,30 +221,69 @@ describe('streaming (sections 6.3, 6.4)', () => {
     const chunks = data.slice(0, -1).map((d) => JSON.parse(d))
     expect(new Set(chunks.map((c) => c.id)).size).toBe(1)
     expect(chunks.every((c) => c.object === 'chat.completion.chunk')).toBe(true)
-    const finishes = chunks.flatMap((c, i) => c.choices.filter((ch: { finish_reason: string | null }) => ch.finish_reason !== null).map(() => i))
-    const lastWithChoice = chunks.map((c, i) => (c.choices.length > 0 ? i : -1)).filter((i) => i >= 0).at(-1)
+    const finishes = chunks.flatMap((c, i) =>
+      c.choices.filter((ch: { finish_reason: string | null }) => ch.finish_reason !== null).map(() => i),
+    )
+    const lastWithChoice = chunks
+      .map((c, i) => (c.choices.length > 0 ? i : -1))
+      .filter((i) => i >= 0)
+      .at(-1)
     expect(finishes).toEqual([lastWithChoice])
     expect(chunks[lastWithChoice as number].choices[0].finish_reason).toBe('length')
     expect(chunks.at(-2).moderation).toBeDefined()
     expect(chunks.at(-1)).toMatchObject({ choices: [], usage: { completion_tokens: 4 } })
-    const text = chunks.flatMap((c) => c.choices.map((ch: { delta: { content?: string } }) => ch.delta.content ?? '')).join('')
+    const text = chunks
+      .flatMap((c) => c.choices.map((ch: { delta: { content?: string } }) => ch.delta.content ?? ''))
+      .join('')
     expect(countTokens(text)).toBe(4)
-    expect(gw.state.transactions.findById(response.id)?.record).toMatchObject({ stream: true, tokens: { completion: 4 } })
+    expect(gw.state.transactions.findById(response.id)?.record).toMatchObject({
+      stream: true,
+      tokens: { completion: 4 },
+    })
   })
 
   it('streams a tool call as argument deltas', async () => {
-    const tool = { type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } } }
-    const response = await post({ model: 'gw-chat', messages: [user('Hi')], tools: [tool], tool_choice: 'required', stream: true })
-    const chunks = sseData(response.body).slice(0, -1).map((d) => JSON.parse(d))
-    expect(chunks[0].choices[0].delta.tool_calls[0]).toMatchObject({ index: 0, type: 'function', function: { name: 'lookup', arguments: '' } })
-    const args = chunks.slice(1).flatMap((c) => c.choices.map((ch: { delta: { tool_calls?: Array<{ function: { arguments: string } }> } }) => ch.delta.tool_calls?.[0]?.function.arguments ?? '')).join('')
+    const tool = {
+      type: 'function',
+      function: {
+        name: 'lookup',
+        parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
+      },
+    }
+    const response = await post({
+      model: 'gw-chat',
+      messages: [user('Hi')],
+      tools: [tool],
+      tool_choice: 'required',
+      stream: true,
+    })
+    const chunks = sseData(response.body)
+      .slice(0, -1)
+      .map((d) => JSON.parse(d))
+    expect(chunks[0].choices[0].delta.tool_calls[0]).toMatchObject({
+      index: 0,
+      type: 'function',
+      function: { name: 'lookup', arguments: '' },
+    })
+    const args = chunks
+      .slice(1)
+      .flatMap((c) =>
+        c.choices.map(
+          (ch: { delta: { tool_calls?: Array<{ function: { arguments: string } }> } }) =>
+            ch.delta.tool_calls?.[0]?.function.arguments ?? '',
+        ),
+      )
+      .join('')
     expect(JSON.parse(args)).toEqual({ q: 'example' })
     expect(chunks.at(-1).choices[0].finish_reason).toBe('tool_calls')
   })
 
   it('chat-stream-cut: the stream ends inside its second event', async () => {
     const faulty = testGateway({ faults: ['chat-stream-cut'] })
-    const response = await faulty.call(PATH, { method: 'POST', body: { model: 'gw-chat-mini', messages: [user('Hi')], stream: true } })
+    const response = await faulty.call(PATH, {
+      method: 'POST',
+      body: { model: 'gw-chat-mini', messages: [user('Hi')], stream: true },
+    })
     expect(response.body.endsWith('\n\n')).toBe(false)
     expect(response.body.split('\n\n')).toHaveLength(2)
   })

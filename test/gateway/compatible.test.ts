@@ -4,13 +4,18 @@ import { EMBEDDING_DIMENSIONS } from '../../gateway/compatible/simulate.ts'
 import { KEYS, testGateway } from './helpers.ts'
 
 const gw = testGateway()
-const post = (path: string, body: unknown, options: Parameters<typeof gw.call>[1] = {}) => gw.call(path, { method: 'POST', body, ...options })
+const post = (path: string, body: unknown, options: Parameters<typeof gw.call>[1] = {}) =>
+  gw.call(path, { method: 'POST', body, ...options })
 
 describe('POST /v1/embeddings', () => {
   it('answers a unit vector per input, the same for the same text, with usage', async () => {
     const response = await post('/v1/embeddings', { model: 'gw-embed-1', input: ['one two', 'three'] })
     expect(response.status).toBe(200)
-    expect(response.body).toMatchObject({ object: 'list', model: 'gw-embed-1', usage: { prompt_tokens: 3, total_tokens: 3 } })
+    expect(response.body).toMatchObject({
+      object: 'list',
+      model: 'gw-embed-1',
+      usage: { prompt_tokens: 3, total_tokens: 3 },
+    })
     const [a, b] = response.body.data
     expect(a).toMatchObject({ object: 'embedding', index: 0 })
     expect(a.embedding).toHaveLength(EMBEDDING_DIMENSIONS)
@@ -21,7 +26,12 @@ describe('POST /v1/embeddings', () => {
   })
 
   it('honours dimensions and base64, and refuses a missing input', async () => {
-    const response = await post('/v1/embeddings', { model: 'gw-embed-1', input: 'x', dimensions: 8, encoding_format: 'base64' })
+    const response = await post('/v1/embeddings', {
+      model: 'gw-embed-1',
+      input: 'x',
+      dimensions: 8,
+      encoding_format: 'base64',
+    })
     expect(Buffer.from(response.body.data[0].embedding, 'base64')).toHaveLength(8 * 4)
     expect((await post('/v1/embeddings', { model: 'gw-embed-1' })).status).toBe(400)
   })
@@ -29,14 +39,31 @@ describe('POST /v1/embeddings', () => {
 
 describe('POST /v1/completions', () => {
   it('answers a text_completion, cut at max_tokens', async () => {
-    const response = await post('/v1/completions', { model: 'gw-complete-1', prompt: 'Once upon a time', max_tokens: 3 })
-    expect(response.body).toMatchObject({ object: 'text_completion', model: 'gw-complete-1', choices: [{ index: 0, finish_reason: 'length' }], usage: { completion_tokens: 3 } })
+    const response = await post('/v1/completions', {
+      model: 'gw-complete-1',
+      prompt: 'Once upon a time',
+      max_tokens: 3,
+    })
+    expect(response.body).toMatchObject({
+      object: 'text_completion',
+      model: 'gw-complete-1',
+      choices: [{ index: 0, finish_reason: 'length' }],
+      usage: { completion_tokens: 3 },
+    })
   })
 
   it('streams text_completion chunks and [DONE]', async () => {
-    const response = await post('/v1/completions', { model: 'gw-complete-1', prompt: 'Hi', max_tokens: 4, stream: true })
+    const response = await post('/v1/completions', {
+      model: 'gw-complete-1',
+      prompt: 'Hi',
+      max_tokens: 4,
+      stream: true,
+    })
     expect(response.headers['content-type']).toMatch(/^text\/event-stream/)
-    const data = (response.body as string).split('\n\n').filter(Boolean).map((block) => block.slice('data: '.length))
+    const data = (response.body as string)
+      .split('\n\n')
+      .filter(Boolean)
+      .map((block) => block.slice('data: '.length))
     expect(data.at(-1)).toBe('[DONE]')
     expect(JSON.parse(data.at(-2) as string).choices[0].finish_reason).toBe('length')
   })
@@ -48,24 +75,45 @@ describe('POST /v1/images/generations and /v1/images/edits', () => {
     expect(response.status).toBe(200)
     expect(response.body.data).toHaveLength(2)
     expect(Buffer.from(response.body.data[0].b64_json, 'base64').subarray(1, 4).toString()).toBe('PNG')
-    expect((await post('/v1/images/generations', { model: 'gw-image-1', prompt: 'x', response_format: 'url' })).body.data[0].url).toMatch(/^data:image\/png;base64,/)
+    expect(
+      (await post('/v1/images/generations', { model: 'gw-image-1', prompt: 'x', response_format: 'url' })).body.data[0]
+        .url,
+    ).toMatch(/^data:image\/png;base64,/)
   })
 
   it('edits take a stored file id: unknown 404, missing 400, multipart 400', async () => {
-    expect((await post('/v1/images/edits', { model: 'gw-image-1', prompt: 'blue', image: 'file-nope' })).status).toBe(404)
+    expect((await post('/v1/images/edits', { model: 'gw-image-1', prompt: 'blue', image: 'file-nope' })).status).toBe(
+      404,
+    )
     expect((await post('/v1/images/edits', { model: 'gw-image-1', prompt: 'blue' })).status).toBe(400)
-    const multipart = await gw.app.inject({ method: 'POST', url: '/v1/images/edits', headers: { authorization: `Bearer ${KEYS.main}`, 'content-type': 'multipart/form-data; boundary=x' }, payload: '--x--\r\n' })
+    const multipart = await gw.app.inject({
+      method: 'POST',
+      url: '/v1/images/edits',
+      headers: { authorization: `Bearer ${KEYS.main}`, 'content-type': 'multipart/form-data; boundary=x' },
+      payload: '--x--\r\n',
+    })
     expect(multipart.statusCode).toBe(400)
   })
 })
 
 describe('POST /v1/messages', () => {
   it('answers the messages convention, with Bearer or x-api-key', async () => {
-    const body = { model: 'gw-chat-mini', max_tokens: 3, system: 'Be brief.', messages: [{ role: 'user', content: [{ type: 'text', text: 'Hello' }] }] }
+    const body = {
+      model: 'gw-chat-mini',
+      max_tokens: 3,
+      system: 'Be brief.',
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'Hello' }] }],
+    }
     for (const form of ['bearer', 'x-api-key'] as const) {
       const response = await post('/v1/messages', body, { form })
       expect(response.status).toBe(200)
-      expect(response.body).toMatchObject({ type: 'message', role: 'assistant', model: 'gw-chat-mini', stop_reason: 'max_tokens', usage: { input_tokens: 4, output_tokens: 3 } })
+      expect(response.body).toMatchObject({
+        type: 'message',
+        role: 'assistant',
+        model: 'gw-chat-mini',
+        stop_reason: 'max_tokens',
+        usage: { input_tokens: 4, output_tokens: 3 },
+      })
       expect(response.body.content[0].type).toBe('text')
     }
   })
@@ -73,8 +121,18 @@ describe('POST /v1/messages', () => {
   it('refuses a missing max_tokens, a system role in messages, and stream', async () => {
     const messages = [{ role: 'user', content: 'Hi' }]
     expect((await post('/v1/messages', { model: 'gw-chat-mini', messages })).status).toBe(400)
-    expect((await post('/v1/messages', { model: 'gw-chat-mini', max_tokens: 5, messages: [{ role: 'system', content: 'x' }] })).status).toBe(400)
-    expect((await post('/v1/messages', { model: 'gw-chat-mini', max_tokens: 5, messages, stream: true })).status).toBe(400)
+    expect(
+      (
+        await post('/v1/messages', {
+          model: 'gw-chat-mini',
+          max_tokens: 5,
+          messages: [{ role: 'system', content: 'x' }],
+        })
+      ).status,
+    ).toBe(400)
+    expect((await post('/v1/messages', { model: 'gw-chat-mini', max_tokens: 5, messages, stream: true })).status).toBe(
+      400,
+    )
   })
 })
 
@@ -84,7 +142,12 @@ describe('shared rules (sections 1.5, 5.1, 7)', () => {
   it('every endpoint needs a key and refuses a body that is not JSON with 400', async () => {
     for (const path of paths) {
       expect((await post(path, { model: 'x' }, { key: null })).status).toBe(401)
-      const bad = await gw.app.inject({ method: 'POST', url: path, headers: { authorization: `Bearer ${KEYS.main}`, 'content-type': 'application/json' }, payload: '{"model": ' })
+      const bad = await gw.app.inject({
+        method: 'POST',
+        url: path,
+        headers: { authorization: `Bearer ${KEYS.main}`, 'content-type': 'application/json' },
+        payload: '{"model": ',
+      })
       expect(bad.statusCode).toBe(400)
     }
   })
@@ -92,12 +155,20 @@ describe('shared rules (sections 1.5, 5.1, 7)', () => {
   it('refuses unknown models (404), other modes (400) and models above the tier (403)', async () => {
     expect((await post('/v1/embeddings', { model: 'nope', input: 'x' })).status).toBe(404)
     expect((await post('/v1/embeddings', { model: 'gw-chat', input: 'x' })).status).toBe(400)
-    expect((await post('/v1/messages', { model: 'gw-chat-pro', max_tokens: 5, messages: [{ role: 'user', content: 'Hi' }] })).status).toBe(403)
+    expect(
+      (await post('/v1/messages', { model: 'gw-chat-pro', max_tokens: 5, messages: [{ role: 'user', content: 'Hi' }] }))
+        .status,
+    ).toBe(403)
   })
 
   it('compat-malformed-json-500: embeddings answer 500 to a body that is not JSON, other errors unchanged', async () => {
     const faulty = testGateway({ faults: ['compat-malformed-json-500'] })
-    const bad = await faulty.app.inject({ method: 'POST', url: '/v1/embeddings', headers: { authorization: `Bearer ${KEYS.main}`, 'content-type': 'application/json' }, payload: '{' })
+    const bad = await faulty.app.inject({
+      method: 'POST',
+      url: '/v1/embeddings',
+      headers: { authorization: `Bearer ${KEYS.main}`, 'content-type': 'application/json' },
+      payload: '{',
+    })
     expect(bad.statusCode).toBe(500)
     expect(bad.headers['svc-request-id']).toBeDefined()
     expect((await faulty.call('/v1/embeddings', { method: 'POST', body: { model: 'gw-embed-1' } })).status).toBe(400)

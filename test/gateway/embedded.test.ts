@@ -27,7 +27,9 @@ describe('startEmbeddedGateway (over HTTP)', () => {
   it('returns the seeded keys, main being the tier-2 key', async () => {
     expect(Object.keys(gateway.keys).sort()).toEqual(Object.keys(SEEDED_KEY_ENV).sort())
     expect(gateway.keys.main).toBe(gateway.keys.tier2)
-    const credit = await fetch(`${gateway.url}/user/v1/credit`, { headers: { authorization: `Bearer ${gateway.keys.main}` } })
+    const credit = await fetch(`${gateway.url}/user/v1/credit`, {
+      headers: { authorization: `Bearer ${gateway.keys.main}` },
+    })
     expect(((await credit.json()) as { account_tier: number }).account_tier).toBe(2)
   })
 
@@ -42,7 +44,9 @@ describe('startEmbeddedGateway (over HTTP)', () => {
     const limit = usageRequestsPerMinute(0)
     const statuses = await Promise.all(
       Array.from({ length: 12 }, async () => {
-        const response = await fetch(`${gateway.url}/user/v1/credit`, { headers: { authorization: `Bearer ${gateway.keys.tier0}` } })
+        const response = await fetch(`${gateway.url}/user/v1/credit`, {
+          headers: { authorization: `Bearer ${gateway.keys.tier0}` },
+        })
         await response.arrayBuffer()
         return response.status
       }),
@@ -58,7 +62,8 @@ describe('startEmbeddedGateway (over HTTP)', () => {
 
 describe('npm run gateway (scripts/gateway.ts)', () => {
   const script = fileURLToPath(new URL('../../scripts/gateway.ts', import.meta.url))
-  const run = (args: string[]) => spawn(process.execPath, ['--import', 'tsx', script, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+  const run = (args: string[]) =>
+    spawn(process.execPath, ['--import', 'tsx', script, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
 
   it('prints the URL and every key, serves, and exits 0 on SIGTERM', async () => {
     const child = run(['--port', '0'])

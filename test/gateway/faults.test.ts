@@ -27,7 +27,10 @@ describe('registry', () => {
 
   it('gives the date faults an as-of date', () => {
     const dated = FAULTS.filter((fault) => fault.asOf !== undefined).map((fault) => [fault.name, fault.asOf])
-    expect(dated).toEqual([['x-request-id-after-cutoff', '2026-11-21'], ['x-request-id-missing', '2026-09-01']])
+    expect(dated).toEqual([
+      ['x-request-id-after-cutoff', '2026-11-21'],
+      ['x-request-id-missing', '2026-09-01'],
+    ])
   })
 
   it('prints one line per fault for --fault list, naming its family and what it does', () => {
@@ -55,7 +58,10 @@ describe('registry', () => {
 describe('the answer-reshaping layer (gateway/faults/answers.ts)', () => {
   it('bends only the successful answers of its own family', async () => {
     const gw = testGateway({ faults: ['search-object-wrong'] })
-    const search = await gw.call('/v1/search', { method: 'POST', body: { search_tool_name: 'p1-search', query: 'conformance' } })
+    const search = await gw.call('/v1/search', {
+      method: 'POST',
+      body: { search_tool_name: 'p1-search', query: 'conformance' },
+    })
     expect(search.status).toBe(200)
     expect(search.body.object).toBe('search_result')
     const refused = await gw.call('/v1/search', { method: 'POST', body: { search_tool_name: 'p1-search' } })
@@ -68,7 +74,19 @@ describe('the answer-reshaping layer (gateway/faults/answers.ts)', () => {
   it('applies each reshape of a family to every route it names, in list and single answers', async () => {
     const gw = testGateway({ faults: ['file-bytes-string'] })
     const form = { 'content-type': 'multipart/form-data; boundary=b' }
-    const payload = ['--b', 'Content-Disposition: form-data; name="purpose"', '', 'user_data', '--b', 'Content-Disposition: form-data; name="file"; filename="a.txt"', 'Content-Type: text/plain', '', 'hello', '--b--', ''].join('\r\n')
+    const payload = [
+      '--b',
+      'Content-Disposition: form-data; name="purpose"',
+      '',
+      'user_data',
+      '--b',
+      'Content-Disposition: form-data; name="file"; filename="a.txt"',
+      'Content-Type: text/plain',
+      '',
+      'hello',
+      '--b--',
+      '',
+    ].join('\r\n')
     const upload = await gw.call('/v1/files', { method: 'POST', headers: form, body: payload })
     expect(upload.status).toBe(200)
     expect(upload.body.bytes).toBe('5')
@@ -86,7 +104,11 @@ describe('smoke: a few faults do what they say', () => {
 
   it('svc-request-id-reused-on-errors: every error has the same id', async () => {
     const gw = testGateway({ faults: ['svc-request-id-reused-on-errors'] })
-    const [a, b, ok] = await Promise.all([gw.call('/nope'), gw.call('/v1/models', { key: null }), gw.call('/v1/models')])
+    const [a, b, ok] = await Promise.all([
+      gw.call('/nope'),
+      gw.call('/v1/models', { key: null }),
+      gw.call('/v1/models'),
+    ])
     expect(a.id).toMatch(UUID_V7)
     expect(a.id).toBe(b.id)
     expect(ok.id).not.toBe(a.id)
@@ -124,7 +146,10 @@ describe('smoke: a few faults do what they say', () => {
     expect((await open.call('/v1/models', { key: null })).status).toBe(200)
     expect((await open.call('/user/v1/credit', { key: null })).status).toBe(401)
     const refusing = testGateway({ faults: ['bearer-refused-on-transactions'] })
-    expect((await refusing.call('/user/v1/transactions')).body).toEqual({ error: 'unauthorized', message: expect.any(String) })
+    expect((await refusing.call('/user/v1/transactions')).body).toEqual({
+      error: 'unauthorized',
+      message: expect.any(String),
+    })
     expect((await refusing.call('/user/v1/credit')).status).toBe(200)
     // Suspension is judged first, so the fault leaves the 403 rule alone.
     expect((await refusing.call('/user/v1/transactions', { key: 'suspended' })).status).toBe(403)
@@ -168,18 +193,25 @@ describe('smoke: a few faults do what they say', () => {
     expect(page.body.page_size).toBe(2)
     expect(page.body.transactions.length).toBe(5)
     const lenient = testGateway({ faults: ['date-format-lenient'] })
-    expect((await lenient.call('/user/v1/transactions?start_date=2026%2F09%2F01&end_date=Sep%202%2C%202026')).status).toBe(200)
+    expect(
+      (await lenient.call('/user/v1/transactions?start_date=2026%2F09%2F01&end_date=Sep%202%2C%202026')).status,
+    ).toBe(200)
     const unpaired = testGateway({ faults: ['dates-unpaired-accepted'] })
     expect((await unpaired.call('/user/v1/transactions?start_date=2026-01-01')).status).toBe(200)
     const ignored = testGateway({ faults: ['date-range-ignored'] })
     await ignored.call('/v1/models')
     const today = new Date().toISOString().slice(0, 10)
-    expect((await ignored.call(`/user/v1/transactions?start_date=${today}&end_date=${today}`)).body.transactions).toEqual([])
+    expect(
+      (await ignored.call(`/user/v1/transactions?start_date=${today}&end_date=${today}`)).body.transactions,
+    ).toEqual([])
   })
 
   it('range faults clamp out-of-range values but still refuse non-integers', async () => {
     const gw = testGateway({ faults: ['hours-ago-unchecked', 'page-unchecked', 'page-size-unchecked'] })
-    expect((await gw.call('/user/v1/transactions?hours_ago=0&page=0&page_size=5000')).body).toMatchObject({ page: 1, page_size: 1000 })
+    expect((await gw.call('/user/v1/transactions?hours_ago=0&page=0&page_size=5000')).body).toMatchObject({
+      page: 1,
+      page_size: 1000,
+    })
     expect((await gw.call('/user/v1/transactions?hours_ago=1.5')).status).toBe(400)
   })
 

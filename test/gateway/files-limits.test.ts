@@ -44,7 +44,13 @@ async function streamUpload(url: string, size: number) {
     body: Readable.from(body.chunks()),
   })
   const json = (await response.body.json()) as { error?: { code: string; param: string }; bytes?: number }
-  return { status: response.statusCode, headers: response.headers, json, produced: body.produced(), length: body.length }
+  return {
+    status: response.statusCode,
+    headers: response.headers,
+    json,
+    produced: body.produced(),
+    length: body.length,
+  }
 }
 
 describe('the 128 MB upload limit over a real socket (sections 4.4, 8.4)', () => {
@@ -83,12 +89,20 @@ describe('per-minute file limits by tier (sections 7, 8.4)', () => {
     const limit = fileLimits(0).uploadsPerMinute
     expect(limit).toBe(3)
     expect((await uploadTo(gw, [['purpose', 'no-such-purpose']], undefined, { key: 'tier0' })).status).toBe(400)
-    for (let i = 1; i < limit; i += 1) expect((await uploadTo(gw, [['purpose', 'others']], undefined, { key: 'tier0' })).status).toBe(200)
+    for (let i = 1; i < limit; i += 1)
+      expect((await uploadTo(gw, [['purpose', 'others']], undefined, { key: 'tier0' })).status).toBe(200)
     clock.advance(20_000)
     const refused = await uploadTo(gw, [['purpose', 'others']], undefined, { key: 'tier0' })
     expect(refused.status).toBe(429)
     expect(refused.headers['retry-after']).toBe('40')
-    expect(refused.body).toEqual({ error: { message: expect.stringContaining('3 per minute'), type: 'rate_limit_error', param: null, code: 'rate_limit_exceeded' } })
+    expect(refused.body).toEqual({
+      error: {
+        message: expect.stringContaining('3 per minute'),
+        type: 'rate_limit_error',
+        param: null,
+        code: 'rate_limit_exceeded',
+      },
+    })
     // Another account has its own count; the same account has a new one after the minute.
     expect((await uploadTo(gw, [['purpose', 'others']], undefined, { key: 'tier1' })).status).toBe(200)
     clock.advance(40_000)
@@ -99,7 +113,8 @@ describe('per-minute file limits by tier (sections 7, 8.4)', () => {
     const gw = tracked({ clock: manualClock('2026-09-01T10:00:00Z') })
     const limit = fileLimits(1).uploadsPerMinute
     expect(limit).toBe(10)
-    for (let i = 0; i < limit; i += 1) expect((await uploadTo(gw, [['purpose', 'others']], undefined, { key: 'tier1' })).status).toBe(200)
+    for (let i = 0; i < limit; i += 1)
+      expect((await uploadTo(gw, [['purpose', 'others']], undefined, { key: 'tier1' })).status).toBe(200)
     expect((await uploadTo(gw, [['purpose', 'others']], undefined, { key: 'tier1' })).status).toBe(429)
   })
 
@@ -107,14 +122,16 @@ describe('per-minute file limits by tier (sections 7, 8.4)', () => {
     const gw = tracked({ clock: manualClock('2026-09-01T10:00:00Z') })
     const { body: file } = await uploadTo(gw, [['purpose', 'others']], undefined, { key: 'tier0' })
     const downloads = fileLimits(0).downloadsPerMinute
-    for (let i = 0; i < downloads; i += 1) expect((await gw.call(`/v1/files/${file.id}/content`, { key: 'tier0' })).status).toBe(200)
+    for (let i = 0; i < downloads; i += 1)
+      expect((await gw.call(`/v1/files/${file.id}/content`, { key: 'tier0' })).status).toBe(200)
     const refusedDownload = await gw.call(`/v1/files/${file.id}/content`, { key: 'tier0' })
     expect(refusedDownload.status).toBe(429)
     expect(refusedDownload.headers['retry-after']).toBe('60')
     // Retrieve and list are not downloads.
     expect((await gw.call(`/v1/files/${file.id}`, { key: 'tier0' })).status).toBe(200)
     const deletes = fileLimits(0).deletesPerMinute
-    for (let i = 0; i < deletes; i += 1) expect((await gw.call(`/v1/files/file-missing-${i}`, { key: 'tier0', method: 'DELETE' })).status).toBe(404)
+    for (let i = 0; i < deletes; i += 1)
+      expect((await gw.call(`/v1/files/file-missing-${i}`, { key: 'tier0', method: 'DELETE' })).status).toBe(404)
     expect((await gw.call(`/v1/files/${file.id}`, { key: 'tier0', method: 'DELETE' })).status).toBe(429)
     expect((await gw.call(`/v1/files/${file.id}`, { key: 'tier0' })).status).toBe(200)
   })
@@ -151,7 +168,9 @@ describe('the storage quota (section 8.4)', () => {
 
   it('lets concurrent uploads pass the quota together at most once', async () => {
     const gw = tracked(small)
-    const results = await Promise.all([0, 1, 2].map(() => uploadTo(gw, [['purpose', 'others']], sized(600), { key: 'tier0' })))
+    const results = await Promise.all(
+      [0, 1, 2].map(() => uploadTo(gw, [['purpose', 'others']], sized(600), { key: 'tier0' })),
+    )
     expect(results.map((r) => r.status).sort()).toEqual([200, 403, 403])
     expect(gw.state.files.usedBytes(gw.state.accounts.byKey(SEEDED_KEYS.tier0)!.id)).toBe(600)
   })

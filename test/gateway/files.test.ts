@@ -53,8 +53,17 @@ describe('POST /v1/files (sections 2.4, 4.4)', () => {
     const gw = filesGateway()
     expect((await uploadTo(gw, [])).body.error.param).toBe('purpose')
     expect((await uploadTo(gw, [['purpose', 'vision']], null)).body.error.param).toBe('file')
-    expect((await uploadTo(gw, [['purpose', 'vision']], { name: 'image', filename: 'x.png', content: 'x' })).status).toBe(400)
-    expect((await uploadTo(gw, [['purpose', 'vision'], ['purpose', 'batch']])).status).toBe(400)
+    expect(
+      (await uploadTo(gw, [['purpose', 'vision']], { name: 'image', filename: 'x.png', content: 'x' })).status,
+    ).toBe(400)
+    expect(
+      (
+        await uploadTo(gw, [
+          ['purpose', 'vision'],
+          ['purpose', 'batch'],
+        ])
+      ).status,
+    ).toBe(400)
     const json = await gw.call('/v1/files', { method: 'POST', body: { purpose: 'vision' } })
     expect(json.status).toBe(400)
     expect(json.body.error.param).toBe('file')
@@ -63,9 +72,16 @@ describe('POST /v1/files (sections 2.4, 4.4)', () => {
   it('reads expires_after from bracketed fields or from one JSON field: expires_at = created_at + seconds', async () => {
     const gw = filesGateway()
     const created = Date.parse('2026-09-01T10:00:00Z') / 1000
-    const brackets = await uploadTo(gw, [['purpose', 'batch'], ['expires_after[anchor]', 'created_at'], ['expires_after[seconds]', '3600']])
+    const brackets = await uploadTo(gw, [
+      ['purpose', 'batch'],
+      ['expires_after[anchor]', 'created_at'],
+      ['expires_after[seconds]', '3600'],
+    ])
     expect(brackets.body).toMatchObject({ created_at: created, expires_at: created + 3600 })
-    const json = await uploadTo(gw, [['purpose', 'batch'], ['expires_after', JSON.stringify({ anchor: 'created_at', seconds: 86_400 })]])
+    const json = await uploadTo(gw, [
+      ['purpose', 'batch'],
+      ['expires_after', JSON.stringify({ anchor: 'created_at', seconds: 86_400 })],
+    ])
     expect(json.body).toMatchObject({ expires_at: created + 86_400 })
   })
 
@@ -76,20 +92,40 @@ describe('POST /v1/files (sections 2.4, 4.4)', () => {
       ...(anchor === null ? [] : [['expires_after[anchor]', anchor] as [string, string]]),
       ...(seconds === null ? [] : [['expires_after[seconds]', seconds] as [string, string]]),
     ]
-    for (const [anchor, seconds] of [['last_active_at', '3600'], [null, '3600'], ['created_at', null], ['created_at', '3600.5'], ['created_at', '-3600'], ['created_at', String(EXPIRY_SECONDS.min - 1)], ['created_at', String(EXPIRY_SECONDS.max + 1)]] as const) {
+    for (const [anchor, seconds] of [
+      ['last_active_at', '3600'],
+      [null, '3600'],
+      ['created_at', null],
+      ['created_at', '3600.5'],
+      ['created_at', '-3600'],
+      ['created_at', String(EXPIRY_SECONDS.min - 1)],
+      ['created_at', String(EXPIRY_SECONDS.max + 1)],
+    ] as const) {
       const { status, body } = await uploadTo(gw, policy(anchor, seconds))
       expect(status, `${anchor} ${seconds}`).toBe(400)
       expect(body.error.param).toMatch(/^expires_after\[(anchor|seconds)\]$/)
     }
-    for (const seconds of [EXPIRY_SECONDS.min, EXPIRY_SECONDS.max]) expect((await uploadTo(gw, policy('created_at', String(seconds)))).status).toBe(200)
+    for (const seconds of [EXPIRY_SECONDS.min, EXPIRY_SECONDS.max])
+      expect((await uploadTo(gw, policy('created_at', String(seconds)))).status).toBe(200)
     for (const json of ['tomorrow', '{}', '[]', JSON.stringify({ anchor: 'created_at', seconds: 3600.5 })]) {
-      expect((await uploadTo(gw, [['purpose', 'user_data'], ['expires_after', json]])).status, json).toBe(400)
+      expect(
+        (
+          await uploadTo(gw, [
+            ['purpose', 'user_data'],
+            ['expires_after', json],
+          ])
+        ).status,
+        json,
+      ).toBe(400)
     }
   })
 
   it('refuses a purpose sent before the file without reading the file, and closes the connection', async () => {
     const gw = filesGateway()
-    const { status, headers } = await uploadTo(gw, [['purpose', 'nope']], { filename: 'big.bin', content: { size: 5_000_000 } })
+    const { status, headers } = await uploadTo(gw, [['purpose', 'nope']], {
+      filename: 'big.bin',
+      content: { size: 5_000_000 },
+    })
     expect(status).toBe(400)
     expect(headers.connection).toBe('close')
   })
@@ -98,7 +134,11 @@ describe('POST /v1/files (sections 2.4, 4.4)', () => {
 describe('expiry and temporary files (sections 2.4, 4.4)', () => {
   it('keeps the bytes in a temporary folder, serves them, and removes them on delete', async () => {
     const gw = filesGateway()
-    const { body: file } = await uploadTo(gw, [['purpose', 'vision']], { filename: 'p.png', contentType: 'image/png', content: 'not really a png' })
+    const { body: file } = await uploadTo(gw, [['purpose', 'vision']], {
+      filename: 'p.png',
+      contentType: 'image/png',
+      content: 'not really a png',
+    })
     const content = await gw.call(`/v1/files/${file.id}/content`)
     expect(content.status).toBe(200)
     expect(content.headers['content-type']).toBe('image/png')
@@ -118,7 +158,11 @@ describe('expiry and temporary files (sections 2.4, 4.4)', () => {
   it('forgets an expired file and removes its bytes', async () => {
     const clock = manualClock('2026-09-01T10:00:00Z')
     const gw = filesGateway({ clock })
-    const { body: file } = await uploadTo(gw, [['purpose', 'user_data'], ['expires_after[anchor]', 'created_at'], ['expires_after[seconds]', '3600']])
+    const { body: file } = await uploadTo(gw, [
+      ['purpose', 'user_data'],
+      ['expires_after[anchor]', 'created_at'],
+      ['expires_after[seconds]', '3600'],
+    ])
     const [path] = storedPaths(gw)
     clock.advance(3_599_000)
     expect((await gw.call(`/v1/files/${file.id}`)).status).toBe(200)
@@ -175,7 +219,9 @@ describe('GET /v1/files (section 4.4)', () => {
     expect(byDefault.body).toMatchObject({ object: 'list', first_id: ids[2], last_id: ids[0], has_more: false })
     expect(byDefault.body.data.map((f: { id: string }) => f.id)).toEqual([...ids].reverse())
     expect((await gw.call('/v1/files?order=asc')).body.data.map((f: { id: string }) => f.id)).toEqual(ids)
-    expect((await gw.call('/v1/files?order=desc')).body.data.map((f: { id: string }) => f.id)).toEqual([...ids].reverse())
+    expect((await gw.call('/v1/files?order=desc')).body.data.map((f: { id: string }) => f.id)).toEqual(
+      [...ids].reverse(),
+    )
   })
 
   it('pages with limit and after in both orders, has_more true until the last page', async () => {
@@ -199,7 +245,16 @@ describe('GET /v1/files (section 4.4)', () => {
   it('refuses limit outside 1..10000 (edges accepted), another order, and an after that names no file', async () => {
     const { gw } = await threeFiles()
     for (const limit of ['1', '10000']) expect((await gw.call(`/v1/files?limit=${limit}`)).status).toBe(200)
-    for (const query of ['limit=0', 'limit=10001', 'limit=1.5', 'limit=', 'order=ascending', 'order=ASC', 'after=file-000', 'limit=1&limit=2']) {
+    for (const query of [
+      'limit=0',
+      'limit=10001',
+      'limit=1.5',
+      'limit=',
+      'order=ascending',
+      'order=ASC',
+      'after=file-000',
+      'limit=1&limit=2',
+    ]) {
       const { status, body } = await gw.call(`/v1/files?${query}`)
       expect(status, query).toBe(400)
       expect(body.error.type).toBe('invalid_request_error')

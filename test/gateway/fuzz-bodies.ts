@@ -19,13 +19,85 @@ export interface FuzzCase {
 }
 
 /** Strings that have broken parsers and validators before: empties, controls, surrogates, direction marks. */
-const EDGE_STRINGS: readonly string[] = ['', ' ', '\u0000', 'a\u0000b', '\ud800', '\udfff', 'x\ud83d', '🙂🙂', 'a\u202eb', '\r\n\r\n', '../../etc/passwd', '%00', '${x}', 'NaN', '-1', '1e309', 'true', 'null', '__proto__', 'x'.repeat(300)]
+const EDGE_STRINGS: readonly string[] = [
+  '',
+  ' ',
+  '\u0000',
+  'a\u0000b',
+  '\ud800',
+  '\udfff',
+  'x\ud83d',
+  '🙂🙂',
+  'a\u202eb',
+  '\r\n\r\n',
+  '../../etc/passwd',
+  '%00',
+  '${x}',
+  'NaN',
+  '-1',
+  '1e309',
+  'true',
+  'null',
+  '__proto__',
+  'x'.repeat(300),
+]
 /** Numbers at the edges of every range a route checks: signs, zero, fractions, past 2^53, near the double's end. */
-const EDGE_NUMBERS: readonly number[] = [0, -1, 1, 0.5, -0.5, 2 ** 31, 2 ** 53 + 2, -(2 ** 53) - 2, 1e308, -1e308, 5e-324, 4001, 1e21]
+const EDGE_NUMBERS: readonly number[] = [
+  0,
+  -1,
+  1,
+  0.5,
+  -0.5,
+  2 ** 31,
+  2 ** 53 + 2,
+  -(2 ** 53) - 2,
+  1e308,
+  -1e308,
+  5e-324,
+  4001,
+  1e21,
+]
 
 const PROTO_KEYS = ['__proto__', 'constructor', 'prototype'] as const
 /** Keys that routes read, tried as unknown keys in every object of a body. */
-const KNOWN_KEYS = ['model', 'input', 'messages', 'stream', 'n', 'tools', 'tool_choice', 'text', 'moderation', 'background', 'store', 'previous_response_id', 'max_output_tokens', 'max_tokens', 'response_format', 'stream_format', 'contents', 'parts', 'role', 'generationConfig', 'speechConfig', 'query', 'document', 'pages', 'image', 'seconds', 'size', 'ids', 'tier', 'purpose', 'file', 'input_reference', 'safety_identifier', 'timestamp_granularities[]', 'chunking_strategy', 'include[]'] as const
+const KNOWN_KEYS = [
+  'model',
+  'input',
+  'messages',
+  'stream',
+  'n',
+  'tools',
+  'tool_choice',
+  'text',
+  'moderation',
+  'background',
+  'store',
+  'previous_response_id',
+  'max_output_tokens',
+  'max_tokens',
+  'response_format',
+  'stream_format',
+  'contents',
+  'parts',
+  'role',
+  'generationConfig',
+  'speechConfig',
+  'query',
+  'document',
+  'pages',
+  'image',
+  'seconds',
+  'size',
+  'ids',
+  'tier',
+  'purpose',
+  'file',
+  'input_reference',
+  'safety_identifier',
+  'timestamp_granularities[]',
+  'chunking_strategy',
+  'include[]',
+] as const
 
 type Mutation =
   | { kind: 'wrong-type'; at: number; value: Json }
@@ -45,8 +117,16 @@ const anyValue: fc.Arbitrary<Json> = fc.oneof(
   fc.array(smallJson, { maxLength: 3 }),
   fc.dictionary(fc.string({ maxLength: 8 }), smallJson, { maxKeys: 3 }),
 )
-const edgeValue: fc.Arbitrary<Json> = fc.oneof(fc.constantFrom(...EDGE_STRINGS), fc.constantFrom(...EDGE_NUMBERS), fc.constantFrom<Json>([], {}, [null], [[]], [{}], null, true, false))
-const key = fc.oneof(fc.constantFrom(...PROTO_KEYS), fc.constantFrom(...KNOWN_KEYS), fc.string({ maxLength: 12, unit: 'binary' }))
+const edgeValue: fc.Arbitrary<Json> = fc.oneof(
+  fc.constantFrom(...EDGE_STRINGS),
+  fc.constantFrom(...EDGE_NUMBERS),
+  fc.constantFrom<Json>([], {}, [null], [[]], [{}], null, true, false),
+)
+const key = fc.oneof(
+  fc.constantFrom(...PROTO_KEYS),
+  fc.constantFrom(...KNOWN_KEYS),
+  fc.string({ maxLength: 12, unit: 'binary' }),
+)
 /** Sizes around the limits that matter: a field's 4000 bytes, busboy's 64 KiB field size, Fastify's 1 MiB body limit. */
 const hugeLength = fc.constantFrom(4_001, 70_000, 300_000, 1_100_000)
 const hugeUnit = fc.constantFrom('x', 'é', '🙂', '\u0000', ' ', '\\', '"')
@@ -56,8 +136,19 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('edge' as const), at: fc.nat(), value: edgeValue }) },
   { weight: 4, arbitrary: fc.record({ kind: fc.constant('drop' as const), at: fc.nat() }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('extra' as const), at: fc.nat(), key, value: anyValue }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('huge' as const), at: fc.nat(), length: hugeLength, unit: hugeUnit }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('deep' as const), at: fc.nat(), depth: fc.integer({ min: 64, max: 20_000 }), shape: fc.constantFrom('array' as const, 'object' as const) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant('huge' as const), at: fc.nat(), length: hugeLength, unit: hugeUnit }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('deep' as const),
+      at: fc.nat(),
+      depth: fc.integer({ min: 64, max: 20_000 }),
+      shape: fc.constantFrom('array' as const, 'object' as const),
+    }),
+  },
 )
 
 type Path = Array<string | number>
@@ -65,10 +156,12 @@ type Path = Array<string | number>
 /** Every node of a JSON value as its path from the root (the root itself first). */
 function pathsOf(value: Json, at: Path = [], out: Path[] = []): Path[] {
   out.push(at)
-  if (Array.isArray(value)) value.forEach((item, i) => {
-    pathsOf(item, [...at, i], out)
-  })
-  else if (value !== null && typeof value === 'object') for (const [k, v] of Object.entries(value)) pathsOf(v, [...at, k], out)
+  if (Array.isArray(value))
+    value.forEach((item, i) => {
+      pathsOf(item, [...at, i], out)
+    })
+  else if (value !== null && typeof value === 'object')
+    for (const [k, v] of Object.entries(value)) pathsOf(v, [...at, k], out)
   return out
 }
 
@@ -140,7 +233,10 @@ function mutateJson(seed: Json, mutations: readonly Mutation[]): { text: string;
         break
       case 'deep': {
         const token = `\u0000deep-${raw.size}\u0000`
-        const text = m.shape === 'array' ? `${'['.repeat(m.depth)}${']'.repeat(m.depth)}` : `${'{"a":'.repeat(m.depth)}1${'}'.repeat(m.depth)}`
+        const text =
+          m.shape === 'array'
+            ? `${'['.repeat(m.depth)}${']'.repeat(m.depth)}`
+            : `${'{"a":'.repeat(m.depth)}1${'}'.repeat(m.depth)}`
         raw.set(JSON.stringify(token), text)
         put(token)
         notes.push(`deep ${where} (${m.depth} ${m.shape}s)`)
@@ -155,13 +251,24 @@ function mutateJson(seed: Json, mutations: readonly Mutation[]): { text: string;
 
 /** The seed with one node replaced by nesting 10,000 deep, for every node in turn: a sweep, not a sample. */
 export function deepAtEveryNode(seed: Json): Array<{ text: string; note: string }> {
-  return pathsOf(seed).flatMap((_, at) => (['array', 'object'] as const).map((shape) => mutateJson(seed, [{ kind: 'deep', at, depth: 10_000, shape }])))
+  return pathsOf(seed).flatMap((_, at) =>
+    (['array', 'object'] as const).map((shape) => mutateJson(seed, [{ kind: 'deep', at, depth: 10_000, shape }])),
+  )
 }
 
 /** Ways a JSON text is not JSON: cut short, trailing garbage, comments, single quotes, a bare value. */
 const malformedJson = fc.record({
   cut: fc.double({ min: 0, max: 1, noNaN: true }),
-  kind: fc.constantFrom('truncate', 'trailing', 'comment', 'single-quotes', 'nan', 'empty', 'whitespace', 'duplicate-keys'),
+  kind: fc.constantFrom(
+    'truncate',
+    'trailing',
+    'comment',
+    'single-quotes',
+    'nan',
+    'empty',
+    'whitespace',
+    'duplicate-keys',
+  ),
 })
 
 function breakJson(text: string, how: { cut: number; kind: string }): string {
@@ -189,9 +296,24 @@ function breakJson(text: string, how: { cut: number; kind: string }): string {
 /** JSON cases of one seed: mutated (most), any JSON value at all, or text that is not JSON. */
 function jsonCases(seed: Json): fc.Arbitrary<{ text: string; note: string }> {
   return fc.oneof(
-    { weight: 8, arbitrary: fc.array(mutation, { minLength: 1, maxLength: 3 }).map((mutations) => mutateJson(seed, mutations)) },
-    { weight: 1, arbitrary: (fc.jsonValue({ maxDepth: 4 }) as fc.Arbitrary<Json>).map((value) => ({ text: JSON.stringify(value) ?? 'null', note: 'any JSON value' })) },
-    { weight: 1, arbitrary: malformedJson.map((how) => ({ text: breakJson(JSON.stringify(seed), how), note: `malformed JSON (${how.kind})` })) },
+    {
+      weight: 8,
+      arbitrary: fc.array(mutation, { minLength: 1, maxLength: 3 }).map((mutations) => mutateJson(seed, mutations)),
+    },
+    {
+      weight: 1,
+      arbitrary: (fc.jsonValue({ maxDepth: 4 }) as fc.Arbitrary<Json>).map((value) => ({
+        text: JSON.stringify(value) ?? 'null',
+        note: 'any JSON value',
+      })),
+    },
+    {
+      weight: 1,
+      arbitrary: malformedJson.map((how) => ({
+        text: breakJson(JSON.stringify(seed), how),
+        note: `malformed JSON (${how.kind})`,
+      })),
+    },
   )
 }
 
@@ -219,16 +341,46 @@ type FormMutation =
   | { kind: 'file-meta'; filename: string; contentType: string }
 
 /** Breaks the form itself rather than its parts. */
-type FormDamage = { kind: 'none' } | { kind: 'truncate'; cut: number } | { kind: 'boundary-mismatch' } | { kind: 'no-boundary' } | { kind: 'bare-lf' } | { kind: 'no-close' } | { kind: 'bad-header'; at: number } | { kind: 'preamble' } | { kind: 'long-boundary' } | { kind: 'quoted-boundary' } | { kind: 'empty' }
+type FormDamage =
+  | { kind: 'none' }
+  | { kind: 'truncate'; cut: number }
+  | { kind: 'boundary-mismatch' }
+  | { kind: 'no-boundary' }
+  | { kind: 'bare-lf' }
+  | { kind: 'no-close' }
+  | { kind: 'bad-header'; at: number }
+  | { kind: 'preamble' }
+  | { kind: 'long-boundary' }
+  | { kind: 'quoted-boundary' }
+  | { kind: 'empty' }
 
 /** JSON nested 25,000 deep in a form field (under busboy's 64 KiB field size): fields that hold JSON parse it. */
 const DEEP_FIELD = `{"anchor":${'['.repeat(25_000)}${']'.repeat(25_000)},"type":"auto","seconds":3600}`
 const fieldValue = fc.oneof(
   fc.constantFrom(...EDGE_STRINGS),
   fc.string({ maxLength: 32, unit: 'binary' }),
-  fc.constantFrom('gw-transcribe-1', 'gw-transcribe-2-diarize', 'json', 'verbose_json', 'srt', 'user_data', 'batch', 'vidA-2', '8', '12', '1920x1080', '[1,2]', '{"anchor":"created_at","seconds":3600}', DEEP_FIELD),
+  fc.constantFrom(
+    'gw-transcribe-1',
+    'gw-transcribe-2-diarize',
+    'json',
+    'verbose_json',
+    'srt',
+    'user_data',
+    'batch',
+    'vidA-2',
+    '8',
+    '12',
+    '1920x1080',
+    '[1,2]',
+    '{"anchor":"created_at","seconds":3600}',
+    DEEP_FIELD,
+  ),
 )
-const partName = fc.oneof(fc.constantFrom(...PROTO_KEYS), fc.constantFrom(...KNOWN_KEYS), fc.string({ maxLength: 12, unit: 'binary' }))
+const partName = fc.oneof(
+  fc.constantFrom(...PROTO_KEYS),
+  fc.constantFrom(...KNOWN_KEYS),
+  fc.string({ maxLength: 12, unit: 'binary' }),
+)
 
 const formMutation: fc.Arbitrary<FormMutation> = fc.oneof(
   fc.record({ kind: fc.constant('drop' as const), at: fc.nat() }),
@@ -241,19 +393,47 @@ const formMutation: fc.Arbitrary<FormMutation> = fc.oneof(
   fc.record({ kind: fc.constant('file-bytes' as const), bytes: fc.uint8Array({ maxLength: 600 }) }),
   fc.record({ kind: fc.constant('as-field' as const), at: fc.nat() }),
   fc.record({ kind: fc.constant('as-file' as const), at: fc.nat(), filename: fc.string({ maxLength: 12 }) }),
-  fc.record({ kind: fc.constant('file-meta' as const), filename: fc.oneof(fc.constantFrom(...EDGE_STRINGS), fc.string({ maxLength: 16, unit: 'binary' })), contentType: fc.constantFrom('', 'image/png', 'audio/wav', 'application/json', 'text/plain; charset=utf-16', 'x', 'multipart/form-data; boundary=inner') }),
+  fc.record({
+    kind: fc.constant('file-meta' as const),
+    filename: fc.oneof(fc.constantFrom(...EDGE_STRINGS), fc.string({ maxLength: 16, unit: 'binary' })),
+    contentType: fc.constantFrom(
+      '',
+      'image/png',
+      'audio/wav',
+      'application/json',
+      'text/plain; charset=utf-16',
+      'x',
+      'multipart/form-data; boundary=inner',
+    ),
+  }),
 )
 
 const formDamage: fc.Arbitrary<FormDamage> = fc.oneof(
   { weight: 6, arbitrary: fc.constant({ kind: 'none' as const }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('truncate' as const), cut: fc.double({ min: 0, max: 1, noNaN: true }) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant('truncate' as const), cut: fc.double({ min: 0, max: 1, noNaN: true }) }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('bad-header' as const), at: fc.nat() }) },
-  { weight: 1, arbitrary: fc.constantFrom<FormDamage>({ kind: 'boundary-mismatch' }, { kind: 'no-boundary' }, { kind: 'bare-lf' }, { kind: 'no-close' }, { kind: 'preamble' }, { kind: 'long-boundary' }, { kind: 'quoted-boundary' }, { kind: 'empty' }) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom<FormDamage>(
+      { kind: 'boundary-mismatch' },
+      { kind: 'no-boundary' },
+      { kind: 'bare-lf' },
+      { kind: 'no-close' },
+      { kind: 'preamble' },
+      { kind: 'long-boundary' },
+      { kind: 'quoted-boundary' },
+      { kind: 'empty' },
+    ),
+  },
 )
 
 function partsOf(fields: Array<[string, string]>, file: FilePartSeed | null): Part[] {
   const parts: Part[] = fields.map(([name, value]) => ({ name, content: Buffer.from(value) }))
-  if (file) parts.push({ name: file.name, filename: file.filename, contentType: file.contentType, content: file.content })
+  if (file)
+    parts.push({ name: file.name, filename: file.filename, contentType: file.contentType, content: file.content })
   return parts
 }
 
@@ -277,7 +457,11 @@ function mutateForm(parts: Part[], m: FormMutation): string {
       if (target) target.content = Buffer.from(DEEP_FIELD)
       return `${target?.name}=JSON 25000 deep`
     case 'extra':
-      parts.push({ name: m.name, content: Buffer.from(m.value), ...(m.file ? { filename: 'x.bin', contentType: 'application/octet-stream' } : {}) })
+      parts.push({
+        name: m.name,
+        content: Buffer.from(m.value),
+        ...(m.file ? { filename: 'x.bin', contentType: 'application/octet-stream' } : {}),
+      })
       return `extra ${m.file ? 'file' : 'field'} ${JSON.stringify(m.name)}`
     case 'rename':
       if (target) target.name = m.name
@@ -306,7 +490,8 @@ function encodeForm(parts: readonly Part[], boundary: string, eol: string): Buff
   const chunks: Buffer[] = []
   for (const part of parts) {
     const disposition = `Content-Disposition: form-data; name="${part.name}"${part.filename === undefined ? '' : `; filename="${part.filename}"`}`
-    const type = part.filename === undefined || part.contentType === undefined ? '' : `${eol}Content-Type: ${part.contentType}`
+    const type =
+      part.filename === undefined || part.contentType === undefined ? '' : `${eol}Content-Type: ${part.contentType}`
     chunks.push(Buffer.from(`--${boundary}${eol}${disposition}${type}${eol}${eol}`), part.content, Buffer.from(eol))
   }
   chunks.push(Buffer.from(`--${boundary}--${eol}`))
@@ -335,10 +520,20 @@ function damageForm(parts: readonly Part[], damage: FormDamage): { contentType: 
       const headers = [...text.matchAll(/Content-Disposition: [^\r]*/g)]
       const hit = headers[damage.at % Math.max(1, headers.length)]
       if (!hit || hit.index === undefined) return { contentType: type, payload: body }
-      return { contentType: type, payload: Buffer.concat([body.subarray(0, hit.index), Buffer.from('Content-Disposition form-data name=='), body.subarray(hit.index + hit[0].length)]) }
+      return {
+        contentType: type,
+        payload: Buffer.concat([
+          body.subarray(0, hit.index),
+          Buffer.from('Content-Disposition form-data name=='),
+          body.subarray(hit.index + hit[0].length),
+        ]),
+      }
     }
     case 'preamble':
-      return { contentType: type, payload: Buffer.concat([Buffer.from('preamble text\r\n'), body, Buffer.from('epilogue')]) }
+      return {
+        contentType: type,
+        payload: Buffer.concat([Buffer.from('preamble text\r\n'), body, Buffer.from('epilogue')]),
+      }
     case 'long-boundary': {
       const long = 'b'.repeat(200)
       return { contentType: `multipart/form-data; boundary=${long}`, payload: encodeForm(parts, long, '\r\n') }
@@ -351,13 +546,18 @@ function damageForm(parts: readonly Part[], damage: FormDamage): { contentType: 
 }
 
 /** Multipart cases of one seed: the form's parts mutated, and sometimes the form itself damaged. */
-function formCases(fields: Array<[string, string]>, file: FilePartSeed | null): fc.Arbitrary<{ contentType: string; payload: Buffer; note: string }> {
-  return fc.record({ mutations: fc.array(formMutation, { minLength: 0, maxLength: 3 }), damage: formDamage }).map(({ mutations, damage }) => {
-    const parts = partsOf(fields, file)
-    const notes = mutations.map((m) => mutateForm(parts, m))
-    if (damage.kind !== 'none') notes.push(`form ${damage.kind}`)
-    return { ...damageForm(parts, damage), note: notes.join('; ') || 'the seed form' }
-  })
+function formCases(
+  fields: Array<[string, string]>,
+  file: FilePartSeed | null,
+): fc.Arbitrary<{ contentType: string; payload: Buffer; note: string }> {
+  return fc
+    .record({ mutations: fc.array(formMutation, { minLength: 0, maxLength: 3 }), damage: formDamage })
+    .map(({ mutations, damage }) => {
+      const parts = partsOf(fields, file)
+      const notes = mutations.map((m) => mutateForm(parts, m))
+      if (damage.kind !== 'none') notes.push(`form ${damage.kind}`)
+      return { ...damageForm(parts, damage), note: notes.join('; ') || 'the seed form' }
+    })
 }
 
 /** A valid seed as it goes on the wire. */
@@ -375,17 +575,30 @@ export function fuzzCases(urls: readonly string[], seeds: readonly Seed[]): fc.A
   const bodies = seeds.map((seed) => {
     const own =
       seed.kind === 'json'
-        ? jsonCases(seed.body).map(({ text, note }) => ({ contentType: 'application/json', payload: Buffer.from(text), note }))
+        ? jsonCases(seed.body).map(({ text, note }) => ({
+            contentType: 'application/json',
+            payload: Buffer.from(text),
+            note,
+          }))
         : formCases(seed.fields, seed.file)
     const other =
       seed.kind === 'json'
-        ? formCases(Object.entries(seed.body ?? {}).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]), null).map((c) => ({ ...c, note: `as a form: ${c.note}` }))
-        : jsonCases(Object.fromEntries(seed.fields)).map(({ text, note }) => ({ contentType: 'application/json', payload: Buffer.from(text), note: `as JSON: ${note}` }))
+        ? formCases(
+            Object.entries(seed.body ?? {}).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]),
+            null,
+          ).map((c) => ({ ...c, note: `as a form: ${c.note}` }))
+        : jsonCases(Object.fromEntries(seed.fields)).map(({ text, note }) => ({
+            contentType: 'application/json',
+            payload: Buffer.from(text),
+            note: `as JSON: ${note}`,
+          }))
     return fc.oneof({ weight: 9, arbitrary: own }, { weight: 1, arbitrary: other })
   })
   return fc.record({ url: fc.constantFrom(...urls), body: fc.oneof(...bodies) }).map(({ url, body }) => {
     const fuzzCase: FuzzCase = { url, contentType: body.contentType, payload: body.payload, note: body.note }
-    Object.defineProperty(fuzzCase, fc.toStringMethod, { value: () => `POST ${url} [${body.contentType}] ${body.note} (${body.payload.length} bytes)` })
+    Object.defineProperty(fuzzCase, fc.toStringMethod, {
+      value: () => `POST ${url} [${body.contentType}] ${body.note} (${body.payload.length} bytes)`,
+    })
     return fuzzCase
   })
 }

@@ -42,11 +42,17 @@ afterAll(async () => {
 })
 
 async function send(kind: Call['kind']): Promise<Call> {
-  const target = kind === 'search' ? { path: '/v1/search', method: 'POST' as const, body: SEARCH_BODY } : { path: kind === 'models' ? '/v1/models' : '/user/v1/credit', method: 'GET' as const }
+  const target =
+    kind === 'search'
+      ? { path: '/v1/search', method: 'POST' as const, body: SEARCH_BODY }
+      : { path: kind === 'models' ? '/v1/models' : '/user/v1/credit', method: 'GET' as const }
   const response = await request(`${gateway.url}${target.path}`, {
     dispatcher: agent,
     method: target.method,
-    headers: { authorization: `Bearer ${gateway.keys.tier5}`, ...(target.body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${gateway.keys.tier5}`,
+      ...(target.body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     ...(target.body === undefined ? {} : { body: target.body }),
   })
   const body = (await response.body.json()) as unknown
@@ -55,12 +61,22 @@ async function send(kind: Call['kind']): Promise<Call> {
   if (kind === 'credit') counted.usage += 1
   else counted.account += 1
   made.push(header('svc-request-id'))
-  return { kind, status: response.statusCode, id: header('svc-request-id'), remaining: Number(header('x-ratelimit-remaining-requests')), limit: Number(header('x-ratelimit-limit-requests')), body }
+  return {
+    kind,
+    status: response.statusCode,
+    id: header('svc-request-id'),
+    remaining: Number(header('x-ratelimit-remaining-requests')),
+    limit: Number(header('x-ratelimit-limit-requests')),
+    body,
+  }
 }
 
 /** A free call on another account, only to open a keep-alive socket in the agent. */
 async function warm(): Promise<void> {
-  const response = await request(`${gateway.url}/v1/models`, { dispatcher: agent, headers: { authorization: `Bearer ${gateway.keys.tier4}` } })
+  const response = await request(`${gateway.url}/v1/models`, {
+    dispatcher: agent,
+    headers: { authorization: `Bearer ${gateway.keys.tier4}` },
+  })
   await response.body.dump()
 }
 
@@ -117,7 +133,10 @@ describe('500 concurrent calls on one tier-5 account (Part 1 §2.2, §4.1, §7, 
       expect(new Set(values).size, `${kind}: distinct x-ratelimit-remaining-requests`).toBe(calls.length)
     }
     // The searches are the only calls in the tool's bucket: exactly the next BURST.search values below the one alone.
-    const search = burst.filter((call) => call.kind === 'search').map((call) => call.remaining).sort((a, b) => b - a)
+    const search = burst
+      .filter((call) => call.kind === 'search')
+      .map((call) => call.remaining)
+      .sort((a, b) => b - a)
     const searchLimit = burst.find((call) => call.kind === 'search')?.limit as number
     expect(search[0]).toBe(searchLimit - 2)
     expect(search.at(-1)).toBe(searchLimit - 1 - BURST.search)
@@ -138,9 +157,16 @@ describe('500 concurrent calls on one tier-5 account (Part 1 §2.2, §4.1, §7, 
   it('lists exactly one transaction per call, each with its status and model', async () => {
     // One page holds every call of the account (fewer than 1000), so no record can shift between pages.
     expect(made.length).toBeLessThan(1000)
-    const response = await request(`${gateway.url}/user/v1/transactions?page_size=1000`, { dispatcher: agent, headers: { authorization: `Bearer ${gateway.keys.tier5}` } })
+    const response = await request(`${gateway.url}/user/v1/transactions?page_size=1000`, {
+      dispatcher: agent,
+      headers: { authorization: `Bearer ${gateway.keys.tier5}` },
+    })
     expect(response.statusCode).toBe(200)
-    const list = (await response.body.json()) as { transactions: Array<{ id: string; status_code: number; model: string }>; total: number; has_more: boolean }
+    const list = (await response.body.json()) as {
+      transactions: Array<{ id: string; status_code: number; model: string }>
+      total: number
+      has_more: boolean
+    }
     const own = String(response.headers['svc-request-id'])
     // The listing call may or may not see itself (it is recorded as it is answered); every other call is there once.
     const listed = list.transactions.map((t) => t.id).filter((id) => id !== own)

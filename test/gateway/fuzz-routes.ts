@@ -22,7 +22,9 @@ export interface FilePartSeed {
 }
 
 /** A valid request body: JSON, or a multipart form of text fields and at most one file part. */
-export type Seed = { kind: 'json'; body: Json } | { kind: 'multipart'; fields: Array<[string, string]>; file: FilePartSeed | null }
+export type Seed =
+  | { kind: 'json'; body: Json }
+  | { kind: 'multipart'; fields: Array<[string, string]>; file: FilePartSeed | null }
 
 export interface FuzzRoute {
   dialect: ErrorDialect
@@ -69,7 +71,17 @@ export const FUZZ_ROUTES: Readonly<Record<string, FuzzRoute>> = {
   '/v1/responses': {
     dialect: 'compatible',
     statuses: PART1,
-    seeds: [json({ model: 'gw-chat-mini', input: [{ role: 'user', content: 'Say hello' }], instructions: 'Be brief.', max_output_tokens: 16, temperature: 0, metadata: { k: 'v' }, tools: [{ type: 'function', name: 'f', parameters: { type: 'object', properties: { a: { type: 'string' } } } }] })],
+    seeds: [
+      json({
+        model: 'gw-chat-mini',
+        input: [{ role: 'user', content: 'Say hello' }],
+        instructions: 'Be brief.',
+        max_output_tokens: 16,
+        temperature: 0,
+        metadata: { k: 'v' },
+        tools: [{ type: 'function', name: 'f', parameters: { type: 'object', properties: { a: { type: 'string' } } } }],
+      }),
+    ],
     urls: () => ['/v1/responses'],
   },
   '/v1/responses/:id/cancel': {
@@ -82,7 +94,23 @@ export const FUZZ_ROUTES: Readonly<Record<string, FuzzRoute>> = {
   '/v1/chat/completions': {
     dialect: 'compatible',
     statuses: PART1,
-    seeds: [json({ model: 'gw-chat-mini', messages: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: [{ type: 'text', text: 'Hi' }] }], max_completion_tokens: 16, temperature: 0, tools: [{ type: 'function', function: { name: 'f', parameters: { type: 'object', properties: { a: { type: 'integer' } } } } }] })],
+    seeds: [
+      json({
+        model: 'gw-chat-mini',
+        messages: [
+          { role: 'system', content: 'Be brief.' },
+          { role: 'user', content: [{ type: 'text', text: 'Hi' }] },
+        ],
+        max_completion_tokens: 16,
+        temperature: 0,
+        tools: [
+          {
+            type: 'function',
+            function: { name: 'f', parameters: { type: 'object', properties: { a: { type: 'integer' } } } },
+          },
+        ],
+      }),
+    ],
     urls: () => ['/v1/chat/completions'],
   },
   '/v1/completions': {
@@ -112,7 +140,9 @@ export const FUZZ_ROUTES: Readonly<Record<string, FuzzRoute>> = {
   '/v1/messages': {
     dialect: 'compatible',
     statuses: PART1,
-    seeds: [json({ model: 'gw-chat-mini', max_tokens: 8, system: 'Be brief.', messages: [{ role: 'user', content: 'Hi' }] })],
+    seeds: [
+      json({ model: 'gw-chat-mini', max_tokens: 8, system: 'Be brief.', messages: [{ role: 'user', content: 'Hi' }] }),
+    ],
     urls: () => ['/v1/messages'],
   },
   '/v1/moderations': {
@@ -120,7 +150,13 @@ export const FUZZ_ROUTES: Readonly<Record<string, FuzzRoute>> = {
     statuses: PART1,
     seeds: [
       json({ model: 'omni-moderation-latest', input: 'hello there' }),
-      json({ model: 'omni-moderation-latest', input: [{ type: 'text', text: 'hi' }, { type: 'image_url', image_url: { url: `data:image/png;base64,${TINY_PNG_BASE64}` } }] }),
+      json({
+        model: 'omni-moderation-latest',
+        input: [
+          { type: 'text', text: 'hi' },
+          { type: 'image_url', image_url: { url: `data:image/png;base64,${TINY_PNG_BASE64}` } },
+        ],
+      }),
     ],
     urls: () => ['/v1/moderations'],
   },
@@ -133,19 +169,41 @@ export const FUZZ_ROUTES: Readonly<Record<string, FuzzRoute>> = {
   '/v1/audio/transcriptions': {
     dialect: 'compatible',
     statuses: PART1,
-    seeds: [{ kind: 'multipart', fields: [['model', 'gw-transcribe-1'], ['response_format', 'json']], file: { name: 'file', filename: 'tone.wav', contentType: 'audio/wav', content: WAV } }],
+    seeds: [
+      {
+        kind: 'multipart',
+        fields: [
+          ['model', 'gw-transcribe-1'],
+          ['response_format', 'json'],
+        ],
+        file: { name: 'file', filename: 'tone.wav', contentType: 'audio/wav', content: WAV },
+      },
+    ],
     urls: () => ['/v1/audio/transcriptions'],
   },
   '/v1/audio/translations': {
     dialect: 'compatible',
     statuses: PART1,
-    seeds: [{ kind: 'multipart', fields: [['model', 'gw-transcribe-1']], file: { name: 'file', filename: 'tone.wav', contentType: 'audio/wav', content: WAV } }],
+    seeds: [
+      {
+        kind: 'multipart',
+        fields: [['model', 'gw-transcribe-1']],
+        file: { name: 'file', filename: 'tone.wav', contentType: 'audio/wav', content: WAV },
+      },
+    ],
     urls: () => ['/v1/audio/translations'],
   },
   '/v1/search': {
     dialect: 'compatible',
     statuses: SEARCH,
-    seeds: [json({ search_tool_name: 'p1-search', query: 'conformance', max_results: 4, search_domain_filter: ['example.com'] })],
+    seeds: [
+      json({
+        search_tool_name: 'p1-search',
+        query: 'conformance',
+        max_results: 4,
+        search_domain_filter: ['example.com'],
+      }),
+    ],
     urls: () => ['/v1/search'],
   },
   '/v1/search/:tool': {
@@ -157,7 +215,15 @@ export const FUZZ_ROUTES: Readonly<Record<string, FuzzRoute>> = {
   '/v1/ocr': {
     dialect: 'compatible',
     statuses: PART1,
-    seeds: [json({ model: 'gw-ocr-1', document: { type: 'document_url', document_url: 'https://example.com/a.pdf' }, pages: [0, 1], include_image_base64: true, table_format: 'html' })],
+    seeds: [
+      json({
+        model: 'gw-ocr-1',
+        document: { type: 'document_url', document_url: 'https://example.com/a.pdf' },
+        pages: [0, 1],
+        include_image_base64: true,
+        table_format: 'html',
+      }),
+    ],
     urls: () => ['/v1/ocr'],
   },
   '/v1/videos': {
@@ -165,7 +231,15 @@ export const FUZZ_ROUTES: Readonly<Record<string, FuzzRoute>> = {
     statuses: PART1,
     seeds: [
       json({ model: 'vidA-2', prompt: 'a boat at sea', seconds: '4', size: '1280x720' }),
-      { kind: 'multipart', fields: [['model', 'vidA-2'], ['prompt', 'a boat'], ['seconds', '4']], file: { name: 'input_reference', filename: 'ref.png', contentType: 'image/png', content: PNG } },
+      {
+        kind: 'multipart',
+        fields: [
+          ['model', 'vidA-2'],
+          ['prompt', 'a boat'],
+          ['seconds', '4'],
+        ],
+        file: { name: 'input_reference', filename: 'ref.png', contentType: 'image/png', content: PNG },
+      },
     ],
     urls: () => ['/v1/videos'],
   },
@@ -178,22 +252,47 @@ export const FUZZ_ROUTES: Readonly<Record<string, FuzzRoute>> = {
   '/v1/files': {
     dialect: 'compatible',
     statuses: PART1,
-    seeds: [{ kind: 'multipart', fields: [['purpose', 'user_data'], ['expires_after[anchor]', 'created_at'], ['expires_after[seconds]', '3600']], file: { name: 'file', filename: 'a.txt', contentType: 'text/plain', content: Buffer.from('hello files\n') } }],
+    seeds: [
+      {
+        kind: 'multipart',
+        fields: [
+          ['purpose', 'user_data'],
+          ['expires_after[anchor]', 'created_at'],
+          ['expires_after[seconds]', '3600'],
+        ],
+        file: { name: 'file', filename: 'a.txt', contentType: 'text/plain', content: Buffer.from('hello files\n') },
+      },
+    ],
     urls: () => ['/v1/files'],
   },
   '/v1/text:synthesize': {
     dialect: 'native',
     statuses: SYNTHESIS,
-    seeds: [json({ input: { text: 'Hello there.' }, voice: { languageCode: 'en-US', name: 'Kore', model_name: 'nv-tts-flash' }, audioConfig: { audioEncoding: 'LINEAR16', sampleRateHertz: 16000 } })],
+    seeds: [
+      json({
+        input: { text: 'Hello there.' },
+        voice: { languageCode: 'en-US', name: 'Kore', model_name: 'nv-tts-flash' },
+        audioConfig: { audioEncoding: 'LINEAR16', sampleRateHertz: 16000 },
+      }),
+    ],
     urls: () => ['/v1/text:synthesize'],
   },
   '/v1beta/models/:target': {
     dialect: 'native',
     statuses: PART1,
     seeds: [
-      json({ contents: [{ role: 'user', parts: [{ text: 'Hello there' }] }], system_instruction: { parts: [{ text: 'Be brief.' }] }, generationConfig: { maxOutputTokens: 40, temperature: 0, thinkingConfig: { thinkingBudget: 0 } } }),
+      json({
+        contents: [{ role: 'user', parts: [{ text: 'Hello there' }] }],
+        system_instruction: { parts: [{ text: 'Be brief.' }] },
+        generationConfig: { maxOutputTokens: 40, temperature: 0, thinkingConfig: { thinkingBudget: 0 } },
+      }),
     ],
-    urls: () => ['/v1beta/models/nv-gen-flash:generateContent', '/v1beta/models/nv-gen-flash:streamGenerateContent', '/v1beta/models/nv-gen-flash:countTokens', '/v1beta/models/nv-speech-flash-preview:generateContent'],
+    urls: () => [
+      '/v1beta/models/nv-gen-flash:generateContent',
+      '/v1beta/models/nv-gen-flash:streamGenerateContent',
+      '/v1beta/models/nv-gen-flash:countTokens',
+      '/v1beta/models/nv-speech-flash-preview:generateContent',
+    ],
   },
   '/user/v1/transactions/lookup': {
     dialect: 'usage',
@@ -220,7 +319,10 @@ export function authHeaders(route: FuzzRoute): Record<string, string> {
 /** A seed with the setup's resources filled in (the image edit names a stored file). */
 export function seedFor(seed: Seed, setup: Setup): Seed {
   if (seed.kind !== 'json') return seed
-  return { kind: 'json', body: JSON.parse(JSON.stringify(seed.body).replaceAll('"FILE_ID"', JSON.stringify(setup.fileId))) as Json }
+  return {
+    kind: 'json',
+    body: JSON.parse(JSON.stringify(seed.body).replaceAll('"FILE_ID"', JSON.stringify(setup.fileId))) as Json,
+  }
 }
 
 /**
@@ -247,7 +349,10 @@ export function postRoutesOf(app: FastifyInstance): string[] {
 export async function makeSetup(app: FastifyInstance): Promise<Setup> {
   const inject = async (options: InjectOptions): Promise<LightMyRequestResponse> => {
     const response = await app.inject({ ...options, headers: { ...BEARER, ...options.headers } })
-    if (response.statusCode !== 200) throw new Error(`setup: ${options.method} ${String(options.url)} answered ${response.statusCode}: ${response.body.slice(0, 300)}`)
+    if (response.statusCode !== 200)
+      throw new Error(
+        `setup: ${options.method} ${String(options.url)} answered ${response.statusCode}: ${response.body.slice(0, 300)}`,
+      )
     return response
   }
   const boundary = 'fuzz-setup-boundary'
@@ -257,13 +362,23 @@ export async function makeSetup(app: FastifyInstance): Promise<Setup> {
     headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
     payload: Buffer.concat([
       Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="purpose"\r\n\r\nvision\r\n`),
-      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n`),
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n`,
+      ),
       PNG,
       Buffer.from(`\r\n--${boundary}--\r\n`),
     ]),
   })
-  const video = await inject({ method: 'POST', url: '/v1/videos', payload: { model: 'vidA-2', prompt: 'a boat at sea', seconds: '4', size: '1280x720' } })
-  const response = await inject({ method: 'POST', url: '/v1/responses', payload: { model: 'gw-chat-mini', input: 'hello', max_output_tokens: 8 } })
+  const video = await inject({
+    method: 'POST',
+    url: '/v1/videos',
+    payload: { model: 'vidA-2', prompt: 'a boat at sea', seconds: '4', size: '1280x720' },
+  })
+  const response = await inject({
+    method: 'POST',
+    url: '/v1/responses',
+    payload: { model: 'gw-chat-mini', input: 'hello', max_output_tokens: 8 },
+  })
   const videoId = (video.json() as { id: string }).id
   // The remix route needs a completed source (Part 2 §3); the fuzz gateway runs a short video step.
   for (let tries = 0; tries < 200; tries += 1) {
@@ -272,8 +387,17 @@ export async function makeSetup(app: FastifyInstance): Promise<Setup> {
     await new Promise((resolve) => setTimeout(resolve, 10))
   }
   const backgroundResponse = async (): Promise<string> => {
-    const started = await inject({ method: 'POST', url: '/v1/responses', payload: { model: 'gw-chat-mini', input: 'hello', background: true } })
+    const started = await inject({
+      method: 'POST',
+      url: '/v1/responses',
+      payload: { model: 'gw-chat-mini', input: 'hello', background: true },
+    })
     return (started.json() as { id: string }).id
   }
-  return { fileId: (upload.json() as { id: string }).id, videoId, responseId: (response.json() as { id: string }).id, backgroundResponse }
+  return {
+    fileId: (upload.json() as { id: string }).id,
+    videoId,
+    responseId: (response.json() as { id: string }).id,
+    backgroundResponse,
+  }
 }

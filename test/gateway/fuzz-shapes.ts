@@ -19,12 +19,21 @@ const COMPATIBLE = {
     error: {
       type: 'object',
       required: ['message', 'type', 'param', 'code'],
-      properties: { message: { type: 'string', minLength: 1 }, type: { type: 'string', minLength: 1 }, param: { type: ['string', 'null'] }, code: { type: 'string', minLength: 1 } },
+      properties: {
+        message: { type: 'string', minLength: 1 },
+        type: { type: 'string', minLength: 1 },
+        param: { type: ['string', 'null'] },
+        code: { type: 'string', minLength: 1 },
+      },
     },
   },
 }
 /** Part 1 §5.5 and §7 on /user/v1: `error` a word and a message (401 unauthorized, 403 forbidden, 429 rate_limit_exceeded). */
-const USAGE = { type: 'object', required: ['error', 'message'], properties: { error: { type: 'string', minLength: 1 }, message: { type: 'string' } } }
+const USAGE = {
+  type: 'object',
+  required: ['error', 'message'],
+  properties: { error: { type: 'string', minLength: 1 }, message: { type: 'string' } },
+}
 
 const LOCAL: Readonly<Record<'compatible' | 'usage', object>> = { compatible: COMPATIBLE, usage: USAGE }
 
@@ -34,7 +43,13 @@ function registered(dialect: ErrorDialect, status: number): string[] {
     case 'compatible':
       return status === 429 ? ['responses/error-body.json', 'moderation/error-429.json'] : ['responses/error-body.json']
     case 'usage':
-      return status === 401 ? ['auth/usage-401.json'] : status === 403 ? ['auth/usage-403.json'] : status === 429 ? ['account/usage-429.json'] : []
+      return status === 401
+        ? ['auth/usage-401.json']
+        : status === 403
+          ? ['auth/usage-403.json']
+          : status === 429
+            ? ['account/usage-429.json']
+            : []
     case 'native':
       // Part 2 §7 gives speech synthesis error {code integer, message, status}; the native interface answers alike.
       return ['synthesize/error-body.json']
@@ -51,7 +66,8 @@ export interface Answer {
 export function answerProblems(dialect: ErrorDialect, statuses: readonly number[], answer: Answer): string[] {
   const problems: string[] = []
   const { status } = answer
-  if (!UUID_V7.test(String(answer.headers['svc-request-id'] ?? ''))) problems.push(`no svc-request-id (UUID v7) on a ${status} (Part 1 §4.1)`)
+  if (!UUID_V7.test(String(answer.headers['svc-request-id'] ?? '')))
+    problems.push(`no svc-request-id (UUID v7) on a ${status} (Part 1 §4.1)`)
   if (status >= 500) return [...problems, `answered ${status}: ${answer.body.slice(0, 200)}`]
   if (status < 400) return problems
   if (!statuses.includes(status)) problems.push(`answered ${status}, not one of ${statuses.join(', ')}`)

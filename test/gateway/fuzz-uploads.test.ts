@@ -32,12 +32,16 @@ let base = ''
 /** Resident-set figures of the gateway process, in bytes: now (VmRSS) and the peak so far (VmHWM). */
 function memoryOf(pid: number): { rss: number; peak: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8')
-  const kb = (name: string): number => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN) * 1024
+  const kb = (name: string): number =>
+    Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN) * 1024
   return { rss: kb('VmRSS'), peak: kb('VmHWM') }
 }
 
 beforeAll(async () => {
-  child = spawn(process.execPath, ['--import', 'tsx', 'scripts/gateway.ts', '--port', '0'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
+  child = spawn(process.execPath, ['--import', 'tsx', 'scripts/gateway.ts', '--port', '0'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let output = ''
   base = await new Promise<string>((resolve, reject) => {
     child.stdout?.on('data', (chunk: Buffer) => {
@@ -48,7 +52,9 @@ beforeAll(async () => {
     child.stderr?.on('data', (chunk: Buffer) => {
       output += chunk.toString()
     })
-    child.once('exit', (code) => reject(new Error(`the gateway exited (${code}) before listening: ${output.slice(0, 500)}`)))
+    child.once('exit', (code) =>
+      reject(new Error(`the gateway exited (${code}) before listening: ${output.slice(0, 500)}`)),
+    )
   })
 }, 60_000)
 
@@ -71,16 +77,45 @@ async function upload(path: string, form: MultipartBody, chunked = false): Promi
   const headers = chunked ? { 'content-type': form.headers['content-type'] } : form.headers
   let response: Awaited<ReturnType<typeof request>>
   try {
-    response = await request(`${base}${path}`, { method: 'POST', headers: { ...headers, ...AUTH }, body: Readable.from(form.chunks()) })
+    response = await request(`${base}${path}`, {
+      method: 'POST',
+      headers: { ...headers, ...AUTH },
+      body: Readable.from(form.chunks()),
+    })
   } catch (error) {
     // A reset instead of the answer: the client never learnt why its upload stopped.
-    throw new Error(`POST ${path} (${chunked ? 'chunked' : 'with Content-Length'}) failed after ${form.produced()} bytes with no answer: ${(error as Error).message}`)
+    throw new Error(
+      `POST ${path} (${chunked ? 'chunked' : 'with Content-Length'}) failed after ${form.produced()} bytes with no answer: ${(error as Error).message}`,
+    )
   }
-  return { status: response.statusCode, headers: response.headers, body: await response.body.text(), produced: form.produced() }
+  return {
+    status: response.statusCode,
+    headers: response.headers,
+    body: await response.body.text(),
+    produced: form.produced(),
+  }
 }
 
-const audioForm = (size: number | Buffer) => multipartBody([['model', 'gw-transcribe-1']], { filename: 'big.wav', contentType: 'audio/wav', content: typeof size === 'number' ? { size } : size })
-const videoForm = (size: number | Buffer) => multipartBody([['model', 'vidA-2'], ['prompt', 'a boat'], ['seconds', '4']], { name: 'input_reference', filename: 'big.png', contentType: 'image/png', content: typeof size === 'number' ? { size } : size })
+const audioForm = (size: number | Buffer) =>
+  multipartBody([['model', 'gw-transcribe-1']], {
+    filename: 'big.wav',
+    contentType: 'audio/wav',
+    content: typeof size === 'number' ? { size } : size,
+  })
+const videoForm = (size: number | Buffer) =>
+  multipartBody(
+    [
+      ['model', 'vidA-2'],
+      ['prompt', 'a boat'],
+      ['seconds', '4'],
+    ],
+    {
+      name: 'input_reference',
+      filename: 'big.png',
+      contentType: 'image/png',
+      content: typeof size === 'number' ? { size } : size,
+    },
+  )
 const fileForm = (size: number) => multipartBody([['purpose', 'user_data']], { filename: 'big.bin', content: { size } })
 
 const PNG = Buffer.from(TINY_PNG_BASE64, 'base64')
@@ -88,9 +123,30 @@ const PNG = Buffer.from(TINY_PNG_BASE64, 'base64')
 /** The three upload routes, each with a body far past its limit and a small valid one. */
 const CASES = [
   { path: '/v1/files', limit: 128 * MB, size: 512 * MB, big: fileForm, small: () => fileForm(1_000), param: 'file' },
-  { path: '/v1/audio/transcriptions', limit: 25 * MB, size: 256 * MB, big: audioForm, small: () => audioForm(wavTone({ seconds: 1 })), param: 'file' },
-  { path: '/v1/audio/translations', limit: 25 * MB, size: 256 * MB, big: audioForm, small: () => audioForm(wavTone({ seconds: 1 })), param: 'file' },
-  { path: '/v1/videos', limit: 20 * MB, size: 256 * MB, big: videoForm, small: () => videoForm(PNG), param: 'input_reference' },
+  {
+    path: '/v1/audio/transcriptions',
+    limit: 25 * MB,
+    size: 256 * MB,
+    big: audioForm,
+    small: () => audioForm(wavTone({ seconds: 1 })),
+    param: 'file',
+  },
+  {
+    path: '/v1/audio/translations',
+    limit: 25 * MB,
+    size: 256 * MB,
+    big: audioForm,
+    small: () => audioForm(wavTone({ seconds: 1 })),
+    param: 'file',
+  },
+  {
+    path: '/v1/videos',
+    limit: 20 * MB,
+    size: 256 * MB,
+    big: videoForm,
+    small: () => videoForm(PNG),
+    param: 'input_reference',
+  },
 ] as const
 
 describe('uploads far past their limit, in a gateway child process (Part 1 §4.4, §7, §8.4; Part 2 §4.1, §8)', () => {
@@ -107,7 +163,10 @@ describe('uploads far past their limit, in a gateway child process (Part 1 §4.4
       // The files route once without Content-Length: the limit must hold on what arrives, not on what is announced.
       const result = await upload(c.path, c.big(c.size), c.path === '/v1/files' && i === 0)
       sent += c.size
-      expect(answerProblems('compatible', [400], { ...result, headers: result.headers }), `${c.path} with ${c.size / MB} MB`).toEqual([])
+      expect(
+        answerProblems('compatible', [400], { ...result, headers: result.headers }),
+        `${c.path} with ${c.size / MB} MB`,
+      ).toEqual([])
       expect(result.status).toBe(400)
       expect(JSON.parse(result.body).error.param).toBe(c.param)
       // The client was stopped near the limit: the gateway did not read the rest of the body.
@@ -115,7 +174,9 @@ describe('uploads far past their limit, in a gateway child process (Part 1 §4.4
     }
     const after = memoryOf(pid)
     const growth = after.peak - baseline.peak
-    console.info(`gateway peak RSS: ${(baseline.peak / MB).toFixed(0)} MB before, ${(after.peak / MB).toFixed(0)} MB after ${(sent / MB).toFixed(0)} MB of oversized bodies (growth ${(growth / MB).toFixed(0)} MB)`)
+    console.info(
+      `gateway peak RSS: ${(baseline.peak / MB).toFixed(0)} MB before, ${(after.peak / MB).toFixed(0)} MB after ${(sent / MB).toFixed(0)} MB of oversized bodies (growth ${(growth / MB).toFixed(0)} MB)`,
+    )
     expect(growth).toBeLessThan(GROWTH_BUDGET_BYTES)
     expect(after.peak).toBeLessThan(Math.min(...CASES.map((c) => c.size)))
     // Still serving: each route takes a valid upload again.

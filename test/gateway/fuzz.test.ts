@@ -15,7 +15,16 @@ import { request } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createGateway } from '../../gateway/server.ts'
 import { deepAtEveryNode, encodeSeed, fuzzCases, type FuzzCase } from './fuzz-bodies.ts'
-import { authHeaders, FUZZ_ROUTES, makeSetup, postRoutesOf, seedFor, type FuzzRoute, type Seed, type Setup } from './fuzz-routes.ts'
+import {
+  authHeaders,
+  FUZZ_ROUTES,
+  makeSetup,
+  postRoutesOf,
+  seedFor,
+  type FuzzRoute,
+  type Seed,
+  type Setup,
+} from './fuzz-routes.ts'
 import { answerProblems, type Answer } from './fuzz-shapes.ts'
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20_260_901)
@@ -48,7 +57,12 @@ async function inject(route: FuzzRoute, c: FuzzCase): Promise<Answer> {
   return { status: response.statusCode, headers: response.headers, body: response.body }
 }
 
-async function overSocket(route: FuzzRoute, url: string, contentType: string | undefined, payload: Buffer): Promise<Answer> {
+async function overSocket(
+  route: FuzzRoute,
+  url: string,
+  contentType: string | undefined,
+  payload: Buffer,
+): Promise<Answer> {
   const response = await request(`${base}${url}`, {
     method: 'POST',
     headers: { ...authHeaders(route), ...(contentType === undefined ? {} : { 'content-type': contentType }) },
@@ -68,7 +82,10 @@ function expectInShape(route: FuzzRoute, answer: Answer, sent: string): void {
 }
 
 /** Each valid seed of the route answers 2xx: the fuzz starts from accepted requests, and the route still serves. */
-async function expectServes(route: FuzzRoute, send: (url: string, contentType: string, payload: Buffer) => Promise<Answer>): Promise<void> {
+async function expectServes(
+  route: FuzzRoute,
+  send: (url: string, contentType: string, payload: Buffer) => Promise<Answer>,
+): Promise<void> {
   for (const seed of seedsOf(route)) {
     const url = route.validUrl ? await route.validUrl(setup) : (route.urls(setup)[0] as string)
     const { contentType, payload } = encodeSeed(seed)
@@ -78,7 +95,9 @@ async function expectServes(route: FuzzRoute, send: (url: string, contentType: s
       await new Promise((resolve) => setTimeout(resolve, Number(answer.headers['retry-after']) * 1000))
       answer = await send(url, contentType, payload)
     }
-    expect(answer.status, `POST ${url} with its valid ${seed.kind} seed: ${answer.body.slice(0, 300)}`).toBeLessThan(300)
+    expect(answer.status, `POST ${url} with its valid ${seed.kind} seed: ${answer.body.slice(0, 300)}`).toBeLessThan(
+      300,
+    )
   }
 }
 
@@ -89,21 +108,32 @@ describe('the fuzz list', () => {
     // The parser must see the routes at all, or the comparison below would prove nothing.
     expect(served).toContain('/v1/responses')
     expect(served).toContain('/v1/videos/:video_id/remix')
-    expect(served.filter((route) => !(route in FUZZ_ROUTES)), 'POST routes with no fuzz entry in test/gateway/fuzz-routes.ts').toEqual([])
-    expect(Object.keys(FUZZ_ROUTES).filter((route) => !served.includes(route)), 'fuzz entries for routes the gateway does not serve').toEqual([])
+    expect(
+      served.filter((route) => !(route in FUZZ_ROUTES)),
+      'POST routes with no fuzz entry in test/gateway/fuzz-routes.ts',
+    ).toEqual([])
+    expect(
+      Object.keys(FUZZ_ROUTES).filter((route) => !served.includes(route)),
+      'fuzz entries for routes the gateway does not serve',
+    ).toEqual([])
   })
 })
 
 describe('generated bodies on every POST route (Part 1 §7, Part 2 §7)', () => {
   for (const [pattern, route] of Object.entries(FUZZ_ROUTES)) {
     it(`POST ${pattern}: no 5xx, every 4xx in the ${route.dialect} dialect, and still serving after ${RUNS} cases`, async () => {
-      const send = (url: string, contentType: string, payload: Buffer) => inject(route, { url, contentType, payload, note: 'valid seed' })
+      const send = (url: string, contentType: string, payload: Buffer) =>
+        inject(route, { url, contentType, payload, note: 'valid seed' })
       await expectServes(route, send)
       for (const url of route.urls(setup)) {
         for (const seed of seedsOf(route)) {
           if (seed.kind !== 'json') continue
           for (const { text, note } of deepAtEveryNode(seed.body)) {
-            expectInShape(route, await inject(route, { url, contentType: 'application/json', payload: Buffer.from(text), note }), `POST ${url} ${note}`)
+            expectInShape(
+              route,
+              await inject(route, { url, contentType: 'application/json', payload: Buffer.from(text), note }),
+              `POST ${url} ${note}`,
+            )
           }
         }
       }
@@ -111,7 +141,13 @@ describe('generated bodies on every POST route (Part 1 §7, Part 2 §7)', () => 
         expectInShape(route, await inject(route, c), fc.stringify(c))
       })
       try {
-        await fc.assert(property, { seed: SEED, numRuns: RUNS, endOnFailure: true, includeErrorInReport: true, timeout: CASE_TIMEOUT_MS })
+        await fc.assert(property, {
+          seed: SEED,
+          numRuns: RUNS,
+          endOnFailure: true,
+          includeErrorInReport: true,
+          timeout: CASE_TIMEOUT_MS,
+        })
       } catch (error) {
         throw new Error(`fuzz seed ${SEED} (rerun with FUZZ_SEED=${SEED}): ${(error as Error).message}`)
       }
@@ -121,7 +157,15 @@ describe('generated bodies on every POST route (Part 1 §7, Part 2 §7)', () => 
 })
 
 /** Byte sequences that are not UTF-8 (RFC 3629): a lone continuation, an overlong '/', a surrogate, a cut sequence, 0xFF. */
-const BAD_UTF8 = [[0x80], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xe2, 0x82], [0xff, 0xfe], [0xf8, 0x88, 0x80, 0x80, 0x80], [0xe9]].map((bytes) => Buffer.from(bytes))
+const BAD_UTF8 = [
+  [0x80],
+  [0xc0, 0xaf],
+  [0xed, 0xa0, 0x80],
+  [0xe2, 0x82],
+  [0xff, 0xfe],
+  [0xf8, 0x88, 0x80, 0x80, 0x80],
+  [0xe9],
+].map((bytes) => Buffer.from(bytes))
 
 /** Content types a JSON or multipart route does not take, or takes only in their exact form. */
 const CONTENT_TYPES: ReadonlyArray<string | undefined> = [
@@ -143,9 +187,16 @@ const CONTENT_TYPES: ReadonlyArray<string | undefined> = [
 ]
 
 /** A body with bad bytes put in: after a quote (so inside a string or key, or between them), at the start, or all of it. */
-const invalidUtf8 = fc.record({ at: fc.nat(), bytes: fc.constantFrom(...BAD_UTF8), where: fc.constantFrom('after-quote' as const, 'after-quote' as const, 'start' as const, 'whole' as const) })
+const invalidUtf8 = fc.record({
+  at: fc.nat(),
+  bytes: fc.constantFrom(...BAD_UTF8),
+  where: fc.constantFrom('after-quote' as const, 'after-quote' as const, 'start' as const, 'whole' as const),
+})
 
-function withBadBytes(payload: Buffer, how: { at: number; bytes: Buffer; where: 'after-quote' | 'start' | 'whole' }): Buffer {
+function withBadBytes(
+  payload: Buffer,
+  how: { at: number; bytes: Buffer; where: 'after-quote' | 'start' | 'whole' },
+): Buffer {
   if (how.where === 'whole') return Buffer.concat(Array.from({ length: 40 }, () => how.bytes))
   if (how.where === 'start') return Buffer.concat([how.bytes, payload])
   const quotes: number[] = []
@@ -164,16 +215,30 @@ describe('over a real socket: invalid UTF-8 and wrong content types', () => {
         const { contentType, payload } = encodeSeed(seed)
         const property = fc.asyncProperty(invalidUtf8, async (how) => {
           const bad = withBadBytes(payload, how)
-          expectInShape(route, await overSocket(route, url, contentType, bad), `POST ${url} [${contentType}] ${seed.kind} seed with ${how.bytes.toString('hex')} ${how.where} (${how.at})`)
+          expectInShape(
+            route,
+            await overSocket(route, url, contentType, bad),
+            `POST ${url} [${contentType}] ${seed.kind} seed with ${how.bytes.toString('hex')} ${how.where} (${how.at})`,
+          )
         })
         try {
-          await fc.assert(property, { seed: SEED, numRuns: SOCKET_RUNS, endOnFailure: true, includeErrorInReport: true, timeout: CASE_TIMEOUT_MS })
+          await fc.assert(property, {
+            seed: SEED,
+            numRuns: SOCKET_RUNS,
+            endOnFailure: true,
+            includeErrorInReport: true,
+            timeout: CASE_TIMEOUT_MS,
+          })
         } catch (error) {
           throw new Error(`fuzz seed ${SEED} (rerun with FUZZ_SEED=${SEED}): ${(error as Error).message}`)
         }
         for (const type of CONTENT_TYPES) {
           if (type === contentType) continue
-          expectInShape(route, await overSocket(route, url, type, payload), `POST ${url} [${String(type).slice(0, 60)}] with a ${seed.kind} body`)
+          expectInShape(
+            route,
+            await overSocket(route, url, type, payload),
+            `POST ${url} [${String(type).slice(0, 60)}] with a ${seed.kind} body`,
+          )
         }
       }
       await expectServes(route, (u, type, body) => overSocket(route, u, type, body))
@@ -181,9 +246,16 @@ describe('over a real socket: invalid UTF-8 and wrong content types', () => {
   }
 
   it('still serves the model list after everything', async () => {
-    const answer = await overSocket(FUZZ_ROUTES['/v1/responses'] as FuzzRoute, '/v1/responses', 'application/json', Buffer.from(JSON.stringify({ model: 'gw-chat-mini', input: 'still there?' })))
+    const answer = await overSocket(
+      FUZZ_ROUTES['/v1/responses'] as FuzzRoute,
+      '/v1/responses',
+      'application/json',
+      Buffer.from(JSON.stringify({ model: 'gw-chat-mini', input: 'still there?' })),
+    )
     expect(answer.status).toBe(200)
-    const models = await request(`${base}/v1/models`, { headers: authHeaders(FUZZ_ROUTES['/v1/responses'] as FuzzRoute) })
+    const models = await request(`${base}/v1/models`, {
+      headers: authHeaders(FUZZ_ROUTES['/v1/responses'] as FuzzRoute),
+    })
     expect(models.statusCode).toBe(200)
     await models.body.dump()
   })

@@ -39,7 +39,14 @@ export function testGateway(config: GatewayConfig = {}): TestGateway {
 
 export async function call(app: FastifyInstance, path: string, options: CallOptions = {}): Promise<CallResult> {
   const headers: Record<string, string> = { ...options.headers }
-  const key = options.key === undefined ? KEYS.main : options.key === null ? undefined : typeof options.key === 'string' ? KEYS[options.key] : options.key.raw
+  const key =
+    options.key === undefined
+      ? KEYS.main
+      : options.key === null
+        ? undefined
+        : typeof options.key === 'string'
+          ? KEYS[options.key]
+          : options.key.raw
   if (key !== undefined) {
     if (options.form === 'x-api-key') headers['x-api-key'] = key
     else headers.authorization = `Bearer ${key}`
@@ -57,7 +64,12 @@ export async function call(app: FastifyInstance, path: string, options: CallOpti
   } catch {
     // not JSON: keep the text
   }
-  return { status: response.statusCode, headers: response.headers, body, id: String(response.headers['svc-request-id']) }
+  return {
+    status: response.statusCode,
+    headers: response.headers,
+    body,
+    id: String(response.headers['svc-request-id']),
+  }
 }
 
 /** A clock that only moves when told to. */

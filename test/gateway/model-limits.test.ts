@@ -8,14 +8,18 @@ import { ADMIN_KEY } from '../../gateway/account/accounts.ts'
 import { modelLimits, poolOf, projectTokensPerMinute } from '../../gateway/limit-tables.ts'
 import { manualClock, testGateway, type CallResult } from './helpers.ts'
 
-const chat = (text = 'Hi', maxTokens = 4) => ({ method: 'POST' as const, body: { model: 'gw-chat-mini', messages: [{ role: 'user', content: text }], max_tokens: maxTokens } })
+const chat = (text = 'Hi', maxTokens = 4) => ({
+  method: 'POST' as const,
+  body: { model: 'gw-chat-mini', messages: [{ role: 'user', content: text }], max_tokens: maxTokens },
+})
 
 describe('per-model request limits (section 8.3)', () => {
   it('refuse the call after the model rpm with a compatible 429 and Retry-After, and recover after the window', async () => {
     const clock = manualClock('2026-11-21T12:00:00Z')
     const gw = testGateway({ clock, minuteMs: 60_000 })
     const { rpm } = modelLimits('text', 0)
-    for (let i = 0; i < rpm; i += 1) expect((await gw.call('/v1/chat/completions', { key: 'tier0', ...chat() })).status).toBe(200)
+    for (let i = 0; i < rpm; i += 1)
+      expect((await gw.call('/v1/chat/completions', { key: 'tier0', ...chat() })).status).toBe(200)
     const refused = await gw.call('/v1/chat/completions', { key: 'tier0', ...chat() })
     expect(refused.status).toBe(429)
     expect(refused.body.error).toMatchObject({ type: 'rate_limit_error', param: null, code: 'rate_limit_exceeded' })
@@ -35,7 +39,10 @@ describe('per-model request limits (section 8.3)', () => {
     const { rpm } = modelLimits('text', 0)
     for (let i = 0; i <= rpm; i += 1) await gw.call('/v1/chat/completions', { key: 'tier0', ...chat() })
     expect((await gw.call('/v1/chat/completions', { key: 'tier0', ...chat() })).status).toBe(429)
-    expect((await gw.call('/v1/embeddings', { key: 'tier0', method: 'POST', body: { model: 'gw-embed-1', input: 'hi' } })).status).toBe(200)
+    expect(
+      (await gw.call('/v1/embeddings', { key: 'tier0', method: 'POST', body: { model: 'gw-embed-1', input: 'hi' } }))
+        .status,
+    ).toBe(200)
     expect((await gw.call('/v1/chat/completions', { key: 'tier1', ...chat() })).status).toBe(200)
   })
 
@@ -46,7 +53,8 @@ describe('per-model request limits (section 8.3)', () => {
     let admitted = 0
     // Each "minute" admits rpm calls; after rpd calls the day is spent although minutes keep resetting.
     for (let minute = 0; minute * rpm <= rpd! + rpm; minute += 1) {
-      for (let i = 0; i < rpm; i += 1) if ((await gw.call('/v1/chat/completions', { key: 'tier0', ...chat() })).status === 200) admitted += 1
+      for (let i = 0; i < rpm; i += 1)
+        if ((await gw.call('/v1/chat/completions', { key: 'tier0', ...chat() })).status === 200) admitted += 1
       clock.advance(10)
     }
     expect(admitted).toBe(rpd)
@@ -60,7 +68,8 @@ describe('per-model request limits (section 8.3)', () => {
     const image = (n: number) => ({ method: 'POST' as const, body: { model: 'gw-image-1', prompt: 'a dot', n } })
     // n is at most 4 per request here; 49 images in thirteen calls leave room for one image, not two.
     expect(ipm).toBe(50)
-    for (const n of [...Array<number>(12).fill(4), 1]) expect((await gw.call('/v1/images/generations', { key: 'tier1', ...image(n) })).status).toBe(200)
+    for (const n of [...Array<number>(12).fill(4), 1])
+      expect((await gw.call('/v1/images/generations', { key: 'tier1', ...image(n) })).status).toBe(200)
     const over = await gw.call('/v1/images/generations', { key: 'tier1', ...image(2) })
     expect(over.status).toBe(429)
     expect(over.body.error.message).toMatch(/images per minute/)
@@ -69,7 +78,9 @@ describe('per-model request limits (section 8.3)', () => {
   it('admit exactly the limit when the calls arrive at once', async () => {
     const gw = testGateway()
     const { rpm } = modelLimits('text', 0)
-    const results = await Promise.all(Array.from({ length: rpm * 3 }, () => gw.call('/v1/chat/completions', { key: 'tier0', ...chat() })))
+    const results = await Promise.all(
+      Array.from({ length: rpm * 3 }, () => gw.call('/v1/chat/completions', { key: 'tier0', ...chat() })),
+    )
     expect(results.filter((r) => r.status === 200)).toHaveLength(rpm)
   })
 })
@@ -121,11 +132,24 @@ describe('tier upgrades through the admin route (section 8.2: immediate)', () =>
 
   it('raises a tier: min_tier, limits and extra.rate_limits.current follow on the next call', async () => {
     const gw = testGateway()
-    const before = await gw.call('/v1/chat/completions', { key: 'tier0', method: 'POST', body: { model: 'gw-chat-pro', messages: [{ role: 'user', content: 'Hi' }], max_tokens: 4 } })
+    const before = await gw.call('/v1/chat/completions', {
+      key: 'tier0',
+      method: 'POST',
+      body: { model: 'gw-chat-pro', messages: [{ role: 'user', content: 'Hi' }], max_tokens: 4 },
+    })
     expect(before.status).toBe(403)
-    const raised = await gw.call('/admin/accounts/acct-tier0/tier', { key: null, method: 'POST', headers: admin, body: { tier: 3 } })
+    const raised = await gw.call('/admin/accounts/acct-tier0/tier', {
+      key: null,
+      method: 'POST',
+      headers: admin,
+      body: { tier: 3 },
+    })
     expect(raised.body).toEqual({ id: 'acct-tier0', tier: 3 })
-    const after = await gw.call('/v1/chat/completions', { key: 'tier0', method: 'POST', body: { model: 'gw-chat-pro', messages: [{ role: 'user', content: 'Hi' }], max_tokens: 4 } })
+    const after = await gw.call('/v1/chat/completions', {
+      key: 'tier0',
+      method: 'POST',
+      body: { model: 'gw-chat-pro', messages: [{ role: 'user', content: 'Hi' }], max_tokens: 4 },
+    })
     expect(after.status).toBe(200)
     expect(after.headers['x-ratelimit-limit-requests']).toBe(String(modelLimits('text', 3).rpm))
     const model = await gw.call('/v1/models/gw-chat-mini', { key: 'tier0' })
@@ -137,8 +161,20 @@ describe('tier upgrades through the admin route (section 8.2: immediate)', () =>
 
   it('refuses a tier outside 0..5 and an unknown account', async () => {
     const gw = testGateway()
-    expect((await gw.call('/admin/accounts/acct-tier0/tier', { key: null, method: 'POST', headers: admin, body: { tier: 6 } })).status).toBe(400)
-    expect((await gw.call('/admin/accounts/nobody/tier', { key: null, method: 'POST', headers: admin, body: { tier: 1 } })).status).toBe(404)
+    expect(
+      (
+        await gw.call('/admin/accounts/acct-tier0/tier', {
+          key: null,
+          method: 'POST',
+          headers: admin,
+          body: { tier: 6 },
+        })
+      ).status,
+    ).toBe(400)
+    expect(
+      (await gw.call('/admin/accounts/nobody/tier', { key: null, method: 'POST', headers: admin, body: { tier: 1 } }))
+        .status,
+    ).toBe(404)
     const list = await gw.call('/admin/accounts', { key: null, headers: admin })
     expect(list.body.data.map((a: { id: string }) => a.id)).toContain('acct-tier5')
   })

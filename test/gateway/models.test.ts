@@ -26,8 +26,10 @@ describe('GET /v1/models with Bearer (section 2.3)', () => {
     for (const item of response.body.data) {
       expect(item).toMatchObject({ object: 'model', owned_by: expect.any(String), mode: expect.any(String) })
       expect(Object.keys(item.pricing).sort()).toEqual(['cached_input', 'input', 'output'])
-      for (const field of ['min_tier', 'max_tokens', 'max_input_tokens', 'max_output_tokens']) expect(Number.isInteger(item[field])).toBe(true)
-      for (const [field, value] of Object.entries(item)) if (field.startsWith('supports_')) expect(typeof value).toBe('boolean')
+      for (const field of ['min_tier', 'max_tokens', 'max_input_tokens', 'max_output_tokens'])
+        expect(Number.isInteger(item[field])).toBe(true)
+      for (const [field, value] of Object.entries(item))
+        if (field.startsWith('supports_')) expect(typeof value).toBe('boolean')
       expect(item).not.toHaveProperty('extra')
     }
   })
@@ -92,7 +94,12 @@ describe('the alternate format with x-api-key (sections 2.3, 4.3)', () => {
     const { body } = await list()
     expect(Object.keys(body).sort()).toEqual(['data', 'first_id', 'has_more', 'last_id'])
     expect(body.data.length).toBe(Math.min(20, ids.length))
-    expect(body.data[0]).toEqual({ id: ids[0], created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), display_name: expect.any(String), type: 'model' })
+    expect(body.data[0]).toEqual({
+      id: ids[0],
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      display_name: expect.any(String),
+      type: 'model',
+    })
     expect(body.first_id).toBe(ids[0])
     expect(body.last_id).toBe(ids[Math.min(20, ids.length) - 1])
     expect(body.has_more).toBe(ids.length > 20)
@@ -102,7 +109,9 @@ describe('the alternate format with x-api-key (sections 2.3, 4.3)', () => {
     const seen: string[] = []
     let after: string | null = null
     for (;;) {
-      const { body }: { body: { data: { id: string }[]; last_id: string; has_more: boolean } } = await list(`?limit=4${after ? `&after_id=${after}` : ''}`)
+      const { body }: { body: { data: { id: string }[]; last_id: string; has_more: boolean } } = await list(
+        `?limit=4${after ? `&after_id=${after}` : ''}`,
+      )
       expect(body.data.length).toBeLessThanOrEqual(4)
       seen.push(...body.data.map((item) => item.id))
       if (!body.has_more) break
@@ -138,7 +147,10 @@ describe('the alternate format with x-api-key (sections 2.3, 4.3)', () => {
   })
 
   it('retrieve adds the same extra as Bearer', async () => {
-    const [alternate, bearer] = await Promise.all([gw.call('/v1/models/gw-chat', { form: 'x-api-key' }), gw.call('/v1/models/gw-chat')])
+    const [alternate, bearer] = await Promise.all([
+      gw.call('/v1/models/gw-chat', { form: 'x-api-key' }),
+      gw.call('/v1/models/gw-chat'),
+    ])
     expect(alternate.body).toMatchObject({ id: 'gw-chat', type: 'model', display_name: 'GW Chat' })
     expect(alternate.body.extra).toEqual(bearer.body.extra)
   })
@@ -147,8 +159,12 @@ describe('the alternate format with x-api-key (sections 2.3, 4.3)', () => {
 describe('--bare-models', () => {
   const bare = testGateway({ bareModels: true })
 
-  it('lists and retrieves the convention\'s bare model only: id, object, created, owned_by', async () => {
-    const [list, publicList, retrieved] = await Promise.all([bare.call('/v1/models'), bare.call('/public/models', { key: null }), bare.call('/v1/models/gw-chat')])
+  it("lists and retrieves the convention's bare model only: id, object, created, owned_by", async () => {
+    const [list, publicList, retrieved] = await Promise.all([
+      bare.call('/v1/models'),
+      bare.call('/public/models', { key: null }),
+      bare.call('/v1/models/gw-chat'),
+    ])
     expect(list.body.data).toHaveLength(CATALOGUE.length)
     for (const item of [...list.body.data, ...publicList.body.data, retrieved.body]) {
       expect(Object.keys(item).sort()).toEqual(['created', 'id', 'object', 'owned_by'])

@@ -7,9 +7,14 @@ import { testGateway } from './helpers.ts'
 
 const gw = testGateway()
 const PATH = '/v1/moderations'
-const IMAGE = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGOwqdgCAAJcAWlLf+oUAAAAAElFTkSuQmCC'
-const post = (body: unknown, options: Parameters<typeof gw.call>[1] = {}) => gw.call(PATH, { method: 'POST', body, ...options })
-const textAndImage = [{ type: 'text', text: 'a harbour at dawn' }, { type: 'image_url', image_url: { url: IMAGE } }]
+const IMAGE =
+  'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGOwqdgCAAJcAWlLf+oUAAAAAElFTkSuQmCC'
+const post = (body: unknown, options: Parameters<typeof gw.call>[1] = {}) =>
+  gw.call(PATH, { method: 'POST', body, ...options })
+const textAndImage = [
+  { type: 'text', text: 'a harbour at dawn' },
+  { type: 'image_url', image_url: { url: IMAGE } },
+]
 
 describe('the simulated classifier (section 2.4)', () => {
   it('scores all thirteen categories from 0 to 1, deterministically', () => {
@@ -24,13 +29,17 @@ describe('the simulated classifier (section 2.4)', () => {
     const marked = classify({ texts: ['gc-flag-self-harm-intent'], images: [] })
     expect(marked.categories['self-harm/intent']).toBe(true)
     expect(marked.categories['self-harm']).toBe(false)
-    expect(classify({ texts: ['They will attack at dawn'], images: [] })).toMatchObject({ flagged: true, categories: { violence: true } })
+    expect(classify({ texts: ['They will attack at dawn'], images: [] })).toMatchObject({
+      flagged: true,
+      categories: { violence: true },
+    })
     expect(classify({ texts: ['a stable and established company'], images: [] }).flagged).toBe(false)
   })
 
   it('applies image input to the six image categories only', () => {
     const result = classify({ texts: [], images: ['https://x.test/gc-flag-hate-and-gc-flag-violence.png'] })
-    for (const category of MODERATION_CATEGORIES) expect(result.category_applied_input_types[category]).toEqual(IMAGE_CATEGORIES.has(category) ? ['image'] : [])
+    for (const category of MODERATION_CATEGORIES)
+      expect(result.category_applied_input_types[category]).toEqual(IMAGE_CATEGORIES.has(category) ? ['image'] : [])
     expect(result.categories.violence).toBe(true)
     expect(result.categories.hate).toBe(false) // hate does not apply to images
   })
@@ -50,7 +59,10 @@ describe('POST /v1/moderations (sections 2.4, 4.7)', () => {
     const omni = await post({ model: 'omni-moderation-2024-09-26', input: textAndImage })
     expect(omni.status).toBe(200)
     expect(omni.body.results).toHaveLength(1)
-    expect(omni.body.results[0].category_applied_input_types).toMatchObject({ violence: ['text', 'image'], hate: ['text'] })
+    expect(omni.body.results[0].category_applied_input_types).toMatchObject({
+      violence: ['text', 'image'],
+      hate: ['text'],
+    })
     for (const model of ['text-moderation-latest', 'text-moderation-stable', 'gw-guard-1']) {
       const refused = await post({ model, input: textAndImage })
       expect(refused.status).toBe(400)
@@ -99,36 +111,79 @@ describe('POST /v1/moderations (sections 2.4, 4.7)', () => {
       statuses.push(res.status)
       if (res.status === 429) refused = res
     }
-    expect(refused?.body).toEqual({ error: { message: expect.any(String), type: 'rate_limit_error', param: null, code: 'rate_limit_exceeded' } })
+    expect(refused?.body).toEqual({
+      error: { message: expect.any(String), type: 'rate_limit_error', param: null, code: 'rate_limit_exceeded' },
+    })
     expect(Number(refused?.headers['retry-after'])).toBeGreaterThan(0)
   })
 })
 
 describe('inline moderation (section 4.7)', () => {
   it('gives responses §2.4 results for input and output, and an error for an image a text model cannot read', async () => {
-    const plain = await gw.call('/v1/responses', { method: 'POST', body: { model: 'gw-chat-mini', input: 'hello', moderation: { model: 'omni-moderation-latest' } } })
+    const plain = await gw.call('/v1/responses', {
+      method: 'POST',
+      body: { model: 'gw-chat-mini', input: 'hello', moderation: { model: 'omni-moderation-latest' } },
+    })
     expect(Object.keys(plain.body.moderation.input.category_scores)).toHaveLength(13)
     expect(plain.body.moderation.output.category_applied_input_types.violence).toEqual(['text'])
-    const input = [{ role: 'user', content: [{ type: 'input_text', text: 'hi' }, { type: 'input_image', image_url: IMAGE }] }]
-    const withImage = await gw.call('/v1/responses', { method: 'POST', body: { model: 'gw-chat', input, moderation: { model: 'text-moderation-latest' } } })
+    const input = [
+      {
+        role: 'user',
+        content: [
+          { type: 'input_text', text: 'hi' },
+          { type: 'input_image', image_url: IMAGE },
+        ],
+      },
+    ]
+    const withImage = await gw.call('/v1/responses', {
+      method: 'POST',
+      body: { model: 'gw-chat', input, moderation: { model: 'text-moderation-latest' } },
+    })
     expect(withImage.status).toBe(200)
-    expect(withImage.body.moderation.input).toMatchObject({ model: 'text-moderation-latest', error: { code: 'image_input_not_supported' } })
+    expect(withImage.body.moderation.input).toMatchObject({
+      model: 'text-moderation-latest',
+      error: { code: 'image_input_not_supported' },
+    })
     expect(withImage.body.moderation.output.flagged).toBe(false)
-    const omni = await gw.call('/v1/responses', { method: 'POST', body: { model: 'gw-chat', input, moderation: { model: 'omni-moderation-latest' } } })
+    const omni = await gw.call('/v1/responses', {
+      method: 'POST',
+      body: { model: 'gw-chat', input, moderation: { model: 'omni-moderation-latest' } },
+    })
     expect(omni.body.moderation.input.category_applied_input_types.violence).toEqual(['text', 'image'])
   })
 
   it('gives chat completions an error result for an image a text model cannot read', async () => {
-    const messages = [{ role: 'user', content: [{ type: 'text', text: 'hi' }, { type: 'image_url', image_url: { url: IMAGE } }] }]
-    const res = await gw.call('/v1/chat/completions', { method: 'POST', body: { model: 'gw-chat', messages, moderation: { model: 'text-moderation-stable' } } })
+    const messages = [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'hi' },
+          { type: 'image_url', image_url: { url: IMAGE } },
+        ],
+      },
+    ]
+    const res = await gw.call('/v1/chat/completions', {
+      method: 'POST',
+      body: { model: 'gw-chat', messages, moderation: { model: 'text-moderation-stable' } },
+    })
     expect(res.status).toBe(200)
     expect(res.body.moderation.input).toMatchObject({ error: { code: 'image_input_not_supported' } })
     expect(typeof res.body.moderation.output.flagged).toBe('boolean')
   })
 
   it('does not moderate tools (their names, descriptions and schemas)', async () => {
-    const tool = { type: 'function', name: 'attack_and_kill', description: 'kill them with a bomb', parameters: { type: 'object', properties: { gun: { type: 'string' } } } }
-    const body = { model: 'gw-chat-mini', input: 'hello', moderation: { model: 'omni-moderation-latest' }, tool_choice: 'none' }
+    const tool = {
+      type: 'function',
+      name: 'attack_and_kill',
+      description: 'kill them with a bomb',
+      parameters: { type: 'object', properties: { gun: { type: 'string' } } },
+    }
+    const body = {
+      model: 'gw-chat-mini',
+      input: 'hello',
+      moderation: { model: 'omni-moderation-latest' },
+      tool_choice: 'none',
+    }
     const [plain, withTool] = await Promise.all([
       gw.call('/v1/responses', { method: 'POST', body }),
       gw.call('/v1/responses', { method: 'POST', body: { ...body, tools: [tool] } }),

@@ -7,8 +7,12 @@ const gw = testGateway()
 afterAll(() => gw.app.close())
 
 const path = (model: string, method = 'generateContent') => `/v1beta/models/${model}:${method}`
-const text = { contents: [{ role: 'user', parts: [{ text: 'Hello there' }] }], generationConfig: { maxOutputTokens: 200, temperature: 0 } }
-const post = (url: string, body: unknown, options: Parameters<typeof gw.call>[1] = {}) => gw.call(url, { method: 'POST', body, ...options })
+const text = {
+  contents: [{ role: 'user', parts: [{ text: 'Hello there' }] }],
+  generationConfig: { maxOutputTokens: 200, temperature: 0 },
+}
+const post = (url: string, body: unknown, options: Parameters<typeof gw.call>[1] = {}) =>
+  gw.call(url, { method: 'POST', body, ...options })
 
 describe('generateContent', () => {
   it('answers the §2.5 shape, records the model and charges the caller', async () => {
@@ -20,17 +24,23 @@ describe('generateContent', () => {
     expect(candidate.content.parts[0].text).toEqual(expect.any(String))
     expect(candidate.safetyRatings[0]).toMatchObject({ category: expect.any(String), probability: expect.any(String) })
     const usage = response.body.usageMetadata
-    expect(usage.totalTokenCount).toBe(usage.promptTokenCount + usage.candidatesTokenCount + (usage.thoughtsTokenCount ?? 0))
+    expect(usage.totalTokenCount).toBe(
+      usage.promptTokenCount + usage.candidatesTokenCount + (usage.thoughtsTokenCount ?? 0),
+    )
     expect(response.body).toMatchObject({ modelVersion: 'nv-gen-flash', responseId: expect.any(String) })
     expect(remainingUsd(gw.state.accounts.main())).toBeLessThan(before)
   })
 
   it('takes the key as Bearer or x-native-api-key, and refuses none or an unknown one with a native error body', async () => {
-    expect((await post(path('nv-gen-flash'), text, { key: null, headers: { 'x-native-api-key': KEYS.main } })).status).toBe(200)
+    expect(
+      (await post(path('nv-gen-flash'), text, { key: null, headers: { 'x-native-api-key': KEYS.main } })).status,
+    ).toBe(200)
     const missing = await post(path('nv-gen-flash'), text, { key: null })
     expect(missing.status).toBe(401)
     expect(missing.body).toEqual({ error: { code: 401, message: expect.any(String), status: 'UNAUTHENTICATED' } })
-    expect((await post(path('nv-gen-flash'), text, { key: null, headers: { 'x-native-api-key': 'sk-nope' } })).status).toBe(401)
+    expect(
+      (await post(path('nv-gen-flash'), text, { key: null, headers: { 'x-native-api-key': 'sk-nope' } })).status,
+    ).toBe(401)
     // Only the native interface reads the header (Part 2 section 5.2).
     expect((await gw.call('/v1/models', { key: null, headers: { 'x-native-api-key': KEYS.main } })).status).toBe(401)
   })
@@ -38,10 +48,13 @@ describe('generateContent', () => {
   it('takes the key in the header --native-key-header names instead of x-native-api-key', async () => {
     const named = testGateway({ nativeKeyHeader: 'X-Vendor-Api-Key' })
     try {
-      const call = (headers: Record<string, string>) => named.call(path('nv-gen-flash'), { method: 'POST', body: text, key: null, headers })
+      const call = (headers: Record<string, string>) =>
+        named.call(path('nv-gen-flash'), { method: 'POST', body: text, key: null, headers })
       expect((await call({ 'x-vendor-api-key': KEYS.main })).status).toBe(200)
       expect((await call({ 'x-native-api-key': KEYS.main })).status).toBe(401)
-      expect((await named.call('/v1/models', { key: null, headers: { 'x-vendor-api-key': KEYS.main } })).status).toBe(401)
+      expect((await named.call('/v1/models', { key: null, headers: { 'x-vendor-api-key': KEYS.main } })).status).toBe(
+        401,
+      )
     } finally {
       await named.app.close()
     }
@@ -76,28 +89,42 @@ describe('generateContent', () => {
   })
 
   it('thinkingBudget 0 disables thinking', async () => {
-    const response = await post(path('nv-gen-flash'), { ...text, generationConfig: { thinkingConfig: { thinkingBudget: 0 } } })
+    const response = await post(path('nv-gen-flash'), {
+      ...text,
+      generationConfig: { thinkingConfig: { thinkingBudget: 0 } },
+    })
     expect(response.body.usageMetadata.thoughtsTokenCount).toBeUndefined()
   })
 })
 
 describe('streamGenerateContent', () => {
   it('writes a JSON array by default and SSE with ?alt=sse; only the last chunk has finishReason', async () => {
-    const array = await post(path('nv-gen-flash', 'streamGenerateContent'), { ...text, generationConfig: { ...text.generationConfig, thinkingConfig: { thinkingBudget: 0 } } })
+    const array = await post(path('nv-gen-flash', 'streamGenerateContent'), {
+      ...text,
+      generationConfig: { ...text.generationConfig, thinkingConfig: { thinkingBudget: 0 } },
+    })
     expect(array.headers['content-type']).toMatch(/^application\/json/)
     expect(array.body.length).toBeGreaterThan(1)
-    const finishes = array.body.map((c: { candidates: Array<{ finishReason?: string }> }) => c.candidates[0]!.finishReason)
+    const finishes = array.body.map(
+      (c: { candidates: Array<{ finishReason?: string }> }) => c.candidates[0]!.finishReason,
+    )
     expect(finishes.slice(0, -1).every((f: unknown) => f === undefined)).toBe(true)
     expect(finishes.at(-1)).toEqual(expect.any(String))
     const sse = await post(`${path('nv-gen-flash', 'streamGenerateContent')}?alt=sse`, text)
     expect(sse.headers['content-type']).toMatch(/^text\/event-stream/)
-    const chunks = String(sse.body).split('\n\n').filter((e) => e.startsWith('data: ')).map((e) => JSON.parse(e.slice(6)))
+    const chunks = String(sse.body)
+      .split('\n\n')
+      .filter((e) => e.startsWith('data: '))
+      .map((e) => JSON.parse(e.slice(6)))
     expect(chunks.at(-1).candidates[0].finishReason).toEqual(expect.any(String))
   })
 })
 
 describe('newer speech models', () => {
-  const speech = { contents: [{ role: 'user', parts: [{ text: 'Read this aloud.' }] }], generationConfig: { responseModalities: ['AUDIO'] } }
+  const speech = {
+    contents: [{ role: 'user', parts: [{ text: 'Read this aloud.' }] }],
+    generationConfig: { responseModalities: ['AUDIO'] },
+  }
 
   it('answers WAV by default and raw L16 when asked', async () => {
     const wav = await post(path('nv-speech-flash-preview'), speech)
@@ -107,7 +134,10 @@ describe('newer speech models', () => {
     expect(bytes.toString('ascii', 0, 4)).toBe('RIFF')
     expect(bytes.readUInt32LE(4)).toBe(bytes.length - 8)
     expect(bytes.readUInt32LE(24)).toBe(24_000)
-    const pcm = await post(path('nv-speech-flash-preview'), { ...speech, generationConfig: { responseMimeType: 'audio/L16' } })
+    const pcm = await post(path('nv-speech-flash-preview'), {
+      ...speech,
+      generationConfig: { responseMimeType: 'audio/L16' },
+    })
     const raw = pcm.body.candidates[0].content.parts[0].inlineData
     expect(raw.mimeType).toBe('audio/L16;codec=pcm;rate=24000')
     expect(Buffer.from(raw.data, 'base64').length).toBe(bytes.length - 44)
@@ -115,17 +145,37 @@ describe('newer speech models', () => {
   })
 
   it('refuses thinkingConfig, tools, image or audio input, a third speaker and an unknown speaker', async () => {
-    const speakers = (...names: string[]) => ({ multiSpeakerVoiceConfig: { speakerVoiceConfigs: names.map((speaker) => ({ speaker, voiceConfig: {} })) } })
-    const dialogue = (a: string, b: string) => [{ role: 'user', parts: [{ text: 'Hi.', speechMetadata: { speaker: a } }, { text: 'Hello.', speechMetadata: { speaker: b } }] }]
+    const speakers = (...names: string[]) => ({
+      multiSpeakerVoiceConfig: { speakerVoiceConfigs: names.map((speaker) => ({ speaker, voiceConfig: {} })) },
+    })
+    const dialogue = (a: string, b: string) => [
+      {
+        role: 'user',
+        parts: [
+          { text: 'Hi.', speechMetadata: { speaker: a } },
+          { text: 'Hello.', speechMetadata: { speaker: b } },
+        ],
+      },
+    ]
     const bad = [
       { ...speech, generationConfig: { thinkingConfig: { thinkingBudget: 0 } } },
       { ...speech, tools: [{ functionDeclarations: [] }] },
-      { contents: [{ role: 'user', parts: [{ text: 'x' }, { inline_data: { mime_type: 'image/png', data: 'AAAA' } }] }] },
+      {
+        contents: [{ role: 'user', parts: [{ text: 'x' }, { inline_data: { mime_type: 'image/png', data: 'AAAA' } }] }],
+      },
       { contents: [{ role: 'user', parts: [{ text: 'x' }, { inlineData: { mimeType: 'audio/wav', data: 'AAAA' } }] }] },
       { contents: dialogue('Ann', 'Ben'), generationConfig: { speechConfig: speakers('Ann', 'Ben', 'Cleo') } },
       { contents: dialogue('Ann', 'Dora'), generationConfig: { speechConfig: speakers('Ann', 'Ben') } },
     ]
-    for (const body of bad) expect((await post(path('nv-speech-flash-preview'), body)).status, JSON.stringify(body)).toBe(400)
-    expect((await post(path('nv-speech-flash-preview'), { contents: dialogue('Ann', 'Ben'), generationConfig: { speechConfig: speakers('Ann', 'Ben') } })).status).toBe(200)
+    for (const body of bad)
+      expect((await post(path('nv-speech-flash-preview'), body)).status, JSON.stringify(body)).toBe(400)
+    expect(
+      (
+        await post(path('nv-speech-flash-preview'), {
+          contents: dialogue('Ann', 'Ben'),
+          generationConfig: { speechConfig: speakers('Ann', 'Ben') },
+        })
+      ).status,
+    ).toBe(200)
   })
 })

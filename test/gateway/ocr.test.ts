@@ -6,12 +6,28 @@ import { buildPdf, pdfDataUrl } from '../../suites/ocr/pdf.ts'
 import { testGateway } from './helpers.ts'
 
 const gw = testGateway()
-const post = (body: unknown, options: Parameters<typeof gw.call>[1] = {}) => gw.call('/v1/ocr', { method: 'POST', body, ...options })
+const post = (body: unknown, options: Parameters<typeof gw.call>[1] = {}) =>
+  gw.call('/v1/ocr', { method: 'POST', body, ...options })
 
 const PDF = buildPdf([
-  { texts: [{ x: 72, y: 760, text: 'HEAD' }, { x: 72, y: 700, text: 'ONE (1)' }, { x: 72, y: 30, text: 'FOOT' }], imagePixels: 8 },
+  {
+    texts: [
+      { x: 72, y: 760, text: 'HEAD' },
+      { x: 72, y: 700, text: 'ONE (1)' },
+      { x: 72, y: 30, text: 'FOOT' },
+    ],
+    imagePixels: 8,
+  },
   { texts: [{ x: 72, y: 700, text: 'TWO' }], imagePixels: 32 },
-  { texts: [{ x: 72, y: 700, text: 'THREE' }, { x: 72, y: 600, text: 'a' }, { x: 272, y: 600, text: 'b' }, { x: 72, y: 580, text: 'c' }, { x: 272, y: 580, text: 'd' }] },
+  {
+    texts: [
+      { x: 72, y: 700, text: 'THREE' },
+      { x: 72, y: 600, text: 'a' },
+      { x: 272, y: 600, text: 'b' },
+      { x: 72, y: 580, text: 'c' },
+      { x: 272, y: 580, text: 'd' },
+    ],
+  },
 ])
 const DOCUMENT = { type: 'document_url', document_url: pdfDataUrl(PDF) }
 
@@ -39,12 +55,22 @@ describe('POST /v1/ocr', () => {
   it('answers pages with zero-based indices, the resolved model and object ocr', async () => {
     const response = await post({ model: 'gw-ocr-latest', document: DOCUMENT })
     expect(response.status).toBe(200)
-    expect(response.body).toMatchObject({ model: 'gw-ocr-1', object: 'ocr', document_annotation: null, usage_info: { pages_processed: 3 } })
+    expect(response.body).toMatchObject({
+      model: 'gw-ocr-1',
+      object: 'ocr',
+      document_annotation: null,
+      usage_info: { pages_processed: 3 },
+    })
     expect(response.body.pages.map((p: { index: number }) => p.index)).toEqual([0, 1, 2])
     expect(response.body.pages[0].markdown).toBe('HEAD\n\nONE (1)\n\nFOOT')
     expect(gw.state.transactions.findById(response.id)?.record.model).toBe('gw-ocr-1')
     const some = await post({ model: 'gw-ocr-1', document: DOCUMENT, pages: [2, 1] })
-    expect(some.body.pages.map((p: { index: number; markdown: string }) => [p.index, p.markdown.split('\n')[0]])).toEqual([[1, 'TWO'], [2, 'THREE']])
+    expect(
+      some.body.pages.map((p: { index: number; markdown: string }) => [p.index, p.markdown.split('\n')[0]]),
+    ).toEqual([
+      [1, 'TWO'],
+      [2, 'THREE'],
+    ])
     expect((await post({ model: 'gw-ocr-1', document: DOCUMENT, pages: [3] })).status).toBe(400)
   })
 
@@ -52,8 +78,16 @@ describe('POST /v1/ocr', () => {
     const markdown = await post({ model: 'gw-ocr-1', document: DOCUMENT, pages: [2] })
     expect(markdown.body.pages[0].markdown).toBe('THREE\n\n| a | b |\n| --- | --- |\n| c | d |')
     const html = await post({ model: 'gw-ocr-1', document: DOCUMENT, pages: [2], table_format: 'html' })
-    expect(html.body.pages[0].markdown).toBe('THREE\n\n<table><tr><th>a</th><th>b</th></tr><tr><td>c</td><td>d</td></tr></table>')
-    const split = await post({ model: 'gw-ocr-1', document: DOCUMENT, pages: [0], extract_header: true, extract_footer: true })
+    expect(html.body.pages[0].markdown).toBe(
+      'THREE\n\n<table><tr><th>a</th><th>b</th></tr><tr><td>c</td><td>d</td></tr></table>',
+    )
+    const split = await post({
+      model: 'gw-ocr-1',
+      document: DOCUMENT,
+      pages: [0],
+      extract_header: true,
+      extract_footer: true,
+    })
     expect(split.body.pages[0]).toMatchObject({ header: 'HEAD', footer: 'FOOT', markdown: 'ONE (1)' })
     expect((await post({ model: 'gw-ocr-1', document: DOCUMENT, table_format: 'csv' })).status).toBe(400)
   })
@@ -72,22 +106,50 @@ describe('POST /v1/ocr', () => {
   })
 
   it('returns document_annotation as JSON text that fits the schema sent', async () => {
-    const schema = { type: 'object', properties: { title: { type: 'string' }, n: { type: 'integer' } }, required: ['title', 'n'], additionalProperties: false }
-    const response = await post({ model: 'gw-ocr-1', document: DOCUMENT, document_annotation_format: { type: 'json_schema', json_schema: { name: 'facts', schema } } })
+    const schema = {
+      type: 'object',
+      properties: { title: { type: 'string' }, n: { type: 'integer' } },
+      required: ['title', 'n'],
+      additionalProperties: false,
+    }
+    const response = await post({
+      model: 'gw-ocr-1',
+      document: DOCUMENT,
+      document_annotation_format: { type: 'json_schema', json_schema: { name: 'facts', schema } },
+    })
     const parsed = JSON.parse(response.body.document_annotation)
     expect(Object.keys(parsed).sort()).toEqual(['n', 'title'])
     expect(Number.isInteger(parsed.n)).toBe(true)
-    const object = await post({ model: 'gw-ocr-1', document: DOCUMENT, document_annotation_format: { type: 'json_object' } })
+    const object = await post({
+      model: 'gw-ocr-1',
+      document: DOCUMENT,
+      document_annotation_format: { type: 'json_object' },
+    })
     expect(typeof JSON.parse(object.body.document_annotation)).toBe('object')
-    expect((await post({ model: 'gw-ocr-1', document: DOCUMENT, document_annotation_format: { type: 'xml' } })).status).toBe(400)
+    expect(
+      (await post({ model: 'gw-ocr-1', document: DOCUMENT, document_annotation_format: { type: 'xml' } })).status,
+    ).toBe(400)
   })
 
   it('simulates URL documents (three pages) and images (one page), and refuses what it cannot read', async () => {
-    const url = await post({ model: 'gw-ocr-1', document: { type: 'document_url', document_url: 'https://docs.example.com/report.pdf' } })
+    const url = await post({
+      model: 'gw-ocr-1',
+      document: { type: 'document_url', document_url: 'https://docs.example.com/report.pdf' },
+    })
     expect(url.body.pages).toHaveLength(3)
-    const image = await post({ model: 'gw-ocr-1', document: { type: 'image_url', image_url: 'https://docs.example.com/scan.png' } })
+    const image = await post({
+      model: 'gw-ocr-1',
+      document: { type: 'image_url', image_url: 'https://docs.example.com/scan.png' },
+    })
     expect(image.body.pages).toHaveLength(1)
-    expect((await post({ model: 'gw-ocr-1', document: { type: 'document_url', document_url: 'data:application/pdf;base64,aGVsbG8=' } })).status).toBe(400)
+    expect(
+      (
+        await post({
+          model: 'gw-ocr-1',
+          document: { type: 'document_url', document_url: 'data:application/pdf;base64,aGVsbG8=' },
+        })
+      ).status,
+    ).toBe(400)
     expect((await post({ model: 'gw-ocr-1', document: { type: 'file', file: 'x' } })).status).toBe(400)
     expect((await post({ document: DOCUMENT })).status).toBe(400)
     expect((await post({ model: 'gw-chat-mini', document: DOCUMENT })).status).toBe(400)
@@ -100,7 +162,10 @@ describe('POST /v1/ocr', () => {
     await post({ model: 'gw-ocr-1', document: DOCUMENT, pages: [0, 1] }, { key: 'tier3' })
     expect(before - (await remaining())).toBeCloseTo(2 * 0.004 * EXCHANGE_RATE, 3)
     before = await remaining()
-    await post({ model: 'gw-ocr-1', document: DOCUMENT, document_annotation_format: { type: 'text' } }, { key: 'tier3' })
+    await post(
+      { model: 'gw-ocr-1', document: DOCUMENT, document_annotation_format: { type: 'text' } },
+      { key: 'tier3' },
+    )
     expect(before - (await remaining())).toBeCloseTo(3 * 0.005 * EXCHANGE_RATE, 3)
   })
 })

@@ -7,19 +7,58 @@ describe('command line', () => {
   it('defaults to 127.0.0.1:8080, the real clock, 60 s fixed windows, no faults and no variation', () => {
     expect(parseCommandLine([])).toEqual({
       kind: 'serve',
-      options: { port: 8080, host: '127.0.0.1', startMs: undefined, minuteMs: 60_000, limiter: 'fixed-window', faults: [], vary: false, varyLatencyMs: 0, bareModels: false, nativeKeyHeader: 'x-native-api-key' },
+      options: {
+        port: 8080,
+        host: '127.0.0.1',
+        startMs: undefined,
+        minuteMs: 60_000,
+        limiter: 'fixed-window',
+        faults: [],
+        vary: false,
+        varyLatencyMs: 0,
+        bareModels: false,
+        nativeKeyHeader: 'x-native-api-key',
+      },
     })
   })
 
   it('reads every option, with --fault repeatable', () => {
     const command = parseCommandLine([
-      '--port', '0', '--host', '0.0.0.0', '--now', '2026-09-01', '--minute-ms', '200', '--limiter', 'token-bucket',
-      '--fault', 'mode-unknown', '--fault', 'has-more-always-false', '--vary', '--vary-latency-ms', '50',
-      '--bare-models', '--native-key-header', 'X-Vendor-Key',
+      '--port',
+      '0',
+      '--host',
+      '0.0.0.0',
+      '--now',
+      '2026-09-01',
+      '--minute-ms',
+      '200',
+      '--limiter',
+      'token-bucket',
+      '--fault',
+      'mode-unknown',
+      '--fault',
+      'has-more-always-false',
+      '--vary',
+      '--vary-latency-ms',
+      '50',
+      '--bare-models',
+      '--native-key-header',
+      'X-Vendor-Key',
     ])
     expect(command).toEqual({
       kind: 'serve',
-      options: { port: 0, host: '0.0.0.0', startMs: Date.UTC(2026, 8, 1), minuteMs: 200, limiter: 'token-bucket', faults: ['mode-unknown', 'has-more-always-false'], vary: true, varyLatencyMs: 50, bareModels: true, nativeKeyHeader: 'x-vendor-key' },
+      options: {
+        port: 0,
+        host: '0.0.0.0',
+        startMs: Date.UTC(2026, 8, 1),
+        minuteMs: 200,
+        limiter: 'token-bucket',
+        faults: ['mode-unknown', 'has-more-always-false'],
+        vary: true,
+        varyLatencyMs: 50,
+        bareModels: true,
+        nativeKeyHeader: 'x-vendor-key',
+      },
     })
   })
 
@@ -34,7 +73,10 @@ describe('command line', () => {
     [['--port'], /--port needs a value/],
     [['--minute-ms', '0'], /--minute-ms must be a positive integer/],
     [['--minute-ms', '1.5'], /--minute-ms/],
-    [['--limiter', 'leaky-bucket'], /--limiter must be one of fixed-window, sliding-window, token-bucket, clock-window, got 'leaky-bucket'/],
+    [
+      ['--limiter', 'leaky-bucket'],
+      /--limiter must be one of fixed-window, sliding-window, token-bucket, clock-window, got 'leaky-bucket'/,
+    ],
     [['--vary-latency-ms', '10'], /--vary-latency-ms needs --vary/],
     [['--vary', '--vary-latency-ms', '-1'], /--vary-latency-ms/],
     [['--now', 'yesterday'], /--now must be an ISO date/],

@@ -8,10 +8,18 @@ const DURATION = /^(\d+h)?(\d+m)?(\d+(\.\d{1,3})?s)?$|^\d+ms$/
 describe('x-ratelimit-* headers (section 4.1)', () => {
   it('are on every authenticated response, errors included', async () => {
     const gw = testGateway()
-    for (const path of ['/v1/models', '/v1/models/no-such-model', '/user/v1/credit', '/user/v1/transactions?page=0', '/v1/batches']) {
+    for (const path of [
+      '/v1/models',
+      '/v1/models/no-such-model',
+      '/user/v1/credit',
+      '/user/v1/transactions?page=0',
+      '/v1/batches',
+    ]) {
       const { headers } = await gw.call(path)
       for (const bucket of ['requests', 'tokens']) {
-        expect(Number(headers[`x-ratelimit-remaining-${bucket}`])).toBeLessThanOrEqual(Number(headers[`x-ratelimit-limit-${bucket}`]))
+        expect(Number(headers[`x-ratelimit-remaining-${bucket}`])).toBeLessThanOrEqual(
+          Number(headers[`x-ratelimit-limit-${bucket}`]),
+        )
         expect(headers[`x-ratelimit-reset-${bucket}`]).toMatch(DURATION)
       }
     }
@@ -99,7 +107,9 @@ describe('the usage rate limit (sections 7, 8.1)', () => {
   it('admits exactly the limit out of many concurrent calls', async () => {
     const gw = testGateway()
     const limit = usageRequestsPerMinute(2)
-    const responses = await Promise.all(Array.from({ length: limit * 3 }, () => gw.call('/user/v1/credit', { key: 'tier2' })))
+    const responses = await Promise.all(
+      Array.from({ length: limit * 3 }, () => gw.call('/user/v1/credit', { key: 'tier2' })),
+    )
     expect(responses.filter((r) => r.status === 200).length).toBe(limit)
     expect(responses.filter((r) => r.status === 429).length).toBe(limit * 2)
   })
@@ -112,7 +122,9 @@ describe('the account class limit on /v1 (sections 7, 8.3)', () => {
     for (let i = 0; i < rpm; i += 1) expect((await gw.call('/v1/models', { key: 'tier0' })).status).toBe(200)
     const refused = await gw.call('/v1/models', { key: 'tier0' })
     expect(refused.status).toBe(429)
-    expect(refused.body).toEqual({ error: { message: expect.any(String), type: 'rate_limit_error', param: null, code: 'rate_limit_exceeded' } })
+    expect(refused.body).toEqual({
+      error: { message: expect.any(String), type: 'rate_limit_error', param: null, code: 'rate_limit_exceeded' },
+    })
     expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1)
   })
 })

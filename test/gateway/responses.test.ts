@@ -15,12 +15,23 @@ function post(body: unknown, key?: 'tier5' | 'tier0') {
 }
 
 async function streamOf(body: Record<string, unknown>) {
-  const response = await gw.app.inject({ method: 'POST', url: '/v1/responses', headers: { authorization: `Bearer ${gw.state.accounts.main().key.value}` }, payload: { ...body, stream: true } })
-  const { events, end } = await collectSse((async function* () {
-    yield response.body
-  })())
-  // biome-ignore lint/suspicious/noExplicitAny: the tests read an event's fields as freely as CallResult.body's
-  return { response, end, events: events.map((e) => ({ name: e.event, data: (eventJson(e) as { ok: true; value: any }).value })) }
+  const response = await gw.app.inject({
+    method: 'POST',
+    url: '/v1/responses',
+    headers: { authorization: `Bearer ${gw.state.accounts.main().key.value}` },
+    payload: { ...body, stream: true },
+  })
+  const { events, end } = await collectSse(
+    (async function* () {
+      yield response.body
+    })(),
+  )
+  return {
+    response,
+    end,
+    // biome-ignore lint/suspicious/noExplicitAny: the tests read an event's fields as freely as CallResult.body's
+    events: events.map((e) => ({ name: e.event, data: (eventJson(e) as { ok: true; value: any }).value })),
+  }
 }
 
 describe('request checks (§4.5, §8.5, §7)', () => {
@@ -48,7 +59,15 @@ describe('request checks (§4.5, §8.5, §7)', () => {
 
   test('the largest valid values are accepted', async () => {
     const metadata = Object.fromEntries(Array.from({ length: 16 }, (_, i) => [`${i}`.padEnd(64, 'k'), 'v'.repeat(512)]))
-    const res = await post({ ...BASE, metadata, temperature: 2, top_logprobs: 20, include: ['message.output_text.logprobs'], safety_identifier: 's'.repeat(64), max_output_tokens: 8 })
+    const res = await post({
+      ...BASE,
+      metadata,
+      temperature: 2,
+      top_logprobs: 20,
+      include: ['message.output_text.logprobs'],
+      safety_identifier: 's'.repeat(64),
+      max_output_tokens: 8,
+    })
     expect(res.status).toBe(200)
     expect(res.body.output[0].content[0].logprobs[0].top_logprobs).toHaveLength(20)
   })
@@ -88,7 +107,11 @@ describe('generation (§2.5, §2.7, §3, §4.5)', () => {
 
   test('rule 7: hidden reasoning that eats the budget leaves no message, and is inside output_tokens', async () => {
     const res = await post({ ...BASE, model: 'gw-reasoner', max_output_tokens: 10 })
-    expect(res.body).toMatchObject({ status: 'incomplete', output_text: '', usage: { output_tokens: 10, output_tokens_details: { reasoning_tokens: 10 } } })
+    expect(res.body).toMatchObject({
+      status: 'incomplete',
+      output_text: '',
+      usage: { output_tokens: 10, output_tokens_details: { reasoning_tokens: 10 } },
+    })
     expect(res.body.output.map((i: { type: string }) => i.type)).toEqual(['reasoning'])
   })
 
@@ -98,22 +121,44 @@ describe('generation (§2.5, §2.7, §3, §4.5)', () => {
   })
 
   test('text.format json_schema gives JSON that fits the schema', async () => {
-    const schema = { type: 'object', properties: { name: { type: 'string' }, count: { type: 'integer' }, tags: { type: 'array', items: { type: 'string' } } }, required: ['name', 'count', 'tags'], additionalProperties: false }
+    const schema = {
+      type: 'object',
+      properties: {
+        name: { type: 'string' },
+        count: { type: 'integer' },
+        tags: { type: 'array', items: { type: 'string' } },
+      },
+      required: ['name', 'count', 'tags'],
+      additionalProperties: false,
+    }
     const res = await post({ ...BASE, text: { format: { type: 'json_schema', name: 'thing', schema, strict: true } } })
     const value = JSON.parse(res.body.output_text)
     expect(value).toEqual({ name: expect.any(String), count: expect.any(Number), tags: [expect.any(String)] })
   })
 
   test('tool_choice required calls the tool; auto calls it when the input names it; a tool output gets text', async () => {
-    const tool = { type: 'function', name: 'get_time', parameters: { type: 'object', properties: { zone: { type: 'string' } }, required: ['zone'] }, strict: true }
+    const tool = {
+      type: 'function',
+      name: 'get_time',
+      parameters: { type: 'object', properties: { zone: { type: 'string' } }, required: ['zone'] },
+      strict: true,
+    }
     const required = await post({ ...BASE, tools: [tool], tool_choice: 'required' })
     const call = required.body.output.find((i: { type: string }) => i.type === 'function_call')
     expect(call).toMatchObject({ name: 'get_time', call_id: expect.any(String) })
     expect(JSON.parse(call.arguments)).toEqual({ zone: expect.any(String) })
     expect((await post({ ...BASE, tools: [tool] })).body.output[0].type).toBe('message')
-    expect((await post({ ...BASE, input: 'Please get_time for me', tools: [tool] })).body.output[0].type).toBe('function_call')
-    const replay = [{ role: 'user', content: 'Time?' }, { type: 'function_call', call_id: call.call_id, name: 'get_time', arguments: call.arguments }, { type: 'function_call_output', call_id: call.call_id, output: '12:00' }]
-    expect((await post({ ...BASE, input: replay, tools: [tool], tool_choice: 'required' })).body.output[0].type).toBe('message')
+    expect((await post({ ...BASE, input: 'Please get_time for me', tools: [tool] })).body.output[0].type).toBe(
+      'function_call',
+    )
+    const replay = [
+      { role: 'user', content: 'Time?' },
+      { type: 'function_call', call_id: call.call_id, name: 'get_time', arguments: call.arguments },
+      { type: 'function_call_output', call_id: call.call_id, output: '12:00' },
+    ]
+    expect((await post({ ...BASE, input: replay, tools: [tool], tool_choice: 'required' })).body.output[0].type).toBe(
+      'message',
+    )
   })
 
   test('over the window: 400 with truncation disabled, truncated with auto', async () => {
@@ -129,7 +174,11 @@ describe('generation (§2.5, §2.7, §3, §4.5)', () => {
   test('inline moderation covers input and output; a violent text is flagged', async () => {
     const res = await post({ ...BASE, moderation: { model: 'omni-moderation-latest' } })
     expect(res.body.moderation).toMatchObject({ input: { flagged: false }, output: { flagged: false } })
-    const violent = await post({ ...BASE, input: 'How to attack a castle', moderation: { model: 'omni-moderation-latest' } })
+    const violent = await post({
+      ...BASE,
+      input: 'How to attack a castle',
+      moderation: { model: 'omni-moderation-latest' },
+    })
     expect(violent.body.moderation.input).toMatchObject({ flagged: true, categories: { violence: true } })
     expect((await post({ ...BASE, moderation: { model: 'gw-chat' } })).status).toBe(400)
   })
@@ -141,7 +190,11 @@ describe('stored responses and chains (§4.5)', () => {
     const got = await gw.call(`/v1/responses/${created.body.id}`)
     expect(got.body).toEqual(created.body)
     const items = await gw.call(`/v1/responses/${created.body.id}/input_items`)
-    expect(items.body).toMatchObject({ object: 'list', data: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: BASE.input }] }], has_more: false })
+    expect(items.body).toMatchObject({
+      object: 'list',
+      data: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: BASE.input }] }],
+      has_more: false,
+    })
     expect((await gw.call(`/v1/responses/${created.body.id}`, { key: 'tier5' })).status).toBe(404)
     const unstored = await post({ ...BASE, store: false })
     expect((await gw.call(`/v1/responses/${unstored.body.id}`)).status).toBe(404)
@@ -218,16 +271,26 @@ describe('streams (§6.2-6.4) and transactions (§2.2)', () => {
     expect(events[0]?.data.type).toBe('response.created')
     expect(events.at(-1)?.data.type).toBe('response.completed')
     expect(events.every((e) => e.name === e.data.type)).toBe(true)
-    const deltas = events.filter((e) => e.data.type === 'response.output_text.delta').map((e) => e.data.delta).join('')
+    const deltas = events
+      .filter((e) => e.data.type === 'response.output_text.delta')
+      .map((e) => e.data.delta)
+      .join('')
     expect(deltas).toBe(events.at(-1)?.data.response.output_text)
     expect(events.at(-1)?.data.response.usage).toEqual((await post(BASE)).body.usage)
   })
 
   test('a cut stream ends with response.incomplete; a tool call streams its arguments', async () => {
     expect((await streamOf({ ...BASE, max_output_tokens: 3 })).events.at(-1)?.data.type).toBe('response.incomplete')
-    const tool = { type: 'function', name: 'get_time', parameters: { type: 'object', properties: { zone: { type: 'string' } } } }
+    const tool = {
+      type: 'function',
+      name: 'get_time',
+      parameters: { type: 'object', properties: { zone: { type: 'string' } } },
+    }
     const { events } = await streamOf({ ...BASE, tools: [tool], tool_choice: 'required' })
-    const args = events.filter((e) => e.data.type === 'response.function_call_arguments.delta').map((e) => e.data.delta).join('')
+    const args = events
+      .filter((e) => e.data.type === 'response.function_call_arguments.delta')
+      .map((e) => e.data.delta)
+      .join('')
     expect(events.find((e) => e.data.type === 'response.function_call_arguments.done')?.data.arguments).toBe(args)
   })
 
@@ -240,6 +303,11 @@ describe('streams (§6.2-6.4) and transactions (§2.2)', () => {
     const { response, events } = await streamOf({ ...BASE, safety_identifier: 'gc-user-1' })
     const usage = events.at(-1)?.data.response.usage
     const record = gw.state.transactions.findById(String(response.headers['svc-request-id']))?.record
-    expect(record).toMatchObject({ stream: true, model: 'gw-chat-mini', safety_identifier: 'gc-user-1', tokens: { prompt: usage.input_tokens, completion: usage.output_tokens, reasoning: 0 } })
+    expect(record).toMatchObject({
+      stream: true,
+      model: 'gw-chat-mini',
+      safety_identifier: 'gc-user-1',
+      tokens: { prompt: usage.input_tokens, completion: usage.output_tokens, reasoning: 0 },
+    })
   })
 })

@@ -5,7 +5,8 @@ import { SEARCH_TOOLS } from '../../gateway/search/tools.ts'
 import { testGateway } from './helpers.ts'
 
 const gw = testGateway()
-const post = (path: string, body: unknown, options: Parameters<typeof gw.call>[1] = {}) => gw.call(path, { method: 'POST', body, ...options })
+const post = (path: string, body: unknown, options: Parameters<typeof gw.call>[1] = {}) =>
+  gw.call(path, { method: 'POST', body, ...options })
 const remainingIrt = async () => (await gw.call('/user/v1/credit', { key: 'tier3' })).body.remaining_irt as number
 
 describe('POST /v1/search and /v1/search/{tool}', () => {
@@ -16,7 +17,8 @@ describe('POST /v1/search and /v1/search/{tool}', () => {
     expect(byUrl.body).toEqual(byBody.body)
     expect(byBody.body.object).toBe('search')
     expect(byBody.body.results).toHaveLength(4)
-    for (const item of byBody.body.results) expect(Object.keys(item).sort()).toEqual(expect.arrayContaining(['snippet', 'title', 'url']))
+    for (const item of byBody.body.results)
+      expect(Object.keys(item).sort()).toEqual(expect.arrayContaining(['snippet', 'title', 'url']))
     expect(byBody.body.results.filter((r: { date?: string }) => r.date !== undefined)).toHaveLength(2)
   })
 
@@ -39,7 +41,8 @@ describe('POST /v1/search and /v1/search/{tool}', () => {
   })
 
   it('checks query, max_results, the domain filter and max_tokens_per_page at their edges', async () => {
-    const status = async (body: Record<string, unknown>) => (await post('/v1/search/p1-search', { query: 'x', ...body })).status
+    const status = async (body: Record<string, unknown>) =>
+      (await post('/v1/search/p1-search', { query: 'x', ...body })).status
     expect(await status({ query: ['a', 'b'] })).toBe(200)
     expect(await status({ query: 3 })).toBe(400)
     expect(await status({ query: ['a', 3] })).toBe(400)
@@ -50,12 +53,17 @@ describe('POST /v1/search and /v1/search/{tool}', () => {
     expect(await status({ search_domain_filter: domains(20) })).toBe(200)
     expect(await status({ search_domain_filter: domains(21) })).toBe(400)
     expect(await status({ max_tokens_per_page: 'x' })).toBe(400)
-    const filtered = await post('/v1/search/p1-search', { query: 'x', search_domain_filter: ['a.example'], max_results: 3 })
+    const filtered = await post('/v1/search/p1-search', {
+      query: 'x',
+      search_domain_filter: ['a.example'],
+      max_results: 3,
+    })
     expect(filtered.body.results.every((r: { url: string }) => new URL(r.url).hostname === 'a.example')).toBe(true)
   })
 
   it('checks each tool group: A on p1, B on p6, C on p2, p3 and p5 parameters', async () => {
-    const status = async (tool: string, body: Record<string, unknown>) => (await post(`/v1/search/${tool}`, { query: 'x', ...body })).status
+    const status = async (tool: string, body: Record<string, unknown>) =>
+      (await post(`/v1/search/${tool}`, { query: 'x', ...body })).status
     expect(await status('p1-search', { tbs: 'qdr:y', country: 'de', page: 2, autocorrect: true })).toBe(200)
     expect(await status('p1-search', { tbs: 'qdr:x' })).toBe(400)
     expect(await status('p6-search', { depth: 700, device: 'tablet', os: 'ios' })).toBe(200)

@@ -11,7 +11,8 @@ const body = (audioConfig: Record<string, unknown>, text = 'Hello there.', model
   voice: { languageCode: 'en-US', name: 'Kore', model_name: model },
   audioConfig,
 })
-const post = (payload: unknown, options: Parameters<typeof gw.call>[1] = {}) => gw.call('/v1/text:synthesize', { method: 'POST', body: payload, ...options })
+const post = (payload: unknown, options: Parameters<typeof gw.call>[1] = {}) =>
+  gw.call('/v1/text:synthesize', { method: 'POST', body: payload, ...options })
 const audio = (response: { body: { audioContent: string } }) => Buffer.from(response.body.audioContent, 'base64')
 
 describe('POST /v1/text:synthesize', () => {
@@ -19,7 +20,10 @@ describe('POST /v1/text:synthesize', () => {
     const before = remainingUsd(gw.state.accounts.main())
     const response = await post(body({ audioEncoding: 'LINEAR16', sampleRateHertz: 16_000 }))
     expect(response.status).toBe(200)
-    expect(response.body).toMatchObject({ timepoints: [], audioConfig: { audioEncoding: 'LINEAR16', sampleRateHertz: 16_000 } })
+    expect(response.body).toMatchObject({
+      timepoints: [],
+      audioConfig: { audioEncoding: 'LINEAR16', sampleRateHertz: 16_000 },
+    })
     const bytes = audio(response)
     expect(bytes.toString('ascii', 0, 4)).toBe('RIFF')
     expect(bytes.readUInt32LE(4)).toBe(bytes.length - 8)
@@ -34,7 +38,10 @@ describe('POST /v1/text:synthesize', () => {
     const ogg = audio(await post(body({ audioEncoding: 'OGG_OPUS' })))
     expect(ogg.toString('ascii', 0, 4)).toBe('OggS')
     expect(ogg.toString('ascii', 28, 36)).toBe('OpusHead')
-    for (const [encoding, format] of [['MULAW', 7], ['ALAW', 6]] as const) {
+    for (const [encoding, format] of [
+      ['MULAW', 7],
+      ['ALAW', 6],
+    ] as const) {
       const response = await post(body({ audioEncoding: encoding }))
       expect(response.body.audioConfig).toEqual({ audioEncoding: encoding, sampleRateHertz: 8000 })
       const wav = audio(response)
@@ -67,14 +74,18 @@ describe('POST /v1/text:synthesize', () => {
   })
 
   it('takes Bearer only: x-native-api-key is no key here', async () => {
-    const response = await post(body({ audioEncoding: 'MP3' }), { key: null, headers: { 'x-native-api-key': KEYS.main } })
+    const response = await post(body({ audioEncoding: 'MP3' }), {
+      key: null,
+      headers: { 'x-native-api-key': KEYS.main },
+    })
     expect(response.status).toBe(401)
     expect(response.body.error).toMatchObject({ code: 401, status: 'UNAUTHENTICATED' })
   })
 
   it('answers a per-model 429 in the native dialect', async () => {
     let last: Pick<CallResult, 'status' | 'body'> = { status: 0, body: undefined }
-    for (let i = 0; i < 8 && last.status !== 429; i += 1) last = await post(body({ audioEncoding: 'MP3' }), { key: 'tier0' })
+    for (let i = 0; i < 8 && last.status !== 429; i += 1)
+      last = await post(body({ audioEncoding: 'MP3' }), { key: 'tier0' })
     expect(last.status).toBe(429)
     expect(last.body.error).toMatchObject({ code: 429, status: 'RESOURCE_EXHAUSTED' })
   })

@@ -6,11 +6,23 @@ import { describe, expect, it } from 'vitest'
 import { testGateway } from './helpers.ts'
 
 const PLANNED: Array<['GET' | 'POST', string]> = [
-  ['POST', '/v1/responses/input_tokens'], ['POST', '/v1/batches'], ['GET', '/v1/batches'], ['GET', '/v1/batches/b1'],
-  ['POST', '/v1/batches/b1/cancel'], ['POST', '/v1/assistants'], ['POST', '/v1/threads'], ['POST', '/v1/threads/t1/messages'],
-  ['POST', '/v1/threads/t1/runs'], ['POST', '/v1/fine-tuning/jobs'], ['GET', '/v1/fine-tuning/jobs'], ['GET', '/v1/fine-tuning/jobs/j1'],
-  ['POST', '/v1/fine-tuning/jobs/j1/cancel'], ['GET', '/v1/fine-tuning/jobs/j1/events'], ['POST', '/v1/fine-tuning/jobs/j1/pause'],
-  ['POST', '/v1/fine-tuning/jobs/j1/resume'], ['GET', '/v1/fine-tuning/jobs/j1/checkpoints'],
+  ['POST', '/v1/responses/input_tokens'],
+  ['POST', '/v1/batches'],
+  ['GET', '/v1/batches'],
+  ['GET', '/v1/batches/b1'],
+  ['POST', '/v1/batches/b1/cancel'],
+  ['POST', '/v1/assistants'],
+  ['POST', '/v1/threads'],
+  ['POST', '/v1/threads/t1/messages'],
+  ['POST', '/v1/threads/t1/runs'],
+  ['POST', '/v1/fine-tuning/jobs'],
+  ['GET', '/v1/fine-tuning/jobs'],
+  ['GET', '/v1/fine-tuning/jobs/j1'],
+  ['POST', '/v1/fine-tuning/jobs/j1/cancel'],
+  ['GET', '/v1/fine-tuning/jobs/j1/events'],
+  ['POST', '/v1/fine-tuning/jobs/j1/pause'],
+  ['POST', '/v1/fine-tuning/jobs/j1/resume'],
+  ['GET', '/v1/fine-tuning/jobs/j1/checkpoints'],
 ]
 
 describe('unsupported-route errors (sections 1.6, 5.1, 7)', () => {
@@ -20,7 +32,12 @@ describe('unsupported-route errors (sections 1.6, 5.1, 7)', () => {
     for (const [method, path] of PLANNED) {
       const response = await gw.call(path, { method, ...(method === 'POST' ? { body: {} } : {}) })
       expect(response.status, `${method} ${path}`).toBe(404)
-      expect(response.body.error).toMatchObject({ type: 'invalid_request_error', param: null, code: 'unsupported_route', message: expect.any(String) })
+      expect(response.body.error).toMatchObject({
+        type: 'invalid_request_error',
+        param: null,
+        code: 'unsupported_route',
+        message: expect.any(String),
+      })
       expect(response.headers['x-ratelimit-limit-requests']).toBeDefined()
       expect((await gw.call(path, { method, key: null })).status).toBe(404)
     }
@@ -30,7 +47,9 @@ describe('unsupported-route errors (sections 1.6, 5.1, 7)', () => {
   it('offered routes need a key (section 5.1); pause stays unavailable where fine-tuning is offered', async () => {
     const offered = testGateway({ faults: ['planned-fine-tuning-job-malformed'] })
     expect((await offered.call('/v1/fine-tuning/jobs', { key: null })).status).toBe(401)
-    expect((await offered.call('/v1/fine-tuning/jobs/j1/pause', { method: 'POST', body: {} })).body.error.code).toBe('unsupported_route')
+    expect((await offered.call('/v1/fine-tuning/jobs/j1/pause', { method: 'POST', body: {} })).body.error.code).toBe(
+      'unsupported_route',
+    )
     expect((await offered.call('/v1/batches')).body.error.code).toBe('unsupported_route')
   })
 
@@ -45,12 +64,23 @@ describe('unsupported-route errors (sections 1.6, 5.1, 7)', () => {
 
 describe('batches, offered under a planned-batch-* fault (sections 2.8, 3, 4.9, 8.5)', () => {
   const gw = testGateway({ faults: ['planned-batch-object-malformed'] })
-  const create = (fields: Record<string, unknown> = {}) => gw.call('/v1/batches', { method: 'POST', body: { input_file_id: 'file-1', endpoint: '/v1/embeddings', completion_window: '24h', ...fields } })
+  const create = (fields: Record<string, unknown> = {}) =>
+    gw.call('/v1/batches', {
+      method: 'POST',
+      body: { input_file_id: 'file-1', endpoint: '/v1/embeddings', completion_window: '24h', ...fields },
+    })
 
   it('creates, lists, retrieves and cancels; cancelling becomes cancelled at the next read', async () => {
     const created = await create({ metadata: { a: 'b' } })
     expect(created.status).toBe(200)
-    expect(created.body).toMatchObject({ object: 'batch', status: 'validating', endpoint: '/v1/embeddings', completion_window: '24h', metadata: { a: 'b' }, request_counts: { total: 0 } })
+    expect(created.body).toMatchObject({
+      object: 'batch',
+      status: 'validating',
+      endpoint: '/v1/embeddings',
+      completion_window: '24h',
+      metadata: { a: 'b' },
+      request_counts: { total: 0 },
+    })
     expect(typeof created.body.created_at).toBe('string') // the fault's one defect
     const cancelled = await gw.call(`/v1/batches/${created.body.id}/cancel`, { method: 'POST', body: {} })
     expect(cancelled.body.status).toBe('cancelling')
@@ -73,7 +103,13 @@ describe('batches, offered under a planned-batch-* fault (sections 2.8, 3, 4.9, 
   })
 
   it('takes list limits 1 to 100', async () => {
-    for (const [limit, status] of [[1, 200], [100, 200], [0, 400], [101, 400]] as const) expect((await gw.call(`/v1/batches?limit=${limit}`)).status).toBe(status)
+    for (const [limit, status] of [
+      [1, 200],
+      [100, 200],
+      [0, 400],
+      [101, 400],
+    ] as const)
+      expect((await gw.call(`/v1/batches?limit=${limit}`)).status).toBe(status)
   })
 })
 
@@ -82,10 +118,28 @@ describe('assistants and threads, offered under a planned-assistant-* or planned
   const post = (path: string, body: unknown) => gw.call(path, { method: 'POST', body })
 
   it('creates an assistant of §2.10 within the limits and refuses past them', async () => {
-    const created = await post('/v1/assistants', { model: 'gw-chat', name: 'n'.repeat(256), tools: [{ type: 'code_interpreter' }] })
-    expect(created.body).toMatchObject({ object: 'assistant', model: 'gw-chat', description: null, instructions: null, file_ids: [], metadata: {} })
+    const created = await post('/v1/assistants', {
+      model: 'gw-chat',
+      name: 'n'.repeat(256),
+      tools: [{ type: 'code_interpreter' }],
+    })
+    expect(created.body).toMatchObject({
+      object: 'assistant',
+      model: 'gw-chat',
+      description: null,
+      instructions: null,
+      file_ids: [],
+      metadata: {},
+    })
     expect((await post('/v1/assistants', { model: 'gw-chat', name: 'n'.repeat(257) })).status).toBe(400)
-    expect((await post('/v1/assistants', { model: 'gw-chat', tools: Array.from({ length: 129 }, () => ({ type: 'code_interpreter' })) })).status).toBe(400)
+    expect(
+      (
+        await post('/v1/assistants', {
+          model: 'gw-chat',
+          tools: Array.from({ length: 129 }, () => ({ type: 'code_interpreter' })),
+        })
+      ).status,
+    ).toBe(400)
     expect((await post('/v1/assistants', { model: 'gw-chat', tools: [{ type: 'function' }] })).status).toBe(400)
     expect((await post('/v1/assistants', { name: 'x' })).status).toBe(400)
   })
@@ -94,12 +148,20 @@ describe('assistants and threads, offered under a planned-assistant-* or planned
     const assistant = await post('/v1/assistants', { model: 'gw-chat' })
     const thread = await post('/v1/threads', {})
     expect(thread.body.object).toBe('thread')
-    expect((await post(`/v1/threads/${thread.body.id}/messages`, { role: 'user', content: 'Hi' })).body).toMatchObject({ object: 'thread.message', role: 'user' })
-    expect((await post(`/v1/threads/${thread.body.id}/messages`, { role: 'assistant', content: 'Hi' })).status).toBe(200)
+    expect((await post(`/v1/threads/${thread.body.id}/messages`, { role: 'user', content: 'Hi' })).body).toMatchObject({
+      object: 'thread.message',
+      role: 'user',
+    })
+    expect((await post(`/v1/threads/${thread.body.id}/messages`, { role: 'assistant', content: 'Hi' })).status).toBe(
+      200,
+    )
     expect((await post(`/v1/threads/${thread.body.id}/messages`, { role: 'user' })).status).toBe(400)
     expect((await post(`/v1/threads/${thread.body.id}/runs`, {})).status).toBe(400)
     expect((await post(`/v1/threads/${thread.body.id}/runs`, { assistant_id: 'asst_nope' })).status).toBe(404)
-    expect((await post(`/v1/threads/${thread.body.id}/runs`, { assistant_id: assistant.body.id })).body).toMatchObject({ object: 'thread.run', status: 'queued' })
+    expect((await post(`/v1/threads/${thread.body.id}/runs`, { assistant_id: assistant.body.id })).body).toMatchObject({
+      object: 'thread.run',
+      status: 'queued',
+    })
     expect((await post('/v1/threads/thread_nope/messages', { role: 'user', content: 'Hi' })).status).toBe(404)
   })
 })
@@ -107,22 +169,44 @@ describe('assistants and threads, offered under a planned-assistant-* or planned
 describe('fine-tuning and token counting, offered under their faults (sections 2.9, 4.6, 4.9)', () => {
   it('fine-tuning jobs: create, list, retrieve, events, cancel; suffix at most 64; pause stays unavailable', async () => {
     const gw = testGateway({ faults: ['planned-fine-tuning-job-malformed'] })
-    const created = await gw.call('/v1/fine-tuning/jobs', { method: 'POST', body: { model: 'gw-chat', training_file: 'file-1', suffix: 's'.repeat(64), hyperparameters: { n_epochs: 3 } } })
-    expect(created.body).toMatchObject({ object: 'fine_tuning.job', status: 'validating_files', hyperparameters: { n_epochs: 3, batch_size: 'auto' }, result_files: [], trained_tokens: null })
+    const created = await gw.call('/v1/fine-tuning/jobs', {
+      method: 'POST',
+      body: { model: 'gw-chat', training_file: 'file-1', suffix: 's'.repeat(64), hyperparameters: { n_epochs: 3 } },
+    })
+    expect(created.body).toMatchObject({
+      object: 'fine_tuning.job',
+      status: 'validating_files',
+      hyperparameters: { n_epochs: 3, batch_size: 'auto' },
+      result_files: [],
+      trained_tokens: null,
+    })
     const id = created.body.id
     expect((await gw.call('/v1/fine-tuning/jobs')).body.data[0].id).toBe(id)
     expect((await gw.call(`/v1/fine-tuning/jobs/${id}/events`)).body.data[0].object).toBe('fine_tuning.job.event')
-    expect((await gw.call(`/v1/fine-tuning/jobs/${id}/cancel`, { method: 'POST', body: {} })).body.status).toBe('cancelled')
-    expect((await gw.call(`/v1/fine-tuning/jobs/${id}/pause`, { method: 'POST', body: {} })).body.error.code).toBe('unsupported_route')
-    for (const body of [{ model: 'gw-chat', training_file: 'f', suffix: 's'.repeat(65) }, { model: 'gw-chat' }, { model: 'gw-chat', training_file: 'f', method: 'magic' }]) {
+    expect((await gw.call(`/v1/fine-tuning/jobs/${id}/cancel`, { method: 'POST', body: {} })).body.status).toBe(
+      'cancelled',
+    )
+    expect((await gw.call(`/v1/fine-tuning/jobs/${id}/pause`, { method: 'POST', body: {} })).body.error.code).toBe(
+      'unsupported_route',
+    )
+    for (const body of [
+      { model: 'gw-chat', training_file: 'f', suffix: 's'.repeat(65) },
+      { model: 'gw-chat' },
+      { model: 'gw-chat', training_file: 'f', method: 'magic' },
+    ]) {
       expect((await gw.call('/v1/fine-tuning/jobs', { method: 'POST', body })).status).toBe(400)
     }
   })
 
   it('token counting answers the count of instructions, input and tools (as a string, the fault)', async () => {
     const gw = testGateway({ faults: ['planned-input-tokens-string'] })
-    const response = await gw.call('/v1/responses/input_tokens', { method: 'POST', body: { model: 'gw-chat', instructions: 'Be brief.', input: 'Hello there' } })
+    const response = await gw.call('/v1/responses/input_tokens', {
+      method: 'POST',
+      body: { model: 'gw-chat', instructions: 'Be brief.', input: 'Hello there' },
+    })
     expect(response.body).toEqual({ object: 'response.input_tokens', input_tokens: '5' })
-    expect((await gw.call('/v1/responses/input_tokens', { method: 'POST', body: { model: 'gw-chat' } })).status).toBe(400)
+    expect((await gw.call('/v1/responses/input_tokens', { method: 'POST', body: { model: 'gw-chat' } })).status).toBe(
+      400,
+    )
   })
 })

@@ -3,7 +3,16 @@ import { describe, expect, test } from 'vitest'
 import { SEEDED_KEYS } from '../../gateway/account/accounts.ts'
 import { createGateway } from '../../gateway/server.ts'
 import { collectSse } from '../../harness/sse.ts'
-import { awkwardPieces, lineEnds, unvaryId, unvaryJson, unvaryUrl, VARY_PROPERTY, varyJson, varyJsonText } from '../../gateway/vary.ts'
+import {
+  awkwardPieces,
+  lineEnds,
+  unvaryId,
+  unvaryJson,
+  unvaryUrl,
+  VARY_PROPERTY,
+  varyJson,
+  varyJsonText,
+} from '../../gateway/vary.ts'
 
 describe('varyJson', () => {
   test('every object gets an unknown property and reversed keys; arrays keep their order', () => {
@@ -16,7 +25,10 @@ describe('varyJson', () => {
   })
 
   test('maps and echoed documents are left alone', () => {
-    const varied = varyJson({ extra: { rate_limits: { tiers: { '0': { rpm: 1 } } } }, metadata: { k: 'v' } }) as { extra: { rate_limits: { tiers: unknown } }; metadata: unknown }
+    const varied = varyJson({ extra: { rate_limits: { tiers: { '0': { rpm: 1 } } } }, metadata: { k: 'v' } }) as {
+      extra: { rate_limits: { tiers: unknown } }
+      metadata: unknown
+    }
     expect(varied.extra.rate_limits.tiers).toEqual({ '0': { rpm: 1 } })
     expect(varied.metadata).toEqual({ k: 'v' })
   })
@@ -29,13 +41,23 @@ describe('varyJson', () => {
 
 describe('opaque ids in another format', () => {
   test('ids under id-like keys change shape and come back unchanged; UUIDs and other strings do not change', () => {
-    const varied = varyJson({ id: 'file-0bac1e5d14fad02114bc7e7d', first_id: 'resp_00ff00ff00ff00ff00ff00ff00ff00ff', request_id: '01a1fd9d-e56d-752c-ade9-8a686a7b12f7', name: 'file-0bac1e5d14fad02114bc7e7d' }) as Record<string, string>
+    const varied = varyJson({
+      id: 'file-0bac1e5d14fad02114bc7e7d',
+      first_id: 'resp_00ff00ff00ff00ff00ff00ff00ff00ff',
+      request_id: '01a1fd9d-e56d-752c-ade9-8a686a7b12f7',
+      name: 'file-0bac1e5d14fad02114bc7e7d',
+    }) as Record<string, string>
     expect(varied.id).toMatch(/^gcv2\.file\.-\./)
     expect(varied.request_id).toBe('01a1fd9d-e56d-752c-ade9-8a686a7b12f7')
     expect(varied.name).toBe('file-0bac1e5d14fad02114bc7e7d')
     expect(unvaryId(varied.id as string)).toBe('file-0bac1e5d14fad02114bc7e7d')
-    expect(unvaryUrl(`/v1/files/${varied.id}?after=${varied.first_id}`)).toBe('/v1/files/file-0bac1e5d14fad02114bc7e7d?after=resp_00ff00ff00ff00ff00ff00ff00ff00ff')
-    expect(unvaryJson({ previous_response_id: varied.first_id, input: ['x'] })).toEqual({ previous_response_id: 'resp_00ff00ff00ff00ff00ff00ff00ff00ff', input: ['x'] })
+    expect(unvaryUrl(`/v1/files/${varied.id}?after=${varied.first_id}`)).toBe(
+      '/v1/files/file-0bac1e5d14fad02114bc7e7d?after=resp_00ff00ff00ff00ff00ff00ff00ff00ff',
+    )
+    expect(unvaryJson({ previous_response_id: varied.first_id, input: ['x'] })).toEqual({
+      previous_response_id: 'resp_00ff00ff00ff00ff00ff00ff00ff00ff',
+      input: ['x'],
+    })
   })
 })
 
@@ -53,35 +75,57 @@ describe('stream variation', () => {
   // retry: first, id: fields, CR-only line ends, and an unknown event and ": ping" after the terminal event.
   const STREAMED: Array<[string, string, Record<string, unknown>, Record<string, string>?]> = [
     ['responses', '/v1/responses', { model: 'gw-chat-mini', input: 'Hi', stream: true, max_output_tokens: 8 }],
-    ['chat', '/v1/chat/completions', { model: 'gw-chat-mini', messages: [{ role: 'user', content: 'Hi' }], stream: true, max_completion_tokens: 8 }],
+    [
+      'chat',
+      '/v1/chat/completions',
+      { model: 'gw-chat-mini', messages: [{ role: 'user', content: 'Hi' }], stream: true, max_completion_tokens: 8 },
+    ],
     ['completions', '/v1/completions', { model: 'gw-complete-1', prompt: 'Hi', max_tokens: 4, stream: true }],
-    ['speech', '/v1/audio/speech', { model: 'gw-speech-1', input: 'Hello.', voice: 'alloy', response_format: 'wav', stream_format: 'sse' }],
-    ['native', '/v1beta/models/nv-gen-flash:streamGenerateContent?alt=sse', { contents: [{ role: 'user', parts: [{ text: 'Hi' }] }] }],
+    [
+      'speech',
+      '/v1/audio/speech',
+      { model: 'gw-speech-1', input: 'Hello.', voice: 'alloy', response_format: 'wav', stream_format: 'sse' },
+    ],
+    [
+      'native',
+      '/v1beta/models/nv-gen-flash:streamGenerateContent?alt=sse',
+      { contents: [{ role: 'user', parts: [{ text: 'Hi' }] }] },
+    ],
   ]
 
-  test.each(STREAMED)('%s: the framing the SSE format allows, read whole by the suite\'s reader', async (_name, url, payload) => {
-    const { app } = createGateway({ vary: true, varyLatencyMs: 0, minuteMs: 60_000 })
-    try {
-      const response = await app.inject({ method: 'POST', url, headers: { authorization: `Bearer ${SEEDED_KEYS.tier2}` }, payload })
-      expect(response.statusCode, response.body).toBe(200)
-      const bytes = response.rawPayload
-      expect(bytes.subarray(0, 3).toString('hex')).toBe('efbbbf')
-      const text = bytes.toString('utf8')
-      expect(text).toMatch(/^\uFEFF: [^\r\n]*\r\nretry: 3000\r\n\r\n/)
-      expect(text).toMatch(/\rid: \d+\r/)
-      expect(text).toMatch(/[^\n]\r\r/)
-      expect(text).toMatch(/event: gc\.unknown_event\r?\n?data: [^\r\n]+\r\n?\r\n?: ping\r\n?\r\n?$/)
-      const { items, events, end } = await collectSse((async function* () {
-        yield bytes
-      })())
-      expect(end.cleanEnd).toBe(true)
-      expect(items.at(-1)).toEqual({ kind: 'comment', text: 'ping' })
-      expect(events.at(-1)?.event).toBe('gc.unknown_event')
-      expect(items.some((i) => i.kind === 'retry' && i.ms === 3000)).toBe(true)
-    } finally {
-      await app.close()
-    }
-  })
+  test.each(STREAMED)(
+    "%s: the framing the SSE format allows, read whole by the suite's reader",
+    async (_name, url, payload) => {
+      const { app } = createGateway({ vary: true, varyLatencyMs: 0, minuteMs: 60_000 })
+      try {
+        const response = await app.inject({
+          method: 'POST',
+          url,
+          headers: { authorization: `Bearer ${SEEDED_KEYS.tier2}` },
+          payload,
+        })
+        expect(response.statusCode, response.body).toBe(200)
+        const bytes = response.rawPayload
+        expect(bytes.subarray(0, 3).toString('hex')).toBe('efbbbf')
+        const text = bytes.toString('utf8')
+        expect(text).toMatch(/^\uFEFF: [^\r\n]*\r\nretry: 3000\r\n\r\n/)
+        expect(text).toMatch(/\rid: \d+\r/)
+        expect(text).toMatch(/[^\n]\r\r/)
+        expect(text).toMatch(/event: gc\.unknown_event\r?\n?data: [^\r\n]+\r\n?\r\n?: ping\r\n?\r\n?$/)
+        const { items, events, end } = await collectSse(
+          (async function* () {
+            yield bytes
+          })(),
+        )
+        expect(end.cleanEnd).toBe(true)
+        expect(items.at(-1)).toEqual({ kind: 'comment', text: 'ping' })
+        expect(events.at(-1)?.event).toBe('gc.unknown_event')
+        expect(items.some((i) => i.kind === 'retry' && i.ms === 3000)).toBe(true)
+      } finally {
+        await app.close()
+      }
+    },
+  )
 })
 
 describe('header variation and latency (§4.1, §7, §9.4)', () => {
@@ -89,13 +133,25 @@ describe('header variation and latency (§4.1, §7, §9.4)', () => {
     const { app } = createGateway({ vary: true, varyLatencyMs: 120, now: '2026-11-21T12:00:00Z', minuteMs: 60_000 })
     try {
       const started = performance.now()
-      const ok = await app.inject({ method: 'GET', url: '/v1/models', headers: { authorization: `Bearer ${SEEDED_KEYS.tier0}` } })
+      const ok = await app.inject({
+        method: 'GET',
+        url: '/v1/models',
+        headers: { authorization: `Bearer ${SEEDED_KEYS.tier0}` },
+      })
       expect(performance.now() - started).toBeGreaterThanOrEqual(115)
       expect(ok.statusCode).toBe(200)
       expect(ok.headers['x-request-id']).toMatch(/^gc-proxy-[0-9a-f]{16}$/)
       expect(ok.headers['x-request-id']).not.toBe(ok.headers['svc-request-id'])
       // Tier 0's usage limit is small: spend it, then the 429 comes without Retry-After but with the reset header.
-      const calls = await Promise.all(Array.from({ length: 40 }, () => app.inject({ method: 'GET', url: '/user/v1/credit', headers: { authorization: `Bearer ${SEEDED_KEYS.tier0}` } })))
+      const calls = await Promise.all(
+        Array.from({ length: 40 }, () =>
+          app.inject({
+            method: 'GET',
+            url: '/user/v1/credit',
+            headers: { authorization: `Bearer ${SEEDED_KEYS.tier0}` },
+          }),
+        ),
+      )
       const refused = calls.filter((c) => c.statusCode === 429)
       expect(refused.length).toBeGreaterThan(0)
       for (const c of refused) {
@@ -107,10 +163,14 @@ describe('header variation and latency (§4.1, §7, §9.4)', () => {
     }
   })
 
-  test('inside the migration window x-request-id stays the service\'s own, equal to svc-request-id', async () => {
+  test("inside the migration window x-request-id stays the service's own, equal to svc-request-id", async () => {
     const { app } = createGateway({ vary: true, varyLatencyMs: 0, now: '2026-09-01T12:00:00Z' })
     try {
-      const ok = await app.inject({ method: 'GET', url: '/v1/models', headers: { authorization: `Bearer ${SEEDED_KEYS.main}` } })
+      const ok = await app.inject({
+        method: 'GET',
+        url: '/v1/models',
+        headers: { authorization: `Bearer ${SEEDED_KEYS.main}` },
+      })
       expect(ok.headers['x-request-id']).toBe(ok.headers['svc-request-id'])
     } finally {
       await app.close()

@@ -53,7 +53,15 @@ describe('the schedule and the job (sections 2.1, 3)', () => {
     const gw = videosGateway()
     const made = await create(gw, { safety_identifier: 'sid-1' })
     expect(made.status).toBe(200)
-    expect(made.body).toMatchObject({ object: 'video', model: 'vidA-2', status: 'queued', seconds: '4', size: '720x1280', safety_identifier: 'sid-1', error: null })
+    expect(made.body).toMatchObject({
+      object: 'video',
+      model: 'vidA-2',
+      status: 'queued',
+      seconds: '4',
+      size: '720x1280',
+      safety_identifier: 'sid-1',
+      error: null,
+    })
     expect(made.body.id).toMatch(/^video_[0-9a-f]{24}$/)
     expect(made.body.request_id).toBe(made.id)
     expect(made.id).toMatch(UUID_V7)
@@ -87,7 +95,9 @@ describe('the schedule and the job (sections 2.1, 3)', () => {
     expect(resolveOptions({ videoStepMs: 40 }, { port: 0 }).videoStepMs).toBe(40)
     expect(() => resolveOptions({ videoStepMs: 0 }, { port: 0 })).toThrow(OptionError)
     expect(() => parseCommandLine(['--video-step-ms', '1.5'])).toThrow(/--video-step-ms must be a non-negative integer/)
-    expect(() => parseCommandLine(['--video-step-ms', '0'])).toThrow(/--video-step-ms must be a positive integer number of milliseconds/)
+    expect(() => parseCommandLine(['--video-step-ms', '0'])).toThrow(
+      /--video-step-ms must be a positive integer number of milliseconds/,
+    )
     const command = parseCommandLine(['--video-step-ms', '20'])
     expect(command.kind === 'serve' && command.options.videoStepMs).toBe(20)
   })
@@ -96,7 +106,16 @@ describe('the schedule and the job (sections 2.1, 3)', () => {
 describe('create rules (sections 4.1, 7, 8)', () => {
   it('takes the eight models and refuses others, a missing model or prompt', async () => {
     const gw = videosGateway()
-    for (const model of ['vidA-2', 'vidA-2-pro', 'gen4.5', 'gen4_turbo', 'vidB-3.1-generate-001', 'vidB-3.1-fast-generate-001', 'vidB-3.1-generate-preview', 'vidB-3.1-fast-generate-preview']) {
+    for (const model of [
+      'vidA-2',
+      'vidA-2-pro',
+      'gen4.5',
+      'gen4_turbo',
+      'vidB-3.1-generate-001',
+      'vidB-3.1-fast-generate-001',
+      'vidB-3.1-generate-preview',
+      'vidB-3.1-fast-generate-preview',
+    ]) {
       expect((await create(gw, { model })).status, model).toBe(200)
     }
     expect((await create(gw, { model: 'gw-chat' })).body.error.param).toBe('model')
@@ -106,8 +125,10 @@ describe('create rules (sections 4.1, 7, 8)', () => {
 
   it('checks seconds (a string; 4, 8, 12 for vidA; 4, 8 elsewhere) and sizes per model', async () => {
     const gw = videosGateway()
-    for (const seconds of ['4', '8', '12']) expect((await create(gw, { model: 'vidA-2-pro', seconds })).status).toBe(200)
-    for (const seconds of ['0', '5', '16', '04', 8]) expect((await create(gw, { seconds })).body.error.param, String(seconds)).toBe('seconds')
+    for (const seconds of ['4', '8', '12'])
+      expect((await create(gw, { model: 'vidA-2-pro', seconds })).status).toBe(200)
+    for (const seconds of ['0', '5', '16', '04', 8])
+      expect((await create(gw, { seconds })).body.error.param, String(seconds)).toBe('seconds')
     expect((await create(gw, { model: 'gen4.5', seconds: '8' })).status).toBe(200)
     expect((await create(gw, { model: 'gen4.5', seconds: '12' })).status).toBe(400)
     expect((await create(gw, { model: 'vidA-2', size: '1280x720' })).status).toBe(200)
@@ -129,38 +150,69 @@ describe('create rules (sections 4.1, 7, 8)', () => {
   it('takes input_reference by multipart, by its signature: JPEG, PNG, WebP yes; GIF, text, or JSON no', async () => {
     const gw = videosGateway()
     const png = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex')
-    expect((await createMultipart(gw, [['seconds', '8']], { name: 'input_reference', filename: 'r.png', contentType: 'image/png', content: png })).body).toMatchObject({ status: 'queued', seconds: '8' })
+    expect(
+      (
+        await createMultipart(gw, [['seconds', '8']], {
+          name: 'input_reference',
+          filename: 'r.png',
+          contentType: 'image/png',
+          content: png,
+        })
+      ).body,
+    ).toMatchObject({ status: 'queued', seconds: '8' })
     const gif = Buffer.from('GIF89a\x01\x00\x01\x00', 'latin1')
-    const refused = await createMultipart(gw, [], { name: 'input_reference', filename: 'r.png', contentType: 'image/png', content: gif })
+    const refused = await createMultipart(gw, [], {
+      name: 'input_reference',
+      filename: 'r.png',
+      contentType: 'image/png',
+      content: gif,
+    })
     expect(refused.body.error.param).toBe('input_reference')
-    expect((await createMultipart(gw, [], { name: 'image', filename: 'r.png', contentType: 'image/png', content: png })).status).toBe(400)
-    expect((await create(gw, { input_reference: 'data:image/png;base64,AAAA' })).body.error.param).toBe('input_reference')
+    expect(
+      (await createMultipart(gw, [], { name: 'image', filename: 'r.png', contentType: 'image/png', content: png }))
+        .status,
+    ).toBe(400)
+    expect((await create(gw, { input_reference: 'data:image/png;base64,AAAA' })).body.error.param).toBe(
+      'input_reference',
+    )
     expect(imageType(Buffer.from([0xff, 0xd8, 0xff, 0xe0]))).toBe('image/jpeg')
     expect(imageType(Buffer.from('RIFF\x10\x00\x00\x00WEBPVP8L', 'latin1'))).toBe('image/webp')
   })
 })
 
 describe('list, retrieve, delete, content, remix (section 4.1)', () => {
-  it('lists newest first, filters by safety_identifier and request_id, and hides other accounts\' jobs', async () => {
+  it("lists newest first, filters by safety_identifier and request_id, and hides other accounts' jobs", async () => {
     const gw = videosGateway()
     const a = await create(gw, { safety_identifier: 'x' })
     const b = await create(gw, { safety_identifier: 'x' })
     const c = await create(gw, { safety_identifier: 'y' })
-    expect((await gw.call('/v1/videos')).body.data.map((j: { id: string }) => j.id)).toEqual([c.body.id, b.body.id, a.body.id])
-    expect((await gw.call('/v1/videos?safety_identifier=x')).body.data.map((j: { id: string }) => j.id)).toEqual([b.body.id, a.body.id])
-    expect((await gw.call(`/v1/videos?request_id=${a.id}`)).body.data.map((j: { id: string }) => j.id)).toEqual([a.body.id])
+    expect((await gw.call('/v1/videos')).body.data.map((j: { id: string }) => j.id)).toEqual([
+      c.body.id,
+      b.body.id,
+      a.body.id,
+    ])
+    expect((await gw.call('/v1/videos?safety_identifier=x')).body.data.map((j: { id: string }) => j.id)).toEqual([
+      b.body.id,
+      a.body.id,
+    ])
+    expect((await gw.call(`/v1/videos?request_id=${a.id}`)).body.data.map((j: { id: string }) => j.id)).toEqual([
+      a.body.id,
+    ])
     expect((await gw.call('/v1/videos', { key: 'tier4' })).body.data).toEqual([])
     expect((await gw.call(`/v1/videos/${a.body.id}`, { key: 'tier4' })).status).toBe(404)
   })
 
-  it('serves content only when completed: a real MP4 of the job\'s seconds; a 400 before, 404 after delete', async () => {
+  it("serves content only when completed: a real MP4 of the job's seconds; a 400 before, 404 after delete", async () => {
     const gw = videosGateway()
     const made = await create(gw, { seconds: '8', size: '1280x720' })
     const early = await gw.call(`/v1/videos/${made.body.id}/content`)
     expect(early.status).toBe(400)
     expect(early.body.error.code).toBe('video_not_ready')
     gw.clock.advance(2 * STEP_MS)
-    const content = await gw.app.inject({ url: `/v1/videos/${made.body.id}/content`, headers: { authorization: `Bearer ${KEYS.main}` } })
+    const content = await gw.app.inject({
+      url: `/v1/videos/${made.body.id}/content`,
+      headers: { authorization: `Bearer ${KEYS.main}` },
+    })
     expect(content.statusCode).toBe(200)
     expect(content.headers['content-type']).toBe('video/mp4')
     expect(content.headers['svc-request-id']).toMatch(UUID_V7)
@@ -175,17 +227,29 @@ describe('list, retrieve, delete, content, remix (section 4.1)', () => {
     expect((await gw.call(`/v1/videos/${made.body.id}`, { method: 'DELETE' })).status).toBe(404)
   })
 
-  it('remixes only a completed job, into a new charged job with the source\'s model, seconds and size', async () => {
+  it("remixes only a completed job, into a new charged job with the source's model, seconds and size", async () => {
     const gw = videosGateway()
     const source = await create(gw, { model: 'vidA-2-pro', seconds: '8', size: '1792x1024', safety_identifier: 's' })
-    expect((await gw.call(`/v1/videos/${source.body.id}/remix`, { method: 'POST', body: { prompt: 'again' } })).status).toBe(400)
+    expect(
+      (await gw.call(`/v1/videos/${source.body.id}/remix`, { method: 'POST', body: { prompt: 'again' } })).status,
+    ).toBe(400)
     gw.clock.advance(2 * STEP_MS)
     const before = await remainingUsd(gw)
     const remix = await gw.call(`/v1/videos/${source.body.id}/remix`, { method: 'POST', body: { prompt: 'again' } })
-    expect(remix.body).toMatchObject({ model: 'vidA-2-pro', seconds: '8', size: '1792x1024', status: 'queued', remixed_from_video_id: source.body.id, safety_identifier: 's', request_id: remix.id })
+    expect(remix.body).toMatchObject({
+      model: 'vidA-2-pro',
+      seconds: '8',
+      size: '1792x1024',
+      status: 'queued',
+      remixed_from_video_id: source.body.id,
+      safety_identifier: 's',
+      request_id: remix.id,
+    })
     expect(remix.body.id).not.toBe(source.body.id)
     expect(await remainingUsd(gw)).toBeCloseTo(before - 8 * 0.3, 6)
-    expect((await gw.call(`/v1/videos/${source.body.id}/remix`, { method: 'POST', body: {} })).body.error.param).toBe('prompt')
+    expect((await gw.call(`/v1/videos/${source.body.id}/remix`, { method: 'POST', body: {} })).body.error.param).toBe(
+      'prompt',
+    )
   })
 })
 

@@ -53,7 +53,10 @@ describe('budget', () => {
       let granted = 0
       for (let i = 0; i < 50; i += 1) if (tryReserve({ runId: ${JSON.stringify(runId)}, budgetUsd: 1 }, 0.01, 'race').ok) granted += 1
       process.stdout.write(String(granted))`
-    const run = () => promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { timeout: 20_000 })
+    const run = () =>
+      promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+        timeout: 20_000,
+      })
     const outputs = await Promise.all(Array.from({ length: 4 }, run))
     expect(outputs.reduce((sum, { stdout }) => sum + Number(stdout), 0)).toBe(100)
   })

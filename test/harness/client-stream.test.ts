@@ -19,7 +19,11 @@ beforeAll(async () => {
     if (req.url === '/echo') {
       let size = 0
       req.on('data', (chunk: Buffer) => (size += chunk.length))
-      req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ size, type: req.headers['content-type'] })))
+      req.on('end', () =>
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ size, type: req.headers['content-type'] })),
+      )
       return
     }
     if (req.url === '/hang') return // never answers
@@ -27,7 +31,18 @@ beforeAll(async () => {
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as { port: number }
-  client = new TargetClient({ baseUrl: `http://127.0.0.1:${port}`, embedded: false, keys: { main: 'k' }, asOf: '2026-11-21', budgetUsd: null, largeUploads: false, models: {}, nativeKeyHeader: DEFAULT_NATIVE_KEY_HEADER, timeoutMs: 500, runId: 't' })
+  client = new TargetClient({
+    baseUrl: `http://127.0.0.1:${port}`,
+    embedded: false,
+    keys: { main: 'k' },
+    asOf: '2026-11-21',
+    budgetUsd: null,
+    largeUploads: false,
+    models: {},
+    nativeKeyHeader: DEFAULT_NATIVE_KEY_HEADER,
+    timeoutMs: 500,
+    runId: 't',
+  })
 })
 
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
@@ -48,8 +63,13 @@ describe('TargetClient', () => {
   test('a streamed body is sent in chunks and described, not copied, in the record', async () => {
     const chunk = new Uint8Array(64 * 1024)
     const ex = await client.request({
-      method: 'POST', path: '/echo', headers: { 'content-type': 'application/octet-stream' },
-      body: async function* () { for (let i = 0; i < 16; i += 1) yield chunk }, bodyNote: '1 MiB of zeros',
+      method: 'POST',
+      path: '/echo',
+      headers: { 'content-type': 'application/octet-stream' },
+      body: async function* () {
+        for (let i = 0; i < 16; i += 1) yield chunk
+      },
+      bodyNote: '1 MiB of zeros',
     })
     expect(ex.json).toEqual({ size: 16 * 64 * 1024, type: 'application/octet-stream' })
     expect(ex.record).toMatchObject({ requestBody: '1 MiB of zeros', requestBodyIsNote: true })

@@ -18,20 +18,39 @@ const errorOf = (env: Env, flags: FlagValues = {}): string => configErrorOf(() =
 describe('resolveOptions', () => {
   test('no base URL means the embedded gateway, unlimited budget, today as the as-of date', () => {
     const options = resolve({})
-    expect(options).toMatchObject({ baseUrl: null, budgetUsd: null, timeoutMs: DEFAULTS.timeoutMs, families: null, asOfExplicit: false })
+    expect(options).toMatchObject({
+      baseUrl: null,
+      budgetUsd: null,
+      timeoutMs: DEFAULTS.timeoutMs,
+      families: null,
+      asOfExplicit: false,
+    })
     expect(options.asOf).toMatch(/^\d{4}-\d{2}-\d{2}$/)
   })
 
   test('a remote target takes its keys from the environment and gets a small default budget', () => {
-    const options = resolve({ GATEWAY_BASE_URL: 'https://gw.example.com/', GATEWAY_API_KEY: 'k1', GATEWAY_API_KEY_TIER3: 'k3', GATEWAY_SUSPENDED_API_KEY: 'ks' })
+    const options = resolve({
+      GATEWAY_BASE_URL: 'https://gw.example.com/',
+      GATEWAY_API_KEY: 'k1',
+      GATEWAY_API_KEY_TIER3: 'k3',
+      GATEWAY_SUSPENDED_API_KEY: 'ks',
+    })
     expect(options.baseUrl).toBe('https://gw.example.com')
     expect(options.keys).toEqual({ main: 'k1', tier3: 'k3', suspended: 'ks' })
     expect(options.budgetUsd).toBe(DEFAULTS.remoteBudgetUsd)
   })
 
   test('flags override the environment', () => {
-    const options = resolve({ GATEWAY_BASE_URL: 'http://a.example', GATEWAY_API_KEY: 'k', GATEWAY_AS_OF: '2026-01-01' }, { 'base-url': 'http://127.0.0.1:8080', 'as-of': '2026-09-01', family: 'models,auth,models' })
-    expect(options).toMatchObject({ baseUrl: 'http://127.0.0.1:8080', asOf: '2026-09-01', asOfExplicit: true, families: ['models', 'auth'] })
+    const options = resolve(
+      { GATEWAY_BASE_URL: 'http://a.example', GATEWAY_API_KEY: 'k', GATEWAY_AS_OF: '2026-01-01' },
+      { 'base-url': 'http://127.0.0.1:8080', 'as-of': '2026-09-01', family: 'models,auth,models' },
+    )
+    expect(options).toMatchObject({
+      baseUrl: 'http://127.0.0.1:8080',
+      asOf: '2026-09-01',
+      asOfExplicit: true,
+      families: ['models', 'auth'],
+    })
   })
 
   test.each([
@@ -50,16 +69,34 @@ describe('resolveOptions', () => {
     [{ GATEWAY_LARGE_UPLOADS: 'maybe' }, /GATEWAY_LARGE_UPLOADS must be 1 or 0/],
     [{ GATEWAY_AUDIO_MODELS: 'speech' }, /GATEWAY_AUDIO_MODELS: "speech" is not capability=model-id/],
     [{ GATEWAY_AUDIO_MODELS: 'singer=x' }, /with a capability from speech, transcribe/],
-    [{ GATEWAY_AUDIO_MODELS: 'chat=x' }, /GATEWAY_AUDIO_MODELS: "chat=x" is not capability=model-id with a capability from speech, transcribe, transcribe-newer, diarize$/],
+    [
+      { GATEWAY_AUDIO_MODELS: 'chat=x' },
+      /GATEWAY_AUDIO_MODELS: "chat=x" is not capability=model-id with a capability from speech, transcribe, transcribe-newer, diarize$/,
+    ],
     [{ GATEWAY_MODELS: 'chat' }, /GATEWAY_MODELS: "chat" is not capability=model-id/],
     [{ GATEWAY_MODELS: 'chat=a=b' }, /GATEWAY_MODELS: "chat=a=b" is not capability=model-id/],
-    [{ GATEWAY_MODELS: 'chatbot=a' }, /with a capability from chat, responses, reasoning, embedding, image, completion, moderation, speech/],
+    [
+      { GATEWAY_MODELS: 'chatbot=a' },
+      /with a capability from chat, responses, reasoning, embedding, image, completion, moderation, speech/,
+    ],
     [{ GATEWAY_MODELS: 'chat=my\tmodel' }, /GATEWAY_MODELS: the model id "my\tmodel" holds whitespace/],
     [{ GATEWAY_NATIVE_KEY_HEADER: 'x key' }, /GATEWAY_NATIVE_KEY_HEADER must be an HTTP header name/],
-    [{ GATEWAY_NATIVE_KEY_HEADER: 'Authorization' }, /GATEWAY_NATIVE_KEY_HEADER must name the native key header, not Authorization/],
-    [{ GATEWAY_MINUTE_MS: '10000' }, /GATEWAY_MINUTE_MS is for a target started with a shortened minute; the embedded gateway's is 10000 ms/],
-    [{ GATEWAY_BASE_URL: 'http://127.0.0.1:8080', GATEWAY_API_KEY: 'k', GATEWAY_MINUTE_MS: '10s' }, /GATEWAY_MINUTE_MS must be whole milliseconds from 200 to 60000/],
-    [{ GATEWAY_BASE_URL: 'http://127.0.0.1:8080', GATEWAY_API_KEY: 'k', GATEWAY_MINUTE_MS: '120000' }, /GATEWAY_MINUTE_MS must be whole milliseconds/],
+    [
+      { GATEWAY_NATIVE_KEY_HEADER: 'Authorization' },
+      /GATEWAY_NATIVE_KEY_HEADER must name the native key header, not Authorization/,
+    ],
+    [
+      { GATEWAY_MINUTE_MS: '10000' },
+      /GATEWAY_MINUTE_MS is for a target started with a shortened minute; the embedded gateway's is 10000 ms/,
+    ],
+    [
+      { GATEWAY_BASE_URL: 'http://127.0.0.1:8080', GATEWAY_API_KEY: 'k', GATEWAY_MINUTE_MS: '10s' },
+      /GATEWAY_MINUTE_MS must be whole milliseconds from 200 to 60000/,
+    ],
+    [
+      { GATEWAY_BASE_URL: 'http://127.0.0.1:8080', GATEWAY_API_KEY: 'k', GATEWAY_MINUTE_MS: '120000' },
+      /GATEWAY_MINUTE_MS must be whole milliseconds/,
+    ],
     [{ GATEWAY_MAX_DURATION: '30' }, /GATEWAY_MAX_DURATION must be a duration from 1s to 24h such as 30m/],
     [{ GATEWAY_MAX_DURATION: '25h' }, /GATEWAY_MAX_DURATION must be a duration from 1s to 24h/],
     [{ GATEWAY_MAX_DURATION: '0s' }, /GATEWAY_MAX_DURATION must be a duration/],
@@ -68,7 +105,9 @@ describe('resolveOptions', () => {
   })
 
   test('an unknown family names the known ones', () => {
-    expect(errorOf({}, { family: 'models,nope' })).toBe('unknown family "nope": choose from account, auth, headers, models')
+    expect(errorOf({}, { family: 'models,nope' })).toBe(
+      'unknown family "nope": choose from account, auth, headers, models',
+    )
   })
 
   test('the run deadline: a default, the variable, and the flag over it', () => {
@@ -84,20 +123,37 @@ describe('resolveOptions', () => {
   })
 
   test('large uploads and audio model ids are read', () => {
-    expect(resolve({ GATEWAY_LARGE_UPLOADS: '1', GATEWAY_AUDIO_MODELS: 'speech=my-tts, diarize=my-stt-d' })).toMatchObject({ largeUploads: true, models: { speech: 'my-tts', diarize: 'my-stt-d' } })
+    expect(
+      resolve({ GATEWAY_LARGE_UPLOADS: '1', GATEWAY_AUDIO_MODELS: 'speech=my-tts, diarize=my-stt-d' }),
+    ).toMatchObject({ largeUploads: true, models: { speech: 'my-tts', diarize: 'my-stt-d' } })
     expect(resolve({}).largeUploads).toBe(false)
   })
 
-  test('a target\'s shortened rate-limit minute is read; unset, a real minute applies', () => {
-    expect(resolve({ GATEWAY_BASE_URL: 'http://127.0.0.1:8080', GATEWAY_API_KEY: 'k', GATEWAY_MINUTE_MS: '10000' }).minuteMs).toBe(10_000)
+  test("a target's shortened rate-limit minute is read; unset, a real minute applies", () => {
+    expect(
+      resolve({ GATEWAY_BASE_URL: 'http://127.0.0.1:8080', GATEWAY_API_KEY: 'k', GATEWAY_MINUTE_MS: '10000' }).minuteMs,
+    ).toBe(10_000)
     expect(resolve({ GATEWAY_BASE_URL: 'http://127.0.0.1:8080', GATEWAY_API_KEY: 'k' }).minuteMs).toBeNull()
   })
 
   test('models by capability: GATEWAY_MODELS absorbs GATEWAY_AUDIO_MODELS and wins over it; --models stands for GATEWAY_MODELS', () => {
     expect(resolve({}).models).toEqual({})
-    const env = { GATEWAY_AUDIO_MODELS: 'speech=old-tts,diarize=my-stt-d', GATEWAY_MODELS: 'chat=vendor/chat-1, responses=chat-2,speech=new-tts,native-speech=nv-tts' }
-    expect(resolve(env).models).toEqual({ chat: 'vendor/chat-1', responses: 'chat-2', speech: 'new-tts', diarize: 'my-stt-d', 'native-speech': 'nv-tts' })
-    expect(resolve(env, { models: 'chat=flag-chat' }).models).toEqual({ chat: 'flag-chat', speech: 'old-tts', diarize: 'my-stt-d' })
+    const env = {
+      GATEWAY_AUDIO_MODELS: 'speech=old-tts,diarize=my-stt-d',
+      GATEWAY_MODELS: 'chat=vendor/chat-1, responses=chat-2,speech=new-tts,native-speech=nv-tts',
+    }
+    expect(resolve(env).models).toEqual({
+      chat: 'vendor/chat-1',
+      responses: 'chat-2',
+      speech: 'new-tts',
+      diarize: 'my-stt-d',
+      'native-speech': 'nv-tts',
+    })
+    expect(resolve(env, { models: 'chat=flag-chat' }).models).toEqual({
+      chat: 'flag-chat',
+      speech: 'old-tts',
+      diarize: 'my-stt-d',
+    })
     expect(errorOf({}, { models: 'nope=x' })).toMatch(/^--models: "nope=x" is not capability=model-id/)
   })
 
@@ -115,7 +171,10 @@ describe('loadEnv', () => {
   test('reads .env, and the environment wins over it', () => {
     const dir = mkdtempSync(join(tmpdir(), 'gc-env-'))
     writeFileSync(join(dir, '.env'), 'GATEWAY_BASE_URL=http://127.0.0.1:8080\nGATEWAY_API_KEY=from-file\n')
-    expect(loadEnv({ GATEWAY_API_KEY: 'from-env' }, dir)).toMatchObject({ GATEWAY_BASE_URL: 'http://127.0.0.1:8080', GATEWAY_API_KEY: 'from-env' })
+    expect(loadEnv({ GATEWAY_API_KEY: 'from-env' }, dir)).toMatchObject({
+      GATEWAY_BASE_URL: 'http://127.0.0.1:8080',
+      GATEWAY_API_KEY: 'from-env',
+    })
   })
 
   test('no .env is fine', () => {

@@ -12,12 +12,20 @@ async function collect(body: MultipartBody): Promise<Buffer> {
 async function parse(body: MultipartBody): Promise<FormData> {
   const bytes = await collect(body)
   expect(bytes.byteLength).toBe(body.length)
-  return (await new Response(bytes, { headers: { 'content-type': body.headers['content-type'] } }).formData()) as unknown as FormData
+  return (await new Response(bytes, {
+    headers: { 'content-type': body.headers['content-type'] },
+  }).formData()) as unknown as FormData
 }
 
 describe('multipartBody', () => {
   test('fields then a file, read back with their names, filename, type and bytes', async () => {
-    const body = multipartBody([['purpose', 'batch'], ['expires_after[anchor]', 'created_at']], { filename: 'in.jsonl', contentType: 'application/jsonl', content: '{"a":1}\n' })
+    const body = multipartBody(
+      [
+        ['purpose', 'batch'],
+        ['expires_after[anchor]', 'created_at'],
+      ],
+      { filename: 'in.jsonl', contentType: 'application/jsonl', content: '{"a":1}\n' },
+    )
     const form = await parse(body)
     expect(form.get('purpose')).toBe('batch')
     expect(form.get('expires_after[anchor]')).toBe('created_at')
@@ -27,12 +35,18 @@ describe('multipartBody', () => {
     expect(await file.text()).toBe('{"a":1}\n')
     expect(body.fileBytes).toBe(8)
     expect(body.headers['content-length']).toBe(String(body.length))
-    expect(body.note).toBe('multipart: purpose=batch, expires_after[anchor]=created_at, file "in.jsonl" (8 bytes, application/jsonl)')
+    expect(body.note).toBe(
+      'multipart: purpose=batch, expires_after[anchor]=created_at, file "in.jsonl" (8 bytes, application/jsonl)',
+    )
   })
 
   test('a generated file has exactly the size asked, repeating the pattern across chunk edges', async () => {
     const size = 3 * 1000 + 7
-    const body = multipartBody([['purpose', 'user_data']], { filename: 'g.txt', content: { size, pattern: 'abc' } }, { chunkBytes: 1000 })
+    const body = multipartBody(
+      [['purpose', 'user_data']],
+      { filename: 'g.txt', content: { size, pattern: 'abc' } },
+      { chunkBytes: 1000 },
+    )
     const file = (await parse(body)).get('file') as File
     const text = await file.text()
     expect(text.length).toBe(size)
@@ -46,7 +60,12 @@ describe('multipartBody', () => {
   })
 
   test('fields alone, with names that need quoting', async () => {
-    const form = await parse(multipartBody([['a"b', 'x'], ['purpose', 'vision']]))
+    const form = await parse(
+      multipartBody([
+        ['a"b', 'x'],
+        ['purpose', 'vision'],
+      ]),
+    )
     expect(form.get('a"b')).toBe('x') // the parser undoes the percent-encoding, as browsers expect
     expect(form.get('purpose')).toBe('vision')
   })

@@ -3,7 +3,10 @@ import { describe, expect, test } from 'vitest'
 import { Pacer, PACING_DEFAULTS } from '../../harness/pacing.ts'
 
 describe('Pacer', () => {
-  const headers = (remaining: string, reset: string) => ({ 'x-ratelimit-remaining-requests': remaining, 'x-ratelimit-reset-requests': reset })
+  const headers = (remaining: string, reset: string) => ({
+    'x-ratelimit-remaining-requests': remaining,
+    'x-ratelimit-reset-requests': reset,
+  })
 
   test('waits for the announced reset only once a bucket is empty', () => {
     let now = 1_000

@@ -29,13 +29,21 @@ describe('UUID v7 (Part 1 §4.1)', () => {
   })
 
   test('accepts upper-case hex and every variant digit 8, 9, a, b', () => {
-    for (const digit of ['8', '9', 'A', 'b']) expect(checkUuidV7(`01A1FD9D-E56D-752C-${digit}DE9-8A686A7B12F7`).ok).toBe(true)
+    for (const digit of ['8', '9', 'A', 'b'])
+      expect(checkUuidV7(`01A1FD9D-E56D-752C-${digit}DE9-8A686A7B12F7`).ok).toBe(true)
   })
 })
 
 describe('durations in reset headers', () => {
   test.each([
-    ['1s', 1000], ['6m0s', 360_000], ['20ms', 20], ['1.5s', 1500], ['0s', 0], ['1h2m3s', 3_723_000], ['59.559s', 59_559], ['7m12.5s', 432_500],
+    ['1s', 1000],
+    ['6m0s', 360_000],
+    ['20ms', 20],
+    ['1.5s', 1500],
+    ['0s', 0],
+    ['1h2m3s', 3_723_000],
+    ['59.559s', 59_559],
+    ['7m12.5s', 432_500],
   ])('%s is %d ms', (text, ms) => expect(parseDurationMs(text)).toBeCloseTo(ms, 6))
 
   test.each(['', '12', '1763721600', 's', '1 s', '1x', '-1s', 'soon', '1s2'])('%j is not a duration', (text) => {
@@ -47,17 +55,26 @@ describe('redaction: keys never reach a report', () => {
   const redactor = new Redactor({ main: 'sk-main-secret', tier0: 'sk-t0', suspended: 'sk-main-secret-suspended' })
 
   test('every occurrence, longest key first, replaced by the variable name', () => {
-    expect(redactor.text('a sk-main-secret b sk-main-secret-suspended c sk-t0')).toBe('a <GATEWAY_API_KEY> b <GATEWAY_SUSPENDED_API_KEY> c <GATEWAY_API_KEY_TIER0>')
+    expect(redactor.text('a sk-main-secret b sk-main-secret-suspended c sk-t0')).toBe(
+      'a <GATEWAY_API_KEY> b <GATEWAY_SUSPENDED_API_KEY> c <GATEWAY_API_KEY_TIER0>',
+    )
   })
 
   test('a header named as a credential (the native key header) is redacted like the others', () => {
     const named = new Redactor({ main: 'sk-main-secret' }, ['X-Vendor-Api-Key'])
-    expect(named.headers({ 'x-vendor-api-key': 'someone-elses-key', 'x-other': 'plain' })).toEqual({ 'x-vendor-api-key': '<redacted>', 'x-other': 'plain' })
+    expect(named.headers({ 'x-vendor-api-key': 'someone-elses-key', 'x-other': 'plain' })).toEqual({
+      'x-vendor-api-key': '<redacted>',
+      'x-other': 'plain',
+    })
     expect(named.headers({ 'x-vendor-api-key': 'sk-main-secret' })).toEqual({ 'x-vendor-api-key': '<GATEWAY_API_KEY>' })
   })
 
   test('credential headers with unknown values keep only the scheme; our invalid keys stay readable', () => {
-    expect(redactor.headers({ authorization: 'Bearer someone-elses-key', 'x-api-key': 'other', accept: 'x' })).toEqual({ authorization: 'Bearer <redacted>', 'x-api-key': '<redacted>', accept: 'x' })
+    expect(redactor.headers({ authorization: 'Bearer someone-elses-key', 'x-api-key': 'other', accept: 'x' })).toEqual({
+      authorization: 'Bearer <redacted>',
+      'x-api-key': '<redacted>',
+      accept: 'x',
+    })
     const invalid = `Bearer ${INVALID_KEY_PREFIX}123`
     expect(redactor.headers({ authorization: invalid }).authorization).toBe(invalid)
     expect(redactor.headers({ authorization: 'Bearer sk-t0' }).authorization).toBe('Bearer <GATEWAY_API_KEY_TIER0>')
@@ -66,9 +83,21 @@ describe('redaction: keys never reach a report', () => {
 
 describe('curl lines', () => {
   const record: ExchangeRecord = {
-    seq: 1, method: 'POST', url: "http://127.0.0.1:8080/user/v1/transactions/lookup?q=it's", path: '/user/v1/transactions/lookup', key: 'tier3', auth: 'bearer',
-    requestHeaders: { authorization: 'Bearer <GATEWAY_API_KEY_TIER3>', 'content-type': 'application/json', 'x-client-request-id': 'gc-1' },
-    requestBody: '{"ids":["a\'b"]}', startedAt: 0, durationMs: 1, attempt: 1,
+    seq: 1,
+    method: 'POST',
+    url: "http://127.0.0.1:8080/user/v1/transactions/lookup?q=it's",
+    path: '/user/v1/transactions/lookup',
+    key: 'tier3',
+    auth: 'bearer',
+    requestHeaders: {
+      authorization: 'Bearer <GATEWAY_API_KEY_TIER3>',
+      'content-type': 'application/json',
+      'x-client-request-id': 'gc-1',
+    },
+    requestBody: '{"ids":["a\'b"]}',
+    startedAt: 0,
+    durationMs: 1,
+    attempt: 1,
   }
 
   test('the key is the environment variable, quotes are escaped, our trace header is left out', () => {
@@ -78,12 +107,30 @@ describe('curl lines', () => {
   })
 
   test('a key in another header (the native key header) is its variable, expanded by the shell', () => {
-    const native = curlLine({ ...record, method: 'GET', key: null, auth: 'none', requestHeaders: { 'x-vendor-api-key': '<GATEWAY_API_KEY>' }, requestBody: undefined })
-    expect(native).toBe(`curl -sS -i 'http://127.0.0.1:8080/user/v1/transactions/lookup?q=it'\\''s' -H "x-vendor-api-key: $GATEWAY_API_KEY"`)
+    const native = curlLine({
+      ...record,
+      method: 'GET',
+      key: null,
+      auth: 'none',
+      requestHeaders: { 'x-vendor-api-key': '<GATEWAY_API_KEY>' },
+      requestBody: undefined,
+    })
+    expect(native).toBe(
+      `curl -sS -i 'http://127.0.0.1:8080/user/v1/transactions/lookup?q=it'\\''s' -H "x-vendor-api-key: $GATEWAY_API_KEY"`,
+    )
   })
 
   test('x-api-key uses the variable too; no key, no header', () => {
-    expect(curlLine({ ...record, method: 'GET', key: 'main', auth: 'x-api-key', requestHeaders: { 'x-api-key': '<GATEWAY_API_KEY>' }, requestBody: undefined })).toBe(
+    expect(
+      curlLine({
+        ...record,
+        method: 'GET',
+        key: 'main',
+        auth: 'x-api-key',
+        requestHeaders: { 'x-api-key': '<GATEWAY_API_KEY>' },
+        requestBody: undefined,
+      }),
+    ).toBe(
       `curl -sS -i 'http://127.0.0.1:8080/user/v1/transactions/lookup?q=it'\\''s' -H "x-api-key: $GATEWAY_API_KEY"`,
     )
   })

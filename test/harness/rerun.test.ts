@@ -28,22 +28,47 @@ describe('which failures earn a second try', () => {
 describe('the second try', () => {
   test.each([
     ['pass', async () => {}],
-    ['fail', async () => { throw failure() }],
-    ['skip', async () => { throw skip() }],
-    ['error', async () => { throw new TypeError('boom') }],
+    [
+      'fail',
+      async () => {
+        throw failure()
+      },
+    ],
+    [
+      'skip',
+      async () => {
+        throw skip()
+      },
+    ],
+    [
+      'error',
+      async () => {
+        throw new TypeError('boom')
+      },
+    ],
   ] as const)('%s', async (expected, attempt) => {
     expect(await secondTry(attempt, 5_000)).toBe(expected)
   })
 
   test('too little time left: not made at all', async () => {
     let made = false
-    expect(await secondTry(async () => { made = true }, RERUN_DEFAULTS.minAttemptMs - 1)).toBe('no-time')
+    expect(
+      await secondTry(async () => {
+        made = true
+      }, RERUN_DEFAULTS.minAttemptMs - 1),
+    ).toBe('no-time')
     expect(made).toBe(false)
   })
 
   test('a try that outlives its time is abandoned, and its late failure goes nowhere', async () => {
     let late: () => void = () => {}
-    const result = await secondTry(() => new Promise<void>((_resolve, reject) => { late = () => reject(failure()) }), RERUN_DEFAULTS.minAttemptMs)
+    const result = await secondTry(
+      () =>
+        new Promise<void>((_resolve, reject) => {
+          late = () => reject(failure())
+        }),
+      RERUN_DEFAULTS.minAttemptMs,
+    )
     expect(result).toBe('no-time')
     late() // an unhandled rejection here would fail this test file
     await new Promise((resolve) => setTimeout(resolve, 10))
@@ -54,31 +79,65 @@ describe('rerunFailed in a test', () => {
   const req: Requirement = { id: 'P1-7-x', part: 1, section: '7', family: 'models', level: 'MUST', rule: 'r' }
 
   function fakeContext(timeout = 30_000, startedAgoMs = 0): TestContext {
-    return { task: { timeout, meta: {}, result: { state: 'run', startTime: Date.now() - startedAgoMs } } } as unknown as TestContext
+    return {
+      task: { timeout, meta: {}, result: { state: 'run', startTime: Date.now() - startedAgoMs } },
+    } as unknown as TestContext
   }
 
   test('records the second try and how many exchanges the first had made', async () => {
     const ctx = fakeContext()
     let exchanges = 3
-    await rerunFailed(ctx, req, true, failure(), async () => { exchanges += 1 }, () => exchanges)
+    await rerunFailed(
+      ctx,
+      req,
+      true,
+      failure(),
+      async () => {
+        exchanges += 1
+      },
+      () => exchanges,
+    )
     expect(ctx.task.meta.rerun).toEqual({ result: 'pass', exchangesBefore: 3 })
   })
 
   test('a second try that made no call (the test judges a fixture its file made once) tried nothing again: reused', async () => {
     const passed = fakeContext()
-    await rerunFailed(passed, req, true, failure(), async () => {}, () => 2)
+    await rerunFailed(
+      passed,
+      req,
+      true,
+      failure(),
+      async () => {},
+      () => 2,
+    )
     expect(passed.task.meta.rerun?.result).toBe('reused')
     const failed = fakeContext()
-    await rerunFailed(failed, req, true, failure(), async () => { throw failure() }, () => 2)
+    await rerunFailed(
+      failed,
+      req,
+      true,
+      failure(),
+      async () => {
+        throw failure()
+      },
+      () => 2,
+    )
     expect(failed.task.meta.rerun?.result).toBe('reused')
   })
 
   test('a skip in the second try does not leave the test pending (which would turn the failure into a skip)', async () => {
     const ctx = fakeContext()
-    await rerunFailed(ctx, req, true, failure(), async () => {
-      ;(ctx.task.result as { pending?: boolean }).pending = true // what ctx.skip() does before it throws
-      throw skip()
-    }, () => 1)
+    await rerunFailed(
+      ctx,
+      req,
+      true,
+      failure(),
+      async () => {
+        ;(ctx.task.result as { pending?: boolean }).pending = true // what ctx.skip() does before it throws
+        throw skip()
+      },
+      () => 1,
+    )
     expect(ctx.task.meta.rerun?.result).toBe('skip')
     expect((ctx.task.result as { pending?: boolean }).pending).toBeUndefined()
   })
@@ -86,7 +145,16 @@ describe('rerunFailed in a test', () => {
   test('the time left is the test timeout less what the first try took and a margin', async () => {
     const ctx = fakeContext(10_000, 10_000 - RERUN_DEFAULTS.marginMs - RERUN_DEFAULTS.minAttemptMs + 200)
     let made = false
-    await rerunFailed(ctx, req, true, failure(), async () => { made = true }, () => 0)
+    await rerunFailed(
+      ctx,
+      req,
+      true,
+      failure(),
+      async () => {
+        made = true
+      },
+      () => 0,
+    )
     expect(ctx.task.meta.rerun?.result).toBe('no-time')
     expect(made).toBe(false)
   })
@@ -94,11 +162,29 @@ describe('rerunFailed in a test', () => {
   test('a second try that would likely outlive the timeout (the first took longer than what is left) is not started', async () => {
     const ctx = fakeContext(20_000, 8_000) // 10 s left after the margin, more than the 8 s the first took: made
     let calls = 0
-    await rerunFailed(ctx, req, true, failure(), async () => { calls += 1 }, () => calls)
+    await rerunFailed(
+      ctx,
+      req,
+      true,
+      failure(),
+      async () => {
+        calls += 1
+      },
+      () => calls,
+    )
     expect(ctx.task.meta.rerun?.result).toBe('pass')
     const slow = fakeContext(20_000, 10_000) // 8 s left, the first took 10 s
     let made = false
-    await rerunFailed(slow, req, true, failure(), async () => { made = true }, () => 0)
+    await rerunFailed(
+      slow,
+      req,
+      true,
+      failure(),
+      async () => {
+        made = true
+      },
+      () => 0,
+    )
     expect(slow.task.meta.rerun?.result).toBe('no-time')
     expect(made).toBe(false)
   })
@@ -106,7 +192,16 @@ describe('rerunFailed in a test', () => {
   test('nothing happens for a failure that earns no second try', async () => {
     const ctx = fakeContext()
     let made = false
-    await rerunFailed(ctx, { ...req, level: 'SHOULD' }, true, failure(), async () => { made = true }, () => 0)
+    await rerunFailed(
+      ctx,
+      { ...req, level: 'SHOULD' },
+      true,
+      failure(),
+      async () => {
+        made = true
+      },
+      () => 0,
+    )
     expect(made).toBe(false)
     expect(ctx.task.meta.rerun).toBeUndefined()
   })
@@ -119,8 +214,16 @@ describe('rerunFailed in a test', () => {
 
 describe('flaky in the results', () => {
   const requirements: Requirement[] = [{ id: 'A', part: 1, section: '7', family: 'models', level: 'MUST', rule: 'a' }]
-  const out = (status: Outcome['status'], rerun?: Outcome['rerun'], source: Outcome['source'] = 'test'): Outcome => ({ requirement: 'A', status, test: 't', file: 'f', source, ...(rerun ? { rerun } : {}) })
-  const judge = (outcomes: Outcome[]) => aggregate({ requirements, outcomes, selectedFamilies: null, filtered: false })[0]!
+  const out = (status: Outcome['status'], rerun?: Outcome['rerun'], source: Outcome['source'] = 'test'): Outcome => ({
+    requirement: 'A',
+    status,
+    test: 't',
+    file: 'f',
+    source,
+    ...(rerun ? { rerun } : {}),
+  })
+  const judge = (outcomes: Outcome[]) =>
+    aggregate({ requirements, outcomes, selectedFamilies: null, filtered: false })[0]!
 
   test('a failure whose every failing test passed again is flaky, and still fails the run', () => {
     const r = judge([out('fail', 'pass'), out('pass')])

@@ -31,11 +31,19 @@ export function runReportProblems(runDir: string, requirementIds: Iterable<strin
   const entries = document.log?.entries ?? []
   if (entries.length === 0) problems.push('exchanges.har holds no exchange')
   // The calls that measured the spend are the run's too.
-  const creditReads = entries.filter((e) => e._test?.startsWith('the run:') === true && e.request?.url?.endsWith('/user/v1/credit') === true)
-  if (summary.spend?.measuredUsd != null && creditReads.length < 2) problems.push(`exchanges.har holds ${creditReads.length} of the credit reads before and after the run that measured its spend`)
+  const creditReads = entries.filter(
+    (e) => e._test?.startsWith('the run:') === true && e.request?.url?.endsWith('/user/v1/credit') === true,
+  )
+  if (summary.spend?.measuredUsd != null && creditReads.length < 2)
+    problems.push(
+      `exchanges.har holds ${creditReads.length} of the credit reads before and after the run that measured its spend`,
+    )
   const coverage = read('coverage.md')
   for (const id of requirementIds) if (!coverage.includes(`| ${id} |`)) problems.push(`coverage.md does not list ${id}`)
-  for (const [name, text] of [['exchanges.har', harText], ['coverage.md', coverage]] as const) {
+  for (const [name, text] of [
+    ['exchanges.har', harText],
+    ['coverage.md', coverage],
+  ] as const) {
     // The index, not the key: a failure message must not print it either.
     keys.forEach((key, index) => {
       if (text.includes(key)) problems.push(`${name} holds configured key #${index}`)

@@ -10,7 +10,19 @@ const scratch = mkdtempSync(join(tmpdir(), 'gc-run-stop-'))
 afterAll(() => rmSync(scratch, { recursive: true, force: true }))
 
 function config(extra: Partial<TargetConfig>): TargetConfig {
-  return { baseUrl: 'http://127.0.0.1:1', embedded: false, keys: {}, asOf: '2026-11-21', budgetUsd: null, timeoutMs: 1000, largeUploads: false, models: {}, nativeKeyHeader: DEFAULT_NATIVE_KEY_HEADER, runId: 't', ...extra }
+  return {
+    baseUrl: 'http://127.0.0.1:1',
+    embedded: false,
+    keys: {},
+    asOf: '2026-11-21',
+    budgetUsd: null,
+    timeoutMs: 1000,
+    largeUploads: false,
+    models: {},
+    nativeKeyHeader: DEFAULT_NATIVE_KEY_HEADER,
+    runId: 't',
+    ...extra,
+  }
 }
 
 function refusal(gate: RunGate): RunStopped | undefined {
@@ -28,14 +40,17 @@ describe('RunGate', () => {
     const stopFile = join(scratch, 'breaker.json')
     const one = new RunGate(config({ stopFile }))
     const other = new RunGate(config({ stopFile }))
-    for (let i = 1; i < RUN_STOP_DEFAULTS.consecutiveFailures; i += 1) (i % 2 === 0 ? one : other).failed(`GET /v1/models: no response within 1000 ms (#${i})`)
+    for (let i = 1; i < RUN_STOP_DEFAULTS.consecutiveFailures; i += 1)
+      (i % 2 === 0 ? one : other).failed(`GET /v1/models: no response within 1000 ms (#${i})`)
     expect(refusal(other)).toBeUndefined()
     one.failed('POST /v1/responses: the stream did not end within 1000 ms')
     expect(readStop(stopFile)?.evidence).toHaveLength(RUN_STOP_DEFAULTS.consecutiveFailures)
     for (const gate of [one, other]) {
       const error = refusal(gate)
       expect(error?.code).toBe('TARGET_UNHEALTHY')
-      expect(error?.message).toMatch(/GET \/v1\/models not sent: the run stopped calling, target unhealthy, 5 transport failures in a row: \(1\) GET \/v1\/models: no response within 1000 ms \(#1\);.*\(5\) POST \/v1\/responses: the stream did not end/)
+      expect(error?.message).toMatch(
+        /GET \/v1\/models not sent: the run stopped calling, target unhealthy, 5 transport failures in a row: \(1\) GET \/v1\/models: no response within 1000 ms \(#1\);.*\(5\) POST \/v1\/responses: the stream did not end/,
+      )
     }
   })
 
@@ -51,10 +66,12 @@ describe('RunGate', () => {
     expect(readStop(stopFile)).toBeUndefined()
   })
 
-  test('past the run\'s deadline no call is sent', () => {
+  test("past the run's deadline no call is sent", () => {
     expect(refusal(new RunGate(config({ deadlineAt: Date.now() + 60_000 })))).toBeUndefined()
     const error = refusal(new RunGate(config({ deadlineAt: Date.now() - 1 })))
     expect(error?.code).toBe('RUN_DEADLINE')
-    expect(error?.message).toMatch(/GET \/v1\/models not sent: the run's deadline \(GATEWAY_MAX_DURATION, --max-duration\) passed/)
+    expect(error?.message).toMatch(
+      /GET \/v1\/models not sent: the run's deadline \(GATEWAY_MAX_DURATION, --max-duration\) passed/,
+    )
   })
 })

@@ -12,13 +12,26 @@ const errorOf = (flags: FlagValues): string => configErrorOf(() => resolveOption
 
 describe('flags', () => {
   test('defaults: every level, no shard, no baseline, failed MUSTs tried again', () => {
-    expect(resolveOptions({}, {}, [], FAMILIES)).toMatchObject({ level: null, shard: null, baseline: null, updateBaseline: false, rerun: true })
+    expect(resolveOptions({}, {}, [], FAMILIES)).toMatchObject({
+      level: null,
+      shard: null,
+      baseline: null,
+      updateBaseline: false,
+      rerun: true,
+    })
   })
 
   test('--level must, --shard 2/3, --baseline with --update-baseline, --no-rerun', () => {
-    expect(resolveOptions({}, { level: 'MUST', shard: ' 2 / 3 ', 'no-rerun': true }, [], FAMILIES)).toMatchObject({ level: 'MUST', shard: { index: 2, count: 3 }, rerun: false })
+    expect(resolveOptions({}, { level: 'MUST', shard: ' 2 / 3 ', 'no-rerun': true }, [], FAMILIES)).toMatchObject({
+      level: 'MUST',
+      shard: { index: 2, count: 3 },
+      rerun: false,
+    })
     expect(resolveOptions({}, { level: 'all' }, [], FAMILIES).level).toBeNull()
-    expect(resolveOptions({}, { baseline: 'b.json', 'update-baseline': true }, [], FAMILIES)).toMatchObject({ baseline: 'b.json', updateBaseline: true })
+    expect(resolveOptions({}, { baseline: 'b.json', 'update-baseline': true }, [], FAMILIES)).toMatchObject({
+      baseline: 'b.json',
+      updateBaseline: true,
+    })
   })
 
   test.each([
@@ -28,7 +41,10 @@ describe('flags', () => {
     [{ shard: '1' }, /^--shard must be i\/n/],
     [{ shard: '1/0' }, /^--shard must be i\/n/],
     [{ 'update-baseline': true }, /^--update-baseline needs --baseline FILE/],
-    [{ baseline: 'b.json', 'update-baseline': true, shard: '1/2' }, /^--update-baseline needs a whole run, not a shard/],
+    [
+      { baseline: 'b.json', 'update-baseline': true, shard: '1/2' },
+      /^--update-baseline needs a whole run, not a shard/,
+    ],
     [{ grep: 'P1-(4' }, /^--grep "P1-\(4" is not a regular expression: Unterminated group$/],
   ] as Array<[FlagValues, RegExp]>)('%j is refused in one line', (flags, pattern) => {
     expect(errorOf(flags)).toMatch(pattern)
@@ -37,7 +53,8 @@ describe('flags', () => {
 
 describe('the test name pattern', () => {
   // What vitest matches: the file, the describe blocks and the test's own name.
-  const name = (id: string, title = 'a title'): string => `suites/models/models.test.ts model list (Part 1 §2.3) [${id}] ${title}`
+  const name = (id: string, title = 'a title'): string =>
+    `suites/models/models.test.ts model list (Part 1 §2.3) [${id}] ${title}`
   const matches = (pattern: string | null, text: string): boolean => pattern === null || new RegExp(pattern).test(text)
 
   test('no level: the grep as given, or nothing', () => {
@@ -74,19 +91,54 @@ describe('what a selection leaves out', () => {
     { id: 'S', part: 1, section: '1', family: 'models', level: 'SHOULD', rule: 's' },
     { id: 'N', part: 1, section: '1', family: 'models', level: 'MUST', rule: 'n' },
   ]
-  const out = (requirement: string, status: Outcome['status'], source: Outcome['source'] = 'test'): Outcome => ({ requirement, status, test: 't', file: 'f', source })
+  const out = (requirement: string, status: Outcome['status'], source: Outcome['source'] = 'test'): Outcome => ({
+    requirement,
+    status,
+    test: 't',
+    file: 'f',
+    source,
+  })
 
   test('--level must: SHOULD requirements are disabled, even those the audit of every response judged', () => {
-    const results = aggregate({ requirements: REQUIREMENTS, outcomes: [out('M', 'pass'), out('S', 'fail', 'audit'), out('N', 'pass')], selectedFamilies: null, filtered: false, levels: ['MUST'] })
-    expect(results.map((r) => [r.id, r.status, r.reason])).toEqual([['M', 'pass', undefined], ['S', 'disabled', 'level not selected (--level must)'], ['N', 'pass', undefined]])
+    const results = aggregate({
+      requirements: REQUIREMENTS,
+      outcomes: [out('M', 'pass'), out('S', 'fail', 'audit'), out('N', 'pass')],
+      selectedFamilies: null,
+      filtered: false,
+      levels: ['MUST'],
+    })
+    expect(results.map((r) => [r.id, r.status, r.reason])).toEqual([
+      ['M', 'pass', undefined],
+      ['S', 'disabled', 'level not selected (--level must)'],
+      ['N', 'pass', undefined],
+    ])
     expect(verdictOf(results, 0)).toBe('conformant')
   })
 
   test('--shard: what the shard did not reach is left to the others, so the shard is not incomplete', () => {
-    const results = aggregate({ requirements: REQUIREMENTS, outcomes: [out('M', 'pass')], selectedFamilies: null, filtered: false, shard: { index: 1, count: 2 } })
-    expect(results.find((r) => r.id === 'N')).toMatchObject({ status: 'disabled', reason: 'not in this shard (--shard 1/2)' })
+    const results = aggregate({
+      requirements: REQUIREMENTS,
+      outcomes: [out('M', 'pass')],
+      selectedFamilies: null,
+      filtered: false,
+      shard: { index: 1, count: 2 },
+    })
+    expect(results.find((r) => r.id === 'N')).toMatchObject({
+      status: 'disabled',
+      reason: 'not in this shard (--shard 1/2)',
+    })
     expect(verdictOf(results, 0)).toBe('conformant')
     // The same run as a whole: N is checked by nothing, and the run is incomplete.
-    expect(verdictOf(aggregate({ requirements: REQUIREMENTS, outcomes: [out('M', 'pass')], selectedFamilies: null, filtered: false }), 0)).toBe('incomplete')
+    expect(
+      verdictOf(
+        aggregate({
+          requirements: REQUIREMENTS,
+          outcomes: [out('M', 'pass')],
+          selectedFamilies: null,
+          filtered: false,
+        }),
+        0,
+      ),
+    ).toBe('incomplete')
   })
 })

@@ -14,12 +14,17 @@ function everySplit(text: string): Uint8Array[][] {
   return Array.from({ length: bytes.length + 1 }, (_, i) => [bytes.slice(0, i), bytes.slice(i)])
 }
 
-const STREAM = 'event: response.created\ndata: {"type":"response.created"}\n\n: keep-alive\n\nevent: response.output_text.delta\ndata: {"delta":"héllo ✓"}\n\nevent: response.completed\ndata: {"type":"response.completed"}\n\n'
+const STREAM =
+  'event: response.created\ndata: {"type":"response.created"}\n\n: keep-alive\n\nevent: response.output_text.delta\ndata: {"delta":"héllo ✓"}\n\nevent: response.completed\ndata: {"type":"response.completed"}\n\n'
 
 describe('readSse', () => {
   test('the same events whatever byte the stream is split at, multi-byte characters included', async () => {
     const whole = await collectSse(chunks(STREAM))
-    expect(whole.events.map((e) => e.event)).toEqual(['response.created', 'response.output_text.delta', 'response.completed'])
+    expect(whole.events.map((e) => e.event)).toEqual([
+      'response.created',
+      'response.output_text.delta',
+      'response.completed',
+    ])
     expect(whole.end.cleanEnd).toBe(true)
     for (const parts of everySplit(STREAM)) {
       const split = await collectSse(chunks(...parts))
@@ -42,7 +47,10 @@ describe('readSse', () => {
     const crlf = 'event: a\r\ndata: 1\r\n\r\nevent: b\rdata: 2\r\r'
     for (const parts of everySplit(crlf)) {
       const { events, end } = await collectSse(chunks(...parts))
-      expect(events.map((e) => [e.event, e.data])).toEqual([['a', '1'], ['b', '2']])
+      expect(events.map((e) => [e.event, e.data])).toEqual([
+        ['a', '1'],
+        ['b', '2'],
+      ])
       expect(end.cleanEnd).toBe(true)
     }
   })
@@ -110,7 +118,10 @@ describe('readSse', () => {
 const BOM = '\uFEFF'
 const CREATED = 'event: response.created\ndata: {"type":"response.created"}\n\n'
 const DONE = 'event: response.completed\ndata: {"type":"response.completed"}\n\n'
-const TWO = [['response.created', '{"type":"response.created"}'], ['response.completed', '{"type":"response.completed"}']]
+const TWO = [
+  ['response.created', '{"type":"response.created"}'],
+  ['response.completed', '{"type":"response.completed"}'],
+]
 
 interface Framing {
   name: string
@@ -122,25 +133,121 @@ interface Framing {
 
 const FRAMINGS: Framing[] = [
   { name: 'LF line ends', text: CREATED + DONE, events: TWO as Framing['events'], clean: true },
-  { name: 'CRLF line ends', text: (CREATED + DONE).replace(/\n/g, '\r\n'), events: TWO as Framing['events'], clean: true },
-  { name: 'CR-only line ends', text: (CREATED + DONE).replace(/\n/g, '\r'), events: TWO as Framing['events'], clean: true },
-  { name: 'mixed line ends', text: 'event: a\r\ndata: 1\r\rdata: 2\n\r\ndata: 3\r\n\n', events: [['a', '1'], [undefined, '2'], [undefined, '3']], clean: true },
-  { name: 'a comment before the first event', text: `: hello\n\n${CREATED}${DONE}`, events: TWO as Framing['events'], clean: true },
-  { name: 'a keep-alive comment after the last event', text: `${CREATED}${DONE}: ping\n\n`, events: TWO as Framing['events'], clean: true },
-  { name: 'a keep-alive comment after the last event, no blank line', text: `${CREATED}${DONE}: ping\n`, events: TWO as Framing['events'], clean: true },
-  { name: 'a keep-alive comment after the last event, no line end', text: `${CREATED}${DONE}: ping`, events: TWO as Framing['events'], clean: true },
-  { name: 'comments inside an event', text: 'event: a\n: between fields\ndata: 1\n: more\n\n', events: [['a', '1']], clean: true },
+  {
+    name: 'CRLF line ends',
+    text: (CREATED + DONE).replace(/\n/g, '\r\n'),
+    events: TWO as Framing['events'],
+    clean: true,
+  },
+  {
+    name: 'CR-only line ends',
+    text: (CREATED + DONE).replace(/\n/g, '\r'),
+    events: TWO as Framing['events'],
+    clean: true,
+  },
+  {
+    name: 'mixed line ends',
+    text: 'event: a\r\ndata: 1\r\rdata: 2\n\r\ndata: 3\r\n\n',
+    events: [
+      ['a', '1'],
+      [undefined, '2'],
+      [undefined, '3'],
+    ],
+    clean: true,
+  },
+  {
+    name: 'a comment before the first event',
+    text: `: hello\n\n${CREATED}${DONE}`,
+    events: TWO as Framing['events'],
+    clean: true,
+  },
+  {
+    name: 'a keep-alive comment after the last event',
+    text: `${CREATED}${DONE}: ping\n\n`,
+    events: TWO as Framing['events'],
+    clean: true,
+  },
+  {
+    name: 'a keep-alive comment after the last event, no blank line',
+    text: `${CREATED}${DONE}: ping\n`,
+    events: TWO as Framing['events'],
+    clean: true,
+  },
+  {
+    name: 'a keep-alive comment after the last event, no line end',
+    text: `${CREATED}${DONE}: ping`,
+    events: TWO as Framing['events'],
+    clean: true,
+  },
+  {
+    name: 'comments inside an event',
+    text: 'event: a\n: between fields\ndata: 1\n: more\n\n',
+    events: [['a', '1']],
+    clean: true,
+  },
   { name: 'a leading BOM', text: `${BOM}${CREATED}${DONE}`, events: TWO as Framing['events'], clean: true },
-  { name: 'a leading BOM before a comment, CR-only', text: `${BOM}: open\r\r${CREATED.replace(/\n/g, '\r')}`, events: [TWO[0]] as Framing['events'], clean: true },
-  { name: 'id: fields', text: 'id: 1\nevent: a\ndata: 1\n\nid: 2\ndata: 2\n\n', events: [['a', '1', '1'], [undefined, '2', '2']], clean: true },
-  { name: 'retry: and id: on their own, first and last', text: `retry: 2500\n\n${CREATED}id: 9\n\nretry: 1000\n`, events: [TWO[0]] as Framing['events'], clean: true, retries: [2500, 1000] },
-  { name: 'unknown fields', text: `gc-field: x\n${CREATED}novalue\n\n`, events: [TWO[0]] as Framing['events'], clean: true },
-  { name: 'an unknown event type after the terminal one', text: `${CREATED}${DONE}event: gc.unknown\ndata: {}\n\n: ping\n\n`, events: [...TWO, ['gc.unknown', '{}']] as Framing['events'], clean: true },
-  { name: 'data without a space after the colon, empty data', text: 'data:x\n\ndata\n\n', events: [[undefined, 'x'], [undefined, '']], clean: true },
+  {
+    name: 'a leading BOM before a comment, CR-only',
+    text: `${BOM}: open\r\r${CREATED.replace(/\n/g, '\r')}`,
+    events: [TWO[0]] as Framing['events'],
+    clean: true,
+  },
+  {
+    name: 'id: fields',
+    text: 'id: 1\nevent: a\ndata: 1\n\nid: 2\ndata: 2\n\n',
+    events: [
+      ['a', '1', '1'],
+      [undefined, '2', '2'],
+    ],
+    clean: true,
+  },
+  {
+    name: 'retry: and id: on their own, first and last',
+    text: `retry: 2500\n\n${CREATED}id: 9\n\nretry: 1000\n`,
+    events: [TWO[0]] as Framing['events'],
+    clean: true,
+    retries: [2500, 1000],
+  },
+  {
+    name: 'unknown fields',
+    text: `gc-field: x\n${CREATED}novalue\n\n`,
+    events: [TWO[0]] as Framing['events'],
+    clean: true,
+  },
+  {
+    name: 'an unknown event type after the terminal one',
+    text: `${CREATED}${DONE}event: gc.unknown\ndata: {}\n\n: ping\n\n`,
+    events: [...TWO, ['gc.unknown', '{}']] as Framing['events'],
+    clean: true,
+  },
+  {
+    name: 'data without a space after the colon, empty data',
+    text: 'data:x\n\ndata\n\n',
+    events: [
+      [undefined, 'x'],
+      [undefined, ''],
+    ],
+    clean: true,
+  },
   { name: 'cut inside a data line', text: `${CREATED}data: {"ty`, events: [TWO[0]] as Framing['events'], clean: false },
-  { name: 'cut after a data line, before its blank line', text: `${CREATED}${DONE}data: 1\n`, events: TWO as Framing['events'], clean: false },
-  { name: 'cut after an event: line', text: `${CREATED}event: response.completed\r\n`, events: [TWO[0]] as Framing['events'], clean: false },
-  { name: 'cut after a data line, a comment following', text: `${CREATED}data: 1\n: ping\n`, events: [TWO[0]] as Framing['events'], clean: false },
+  {
+    name: 'cut after a data line, before its blank line',
+    text: `${CREATED}${DONE}data: 1\n`,
+    events: TWO as Framing['events'],
+    clean: false,
+  },
+  {
+    name: 'cut after an event: line',
+    text: `${CREATED}event: response.completed\r\n`,
+    events: [TWO[0]] as Framing['events'],
+    clean: false,
+  },
+  {
+    name: 'cut after a data line, a comment following',
+    text: `${CREATED}data: 1\n: ping\n`,
+    events: [TWO[0]] as Framing['events'],
+    clean: false,
+  },
   { name: 'cut inside an id: line', text: `${CREATED}id: 4`, events: [TWO[0]] as Framing['events'], clean: false },
 ]
 
@@ -150,8 +257,14 @@ describe('framings of the SSE format, each split at every byte', () => {
     for (const parts of everySplit(framing.text)) {
       const { items, events, end } = await collectSse(chunks(...parts))
       const where = `split at byte ${parts[0]?.length}`
-      expect(events.map((e) => ({ event: e.event, data: e.data, id: e.id })), where).toEqual(expected)
-      expect(items.flatMap((i) => (i.kind === 'retry' ? [i.ms] : [])), where).toEqual(framing.retries ?? [])
+      expect(
+        events.map((e) => ({ event: e.event, data: e.data, id: e.id })),
+        where,
+      ).toEqual(expected)
+      expect(
+        items.flatMap((i) => (i.kind === 'retry' ? [i.ms] : [])),
+        where,
+      ).toEqual(framing.retries ?? [])
       expect(end.cleanEnd, where).toBe(framing.clean)
       expect(end.trailing === '', where).toBe(framing.clean)
     }

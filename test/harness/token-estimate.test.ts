@@ -15,7 +15,14 @@ describe('estimateInputTokens', () => {
     const e = estimateInputTokens({
       instructions: 'Be brief.',
       input: [
-        { role: 'user', content: [{ type: 'input_text', text: 'Look at this' }, { type: 'input_image', image_url: 'https://x/y.png' }, { type: 'input_file', file_id: 'file-1' }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'input_text', text: 'Look at this' },
+            { type: 'input_image', image_url: 'https://x/y.png' },
+            { type: 'input_file', file_id: 'file-1' },
+          ],
+        },
         { type: 'function_call', call_id: 'c', name: 'f', arguments: '{"a": 1}' },
         { type: 'function_call_output', call_id: 'c', output: 'done now' },
       ],
@@ -27,8 +34,14 @@ describe('estimateInputTokens', () => {
   test('tools and schemas are reserved at one token per byte of their JSON', () => {
     const tool = { type: 'function', name: 'f', parameters: { type: 'object' } }
     const schema = { type: 'object', properties: { a: { type: 'string' } } }
-    const e = estimateInputTokens({ input: 'hi', tools: [tool], text: { format: { type: 'json_schema', name: 's', schema } } })
-    expect(e.headroom).toBe(H.frame + H.perMessage + H.perTool + JSON.stringify(tool).length + JSON.stringify(schema).length)
+    const e = estimateInputTokens({
+      input: 'hi',
+      tools: [tool],
+      text: { format: { type: 'json_schema', name: 's', schema } },
+    })
+    expect(e.headroom).toBe(
+      H.frame + H.perMessage + H.perTool + JSON.stringify(tool).length + JSON.stringify(schema).length,
+    )
   })
 
   test('word chunks are whitespace-separated runs; multi-byte text raises the ceiling, not the bound', () => {

@@ -5,7 +5,16 @@
  * several standard errors wide, and narrow enough that the wrong process fails them (see the last test).
  */
 import { describe, expect, test } from 'vitest'
-import { arrivalOffsets, countBy, deriveSeed, expectedArrivals, gammaVariate, mulberry32, plannedOffsets, type ArrivalPlan } from '../../load/engine/arrivals.ts'
+import {
+  arrivalOffsets,
+  countBy,
+  deriveSeed,
+  expectedArrivals,
+  gammaVariate,
+  mulberry32,
+  plannedOffsets,
+  type ArrivalPlan,
+} from '../../load/engine/arrivals.ts'
 import type { PlanContext } from '../../load/profile.ts'
 import { arrivalFor } from '../../load/runner.ts'
 import type { PhasePlan } from '../../load/types.ts'
@@ -76,11 +85,14 @@ describe('processes', () => {
     expect(Math.abs(g.filter((x) => x < 20).length / g.length - (1 - 1 / Math.E))).toBeLessThan(0.015)
   })
 
-  test.each([0.25, 0.5, 2, 4])('gamma with burstiness %s: mean 1/rate, coefficient of variation 1/sqrt(burstiness)', (burstiness) => {
-    const { mean, cv } = meanAndCv(gaps(take(10, { process: 'gamma', burstiness, seed: 5 }, N)))
-    expect(Math.abs(mean - 100) / 100).toBeLessThan(0.04)
-    expect(Math.abs(cv - 1 / Math.sqrt(burstiness)) / (1 / Math.sqrt(burstiness))).toBeLessThan(0.06)
-  })
+  test.each([0.25, 0.5, 2, 4])(
+    'gamma with burstiness %s: mean 1/rate, coefficient of variation 1/sqrt(burstiness)',
+    (burstiness) => {
+      const { mean, cv } = meanAndCv(gaps(take(10, { process: 'gamma', burstiness, seed: 5 }, N)))
+      expect(Math.abs(mean - 100) / 100).toBeLessThan(0.04)
+      expect(Math.abs(cv - 1 / Math.sqrt(burstiness)) / (1 / Math.sqrt(burstiness))).toBeLessThan(0.06)
+    },
+  )
 
   test('gamma variates have mean shape and variance shape (Marsaglia-Tsang, boosted below 1)', () => {
     for (const shape of [0.3, 1, 3]) {
@@ -108,23 +120,28 @@ describe('ramps', () => {
     ['constant', 'exponential'],
     ['poisson', 'linear'],
     ['poisson', 'exponential'],
-  ])('%s arrivals on a %s ramp: as many calls in the span as the integral of the rate, then the rate', (process, shape) => {
-    const ramp = { shape, spanMs }
-    const offsets = plannedOffsets(rate, spanMs + 20_000, { process, seed: 9, ramp }, 1_000_000)
-    expect(offsets[0]).toBe(0)
-    expect(offsets.every((at, i) => Number.isFinite(at) && (i === 0 || at >= (offsets[i - 1] as number)))).toBe(true)
-    const expected = expectedArrivals(rate, spanMs, ramp)
-    // Linear from 0: 40 × 30 / 2 = 600; exponential from 0.4/s: (40 - 0.4) / ln(100) × 30 ≈ 258.
-    expect(expected).toBeCloseTo(shape === 'linear' ? 600 : (39.6 / Math.log(100)) * 30, 6)
-    const inSpan = countBy(offsets, spanMs)
-    // Constant: within one call; poisson: within four standard deviations (sqrt of the count).
-    const tolerance = process === 'constant' ? 1 : 4 * Math.sqrt(expected)
-    expect(Math.abs(inSpan - expected)).toBeLessThanOrEqual(tolerance)
-    const after = offsets.length - inSpan
-    expect(Math.abs(after - rate * 20)).toBeLessThanOrEqual(process === 'constant' ? 1 : 4 * Math.sqrt(rate * 20))
-    // Rising: the last quarter of the ramp holds more calls than the first.
-    expect(countBy(offsets, spanMs) - countBy(offsets, spanMs * 0.75)).toBeGreaterThan(2 * countBy(offsets, spanMs * 0.25))
-  })
+  ])(
+    '%s arrivals on a %s ramp: as many calls in the span as the integral of the rate, then the rate',
+    (process, shape) => {
+      const ramp = { shape, spanMs }
+      const offsets = plannedOffsets(rate, spanMs + 20_000, { process, seed: 9, ramp }, 1_000_000)
+      expect(offsets[0]).toBe(0)
+      expect(offsets.every((at, i) => Number.isFinite(at) && (i === 0 || at >= (offsets[i - 1] as number)))).toBe(true)
+      const expected = expectedArrivals(rate, spanMs, ramp)
+      // Linear from 0: 40 × 30 / 2 = 600; exponential from 0.4/s: (40 - 0.4) / ln(100) × 30 ≈ 258.
+      expect(expected).toBeCloseTo(shape === 'linear' ? 600 : (39.6 / Math.log(100)) * 30, 6)
+      const inSpan = countBy(offsets, spanMs)
+      // Constant: within one call; poisson: within four standard deviations (sqrt of the count).
+      const tolerance = process === 'constant' ? 1 : 4 * Math.sqrt(expected)
+      expect(Math.abs(inSpan - expected)).toBeLessThanOrEqual(tolerance)
+      const after = offsets.length - inSpan
+      expect(Math.abs(after - rate * 20)).toBeLessThanOrEqual(process === 'constant' ? 1 : 4 * Math.sqrt(rate * 20))
+      // Rising: the last quarter of the ramp holds more calls than the first.
+      expect(countBy(offsets, spanMs) - countBy(offsets, spanMs * 0.75)).toBeGreaterThan(
+        2 * countBy(offsets, spanMs * 0.25),
+      )
+    },
+  )
 
   test('a ramp from a given rate starts there', () => {
     const ramp = { shape: 'linear' as const, spanMs: 10_000, fromRate: 10 }
@@ -141,18 +158,40 @@ describe('ramps', () => {
 })
 
 describe('--arrival, --ramp and --seed on a plan', () => {
-  const plan: PhasePlan = { name: 'p', description: '', engine: 'scheduler', slot: 'main', requests: [], rate: 5, connections: 2, durationMs: 1000, bucket: null, expectedLimit: null, fromRest: false, verdicts: [] }
+  const plan: PhasePlan = {
+    name: 'p',
+    description: '',
+    engine: 'scheduler',
+    slot: 'main',
+    requests: [],
+    rate: 5,
+    connections: 2,
+    durationMs: 1000,
+    bucket: null,
+    expectedLimit: null,
+    fromRest: false,
+    verdicts: [],
+  }
   const ctx = { seed: 42, seedGiven: false } as PlanContext
 
   test('a phase given nothing stays as it was: no arrival, constant', () => {
     expect(arrivalFor(plan, 0, ctx)).toBe(plan)
   })
 
-  test('--arrival replaces the process, keeps the phase\'s own seed unless --seed was given', () => {
+  test("--arrival replaces the process, keeps the phase's own seed unless --seed was given", () => {
     const own = { ...plan, arrival: { process: 'constant' as const, seed: 7 } }
-    expect(arrivalFor(own, 0, { ...ctx, arrival: { process: 'poisson' } }).arrival).toEqual({ process: 'poisson', seed: 7 })
-    expect(arrivalFor(own, 0, { ...ctx, seedGiven: true, arrival: { process: 'poisson' } }).arrival?.seed).toBe(deriveSeed(42, 0))
-    expect(arrivalFor(plan, 1, { ...ctx, ramp: { shape: 'linear', spanMs: 5000 } }).arrival).toEqual({ process: 'constant', ramp: { shape: 'linear', spanMs: 5000 }, seed: deriveSeed(42, 1) })
+    expect(arrivalFor(own, 0, { ...ctx, arrival: { process: 'poisson' } }).arrival).toEqual({
+      process: 'poisson',
+      seed: 7,
+    })
+    expect(arrivalFor(own, 0, { ...ctx, seedGiven: true, arrival: { process: 'poisson' } }).arrival?.seed).toBe(
+      deriveSeed(42, 0),
+    )
+    expect(arrivalFor(plan, 1, { ...ctx, ramp: { shape: 'linear', spanMs: 5000 } }).arrival).toEqual({
+      process: 'constant',
+      ramp: { shape: 'linear', spanMs: 5000 },
+      seed: deriveSeed(42, 1),
+    })
   })
 
   test('closed-loop and client phases take no arrival; an autocannon phase at a fixed rate moves to the scheduler', () => {
@@ -161,7 +200,10 @@ describe('--arrival, --ramp and --seed on a plan', () => {
     const clients = { ...plan, engine: 'clients' as const }
     expect(arrivalFor(clients, 0, { ...ctx, arrival: { process: 'poisson' } })).toBe(clients)
     const paced = { ...plan, engine: 'autocannon' as const, rate: 60 }
-    expect(arrivalFor(paced, 0, { ...ctx, arrival: { process: 'poisson' } })).toMatchObject({ engine: 'scheduler', arrival: { process: 'poisson' } })
+    expect(arrivalFor(paced, 0, { ...ctx, arrival: { process: 'poisson' } })).toMatchObject({
+      engine: 'scheduler',
+      arrival: { process: 'poisson' },
+    })
     expect(arrivalFor(paced, 0, ctx)).toBe(paced)
   })
 })

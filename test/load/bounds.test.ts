@@ -22,7 +22,20 @@ function phaseOf(sends: Array<[number, number]>, durationMs: number, signs: Part
     if (status === 429 && first === null) first = T0 + at
   }
   return {
-    plan: { name: 'p', description: '', engine: 'scheduler', slot: 'tier0', rate: 1.5, connections: 1, durationMs, bucket: 'requests', expectedLimit: 3, fromRest: true, verdicts: ['admission'], routes: ['GET /user/v1/credit'] },
+    plan: {
+      name: 'p',
+      description: '',
+      engine: 'scheduler',
+      slot: 'tier0',
+      rate: 1.5,
+      connections: 1,
+      durationMs,
+      bucket: 'requests',
+      expectedLimit: 3,
+      fromRest: true,
+      verdicts: ['admission'],
+      routes: ['GET /user/v1/credit'],
+    },
     startedAt: T0,
     endedAt: T0 + durationMs,
     sent: sends.length,
@@ -35,9 +48,28 @@ function phaseOf(sends: Array<[number, number]>, durationMs: number, signs: Part
     schedule: null,
     series: series.buckets(),
     maxInFlight: 1,
-    rateLimit: { firstRefusedSentAt: first, refusedWithRoom: {}, refusedReportingRoom: {}, tested: { reset: 0, retryAfter: 0 }, suspects: [], limits: {}, algorithm: { answers: 0, still: 0, period: 0, whole: 0, partial: 0, other: 0, maxResetMs: 0, ...signs } },
+    rateLimit: {
+      firstRefusedSentAt: first,
+      refusedWithRoom: {},
+      refusedReportingRoom: {},
+      tested: { reset: 0, retryAfter: 0 },
+      suspects: [],
+      limits: {},
+      algorithm: { answers: 0, still: 0, period: 0, whole: 0, partial: 0, other: 0, maxResetMs: 0, ...signs },
+    },
     algorithm: null,
-    headers: { responses: 0, refused: 0, missing: 0, missingOnRefused: 0, unparsable: 0, refusedWithoutRetryAfter: 0, resetFractional: sends.length, limitNotTable: 0, remainingOverLimit: 0, resetOverPeriod: 0 },
+    headers: {
+      responses: 0,
+      refused: 0,
+      missing: 0,
+      missingOnRefused: 0,
+      unparsable: 0,
+      refusedWithoutRetryAfter: 0,
+      resetFractional: sends.length,
+      limitNotTable: 0,
+      remainingOverLimit: 0,
+      resetOverPeriod: 0,
+    },
   }
 }
 
@@ -84,7 +116,13 @@ function clockWindow(perWindow: number, firstEndMs: number): (at: number) => boo
 }
 
 /** What the headers of clock-aligned windows show: the instant held between calls, the first window's end. */
-const clockSigns = (firstEndMs: number): Partial<AlgorithmSigns> => ({ answers: 20, still: 15, period: 5, maxResetMs: MINUTE_MS, firstFullAt: T0 + firstEndMs })
+const clockSigns = (firstEndMs: number): Partial<AlgorithmSigns> => ({
+  answers: 20,
+  still: 15,
+  period: 5,
+  maxResetMs: MINUTE_MS,
+  firstFullAt: T0 + firstEndMs,
+})
 
 /** A token bucket of `capacity`, refilled at `capacity` a minute. */
 function tokenBucket(capacity: number): (at: number) => boolean {
@@ -135,7 +173,11 @@ describe('the admission bounds', () => {
 
   test('headers of a continuous refill give no head start, whatever their first reset', () => {
     const sends = tenTimesTheLimit(3.2 * MINUTE_MS, clockWindow(3, 0.3 * MINUTE_MS))
-    const f = admissionFigures(phaseOf(sends, 3.2 * MINUTE_MS, { answers: 20, partial: 20, firstFullAt: T0 + 100 }), 3, MINUTE_MS)
+    const f = admissionFigures(
+      phaseOf(sends, 3.2 * MINUTE_MS, { answers: 20, partial: 20, firstFullAt: T0 + 100 }),
+      3,
+      MINUTE_MS,
+    )
     expect(f.headMs).toBe(0)
     expect(leaked(f)).toBe(true)
   })
@@ -150,7 +192,22 @@ describe('the promises of a 429', () => {
   const answer = (sentAt: number, status: number, book: RateLimitBook, extra: Partial<Answer> = {}): void => {
     const mark = book.mark()
     const tests = book.sent(sentAt)
-    book.answered({ sentAt, receivedAt: sentAt + 2, status, limit: 3, remaining: 0, resetMs: 3000, retryAfterMs: status === 429 ? 3000 : null, inFlightAtSend: 1, inFlightAtAnswer: 1, mark, ...extra }, tests)
+    book.answered(
+      {
+        sentAt,
+        receivedAt: sentAt + 2,
+        status,
+        limit: 3,
+        remaining: 0,
+        resetMs: 3000,
+        retryAfterMs: status === 429 ? 3000 : null,
+        inFlightAtSend: 1,
+        inFlightAtAnswer: 1,
+        mark,
+        ...extra,
+      },
+      tests,
+    )
   }
 
   test('a refusal after the reset, before the limit was admitted again, breaks it; one after the limit does not', () => {

@@ -16,11 +16,19 @@ import { runLoadCli } from '../../scripts/load.ts'
 const scratch = mkdtempSync(join(tmpdir(), 'gc-load-slo-'))
 afterAll(() => rmSync(scratch, { recursive: true, force: true }))
 
-async function load(name: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number; stderr: string; result: LoadResult | null; ms: number }> {
+async function load(
+  name: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stderr: string; result: LoadResult | null; ms: number }> {
   const dir = join(scratch, name)
   let stderr = ''
   const started = performance.now()
-  const code = await runLoadCli([...args, '--report-dir', dir], { stdout: () => undefined, stderr: (t) => (stderr += t), env })
+  const code = await runLoadCli([...args, '--report-dir', dir], {
+    stdout: () => undefined,
+    stderr: (t) => (stderr += t),
+    env,
+  })
   const ms = performance.now() - started
   let result: LoadResult | null = null
   try {
@@ -48,12 +56,30 @@ describe('objectives', () => {
   }, 30_000)
 
   test('objectives the target meets pass: exit 0, and every 2xx is good', async () => {
-    const run = await load('easy', [...streams, '--duration', '1s', '--slo', 'ttft_p99=20s,itl_p99=10s,tpot_mean=10s,e2e_p99=30s,errors=1%'])
+    const run = await load('easy', [
+      ...streams,
+      '--duration',
+      '1s',
+      '--slo',
+      'ttft_p99=20s,itl_p99=10s,tpot_mean=10s,e2e_p99=30s,errors=1%',
+    ])
     expect(run.code, `${run.stderr} ${JSON.stringify(run.result?.verdicts)}`).toBe(0)
-    expect(run.result!.verdicts.filter((x) => x.id === 'objective').map((x) => x.status)).toEqual(['pass', 'pass', 'pass', 'pass', 'pass'])
+    expect(run.result!.verdicts.filter((x) => x.id === 'objective').map((x) => x.status)).toEqual([
+      'pass',
+      'pass',
+      'pass',
+      'pass',
+      'pass',
+    ])
     const g = run.result!.phases[0]!.goodput!
     expect(g.good).toBe(g.ok)
-    expect(run.result!.objectives!.map((o) => o.name)).toEqual(['ttft_p99', 'itl_p99', 'tpot_mean', 'e2e_p99', 'errors'])
+    expect(run.result!.objectives!.map((o) => o.name)).toEqual([
+      'ttft_p99',
+      'itl_p99',
+      'tpot_mean',
+      'e2e_p99',
+      'errors',
+    ])
   }, 30_000)
 
   test('--abort-on-fail stops a 30 s run once the breach is beyond recovery, and says so', async () => {
@@ -61,14 +87,22 @@ describe('objectives', () => {
     expect(run.code, run.stderr).toBe(1)
     expect(run.ms).toBeLessThan(20_000)
     expect(run.result!.partial).toBe(true)
-    expect(run.result!.stopReason).toMatch(/^stopped early by --abort-on-fail: e2e_p99 breached beyond recovery in phase streams after \d+ of 750 calls/)
+    expect(run.result!.stopReason).toMatch(
+      /^stopped early by --abort-on-fail: e2e_p99 breached beyond recovery in phase streams after \d+ of 750 calls/,
+    )
   }, 30_000)
 
   test.each([
     [['--slo', 'ttft_p99=fast'], '--slo "ttft_p99=fast": the value must be a duration in ms or s, e.g. 2s or 150ms'],
     [['--abort-on-fail'], '--abort-on-fail stops a run on a breached objective: give the objectives with --slo'],
-    [['--profile', 'capacity', '--slo', 'e2e_p99=1s', '--abort-on-fail'], 'the profile capacity is a search: it ends each step that broke by itself, and a broken step is how it finds the rate; drop --abort-on-fail'],
-    [['--profile', 'capacity', '--shard', '1/2'], 'the profile capacity is a search that adapts each step to what it measured: it cannot be sharded'],
+    [
+      ['--profile', 'capacity', '--slo', 'e2e_p99=1s', '--abort-on-fail'],
+      'the profile capacity is a search: it ends each step that broke by itself, and a broken step is how it finds the rate; drop --abort-on-fail',
+    ],
+    [
+      ['--profile', 'capacity', '--shard', '1/2'],
+      'the profile capacity is a search that adapts each step to what it measured: it cannot be sharded',
+    ],
   ])('%j is exit 2 with one line', async (args, message) => {
     const run = await load('config', ['--profile', 'streaming', ...args])
     expect(run.code).toBe(2)
@@ -80,7 +114,15 @@ describe('capacity search', () => {
   test('breaks below any limit: the rate found lies between the last held and the first broken, and it says why', async () => {
     const gateway = await startEmbeddedGateway({ vary: true, varyLatencyMs: 100 })
     try {
-      const run = await load('capacity', ['--profile', 'capacity', '--rate', '5', '--duration', '1s', '--connections', '2'], { GATEWAY_BASE_URL: gateway.url, GATEWAY_API_KEY: gateway.keys.tier5, GATEWAY_API_KEY_TIER5: gateway.keys.tier5 })
+      const run = await load(
+        'capacity',
+        ['--profile', 'capacity', '--rate', '5', '--duration', '1s', '--connections', '2'],
+        {
+          GATEWAY_BASE_URL: gateway.url,
+          GATEWAY_API_KEY: gateway.keys.tier5,
+          GATEWAY_API_KEY_TIER5: gateway.keys.tier5,
+        },
+      )
       expect(run.code, run.stderr).toBe(0)
       const c = run.result!.capacity!
       expect(c.bound).toBe('capacity')
@@ -95,7 +137,9 @@ describe('capacity search', () => {
       expect(run.result!.verdicts.map((v) => [v.id, v.status])).toEqual([['capacity', 'pass']])
       const md = readFileSync(join(scratch, 'capacity', 'load', 'latest', 'summary.md'), 'utf8')
       expect(md).toContain('## Capacity search')
-      expect(md).toContain('| step | kind | offered | achieved | throughput (2xx/s) | goodput | p50 | p99 | errors | 429 | outcome | why |')
+      expect(md).toContain(
+        '| step | kind | offered | achieved | throughput (2xx/s) | goodput | p50 | p99 | errors | 429 | outcome | why |',
+      )
       const html = readFileSync(join(scratch, 'capacity', 'load', 'latest', 'report.html'), 'utf8')
       expect(html).toMatch(/<figure class="chart" data-chart="capacity"><svg /)
       const json = readFileSync(join(scratch, 'capacity', 'load', 'latest', 'result.json'), 'utf8')
@@ -105,23 +149,42 @@ describe('capacity search', () => {
     }
   }, 60_000)
 
-  test('with --tier, every step held up to the tier\'s limit: the limit was met first', async () => {
+  test("with --tier, every step held up to the tier's limit: the limit was met first", async () => {
     // Tier 1: the text model's 500 a minute (P1-8.3, extra.rate_limits.current) is 50/s of a 10 s minute.
-    const run = await load('tier', ['--profile', 'capacity', '--tier', '1', '--rate', '12', '--duration', '1s', '--minute-ms', '10000'])
+    const run = await load('tier', [
+      '--profile',
+      'capacity',
+      '--tier',
+      '1',
+      '--rate',
+      '12',
+      '--duration',
+      '1s',
+      '--minute-ms',
+      '10000',
+    ])
     expect(run.code, run.stderr).toBe(0)
     const c = run.result!.capacity!
     expect(c.tierLimit).toMatchObject({ perMinute: 500, perSecond: 50 })
-    expect(c.steps.map((s) => [s.offered, s.outcome])).toEqual([[12, 'held'], [24, 'held'], [45, 'held']])
+    expect(c.steps.map((s) => [s.offered, s.outcome])).toEqual([
+      [12, 'held'],
+      [24, 'held'],
+      [45, 'held'],
+    ])
     expect(c.bound).toBe('limit')
     expect(c.sustainable).toBe(45)
     expect(c.stopReason).toMatch(/tier's limit .* was met before the target's capacity/)
   }, 30_000)
 
-  test('a limit\'s 429s end the search as the limit met first, never as the target\'s capacity', async () => {
+  test("a limit's 429s end the search as the limit met first, never as the target's capacity", async () => {
     // Only a tier-0 key (the main key): its text model allows 20 calls a minute, 20/s of a one-second minute.
     const gateway = await startEmbeddedGateway({ minuteMs: 1000 })
     try {
-      const run = await load('refused', ['--profile', 'capacity', '--rate', '5', '--duration', '1s', '--minute-ms', '1000'], { GATEWAY_BASE_URL: gateway.url, GATEWAY_API_KEY: gateway.keys.tier0 })
+      const run = await load(
+        'refused',
+        ['--profile', 'capacity', '--rate', '5', '--duration', '1s', '--minute-ms', '1000'],
+        { GATEWAY_BASE_URL: gateway.url, GATEWAY_API_KEY: gateway.keys.tier0 },
+      )
       expect(run.code, run.stderr).toBe(0)
       const c = run.result!.capacity!
       expect(c.bound).toBe('limit')

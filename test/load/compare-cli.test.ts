@@ -34,7 +34,7 @@ function runDir(name: string, p99: number, edit: (r: LoadResult) => void = () =>
 }
 
 describe('exit codes', () => {
-  test('0: no regression; compare.md and compare.html go to the new run\'s directory', async () => {
+  test("0: no regression; compare.md and compare.html go to the new run's directory", async () => {
     const next = runDir('same-new', 1010)
     const run = await cli(['compare', runDir('same-base', 1000), next])
     expect(run.code, run.stderr).toBe(0)
@@ -59,17 +59,37 @@ describe('exit codes', () => {
   })
 
   test.each([
-    ['a directory without result.json', () => [scratch, runDir('x', 1)], /^load: cannot read .*result\.json: give the report directory of a load run/],
-    ['a corrupt result.json', () => {
-      const dir = join(scratch, 'corrupt')
-      mkdirSync(dir, { recursive: true })
-      writeFileSync(join(dir, 'result.json'), '{"schemaVersion": 1, "phases": [')
-      return [dir, runDir('y', 1)]
-    }, /is not a load result\.json of this tool$/],
-    ['a result.json whose phases are not a load run\'s', () => [runDir('bare', 1, (r) => (r.phases = [{} as PhaseResult])), runDir('w', 1)], /bare: phase 1 of its result\.json lacks its plan, counts or latency/],
-    ['runs of different profiles', () => [runDir('p1', 1), runDir('p2', 1, (r) => (r.profile.name = 'saturation'))], /ran tier1 and .* ran saturation: compare two runs of one profile$/],
+    [
+      'a directory without result.json',
+      () => [scratch, runDir('x', 1)],
+      /^load: cannot read .*result\.json: give the report directory of a load run/,
+    ],
+    [
+      'a corrupt result.json',
+      () => {
+        const dir = join(scratch, 'corrupt')
+        mkdirSync(dir, { recursive: true })
+        writeFileSync(join(dir, 'result.json'), '{"schemaVersion": 1, "phases": [')
+        return [dir, runDir('y', 1)]
+      },
+      /is not a load result\.json of this tool$/,
+    ],
+    [
+      "a result.json whose phases are not a load run's",
+      () => [runDir('bare', 1, (r) => (r.phases = [{} as PhaseResult])), runDir('w', 1)],
+      /bare: phase 1 of its result\.json lacks its plan, counts or latency/,
+    ],
+    [
+      'runs of different profiles',
+      () => [runDir('p1', 1), runDir('p2', 1, (r) => (r.profile.name = 'saturation'))],
+      /ran tier1 and .* ran saturation: compare two runs of one profile$/,
+    ],
     ['one directory', () => [runDir('z', 1)], /compare takes two report directories/],
-    ['a threshold of no figure', () => [runDir('q1', 1), runDir('q2', 1), '--threshold', 'speed=5'], /--threshold: no figure "speed"/],
+    [
+      'a threshold of no figure',
+      () => [runDir('q1', 1), runDir('q2', 1), '--threshold', 'speed=5'],
+      /--threshold: no figure "speed"/,
+    ],
   ])('2: %s, in one line', async (_, args, message) => {
     const run = await cli(['compare', ...(args() as string[])])
     expect(run.code).toBe(2)
@@ -81,14 +101,27 @@ describe('exit codes', () => {
 describe('a real --repeat run', () => {
   test('two repeats against the embedded gateway: each reported, merged exactly, and equal to itself', async () => {
     const root = join(scratch, 'real')
-    const run = await cli(['--profile', 'streaming', '--duration', '1s', '--minute-ms', '4000', '--repeat', '2', '--report-dir', root])
+    const run = await cli([
+      '--profile',
+      'streaming',
+      '--duration',
+      '1s',
+      '--minute-ms',
+      '4000',
+      '--repeat',
+      '2',
+      '--report-dir',
+      root,
+    ])
     expect(run.code, run.stderr + run.stdout).toBe(0)
     const dir = /Report: (\S+)/.exec(run.stdout)?.[1] as string
     const read = (d: string): LoadResult => JSON.parse(readFileSync(join(d, 'result.json'), 'utf8')) as LoadResult
     const merged = read(dir)
     const parts = [read(join(dir, 'repeat-1')), read(join(dir, 'repeat-2'))]
     expect(merged.repeats?.count).toBe(2)
-    expect(merged.phases[0]!.latency.count).toBe(parts[0]!.phases[0]!.latency.count + parts[1]!.phases[0]!.latency.count)
+    expect(merged.phases[0]!.latency.count).toBe(
+      parts[0]!.phases[0]!.latency.count + parts[1]!.phases[0]!.latency.count,
+    )
     expect(merged.repeats!.phases.streams!.throughput!.values).toHaveLength(2)
     expect(run.stdout).toContain('Spread over 2 repeats')
     const same = await cli(['compare', dir, dir, '--report-dir', join(scratch, 'self')])

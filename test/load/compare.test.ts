@@ -30,14 +30,19 @@ function withP99(p99: number): LoadResult {
 /** As if the run had used --repeat with these p99s: the spread compare reads. */
 function repeated(p99s: number[]): LoadResult {
   const r = withP99(p99s.reduce((a, b) => a + b, 0) / p99s.length)
-  r.repeats = { count: p99s.length, dirs: p99s.map((_, i) => `repeat-${i + 1}`), phases: { streaming: { 'latency-p99': spreadOf(p99s) } } }
+  r.repeats = {
+    count: p99s.length,
+    dirs: p99s.map((_, i) => `repeat-${i + 1}`),
+    phases: { streaming: { 'latency-p99': spreadOf(p99s) } },
+  }
   return r
 }
 
-const p99Change = (base: LoadResult, next: LoadResult, t: Thresholds = DEFAULT) => compareResults(base, next, DIRS, t).changes.find((c) => c.figure === 'latency-p99')!
+const p99Change = (base: LoadResult, next: LoadResult, t: Thresholds = DEFAULT) =>
+  compareResults(base, next, DIRS, t).changes.find((c) => c.figure === 'latency-p99')!
 
 describe('significance against the spread', () => {
-  test('a change within the repeats\' spread is not flagged, though past the threshold', () => {
+  test("a change within the repeats' spread is not flagged, though past the threshold", () => {
     // Means 1000 and 1150 ms (+15 %), but the repeats vary by about 100 ms: noise explains it.
     const change = p99Change(repeated([900, 1000, 1100]), repeated([1050, 1150, 1250]))
     expect(change.noiseFrom).toBe('repeats')
@@ -59,8 +64,16 @@ describe('significance against the spread', () => {
 
   test('significant but within the threshold is worse, not a regression; a per-figure threshold overrides', () => {
     expect(p99Change(repeated([995, 1000, 1005]), repeated([1045, 1050, 1055])).status).toBe('worse')
-    expect(p99Change(repeated([995, 1000, 1005]), repeated([1145, 1150, 1155]), { percent: 10, byFigure: { latency: 20 } }).status).toBe('worse')
-    expect(p99Change(repeated([995, 1000, 1005]), repeated([1145, 1150, 1155]), { percent: 10, byFigure: { 'latency-p99': 14 } }).status).toBe('regression')
+    expect(
+      p99Change(repeated([995, 1000, 1005]), repeated([1145, 1150, 1155]), { percent: 10, byFigure: { latency: 20 } })
+        .status,
+    ).toBe('worse')
+    expect(
+      p99Change(repeated([995, 1000, 1005]), repeated([1145, 1150, 1155]), {
+        percent: 10,
+        byFigure: { 'latency-p99': 14 },
+      }).status,
+    ).toBe('regression')
   })
 
   test('faster is better, never a regression', () => {
@@ -94,11 +107,13 @@ describe('significance against the spread', () => {
   })
 })
 
-test('a figure the merge keeps only a bound of (schedule lag: the worst repeat\'s) is compared by the repeats\' mean', () => {
+test("a figure the merge keeps only a bound of (schedule lag: the worst repeat's) is compared by the repeats' mean", () => {
   const base = repeated([1000, 1000, 1000])
   base.repeats!.phases.streaming!['schedule-lag-p99'] = spreadOf([1, 2, 3])
   base.phases[0] = { ...base.phases[0]!, schedule: { ...base.phases[0]!.schedule!, lagP99Ms: 3 } }
-  const change = compareResults(base, withP99(1000), DIRS, DEFAULT).changes.find((c) => c.figure === 'schedule-lag-p99')!
+  const change = compareResults(base, withP99(1000), DIRS, DEFAULT).changes.find(
+    (c) => c.figure === 'schedule-lag-p99',
+  )!
   expect(change.baseline).toBe(2)
 })
 
@@ -107,7 +122,10 @@ test('goodput is read as the run states it, without trusting its shape', () => {
   const stated = { ok: 20, good: 12, throughputPerSecond: 20, goodputPerSecond: 12 }
   expect(phaseFigures({ ...phase, goodput: stated }, 6000).goodput).toBe(12)
   expect(phaseFigures({ ...phase, goodput: undefined }, 6000).goodput).toBeUndefined()
-  expect(phaseFigures({ ...phase, goodput: { ...stated, goodputPerSecond: 'lots' } } as unknown as PhaseResult, 6000).goodput).toBeUndefined()
+  expect(
+    phaseFigures({ ...phase, goodput: { ...stated, goodputPerSecond: 'lots' } } as unknown as PhaseResult, 6000)
+      .goodput,
+  ).toBeUndefined()
   expect(phaseFigures({ ...phase, goodput: 0.9 } as unknown as PhaseResult, 6000).goodput).toBeUndefined()
   // The backoff phase's clients: their successes as a share of the limit's rate, a figure of its own.
   expect(phaseFigures(fixtureResult().phases[2] as PhaseResult, 6000)['client-goodput']).toBeGreaterThan(0)
@@ -115,7 +133,7 @@ test('goodput is read as the run states it, without trusting its shape', () => {
 })
 
 describe('spread', () => {
-  test('sample standard deviation, and Student\'s t for few repeats', () => {
+  test("sample standard deviation, and Student's t for few repeats", () => {
     const s = spreadOf([2, 4, 4, 4, 5, 5, 7, 9])
     expect(s.mean).toBe(5)
     expect(s.stddev).toBeCloseTo(2.138, 3)
@@ -128,8 +146,14 @@ describe('spread', () => {
 
   test('the noise of a difference: Welch with both sides measured, borrowed with one, none with neither', () => {
     // Equal spreads and counts: df = 2(n - 1) = 4; se = s * sqrt(2 / n).
-    expect(noiseOfDifference({ runs: 3, stddev: 10 }, { runs: 3, stddev: 10 })).toBeCloseTo(2.776 * 10 * Math.sqrt(2 / 3), 6)
-    expect(noiseOfDifference({ runs: 3, stddev: 10 }, { runs: 1, stddev: null })).toBeCloseTo(4.303 * Math.sqrt(100 / 3 + 100), 6)
+    expect(noiseOfDifference({ runs: 3, stddev: 10 }, { runs: 3, stddev: 10 })).toBeCloseTo(
+      2.776 * 10 * Math.sqrt(2 / 3),
+      6,
+    )
+    expect(noiseOfDifference({ runs: 3, stddev: 10 }, { runs: 1, stddev: null })).toBeCloseTo(
+      4.303 * Math.sqrt(100 / 3 + 100),
+      6,
+    )
     expect(noiseOfDifference({ runs: 1, stddev: null }, { runs: 1, stddev: null })).toBeNull()
   })
 })
@@ -137,17 +161,23 @@ describe('spread', () => {
 describe('bad input is one line', () => {
   test('runs of different profiles', () => {
     const other = { ...fixtureResult(), profile: { ...fixtureResult().profile, name: 'streaming' } }
-    expect(configErrorOf(() => compareResults(fixtureResult(), other, DIRS, DEFAULT))).toBe('base ran tier1 and new ran streaming: compare two runs of one profile')
+    expect(configErrorOf(() => compareResults(fixtureResult(), other, DIRS, DEFAULT))).toBe(
+      'base ran tier1 and new ran streaming: compare two runs of one profile',
+    )
   })
 
   test('phases that do not match', () => {
-    expect(configErrorOf(() => compareResults(fixtureResult(), withP99(1), DIRS, DEFAULT))).toMatch(/^the phases differ: baseline tier1-requests, streaming, backoff-spec7, new streaming;/)
+    expect(configErrorOf(() => compareResults(fixtureResult(), withP99(1), DIRS, DEFAULT))).toMatch(
+      /^the phases differ: baseline tier1-requests, streaming, backoff-spec7, new streaming;/,
+    )
   })
 
   test('another offered load', () => {
     const faster = withP99(1)
     faster.phases = faster.phases.map((p) => ({ ...p, plan: { ...p.plan, rate: 10 } }))
-    expect(configErrorOf(() => compareResults(withP99(1), faster, DIRS, DEFAULT))).toMatch(/^phase streaming offered 5\/s in the baseline and 10\/s in the new run/)
+    expect(configErrorOf(() => compareResults(withP99(1), faster, DIRS, DEFAULT))).toMatch(
+      /^phase streaming offered 5\/s in the baseline and 10\/s in the new run/,
+    )
   })
 })
 
@@ -156,7 +186,16 @@ describe('--repeat: the merge of repeats', () => {
     const r = fixtureResult()
     const phase = r.phases[1] as PhaseResult
     r.phases = [{ ...phase, latency: histogram(Array.from({ length: 50 }, (_, i) => (100 + i) * p99Scale)) }]
-    r.verdicts = [{ id: 'streaming', phase: 'streaming', status: verdict, figure: `scale ${p99Scale}`, detail: 'd', section: 'P1-5.2' }]
+    r.verdicts = [
+      {
+        id: 'streaming',
+        phase: 'streaming',
+        status: verdict,
+        figure: `scale ${p99Scale}`,
+        detail: 'd',
+        section: 'P1-5.2',
+      },
+    ]
     r.outcome = verdict
     r.exitCode = verdict === 'pass' ? 0 : 1
     return r

@@ -50,7 +50,22 @@ function latencies(rand: () => number, count: number, baseMs: number, spreadMs: 
 }
 
 function emptyBucket(t: number): SeriesBucket {
-  return { t, sent: 0, ok: 0, refused: 0, clientErrors: 0, serverErrors: 0, errors: 0, retries: 0, admittedSent: 0, refusedSent: 0, failedSent: 0, minRemaining: null, maxRemaining: null, limit: null }
+  return {
+    t,
+    sent: 0,
+    ok: 0,
+    refused: 0,
+    clientErrors: 0,
+    serverErrors: 0,
+    errors: 0,
+    retries: 0,
+    admittedSent: 0,
+    refusedSent: 0,
+    failedSent: 0,
+    minRemaining: null,
+    maxRemaining: null,
+    limit: null,
+  }
 }
 
 /** Rate-limit facts of a phase whose headers showed fixed windows and kept every promise. */
@@ -82,7 +97,11 @@ function usagePhase(rand: () => number): PhaseResult {
   const durationMs = 3 * MINUTE_MS
   const limit = 50
   const series: SeriesBucket[] = []
-  let sent = 0, ok = 0, refused = 0, clientErrors = 0, errors = 0
+  let sent = 0,
+    ok = 0,
+    refused = 0,
+    clientErrors = 0,
+    errors = 0
   for (let i = 0; i < durationMs / BUCKET_MS; i += 1) {
     const b = emptyBucket(Math.floor(startedAt / BUCKET_MS) + i)
     const inWindow = (i * BUCKET_MS) % MINUTE_MS
@@ -93,11 +112,18 @@ function usagePhase(rand: () => number): PhaseResult {
     // One deliberate 404 every few seconds: section 7 counts it toward the limit.
     if (admitted > 0 && i % 30 === 0) b.clientErrors = 1
     b.ok = admitted - b.clientErrors
-    if (i === 13) { b.ok -= 1; b.errors = 1 }
+    if (i === 13) {
+      b.ok -= 1
+      b.errors = 1
+    }
     b.minRemaining = admitted > 0 ? limit - admittedBefore - admitted : 0
     b.maxRemaining = admitted > 0 ? limit - admittedBefore - 1 : 0
     b.limit = limit
-    sent += b.sent; ok += b.ok; refused += b.refused; clientErrors += b.clientErrors; errors += b.errors
+    sent += b.sent
+    ok += b.ok
+    refused += b.refused
+    clientErrors += b.clientErrors
+    errors += b.errors
     series.push(b)
   }
   // A gap: the target answered nothing for half a second (a sparse series must still chart).
@@ -131,8 +157,20 @@ function usagePhase(rand: () => number): PhaseResult {
     series: bySend(series),
     maxInFlight: 4,
     rateLimit: facts(limit, startedAt + 2_510, sent - errors),
-    algorithm: 'fixed windows of about 6 s: the instant the bucket is full again held still between calls and moved by a whole period at once',
-    headers: { responses: sent - errors, refused, missing: 0, missingOnRefused: 0, unparsable: 0, refusedWithoutRetryAfter: 3, resetFractional: 0, limitNotTable: 0, remainingOverLimit: 0, resetOverPeriod: 0 },
+    algorithm:
+      'fixed windows of about 6 s: the instant the bucket is full again held still between calls and moved by a whole period at once',
+    headers: {
+      responses: sent - errors,
+      refused,
+      missing: 0,
+      missingOnRefused: 0,
+      unparsable: 0,
+      refusedWithoutRetryAfter: 3,
+      resetFractional: 0,
+      limitNotTable: 0,
+      remainingOverLimit: 0,
+      resetOverPeriod: 0,
+    },
     probe: { sent: 18, refused: 0, answered: 18 },
   }
 }
@@ -143,7 +181,10 @@ function streamingPhase(rand: () => number): PhaseResult {
   const series: SeriesBucket[] = []
   for (let i = 0; i < durationMs / BUCKET_MS; i += 1) {
     const b = emptyBucket(Math.floor(startedAt / BUCKET_MS) + i)
-    if (i % 2 === 0) { b.sent = 1; b.ok = 1 }
+    if (i % 2 === 0) {
+      b.sent = 1
+      b.ok = 1
+    }
     series.push(b)
   }
   const streams = 50
@@ -176,7 +217,18 @@ function streamingPhase(rand: () => number): PhaseResult {
     maxInFlight: 2,
     rateLimit: facts(0, null, 0),
     algorithm: null,
-    headers: { responses: streams, refused: 0, missing: 0, missingOnRefused: 0, unparsable: 0, refusedWithoutRetryAfter: 0, resetFractional: 0, limitNotTable: 0, remainingOverLimit: 0, resetOverPeriod: 0 },
+    headers: {
+      responses: streams,
+      refused: 0,
+      missing: 0,
+      missingOnRefused: 0,
+      unparsable: 0,
+      refusedWithoutRetryAfter: 0,
+      resetFractional: 0,
+      limitNotTable: 0,
+      remainingOverLimit: 0,
+      resetOverPeriod: 0,
+    },
     stream: {
       ttft: histogram(latencies(rand, streams, 120, 40)),
       interToken: histogram(latencies(rand, streams * 40, 18, 4)),
@@ -195,20 +247,35 @@ function backoffPhase(rand: () => number): PhaseResult {
   const durationMs = 2 * MINUTE_MS
   const limit = 40
   const series: SeriesBucket[] = []
-  let sent = 0, ok = 0, refused = 0, retries = 0
+  let sent = 0,
+    ok = 0,
+    refused = 0,
+    retries = 0
   for (let i = 0; i < durationMs / BUCKET_MS; i += 1) {
     const b = emptyBucket(Math.floor(startedAt / BUCKET_MS) + i)
     const inWindow = Math.floor(((i * BUCKET_MS) % MINUTE_MS) / BUCKET_MS)
-    if (inWindow < 20) { b.sent = 2; b.ok = 2 }
-    else if (inWindow < 24) { b.sent = 2; b.refused = 2; b.retries = 1 }
-    else if (inWindow % 10 === 0) { b.sent = 1; b.refused = 1; b.retries = 1 }
+    if (inWindow < 20) {
+      b.sent = 2
+      b.ok = 2
+    } else if (inWindow < 24) {
+      b.sent = 2
+      b.refused = 2
+      b.retries = 1
+    } else if (inWindow % 10 === 0) {
+      b.sent = 1
+      b.refused = 1
+      b.retries = 1
+    }
     if (b.sent > 0) {
       const used = Math.min(limit, (inWindow + 1) * 2)
       b.minRemaining = limit - used
       b.maxRemaining = Math.min(limit - 1, limit - used + 1)
       b.limit = limit
     }
-    sent += b.sent; ok += b.ok; refused += b.refused; retries += b.retries
+    sent += b.sent
+    ok += b.ok
+    refused += b.refused
+    retries += b.retries
     series.push(b)
   }
   return {
@@ -241,7 +308,18 @@ function backoffPhase(rand: () => number): PhaseResult {
     maxInFlight: 8,
     rateLimit: facts(limit, startedAt + 2_000, sent),
     algorithm: null,
-    headers: { responses: sent, refused, missing: 0, missingOnRefused: 0, unparsable: 0, refusedWithoutRetryAfter: 0, resetFractional: 0, limitNotTable: 0, remainingOverLimit: 0, resetOverPeriod: 0 },
+    headers: {
+      responses: sent,
+      refused,
+      missing: 0,
+      missingOnRefused: 0,
+      unparsable: 0,
+      refusedWithoutRetryAfter: 0,
+      resetFractional: 0,
+      limitNotTable: 0,
+      remainingOverLimit: 0,
+      resetOverPeriod: 0,
+    },
     clients: {
       policy: 'spec7',
       workers: 8,
@@ -271,20 +349,83 @@ export function fixtureResult(): LoadResult {
     partial: false,
     stopReason: null,
     target: { baseUrl: 'http://127.0.0.1:8787', embedded: true, minuteMs: MINUTE_MS },
-    profile: { name: 'tier1', description: 'Tier 1 limits, streaming pace and client backoff', tier: 1, durationMs: 44_000, rate: null, connections: null },
+    profile: {
+      name: 'tier1',
+      description: 'Tier 1 limits, streaming pace and client backoff',
+      tier: 1,
+      durationMs: 44_000,
+      rate: null,
+      connections: null,
+    },
     shard: null,
     mergedFrom: [],
     bucketMs: BUCKET_MS,
     phases,
     verdicts: [
-      { id: 'admission', phase: 'tier1-requests', status: 'pass', figure: 'admitted 50/50/50 per window, limit 50', detail: 'Every window admitted exactly its limit.', section: 'P1-8.1' },
-      { id: 'headers', phase: 'tier1-requests', status: 'fail', figure: '3 rises of remaining', detail: HOSTILE_DETAIL, section: 'P1-4.1' },
-      { id: 'recovery', phase: 'tier1-requests', status: 'pass', figure: 'first admitted 4 ms after the promised end', detail: 'Calls were admitted again once the window ended.', section: 'P1-8.2' },
-      { id: 'failed-calls', phase: 'tier1-requests', status: 'pass', figure: '6 deliberate 404s counted', detail: 'Failed calls counted toward the limit.', section: 'P1-7' },
-      { id: 'isolation', phase: 'tier1-requests', status: 'inconclusive', figure: 'probe: 18 sent, 0 refused', detail: 'The probe ran too few calls to prove isolation.', section: 'P1-8.3' },
-      { id: 'streaming', phase: 'streaming', status: 'pass', figure: 'ttft p99 310 ms', detail: 'Every stream started and ended.', section: 'P1-5.2' },
-      { id: 'backoff', phase: 'backoff-spec7', status: 'pass', figure: 'goodput 40/40 per window', detail: 'The section 7 client held the limit with 2 tasks given up.', section: 'P1-7' },
-      { id: 'throughput', phase: 'tier1-requests', status: 'skip', figure: '-', detail: 'No saturation phase in this profile.', section: 'P1-9' },
+      {
+        id: 'admission',
+        phase: 'tier1-requests',
+        status: 'pass',
+        figure: 'admitted 50/50/50 per window, limit 50',
+        detail: 'Every window admitted exactly its limit.',
+        section: 'P1-8.1',
+      },
+      {
+        id: 'headers',
+        phase: 'tier1-requests',
+        status: 'fail',
+        figure: '3 rises of remaining',
+        detail: HOSTILE_DETAIL,
+        section: 'P1-4.1',
+      },
+      {
+        id: 'recovery',
+        phase: 'tier1-requests',
+        status: 'pass',
+        figure: 'first admitted 4 ms after the promised end',
+        detail: 'Calls were admitted again once the window ended.',
+        section: 'P1-8.2',
+      },
+      {
+        id: 'failed-calls',
+        phase: 'tier1-requests',
+        status: 'pass',
+        figure: '6 deliberate 404s counted',
+        detail: 'Failed calls counted toward the limit.',
+        section: 'P1-7',
+      },
+      {
+        id: 'isolation',
+        phase: 'tier1-requests',
+        status: 'inconclusive',
+        figure: 'probe: 18 sent, 0 refused',
+        detail: 'The probe ran too few calls to prove isolation.',
+        section: 'P1-8.3',
+      },
+      {
+        id: 'streaming',
+        phase: 'streaming',
+        status: 'pass',
+        figure: 'ttft p99 310 ms',
+        detail: 'Every stream started and ended.',
+        section: 'P1-5.2',
+      },
+      {
+        id: 'backoff',
+        phase: 'backoff-spec7',
+        status: 'pass',
+        figure: 'goodput 40/40 per window',
+        detail: 'The section 7 client held the limit with 2 tasks given up.',
+        section: 'P1-7',
+      },
+      {
+        id: 'throughput',
+        phase: 'tier1-requests',
+        status: 'skip',
+        figure: '-',
+        detail: 'No saturation phase in this profile.',
+        section: 'P1-9',
+      },
     ],
     outcome: 'fail',
     exitCode: 1,

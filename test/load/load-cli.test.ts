@@ -24,10 +24,18 @@ interface Run {
   stderr: string
 }
 
-function load(args: string[], env: Record<string, string> = {}, onStderr?: (text: string, child: ReturnType<typeof spawn>) => void): Promise<Run> {
+function load(
+  args: string[],
+  env: Record<string, string> = {},
+  onStderr?: (text: string, child: ReturnType<typeof spawn>) => void,
+): Promise<Run> {
   return new Promise((resolvePromise) => {
     const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('GATEWAY_')))
-    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/load.ts', ...args], { cwd: ROOT, env: { ...clean, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/load.ts', ...args], {
+      cwd: ROOT,
+      env: { ...clean, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     let stdout = ''
     let stderr = ''
     const timer = setTimeout(() => child.kill('SIGKILL'), 120_000)
@@ -63,8 +71,10 @@ describe('configuration', () => {
   test('--list names every profile of the issue', async () => {
     const run = await inProcess(['--list'])
     expect(run.code).toBe(0)
-    for (const tier of [0, 1, 2, 3, 4, 5]) for (const kind of ['usage', 'model', 'files']) expect(run.stdout).toContain(`tier-${tier}-${kind} `)
-    for (const name of ['saturation', 'streaming', 'backoff', 'capacity', 'mixed']) expect(run.stdout).toContain(`${name} `)
+    for (const tier of [0, 1, 2, 3, 4, 5])
+      for (const kind of ['usage', 'model', 'files']) expect(run.stdout).toContain(`tier-${tier}-${kind} `)
+    for (const name of ['saturation', 'streaming', 'backoff', 'capacity', 'mixed'])
+      expect(run.stdout).toContain(`${name} `)
   })
 
   // In process: a configuration error never reaches a target, so there is nothing to spawn for.
@@ -75,7 +85,10 @@ describe('configuration', () => {
     [['--profile', 'tier-2-usage', '--tier', '3'], 'is for tier 2'],
     [['--profile', 'tier-2-usage', '--phase', 'nope'], 'has no phase nope'],
     [['--bogus'], "Unknown option '--bogus'"],
-    [['--profile', 'tier-2-usage', '--limiter', 'leaky'], "--limiter must be one of fixed-window, sliding-window, token-bucket, clock-window, got 'leaky'"],
+    [
+      ['--profile', 'tier-2-usage', '--limiter', 'leaky'],
+      "--limiter must be one of fixed-window, sliding-window, token-bucket, clock-window, got 'leaky'",
+    ],
     [['--profile', 'streaming', '--arrival', 'gamma:0'], '--arrival must be constant, poisson or gamma:<burstiness>'],
     [['--profile', 'streaming', '--arrival', 'bursty'], '--arrival must be constant, poisson or gamma:<burstiness>'],
     [['--profile', 'streaming', '--ramp', 'linear'], '--ramp must be linear:<span> or exponential:<span>'],
@@ -87,16 +100,26 @@ describe('configuration', () => {
     expect(run.stderr).toContain(message)
   })
 
-  test('--limiter is for the embedded gateway: a target\'s own algorithm is observed, never chosen', async () => {
-    const run = await inProcess(['--profile', 'tier-2-usage', '--limiter', 'token-bucket'], { GATEWAY_BASE_URL: 'http://127.0.0.1:9', GATEWAY_API_KEY: 'k' })
+  test("--limiter is for the embedded gateway: a target's own algorithm is observed, never chosen", async () => {
+    const run = await inProcess(['--profile', 'tier-2-usage', '--limiter', 'token-bucket'], {
+      GATEWAY_BASE_URL: 'http://127.0.0.1:9',
+      GATEWAY_API_KEY: 'k',
+    })
     expect(run.code).toBe(2)
-    expect(run.stderr.trim()).toBe("load: --limiter chooses the embedded gateway's algorithm; a target's own is observed in the report, never chosen")
+    expect(run.stderr.trim()).toBe(
+      "load: --limiter chooses the embedded gateway's algorithm; a target's own is observed in the report, never chosen",
+    )
   })
 
   test('a target that is not on this machine needs --confirm-target', async () => {
-    const run = await inProcess(['--profile', 'tier-2-usage'], { GATEWAY_BASE_URL: 'https://gateway.example.com', GATEWAY_API_KEY: 'k' })
+    const run = await inProcess(['--profile', 'tier-2-usage'], {
+      GATEWAY_BASE_URL: 'https://gateway.example.com',
+      GATEWAY_API_KEY: 'k',
+    })
     expect(run.code).toBe(2)
-    expect(run.stderr.trim()).toBe('load: https://gateway.example.com is not on this machine: a load run against it needs --confirm-target gateway.example.com')
+    expect(run.stderr.trim()).toBe(
+      'load: https://gateway.example.com is not on this machine: a load run against it needs --confirm-target gateway.example.com',
+    )
   })
 })
 
@@ -110,7 +133,21 @@ describe('runs', () => {
     // inside a minute for the bounds to be judged.
     const target = await startEmbeddedGateway({ minuteMs: 4000, keyAliases: canaries.aliases })
     try {
-      const run = await load(['--profile', 'tier-1-usage', '--phase', 'double', '--base-url', target.url, '--minute-ms', '4000', '--report-dir', dir], canaries.env)
+      const run = await load(
+        [
+          '--profile',
+          'tier-1-usage',
+          '--phase',
+          'double',
+          '--base-url',
+          target.url,
+          '--minute-ms',
+          '4000',
+          '--report-dir',
+          dir,
+        ],
+        canaries.env,
+      )
       expect(run.code, run.stderr + run.stdout).toBe(0)
       expect(run.stdout).toMatch(/double\s+admission\s+PASS/)
       const out = onlyDir(dir)
@@ -124,7 +161,24 @@ describe('runs', () => {
 
   test('a generator that cannot hold its plan proves nothing: exit 3 (the embedded gateway as --limiter names)', async () => {
     const dir = join(scratch, 'behind')
-    const run = await load(['--profile', 'tier-0-usage', '--phase', 'half', '--rate', '20000', '--connections', '1', '--duration', '1s', '--minute-ms', '1000', '--limiter', 'token-bucket', '--report-dir', dir])
+    const run = await load([
+      '--profile',
+      'tier-0-usage',
+      '--phase',
+      'half',
+      '--rate',
+      '20000',
+      '--connections',
+      '1',
+      '--duration',
+      '1s',
+      '--minute-ms',
+      '1000',
+      '--limiter',
+      'token-bucket',
+      '--report-dir',
+      dir,
+    ])
     expect(run.code, run.stderr + run.stdout).toBe(3)
     const result = resultIn(onlyDir(dir))
     expect(result.verdicts.find((v) => v.id === 'admission')?.detail).toMatch(/behind its plan/)
@@ -134,12 +188,16 @@ describe('runs', () => {
   test('Ctrl-C stops the run and still writes a partial report', async () => {
     const dir = join(scratch, 'interrupted')
     let sent = false
-    const run = await load(['--profile', 'tier-1-usage', '--duration', '30s', '--minute-ms', '1000', '--report-dir', dir], {}, (stderr, child) => {
-      if (!sent && /half \d/.test(stderr)) {
-        sent = true
-        child.kill('SIGINT')
-      }
-    })
+    const run = await load(
+      ['--profile', 'tier-1-usage', '--duration', '30s', '--minute-ms', '1000', '--report-dir', dir],
+      {},
+      (stderr, child) => {
+        if (!sent && /half \d/.test(stderr)) {
+          sent = true
+          child.kill('SIGINT')
+        }
+      },
+    )
     expect(sent).toBe(true)
     expect(run.code, run.stderr + run.stdout).toBe(3)
     const result = resultIn(onlyDir(dir))
@@ -161,7 +219,12 @@ describe('shards', () => {
   })
 
   test('two shards of a profile merge into the verdicts of one run', async () => {
-    const env = { GATEWAY_BASE_URL: gateway.url, GATEWAY_API_KEY: gateway.keys.main, GATEWAY_API_KEY_TIER1: gateway.keys.tier1, GATEWAY_API_KEY_TIER2: gateway.keys.tier2 }
+    const env = {
+      GATEWAY_BASE_URL: gateway.url,
+      GATEWAY_API_KEY: gateway.keys.main,
+      GATEWAY_API_KEY_TIER1: gateway.keys.tier1,
+      GATEWAY_API_KEY_TIER2: gateway.keys.tier2,
+    }
     const common = ['--profile', 'tier-2-usage', '--phase', 'double', '--minute-ms', String(SHARD_MINUTE_MS)]
     const [one, two] = await Promise.all([
       load([...common, '--shard', '1/2', '--report-dir', join(scratch, 's1')], env),
@@ -172,17 +235,25 @@ describe('shards', () => {
     const dirs = [onlyDir(join(scratch, 's1')), onlyDir(join(scratch, 's2'))]
     const parts = dirs.map(resultIn)
     // Each shard offered half of twice the limit: alone, neither would have met the limit in a window.
-    expect(parts.map((p) => p.phases[0]!.plan.rate)).toEqual([50 / (SHARD_MINUTE_MS / 1000), 50 / (SHARD_MINUTE_MS / 1000)])
+    expect(parts.map((p) => p.phases[0]!.plan.rate)).toEqual([
+      50 / (SHARD_MINUTE_MS / 1000),
+      50 / (SHARD_MINUTE_MS / 1000),
+    ])
     const merged = await load(['merge', ...dirs, '--report-dir', join(scratch, 'merged')])
     const whole = resultIn(onlyDir(join(scratch, 'merged')))
-    expect(merged.code, `${merged.stderr} ${whole.verdicts.map((v) => `${v.id} ${v.status}: ${v.detail}`).join(' || ')}`).toBe(0)
+    expect(
+      merged.code,
+      `${merged.stderr} ${whole.verdicts.map((v) => `${v.id} ${v.status}: ${v.detail}`).join(' || ')}`,
+    ).toBe(0)
     const phase = whole.phases[0]!
     expect(whole.mergedFrom).toEqual(dirs)
     expect(phase.plan.rate).toBeCloseTo(100 / (SHARD_MINUTE_MS / 1000), 9)
     // Histograms and series add up exactly.
     expect(phase.latency.count).toBe(parts.reduce((n, p) => n + p.phases[0]!.latency.count, 0))
     expect(phase.series.reduce((n, b) => n + b.sent, 0)).toBe(parts.reduce((n, p) => n + p.phases[0]!.sent, 0))
-    expect(phase.series.reduce((n, b) => n + b.admittedSent + b.refusedSent, 0)).toBe(parts.reduce((n, p) => n + p.phases[0]!.series.reduce((m, b) => m + b.admittedSent + b.refusedSent, 0), 0))
+    expect(phase.series.reduce((n, b) => n + b.admittedSent + b.refusedSent, 0)).toBe(
+      parts.reduce((n, p) => n + p.phases[0]!.series.reduce((m, b) => m + b.admittedSent + b.refusedSent, 0), 0),
+    )
     // Together the shards met the limit: the merged run admitted it before its first 429, which no shard saw alone.
     const admission = whole.verdicts.find((v) => v.id === 'admission')!
     expect(admission.status, admission.detail).toBe('pass')

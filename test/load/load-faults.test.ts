@@ -55,7 +55,20 @@ async function runAgainst(limiter: LimiterAlgorithm, faults: string[], proof: Pr
     if (!profile) throw new Error(`no profile ${proof.profile}`)
     return await runProfile({
       profile,
-      context: { baseUrl: gateway.url, embedded: true, minuteMs: MINUTE_MS, limiter, keys: gateway.keys, tier: proof.tier ?? null, durationMs: proof.minutes === undefined ? null : proof.minutes * MINUTE_MS, rate: null, connections: null, timeoutMs: 10_000, runId: newRunId(), getJson: jsonGetter(gateway.url, gateway.keys, 10_000) },
+      context: {
+        baseUrl: gateway.url,
+        embedded: true,
+        minuteMs: MINUTE_MS,
+        limiter,
+        keys: gateway.keys,
+        tier: proof.tier ?? null,
+        durationMs: proof.minutes === undefined ? null : proof.minutes * MINUTE_MS,
+        rate: null,
+        connections: null,
+        timeoutMs: 10_000,
+        runId: newRunId(),
+        getJson: jsonGetter(gateway.url, gateway.keys, 10_000),
+      },
       runId: `load-fault-${limiter}-${faults.join('+') || 'none'}`,
       shard: null,
       phases: [proof.phase],
@@ -67,12 +80,18 @@ async function runAgainst(limiter: LimiterAlgorithm, faults: string[], proof: Pr
   }
 }
 
-const statusOf = (result: LoadResult, id: string): string => result.verdicts.find((v) => v.id === (id as VerdictId))?.status ?? 'absent'
-const explain = (result: LoadResult): string => result.verdicts.map((v) => `${v.phase}/${v.id} ${v.status}: ${v.figure} | ${v.detail}`).join('\n')
+const statusOf = (result: LoadResult, id: string): string =>
+  result.verdicts.find((v) => v.id === (id as VerdictId))?.status ?? 'absent'
+const explain = (result: LoadResult): string =>
+  result.verdicts.map((v) => `${v.phase}/${v.id} ${v.status}: ${v.figure} | ${v.detail}`).join('\n')
 
 /** Each fault with the verdicts it must fail. */
-const CASES: Array<{ fault: string; verdicts: readonly string[] }> = LOAD_FAULTS.map((f) => ({ fault: f.name, verdicts: f.loadVerdicts ?? [] }))
-const modesOf = (verdicts: readonly string[]): readonly LimiterAlgorithm[] => (verdicts.every((v) => ONE_MODE.has(v)) ? [LIMITER_ALGORITHMS[0]] : LIMITER_ALGORITHMS)
+const CASES: Array<{ fault: string; verdicts: readonly string[] }> = LOAD_FAULTS.map((f) => ({
+  fault: f.name,
+  verdicts: f.loadVerdicts ?? [],
+}))
+const modesOf = (verdicts: readonly string[]): readonly LimiterAlgorithm[] =>
+  verdicts.every((v) => ONE_MODE.has(v)) ? [LIMITER_ALGORITHMS[0]] : LIMITER_ALGORITHMS
 
 describe('every load verdict is proven by a fault', () => {
   test('each verdict that judges a limit has a fault that breaks it', () => {
@@ -93,7 +112,9 @@ beforeAll(() => {
       if (!baselines.has(k)) baselines.set(k, runAgainst(limiter, [], proof))
     }
   }
-  for (const c of CASES) for (const limiter of modesOf(c.verdicts)) faulty.set(key(limiter, c.fault), runAgainst(limiter, [c.fault], PROOF[c.verdicts[0] as string]!))
+  for (const c of CASES)
+    for (const limiter of modesOf(c.verdicts))
+      faulty.set(key(limiter, c.fault), runAgainst(limiter, [c.fault], PROOF[c.verdicts[0] as string]!))
 }, 120_000)
 
 afterAll(async () => {

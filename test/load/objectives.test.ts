@@ -8,14 +8,28 @@ import { ConfigError } from '../../harness/errors.ts'
 import { CAPACITY, conclude, decide, type Judged, type SearchBounds } from '../../load/capacity.ts'
 import { newHistogram, recordMs } from '../../load/engine/histogram.ts'
 import { mergeSeries, Series } from '../../load/engine/series.ts'
-import { beyondRecovery, countsOf, isGood, judgeObjectives, objectivesText, parseObjectives, shareAbove, type Measured } from '../../load/objectives.ts'
+import {
+  beyondRecovery,
+  countsOf,
+  isGood,
+  judgeObjectives,
+  objectivesText,
+  parseObjectives,
+  shareAbove,
+  type Measured,
+} from '../../load/objectives.ts'
 import { fixtureResult } from './fixture-result.ts'
 
 describe('--slo', () => {
   test('reads each metric with a percentile, the mean or the max, and errors as a share', () => {
     const o = parseObjectives('ttft_p99=2s,itl_p99=150ms,e2e_p99.9=30s,tpot_mean=20ms,lag_max=1.5s,errors=1%')
     expect(o.map((x) => [x.metric, x.stat, x.bound])).toEqual([
-      ['ttft', 99, 2000], ['itl', 99, 150], ['e2e', 99.9, 30_000], ['tpot', 'mean', 20], ['lag', 'max', 1500], ['errors', 'share', 0.01],
+      ['ttft', 99, 2000],
+      ['itl', 99, 150],
+      ['e2e', 99.9, 30_000],
+      ['tpot', 'mean', 20],
+      ['lag', 'max', 1500],
+      ['errors', 'share', 0.01],
     ])
     expect(parseObjectives(objectivesText(o))).toEqual(o)
   })
@@ -67,7 +81,11 @@ describe('goodput', () => {
     for (const at of [100, 150, 250]) a.good(at)
     for (const at of [120, 330]) b.good(at)
     const merged = mergeSeries([a.buckets(), b.buckets()])
-    expect(merged.map((x) => [x.t, x.good])).toEqual([[1, 3], [2, 1], [3, 1]])
+    expect(merged.map((x) => [x.t, x.good])).toEqual([
+      [1, 3],
+      [2, 1],
+      [3, 1],
+    ])
   })
 })
 
@@ -77,7 +95,10 @@ describe('objective verdicts', () => {
   test('an objective the figures meet passes, one they breach fails, each with its figure', () => {
     const phase = streaming()
     const ttft = phase.stream!.ttft
-    const [met, breached] = judgeObjectives(phase, parseObjectives(`ttft_p99=${Math.ceil(ttft.p99 + 1)}ms,ttft_p50=${Math.floor(ttft.p50 / 2)}ms`))
+    const [met, breached] = judgeObjectives(
+      phase,
+      parseObjectives(`ttft_p99=${Math.ceil(ttft.p99 + 1)}ms,ttft_p50=${Math.floor(ttft.p50 / 2)}ms`),
+    )
     expect(met!.status).toBe('pass')
     expect(met!.figure).toMatch(/^ttft p99 [\d.]+ ms against \d+ ms \(\d+ samples\)$/)
     expect(breached!.status).toBe('fail')
@@ -85,7 +106,12 @@ describe('objective verdicts', () => {
   })
 
   test('a 3xx or 1xx is not a 2xx: an error; a 429 is neither an error nor judged', () => {
-    expect(countsOf({ '200': 5, '302': 1, '103': 1, '429': 2 }, [], 0)).toEqual({ ended: 9, judged: 7, failed: 2, refused: 2 })
+    expect(countsOf({ '200': 5, '302': 1, '103': 1, '429': 2 }, [], 0)).toEqual({
+      ended: 9,
+      judged: 7,
+      failed: 2,
+      refused: 2,
+    })
   })
 
   test('a metric the phase did not measure proves nothing: inconclusive, never a pass', () => {
@@ -97,7 +123,9 @@ describe('objective verdicts', () => {
   test('errors count the calls without a 2xx, and a 429 is a refusal, counted apart', () => {
     // The fixture's 429s, its 404s (failed on purpose) and one call without an answer (ECONNRESET).
     const phase = fixtureResult().phases[0]!
-    const [tight, loose] = judgeObjectives(phase, parseObjectives('errors=1%')).concat(judgeObjectives(phase, parseObjectives('errors=2%')))
+    const [tight, loose] = judgeObjectives(phase, parseObjectives('errors=1%')).concat(
+      judgeObjectives(phase, parseObjectives('errors=2%')),
+    )
     expect(tight!.status).toBe('fail')
     expect(tight!.figure).toBe('errors 1.351% of 148 calls against 1%')
     expect(tight!.detail).toContain('210 429s are refusals')
@@ -138,14 +166,24 @@ describe('beyond recovery', () => {
 
 describe('the capacity search decides from its steps alone', () => {
   const bounds: SearchBounds = { start: 10, ceiling: 1000, tierBound: false, maxSteps: 14 }
-  const steps = (...list: [number, Judged['outcome']][]): Judged[] => list.map(([rate, outcome]) => ({ rate, outcome, why: outcome }))
+  const steps = (...list: [number, Judged['outcome']][]): Judged[] =>
+    list.map(([rate, outcome]) => ({ rate, outcome, why: outcome }))
 
   test('ramps by doubling, then bisects between the last held and the first broken rate to within 10 %', () => {
     expect(decide([], bounds).next).toEqual({ rate: 10, kind: 'ramp' })
     expect(decide(steps([10, 'held'], [20, 'held']), bounds).next).toEqual({ rate: 40, kind: 'ramp' })
-    expect(decide(steps([10, 'held'], [20, 'held'], [40, 'saturated']), bounds).next).toEqual({ rate: 30, kind: 'bisect' })
-    expect(decide(steps([10, 'held'], [20, 'held'], [40, 'saturated'], [30, 'breached']), bounds).next).toEqual({ rate: 25, kind: 'bisect' })
-    const done = decide(steps([10, 'held'], [20, 'held'], [40, 'saturated'], [30, 'breached'], [25, 'held'], [27.5, 'breached']), bounds)
+    expect(decide(steps([10, 'held'], [20, 'held'], [40, 'saturated']), bounds).next).toEqual({
+      rate: 30,
+      kind: 'bisect',
+    })
+    expect(decide(steps([10, 'held'], [20, 'held'], [40, 'saturated'], [30, 'breached']), bounds).next).toEqual({
+      rate: 25,
+      kind: 'bisect',
+    })
+    const done = decide(
+      steps([10, 'held'], [20, 'held'], [40, 'saturated'], [30, 'breached'], [25, 'held'], [27.5, 'breached']),
+      bounds,
+    )
     expect(done.next).toBeNull()
     expect(done.why).toMatch(/^resolved to within 10 %: 25\/s held, 27.5\/s broke/)
   })
@@ -158,18 +196,33 @@ describe('the capacity search decides from its steps alone', () => {
     expect(c.verdicts[0]!.status).toBe('inconclusive')
   })
 
-  test('every step held up to a tier\'s ceiling: the limit is the bound met first', () => {
+  test("every step held up to a tier's ceiling: the limit is the bound met first", () => {
     const tier = { ...bounds, ceiling: 45, tierBound: true }
     expect(decide(steps([10, 'held'], [20, 'held']), tier).next).toEqual({ rate: 40, kind: 'ramp' })
     expect(decide(steps([10, 'held'], [20, 'held'], [40, 'held']), tier).next).toEqual({ rate: 45, kind: 'ramp' })
-    expect(decide(steps([10, 'held'], [20, 'held'], [40, 'held'], [45, 'held']), tier).why).toMatch(/tier's limit .* was met before the target's capacity/)
+    expect(decide(steps([10, 'held'], [20, 'held'], [40, 'held'], [45, 'held']), tier).why).toMatch(
+      /tier's limit .* was met before the target's capacity/,
+    )
   })
 
   test('a first step that breaks halves the rate, and no rate holding is a failed search', () => {
     expect(decide(steps([10, 'breached']), bounds).next).toEqual({ rate: 5, kind: 'bisect' })
     const d = decide(steps([10, 'breached'], [5, 'breached'], [2.5, 'breached'], [1.25, 'breached']), bounds)
     expect(d.next).toBeNull()
-    const row = { phase: 'ramp-1', kind: 'ramp' as const, offered: 10, achieved: 10, throughput: 10, goodput: 0, p50Ms: 1, p99Ms: 1, errors: 0, refused: 0, outcome: 'breached' as const, why: 'x' }
+    const row = {
+      phase: 'ramp-1',
+      kind: 'ramp' as const,
+      offered: 10,
+      achieved: 10,
+      throughput: 10,
+      goodput: 0,
+      p50Ms: 1,
+      p99Ms: 1,
+      errors: 0,
+      refused: 0,
+      outcome: 'breached' as const,
+      why: 'x',
+    }
     const c = conclude([row], d, { objectives: [], tierLimit: null, stopped: null, ceiling: 1000 })
     expect(c.verdicts[0]!.status).toBe('fail')
     expect(c.capacity.sustainable).toBeNull()
@@ -177,7 +230,9 @@ describe('the capacity search decides from its steps alone', () => {
   })
 
   test('the search stops at its cap of steps', () => {
-    const many = steps(...Array.from({ length: CAPACITY.maxSteps }, (_, i): [number, Judged['outcome']] => [10 * 2 ** i, 'held']))
+    const many = steps(
+      ...Array.from({ length: CAPACITY.maxSteps }, (_, i): [number, Judged['outcome']] => [10 * 2 ** i, 'held']),
+    )
     expect(decide(many, { ...bounds, ceiling: Infinity }).why).toMatch(/cap of 14 steps/)
   })
 })

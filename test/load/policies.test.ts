@@ -10,7 +10,15 @@ import { runClients } from '../../load/engine/clients.ts'
 import { naiveDelay, openAiNodeDelay, SPEC7, spec7Delay, type RetryContext } from '../../load/engine/policies.ts'
 import { nowMs, PhaseRecorder } from '../../load/engine/recorder.ts'
 
-const ctx = (over: Partial<RetryContext>): RetryContext => ({ attempt: 1, maxAttempts: 6, status: 429, headers: {}, now: Date.parse('2026-11-21T12:00:00Z'), random: () => 0, ...over })
+const ctx = (over: Partial<RetryContext>): RetryContext => ({
+  attempt: 1,
+  maxAttempts: 6,
+  status: 429,
+  headers: {},
+  now: Date.parse('2026-11-21T12:00:00Z'),
+  random: () => 0,
+  ...over,
+})
 
 afterEach(() => vi.restoreAllMocks())
 
@@ -38,18 +46,30 @@ test('the naive client retries at once', () => {
 
 describe('the OpenAI Node client replay agrees with the client', () => {
   test('default backoff: 0.5 s doubling to 8 s, less up to 25 % jitter, as the client computes it', () => {
-    const client = new OpenAI({ apiKey: 'sk-not-a-key', baseURL: 'http://127.0.0.1:9' }) as unknown as { calculateDefaultRetryTimeoutMillis(remaining: number, max: number): number }
+    const client = new OpenAI({ apiKey: 'sk-not-a-key', baseURL: 'http://127.0.0.1:9' }) as unknown as {
+      calculateDefaultRetryTimeoutMillis(remaining: number, max: number): number
+    }
     for (const random of [0, 0.5, 0.999]) {
       vi.spyOn(Math, 'random').mockReturnValue(random)
-      for (const [attempt, maxAttempts] of [[1, 3], [2, 3], [1, 10], [6, 10]] as const) {
+      for (const [attempt, maxAttempts] of [
+        [1, 3],
+        [2, 3],
+        [1, 10],
+        [6, 10],
+      ] as const) {
         const maxRetries = maxAttempts - 1
         const remaining = maxAttempts - attempt
-        expect(openAiNodeDelay(ctx({ attempt, maxAttempts, random: () => random }))).toBeCloseTo(client.calculateDefaultRetryTimeoutMillis(remaining, maxRetries), 6)
+        expect(openAiNodeDelay(ctx({ attempt, maxAttempts, random: () => random }))).toBeCloseTo(
+          client.calculateDefaultRetryTimeoutMillis(remaining, maxRetries),
+          6,
+        )
       }
     }
   })
   test('retry-after-ms first, then Retry-After; two retries by default; 409 and 5xx retried, 400 not', () => {
-    expect(openAiNodeDelay(ctx({ maxAttempts: 3, headers: { 'retry-after-ms': '1500', 'retry-after': '9' } }))).toBe(1500)
+    expect(openAiNodeDelay(ctx({ maxAttempts: 3, headers: { 'retry-after-ms': '1500', 'retry-after': '9' } }))).toBe(
+      1500,
+    )
     expect(openAiNodeDelay(ctx({ maxAttempts: 3, headers: { 'retry-after': '9' } }))).toBe(9000)
     expect(openAiNodeDelay(ctx({ attempt: 3, maxAttempts: 3 }))).toBeNull()
     expect(openAiNodeDelay(ctx({ maxAttempts: 3, status: 409 }))).not.toBeNull()
@@ -62,16 +82,49 @@ describe('the OpenAI Node client replay agrees with the client', () => {
 describe('the clients engine', () => {
   test('a paced naive client makes no more calls than its pace allows, however fast the target refuses', async () => {
     const server = createServer((_req, res) => {
-      res.writeHead(429, { 'content-type': 'application/json', 'x-ratelimit-limit-requests': '5', 'x-ratelimit-remaining-requests': '0', 'x-ratelimit-reset-requests': '1s', 'retry-after': '1' })
+      res.writeHead(429, {
+        'content-type': 'application/json',
+        'x-ratelimit-limit-requests': '5',
+        'x-ratelimit-remaining-requests': '0',
+        'x-ratelimit-reset-requests': '1s',
+        'retry-after': '1',
+      })
       res.end('{"error":{"message":"limit","type":"rate_limit_error","code":"rate_limit_exceeded"}}')
     })
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     const port = (server.address() as { port: number }).port
     const dispatcher = new Agent({ connections: 4 })
     try {
-      const plan = { name: 'naive', description: '', engine: 'clients' as const, slot: 'main' as const, requests: [], rate: null, connections: 4, durationMs: 600, bucket: 'requests' as const, expectedLimit: 5, fromRest: false, verdicts: [] }
+      const plan = {
+        name: 'naive',
+        description: '',
+        engine: 'clients' as const,
+        slot: 'main' as const,
+        requests: [],
+        rate: null,
+        connections: 4,
+        durationMs: 600,
+        bucket: 'requests' as const,
+        expectedLimit: 5,
+        fromRest: false,
+        verdicts: [],
+      }
       const recorder = new PhaseRecorder(plan, { minuteMs: 1000, bucketMs: 100, startedAt: nowMs() })
-      const figures = await runClients({ baseUrl: `http://127.0.0.1:${port}`, key: 'sk-test', dispatcher, timeoutMs: 2000, signal: new AbortController().signal, recorder, requests: [{ method: 'GET', path: '/user/v1/credit' }], policy: 'naive', workers: 4, maxAttempts: 1000, durationMs: 600, maxRequests: 10_000, pacePerSecond: 50 })
+      const figures = await runClients({
+        baseUrl: `http://127.0.0.1:${port}`,
+        key: 'sk-test',
+        dispatcher,
+        timeoutMs: 2000,
+        signal: new AbortController().signal,
+        recorder,
+        requests: [{ method: 'GET', path: '/user/v1/credit' }],
+        policy: 'naive',
+        workers: 4,
+        maxAttempts: 1000,
+        durationMs: 600,
+        maxRequests: 10_000,
+        pacePerSecond: 50,
+      })
       // 600 ms at 50 calls a second: 30 turns (the first at 0 ms). Unpaced, four workers on loopback make hundreds.
       expect(figures.attempts).toBeGreaterThan(10)
       expect(figures.attempts).toBeLessThanOrEqual(31)

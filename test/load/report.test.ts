@@ -15,9 +15,17 @@ import { fixtureResult, HOSTILE_DETAIL, HOSTILE_ROUTE } from './fixture-result.t
 
 /** Per phase of the fixture: usage (judges a bucket), streaming (judges none), backoff (judges a bucket). */
 const EXPECTED_CHARTS = [
-  'rate', 'remaining', 'latency', 'retries',
-  'rate', 'latency', 'retries',
-  'rate', 'remaining', 'latency', 'retries',
+  'rate',
+  'remaining',
+  'latency',
+  'retries',
+  'rate',
+  'latency',
+  'retries',
+  'rate',
+  'remaining',
+  'latency',
+  'retries',
 ]
 
 const scratch = mkdtempSync(join(tmpdir(), 'gc-load-report-'))
@@ -65,7 +73,13 @@ describe('report.html', () => {
     expect(html).toContain('<span class="outcome fail">FAIL</span>')
     expect(html).toContain('exit code 1')
     // No phases: the header is all these check, and charts are the slow part of a page.
-    const partial: LoadResult = { ...fixtureResult(), phases: [], partial: true, stopReason: 'SIGINT <Ctrl-C>', shard: { index: 1, count: 3 } }
+    const partial: LoadResult = {
+      ...fixtureResult(),
+      phases: [],
+      partial: true,
+      stopReason: 'SIGINT <Ctrl-C>',
+      shard: { index: 1, count: 3 },
+    }
     const page = renderHtml(partial)
     expect(page).toContain('Partial run:</strong> stopped early (SIGINT &lt;Ctrl-C&gt;)')
     expect(page).toContain('shard 2 of 3')
@@ -103,8 +117,12 @@ describe('summary.md', () => {
     const md = renderSummaryMd(result)
     expect(md).toContain('| phase | verdict | status | figure | section |')
     expect(md).toContain('| tier1-requests | admission | PASS | admitted 50/50/50 per window, limit 50 | P1-8.1 |')
-    expect(md).toContain('| phase | sent | achieved / offered | 2xx | 429 | other 4xx | 5xx | errors | latency p50 / p90 / p99 |')
-    expect(md).toMatch(/\| tier1-requests \| 360 \| 20\.0\/s of 20\.0\/s offered \(100%\) \| 146 \| 210 \| 3 \| 0 \| 1 \| [\d.]+ ms \/ /)
+    expect(md).toContain(
+      '| phase | sent | achieved / offered | 2xx | 429 | other 4xx | 5xx | errors | latency p50 / p90 / p99 |',
+    )
+    expect(md).toMatch(
+      /\| tier1-requests \| 360 \| 20\.0\/s of 20\.0\/s offered \(100%\) \| 146 \| 210 \| 3 \| 0 \| 1 \| [\d.]+ ms \/ /,
+    )
     expect(md).toContain('- tier1-requests: calls without an answer: ECONNRESET: 1')
     expect(md).toMatch(/\| backoff-spec7 \| spec7 \| 8 \| \d+ \| \d+ \| 2 \| [\d.]+ \| \d+% \| /)
     // The algorithm the headers showed is told, apart from the verdicts, never judged.
@@ -117,7 +135,9 @@ describe('summary.md', () => {
   test('escapes pipes and newlines in cells, so a row keeps its columns', () => {
     const r = fixtureResult()
     r.verdicts[0]!.figure = 'admitted 50 | 50\nper window'
-    const row = renderSummaryMd(r).split('\n').find((l) => l.includes('admitted 50'))!
+    const row = renderSummaryMd(r)
+      .split('\n')
+      .find((l) => l.includes('admitted 50'))!
     expect(row).toContain('admitted 50 \\| 50 per window')
     expect(row.match(/(?<!\\)\|/g)).toHaveLength(6)
   })
@@ -125,7 +145,9 @@ describe('summary.md', () => {
   test('shows HTML in the result as text: job pages render inline HTML', () => {
     const md = renderSummaryMd(result)
     expect(md).not.toContain('<b>')
-    expect(md).toContain('- **headers** (tier1-requests, fail): limit | remaining &lt;b>not&lt;/b> decreasing &amp; "quoted"')
+    expect(md).toContain(
+      '- **headers** (tier1-requests, fail): limit | remaining &lt;b>not&lt;/b> decreasing &amp; "quoted"',
+    )
   })
 
   test('says when the run is partial, and why', () => {
@@ -150,13 +172,43 @@ describe('writeLoadReport', () => {
 
 /** A capacity search of four steps (no phases: the page's capacity section is what these check). */
 function capacityResult(): LoadResult {
-  const step = (phase: string, kind: 'ramp' | 'bisect', offered: number, throughput: number, p99Ms: number, outcome: CapacityResult['steps'][number]['outcome']): CapacityResult['steps'][number] =>
-    ({ phase, kind, offered, achieved: throughput, throughput, goodput: throughput * 0.98, p50Ms: p99Ms / 4, p99Ms, errors: 0, refused: 0, outcome, why: outcome === 'held' ? 'every objective met' : 'calls in flight grew from 2 to 40 through the step: a queue' })
+  const step = (
+    phase: string,
+    kind: 'ramp' | 'bisect',
+    offered: number,
+    throughput: number,
+    p99Ms: number,
+    outcome: CapacityResult['steps'][number]['outcome'],
+  ): CapacityResult['steps'][number] => ({
+    phase,
+    kind,
+    offered,
+    achieved: throughput,
+    throughput,
+    goodput: throughput * 0.98,
+    p50Ms: p99Ms / 4,
+    p99Ms,
+    errors: 0,
+    refused: 0,
+    outcome,
+    why: outcome === 'held' ? 'every objective met' : 'calls in flight grew from 2 to 40 through the step: a queue',
+  })
   const capacity: CapacityResult = {
-    sustainable: 30, firstBroken: 40, bound: 'capacity', tierLimit: null,
-    objectives: [{ name: 'e2e_p99', metric: 'e2e', stat: 99, bound: 5000 }, { name: 'errors', metric: 'errors', stat: 'share', bound: 0.01 }],
+    sustainable: 30,
+    firstBroken: 40,
+    bound: 'capacity',
+    tierLimit: null,
+    objectives: [
+      { name: 'e2e_p99', metric: 'e2e', stat: 99, bound: 5000 },
+      { name: 'errors', metric: 'errors', stat: 'share', bound: 0.01 },
+    ],
     stopReason: 'resolved to within 10 %: 30/s held, 40/s broke',
-    steps: [step('ramp-1', 'ramp', 10, 10, 20, 'held'), step('ramp-2', 'ramp', 20, 20, 25, 'held'), step('ramp-3', 'ramp', 40, 31, 900, 'saturated'), step('bisect-4', 'bisect', 30, 30, 60, 'held')],
+    steps: [
+      step('ramp-1', 'ramp', 10, 10, 20, 'held'),
+      step('ramp-2', 'ramp', 20, 20, 25, 'held'),
+      step('ramp-3', 'ramp', 40, 31, 900, 'saturated'),
+      step('bisect-4', 'bisect', 30, 30, 60, 'held'),
+    ],
   }
   return { ...fixtureResult(), phases: [], verdicts: [], capacity }
 }
@@ -168,7 +220,9 @@ describe('the capacity search in the reports', () => {
     expect(md).toContain('- highest sustainable rate: 30.0/s; first broken: 40.0/s')
     expect(md).toContain("- bound met first: the target's capacity (objectives or over-saturation broke first)")
     expect(md).toContain('- stopped: resolved to within 10 %: 30/s held, 40/s broke')
-    expect(md).toContain('| ramp-3 | ramp | 40.0/s | 31.0/s | 31.0/s | 30.4/s | 225 ms | 900 ms | 0% | 0 | saturated | calls in flight grew from 2 to 40 through the step: a queue |')
+    expect(md).toContain(
+      '| ramp-3 | ramp | 40.0/s | 31.0/s | 31.0/s | 30.4/s | 225 ms | 900 ms | 0% | 0 | saturated | calls in flight grew from 2 to 40 through the step: a queue |',
+    )
     const page = renderHtml(r)
     expect(chartsWithSvg(page)).toEqual(['capacity'])
     expect(page).toContain('<li>objectives: e2e_p99=5s,errors=1%</li>')

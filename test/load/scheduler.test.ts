@@ -24,15 +24,51 @@ beforeAll(async () => {
 })
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
 
-async function run(rate: number, connections: number, durationMs: number): Promise<{ offsets: Float64Array; result: ReturnType<PhaseRecorder['result']> }> {
+async function run(
+  rate: number,
+  connections: number,
+  durationMs: number,
+): Promise<{ offsets: Float64Array; result: ReturnType<PhaseRecorder['result']> }> {
   const arrival = { process: 'poisson' as const, seed: 21 }
-  const plan: PhasePlan = { name: 'p', description: '', engine: 'scheduler', slot: 'main', requests: [{ method: 'GET', path: '/' }], rate, arrival, connections, durationMs, bucket: null, expectedLimit: null, fromRest: false, verdicts: [] }
+  const plan: PhasePlan = {
+    name: 'p',
+    description: '',
+    engine: 'scheduler',
+    slot: 'main',
+    requests: [{ method: 'GET', path: '/' }],
+    rate,
+    arrival,
+    connections,
+    durationMs,
+    bucket: null,
+    expectedLimit: null,
+    fromRest: false,
+    verdicts: [],
+  }
   const offsets = plannedOffsets(rate, durationMs, arrival, 10_000)
   const startedAt = nowMs()
-  const recorder = new PhaseRecorder(plan, { minuteMs: 60_000, bucketMs: 100, startedAt, plannedBy: (ms) => countBy(offsets, ms) })
+  const recorder = new PhaseRecorder(plan, {
+    minuteMs: 60_000,
+    bucketMs: 100,
+    startedAt,
+    plannedBy: (ms) => countBy(offsets, ms),
+  })
   const dispatcher = new Agent({ connections })
   try {
-    await runScheduled({ baseUrl, key: 'k', dispatcher, timeoutMs: 5000, signal: new AbortController().signal, recorder, requests: plan.requests, rate, connections, durationMs, maxRequests: 10_000, offsets })
+    await runScheduled({
+      baseUrl,
+      key: 'k',
+      dispatcher,
+      timeoutMs: 5000,
+      signal: new AbortController().signal,
+      recorder,
+      requests: plan.requests,
+      rate,
+      connections,
+      durationMs,
+      maxRequests: 10_000,
+      offsets,
+    })
   } finally {
     await dispatcher.close()
   }

@@ -32,8 +32,19 @@ const MODELS = [
 function context(over: Partial<PlanContext> = {}): PlanContext & { lookups: string[] } {
   const lookups: string[] = []
   return {
-    baseUrl: 'http://127.0.0.1:1', embedded: false, minuteMs: 60_000, keys: { main: 'k', tier2: 'k2', tier5: 'k5' }, tier: null, durationMs: null, rate: null, connections: null,
-    timeoutMs: 1000, runId: 'run', seed: 1234, seedGiven: false, lookups,
+    baseUrl: 'http://127.0.0.1:1',
+    embedded: false,
+    minuteMs: 60_000,
+    keys: { main: 'k', tier2: 'k2', tier5: 'k5' },
+    tier: null,
+    durationMs: null,
+    rate: null,
+    connections: null,
+    timeoutMs: 1000,
+    runId: 'run',
+    seed: 1234,
+    seedGiven: false,
+    lookups,
     getJson: (path, slot) => {
       lookups.push(`${slot} ${path}`)
       return Promise.resolve({ status: 200, body: { data: MODELS }, headers: {} })
@@ -42,13 +53,24 @@ function context(over: Partial<PlanContext> = {}): PlanContext & { lookups: stri
   }
 }
 
-const bodyOf = (plan: PhasePlan, i = 0): Record<string, unknown> => JSON.parse(String(plan.requests[i]?.body)) as Record<string, unknown>
+const bodyOf = (plan: PhasePlan, i = 0): Record<string, unknown> =>
+  JSON.parse(String(plan.requests[i]?.body)) as Record<string, unknown>
 
 describe('the built-in files plan what saturation and streaming always ran', () => {
-  test('saturation: models and responses, closed loop at 32 connections for 20 s, the highest tier\'s key, throughput', async () => {
+  test("saturation: models and responses, closed loop at 32 connections for 20 s, the highest tier's key, throughput", async () => {
     const ctx = context()
     const [models, responses] = await workloadProfile(builtInWorkload('saturation')).plan(ctx)
-    for (const p of [models, responses]) expect(p).toMatchObject({ engine: 'autocannon', slot: 'tier5', rate: null, connections: 32, durationMs: 20_000, bucket: null, fromRest: false, verdicts: ['throughput'] })
+    for (const p of [models, responses])
+      expect(p).toMatchObject({
+        engine: 'autocannon',
+        slot: 'tier5',
+        rate: null,
+        connections: 32,
+        durationMs: 20_000,
+        bucket: null,
+        fromRest: false,
+        verdicts: ['throughput'],
+      })
     expect(models?.name).toBe('models')
     expect(models?.description).toBe('GET /v1/models, 32 connections, closed loop')
     expect(new Set(models?.requests.map((r) => `${r.method} ${r.path}`))).toEqual(new Set(['GET /v1/models']))
@@ -70,7 +92,16 @@ describe('the built-in files plan what saturation and streaming always ran', () 
 
   test('streaming: streams at 5/s for 20 s on the main key, timed, up to 128 output tokens, judged by streaming', async () => {
     const [streams] = await workloadProfile(builtInWorkload('streaming')).plan(context())
-    expect(streams).toMatchObject({ name: 'streams', engine: 'scheduler', slot: 'main', rate: 5, connections: 20, durationMs: 20_000, verdicts: ['streaming'], arrival: { process: 'constant' } })
+    expect(streams).toMatchObject({
+      name: 'streams',
+      engine: 'scheduler',
+      slot: 'main',
+      rate: 5,
+      connections: 20,
+      durationMs: 20_000,
+      verdicts: ['streaming'],
+      arrival: { process: 'constant' },
+    })
     expect(streams?.requests.every((r) => r.stream === true && r.headers?.accept === 'text/event-stream')).toBe(true)
     expect(bodyOf(streams as PhasePlan)).toMatchObject({ model: 'big-chat', stream: true, max_output_tokens: 128 })
   })
@@ -123,10 +154,16 @@ describe('a mixed workload', () => {
     expect(plan.verdicts).toEqual(['streaming', 'throughput'])
     const chat = plan.requests.find((r) => r.label === 'chat')
     expect(chat?.path).toBe('/v1/chat/completions')
-    const chatBody = JSON.parse(String(chat?.body)) as { messages: { role: string; content: string }[]; max_completion_tokens: number }
+    const chatBody = JSON.parse(String(chat?.body)) as {
+      messages: { role: string; content: string }[]
+      max_completion_tokens: number
+    }
     expect(chatBody.messages[0]?.role).toBe('user')
     expect(chatBody.max_completion_tokens).toBeGreaterThanOrEqual(8)
-    const embed = JSON.parse(String(plan.requests.find((r) => r.label === 'embeddings')?.body)) as Record<string, unknown>
+    const embed = JSON.parse(String(plan.requests.find((r) => r.label === 'embeddings')?.body)) as Record<
+      string,
+      unknown
+    >
     expect(embed).toMatchObject({ model: 'embed-1' })
     expect(embed.max_output_tokens).toBeUndefined()
     // Routes are spread over the pool, not in runs: the first 40 calls hold every kind.
@@ -148,7 +185,8 @@ describe('a mixed workload', () => {
   })
 
   test('the same seed plans the same calls in the same order at the same instants; another seed does not', async () => {
-    const plan = async (seed: number, seedGiven: boolean): Promise<PhasePlan> => (await workloadProfile(readWorkload(mixFile)).plan(context({ seed, seedGiven })))[0] as PhasePlan
+    const plan = async (seed: number, seedGiven: boolean): Promise<PhasePlan> =>
+      (await workloadProfile(readWorkload(mixFile)).plan(context({ seed, seedGiven })))[0] as PhasePlan
     const [a, b, c] = [await plan(7, true), await plan(7, true), await plan(8, true)]
     expect(b.requests.map((r) => r.body)).toEqual(a.requests.map((r) => r.body))
     expect(b.arrival).toEqual(a.arrival)
@@ -166,16 +204,45 @@ describe('a mixed workload', () => {
     expect(given?.arrival?.seed).not.toBe(99)
   })
 
-  test('models: the route\'s own, else GATEWAY_MODELS, else the catalogue; moderations may name none', async () => {
-    const w = workloadOf({ name: 'm', description: 'm', phases: [{ name: 'p', rate: 1, duration: '2s', routes: [{ kind: 'chat', model: 'mine' }, { kind: 'responses' }, { kind: 'moderations' }, { kind: 'models-list' }] }] }, 'm.json')
+  test("models: the route's own, else GATEWAY_MODELS, else the catalogue; moderations may name none", async () => {
+    const w = workloadOf(
+      {
+        name: 'm',
+        description: 'm',
+        phases: [
+          {
+            name: 'p',
+            rate: 1,
+            duration: '2s',
+            routes: [
+              { kind: 'chat', model: 'mine' },
+              { kind: 'responses' },
+              { kind: 'moderations' },
+              { kind: 'models-list' },
+            ],
+          },
+        ],
+      },
+      'm.json',
+    )
     const [p] = await workloadProfile(w).plan(context({ models: { responses: 'resp-1' } }))
-    const byLabel = (label: string): Record<string, unknown> => JSON.parse(String(p?.requests.find((r) => r.label === label)?.body)) as Record<string, unknown>
+    const byLabel = (label: string): Record<string, unknown> =>
+      JSON.parse(String(p?.requests.find((r) => r.label === label)?.body)) as Record<string, unknown>
     expect(byLabel('chat').model).toBe('mine')
     expect(byLabel('responses').model).toBe('resp-1')
     expect(byLabel('moderations')).not.toHaveProperty('model')
     expect(p?.requests.find((r) => r.label === 'models-list')).toMatchObject({ method: 'GET', path: '/v1/models' })
-    const none = workloadOf({ name: 'n', description: 'n', phases: [{ name: 'p', rate: 1, duration: '2s', routes: [{ kind: 'completions' }] }] }, 'n.json')
-    await expect(workloadProfile(none).plan(context())).rejects.toThrow('(status 200) lists no completion model it may use for the completions route; name one in the profile (model) or in GATEWAY_MODELS (completion=<id>)')
+    const none = workloadOf(
+      {
+        name: 'n',
+        description: 'n',
+        phases: [{ name: 'p', rate: 1, duration: '2s', routes: [{ kind: 'completions' }] }],
+      },
+      'n.json',
+    )
+    await expect(workloadProfile(none).plan(context())).rejects.toThrow(
+      '(status 200) lists no completion model it may use for the completions route; name one in the profile (model) or in GATEWAY_MODELS (completion=<id>)',
+    )
   })
 })
 
@@ -197,30 +264,64 @@ describe('mistakes in a profile file: one line with the file, the JSON pointer a
   const phase = 'name: p\n    routes: [{ kind: chat }]\n    rate: 1\n    duration: 5s'
   const base = (extra: string, p = phase): string => `name: bad\ndescription: d\nphases:\n  - ${p}${extra}\n`
   test.each([
-    ['kind.yaml', base('', phase.replace('kind: chat', 'kind: chats')), '/phases/0/routes/0/kind: must be equal to one of the allowed values'],
+    [
+      'kind.yaml',
+      base('', phase.replace('kind: chat', 'kind: chats')),
+      '/phases/0/routes/0/kind: must be equal to one of the allowed values',
+    ],
     ['typo.yaml', base('\n    rat: 2'), '/phases/0: must NOT have additional properties (rat)'],
-    ['spread.yaml', base('\n    inputTokens: { mean: 10, min: 20 }'), '/phases/0/inputTokens: needs min <= mean <= max (got min 20, mean 10, max 10)'],
-    ['closed.yaml', base('', 'name: p\n    routes: [{ kind: responses-stream }]\n    connections: 4\n    duration: 5s'), '/phases/0/routes/0/kind: a closed loop (no rate) cannot time streams; give the phase a rate'],
-    ['burst.yaml', base('\n    arrival: { process: poisson, burstiness: 0.5 }'), '/phases/0/arrival/burstiness: only the gamma process takes a burstiness'],
+    [
+      'spread.yaml',
+      base('\n    inputTokens: { mean: 10, min: 20 }'),
+      '/phases/0/inputTokens: needs min <= mean <= max (got min 20, mean 10, max 10)',
+    ],
+    [
+      'closed.yaml',
+      base('', 'name: p\n    routes: [{ kind: responses-stream }]\n    connections: 4\n    duration: 5s'),
+      '/phases/0/routes/0/kind: a closed loop (no rate) cannot time streams; give the phase a rate',
+    ],
+    [
+      'burst.yaml',
+      base('\n    arrival: { process: poisson, burstiness: 0.5 }'),
+      '/phases/0/arrival/burstiness: only the gamma process takes a burstiness',
+    ],
     ['duration.yaml', base('', phase.replace('5s', 'soon')), '/phases/0/duration: must match pattern'],
     ['short.yaml', base('', phase.replace('5s', '10ms')), '/phases/0/duration: must be a duration from 1s to 1h'],
-    ['twice.yaml', `name: bad\ndescription: d\nphases:\n  - ${phase}\n  - ${phase}\n`, '/phases/1/name: "p" names an earlier phase too'],
+    [
+      'twice.yaml',
+      `name: bad\ndescription: d\nphases:\n  - ${phase}\n  - ${phase}\n`,
+      '/phases/1/name: "p" names an earlier phase too',
+    ],
     ['syntax.yaml', 'name: [bad\n', 'syntax.yaml:2:1: not YAML'],
     ['broken.json', '{"name": ', 'broken.json: not JSON'],
   ])('%s', (name, text, message) => {
     const path = file(name, text)
-    expect(() => readWorkload(path)).toThrow(`${path}${message.startsWith(name) ? message.slice(name.length) : `: ${message}`}`)
+    expect(() => readWorkload(path)).toThrow(
+      `${path}${message.startsWith(name) ? message.slice(name.length) : `: ${message}`}`,
+    )
   })
 
   test('through the command: exit 2, one line on stderr, nothing run', async () => {
     const path = file('cli.yaml', base('\n    ramp: { shape: exponential, span: 5s, from: 0 }'))
     let stderr = ''
-    const code = await runLoadCli(['--profile', path, '--report-dir', join(scratch, 'never')], { stdout: () => undefined, stderr: (t) => (stderr += t), env: {} })
+    const code = await runLoadCli(['--profile', path, '--report-dir', join(scratch, 'never')], {
+      stdout: () => undefined,
+      stderr: (t) => (stderr += t),
+      env: {},
+    })
     expect(code).toBe(2)
     expect(stderr.trim().split('\n')).toHaveLength(1)
-    expect(stderr.trim()).toBe(`load: ${path}: /phases/0/ramp/from: an exponential ramp cannot start at 0 calls per second`)
+    expect(stderr.trim()).toBe(
+      `load: ${path}: /phases/0/ramp/from: an exponential ramp cannot start at 0 calls per second`,
+    )
     let missing = ''
-    expect(await runLoadCli(['--profile', './no-such.yaml'], { stdout: () => undefined, stderr: (t) => (missing += t), env: {} })).toBe(2)
+    expect(
+      await runLoadCli(['--profile', './no-such.yaml'], {
+        stdout: () => undefined,
+        stderr: (t) => (missing += t),
+        env: {},
+      }),
+    ).toBe(2)
     expect(missing.trim()).toMatch(/no-such\.yaml: no such profile file$/)
   })
 })
@@ -231,12 +332,19 @@ describe('a run', () => {
     const dir = join(scratch, 'run')
     let stdout = ''
     let stderr = ''
-    const code = await runLoadCli(['--profile', path, '--minute-ms', '4000', '--seed', '3', '--report-dir', dir], { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), env: {} })
+    const code = await runLoadCli(['--profile', path, '--minute-ms', '4000', '--seed', '3', '--report-dir', dir], {
+      stdout: (t) => (stdout += t),
+      stderr: (t) => (stderr += t),
+      env: {},
+    })
     const runDir = join(dir, 'load', readdirSync(join(dir, 'load')).find((d) => d !== 'latest') as string)
     const result = JSON.parse(readFileSync(join(runDir, 'result.json'), 'utf8')) as LoadResult
     // A busy machine may put the generator behind its plan: inconclusive, never a failure.
     const behind = result.verdicts.filter((v) => v.status === 'inconclusive')
-    expect(behind.every((v) => /behind its plan/.test(v.detail)), stderr + stdout).toBe(true)
+    expect(
+      behind.every((v) => /behind its plan/.test(v.detail)),
+      stderr + stdout,
+    ).toBe(true)
     expect(code, stderr + stdout).toBe(behind.length > 0 ? 3 : 0)
     expect(result.profile.seed).toBe(3)
     const phase = result.phases[0]
@@ -246,7 +354,9 @@ describe('a run', () => {
     expect(sent).toBeGreaterThan(25)
     // The pool holds the weights exactly; a run sends a whole number of pools and part of one more.
     for (const [label, weight] of Object.entries({ 'responses-stream': 0.5, chat: 0.3, embeddings: 0.2 })) {
-      expect(Math.abs((mix[label]?.sent ?? 0) - weight * sent), label).toBeLessThanOrEqual(Math.max(3, 0.15 * weight * sent))
+      expect(Math.abs((mix[label]?.sent ?? 0) - weight * sent), label).toBeLessThanOrEqual(
+        Math.max(3, 0.15 * weight * sent),
+      )
       expect(mix[label]?.ok).toBe(mix[label]?.sent)
     }
     expect(phase?.plan.arrival).toMatchObject({ process: 'poisson' })

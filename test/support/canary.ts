@@ -31,9 +31,15 @@ export function canaryKeys(): Canaries {
  * Where a canary (or any of `secrets`) appears: "file: <path>" or "<stream name>", empty when nowhere. `written`
  * is a folder searched at any depth, a file, or a list of them.
  */
-export function leaks(secrets: readonly string[], written: string | readonly string[], printed: Record<string, string> = {}): string[] {
+export function leaks(
+  secrets: readonly string[],
+  written: string | readonly string[],
+  printed: Record<string, string> = {},
+): string[] {
   const found: string[] = []
-  const files = (typeof written === 'string' ? [written] : written).flatMap((path) => (statSync(path).isDirectory() ? filesUnder(path) : [path]))
+  const files = (typeof written === 'string' ? [written] : written).flatMap((path) =>
+    statSync(path).isDirectory() ? filesUnder(path) : [path],
+  )
   for (const file of files) {
     const text = readFileSync(file).toString('latin1')
     if (secrets.some((s) => text.includes(s))) found.push(`file: ${file}`)

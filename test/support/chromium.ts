@@ -78,7 +78,14 @@ export async function dumpDom(fileOrUrl: string, opts: DumpDomOptions = {}): Pro
   const budget = opts.virtualTimeBudgetMs ?? DEFAULTS.virtualTimeBudgetMs
   const url = /^(file|https?|data|about):/i.test(fileOrUrl) ? fileOrUrl : pathToFileURL(resolve(fileOrUrl)).href
   const profile = mkdtempSync(join(tmpdir(), 'gc-chromium-'))
-  const args = [...FLAGS, `--user-data-dir=${profile}`, `--virtual-time-budget=${budget}`, ...(opts.args ?? []), '--dump-dom', url]
+  const args = [
+    ...FLAGS,
+    `--user-data-dir=${profile}`,
+    `--virtual-time-budget=${budget}`,
+    ...(opts.args ?? []),
+    '--dump-dom',
+    url,
+  ]
   // detached: its own process group, so that the deadline can kill every process Chromium started.
   const child = spawn(chromium, args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
   let stdout = ''
@@ -95,9 +102,14 @@ export async function dumpDom(fileOrUrl: string, opts: DumpDomOptions = {}): Pro
       child.once('error', reject)
       child.once('close', (exitCode) => resolveExit(exitCode))
     })
-    const tail = stderr.split('\n').filter((l) => l.trim() !== '').slice(-5).join('\n')
+    const tail = stderr
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .slice(-5)
+      .join('\n')
     if (timedOut) throw new Error(`chromium did not finish ${url} within ${timeoutMs} ms\n${tail}`)
-    if (code !== 0 && stdout.trim() === '') throw new Error(`chromium exited with ${code} and printed no DOM for ${url}\n${tail}`)
+    if (code !== 0 && stdout.trim() === '')
+      throw new Error(`chromium exited with ${code} and printed no DOM for ${url}\n${tail}`)
     return stdout
   } finally {
     clearTimeout(timer)

@@ -54,16 +54,36 @@ export interface HostileServer {
 const CHAT_MODEL = 'hostile-chat-mini'
 
 const LIST_ITEM = {
-  id: CHAT_MODEL, object: 'model', owned_by: 'hostile', min_tier: 0, pricing: { input: 0.15, cached_input: 0.075, output: 0.6 }, mode: 'chat',
-  max_tokens: 16384, max_input_tokens: 128000, max_output_tokens: 16384, supports_system_messages: true, supports_function_calling: true,
-  supports_parallel_function_calling: true, supports_vision: false, supports_pdf_input: false, supports_prompt_caching: true, supports_tool_choice: true,
-  supports_response_schema: true, supports_web_search: false,
+  id: CHAT_MODEL,
+  object: 'model',
+  owned_by: 'hostile',
+  min_tier: 0,
+  pricing: { input: 0.15, cached_input: 0.075, output: 0.6 },
+  mode: 'chat',
+  max_tokens: 16384,
+  max_input_tokens: 128000,
+  max_output_tokens: 16384,
+  supports_system_messages: true,
+  supports_function_calling: true,
+  supports_parallel_function_calling: true,
+  supports_vision: false,
+  supports_pdf_input: false,
+  supports_prompt_caching: true,
+  supports_tool_choice: true,
+  supports_response_schema: true,
+  supports_web_search: false,
 }
 
 function retrieved(id: string): Record<string, unknown> {
   const { id: _, object: __, owned_by: ___, pricing, ...metadata } = LIST_ITEM
   const tiers = Object.fromEntries([0, 1, 2, 3, 4, 5].map((t) => [String(t), { rpm: 500, tpm: 200000 }]))
-  return { id, object: 'model', created: 1735689600, owned_by: 'hostile', extra: { metadata, pricing, rate_limits: { tiers, current: { tier: 2, rpm: 500, tpm: 200000 } } } }
+  return {
+    id,
+    object: 'model',
+    created: 1735689600,
+    owned_by: 'hostile',
+    extra: { metadata, pricing, rate_limits: { tiers, current: { tier: 2, rpm: 500, tpm: 200000 } } },
+  }
 }
 
 /** A UUID v7 (Part 1 section 4.1), so that the plausible answers pass the shared-header audits. */
@@ -80,8 +100,12 @@ function commonHeaders(contentType: string): Record<string, string> {
   return {
     'content-type': contentType,
     'svc-request-id': uuidV7(),
-    'x-ratelimit-limit-requests': '500', 'x-ratelimit-remaining-requests': '499', 'x-ratelimit-reset-requests': '60s',
-    'x-ratelimit-limit-tokens': '200000', 'x-ratelimit-remaining-tokens': '200000', 'x-ratelimit-reset-tokens': '60s',
+    'x-ratelimit-limit-requests': '500',
+    'x-ratelimit-remaining-requests': '499',
+    'x-ratelimit-reset-requests': '60s',
+    'x-ratelimit-limit-tokens': '200000',
+    'x-ratelimit-remaining-tokens': '200000',
+    'x-ratelimit-reset-tokens': '60s',
   }
 }
 
@@ -97,7 +121,8 @@ function errorBody(message: string, code: string): unknown {
 function plausible(req: IncomingMessage, res: ServerResponse, path: string): void {
   const auth = req.headers.authorization
   if (path === '/public/models') json(res, 200, { object: 'list', data: [LIST_ITEM] })
-  else if (auth === undefined || !auth.startsWith('Bearer ')) json(res, 401, errorBody('missing key', 'invalid_api_key'))
+  else if (auth === undefined || !auth.startsWith('Bearer '))
+    json(res, 401, errorBody('missing key', 'invalid_api_key'))
   else if (path === '/v1/models') json(res, 200, { object: 'list', data: [LIST_ITEM] })
   else if (path === `/v1/models/${CHAT_MODEL}`) json(res, 200, retrieved(CHAT_MODEL))
   else if (path.startsWith('/v1/models/')) json(res, 404, errorBody('no such model', 'model_not_found'))
@@ -129,13 +154,31 @@ function sse(type: string, data: Record<string, unknown>): string {
   return `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`
 }
 
-const CREATED = sse('response.created', { sequence_number: 0, response: { id: 'resp_hostile', object: 'response', status: 'in_progress', model: CHAT_MODEL, output: [] } })
-const delta = (n: number): string => sse('response.output_text.delta', { sequence_number: n, item_id: 'msg_hostile', output_index: 0, content_index: 0, delta: 'more ' })
+const CREATED = sse('response.created', {
+  sequence_number: 0,
+  response: { id: 'resp_hostile', object: 'response', status: 'in_progress', model: CHAT_MODEL, output: [] },
+})
+const delta = (n: number): string =>
+  sse('response.output_text.delta', {
+    sequence_number: n,
+    item_id: 'msg_hostile',
+    output_index: 0,
+    content_index: 0,
+    delta: 'more ',
+  })
 
-function misbehave(mode: HostileMode, req: IncomingMessage, res: ServerResponse, path: string, options: HostileOptions): void {
+function misbehave(
+  mode: HostileMode,
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  options: HostileOptions,
+): void {
   switch (mode) {
     case 'malformed-json':
-      return void res.writeHead(200, commonHeaders('application/json')).end('{"object":"list","data":[{"id":"hostile-chat-mini","object":"mod')
+      return void res
+        .writeHead(200, commonHeaders('application/json'))
+        .end('{"object":"list","data":[{"id":"hostile-chat-mini","object":"mod')
     case 'hang':
       return // the socket stays open until the client gives up
     case 'endless-body':
@@ -172,7 +215,9 @@ function misbehave(mode: HostileMode, req: IncomingMessage, res: ServerResponse,
     }
     case 'cut-sse':
       res.writeHead(200, commonHeaders('text/event-stream'))
-      return void res.end(`${CREATED}${delta(1)}event: response.output_text.delta\ndata: {"type":"response.output_text.delta","sequence_num`)
+      return void res.end(
+        `${CREATED}${delta(1)}event: response.output_text.delta\ndata: {"type":"response.output_text.delta","sequence_num`,
+      )
     case 'silent-sse':
       res.writeHead(200, commonHeaders('text/event-stream'))
       return void res.flushHeaders()

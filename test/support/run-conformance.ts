@@ -22,11 +22,17 @@ export interface ConformanceRun {
   cleanup: () => void
 }
 
-export async function runConformance(args: string[], env: Record<string, string> = {}, timeoutMs = 400_000): Promise<ConformanceRun> {
+export async function runConformance(
+  args: string[],
+  env: Record<string, string> = {},
+  timeoutMs = 400_000,
+): Promise<ConformanceRun> {
   const cwd = mkdtempSync(join(tmpdir(), 'gc-run-'))
   const reportRoot = join(cwd, 'reports')
   // Only what a run needs from the parent environment; no GATEWAY_* variable of the developer's.
-  const base = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('GATEWAY_') && !name.startsWith('VITEST')))
+  const base = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith('GATEWAY_') && !name.startsWith('VITEST')),
+  )
   const child = spawn(process.execPath, ['--import', TSX, SCRIPT, '--report-dir', reportRoot, ...args], {
     cwd,
     env: { ...base, ...env },
@@ -45,11 +51,22 @@ export async function runConformance(args: string[], env: Record<string, string>
   } catch {
     summary = undefined
   }
-  return { exitCode, stdout, stderr, reportRoot, ...(summary ? { summary } : {}), cleanup: () => rmSync(cwd, { recursive: true, force: true }) }
+  return {
+    exitCode,
+    stdout,
+    stderr,
+    reportRoot,
+    ...(summary ? { summary } : {}),
+    cleanup: () => rmSync(cwd, { recursive: true, force: true }),
+  }
 }
 
 /** Runs the command, hands the result to `fn`, and removes the scratch folder whatever `fn` does. */
-export async function withRun<T>(args: string[], env: Record<string, string>, fn: (run: ConformanceRun) => T | Promise<T>): Promise<T> {
+export async function withRun<T>(
+  args: string[],
+  env: Record<string, string>,
+  fn: (run: ConformanceRun) => T | Promise<T>,
+): Promise<T> {
   const run = await runConformance(args, env)
   try {
     return await fn(run)

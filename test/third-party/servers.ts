@@ -63,7 +63,15 @@ export const SERVERS: ThirdPartyServer[] = [
     start: () => {
       const config = {
         apiKey: 'sk-third-party-mock',
-        responses: [{ id: 'any', messages: [{ role: 'user' as const, matcher: 'any' as const }, { role: 'assistant' as const, content: 'Hello from the mock.' }] }],
+        responses: [
+          {
+            id: 'any',
+            messages: [
+              { role: 'user' as const, matcher: 'any' as const },
+              { role: 'assistant' as const, content: 'Hello from the mock.' },
+            ],
+          },
+        ],
       }
       // Its start() binds every interface; its Express app listens on loopback instead.
       const app = (new MockServer(config, quiet) as unknown as { app: Listening }).app

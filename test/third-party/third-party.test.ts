@@ -25,11 +25,23 @@ const BOUND_MS = 240_000
  * messages with 400, a call without its key or with another with 401, and a broken body with 400.
  */
 const MEETS: Record<string, string[]> = {
-  '@dwmkerr/mock-llm': ['P1-6.4-chat-stream', 'P1-6.4-chat-stream-finish', 'P1-6.4-chat-stream-done', 'P1-7-compatible-malformed-json'],
-  'openai-mock-api': ['P1-2.6-chat-completion', 'P1-4.7-chat-tools', 'P1-7-chat-invalid-request', 'P1-5.1-key-required', 'P1-7-compatible-malformed-json'],
+  '@dwmkerr/mock-llm': [
+    'P1-6.4-chat-stream',
+    'P1-6.4-chat-stream-finish',
+    'P1-6.4-chat-stream-done',
+    'P1-7-compatible-malformed-json',
+  ],
+  'openai-mock-api': [
+    'P1-2.6-chat-completion',
+    'P1-4.7-chat-tools',
+    'P1-7-chat-invalid-request',
+    'P1-5.1-key-required',
+    'P1-7-compatible-malformed-json',
+  ],
 }
 
-const FAILURE = /^(?<id>P[12]-\S+) · (MUST|SHOULD) · Part [12] §\S+.*\nRule: .+\n(Expected: .+\n)?Seen:[\s\S]+\nExchange: [A-Z]+ \/\S* -> [\s\S]+\nReproduce: curl /
+const FAILURE =
+  /^(?<id>P[12]-\S+) · (MUST|SHOULD) · Part [12] §\S+.*\nRule: .+\n(Expected: .+\n)?Seen:[\s\S]+\nExchange: [A-Z]+ \/\S* -> [\s\S]+\nReproduce: curl /
 
 function contractBreaches(summary: Summary): string[] {
   const known = requirements()
@@ -55,7 +67,11 @@ describe.each(SERVERS)('$name $version', (server: ThirdPartyServer) => {
     vi.spyOn(console, 'error').mockImplementation(() => {})
     target = await server.start()
     const started = Date.now()
-    run = await runConformance(['--family', FAMILIES.join(',')], { GATEWAY_BASE_URL: target.url, GATEWAY_API_KEY: server.key, GATEWAY_MODELS: server.models }, BOUND_MS)
+    run = await runConformance(
+      ['--family', FAMILIES.join(',')],
+      { GATEWAY_BASE_URL: target.url, GATEWAY_API_KEY: server.key, GATEWAY_MODELS: server.models },
+      BOUND_MS,
+    )
     elapsedMs = Date.now() - started
   }, BOUND_MS + 10_000)
   afterAll(async () => {
