@@ -3,6 +3,7 @@
  * entry point. Every check ends in an OptionError whose message says what to fix, because the CLI
  * prints it as its one line of output.
  */
+import { DEFAULT_NATIVE_KEY_HEADER } from '../common/native-key.ts'
 import { parseArgs } from 'node:util'
 import { parseInstant } from './clock.ts'
 import { toFaultSet, type FaultName } from './faults.ts'
@@ -58,7 +59,7 @@ export const DEFAULT_LIMITER: LimiterAlgorithm = 'fixed-window'
 function isLimiterAlgorithm(name: string): name is LimiterAlgorithm {
   return (LIMITER_ALGORITHMS as readonly string[]).includes(name)
 }
-export const DEFAULT_NATIVE_KEY_HEADER = 'x-native-api-key'
+export { DEFAULT_NATIVE_KEY_HEADER }
 
 export function resolveOptions(input: GatewayOptionsInput, defaults: { port: number }): GatewayOptions {
   const port = input.port ?? defaults.port

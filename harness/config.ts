@@ -2,6 +2,7 @@
  * Configuration: environment (and `.env`, read with dotenv) overridden by command-line flags, validated once.
  * Every problem becomes a ConfigError whose message is one line saying what to fix.
  */
+import { DEFAULT_NATIVE_KEY_HEADER } from '../common/native-key.ts'
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { parse as parseDotenv } from 'dotenv'
@@ -157,7 +158,7 @@ export type NamedModels = Partial<Record<Capability, string>>
 /** The capabilities GATEWAY_AUDIO_MODELS may name: it spells part of GATEWAY_MODELS, and keeps working. */
 export const AUDIO_CAPABILITIES: readonly Capability[] = ['speech', 'transcribe', 'transcribe-newer', 'diarize']
 
-export const DEFAULT_NATIVE_KEY_HEADER = 'x-native-api-key'
+export { DEFAULT_NATIVE_KEY_HEADER }
 
 function parseModels(raw: string, source: string, allowed: readonly Capability[]): NamedModels {
   const out: NamedModels = {}
