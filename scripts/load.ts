@@ -343,6 +343,11 @@ async function run(argv: string[], io: CliIo): Promise<number> {
       (n) => Number.isInteger(n) && n >= 1 && n <= REPEAT.max,
       `a whole number from 1 to ${REPEAT.max}`,
     ) ?? 1
+  // A search picks each step from what the last measured, so two searches have different phases to merge.
+  if (repeat > 1 && profile.search)
+    throw new ConfigError(
+      `the profile ${profile.name} is a search: its repeats would not share their steps; run it again and compare the two`,
+    )
   const minuteFlag = number(
     flags['minute-ms'],
     '--minute-ms',

@@ -103,6 +103,10 @@ describe('objectives', () => {
       ['--profile', 'capacity', '--shard', '1/2'],
       'the profile capacity is a search that adapts each step to what it measured: it cannot be sharded',
     ],
+    [
+      ['--profile', 'capacity', '--repeat', '2'],
+      'the profile capacity is a search: its repeats would not share their steps; run it again and compare the two',
+    ],
   ])('%j is exit 2 with one line', async (args, message) => {
     const run = await load('config', ['--profile', 'streaming', ...args])
     expect(run.code).toBe(2)
