@@ -5,8 +5,8 @@
  * - from rest, over any span T from the start, at most L + L·T/m are admitted;
  * - over any span T, at most 2L + L·T/m (a fixed window's two edges are the worst case).
  * Counts come from the series' slices by send time; a span is taken as long as its slices could hold, and
- * stretched by the spread of latencies, so it is never shorter than the span in which the target admitted them;
- * the calls in flight together are allowed on top, as answers may overtake each other.
+ * stretched by the spread of answer times (from the actual send), so it is never shorter than the span in which
+ * the target admitted them; the calls in flight together are allowed on top, as answers may overtake each other.
  *
  * "From rest" assumes a limiter whose period begins with the first call. A fixed window aligned to the clock began
  * before it, and admits a whole limit again when it ends: when the headers show fixed windows, the spans from rest
