@@ -31,6 +31,23 @@ export interface SseWriter {
   readonly closed: boolean
 }
 
+/**
+ * One event a stream writes: `data` as JSON under an `event:` line named `name` (none: a data-only event), or, when
+ * `data` is a string, a raw data line such as `[DONE]`.
+ */
+export interface StreamEvent {
+  name?: string | undefined
+  data: Record<string, unknown> | string
+}
+
+/** Writes the events in turn, and stops when the client has gone away. */
+export async function writeEvents(writer: SseWriter, events: readonly StreamEvent[]): Promise<void> {
+  for (const { name, data } of events) {
+    if (writer.closed) return
+    await (typeof data === 'string' ? writer.data(data) : writer.event(name, data))
+  }
+}
+
 export function startSse(reply: FastifyReply, options: { pauseMs?: number } = {}): SseWriter {
   const pauseMs = options.pauseMs ?? SSE_WRITER_DEFAULTS.pauseMs
   const stream = new PassThrough()

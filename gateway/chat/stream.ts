@@ -10,7 +10,9 @@
 import { PassThrough } from 'node:stream'
 import type { FastifyReply } from 'fastify'
 import type { FaultSet } from '../faults.ts'
-import { startSse } from '../sse.ts'
+import { CHAT_STREAM_RESHAPES } from '../faults/chat.ts'
+import { reshapeEvents } from '../faults/events.ts'
+import { startSse, writeEvents, type StreamEvent } from '../sse.ts'
 import type { ChatAnswer } from './answer.ts'
 
 export interface CompletionHead {
@@ -32,27 +34,18 @@ export async function streamChat(
   extras: StreamExtras,
   faults: FaultSet,
 ): Promise<void> {
-  const chunks = chatChunks(head, answer, extras, faults)
-  if (faults.has('chat-stream-cut')) return cutStream(reply, chunks)
+  const events = reshapeEvents(chatEvents(head, answer, extras), faults, CHAT_STREAM_RESHAPES)
+  if (faults.has('chat-stream-cut')) return cutStream(reply, events)
   const writer = startSse(reply)
-  for (const chunk of chunks) {
-    if (writer.closed) return
-    await writer.event(undefined, chunk)
-  }
-  if (!faults.has('chat-stream-no-done')) await writer.data('[DONE]')
+  await writeEvents(writer, events)
   writer.end()
 }
 
-export function chatChunks(
-  head: CompletionHead,
-  answer: ChatAnswer,
-  extras: StreamExtras,
-  faults: FaultSet,
-): unknown[] {
-  const object = faults.has('chat-stream-chunk-object') ? 'chat.completion' : 'chat.completion.chunk'
+/** The chunks as data-only events, then [DONE]. */
+function chatEvents(head: CompletionHead, answer: ChatAnswer, extras: StreamExtras): StreamEvent[] {
   const chunk = (choices: unknown[], more: Record<string, unknown> = {}) => ({
     id: head.id,
-    object,
+    object: 'chat.completion.chunk',
     created: head.created,
     model: head.model,
     choices,
@@ -65,7 +58,7 @@ export function chatChunks(
     logprobs: null,
     finish_reason: finish,
   })
-  const out: unknown[] = []
+  const out: Record<string, unknown>[] = []
   const call = answer.toolCall
   if (call) {
     out.push(
@@ -81,20 +74,17 @@ export function chatChunks(
       out.push(chunk([choice({ tool_calls: [{ index: 0, function: { arguments: piece } }] })]))
   } else {
     out.push(chunk([choice({ role: 'assistant', content: '' })]))
-    answer.pieces.forEach((piece, i) => {
-      // The fault repeats the finish reason on the first content chunk, so it appears twice in the stream.
-      const early = i === 0 && faults.has('chat-stream-finish-twice') ? answer.finish : null
-      out.push(chunk([choice({ content: piece }, early)]))
-    })
+    for (const piece of answer.pieces) out.push(chunk([choice({ content: piece })]))
   }
   out.push(chunk([choice({}, answer.finish)]))
   if (extras.moderation !== undefined) out.push(chunk([], { moderation: extras.moderation }))
   if (extras.includeUsage) out.push(chunk([], { usage: extras.usage }))
-  return out
+  return [...out.map((data) => ({ data })), { data: '[DONE]' }]
 }
 
 /** The chat-stream-cut fault: the first chunk whole, then the stream ends inside the second event. */
-function cutStream(reply: FastifyReply, chunks: unknown[]): void {
+function cutStream(reply: FastifyReply, events: readonly StreamEvent[]): void {
+  const chunks = events.map((event) => event.data)
   const stream = new PassThrough()
   reply.header('content-type', 'text/event-stream; charset=utf-8').header('cache-control', 'no-cache')
   void reply.send(stream)

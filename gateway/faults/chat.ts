@@ -2,6 +2,7 @@
 import { isObject } from '../../common/json.ts'
 import { onRoutes, type AnswerReshapes } from './answers.ts'
 import type { FaultDefinition } from './definition.ts'
+import { eachEvent, type EventReshapes, type StreamEvent } from './events.ts'
 
 export const CHAT_FAULTS = [
   {
@@ -112,4 +113,31 @@ export const CHAT_ANSWER_RESHAPES: AnswerReshapes = {
     const { prompt_tokens_details: _cached, ...usage } = answer.usage
     return { ...answer, usage }
   }),
+}
+
+/** The one choice of a chunk, if the event is a chunk with one. */
+function choiceOf(event: StreamEvent): Record<string, unknown> | undefined {
+  const choices = isObject(event.data) ? event.data.choices : undefined
+  return Array.isArray(choices) && isObject(choices[0]) ? choices[0] : undefined
+}
+
+/** The chat faults that only bend a stream's events (./events.ts); a cut stream acts in the writer. */
+export const CHAT_STREAM_RESHAPES: EventReshapes = {
+  'chat-stream-chunk-object': eachEvent((event) => ({ ...event, data: { ...event.data, object: 'chat.completion' } })),
+  // The finish reason of the last chunk, also on the first content chunk: it appears twice in the stream.
+  'chat-stream-finish-twice': (events) => {
+    const finish = events
+      .map((event) => choiceOf(event)?.finish_reason)
+      .filter((r) => typeof r === 'string')
+      .at(-1)
+    let first = true
+    return eachEvent((event) => {
+      const choice = choiceOf(event)
+      const delta = choice?.delta
+      if (!first || choice === undefined || !isObject(delta) || !('content' in delta) || 'role' in delta) return event
+      first = false
+      return { ...event, data: { ...event.data, choices: [{ ...choice, finish_reason: finish }] } }
+    })(events)
+  },
+  'chat-stream-no-done': (events) => events.filter((event) => event.data !== '[DONE]'),
 }

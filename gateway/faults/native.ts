@@ -1,6 +1,8 @@
 /** Faults of the native interface (Part 2 §2.5, §4.8, §5.1, §5.2). See ../faults.ts for what a fault is. */
+import { isObject } from '../../common/json.ts'
 import { onRoutes, type AnswerReshapes } from './answers.ts'
 import type { FaultDefinition } from './definition.ts'
+import { eachEvent, type EventReshapes, type JsonEvent } from './events.ts'
 
 export const NATIVE_FAULTS = [
   {
@@ -115,4 +117,40 @@ export const NATIVE_ANSWER_RESHAPES: AnswerReshapes = {
     ['POST /v1beta/models/:target'],
     ({ usageMetadata: _usage, ...answer }) => answer,
   ),
+}
+
+/** A chunk with its one candidate bent. */
+function withCandidate(
+  event: JsonEvent,
+  bend: (candidate: Record<string, unknown>) => Record<string, unknown>,
+): JsonEvent {
+  const candidates = event.data.candidates
+  if (!Array.isArray(candidates) || !isObject(candidates[0])) return event
+  return { ...event, data: { ...event.data, candidates: [bend(candidates[0])] } }
+}
+
+/**
+ * The native faults that only bend the chunks of streamGenerateContent (./events.ts), in either framing: server-sent
+ * events or the JSON array.
+ */
+export const NATIVE_STREAM_RESHAPES: EventReshapes = {
+  'native-stream-chunk-no-role': eachEvent((event) =>
+    withCandidate(event, (candidate) => {
+      if (!isObject(candidate.content)) return candidate
+      const { role: _role, ...content } = candidate.content
+      return { ...candidate, content }
+    }),
+  ),
+  'native-stream-no-final-finish': eachEvent((event, index, events) =>
+    index === events.length - 1 ? withCandidate(event, ({ finishReason: _finish, ...candidate }) => candidate) : event,
+  ),
+  // The last chunk's finishReason on every chunk, in its place after content.
+  'native-stream-finish-every-chunk': (events) => {
+    const last = events.at(-1)
+    const candidates = last !== undefined && isObject(last.data) ? last.data.candidates : undefined
+    const finish = Array.isArray(candidates) && isObject(candidates[0]) ? candidates[0].finishReason : undefined
+    return eachEvent((event) =>
+      withCandidate(event, ({ content, finishReason: _own, ...rest }) => ({ content, finishReason: finish, ...rest })),
+    )(events)
+  },
 }

@@ -1,5 +1,7 @@
 /** Faults of the responses endpoint (Part 1 §2.2, §2.5, §2.7, §3, §4.5, §6.2-6.4, §7). See ../faults.ts for what a fault is. */
+import { isObject } from '../../common/json.ts'
 import type { FaultDefinition } from './definition.ts'
+import { eachEvent, isType, type EventReshapes, type StreamEvent } from './events.ts'
 
 export const RESPONSES_FAULTS = [
   {
@@ -179,3 +181,41 @@ export const RESPONSES_FAULTS = [
     description: 'Streamed calls are recorded when the stream starts, with zero tokens.',
   },
 ] as const satisfies readonly FaultDefinition[]
+
+const isTerminal = (event: StreamEvent): boolean =>
+  isType(event, 'response.completed') || isType(event, 'response.incomplete')
+
+/** The responses faults that only bend a stream's events (./events.ts); the others act where the answer is made. */
+export const RESPONSES_STREAM_RESHAPES: EventReshapes = {
+  // The moderation results of the terminal response, already in the snapshot of response.created.
+  'stream-moderation-early': (events) => {
+    const terminal = events.find(isTerminal)
+    const results =
+      terminal !== undefined && isObject(terminal.data) && isObject(terminal.data.response)
+        ? terminal.data.response.moderation
+        : undefined
+    return eachEvent((event) =>
+      isType(event, 'response.created') && isObject(event.data.response) && results !== undefined
+        ? { ...event, data: { ...event.data, response: { ...event.data.response, moderation: results } } }
+        : event,
+    )(events)
+  },
+  'stream-created-late': (events) => {
+    const [created, progress, ...rest] = events
+    return created !== undefined && progress !== undefined ? [progress, created, ...rest] : [...events]
+  },
+  'stream-delta-dropped': (events) => {
+    const deltas = new Map<unknown, number>()
+    return eachEvent((event) => {
+      if (!isType(event, 'response.output_text.delta')) return event
+      const seen = deltas.get(event.data.item_id) ?? 0
+      deltas.set(event.data.item_id, seen + 1)
+      return seen === 1 ? null : event
+    })(events)
+  },
+  'stream-function-args-no-delta': eachEvent((event) =>
+    isType(event, 'response.function_call_arguments.delta') ? null : event,
+  ),
+  'stream-no-terminal': eachEvent((event) => (isTerminal(event) ? null : event)),
+  'stream-event-name-mismatch': eachEvent((event) => ({ ...event, name: 'message' })),
+}

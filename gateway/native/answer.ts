@@ -129,14 +129,12 @@ export function answerNative(model: CatalogueModel, request: NativeRequest, faul
   }
   const chunks = parts.pieces.map((piece, i): Record<string, unknown> => {
     const last = i === parts.pieces.length - 1
-    const finish =
-      (last && !faults.has('native-stream-no-final-finish')) || faults.has('native-stream-finish-every-chunk')
     const share = last ? parts.candidates : Math.floor((parts.candidates * (i + 1)) / parts.pieces.length)
     return {
       candidates: [
         {
-          content: faults.has('native-stream-chunk-no-role') ? { parts: piece } : { parts: piece, role: 'model' },
-          ...(finish ? { finishReason: parts.finish } : {}),
+          content: { parts: piece, role: 'model' },
+          ...(last ? { finishReason: parts.finish } : {}),
           index: 0,
           ...(last ? { safetyRatings: SAFETY_RATINGS } : {}),
         },

@@ -24,11 +24,12 @@ import { nativeErrorDialect } from './errors.ts'
 import { isSpeechModel, nativeModel } from './models.ts'
 import { checkSpeechRequest, parseNativeRequest } from './request.ts'
 import { countTokens } from '../simulate/tokenizer.ts'
-import { startSse, SSE_WRITER_DEFAULTS } from '../sse.ts'
+import { startSse, SSE_WRITER_DEFAULTS, writeEvents, type StreamEvent } from '../sse.ts'
 import type { GatewayState } from '../state.ts'
 import { varyJson } from '../vary.ts'
 import { reshapeAnswers } from '../faults/answers.ts'
-import { NATIVE_ANSWER_RESHAPES } from '../faults/native.ts'
+import { reshapeEvents } from '../faults/events.ts'
+import { NATIVE_ANSWER_RESHAPES, NATIVE_STREAM_RESHAPES } from '../faults/native.ts'
 
 const GENERATE = new Set(['generateContent', 'streamGenerateContent'])
 const SHAPELESS = new Set(['embedContent', 'batchEmbedContents', 'predict'])
@@ -85,7 +86,12 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
       // Section 3 of Part 2 and account/billing.ts: charged when the work starts.
       chargeUsd(caller.account, answer.usd)
       if (method === 'generateContent') return answer.response
-      await (request.query.alt === 'sse' ? streamSse(reply, answer) : streamJsonArray(reply, answer, app.gatewayVary))
+      const chunks = reshapeEvents(
+        answer.chunks.map((data) => ({ data })),
+        faults,
+        NATIVE_STREAM_RESHAPES,
+      )
+      await (request.query.alt === 'sse' ? streamSse(reply, chunks) : streamJsonArray(reply, chunks, app.gatewayVary))
       return reply
     },
   )
@@ -112,23 +118,20 @@ function record(context: RequestContext, answer: NativeAnswer, stream: boolean):
   }
 }
 
-async function streamSse(reply: FastifyReply, answer: NativeAnswer): Promise<void> {
+async function streamSse(reply: FastifyReply, chunks: readonly StreamEvent[]): Promise<void> {
   const sse = startSse(reply)
-  for (const chunk of answer.chunks) {
-    if (sse.closed) break
-    await sse.event(undefined, chunk)
-  }
+  await writeEvents(sse, chunks)
   sse.end()
 }
 
 /** The provider's default framing: a JSON array written item by item, through reply.send like every answer. */
-async function streamJsonArray(reply: FastifyReply, answer: NativeAnswer, vary: boolean): Promise<void> {
+async function streamJsonArray(reply: FastifyReply, chunks: readonly StreamEvent[], vary: boolean): Promise<void> {
   const stream = new PassThrough()
   reply.header('content-type', 'application/json; charset=utf-8')
   void reply.send(stream)
-  for (const [i, chunk] of answer.chunks.entries()) {
+  for (const [i, { data }] of chunks.entries()) {
     if (i > 0) await sleep(SSE_WRITER_DEFAULTS.pauseMs)
-    stream.write(`${i === 0 ? '[' : ',\r\n'}${JSON.stringify(vary ? varyJson(chunk) : chunk)}`)
+    stream.write(`${i === 0 ? '[' : ',\r\n'}${JSON.stringify(vary ? varyJson(data) : data)}`)
   }
   stream.end(']')
 }

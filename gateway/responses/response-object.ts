@@ -20,25 +20,14 @@ export interface Draft {
 
 export type Phase = 'final' | 'queued' | 'in_progress' | 'cancelled'
 
-export interface RenderOptions {
-  /** Put the moderation results into a snapshot (only the fault stream-moderation-early does). */
-  moderationEarly?: boolean
-}
-
 export function finalStatus(draft: Draft, faults: FaultSet): 'completed' | 'incomplete' {
   return draft.run.incomplete && !faults.has('incomplete-reported-completed') ? 'incomplete' : 'completed'
 }
 
-export function renderResponse(
-  draft: Draft,
-  phase: Phase,
-  faults: FaultSet,
-  options: RenderOptions = {},
-): Record<string, unknown> {
+export function renderResponse(draft: Draft, phase: Phase, faults: FaultSet): Record<string, unknown> {
   const { req, run } = draft
   const final = phase === 'final'
   const status = final ? finalStatus(draft, faults) : phase
-  const withModeration = draft.moderation !== undefined && (final || options.moderationEarly === true)
   const body: Record<string, unknown> = {
     id: draft.id,
     object: 'response',
@@ -75,7 +64,7 @@ export function renderResponse(
     truncation: req.truncation,
     usage: final ? usageView(run, faults) : null,
     user: req.user ?? null,
-    ...(draft.moderation === undefined ? {} : { moderation: withModeration ? draft.moderation : null }),
+    ...(draft.moderation === undefined ? {} : { moderation: final ? draft.moderation : null }),
   }
   if (faults.has('response-output-text-missing')) delete body.output_text
   return body

@@ -6,7 +6,9 @@ import { describe, expect, it } from 'vitest'
 import requirements from '../../schemas/requirements.json' with { type: 'json' }
 import { createGateway } from '../../gateway/server.ts'
 import { existsSync } from 'node:fs'
-import { describeFaults, familyOf, FAULT_NAMES, FAULTS } from '../../gateway/faults.ts'
+import { describeFaults, familyOf, FAULT_NAMES, FAULTS, toFaultSet } from '../../gateway/faults.ts'
+import { CHAT_STREAM_RESHAPES } from '../../gateway/faults/chat.ts'
+import { eachEvent, reshapeEvents, type StreamEvent } from '../../gateway/faults/events.ts'
 import { uuid7Timestamp } from '../../gateway/uuid7.ts'
 import { testGateway, UUID_V7 } from './helpers.ts'
 
@@ -92,6 +94,35 @@ describe('the answer-reshaping layer (gateway/faults/answers.ts)', () => {
     expect(upload.body.bytes).toBe('5')
     expect((await gw.call(`/v1/files/${upload.body.id}`)).body.bytes).toBe('5')
     expect((await gw.call('/v1/files')).body.data.map((file: { bytes: unknown }) => file.bytes)).toEqual(['5'])
+  })
+})
+
+describe('the event-reshaping layer (gateway/faults/events.ts)', () => {
+  const events: StreamEvent[] = [
+    { name: 'a', data: { type: 'a' } },
+    { name: 'b', data: { type: 'b' } },
+    { data: '[DONE]' },
+  ]
+
+  it('leaves a stream alone when no fault of the family is on', () => {
+    expect(reshapeEvents(events, toFaultSet([]), CHAT_STREAM_RESHAPES)).toBe(events)
+    expect(reshapeEvents(events, toFaultSet(['chat-stream-cut']), CHAT_STREAM_RESHAPES)).toBe(events)
+  })
+
+  it('lets a reshape drop, repeat or bend each JSON event, and passes raw lines through', () => {
+    const reshape = eachEvent((event) =>
+      event.name === 'a' ? null : [event, { ...event, data: { ...event.data, twice: true } }],
+    )
+    expect(reshape(events)).toEqual([
+      { name: 'b', data: { type: 'b' } },
+      { name: 'b', data: { type: 'b', twice: true } },
+      { data: '[DONE]' },
+    ])
+  })
+
+  it('applies the reshape of a fault that is on', () => {
+    const out = reshapeEvents(events, toFaultSet(['chat-stream-no-done']), CHAT_STREAM_RESHAPES)
+    expect(out.map((event) => event.name)).toEqual(['a', 'b'])
   })
 })
 
