@@ -17,7 +17,9 @@ import { chargeUsd } from '../account/billing.ts'
 import { requireCaller, type RequestContext } from '../context.ts'
 import { GatewayError, invalidParameter } from '../errors.ts'
 import { objectBody, requireModelId, requireTier, resolveModel } from '../models/access.ts'
-import { startSse } from '../sse.ts'
+import { startSse, writeEvents, type StreamEvent } from '../sse.ts'
+import { reshapeEvents } from '../faults/events.ts'
+import { AUDIO_STREAM_RESHAPES } from '../faults/audio.ts'
 import type { GatewayState } from '../state.ts'
 import {
   audioTokens,
@@ -207,22 +209,23 @@ export function registerAudioRoutes(app: FastifyInstance, state: GatewayState): 
     context: RequestContext,
   ): Promise<FastifyReply> {
     context.stream = true
-    const writer = startSse(reply)
     const diarized = model.kind === 'diarize'
+    const events: StreamEvent[] = []
+    const emit = (data: Record<string, unknown> & { type: string }) => events.push({ name: data.type, data })
     for (const segment of transcript.segments) {
       const words = segment.text.split(/(?<= )/)
       const prefix = segment.id === 0 ? '' : ' '
       for (const [i, word] of words.entries()) {
         const delta = i === 0 ? prefix + word : word
-        await writer.event('transcript.text.delta', {
+        emit({
           type: 'transcript.text.delta',
           delta,
           ...(diarized ? { segment_id: `seg_${segment.id}` } : {}),
           ...(request.logprobs ? { logprobs: [{ token: delta, logprob: -0.1, bytes: [...Buffer.from(delta)] }] } : {}),
         })
       }
-      if (diarized && !faults.has('diarized-stream-no-segments')) {
-        await writer.event('transcript.text.segment', {
+      if (diarized) {
+        emit({
           type: 'transcript.text.segment',
           id: `seg_${segment.id}`,
           start: segment.start,
@@ -232,11 +235,9 @@ export function registerAudioRoutes(app: FastifyInstance, state: GatewayState): 
         })
       }
     }
-    await writer.event('transcript.text.done', {
-      type: 'transcript.text.done',
-      text: transcript.text,
-      ...(faults.has('transcript-done-no-usage') ? {} : { usage }),
-    })
+    emit({ type: 'transcript.text.done', text: transcript.text, usage })
+    const writer = startSse(reply)
+    await writeEvents(writer, reshapeEvents(events, faults, AUDIO_STREAM_RESHAPES))
     writer.end()
     return reply
   }

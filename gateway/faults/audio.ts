@@ -1,5 +1,6 @@
 /** Faults of the audio endpoints (Part 2 §4.2, §4.3, §4.4, §6.1, §6.2, §8). See ../faults.ts for what a fault is. */
 import type { FaultDefinition } from './definition.ts'
+import { eachEvent, isType, type EventReshapes } from './events.ts'
 
 export const AUDIO_FAULTS = [
   // speech (§4.2, §6.2)
@@ -202,3 +203,13 @@ export const AUDIO_FAULTS = [
     description: 'Translation accepts any file, e.g. a .txt of text, and translates it.',
   },
 ] as const satisfies readonly FaultDefinition[]
+
+/** The audio faults that only bend a transcription stream's events (./events.ts); the others act in the routes. */
+export const AUDIO_STREAM_RESHAPES: EventReshapes = {
+  'transcript-done-no-usage': eachEvent((event) => {
+    if (!isType(event, 'transcript.text.done')) return event
+    const { usage: _usage, ...data } = event.data
+    return { ...event, data }
+  }),
+  'diarized-stream-no-segments': eachEvent((event) => (isType(event, 'transcript.text.segment') ? null : event)),
+}
