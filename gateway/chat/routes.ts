@@ -54,7 +54,7 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
       chat.moderationModel === undefined ? undefined : requireModerationModel(chat.moderationModel)
 
     const answer = answerChat(model, chat, faults)
-    const usage = usageOf(answer, faults)
+    const usage = usageOf(answer)
     recordCall(context, model, chat, answer, faults)
     const head: CompletionHead = {
       id: `chatcmpl-${randomBytes(12).toString('hex')}`,
@@ -123,12 +123,11 @@ function messageOf(answer: ChatAnswer): Record<string, unknown> {
   }
 }
 
-function usageOf(answer: ChatAnswer, faults: FaultSet) {
-  const total = answer.promptTokens + answer.completionTokens
+function usageOf(answer: ChatAnswer) {
   return {
     prompt_tokens: answer.promptTokens,
     completion_tokens: answer.completionTokens,
-    total_tokens: faults.has('chat-total-tokens-off') ? total + 1 : total,
+    total_tokens: answer.promptTokens + answer.completionTokens,
     prompt_tokens_details: { cached_tokens: 0 },
     completion_tokens_details: { reasoning_tokens: answer.reasoningTokens },
   }

@@ -100,10 +100,19 @@ export const CHAT_FAULTS = [
 const COMPLETIONS = 'POST /v1/chat/completions'
 
 /**
- * The chat faults that only reshape an answer (./answers.ts). A stream is written as it goes and never passes
- * through here, so faults that also bend the stream (usage, inline moderation) stay where the answer is built.
+ * The chat faults that only reshape an answer (./answers.ts). A stream never passes through here: a fault that bends
+ * the stream too has an event reshape as well (CHAT_STREAM_RESHAPES).
  */
+/** A completion or chunk with its usage bent; a chunk's null usage is left alone. */
+function withUsage(body: Record<string, unknown>, bend: (usage: Record<string, unknown>) => Record<string, unknown>) {
+  return isObject(body.usage) ? { ...body, usage: bend(body.usage) } : body
+}
+
+/** One more total_tokens than prompt_tokens plus completion_tokens. */
+const totalOff = (usage: Record<string, unknown>) => ({ ...usage, total_tokens: Number(usage.total_tokens) + 1 })
+
 export const CHAT_ANSWER_RESHAPES: AnswerReshapes = {
+  'chat-total-tokens-off': onRoutes([COMPLETIONS], (answer) => withUsage(answer, totalOff)),
   'chat-created-iso': onRoutes([COMPLETIONS], (answer) => ({
     ...answer,
     created: new Date(Number(answer.created) * 1000).toISOString(),
@@ -123,6 +132,7 @@ function choiceOf(event: StreamEvent): Record<string, unknown> | undefined {
 
 /** The chat faults that only bend a stream's events (./events.ts); a cut stream acts in the writer. */
 export const CHAT_STREAM_RESHAPES: EventReshapes = {
+  'chat-total-tokens-off': eachEvent((event) => ({ ...event, data: withUsage(event.data, totalOff) })),
   'chat-stream-chunk-object': eachEvent((event) => ({ ...event, data: { ...event.data, object: 'chat.completion' } })),
   // The finish reason of the last chunk, also on the first content chunk: it appears twice in the stream.
   'chat-stream-finish-twice': (events) => {

@@ -1,5 +1,6 @@
 /** Faults of the model catalogue (Part 1 §2.3, §4.3, §7). See ../faults.ts for what a fault is. */
 import { toIso } from '../clock.ts'
+import { isObject } from '../../common/json.ts'
 import { onRoutes, type AnswerReshapes } from './answers.ts'
 import type { FaultDefinition } from './definition.ts'
 
@@ -78,11 +79,37 @@ export const MODELS_FAULTS = [
 
 const RETRIEVE = 'GET /v1/models/:model_id'
 
+type Body = Record<string, unknown>
+
+/** A reshape of the extra object of a retrieve, the Bearer one or the x-api-key one. */
+function withExtra(bend: (extra: Body) => Body) {
+  return onRoutes([RETRIEVE], (model) => (isObject(model.extra) ? { ...model, extra: bend(model.extra) } : model))
+}
+
+/** A reshape of extra.rate_limits.tiers of a retrieve. */
+function withTiers(bend: (tiers: Body) => Body) {
+  return withExtra((extra) => {
+    const limits = extra.rate_limits
+    return isObject(limits) && isObject(limits.tiers)
+      ? { ...extra, rate_limits: { ...limits, tiers: bend(limits.tiers) } }
+      : extra
+  })
+}
+
 /**
  * The model faults that only reshape an answer (./answers.ts). The lists are serialized once and cached, so the
- * faults of list items stay in the views they are built from.
+ * faults of list items stay in the views they are built from; the faults of extra bend the retrieve's.
  */
 export const MODELS_ANSWER_RESHAPES: AnswerReshapes = {
+  'list-retrieve-disagree': withExtra((extra) =>
+    isObject(extra.pricing) && typeof extra.pricing.input === 'number'
+      ? { ...extra, pricing: { ...extra.pricing, input: extra.pricing.input * 2 } }
+      : extra,
+  ),
+  'allowed-tier-missing': withTiers(({ 5: _five, ...tiers }) => tiers),
+  'rate-limit-tiers-named': withTiers((tiers) =>
+    Object.fromEntries(Object.entries(tiers).map(([tier, limits]) => [`tier_${tier}`, limits])),
+  ),
   // The Bearer record, which has extra; the x-api-key record and --bare-models' keep their own created.
   'retrieve-created-iso': onRoutes([RETRIEVE], (model) =>
     model.object === 'model' && 'extra' in model ? { ...model, created: toIso(Number(model.created) * 1000) } : model,

@@ -1,5 +1,6 @@
 /** Faults of the responses endpoint (Part 1 §2.2, §2.5, §2.7, §3, §4.5, §6.2-6.4, §7). See ../faults.ts for what a fault is. */
 import { isObject } from '../../common/json.ts'
+import { onRoutes, type AnswerReshapes } from './answers.ts'
 import type { FaultDefinition } from './definition.ts'
 import { eachEvent, isType, type EventReshapes, type StreamEvent } from './events.ts'
 
@@ -182,11 +183,50 @@ export const RESPONSES_FAULTS = [
   },
 ] as const satisfies readonly FaultDefinition[]
 
+type ResponseObject = Record<string, unknown>
+
+/** The routes whose answer is a response object. */
+const RESPONSE_ROUTES = ['POST /v1/responses', 'GET /v1/responses/:id', 'POST /v1/responses/:id/cancel']
+
+/** A bend of every response object: the answers of the routes and the response of each stream event. */
+function eachResponse(bend: (response: ResponseObject) => ResponseObject) {
+  return {
+    answers: onRoutes(RESPONSE_ROUTES, (answer) => (answer.object === 'response' ? bend(answer) : answer)),
+    events: eachEvent((event) =>
+      isObject(event.data.response)
+        ? { ...event, data: { ...event.data, response: bend(event.data.response) } }
+        : event,
+    ),
+  }
+}
+
+const noOutputText = eachResponse(({ output_text: _text, ...response }) => response)
+const noReasoningDetails = eachResponse((response) => {
+  if (!isObject(response.usage)) return response
+  const { output_tokens_details: _details, ...usage } = response.usage
+  return { ...response, usage }
+})
+const noModerationOutput = eachResponse((response) => {
+  if (!isObject(response.moderation)) return response
+  const { output: _output, ...moderation } = response.moderation
+  return { ...response, moderation }
+})
+
+/** The responses faults that only reshape an answer (./answers.ts); each bends the stream's responses too. */
+export const RESPONSES_ANSWER_RESHAPES: AnswerReshapes = {
+  'response-output-text-missing': noOutputText.answers,
+  'usage-no-reasoning-details': noReasoningDetails.answers,
+  'moderation-output-missing': noModerationOutput.answers,
+}
+
 const isTerminal = (event: StreamEvent): boolean =>
   isType(event, 'response.completed') || isType(event, 'response.incomplete')
 
 /** The responses faults that only bend a stream's events (./events.ts); the others act where the answer is made. */
 export const RESPONSES_STREAM_RESHAPES: EventReshapes = {
+  'response-output-text-missing': noOutputText.events,
+  'usage-no-reasoning-details': noReasoningDetails.events,
+  'moderation-output-missing': noModerationOutput.events,
   // The moderation results of the terminal response, already in the snapshot of response.created.
   'stream-moderation-early': (events) => {
     const terminal = events.find(isTerminal)

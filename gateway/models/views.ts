@@ -111,9 +111,7 @@ export function modelExtra(model: CatalogueModel, callerTier: Tier, faults: Faul
     ...flagsOf(model),
   }
   if (model.searchContextCostPerQuery) metadata.search_context_cost_per_query = { ...model.searchContextCostPerQuery }
-  const pricing = { ...model.pricing }
-  if (faults.has('list-retrieve-disagree')) pricing.input = model.pricing.input * 2
-  return { metadata, pricing, rate_limits: rateLimits(model, callerTier, faults) }
+  return { metadata, pricing: { ...model.pricing }, rate_limits: rateLimits(model, callerTier, faults) }
 }
 
 /**
@@ -128,8 +126,7 @@ function rateLimits(model: CatalogueModel, callerTier: Tier, faults: FaultSet): 
     // The disallowed-tiers fault lists such tiers with zero limits, which agree with `current` for a
     // caller at such a tier, so that the fault breaks only the min-tier rule.
     if (tier < model.minTier && !faults.has('rate-limit-disallowed-tiers')) continue
-    if (tier === 5 && faults.has('allowed-tier-missing')) continue
-    tiers[faults.has('rate-limit-tiers-named') ? `tier_${tier}` : String(tier)] = allowed(tier)
+    tiers[String(tier)] = allowed(tier)
   }
   const tier = faults.has('rate-limit-current-tier-0')
     ? 0

@@ -6,7 +6,6 @@
  */
 import { findModel } from '../models/catalogue.ts'
 import { invalidParameter } from '../errors.ts'
-import type { FaultSet } from '../faults.ts'
 import { classify } from '../moderation/classifier.ts'
 import { imageNotModerated, moderatesImages } from '../moderation/inline.ts'
 
@@ -27,7 +26,6 @@ function result(text: string, model: string): Record<string, unknown> {
 export function inlineModeration(
   model: string,
   text: { input: string; output: string },
-  faults: FaultSet,
   inputImages: readonly string[] = [],
 ): Record<string, unknown> {
   const input =
@@ -39,6 +37,6 @@ export function inlineModeration(
   return {
     model,
     input,
-    ...(faults.has('moderation-output-missing') ? {} : { output: result(text.output, model) }),
+    output: result(text.output, model),
   }
 }

@@ -28,7 +28,7 @@ export function renderResponse(draft: Draft, phase: Phase, faults: FaultSet): Re
   const { req, run } = draft
   const final = phase === 'final'
   const status = final ? finalStatus(draft, faults) : phase
-  const body: Record<string, unknown> = {
+  return {
     id: draft.id,
     object: 'response',
     created_at: draft.createdAt,
@@ -62,12 +62,10 @@ export function renderResponse(draft: Draft, phase: Phase, faults: FaultSet): Re
     top_logprobs: req.topLogprobs,
     top_p: req.topP ?? 1,
     truncation: req.truncation,
-    usage: final ? usageView(run, faults) : null,
+    usage: final ? usageView(run) : null,
     user: req.user ?? null,
     ...(draft.moderation === undefined ? {} : { moderation: final ? draft.moderation : null }),
   }
-  if (faults.has('response-output-text-missing')) delete body.output_text
-  return body
 }
 
 function formatView(req: CreateRequest): Record<string, unknown> {
@@ -77,15 +75,13 @@ function formatView(req: CreateRequest): Record<string, unknown> {
 }
 
 /** Section 2.5: reasoning_tokens is a breakdown of output_tokens. */
-function usageView(run: Run, faults: FaultSet): Record<string, unknown> {
+function usageView(run: Run): Record<string, unknown> {
   const { inputTokens, outputTokens, reasoningTokens } = run.usage
   return {
     input_tokens: inputTokens,
     input_tokens_details: { cached_tokens: 0 },
     output_tokens: outputTokens,
-    ...(faults.has('usage-no-reasoning-details')
-      ? {}
-      : { output_tokens_details: { reasoning_tokens: reasoningTokens } }),
+    output_tokens_details: { reasoning_tokens: reasoningTokens },
     total_tokens: inputTokens + outputTokens,
   }
 }

@@ -6,6 +6,8 @@
  */
 import type { FastifyInstance } from 'fastify'
 import { requireCaller, type TokenCounts } from '../context.ts'
+import { reshapeAnswers } from '../faults/answers.ts'
+import { RESPONSES_ANSWER_RESHAPES } from '../faults/responses.ts'
 import { GatewayError, invalidParameter } from '../errors.ts'
 import { objectBody, requireModelId, requireTier, resolveModel } from '../models/access.ts'
 import { integerParam, singleParam, type RawQuery } from '../query-params.ts'
@@ -26,6 +28,14 @@ const INPUT_ITEMS_DEFAULT = 20
 const RESPONSES_RULES = { modes: ['chat'], endpoint: 'responses' } as const
 
 export function registerResponseRoutes(app: FastifyInstance, state: GatewayState): void {
+  // A scope of the family's own, so that its answer-reshaping faults apply to its routes alone.
+  void app.register(async (scope) => {
+    reshapeAnswers(scope, state.faults, RESPONSES_ANSWER_RESHAPES)
+    registerRoutes(scope, state)
+  })
+}
+
+function registerRoutes(app: FastifyInstance, state: GatewayState): void {
   const { faults } = state
   const store = responseStore(state)
   app.addHook('onClose', async () => store.close())
@@ -68,7 +78,7 @@ export function registerResponseRoutes(app: FastifyInstance, state: GatewayState
       moderation:
         req.moderationModel === undefined
           ? undefined
-          : inlineModeration(req.moderationModel, run.moderationText, faults, inputImages(req.input)),
+          : inlineModeration(req.moderationModel, run.moderationText, inputImages(req.input)),
     }
     context.tokens = tokenCounts(run)
     const render = (phase: Phase) => renderResponse(draft, phase, faults)
