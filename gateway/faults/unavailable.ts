@@ -4,6 +4,7 @@
  * shapes and rules but for the one defect named, so that the suite's conditional checks meet a target that
  * does offer it (../unavailable/routes.ts).
  */
+import { eachListed, inTurn, onRoutes, type AnswerReshapes } from './answers.ts'
 import type { FaultDefinition } from './definition.ts'
 
 export const UNAVAILABLE_FAULTS = [
@@ -68,3 +69,24 @@ export const UNAVAILABLE_FAULTS = [
     description: 'Fine-tuning is offered; a suffix longer than 64 characters is accepted.',
   },
 ] as const satisfies readonly FaultDefinition[]
+
+const BATCH = ['POST /v1/batches', 'GET /v1/batches/:batch_id', 'POST /v1/batches/:batch_id/cancel']
+
+const isoCreatedAt = (batch: Record<string, unknown>) =>
+  typeof batch.created_at === 'number'
+    ? { ...batch, created_at: new Date(batch.created_at * 1000).toISOString() }
+    : batch
+
+/** The faults of offered surfaces that only reshape an answer (./answers.ts); the others act in the surfaces. */
+export const UNAVAILABLE_ANSWER_RESHAPES: AnswerReshapes = {
+  'planned-input-tokens-string': onRoutes(['POST /v1/responses/input_tokens'], (answer) => ({
+    ...answer,
+    input_tokens: String(answer.input_tokens),
+  })),
+  'planned-batch-object-malformed': inTurn(onRoutes(BATCH, isoCreatedAt), eachListed('GET /v1/batches', isoCreatedAt)),
+  // The answer to creation leaves out the tools array, which section 2.10 lists; the stored assistant keeps it.
+  'planned-assistant-object-malformed': onRoutes(
+    ['POST /v1/assistants'],
+    ({ tools: _tools, ...assistant }) => assistant,
+  ),
+}

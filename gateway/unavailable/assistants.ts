@@ -45,11 +45,6 @@ export class PlannedAssistants {
       metadata: readMetadata(body.metadata),
     }
     this.#assistants.set(assistant.id, { ...assistant, accountId })
-    // The fault leaves out the tools array, which section 2.10 lists.
-    if (this.faults.has('planned-assistant-object-malformed')) {
-      const { tools: _left, ...rest } = assistant
-      return rest
-    }
     return assistant
   }
 

@@ -34,7 +34,7 @@ interface Batch {
   status: string
   output_file_id: string | null
   error_file_id: string | null
-  created_at: number | string
+  created_at: number
   in_progress_at: number | null
   expires_at: number | null
   finalizing_at: number | null
@@ -82,7 +82,7 @@ export class PlannedBatches {
       status: 'validating',
       output_file_id: null,
       error_file_id: null,
-      created_at: faults.has('planned-batch-object-malformed') ? new Date(now * 1000).toISOString() : now,
+      created_at: now,
       in_progress_at: null,
       expires_at: now + WINDOW_SECONDS,
       finalizing_at: null,

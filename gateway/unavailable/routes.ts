@@ -14,7 +14,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { findModel } from '../models/catalogue.ts'
 import { requireCaller } from '../context.ts'
 import { GatewayError, invalidParameter } from '../errors.ts'
-import type { FaultSet } from '../faults.ts'
+import { reshapeAnswers } from '../faults/answers.ts'
+import { UNAVAILABLE_ANSWER_RESHAPES } from '../faults/unavailable.ts'
 import { PlannedAssistants } from './assistants.ts'
 import { PlannedBatches } from './batches.ts'
 import { PlannedFineTuning } from './fine-tuning.ts'
@@ -39,6 +40,14 @@ const OFFERED_BY: Readonly<Record<Surface, readonly string[]>> = {
 }
 
 export function registerUnavailableRoutes(app: FastifyInstance, state: GatewayState): void {
+  // A scope of the family's own, so that its answer-reshaping faults apply to its routes alone.
+  void app.register(async (scope) => {
+    reshapeAnswers(scope, state.faults, UNAVAILABLE_ANSWER_RESHAPES)
+    registerRoutes(scope, state)
+  })
+}
+
+function registerRoutes(app: FastifyInstance, state: GatewayState): void {
   const { faults } = state
   const now = (): number => Math.floor(state.clock.now() / 1000)
   const batches = new PlannedBatches(faults, now)
@@ -62,9 +71,7 @@ export function registerUnavailableRoutes(app: FastifyInstance, state: GatewaySt
     })
   }
 
-  route('POST', '/v1/responses/input_tokens', 'input-tokens', (_account, request) =>
-    countInputTokens(request.body, faults),
-  )
+  route('POST', '/v1/responses/input_tokens', 'input-tokens', (_account, request) => countInputTokens(request.body))
 
   route('POST', '/v1/batches', 'batch', (account, request) => batches.create(account, request.body))
   route('GET', '/v1/batches', 'batch', (account, request) => batches.list(account, request.query))
@@ -102,7 +109,7 @@ export function registerUnavailableRoutes(app: FastifyInstance, state: GatewaySt
 }
 
 /** Section 4.6, as planned: the body of response creation in, { input_tokens } out. */
-function countInputTokens(raw: unknown, faults: FaultSet): Record<string, unknown> {
+function countInputTokens(raw: unknown): Record<string, unknown> {
   const body = requestBody(raw)
   const model = requiredString(body, 'model')
   if (!findModel(model))
@@ -118,9 +125,5 @@ function countInputTokens(raw: unknown, faults: FaultSet): Record<string, unknow
     countTokens(typeof body.instructions === 'string' ? body.instructions : '') +
     countTokens(text(body.input)) +
     countTokens(body.tools === undefined ? '' : JSON.stringify(body.tools))
-  // The fault gives the count as a string; the offered surface exists only under that fault.
-  return {
-    object: 'response.input_tokens',
-    input_tokens: faults.has('planned-input-tokens-string') ? String(tokens) : tokens,
-  }
+  return { object: 'response.input_tokens', input_tokens: tokens }
 }
