@@ -1,5 +1,7 @@
 /** Faults of the OCR endpoint (Part 2 sections 2.3, 4.6, 5). See ../faults.ts for what a fault is. */
+import type { FastifyRequest } from 'fastify'
 import { isObject } from '../../common/json.ts'
+import { readAnnotationFormat } from '../ocr/annotation.ts'
 import { eachListed, onRoutes, type AnswerReshapes } from './answers.ts'
 import type { FaultDefinition } from './definition.ts'
 
@@ -86,6 +88,12 @@ export const OCR_FAULTS = [
 
 const OCR = 'POST /v1/ocr'
 
+/** The type of document_annotation_format the call asked for, if any (the answer proves it valid). */
+function annotationType(request: FastifyRequest): string | undefined {
+  const body = isObject(request.body) ? request.body : {}
+  return readAnnotationFormat(body.document_annotation_format, 'document_annotation_format')?.type
+}
+
 /** The OCR faults that only reshape an answer (./answers.ts); the others bend what is accepted, read or charged. */
 export const OCR_ANSWER_RESHAPES: AnswerReshapes = {
   'ocr-images-missing': eachListed(OCR, ({ images: _images, ...page }) => page, 'pages'),
@@ -96,4 +104,12 @@ export const OCR_ANSWER_RESHAPES: AnswerReshapes = {
       : answer,
   ),
   'ocr-object-missing': onRoutes([OCR], ({ object: _object, ...answer }) => answer),
+  'ocr-annotation-text-missing': onRoutes([OCR], (answer, request) =>
+    annotationType(request) === 'text' ? { ...answer, document_annotation: null } : answer,
+  ),
+  'ocr-annotation-schema-ignored': onRoutes([OCR], (answer, request) =>
+    annotationType(request) === 'json_schema'
+      ? { ...answer, document_annotation: JSON.stringify({ summary: 'fixed' }) }
+      : answer,
+  ),
 }

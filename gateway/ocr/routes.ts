@@ -126,13 +126,9 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
       }
     })
 
-    let documentAnnotation: string | null = null
-    if (documentFormat && !(documentFormat.type === 'text' && faults.has('ocr-annotation-text-missing'))) {
-      documentAnnotation =
-        documentFormat.type === 'json_schema' && faults.has('ocr-annotation-schema-ignored')
-          ? JSON.stringify({ summary: 'fixed' })
-          : annotate(documentFormat, pages.map((page) => page.markdown).join('\n'), pages.length)
-    }
+    const documentAnnotation = documentFormat
+      ? annotate(documentFormat, pages.map((page) => page.markdown).join('\n'), pages.length)
+      : null
     const annotated = documentFormat !== undefined || bboxFormat !== undefined
     const usd = pages.length * (annotated ? OCR_PRICES.usdPerAnnotatedPage : OCR_PRICES.usdPerPage)
     if (caller && !faults.has('ocr-not-charged')) chargeUsd(caller.account, usd)
