@@ -33,6 +33,9 @@ import { registerSynthesizeRoutes } from './synthesize/routes.ts'
 import { registerUnavailableRoutes } from './unavailable/routes.ts'
 import { registerVideoRoutes } from './videos/routes.ts'
 import { createState, type GatewayConfig, type GatewayState } from './state.ts'
+import { HEADERS_HEADER_RESHAPES } from './faults/headers.ts'
+import { reshapeHeaders } from './faults/reply-headers.ts'
+import { TIERS_HEADER_RESHAPES } from './faults/tiers.ts'
 
 export type { GatewayConfig, GatewayState } from './state.ts'
 
@@ -43,10 +46,12 @@ export interface Gateway {
 
 export function createGateway(config: GatewayConfig = {}): Gateway {
   const state = createState(config)
+  const headerFaults = reshapeHeaders(state, HEADERS_HEADER_RESHAPES, TIERS_HEADER_RESHAPES)
   const responseSteps = [
     dateHeader(state),
     requestIdHeaders(state),
     rateLimitHeaders(state),
+    ...(headerFaults ? [headerFaults] : []),
     ...(state.vary ? [(_request: FastifyRequest, reply: FastifyReply) => varyHeaders(reply)] : []),
     recordTransaction(state),
   ]

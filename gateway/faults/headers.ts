@@ -1,5 +1,7 @@
 /** Faults of shared headers (Part 1 §4.1, §9.4). See ../faults.ts for what a fault is. */
+import { legacyHeaderApplies } from '../hooks/request-id.ts'
 import type { FaultDefinition } from './definition.ts'
+import { onErrors, RATE_LIMIT_BUCKETS, type HeaderReshapes } from './reply-headers.ts'
 
 export const HEADERS_FAULTS = [
   {
@@ -51,3 +53,23 @@ export const HEADERS_FAULTS = [
     description: 'Request ids are valid, unique UUID v7 whose timestamp is 2020-01-01.',
   },
 ] as const satisfies readonly FaultDefinition[]
+
+/** The header faults that only bend the headers written (./reply-headers.ts); the others change the ids minted. */
+export const HEADERS_HEADER_RESHAPES: HeaderReshapes = {
+  'no-svc-request-id-on-errors': onErrors((reply) => {
+    reply.removeHeader('svc-request-id')
+    reply.removeHeader('x-request-id')
+  }),
+  'x-request-id-after-cutoff': (reply) => {
+    const id = reply.getHeader('svc-request-id')
+    if (id !== undefined) reply.header('x-request-id', id)
+  },
+  // Inside the window x-request-id is the gateway's own; past it, one an intermediary added is left alone.
+  'x-request-id-missing': (reply, _context, now) => {
+    if (legacyHeaderApplies(now)) reply.removeHeader('x-request-id')
+  },
+  'no-ratelimit-headers-on-errors': onErrors((reply) => {
+    for (const bucket of RATE_LIMIT_BUCKETS)
+      for (const field of ['limit', 'remaining', 'reset']) reply.removeHeader(`x-ratelimit-${field}-${bucket}`)
+  }),
+}

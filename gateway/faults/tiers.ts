@@ -3,6 +3,7 @@
  * fault is. Each bends one behaviour of gateway/hooks/rate-limit.ts, gateway/models/access.ts or the file routes.
  */
 import type { FaultDefinition } from './definition.ts'
+import { RATE_LIMIT_BUCKETS, type HeaderReshapes } from './reply-headers.ts'
 
 export const TIERS_FAULTS = [
   {
@@ -101,3 +102,22 @@ export const TIERS_FAULTS = [
       "Every account counts against one usage-limit counter on /user/v1, so one account's calls throttle another's.",
   },
 ] as const satisfies readonly FaultDefinition[]
+
+/** The tier faults that only bend the headers written (./reply-headers.ts); the others act in the limiter. */
+export const TIERS_HEADER_RESHAPES: HeaderReshapes = {
+  // On /v1/usage the requests limit is given per hour, sixty times the per-minute limit.
+  'usage-limit-header-wrong': (reply, context) => {
+    const limit = reply.getHeader('x-ratelimit-limit-requests')
+    if (context.family === 'usage' && limit !== undefined)
+      reply.header('x-ratelimit-limit-requests', String(Number(limit) * 60))
+  },
+  'remaining-not-decreasing': (reply) => {
+    for (const bucket of RATE_LIMIT_BUCKETS) {
+      const limit = reply.getHeader(`x-ratelimit-limit-${bucket}`)
+      if (limit !== undefined) reply.header(`x-ratelimit-remaining-${bucket}`, limit)
+    }
+  },
+  'project-headers-partial': (reply) => {
+    reply.removeHeader('x-ratelimit-reset-project-tokens')
+  },
+}

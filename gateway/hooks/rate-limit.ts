@@ -224,25 +224,14 @@ export function rateLimitHeaders(state: GatewayState) {
     reading: BucketReading,
   ): void => {
     reply.header(`x-ratelimit-limit-${bucket}`, String(reading.limit))
-    reply.header(
-      `x-ratelimit-remaining-${bucket}`,
-      String(faults.has('remaining-not-decreasing') ? reading.limit : reading.remaining),
-    )
-    if (!(bucket === 'project-tokens' && faults.has('project-headers-partial')))
-      reply.header(`x-ratelimit-reset-${bucket}`, reset(reading))
+    reply.header(`x-ratelimit-remaining-${bucket}`, String(reading.remaining))
+    reply.header(`x-ratelimit-reset-${bucket}`, reset(reading))
   }
 
   return (request: FastifyRequest, reply: FastifyReply): void => {
-    const context = state.contexts.of(request)
-    const { limits } = context
+    const { limits } = state.contexts.of(request)
     if (!limits) return
-    if (reply.statusCode >= 400 && faults.has('no-ratelimit-headers-on-errors')) return
-    const usageLimitHeader = context.family === 'usage' && faults.has('usage-limit-header-wrong')
-    write(
-      reply,
-      'requests',
-      usageLimitHeader ? { ...limits.requests, limit: limits.requests.limit * 60 } : limits.requests,
-    )
+    write(reply, 'requests', limits.requests)
     write(reply, 'tokens', limits.tokens)
     if (limits.projectTokens) write(reply, 'project-tokens', limits.projectTokens)
   }

@@ -51,12 +51,9 @@ export function requestIdHeaders(state: GatewayState) {
     const failed = reply.statusCode >= 400
     const id = failed && reusedErrorId !== undefined ? reusedErrorId : request.id
     state.contexts.of(request).responseId = id
-    if (failed && faults.has('no-svc-request-id-on-errors')) return
     reply.header('svc-request-id', id)
     const now = clock.now()
-    const legacy =
-      faults.has('x-request-id-after-cutoff') || (legacyHeaderApplies(now) && !faults.has('x-request-id-missing'))
-    if (legacy) reply.header('x-request-id', id)
+    if (legacyHeaderApplies(now)) reply.header('x-request-id', id)
     // Allowed variation (vary.ts): past the cut-off an intermediary may add an unrelated x-request-id (§4.1).
     else if (state.vary && pastLegacyHeader(now)) reply.header('x-request-id', proxyRequestId())
   }
