@@ -108,8 +108,8 @@ export const NATIVE_FAULTS = [
 ] as const satisfies readonly FaultDefinition[]
 
 /**
- * The native faults that only reshape an answer (./answers.ts). A stream is written chunk by chunk and never passes
- * through here, so the faults of the chunks stay where they are made.
+ * The native faults that only reshape an answer (./answers.ts). A stream never passes through here: the faults of
+ * its chunks are NATIVE_STREAM_RESHAPES.
  */
 export const NATIVE_ANSWER_RESHAPES: AnswerReshapes = {
   // generateContent's answer; countTokens has no usageMetadata to lose.
