@@ -66,7 +66,7 @@ export function answerChat(model: CatalogueModel, chat: ChatRequest, faults: Fau
     promptTokens: instructionTokens + countTokens(chat.input) + chat.extraInputTokens,
     completionTokens,
     reasoningTokens,
-    finish: cut ? (faults.has('chat-length-reported-as-stop') ? 'stop' : 'length') : tool ? 'tool_calls' : 'stop',
+    finish: cut ? 'length' : tool ? 'tool_calls' : 'stop',
   }
 }
 

@@ -108,10 +108,21 @@ function withUsage(body: Record<string, unknown>, bend: (usage: Record<string, u
   return isObject(body.usage) ? { ...body, usage: bend(body.usage) } : body
 }
 
+/** A completion or chunk whose choices report a cut answer as stopped. */
+function lengthAsStop(body: Record<string, unknown>) {
+  const choices = body.choices
+  if (!Array.isArray(choices)) return body
+  const bent = choices.map((choice: unknown) =>
+    isObject(choice) && choice.finish_reason === 'length' ? { ...choice, finish_reason: 'stop' } : choice,
+  )
+  return { ...body, choices: bent }
+}
+
 /** One more total_tokens than prompt_tokens plus completion_tokens. */
 const totalOff = (usage: Record<string, unknown>) => ({ ...usage, total_tokens: Number(usage.total_tokens) + 1 })
 
 export const CHAT_ANSWER_RESHAPES: AnswerReshapes = {
+  'chat-length-reported-as-stop': onRoutes([COMPLETIONS], lengthAsStop),
   'chat-total-tokens-off': onRoutes([COMPLETIONS], (answer) => withUsage(answer, totalOff)),
   'chat-created-iso': onRoutes([COMPLETIONS], (answer) => ({
     ...answer,
@@ -132,6 +143,7 @@ function choiceOf(event: StreamEvent): Record<string, unknown> | undefined {
 
 /** The chat faults that only bend a stream's events (./events.ts); a cut stream acts in the writer. */
 export const CHAT_STREAM_RESHAPES: EventReshapes = {
+  'chat-length-reported-as-stop': eachEvent((event) => ({ ...event, data: lengthAsStop(event.data) })),
   'chat-total-tokens-off': eachEvent((event) => ({ ...event, data: withUsage(event.data, totalOff) })),
   'chat-stream-chunk-object': eachEvent((event) => ({ ...event, data: { ...event.data, object: 'chat.completion' } })),
   // The finish reason of the last chunk, also on the first content chunk: it appears twice in the stream.
