@@ -212,8 +212,13 @@ const noModerationOutput = eachResponse((response) => {
   return { ...response, moderation }
 })
 
+const asCompleted = eachResponse((response) =>
+  response.status === 'incomplete' ? { ...response, status: 'completed', incomplete_details: null } : response,
+)
+
 /** The responses faults that only reshape an answer (./answers.ts); each bends the stream's responses too. */
 export const RESPONSES_ANSWER_RESHAPES: AnswerReshapes = {
+  'incomplete-reported-completed': asCompleted.answers,
   'response-output-text-missing': noOutputText.answers,
   'usage-no-reasoning-details': noReasoningDetails.answers,
   'moderation-output-missing': noModerationOutput.answers,
@@ -224,6 +229,13 @@ const isTerminal = (event: StreamEvent): boolean =>
 
 /** The responses faults that only bend a stream's events (./events.ts); the others act where the answer is made. */
 export const RESPONSES_STREAM_RESHAPES: EventReshapes = {
+  // The terminal event of a cut response is response.completed too.
+  'incomplete-reported-completed': (events) =>
+    eachEvent((event) =>
+      isType(event, 'response.incomplete')
+        ? { name: 'response.completed', data: { ...event.data, type: 'response.completed' } }
+        : event,
+    )(asCompleted.events(events)),
   'response-output-text-missing': noOutputText.events,
   'usage-no-reasoning-details': noReasoningDetails.events,
   'moderation-output-missing': noModerationOutput.events,

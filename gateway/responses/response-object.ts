@@ -4,7 +4,6 @@
  * (object, created_at, the request's parameters echoed). Rendered per phase: the finished response, or the
  * snapshot of a response still queued or in progress (stream events, background jobs), or a cancelled one.
  */
-import type { FaultSet } from '../faults.ts'
 import type { Run } from './generation.ts'
 import type { CreateRequest } from './validate.ts'
 
@@ -20,14 +19,14 @@ export interface Draft {
 
 export type Phase = 'final' | 'queued' | 'in_progress' | 'cancelled'
 
-export function finalStatus(draft: Draft, faults: FaultSet): 'completed' | 'incomplete' {
-  return draft.run.incomplete && !faults.has('incomplete-reported-completed') ? 'incomplete' : 'completed'
+export function finalStatus(draft: Draft): 'completed' | 'incomplete' {
+  return draft.run.incomplete ? 'incomplete' : 'completed'
 }
 
-export function renderResponse(draft: Draft, phase: Phase, faults: FaultSet): Record<string, unknown> {
+export function renderResponse(draft: Draft, phase: Phase): Record<string, unknown> {
   const { req, run } = draft
   const final = phase === 'final'
-  const status = final ? finalStatus(draft, faults) : phase
+  const status = final ? finalStatus(draft) : phase
   return {
     id: draft.id,
     object: 'response',

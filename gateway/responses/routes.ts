@@ -81,7 +81,7 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
           : inlineModeration(req.moderationModel, run.moderationText, inputImages(req.input)),
     }
     context.tokens = tokenCounts(run)
-    const render = (phase: Phase) => renderResponse(draft, phase, faults)
+    const render = (phase: Phase) => renderResponse(draft, phase)
     const entry: StoredResponse = {
       accountId: account.id,
       draft,
@@ -141,7 +141,7 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
       throw invalidParameter('response_id', 'Only background responses can be cancelled.')
     if (!isRunning(entry))
       throw invalidParameter('response_id', `The response is already ${String(entry.body.status)}.`)
-    cancelBackground(entry, (phase) => renderResponse(entry.draft, phase, faults))
+    cancelBackground(entry, (phase) => renderResponse(entry.draft, phase))
     return entry.body
   })
 }

@@ -26,7 +26,7 @@ export async function streamResponse(reply: FastifyReply, draft: Draft, faults: 
   // A buffering gateway waits for the whole generation, then sends everything at once.
   if (buffered) await sleep(BUFFERED_WAIT_MS)
   try {
-    const events = reshapeEvents(responseEvents(draft, faults), faults, RESPONSES_STREAM_RESHAPES)
+    const events = reshapeEvents(responseEvents(draft), faults, RESPONSES_STREAM_RESHAPES)
     await writeEvents(writer, events.map(numbered))
   } finally {
     writer.end()
@@ -34,13 +34,13 @@ export async function streamResponse(reply: FastifyReply, draft: Draft, faults: 
 }
 
 /** Each event is named by its type. */
-function responseEvents(draft: Draft, faults: FaultSet): StreamEvent[] {
-  const terminal = finalStatus(draft, faults) === 'incomplete' ? 'response.incomplete' : 'response.completed'
+function responseEvents(draft: Draft): StreamEvent[] {
+  const terminal = finalStatus(draft) === 'incomplete' ? 'response.incomplete' : 'response.completed'
   const data: EventData[] = [
-    { type: 'response.created', response: renderResponse(draft, 'in_progress', faults) },
-    { type: 'response.in_progress', response: renderResponse(draft, 'in_progress', faults) },
+    { type: 'response.created', response: renderResponse(draft, 'in_progress') },
+    { type: 'response.in_progress', response: renderResponse(draft, 'in_progress') },
     ...draft.run.items.flatMap(itemEvents),
-    { type: terminal, response: renderResponse(draft, 'final', faults) },
+    { type: terminal, response: renderResponse(draft, 'final') },
   ]
   return data.map((event) => ({ name: event.type, data: event }))
 }
