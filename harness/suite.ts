@@ -3,7 +3,7 @@
  * run's target. The requirement id is in the test's name (so `--grep P1-4.1` selects by id) and in its meta
  * (so the reporter needs no parsing). An unknown id fails when the file is collected.
  */
-import { inject, test } from 'vitest'
+import { expect, inject, test } from 'vitest'
 import { attachFailure, describeTest, tagTest } from './allure.ts'
 import { conformanceFailure, lastExchange } from './assert.ts'
 import { reserveSpend } from './budget.ts'
@@ -17,6 +17,11 @@ import { isSkip, rerunFailed } from './rerun.ts'
 declare module 'vitest' {
   interface ProvidedContext {
     runConfig: TargetConfig
+    /**
+     * A run whose files face different targets, by the file's absolute path (the fault proof's shared runs: one
+     * gateway per fault, each fault's files against its own). A file not listed faces `runConfig`.
+     */
+    fileTargets?: Record<string, TargetConfig>
   }
 }
 
@@ -25,15 +30,28 @@ export const SUITE_DEFAULTS = {
   callsPerTimeout: 4, // a test may wait this many whole request timeouts (GATEWAY_TIMEOUT_MS) before it is cut
 }
 
-let client: TargetClient | undefined
+/**
+ * State that lives for one test file. Suite files share their worker, and so the modules they import, with the
+ * files that ran there before them (vitest.config.ts): a helper module keeps what it learns of the target here.
+ */
+export function perFile<T>(make: () => T): () => T {
+  const byFile = new Map<string, T>()
+  return () => {
+    const file = expect.getState().testPath ?? ''
+    if (!byFile.has(file)) byFile.set(file, make())
+    return byFile.get(file) as T
+  }
+}
+
+const client = perFile(() => new TargetClient(runConfig()))
 
 export function target(): TargetClient {
-  client ??= new TargetClient(inject('runConfig'))
-  return client
+  return client()
 }
 
 export function runConfig(): TargetConfig {
-  return inject('runConfig')
+  const file = expect.getState().testPath
+  return (file === undefined ? undefined : inject('fileTargets')?.[file]) ?? inject('runConfig')
 }
 
 /**
@@ -41,7 +59,7 @@ export function runConfig(): TargetConfig {
  * rounded up): reserves it against GATEWAY_BUDGET_USD, or skips the test with the budget as reason.
  */
 export function spend(usd: number, what: string): void {
-  reserveSpend(inject('runConfig'), usd, what)
+  reserveSpend(runConfig(), usd, what)
 }
 
 /** Turns what a test threw into what the report should say: a transport problem is the target's failure. */
@@ -70,10 +88,9 @@ export function check(
   // A raised GATEWAY_TIMEOUT_MS raises the test's time with it: a slow target's calls must time out as the
   // target's failure, not cut the test as a harness error.
   const timeout =
-    options.timeout ??
-    Math.max(SUITE_DEFAULTS.testTimeoutMs, SUITE_DEFAULTS.callsPerTimeout * inject('runConfig').timeoutMs)
+    options.timeout ?? Math.max(SUITE_DEFAULTS.testTimeoutMs, SUITE_DEFAULTS.callsPerTimeout * runConfig().timeoutMs)
   test(`[${id}] ${title}`, { meta: { requirement: id }, timeout }, async (ctx) => {
-    const config = inject('runConfig')
+    const config = runConfig()
     await describeTest(req, ctx.task)
     try {
       await fn()

@@ -10,7 +10,7 @@ import { mapLimit } from '../../harness/helpers.ts'
 import type { Exchange, TargetClient } from '../../harness/http-client.ts'
 import { multipartBody, type MultipartBody, type PartContent } from '../../harness/multipart.ts'
 import { runFileName } from '../../harness/run-tag.ts'
-import { runConfig } from '../../harness/suite.ts'
+import { perFile, runConfig } from '../../harness/suite.ts'
 
 /** Section 4.4, in the order the reference lists them. */
 export const PURPOSES = ['assistants', 'batch', 'fine-tune', 'vision', 'user_data', 'evals', 'others'] as const
@@ -76,8 +76,8 @@ export interface Upload {
   id: string | undefined
 }
 
-/** Ids of files this worker created and has not deleted yet, with the key that owns each. */
-const created = new Map<string, KeySlot>()
+/** Ids of files this test file created and has not deleted yet, with the key that owns each. */
+const created = perFile(() => new Map<string, KeySlot>())
 
 function fileName(label: string, ext: string): string {
   return runFileName(runConfig().runId, label, ext)
@@ -112,7 +112,7 @@ export async function upload(api: TargetClient, spec: UploadSpec): Promise<Uploa
   const answer = ex.json
   const id =
     ex.status >= 200 && ex.status < 300 && isObject(answer) && typeof answer.id === 'string' ? answer.id : undefined
-  if (id !== undefined) created.set(id, spec.key ?? 'main')
+  if (id !== undefined) created().set(id, spec.key ?? 'main')
   return { ex, body, filename, purpose: spec.purpose, sentAt, id }
 }
 
@@ -121,9 +121,9 @@ export async function deleteFile(api: TargetClient, id: string): Promise<Exchang
   const ex = await api.request({
     method: 'DELETE',
     path: `/v1/files/${encodeURIComponent(id)}`,
-    key: created.get(id) ?? 'main',
+    key: created().get(id) ?? 'main',
   })
-  if ((ex.status >= 200 && ex.status < 300) || ex.status === 404) created.delete(id)
+  if ((ex.status >= 200 && ex.status < 300) || ex.status === 404) created().delete(id)
   return ex
 }
 
@@ -152,7 +152,7 @@ const CLEANUP_DEFAULTS = {
  */
 export async function deleteCreated(api: TargetClient): Promise<void> {
   const deadline = Date.now() + CLEANUP_DEFAULTS.budgetMs
-  await mapLimit([...created.keys()], CLEANUP_DEFAULTS.concurrency, async (id) => {
+  await mapLimit([...created().keys()], CLEANUP_DEFAULTS.concurrency, async (id) => {
     if (Date.now() > deadline) return
     try {
       await deleteFile(api, id)

@@ -15,7 +15,7 @@ import { memo } from '../../harness/helpers.ts'
 import type { Exchange, TargetClient } from '../../harness/http-client.ts'
 import type { KeyUse } from '../../harness/exchange.ts'
 import { skipTest } from '../../harness/recorder.ts'
-import { target, spend } from '../../harness/suite.ts'
+import { perFile, target, spend } from '../../harness/suite.ts'
 import { buildPdf, pdfDataUrl } from './pdf.ts'
 import { howToName, namedModel } from '../shared/named-models.ts'
 
@@ -119,11 +119,16 @@ export async function ocr(api: TargetClient, models: OcrModels, call: OcrCall): 
   return api.post('/v1/ocr', body, call.key === undefined ? {} : { key: call.key })
 }
 
-const models = memo(() => ocrModels(target())())
-export const testModels = models
+const fixtures = perFile(() => {
+  const models = memo(() => ocrModels(target())())
+  return { models, basic: memo(async () => ocr(target(), await models(), {})) }
+})
+
+/** The OCR models the target lists, read once per file. */
+export const testModels = () => fixtures().models()
 
 /** The test PDF read by the OCR model, once per file: what tests of other rules need to work first. */
-export const basic = memo(async () => ocr(target(), await models(), {}))
+export const basic = () => fixtures().basic()
 
 export async function needDataUrl(): Promise<void> {
   const ex = await basic()

@@ -8,7 +8,7 @@ import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/helpers.ts'
 import type { Exchange, TargetClient } from '../../harness/http-client.ts'
 import type { KeyUse } from '../../harness/exchange.ts'
-import { target, spend } from '../../harness/suite.ts'
+import { perFile, target, spend } from '../../harness/suite.ts'
 
 /** Section 4.5: the nine listed tools and their cost per query in US dollars. */
 const TOOL_PRICES: Readonly<Record<string, number>> = {
@@ -80,13 +80,15 @@ export function isSearchResult(ex: Exchange): boolean {
 }
 
 /** Each form probed once per file with p1-search: tests of other rules need the form they use to work. */
-const probes: Record<Form, () => Promise<Exchange>> = {
-  body: memo(() => search(target(), { tool: 'p1-search', form: 'body' })),
-  url: memo(() => search(target(), { tool: 'p1-search', form: 'url' })),
-}
+const probes = perFile(
+  (): Record<Form, () => Promise<Exchange>> => ({
+    body: memo(() => search(target(), { tool: 'p1-search', form: 'body' })),
+    url: memo(() => search(target(), { tool: 'p1-search', form: 'url' })),
+  }),
+)
 
 export async function needForm(form: Form): Promise<void> {
-  const ex = await probes[form]()
+  const ex = await probes()[form]()
   const id = form === 'body' ? 'P2-4.5-search-body-form' : 'P2-4.5-search-url-form'
   precondition(ex.status === 200, id, `the ${form} form of p1-search answered ${ex.status}`)
 }

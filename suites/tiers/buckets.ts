@@ -22,7 +22,7 @@ import { parseDurationMs } from '../../harness/duration.ts'
 import { TargetClient, type Exchange } from '../../harness/http-client.ts'
 import { retryAfterMs } from '../../harness/retry.ts'
 import { skipTest } from '../../harness/recorder.ts'
-import { runConfig } from '../../harness/suite.ts'
+import { perFile, runConfig } from '../../harness/suite.ts'
 import { isLoopback } from '../../harness/target.ts'
 
 export const TIER_SLOTS = ['tier0', 'tier1', 'tier2', 'tier3', 'tier4', 'tier5'] as const satisfies readonly KeySlot[]
@@ -118,16 +118,13 @@ function batchFor(limit: number): number {
   return Math.max(TIERS_DEFAULTS.batch, Math.ceil(limit / 10))
 }
 
-let client: TargetClient | undefined
-
 /**
  * The family's client: the suites' own, but with connections enough for a burst's batch, so that a limit of
  * hundreds is reached within a minute even when every answer takes a few hundred milliseconds.
  */
-export function tiersClient(): TargetClient {
-  client ??= new TargetClient(runConfig(), new Agent({ connections: TIERS_DEFAULTS.connections }))
-  return client
-}
+export const tiersClient = perFile(
+  () => new TargetClient(runConfig(), new Agent({ connections: TIERS_DEFAULTS.connections })),
+)
 
 /**
  * Calls until one brings a 429, at most `max`, in concurrent batches of `batch` (1: one after another). Every call

@@ -14,7 +14,7 @@ import type { Exchange, TargetClient } from '../../harness/http-client.ts'
 import { multipartBody, type FilePart } from '../../harness/multipart.ts'
 import { schemas } from '../../harness/schema-registry.ts'
 import { runTag } from '../../harness/run-tag.ts'
-import { runConfig, spend } from '../../harness/suite.ts'
+import { perFile, runConfig, spend } from '../../harness/suite.ts'
 import limits from '../../schemas/limits/video-limits.json' with { type: 'json' }
 import { namedModel } from '../shared/named-models.ts'
 
@@ -63,7 +63,7 @@ export interface Created {
 }
 
 /** What this file created, for afterAll: job ids, and the tags of creates that may have left a job unseen. */
-const created = { ids: new Map<string, KeySlot>(), tags: new Map<string, KeySlot>() }
+const created = perFile(() => ({ ids: new Map<string, KeySlot>(), tags: new Map<string, KeySlot>() }))
 
 /**
  * A safety_identifier unique to this run and call: the run id first, so a run's jobs are recognisable, then a
@@ -111,13 +111,13 @@ export function defaultVideoModel(): string {
 
 /** Before a create: its tag, in case no answer comes back and the job is found only by it. */
 export function trackTag(sid: string | null, key: KeySlot): void {
-  if (sid !== null) created.tags.set(sid, key)
+  if (sid !== null) created().tags.set(sid, key)
 }
 
 /** After: the job's id; the tag stays only when the answer left it unknown whether a job exists. */
 function settle(ex: Exchange, id: string | undefined, sid: string | null, key: KeySlot): void {
-  if (id !== undefined) created.ids.set(id, key)
-  if (sid !== null && (id !== undefined || !ACCEPTED.includes(ex.status))) created.tags.delete(sid)
+  if (id !== undefined) created().ids.set(id, key)
+  if (sid !== null && (id !== undefined || !ACCEPTED.includes(ex.status))) created().tags.delete(sid)
 }
 
 /** POST /v1/videos, as JSON or (with a reference image) multipart, after reserving its cost. */
@@ -224,8 +224,8 @@ export async function listVideos(
 
 /** Deletes every job this file created or may have created (afterAll). Best effort: cleanup never fails a test. */
 export async function deleteCreated(api: TargetClient): Promise<void> {
-  const targets = new Map(created.ids)
-  for (const [sid, key] of created.tags) {
+  const targets = new Map(created().ids)
+  for (const [sid, key] of created().tags) {
     try {
       const list = await api.get('/v1/videos', { query: { safety_identifier: sid }, key })
       const data = isObject(list.json) && Array.isArray(list.json.data) ? list.json.data : []
@@ -242,6 +242,6 @@ export async function deleteCreated(api: TargetClient): Promise<void> {
       // already gone or unreachable
     }
   }
-  created.ids.clear()
-  created.tags.clear()
+  created().ids.clear()
+  created().tags.clear()
 }
