@@ -1,0 +1,41 @@
+/**
+ * The fault proof's shared runs (scripts/faults.ts packRuns): faults whose suite files do not overlap run side by
+ * side, each file facing its own fault's gateway. Packing must never put two faults that need one file in a run.
+ */
+import fc from 'fast-check'
+import { describe, expect, test } from 'vitest'
+import { packRuns } from '../../scripts/faults.ts'
+
+const FILES = ['a', 'b', 'c', 'd', 'e', 'f']
+
+describe('packing faults into shared runs', () => {
+  test('every fault is in exactly one run, and no two faults of a run need the same file', () => {
+    fc.assert(
+      fc.property(fc.array(fc.uniqueArray(fc.constantFrom(...FILES), { minLength: 1 }), { maxLength: 30 }), (needs) => {
+        const jobs = needs.map((files, i) => ({ i, files: new Set(files) }))
+        const runs = packRuns(jobs, (job) => job.files)
+        expect(
+          runs
+            .flat()
+            .map((job) => job.i)
+            .sort((x, y) => x - y),
+        ).toEqual(jobs.map((job) => job.i))
+        for (const run of runs) {
+          const seen = run.flatMap((job) => [...job.files])
+          expect(new Set(seen).size).toBe(seen.length)
+        }
+        // No more runs than the faults of the busiest file need, plus what first-fit costs: never more than the jobs.
+        expect(runs.length).toBeLessThanOrEqual(jobs.length)
+      }),
+    )
+  })
+
+  test('faults that need the same file run apart, and the others share', () => {
+    const jobs = [
+      { name: 'x', files: new Set(['a']) },
+      { name: 'y', files: new Set(['a', 'b']) },
+      { name: 'z', files: new Set(['c']) },
+    ]
+    expect(packRuns(jobs, (job) => job.files).map((run) => run.map((job) => job.name))).toEqual([['y', 'z'], ['x']])
+  })
+})
