@@ -103,6 +103,7 @@ describe('every load verdict is proven by a fault', () => {
 
 const baselines = new Map<string, Promise<LoadResult>>()
 const faulty = new Map<string, Promise<LoadResult>>()
+const retried = new Map<string, Promise<LoadResult>>()
 const key = (limiter: string, what: string): string => `${limiter} ${what}`
 
 beforeAll(() => {
@@ -119,7 +120,7 @@ beforeAll(() => {
 }, 120_000)
 
 afterAll(async () => {
-  await Promise.allSettled([...baselines.values(), ...faulty.values()])
+  await Promise.allSettled([...baselines.values(), ...faulty.values(), ...retried.values()])
 })
 
 describe.concurrent('the faithful gateway passes each verdict in each mode', () => {
@@ -128,8 +129,8 @@ describe.concurrent('the faithful gateway passes each verdict in each mode', () 
       test(`${limiter} ${proof.profile}/${proof.phase}: ${verdict} passes`, async () => {
         let result = await baselines.get(key(limiter, JSON.stringify(proof)))!
         // Once more when it did not pass: a machine busy with the other self-tests can hold the client back or
-        // the generator behind its plan. A faithful gateway that fails a verdict fails it twice; the faults are
-        // never run again, so nothing is caught by a second chance.
+        // the generator behind its plan. A faithful gateway that fails a verdict fails it twice. A fault's run is
+        // made again only when it measured nothing, never when it missed the fault.
         if (statusOf(result, verdict) !== 'pass') result = await runAgainst(limiter, [], proof)
         expect(statusOf(result, verdict), explain(result)).toBe('pass')
       }, 150_000)
@@ -142,9 +143,16 @@ describe.concurrent('each load fault fails its verdict in each mode', () => {
     for (const limiter of modesOf(c.verdicts)) {
       for (const verdict of c.verdicts) {
         test(`${limiter} ${c.fault} -> ${verdict}`, async () => {
-          const result = await faulty.get(key(limiter, c.fault))!
+          const k = key(limiter, c.fault)
+          let result = await faulty.get(k)!
+          // Inconclusive is a measurement not made (on a busy machine, the generator behind its plan), never a fault
+          // missed: that run is made once more. A verdict that passed missed the fault, and is not run again.
+          if (statusOf(result, verdict) === 'inconclusive') {
+            if (!retried.has(k)) retried.set(k, runAgainst(limiter, [c.fault], PROOF[c.verdicts[0] as string]!))
+            result = await retried.get(k)!
+          }
           expect(statusOf(result, verdict), explain(result)).toBe('fail')
-        }, 90_000)
+        }, 150_000)
       }
     }
   }
