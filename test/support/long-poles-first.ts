@@ -16,12 +16,18 @@ export const LONG_POLES = [
   'test/cli/named-models.test.ts',
   'test/third-party/third-party.test.ts',
   'test/cli/allure-report.test.ts',
-  'test/load/load-faults.test.ts',
 ]
+
+/**
+ * Last: the load fault proof judges rate limits by when its calls were sent, and a machine loaded past its cores
+ * stretches that; by its turn only the fault proof still runs beside it.
+ */
+export const LAST = ['test/load/load-faults.test.ts']
 
 function rank(spec: TestSpecification): number {
   const index = LONG_POLES.findIndex((path) => spec.moduleId.endsWith(`/${path}`))
-  return index === -1 ? LONG_POLES.length : index
+  if (index !== -1) return index
+  return LAST.some((path) => spec.moduleId.endsWith(`/${path}`)) ? LONG_POLES.length + 1 : LONG_POLES.length
 }
 
 export class LongPolesFirst extends BaseSequencer {
