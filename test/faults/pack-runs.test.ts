@@ -24,8 +24,12 @@ describe('packing faults into shared runs', () => {
           const seen = run.flatMap((job) => [...job.files])
           expect(new Set(seen).size).toBe(seen.length)
         }
-        // No more runs than the faults of the busiest file need, plus what first-fit costs: never more than the jobs.
-        expect(runs.length).toBeLessThanOrEqual(jobs.length)
+        // A run is opened only for a fault that needs a file of every run before it.
+        runs.forEach((run, i) => {
+          const opener = run[0]!
+          for (const earlier of runs.slice(0, i))
+            expect(earlier.some((job) => [...job.files].some((file) => opener.files.has(file)))).toBe(true)
+        })
       }),
     )
   })
