@@ -225,8 +225,10 @@ async function saveFile(
     await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())))
     return bytes
   } catch (error) {
-    out.destroy()
     store.release(account.id, reserved)
+    // The file is opened in the background: wait until it is closed, or its open could create it after the
+    // caller has removed it.
+    if (!out.closed) await new Promise<void>((resolve) => out.destroy().once('close', () => resolve()))
     throw error
   }
 }
