@@ -27,7 +27,9 @@ export const LAST = ['test/load/load-faults.test.ts']
 function rank(spec: TestSpecification): number {
   const index = LONG_POLES.findIndex((path) => spec.moduleId.endsWith(`/${path}`))
   if (index !== -1) return index
-  return LAST.some((path) => spec.moduleId.endsWith(`/${path}`)) ? LONG_POLES.length + 1 : LONG_POLES.length
+  if (LAST.some((path) => spec.moduleId.endsWith(`/${path}`))) return LONG_POLES.length + 2
+  // The unit files one after another: a worker that ends one takes the next without starting again (isolate: false).
+  return spec.project.name === 'unit' ? LONG_POLES.length + 1 : LONG_POLES.length
 }
 
 export class LongPolesFirst extends BaseSequencer {
