@@ -5,7 +5,8 @@
  * a table: the fault, the requirements it breaks, whether the run detected it (exactly those requirements failed
  * and the exit code says so), and anything else that failed (collateral). Exit 0 when every fault is detected
  * with no collateral. Each fault runs the families its requirements belong to (--scope families, the default),
- * or only the suite files that check them (--scope files, which npm test uses to stay quick).
+ * or only the suite files that check them (--scope files, which npm test uses to stay quick; there a fault of the
+ * tiers family gets the keys of the lowest tiers only, see keysFor).
  *
  * --limiters proves the rate-limit checks against every algorithm the reference allows: the families that judge
  * limits run against the faithful gateway in each mode, where nothing may fail, and each fault of the limiter
@@ -36,7 +37,13 @@ import { CONFORMANCE_FAULTS, type FaultDefinition } from '../gateway/faults.ts'
 import { LIMITER_ALGORITHMS, type LimiterAlgorithm } from '../gateway/limiter.ts'
 import { CONFORMANCE_PROJECTS } from '../harness/projects.ts'
 import { requirements } from '../harness/requirements.ts'
-import { DEFAULT_NATIVE_KEY_HEADER, DEFAULTS, type RunOptions, type TargetConfig } from '../harness/config.ts'
+import {
+  DEFAULT_NATIVE_KEY_HEADER,
+  DEFAULTS,
+  type KeySlot,
+  type RunOptions,
+  type TargetConfig,
+} from '../harness/config.ts'
 import { todayUtc } from '../harness/clock.ts'
 import { ConformanceReporter } from '../harness/reporter.ts'
 import { REQ } from '../harness/audit.ts'
@@ -169,8 +176,24 @@ function filtersFor(fault: FaultDefinition, scope: Scope, checks: Map<string, st
   return [...filters]
 }
 
-async function startPart(job: Job, scratch: string, filters: string[], files: Set<string>): Promise<Part> {
+/**
+ * The keys a run is given: every key the gateway seeds, except that in scope files a fault of the tiers family gets
+ * only the tier keys of FAULT_RUN_DEFAULTS.tierKeys. That family's checks are the same for every tier and spend
+ * calls in proportion to its limit, so the lowest tiers show a fault in the fewest calls; the clean runs and scope
+ * families judge every tier.
+ */
+function keysFor(job: Job, scope: Scope, seeded: EmbeddedGateway['keys']): TargetConfig['keys'] {
+  if (scope === 'families' || job.fault === CLEAN_RUN || !familiesOf(job.fault).includes('tiers')) return { ...seeded }
+  return Object.fromEntries(
+    Object.entries(seeded).filter(
+      ([slot]) => !slot.startsWith('tier') || FAULT_RUN_DEFAULTS.tierKeys.includes(slot as KeySlot),
+    ),
+  )
+}
+
+async function startPart(job: Job, planned: PlannedJob, scratch: string, files: Set<string>): Promise<Part> {
   const { fault, limiter } = job
+  const { filters, scope } = planned
   const clean = fault === CLEAN_RUN
   const families = clean ? LIMIT_FAMILIES : familiesOf(fault)
   const asOf = fault.asOf ?? todayUtc()
@@ -184,7 +207,7 @@ async function startPart(job: Job, scratch: string, filters: string[], files: Se
   const target: TargetConfig = {
     baseUrl: gateway.url,
     embedded: false,
-    keys: { ...gateway.keys },
+    keys: keysFor(job, scope, gateway.keys),
     asOf,
     budgetUsd: null,
     timeoutMs: DEFAULTS.timeoutMs,
@@ -283,10 +306,10 @@ async function runTogether(slot: Slot, jobs: readonly Job[], scratch: string, pl
     // that instance provides.
     const specs: TestSpecification[] = []
     for (const job of jobs) {
-      const { filters } = plan.get(job) as PlannedJob
-      const own = await slot.vitest.globTestSpecifications(filters)
+      const planned = plan.get(job) as PlannedJob
+      const own = await slot.vitest.globTestSpecifications(planned.filters)
       specs.push(...own)
-      parts.push(await startPart(job, scratch, filters, new Set(own.map((spec) => spec.moduleId))))
+      parts.push(await startPart(job, planned, scratch, new Set(own.map((spec) => spec.moduleId))))
     }
     const fileTargets = Object.fromEntries(
       parts.flatMap((part) => [...part.files].map((file) => [file, part.target] as const)),
@@ -303,8 +326,9 @@ async function runTogether(slot: Slot, jobs: readonly Job[], scratch: string, pl
   }
 }
 
-/** A job's suite-file filters and the test files they select. */
+/** A job's scope, its suite-file filters and the test files they select. */
 interface PlannedJob {
+  scope: Scope
   filters: string[]
   files: Set<string>
 }
@@ -334,7 +358,8 @@ export const FAULT_RUN_DEFAULTS = {
   // when many runs share two cores; the tiers runs' waits are covered by their own lanes instead.
   minuteMs: DEFAULTS.embeddedMinuteMs,
   workers: 3, // runs side by side that use the CPU
-  waitingLanes: 8, // more runs side by side for the faults of the tiers family, which mostly wait for windows
+  waitingLanes: 12, // more runs side by side for the faults of the tiers family, which mostly wait for windows
+  tierKeys: ['tier0', 'tier1'] as readonly KeySlot[], // a tiers fault's keys in scope files (keysFor)
 }
 
 /** Runs that mostly wait for rate-limit windows: they get lanes of their own beside the others. */
@@ -376,7 +401,7 @@ export async function runFaults(
     for (const job of jobs) {
       const filters = filtersFor(job.fault, scope, checks)
       const files = new Set((await first.vitest.globTestSpecifications(filters)).map((spec) => spec.moduleId))
-      plan.set(job, { filters, files })
+      plan.set(job, { scope, filters, files })
     }
     const filesOf = (job: Job) => (plan.get(job) as PlannedJob).files
     // The clean runs judge two whole families and take longest: started first, they do not end the proof alone.

@@ -4,8 +4,9 @@
  * exits 1 when one of them is a MUST. And every MUST requirement of the catalogue is broken by some fault.
  *
  * The runs are made by `npm run faults -- --scope files --limiters` (scripts/faults.ts), once, in a child process;
- * each fault is then one test. Faults whose files do not overlap share a run, each facing a gateway of its own. Scope files runs each fault against the suite files that check what it breaks; the
- * whole family's collateral is `npm run faults`'s to show. --limiters runs the faults of the rate limiter again
+ * each fault is then one test. Faults whose files do not overlap share a run, each facing a gateway of its own.
+ * Scope files runs each fault against the suite files that check what it breaks, a fault of the tiers family with
+ * the lowest tiers' keys only; the whole family's collateral, at every tier, is `npm run faults`'s to show. --limiters runs the faults of the rate limiter again
  * against a sliding-window and a token-bucket gateway, and the limit families against the faithful gateway in
  * those modes: the reference names no algorithm, so the checks must hold, and catch the faults, under each.
  */
