@@ -7,7 +7,7 @@ import type { ChildProcess } from 'node:child_process'
 import { procStatusKb, spawnNodeScript, stopChild } from './children.ts'
 
 const CHILD_GATEWAY = {
-  startTimeoutMs: 30_000, // tsx compiles the gateway on first start; on a busy two-core machine that takes seconds
+  startTimeoutMs: 30_000, // the gateway's TypeScript is compiled on start; on a busy two-core machine that takes seconds
 }
 
 export interface ChildGateway {

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+const TYPESCRIPT_LOADER = new URL('../typescript/register.mjs', import.meta.url).href
 
 const live = new Set<ChildProcess>()
 
@@ -16,8 +17,8 @@ process.on('exit', () => {
 })
 
 /**
- * `node --import tsx <script>` as a direct child: no npm in between (npm forks, and its pid would not be the one
- * whose memory counts). With --import, node loads tsx in the same process, so the child's pid is the script's.
+ * `node --import <the TypeScript loader> <script>` as a direct child, as the npm scripts run it but with no npm in
+ * between (npm forks, and its pid would not be the one whose memory counts).
  */
 export function spawnNodeScript(
   script: string,
@@ -25,7 +26,7 @@ export function spawnNodeScript(
   options: SpawnOptions & { preload?: readonly string[] } = {},
 ): ChildProcess {
   const { preload = [], ...spawnOptions } = options
-  const imports = ['tsx', ...preload].flatMap((module) => ['--import', module])
+  const imports = [TYPESCRIPT_LOADER, ...preload].flatMap((module) => ['--import', module])
   const child = spawn(process.execPath, [...imports, script, ...args], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],

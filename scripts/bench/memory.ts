@@ -20,7 +20,7 @@ interface MemoryOptions {
 
 export const MEMORY = {
   goalMb: 300, // each process stays under this at its peak
-  // Beyond the phases: tsx compiling the load command, planning, and rendering report.html at the end.
+  // Beyond the phases: compiling the load command, planning, and rendering report.html at the end.
   overheadMs: 90_000,
 }
 

@@ -24,7 +24,7 @@ export const RSS_GROWTH = {
   // tier-5-usage's at-limit phase at this rate: open loop, every call admitted (750 a 1 s minute), and the long
   // run's calls stay under the profile's cap of 50,000.
   rate: 150,
-  overheadMs: 90_000, // tsx compiling the load command, the phase's wait for rest, rendering report.html
+  overheadMs: 90_000, // compiling the load command, the phase's wait for rest, rendering report.html
 }
 
 export async function rssGrowth(o: RssGrowthOptions): Promise<Row> {

@@ -23,10 +23,10 @@ import type { ExchangeRecord } from '../../harness/exchange.ts'
 import { Redactor } from '../../harness/redact.ts'
 import { CHROMIUM_MISSING, dumpDom, findChromium } from '../support/chromium.ts'
 import { keyEnv, ROOT, withRun } from '../support/run-conformance.ts'
+import { TYPESCRIPT_LOADER } from '../support/typescript-loader.ts'
 import { leaks } from '../support/canary.ts'
 
 const REPORT_SCRIPT = join(ROOT, 'scripts/report.ts')
-const TSX = import.meta.resolve('tsx')
 /** Breaks exactly P1-7-unknown-model-404 (gateway/faults/models.ts), a MUST checked by the models family. */
 const FAULT = { name: 'unknown-model-500', breaks: 'P1-7-unknown-model-404' }
 /** Where the run is told the reference is published (GATEWAY_REFERENCE_URL): every link starts there. */
@@ -42,7 +42,7 @@ async function runReport(args: string[], cwd: string, env: Record<string, string
   const base = Object.fromEntries(
     Object.entries(process.env).filter(([name]) => !name.startsWith('GATEWAY_') && !name.startsWith('VITEST')),
   )
-  const child = spawn(process.execPath, ['--import', TSX, REPORT_SCRIPT, ...args], {
+  const child = spawn(process.execPath, ['--import', TYPESCRIPT_LOADER, REPORT_SCRIPT, ...args], {
     cwd,
     env: { ...base, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

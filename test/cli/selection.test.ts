@@ -16,6 +16,7 @@ import { requirements } from '../../harness/requirements.ts'
 import { DEFAULTS } from '../../harness/config.ts'
 import type { Summary } from '../../harness/report/summary.ts'
 import { keyEnv, ROOT, runConformance, withRun, type ConformanceRun } from '../support/run-conformance.ts'
+import { TYPESCRIPT_LOADER } from '../support/typescript-loader.ts'
 
 const BROKEN = 'P1-2.3-mode-values' // what mode-unknown breaks (gateway/faults/models.ts)
 const PASSING = 'P1-2.3-alternate-list' // checked by the other models file: a stale entry
@@ -85,7 +86,7 @@ function judged(summary: Summary): Record<string, string> {
 async function runMerge(args: string[]): Promise<{ exitCode: number; stdout: string; stderr: string }> {
   const child = spawn(
     process.execPath,
-    ['--import', import.meta.resolve('tsx'), join(ROOT, 'scripts/conformance.ts'), 'merge', ...args],
+    ['--import', TYPESCRIPT_LOADER, join(ROOT, 'scripts/conformance.ts'), 'merge', ...args],
     { cwd: scratch, stdio: ['ignore', 'pipe', 'pipe'] },
   )
   let stdout = ''

@@ -20,8 +20,8 @@ import { LIMITER_ALGORITHMS } from '../../gateway/limiter.ts'
 import { requirements } from '../../harness/requirements.ts'
 import { CLEAN, FAULTED_LIMITERS, resultKey, type FaultResult } from '../../scripts/faults.ts'
 import { ROOT } from '../support/run-conformance.ts'
+import { TYPESCRIPT_LOADER } from '../support/typescript-loader.ts'
 
-const TSX = import.meta.resolve('tsx')
 // Every fault, some side by side (scripts/faults.ts, FAULT_RUN_DEFAULTS): minutes beside the rest of npm test on two
 // cores; the bound only ends a run that hangs, far below CI's 90-minute limit.
 const RUN_TIMEOUT_MS = 900_000
@@ -38,7 +38,7 @@ beforeAll(async () => {
   )
   const child = spawn(
     process.execPath,
-    ['--import', TSX, join(ROOT, 'scripts/faults.ts'), '--scope', 'files', '--limiters', '--json', json],
+    ['--import', TYPESCRIPT_LOADER, join(ROOT, 'scripts/faults.ts'), '--scope', 'files', '--limiters', '--json', json],
     { cwd: scratch, env, stdio: ['ignore', 'pipe', 'pipe'] },
   )
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))

@@ -8,10 +8,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Summary } from '../../harness/report/summary.ts'
+import { TYPESCRIPT_LOADER } from './typescript-loader.ts'
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const SCRIPT = join(ROOT, 'scripts/conformance.ts')
-const TSX = import.meta.resolve('tsx')
 
 export interface ConformanceRun {
   exitCode: number
@@ -33,7 +33,7 @@ export async function runConformance(
   const base = Object.fromEntries(
     Object.entries(process.env).filter(([name]) => !name.startsWith('GATEWAY_') && !name.startsWith('VITEST')),
   )
-  const child = spawn(process.execPath, ['--import', TSX, SCRIPT, '--report-dir', reportRoot, ...args], {
+  const child = spawn(process.execPath, ['--import', TYPESCRIPT_LOADER, SCRIPT, '--report-dir', reportRoot, ...args], {
     cwd,
     env: { ...base, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
