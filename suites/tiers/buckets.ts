@@ -27,6 +27,18 @@ import { isLoopback } from '../../harness/target.ts'
 
 export const TIER_SLOTS = ['tier0', 'tier1', 'tier2', 'tier3', 'tier4', 'tier5'] as const satisfies readonly KeySlot[]
 
+/**
+ * The tier to judge a key's limits at: its slot's (GATEWAY_API_KEY_TIER<N> holds a key of a tier-N account), once the
+ * tier the key's model records report (extra.rate_limits.current, §2.3) agrees. Where the two differ, the key or the
+ * report is wrong, and limits judged at either tier could fail a requirement that holds: a string says why, for a skip.
+ */
+export function agreedTier(slot: KeySlot, reported: number | undefined): number | string {
+  if (reported === undefined) return 'extra.rate_limits.current of a model retrieved with this key gives no tier'
+  const configured = (TIER_SLOTS as readonly KeySlot[]).indexOf(slot)
+  if (reported === configured) return configured
+  return `needs P1-2.3-rate-limits-current-per-tier, which does not hold here: extra.rate_limits.current reports tier ${reported} for the key of GATEWAY_API_KEY_${slot.toUpperCase()}; either that key is not a tier-${configured} account's or the report is wrong`
+}
+
 export const TIERS_DEFAULTS = {
   marginMs: 150, // past an announced wait, for the latency of the call that follows
   // How long before our first call a bucket may already have been at rest: the margin above, and a reset rounded up

@@ -16,6 +16,7 @@ import { isLoopback } from '../../harness/target.ts'
 import { deleteCreated, deleteFile, upload } from '../files/uploads.ts'
 import { reportedTier } from '../shared/tier.ts'
 import {
+  agreedTier,
   burstCap,
   burstUntil429,
   foundFull,
@@ -73,10 +74,10 @@ interface UploadStudy {
 let studies: TierStudies<UploadStudy> = new Map()
 
 async function study(slot: KeySlot): Promise<UploadStudy | string> {
-  const tier = await tierOf(slot)
-  const limit = tier === undefined ? undefined : fileLimitsOf(tier)?.uploadsPerMinute
-  if (tier === undefined || limit === undefined)
-    return `extra.rate_limits.current of a model retrieved with ${slot} gives no tier from 0 to 5`
+  const tier = agreedTier(slot, await tierOf(slot))
+  if (typeof tier === 'string') return tier
+  const limit = fileLimitsOf(tier)?.uploadsPerMinute
+  if (limit === undefined) return `§8.4 gives no uploads per minute for tier ${tier}`
   const cap = burstCap(runConfig().baseUrl)
   if (limit + 1 > cap)
     return `tier ${tier} allows ${limit} uploads per minute, above the burst cap of ${cap} calls for this target`
