@@ -5,9 +5,9 @@
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
+import { TYPESCRIPT_LOADER } from '../typescript/loader.ts'
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
-const TYPESCRIPT_LOADER = new URL('../typescript/register.mjs', import.meta.url).href
 
 const live = new Set<ChildProcess>()
 

@@ -23,7 +23,7 @@ import type { ExchangeRecord } from '../../harness/exchange.ts'
 import { Redactor } from '../../harness/redact.ts'
 import { CHROMIUM_MISSING, dumpDom, findChromium } from '../support/chromium.ts'
 import { keyEnv, ROOT, withRun } from '../support/run-conformance.ts'
-import { TYPESCRIPT_LOADER } from '../support/typescript-loader.ts'
+import { TYPESCRIPT_LOADER } from '../../scripts/typescript/loader.ts'
 import { leaks } from '../support/canary.ts'
 
 const REPORT_SCRIPT = join(ROOT, 'scripts/report.ts')

@@ -16,7 +16,7 @@ import { requirements } from '../../harness/requirements.ts'
 import { DEFAULTS } from '../../harness/config.ts'
 import type { Summary } from '../../harness/report/summary.ts'
 import { keyEnv, ROOT, runConformance, withRun, type ConformanceRun } from '../support/run-conformance.ts'
-import { TYPESCRIPT_LOADER } from '../support/typescript-loader.ts'
+import { TYPESCRIPT_LOADER } from '../../scripts/typescript/loader.ts'
 
 const BROKEN = 'P1-2.3-mode-values' // what mode-unknown breaks (gateway/faults/models.ts)
 const PASSING = 'P1-2.3-alternate-list' // checked by the other models file: a stale entry

@@ -20,7 +20,7 @@ import { LIMITER_ALGORITHMS } from '../../gateway/limiter.ts'
 import { requirements } from '../../harness/requirements.ts'
 import { CLEAN, FAULTED_LIMITERS, resultKey, type FaultResult } from '../../scripts/faults.ts'
 import { ROOT } from '../support/run-conformance.ts'
-import { TYPESCRIPT_LOADER } from '../support/typescript-loader.ts'
+import { TYPESCRIPT_LOADER } from '../../scripts/typescript/loader.ts'
 
 // Every fault, some side by side (scripts/faults.ts, FAULT_RUN_DEFAULTS): minutes beside the rest of npm test on two
 // cores; the bound only ends a run that hangs, far below CI's 90-minute limit.

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SEEDED_KEY_ENV } from '../../gateway/account/accounts.ts'
 import { startEmbeddedGateway, type EmbeddedGateway } from '../../gateway/embedded.ts'
 import { usageRequestsPerMinute } from '../../gateway/limit-tables.ts'
-import { TYPESCRIPT_LOADER } from '../support/typescript-loader.ts'
+import { TYPESCRIPT_LOADER } from '../../scripts/typescript/loader.ts'
 import { UUID_V7 } from './helpers.ts'
 
 describe('startEmbeddedGateway (over HTTP)', () => {

@@ -18,7 +18,7 @@ import { SEEDED_KEYS } from '../../gateway/account/accounts.ts'
 import { TINY_PNG_BASE64 } from '../../gateway/compatible/simulate.ts'
 import { multipartBody, type MultipartBody } from '../../harness/multipart.ts'
 import { wavTone } from '../../suites/audio/fixtures.ts'
-import { TYPESCRIPT_LOADER } from '../support/typescript-loader.ts'
+import { TYPESCRIPT_LOADER } from '../../scripts/typescript/loader.ts'
 import { answerProblems } from './fuzz-shapes.ts'
 
 const MB = 1_000_000

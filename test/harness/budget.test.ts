@@ -5,7 +5,7 @@ import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import { describe, expect, test } from 'vitest'
 import { claimReservations, formatUsd, reserveSpend, settleReservations, tryReserve } from '../../harness/budget.ts'
-import { TYPESCRIPT_LOADER } from '../support/typescript-loader.ts'
+import { TYPESCRIPT_LOADER } from '../../scripts/typescript/loader.ts'
 
 describe('budget', () => {
   test('without a budget every estimate is granted', () => {

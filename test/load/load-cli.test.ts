@@ -14,7 +14,7 @@ import { startEmbeddedGateway, type EmbeddedGateway } from '../../gateway/embedd
 import type { LoadResult } from '../../load/types.ts'
 import { runLoadCli } from '../../scripts/load.ts'
 import { canaryKeys, leaks } from '../support/canary.ts'
-import { TYPESCRIPT_LOADER } from '../support/typescript-loader.ts'
+import { TYPESCRIPT_LOADER } from '../../scripts/typescript/loader.ts'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const scratch = mkdtempSync(join(tmpdir(), 'gc-load-cli-'))
