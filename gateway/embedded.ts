@@ -32,6 +32,10 @@ export interface EmbeddedGatewayOptions {
   videoStepMs?: number
   /** Model endpoints answer the convention's bare model only, without the reference's fields. */
   bareModels?: boolean
+  /** Every choice the reference leaves open, made as real providers make it (variations.ts). */
+  real?: boolean
+  /** Single such choices, by name (variations.ts). */
+  variations?: string[]
   /** The native interface's key header (default x-native-api-key). */
   nativeKeyHeader?: string
 }
@@ -56,6 +60,8 @@ export async function startEmbeddedGateway(opts: EmbeddedGatewayOptions = {}): P
     varyLatencyMs: opts.varyLatencyMs,
     videoStepMs: opts.videoStepMs,
     bareModels: opts.bareModels,
+    real: opts.real,
+    variations: opts.variations,
     nativeKeyHeader: opts.nativeKeyHeader,
     ...(opts.keyAliases ? { keyAliases: opts.keyAliases } : {}),
   })

@@ -9,6 +9,7 @@ import { parseInstant } from './clock.ts'
 import { toFaultSet, type FaultName } from './faults.ts'
 import { LIMITER_ALGORITHMS, type LimiterAlgorithm } from './limiter.ts'
 import { VARY_DEFAULTS } from './vary.ts'
+import { toVariationSet, VARIATION_NAMES, type VariationName } from './variations.ts'
 import { DEFAULT_VIDEO_STEP_MS } from './videos/store.ts'
 import { OptionError } from './errors.ts'
 
@@ -30,6 +31,10 @@ export interface GatewayOptionsInput {
   videoStepMs?: number
   /** Model endpoints answer the convention's bare model (id, object, created, owned_by) without the reference's fields. */
   bareModels?: boolean
+  /** Every choice the reference leaves open made as real providers make it (variations.ts). */
+  real?: boolean
+  /** Single such choices, by name (variations.ts). */
+  variations?: readonly string[]
   /** The header the native interface takes a key in (Part 2 section 5.2 writes it with a neutral word). */
   nativeKeyHeader?: string
 }
@@ -48,6 +53,8 @@ export interface GatewayOptions {
   /** Only when given: undefined means the default of videos/store.ts (DEFAULT_VIDEO_STEP_MS). */
   videoStepMs?: number
   bareModels: boolean
+  /** The choices of variations.ts in force: all of them under --real. */
+  variations: ReadonlySet<VariationName>
   /** Lower case. */
   nativeKeyHeader: string
 }
@@ -102,6 +109,12 @@ export function resolveOptions(input: GatewayOptionsInput, defaults: { port: num
   if (!Number.isSafeInteger(varyLatencyMs) || varyLatencyMs < 0 || varyLatencyMs > 60_000) {
     throw new OptionError(`--vary-latency-ms must be an integer from 0 to 60000, got ${String(varyLatencyMs)}`)
   }
+  let variations: ReadonlySet<VariationName>
+  try {
+    variations = input.real === true ? new Set(VARIATION_NAMES) : toVariationSet(input.variations ?? [])
+  } catch (error) {
+    throw new OptionError(`--variation: ${(error as Error).message}`)
+  }
   const nativeKeyHeader = (input.nativeKeyHeader ?? DEFAULT_NATIVE_KEY_HEADER).toLowerCase()
   if (!/^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(nativeKeyHeader) || ['authorization', 'x-api-key'].includes(nativeKeyHeader)) {
     throw new OptionError(
@@ -119,11 +132,16 @@ export function resolveOptions(input: GatewayOptionsInput, defaults: { port: num
     varyLatencyMs,
     ...(videoStepMs === undefined ? {} : { videoStepMs }),
     bareModels: input.bareModels === true,
+    variations,
     nativeKeyHeader,
   }
 }
 
-export type CliCommand = { kind: 'serve'; options: GatewayOptions } | { kind: 'list-faults' } | { kind: 'help' }
+export type CliCommand =
+  | { kind: 'serve'; options: GatewayOptions }
+  | { kind: 'list-faults' }
+  | { kind: 'list-variations' }
+  | { kind: 'help' }
 
 export const CLI_DEFAULT_PORT = 8080
 
@@ -140,6 +158,8 @@ export const USAGE = `Usage: npm run gateway -- [options]
                       no Retry-After on 429, and ${VARY_DEFAULTS.latencyMs} ms before a route answers
   --vary-latency-ms <n> that latency in milliseconds (default ${VARY_DEFAULTS.latencyMs}; 0 for none)
   --bare-models       model endpoints answer only id, object, created and owned_by, as many compatible servers do
+  --real              every choice the reference leaves open, made as real providers make it (gateway/variations.ts)
+  --variation <name>  one such choice; repeatable; --variation list prints them
   --native-key-header <name> the native interface's key header (default ${DEFAULT_NATIVE_KEY_HEADER}), e.g. a vendor's own
   --fault <name>      switch on a named fault; repeatable; --fault list prints the registry
   --help              print this text`
@@ -155,6 +175,8 @@ const CLI_OPTIONS = {
   vary: { type: 'boolean' },
   'vary-latency-ms': { type: 'string' },
   'bare-models': { type: 'boolean' },
+  real: { type: 'boolean' },
+  variation: { type: 'string', multiple: true },
   'native-key-header': { type: 'string' },
   help: { type: 'boolean' },
 } as const
@@ -169,6 +191,8 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
   if (values.help) return { kind: 'help' }
   const faults = values.fault ?? []
   if (faults.includes('list')) return { kind: 'list-faults' }
+  const variations = values.variation ?? []
+  if (variations.includes('list')) return { kind: 'list-variations' }
   const options = resolveOptions(
     {
       port: values.port === undefined ? undefined : cliInteger('--port', values.port),
@@ -185,6 +209,8 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
           ? undefined
           : cliInteger('--vary-latency-ms', values['vary-latency-ms']),
       bareModels: values['bare-models'] === true,
+      real: values.real === true,
+      variations,
       nativeKeyHeader: values['native-key-header'],
     },
     { port: CLI_DEFAULT_PORT },

@@ -6,6 +6,7 @@ import { AccountDirectory } from './account/accounts.ts'
 import { offsetClock, systemClock, type Clock } from './clock.ts'
 import { RequestContexts } from './context.ts'
 import type { FaultSet } from './faults.ts'
+import type { VariationName } from './variations.ts'
 import { FileStore, type FileStoreOptions } from './files/store.ts'
 import { createLimiter, type RateLimiter } from './limiter.ts'
 import { resolveOptions, type GatewayOptionsInput } from './options.ts'
@@ -36,6 +37,8 @@ export interface GatewayState {
   readonly videoStepMs: number
   /** Model endpoints answer the convention's bare model only (options.ts). */
   readonly bareModels: boolean
+  /** The choices the reference leaves open that this gateway makes as real providers do (variations.ts). */
+  readonly variations: ReadonlySet<VariationName>
   /** The native interface's key header, lower case. */
   readonly nativeKeyHeader: string
   readonly accounts: AccountDirectory
@@ -50,8 +53,18 @@ export interface GatewayState {
 }
 
 export function createState(config: GatewayConfig = {}): GatewayState {
-  const { startMs, minuteMs, limiter, faults, vary, varyLatencyMs, videoStepMs, bareModels, nativeKeyHeader } =
-    resolveOptions(config, { port: 0 })
+  const {
+    startMs,
+    minuteMs,
+    limiter,
+    faults,
+    vary,
+    varyLatencyMs,
+    videoStepMs,
+    bareModels,
+    variations,
+    nativeKeyHeader,
+  } = resolveOptions(config, { port: 0 })
   const clock = config.clock ?? (startMs === undefined ? systemClock : offsetClock(startMs))
   return {
     clock,
@@ -61,6 +74,7 @@ export function createState(config: GatewayConfig = {}): GatewayState {
     varyLatencyMs,
     videoStepMs: videoStepMs ?? DEFAULT_VIDEO_STEP_MS,
     bareModels,
+    variations,
     nativeKeyHeader,
     accounts: new AccountDirectory(undefined, config.keyAliases),
     transactions: new TransactionStore(config.transactionCapacity ?? DEFAULT_TRANSACTION_CAPACITY),

@@ -10,6 +10,7 @@ import { ConformanceFailure } from './errors.ts'
 import { renderFailure, type FailureDetails } from './failure.ts'
 import { schemas } from './schema-registry.ts'
 import type { ExchangeRecord } from './exchange.ts'
+import { NOT_OBSERVED } from './results.ts'
 
 /** A failure of the running test's requirement, its message rendered by the failure contract. */
 export function conformanceFailure(details: FailureDetails): ConformanceFailure {
@@ -41,6 +42,27 @@ export function expectThat(
 export function precondition(condition: boolean, requirementId: string, detail: string): asserts condition {
   lookup(requirementId) // an unknown id is a harness bug, caught here rather than in a report
   if (!condition) skipTest(`needs ${requirementId}, which does not hold here: ${detail}`)
+}
+
+/**
+ * Ends the running test as not observed: it judges a rule no client can provoke (a job that fails to start, a batch
+ * cancelled by the service), and the run did not meet it. Unlike a skip, it never makes a run incomplete.
+ */
+export function notObserved(what: string): never {
+  skipTest(`${NOT_OBSERVED}${what}`)
+}
+
+/**
+ * For a call that only sets up what the test judges (a resource to read back, a model to look up): an answer other
+ * than `expected` skips the test, naming the failed precondition, and the requirement that judges that call reports
+ * it where it runs. The test's own requirement is not failed by a call it does not judge.
+ */
+export function expectSetup(ex: Exchange, expected: number | readonly number[], what: string): void {
+  const wanted = typeof expected === 'number' ? [expected] : expected
+  if (wanted.includes(ex.status)) return
+  skipTest(
+    `set-up failed: ${what}: ${ex.record.method} ${ex.record.path} answered ${ex.status}, not ${wanted.join(' or ')}`,
+  )
 }
 
 const AUTH_REQUIREMENT = { bearer: 'P1-5.2-bearer', 'x-api-key': 'P1-5.3-x-api-key' } as const
@@ -75,8 +97,13 @@ export function expectJson(ex: Exchange): unknown {
   return ex.json
 }
 
-/** Validates a value (by default the JSON body) against a schema under schemas/. */
-export function expectSchema(ex: Exchange, ref: string, value: unknown = expectJson(ex), what = 'the body'): void {
+/**
+ * Validates a value (the JSON body when no value is passed) against a schema under schemas/. A member passed as
+ * `undefined` is validated as absent, never replaced by the whole body.
+ */
+export function expectSchema(ex: Exchange, ref: string, ...rest: [value?: unknown, what?: string]): void {
+  const value = rest.length === 0 ? expectJson(ex) : rest[0]
+  const what = rest[1] ?? 'the body'
   const result = schemas().validate(ref, value)
   if (!result.ok) fail(`${what} to match ${ref}`, result.errors, ex)
 }

@@ -43,6 +43,8 @@ export interface RunOptions {
   models: NamedModels
   /** GATEWAY_NATIVE_KEY_HEADER: the header the native interface takes a key in. */
   nativeKeyHeader: string
+  /** GATEWAY_NAMES: the target's name for an id the reference writes with a neutral word (reference -> target). */
+  names?: Names
   /** GATEWAY_MINUTE_MS: the target's rate-limit minute, for a reference gateway started with --minute-ms. */
   minuteMs?: number | null
   families: string[] | null
@@ -71,6 +73,7 @@ export interface Shard {
 export interface FlagValues {
   'base-url'?: string
   models?: string
+  names?: string
   family?: string
   grep?: string
   'as-of'?: string
@@ -176,6 +179,27 @@ function parseModels(raw: string, source: string, allowed: readonly Capability[]
     if (/[\s\x00-\x1f\x7f]/.test(id))
       throw new ConfigError(`${source}: the model id "${id}" holds whitespace or a control character`)
     out[capability as Capability] = id
+  }
+  return out
+}
+
+/** Reference name -> the target's name, for the ids the reference neutralised (GATEWAY_NAMES, --names). */
+export type Names = Readonly<Record<string, string>>
+
+function parseNames(raw: string, source: string): Names {
+  const out: Record<string, string> = {}
+  for (const pair of raw
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '')) {
+    const [from, to, ...rest] = pair.split('=').map((s) => s.trim())
+    if (!from || !to || rest.length > 0)
+      throw new ConfigError(`${source}: "${pair}" is not reference-name=target-name, e.g. vidA-2=my-video-model`)
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: a name goes into paths and bodies as it is
+    if (/[\s\x00-\x1f\x7f]/.test(to))
+      throw new ConfigError(`${source}: the name "${to}" holds whitespace or a control character`)
+    if (from in out) throw new ConfigError(`${source}: "${from}" is named twice`)
+    out[from] = to
   }
   return out
 }
@@ -329,6 +353,9 @@ export function resolveOptions(
       ? {}
       : parseModels(modelsRaw, flags.models !== undefined ? '--models' : 'GATEWAY_MODELS', CAPABILITIES)),
   }
+  const namesRaw = flags.names ?? value('GATEWAY_NAMES')
+  const names =
+    namesRaw === undefined ? {} : parseNames(namesRaw, flags.names !== undefined ? '--names' : 'GATEWAY_NAMES')
   const headerRaw = value('GATEWAY_NATIVE_KEY_HEADER')
   const nativeKeyHeader =
     headerRaw === undefined ? DEFAULT_NATIVE_KEY_HEADER : parseHeaderName(headerRaw, 'GATEWAY_NATIVE_KEY_HEADER')
@@ -343,6 +370,7 @@ export function resolveOptions(
     largeUploads,
     models,
     nativeKeyHeader,
+    names,
     minuteMs,
     families: flags.family === undefined ? null : parseFamilies(flags.family, knownFamilies),
     grep: flags.grep === undefined || flags.grep === '' ? null : parseGrep(flags.grep),
@@ -390,6 +418,8 @@ export interface TargetConfig {
   models: NamedModels
   /** GATEWAY_NATIVE_KEY_HEADER: the native interface's key header, lower case. */
   nativeKeyHeader: string
+  /** GATEWAY_NAMES, parsed: the reference's neutral name -> the target's name (suites/shared/names.ts). */
+  names?: Names
   /** The period of the target's per-minute buckets in ms: a real minute unless shortened (embedded, GATEWAY_MINUTE_MS). */
   minuteMs?: number
   runId: string

@@ -45,6 +45,7 @@ export function renderFailure(req: Requirement | undefined, details: FailureDeta
   if (req !== undefined) {
     lines.push(`${req.id} · ${req.level} · ${citation(req)}`)
     lines.push(`Rule: ${req.rule}`)
+    if (req.quote !== undefined) lines.push(`Reference: "${req.quote}"`)
   }
   lines.push(`Expected: ${details.expected}`)
   const seen = Array.isArray(details.seen) ? details.seen : [details.seen]

@@ -41,7 +41,16 @@ export interface MergeInput {
 
 type Shard = { index: number; count: number }
 
-const RANK: Record<Exclude<Status, 'known'>, number> = { fail: 6, warn: 5, error: 4, pass: 3, skip: 2, disabled: 1 }
+// A skip in one shard outranks not-observed in another: the run could not judge what one shard needed.
+const RANK: Record<Exclude<Status, 'known'>, number> = {
+  fail: 7,
+  warn: 6,
+  error: 5,
+  pass: 4,
+  skip: 3,
+  'not-observed': 2,
+  disabled: 1,
+}
 
 function label(input: MergeInput): string {
   const shard = input.summary.selection.shard

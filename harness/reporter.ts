@@ -414,6 +414,7 @@ export class ConformanceReporter implements Reporter {
     return [
       `${requirementId} · ${req?.level ?? ''} · Part ${req?.part ?? '?'} §${req?.section ?? '?'} (${scope})`,
       `Rule: ${req?.rule ?? ''}`,
+      ...(req?.quote === undefined ? [] : [`Reference: "${req.quote}"`]),
       `Seen: ${detail}`,
       `Exchange: ${describeExchange(ex).join('\n')}`,
       `Reproduce: ${curlLine(ex)}`,

@@ -13,6 +13,11 @@ export interface Requirement {
   family: string
   level: Level
   rule: string
+  /**
+   * The reference's own words the rule rests on, verbatim: one excerpt, or several joined by " … ". Shown beside
+   * every failure, so a reader can judge the verdict against the text without looking it up.
+   */
+  quote?: string
   /** For SHOULD: what is inferred, and why it is not a MUST. */
   why?: string
   /**

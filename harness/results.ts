@@ -14,8 +14,15 @@
 import type { Level, Requirement } from './requirements.ts'
 import type { ExchangeRecord } from './exchange.ts'
 
+/** The reason prefix that marks a skip as not observed: the rule's situation did not arise on this target. */
+export const NOT_OBSERVED = 'not observed: '
+
 /** `known`: a fail or warn that the run's baseline lists (harness/baseline.ts); it does not fail the run. */
-export type Status = 'pass' | 'fail' | 'warn' | 'skip' | 'error' | 'disabled' | 'known'
+/**
+ * `not-observed`: a rule no client can provoke (a job that fails to start) whose situation this run did not meet
+ * (harness/assert.ts notObserved); unlike a skip, it never makes a run incomplete.
+ */
+export type Status = 'pass' | 'fail' | 'warn' | 'skip' | 'not-observed' | 'error' | 'disabled' | 'known'
 export type OutcomeStatus = 'pass' | 'fail' | 'skip' | 'error' | 'unselected'
 
 export interface Outcome {
@@ -59,6 +66,8 @@ export interface RequirementResult {
   family: string
   level: Level
   rule: string
+  /** The reference's words the rule rests on (the catalogue's quote). */
+  quote?: string
   status: Status
   reason?: string
   partial?: boolean
@@ -125,6 +134,7 @@ export function aggregate(input: AggregateInput): RequirementResult[] {
       family: req.family,
       level: req.level,
       rule: req.rule,
+      ...(req.quote === undefined ? {} : { quote: req.quote }),
       status: 'skip',
       tests: testOutcomes.map((o) => ({
         name: o.test,
@@ -162,10 +172,13 @@ export function aggregate(input: AggregateInput): RequirementResult[] {
       result.evidence = evidenceOf('error')
     } else if (has('pass')) {
       result.status = 'pass'
-      if (has('skip')) {
+      if (outcomes.some((o) => o.status === 'skip' && !isNotObserved(o))) {
         result.partial = true
         result.reason = reasons(outcomes)
       }
+    } else if (has('skip') && outcomes.filter((o) => o.status === 'skip').every(isNotObserved)) {
+      result.status = 'not-observed'
+      result.reason = reasons(outcomes)
     } else if (has('skip')) {
       result.status = 'skip'
       result.reason = reasons(outcomes)
@@ -203,6 +216,10 @@ export function uncheckedMustIds(results: readonly RequirementResult[]): string[
   return results.filter((r) => r.level === 'MUST' && r.reason === UNCHECKED_REASON).map((r) => r.id)
 }
 
+function isNotObserved(outcome: Outcome): boolean {
+  return outcome.message?.startsWith(NOT_OBSERVED) === true
+}
+
 function reasons(outcomes: Outcome[]): string {
   return [...new Set(outcomes.filter((o) => o.status === 'skip').map((o) => o.message ?? 'skipped'))].join('; ')
 }
@@ -218,7 +235,7 @@ export function verdictOf(results: readonly RequirementResult[], harnessErrors: 
 export type Counts = Record<Status, number>
 
 function emptyCounts(): Counts {
-  return { pass: 0, fail: 0, warn: 0, skip: 0, error: 0, disabled: 0, known: 0 }
+  return { pass: 0, fail: 0, warn: 0, skip: 0, 'not-observed': 0, error: 0, disabled: 0, known: 0 }
 }
 
 export function countByFamily(results: readonly RequirementResult[]): Map<string, Counts> {

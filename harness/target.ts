@@ -64,6 +64,7 @@ export async function prepareTarget(options: RunOptions, runId: string = newRunI
     largeUploads: options.largeUploads,
     models: options.models,
     nativeKeyHeader: options.nativeKeyHeader,
+    names: options.names ?? {},
     runId,
   }
   if (options.baseUrl !== null) {

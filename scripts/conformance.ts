@@ -45,6 +45,8 @@ Options (each overrides the environment variable named):
   --family a,b            run only these families: ${families().join(', ')}
   --models cap=id,...     the target's model per capability, e.g. chat=my-chat,responses=my-chat (GATEWAY_MODELS;
                           default: found by the catalogue's fields): ${CAPABILITIES.join(', ')}
+  --names ref=name,...    the target's names for ids the reference neutralised, e.g. vidA-2=my-video,p1-search=web
+                          (GATEWAY_NAMES; unnamed ones the target lacks are skipped, naming this variable)
   --grep PATTERN, -t      run only tests whose name matches, e.g. a requirement id prefix such as P1-4.1
   --as-of YYYY-MM-DD      date that date-dependent rules are judged at (GATEWAY_AS_OF; default today, UTC)
   --level must            run only the tests of MUST requirements (SHOULD requirements are disabled)
@@ -79,6 +81,7 @@ function parseFlags(argv: string[]): { flags: FlagValues; filters: string[]; hel
         'base-url': { type: 'string' },
         family: { type: 'string' },
         models: { type: 'string' },
+        names: { type: 'string' },
         grep: { type: 'string', short: 't' },
         'as-of': { type: 'string' },
         'report-dir': { type: 'string' },

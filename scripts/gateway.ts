@@ -5,6 +5,7 @@
 import { SEEDED_KEY_ENV, SEEDED_KEYS, type SeededKeys } from '../gateway/account/accounts.ts'
 import { startEmbeddedGateway } from '../gateway/embedded.ts'
 import { describeFaults } from '../gateway/faults.ts'
+import { describeVariations, REAL_NAMES } from '../gateway/variations.ts'
 import { DEFAULT_LIMITER, DEFAULT_NATIVE_KEY_HEADER, parseCommandLine, USAGE } from '../gateway/options.ts'
 import { OptionError } from '../gateway/errors.ts'
 
@@ -40,6 +41,10 @@ async function main(): Promise<void> {
     process.stdout.write(`${describeFaults()}\n`)
     return
   }
+  if (command.kind === 'list-variations') {
+    process.stdout.write(`${describeVariations()}\n`)
+    return
+  }
 
   const { options } = command
   const gateway = await startEmbeddedGateway({
@@ -53,6 +58,7 @@ async function main(): Promise<void> {
     ...(options.vary ? { varyLatencyMs: options.varyLatencyMs } : {}),
     ...(options.videoStepMs === undefined ? {} : { videoStepMs: options.videoStepMs }),
     bareModels: options.bareModels,
+    variations: [...options.variations],
     nativeKeyHeader: options.nativeKeyHeader,
   })
   const notes = [
@@ -64,6 +70,14 @@ async function main(): Promise<void> {
     options.videoStepMs === undefined
       ? ''
       : `a video job stays queued, then processing, ${options.videoStepMs} ms each`,
+    options.variations.size === 0
+      ? ''
+      : `choices the reference leaves open, as real providers make them: ${[...options.variations].join(', ')}`,
+    options.variations.has('real-names')
+      ? `neutralised ids under their makers' names: GATEWAY_NAMES=${Object.entries(REAL_NAMES)
+          .map(([from, to]) => `${from}=${to}`)
+          .join(',')}`
+      : '',
     options.bareModels ? 'model endpoints answer bare models (--bare-models): no mode, min_tier, pricing or extra' : '',
     options.nativeKeyHeader === DEFAULT_NATIVE_KEY_HEADER
       ? ''

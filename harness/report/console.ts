@@ -4,15 +4,15 @@ import { countByFamily, type Counts, type RequirementResult, type Verdict } from
 import { spendLine } from './markdown.ts'
 import type { Summary } from './summary.ts'
 
-const COLUMNS: Array<keyof Counts> = ['pass', 'fail', 'warn', 'skip', 'error', 'disabled', 'known']
+const COLUMNS: Array<keyof Counts> = ['pass', 'fail', 'warn', 'skip', 'not-observed', 'error', 'disabled', 'known']
 
 function familyTable(families: Map<string, Counts>, totals: Counts): string {
   const names = [...families.keys(), 'all']
   const width = Math.max(8, ...names.map((n) => n.length))
   const row = (name: string, c: Counts): string =>
-    `  ${name.padEnd(width)} ${COLUMNS.map((k) => String(c[k]).padStart(10)).join('')}`
+    `  ${name.padEnd(width)} ${COLUMNS.map((k) => String(c[k]).padStart(13)).join('')}`
   return [
-    `  ${'family'.padEnd(width)} ${COLUMNS.map((k) => k.padStart(10)).join('')}`,
+    `  ${'family'.padEnd(width)} ${COLUMNS.map((k) => k.padStart(13)).join('')}`,
     ...[...families].map(([name, c]) => row(name, c)),
     row('all', totals),
   ].join('\n')

@@ -102,8 +102,13 @@ export function renderMarkdown(s: Summary): string {
     (r) => firstLine(r.evidence[0]?.message ?? ''),
   )
   section(
-    'Skipped MUST requirements',
+    'Skipped MUST requirements (give what the reason names to judge them)',
     req.filter((r) => r.status === 'skip' && r.level === 'MUST'),
+    (r) => r.reason ?? '',
+  )
+  section(
+    'Not observed on this target (no client can provoke these; judged when a run meets them)',
+    req.filter((r) => r.status === 'not-observed'),
     (r) => r.reason ?? '',
   )
   section(
