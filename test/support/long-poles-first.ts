@@ -9,6 +9,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node'
 export const LONG_POLES = [
   'test/faults/fault-proof.test.ts',
   'test/cli/allowed-variation.test.ts',
+  'test/cli/real-variation.test.ts',
   'test/cli/conformance-cli.test.ts',
   'test/cli/hostile.test.ts',
   'test/cli/selection.test.ts',
