@@ -11,11 +11,51 @@ export const VARIATIONS = {
   'real-names':
     "the ids the reference writes with a neutral word answer under their makers' names (REAL_NAMES); Part 2 neutralises them",
   // headers, auth, models, chat, compatible, unavailable
+  'reset-seconds':
+    'x-ratelimit-reset-* in bare seconds (0.75, 12.5) instead of Go durations; Part 1 §4.1 gives "a number followed by s" as a sample form',
+  'default-temperature-only':
+    'chat models take only the default temperature (1) on chat completions and refuse another with 400, as some reasoning models do; Part 1 §4.7 does not show the parameter list',
+  'error-body-shape':
+    'errors other than 401, 403 and 429 answer { "error": "<code>", "message": … } instead of the error object; Part 1 §7: the bodies of 400, 404 and 500 are not shown',
   // account, tiers, files
+  'late-transactions':
+    'a transaction is listed some seconds after its call; §4.2: "transaction data is available within 30 seconds of the call"',
+  'late-credit':
+    'a charge shows in the credit record some seconds after the call; §2.1 does not say when remaining credit is updated',
+  'opaque-file-ids':
+    'a file id the gateway never issued is refused with 400 as invalid; §9.2: ids are opaque, and §7 allows 400 as well as 404',
+  'binary-megabytes':
+    'the 128 MB upload limit and the storage quotas are read as MiB (2^20 bytes); §4.4 and §8.4 write MB without saying',
+  'expires-json-part':
+    'expires_after is taken only as one multipart part holding JSON text; §4.4 gives an object in a form without showing how it is written',
+  'no-assistants-files':
+    'purpose assistants is refused with 400; §4.4: "assistants only for hosted retrieval surfaces when enabled"',
   // responses, moderation
   // videos
   // audio, synthesize, native
+  'lenient-audio-fields':
+    'fields a model does not support are accepted and ignored: instructions and stream_format sse on tts-1, stream on the base transcription model, timestamp_granularities[] off verbose_json, prompt on diarization, thinkingConfig, tools and image or audio parts on the native speech models; §4.2, §4.3 and §4.8 state capabilities and rules for callers, not refusals',
+  'streaming-wav':
+    'speech WAV (/v1/audio/speech and the native speech models) is written as a streaming encoder writes it, RIFF and data sizes 0xFFFFFFFF (unknown); §4.2 and §4.8 name WAV, not its header',
+  'audio-upload-mib':
+    'the 25 MB upload limit of transcription and translation is read as 25 MiB (26,214,400 bytes); §4.3, §4.4 and §8 write MB without saying which',
+  'thinking-levels-per-model':
+    'the cheaper native generation model takes thinkingLevel low and high but not medium, which the other model takes; §4.8 documents the values, not which model takes each',
+  'raw-synthesis-audio':
+    'text:synthesize answers LINEAR16, MULAW and ALAW as raw samples, without a WAV header; §2.6 says Base64 audio, not its container',
+  'synthesis-ceiling-5000':
+    'text:synthesize takes input.text up to 5000 bytes; §4.9 says about 4000 bytes and §7 that the enforced ceiling is not specified',
   // search, ocr
+  'search-arrays-some-tools':
+    'only the p3 and p5 tools search an array of queries; the others refuse one with 400; §4.5: "an array searches several queries on tools that support it"',
+  'search-result-shape':
+    'a search answers fewer results than max_results (at most 5), no dates, and extra fields on the answer and its items; §4.5 gives max_results as a maximum, §2.2 date as optional, Part 1 §9.2 allows new response fields',
+  'search-unknown-tool-404':
+    'an unknown search_tool_name in the body is a missing resource (404 model_not_found), as in the URL; §7 lists 400 for invalid parameters, Part 1 §7 404 for a resource missing',
+  'ocr-provider-shape':
+    'OCR answers carry bounding boxes, block classes and confidence per page, and no document_annotation without a format; §2.3: "Other response fields (bounding boxes, block classes, confidence data) are not shown", document_annotation "present when document_annotation_format is used"',
+  'ocr-tables-apart':
+    'with table_format html, a page links its table from the markdown and carries the HTML in a tables array; §4.6 lists markdown and html without showing where a table goes',
 } as const satisfies Record<string, string>
 
 export type VariationName = keyof typeof VARIATIONS
@@ -29,7 +69,19 @@ export const VARIATION_NAMES = Object.keys(VARIATIONS) as VariationName[]
 export const REAL_NAMES: Readonly<Record<string, string>> = {
   // videos
   // audio, synthesize, native
+  '<tts_flash_model>': 'nimbus-2.5-flash-tts',
+  '<tts_pro_model>': 'nimbus-2.5-pro-tts',
   // search, ocr
+  'p1-search': 'hawkeye-serp',
+  'p2-search': 'lumen-web',
+  'p3-search': 'parallax-search',
+  'p4-search': 'brisk-search',
+  'p5-search': 'quarry-search',
+  'p6-search': 'delve-search',
+  'p3-search-pro': 'parallax-search-pro',
+  'p5-search-advanced': 'quarry-search-advanced',
+  'p7-search': 'orbit-deep-search',
+  '<ocr_model>': 'docuscan-ocr-2505',
 }
 
 export function toVariationSet(names: readonly string[]): ReadonlySet<VariationName> {

@@ -4,7 +4,7 @@
  * an exchange in, findings out.
  */
 import { compareDays } from './clock.ts'
-import { parseDurationMs } from './duration.ts'
+import { resetProblem } from './duration.ts'
 import type { ExchangeRecord } from './exchange.ts'
 import { checkUuidV7 } from './uuid.ts'
 
@@ -62,8 +62,10 @@ function bucketProblems(headers: Record<string, string>, bucket: string): string
     problems.push(`x-ratelimit-remaining-${bucket} ${remaining} is above x-ratelimit-limit-${bucket} ${limit}`)
   }
   if (reset === undefined) problems.push(`x-ratelimit-reset-${bucket} is missing`)
-  else if (parseDurationMs(reset) === undefined)
-    problems.push(`x-ratelimit-reset-${bucket} "${reset}" is not a duration such as 1s, 6m0s or 20ms`)
+  else {
+    const problem = resetProblem(reset)
+    if (problem !== undefined) problems.push(`x-ratelimit-reset-${bucket} ${problem}`)
+  }
   return problems
 }
 

@@ -21,3 +21,40 @@ export function parseDurationMs(text: string | undefined): number | undefined {
   }
   return Number.isFinite(total) ? total : undefined
 }
+
+/**
+ * The longest window a limit is measured over (Part 1 §8.3: per minute and per day): a reset further away than a
+ * day is not a time until reset. A Unix time sent in the header reads as decades of bare seconds and is caught here.
+ */
+export const RESET_LIMIT_MS = 86_400_000
+
+const BARE_SECONDS = /^\d+(?:\.\d+)?$/
+
+/** The forms a reset header is written in; §4.1's "a number followed by s" is a sample form, not the rule. */
+export type ResetForm = 'duration' | 'seconds'
+
+/**
+ * An x-ratelimit-reset-* value (Part 1 §4.1: "time until reset"): a duration (`1s`, `6m0s`, `12.5s`, `20ms`) or a
+ * bare number of seconds (`1`, `0.75`). Milliseconds and the form, or undefined when it is neither.
+ */
+export function parseReset(text: string | undefined): { ms: number; form: ResetForm } | undefined {
+  if (text === undefined) return undefined
+  const value = text.trim()
+  if (BARE_SECONDS.test(value)) return { ms: Number(value) * 1000, form: 'seconds' }
+  const ms = parseDurationMs(value)
+  return ms === undefined ? undefined : { ms, form: 'duration' }
+}
+
+/** Milliseconds until the reset a header announces, in either form; undefined when it does not parse. */
+export function parseResetMs(text: string | undefined): number | undefined {
+  return parseReset(text)?.ms
+}
+
+/** Why a reset header is not a time until reset; undefined when it is one. */
+export function resetProblem(text: string): string | undefined {
+  const reset = parseReset(text)
+  if (reset === undefined) return `"${text}" is not a time until reset: a duration such as 1s, 6m0s or 20ms, or seconds`
+  if (reset.ms > RESET_LIMIT_MS)
+    return `"${text}" is not a time until reset: ${reset.form === 'seconds' ? 'as seconds it' : 'it'} lies more than a day ahead, past the longest limit window (§8.3)`
+  return undefined
+}

@@ -7,7 +7,7 @@
  * A bucket is known by key slot, path family (/user/v1 has the usage limit of section 8.1, everything else the
  * model or account buckets) and the model the call names, which is as far as a client can tell buckets apart.
  */
-import { parseDurationMs } from './duration.ts'
+import { parseResetMs } from './duration.ts'
 
 export const PACING_DEFAULTS = {
   maxWaitMs: 65_000, // one rate-limit minute plus margin; longer announced waits are left to the 429 retry
@@ -44,7 +44,7 @@ export class Pacer {
   /** Takes a response's x-ratelimit-*-requests headers into account; headers that do not parse are ignored. */
   observe(bucket: string, headers: Record<string, string>): void {
     const remainingText = headers['x-ratelimit-remaining-requests']?.trim()
-    const resetMs = parseDurationMs(headers['x-ratelimit-reset-requests'])
+    const resetMs = parseResetMs(headers['x-ratelimit-reset-requests'])
     if (remainingText === undefined || !/^\d+$/.test(remainingText) || resetMs === undefined) return
     this.#buckets.set(bucket, { remaining: Number(remainingText), resetAt: this.now() + resetMs })
   }

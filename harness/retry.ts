@@ -3,7 +3,7 @@
  * Retry-After honoured, a bounded number of attempts. Used outside the tests that are about rate limits, so that
  * a busy target does not turn into false failures; every retry is recorded and reported.
  */
-import { parseDurationMs } from './duration.ts'
+import { parseResetMs } from './duration.ts'
 
 export const RETRY_DEFAULTS = {
   maxAttempts: 4, // the first try plus three retries
@@ -38,7 +38,7 @@ export function delayBeforeRetryMs(
   if (attempt >= RETRY_DEFAULTS.maxAttempts) return undefined
   const promised = Math.max(
     retryAfterMs(headers['retry-after']) ?? 0,
-    parseDurationMs(headers['x-ratelimit-reset-requests']) ?? 0,
+    parseResetMs(headers['x-ratelimit-reset-requests']) ?? 0,
   )
   const wait = Math.max(promised, exponentialDelayMs(attempt)) + random() * RETRY_DEFAULTS.jitterMs
   return wait > RETRY_DEFAULTS.maxDelayMs ? undefined : wait

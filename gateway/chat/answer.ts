@@ -15,6 +15,7 @@ import type { FaultSet } from '../faults.ts'
 import { generate } from '../simulate/generate.ts'
 import { countTokens, tokenPieces } from '../simulate/tokenizer.ts'
 import type { ChatRequest, ChatTool } from './request.ts'
+import { valueForSchema } from './schema-value.ts'
 
 export interface ToolCall {
   id: string
@@ -47,11 +48,7 @@ export function answerChat(model: CatalogueModel, chat: ChatRequest, faults: Fau
   const budget = chat.maxCompletionTokens ?? Number.POSITIVE_INFINITY
   const reasoningTokens = Math.min(full.reasoningTokens, budget)
   const tool = faults.has('chat-tool-choice-ignored') ? undefined : chosenTool(chat)
-  const visible = tool
-    ? JSON.stringify(argumentsFor(tool.parameters))
-    : chat.jsonOutput
-      ? JSON.stringify({ answer: full.text })
-      : full.text
+  const visible = tool ? JSON.stringify(argumentsFor(tool.parameters)) : structured(chat, full.text)
   const allPieces = tokenPieces(visible)
   const pieces = allPieces.slice(0, Math.max(0, budget - reasoningTokens))
   const cut = pieces.length < allPieces.length || reasoningTokens < full.reasoningTokens
@@ -68,6 +65,14 @@ export function answerChat(model: CatalogueModel, chat: ChatRequest, faults: Fau
     reasoningTokens,
     finish: cut ? 'length' : tool ? 'tool_calls' : 'stop',
   }
+}
+
+/** The visible text: plain, a JSON object, or a value of the caller's JSON Schema (response_format). */
+function structured(chat: ChatRequest, text: string): string {
+  const format = chat.jsonOutput
+  if (format === undefined) return text
+  if (format.kind === 'object') return JSON.stringify({ answer: text })
+  return JSON.stringify(valueForSchema(format.schema, text.split(/\s+/).filter(Boolean).slice(0, 16)))
 }
 
 function chosenTool(chat: ChatRequest): ChatTool | undefined {

@@ -44,7 +44,8 @@ export interface ChatRequest {
   includeUsage: boolean
   tools: ChatTool[]
   toolChoice: ToolChoice
-  jsonOutput: boolean
+  /** response_format: plain text (undefined), any JSON object, or a value of the sent JSON Schema. */
+  jsonOutput: { kind: 'object' } | { kind: 'schema'; schema: Record<string, unknown> } | undefined
   moderationModel: string | undefined
   safetyIdentifier: string | undefined
 }
@@ -208,11 +209,20 @@ function readToolChoice(choice: unknown, tools: readonly ChatTool[]): ToolChoice
   return { kind: 'function', name }
 }
 
-function readJsonOutput(format: unknown): boolean {
-  if (format === undefined || format === null) return false
+function readJsonOutput(format: unknown): ChatRequest['jsonOutput'] {
+  if (format === undefined || format === null) return undefined
   const type = isObject(format) ? format.type : undefined
-  if (type === 'text') return false
-  if (type === 'json_object' || type === 'json_schema') return true
+  if (type === 'text') return undefined
+  if (type === 'json_object') return { kind: 'object' }
+  if (type === 'json_schema') {
+    const spec = isObject(format) ? format.json_schema : undefined
+    if (!isObject(spec) || (spec.schema !== undefined && !isObject(spec.schema)))
+      throw invalidParameter(
+        'response_format.json_schema',
+        'response_format.json_schema must be an object { name, schema, strict? } whose schema is a JSON Schema object.',
+      )
+    return isObject(spec.schema) ? { kind: 'schema', schema: spec.schema } : { kind: 'object' }
+  }
   throw invalidParameter('response_format', 'response_format.type must be text, json_object or json_schema.')
 }
 

@@ -49,6 +49,7 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
     if (body.n !== undefined && body.n !== null && body.n !== 1)
       throw invalidParameter('n', 'n must be 1: send separate requests for several candidates.')
     refuseByFault(body, faults)
+    refuseByVariation(body, state)
     const chat = parseChatRequest(body, model, { emptyMessagesAllowed: faults.has('chat-empty-messages-accepted') })
     const moderationModel =
       chat.moderationModel === undefined ? undefined : requireModerationModel(chat.moderationModel)
@@ -105,6 +106,21 @@ function refuseByFault(body: Record<string, unknown>, faults: FaultSet): void {
     throw invalidParameter('moderation', 'Inline moderation is not supported.')
 }
 
+/**
+ * Choices the reference leaves open (§4.7 does not show the parameter list), made as some real providers make them:
+ * a model that takes only the default temperature refuses another value rather than ignoring it.
+ */
+function refuseByVariation(body: Record<string, unknown>, state: GatewayState): void {
+  const temperature = body.temperature
+  if (
+    state.variations.has('default-temperature-only') &&
+    temperature !== undefined &&
+    temperature !== null &&
+    temperature !== 1
+  )
+    throw invalidParameter('temperature', 'This model supports only the default temperature (1).')
+}
+
 function requireModerationModel(id: string): string {
   if (findModel(id)?.mode !== 'moderation')
     throw invalidParameter('moderation.model', `moderation.model must name a moderation model; '${id}' is not one.`)
@@ -142,7 +158,7 @@ function recordCall(
   faults: FaultSet,
 ): void {
   context.model = model.id
-  context.stream = chat.stream
+  context.stream = chat.stream && !faults.has('chat-transaction-stream-false')
   if (chat.safetyIdentifier !== undefined) context.safetyIdentifier = chat.safetyIdentifier
   const prompt = answer.promptTokens + (faults.has('chat-transaction-tokens-off') ? 1 : 0)
   context.tokens = {

@@ -2,7 +2,7 @@
 import { isObject } from '../../common/json.ts'
 import { onRoutes, type AnswerReshapes } from './answers.ts'
 import type { FaultDefinition } from './definition.ts'
-import { eachEvent, type EventReshapes, type StreamEvent } from './events.ts'
+import { eachEvent, type EventReshapes } from './events.ts'
 
 export const CHAT_FAULTS = [
   {
@@ -61,21 +61,6 @@ export const CHAT_FAULTS = [
     description: 'tool_choice is ignored: a request with tools is always answered in text.',
   },
   {
-    name: 'chat-stream-chunk-object',
-    breaks: ['P1-6.4-chat-stream-chunks'],
-    description: 'Stream chunks carry object chat.completion instead of chat.completion.chunk.',
-  },
-  {
-    name: 'chat-stream-finish-twice',
-    breaks: ['P1-6.4-chat-stream-finish'],
-    description: 'A streamed chat completion also sets finish_reason on its first content chunk.',
-  },
-  {
-    name: 'chat-stream-no-done',
-    breaks: ['P1-6.4-chat-stream-done'],
-    description: 'A streamed chat completion ends without data: [DONE].',
-  },
-  {
     name: 'chat-empty-messages-accepted',
     breaks: ['P1-7-chat-invalid-request'],
     description: 'A chat request with an empty messages array is served instead of refused.',
@@ -84,6 +69,11 @@ export const CHAT_FAULTS = [
     name: 'chat-unknown-model-served',
     breaks: ['P1-7-chat-unknown-model'],
     description: 'A chat request naming a model that does not exist is served by the first chat model.',
+  },
+  {
+    name: 'chat-transaction-stream-false',
+    breaks: ['P1-2.2-chat-transaction-stream'],
+    description: "A streamed chat call's transaction records stream false.",
   },
   {
     name: 'chat-transaction-tokens-off',
@@ -135,31 +125,8 @@ export const CHAT_ANSWER_RESHAPES: AnswerReshapes = {
   }),
 }
 
-/** The one choice of a chunk, if the event is a chunk with one. */
-function choiceOf(event: StreamEvent): Record<string, unknown> | undefined {
-  const choices = isObject(event.data) ? event.data.choices : undefined
-  return Array.isArray(choices) && isObject(choices[0]) ? choices[0] : undefined
-}
-
 /** The chat faults that only bend a stream's events (./events.ts); a cut stream acts in the writer. */
 export const CHAT_STREAM_RESHAPES: EventReshapes = {
   'chat-length-reported-as-stop': eachEvent((event) => ({ ...event, data: lengthAsStop(event.data) })),
   'chat-total-tokens-off': eachEvent((event) => ({ ...event, data: withUsage(event.data, totalOff) })),
-  'chat-stream-chunk-object': eachEvent((event) => ({ ...event, data: { ...event.data, object: 'chat.completion' } })),
-  // The finish reason of the last chunk, also on the first content chunk: it appears twice in the stream.
-  'chat-stream-finish-twice': (events) => {
-    const finish = events
-      .map((event) => choiceOf(event)?.finish_reason)
-      .filter((r) => typeof r === 'string')
-      .at(-1)
-    let first = true
-    return eachEvent((event) => {
-      const choice = choiceOf(event)
-      const delta = choice?.delta
-      if (!first || choice === undefined || !isObject(delta) || !('content' in delta) || 'role' in delta) return event
-      first = false
-      return { ...event, data: { ...event.data, choices: [{ ...choice, finish_reason: finish }] } }
-    })(events)
-  },
-  'chat-stream-no-done': (events) => events.filter((event) => event.data !== '[DONE]'),
 }

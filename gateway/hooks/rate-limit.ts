@@ -215,6 +215,8 @@ export function rateLimitHeaders(state: GatewayState) {
     const ms = reading.resetAt - clock.now()
     if (faults.has('ratelimit-reset-short')) return formatGoDuration(ms / 4)
     if (faults.has('ratelimit-reset-over-minute')) return formatGoDuration(ms + 90_000)
+    // §4.1's "a number followed by s" is a sample form: some providers send bare seconds instead.
+    if (state.variations.has('reset-seconds')) return String(Math.max(0, Math.ceil(ms)) / 1000)
     return formatGoDuration(ms)
   }
 

@@ -1,6 +1,7 @@
 /** Chat completions (Part 1 §1.5, §2.5, §2.6, §4.7, §5.1, §7): the answer's shape, usage, budget and instructions. */
+import { Ajv2020 } from 'ajv/dist/2020.js'
 import { describe } from 'vitest'
-import { expectSchema, expectStatus, expectThat, precondition } from '../../harness/assert.ts'
+import { expectSchema, expectStatus, expectThat, notObserved, precondition } from '../../harness/assert.ts'
 import { isObject } from '../../common/json.ts'
 import { memo, randomSuffix } from '../../harness/helpers.ts'
 import { observe } from '../../harness/recorder.ts'
@@ -21,6 +22,8 @@ import {
 const api = target()
 const catalogue = catalogueFixture(api)
 const chatModel = () => modelFor(catalogue, 'chat')
+/** A model that takes system messages (§2.3 supports_system_messages): the instruction checks need one. */
+const instructedModel = () => modelFor(catalogue, 'chat', (m) => m.systemMessages)
 
 const INSTRUCTIONS =
   'You are a terse assistant for a network operations team. Answer in one short sentence and never use lists.'
@@ -32,7 +35,6 @@ const plain = memo(async () => {
     model: model.id,
     messages: [userMessage(SHORT_PROMPT)],
     max_completion_tokens: CAPS.answer,
-    temperature: 0,
   })
 })
 
@@ -43,19 +45,17 @@ const cut = memo(async () => {
     model: model.id,
     messages: [userMessage(LONG_PROMPT)],
     max_completion_tokens: CAPS.cut,
-    temperature: 0,
   })
 })
 
 /** The same user message with the instructions as a system message, as a developer message, and without them. */
 const withInstructions = memo(async () => {
-  const model = await chatModel()
+  const model = await instructedModel()
   const send = (first: Record<string, unknown>[]) =>
     chat(api, {
       model: model.id,
       messages: [...first, userMessage(SHORT_PROMPT)],
       max_completion_tokens: CAPS.answer,
-      temperature: 0,
     })
   const [system, developer, none] = await Promise.all([
     send([{ role: 'system', content: INSTRUCTIONS }]),
@@ -110,7 +110,14 @@ describe('the chat completion (Part 1 §2.5, §2.6)', () => {
     `max_completion_tokens ${CAPS.cut} on a long essay ends with finish_reason length`,
     async () => {
       const ex = await cut()
-      const choice = firstChoice(completionOf(ex))
+      const completion = completionOf(ex)
+      const choice = firstChoice(completion)
+      // The rule speaks of a budget that ran out: an answer that ended by itself under the cap does not meet it.
+      const usage = usageOf(completion)
+      if (usage.completion < CAPS.cut)
+        notObserved(
+          `the answer ended under the cap (${usage.completion} of ${CAPS.cut} completion tokens, finish_reason ${JSON.stringify(choice.finish_reason)})`,
+        )
       expectThat(
         choice.finish_reason === 'length',
         'finish_reason length (the generation budget ran out)',
@@ -131,6 +138,71 @@ describe('the chat completion (Part 1 §2.5, §2.6)', () => {
         `completion_tokens at most ${CAPS.cut}`,
         `completion_tokens ${usage.completion}`,
         ex,
+      )
+    },
+  )
+})
+
+/** A schema with the parts a structured answer can get wrong: required keys, an enum, a nested object and an array. */
+const WEATHER_REPORT_SCHEMA = {
+  type: 'object',
+  properties: {
+    city: { type: 'string' },
+    conditions: { type: 'string', enum: ['sunny', 'cloudy', 'rainy'] },
+    temperature_c: { type: 'number' },
+    wind: {
+      type: 'object',
+      properties: { speed_kmh: { type: 'integer' }, direction: { type: 'string' } },
+      required: ['speed_kmh', 'direction'],
+      additionalProperties: false,
+    },
+    warnings: { type: 'array', items: { type: 'string' } },
+  },
+  required: ['city', 'conditions', 'temperature_c', 'wind', 'warnings'],
+  additionalProperties: false,
+} as const
+
+/** Why a structured answer does not match the schema it was asked for; undefined when it does. */
+function structuredProblem(content: unknown): string | undefined {
+  if (typeof content !== 'string') return `content is ${content === null ? 'null' : typeof content}, not JSON text`
+  let value: unknown
+  try {
+    value = JSON.parse(content)
+  } catch (error) {
+    return `content is not JSON (${(error as Error).message})`
+  }
+  const validate = new Ajv2020({ allErrors: true, strict: false }).compile(WEATHER_REPORT_SCHEMA)
+  if (validate(value)) return undefined
+  return (validate.errors ?? []).map((e) => `${e.instancePath || '/'}: ${e.message ?? ''}`).join('; ')
+}
+
+describe('structured output (Part 1 §4.7: the full parameter list is not shown)', () => {
+  check(
+    'P1-2.6-chat-completion',
+    'a request with response_format json_schema, where served, answers the §2.6 shape; whether the content matches the schema is recorded',
+    async () => {
+      const model = await modelFor(catalogue, 'chat', (m) => m.responseSchema)
+      const ex = await chat(api, {
+        model: model.id,
+        messages: [userMessage('Report the weather in Lisbon right now.')],
+        response_format: {
+          type: 'json_schema',
+          json_schema: { name: 'weather_report', strict: true, schema: WEATHER_REPORT_SCHEMA },
+        },
+        max_completion_tokens: CAPS.toolCall,
+      })
+      if (ex.status !== 200) {
+        // §4.7 does not show response_format: a refusal is the target's choice, recorded.
+        observe('chat structured output', `${model.id}: response_format json_schema answered ${ex.status}`)
+        return
+      }
+      expectSchema(ex, 'chat/completion.json')
+      const choice = firstChoice(ex.json as Record<string, unknown>)
+      const content = isObject(choice.message) ? choice.message.content : undefined
+      const problem = structuredProblem(content)
+      observe(
+        'chat structured output',
+        `${model.id}: finish_reason ${String(choice.finish_reason)}; ${problem === undefined ? 'the content matches the sent schema' : `the content does not match the sent schema: ${problem.slice(0, 300)}`}`,
       )
     },
   )
@@ -214,7 +286,7 @@ describe('invalid and unknown (Part 1 §1.5, §5.1, §7)', () => {
     expectStatus(ex, [400, 404])
   })
 
-  check('P1-1.5-chat-min-tier', "a chat model above the caller's tier is refused with 400, 403 or 404", async () => {
+  check('P1-1.5-chat-min-tier', "a chat model above the caller's tier is refused with a client error", async () => {
     const { all, tier } = await catalogue()
     const chatModels = all.filter((m) => m.mode === 'chat')
     // The main key at its tier, else the tier-0 key (whose tier is 0 by definition), against a model above it.
@@ -242,6 +314,12 @@ describe('invalid and unknown (Part 1 §1.5, §5.1, §7)', () => {
       'chat min_tier',
       `${pick.model.id} (min_tier ${pick.model.minTier}) with the ${pick.key} key (tier ${String(pick.tier)}): status ${ex.status}`,
     )
-    expectStatus(ex, [400, 403, 404], `min_tier ${pick.model.minTier} is above tier ${String(pick.tier)}`)
+    // §1.5 says the tier sets which models can be used, not which status refuses one: any client error does.
+    expectThat(
+      ex.status >= 400 && ex.status < 500,
+      `a client error (4xx): min_tier ${pick.model.minTier} is above tier ${String(pick.tier)}`,
+      `status ${ex.status}`,
+      ex,
+    )
   })
 })

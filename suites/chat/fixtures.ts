@@ -33,6 +33,10 @@ export interface CatalogueModel {
   /** Output price, for picking the cheapest; unknown sorts last. */
   outputPrice: number
   functionCalling: boolean
+  /** supports_system_messages not false: a system or developer message may be sent to it (§2.3). */
+  systemMessages: boolean
+  /** supports_response_schema not false: a response_format json_schema may be sent to it (§2.3). */
+  responseSchema: boolean
 }
 
 export interface Catalogue {
@@ -52,6 +56,8 @@ function modelOf(item: Record<string, unknown>): CatalogueModel {
     minTier: typeof item.min_tier === 'number' ? item.min_tier : 0,
     outputPrice: typeof pricing.output === 'number' ? pricing.output : Number.POSITIVE_INFINITY,
     functionCalling: item.supports_function_calling !== false,
+    systemMessages: item.supports_system_messages !== false,
+    responseSchema: item.supports_response_schema !== false,
   }
 }
 

@@ -9,7 +9,6 @@ export function cutStream(api: TargetClient, model: string): Promise<Exchange> {
     messages: [userMessage(LONG_PROMPT)],
     max_completion_tokens: CAPS.cut,
     stream_options: { include_usage: true },
-    temperature: 0,
   })
 }
 

@@ -29,7 +29,6 @@ const withTools = memo(async () => {
     messages: [userMessage(WEATHER_PROMPT)],
     tools: [WEATHER_TOOL],
     max_completion_tokens: CAPS.toolCall,
-    temperature: 0,
   })
 })
 
@@ -41,7 +40,6 @@ const toolRequired = memo(async () => {
     tools: [WEATHER_TOOL],
     tool_choice: 'required',
     max_completion_tokens: CAPS.toolCall,
-    temperature: 0,
   })
 })
 

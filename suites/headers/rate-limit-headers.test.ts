@@ -2,7 +2,8 @@
 import { describe } from 'vitest'
 import { expectKeyAccepted, expectThat } from '../../harness/assert.ts'
 import { projectTokenHeaderProblems, rateLimitHeaderProblems } from '../../harness/audit.ts'
-import { skipTest } from '../../harness/recorder.ts'
+import { parseReset } from '../../harness/duration.ts'
+import { observe, skipTest } from '../../harness/recorder.ts'
 import { check, target } from '../../harness/suite.ts'
 import { catalogueFixture, modelFor } from '../chat/fixtures.ts'
 import { SAMPLE_CALLS } from './calls.ts'
@@ -20,6 +21,17 @@ describe('rate-limit headers (Part 1 §4.1)', () => {
         'x-ratelimit-limit-, -remaining- and -reset- for requests and tokens, well-formed',
         problems,
         ex,
+      )
+      // §4.1 gives "a number followed by s" as a sample form only: which form the target writes is recorded.
+      const headers = ex.record.responseHeaders ?? {}
+      observe(
+        'rate-limit reset form',
+        ['requests', 'tokens']
+          .map((bucket) => {
+            const text = headers[`x-ratelimit-reset-${bucket}`] ?? ''
+            return `${bucket}: ${parseReset(text)?.form ?? 'unparsed'} (${text.replace(/[\d.]+/g, 'N')})`
+          })
+          .join('; '),
       )
     })
   }

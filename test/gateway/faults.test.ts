@@ -121,8 +121,9 @@ describe('the event-reshaping layer (gateway/faults/events.ts)', () => {
   })
 
   it('applies the reshape of a fault that is on', () => {
-    const out = reshapeEvents(events, toFaultSet(['chat-stream-no-done']), CHAT_STREAM_RESHAPES)
-    expect(out.map((event) => event.name)).toEqual(['a', 'b'])
+    const cut = [{ data: { choices: [{ index: 0, finish_reason: 'length' }] } }]
+    const out = reshapeEvents(cut, toFaultSet(['chat-length-reported-as-stop']), CHAT_STREAM_RESHAPES)
+    expect(out).toEqual([{ data: { choices: [{ index: 0, finish_reason: 'stop' }] } }])
   })
 })
 

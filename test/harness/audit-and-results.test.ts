@@ -82,7 +82,7 @@ describe('rate-limit headers (Part 1 §4.1)', () => {
     ).toEqual([
       'x-ratelimit-remaining-requests 51 is above x-ratelimit-limit-requests 50',
       'x-ratelimit-limit-tokens "-1" is not a non-negative integer',
-      'x-ratelimit-reset-tokens "1763721600" is not a duration such as 1s, 6m0s or 20ms',
+      'x-ratelimit-reset-tokens "1763721600" is not a time until reset: as seconds it lies more than a day ahead, past the longest limit window (§8.3)',
     ])
     expect(rateLimitHeaderProblems({})).toHaveLength(6)
   })
