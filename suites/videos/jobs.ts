@@ -6,20 +6,24 @@
  * including what a failing test left behind. Every create first reserves its estimated cost with spend():
  * seconds times the model's price per second from the target's catalogue, rounded up to the cent.
  */
-import { expectStatus, precondition } from '../../harness/assert.ts'
+import { expectSetup, expectStatus, precondition } from '../../harness/assert.ts'
 import { isObject } from '../../common/json.ts'
 import type { KeySlot } from '../../harness/config.ts'
-import { memo, randomSuffix } from '../../harness/helpers.ts'
+import { mapLimit, memo, randomSuffix } from '../../harness/helpers.ts'
 import type { Exchange, TargetClient } from '../../harness/http-client.ts'
 import { multipartBody, type FilePart } from '../../harness/multipart.ts'
+import { skipTest } from '../../harness/recorder.ts'
 import { schemas } from '../../harness/schema-registry.ts'
 import { runTag } from '../../harness/run-tag.ts'
 import { perFile, runConfig, spend } from '../../harness/suite.ts'
 import limits from '../../schemas/limits/video-limits.json' with { type: 'json' }
 import { namedModel } from '../shared/named-models.ts'
+import { howToNameId, isNamed, targetName } from '../shared/names.ts'
 
 export const VIDEO = limits
+/** The eight models by the reference's names; the target's names come from GATEWAY_NAMES (videoModel). */
 export const VIDEO_MODELS = Object.keys(limits.models)
+export type VideoModelName = keyof typeof limits.models
 export const STATUSES: readonly string[] = limits.statuses
 export const TERMINAL: readonly string[] = ['completed', 'failed']
 
@@ -62,8 +66,24 @@ export interface Created {
   model: string
 }
 
-/** What this file created, for afterAll: job ids, and the tags of creates that may have left a job unseen. */
-const created = perFile(() => ({ ids: new Map<string, KeySlot>(), tags: new Map<string, KeySlot>() }))
+/**
+ * What this file created, for afterAll: job ids, the tags of creates that may have left a job unseen, and the calls
+ * still in flight (a test that ends early, say on a budget skip, leaves them running: afterAll waits for them).
+ */
+const created = perFile(() => ({
+  ids: new Map<string, KeySlot>(),
+  tags: new Map<string, KeySlot>(),
+  inFlight: new Set<Promise<unknown>>(),
+}))
+
+/** Holds a create or remix in flight until it has answered, so that cleanup finds what it made. */
+function held<T>(call: Promise<T>): Promise<T> {
+  const inFlight = created().inFlight
+  inFlight.add(call)
+  const done = (): void => void inFlight.delete(call)
+  call.then(done, done)
+  return call
+}
 
 /**
  * A safety_identifier unique to this run and call: the run id first, so a run's jobs are recognisable, then a
@@ -74,44 +94,83 @@ export function tag(label: string): string {
   return runTag(runConfig().runId, `${randomSuffix()}-${label}`)
 }
 
-/** Prices per second from the target's model list (Part 1 §2.3 pricing.output), read once per file. */
-function pricesOf(api: TargetClient): () => Promise<Map<string, number>> {
+interface Catalogue {
+  /** Every model id the target lists. */
+  ids: ReadonlySet<string>
+  /** US dollars per second of video, by id (Part 1 §2.3 pricing.output), where positive. */
+  prices: ReadonlyMap<string, number>
+}
+
+/** The target's model list, read once per file. */
+function catalogueOf(api: TargetClient): () => Promise<Catalogue> {
   return memo(async () => {
     const ex = await api.get('/v1/models')
     const data = isObject(ex.json) && Array.isArray(ex.json.data) ? ex.json.data : []
+    const ids = new Set<string>()
     const prices = new Map<string, number>()
     for (const item of data) {
-      if (!isObject(item) || typeof item.id !== 'string' || !isObject(item.pricing)) continue
-      const output = item.pricing.output
+      if (!isObject(item) || typeof item.id !== 'string') continue
+      ids.add(item.id)
+      const output = isObject(item.pricing) ? item.pricing.output : undefined
       if (typeof output === 'number' && Number.isFinite(output) && output > 0) prices.set(item.id, output)
     }
-    return prices
+    return { ids, prices }
   })
 }
 
-const priceCache = new WeakMap<TargetClient, () => Promise<Map<string, number>>>()
+const catalogueCache = new WeakMap<TargetClient, () => Promise<Catalogue>>()
+
+function catalogue(api: TargetClient): Promise<Catalogue> {
+  let read = catalogueCache.get(api)
+  if (read === undefined) {
+    read = catalogueOf(api)
+    catalogueCache.set(api, read)
+  }
+  return read()
+}
+
+/**
+ * The target's name for a video model of the reference, or undefined when the user named none for it (GATEWAY_NAMES)
+ * and the target does not list it: the reference writes the makers' names with a neutral word, so an absent name
+ * says nothing about the target.
+ */
+export async function presentVideoModel(api: TargetClient, reference: string): Promise<string | undefined> {
+  const name = targetName(reference)
+  if (isNamed(reference) || (await catalogue(api)).ids.has(name)) return name
+  return undefined
+}
+
+/** As presentVideoModel, skipping the test when the model is absent, naming the variable that would make it run. */
+export async function videoModel(api: TargetClient, reference: string): Promise<string> {
+  const name = await presentVideoModel(api, reference)
+  if (name === undefined) skipTest(`the target lists no video model ${reference}: ${howToNameId(reference)}`)
+  return name
+}
 
 /** The estimated cost of a job in US dollars, rounded up to the cent. */
 export async function estimateUsd(api: TargetClient, model: string, seconds: unknown): Promise<number> {
-  let prices = priceCache.get(api)
-  if (prices === undefined) {
-    prices = pricesOf(api)
-    priceCache.set(api, prices)
-  }
-  const perSecond = (await prices()).get(model) ?? COST_DEFAULTS.fallbackUsdPerSecond
+  const perSecond = (await catalogue(api)).prices.get(model) ?? COST_DEFAULTS.fallbackUsdPerSecond
   // A refused or odd seconds value still reserves the longest listed duration: the target may accept it.
   const n = typeof seconds === 'string' && /^\d{1,3}$/.test(seconds) ? Math.max(Number(seconds), 1) : 12
   return Math.ceil(n * perSecond * 100) / 100
 }
 
-/** The model of a create that names none of its own: the video model GATEWAY_MODELS names, else vidA-2, the reference's first. */
-export function defaultVideoModel(): string {
-  return namedModel('video') ?? 'vidA-2'
+/**
+ * The model of a create that names none of its own: the video model GATEWAY_MODELS names, else the target's name
+ * for vidA-2, the reference's first (a skip naming GATEWAY_NAMES where the target has none).
+ */
+export async function defaultVideoModel(api: TargetClient): Promise<string> {
+  return namedModel('video') ?? (await videoModel(api, 'vidA-2'))
 }
 
 /** Before a create: its tag, in case no answer comes back and the job is found only by it. */
 export function trackTag(sid: string | null, key: KeySlot): void {
   if (sid !== null) created().tags.set(sid, key)
+}
+
+/** A job some other call made (a route that should not have made one): deleted with the file's others. */
+export function trackJob(id: string, key: KeySlot = 'main'): void {
+  created().ids.set(id, key)
 }
 
 /** After: the job's id; the tag stays only when the answer left it unknown whether a job exists. */
@@ -121,8 +180,12 @@ function settle(ex: Exchange, id: string | undefined, sid: string | null, key: K
 }
 
 /** POST /v1/videos, as JSON or (with a reference image) multipart, after reserving its cost. */
-export async function createVideo(api: TargetClient, options: CreateOptions): Promise<Created> {
-  const model = options.model ?? defaultVideoModel()
+export function createVideo(api: TargetClient, options: CreateOptions): Promise<Created> {
+  return held(create(api, options))
+}
+
+async function create(api: TargetClient, options: CreateOptions): Promise<Created> {
+  const model = options.model ?? (await defaultVideoModel(api))
   const key = options.key ?? 'main'
   const safetyIdentifier = options.safetyIdentifier === undefined ? tag(options.label) : options.safetyIdentifier
   const fields: Record<string, unknown> = {
@@ -160,13 +223,35 @@ export async function createVideo(api: TargetClient, options: CreateOptions): Pr
   return { ex, job, id, safetyIdentifier, model }
 }
 
-/** A create that must be accepted, answering a job with an id; otherwise the test is skipped or fails. */
+/**
+ * Creates whose answers only set up what a test judges, at most `limit` at once. Once one of them throws (a budget
+ * skip, say) no more start, and those in flight are awaited before it is rethrown: no create outlives its test.
+ */
+export async function createAll<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  let first: { error: unknown } | undefined
+  const results = await mapLimit(items, limit, async (item) => {
+    if (first !== undefined) return undefined
+    try {
+      return await fn(item)
+    } catch (error) {
+      first ??= { error }
+      return undefined
+    }
+  })
+  if (first !== undefined) throw first.error
+  return results as R[]
+}
+
+/**
+ * A create that only sets up what the test judges: another answer than a job skips the test, naming the failed
+ * create (the create rules judge it where they run).
+ */
 export async function acceptedVideo(
   api: TargetClient,
   options: CreateOptions,
 ): Promise<Created & { id: string; job: Record<string, unknown> }> {
   const made = await createVideo(api, options)
-  expectStatus(made.ex, ACCEPTED, 'a valid create returns the job')
+  expectSetup(made.ex, ACCEPTED, `a valid create (${options.label}) returns the job`)
   precondition(
     made.id !== undefined && made.job !== undefined,
     'P2-2.1-video-job',
@@ -175,30 +260,70 @@ export async function acceptedVideo(
   return made as Created & { id: string; job: Record<string, unknown> }
 }
 
-/** POST /v1/videos/{id}/remix, after reserving its cost (the source's seconds). */
-export async function remixVideo(
+/**
+ * POST /v1/videos/{id}/remix with a body of prompt alone (§4.1: "body carries prompt; other fields are not shown"),
+ * after reserving its cost (the source's seconds). Without a tag of its own, the new job is cleaned up by its id.
+ */
+export function remixVideo(
   api: TargetClient,
   source: Created,
   prompt: string,
   key: KeySlot = 'main',
 ): Promise<Created> {
-  const sid = tag('remix')
+  return held(remix(api, source, prompt, key))
+}
+
+async function remix(api: TargetClient, source: Created, prompt: string, key: KeySlot): Promise<Created> {
   const seconds = source.job?.seconds ?? limits.defaultSeconds
   spend(await estimateUsd(api, source.model, seconds), `${String(seconds)} s ${source.model} remix`)
-  trackTag(sid, key)
-  const ex = await api.post(
-    `/v1/videos/${encodeURIComponent(source.id as string)}/remix`,
-    { prompt, safety_identifier: sid },
-    { key },
-  )
+  const ex = await api.post(`/v1/videos/${encodeURIComponent(source.id as string)}/remix`, { prompt }, { key })
   const job = isObject(ex.json) ? ex.json : undefined
   const id = ACCEPTED.includes(ex.status) && typeof job?.id === 'string' ? job.id : undefined
-  settle(ex, id, sid, key)
+  settle(ex, id, null, key)
+  const sid = typeof job?.safety_identifier === 'string' ? job.safety_identifier : null
   return { ex, job, id, safetyIdentifier: sid, model: source.model }
 }
 
 export function videoPath(id: string, suffix = ''): string {
   return `/v1/videos/${encodeURIComponent(id)}${suffix}`
+}
+
+const CONTENT_DEFAULTS = {
+  accept: { accept: '*/*' }, // the file's type is not shown: accept whatever it is
+  maxRedirects: 3, // a download by redirect takes one hop; more is a loop
+}
+
+export interface Download {
+  /** The answer of GET .../content itself. */
+  first: Exchange
+  /** The answer that ends it: the first, or the last of the redirects followed. */
+  final: Exchange
+  redirects: number
+}
+
+/**
+ * GET /v1/videos/{id}/content, following a redirect to where the file is (a download of §4.1: "content URLs are not
+ * durable storage"). The redirect is followed without the key, which never travels to another host.
+ */
+export async function downloadContent(api: TargetClient, id: string, key: KeySlot = 'main'): Promise<Download> {
+  const first = await api.get(videoPath(id, '/content'), { key, headers: CONTENT_DEFAULTS.accept })
+  let final = first
+  let redirects = 0
+  let from = new URL(videoPath(id, '/content'), runConfig().baseUrl)
+  while (final.status >= 300 && final.status < 400 && redirects < CONTENT_DEFAULTS.maxRedirects) {
+    const location = final.header('location')
+    if (location === undefined) break
+    const to = new URL(location, from)
+    final = await api.request({ method: 'GET', path: to.toString(), key: null, headers: CONTENT_DEFAULTS.accept })
+    redirects += 1
+    from = to
+  }
+  return { first, final, redirects }
+}
+
+/** Whether an answer hands over content bytes: a 2xx with a body that is not a JSON document (an error, a job). */
+export function servesBytes(ex: Exchange): boolean {
+  return ex.status >= 200 && ex.status < 300 && ex.bytes.length > 0 && ex.json === undefined
 }
 
 export interface VideoList {
@@ -224,6 +349,7 @@ export async function listVideos(
 
 /** Deletes every job this file created or may have created (afterAll). Best effort: cleanup never fails a test. */
 export async function deleteCreated(api: TargetClient): Promise<void> {
+  await Promise.allSettled([...created().inFlight])
   const targets = new Map(created().ids)
   for (const [sid, key] of created().tags) {
     try {

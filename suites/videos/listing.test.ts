@@ -9,7 +9,15 @@
  * same moment must not make a correct target fail, while a target that charges failed jobs fails every round.
  */
 import { afterAll, describe } from 'vitest'
-import { expectSchema, expectStatus, expectThat, fail, precondition } from '../../harness/assert.ts'
+import {
+  expectSchema,
+  expectSetup,
+  expectStatus,
+  expectThat,
+  fail,
+  notObserved,
+  precondition,
+} from '../../harness/assert.ts'
 import type { KeySlot } from '../../harness/config.ts'
 import { memo } from '../../harness/helpers.ts'
 import { observe, skipTest } from '../../harness/recorder.ts'
@@ -27,7 +35,8 @@ import {
   tag,
   type Created,
 } from './jobs.ts'
-import { CREDIT_EPSILON_USD, isKnownStatus, remainingUsd, requireCredit } from './poll.ts'
+import { CREDIT_SETTLE } from '../shared/credit.ts'
+import { CREDIT_EPSILON_USD, creditAfterCharge, creditSettled, remainingUsd, requireCredit } from './poll.ts'
 
 const api = target()
 afterAll(() => deleteCreated(api))
@@ -125,28 +134,24 @@ describe('the list (Part 2 §2.1, §4.1)', () => {
   })
 })
 
-/** Credit before and after `act`, on the ledger account. */
-async function creditAround<T>(act: () => Promise<T>): Promise<{ before: number; after: number; result: T }> {
-  const before = requireCredit(await remainingUsd(api, LEDGER))
-  const result = await act()
-  const after = requireCredit(await remainingUsd(api, LEDGER))
-  return { before, after, result }
-}
-
 const usd = (n: number): string => `$${n.toFixed(6)}`
 
 describe('cost (Part 2 §3)', () => {
   check('P2-3-started-charged', 'the remaining credit goes down when a job starts', async () => {
-    const { before, after, result } = await creditAround(() => acceptedVideo(api, { label: 'charged', key: LEDGER }))
-    const status = result.job.status
-    precondition(isKnownStatus(status), 'P2-3-status-values', `the job's status is ${JSON.stringify(status)}`)
-    if (status === 'failed') skipTest('the target did not start the job, so no charge is due')
-    observe('video charge', `a 4 s vidA-2 job (${String(status)}) took ${usd(before - after)} of credit`)
+    const before = requireCredit(await remainingUsd(api, LEDGER))
+    const made = await acceptedVideo(api, { label: 'charged', key: LEDGER })
+    const status = made.job.status
+    if (status === 'failed') notObserved('the target did not start the job, so no charge is due')
+    const after = await creditAfterCharge(api, LEDGER, before)
+    observe(
+      'video charge',
+      `a job of ${made.model} with the defaults (${String(status)}) took ${usd(before - after.usd)} of credit, seen after ${after.waitedMs} ms`,
+    )
     expectThat(
-      after < before - CREDIT_EPSILON_USD,
-      `remaining credit below ${usd(before)} after a job that started (${String(status)})`,
-      `${usd(after)}`,
-      result.ex,
+      after.usd < before - CREDIT_EPSILON_USD,
+      `remaining credit below ${usd(before)} within ${CREDIT_SETTLE.timeoutMs} ms of a job that started (${String(status)})`,
+      usd(after.usd),
+      after.ex,
     )
   })
 
@@ -154,21 +159,17 @@ describe('cost (Part 2 §3)', () => {
     const deltas: string[] = []
     let last: Created | undefined
     for (let round = 1; round <= COST_CHECK.rounds; round += 1) {
-      const { before, after, result } = await creditAround(() =>
-        createVideo(api, { label: 'no-start', key: LEDGER, fields: { prompt: CANNOT_START_PROMPT } }),
-      )
-      last = result
-      precondition(
-        ACCEPTED.includes(result.ex.status),
-        'P2-4.1-models',
-        `a valid vidA-2 create answered ${result.ex.status}`,
-      )
-      if (result.job?.status !== 'failed')
-        skipTest(
-          `the target started the job (status ${JSON.stringify(result.job?.status)}): it has no way this suite knows to make a job that cannot start`,
+      const before = requireCredit(await remainingUsd(api, LEDGER))
+      const made = await createVideo(api, { label: 'no-start', key: LEDGER, fields: { prompt: CANNOT_START_PROMPT } })
+      last = made
+      expectSetup(made.ex, ACCEPTED, 'a valid create returns the job')
+      if (made.job?.status !== 'failed')
+        notObserved(
+          `the target started the job (status ${JSON.stringify(made.job?.status)}): no client can make a job that cannot start`,
         )
-      if (Math.abs(after - before) <= CREDIT_EPSILON_USD) return
-      deltas.push(`round ${round}: ${usd(before)} -> ${usd(after)}`)
+      const after = await creditSettled(api, LEDGER)
+      if (Math.abs(after.usd - before) <= CREDIT_EPSILON_USD) return
+      deltas.push(`round ${round}: ${usd(before)} -> ${usd(after.usd)}`)
     }
     fail(
       `remaining credit unchanged across the creation of a failed job (in one of ${COST_CHECK.rounds} rounds)`,
@@ -186,15 +187,14 @@ const interrupted = memo(async () => {
     api,
     LEDGER,
     {
-      model: defaultVideoModel(),
+      model: await defaultVideoModel(api),
       prompt: 'gateway-conformance interrupted: a kite over a beach',
       safety_identifier: sid,
     },
     'interrupted',
   )
   const found = await findDropped(api, LEDGER, sid)
-  const after = (await remainingUsd(api, LEDGER)).usd
-  return { sid, before, drop, found, after }
+  return { sid, before, drop, found }
 })
 
 describe('an interrupted create (Part 2 §4.1)', () => {
@@ -217,25 +217,27 @@ describe('an interrupted create (Part 2 §4.1)', () => {
     'P2-4.1-interrupted-charge',
     "the interrupted job's status tells its cost: not failed, charged; failed, not charged",
     async () => {
-      const { found, before, after } = await interrupted()
+      const { found, before } = await interrupted()
       precondition(found.job !== undefined, 'P2-4.1-interrupted-listed', 'the job of the dropped create was not listed')
       const status = found.job.status
-      precondition(isKnownStatus(status), 'P2-3-status-values', `the job's status is ${JSON.stringify(status)}`)
-      if (before === null || after === null)
+      if (before === null)
         skipTest('GET /user/v1/credit answered no remaining_unit, so cost cannot be measured on this target')
       if (status !== 'failed') {
+        // §3: a status other than failed means generation has started and cost applies, whatever its word.
+        const after = await creditAfterCharge(api, LEDGER, before)
         expectThat(
-          after < before - CREDIT_EPSILON_USD,
-          `remaining credit below ${usd(before)}: the job is ${status}, so it started and was charged`,
-          usd(after),
-          found.list.ex,
+          after.usd < before - CREDIT_EPSILON_USD,
+          `remaining credit below ${usd(before)} within ${CREDIT_SETTLE.timeoutMs} ms: the job is ${JSON.stringify(status)}, so it started and was charged`,
+          usd(after.usd),
+          after.ex,
         )
       } else {
+        const after = await creditSettled(api, LEDGER)
         expectThat(
-          Math.abs(after - before) <= CREDIT_EPSILON_USD,
+          Math.abs(after.usd - before) <= CREDIT_EPSILON_USD,
           `remaining credit ${usd(before)} unchanged: the job failed, so nothing was charged`,
-          usd(after),
-          found.list.ex,
+          usd(after.usd),
+          after.ex,
         )
       }
       // The other branch, where the target makes a job that cannot start: failed, and so not charged.
@@ -246,11 +248,10 @@ describe('an interrupted create (Part 2 §4.1)', () => {
         await dropCreate(
           api,
           LEDGER,
-          { model: defaultVideoModel(), prompt: CANNOT_START_PROMPT, safety_identifier: sid },
+          { model: await defaultVideoModel(api), prompt: CANNOT_START_PROMPT, safety_identifier: sid },
           'interrupted-no-start',
         )
         const dropped = await findDropped(api, LEDGER, sid)
-        const credit1 = requireCredit(await remainingUsd(api, LEDGER))
         if (dropped.job === undefined || dropped.job.status !== 'failed') {
           observe(
             'interrupted create that cannot start',
@@ -258,6 +259,7 @@ describe('an interrupted create (Part 2 §4.1)', () => {
           )
           return
         }
+        const credit1 = (await creditSettled(api, LEDGER)).usd
         if (Math.abs(credit1 - credit0) <= CREDIT_EPSILON_USD) return
         deltas.push(`round ${round}: ${usd(credit0)} -> ${usd(credit1)}`)
         if (round === COST_CHECK.rounds)

@@ -7,6 +7,7 @@ import { isObject } from '../../common/json.ts'
 import type { KeySlot } from '../../harness/config.ts'
 import type { Exchange, TargetClient } from '../../harness/http-client.ts'
 import { skipTest } from '../../harness/recorder.ts'
+import { CREDIT_SETTLE } from '../shared/credit.ts'
 import { STATUSES, TERMINAL, videoPath } from './jobs.ts'
 
 export const POLL_DEFAULTS = {
@@ -109,3 +110,30 @@ export function requireCredit(reading: { usd: number | null; ex: Exchange }): nu
 
 /** A difference of credit this small is rounding (remaining_unit has six decimals in the reference gateway). */
 export const CREDIT_EPSILON_USD = 0.000_01
+
+/**
+ * The remaining credit after a charge was due: read until it is below `beforeUsd` by more than rounding, or the
+ * settle bound (CREDIT_SETTLE) passes; a credit record may show a charge some seconds after the call.
+ */
+export async function creditAfterCharge(
+  api: TargetClient,
+  key: KeySlot,
+  beforeUsd: number,
+): Promise<{ usd: number; ex: Exchange; waitedMs: number }> {
+  const started = Date.now()
+  for (;;) {
+    const reading = await remainingUsd(api, key)
+    const usd = requireCredit(reading)
+    const waitedMs = Date.now() - started
+    if (usd < beforeUsd - CREDIT_EPSILON_USD || waitedMs + CREDIT_SETTLE.intervalMs > CREDIT_SETTLE.timeoutMs)
+      return { usd, ex: reading.ex, waitedMs }
+    await sleep(CREDIT_SETTLE.intervalMs)
+  }
+}
+
+/** The remaining credit once the settle bound has passed: a charge that was going to show has shown by then. */
+export async function creditSettled(api: TargetClient, key: KeySlot): Promise<{ usd: number; ex: Exchange }> {
+  await sleep(CREDIT_SETTLE.timeoutMs)
+  const reading = await remainingUsd(api, key)
+  return { usd: requireCredit(reading), ex: reading.ex }
+}
