@@ -14,7 +14,7 @@ import fastifyMultipart from '@fastify/multipart'
 import { Readable } from 'node:stream'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import { chargeUsd } from '../account/billing.ts'
-import { requireCaller, type RequestContext } from '../context.ts'
+import { requireCaller, type Caller, type RequestContext } from '../context.ts'
 import { GatewayError, invalidParameter } from '../errors.ts'
 import { objectBody, requireModelId, requireTier, resolveModel } from '../models/access.ts'
 import { startSse, writeEvents, type StreamEvent } from '../sse.ts'
@@ -38,18 +38,32 @@ import {
   readAudioFile,
   type TranscriptionRequest,
 } from './transcription.ts'
-import { receiveAudioForm } from './upload.ts'
+import { AUDIO_UPLOAD_MAX_BYTES, AUDIO_UPLOAD_MAX_MIB, AUDIO_UPLOAD_UNCHECKED, receiveAudioForm } from './upload.ts'
 import { abandonBody } from '../abandon-body.ts'
 
 const BASE_TRANSCRIPTION_MODEL = 'gw-transcribe-1'
 const AUDIO_CHUNK_BYTES = 16 * 1024 // stream_format audio and sse: the audio in pieces of this size
 
 export function registerAudioRoutes(app: FastifyInstance, state: GatewayState): void {
-  const { faults } = state
+  const { faults, variations } = state
+  // The choices real providers make where §4.2 and §4.3 leave them open (gateway/variations.ts).
+  const lenient = variations.has('lenient-audio-fields')
+  const streamingWav = variations.has('streaming-wav')
+  const uploadMax = variations.has('audio-upload-mib') ? AUDIO_UPLOAD_MAX_MIB : AUDIO_UPLOAD_MAX_BYTES
+  // The fault identifies valid keys as usual but refuses no one (Part 2 §5.1 asks a key of every endpoint).
+  const config = { auth: faults.has('audio-missing-key-allowed') ? ('optional' as const) : ('required' as const) }
+  const callerOf = (context: RequestContext): Caller =>
+    !context.caller && faults.has('audio-missing-key-allowed')
+      ? { account: state.accounts.main(), keyForm: 'bearer' }
+      : requireCaller(context)
+  const limitOf = (fault: 'transcription' | 'translation') => ({
+    exclusive: faults.has(`${fault}-size-exclusive`),
+    max: faults.has(`${fault}-size-unchecked`) ? AUDIO_UPLOAD_UNCHECKED : uploadMax,
+  })
 
-  app.post('/v1/audio/speech', async (request, reply) => {
+  app.post('/v1/audio/speech', { config }, async (request, reply) => {
     const context = state.contexts.of(request)
-    const caller = requireCaller(context)
+    const caller = callerOf(context)
     const body = objectBody(request.body)
     const id = requireModelId(body)
     if (id === 'tts-1-hd' && faults.has('speech-tts-1-hd-unknown')) {
@@ -59,8 +73,8 @@ export function registerAudioRoutes(app: FastifyInstance, state: GatewayState): 
     requireTier(resolveModel(id, context, { modes: ['audio_speech'], endpoint: 'speech generation' }), caller)
     const model = speechModel(id)
     if (!model) throw invalidParameter('model', `The model '${id}' is not served by /v1/audio/speech.`)
-    const speechRequest = parseSpeechRequest(body, model, faults)
-    const speech = synthesize(speechRequest, faults)
+    const speechRequest = parseSpeechRequest(body, model, faults, lenient)
+    const speech = synthesize(speechRequest, faults, streamingWav)
     const completion = model.pricedBy === 'tokens' ? speech.audioTokens : 0
     setTokens(context, speech.textTokens, completion)
     context.stream = speechRequest.stream !== undefined
@@ -91,14 +105,11 @@ export function registerAudioRoutes(app: FastifyInstance, state: GatewayState): 
   void app.register(async (scope) => {
     await scope.register(fastifyMultipart, { throwFileSizeLimit: true })
 
-    scope.post('/v1/audio/transcriptions', async (request, reply) => {
+    scope.post('/v1/audio/transcriptions', { config }, async (request, reply) => {
       try {
         const context = state.contexts.of(request)
-        const caller = requireCaller(context)
-        const form = await receiveAudioForm(request, {
-          exclusive: faults.has('transcription-size-exclusive'),
-          mib: faults.has('transcription-size-mib'),
-        })
+        const caller = callerOf(context)
+        const form = await receiveAudioForm(request, limitOf('transcription'))
         const model = audioModel(
           context,
           modelField(form, faults.has('transcription-model-optional') ? BASE_TRANSCRIPTION_MODEL : undefined),
@@ -109,7 +120,7 @@ export function registerAudioRoutes(app: FastifyInstance, state: GatewayState): 
           caller,
         )
         const file = readAudioFile(form, 'transcriptions', faults)
-        const transcription = parseTranscription(form, model.kind, file, faults)
+        const transcription = parseTranscription(form, model.kind, file, faults, lenient)
         const transcript = transcribe(file.seconds, transcription.speakers)
         const usage = charge(context, model.id, file.seconds, transcript)
         if (transcription.stream) return await streamTranscript(reply, model, transcription, transcript, usage, context)
@@ -129,14 +140,11 @@ export function registerAudioRoutes(app: FastifyInstance, state: GatewayState): 
     })
 
     if (faults.has('translation-route-missing')) return
-    scope.post('/v1/audio/translations', async (request, reply) => {
+    scope.post('/v1/audio/translations', { config }, async (request, reply) => {
       try {
         const context = state.contexts.of(request)
-        const caller = requireCaller(context)
-        const form = await receiveAudioForm(request, {
-          exclusive: faults.has('translation-size-exclusive'),
-          mib: faults.has('translation-size-mib'),
-        })
+        const caller = callerOf(context)
+        const form = await receiveAudioForm(request, limitOf('translation'))
         const model = audioModel(
           context,
           modelField(form, faults.has('translation-model-optional') ? BASE_TRANSCRIPTION_MODEL : undefined),
@@ -190,7 +198,7 @@ export function registerAudioRoutes(app: FastifyInstance, state: GatewayState): 
     const input = audioTokens(seconds)
     const output = outputTokens(transcript)
     setTokens(context, input, output)
-    chargeUsd(requireCaller(context).account, transcriptionCostUsd(modelId, seconds, output))
+    chargeUsd(callerOf(context).account, transcriptionCostUsd(modelId, seconds, output))
     return {
       type: 'tokens',
       input_tokens: input,

@@ -17,7 +17,7 @@ import { countTokens } from '../simulate/tokenizer.ts'
 import { aacFile, flacFile, mp3File, opusFile } from './containers.ts'
 import { audioTokens, type SpeechModel } from './models.ts'
 import { toneSamples } from './tone.ts'
-import { wavFile } from './wav.ts'
+import { wavFile, withUnknownSizes } from './wav.ts'
 
 export const SPEECH_FORMATS = ['mp3', 'opus', 'aac', 'flac', 'wav', 'pcm'] as const
 export type SpeechFormat = (typeof SPEECH_FORMATS)[number]
@@ -66,7 +66,16 @@ export interface SpeechRequest {
   stream: 'audio' | 'sse' | undefined
 }
 
-export function parseSpeechRequest(body: Record<string, unknown>, model: SpeechModel, faults: FaultSet): SpeechRequest {
+/**
+ * `lenient` (variation lenient-audio-fields): what tts-1 and tts-1-hd do not support, instructions and
+ * stream_format sse, is accepted and ignored, as §4.2 states only that they do not support it.
+ */
+export function parseSpeechRequest(
+  body: Record<string, unknown>,
+  model: SpeechModel,
+  faults: FaultSet,
+  lenient = false,
+): SpeechRequest {
   const { input } = body
   if (typeof input !== 'string' || input === '')
     throw invalidParameter('input', 'input is required: the text to speak.')
@@ -79,7 +88,7 @@ export function parseSpeechRequest(body: Record<string, unknown>, model: SpeechM
 
   if (body.instructions !== undefined && body.instructions !== null) {
     if (typeof body.instructions !== 'string') throw invalidParameter('instructions', 'instructions must be a string.')
-    if (!model.instructions && !faults.has('speech-instructions-tts1-accepted'))
+    if (!model.instructions && !faults.has('speech-instructions-tts1-accepted') && !lenient)
       throw invalidParameter('instructions', `${model.id} does not support instructions.`)
   }
 
@@ -111,9 +120,10 @@ export function parseSpeechRequest(body: Record<string, unknown>, model: SpeechM
       throw invalidParameter('stream_format', 'stream_format must be audio or sse.')
     if (body.stream_format === 'audio' && faults.has('speech-stream-audio-refused'))
       throw invalidParameter('stream_format', 'stream_format audio is not supported.')
-    if (body.stream_format === 'sse' && !model.sse && !faults.has('speech-sse-tts1-accepted'))
+    const sseUnsupported = body.stream_format === 'sse' && !model.sse && !faults.has('speech-sse-tts1-accepted')
+    if (sseUnsupported && !lenient)
       throw invalidParameter('stream_format', `${model.id} does not support stream_format sse.`)
-    stream = body.stream_format
+    stream = sseUnsupported ? 'audio' : body.stream_format
   }
   return { input, voice, format, speed, stream }
 }
@@ -159,7 +169,8 @@ export function speechSeconds(input: string, speed: number): number {
   return Math.round((base / speed) * SPEECH_AUDIO.sampleRate) / SPEECH_AUDIO.sampleRate
 }
 
-export function synthesize(request: SpeechRequest, faults: FaultSet): Speech {
+/** `streamingWav` (variation streaming-wav): WAV sizes written as unknown, as a streaming encoder writes them. */
+export function synthesize(request: SpeechRequest, faults: FaultSet, streamingWav = false): Speech {
   const seconds = speechSeconds(request.input, request.speed)
   const { sampleRate } = SPEECH_AUDIO
   const samples = (): Buffer => toneSamples(`${request.voice}:${request.input}`, seconds, sampleRate)
@@ -167,7 +178,7 @@ export function synthesize(request: SpeechRequest, faults: FaultSet): Speech {
   switch (request.format) {
     case 'wav': {
       const pcm = samples()
-      bytes = wavFile(SPEECH_AUDIO, pcm)
+      bytes = streamingWav ? withUnknownSizes(wavFile(SPEECH_AUDIO, pcm)) : wavFile(SPEECH_AUDIO, pcm)
       if (faults.has('speech-wav-riff-size')) bytes.writeUInt32LE(bytes.length, 4)
       break
     }
@@ -175,13 +186,14 @@ export function synthesize(request: SpeechRequest, faults: FaultSet): Speech {
       bytes = samples()
       break
     case 'flac':
-      bytes = flacFile(samples(), sampleRate)
+      bytes = faults.has('speech-flac-as-wav') ? wavFile(SPEECH_AUDIO, samples()) : flacFile(samples(), sampleRate)
       break
     case 'aac':
       bytes = aacFile(seconds, sampleRate)
       break
     case 'opus':
       bytes = faults.has('speech-opus-as-mp3') ? mp3File(seconds) : opusFile(seconds, sampleRate)
+
       break
     default:
       bytes = mp3File(seconds)

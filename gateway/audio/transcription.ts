@@ -97,15 +97,21 @@ export function readFormat(
   throw invalidParameter('response_format', `response_format must be one of ${allowed.join(', ')} on this model.`)
 }
 
+/**
+ * `lenient` (variation lenient-audio-fields): what §4.3 says a model does not support (stream on the base model,
+ * timestamp_granularities[] off verbose_json or on diarization, prompt on diarization) is accepted and ignored.
+ */
 export function parseTranscription(
   form: AudioForm,
   kind: TranscriptionKind,
   file: AudioFile,
   faults: FaultSet,
+  lenient = false,
 ): TranscriptionRequest {
   let allowed = FORMATS_BY_KIND[kind]
   if (kind === 'newer' && faults.has('transcription-newer-srt-accepted')) allowed = FORMATS_BY_KIND.base
   if (kind === 'diarize' && faults.has('diarized-json-refused')) allowed = allowed.filter((f) => f !== 'diarized_json')
+  if (kind === 'newer' && faults.has('transcription-newer-text-refused')) allowed = allowed.filter((f) => f !== 'text')
   const format = readFormat(
     form,
     allowed,
@@ -117,10 +123,11 @@ export function parseTranscription(
   if (language !== undefined && !/^[a-z]{2}$/.test(language))
     throw invalidParameter('language', 'language must be an ISO-639-1 code such as en.')
 
-  if (form.fields.has('prompt') && kind === 'diarize' && !faults.has('diarize-prompt-accepted'))
+  if (form.fields.has('prompt') && kind === 'diarize' && !faults.has('diarize-prompt-accepted') && !lenient)
     throw invalidParameter('prompt', 'The diarization model does not support prompt.')
 
-  const granularities = form.lists.get('timestamp_granularities[]') ?? []
+  let granularities = form.lists.get('timestamp_granularities[]') ?? []
+  if (lenient && !(kind === 'base' && format === 'verbose_json')) granularities = []
   if (granularities.length > 0) {
     if (!granularities.every((g) => g === 'word' || g === 'segment'))
       throw invalidParameter('timestamp_granularities[]', 'timestamp_granularities[] takes word and segment.')
@@ -134,7 +141,7 @@ export function parseTranscription(
       )
   }
 
-  const stream = flag(form, 'stream')
+  const stream = flag(form, 'stream') && !(lenient && kind === 'base')
   if (stream && kind === 'base' && !faults.has('transcription-stream-base-accepted'))
     throw invalidParameter('stream', 'stream is supported by the newer transcription models only, not the base model.')
 

@@ -36,6 +36,17 @@ export function wavFile(format: PcmFormat, samples: Buffer): Buffer {
   return Buffer.concat([wavHeader(format, samples.length), samples])
 }
 
+/** What a streaming encoder writes where the sizes are not yet known (RIFF and data chunk). */
+export const UNKNOWN_SIZE = 0xffffffff
+
+/** The same WAV as a streaming encoder writes it: RIFF and data sizes unknown (variation streaming-wav). */
+export function withUnknownSizes(wav: Buffer): Buffer {
+  const out = Buffer.from(wav)
+  out.writeUInt32LE(UNKNOWN_SIZE, 4)
+  out.writeUInt32LE(UNKNOWN_SIZE, 40)
+  return out
+}
+
 export interface WavInfo extends PcmFormat {
   /** Size the data chunk declares. */
   dataBytes: number
@@ -67,7 +78,9 @@ export function readWavHeader(head: Buffer): WavInfo | undefined {
     if (id === 'data') {
       if (!format || format.byteRate === 0) return undefined
       const { byteRate, ...pcm } = format
-      return { ...pcm, dataBytes: size, dataOffset: at + 8, durationSeconds: size / byteRate }
+      // A streamed WAV says its size is unknown: the data runs to the end of the file.
+      const dataBytes = size === UNKNOWN_SIZE ? head.length - (at + 8) : size
+      return { ...pcm, dataBytes, dataOffset: at + 8, durationSeconds: dataBytes / byteRate }
     }
     at += 8 + size + (size % 2) // chunks are padded to an even size
   }

@@ -15,8 +15,13 @@ export const AUDIO_FAULTS = [
     description: 'Speech without response_format is WAV instead of MP3.',
   },
   {
-    name: 'speech-opus-as-mp3',
+    name: 'speech-flac-as-wav',
     breaks: ['P2-4.2-speech-formats'],
+    description: 'Speech with response_format flac answers a WAV file instead of FLAC.',
+  },
+  {
+    name: 'speech-opus-as-mp3',
+    breaks: ['P2-4.2-speech-format-containers'],
     description: 'Speech with response_format opus answers MP3 frames instead of Ogg Opus.',
   },
   {
@@ -86,8 +91,13 @@ export const AUDIO_FAULTS = [
     description: 'SRT cue timings use a full stop before the milliseconds (the WebVTT form) instead of a comma.',
   },
   {
-    name: 'transcription-newer-srt-accepted',
+    name: 'transcription-newer-text-refused',
     breaks: ['P2-4.3-formats-newer'],
+    description: 'A newer transcription model refuses response_format text with 400, taking json only.',
+  },
+  {
+    name: 'transcription-newer-srt-accepted',
+    breaks: ['P2-4.3-format-model-refused'],
     description: 'The newer transcription model answers srt, vtt and verbose_json instead of refusing them.',
   },
   {
@@ -157,9 +167,9 @@ export const AUDIO_FAULTS = [
     description: 'A transcription upload of exactly 25 MB is refused: the limit check is >= instead of >.',
   },
   {
-    name: 'transcription-size-mib',
+    name: 'transcription-size-unchecked',
     breaks: ['P2-4.3-file-size-limit'],
-    description: 'The transcription upload limit is 25 MiB (26,214,400 bytes) instead of 25 MB.',
+    description: 'The transcription upload limit is 50 MiB, past every reading of 25 MB.',
   },
   {
     name: 'transcription-model-optional',
@@ -188,9 +198,9 @@ export const AUDIO_FAULTS = [
     description: 'A translation upload of exactly 25 MB is refused: the limit check is >= instead of >.',
   },
   {
-    name: 'translation-size-mib',
+    name: 'translation-size-unchecked',
     breaks: ['P2-4.4-file-size-limit'],
-    description: 'The translation upload limit is 25 MiB (26,214,400 bytes) instead of 25 MB.',
+    description: 'The translation upload limit is 50 MiB, past every reading of 25 MB.',
   },
   {
     name: 'translation-model-optional',
@@ -201,6 +211,12 @@ export const AUDIO_FAULTS = [
     name: 'translation-any-file',
     breaks: ['P2-4.4-file-format-unknown'],
     description: 'Translation accepts any file, e.g. a .txt of text, and translates it.',
+  },
+  // keys (§5)
+  {
+    name: 'audio-missing-key-allowed',
+    breaks: ['P2-5.1-audio-key-required'],
+    description: '/v1/audio/* serves calls without a valid key as the main (tier-2) account.',
   },
 ] as const satisfies readonly FaultDefinition[]
 

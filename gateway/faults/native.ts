@@ -66,6 +66,11 @@ export const NATIVE_FAULTS = [
     description: 'A newer speech model answers raw PCM (audio/L16) by default instead of WAV.',
   },
   {
+    name: 'native-speech-wav-riff-size',
+    breaks: ['P2-4.8-speech-wav-lengths'],
+    description: 'The RIFF size of a native speech WAV counts the whole file instead of the file less 8 bytes.',
+  },
+  {
     name: 'native-l16-wav-bytes',
     breaks: ['P2-4.8-speech-pcm-l16'],
     description: 'Asked for audio/L16, a newer speech model labels a WAV file (RIFF header) audio/L16.',

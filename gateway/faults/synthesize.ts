@@ -21,6 +21,11 @@ export const SYNTHESIZE_FAULTS = [
     description: 'Asked for MP3, text:synthesize answers WAV bytes (still echoing MP3).',
   },
   {
+    name: 'synthesize-mulaw-as-linear16',
+    breaks: ['P2-2.6-audio-container'],
+    description: 'Asked for MULAW, text:synthesize answers a 16-bit PCM WAV (format 1) while echoing MULAW.',
+  },
+  {
     name: 'synthesize-language-optional',
     breaks: ['P2-4.9-required-fields'],
     description: 'A body without voice.languageCode is answered 200.',

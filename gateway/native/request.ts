@@ -218,12 +218,13 @@ export function parseNativeRequest(raw: unknown, faults: FaultSet): NativeReques
  * The newer speech models (section 4.8): text in, audio out. No thinkingConfig, no tools, no image or audio
  * input, and every speechMetadata.speaker names one of speakerVoiceConfigs.
  */
-export function checkSpeechRequest(request: NativeRequest, faults: FaultSet): void {
-  if (request.thinkingConfigSent && !faults.has('native-speech-thinking-accepted')) {
+export function checkSpeechRequest(request: NativeRequest, faults: FaultSet, lenient = false): void {
+  // lenient (variation lenient-audio-fields): what §4.8 tells callers not to send is accepted and ignored.
+  if (request.thinkingConfigSent && !faults.has('native-speech-thinking-accepted') && !lenient) {
     throw invalidParameter('generationConfig.thinkingConfig', 'Speech models do not take thinkingConfig.')
   }
-  if (request.toolsSent) throw invalidParameter('tools', 'Speech models do not take tools.')
-  if (request.inlineTypes.length > 0 && !faults.has('native-speech-image-accepted')) {
+  if (request.toolsSent && !lenient) throw invalidParameter('tools', 'Speech models do not take tools.')
+  if (request.inlineTypes.length > 0 && !faults.has('native-speech-image-accepted') && !lenient) {
     throw invalidParameter('contents', 'Speech models take text only: no image or audio input.')
   }
   const unknown = request.speakersInText.filter((s) => !(request.speakers ?? []).includes(s))

@@ -15,6 +15,7 @@
 import { PassThrough } from 'node:stream'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyInstance, FastifyReply } from 'fastify'
+import { isObject } from '../../common/json.ts'
 import { chargeUsd } from '../account/billing.ts'
 import { requireCaller, type Caller, type RequestContext } from '../context.ts'
 import { GatewayError, invalidParameter } from '../errors.ts'
@@ -76,12 +77,13 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
       // Counts the call against the model's own rate limits (Part 1 section 8.3), as resolveModel does on /v1.
       context.admitModel?.(model)
       const body = parseNativeRequest(request.body, faults)
-      if (isSpeechModel(model)) checkSpeechRequest(body, faults)
+      if (isSpeechModel(model)) checkSpeechRequest(body, faults, state.variations.has('lenient-audio-fields'))
+      refuseByChoice(model.id, request.body)
       if (method === 'countTokens')
         return { totalTokens: countTokens(body.instructions ?? '') + countTokens(body.input) }
       if (SHAPELESS.has(method)) throw invalidParameter('model', `The model '${id}' does not support ${method}.`)
 
-      const answer = answerNative(model, body, faults)
+      const answer = answerNative(model, body, faults, state.variations.has('streaming-wav'))
       record(context, answer, method === 'streamGenerateContent')
       // Section 3 of Part 2 and account/billing.ts: charged when the work starts.
       chargeUsd(caller.account, answer.usd)
@@ -95,6 +97,18 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
       return reply
     },
   )
+
+  /** Variation thinking-levels-per-model: the cheaper model takes thinkingLevel low and high, not medium. */
+  function refuseByChoice(id: string, raw: unknown): void {
+    if (!state.variations.has('thinking-levels-per-model') || id !== 'nv-gen-flash') return
+    const config = isObject(raw) && isObject(raw.generationConfig) ? raw.generationConfig : {}
+    const thinking = isObject(config.thinkingConfig) ? config.thinkingConfig : {}
+    if (thinking.thinkingLevel === 'medium')
+      throw invalidParameter(
+        'generationConfig.thinkingConfig.thinkingLevel',
+        `${id} takes thinkingLevel low or high; medium is served by nv-gen-pro.`,
+      )
+  }
 
   function callerOf(context: RequestContext): Caller {
     // The fault lets a call without a valid key through as the main account.

@@ -27,6 +27,7 @@ import type { GatewayState } from '../state.ts'
 import { isObject } from '../../common/json.ts'
 import { reshapeAnswers } from '../faults/answers.ts'
 import { SYNTHESIZE_ANSWER_RESHAPES } from '../faults/synthesize.ts'
+import { REAL_NAMES } from '../variations.ts'
 
 export const SYNTHESIZE_LIMITS = {
   textBytes: 4000, // input.text, "about 4000 bytes" (section 4.9)
@@ -54,8 +55,23 @@ export function registerSynthesizeRoutes(app: FastifyInstance, state: GatewaySta
 }
 
 function registerRoutes(app: FastifyInstance, state: GatewayState): void {
-  const { faults } = state
-  const ceiling = faults.has('synthesize-ceiling-900') ? 900 : SYNTHESIZE_LIMITS.textBytes
+  const { faults, variations } = state
+  // The choices real providers make where §2.6, §4.9 and §7 leave them open (gateway/variations.ts).
+  const ceiling = faults.has('synthesize-ceiling-900')
+    ? 900
+    : variations.has('synthesis-ceiling-5000')
+      ? 5000
+      : SYNTHESIZE_LIMITS.textBytes
+  const rawAudio = variations.has('raw-synthesis-audio')
+  /** Variation real-names: the two models also answer under their makers' names. */
+  const aliases: ReadonlyMap<string, string> = new Map(
+    variations.has('real-names')
+      ? [
+          [REAL_NAMES['<tts_flash_model>'] ?? '', 'nv-tts-flash'],
+          [REAL_NAMES['<tts_pro_model>'] ?? '', 'nv-tts-pro'],
+        ]
+      : [],
+  )
 
   function tooLarge(field: string, bytes: number, limit: number): GatewayError {
     const status = faults.has('synthesize-too-large-400') ? 400 : 413
@@ -83,9 +99,11 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
       context.model = modelName
       const known = SYNTHESIZE_MODELS.has(modelName)
         ? modelName
-        : faults.has('synthesize-unknown-model-accepted')
-          ? 'nv-tts-flash'
-          : undefined
+        : aliases.has(modelName)
+          ? aliases.get(modelName)
+          : faults.has('synthesize-unknown-model-accepted')
+            ? 'nv-tts-flash'
+            : undefined
       const model = known === undefined ? undefined : findModel(known)
       if (!model)
         throw invalidParameter(
@@ -169,8 +187,10 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
     if (encoding === 'MP3' && !faults.has('synthesize-mp3-as-wav')) return mp3(seconds)
     if (encoding === 'OGG_OPUS') return oggOpus(seconds)
     const samples = toneSamples(seconds, encoding === 'MP3' ? AUTOMATIC_RATE : rate)
-    if (encoding === 'MULAW') return wav(g711(samples, 'mulaw'), rate, 7)
-    if (encoding === 'ALAW') return wav(g711(samples, 'alaw'), rate, 6)
+    if (encoding === 'MULAW' && faults.has('synthesize-mulaw-as-linear16')) return wav(pcm16le(samples), rate)
+    if (encoding === 'MULAW') return rawAudio ? g711(samples, 'mulaw') : wav(g711(samples, 'mulaw'), rate, 7)
+    if (encoding === 'ALAW') return rawAudio ? g711(samples, 'alaw') : wav(g711(samples, 'alaw'), rate, 6)
+    if (rawAudio && encoding === 'LINEAR16') return pcm16le(samples)
     return wav(pcm16le(samples), encoding === 'MP3' ? AUTOMATIC_RATE : rate)
   }
 }

@@ -5,7 +5,7 @@
  * it also bills it.
  */
 import { expectStatus, precondition } from '../../harness/assert.ts'
-import type { Exchange, TargetClient } from '../../harness/http-client.ts'
+import type { Exchange, RequestSpec, TargetClient } from '../../harness/http-client.ts'
 import { multipartBody, type FilePart } from '../../harness/multipart.ts'
 import { spend } from '../../harness/suite.ts'
 import { wavTone } from './fixtures.ts'
@@ -16,12 +16,21 @@ export const SHORT_INPUT = 'Hello from the gateway conformance suite.'
 export function audioCalls(api: TargetClient) {
   const models = audioModels(api)
 
-  async function speech(body: Record<string, unknown>, options: { stream?: boolean } = {}): Promise<Exchange> {
+  async function speech(
+    body: Record<string, unknown>,
+    options: { stream?: boolean; key?: RequestSpec['key'] } = {},
+  ): Promise<Exchange> {
     const model = typeof body.model === 'string' ? body.model : 'tts-1'
     const chars = typeof body.input === 'string' ? [...body.input].length : 0
     const speed = typeof body.speed === 'number' ? body.speed : 1
     spend(speechEstimateUsd(await models.pricing(model), chars, speed), `speech: ${chars} characters on ${model}`)
-    const spec = { method: 'POST', path: '/v1/audio/speech', json: body, headers: { accept: '*/*' } }
+    const spec = {
+      method: 'POST',
+      path: '/v1/audio/speech',
+      json: body,
+      headers: { accept: '*/*' },
+      ...(options.key === undefined ? {} : { key: options.key }),
+    }
     return options.stream ? api.stream(spec) : api.request(spec)
   }
 
@@ -35,6 +44,7 @@ export function audioCalls(api: TargetClient) {
     seconds?: number
     stream?: boolean
     timeoutMs?: number
+    key?: RequestSpec['key']
   }
 
   async function form(spec: FormSpec): Promise<Exchange> {
@@ -57,6 +67,7 @@ export function audioCalls(api: TargetClient) {
       body: body.chunks,
       bodyNote: body.note,
       ...(spec.timeoutMs === undefined ? {} : { timeoutMs: spec.timeoutMs }),
+      ...(spec.key === undefined ? {} : { key: spec.key }),
     }
     return spec.stream ? api.stream(request) : api.request(request)
   }

@@ -121,18 +121,31 @@ function isRawPcm(b: Buffer): boolean {
   )
 }
 
-export const FORMAT_CHECKS: Readonly<Record<string, { check: (b: Buffer) => boolean; what: string }>> = {
-  mp3: { check: isMp3, what: 'an ID3 tag or an MPEG audio frame sync (FF Ex/Fx)' },
-  opus: { check: isOggOpus, what: 'an Ogg page (OggS) whose first packet is OpusHead' },
-  aac: { check: isAdts, what: 'an ADTS frame (sync FFF, layer 00)' },
-  flac: { check: isFlac, what: 'fLaC' },
-  wav: { check: isWav, what: 'RIFF....WAVE' },
-  pcm: { check: isRawPcm, what: 'raw 16-bit samples: no container signature, an even length' },
+export interface FormatCheck {
+  check: (b: Buffer) => boolean
+  what: string
+  /**
+   * The format has one container, which §4.2's name fixes (mp3, flac, wav); the others come in several (opus in
+   * Ogg or WebM, aac in ADTS or MP4, pcm undefined), so their usual container is a SHOULD.
+   */
+  fixed: boolean
+}
+
+export const FORMAT_CHECKS: Readonly<Record<string, FormatCheck>> = {
+  mp3: { check: isMp3, what: 'an ID3 tag or an MPEG audio frame sync (FF Ex/Fx)', fixed: true },
+  opus: { check: isOggOpus, what: 'an Ogg page (OggS) whose first packet is OpusHead', fixed: false },
+  aac: { check: isAdts, what: 'an ADTS frame (sync FFF, layer 00)', fixed: false },
+  flac: { check: isFlac, what: 'fLaC', fixed: true },
+  wav: { check: isWav, what: 'RIFF....WAVE', fixed: true },
+  pcm: { check: isRawPcm, what: 'raw 16-bit samples: no container signature, an even length', fixed: false },
 }
 
 export function firstBytes(b: Buffer, n = 16): string {
   return `${b.length} bytes, first ${b.subarray(0, n).toString('hex')}`
 }
+
+/** The size a streaming encoder writes where it does not know the length yet (RIFF and data chunk). */
+export const UNKNOWN_SIZE = 0xffffffff
 
 export interface WavReading {
   sampleRate: number
@@ -144,7 +157,10 @@ export interface WavReading {
   problems: string[]
 }
 
-/** Reads a WAV's chunks and says what, if anything, disagrees with the file (§4.2: a real WAV). */
+/**
+ * Reads a WAV's chunks and says what, if anything, disagrees with the file. A RIFF or data size of 0xFFFFFFFF is
+ * the unknown size a streaming encoder writes: the data then runs to the end of the file, as decoders read it.
+ */
 export function readWav(b: Buffer): WavReading {
   const problems: string[] = []
   const reading: WavReading = { sampleRate: 0, channels: 0, bitsPerSample: 0, dataBytes: 0, seconds: 0, problems }
@@ -153,7 +169,7 @@ export function readWav(b: Buffer): WavReading {
     return reading
   }
   const riffSize = b.readUInt32LE(4)
-  if (riffSize !== b.length - 8)
+  if (riffSize !== b.length - 8 && riffSize !== UNKNOWN_SIZE)
     problems.push(`RIFF size ${riffSize}, but the file is ${b.length} bytes (expected ${b.length - 8})`)
   let at = 12
   let byteRate = 0
@@ -161,7 +177,8 @@ export function readWav(b: Buffer): WavReading {
   let sawData = false
   while (at + 8 <= b.length) {
     const id = ascii(b, at, at + 4)
-    const size = b.readUInt32LE(at + 4)
+    const declared = b.readUInt32LE(at + 4)
+    const size = id === 'data' && declared === UNKNOWN_SIZE ? b.length - (at + 8) : declared
     if (at + 8 + size > b.length)
       problems.push(`chunk ${id} at ${at} declares ${size} bytes, past the end of the file (${b.length} bytes)`)
     if (id === 'fmt ') {

@@ -12,32 +12,43 @@ export interface WavInfo {
   dataBytes: number
 }
 
-export type WavReading = { ok: true; info: WavInfo } | { ok: false; problem: string }
+export type WavReading = { ok: true; info: WavInfo; lengths: string | undefined } | { ok: false; problem: string }
+
+/** The size a streaming encoder writes where it does not know the length yet (RIFF and data chunk). */
+export const UNKNOWN_SIZE = 0xffffffff
 
 export function isRiff(bytes: Buffer): boolean {
   return bytes.length >= 12 && bytes.toString('ascii', 0, 4) === 'RIFF' && bytes.toString('ascii', 8, 12) === 'WAVE'
 }
 
-/** Walks the chunks of a RIFF/WAVE file: the RIFF size must match the file, and fmt and data must fit in it. */
+/**
+ * Walks the chunks of a RIFF/WAVE file to its fmt and data chunks. `lengths` says where the declared sizes
+ * disagree with the file (undefined when they agree): a RIFF or data size of 0xFFFFFFFF is the unknown size a
+ * streaming encoder writes, and the data then runs to the end of the file, which decoders accept.
+ */
 export function readWav(bytes: Buffer): WavReading {
   if (!isRiff(bytes))
     return { ok: false, problem: `no RIFF....WAVE header (first bytes ${bytes.subarray(0, 12).toString('hex')})` }
   const riffSize = bytes.readUInt32LE(4)
-  if (riffSize !== bytes.length - 8)
-    return {
-      ok: false,
-      problem: `RIFF size ${riffSize} but the file has ${bytes.length} bytes (expected ${bytes.length - 8})`,
-    }
+  let lengths: string | undefined =
+    riffSize === UNKNOWN_SIZE || riffSize === bytes.length - 8
+      ? undefined
+      : `RIFF size ${riffSize} but the file has ${bytes.length} bytes (expected ${bytes.length - 8})`
   let fmt: Omit<WavInfo, 'dataBytes'> | undefined
   for (let offset = 12; offset + 8 <= bytes.length; ) {
     const id = bytes.toString('ascii', offset, offset + 4)
-    const size = bytes.readUInt32LE(offset + 4)
+    const declared = bytes.readUInt32LE(offset + 4)
     const body = offset + 8
-    if (body + size > bytes.length)
-      return {
-        ok: false,
-        problem: `chunk "${id}" of ${size} bytes at ${offset} runs past the end of the file (${bytes.length} bytes)`,
-      }
+    const unknown = id === 'data' && declared === UNKNOWN_SIZE
+    const size = unknown ? bytes.length - body : declared
+    if (body + size > bytes.length) {
+      if (id !== 'data')
+        return {
+          ok: false,
+          problem: `chunk "${id}" of ${size} bytes at ${offset} runs past the end of the file (${bytes.length} bytes)`,
+        }
+      lengths ??= `data chunk of ${size} bytes at ${offset} runs past the end of the file (${bytes.length} bytes)`
+    }
     if (id === 'fmt ' && size >= 16) {
       fmt = {
         format: bytes.readUInt16LE(body),
@@ -48,7 +59,7 @@ export function readWav(bytes: Buffer): WavReading {
     }
     if (id === 'data') {
       if (fmt === undefined) return { ok: false, problem: 'a data chunk before any fmt chunk' }
-      return { ok: true, info: { ...fmt, dataBytes: size } }
+      return { ok: true, info: { ...fmt, dataBytes: Math.min(size, bytes.length - body) }, lengths }
     }
     offset = body + size + (size % 2)
   }

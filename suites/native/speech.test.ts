@@ -3,10 +3,11 @@
  * 24,000 Hz mono, at most two speakers whose names speechMetadata must match, text input only, no thinking or tools.
  */
 import { describe } from 'vitest'
-import { expectStatus, expectThat, fail } from '../../harness/assert.ts'
+import { expectStatus, expectThat, fail, precondition } from '../../harness/assert.ts'
+import { memo } from '../../harness/helpers.ts'
 import { isObject } from '../../common/json.ts'
 import type { Exchange } from '../../harness/http-client.ts'
-import { observe, skipTest } from '../../harness/recorder.ts'
+import { currentRequirement, observe, skipTest } from '../../harness/recorder.ts'
 import { check, target, spend } from '../../harness/suite.ts'
 import { decodeBase64, describe as describeBytes, isRiff, mimeParameters, readWav } from './audio-bytes.ts'
 import {
@@ -81,6 +82,24 @@ function speechConfig(config: Record<string, unknown>): Record<string, unknown> 
   return { responseModalities: ['AUDIO'], speechConfig: config }
 }
 
+/** The default answer's audio part, decoded; a missing or broken part fails P2-4.8-speech-wav-default. */
+const defaultSpeech = memo(async () => speak(speechBody()))
+
+async function defaultAudio(): Promise<{ ex: Exchange; bytes: Buffer; mimeType: string }> {
+  const ex = await defaultSpeech()
+  if (currentRequirement() !== 'P2-4.8-speech-wav-default') {
+    precondition(ex.status === 200, 'P2-4.8-speech-wav-default', `the default speech answered ${ex.status}`)
+    precondition(audioPart(ex) !== undefined, 'P2-4.8-speech-wav-default', 'no audio part')
+  }
+  expectStatus(ex, 200)
+  const audio = audioPart(ex)
+  if (audio === undefined)
+    return fail('an audio part with inlineData {mimeType, data}', 'none in candidates[0].content.parts', ex)
+  const bytes = decodeBase64(audio.data)
+  if (bytes === undefined) return fail('inlineData.data in Base64', `${audio.data.slice(0, 40)}...`, ex)
+  return { ex, bytes, mimeType: audio.mimeType }
+}
+
 /** Judges audio labelled audio/L16: raw PCM at 24,000 Hz mono (§4.8). */
 function expectL16(mimeType: string, bytes: Buffer, ex: Exchange, where: string): void {
   const params = mimeParameters(mimeType)
@@ -94,26 +113,32 @@ function expectL16(mimeType: string, bytes: Buffer, ex: Exchange, where: string)
 
 describe('speech answers (Part 2 §4.8)', () => {
   check('P2-4.8-speech-wav-default', 'the non-streaming answer is audio/wav by default, a RIFF/WAVE file', async () => {
-    const ex = await speak(speechBody())
-    expectStatus(ex, 200)
-    const audio = audioPart(ex)
-    if (audio === undefined)
-      return fail('an audio part with inlineData {mimeType, data}', 'none in candidates[0].content.parts', ex)
+    const { ex, bytes, mimeType } = await defaultAudio()
     expectThat(
-      audio.mimeType.split(';')[0]!.trim().toLowerCase() === 'audio/wav',
+      mimeType.split(';')[0]!.trim().toLowerCase() === 'audio/wav',
       'inlineData.mimeType audio/wav',
-      audio.mimeType,
+      mimeType,
       ex,
     )
-    const bytes = decodeBase64(audio.data)
-    if (bytes === undefined) return fail('inlineData.data in Base64', `${audio.data.slice(0, 40)}...`, ex)
     const wav = readWav(bytes)
-    if (!wav.ok) return fail('a RIFF/WAVE file whose lengths agree with its size', wav.problem, ex)
+    if (!wav.ok) return fail('a RIFF/WAVE file with a fmt and a data chunk', wav.problem, ex)
+    expectThat(wav.info.dataBytes > 0, 'some samples in the data chunk', 'an empty data chunk', ex)
     observe(
       'native speech WAV',
-      `${wav.info.sampleRate} Hz, ${wav.info.channels} channel(s), ${wav.info.bitsPerSample}-bit, format ${wav.info.format}, ${wav.info.dataBytes} data bytes`,
+      `${wav.info.sampleRate} Hz, ${wav.info.channels} channel(s), ${wav.info.bitsPerSample}-bit, format ${wav.info.format}, ${wav.info.dataBytes} data bytes, RIFF size ${bytes.readUInt32LE(4)} of ${bytes.length} bytes`,
     )
   })
+
+  check(
+    'P2-4.8-speech-wav-lengths',
+    "the default WAV's sizes agree with the file, or are written unknown",
+    async () => {
+      const { ex, bytes } = await defaultAudio()
+      const wav = readWav(bytes)
+      precondition(wav.ok, 'P2-4.8-speech-wav-default', wav.ok ? '' : wav.problem)
+      expectThat(wav.lengths === undefined, 'RIFF and data sizes that agree with the file', wav.lengths ?? '', ex)
+    },
+  )
 
   check(
     'P2-4.8-speech-pcm-l16',

@@ -2,8 +2,9 @@
  * What the speech-synthesis suites share (Part 2 §4.9): the models that serve POST /v1/text:synthesize, found
  * at run time, request bodies, and cost estimates from the prices §4.9 states.
  *
- * The reference names the two models only as placeholders (<tts_flash_model>, <tts_pro_model>), so the usable
- * audio_speech models of GET /v1/models are tried with a tiny request; those that answer 200 are the models.
+ * The reference names the two models only as placeholders (<tts_flash_model>, <tts_pro_model>): the target's
+ * names for them come from GATEWAY_NAMES; without them, the usable audio_speech models of GET /v1/models are
+ * tried with a tiny request, and those that answer 200 are the models.
  */
 import { precondition } from '../../harness/assert.ts'
 import { memo } from '../../harness/helpers.ts'
@@ -12,6 +13,7 @@ import { currentRequirement, observe, skipTest } from '../../harness/recorder.ts
 import { spend } from '../../harness/suite.ts'
 import { nativeModels, type ListedModel } from '../native/fixtures.ts'
 import { howToName, namedModel } from '../shared/named-models.ts'
+import { howToNameId, isNamed, targetName } from '../shared/names.ts'
 
 export const SYNTHESIZE_PATH = '/v1/text:synthesize'
 export const ENCODINGS = ['MP3', 'LINEAR16', 'OGG_OPUS', 'MULAW', 'ALAW'] as const
@@ -76,52 +78,62 @@ export async function synthesize(
   return ex
 }
 
+/** The two models §4.9 names with placeholders; GATEWAY_NAMES gives the target's names for them. */
+export const REFERENCE_MODELS = ['<tts_flash_model>', '<tts_pro_model>'] as const
+
 interface SynthesisModels {
   /** Every usable model that answered text:synthesize, cheapest first; skips the test when there is none. */
   all: () => Promise<ListedModel[]>
   /** The cheapest of them. */
   first: () => Promise<ListedModel>
+  /** The reference models the user named, each with the answer of its first try. */
+  named: () => Promise<Array<{ reference: string; id: string; ex: Exchange }>>
+}
+
+function stub(id: string): ListedModel {
+  return { id, mode: 'audio_speech', ownedBy: '', minTier: 0, input: 0, output: 0 }
 }
 
 export function synthesisModels(api: TargetClient): SynthesisModels {
   const found = memo(async () => {
-    const named = namedModel('synthesis')
     const usable = await nativeModels(api).usable()
-    const first =
-      named === undefined
-        ? []
-        : [
-            usable.find((m) => m.id === named) ?? {
-              id: named,
-              mode: 'audio_speech',
-              ownedBy: '',
-              minTier: 0,
-              input: 0,
-              output: 0,
-            },
-          ]
-    const candidates = [...first, ...usable.filter((m) => m.id !== named && m.mode === 'audio_speech')].slice(
-      0,
-      MAX_PROBES,
-    )
+    // The user's names first: GATEWAY_NAMES for the reference's placeholders, then GATEWAY_MODELS synthesis=.
+    const namedIds = [
+      ...REFERENCE_MODELS.filter(isNamed).map(targetName),
+      ...[namedModel('synthesis')].filter((id): id is string => id !== undefined),
+    ].filter((id, i, all) => all.indexOf(id) === i)
+    const first = namedIds.map((id) => usable.find((m) => m.id === id) ?? stub(id))
+    const candidates = [
+      ...first,
+      ...usable.filter((m) => !namedIds.includes(m.id) && m.mode === 'audio_speech').slice(0, MAX_PROBES),
+    ]
     const serving: ListedModel[] = []
+    const tried = new Map<string, Exchange>()
     for (const model of candidates) {
       const ex = await synthesize(api, synthesisBody({ model: model.id }))
+      tried.set(model.id, ex)
       if (ex.status === 200) serving.push(model)
     }
     observe(
       'text:synthesize models',
       serving.length === 0 ? `none of ${candidates.map((m) => m.id).join(', ')}` : serving.map((m) => m.id).join(', '),
     )
-    return serving
+    return { serving, tried }
   })
   const all = async (): Promise<ListedModel[]> => {
-    const models = await found()
-    if (models.length === 0)
+    const { serving } = await found()
+    if (serving.length === 0)
       skipTest(
-        `capability absent: no audio_speech model of GET /v1/models that this key may use answers POST /v1/text:synthesize; ${howToName('synthesis')}`,
+        `capability absent: no audio_speech model of GET /v1/models that this key may use answers POST /v1/text:synthesize; ${howToNameId(REFERENCE_MODELS[0])}, or ${howToName('synthesis')}`,
       )
-    return models
+    return serving
   }
-  return { all, first: async () => (await all())[0] as ListedModel }
+  const named = async () => {
+    const { tried } = await found()
+    return REFERENCE_MODELS.filter(isNamed).map((reference) => {
+      const id = targetName(reference)
+      return { reference, id, ex: tried.get(id) as Exchange }
+    })
+  }
+  return { all, first: async () => (await all())[0] as ListedModel, named }
 }

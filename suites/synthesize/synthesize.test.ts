@@ -1,6 +1,6 @@
 /** POST /v1/text:synthesize (Part 2 §2.6, §4.9): the answer, its audio, encodings, rates and models. */
 import { describe } from 'vitest'
-import { expectSchema, expectStatus, expectThat, fail } from '../../harness/assert.ts'
+import { expectSchema, expectStatus, expectThat, fail, precondition } from '../../harness/assert.ts'
 import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/helpers.ts'
 import type { Exchange } from '../../harness/http-client.ts'
@@ -59,20 +59,26 @@ function audioOf(ex: Exchange): { config: Record<string, unknown>; bytes: Buffer
   return { config, bytes }
 }
 
-/** What the bytes are, judged against the asked encoding; a list of problems (empty when they match). */
-function containerProblems(encoding: Encoding, rate: number | undefined, bytes: Buffer): string[] {
+/** Whether the bytes are audio of the asked encoding at all: a list of problems (empty when they are). */
+function contentProblems(encoding: Encoding, bytes: Buffer): string[] {
   if (bytes.length === 0) return ['no audio bytes']
   if (encoding === 'MP3') return isMp3(bytes) ? [] : [`not MP3 (no ID3 tag or frame sync): ${describeBytes(bytes)}`]
   if (encoding === 'OGG_OPUS')
     return isOggOpus(bytes) ? [] : [`not Ogg Opus (no OggS page with OpusHead): ${describeBytes(bytes)}`]
-  const wantFormat = encoding === 'LINEAR16' ? 1 : encoding === 'ALAW' ? 6 : 7
-  const wantBits = encoding === 'LINEAR16' ? 16 : 8
-  const wantRate = rate ?? (encoding === 'LINEAR16' ? undefined : 8_000)
+  if (isRiff(bytes)) {
+    const wav = readWav(bytes)
+    return wav.ok ? [] : [`a broken WAV file: ${wav.problem}`]
+  }
+  return encoding === 'LINEAR16' && bytes.length % 2 !== 0
+    ? [`${bytes.length} bytes of raw LINEAR16: not whole 16-bit samples`]
+    : []
+}
+
+/** How LINEAR16, MULAW and ALAW are wrapped, where they come as WAV: format code, sample size and rate. */
+function containerProblems(encoding: Encoding, rate: number | undefined, bytes: Buffer): string[] {
   if (!isRiff(bytes)) {
     observe(`text:synthesize ${encoding}`, `raw samples, ${bytes.length} bytes`)
-    return encoding === 'LINEAR16' && bytes.length % 2 !== 0
-      ? [`${bytes.length} bytes of raw LINEAR16: not whole 16-bit samples`]
-      : []
+    return []
   }
   const wav = readWav(bytes)
   if (!wav.ok) return [`a broken WAV file: ${wav.problem}`]
@@ -80,6 +86,9 @@ function containerProblems(encoding: Encoding, rate: number | undefined, bytes: 
     `text:synthesize ${encoding}`,
     `WAV: format ${wav.info.format}, ${wav.info.sampleRate} Hz, ${wav.info.bitsPerSample}-bit, ${wav.info.channels} channel(s)`,
   )
+  const wantFormat = encoding === 'LINEAR16' ? 1 : encoding === 'ALAW' ? 6 : 7
+  const wantBits = encoding === 'LINEAR16' ? 16 : 8
+  const wantRate = rate ?? (encoding === 'LINEAR16' ? undefined : 8_000)
   const problems: string[] = []
   if (wav.info.format !== wantFormat)
     problems.push(`WAV format ${wav.info.format}, expected ${wantFormat} for ${encoding}`)
@@ -109,9 +118,18 @@ describe('the synthesis response (Part 2 §2.6)', () => {
     check('P2-2.6-audio-content', `audioContent is ${label(c)} audio`, async () => {
       const ex = await answer(c)
       const { bytes } = audioOf(ex)
-      const problems = containerProblems(c.encoding, c.rate, bytes)
+      const problems = contentProblems(c.encoding, bytes)
       expectThat(problems.length === 0, `audio in ${label(c)}`, problems, ex)
     })
+
+    if (c.encoding === 'LINEAR16' || c.encoding === 'MULAW' || c.encoding === 'ALAW')
+      check('P2-2.6-audio-container', `${label(c)} as WAV says its format, sample size and rate`, async () => {
+        const ex = await answer(c)
+        precondition(ex.status === 200, 'P2-4.9-encodings', `${label(c)} answered ${ex.status}`)
+        const { bytes } = audioOf(ex)
+        const problems = containerProblems(c.encoding, c.rate, bytes)
+        expectThat(problems.length === 0, `a WAV header of ${label(c)}`, problems, ex)
+      })
   }
 })
 
@@ -149,10 +167,19 @@ describe('encodings, rates and models (§4.9)', () => {
     })
   }
 
-  check('P2-4.9-models', 'the synthesis models of the catalogue are accepted', async () => {
-    const serving = await models.all()
-    expectThat(serving.length > 0, 'at least one model that serves text:synthesize', 'none')
-  })
+  check(
+    'P2-4.9-models',
+    'the synthesis models are accepted (the names GATEWAY_NAMES gives, or those found)',
+    async () => {
+      const named = await models.named()
+      for (const { reference, id, ex } of named)
+        expectStatus(ex, 200, `${id} is the target's ${reference} (GATEWAY_NAMES), a model of §4.9`)
+      if (named.length === 0) {
+        const serving = await models.all()
+        expectThat(serving.length > 0, 'at least one model that serves text:synthesize', 'none')
+      }
+    },
+  )
   check('P2-4.9-models', 'an unknown voice.model_name is refused with 400', async () => {
     expectStatus(await synthesize(api, synthesisBody({ model: 'gc-no-such-tts-model' })), 400)
   })
