@@ -31,7 +31,29 @@ export const VARIATIONS = {
   'no-assistants-files':
     'purpose assistants is refused with 400; §4.4: "assistants only for hosted retrieval surfaces when enabled"',
   // responses, moderation
+  'no-background':
+    'background true is run in the foreground and answered finished; Part 1 §3 and §4.5: background runs "when supported"',
+  'no-output-text':
+    'response objects carry no output_text, only output; Part 1 §2.7 calls output_text the "convenience final text"',
+  'no-inline-moderation':
+    'the moderation object of POST /v1/responses is accepted and ignored (no moderation member); Part 1 §4.5: inline moderation "where enabled"',
+  'opaque-response-ids':
+    'a response id of a form the gateway never issues is refused with 400 as invalid; Part 1 §9.2: ids are opaque, and §7 allows 400 as well as 404',
+  'conversations-not-found':
+    'a conversation id on POST /v1/responses answers 404 (no such conversation); Part 1 §4.5: persistent conversations "only where enabled"',
+  'moderation-more-categories':
+    'moderation results name a category beyond the thirteen; Part 2 §2.4 lists thirteen, and Part 1 §9.2 lets new response fields appear',
   // videos
+  'video-in-progress':
+    'a running video reports status in_progress instead of processing; Part 2 §2.1 and §3 give the statuses as "observed" and do not show the transitions',
+  'video-content-redirect':
+    'GET /v1/videos/{id}/content of a completed job answers 302 to a storage URL that serves the file without a key; §4.1: "download file", "content URLs are not durable storage"',
+  'video-content-not-ready-404':
+    'content asked for before completion answers 404 instead of 400; Part 2 §7: that error "is not shown"',
+  'video-id-checked':
+    'a video id not of the form this gateway issues answers 400 as invalid; Part 1 §9.2: ids are opaque, and §7 allows 400 as well as 404',
+  'video-create-201':
+    'create and remix answer 201 with the job; §4.1 says only that a create "returns the job"',
   // audio, synthesize, native
   'lenient-audio-fields':
     'fields a model does not support are accepted and ignored: instructions and stream_format sse on tts-1, stream on the base transcription model, timestamp_granularities[] off verbose_json, prompt on diarization, thinkingConfig, tools and image or audio parts on the native speech models; §4.2, §4.3 and §4.8 state capabilities and rules for callers, not refusals',
@@ -68,6 +90,14 @@ export const VARIATION_NAMES = Object.keys(VARIATIONS) as VariationName[]
  */
 export const REAL_NAMES: Readonly<Record<string, string>> = {
   // videos
+  'vidA-2': 'vela-motion-2',
+  'vidA-2-pro': 'vela-motion-2-pro',
+  'gen4.5': 'strata-gen-4.5',
+  gen4_turbo: 'strata-gen-4-turbo',
+  'vidB-3.1-generate-001': 'lumen-3.1-generate-001',
+  'vidB-3.1-fast-generate-001': 'lumen-3.1-fast-generate-001',
+  'vidB-3.1-generate-preview': 'lumen-3.1-generate-preview',
+  'vidB-3.1-fast-generate-preview': 'lumen-3.1-fast-generate-preview',
   // audio, synthesize, native
   '<tts_flash_model>': 'nimbus-2.5-flash-tts',
   '<tts_pro_model>': 'nimbus-2.5-pro-tts',

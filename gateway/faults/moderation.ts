@@ -57,11 +57,6 @@ export const MODERATION_FAULTS = [
     description: 'The omni models refuse image input with 400, as the text models do.',
   },
   {
-    name: 'moderation-image-any-model',
-    breaks: ['P2-4.7-image-text-model-refused'],
-    description: 'The text-only moderation models accept image input and answer scores.',
-  },
-  {
     name: 'moderation-missing-input-served',
     breaks: ['P2-7-moderation-400'],
     description: 'A moderation request without input answers 200 with no results instead of 400.',
@@ -86,6 +81,12 @@ export const MODERATION_FAULTS = [
     name: 'moderation-inline-flagged-string',
     breaks: ['P2-4.7-inline-result-type'],
     description: 'Inline moderation results on chat completions give flagged as the string "true" or "false".',
+  },
+  // SHOULD requirements: a run with these warns and still exits 0.
+  {
+    name: 'moderation-image-any-model',
+    breaks: ['P2-4.7-image-text-model-refused'],
+    description: 'The text-only moderation models accept image input and answer scores.',
   },
 ] as const satisfies readonly FaultDefinition[]
 

@@ -6,19 +6,9 @@ import { eachEvent, isType, type EventReshapes, type StreamEvent } from './event
 
 export const RESPONSES_FAULTS = [
   {
-    name: 'response-output-text-missing',
-    breaks: ['P1-2.7-response-object'],
-    description: 'Response objects (and the response in stream events) have no output_text.',
-  },
-  {
     name: 'usage-no-reasoning-details',
     breaks: ['P1-2.5-usage-fields'],
     description: 'usage has no output_tokens_details.',
-  },
-  {
-    name: 'reasoning-outside-output',
-    breaks: ['P1-2.5-reasoning-breakdown'],
-    description: 'output_tokens counts only the visible text; reasoning_tokens is reported beside it, not inside it.',
   },
   {
     name: 'incomplete-reported-completed',
@@ -66,16 +56,6 @@ export const RESPONSES_FAULTS = [
     description: 'text.format json_schema is refused with 400.',
   },
   {
-    name: 'tool-choice-required-ignored',
-    breaks: ['P1-4.5-function-tool-call'],
-    description: 'tool_choice required is treated as auto, so a prompt that does not name the tool gets a text answer.',
-  },
-  {
-    name: 'stream-options-unchecked',
-    breaks: ['P1-4.5-stream-options-need-stream'],
-    description: 'stream_options without stream true is accepted and ignored.',
-  },
-  {
     name: 'conversation-with-previous-accepted',
     breaks: ['P1-4.5-conversation-exclusive'],
     description: 'conversation is ignored when previous_response_id is given.',
@@ -96,11 +76,6 @@ export const RESPONSES_FAULTS = [
     description: 'GET /v1/responses/{response_id} answers 404 for every response.',
   },
   {
-    name: 'unknown-response-400',
-    breaks: ['P1-7-unknown-response-404'],
-    description: 'GET /v1/responses/{response_id} of an unknown id answers 400 instead of 404.',
-  },
-  {
     name: 'input-items-404',
     breaks: ['P1-4.5-input-items'],
     description: 'GET /v1/responses/{response_id}/input_items answers 404 for every response.',
@@ -116,9 +91,15 @@ export const RESPONSES_FAULTS = [
     description: 'A chained response without instructions inherits those of the previous response.',
   },
   {
-    name: 'background-runs-inline',
+    name: 'unknown-response-500',
+    breaks: ['P1-7-unknown-response-404'],
+    description:
+      'GET /v1/responses/{response_id} of an id the gateway never issued answers 500 instead of refusing it.',
+  },
+  {
+    name: 'background-status-pending',
     breaks: ['P1-3-background-status'],
-    description: 'background true runs in the foreground and answers the finished response.',
+    description: 'A background response is answered with status pending, neither queued nor in_progress nor finished.',
   },
   {
     name: 'background-cancel-404',
@@ -151,25 +132,46 @@ export const RESPONSES_FAULTS = [
     description: 'Streams end after the last output event, without response.completed or response.incomplete.',
   },
   {
-    name: 'stream-delta-dropped',
-    breaks: ['P1-6.2-deltas-concatenate'],
-    description: 'The second response.output_text.delta of each stream is not sent.',
-  },
-  {
     name: 'stream-transaction-flag-false',
     breaks: ['P1-2.2-responses-stream-flag'],
     description: 'Streamed responses calls are recorded with stream false.',
   },
   // SHOULD requirements: a run with these warns and still exits 0.
   {
+    name: 'response-output-text-missing',
+    breaks: ['P1-2.7-output-text'],
+    description: 'Response objects (and the response in stream events) have no output_text.',
+  },
+  {
+    name: 'reasoning-outside-output',
+    breaks: ['P1-2.5-reasoning-breakdown'],
+    description: 'output_tokens counts only the visible text; reasoning_tokens is reported beside it, not inside it.',
+  },
+  {
+    name: 'stream-options-unchecked',
+    breaks: ['P1-4.5-stream-options-need-stream'],
+    description: 'stream_options without stream true is accepted and ignored.',
+  },
+  {
+    name: 'tool-choice-required-ignored',
+    breaks: ['P1-4.5-function-tool-call'],
+    description: 'tool_choice required is treated as auto, so a prompt that does not name the tool gets a text answer.',
+  },
+  {
+    name: 'unknown-response-400',
+    breaks: ['P1-7-unstored-response-404'],
+    description:
+      'GET /v1/responses/{response_id} of an id it has not stored (one issued with store false) answers 400.',
+  },
+  {
+    name: 'input-file-two-sources-accepted',
+    breaks: ['P1-4.4-input-file-one-source'],
+    description: 'An input_file part with both file_id and file_data is accepted (the first source is read).',
+  },
+  {
     name: 'stream-buffered',
     breaks: ['P1-6.2-streaming-real'],
     description: 'Stream events are written all at once when the answer is complete, without pauses.',
-  },
-  {
-    name: 'stream-event-name-mismatch',
-    breaks: ['P1-6.2-event-name'],
-    description: 'Stream events are named "message" in their event: line, whatever their data.type.',
   },
   {
     name: 'stream-created-late',
@@ -256,18 +258,8 @@ export const RESPONSES_STREAM_RESHAPES: EventReshapes = {
     const [created, progress, ...rest] = events
     return created !== undefined && progress !== undefined ? [progress, created, ...rest] : [...events]
   },
-  'stream-delta-dropped': (events) => {
-    const deltas = new Map<unknown, number>()
-    return eachEvent((event) => {
-      if (!isType(event, 'response.output_text.delta')) return event
-      const seen = deltas.get(event.data.item_id) ?? 0
-      deltas.set(event.data.item_id, seen + 1)
-      return seen === 1 ? null : event
-    })(events)
-  },
   'stream-function-args-no-delta': eachEvent((event) =>
     isType(event, 'response.function_call_arguments.delta') ? null : event,
   ),
   'stream-no-terminal': eachEvent((event) => (isTerminal(event) ? null : event)),
-  'stream-event-name-mismatch': eachEvent((event) => ({ ...event, name: 'message' })),
 }

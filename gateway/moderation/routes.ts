@@ -25,7 +25,7 @@ import { countTokens } from '../simulate/tokenizer.ts'
 import type { GatewayState } from '../state.ts'
 import { reshapeAnswers } from '../faults/answers.ts'
 import { MODERATION_ANSWER_RESHAPES } from '../faults/moderation.ts'
-import { classify } from './classifier.ts'
+import { classify, type ModerationResult } from './classifier.ts'
 import { DEFAULT_MODERATION_MODEL, parseModerationRequest } from './request.ts'
 
 const MODERATION_RULES = { modes: ['moderation'], endpoint: 'moderations' } as const
@@ -48,6 +48,7 @@ export function registerModerationRoutes(app: FastifyInstance, state: GatewaySta
 
 function registerRoutes(app: FastifyInstance, state: GatewayState): void {
   const { faults } = state
+  const moreCategories = state.variations.has('moderation-more-categories')
   // The fault lets calls without a valid key through, served as the main account: the auth hook's own
   // 'optional' policy (that of unknown routes) still identifies a valid key, so those calls keep their limits.
   const auth = (faults.has('moderation-key-optional') ? 'optional' : 'required') as AuthPolicy
@@ -89,7 +90,8 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
     // Charged when the work starts; the named models are free (§4.7).
     if (!FREE_MODERATION_MODELS.has(model.id)) chargeUsd(account, (tokens * model.pricing.input) / 1_000_000)
 
-    return { id: newId(), model: model.id, results: parsed.inputs.map(classify) }
+    const results = parsed.inputs.map(classify)
+    return { id: newId(), model: model.id, results: moreCategories ? results.map(withFurtherCategory) : results }
   })
 }
 
@@ -101,4 +103,16 @@ function pickModel(id: string, context: RequestContext, faults: FaultSet): Catal
   if (faults.has('moderation-unknown-model-defaulted') && !findModel(id))
     return findModel(DEFAULT_MODERATION_MODEL) as CatalogueModel
   return resolveModel(id, context, MODERATION_RULES)
+}
+
+/** A category beyond the thirteen of §2.4, as a provider's own classifier may add one (§9.2: new fields may appear). */
+const FURTHER_CATEGORY = 'profanity'
+
+function withFurtherCategory(result: ModerationResult): Record<string, unknown> {
+  return {
+    ...result,
+    categories: { ...result.categories, [FURTHER_CATEGORY]: false },
+    category_scores: { ...result.category_scores, [FURTHER_CATEGORY]: 0.0001 },
+    category_applied_input_types: { ...result.category_applied_input_types, [FURTHER_CATEGORY]: ['text'] },
+  }
 }

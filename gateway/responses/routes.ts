@@ -20,6 +20,7 @@ import { renderResponse, type Draft, type Phase } from './response-object.ts'
 import { responseStore, type StoredResponse } from './store.ts'
 import { streamResponse } from './stream.ts'
 import { parseCreateRequest } from './validate.ts'
+import { hasIssuedForm, responseChoices } from './variations.ts'
 
 /** Large enough for an input over the biggest context window of the catalogue, in the simulator's tokens. */
 const BODY_LIMIT_BYTES = 32 * 1024 * 1024
@@ -37,6 +38,7 @@ export function registerResponseRoutes(app: FastifyInstance, state: GatewayState
 
 function registerRoutes(app: FastifyInstance, state: GatewayState): void {
   const { faults } = state
+  const choices = responseChoices(state.variations)
   const store = responseStore(state)
   app.addHook('onClose', async () => store.close())
 
@@ -47,6 +49,8 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
     // The model first, as chat completions do, so that a refused call still records the model it named.
     const model = resolveModel(requireModelId(objectBody(request.body)), context, RESPONSES_RULES)
     requireTier(model, caller, state.faults)
+    const conversationRefused = choices.conversation(objectBody(request.body))
+    if (conversationRefused) throw conversationRefused
     const req = parseCreateRequest(request.body, faults)
     context.safetyIdentifier = req.safetyIdentifier ?? null
     if (req.maxOutputTokens !== undefined && req.maxOutputTokens > model.maxOutputTokens) {
@@ -76,12 +80,12 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
       req,
       run,
       moderation:
-        req.moderationModel === undefined
+        req.moderationModel === undefined || !choices.inlineModeration
           ? undefined
           : inlineModeration(req.moderationModel, run.moderationText, inputImages(req.input)),
     }
     context.tokens = tokenCounts(run)
-    const render = (phase: Phase) => renderResponse(draft, phase)
+    const render = (phase: Phase) => choices.shape(renderResponse(draft, phase))
     const entry: StoredResponse = {
       accountId: account.id,
       draft,
@@ -91,16 +95,16 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
     }
     if (req.store) store.put(entry)
 
-    if (req.background && !faults.has('background-runs-inline')) {
+    if (req.background && choices.background) {
       runInBackground(entry, render, backgroundTiming(state.varyLatencyMs))
-      return entry.body
+      return faults.has('background-status-pending') ? { ...entry.body, status: 'pending' } : entry.body
     }
     if (req.stream && !faults.has('stream-json-body')) {
       context.stream = !faults.has('stream-transaction-flag-false')
       if (faults.has('stream-transaction-tokens-zero')) context.tokens = tokenCounts(undefined)
       // The transaction is recorded when the stream starts; the tokens are final already, as the whole
       // answer is generated before the first event.
-      await streamResponse(reply, draft, faults)
+      await streamResponse(reply, draft, faults, render)
       // Reply is a thenable that settles when the response has finished: Fastify then sends nothing more.
       return reply
     }
@@ -141,7 +145,7 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
       throw invalidParameter('response_id', 'Only background responses can be cancelled.')
     if (!isRunning(entry))
       throw invalidParameter('response_id', `The response is already ${String(entry.body.status)}.`)
-    cancelBackground(entry, (phase) => renderResponse(entry.draft, phase))
+    cancelBackground(entry, (phase) => choices.shape(renderResponse(entry.draft, phase)))
     return entry.body
   })
 }
@@ -153,8 +157,10 @@ function notFound(id: string): GatewayError {
 function ownEntry(state: GatewayState, id: string, accountId: string): StoredResponse {
   const entry = responseStore(state).get(id, accountId)
   if (entry) return entry
+  if (state.faults.has('unknown-response-500') && !hasIssuedForm(id))
+    throw new GatewayError(500, 'The server had an error while processing your request.', { type: 'server_error' })
   if (state.faults.has('unknown-response-400')) throw invalidParameter('response_id', `Invalid response id '${id}'.`)
-  throw notFound(id)
+  throw responseChoices(state.variations).unknownId(id) ?? notFound(id)
 }
 
 function tokenCounts(run: Run | undefined): TokenCounts {

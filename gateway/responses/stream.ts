@@ -12,21 +12,31 @@ import { reshapeEvents } from '../faults/events.ts'
 import { RESPONSES_STREAM_RESHAPES } from '../faults/responses.ts'
 import { startSse, writeEvents, type StreamEvent } from '../sse.ts'
 import type { PlannedItem } from './generation.ts'
-import { finalStatus, renderResponse, type Draft } from './response-object.ts'
+import { finalStatus, renderResponse, type Draft, type Phase } from './response-object.ts'
 
 /** Under the fault stream-buffered: about what streaming the answer would have taken. */
 const BUFFERED_WAIT_MS = 300
 
 type EventData = Record<string, unknown> & { type: string }
 
-/** Starts the stream at once (reply.send happens before the first await) and writes it to the end. */
-export async function streamResponse(reply: FastifyReply, draft: Draft, faults: FaultSet): Promise<void> {
+type Render = (phase: Phase) => Record<string, unknown>
+
+/**
+ * Starts the stream at once (reply.send happens before the first await) and writes it to the end. `render` is the
+ * route's rendering of the response object, so that the stream's snapshots are the answers' own.
+ */
+export async function streamResponse(
+  reply: FastifyReply,
+  draft: Draft,
+  faults: FaultSet,
+  render: Render = (phase) => renderResponse(draft, phase),
+): Promise<void> {
   const buffered = faults.has('stream-buffered')
   const writer = startSse(reply, buffered ? { pauseMs: 0 } : {})
   // A buffering gateway waits for the whole generation, then sends everything at once.
   if (buffered) await sleep(BUFFERED_WAIT_MS)
   try {
-    const events = reshapeEvents(responseEvents(draft), faults, RESPONSES_STREAM_RESHAPES)
+    const events = reshapeEvents(responseEvents(draft, render), faults, RESPONSES_STREAM_RESHAPES)
     await writeEvents(writer, events.map(numbered))
   } finally {
     writer.end()
@@ -34,13 +44,13 @@ export async function streamResponse(reply: FastifyReply, draft: Draft, faults: 
 }
 
 /** Each event is named by its type. */
-function responseEvents(draft: Draft): StreamEvent[] {
+function responseEvents(draft: Draft, render: Render): StreamEvent[] {
   const terminal = finalStatus(draft) === 'incomplete' ? 'response.incomplete' : 'response.completed'
   const data: EventData[] = [
-    { type: 'response.created', response: renderResponse(draft, 'in_progress') },
-    { type: 'response.in_progress', response: renderResponse(draft, 'in_progress') },
+    { type: 'response.created', response: render('in_progress') },
+    { type: 'response.in_progress', response: render('in_progress') },
     ...draft.run.items.flatMap(itemEvents),
-    { type: terminal, response: renderResponse(draft, 'final') },
+    { type: terminal, response: render('final') },
   ]
   return data.map((event) => ({ name: event.type, data: event }))
 }

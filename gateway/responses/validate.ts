@@ -163,7 +163,7 @@ export function parseCreateRequest(body: unknown, faults: FaultSet): CreateReque
   const tools = parseTools(body.tools)
   return {
     model,
-    input: normalizeInput(body.input ?? ''),
+    input: normalizeInput(body.input ?? '', faults),
     instructions: optional(body, 'instructions', isString, 'a string'),
     // The reference gives no minimum; one token is the least that can be generated.
     maxOutputTokens: inRange(

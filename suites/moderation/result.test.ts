@@ -1,7 +1,8 @@
 /**
- * The moderation result (Part 2 §2.4): its shape, exactly thirteen categories, scores from 0 to 1, and which input
- * types each category was applied to (image only for the six categories that take images). Whether a clearly
- * violent text is flagged, and in which category, is recorded, never judged: the reference states no classifier.
+ * The moderation result (Part 2 §2.4): its shape, the thirteen categories (further ones recorded), scores from 0
+ * to 1, and which input types each category was applied to (image only for the six categories that take images),
+ * judged over the thirteen. Whether a clearly violent text is flagged, and in which category, is recorded, never
+ * judged: the reference states no classifier.
  */
 import { describe } from 'vitest'
 import { expectSchema, expectStatus, expectThat, fail, precondition } from '../../harness/assert.ts'
@@ -40,6 +41,11 @@ async function imageResults(): Promise<Record<string, unknown>[]> {
   return resultsOf(ex)
 }
 
+/** The entries of a category map for the thirteen categories of §2.4; further ones are not judged. */
+function thirteen(map: Record<string, unknown>): Array<[string, unknown]> {
+  return Object.entries(map).filter(([category]) => CATEGORIES.includes(category))
+}
+
 function trueCategories(result: Record<string, unknown>): string[] {
   const categories = isObject(result.categories) ? result.categories : {}
   return Object.keys(categories).filter((name) => categories[name] === true)
@@ -69,7 +75,7 @@ describe('the result shape (Part 2 §2.4)', () => {
 
   check(
     'P2-2.4-categories',
-    'categories, category_scores and category_applied_input_types each name exactly the thirteen categories',
+    'categories, category_scores and category_applied_input_types each name at least the thirteen categories',
     async () => {
       const answers = [await textAnswer(), ...((await imageAnswer()).status === 200 ? [await imageAnswer()] : [])]
       for (const ex of answers) {
@@ -80,7 +86,9 @@ describe('the result shape (Part 2 §2.4)', () => {
             const missing = CATEGORIES.filter((category) => !(category in map))
             const extra = Object.keys(map).filter((key) => !CATEGORIES.includes(key))
             if (missing.length > 0) problems.push(`/results/${i}/${name}: missing ${missing.join(', ')}`)
-            if (extra.length > 0) problems.push(`/results/${i}/${name}: unknown ${extra.join(', ')}`)
+            // §9.2 lets new fields appear: a further category is recorded, not judged.
+            if (extra.length > 0)
+              observe('moderation categories beyond the thirteen of §2.4', `/results/${i}/${name}: ${extra.join(', ')}`)
           }
         })
         expectThat(
@@ -126,7 +134,7 @@ describe('input types per category (Part 2 §2.4)', () => {
       const problems: string[] = []
       const text = await textAnswer()
       resultsOf(text).forEach((result, i) => {
-        for (const [category, types] of Object.entries(mapOf(result, 'category_applied_input_types'))) {
+        for (const [category, types] of thirteen(mapOf(result, 'category_applied_input_types'))) {
           const list = Array.isArray(types) ? types : []
           if (!list.includes('text') || list.includes('image'))
             problems.push(
@@ -143,7 +151,7 @@ describe('input types per category (Part 2 §2.4)', () => {
       const image = await imageAnswer()
       if (image.status !== 200) return // the image half is P2-4.7-image-omni's to report
       resultsOf(image).forEach((result, i) => {
-        for (const [category, types] of Object.entries(mapOf(result, 'category_applied_input_types'))) {
+        for (const [category, types] of thirteen(mapOf(result, 'category_applied_input_types'))) {
           if (Array.isArray(types) && types.includes('image') && !IMAGE_CATEGORIES.has(category))
             problems.push(
               `/results/${i}/category_applied_input_types/${category}: ${JSON.stringify(types)}, but ${category} applies to text only`,

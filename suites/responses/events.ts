@@ -3,7 +3,7 @@
  * §6.2-6.4). An event's type is its data's type field, or its `event:` name when the data has none. Unknown
  * types are kept and ignored by every check (§9.2: new stream event types may appear).
  */
-import { expectStatus, precondition } from '../../harness/assert.ts'
+import { expectSetup, precondition } from '../../harness/assert.ts'
 import { isObject } from '../../common/json.ts'
 import type { Exchange } from '../../harness/http-client.ts'
 import { schemas } from '../../harness/schema-registry.ts'
@@ -72,7 +72,7 @@ function typedEvents(ex: Exchange): TypedEvent[] {
 
 /** The events of a stream; skips the test when the answer was not a stream (P1-6.2-stream-sse reports it). */
 export function streamEvents(ex: Exchange): TypedEvent[] {
-  expectStatus(ex, 200)
+  expectSetup(ex, 200, 'a streamed response')
   precondition(
     isEventStream(ex) && (ex.stream?.events.length ?? 0) > 0,
     'P1-6.2-stream-sse',

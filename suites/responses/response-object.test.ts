@@ -15,9 +15,9 @@ import {
   create,
   firstChat,
   hasUsage,
+  inlineModerationOrNotObserved,
   messageText,
   moderatedBody,
-  moderationEnabledOrSkip,
   modelsFixture,
   PROMPT,
   responseOf,
@@ -96,41 +96,44 @@ function status(body: Record<string, unknown>): { status: unknown; reason: unkno
 }
 
 describe('response object (Part 1 §2.7)', () => {
-  check(
-    'P1-2.7-response-object',
-    'POST /v1/responses answers id, status, output items, output_text and usage',
-    async () => {
-      const ex = await basic()
-      expectStatus(ex, 200)
-      expectSchema(ex, 'responses/response.json')
+  check('P1-2.7-response-object', 'POST /v1/responses answers id, status, output items and usage', async () => {
+    const ex = await basic()
+    expectStatus(ex, 200)
+    expectSchema(ex, 'responses/response.json')
+    const body = ex.json as Record<string, unknown>
+    expectThat(isObject(body.usage), 'a usage object on a finished response', `usage ${JSON.stringify(body.usage)}`, ex)
+    // How output_text relates to the output items is not shown (their shapes are not): recorded only.
+    const joined = messageText(body)
+    observe(
+      'output_text and the output items (shapes not shown, §2.7)',
+      body.output_text === joined
+        ? 'output_text equals the output_text parts of the message items, joined'
+        : `output_text ${JSON.stringify(body.output_text)?.slice(0, 120)}; message parts ${JSON.stringify(joined).slice(0, 120)}`,
+    )
+  })
+
+  check('P1-2.7-output-text', 'a finished response carries output_text, the convenience final text', async () => {
+    for (const ex of [await basic(), await cut()]) {
+      const body = responseOf(ex)
       expectThat(
-        isObject((ex.json as Record<string, unknown>).usage),
-        'a usage object on a finished response',
-        `usage ${JSON.stringify((ex.json as Record<string, unknown>).usage)}`,
+        typeof body.output_text === 'string',
+        'output_text as a string',
+        `output_text ${JSON.stringify(body.output_text) ?? 'absent'}`,
         ex,
       )
-    },
-  )
-
-  check('P1-2.7-output-text-matches', 'output_text is the text of the message items of output', async () => {
-    const ex = await basic()
-    const body = responseOf(ex)
-    const joined = messageText(body)
-    expectThat(
-      body.output_text === joined,
-      'output_text equal to the output_text parts of the message items, joined',
-      `output_text ${JSON.stringify(body.output_text)}; parts ${JSON.stringify(joined)}`,
-      ex,
-    )
+    }
   })
 })
 
 describe('inline moderation (Part 1 §2.7, §4.5)', () => {
   check('P1-2.7-moderation', 'moderation holds input and output results, each with flagged or an error', async () => {
     const ex = await create(api, await moderatedBody(models))
-    moderationEnabledOrSkip(ex)
-    const body = responseOf(ex)
-    expectSchema(ex, 'responses/moderation.json', body.moderation, 'moderation')
+    const moderation = inlineModerationOrNotObserved(
+      ex,
+      isObject(ex.json) ? ex.json.moderation : undefined,
+      'the moderated response',
+    )
+    expectSchema(ex, 'responses/moderation.json', moderation, 'moderation')
   })
 })
 

@@ -1,14 +1,11 @@
 /**
- * Reconciling usage (Part 1 §4.6, §2.2, §2.5): the local input-token estimate of harness/token-estimate.ts
- * against usage.input_tokens, and the transactions of the usage endpoints against the usage of the calls,
- * streamed and not.
+ * Reconciling usage (Part 1 §2.2, §2.5): the transactions of the usage endpoints against the usage of the calls,
+ * streamed and not. Transactions are looked up by polling (§4.2: available within 30 seconds).
  */
 import { describe } from 'vitest'
 import { expectThat, precondition } from '../../harness/assert.ts'
 import { memo } from '../../harness/helpers.ts'
-import { observe } from '../../harness/recorder.ts'
 import { check, target } from '../../harness/suite.ts'
-import { estimateInputTokens } from '../../harness/token-estimate.ts'
 import { AVAILABILITY_MS, awaitTransactions } from '../account/transactions.ts'
 import { streamEvents, terminalResponse } from './events.ts'
 import {
@@ -20,61 +17,18 @@ import {
   PROMPT,
   responseOf,
   usageOf,
-  WEATHER_TOOL,
   type Usage,
 } from './fixtures.ts'
 
 const api = target()
 const models = modelsFixture(api)
 
-/** Request shapes whose structure the estimate reserves headroom for: roles, tools, schemas. */
-function shapes(model: string): Array<{ name: string; body: Record<string, unknown>; needs?: string }> {
-  const common = { model, max_output_tokens: CAPS.cut, store: false }
-  return [
-    { name: 'a string input', body: { ...common, input: PROMPT } },
-    {
-      name: 'instructions and messages with roles',
-      body: {
-        ...common,
-        instructions: 'You are terse. Answer in one sentence.',
-        input: [
-          { role: 'user', content: 'Name a colour.' },
-          { role: 'assistant', content: 'Blue.' },
-          { role: 'user', content: [{ type: 'input_text', text: 'And another one, please?' }] },
-        ],
-      },
-    },
-    { name: 'a function tool', body: { ...common, input: 'Say hi.', tools: [WEATHER_TOOL] } },
-    {
-      name: 'a json_schema format',
-      needs: 'P1-4.5-text-format',
-      body: {
-        ...common,
-        input: 'Give a colour in JSON.',
-        text: {
-          format: {
-            type: 'json_schema',
-            name: 'colour',
-            strict: true,
-            schema: {
-              type: 'object',
-              properties: { colour: { type: 'string' } },
-              required: ['colour'],
-              additionalProperties: false,
-            },
-          },
-        },
-      },
-    },
-  ]
-}
-
 /** One call unstreamed and one streamed, with the usage each reported. */
 const calls = memo(async () => {
   const model = await firstChat(models)
   const body = { model: model.id, input: PROMPT, max_output_tokens: CAPS.answer, store: false }
   const plainEx = await create(api, body)
-  const plain = usageOf(responseOf(plainEx))
+  const plain = usageOf(responseOf(plainEx, 'an unstreamed call to look up'))
   const streamEx = await createStream(api, body)
   const streamed = usageOf(terminalResponse(streamEvents(streamEx)))
   const ids = [plainEx.svcRequestId, streamEx.svcRequestId]
@@ -101,32 +55,6 @@ function tokensMatch(t: Record<string, unknown>, usage: Usage): string[] {
     problems.push(`tokens.reasoning ${JSON.stringify(tokens.reasoning)}, reasoning_tokens ${usage.reasoning}`)
   return problems
 }
-
-describe('local token estimate (Part 1 §4.6)', () => {
-  check('P1-4.6-local-estimate', 'the local lower bound and ceiling enclose usage.input_tokens', async () => {
-    const model = await firstChat(models)
-    for (const { name, body, needs } of shapes(model.id)) {
-      const ex = await create(api, body)
-      if (needs !== undefined && ex.status === 400) {
-        // A shape the target refuses is its own requirement's failure; the other shapes still reconcile.
-        observe('local token estimate', `${name}: refused with 400, not reconciled (see ${needs})`)
-        continue
-      }
-      const actual = usageOf(responseOf(ex)).input
-      const estimate = estimateInputTokens(body)
-      observe(
-        'local token estimate',
-        `${name}: lower bound ${estimate.lowerBound}, estimate ${estimate.estimate}, ceiling ${estimate.ceiling}; input_tokens ${actual}`,
-      )
-      expectThat(
-        estimate.lowerBound <= actual && actual <= estimate.ceiling,
-        `${name}: input_tokens from ${estimate.lowerBound} (words) to ${estimate.ceiling} (bytes plus headroom)`,
-        `input_tokens ${actual}`,
-        ex,
-      )
-    }
-  })
-})
 
 describe('transactions of responses calls (Part 1 §2.2)', () => {
   check(
