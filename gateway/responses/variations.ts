@@ -1,0 +1,52 @@
+/**
+ * The choices the reference leaves open on the responses endpoint, made as real providers make them
+ * (../variations.ts). The routes ask these once per request and otherwise read as the reference says.
+ */
+import { GatewayError } from '../errors.ts'
+import type { VariationName } from '../variations.ts'
+
+type Variations = ReadonlySet<VariationName>
+
+/** The gateway's own response ids: resp_ and 32 hex digits (generation.ts). */
+const ISSUED_FORM = /^resp_[0-9a-f]{32}$/
+
+/** Whether an id has the form of the ids this gateway issues; one of another form it never issued. */
+export function hasIssuedForm(id: string): boolean {
+  return ISSUED_FORM.test(id)
+}
+
+export interface ResponseChoices {
+  /** §3, §4.5: background true runs as a background job "when supported"; without it, in the foreground. */
+  background: boolean
+  /** §4.5: the moderation object is offered "where enabled"; without it, accepted and ignored. */
+  inlineModeration: boolean
+  /** Bends a rendered response object: §2.7 calls output_text a convenience, which a target may leave out. */
+  shape: (response: Record<string, unknown>) => Record<string, unknown>
+  /** The refusal of a retrieval by an id this gateway never issued (§9.2: ids are opaque). */
+  unknownId: (id: string) => GatewayError | undefined
+  /** A conversation given on a request: where persistent conversations are not enabled, it names nothing (§7: 404). */
+  conversation: (body: Record<string, unknown>) => GatewayError | undefined
+}
+
+export function responseChoices(variations: Variations): ResponseChoices {
+  const noOutputText = variations.has('no-output-text')
+  return {
+    background: !variations.has('no-background'),
+    inlineModeration: !variations.has('no-inline-moderation'),
+    shape: noOutputText ? ({ output_text: _text, ...response }) => response : (response) => response,
+    unknownId: (id) =>
+      variations.has('opaque-response-ids') && !hasIssuedForm(id)
+        ? new GatewayError(400, `Invalid response id '${id}': not an id this service issues.`, {
+            code: 'invalid_response_id',
+            param: 'response_id',
+          })
+        : undefined,
+    conversation: (body) =>
+      variations.has('conversations-not-found') && typeof body.conversation === 'string'
+        ? new GatewayError(404, `No conversation '${body.conversation}'.`, {
+            code: 'conversation_not_found',
+            param: 'conversation',
+          })
+        : undefined,
+  }
+}
