@@ -4,7 +4,7 @@
  * shared headers and are recorded, like any other call.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { compatibleError, errorBody, GatewayError } from './errors.ts'
+import { compatibleError, type ErrorFamily, errorBody, GatewayError, usageError } from './errors.ts'
 import type { GatewayState } from './state.ts'
 
 export function registerFallbacks(app: FastifyInstance, state: GatewayState): void {
@@ -12,9 +12,14 @@ export function registerFallbacks(app: FastifyInstance, state: GatewayState): vo
   // shown; 404 (resource missing) is the reading of section 7.
   app.setNotFoundHandler(async (request, reply) => {
     const { path } = state.contexts.of(request)
+    const message = `Unknown route: ${request.method} ${path}`
     return reply
       .code(404)
-      .send(compatibleError(404, `Unknown route: ${request.method} ${path}`, { code: 'unsupported_route' }))
+      .send(
+        dialectOf(state, request, 404) === 'usage'
+          ? usageError(404, message)
+          : compatibleError(404, message, { code: 'unsupported_route' }),
+      )
   })
 
   app.setErrorHandler(async (error: FastifyError | GatewayError, request, reply) =>
@@ -42,5 +47,16 @@ export function sendError(
   error: FastifyError | GatewayError,
 ): FastifyReply {
   const failure = asGatewayError(error)
-  return reply.code(failure.status).send(errorBody(state.contexts.of(request).family, failure))
+  return reply.code(failure.status).send(errorBody(dialectOf(state, request, failure.status), failure))
+}
+
+/**
+ * Part 1 §7 shows the compatible error object for 429 only ("Error body shapes for 400, 404 and 500 on compatible
+ * endpoints are not shown"): under the error-body-shape variation those three answer in the usage dialect. Speech
+ * synthesis keeps the body Part 2 §7 states for it.
+ */
+function dialectOf(state: GatewayState, request: FastifyRequest, status: number): ErrorFamily {
+  const { family, path } = state.contexts.of(request)
+  const open = family === 'compatible' && path.startsWith('/v1/') && !path.startsWith('/v1/text:synthesize')
+  return open && state.variations.has('error-body-shape') && [400, 404, 500].includes(status) ? 'usage' : family
 }

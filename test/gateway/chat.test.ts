@@ -1,6 +1,10 @@
 /** Chat completions of the reference gateway (Part 1 sections 1.5, 2.2, 2.5, 2.6, 4.7, 6). */
+import { Ajv2020 } from 'ajv/dist/2020.js'
+import OpenAI from 'openai'
 import { describe, expect, it } from 'vitest'
 import { argumentsFor } from '../../gateway/chat/answer.ts'
+import { valueForSchema } from '../../gateway/chat/schema-value.ts'
+import { startEmbeddedGateway } from '../../gateway/embedded.ts'
 import { countTokens } from '../../gateway/simulate/tokenizer.ts'
 import { testGateway } from './helpers.ts'
 
@@ -286,5 +290,93 @@ describe('streaming (sections 6.3, 6.4)', () => {
     })
     expect(response.body.endsWith('\n\n')).toBe(false)
     expect(response.body.split('\n\n')).toHaveLength(2)
+  })
+})
+
+/** A schema with what structured outputs use: nesting, enums, arrays, bounds, unions and references. */
+const REPORT_SCHEMA = {
+  type: 'object',
+  properties: {
+    city: { type: 'string', minLength: 12 },
+    conditions: { type: 'string', enum: ['sunny', 'cloudy'] },
+    celsius: { type: 'number', minimum: -40, maximum: 60 },
+    hours: { type: 'integer', exclusiveMinimum: 0, multipleOf: 3 },
+    wind: { $ref: '#/$defs/wind' },
+    warnings: { type: 'array', items: { type: 'string' }, minItems: 2 },
+    note: { anyOf: [{ type: 'null' }, { type: 'string', maxLength: 3 }] },
+    kind: { const: 'report' },
+    updated: { type: 'string', format: 'date-time' },
+  },
+  required: ['city', 'conditions', 'celsius', 'hours', 'wind', 'warnings', 'note', 'kind', 'updated'],
+  additionalProperties: false,
+  $defs: {
+    wind: {
+      type: 'object',
+      properties: { kmh: { type: ['integer', 'null'] }, from: { type: 'string' } },
+      required: ['kmh', 'from'],
+      additionalProperties: false,
+    },
+  },
+} as const
+
+/** The ajv errors of a value against a schema: none when it validates. */
+function schemaErrors(schema: object, value: unknown): unknown[] {
+  const validate = new Ajv2020({ strict: false, allErrors: true }).compile(schema)
+  return validate(value) ? [] : (validate.errors ?? [])
+}
+
+describe('response_format (section 4.7: the full parameter list is not shown)', () => {
+  it('builds a value of the schema for every construct it names', () => {
+    expect(schemaErrors(REPORT_SCHEMA, valueForSchema(REPORT_SCHEMA, ['Lisbon', 'is', 'warm']))).toEqual([])
+  })
+
+  it('json_schema: the content is JSON text that validates against the sent schema', async () => {
+    const response = await post({
+      model: 'gw-chat-mini',
+      messages: [user('Report the weather in Lisbon.')],
+      response_format: { type: 'json_schema', json_schema: { name: 'report', strict: true, schema: REPORT_SCHEMA } },
+    })
+    expect(response.status).toBe(200)
+    expect(schemaErrors(REPORT_SCHEMA, JSON.parse(response.body.choices[0].message.content))).toEqual([])
+  })
+
+  it('json_schema: the openai client parses the answer into the schema', async () => {
+    const gateway = await startEmbeddedGateway()
+    try {
+      const client = new OpenAI({ apiKey: gateway.keys.main, baseURL: `${gateway.url}/v1`, timeout: 15_000 })
+      const completion = await client.chat.completions.parse({
+        model: 'gw-chat-mini',
+        messages: [{ role: 'user', content: 'Report the weather in Lisbon.' }],
+        response_format: { type: 'json_schema', json_schema: { name: 'report', strict: true, schema: REPORT_SCHEMA } },
+      })
+      const parsed = completion.choices[0]?.message.parsed
+      expect(schemaErrors(REPORT_SCHEMA, parsed)).toEqual([])
+      expect(parsed).toMatchObject({ kind: 'report', conditions: 'sunny' })
+    } finally {
+      await gateway.close()
+    }
+  })
+
+  it('json_schema without an object schema is refused, naming the parameter', async () => {
+    const response = await post({
+      model: 'gw-chat-mini',
+      messages: [user('Hi')],
+      response_format: { type: 'json_schema', json_schema: { name: 'x', schema: 'not a schema' } },
+    })
+    expect(response.status).toBe(400)
+    expect(response.body.error.param).toBe('response_format.json_schema')
+  })
+})
+
+describe('variations (gateway/variations.ts)', () => {
+  it('default-temperature-only: another temperature is refused with 400, the default and none are served', async () => {
+    const varied = testGateway({ variations: ['default-temperature-only'] })
+    const ask = (extra: Record<string, unknown>) =>
+      varied.call(PATH, { method: 'POST', body: { model: 'gw-chat-mini', messages: [user('Hi')], ...extra } })
+    const refused = await ask({ temperature: 0 })
+    expect(refused.status).toBe(400)
+    expect(refused.body.error.param).toBe('temperature')
+    expect((await ask({ temperature: 1 })).status).toBe(200)
+    expect((await ask({})).status).toBe(200)
   })
 })

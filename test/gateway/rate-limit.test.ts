@@ -46,6 +46,16 @@ describe('x-ratelimit-* headers (section 4.1)', () => {
     expect((await gw.call('/user/v1/credit')).headers['x-ratelimit-reset-requests']).toBe('20ms')
   })
 
+  it('reset-seconds: the reset counts down in bare seconds, a form §4.1 leaves open', async () => {
+    const clock = manualClock('2026-09-01T00:00:00Z')
+    const gw = testGateway({ clock, variations: ['reset-seconds'] })
+    expect((await gw.call('/user/v1/credit')).headers['x-ratelimit-reset-requests']).toBe('60')
+    clock.advance(47_500)
+    const { headers } = await gw.call('/user/v1/credit')
+    expect(headers['x-ratelimit-reset-requests']).toBe('12.5')
+    expect(headers['x-ratelimit-reset-tokens']).toMatch(/^\d+(\.\d{1,3})?$/)
+  })
+
   it('are absent on unauthenticated calls', async () => {
     const gw = testGateway()
     expect((await gw.call('/public/models', { key: null })).headers['x-ratelimit-limit-requests']).toBeUndefined()
