@@ -27,6 +27,8 @@ export const DEFAULTS = {
   maxRunMs: 24 * 3_600_000, // the longest --max-duration: a day; more is a typo
   embeddedMinuteMs: 10_000, // the embedded gateway's rate-limit minute, so that waiting for a window takes seconds
   realMinuteMs: 60_000, // a target's rate-limit minute unless GATEWAY_MINUTE_MS says it was shortened
+  settleMs: 30_000, // how long a charge may take to show in the credit record unless GATEWAY_SETTLE_MS says otherwise
+  maxSettleMs: 600_000, // the longest GATEWAY_SETTLE_MS: ten minutes; more is a typo
 }
 
 /** What the user asked for, validated. `baseUrl: null` means: start the embedded reference gateway. */
@@ -47,6 +49,8 @@ export interface RunOptions {
   names?: Names
   /** GATEWAY_MINUTE_MS: the target's rate-limit minute, for a reference gateway started with --minute-ms. */
   minuteMs?: number | null
+  /** GATEWAY_SETTLE_MS: how long a charge may take to show in the credit record. */
+  settleMs?: number
   families: string[] | null
   grep: string | null
   reportDir: string
@@ -217,6 +221,12 @@ function parseMinute(raw: string, baseUrl: string | null): number {
   return Number(raw)
 }
 
+function parseSettle(raw: string): number {
+  if (!/^\d+$/.test(raw.trim()) || Number(raw) > DEFAULTS.maxSettleMs)
+    throw new ConfigError(`GATEWAY_SETTLE_MS must be whole milliseconds from 0 to ${DEFAULTS.maxSettleMs} (got "${raw}")`)
+  return Number(raw)
+}
+
 function parseHeaderName(raw: string, source: string): string {
   // An HTTP token (RFC 9110 section 5.6.2), and not one of the headers the suite sets itself.
   if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(raw))
@@ -344,6 +354,8 @@ export function resolveOptions(
 
   const minuteRaw = value('GATEWAY_MINUTE_MS')
   const minuteMs = minuteRaw === undefined ? null : parseMinute(minuteRaw, baseUrl)
+  const settleRaw = value('GATEWAY_SETTLE_MS')
+  const settleMs = settleRaw === undefined ? DEFAULTS.settleMs : parseSettle(settleRaw)
 
   const audioRaw = value('GATEWAY_AUDIO_MODELS')
   const modelsRaw = flags.models ?? value('GATEWAY_MODELS')
@@ -372,6 +384,7 @@ export function resolveOptions(
     nativeKeyHeader,
     names,
     minuteMs,
+    settleMs,
     families: flags.family === undefined ? null : parseFamilies(flags.family, knownFamilies),
     grep: flags.grep === undefined || flags.grep === '' ? null : parseGrep(flags.grep),
     reportDir: flags['report-dir'] ?? DEFAULTS.reportDir,
@@ -422,6 +435,8 @@ export interface TargetConfig {
   names?: Names
   /** The period of the target's per-minute buckets in ms: a real minute unless shortened (embedded, GATEWAY_MINUTE_MS). */
   minuteMs?: number
+  /** GATEWAY_SETTLE_MS: how long a charge may take to show in the credit record (suites/shared/credit.ts). */
+  settleMs?: number
   runId: string
   /** Set by the conformance command: a failed MUST test runs once more at once (harness/rerun.ts). */
   rerunFailures?: boolean

@@ -65,6 +65,7 @@ export async function prepareTarget(options: RunOptions, runId: string = newRunI
     models: options.models,
     nativeKeyHeader: options.nativeKeyHeader,
     names: options.names ?? {},
+    ...(options.settleMs === undefined ? {} : { settleMs: options.settleMs }),
     runId,
   }
   if (options.baseUrl !== null) {

@@ -11,6 +11,7 @@
  */
 import { EXCHANGE_RATE, type Account } from './accounts.ts'
 import { SetupError } from '../errors.ts'
+import { noteCharge } from './settling.ts'
 
 export interface Charge {
   /** What was asked, in US dollars. */
@@ -31,6 +32,7 @@ export function chargeUsd(account: Account, usd: number): Charge {
     owed -= part
     taken += part
   }
+  noteCharge(account, taken)
   return { usd, irt: taken }
 }
 

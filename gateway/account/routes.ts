@@ -10,6 +10,8 @@ import { invalidParameter } from '../errors.ts'
 import { reshapeAnswers } from '../faults/answers.ts'
 import { ACCOUNT_ANSWER_RESHAPES } from '../faults/account.ts'
 import type { GatewayState } from '../state.ts'
+import { seedHistory } from './history.ts'
+import { listedUntilMs, unsettledIrt } from './settling.ts'
 import { parseTransactionQuery, selectTransactions } from './transaction-query.ts'
 import type { TransactionRecord } from './transactions.ts'
 
@@ -17,6 +19,7 @@ import type { TransactionRecord } from './transactions.ts'
 const LOOKUP_MAX_IDS = 1_000
 
 export function registerAccountRoutes(app: FastifyInstance, state: GatewayState): void {
+  seedHistory(state)
   // A scope of the family's own, so that its answer-reshaping faults apply to its routes alone.
   void app.register(async (scope) => {
     reshapeAnswers(scope, state.faults, ACCOUNT_ANSWER_RESHAPES)
@@ -27,12 +30,15 @@ export function registerAccountRoutes(app: FastifyInstance, state: GatewayState)
 function registerRoutes(app: FastifyInstance, state: GatewayState): void {
   const { faults } = state
 
-  app.get('/user/v1/credit', async (request) => creditRecord(requireCaller(state.contexts.of(request)).account))
+  app.get('/user/v1/credit', async (request) => {
+    const { account } = requireCaller(state.contexts.of(request))
+    return creditRecord(account, unsettledIrt(state, account))
+  })
 
   app.get<{ Querystring: Record<string, unknown> }>('/user/v1/transactions', async (request) => {
     const { account } = requireCaller(state.contexts.of(request))
     const query = parseTransactionQuery(request.query, state.clock.now(), faults)
-    const { records, total } = selectTransactions(state.transactions, account.id, query)
+    const { records, total } = selectTransactions(state.transactions, account.id, query, listedUntilMs(state))
     return {
       transactions: records,
       total,
@@ -49,9 +55,10 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
     const { account } = requireCaller(state.contexts.of(request))
     const transactions: TransactionRecord[] = []
     const notFound: string[] = []
+    const until = listedUntilMs(state)
     for (const id of new Set(lookupIds(request.body))) {
       const entry = state.transactions.findById(id)
-      if (entry && entry.accountId === account.id) transactions.push(entry.record)
+      if (entry && entry.accountId === account.id && entry.createdMs <= until) transactions.push(entry.record)
       else notFound.push(id)
     }
     return { transactions, not_found: notFound }
@@ -69,11 +76,14 @@ function lookupIds(body: unknown): string[] {
   return ids
 }
 
-/** The credit record of section 2.1. Amounts of sources are decimal strings; totals are numbers. */
-function creditRecord(account: Account) {
+/**
+ * The credit record of section 2.1. Amounts of sources are decimal strings; totals are numbers. `unsettled` is
+ * what was charged but is not shown yet (settling.ts); sources show their settled remainders.
+ */
+function creditRecord(account: Account, unsettled = 0) {
   const sources: readonly CreditGrant[] = [...account.grants, ...account.packages]
   const limit = sum(sources.map((source) => source.amountIrt))
-  const remaining = sum(sources.map((source) => source.remainingIrt))
+  const remaining = sum(sources.map((source) => source.remainingIrt)) + unsettled
   return {
     limit,
     remaining_irt: remaining,

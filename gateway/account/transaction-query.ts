@@ -29,6 +29,8 @@ export interface TransactionQuery {
   /** How many transactions a page holds: pageSize, unless a fault says otherwise. */
   readonly sliceSize: number
   readonly safetyIdentifier: string | undefined
+  /** A fault: the safety_identifier filter matches nothing. */
+  readonly safetyIdentifierNever: boolean
   readonly apiKeyId: number | undefined
   readonly model: string | undefined
   readonly modelExact: boolean
@@ -43,17 +45,23 @@ export function parseTransactionQuery(raw: RawQuery, nowMs: number, faults: Faul
     integerParam(raw, 'page_size', sizeRule, faults.has('page-size-unchecked')) ??
     (faults.has('transactions-default-page-size-50') ? 50 : sizeRule.fallback)
   const dates = dateWindow(raw, faults)
+  const hoursFallback = faults.has('hours-ago-default-720') ? hoursRule.max : hoursRule.fallback
   let window: { fromMs: number; toMs: number }
-  if (dates) {
+  if (dates && faults.has('hours-ago-with-dates') && raw.hours_ago !== undefined) {
+    const hours = integerParam(raw, 'hours_ago', hoursRule) ?? hoursFallback
+    window = { fromMs: nowMs - hours * HOUR_MS, toMs: Number.POSITIVE_INFINITY }
+  } else if (dates) {
     // An empty window: the fault keeps the dates valid but lists nothing for them.
     window = faults.has('date-range-ignored') ? { fromMs: 0, toMs: 0 } : dates
   } else {
     // Read only without dates: the reference says hours_ago is ignored when dates are given.
-    const hours = integerParam(raw, 'hours_ago', hoursRule, faults.has('hours-ago-unchecked')) ?? hoursRule.fallback
+    const hours = integerParam(raw, 'hours_ago', hoursRule, faults.has('hours-ago-unchecked')) ?? hoursFallback
     window = { fromMs: nowMs - hours * HOUR_MS, toMs: Number.POSITIVE_INFINITY }
   }
   const statusCode = integerParam(raw, 'status_code')
   const apiKeyId = integerParam(raw, 'api_key_id')
+  if (apiKeyId !== undefined && faults.has('api-key-id-refused'))
+    throw invalidParameter('api_key_id', 'api_key_id is not supported')
   const safetyIdentifier = singleParam(raw, 'safety_identifier')
   const model = singleParam(raw, 'model')
   const provider = singleParam(raw, 'provider')
@@ -63,6 +71,7 @@ export function parseTransactionQuery(raw: RawQuery, nowMs: number, faults: Faul
     pageSize,
     sliceSize: faults.has('page-size-not-honoured') ? 100 : pageSize,
     safetyIdentifier: faults.has('safety-identifier-filter-ignored') ? undefined : safetyIdentifier,
+    safetyIdentifierNever: faults.has('safety-identifier-filter-empty') && safetyIdentifier !== undefined,
     apiKeyId,
     model,
     modelExact: faults.has('model-filter-exact'),
@@ -76,12 +85,13 @@ export function selectTransactions(
   store: TransactionStore,
   accountId: string,
   query: TransactionQuery,
+  listedUntilMs = Number.POSITIVE_INFINITY,
 ): { records: TransactionRecord[]; total: number } {
   const skip = (query.page - 1) * query.sliceSize
   const records: TransactionRecord[] = []
   let total = 0
   for (const entry of store.newestFirst()) {
-    if (entry.accountId !== accountId || !matches(entry, query)) continue
+    if (entry.accountId !== accountId || entry.createdMs > listedUntilMs || !matches(entry, query)) continue
     if (total >= skip && records.length < query.sliceSize) records.push(entry.record)
     total += 1
   }
@@ -91,6 +101,7 @@ export function selectTransactions(
 function matches(entry: StoredTransaction, query: TransactionQuery): boolean {
   const { record } = entry
   if (entry.createdMs < query.fromMs || entry.createdMs >= query.toMs) return false
+  if (query.safetyIdentifierNever) return false
   if (query.safetyIdentifier !== undefined && record.safety_identifier !== query.safetyIdentifier) return false
   if (query.apiKeyId !== undefined && entry.apiKeyId !== query.apiKeyId) return false
   if (query.statusCode !== undefined && record.status_code !== query.statusCode) return false

@@ -110,6 +110,26 @@ export const ACCOUNT_FAULTS = [
     description: '/user/v1 is never rate limited (the rate-limit headers are still sent).',
   },
   {
+    name: 'hours-ago-default-720',
+    breaks: ['P1-4.2-hours-ago-default'],
+    description: 'Without hours_ago or dates, the list covers 720 hours instead of 24.',
+  },
+  {
+    name: 'hours-ago-with-dates',
+    breaks: ['P1-4.2-hours-ago-dates'],
+    description: 'hours_ago, when given, sets the window even when start_date and end_date are given.',
+  },
+  {
+    name: 'api-key-id-refused',
+    breaks: ['P1-4.2-filter-api-key-id'],
+    description: 'The api_key_id filter is refused with 400.',
+  },
+  {
+    name: 'safety-identifier-filter-empty',
+    breaks: ['P1-4.2-filter-safety-identifier-match'],
+    description: 'The safety_identifier filter lists nothing, whatever the identifier.',
+  },
+  {
     name: 'date-range-ignored',
     breaks: ['P1-4.2-date-range'],
     description: 'When start_date and end_date are given, the transaction list is empty.',

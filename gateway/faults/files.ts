@@ -39,9 +39,9 @@ export const FILES_FAULTS = [
     description: 'An upload without purpose is stored with purpose user_data.',
   },
   {
-    name: 'upload-limit-mib',
+    name: 'upload-limit-256mb',
     breaks: ['P1-4.4-file-size-limit'],
-    description: 'The upload limit is 128 MiB (134,217,728 bytes) instead of 128 MB.',
+    description: 'The upload limit is 256 MB instead of 128 MB.',
   },
   {
     name: 'upload-limit-exclusive',
@@ -60,7 +60,7 @@ export const FILES_FAULTS = [
   },
   {
     name: 'expires-anchor-unchecked',
-    breaks: ['P1-2.4-expires-anchor'],
+    breaks: ['P1-2.4-expires-anchor', 'P1-2.4-expires-anchor-required'],
     description: 'Any expires_after anchor is accepted and read as created_at.',
   },
   {
@@ -120,8 +120,19 @@ export const FILES_FAULTS = [
   },
   {
     name: 'unknown-file-400',
+    breaks: ['P1-4.4-delete'],
+    description:
+      'Retrieving or deleting a file id that does not exist answers 400, a deleted file too, instead of 404 for it.',
+  },
+  {
+    name: 'unknown-file-500',
     breaks: ['P1-7-file-unknown-404'],
-    description: 'Retrieving or deleting a file id that does not exist answers 400 instead of 404.',
+    description: 'Retrieving or deleting a file id the gateway never issued answers 500.',
+  },
+  {
+    name: 'expires-anchor-optional',
+    breaks: ['P1-2.4-expires-anchor-required'],
+    description: 'An expires_after without anchor is taken as anchored at created_at.',
   },
 ] as const satisfies readonly FaultDefinition[]
 

@@ -20,7 +20,8 @@ import { requireCaller } from '../context.ts'
 import { GatewayError, invalidParameter } from '../errors.ts'
 import type { FaultSet } from '../faults.ts'
 import type { StoredFile } from './store.ts'
-import { receiveUpload, storageFull } from './upload.ts'
+import { receiveUpload, storageFull, storageQuota } from './upload.ts'
+import { checkIssued } from './choices.ts'
 import { integerParam, singleParam, type RawQuery } from '../query-params.ts'
 import type { GatewayState } from '../state.ts'
 import { abandonBody } from '../abandon-body.ts'
@@ -80,10 +81,15 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
     return account
   }
 
+  /** Ids of every file this gateway made: an id it never issued may be refused as invalid (choices.ts). */
+  const issued = new Set<string>()
+
   function fileOf(account: Account, id: string): StoredFile {
     const file = files.get(account.id, id)
     if (file) return file
     if (faults.has('unknown-file-400')) throw invalidParameter('file_id', `Invalid file id '${id}'.`)
+    if (!issued.has(id) && faults.has('unknown-file-500')) throw new GatewayError(500, 'The file store failed.')
+    checkIssued(state.variations, issued.has(id), id)
     throw new GatewayError(404, `No such file: '${id}'.`, { param: 'file_id', code: 'file_not_found' })
   }
 
@@ -95,10 +101,11 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
       try {
         const account = callerAccount(request)
         countOperation(account, 'uploads', reply)
-        const quota = files.limits(account.tier).maxStorageBytes
+        const quota = storageQuota(files, account, state.variations)
         if (files.usedBytes(account.id) >= quota && !faults.has('storage-quota-ignored')) throw storageFull(quota)
-        const file = await receiveUpload(request, files, account, faults, clock)
+        const file = await receiveUpload(request, files, account, faults, clock, state.variations)
         files.commit(file)
+        issued.add(file.id)
         return fileView(file)
       } catch (error) {
         abandonBody(request, reply)

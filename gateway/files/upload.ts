@@ -20,6 +20,8 @@ import type { FaultSet } from '../faults.ts'
 import { FILE_PURPOSES, isFilePurpose, type FilePurpose, type FileStore, type StoredFile } from './store.ts'
 import { jsonTooDeep, tooDeep } from '../json-body.ts'
 import { formError, PARSER_OPTIONS } from '../multipart-forms.ts'
+import type { VariationName } from '../variations.ts'
+import { checkExpiryForm, checkPurposeEnabled, megabytesAsRead } from './choices.ts'
 
 /**
  * The range of expires_after.seconds. The reference requires an integer and gives no range; an hour to
@@ -31,8 +33,8 @@ export const EXPIRY_SECONDS = { min: 3_600, max: 2_592_000 } as const
 export const FORM_LIMITS = { fields: 20, fieldSize: 64 * 1024, parts: 32, files: 1, headerPairs: 100 } as const
 
 const DAY_SECONDS = 86_400
-/** Fault upload-limit-mib: a limit read as binary megabytes. */
-const MIB_128 = 128 * 1024 * 1024
+/** Fault upload-limit-256mb: a limit twice the reference's. */
+const MB_256 = 256_000_000
 
 interface Form {
   purpose?: string
@@ -52,6 +54,7 @@ export async function receiveUpload(
   account: Account,
   faults: FaultSet,
   clock: Clock,
+  variations: ReadonlySet<VariationName> = new Set(),
 ): Promise<StoredFile> {
   if (!request.isMultipart())
     throw invalidParameter('file', 'POST /v1/files takes multipart/form-data with the fields file and purpose.')
@@ -63,9 +66,10 @@ export async function receiveUpload(
     // the storage quota, is what refuses a file.
     for await (const part of request.parts({
       ...PARSER_OPTIONS,
-      limits: { ...FORM_LIMITS, fileSize: store.maxUploadBytes + 1 },
+      limits: { ...FORM_LIMITS, fileSize: uploadLimit(store, faults, variations) + 1 },
     })) {
       if (part.type === 'field') {
+        checkExpiryForm(variations, part.fieldname)
         readField(form, part.fieldname, part.value)
         continue
       }
@@ -75,7 +79,7 @@ export async function receiveUpload(
           `Unexpected file field '${part.fieldname}'; the file goes in the field file.`,
         )
       // Fields sent before the file are checked before its bytes are read.
-      if (form.purpose !== undefined) checkPurpose(form.purpose, faults)
+      if (form.purpose !== undefined) checkPurpose(form.purpose, faults, variations)
       if (form.policy) expirySeconds(form, faults)
       saved = {
         path: await store.tempPath(),
@@ -83,11 +87,11 @@ export async function receiveUpload(
         filename: part.filename,
         contentType: part.mimetype || 'application/octet-stream',
       }
-      saved.bytes = await saveFile(part.file, saved.path, store, account, faults)
+      saved.bytes = await saveFile(part.file, saved.path, store, account, faults, variations)
       written = true
     }
     if (!saved) throw invalidParameter('file', 'The form has no file part named file.')
-    const purpose = checkPurpose(form.purpose, faults)
+    const purpose = checkPurpose(form.purpose, faults, variations)
     const seconds = expirySeconds(form, faults)
     const nowMs = clock.now()
     const createdAt = faults.has('created-at-ms') ? nowMs : Math.floor(nowMs / 1000)
@@ -154,13 +158,18 @@ function readField(form: Form, name: string, value: unknown): void {
   }
 }
 
-function checkPurpose(purpose: string | undefined, faults: FaultSet): FilePurpose {
+function checkPurpose(
+  purpose: string | undefined,
+  faults: FaultSet,
+  variations: ReadonlySet<VariationName>,
+): FilePurpose {
   if (purpose === undefined) {
     if (faults.has('purpose-optional')) return 'user_data'
     throw invalidParameter('purpose', `purpose is required: one of ${FILE_PURPOSES.join(', ')}.`)
   }
   if (purpose === 'evals' && faults.has('purpose-evals-refused'))
     throw invalidParameter('purpose', `Unknown purpose 'evals'.`)
+  checkPurposeEnabled(variations, purpose)
   if (isFilePurpose(purpose)) return purpose
   if (faults.has('purpose-unchecked')) return purpose as FilePurpose
   throw invalidParameter('purpose', `Unknown purpose '${purpose}': use one of ${FILE_PURPOSES.join(', ')}.`)
@@ -170,7 +179,8 @@ function checkPurpose(purpose: string | undefined, faults: FaultSet): FilePurpos
 function expirySeconds(form: Form, faults: FaultSet): number | null {
   const { anchor, seconds } = form
   if (!form.policy) return null
-  if (anchor !== 'created_at' && !faults.has('expires-anchor-unchecked')) {
+  const anchorless = (anchor === undefined || anchor === null) && faults.has('expires-anchor-optional')
+  if (anchor !== 'created_at' && !anchorless && !faults.has('expires-anchor-unchecked')) {
     throw invalidParameter(
       'expires_after[anchor]',
       `expires_after.anchor must be created_at, the only anchor supported; got ${JSON.stringify(anchor ?? null)}.`,
@@ -207,9 +217,10 @@ async function saveFile(
   store: FileStore,
   account: Account,
   faults: FaultSet,
+  variations: ReadonlySet<VariationName>,
 ): Promise<number> {
-  const max = faults.has('upload-limit-mib') ? MIB_128 : store.maxUploadBytes
-  const quota = store.limits(account.tier).maxStorageBytes
+  const max = uploadLimit(store, faults, variations)
+  const quota = storageQuota(store, account, variations)
   const out = createWriteStream(path, { flags: 'wx' })
   let bytes = 0
   let reserved = 0
@@ -231,6 +242,16 @@ async function saveFile(
     if (!out.closed) await new Promise<void>((resolve) => out.destroy().once('close', () => resolve()))
     throw error
   }
+}
+
+/** Section 4.4: at most 128 MB a file. */
+function uploadLimit(store: FileStore, faults: FaultSet, variations: ReadonlySet<VariationName>): number {
+  return faults.has('upload-limit-256mb') ? MB_256 : megabytesAsRead(variations, store.maxUploadBytes)
+}
+
+/** Section 8.4: the account's tier's storage quota. */
+export function storageQuota(store: FileStore, account: Account, variations: ReadonlySet<VariationName>): number {
+  return megabytesAsRead(variations, store.limits(account.tier).maxStorageBytes)
 }
 
 /** Section 7 lists 400 for an invalid request and no 413, so an oversized file is a 400. */

@@ -1,19 +1,22 @@
 /**
  * A call's own transaction (Part 1 §1.4, §2.2, §4.2): listed within 30 seconds under the call's svc-request-id,
- * reflecting the call; found by part of its model id and by a date range around it.
+ * reflecting the call, a failed call's too; found by part of its model id, by a date range around it, by its
+ * safety_identifier; and the time window: hours_ago's default of 24, and hours_ago ignored when dates are given.
  */
 import { describe } from 'vitest'
-import { expectStatus, expectThat, precondition } from '../../harness/assert.ts'
+import { expectSchema, expectSetup, expectThat, precondition } from '../../harness/assert.ts'
 import { addDays, isCalendarDate, todayUtc } from '../../harness/clock.ts'
 import { memo, randomSuffix } from '../../harness/helpers.ts'
 import type { Exchange } from '../../harness/http-client.ts'
-import { observe } from '../../harness/recorder.ts'
-import { check, target } from '../../harness/suite.ts'
+import { observe, skipTest } from '../../harness/recorder.ts'
+import { check, runConfig, target } from '../../harness/suite.ts'
 import { modelIds, modelItems } from '../models/model-list.ts'
+import { create, firstChat, modelsFixture } from '../responses/fixtures.ts'
 import {
   AVAILABILITY_MS,
   awaitTransactions,
   findTransactions,
+  listPages,
   listTransactions,
   type Transaction,
 } from './transactions.ts'
@@ -28,11 +31,11 @@ interface Call {
 /** One successful call naming a model and one failed call, both with the main key. */
 const calls = memo(async () => {
   const list = await api.get('/v1/models')
-  expectStatus(list, 200)
+  expectSetup(list, 200, 'the model list, to find a model to call')
   const modelId = modelIds(modelItems(list))[0]
   precondition(modelId !== undefined, 'P1-2.3-model-list', 'the model list is empty')
   const ok = await api.get(`/v1/models/${encodeURIComponent(modelId)}`)
-  expectStatus(ok, 200)
+  expectSetup(ok, 200, 'retrieving a listed model, the call whose transaction is looked for')
   const failed = await api.get(`/v1/models/gc-no-such-model-${randomSuffix()}`)
   precondition(ok.svcRequestId !== undefined, 'P1-4.1-svc-request-id', 'the successful call has no svc-request-id')
   return {
@@ -177,5 +180,135 @@ describe("a call's transaction (Part 1 §2.2, §4.2)", () => {
       )
     },
     { timeout: AVAILABILITY_MS + 60_000 },
+  )
+})
+
+/** Clock skew allowed between the target and this machine when a transaction's time is judged against a window. */
+const SKEW_MS = 5 * 60_000
+const HOUR_MS = 3_600_000
+
+function requestedMs(t: Transaction): number {
+  return Date.parse(String(t.requested_at ?? t.created_at))
+}
+
+describe('the time window of the list (Part 1 §4.2)', () => {
+  check(
+    'P1-4.2-hours-ago-default',
+    'without hours_ago or dates, the list covers the last 24 hours',
+    async () => {
+      const { call } = await ownTransaction()
+      const { ex, items } = await listPages(api, {}, 'main')
+      expectThat(
+        items.some((t) => t.id === call.id),
+        `this run's call ${call.id} listed without hours_ago (default 24 hours)`,
+        `${items.length} transactions, not this one`,
+        ex,
+      )
+      const since = ex.record.startedAt - 24 * HOUR_MS - SKEW_MS
+      const older = items
+        .filter((t) => requestedMs(t) < since)
+        .map((t) => `${String(t.id)} requested_at ${String(t.requested_at)}`)
+      expectThat(older.length === 0, 'no transaction requested more than 24 hours before the list', older, ex)
+    },
+    { timeout: AVAILABILITY_MS + 60_000 },
+  )
+
+  check(
+    'P1-4.2-hours-ago-dates',
+    'hours_ago is ignored when start_date and end_date are given',
+    async () => {
+      const { call, t } = await ownTransaction()
+      // Days long past: with hours_ago obeyed instead, the call of a moment ago would be listed.
+      const past = { start_date: '2001-01-01', end_date: '2001-01-02', hours_ago: 1 }
+      const { ex, items } = await listPages(api, past, 'main')
+      expectThat(
+        !items.some((x) => x.id === call.id),
+        `this run's call ${call.id} not listed for ${past.start_date}..${past.end_date} (hours_ago=1 ignored)`,
+        'listed',
+        ex,
+      )
+      // Around today, with hours_ago=1: a transaction older than an hour still belongs to the dates.
+      const day =
+        typeof t.requested_at === 'string' && isCalendarDate(t.requested_at.slice(0, 10))
+          ? t.requested_at.slice(0, 10)
+          : todayUtc()
+      const range = { start_date: addDays(day, -2), end_date: addDays(day, 1) }
+      const wide = await listPages(api, range, 'main')
+      const old = wide.items.find((x) => requestedMs(x) < wide.ex.record.startedAt - HOUR_MS - SKEW_MS)
+      if (old === undefined) {
+        observe(
+          'hours_ago with dates',
+          'the account has no transaction older than an hour in the last days, so only the past range was judged',
+        )
+        return
+      }
+      const found = await findTransactions(api, [String(old.id)], 'main', { ...range, hours_ago: 1 })
+      expectThat(
+        found.has(String(old.id)),
+        `${String(old.id)} (requested_at ${String(old.requested_at)}) listed for ${range.start_date}..${range.end_date} with hours_ago=1`,
+        'not listed',
+        wide.ex,
+      )
+    },
+    { timeout: AVAILABILITY_MS + 60_000 },
+  )
+})
+
+describe('more filters (Part 1 §4.2)', () => {
+  const models = modelsFixture(api)
+
+  check(
+    'P1-4.2-filter-safety-identifier-match',
+    'a responses call made with a safety_identifier is listed by that identifier',
+    async () => {
+      const model = await firstChat(models)
+      const identifier = `gc-${runConfig().runId}-${randomSuffix()}`.slice(0, 64)
+      const ex = await create(api, {
+        model: model.id,
+        input: 'Say hello.',
+        safety_identifier: identifier,
+        max_output_tokens: 16,
+      })
+      expectSetup(ex, 200, 'a responses call with a safety_identifier')
+      precondition(ex.svcRequestId !== undefined, 'P1-4.1-svc-request-id', 'the call has no svc-request-id')
+      const query = { hours_ago: 1, safety_identifier: identifier }
+      const found = await awaitTransactions(api, [ex.svcRequestId], 'main', query)
+      const list = await listTransactions(api, { ...query, page_size: 1000 })
+      expectThat(
+        found.has(ex.svcRequestId),
+        `the call ${ex.svcRequestId} listed with safety_identifier=${identifier} within ${AVAILABILITY_MS / 1000} s`,
+        'not listed',
+        list.ex,
+      )
+      const other = list.items
+        .filter((x) => x.safety_identifier !== identifier)
+        .map((x) => `${String(x.id)} has safety_identifier ${JSON.stringify(x.safety_identifier)}`)
+      expectThat(other.length === 0, `only transactions with safety_identifier ${identifier}`, other, list.ex)
+    },
+    { timeout: AVAILABILITY_MS + 60_000 },
+  )
+
+  check(
+    'P1-4.2-filter-api-key-id',
+    'api_key_id filters the list: an integer is taken, and no more are listed',
+    async () => {
+      await ownTransaction()
+      // The reference shows no way to learn a key's id, so the filter is judged as a filter: a subset of the list.
+      const filtered = await api.get('/user/v1/transactions', { query: { hours_ago: 1, api_key_id: 1 } })
+      if (filtered.status === 403 || filtered.status === 404)
+        skipTest(
+          `api_key_id=1 answered ${filtered.status}: the target refuses a key id that is not the caller's, and the caller's own is not shown`,
+        )
+      expectThat(filtered.status === 200, 'status 200 for an integer api_key_id', `status ${filtered.status}`, filtered)
+      expectSchema(filtered, 'account/transactions-list.json')
+      const all = await listTransactions(api, { hours_ago: 1 })
+      const [part, whole] = [filtered.json, all.ex.json] as Array<Record<string, unknown>>
+      expectThat(
+        Number(part?.total) <= Number(whole?.total),
+        'a total no larger than the unfiltered list of the same window',
+        `api_key_id=1 total ${String(part?.total)}, unfiltered total ${String(whole?.total)}`,
+        filtered,
+      )
+    },
   )
 })

@@ -2,14 +2,12 @@
 import { expectStatus } from '../../harness/assert.ts'
 import { isObject } from '../../common/json.ts'
 import type { KeySlot } from '../../harness/config.ts'
-import { pollUntil } from '../../harness/helpers.ts'
 import type { Exchange, TargetClient } from '../../harness/http-client.ts'
 
 export type Transaction = Record<string, unknown>
 
 /** §4.2: data is available within 30 seconds of the call. */
 export const AVAILABILITY_MS = 30_000
-const POLL_INTERVAL_MS = 2_000 // each poll spends usage-endpoint requests, which are limited per minute
 const MAX_PAGES = 5 // of 1000: enough for a busy staging account's last hour
 
 export function transactionsOf(ex: Exchange): Transaction[] {
@@ -45,21 +43,44 @@ export async function findTransactions(
   return found
 }
 
-/** Polls until every id is listed or 30 seconds have passed; returns what was found by then. */
+/** Every transaction of a query, page by page (at most MAX_PAGES of 1000), with the first page's exchange. */
+export async function listPages(
+  api: TargetClient,
+  query: Record<string, string | number>,
+  key: KeySlot,
+): Promise<{ ex: Exchange; items: Transaction[] }> {
+  const first = await listTransactions(api, { ...query, page_size: 1000, page: 1 }, key)
+  const items = [...first.items]
+  let body = first.ex.json
+  for (let page = 2; page <= MAX_PAGES && isObject(body) && body.has_more === true; page += 1) {
+    const next = await listTransactions(api, { ...query, page_size: 1000, page }, key)
+    items.push(...next.items)
+    body = next.ex.json
+  }
+  return { ex: first.ex, items }
+}
+
+/**
+ * Polling for a transaction (§4.2: "available within 30 seconds of the call"): soon after the call first, where a
+ * target lists it at once, then less often, since each poll spends usage-endpoint requests limited per minute.
+ */
+export const AVAILABILITY_POLL = { firstMs: 250, factor: 2, maxIntervalMs: 4_000 } as const
+
+/** Polls, with backoff, until every id is listed or 30 seconds have passed; returns what was found by then. */
 export async function awaitTransactions(
   api: TargetClient,
   ids: readonly string[],
   key: KeySlot,
+  query: Record<string, string | number> = { hours_ago: 1 },
 ): Promise<Map<string, Transaction>> {
-  let last = new Map<string, Transaction>()
-  await pollUntil(
-    async () => {
-      last = await findTransactions(api, ids, key)
-      return last.size === ids.length ? true : undefined
-    },
-    { timeoutMs: AVAILABILITY_MS, intervalMs: POLL_INTERVAL_MS },
-  )
-  return last
+  const deadline = Date.now() + AVAILABILITY_MS
+  let interval: number = AVAILABILITY_POLL.firstMs
+  for (;;) {
+    const found = await findTransactions(api, ids, key, query)
+    if (found.size === ids.length || Date.now() + interval > deadline) return found
+    await new Promise((resolve) => setTimeout(resolve, interval))
+    interval = Math.min(interval * AVAILABILITY_POLL.factor, AVAILABILITY_POLL.maxIntervalMs)
+  }
 }
 
 /**

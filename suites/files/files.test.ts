@@ -14,20 +14,43 @@ import {
   precondition,
 } from '../../harness/assert.ts'
 import { isObject } from '../../common/json.ts'
+import { memo } from '../../harness/helpers.ts'
 import { observe } from '../../harness/recorder.ts'
 import { callWindow } from '../../harness/audit.ts'
 import { check, target, runConfig } from '../../harness/suite.ts'
 import { ACCEPTED, EXPIRING, EXPIRY_SECONDS, purposeFixture } from './fixture.ts'
-import { fullList, listFiles, MAX_LIMIT, orderBreaks, pageThrough } from './listing.ts'
+import { fullList, listFiles, MAX_LIMIT, orderBreaks, pageThrough, type Paged } from './listing.ts'
 import { deleteCreated, deleteFile, expectRefused, upload } from './uploads.ts'
 
 const api = target()
 const fixture = purposeFixture(api)
 
+/** The list paged with `after` in both orders, two files a page, once for the cursor and the envelope checks. */
+const paging = memo(async () => {
+  const mine = new Set((await validFiles()).map((u) => u.id as string))
+  const result: Array<{ order: 'asc' | 'desc'; ours: string[]; paged: Paged }> = []
+  for (const order of ['asc', 'desc'] as const) {
+    const full = await fullList(api, order)
+    const ours = full.ids.filter((id) => mine.has(id))
+    precondition(ours.length >= 3, 'P1-4.4-purposes', `fewer than three of the run's files are listed (${ours.length})`)
+    // Enough pages to pass the last of the run's files, and a few more to reach the end of a small list.
+    const span = full.ids.indexOf(ours.at(-1) as string) - full.ids.indexOf(ours[0] as string) + 1
+    result.push({ order, ours, paged: await pageThrough(api, order, full, ours, 2, Math.ceil(span / 2) + 3) })
+  }
+  return result
+})
+
 afterAll(() => deleteCreated(api))
 
 const CLOCK_TOLERANCE_S = 300 // created_at may differ from our clock by clock skew; 5 minutes is generous
 const COMPARED = ['id', 'bytes', 'created_at', 'expires_at', 'filename', 'purpose'] as const
+
+/** The form of expires_after the target takes: the refusals are judged in it, so that a 400 means the value. */
+async function acceptedExpiryForm() {
+  const { expiryForm } = await fixture()
+  precondition(expiryForm !== undefined, 'P1-2.4-expires-at', 'no form of expires_after was accepted')
+  return expiryForm
+}
 
 async function validFiles() {
   const f = await fixture()
@@ -46,11 +69,18 @@ describe('upload and the file object (Part 1 §2.4, §4.4)', () => {
     'an upload with each of the seven purposes, with content that suits it, is accepted',
     async () => {
       const { uploads } = await fixture()
-      const refused = uploads.filter((u) => !ACCEPTED.includes(u.ex.status))
+      // §4.4: assistants "only for hosted retrieval surfaces when enabled": its answer is recorded, not judged.
+      const assistants = uploads.find((u) => u.purpose === 'assistants')
+      if (assistants)
+        observe(
+          'assistants files',
+          `an upload with purpose assistants answered ${assistants.ex.status}${ACCEPTED.includes(assistants.ex.status) ? '' : `: ${assistants.ex.text.slice(0, 200)}`}`,
+        )
+      const refused = uploads.filter((u) => u.purpose !== 'assistants' && !ACCEPTED.includes(u.ex.status))
       if (refused[0]) expectKeyAccepted(refused[0].ex)
       expectThat(
         refused.length === 0,
-        'status 200 (or 201) for every purpose',
+        'status 200 (or 201) for every purpose but assistants',
         refused.map((u) => `purpose ${u.purpose}: ${u.ex.status} ${u.ex.text.slice(0, 200)}`),
         refused[0]?.ex,
       )
@@ -104,8 +134,18 @@ describe('upload and the file object (Part 1 §2.4, §4.4)', () => {
     'P1-2.4-expires-at',
     'with expires_after { anchor: created_at, seconds }, expires_at is created_at plus seconds',
     async () => {
+      const f = await fixture()
       const u = (await validFiles()).find((v) => v.purpose === EXPIRING)
       precondition(u !== undefined, 'P1-4.4-purposes', `the ${EXPIRING} upload was refused`)
+      expectThat(
+        f.expiryForm !== undefined,
+        'an upload with expires_after { anchor: created_at, seconds } accepted, as fields or as one JSON part',
+        f.expiryTries,
+      )
+      observe(
+        'expires_after form',
+        `the target took expires_after as ${f.expiryForm === 'json' ? 'one JSON part' : 'the fields expires_after[anchor] and expires_after[seconds]'}`,
+      )
       const { created_at: createdAt, expires_at: expiresAt } = u.file as Record<string, number | null>
       expectThat(
         expiresAt === (createdAt as number) + EXPIRY_SECONDS,
@@ -120,9 +160,10 @@ describe('upload and the file object (Part 1 §2.4, §4.4)', () => {
     'P1-2.4-expires-null',
     'without expires_after, expires_at is null (batch files follow the provider policy)',
     async () => {
+      const { expiryForm } = await fixture()
       for (const u of await validFiles()) {
         const expiresAt = (u.file as Record<string, unknown>).expires_at
-        if (u.purpose === EXPIRING) continue
+        if (u.purpose === EXPIRING && expiryForm !== undefined) continue
         if (u.purpose === 'batch') {
           observe(
             'batch file expiry',
@@ -141,28 +182,44 @@ describe('upload and the file object (Part 1 §2.4, §4.4)', () => {
   )
 
   check('P1-2.4-expires-anchor', 'an expires_after anchor other than created_at is refused with 400', async () => {
+    const expiryForm = await acceptedExpiryForm()
     const up = await upload(api, {
       label: 'anchor',
       purpose: 'user_data',
       expiresAfter: { anchor: 'last_active_at', seconds: String(EXPIRY_SECONDS) },
+      expiryForm,
     })
     await expectRefused(api, up, 400, 'only created_at is supported')
+  })
+
+  check('P1-2.4-expires-anchor-required', 'an expires_after without anchor is refused with 400', async () => {
+    const expiryForm = await acceptedExpiryForm()
+    const up = await upload(api, {
+      label: 'no-anchor',
+      purpose: 'user_data',
+      expiresAfter: { seconds: String(EXPIRY_SECONDS) },
+      expiryForm,
+    })
+    await expectRefused(api, up, 400, 'anchor is required')
   })
 
   check(
     'P1-2.4-expires-seconds',
     'expires_after without seconds, or with seconds that are not an integer, is refused with 400',
     async () => {
+      const expiryForm = await acceptedExpiryForm()
       const missing = await upload(api, {
         label: 'no-seconds',
         purpose: 'user_data',
         expiresAfter: { anchor: 'created_at' },
+        expiryForm,
       })
       await expectRefused(api, missing, 400, 'seconds is required')
       const fraction = await upload(api, {
         label: 'fraction-seconds',
         purpose: 'user_data',
         expiresAfter: { anchor: 'created_at', seconds: `${EXPIRY_SECONDS}.5` },
+        expiryForm,
       })
       await expectRefused(api, fraction, 400, 'seconds is an integer')
     },
@@ -243,35 +300,36 @@ describe('the file list (Part 1 §2.4, §4.4)', () => {
       expectStatus(await api.get('/v1/files', { query: { limit } }), 400, `limit=${limit} is outside 1 to 10000`)
   })
 
+  check('P1-4.4-list-cursor', 'after pages through the list in both orders without repeats or gaps', async () => {
+    for (const { order, ours, paged } of await paging()) {
+      const repeated = [...new Set(paged.seen.filter((id, i) => paged.seen.indexOf(id) !== i))]
+      expectThat(
+        repeated.length === 0,
+        `order=${order}: no file on two pages`,
+        `repeated: ${repeated.join(', ')}`,
+        paged.last.ex,
+      )
+      const oursSeen = paged.seen.filter((id) => ours.includes(id))
+      expectThat(
+        JSON.stringify(oursSeen) === JSON.stringify(ours),
+        `order=${order}: the run's files each once, in list order (${ours.join(', ')})`,
+        `paged: ${oursSeen.join(', ')}`,
+        paged.last.ex,
+      )
+    }
+  })
+
   check(
-    'P1-4.4-list-cursor',
-    'after pages through the list in both orders without repeats or gaps, has_more telling the truth',
+    'P1-4.4-list-cursor-envelope',
+    'while paging, first_id, last_id and has_more tell the truth about the page',
     async () => {
-      const mine = new Set((await validFiles()).map((u) => u.id as string))
-      for (const order of ['asc', 'desc'] as const) {
-        const full = await fullList(api, order)
-        const ours = full.ids.filter((id) => mine.has(id))
-        precondition(
-          ours.length >= 3,
-          'P1-4.4-purposes',
-          `fewer than three of the run's files are listed (${ours.length})`,
-        )
-        // Enough pages to pass the last of the run's files, and a few more to reach the end of a small list.
-        const span = full.ids.indexOf(ours.at(-1) as string) - full.ids.indexOf(ours[0] as string) + 1
-        const paged = await pageThrough(api, order, full, ours, 2, Math.ceil(span / 2) + 3)
-        const repeated = [...new Set(paged.seen.filter((id, i) => paged.seen.indexOf(id) !== i))]
+      for (const { order, paged } of await paging()) {
+        const first = paged.envelope[0]
         expectThat(
-          repeated.length === 0,
-          `order=${order}: no file on two pages`,
-          `repeated: ${repeated.join(', ')}`,
-          paged.last.ex,
-        )
-        const oursSeen = paged.seen.filter((id) => mine.has(id))
-        expectThat(
-          JSON.stringify(oursSeen) === JSON.stringify(ours),
-          `order=${order}: the run's files each once, in list order (${ours.join(', ')})`,
-          `paged: ${oursSeen.join(', ')}`,
-          paged.last.ex,
+          first === undefined,
+          `order=${order}: first_id and last_id naming the first and last file, has_more true while files follow`,
+          paged.envelope.map((e) => e.problem),
+          first?.ex,
         )
         // Past the oldest file nothing new can arrive, so the end of a desc list is stable enough to judge.
         if (order === 'desc' && paged.last.hasMore === false && paged.last.ids.length > 0) {
@@ -332,11 +390,23 @@ describe('retrieve and delete (Part 1 §4.4, §7)', () => {
     )
   })
 
-  check('P1-7-file-unknown-404', 'retrieving or deleting a file id that does not exist answers 404', async () => {
-    const id = `file-gc-${runConfig().runId}-missing`
-    expectStatus(await api.get(`/v1/files/${encodeURIComponent(id)}`), 404)
-    expectStatus(await api.request({ method: 'DELETE', path: `/v1/files/${encodeURIComponent(id)}` }), 404)
-  })
+  check(
+    'P1-7-file-unknown-404',
+    'retrieving or deleting a file id the target never issued is refused with 400 or 404',
+    async () => {
+      // Ids are opaque (§9.2): an id the target never issued may be invalid (400) as well as missing (404).
+      const id = `file-gc-${runConfig().runId}-missing`
+      const retrieved = await api.get(`/v1/files/${encodeURIComponent(id)}`)
+      expectKeyAccepted(retrieved)
+      expectStatus(retrieved, [400, 404], 'a file id that was never issued')
+      const deleted = await api.request({ method: 'DELETE', path: `/v1/files/${encodeURIComponent(id)}` })
+      expectStatus(deleted, [400, 404], 'a file id that was never issued')
+      observe(
+        'unknown file id',
+        `a file id never issued answered ${retrieved.status} (retrieve) and ${deleted.status} (delete)`,
+      )
+    },
+  )
 
   // Last in the file: it deletes one of the shared files.
   check(
@@ -357,15 +427,8 @@ describe('retrieve and delete (Part 1 §4.4, §7)', () => {
       expectThat(!list.ids.includes(id), `${id} no longer listed`, 'still listed', list.ex)
       const after = await api.get(`/v1/files/${encodeURIComponent(id)}`)
       expectThat(after.status !== 200, `${id} no longer retrievable`, `status ${after.status}`, after)
-      if (after.status !== 404) {
-        const probe = await api.get(`/v1/files/${encodeURIComponent(`file-gc-${runConfig().runId}-probe`)}`)
-        precondition(
-          probe.status === 404,
-          'P1-7-file-unknown-404',
-          `a file id that never existed answers ${probe.status}`,
-        )
-      }
-      expectStatus(after, 404, 'a deleted file is a missing resource')
+      // The target issued this id, so it is not merely invalid: it names a missing resource.
+      expectStatus(after, 404, 'a file the target issued and the run deleted is a missing resource')
     },
   )
 })

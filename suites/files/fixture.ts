@@ -8,7 +8,7 @@ import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/helpers.ts'
 import type { TargetClient } from '../../harness/http-client.ts'
 import { schemas } from '../../harness/schema-registry.ts'
-import { PURPOSES, upload, type Purpose, type Upload } from './uploads.ts'
+import { deleteFile, PURPOSES, upload, type ExpiryForm, type Purpose, type Upload } from './uploads.ts'
 
 /** One day: a value any reading of the expiration policy accepts (the reference states no range). */
 export const EXPIRY_SECONDS = 86_400
@@ -32,23 +32,43 @@ interface Fixture {
   accepted: PurposeUpload[]
   /** Accepted uploads whose answer matches files/file.json. */
   valid: PurposeUpload[]
+  /** The form of expires_after the target took, tried in the order of EXPIRY_FORMS; undefined when it took neither. */
+  expiryForm: ExpiryForm | undefined
+  /** What each form that was tried answered, for the failure message. */
+  expiryTries: string[]
 }
+
+/** The fields first (the widely used convention), then one JSON part: §4.4 shows neither. */
+const EXPIRY_FORMS: readonly ExpiryForm[] = ['fields', 'json']
+const POLICY = { anchor: 'created_at', seconds: String(EXPIRY_SECONDS) }
 
 export function purposeFixture(api: TargetClient): () => Promise<Fixture> {
   return memo(async () => {
     const uploads: PurposeUpload[] = []
+    let expiryForm: ExpiryForm | undefined
+    const expiryTries: string[] = []
     for (const [index, purpose] of PURPOSES.entries()) {
       if (index === FIRST_GROUP) await sleep(GROUP_GAP_MS)
-      const up = await upload(api, {
-        label: purpose,
-        purpose,
-        ...(purpose === EXPIRING ? { expiresAfter: { anchor: 'created_at', seconds: String(EXPIRY_SECONDS) } } : {}),
-      })
+      let up = await upload(api, { label: purpose, purpose })
+      if (purpose === EXPIRING) {
+        // The expiring file is the purpose's file where the target takes one form of the policy; else a plain one.
+        const plain = up
+        for (const form of EXPIRY_FORMS) {
+          const tried = await upload(api, { label: purpose, purpose, expiresAfter: POLICY, expiryForm: form })
+          expiryTries.push(`${form}: ${tried.ex.status} ${tried.ex.text.slice(0, 160)}`)
+          if (tried.id !== undefined && ACCEPTED.includes(tried.ex.status)) {
+            expiryForm = form
+            up = tried
+            if (plain.id !== undefined) await deleteFile(api, plain.id)
+            break
+          }
+        }
+      }
       const body = up.ex.json
       uploads.push({ ...up, purpose, file: up.id !== undefined && isObject(body) ? body : undefined })
     }
     const accepted = uploads.filter((u) => ACCEPTED.includes(u.ex.status) && u.file !== undefined)
     const valid = accepted.filter((u) => schemas().validate('files/file.json', u.file).ok)
-    return { uploads, accepted, valid }
+    return { uploads, accepted, valid, expiryForm, expiryTries }
   })
 }

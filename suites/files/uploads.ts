@@ -55,14 +55,31 @@ interface UploadSpec {
   label: string
   /** The purpose field; undefined sends none. */
   purpose?: string
-  /** expires_after as the fields expires_after[anchor] and expires_after[seconds]; a member left out is not sent. */
+  /** expires_after; a member left out is not sent. */
   expiresAfter?: { anchor?: string; seconds?: string }
+  /**
+   * How a form carries the object (§4.4 does not show it): the fields expires_after[anchor] and
+   * expires_after[seconds] (default), or one field expires_after holding JSON text.
+   */
+  expiryForm?: ExpiryForm
   /** The file part; null sends none. Default: content that suits the purpose. */
   file?: { ext: string; contentType: string; content: PartContent } | null
   key?: KeySlot
   timeoutMs?: number
   /** Retry a 429 with backoff (default true); the tier limit checks turn it off to see every refusal. */
   retry429?: boolean
+}
+
+export type ExpiryForm = 'fields' | 'json'
+
+/** expires_after as one JSON text: seconds as a JSON number where it reads as one, so that 86400.5 stays a fraction. */
+function expiryJson(policy: { anchor?: string; seconds?: string }): string {
+  const seconds =
+    policy.seconds !== undefined && Number.isFinite(Number(policy.seconds)) ? Number(policy.seconds) : policy.seconds
+  return JSON.stringify({
+    ...(policy.anchor === undefined ? {} : { anchor: policy.anchor }),
+    ...(seconds === undefined ? {} : { seconds }),
+  })
 }
 
 export interface Upload {
@@ -92,8 +109,12 @@ export async function upload(api: TargetClient, spec: UploadSpec): Promise<Uploa
   const filename = fileName(spec.label, file?.ext ?? 'none')
   const fields: Array<[string, string]> = []
   if (spec.purpose !== undefined) fields.push(['purpose', spec.purpose])
-  if (spec.expiresAfter?.anchor !== undefined) fields.push(['expires_after[anchor]', spec.expiresAfter.anchor])
-  if (spec.expiresAfter?.seconds !== undefined) fields.push(['expires_after[seconds]', spec.expiresAfter.seconds])
+  if (spec.expiresAfter !== undefined && spec.expiryForm === 'json') {
+    fields.push(['expires_after', expiryJson(spec.expiresAfter)])
+  } else {
+    if (spec.expiresAfter?.anchor !== undefined) fields.push(['expires_after[anchor]', spec.expiresAfter.anchor])
+    if (spec.expiresAfter?.seconds !== undefined) fields.push(['expires_after[seconds]', spec.expiresAfter.seconds])
+  }
   const body = multipartBody(
     fields,
     file === null ? undefined : { filename, contentType: file.contentType, content: file.content },
