@@ -48,8 +48,13 @@ export const OCR_FAULTS = [
     description: 'extract_header true is refused with 400.',
   },
   {
-    name: 'ocr-annotation-schema-ignored',
+    name: 'ocr-annotation-object',
     breaks: ['P2-4.6-ocr-annotation-schema'],
+    description: 'A json_schema document_annotation is answered as the JSON object itself, not as a JSON string.',
+  },
+  {
+    name: 'ocr-annotation-schema-ignored',
+    breaks: ['P2-4.6-ocr-annotation-schema-valid'],
     description:
       'A json_schema document_annotation_format is answered with a fixed JSON object that ignores the schema.',
   },
@@ -57,6 +62,11 @@ export const OCR_FAULTS = [
     name: 'ocr-annotation-text-missing',
     breaks: ['P2-4.6-ocr-annotation-formats'],
     description: 'A document_annotation_format of type text gives no document_annotation.',
+  },
+  {
+    name: 'ocr-annotation-json-object-prose',
+    breaks: ['P2-4.6-ocr-annotation-json-object'],
+    description: 'A json_object document_annotation is prose, not JSON text of an object.',
   },
   {
     name: 'ocr-key-not-required',
@@ -106,6 +116,16 @@ export const OCR_ANSWER_RESHAPES: AnswerReshapes = {
   'ocr-object-missing': onRoutes([OCR], ({ object: _object, ...answer }) => answer),
   'ocr-annotation-text-missing': onRoutes([OCR], (answer, request) =>
     annotationType(request) === 'text' ? { ...answer, document_annotation: null } : answer,
+  ),
+  'ocr-annotation-object': onRoutes([OCR], (answer, request) =>
+    annotationType(request) === 'json_schema' && typeof answer.document_annotation === 'string'
+      ? { ...answer, document_annotation: JSON.parse(answer.document_annotation) }
+      : answer,
+  ),
+  'ocr-annotation-json-object-prose': onRoutes([OCR], (answer, request) =>
+    annotationType(request) === 'json_object'
+      ? { ...answer, document_annotation: 'The document has three pages: ALPHA, BRAVO and CHARLIE.' }
+      : answer,
   ),
   'ocr-annotation-schema-ignored': onRoutes([OCR], (answer, request) =>
     annotationType(request) === 'json_schema'

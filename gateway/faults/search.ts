@@ -1,4 +1,6 @@
 /** Faults of the search endpoints (Part 2 sections 2.2, 4.5, 7, 8). See ../faults.ts for what a fault is. */
+import type { FastifyInstance } from 'fastify'
+import { compatibleError } from '../errors.ts'
 import { onRoutes, type AnswerReshapes } from './answers.ts'
 import type { FaultDefinition } from './definition.ts'
 
@@ -26,7 +28,7 @@ export const SEARCH_FAULTS = [
   {
     name: 'search-p7-missing',
     breaks: ['P2-4.5-search-nine-tools'],
-    description: 'p7-search is not offered: refused as an unknown tool.',
+    description: 'p7-search is offered but its provider is not wired: every search with it answers 500.',
   },
   {
     name: 'search-query-unchecked',
@@ -99,6 +101,12 @@ export const SEARCH_FAULTS = [
     description: 'The group B tool (p6-search) accepts depth above 700.',
   },
   {
+    name: 'search-throttle-500',
+    breaks: ['P2-7-search-429'],
+    description:
+      'A search refused by a rate limit answers 500 (the provider throttle passed on as a server error), not 429.',
+  },
+  {
     name: 'search-array-charged-once',
     breaks: ['P2-4.5-search-cost'],
     description: 'A search of an array of queries is charged as one query.',
@@ -111,4 +119,14 @@ export const SEARCH_ANSWER_RESHAPES: AnswerReshapes = {
     ...answer,
     object: 'search_result',
   })),
+}
+
+/** search-throttle-500: every 429 of the search routes, the rate-limit hook's included, leaves as a 500. */
+export function throttledAs500(scope: FastifyInstance): void {
+  scope.addHook('onSend', async (_request, reply, payload) => {
+    if (reply.statusCode !== 429) return payload
+    reply.code(500)
+    reply.removeHeader('retry-after')
+    return JSON.stringify(compatibleError(500, 'The search backend failed.'))
+  })
 }

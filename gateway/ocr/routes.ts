@@ -10,6 +10,9 @@
  * the order of the document; images are answered only with include_image_base64; image_limit counts images of the
  * whole answer and image_min_size the smaller side in pixels; object is "ocr"; usage_info and each page's
  * dimensions follow the widely used OCR convention; document_annotation is null without a format.
+ *
+ * Under the real-names variation the OCR model also answers to its maker's name (REAL_NAMES['<ocr_model>']), and
+ * the answers name it so. The other choices real providers make where the reference is silent are in ./variations.ts.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { chargeUsd } from '../account/billing.ts'
@@ -23,6 +26,8 @@ import { renderPage, type TableFormat } from './render.ts'
 import type { GatewayState } from '../state.ts'
 import { reshapeAnswers } from '../faults/answers.ts'
 import { OCR_ANSWER_RESHAPES } from '../faults/ocr.ts'
+import { REAL_NAMES } from '../variations.ts'
+import { providerAnswer } from './variations.ts'
 
 /** The OCR model (<ocr_model>) and its latest alias. */
 export const OCR_MODEL = 'gw-ocr-1'
@@ -41,7 +46,8 @@ export function registerOcrRoutes(app: FastifyInstance, state: GatewayState): vo
 }
 
 function registerRoutes(app: FastifyInstance, state: GatewayState): void {
-  const { faults } = state
+  const { faults, variations } = state
+  const makerName = variations.has('real-names') ? REAL_NAMES['<ocr_model>'] : undefined
   // As in search/routes.ts: the fault lets calls without a valid key through ("optional", the unknown-route policy).
   const config = faults.has('ocr-key-not-required') ? { config: { auth: 'optional' as AuthPolicy } } : {}
 
@@ -49,12 +55,14 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
     const context = state.contexts.of(request)
     const caller: Caller | null = faults.has('ocr-key-not-required') ? context.caller : requireCaller(context)
     const body = objectBody(request.body)
-    const asked = body.model === undefined && faults.has('ocr-model-optional') ? OCR_MODEL : requireModelId(body)
+    const named = body.model === undefined && faults.has('ocr-model-optional') ? OCR_MODEL : requireModelId(body)
+    const asked = named === makerName ? OCR_MODEL : named
     if (asked in OCR_ALIASES && faults.has('ocr-alias-unknown'))
       throw new GatewayError(404, `The model '${asked}' does not exist.`, { code: 'model_not_found', param: 'model' })
     const model = resolveModel(asked, context, { modes: ['ocr'], endpoint: 'OCR' })
     if (caller) requireTier(model, caller)
-    const resolved = OCR_ALIASES[asked] ?? asked
+    const served = OCR_ALIASES[asked] ?? asked
+    const resolved = served === OCR_MODEL && makerName !== undefined ? makerName : served
     context.model = resolved
     if (body.document === undefined) throw invalidParameter('document', 'document is required.')
     const document = readDocument(body.document, faults)
@@ -132,13 +140,14 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
     const annotated = documentFormat !== undefined || bboxFormat !== undefined
     const usd = pages.length * (annotated ? OCR_PRICES.usdPerAnnotatedPage : OCR_PRICES.usdPerPage)
     if (caller && !faults.has('ocr-not-charged')) chargeUsd(caller.account, usd)
-    return {
+    const answer = {
       pages,
       model: resolved,
       object: 'ocr',
       document_annotation: documentAnnotation,
       usage_info: { pages_processed: pages.length, doc_size_bytes: document.bytes },
     }
+    return providerAnswer(answer, { tableFormat }, variations)
   })
 
   function readTableFormat(value: unknown): TableFormat {

@@ -6,7 +6,10 @@
  * Where the reference is silent: an unknown tool is 400 in the body form (an invalid parameter, the status section
  * 7 gives) and 404 in the URL form (no such resource, Part 1 section 7); search_tool_name in the body of the URL
  * form is ignored when it names the same tool and refused with 400 when it names another (the URL form has it
- * "absent"); the answer carries the results of every query in turn.
+ * "absent"); the answer carries the results of every query in turn. A search refused by a rate limit is the
+ * rate-limit hook's 429 (Part 1 sections 7, 8.3: the tool is a catalogue model with its own limits).
+ *
+ * The choices real providers make where the reference leaves them open are in ./variations.ts.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { AuthPolicy, Caller } from '../context.ts'
@@ -16,10 +19,11 @@ import { GatewayError, invalidParameter } from '../errors.ts'
 import { objectBody, requireTier, resolveModel } from '../models/access.ts'
 import { readSearchRequest } from './request.ts'
 import { searchResults } from './results.ts'
-import { findSearchTool, type SearchTool } from './tools.ts'
+import { calledName, findSearchTool, type SearchTool } from './tools.ts'
+import { providerAnswer, refuseArrayOn, unknownToolStatus } from './variations.ts'
 import type { GatewayState } from '../state.ts'
 import { reshapeAnswers } from '../faults/answers.ts'
-import { SEARCH_ANSWER_RESHAPES } from '../faults/search.ts'
+import { SEARCH_ANSWER_RESHAPES, throttledAs500 } from '../faults/search.ts'
 
 type Form = 'body' | 'url'
 
@@ -27,12 +31,14 @@ export function registerSearchRoutes(app: FastifyInstance, state: GatewayState):
   // A scope of the family's own, so that its answer-reshaping faults apply to its routes alone.
   void app.register(async (scope) => {
     reshapeAnswers(scope, state.faults, SEARCH_ANSWER_RESHAPES)
+    if (state.faults.has('search-throttle-500')) throttledAs500(scope)
     registerRoutes(scope, state)
   })
 }
 
 function registerRoutes(app: FastifyInstance, state: GatewayState): void {
-  const { faults } = state
+  const { faults, variations } = state
+  const realNames = variations.has('real-names')
   // The fault lets calls without a valid key through: "optional" is the auth hook's policy for unknown routes
   // (identify a caller when the key is valid, refuse no one).
   const config = faults.has('search-key-not-required') ? { config: { auth: 'optional' as AuthPolicy } } : {}
@@ -47,7 +53,7 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
           'search_tool_name',
           'search_tool_name is required on POST /v1/search: one of the search tools (or use POST /v1/search/{search_tool_name}).',
         )
-      return findSearchTool('p1-search') as SearchTool
+      return findSearchTool('p1-search') as SearchTool // the reference name: the fault is about the field
     }
     if (typeof name !== 'string') throw invalidParameter('search_tool_name', 'search_tool_name must be a string.')
     if (inUrl !== undefined && named !== undefined && named !== inUrl) {
@@ -56,19 +62,17 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
         'search_tool_name is absent in the URL form; it names another tool than the URL.',
       )
     }
-    const tool = name === 'p7-search' && faults.has('search-p7-missing') ? undefined : findSearchTool(name)
+    const tool = findSearchTool(name, realNames)
     if (!tool) {
       if (faults.has('search-unknown-tool-500')) throw new GatewayError(500, 'The search backend failed.')
-      if (form === 'url')
-        throw new GatewayError(404, `There is no search tool '${name}'.`, {
-          code: 'model_not_found',
-          param: 'search_tool_name',
-        })
-      throw new GatewayError(400, `There is no search tool '${name}'.`, {
+      throw new GatewayError(unknownToolStatus(form, variations), `There is no search tool '${name}'.`, {
         code: 'model_not_found',
         param: 'search_tool_name',
       })
     }
+    // A tool that is offered but whose provider is not wired: a server error, not an unknown name.
+    if (tool.name === 'p7-search' && faults.has('search-p7-missing'))
+      throw new GatewayError(500, `The provider of '${name}' is not available.`)
     return tool
   }
 
@@ -78,17 +82,19 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
     const body = objectBody(request.body)
     const tool = toolOf(request, body, form)
     const model = resolveModel(tool.name, context, { modes: ['search'], endpoint: 'search' })
+    context.model = calledName(tool, realNames)
     if (caller) requireTier(model, caller)
+    refuseArrayOn(tool, body.query, variations)
     const search = readSearchRequest(body, tool.group, faults)
     const count = search.maxResults + (faults.has('search-results-over-max') ? 1 : 0)
     const results = searchResults(
-      tool.name,
+      calledName(tool, realNames),
       faults.has('search-domain-filter-ignored') ? { ...search, domains: [] } : search,
       count,
     )
     const queries = faults.has('search-array-charged-once') ? 1 : search.queries.length
     if (caller) chargeUsd(caller.account, tool.usdPerQuery * queries)
-    return { object: 'search', results }
+    return providerAnswer({ object: 'search', results }, variations)
   }
 
   if (!faults.has('search-body-form-missing')) app.post('/v1/search', config, handle('body'))

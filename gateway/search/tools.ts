@@ -4,7 +4,11 @@
  * full-name country to the p5 tools by the reference; the tools of groups B and C are not shown, so this gateway
  * gives group B to p6-search and group C to p2-search (its own choice). The tenth tool is not shown and not
  * offered.
+ *
+ * Under the real-names variation a tool answers to its maker's name (REAL_NAMES) and no longer to the neutral one,
+ * as a real gateway would: the reference neutralised the names ("p1 to p7 stand for search providers").
  */
+import { REAL_NAMES } from '../variations.ts'
 
 export type ParamGroup = 'A' | 'B' | 'C' | 'p3' | 'p5' | 'none'
 
@@ -29,6 +33,19 @@ export const SEARCH_TOOLS: readonly SearchTool[] = [
 
 const BY_NAME: ReadonlyMap<string, SearchTool> = new Map(SEARCH_TOOLS.map((tool) => [tool.name, tool]))
 
-export function findSearchTool(name: string): SearchTool | undefined {
-  return BY_NAME.get(name)
+const BY_REAL_NAME: ReadonlyMap<string, SearchTool> = new Map(
+  SEARCH_TOOLS.flatMap((tool) => {
+    const real = REAL_NAMES[tool.name]
+    return real === undefined ? [] : [[real, tool] as const]
+  }),
+)
+
+/** The tool a name stands for: its reference name, or with real names, its maker's name only. */
+export function findSearchTool(name: string, realNames = false): SearchTool | undefined {
+  return realNames ? BY_REAL_NAME.get(name) : BY_NAME.get(name)
+}
+
+/** The name a caller uses for a tool, which the transaction records and the results cite. */
+export function calledName(tool: SearchTool, realNames = false): string {
+  return realNames ? (REAL_NAMES[tool.name] ?? tool.name) : tool.name
 }

@@ -4,7 +4,7 @@
  * since a run may charge other calls to the same account meanwhile.
  */
 import { describe } from 'vitest'
-import { expectStatus, expectThat } from '../../harness/assert.ts'
+import { expectSetup, expectThat } from '../../harness/assert.ts'
 import { pollUntil } from '../../harness/helpers.ts'
 import { check, target } from '../../harness/suite.ts'
 import { CREDIT_SETTLE, remainingCredit } from '../shared/credit.ts'
@@ -24,7 +24,7 @@ describe('cost per page (Part 2 §4.6)', () => {
       await needDataUrl()
       const before = await remaining()
       const ex = await ocr(api, await testModels(), { key: KEY })
-      expectStatus(ex, 200)
+      expectSetup(ex, 200, 'an OCR call of the test PDF')
       const pages = pagesOf(ex).length
       const expected = pages * PRICES.page
       const settled = await pollUntil(async () => {

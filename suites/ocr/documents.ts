@@ -9,7 +9,7 @@
  * Two public URLs (a one-page PDF and a PNG) serve the URL forms; a remote target fetches them, the reference
  * gateway simulates them.
  */
-import { expectStatus, precondition } from '../../harness/assert.ts'
+import { expectSetup, precondition } from '../../harness/assert.ts'
 import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/helpers.ts'
 import type { Exchange, TargetClient } from '../../harness/http-client.ts'
@@ -18,6 +18,7 @@ import { skipTest } from '../../harness/recorder.ts'
 import { perFile, target, spend } from '../../harness/suite.ts'
 import { buildPdf, pdfDataUrl } from './pdf.ts'
 import { howToName, namedModel } from '../shared/named-models.ts'
+import { howToNameId, isNamed, targetName } from '../shared/names.ts'
 
 /** Section 4.6: 0.004 USD per extracted page, 0.005 per annotated page; an estimate counts both, to stay high. */
 export const PRICES = { page: 0.004, annotatedPage: 0.005 }
@@ -57,6 +58,9 @@ export const URL_DOCUMENT = {
 }
 export const IMAGE_DOCUMENT = { type: 'image_url', image_url: 'https://www.w3.org/Icons/w3c_home.png' }
 
+/** How the reference writes the OCR model's id (neutralised: it holds a maker name). */
+const OCR_MODEL = '<ocr_model>'
+
 /** A document of unknown length (a URL) is estimated at this many pages. */
 const URL_PAGES_ESTIMATE = 5
 
@@ -67,19 +71,23 @@ interface OcrModels {
   alias: string | undefined
 }
 
-/** The OCR models of GET /v1/models; the reference names them only as <ocr_model> and "a latest alias". */
+/**
+ * The OCR models of GET /v1/models; the reference names them only as <ocr_model> and "a latest alias". A model the
+ * user names (GATEWAY_NAMES <ocr_model>=…, or GATEWAY_MODELS ocr=…) comes first.
+ */
 function ocrModels(api: TargetClient): () => Promise<OcrModels> {
   return memo(async () => {
     const ex = await api.get('/v1/models')
-    expectStatus(ex, 200)
+    expectSetup(ex, 200, 'the model list, to find the OCR model')
     const body = ex.json
     const items = Array.isArray(body) ? body : isObject(body) && Array.isArray(body.data) ? body.data : []
-    const named = namedModel('ocr')
+    const named = isNamed(OCR_MODEL) ? targetName(OCR_MODEL) : namedModel('ocr')
     const listed = items
       .filter((m): m is Record<string, unknown> => isObject(m) && m.mode === 'ocr' && typeof m.id === 'string')
       .map((m) => m.id as string)
     const ids = named === undefined ? listed : [named, ...listed.filter((id) => id !== named)]
-    if (ids.length === 0) skipTest(`the catalogue lists no model of mode ocr; ${howToName('ocr')}`)
+    if (ids.length === 0)
+      skipTest(`the catalogue lists no model of mode ocr; ${howToName('ocr')}, or ${howToNameId(OCR_MODEL)}`)
     if (named !== undefined) return { model: named, alias: listed.find((id) => /latest/i.test(id)) }
     const alias = ids.find((id) => /latest/i.test(id))
     return { model: ids.find((id) => !/latest/i.test(id)) ?? (alias as string), alias }

@@ -3,7 +3,7 @@
  * values outside the stated ones. Every call reads the three-page test PDF (documents.ts).
  */
 import { describe } from 'vitest'
-import { expectStatus, expectThat, precondition } from '../../harness/assert.ts'
+import { expectSetup, expectStatus, expectThat, precondition } from '../../harness/assert.ts'
 import { isObject } from '../../common/json.ts'
 import { observe } from '../../harness/recorder.ts'
 import { check, target } from '../../harness/suite.ts'
@@ -88,7 +88,7 @@ describe('images (Part 2 §2.3, §4.6)', () => {
         pages.reduce((sum, p) => sum + (Array.isArray(p.images) ? p.images.length : 0), 0)
       for (const limit of [0, 1]) {
         const ex = await ocr(api, models, { fields: { include_image_base64: true, image_limit: limit } })
-        expectStatus(ex, 200)
+        expectSetup(ex, 200, `an OCR call with image_limit ${limit}`)
         const pages = pagesOf(ex)
         precondition(
           pages.every((p) => Array.isArray(p.images)),
@@ -104,7 +104,7 @@ describe('images (Part 2 §2.3, §4.6)', () => {
       }
       const big = 100 * TEST_PDF_IMAGE_PIXELS * 10
       const ex = await ocr(api, models, { fields: { include_image_base64: true, image_min_size: big } })
-      expectStatus(ex, 200)
+      expectSetup(ex, 200, `an OCR call with image_min_size ${big}`)
       expectThat(
         count(pagesOf(ex)) === 0,
         `no image with image_min_size ${big} (the test images are ${TEST_PDF_IMAGE_PIXELS} pixels)`,
@@ -188,7 +188,8 @@ describe('table_format (Part 2 §4.6)', () => {
       // All pages, not pages [2]: the table is judged wherever it lands, whatever pages does.
       const page3 = async (fields: Record<string, unknown>) => {
         const ex = await ocr(api, models, { fields })
-        expectStatus(ex, 200)
+        // Whether table_format is accepted is P2-4.6-ocr-optional-fields'; this judges where the table lands.
+        expectSetup(ex, 200, `an OCR call with ${JSON.stringify(fields)}`)
         return { ex, text: JSON.stringify(pagesOf(ex)) }
       }
       const markdownRow = /\|\s*:?-{3,}:?\s*\|/

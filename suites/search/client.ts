@@ -2,6 +2,11 @@
  * What the search tests share (Part 2 sections 2.2, 4.5): the nine listed tools and their prices per query, one
  * way to send a search by either form with its cost reserved first, reading the results, and a probe of each form
  * that tests of other rules build on (precondition), so that a missing form is reported once, by its own rule.
+ *
+ * The reference writes the tools with neutral words (p1 to p7 stand for search providers). Tests name a tool by its
+ * reference name; what is sent is the target's name for it (GATEWAY_NAMES, suites/shared/names.ts). A tool the
+ * target refuses as unknown (400 or 404) in both forms is absent under that name: its tests are skipped, naming the
+ * variable that would make them run, never failed.
  */
 import { expectStatus, precondition } from '../../harness/assert.ts'
 import { isObject } from '../../common/json.ts'
@@ -9,8 +14,9 @@ import { memo } from '../../harness/helpers.ts'
 import type { Exchange, TargetClient } from '../../harness/http-client.ts'
 import type { KeyUse } from '../../harness/exchange.ts'
 import { perFile, target, spend } from '../../harness/suite.ts'
+import { referenceNameOf, requireName, targetName } from '../shared/names.ts'
 
-/** Section 4.5: the nine listed tools and their cost per query in US dollars. */
+/** Section 4.5: the nine listed tools (reference names) and their cost per query in US dollars. */
 const TOOL_PRICES: Readonly<Record<string, number>> = {
   'p1-search': 0.001,
   'p2-search': 0.003,
@@ -28,17 +34,25 @@ const HIGHEST_PRICE = Math.max(...Object.values(TOOL_PRICES)) // for a tool the 
 export type Form = 'body' | 'url'
 
 interface SearchCall {
+  /** The reference's name of the tool (p1-search …); the target's name for it is what is sent. */
   tool: string
   form?: Form
   /** Fields besides search_tool_name; query defaults to a fixed one. */
   body?: Record<string, unknown>
   key?: KeyUse
+  /** For rate-limit tests: see every 429 instead of waiting it out. */
+  retry429?: boolean
+}
+
+/** The price per query of a tool, by its reference name or the target's name for it. */
+export function pricePerQuery(tool: string): number {
+  return TOOL_PRICES[tool] ?? TOOL_PRICES[referenceNameOf(tool)] ?? HIGHEST_PRICE
 }
 
 /** The cost of a search by the reference's prices: the tool's price times the queries asked. */
 export function estimateUsd(tool: string, query: unknown): number {
   const queries = Array.isArray(query) ? Math.max(1, query.length) : 1
-  return (TOOL_PRICES[tool] ?? HIGHEST_PRICE) * queries
+  return pricePerQuery(tool) * queries
 }
 
 export const QUERY = 'conformance testing of web APIs'
@@ -46,16 +60,20 @@ export const QUERY = 'conformance testing of web APIs'
 /** A search by body (search_tool_name) or by URL; the cost is reserved first (a refused call costs nothing, but the estimate is kept high). */
 export async function search(api: TargetClient, call: SearchCall): Promise<Exchange> {
   const form = call.form ?? 'body'
+  const tool = targetName(call.tool)
   const body: Record<string, unknown> = { query: QUERY, ...call.body }
   // A call without a valid key is charged to no one.
   if (call.key !== null && call.key !== 'invalid')
     spend(
       estimateUsd(call.tool, body.query),
-      `${call.tool} search of ${Array.isArray(body.query) ? body.query.length : 1} quer${Array.isArray(body.query) && body.query.length !== 1 ? 'ies' : 'y'}`,
+      `${tool} search of ${Array.isArray(body.query) ? body.query.length : 1} quer${Array.isArray(body.query) && body.query.length !== 1 ? 'ies' : 'y'}`,
     )
-  const spec = call.key === undefined ? {} : { key: call.key }
-  if (form === 'url') return api.post(`/v1/search/${encodeURIComponent(call.tool)}`, body, spec)
-  return api.post('/v1/search', { search_tool_name: call.tool, ...body }, spec)
+  const spec = {
+    ...(call.key === undefined ? {} : { key: call.key }),
+    ...(call.retry429 === undefined ? {} : { retry429: call.retry429 }),
+  }
+  if (form === 'url') return api.post(`/v1/search/${encodeURIComponent(tool)}`, body, spec)
+  return api.post('/v1/search', { search_tool_name: tool, ...body }, spec)
 }
 
 /** The results array of a search answer; a test that reads it is skipped when the answer is not a search result. */
@@ -79,6 +97,27 @@ export function isSearchResult(ex: Exchange): boolean {
   return ex.status === 200 && isObject(body) && Array.isArray(body.results)
 }
 
+/** The ids of GET /v1/models, once per file, for what the catalogue offers (recorded, not judged). */
+const catalogue = perFile(() =>
+  memo(async (): Promise<ReadonlySet<string>> => {
+    const body = (await target().get('/v1/models')).json
+    const items = Array.isArray(body) ? body : isObject(body) && Array.isArray(body.data) ? body.data : []
+    return new Set(items.flatMap((m) => (isObject(m) && typeof m.id === 'string' ? [m.id] : [])))
+  }),
+)
+
+export async function listedTools(): Promise<ReadonlySet<string>> {
+  return catalogue()()
+}
+
+/**
+ * Whether the target has a tool under the name sent: one of `answers` (calls naming the tool) was anything but the 400
+ * or 404 of an unknown tool. Its catalogue is not asked: a target may list search tools under other names, or none.
+ */
+export function hasTool(answers: readonly Exchange[]): boolean {
+  return answers.some((ex) => ex.status !== 400 && ex.status !== 404)
+}
+
 /** Each form probed once per file with p1-search: tests of other rules need the form they use to work. */
 const probes = perFile(
   (): Record<Form, () => Promise<Exchange>> => ({
@@ -87,10 +126,39 @@ const probes = perFile(
   }),
 )
 
+/** A plain search of a tool by body, then by URL when that fails, once per file. */
+const toolProbes = perFile(() => {
+  const byTool = new Map<string, Promise<Exchange[]>>()
+  return (tool: string): Promise<Exchange[]> => {
+    let probe = byTool.get(tool)
+    if (probe === undefined) {
+      probe = (async () => {
+        const body =
+          tool === 'p1-search' ? await probes().body() : await search(target(), { tool, body: { max_results: 1 } })
+        if (isSearchResult(body)) return [body]
+        const url =
+          tool === 'p1-search'
+            ? await probes().url()
+            : await search(target(), { tool, form: 'url', body: { max_results: 1 } })
+        return [body, url]
+      })()
+      byTool.set(tool, probe)
+    }
+    return probe
+  }
+})
+
+/** Skips the test when the target has no such tool under the name sent, naming GATEWAY_NAMES. */
+export async function needTool(tool: string): Promise<void> {
+  const present = hasTool(await toolProbes()(tool))
+  requireName(tool, () => present)
+}
+
 export async function needForm(form: Form): Promise<void> {
+  await needTool('p1-search')
   const ex = await probes()[form]()
   const id = form === 'body' ? 'P2-4.5-search-body-form' : 'P2-4.5-search-url-form'
-  precondition(ex.status === 200, id, `the ${form} form of p1-search answered ${ex.status}`)
+  precondition(ex.status === 200, id, `the ${form} form of ${targetName('p1-search')} answered ${ex.status}`)
 }
 
 /** 200 with the reason in the failure, for calls whose rule is that a value is accepted. */

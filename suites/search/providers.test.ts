@@ -10,7 +10,8 @@ import { expectStatus } from '../../harness/assert.ts'
 import { mapLimit, memo } from '../../harness/helpers.ts'
 import { observe, skipTest } from '../../harness/recorder.ts'
 import { check, target } from '../../harness/suite.ts'
-import { expectAccepted, needForm, NINE_TOOLS, search } from './client.ts'
+import { expectAccepted, needForm, needTool, NINE_TOOLS, search } from './client.ts'
+import { targetName } from '../shared/names.ts'
 
 const api = target()
 
@@ -48,14 +49,15 @@ describe('p3 and p5 tools (Part 2 §4.5)', () => {
     async () => {
       await needForm('body')
       for (const tool of ['p3-search', 'p3-search-pro']) {
+        await needTool(tool)
         for (const processor of ['base', 'pro'])
           expectAccepted(
             await search(api, { tool, body: { processor, max_results: 1 } }),
-            `processor ${processor} on ${tool}`,
+            `processor ${processor} on ${targetName(tool)}`,
           )
         expectAccepted(
           await search(api, { tool, body: { max_chars_per_result: 500, max_results: 1 } }),
-          `max_chars_per_result 500 on ${tool}`,
+          `max_chars_per_result 500 on ${targetName(tool)}`,
         )
       }
     },
@@ -66,11 +68,13 @@ describe('p3 and p5 tools (Part 2 §4.5)', () => {
     'p5-search and p5-search-advanced accept country as a full lowercase name',
     async () => {
       await needForm('body')
-      for (const tool of ['p5-search', 'p5-search-advanced'])
+      for (const tool of ['p5-search', 'p5-search-advanced']) {
+        await needTool(tool)
         expectAccepted(
           await search(api, { tool, body: { country: 'germany', max_results: 1 } }),
-          `country germany on ${tool}`,
+          `country germany on ${targetName(tool)}`,
         )
+      }
     },
   )
 
@@ -79,6 +83,8 @@ describe('p3 and p5 tools (Part 2 §4.5)', () => {
     'tbs qdr:x on p1, processor ultra on p3 and country de on p5 are refused with 400',
     async () => {
       await needForm('body')
+      await needTool('p3-search')
+      await needTool('p5-search')
       expectStatus(
         await search(api, { tool: 'p1-search', body: { tbs: 'qdr:x', max_results: 1 } }),
         400,
@@ -128,7 +134,7 @@ describe('groups B and C (Part 2 §4.5, §8: tools not shown)', () => {
       const listedC = await mapLimit(
         NINE_TOOLS,
         3,
-        async (tool) => `${tool} ${(await search(api, { tool, body: groupC })).status}`,
+        async (tool) => `${targetName(tool)} ${(await search(api, { tool, body: groupC })).status}`,
       )
       observe(
         'group C by tool',
@@ -137,7 +143,7 @@ describe('groups B and C (Part 2 §4.5, §8: tools not shown)', () => {
       const probes = await groupB()
       observe(
         'group B by tool',
-        `depth 701, device phone, os linux: ${probes.map((p) => `${p.tool} ${p.invalid}`).join('; ')}`,
+        `depth 701, device phone, os linux: ${probes.map((p) => `${targetName(p.tool)} ${p.invalid}`).join('; ')}`,
       )
       const takers = probes.filter((p) => p.plain === 200 && p.invalid === 400).map((p) => p.tool)
       if (takers.length === 0)
@@ -150,13 +156,13 @@ describe('groups B and C (Part 2 §4.5, §8: tools not shown)', () => {
           const body = { device, os, ...(i === 0 ? { depth: 700 } : {}), max_results: 1 }
           expectAccepted(
             await search(api, { tool, body }),
-            `${i === 0 ? 'depth 700, ' : ''}device ${device}, os ${os} on ${tool}`,
+            `${i === 0 ? 'depth 700, ' : ''}device ${device}, os ${os} on ${targetName(tool)}`,
           )
         }
         expectStatus(
           await search(api, { tool, body: { depth: 701, max_results: 1 } }),
           400,
-          `depth 701 is above 700 (section 8) on ${tool}`,
+          `depth 701 is above 700 (section 8) on ${targetName(tool)}`,
         )
       }
     },

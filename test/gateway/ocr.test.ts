@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest'
 import { EXCHANGE_RATE } from '../../gateway/account/accounts.ts'
 import { readPdf } from '../../gateway/ocr/pdf.ts'
+import { REAL_NAMES } from '../../gateway/variations.ts'
 import { buildPdf, pdfDataUrl } from '../../suites/ocr/pdf.ts'
 import { testGateway } from './helpers.ts'
 
@@ -167,5 +168,30 @@ describe('POST /v1/ocr', () => {
       { key: 'tier3' },
     )
     expect(before - (await remaining())).toBeCloseTo(3 * 0.005 * EXCHANGE_RATE, 3)
+  })
+})
+
+describe('OCR choices real providers make (gateway/variations.ts)', () => {
+  const real = testGateway({ variations: ['real-names', 'ocr-provider-shape', 'ocr-tables-apart'] })
+  const ocr = (body: unknown) => real.call('/v1/ocr', { method: 'POST', body })
+  const maker = REAL_NAMES['<ocr_model>'] as string
+
+  it("answers the OCR model under its maker's name too, and names it so, also for the latest alias", async () => {
+    const byMaker = await ocr({ model: maker, document: DOCUMENT })
+    expect(byMaker.status).toBe(200)
+    expect(byMaker.body.model).toBe(maker)
+    expect(real.state.transactions.findById(byMaker.id)?.record.model).toBe(maker)
+    expect((await ocr({ model: 'gw-ocr-latest', document: DOCUMENT })).body.model).toBe(maker)
+  })
+
+  it('adds boxes, block classes and confidence, leaves document_annotation out without a format, and keeps tables apart', async () => {
+    const plain = await ocr({ model: maker, document: DOCUMENT })
+    expect('document_annotation' in plain.body).toBe(false)
+    expect(plain.body.pages[0].blocks.length).toBeGreaterThan(0)
+    const html = await ocr({ model: maker, document: DOCUMENT, table_format: 'html' })
+    const withTable = html.body.pages.find((p: { tables?: unknown[] }) => p.tables !== undefined)
+    expect(withTable.tables[0].content).toMatch(/^<table>/)
+    expect(withTable.markdown).not.toMatch(/<table>/)
+    expect(withTable.markdown).toContain(`[${withTable.tables[0].id}](${withTable.tables[0].id})`)
   })
 })

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest'
 import { EXCHANGE_RATE } from '../../gateway/account/accounts.ts'
 import { SEARCH_TOOLS } from '../../gateway/search/tools.ts'
+import { REAL_NAMES } from '../../gateway/variations.ts'
 import { testGateway } from './helpers.ts'
 
 const gw = testGateway()
@@ -84,5 +85,36 @@ describe('POST /v1/search and /v1/search/{tool}', () => {
     const again = await remainingIrt()
     expect((await post('/v1/search/p7-search', { query: 3 }, { key: 'tier3' })).status).toBe(400)
     expect(await remainingIrt()).toBe(again)
+  })
+})
+
+describe('search choices real providers make (gateway/variations.ts)', () => {
+  const real = testGateway({
+    variations: ['real-names', 'search-arrays-some-tools', 'search-result-shape', 'search-unknown-tool-404'],
+  })
+  const search = (path: string, body: unknown) => real.call(path, { method: 'POST', body })
+
+  it("answers the tools under their makers' names only, and records the name used", async () => {
+    const maker = REAL_NAMES['p1-search'] as string
+    const byName = await search(`/v1/search/${maker}`, { query: 'x', max_results: 1 })
+    expect(byName.status).toBe(200)
+    expect(real.state.transactions.findById(byName.id)?.record.model).toBe(maker)
+    expect((await search('/v1/search', { search_tool_name: maker, query: 'x' })).status).toBe(200)
+    expect((await search('/v1/search/p1-search', { query: 'x' })).status).toBe(404)
+    // search-unknown-tool-404: in the body too, an unknown tool is a missing resource.
+    expect((await search('/v1/search', { search_tool_name: 'p1-search', query: 'x' })).status).toBe(404)
+  })
+
+  it('searches arrays on the p3 and p5 tools only, and answers at most 5 results without dates', async () => {
+    const name = (tool: string) => REAL_NAMES[tool] as string
+    expect((await search(`/v1/search/${name('p1-search')}`, { query: ['a', 'b'] })).status).toBe(400)
+    const p3 = await search(`/v1/search/${name('p3-search')}`, { query: ['a', 'b'], max_results: 10 })
+    expect(p3.status).toBe(200)
+    expect(p3.body.object).toBe('search')
+    expect(p3.body.results).toHaveLength(5)
+    for (const item of p3.body.results) {
+      expect(item.date).toBeUndefined()
+      expect(typeof item.position).toBe('number')
+    }
   })
 })
