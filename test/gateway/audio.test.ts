@@ -8,7 +8,7 @@ import { containerOf, durationOf } from '../../gateway/audio/probe.ts'
 import { speechCostUsd, SPEECH_MODELS, transcriptionCostUsd } from '../../gateway/audio/models.ts'
 import { readWavHeader } from '../../gateway/audio/wav.ts'
 import { collectSse, eventJson } from '../../harness/sse.ts'
-import { dataUrl, wavTone } from '../../suites/audio/fixtures.ts'
+import { dataUrl, wavOfSize, wavTone } from '../../suites/audio/fixtures.ts'
 import { form } from './file-forms.ts'
 import { KEYS, testGateway, type TestGateway } from './helpers.ts'
 
@@ -463,5 +463,68 @@ describe('POST /v1/audio/translations (§4.4)', () => {
         )
       ).status,
     ).toBe(404)
+  })
+})
+
+describe('choices the reference leaves open (gateway/variations.ts)', () => {
+  function varied(variation: string): TestGateway {
+    const on = testGateway({ variations: [variation] })
+    opened.push(on)
+    return on
+  }
+
+  it('streaming-wav writes the RIFF and data sizes as unknown, and reads such a WAV to its end', async () => {
+    const { status, bytes } = await speech({ ...hello, response_format: 'wav' }, varied('streaming-wav'))
+    expect(status).toBe(200)
+    expect(bytes.readUInt32LE(4)).toBe(0xffffffff)
+    expect(bytes.readUInt32LE(40)).toBe(0xffffffff)
+    expect(readWavHeader(bytes)?.dataBytes).toBe(bytes.length - 44)
+    expect(readWavHeader(bytes)?.durationSeconds).toBeCloseTo(0.5, 6)
+  })
+
+  it('lenient-audio-fields accepts and ignores what tts-1 and the base model do not support', async () => {
+    const on = varied('lenient-audio-fields')
+    expect((await speech({ ...hello, instructions: 'Calmly.' }, on)).status).toBe(200)
+    const sse = await speech({ ...hello, response_format: 'wav', stream_format: 'sse' }, on)
+    expect(sse.status).toBe(200)
+    expect(sse.bytes.toString('latin1', 0, 4)).toBe('RIFF')
+    const base = await transcribe(
+      [
+        ['model', 'gw-transcribe-1'],
+        ['stream', 'true'],
+        ['timestamp_granularities[]', 'word'],
+      ],
+      undefined,
+      'transcriptions',
+      on,
+    )
+    expect(base.status).toBe(200)
+    expect(typeof JSON.parse(base.text).text).toBe('string')
+    const diarized = await transcribe(
+      [
+        ['model', 'gw-transcribe-2-diarize'],
+        ['prompt', 'Two colleagues.'],
+      ],
+      undefined,
+      'transcriptions',
+      on,
+    )
+    expect(diarized.status).toBe(200)
+  })
+
+  it('audio-upload-mib moves the upload limit to 25 MiB', async () => {
+    const on = varied('audio-upload-mib')
+    const file = { filename: 'big.wav', content: wavOfSize(25_000_001).bytes }
+    expect((await transcribe([['model', 'gw-transcribe-1']], file, 'transcriptions', on)).status).toBe(200)
+    const over = { filename: 'bigger.wav', content: wavOfSize(25 * 1024 * 1024 + 1).bytes }
+    expect((await transcribe([['model', 'gw-transcribe-1']], over, 'transcriptions', on)).status).toBe(400)
+  })
+})
+
+describe('a key on every audio endpoint (Part 2 §5.1)', () => {
+  it('refuses a call without a key with 401, and serves it under the fault audio-missing-key-allowed', async () => {
+    const without = (on: TestGateway) => on.app.inject({ method: 'POST', url: '/v1/audio/speech', payload: hello })
+    expect((await without(gw)).statusCode).toBe(401)
+    expect((await without(audioGateway(['audio-missing-key-allowed']))).statusCode).toBe(200)
   })
 })

@@ -179,3 +179,41 @@ describe('newer speech models', () => {
     ).toBe(200)
   })
 })
+
+describe('choices the reference leaves open (gateway/variations.ts)', () => {
+  const speech = {
+    contents: [{ role: 'user', parts: [{ text: 'Read this aloud.' }] }],
+    generationConfig: { responseModalities: ['AUDIO'] },
+  }
+
+  it('streaming-wav writes the speech WAV with unknown sizes', async () => {
+    const on = testGateway({ variations: ['streaming-wav'] })
+    const answer = await on.call(path('nv-speech-flash-preview'), { method: 'POST', body: speech })
+    const bytes = Buffer.from(answer.body.candidates[0].content.parts[0].inlineData.data, 'base64')
+    expect([bytes.readUInt32LE(4), bytes.readUInt32LE(40)]).toEqual([0xffffffff, 0xffffffff])
+    await on.app.close()
+  })
+
+  it('lenient-audio-fields accepts and ignores what speech models are not to be sent, yet checks speakers', async () => {
+    const on = testGateway({ variations: ['lenient-audio-fields'] })
+    const call = (body: unknown) => on.call(path('nv-speech-flash-preview'), { method: 'POST', body })
+    expect((await call({ ...speech, generationConfig: { thinkingConfig: { thinkingBudget: 0 } } })).status).toBe(200)
+    expect((await call({ ...speech, tools: [{ functionDeclarations: [] }] })).status).toBe(200)
+    const unknownSpeaker = {
+      contents: [{ role: 'user', parts: [{ text: 'Hi.', speechMetadata: { speaker: 'Dora' } }] }],
+      generationConfig: {
+        speechConfig: { multiSpeakerVoiceConfig: { speakerVoiceConfigs: [{ speaker: 'Ann', voiceConfig: {} }] } },
+      },
+    }
+    expect((await call(unknownSpeaker)).status).toBe(400)
+    await on.app.close()
+  })
+
+  it('thinking-levels-per-model leaves medium to the other model', async () => {
+    const on = testGateway({ variations: ['thinking-levels-per-model'] })
+    const medium = { ...text, generationConfig: { thinkingConfig: { thinkingLevel: 'medium' } } }
+    expect((await on.call(path('nv-gen-flash'), { method: 'POST', body: medium })).status).toBe(400)
+    expect((await on.call(path('nv-gen-pro'), { method: 'POST', body: medium })).status).toBe(200)
+    await on.app.close()
+  })
+})

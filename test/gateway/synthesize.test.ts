@@ -1,6 +1,7 @@
 /** Native speech synthesis of the reference gateway (Part 2 sections 2.6, 4.9, 5.3, 7). */
 import { afterAll, describe, expect, it } from 'vitest'
 import { remainingUsd } from '../../gateway/account/billing.ts'
+import { REAL_NAMES } from '../../gateway/variations.ts'
 import { KEYS, testGateway, type CallResult } from './helpers.ts'
 
 const gw = testGateway()
@@ -88,5 +89,36 @@ describe('POST /v1/text:synthesize', () => {
       last = await post(body({ audioEncoding: 'MP3' }), { key: 'tier0' })
     expect(last.status).toBe(429)
     expect(last.body.error).toMatchObject({ code: 429, status: 'RESOURCE_EXHAUSTED' })
+  })
+})
+
+describe('choices the reference leaves open (gateway/variations.ts)', () => {
+  it('raw-synthesis-audio answers LINEAR16, MULAW and ALAW as raw samples', async () => {
+    const on = testGateway({ variations: ['raw-synthesis-audio'] })
+    const call = (config: Record<string, unknown>) =>
+      on.call('/v1/text:synthesize', { method: 'POST', body: body(config) })
+    const linear = audio(await call({ audioEncoding: 'LINEAR16', sampleRateHertz: 16_000 }))
+    expect(linear.toString('ascii', 0, 4)).not.toBe('RIFF')
+    expect(linear.length % 2).toBe(0)
+    expect(audio(await call({ audioEncoding: 'MULAW' })).toString('ascii', 0, 4)).not.toBe('RIFF')
+    await on.app.close()
+  })
+
+  it('synthesis-ceiling-5000 takes 4001 bytes and refuses far more with 413', async () => {
+    const on = testGateway({ variations: ['synthesis-ceiling-5000'] })
+    const call = (text: string) =>
+      on.call('/v1/text:synthesize', { method: 'POST', body: body({ audioEncoding: 'MP3' }, text) })
+    expect((await call('a'.repeat(4001))).status).toBe(200)
+    expect((await call('a'.repeat(40_000))).status).toBe(413)
+    await on.app.close()
+  })
+
+  it("real-names serves the two models under their makers' names", async () => {
+    const on = testGateway({ variations: ['real-names'] })
+    const call = (model: string) =>
+      on.call('/v1/text:synthesize', { method: 'POST', body: body({ audioEncoding: 'MP3' }, 'Hi.', model) })
+    expect((await call(REAL_NAMES['<tts_flash_model>']!)).status).toBe(200)
+    expect((await call(REAL_NAMES['<tts_pro_model>']!)).status).toBe(200)
+    await on.app.close()
   })
 })
