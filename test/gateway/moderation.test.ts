@@ -1,5 +1,5 @@
 /** Moderation of the reference gateway (Part 2 sections 2.4, 4.7, 7) and inline moderation on responses and chat. */
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { IMAGE_CATEGORIES, MODERATION_CATEGORIES } from '../../gateway/moderation/categories.ts'
 import { classify } from '../../gateway/moderation/classifier.ts'
 import { remainingUsd } from '../../gateway/account/billing.ts'
@@ -189,5 +189,18 @@ describe('inline moderation (section 4.7)', () => {
       gw.call('/v1/responses', { method: 'POST', body: { ...body, tools: [tool] } }),
     ])
     expect(withTool.body.moderation.input).toEqual(plain.body.moderation.input)
+  })
+})
+
+describe('real choices (gateway/variations.ts)', () => {
+  const real = testGateway({ variations: ['moderation-more-categories'] })
+  afterAll(() => real.app.close())
+
+  it('moderation-more-categories: every map names a fourteenth category beside the thirteen', async () => {
+    const res = await real.call('/v1/moderations', { method: 'POST', body: { input: 'A quiet morning.' } })
+    expect(res.status).toBe(200)
+    const [result] = res.body.results
+    for (const map of [result.categories, result.category_scores, result.category_applied_input_types])
+      expect(Object.keys(map)).toHaveLength(14)
   })
 })

@@ -311,3 +311,74 @@ describe('streams (§6.2-6.4) and transactions (§2.2)', () => {
     })
   })
 })
+
+describe('real choices (gateway/variations.ts)', () => {
+  const real = testGateway({
+    variations: [
+      'no-background',
+      'no-output-text',
+      'no-inline-moderation',
+      'opaque-response-ids',
+      'conversations-not-found',
+    ],
+  })
+  afterAll(() => real.app.close())
+  const send = (body: unknown) => real.call('/v1/responses', { method: 'POST', body })
+
+  test('no-background: background true is answered finished in the foreground, and stays so', async () => {
+    const res = await send({ ...BASE, background: true })
+    expect(res.status).toBe(200)
+    expect(res.body.status).toBe('completed')
+    expect((await real.call(`/v1/responses/${res.body.id}`)).body.status).toBe('completed')
+  })
+
+  test('no-output-text: the response object has output but no output_text, streamed or not', async () => {
+    const res = await send(BASE)
+    expect(res.body.output.length).toBeGreaterThan(0)
+    expect(res.body).not.toHaveProperty('output_text')
+  })
+
+  test('no-inline-moderation: the moderation object is accepted and ignored', async () => {
+    const res = await send({ ...BASE, moderation: { model: 'omni-moderation-latest' } })
+    expect(res.status).toBe(200)
+    expect(res.body).not.toHaveProperty('moderation')
+  })
+
+  test('opaque-response-ids: an id of a form never issued is 400; a well-formed unknown id is 404', async () => {
+    expect((await real.call('/v1/responses/resp_gc_no_such')).status).toBe(400)
+    expect((await real.call(`/v1/responses/resp_${'0'.repeat(32)}`)).status).toBe(404)
+  })
+
+  test('conversations-not-found: a conversation answers 404, alone or with previous_response_id', async () => {
+    expect((await send({ ...BASE, conversation: 'conv_1' })).status).toBe(404)
+    const first = await send(BASE)
+    expect((await send({ ...BASE, conversation: 'conv_1', previous_response_id: first.body.id })).status).toBe(404)
+  })
+})
+
+describe('faults of the new checks', () => {
+  const faulty = testGateway({
+    faults: ['unknown-response-500', 'background-status-pending', 'input-file-two-sources-accepted'],
+  })
+  afterAll(() => faulty.app.close())
+  const send = (body: unknown) => faulty.call('/v1/responses', { method: 'POST', body })
+  const file = { type: 'input_file', file_id: 'file-1', file_data: 'data:text/plain;base64,aGk=' }
+
+  test('unknown-response-500: an id never issued answers 500; one issued with store false still 404', async () => {
+    expect((await faulty.call('/v1/responses/resp_gc_no_such')).status).toBe(500)
+    const unstored = await send({ ...BASE, store: false })
+    expect((await faulty.call(`/v1/responses/${unstored.body.id}`)).status).toBe(404)
+  })
+
+  test('background-status-pending: the answer says pending while the job is queued', async () => {
+    const res = await send({ ...BASE, background: true })
+    expect(res.body.status).toBe('pending')
+    expect((await faulty.call(`/v1/responses/${res.body.id}`)).body.status).toMatch(/queued|in_progress|completed/)
+  })
+
+  test('input-file-two-sources-accepted: file_id with file_data is accepted; the faithful gateway refuses it', async () => {
+    const input = [{ role: 'user', content: [{ type: 'input_text', text: 'Read it.' }, file] }]
+    expect((await send({ ...BASE, input })).status).toBe(200)
+    expect((await post({ ...BASE, input })).status).toBe(400)
+  })
+})
