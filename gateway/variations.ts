@@ -15,8 +15,14 @@ export const VARIATIONS = {
     'x-ratelimit-reset-* in bare seconds (0.75, 12.5) instead of Go durations; Part 1 §4.1 gives "a number followed by s" as a sample form',
   'default-temperature-only':
     'chat models take only the default temperature (1) on chat completions and refuse another with 400, as some reasoning models do; Part 1 §4.7 does not show the parameter list',
+  'unsupported-route-400':
+    'the announced but unavailable routes answer 400 with code unsupported_route instead of 404; Part 1 §7: the status of the unsupported-route error is not shown',
+  'input-tokens-offered':
+    'POST /v1/responses/input_tokens is offered with its planned shape; Part 1 §4.6 announces it as unavailable, which a target may change early',
+  'model-snapshot-names':
+    'a chat completion names in model the dated snapshot that served the alias asked for; Part 1 §9.3: behaviour can change between aliases and snapshots',
   'error-body-shape':
-    'errors other than 401, 403 and 429 answer { "error": "<code>", "message": … } instead of the error object; Part 1 §7: the bodies of 400, 404 and 500 are not shown',
+    '400, 404 and 500 on /v1 answer { "error": "<code>", "message": … } instead of the error object; Part 1 §7: "Error body shapes for 400, 404 and 500 on compatible endpoints are not shown"',
   // account, tiers, files
   'late-transactions':
     'a transaction is listed some seconds after its call; §4.2: "transaction data is available within 30 seconds of the call"',
@@ -41,6 +47,8 @@ export const VARIATIONS = {
     'a response id of a form the gateway never issues is refused with 400 as invalid; Part 1 §9.2: ids are opaque, and §7 allows 400 as well as 404',
   'conversations-not-found':
     'a conversation id on POST /v1/responses answers 404 (no such conversation); Part 1 §4.5: persistent conversations "only where enabled"',
+  'long-reasoning':
+    'every chat model on POST /v1/responses spends 128 hidden reasoning tokens before any text, so a short budget ends incomplete with no text; Part 1 §4.5 rule 7 allows it',
   'moderation-more-categories':
     'moderation results name a category beyond the thirteen; Part 2 §2.4 lists thirteen, and Part 1 §9.2 lets new response fields appear',
   // videos
@@ -52,8 +60,7 @@ export const VARIATIONS = {
     'content asked for before completion answers 404 instead of 400; Part 2 §7: that error "is not shown"',
   'video-id-checked':
     'a video id not of the form this gateway issues answers 400 as invalid; Part 1 §9.2: ids are opaque, and §7 allows 400 as well as 404',
-  'video-create-201':
-    'create and remix answer 201 with the job; §4.1 says only that a create "returns the job"',
+  'video-create-201': 'create and remix answer 201 with the job; §4.1 says only that a create "returns the job"',
   // audio, synthesize, native
   'lenient-audio-fields':
     'fields a model does not support are accepted and ignored: instructions and stream_format sse on tts-1, stream on the base transcription model, timestamp_granularities[] off verbose_json, prompt on diarization, thinkingConfig, tools and image or audio parts on the native speech models; §4.2, §4.3 and §4.8 state capabilities and rules for callers, not refusals',
@@ -63,6 +70,8 @@ export const VARIATIONS = {
     'the 25 MB upload limit of transcription and translation is read as 25 MiB (26,214,400 bytes); §4.3, §4.4 and §8 write MB without saying which',
   'thinking-levels-per-model':
     'the cheaper native generation model takes thinkingLevel low and high but not medium, which the other model takes; §4.8 documents the values, not which model takes each',
+  'native-integer-strings':
+    'the native interface takes an integer field written as a decimal string ("maxOutputTokens": "16"), as the provider schema\'s JSON mapping does; §4.8 types it integer without saying how a string is answered',
   'raw-synthesis-audio':
     'text:synthesize answers LINEAR16, MULAW and ALAW as raw samples, without a WAV header; §2.6 says Base64 audio, not its container',
   'synthesis-ceiling-5000':

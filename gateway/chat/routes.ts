@@ -60,7 +60,7 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
     const head: CompletionHead = {
       id: `chatcmpl-${randomBytes(12).toString('hex')}`,
       created: Math.floor(state.clock.now() / 1000),
-      model: model.id,
+      model: answeredModel(model, state),
     }
     const moderation =
       moderationModel === undefined
@@ -86,6 +86,11 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
       ...(moderation === undefined ? {} : { moderation }),
     }
   })
+}
+
+/** The model a completion names: the id asked for, or under model-snapshot-names the dated snapshot behind it. */
+function answeredModel(model: CatalogueModel, state: GatewayState): string {
+  return state.variations.has('model-snapshot-names') ? `${model.id}-2025-01-15` : model.id
 }
 
 function firstChatModel(): CatalogueModel {

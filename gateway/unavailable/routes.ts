@@ -53,19 +53,28 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
   const batches = new PlannedBatches(faults, now)
   const assistants = new PlannedAssistants(faults, now)
   const fineTuning = new PlannedFineTuning(faults, now)
+  // Real choices (§1.6 "can return an unsupported-route error", its status not shown; §4.6 announces token counting
+  // as unavailable, which a target may offer early): see ../variations.ts.
   const offered = (surface: Surface): boolean =>
-    [...faults].some((name) => OFFERED_BY[surface].some((prefix) => name.startsWith(prefix)))
+    [...faults].some((name) => OFFERED_BY[surface].some((prefix) => name.startsWith(prefix))) ||
+    (surface === 'input-tokens' && state.variations.has('input-tokens-offered'))
+  const refuseWith400 = state.variations.has('unsupported-route-400')
 
   // The fault answers like a bare web server would: a 404 page that is not JSON, on every planned route.
   const plainText = faults.has('planned-route-plain-text')
 
   const route = (method: Method, url: string, surface: Surface, handler?: Handler): void => {
-    if (!plainText && !(handler && offered(surface))) return // left to the not-found handler: unsupported-route error
+    const serve = handler !== undefined && offered(surface)
+    if (!plainText && !serve && !refuseWith400) return // left to the not-found handler: unsupported-route error
     app.route<{ Params: Record<string, string>; Querystring: Record<string, unknown> }>({
       method,
       url,
       handler: async (request, reply) => {
-        if (plainText || !handler) return reply.code(404).type('text/plain; charset=utf-8').send('404 page not found')
+        if (plainText) return reply.code(404).type('text/plain; charset=utf-8').send('404 page not found')
+        if (!serve || handler === undefined)
+          throw new GatewayError(400, `${method} ${url} is not available on this service.`, {
+            code: 'unsupported_route',
+          })
         return handler(requireCaller(state.contexts.of(request)).account.id, request)
       },
     })

@@ -3,11 +3,18 @@
  * both a bare array and the usual `{ object: "list", data: [...] }` are accepted, and which one was seen is
  * recorded as an observation.
  */
-import { fail, expectStatus } from '../../harness/assert.ts'
+import { fail, expectStatus, precondition } from '../../harness/assert.ts'
 import { isObject } from '../../common/json.ts'
 import { mapLimit, memo } from '../../harness/helpers.ts'
 import type { Exchange, TargetClient } from '../../harness/http-client.ts'
 import { observe } from '../../harness/recorder.ts'
+
+/** The items of a model list, or undefined when the body is no list: for set-up reads, which judge nothing. */
+export function listedItems(ex: Exchange): unknown[] | undefined {
+  const body = ex.json
+  if (Array.isArray(body)) return body
+  return isObject(body) && Array.isArray(body.data) ? body.data : undefined
+}
 
 export function modelItems(ex: Exchange): unknown[] {
   const body = ex.json
@@ -38,16 +45,37 @@ interface ModelFixtures {
   retrieved: () => Promise<Array<{ id: string; ex: Exchange }>>
 }
 
-/** The Bearer list and every model retrieved, fetched once per file by the first test that needs them. */
+/**
+ * The Bearer list and every model retrieved, fetched once per file by the first test that needs them. The list is
+ * the subject of the checks that read it (a refusal fails them); for the retrieve checks it only names the models,
+ * so there a refused list skips, naming P1-2.3-model-list. The checks run outside the memo, in the test they judge.
+ */
 export function modelFixtures(api: TargetClient): ModelFixtures {
-  const list = memo(async () => {
-    const ex = await api.get('/v1/models')
+  const fetchList = memo(() => api.get('/v1/models'))
+  const fetchRetrieved = memo(async () => {
+    const ex = await fetchList()
+    const items = ex.status === 200 ? listedItems(ex) : undefined
+    if (items === undefined) return { listEx: ex, all: [] }
+    const ids = modelIds(items)
+    const all = await mapLimit(ids, 4, async (id) => ({
+      id,
+      ex: await api.get(`/v1/models/${encodeURIComponent(id)}`),
+    }))
+    return { listEx: ex, all }
+  })
+  const list = async () => {
+    const ex = await fetchList()
     expectStatus(ex, 200)
     return { ex, items: modelItems(ex) }
-  })
-  const retrieved = memo(async () => {
-    const ids = modelIds((await list()).items)
-    return mapLimit(ids, 4, async (id) => ({ id, ex: await api.get(`/v1/models/${encodeURIComponent(id)}`) }))
-  })
+  }
+  const retrieved = async () => {
+    const { listEx, all } = await fetchRetrieved()
+    precondition(
+      listEx.status === 200 && listedItems(listEx) !== undefined,
+      'P1-2.3-model-list',
+      `GET /v1/models answered ${listEx.status}${listEx.status === 200 ? ' without a list' : ''}`,
+    )
+    return all
+  }
   return { list, retrieved }
 }

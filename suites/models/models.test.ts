@@ -23,7 +23,7 @@ async function rateLimitsOf(): Promise<
   const all = await retrieved()
   const out = []
   for (const { id, ex } of all) {
-    expectStatus(ex, 200)
+    precondition(ex.status === 200, 'P1-2.3-model-retrieve', `GET /v1/models/${id} answered ${ex.status}`)
     const body = ex.json
     const extra = isObject(body) && isObject(body.extra) ? body.extra : undefined
     const rateLimits = extra && isObject(extra.rate_limits) ? extra.rate_limits : undefined

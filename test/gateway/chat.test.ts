@@ -369,6 +369,16 @@ describe('response_format (section 4.7: the full parameter list is not shown)', 
 })
 
 describe('variations (gateway/variations.ts)', () => {
+  it('model-snapshot-names: the completion names a dated snapshot of the model asked for (§9.3)', async () => {
+    const varied = testGateway({ variations: ['model-snapshot-names'] })
+    const response = await varied.call(PATH, {
+      method: 'POST',
+      body: { model: 'gw-chat-mini', messages: [user('Hi')] },
+    })
+    expect(response.status).toBe(200)
+    expect(response.body.model).toMatch(/^gw-chat-mini-\d{4}-\d{2}-\d{2}$/)
+  })
+
   it('default-temperature-only: another temperature is refused with 400, the default and none are served', async () => {
     const varied = testGateway({ variations: ['default-temperature-only'] })
     const ask = (extra: Record<string, unknown>) =>

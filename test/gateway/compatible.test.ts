@@ -1,6 +1,7 @@
 /** The other compatible endpoints of the reference gateway (Part 1 sections 4.8, 5.1, 7). */
 import { describe, expect, it } from 'vitest'
 import { EMBEDDING_DIMENSIONS } from '../../gateway/compatible/simulate.ts'
+import { classLimits } from '../../gateway/limit-tables.ts'
 import { KEYS, testGateway } from './helpers.ts'
 
 const gw = testGateway()
@@ -172,5 +173,28 @@ describe('shared rules (sections 1.5, 5.1, 7)', () => {
     expect(bad.statusCode).toBe(500)
     expect(bad.headers['svc-request-id']).toBeDefined()
     expect((await faulty.call('/v1/embeddings', { method: 'POST', body: { model: 'gw-embed-1' } })).status).toBe(400)
+  })
+})
+
+describe('error-body-shape (gateway/variations.ts; §7: 400, 404 and 500 bodies are not shown)', () => {
+  const varied = testGateway({ variations: ['error-body-shape'] })
+
+  it('answers 400 and 404 on /v1 as { error, message }', async () => {
+    const missing = await varied.call('/v1/embeddings', { method: 'POST', body: { input: 'x' } })
+    expect(missing.status).toBe(400)
+    expect(missing.body).toEqual({ error: 'invalid_request', message: expect.any(String) })
+    const route = await varied.call('/v1/gc-no-such-route')
+    expect(route.status).toBe(404)
+    expect(route.body).toEqual({ error: 'not_found', message: expect.any(String) })
+  })
+
+  it('keeps what §7 states: the 429 error object, and the 401 of /user/v1', async () => {
+    expect((await varied.call('/user/v1/credit', { key: null })).body.error).toBe('unauthorized')
+    const limited = testGateway({ variations: ['error-body-shape'] })
+    const calls = Array.from({ length: classLimits('account', 0).rpm + 1 }, () =>
+      limited.call('/v1/models', { key: 'tier0' }),
+    )
+    const refused = (await Promise.all(calls)).find((r) => r.status === 429)
+    expect(refused?.body.error).toMatchObject({ type: 'rate_limit_error', code: 'rate_limit_exceeded' })
   })
 })

@@ -210,3 +210,29 @@ describe('fine-tuning and token counting, offered under their faults (sections 2
     )
   })
 })
+
+describe('variations (gateway/variations.ts)', () => {
+  it('unsupported-route-400: a planned route answers 400 unsupported_route, as §7 leaves the status open', async () => {
+    const varied = testGateway({ variations: ['unsupported-route-400'] })
+    const response = await varied.call('/v1/batches')
+    expect(response.status).toBe(400)
+    expect(response.body.error.code).toBe('unsupported_route')
+    expect((await varied.call('/v1/batches', { key: null })).status).toBe(401)
+  })
+
+  it('input-tokens-offered: token counting answers its planned shape; the other surfaces stay unavailable', async () => {
+    const varied = testGateway({ variations: ['input-tokens-offered'] })
+    const short = await varied.call('/v1/responses/input_tokens', {
+      method: 'POST',
+      body: { model: 'gw-chat-mini', input: 'Hello.' },
+    })
+    const long = await varied.call('/v1/responses/input_tokens', {
+      method: 'POST',
+      body: { model: 'gw-chat-mini', input: 'Hello, gateway: count these words as well, please.' },
+    })
+    expect(short.status).toBe(200)
+    expect(Number.isInteger(short.body.input_tokens)).toBe(true)
+    expect(long.body.input_tokens).toBeGreaterThan(short.body.input_tokens)
+    expect((await varied.call('/v1/batches')).status).toBe(404)
+  })
+})
