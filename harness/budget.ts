@@ -9,9 +9,13 @@
  * last dollar. With no budget (the embedded gateway) nothing is locked; estimates are still recorded,
  * so the summary reports what the run would have cost.
  *
- * A reservation is settled by the answer of the call that follows it: a call refused with a 4xx did no work
- * (no tokens, no job), so its reservation is released; any other answer, or none, keeps it.
+ * A reservation belongs to the call it was made for: the first request the test starts in the same synchronous
+ * turn (spend() and then the call, with no await between them). It is settled by that call's answer: a call refused
+ * with a 4xx did no work (no tokens, no job), so its reservation is released; any other answer, or none, keeps it.
+ * A reservation no request claims in its turn (the call went out another way, or never) is kept: never handed to
+ * another call, whose refusal would release what this one may have spent.
  */
+import { AsyncLocalStorage } from 'node:async_hooks'
 import { appendFileSync, mkdirSync, readFileSync, rmdirSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -84,28 +88,47 @@ function reservedMicros(ledger: string): number {
  * when that would pass the budget. Estimate high rather than low: the budget is a promise to the user.
  */
 export function reserveSpend(target: BudgetTarget, usd: number, what: string): void {
-  const reservation = tryReserve(target, usd, what)
-  if (!reservation.ok) {
+  const decision = tryReserve(target, usd, what)
+  if (!decision.ok) {
     skipTest(
-      `budget: ${what} would cost about $${formatUsd(usd)}, and $${formatUsd(reservation.reservedUsd)} of GATEWAY_BUDGET_USD=${target.budgetUsd} is already reserved`,
+      `budget: ${what} would cost about $${formatUsd(usd)}, and $${formatUsd(decision.reservedUsd)} of GATEWAY_BUDGET_USD=${target.budgetUsd} is already reserved`,
     )
   }
   const record: SpendRecord = { usd, what }
   recordSpend(record)
-  unclaimed.push({ target, record })
+  const reservation: Reservation = { target, record, open: true }
+  // Open until the turn ends: an await between spend() and the call would let the reservation pass to a later call.
+  queueMicrotask(() => {
+    reservation.open = false
+  })
+  // A list of this flow's own from here on: concurrent flows of the worker keep theirs, and never see this one.
+  turns.enterWith([...(turns.getStore() ?? []).filter((r) => r.open), reservation])
 }
 
 interface Reservation {
   target: BudgetTarget
   record: SpendRecord
+  /** Still in the turn that made it, so the call it was made for has not started yet. */
+  open: boolean
 }
 
-/** Reservations made in this worker that no call has taken yet. */
-const unclaimed: Reservation[] = []
+/**
+ * The reservations of one flow of a test (its chain of awaits), so that one call never claims what another made:
+ * four creates in flight at once each claim only their own.
+ */
+const turns = new AsyncLocalStorage<Reservation[]>()
 
-/** Called as a call starts: the reservations made for it (those since the previous call), to settle by its answer. */
+/**
+ * Called as a call starts, before any await: the reservations made for it (in this flow, in this turn), to settle by
+ * its answer. One that no call claimed in its turn stays reserved, claimed by no one.
+ */
 export function claimReservations(): Reservation[] {
-  return unclaimed.splice(0)
+  const mine = turns.getStore()
+  if (mine === undefined) return []
+  const claimed = mine.filter((r) => r.open)
+  mine.length = 0
+  for (const r of claimed) r.open = false
+  return claimed
 }
 
 /** Settles the reservations of a call by its final status: released when the call was refused with a 4xx. */

@@ -1,4 +1,7 @@
-/** The run budget (harness/budget.ts): reservations never pass GATEWAY_BUDGET_USD, even from parallel workers. */
+/**
+ * The run budget (harness/budget.ts): reservations never pass GATEWAY_BUDGET_USD, even from parallel workers, and each
+ * is settled by the one call it was made for.
+ */
 import { randomUUID } from 'node:crypto'
 import { fileURLToPath } from 'node:url'
 import { execFile } from 'node:child_process'
@@ -38,6 +41,46 @@ describe('budget', () => {
     for (const status of [200, 500, undefined]) settleReservations(started, status)
     expect(started[0]?.record.refused).toBeUndefined()
     expect(tryReserve(target, 0.5, 'one more').ok).toBe(false)
+  })
+
+  test('four flows in flight at once each claim only their own reservation, and a refusal releases only its own', async () => {
+    const target = { runId: `budget-${randomUUID()}`, budgetUsd: 5 }
+    // A call as the client makes one: claimed as it starts, settled by its answer later.
+    const call = async (status: number) => {
+      const claimed = claimReservations()
+      await new Promise((resolve) => setImmediate(resolve))
+      settleReservations(claimed, status)
+      return claimed.map((r) => r.record.what)
+    }
+    const flow = async (i: number, status: number) => {
+      for (let k = 0; k <= i; k += 1) await Promise.resolve() // the flows interleave, as creates in flight do
+      reserveSpend(target, 1, `video ${i}`)
+      return call(status)
+    }
+    const claimed = await Promise.all([flow(0, 200), flow(1, 400), flow(2, 200), flow(3, 200)])
+    expect(claimed).toEqual([['video 0'], ['video 1'], ['video 2'], ['video 3']])
+    // $3 stays reserved of $5 (the refused one was released): $2 more fits, and not a cent beyond.
+    expect(tryReserve(target, 2, 'two more').ok).toBe(true)
+    expect(tryReserve(target, 0.01, 'a cent more').ok).toBe(false)
+  })
+
+  test("a reservation no call claimed in its turn stays reserved, never handed to another flow's refused call", async () => {
+    const target = { runId: `budget-${randomUUID()}`, budgetUsd: 1 }
+    // Another flow of the worker, whose call starts in a continuation already queued.
+    let other: string[] = ['not run']
+    const otherFlow = (async () => {
+      await Promise.resolve()
+      const claimed = claimReservations()
+      other = claimed.map((r) => r.record.what)
+      settleReservations(claimed, 400)
+    })()
+    // This flow reserves for a create it sends another way (a raw socket, dropped): no call of the client claims it.
+    reserveSpend(target, 0.6, 'an interrupted create')
+    await otherFlow
+    expect(other).toEqual([])
+    // Nor a later call of this same flow, after an await.
+    expect(claimReservations()).toEqual([])
+    expect(tryReserve(target, 0.5, 'more than is left').ok).toBe(false)
   })
 
   test('rejects a nonsense estimate', () => {
