@@ -19,7 +19,8 @@ export const VIDEOS_FAULTS = [
   {
     name: 'video-status-pending',
     breaks: ['P2-3-status-values'],
-    description: 'A queued job reports status pending, a value the reference never shows.',
+    description:
+      'A queued job reports status pending, a value the reference never shows (a warning: the four are observed).',
   },
   {
     name: 'video-request-id-own',
@@ -119,7 +120,23 @@ export const VIDEOS_FAULTS = [
   {
     name: 'video-unknown-400',
     breaks: ['P1-7-video-unknown-404'],
-    description: 'A video id that does not exist answers 400 instead of 404.',
+    description: 'A video id that does not exist answers 400 instead of 404, even that of a job the caller deleted.',
+  },
+  {
+    name: 'video-unknown-500',
+    breaks: ['P1-7-video-never-issued'],
+    description: 'A video id the gateway never issued answers 500 (a lookup that breaks); a deleted one still 404.',
+  },
+  {
+    name: 'video-list-open',
+    breaks: ['P2-5-video-auth'],
+    description: 'GET /v1/videos without a key, or with an invalid one, answers 200 with an empty list instead of 401.',
+  },
+  {
+    name: 'video-edits-served',
+    breaks: ['P2-4.1-unavailable-routes'],
+    description:
+      'POST /v1/videos/edits, "not available" (§4.1), is served: it makes a new job from video_id like a remix.',
   },
   {
     name: 'video-delete-noop',
@@ -140,7 +157,8 @@ export const VIDEOS_FAULTS = [
   {
     name: 'video-list-status-stale',
     breaks: ['P2-3-terminal-stable'],
-    description: 'GET /v1/videos shows a completed job as processing (a stale status cache); retrieve says completed.',
+    description:
+      'GET /v1/videos shows a completed job as processing (a stale status cache); retrieve says completed (a warning: transitions are not shown).',
   },
   {
     name: 'video-drop-on-disconnect',

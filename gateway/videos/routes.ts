@@ -32,6 +32,7 @@ import { videosAnswerReshapes } from '../faults/videos.ts'
 import { checkCreate, readCreateBody, type VideoSpec } from './request.ts'
 import { makeMp4 } from './mp4.ts'
 import { VideoStore, type VideoJob } from './store.ts'
+import { videoVariations } from './variations.ts'
 import { abandonBody } from '../abandon-body.ts'
 import { isObject } from '../../common/json.ts'
 
@@ -54,10 +55,23 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
   // Fault video-request-id-own: ids of the gateway's own, unrelated to the call's svc-request-id.
   const ownIds = createUuid7Generator(clock)
 
+  /** A completed job's file, as GET .../content serves it. */
+  function fileOf(job: VideoJob): { bytes: Buffer; filename: string } {
+    const [width, height] = job.size.split('x').map(Number) as [number, number]
+    return { bytes: makeMp4({ width, height, seconds: Number(job.seconds) }), filename: `${job.id}.mp4` }
+  }
+  const vary = videoVariations(app, state, (accountId, id) => {
+    const job = store.get(accountId, id)
+    return job && store.status(job) === 'completed' ? fileOf(job) : undefined
+  })
+
   function jobOf(request: FastifyRequest, id: string): VideoJob {
     const job = store.get(requireCaller(state.contexts.of(request)).account.id, id)
     if (job) return job
     if (faults.has('video-unknown-400')) throw invalidParameter('video_id', `Invalid video id '${id}'.`)
+    if (faults.has('video-unknown-500') && !store.wasIssued(id))
+      throw new GatewayError(500, `Lookup of video '${id}' failed.`)
+    vary.checkIdForm(id)
     throw new GatewayError(404, `No such video: '${id}'.`, { param: 'video_id', code: 'video_not_found' })
   }
 
@@ -66,8 +80,8 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
     return {
       id: job.id,
       object: 'video',
-      model: job.model,
-      status,
+      model: vary.shownModel(job.model),
+      status: vary.shownStatus(status),
       progress: store.progress(job),
       created_at: Math.floor(job.createdMs / 1000),
       completed_at: status === 'completed' ? Math.floor(store.completedMs(job) / 1000) : null,
@@ -138,8 +152,9 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
 
     scope.post('/v1/videos', async (request, reply) => {
       try {
-        const spec = checkCreate(await readCreateBody(request), faults)
-        return view(start(request, reply, spec, null))
+        const raw = await readCreateBody(request)
+        const spec = checkCreate({ ...raw, fields: vary.inboundModel(raw.fields) }, faults)
+        return reply.code(vary.createdStatus).send(view(start(request, reply, spec, null)))
       } catch (error) {
         abandonBody(request, reply)
         throw error
@@ -147,7 +162,11 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
     })
   })
 
-  app.get<{ Querystring: Record<string, unknown> }>('/v1/videos', async (request) => {
+  // Fault video-list-open: the list is served to a caller without a valid key, as an empty list.
+  const listOptions = faults.has('video-list-open') ? { config: { auth: 'optional' as const } } : {}
+  app.get<{ Querystring: Record<string, unknown> }>('/v1/videos', listOptions, async (request) => {
+    if (state.contexts.of(request).caller === undefined)
+      return { object: 'list', data: [], first_id: null, last_id: null, has_more: false }
     const { account } = requireCaller(state.contexts.of(request))
     const safetyIdentifier = queryString(request.query, 'safety_identifier')
     const requestId = queryString(request.query, 'request_id')
@@ -181,7 +200,18 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
       throw new GatewayError(404, `Unknown route: POST ${state.contexts.of(request).path}`, {
         code: 'unsupported_route',
       })
-    const source = jobOf(request, request.params.video_id)
+    return remix(request, reply, request.params.video_id)
+  })
+
+  // Fault video-edits-served: the edits route, "not available" (§4.1), makes a new job from video_id like a remix.
+  if (faults.has('video-edits-served'))
+    app.post('/v1/videos/edits', async (request, reply) => {
+      const body = isObject(request.body) ? request.body : {}
+      return remix(request, reply, typeof body.video_id === 'string' ? body.video_id : '')
+    })
+
+  async function remix(request: FastifyRequest, reply: FastifyReply, sourceId: string) {
+    const source = jobOf(request, sourceId)
     const body = isObject(request.body) ? request.body : {}
     if (store.status(source) !== 'completed')
       throw invalidParameter(
@@ -193,10 +223,14 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
       { fields: { ...body, model: source.model, seconds: source.seconds, size: source.size }, reference: null },
       faults,
     )
-    return view(
-      start(request, reply, { ...spec, safetyIdentifier: spec.safetyIdentifier ?? source.safetyIdentifier }, source.id),
+    const job = start(
+      request,
+      reply,
+      { ...spec, safetyIdentifier: spec.safetyIdentifier ?? source.safetyIdentifier },
+      source.id,
     )
-  })
+    return reply.code(vary.createdStatus).send(view(job))
+  }
 
   app.get<Params>('/v1/videos/:video_id/content', async (request, reply) => {
     const job = jobOf(request, request.params.video_id)
@@ -204,19 +238,14 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
     const status = store.status(job)
     if (faults.has('video-content-missing') && status === 'completed')
       throw new GatewayError(404, `No content for video '${job.id}'.`, { code: 'not_found' })
-    if (status !== 'completed' && !faults.has('video-content-early')) {
-      throw new GatewayError(
-        400,
-        `Video '${job.id}' is ${status}; its content can be downloaded once it is completed.`,
-        { param: 'video_id', code: 'video_not_ready' },
-      )
-    }
-    const [width, height] = job.size.split('x').map(Number) as [number, number]
-    const bytes = makeMp4({ width, height, seconds: Number(job.seconds) })
+    if (status !== 'completed' && !faults.has('video-content-early')) throw vary.notReady(job.id, status)
+    const redirect = status === 'completed' ? vary.redirectFor(request, job.accountId, job.id) : undefined
+    if (redirect !== undefined) return reply.redirect(redirect, 302)
+    const { bytes, filename } = fileOf(job)
     // Through reply.send, so that the onSend hooks still set the shared headers.
     return reply
       .header('content-type', 'video/mp4')
-      .header('content-disposition', `attachment; filename="${job.id}.mp4"`)
+      .header('content-disposition', `attachment; filename="${filename}"`)
       .send(bytes)
   })
 }

@@ -47,6 +47,8 @@ export interface VideoListFilter {
 
 export class VideoStore {
   readonly #jobs = new Map<string, VideoJob>()
+  /** Every id handed out, deleted ones included: a deleted job is missing, an id never issued is unknown. */
+  readonly #issued = new Set<string>()
   #seq = 0
 
   constructor(
@@ -63,7 +65,12 @@ export class VideoStore {
       seq: this.#seq,
     }
     this.#jobs.set(stored.id, stored)
+    this.#issued.add(stored.id)
     return stored
+  }
+
+  wasIssued(id: string): boolean {
+    return this.#issued.has(id)
   }
 
   /** The caller's job, or undefined: another account's job is as missing as one that never existed. */

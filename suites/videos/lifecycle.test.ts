@@ -10,7 +10,7 @@ import { expectSchema, expectSetup, expectStatus, expectThat, notObserved, preco
 import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/helpers.ts'
 import type { Exchange } from '../../harness/http-client.ts'
-import { observe, skipTest } from '../../harness/recorder.ts'
+import { observe } from '../../harness/recorder.ts'
 import { check, target, runConfig, spend } from '../../harness/suite.ts'
 import {
   ACCEPTED,
@@ -102,9 +102,11 @@ const deletion = memo(async () => {
 })
 
 async function startedJob(): Promise<Lifecycle & { id: string; job: Record<string, unknown> }> {
-  // The failed job's checks wait on a schedule too: let it run beside the main job's (its errors surface where it is awaited).
+  // The failed job's checks wait on a schedule too: let it run beside the main job's (its errors surface where it is
+  // awaited). The main job is polled from its creation on, so that the statuses it passes through are seen.
   failedJob().catch(() => {})
   const f = await lifecycle()
+  polled().catch(() => {})
   expectSetup(f.made.ex, ACCEPTED, `a create of ${f.made.model} with the defaults returns the job`)
   const { id, job } = f.made
   precondition(id !== undefined && job !== undefined, 'P2-2.1-video-job', 'the create answered no job id')
