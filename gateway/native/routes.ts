@@ -76,9 +76,8 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
       requireTier(model, caller)
       // Counts the call against the model's own rate limits (Part 1 section 8.3), as resolveModel does on /v1.
       context.admitModel?.(model)
-      const body = parseNativeRequest(request.body, faults)
+      const body = parseNativeRequest(asChosen(model.id, request.body), faults)
       if (isSpeechModel(model)) checkSpeechRequest(body, faults, state.variations.has('lenient-audio-fields'))
-      refuseByChoice(model.id, request.body)
       if (method === 'countTokens')
         return { totalTokens: countTokens(body.instructions ?? '') + countTokens(body.input) }
       if (SHAPELESS.has(method)) throw invalidParameter('model', `The model '${id}' does not support ${method}.`)
@@ -98,16 +97,28 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
     },
   )
 
-  /** Variation thinking-levels-per-model: the cheaper model takes thinkingLevel low and high, not medium. */
-  function refuseByChoice(id: string, raw: unknown): void {
-    if (!state.variations.has('thinking-levels-per-model') || id !== 'nv-gen-flash') return
-    const config = isObject(raw) && isObject(raw.generationConfig) ? raw.generationConfig : {}
+  /**
+   * The choices real providers make where §4.8 leaves them open (gateway/variations.ts), in one place: integers
+   * written as decimal strings read as integers (native-integer-strings), and the cheaper model leaving
+   * thinkingLevel medium to the other (thinking-levels-per-model).
+   */
+  function asChosen(id: string, raw: unknown): unknown {
+    const config = isObject(raw) && isObject(raw.generationConfig) ? raw.generationConfig : undefined
+    if (config === undefined) return raw
     const thinking = isObject(config.thinkingConfig) ? config.thinkingConfig : {}
-    if (thinking.thinkingLevel === 'medium')
+    if (
+      state.variations.has('thinking-levels-per-model') &&
+      id === 'nv-gen-flash' &&
+      thinking.thinkingLevel === 'medium'
+    )
       throw invalidParameter(
         'generationConfig.thinkingConfig.thinkingLevel',
         `${id} takes thinkingLevel low or high; medium is served by nv-gen-pro.`,
       )
+    const max = config.maxOutputTokens
+    if (state.variations.has('native-integer-strings') && typeof max === 'string' && /^\d+$/.test(max))
+      return { ...(raw as Record<string, unknown>), generationConfig: { ...config, maxOutputTokens: Number(max) } }
+    return raw
   }
 
   function callerOf(context: RequestContext): Caller {

@@ -117,15 +117,15 @@ describe('generationConfig ranges (§4.8)', () => {
   check('P2-4.8-max-output-tokens', `an integer maxOutputTokens (${MAX_OUTPUT}) is accepted`, async () => {
     expectStatus(await generate(withConfig({ maxOutputTokens: MAX_OUTPUT })), 200)
   })
-  for (const maxOutputTokens of [1.5, '16']) {
-    check(
-      'P2-4.8-max-output-tokens',
-      `maxOutputTokens ${JSON.stringify(maxOutputTokens)} is refused with 400`,
-      async () => {
-        expectStatus(await generate(withConfig({ maxOutputTokens })), 400)
-      },
-    )
-  }
+  check('P2-4.8-max-output-tokens', 'maxOutputTokens 1.5 is refused with 400', async () => {
+    expectStatus(await generate(withConfig({ maxOutputTokens: 1.5 })), 400)
+  })
+  // The provider's JSON mapping may read "16" as the integer 16: the answer is recorded, not judged.
+  check('P2-4.8-max-output-tokens', 'how maxOutputTokens "16" (a string) is answered is recorded', async () => {
+    const ex = await generate(withConfig({ maxOutputTokens: '16' }))
+    observe('native maxOutputTokens "16"', `answered ${ex.status}`)
+    expectThat(ex.status === 200 || ex.status === 400, 'accepted (200) or refused (400)', String(ex.status), ex)
+  })
 
   // §4.8 documents the values, not that one model takes them all: each is judged on the model the user names, or
   // else on any native generation model that serves it.

@@ -209,6 +209,18 @@ describe('choices the reference leaves open (gateway/variations.ts)', () => {
     await on.app.close()
   })
 
+  it('native-integer-strings reads maxOutputTokens "16" as 16, and still refuses 1.5', async () => {
+    const on = testGateway({ variations: ['native-integer-strings'] })
+    const call = (maxOutputTokens: unknown) =>
+      on.call(path('nv-gen-flash'), { method: 'POST', body: { ...text, generationConfig: { maxOutputTokens } } })
+    expect((await call('16')).status).toBe(200)
+    expect((await call(1.5)).status).toBe(400)
+    expect((await post(path('nv-gen-flash'), { ...text, generationConfig: { maxOutputTokens: '16' } })).status).toBe(
+      400,
+    )
+    await on.app.close()
+  })
+
   it('thinking-levels-per-model leaves medium to the other model', async () => {
     const on = testGateway({ variations: ['thinking-levels-per-model'] })
     const medium = { ...text, generationConfig: { thinkingConfig: { thinkingLevel: 'medium' } } }
