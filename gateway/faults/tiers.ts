@@ -85,6 +85,12 @@ export const TIERS_FAULTS = [
     description: 'Uploads are limited by the downloads-per-minute column of the §8.4 table.',
   },
   {
+    name: 'deletes-unlimited',
+    limiter: true,
+    breaks: ['P1-8.4-deletes-per-minute'],
+    description: 'File deletes are not limited per minute.',
+  },
+  {
     name: 'storage-quota-ignored',
     breaks: ['P1-8.4-storage-quota'],
     description: "Uploads are accepted whatever the account's stored bytes.",

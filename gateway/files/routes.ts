@@ -63,6 +63,7 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
         ? 'downloadsPerMinute'
         : PER_MINUTE[operation]
     const limit = files.limits(account.tier)[column]
+    if (operation === 'deletes' && faults.has('deletes-unlimited')) return
     const reading = state.limiter.take(`file-${operation}:${account.id}`, limit, 1)
     const context = state.contexts.of(reply.request)
     if (context.limits) context.limits = { ...context.limits, requests: reading }

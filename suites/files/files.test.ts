@@ -333,11 +333,14 @@ describe('the file list (Part 1 §2.4, §4.4)', () => {
         )
         // Past the oldest file nothing new can arrive, so the end of a desc list is stable enough to judge.
         if (order === 'desc' && paged.last.hasMore === false && paged.last.ids.length > 0) {
-          const beyond = await listFiles(api, { order, limit: 2, after: paged.last.ids.at(-1) as string })
+          const cursor = paged.last.ids.at(-1) as string
+          const beyond = await listFiles(api, { order, limit: 2, after: cursor })
+          // The cursor's own file listed again is the cursor's fault (P1-4.4-list-cursor), not the envelope's.
+          const after = beyond.ids.filter((id) => id !== cursor)
           expectThat(
-            beyond.ids.length === 0,
+            after.length === 0,
             'no files after the page that said has_more false',
-            `${beyond.ids.length} files: ${beyond.ids.join(', ')}`,
+            `${after.length} files: ${after.join(', ')}`,
             beyond.ex,
           )
         }

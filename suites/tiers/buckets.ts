@@ -18,7 +18,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { Agent } from 'undici'
 import { isObject } from '../../common/json.ts'
 import { DEFAULTS, type KeySlot } from '../../harness/config.ts'
-import { parseDurationMs } from '../../harness/duration.ts'
+import { parseResetMs, RESET_LIMIT_MS } from '../../harness/duration.ts'
 import { TargetClient, type Exchange } from '../../harness/http-client.ts'
 import { retryAfterMs } from '../../harness/retry.ts'
 import { skipTest } from '../../harness/recorder.ts'
@@ -66,9 +66,14 @@ export function integerHeader(ex: Exchange, name: string): number | undefined {
   return raw !== undefined && /^\d+$/.test(raw) ? Number(raw) : undefined
 }
 
-/** x-ratelimit-reset-requests in milliseconds, when it parses. */
+/**
+ * x-ratelimit-reset-requests in milliseconds, in any form it parses in (§4.1's "a number followed by s" is a sample:
+ * bare seconds and durations such as 6m0s or 12.5s too); undefined where it does not, or reads as more than a day,
+ * which is no time until reset (a Unix time), for P1-4.1-ratelimit-headers to report.
+ */
 export function resetMs(ex: Exchange): number | undefined {
-  return parseDurationMs(ex.header('x-ratelimit-reset-requests'))
+  const ms = parseResetMs(ex.header('x-ratelimit-reset-requests'))
+  return ms !== undefined && ms <= RESET_LIMIT_MS ? ms : undefined
 }
 
 export const sentAt = (ex: Exchange): number => ex.record.startedAt
