@@ -8,10 +8,13 @@ import { expectStatus, precondition } from '../../harness/assert.ts'
 import type { Exchange, RequestSpec, TargetClient } from '../../harness/http-client.ts'
 import { multipartBody, type FilePart } from '../../harness/multipart.ts'
 import { spend } from '../../harness/suite.ts'
-import { wavTone } from './fixtures.ts'
+import { memo } from '../../harness/helpers.ts'
+import { readWav, wavTone } from './fixtures.ts'
 import { audioModels, speechEstimateUsd, transcriptionEstimateUsd } from './models.ts'
 
 export const SHORT_INPUT = 'Hello from the gateway conformance suite.'
+/** What the target is asked to say when the suite needs words to transcribe: two sentences, a few seconds. */
+const SPOKEN = 'Good morning. The quick brown fox jumps over the lazy dog, and two colleagues read it aloud.'
 
 export function audioCalls(api: TargetClient) {
   const models = audioModels(api)
@@ -72,7 +75,28 @@ export function audioCalls(api: TargetClient) {
     return spec.stream ? api.stream(request) : api.request(request)
   }
 
-  return { models, speech, form }
+  /**
+   * Speech the target made itself (/v1/audio/speech, tts-1, WAV) to transcribe or translate: a real model hears
+   * no words in a tone and rightly answers an empty text. A 2 s tone when the target made none (P2-4.2-speech-models
+   * reports that).
+   */
+  const spoken = memo(async (): Promise<{ file: FilePart; seconds: number }> => {
+    const made = await speech({
+      model: await models.model('tts-1'),
+      input: SPOKEN,
+      voice: 'alloy',
+      response_format: 'wav',
+    })
+    const seconds = made.status === 200 ? readWav(made.bytes).seconds : 0
+    if (seconds <= 0)
+      return {
+        file: { filename: 'tone-2s.wav', contentType: 'audio/wav', content: wavTone({ seconds: 2 }) },
+        seconds: 2,
+      }
+    return { file: { filename: 'speech.wav', contentType: 'audio/wav', content: made.bytes }, seconds }
+  })
+
+  return { models, speech, form, spoken }
 }
 
 /** A 2xx the test builds on: anything else skips it, naming the requirement that reports that answer. */

@@ -8,20 +8,18 @@
  * required only when the final text is not empty.
  */
 import { describe } from 'vitest'
-import { expectSetup, expectStatus, expectThat, fail, notObserved, precondition } from '../../harness/assert.ts'
+import { expectStatus, expectThat, fail, notObserved, precondition } from '../../harness/assert.ts'
 import { isObject } from '../../common/json.ts'
 import type { Exchange } from '../../harness/http-client.ts'
 import { memo } from '../../harness/helpers.ts'
 import { observe } from '../../harness/recorder.ts'
-import type { FilePart } from '../../harness/multipart.ts'
 import { schemas } from '../../harness/schema-registry.ts'
 import { eventJson } from '../../harness/sse.ts'
 import { check, target } from '../../harness/suite.ts'
 import { audioCalls } from './calls.ts'
-import { readWav } from './fixtures.ts'
 
 const api = target()
-const { models, speech, form } = audioCalls(api)
+const { models, form, spoken } = audioCalls(api)
 
 const DELTA = 'transcript.text.delta'
 const DONE = 'transcript.text.done'
@@ -59,26 +57,9 @@ function schemaErrors(ref: string, events: Typed[]): string[] {
   )
 }
 
-const SPOKEN = 'The quick brown fox jumps over the lazy dog. Two speakers take turns reading this sentence aloud.'
-
-/** Speech made by the target's own speech endpoint, as a WAV file, with its length for the estimate. */
-const spoken = memo(async () =>
-  speech({ model: await models.model('tts-1'), input: SPOKEN, voice: 'alloy', response_format: 'wav' }),
-)
-
-async function speechFile(): Promise<{ file: FilePart; seconds: number }> {
-  const made = await spoken()
-  expectSetup(made, 200, 'speech to transcribe, from POST /v1/audio/speech')
-  const seconds = readWav(made.bytes).seconds
-  return {
-    file: { filename: 'speech.wav', contentType: 'audio/wav', content: made.bytes },
-    seconds: seconds > 0 ? seconds : 30,
-  }
-}
-
 async function streamOf(role: 'transcribe-newer' | 'diarize'): Promise<Exchange> {
   const model = await models.model(role)
-  const { file, seconds } = await speechFile()
+  const { file, seconds } = await spoken()
   return form({
     fields: [
       ['model', model],

@@ -1,7 +1,7 @@
 /**
  * Translation (Part 2 §4.4): POST /v1/audio/translations with a WAV, the base transcription model and a prompt
  * returns English text. The other parameters are not shown, so only these are sent. The WAV is speech the target
- * made itself (/v1/audio/speech), so that a real model has words to translate; a tone when it made none.
+ * made itself (calls.ts spoken()), so that a real model has words to translate.
  */
 import { describe } from 'vitest'
 import { expectStatus, expectThat, precondition } from '../../harness/assert.ts'
@@ -10,36 +10,20 @@ import { observe } from '../../harness/recorder.ts'
 import { check, target } from '../../harness/suite.ts'
 import { audioCalls, expectRefused400, expectServed, TRANSLATION_MISSING } from './calls.ts'
 import { answerText, TEXT_FILE } from './forms.ts'
-import { readWav } from './fixtures.ts'
-import type { FilePart } from '../../harness/multipart.ts'
 
 const api = target()
-const { models, speech, form } = audioCalls(api)
+const { models, form, spoken } = audioCalls(api)
 
-/** Speech from the target's own speech endpoint, or undefined (then the default tone is sent). */
-async function spokenWav(): Promise<{ file: FilePart; seconds: number } | undefined> {
-  const made = await speech({
-    model: await models.model('tts-1'),
-    input: 'Good morning. This is a short recorded greeting.',
-    voice: 'alloy',
-    response_format: 'wav',
-  })
-  const seconds = made.status === 200 ? readWav(made.bytes).seconds : 0
-  if (seconds <= 0) return undefined
-  return { file: { filename: 'greeting.wav', contentType: 'audio/wav', content: made.bytes }, seconds }
-}
-
-const translated = memo(async () => {
-  const spoken = await spokenWav()
-  return form({
+const translated = memo(async () =>
+  form({
     endpoint: 'translations',
     fields: [
       ['model', await models.model('transcribe')],
       ['prompt', 'A short recorded greeting.'],
     ],
-    ...(spoken === undefined ? {} : spoken),
-  })
-})
+    ...(await spoken()),
+  }),
+)
 
 describe('translation (§4.4)', () => {
   check('P2-4.4-translation', 'a WAV with the base model and a prompt answers 200 with text', async () => {
