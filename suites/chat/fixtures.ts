@@ -144,18 +144,22 @@ export function userMessage(text: string): Record<string, unknown> {
   return { role: 'user', content: text }
 }
 
-function isCompletion(value: unknown): value is Record<string, unknown> {
-  return schemas().validate('chat/completion.json', value).ok
+/** An object with a first choice: what the checks that read a completion need, whatever else its shape gets wrong. */
+function hasChoice(value: unknown): value is Record<string, unknown> {
+  return isObject(value) && Array.isArray(value.choices) && isObject(value.choices[0])
 }
 
-/** The 200 body as a chat completion; skips the test when the §2.6 shape is broken (P1-2.6 reports that). */
+/**
+ * The 200 body as a chat completion. A check reads only the fields it judges, so the rest of the §2.6 shape is
+ * P1-2.6-chat-completion's to report; only a body without a first choice skips the test.
+ */
 export function completionOf(ex: Exchange): Record<string, unknown> {
   expectStatus(ex, 200)
   const body = ex.json
   precondition(
-    isCompletion(body),
+    hasChoice(body),
     'P1-2.6-chat-completion',
-    `${ex.record.method} ${ex.record.path} did not answer a chat completion of §2.6`,
+    `${ex.record.method} ${ex.record.path} did not answer an object with choices`,
   )
   return body
 }
