@@ -61,11 +61,16 @@ function windowExceeded(model: CatalogueModel, tokens: number): GatewayError {
   )
 }
 
+/**
+ * `thinkFirst`: hidden reasoning tokens every chat model spends before any text, as reasoning models do (the
+ * long-reasoning variation); on top of what the model's own reasoning takes.
+ */
 export function runModel(
   req: CreateRequest,
   model: CatalogueModel,
   prior: PriorTurn | undefined,
   faults: FaultSet,
+  thinkFirst = 0,
 ): Run {
   const turnText = inputText(req.input)
   const instructions =
@@ -97,12 +102,14 @@ export function runModel(
   })
   const tool = chosenTool(req, faults)
   const body = outputBody(req, tool, generated.text)
-  const budget = applyBudget(body, generated.reasoningTokens, req.maxOutputTokens, faults)
+  const budget = applyBudget(body, generated.reasoningTokens + thinkFirst, req.maxOutputTokens, faults)
   const status = budget.cut ? 'incomplete' : 'completed'
 
   const items: PlannedItem[] = []
-  if (model.reasoning) items.push({ kind: 'reasoning', item: reasoningItem(req, context), pieces: [] })
-  if (tool) {
+  if (model.reasoning || thinkFirst > 0)
+    items.push({ kind: 'reasoning', item: reasoningItem(req, context), pieces: [] })
+  // Rule 7: a budget eaten by hidden reasoning leaves no output item, a tool call as little as a message.
+  if (tool && (budget.visible !== '' || !budget.cut)) {
     items.push({
       kind: 'function_call',
       item: {
@@ -115,8 +122,7 @@ export function runModel(
       },
       pieces: budget.pieces,
     })
-  } else if (budget.visible !== '' || !budget.cut) {
-    // Rule 7: a budget eaten by hidden reasoning leaves no message at all.
+  } else if (!tool && (budget.visible !== '' || !budget.cut)) {
     for (let n = 0; n < req.candidates; n += 1)
       items.push({
         kind: 'message',

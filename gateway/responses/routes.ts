@@ -72,7 +72,7 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
       )
     }
 
-    const run = runModel(req, model, prior?.draft.run, faults)
+    const run = runModel(req, model, prior?.draft.run, faults, choices.thinkFirst)
     const draft: Draft = {
       id: newId('resp'),
       createdAt: Math.floor(state.clock.now() / 1000),

@@ -7,6 +7,9 @@ import type { VariationName } from '../variations.ts'
 
 type Variations = ReadonlySet<VariationName>
 
+/** More than a short answer's budget (the suites give 96 tokens), as a reasoning model may think. */
+const LONG_REASONING_TOKENS = 128
+
 /** The gateway's own response ids: resp_ and 32 hex digits (generation.ts). */
 const ISSUED_FORM = /^resp_[0-9a-f]{32}$/
 
@@ -18,6 +21,8 @@ export function hasIssuedForm(id: string): boolean {
 export interface ResponseChoices {
   /** §3, §4.5: background true runs as a background job "when supported"; without it, in the foreground. */
   background: boolean
+  /** Rule 7: hidden reasoning tokens every model spends before any text, as reasoning models do. */
+  thinkFirst: number
   /** §4.5: the moderation object is offered "where enabled"; without it, accepted and ignored. */
   inlineModeration: boolean
   /** Bends a rendered response object: §2.7 calls output_text a convenience, which a target may leave out. */
@@ -32,6 +37,7 @@ export function responseChoices(variations: Variations): ResponseChoices {
   const noOutputText = variations.has('no-output-text')
   return {
     background: !variations.has('no-background'),
+    thinkFirst: variations.has('long-reasoning') ? LONG_REASONING_TOKENS : 0,
     inlineModeration: !variations.has('no-inline-moderation'),
     shape: noOutputText ? ({ output_text: _text, ...response }) => response : (response) => response,
     unknownId: (id) =>

@@ -81,6 +81,11 @@ export function streamEvents(ex: Exchange): TypedEvent[] {
   return typedEvents(ex)
 }
 
+/** The response of a stream's terminal event, without judging anything: undefined when there is none. */
+export function terminalOf(ex: Exchange): unknown {
+  return isEventStream(ex) ? terminalEvent(typedEvents(ex))?.data?.response : undefined
+}
+
 export function terminalEvent(events: readonly TypedEvent[]): TypedEvent | undefined {
   return events.filter((e) => e.type !== undefined && TERMINAL_TYPES.has(e.type)).at(-1)
 }

@@ -21,6 +21,7 @@ export const PROMPT = 'In three or four sentences, explain what an API gateway d
 export const CAPS = {
   answer: 96, // room for a short complete answer
   cut: 16, // sure to cut a few sentences short
+  roomy: 1024, // room for hidden reasoning before a short answer (rule 7), asked only when 96 ran out first
 }
 
 interface ChatModel {
@@ -126,17 +127,37 @@ export function responseOf(ex: Exchange, what = 'a response to judge'): Record<s
  * max_output_tokens and nothing visible. A check that needs visible output then has nothing to judge: it skips.
  */
 export function visibleOutputOrSkip(response: Record<string, unknown>, what: string): void {
-  const details = response.incomplete_details
-  const reason = isObject(details) ? details.reason : undefined
-  const text = typeof response.output_text === 'string' ? response.output_text : messageText(response)
-  if (response.status === 'incomplete' && reason === 'max_output_tokens' && text === '' && !hasCall(response))
+  if (spentBeforeOutput(response))
     skipTest(
       `${what}: the answer ran out of max_output_tokens before any visible output (rule 7: hidden reasoning may use the whole budget)`,
     )
 }
 
+/** Whether a response ran out of max_output_tokens before any visible output (rule 7); false for anything else. */
+export function spentBeforeOutput(response: unknown): boolean {
+  if (!isObject(response) || response.status !== 'incomplete') return false
+  const reason = isObject(response.incomplete_details) ? response.incomplete_details.reason : undefined
+  const text = typeof response.output_text === 'string' ? response.output_text : messageText(response)
+  return reason === 'max_output_tokens' && text === '' && !hasCall(response)
+}
+
+/**
+ * Rule 7: a reasoning model may spend a short budget before any text. A check that needs visible output asks once
+ * more with room for the reasoning; `send` makes the request with the budget given, `response` reads its response.
+ */
+export async function withRoomForReasoning(
+  send: (maxOutputTokens: number) => Promise<Exchange>,
+  response: (ex: Exchange) => unknown = (ex) => ex.json,
+): Promise<Exchange> {
+  const first = await send(CAPS.answer)
+  return first.status === 200 && spentBeforeOutput(response(first)) ? send(CAPS.roomy) : first
+}
+
+/** An output item other than a message or reasoning, holding something: a call cut before its arguments is not. */
 function hasCall(response: Record<string, unknown>): boolean {
-  return outputItems(response).some((item) => item.type !== 'message' && item.type !== 'reasoning')
+  return outputItems(response).some(
+    (item) => item.type !== 'message' && item.type !== 'reasoning' && item.arguments !== '',
+  )
 }
 
 export interface Usage {

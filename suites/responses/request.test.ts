@@ -22,6 +22,7 @@ import {
   responseOf,
   visibleOutputOrSkip,
   WEATHER_PROMPT,
+  withRoomForReasoning,
   WEATHER_TOOL,
 } from './fixtures.ts'
 import { deleteCreated, upload } from '../files/uploads.ts'
@@ -197,14 +198,16 @@ const formats = memo(async () => {
 
 const toolCall = memo(async () => {
   const model = await firstChat(models, (m) => m.functionCalling)
-  return create(api, {
-    model: model.id,
-    input: WEATHER_PROMPT,
-    tools: [WEATHER_TOOL],
-    tool_choice: 'required',
-    max_output_tokens: CAPS.answer,
-    store: false,
-  })
+  return withRoomForReasoning((budget) =>
+    create(api, {
+      model: model.id,
+      input: WEATHER_PROMPT,
+      tools: [WEATHER_TOOL],
+      tool_choice: 'required',
+      max_output_tokens: budget,
+      store: false,
+    }),
+  )
 })
 
 /** The completed output_text as JSON; skips when the answer was cut (rule 6: cut output may not parse). */

@@ -25,6 +25,7 @@ import {
   TERMINAL_TYPES,
   TEXT_DELTA,
   terminalEvent,
+  terminalOf,
   terminalResponse,
   type TypedEvent,
 } from './events.ts'
@@ -41,6 +42,7 @@ import {
   usageOf,
   visibleOutputOrSkip,
   WEATHER_PROMPT,
+  withRoomForReasoning,
   WEATHER_TOOL,
 } from './fixtures.ts'
 
@@ -53,9 +55,15 @@ async function body(maxOutputTokens: number): Promise<Record<string, unknown>> {
   return { model: model.id, input: PROMPT, max_output_tokens: maxOutputTokens, store: false }
 }
 
-const complete = memo(async () => createStream(api, await body(CAPS.answer)))
+const complete = memo(async () => {
+  const b = await body(CAPS.answer)
+  return withRoomForReasoning((budget) => createStream(api, { ...b, max_output_tokens: budget }), terminalOf)
+})
 const cut = memo(async () => createStream(api, await body(CAPS.cut)))
-const unstreamed = memo(async () => create(api, await body(CAPS.answer)))
+const unstreamed = memo(async () => {
+  const b = await body(CAPS.answer)
+  return withRoomForReasoning((budget) => create(api, { ...b, max_output_tokens: budget }))
+})
 
 const MIN_SPREAD_MS = 10
 const MIN_SPREAD_SHARE = 0.1
@@ -239,14 +247,18 @@ describe('incremental delivery (Part 1 §6.2)', () => {
 
 const toolStream = memo(async () => {
   const model = await firstChat(models, (m) => m.functionCalling)
-  const ex = await createStream(api, {
-    model: model.id,
-    input: WEATHER_PROMPT,
-    tools: [WEATHER_TOOL],
-    tool_choice: 'required',
-    max_output_tokens: CAPS.answer,
-    store: false,
-  })
+  const ex = await withRoomForReasoning(
+    (budget) =>
+      createStream(api, {
+        model: model.id,
+        input: WEATHER_PROMPT,
+        tools: [WEATHER_TOOL],
+        tool_choice: 'required',
+        max_output_tokens: budget,
+        store: false,
+      }),
+    terminalOf,
+  )
   return { ex, events: streamEvents(ex) }
 })
 
@@ -312,7 +324,10 @@ describe('streamed tool calls (Part 1 §6.2)', () => {
   )
 })
 
-const moderatedStream = memo(async () => createStream(api, await moderatedBody(models)))
+const moderatedStream = memo(async () => {
+  const b = await moderatedBody(models)
+  return withRoomForReasoning((budget) => createStream(api, { ...b, max_output_tokens: budget }), terminalOf)
+})
 
 /** The moderation results of the terminal response; not observed where the stream carries none (where enabled). */
 function streamedModeration(ex: Exchange): { events: TypedEvent[]; moderation: unknown } {

@@ -382,3 +382,20 @@ describe('faults of the new checks', () => {
     expect((await post({ ...BASE, input })).status).toBe(400)
   })
 })
+
+describe('long-reasoning (rule 7)', () => {
+  const thinking = testGateway({ variations: ['long-reasoning'] })
+  afterAll(() => thinking.app.close())
+
+  test('a short budget ends incomplete with no text; a roomy one reasons first, then answers', async () => {
+    const send = (max: number) =>
+      thinking.call('/v1/responses', { method: 'POST', body: { ...BASE, max_output_tokens: max } })
+    const short = await send(96)
+    expect(short.body).toMatchObject({ status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' } })
+    expect(short.body.output_text).toBe('')
+    const roomy = await send(1024)
+    expect(roomy.body.status).toBe('completed')
+    expect(roomy.body.usage.output_tokens_details.reasoning_tokens).toBeGreaterThanOrEqual(128)
+    expect(roomy.body.output_text).not.toBe('')
+  })
+})
