@@ -1,6 +1,10 @@
 /** The credit record, transaction records and lookup (Part 1 sections 2.1, 2.2, 4.2). */
 import { describe, expect, it } from 'vitest'
+import { EXCHANGE_RATE } from '../../gateway/account/accounts.ts'
+import { chargeUsd, remainingUsd } from '../../gateway/account/billing.ts'
+import { LATE_TRANSACTIONS_MS, unsettledIrt } from '../../gateway/account/settling.ts'
 import { TransactionStore, type StoredTransaction } from '../../gateway/account/transactions.ts'
+import { createState } from '../../gateway/state.ts'
 import { manualClock, testGateway } from './helpers.ts'
 
 const DECIMAL = /^\d+(\.\d+)?$/
@@ -141,5 +145,56 @@ describe('POST /user/v1/transactions/lookup (section 4.2)', () => {
     })
     expect(response.status).toBe(400)
     expect(response.body.error).toBe('invalid_request')
+  })
+})
+
+describe('history and choices the reference leaves open (variations.ts)', () => {
+  it('seeds older transactions: past the default 24 hours, within 720', async () => {
+    const gw = testGateway({ clock: manualClock('2026-09-01T10:00:00Z') })
+    const recent = await gw.call('/user/v1/transactions')
+    expect(recent.body.transactions.every((t: { requested_at: string }) => t.requested_at >= '2026-08-31T10:00')).toBe(
+      true,
+    )
+    const month = await gw.call('/user/v1/transactions?hours_ago=720')
+    expect(month.body.total).toBeGreaterThanOrEqual(recent.body.total + 2)
+    // hours_ago is ignored when dates are given: the 30-hour-old record is listed with hours_ago=1.
+    const dated = await gw.call('/user/v1/transactions?start_date=2026-08-30&end_date=2026-09-01&hours_ago=1')
+    expect(dated.body.transactions.some((t: { requested_at: string }) => t.requested_at < '2026-09-01')).toBe(true)
+  })
+
+  it('late-transactions: a call is listed some seconds after it, not at once', async () => {
+    const clock = manualClock('2026-09-01T10:00:00Z')
+    const gw = testGateway({ clock, variations: ['late-transactions'] })
+    const call = await gw.call('/v1/models/gw-reasoner')
+    const listed = async () =>
+      (await gw.call('/user/v1/transactions?hours_ago=1')).body.transactions.some(
+        (t: { id: string }) => t.id === call.id,
+      )
+    expect(await listed()).toBe(false)
+    clock.advance(LATE_TRANSACTIONS_MS + 1)
+    expect(await listed()).toBe(true)
+  })
+
+  it('late-credit: a charge is not shown at once', () => {
+    const state = createState({ variations: ['late-credit'] })
+    const account = state.accounts.main()
+    const before = remainingUsd(account)
+    chargeUsd(account, 1)
+    expect(remainingUsd(account)).toBeCloseTo(before - 1, 6)
+    expect(unsettledIrt(state, account) / EXCHANGE_RATE).toBeCloseTo(1, 6)
+    expect(unsettledIrt(createState(), account)).toBe(0)
+  })
+
+  it('faults: hours-ago-with-dates and hours-ago-default-720 widen the window; api-key-id-refused', async () => {
+    const clock = manualClock('2026-09-01T10:00:00Z')
+    const dates = testGateway({ clock, faults: ['hours-ago-with-dates'] })
+    const call = await dates.call('/v1/models/gw-reasoner')
+    const past = await dates.call('/user/v1/transactions?start_date=2001-01-01&end_date=2001-01-02&hours_ago=1')
+    expect(past.body.transactions.some((t: { id: string }) => t.id === call.id)).toBe(true)
+    const wide = testGateway({ clock, faults: ['hours-ago-default-720'] })
+    const all = await wide.call('/user/v1/transactions')
+    expect(all.body.transactions.some((t: { requested_at: string }) => t.requested_at < '2026-08-31T10:00')).toBe(true)
+    const refused = testGateway({ faults: ['api-key-id-refused'] })
+    expect((await refused.call('/user/v1/transactions?api_key_id=1')).status).toBe(400)
   })
 })

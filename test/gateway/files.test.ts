@@ -266,3 +266,57 @@ describe('GET /v1/files (section 4.4)', () => {
 function storedPaths(gw: TestGateway): string[] {
   return gw.state.files.list(gw.state.accounts.main().id).map((file) => file.path)
 }
+
+describe('choices the reference leaves open (variations.ts)', () => {
+  const bytes = (size: number) => ({ filename: 'b.bin', contentType: 'application/octet-stream', content: { size } })
+
+  it('opaque-file-ids: an id never issued is a 400, an issued and deleted one a 404', async () => {
+    const gw = filesGateway({ variations: ['opaque-file-ids'] })
+    expect((await gw.call('/v1/files/file-never-issued')).status).toBe(400)
+    const { body } = await uploadTo(gw, [['purpose', 'user_data']])
+    expect((await gw.call(`/v1/files/${body.id}`, { method: 'DELETE' })).status).toBe(200)
+    expect((await gw.call(`/v1/files/${body.id}`)).status).toBe(404)
+  })
+
+  it('expires-json-part: the bracketed fields are refused, the JSON part is taken', async () => {
+    const gw = filesGateway({ variations: ['expires-json-part'] })
+    const brackets = await uploadTo(gw, [
+      ['purpose', 'user_data'],
+      ['expires_after[anchor]', 'created_at'],
+      ['expires_after[seconds]', '3600'],
+    ])
+    expect(brackets.status).toBe(400)
+    const json = await uploadTo(gw, [
+      ['purpose', 'user_data'],
+      ['expires_after', JSON.stringify({ anchor: 'created_at', seconds: 3600 })],
+    ])
+    expect(json.status).toBe(200)
+  })
+
+  it('no-assistants-files: purpose assistants is refused, the others taken', async () => {
+    const gw = filesGateway({ variations: ['no-assistants-files'] })
+    expect((await uploadTo(gw, [['purpose', 'assistants']])).status).toBe(400)
+    expect((await uploadTo(gw, [['purpose', 'user_data']])).status).toBe(200)
+  })
+
+  it('binary-megabytes: the upload limit is read as MiB', async () => {
+    // 1000 decimal "MB-bytes" read as MiB: 1049 bytes.
+    const gw = filesGateway({ variations: ['binary-megabytes'], files: { maxUploadBytes: 1_000 } })
+    expect((await uploadTo(gw, [['purpose', 'user_data']], bytes(1_049))).status).toBe(200)
+    expect((await uploadTo(gw, [['purpose', 'user_data']], bytes(1_050))).status).toBe(400)
+    const plain = filesGateway({ files: { maxUploadBytes: 1_000 } })
+    expect((await uploadTo(plain, [['purpose', 'user_data']], bytes(1_001))).status).toBe(400)
+  })
+
+  it('faults: unknown-file-500 fails only ids never issued; expires-anchor-optional takes a policy without anchor', async () => {
+    const gw = filesGateway({ faults: ['unknown-file-500', 'expires-anchor-optional'] })
+    expect((await gw.call('/v1/files/file-never-issued')).status).toBe(500)
+    const { body } = await uploadTo(gw, [
+      ['purpose', 'user_data'],
+      ['expires_after[seconds]', '3600'],
+    ])
+    expect(body.expires_at).toBe(body.created_at + 3600)
+    await gw.call(`/v1/files/${body.id}`, { method: 'DELETE' })
+    expect((await gw.call(`/v1/files/${body.id}`)).status).toBe(404)
+  })
+})
