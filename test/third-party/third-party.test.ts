@@ -36,7 +36,7 @@ const MEETS: Record<string, string[]> = {
 }
 
 const FAILURE =
-  /^(?<id>P[12]-\S+) · (MUST|SHOULD) · Part [12] §\S+.*\nRule: .+\n(Expected: .+\n)?Seen:[\s\S]+\nExchange: [A-Z]+ \/\S* -> [\s\S]+\nReproduce: curl /
+  /^(?<id>P[12]-\S+) · (MUST|SHOULD) · Part [12] §\S+.*\nRule: .+\n(Reference: ".+"\n)?(Expected: .+\n)?Seen:[\s\S]+\nExchange: [A-Z]+ \/\S* -> [\s\S]+\nReproduce: curl /
 
 function contractBreaches(summary: Summary): string[] {
   const known = requirements()
