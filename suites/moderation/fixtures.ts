@@ -5,7 +5,7 @@
  * builds on is broken (that shape's own requirement reports it).
  */
 import { reportedTier } from '../shared/tier.ts'
-import { expectStatus, precondition } from '../../harness/assert.ts'
+import { expectSetup, expectStatus, precondition } from '../../harness/assert.ts'
 import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/helpers.ts'
 import type { Exchange, TargetClient, RequestSpec } from '../../harness/http-client.ts'
@@ -51,9 +51,13 @@ export function moderate(
 
 export const is4xx = (status: number): boolean => status >= 400 && status < 500
 
-/** The results of a 200 moderation answer; skips the test when there is no results array (P2-2.4-result-shape). */
-export function resultsOf(ex: Exchange): Record<string, unknown>[] {
-  expectStatus(ex, 200)
+/**
+ * The results of a 200 moderation answer; skips the test when there is no results array (P2-2.4-result-shape).
+ * `setup` names what the answer sets up where the test judges its results, not the call: another status then skips.
+ */
+export function resultsOf(ex: Exchange, setup?: string): Record<string, unknown>[] {
+  if (setup === undefined) expectStatus(ex, 200)
+  else expectSetup(ex, 200, setup)
   const body = ex.json
   const results = isObject(body) && Array.isArray(body.results) ? body.results : undefined
   precondition(
@@ -96,7 +100,7 @@ export interface Catalogue {
 export function catalogueFixture(api: TargetClient): () => Promise<Catalogue> {
   return memo(async () => {
     const ex = await api.get('/v1/models')
-    expectStatus(ex, 200)
+    expectSetup(ex, 200, 'the model list, to choose models from')
     const listed = modelItems(ex)
       .filter(isObject)
       .filter((item) => typeof item.id === 'string')

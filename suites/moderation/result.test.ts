@@ -38,7 +38,7 @@ async function imageResults(): Promise<Record<string, unknown>[]> {
     'P2-4.7-image-omni',
     `${OMNI_MODELS[0]} answered ${ex.status} to content items with an image`,
   )
-  return resultsOf(ex)
+  return resultsOf(ex, 'a moderation answer whose results are judged')
 }
 
 /** The entries of a category map for the thirteen categories of §2.4; further ones are not judged. */
@@ -80,7 +80,7 @@ describe('the result shape (Part 2 §2.4)', () => {
       const answers = [await textAnswer(), ...((await imageAnswer()).status === 200 ? [await imageAnswer()] : [])]
       for (const ex of answers) {
         const problems: string[] = []
-        resultsOf(ex).forEach((result, i) => {
+        resultsOf(ex, 'a moderation answer whose results are judged').forEach((result, i) => {
           for (const name of ['categories', 'category_scores', 'category_applied_input_types'] as const) {
             const map = mapOf(result, name)
             const missing = CATEGORIES.filter((category) => !(category in map))
@@ -104,7 +104,7 @@ describe('the result shape (Part 2 §2.4)', () => {
   check('P2-2.4-score-range', 'every category score is a number from 0 to 1', async () => {
     for (const ex of [await textAnswer(), ...((await imageAnswer()).status === 200 ? [await imageAnswer()] : [])]) {
       const problems: string[] = []
-      resultsOf(ex).forEach((result, i) => {
+      resultsOf(ex, 'a moderation answer whose results are judged').forEach((result, i) => {
         const outcome = schemas().validate('moderation/scores.json', mapOf(result, 'category_scores'))
         problems.push(...outcome.errors.map((e) => `/results/${i}/category_scores${e.slice(1)}`))
       })
@@ -114,7 +114,7 @@ describe('the result shape (Part 2 §2.4)', () => {
 
   check('P2-2.4-flagged-consistent', 'flagged is true exactly when some category is true', async () => {
     const ex = await textAnswer()
-    resultsOf(ex).forEach((result, i) => {
+    resultsOf(ex, 'a moderation answer whose results are judged').forEach((result, i) => {
       const any = trueCategories(result).length > 0
       expectThat(
         result.flagged === any,
@@ -133,7 +133,7 @@ describe('input types per category (Part 2 §2.4)', () => {
     async () => {
       const problems: string[] = []
       const text = await textAnswer()
-      resultsOf(text).forEach((result, i) => {
+      resultsOf(text, 'a moderation answer to a text input').forEach((result, i) => {
         for (const [category, types] of thirteen(mapOf(result, 'category_applied_input_types'))) {
           const list = Array.isArray(types) ? types : []
           if (!list.includes('text') || list.includes('image'))
@@ -150,7 +150,7 @@ describe('input types per category (Part 2 §2.4)', () => {
       )
       const image = await imageAnswer()
       if (image.status !== 200) return // the image half is P2-4.7-image-omni's to report
-      resultsOf(image).forEach((result, i) => {
+      resultsOf(image, 'a moderation answer to an input with an image').forEach((result, i) => {
         for (const [category, types] of thirteen(mapOf(result, 'category_applied_input_types'))) {
           if (Array.isArray(types) && types.includes('image') && !IMAGE_CATEGORIES.has(category))
             problems.push(
