@@ -19,6 +19,8 @@ export const VARIATIONS = {
     'the announced but unavailable routes answer 400 with code unsupported_route instead of 404; Part 1 §7: the status of the unsupported-route error is not shown',
   'input-tokens-offered':
     'POST /v1/responses/input_tokens is offered with its planned shape; Part 1 §4.6 announces it as unavailable, which a target may change early',
+  'system-messages-flag':
+    'the cheapest chat model says supports_system_messages false and chat completions refuse a system or developer message to it; Part 1 §2.3 makes the flag a capability',
   'model-snapshot-names':
     'a chat completion names in model the dated snapshot that served the alias asked for; Part 1 §9.3: behaviour can change between aliases and snapshots',
   'error-body-shape':

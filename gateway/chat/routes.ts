@@ -11,6 +11,8 @@
 import { randomBytes } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import { CATALOGUE, findModel, type CatalogueModel } from '../models/catalogue.ts'
+import { refusesSystemMessages } from '../models/varied.ts'
+import { isObject } from '../../common/json.ts'
 import { answerChat, moderate, type ChatAnswer } from './answer.ts'
 import { imageNotModerated, messagesHaveImage, moderatesImages } from '../moderation/inline.ts'
 import { parseChatRequest, type ChatRequest } from './request.ts'
@@ -49,7 +51,7 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
     if (body.n !== undefined && body.n !== null && body.n !== 1)
       throw invalidParameter('n', 'n must be 1: send separate requests for several candidates.')
     refuseByFault(body, faults)
-    refuseByVariation(body, state)
+    refuseByVariation(body, model, state)
     const chat = parseChatRequest(body, model, { emptyMessagesAllowed: faults.has('chat-empty-messages-accepted') })
     const moderationModel =
       chat.moderationModel === undefined ? undefined : requireModerationModel(chat.moderationModel)
@@ -113,9 +115,13 @@ function refuseByFault(body: Record<string, unknown>, faults: FaultSet): void {
 
 /**
  * Choices the reference leaves open (§4.7 does not show the parameter list), made as some real providers make them:
- * a model that takes only the default temperature refuses another value rather than ignoring it.
+ * a model that takes only the default temperature refuses another value rather than ignoring it, and one whose
+ * supports_system_messages is false refuses a system or developer message.
  */
-function refuseByVariation(body: Record<string, unknown>, state: GatewayState): void {
+function refuseByVariation(body: Record<string, unknown>, model: CatalogueModel, state: GatewayState): void {
+  const roles = Array.isArray(body.messages) ? body.messages.map((m) => (isObject(m) ? m.role : undefined)) : []
+  if (refusesSystemMessages(model, state.variations) && (roles.includes('system') || roles.includes('developer')))
+    throw invalidParameter('messages', `The model '${model.id}' does not support system or developer messages.`)
   const temperature = body.temperature
   if (
     state.variations.has('default-temperature-only') &&

@@ -4,7 +4,7 @@
  * x-api-key the alternate ones with cursor paging.
  */
 import type { FastifyInstance, FastifyReply } from 'fastify'
-import { CATALOGUE, findModel } from './catalogue.ts'
+import { findVariedModel, variedCatalogue } from './varied.ts'
 import { requireCaller } from '../context.ts'
 import { pageByCursor } from './cursor-page.ts'
 import { GatewayError } from '../errors.ts'
@@ -38,6 +38,7 @@ export function registerModelRoutes(app: FastifyInstance, state: GatewayState): 
 
 function registerRoutes(app: FastifyInstance, state: GatewayState): void {
   const { faults } = state
+  const catalogue = variedCatalogue(state.variations)
   // The catalogue lists are pure functions of the constant catalogue, this gateway's faults and (Bearer list)
   // the caller's tier, so each is built and serialized once instead of on every call, where serializing the
   // whole list would be most of its cost. Keyed by tier, since an account's tier can change.
@@ -48,7 +49,7 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
     if (text === undefined) {
       text = JSON.stringify({
         object: 'list',
-        data: CATALOGUE.map((model) => (state.bareModels ? bareModel(model) : bearerListItem(model, tier, faults))),
+        data: catalogue.map((model) => (state.bareModels ? bareModel(model) : bearerListItem(model, tier, faults))),
       })
       bearerLists.set(tier, text)
     }
@@ -58,7 +59,7 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
   app.get('/public/models', { config: { auth: 'none' } }, async (_request, reply) => {
     publicList ??= JSON.stringify({
       object: 'list',
-      data: CATALOGUE.map((model) => (state.bareModels ? bareModel(model) : listItem(model, faults))),
+      data: catalogue.map((model) => (state.bareModels ? bareModel(model) : listItem(model, faults))),
     })
     return sendJson(reply, publicList)
   })
@@ -67,7 +68,7 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
     const caller = requireCaller(state.contexts.of(request))
     if (caller.keyForm === 'x-api-key' && !faults.has('alternate-format-ignored')) {
       const { query } = request
-      const page = pageByCursor(CATALOGUE, {
+      const page = pageByCursor(catalogue, {
         afterId: faults.has('alternate-after-id-ignored') ? undefined : singleParam(query, 'after_id'),
         beforeId: singleParam(query, 'before_id'),
         limit: faults.has('alternate-limit-ignored')
@@ -90,7 +91,7 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
     async (request) => {
       const caller = requireCaller(state.contexts.of(request))
       const id = request.params.model_id
-      const model = findModel(id)
+      const model = findVariedModel(id, state.variations)
       if (!model) {
         if (faults.has('unknown-model-500')) throw new GatewayError(500, 'The model lookup failed.')
         throw new GatewayError(404, `The model '${id}' does not exist.`, { code: 'model_not_found', param: 'model_id' })

@@ -369,6 +369,25 @@ describe('response_format (section 4.7: the full parameter list is not shown)', 
 })
 
 describe('variations (gateway/variations.ts)', () => {
+  it('system-messages-flag: a model flagged without system messages refuses them; the others take them', async () => {
+    const varied = testGateway({ variations: ['system-messages-flag'] })
+    const list = await varied.call('/v1/models')
+    const flags = Object.fromEntries(
+      list.body.data.map((m: { id: string; supports_system_messages?: boolean }) => [m.id, m.supports_system_messages]),
+    )
+    expect(flags['gw-chat-mini']).toBe(false)
+    expect(flags['gw-chat']).toBe(true)
+    const retrieved = await varied.call('/v1/models/gw-chat-mini')
+    expect(retrieved.body.extra.metadata.supports_system_messages).toBe(false)
+    const ask = (model: string) =>
+      varied.call(PATH, {
+        method: 'POST',
+        body: { model, messages: [{ role: 'system', content: 'Be brief.' }, user('Hi')] },
+      })
+    expect((await ask('gw-chat-mini')).status).toBe(400)
+    expect((await ask('gw-chat')).status).toBe(200)
+  })
+
   it('model-snapshot-names: the completion names a dated snapshot of the model asked for (§9.3)', async () => {
     const varied = testGateway({ variations: ['model-snapshot-names'] })
     const response = await varied.call(PATH, {
