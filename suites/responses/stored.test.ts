@@ -94,6 +94,19 @@ describe('stored responses (Part 1 §4.5)', () => {
     },
   )
 
+  check('P1-2.7-output-text', 'a retrieved response carries output_text', async () => {
+    const { body } = await stored()
+    const ex = await api.get(path(body.id))
+    precondition(ex.status === 200, 'P1-4.5-store-retrieve', `retrieval answered ${ex.status}`)
+    const got = ex.json
+    expectThat(
+      isObject(got) && typeof got.output_text === 'string',
+      'output_text as a string in the retrieved response',
+      `output_text ${JSON.stringify(isObject(got) ? got.output_text : undefined) ?? 'absent'}`,
+      ex,
+    )
+  })
+
   check('P1-7-unknown-response-404', 'a response id the target never issued is refused with 400 or 404', async () => {
     // Ids are opaque (§9.2): an id of a form the target never issues may be an invalid request as well as missing.
     expectStatus(await api.get(path(`resp_gc_no_such_${randomSuffix()}`)), [400, 404], 'an id never issued')

@@ -225,6 +225,20 @@ describe('server-sent events (Part 1 §6.2)', () => {
   })
 })
 
+describe('the terminal response (Part 1 §2.7)', () => {
+  check('P1-2.7-output-text', "a stream's terminal response carries output_text", async () => {
+    for (const ex of [await complete(), await cut()]) {
+      const response = terminalResponse(streamEvents(ex))
+      expectThat(
+        typeof response.output_text === 'string',
+        'output_text as a string in the terminal response',
+        `output_text ${JSON.stringify(response.output_text) ?? 'absent'}`,
+        ex,
+      )
+    }
+  })
+})
+
 describe('incremental delivery (Part 1 §6.2)', () => {
   check('P1-6.2-streaming-real', 'the first delta arrives well before the last', async () => {
     const ex = await complete()
