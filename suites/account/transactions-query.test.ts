@@ -4,7 +4,7 @@
  * These checks spend many usage-endpoint calls, so they use the key with the most room (§8.1).
  */
 import { describe } from 'vitest'
-import { expectSchema, expectStatus, expectThat, precondition } from '../../harness/assert.ts'
+import { expectSchema, expectSetup, expectThat, precondition } from '../../harness/assert.ts'
 import { isObject } from '../../common/json.ts'
 import { addDays, todayUtc } from '../../harness/clock.ts'
 import { memo, randomSuffix } from '../../harness/helpers.ts'
@@ -42,7 +42,7 @@ async function expectRange(
 /** Calls of this key's own, so that the lists below have transactions of two statuses and providers to filter. */
 const seeded = memo(async () => {
   const list = await api.get('/v1/models', { key })
-  expectStatus(list, 200)
+  expectSetup(list, 200, 'the model list, to find a model to call')
   const modelId = modelIds(modelItems(list))[0]
   const calls = [list, await api.get(`/v1/models/${encodeURIComponent(modelId ?? 'gc-none')}`, { key })]
   // Three failed calls: a list filtered to them is stable while the list calls themselves add transactions.

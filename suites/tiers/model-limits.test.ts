@@ -13,7 +13,7 @@
  * call is estimated against the budget first.
  */
 import { beforeAll, describe } from 'vitest'
-import { expectStatus, expectThat, precondition } from '../../harness/assert.ts'
+import { expectSetup, expectThat, precondition } from '../../harness/assert.ts'
 import { isObject } from '../../common/json.ts'
 import type { KeySlot } from '../../harness/config.ts'
 import type { Exchange } from '../../harness/http-client.ts'
@@ -83,7 +83,7 @@ function modelsFor(slot: KeySlot): Promise<ListedModel[]> {
   if (!found) {
     found = (async () => {
       const list = await api.get('/v1/models', { key: slot })
-      expectStatus(list, 200)
+      expectSetup(list, 200, 'the model list of this key, to find a model to burst on')
       const data = isObject(list.json) && Array.isArray(list.json.data) ? list.json.data : []
       return data
         .filter(isObject)
