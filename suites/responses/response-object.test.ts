@@ -1,7 +1,9 @@
 /**
- * The response object and its usage (Part 1 §2.5, §2.7), inline moderation (§2.7; Part 2 §4.7), statuses (§3)
- * and the output budget (§4.5 with rule 7). A reasoning model is found by observation: the model object has no flag for it, so the suite asks
- * each chat model the caller may use for a short answer and takes the first that reports reasoning tokens.
+ * The response object and its usage (Part 1 §2.5, §2.7), inline moderation where enabled (§2.7; Part 2 §4.7),
+ * statuses (§3) and the output budget (§4.5 with rule 7). output_text, the convenience final text, is judged on
+ * its own, and how it relates to the output items (not shown) is recorded. A reasoning model is found by
+ * observation: the model object has no flag for it, so the suite asks each chat model the caller may use for a
+ * short answer and takes the first that reports reasoning tokens.
  */
 import { describe } from 'vitest'
 import { expectSchema, expectStatus, expectThat } from '../../harness/assert.ts'

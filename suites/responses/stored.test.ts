@@ -1,9 +1,10 @@
 /**
  * Stored responses (Part 1 §4.5: store, retrieval, input items, previous_response_id with rule 4, instructions
- * not carried over; §7: 404) and background responses (§3, §4.5: queued or in_progress, cancel). The reference
- * names no way to delete a stored response, so only the tests about storing store anything; every other request
- * sends store false. Transitions of background responses and what a cancelled one holds are not shown: they are
- * recorded, not judged.
+ * not carried over; §7 with §9.2's opaque ids: 400 or 404 for an id never issued, 404 for one never stored) and
+ * background responses (§3, §4.5: queued or in_progress, cancel; "when supported", so a target that refuses them
+ * or runs them in the foreground leaves those rules not observed). The reference names no way to delete a stored
+ * response, so only the tests about storing store anything; every other request sends store false. Transitions of
+ * background responses and what a cancelled one holds are not shown: they are recorded, not judged.
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import { describe } from 'vitest'
