@@ -298,13 +298,11 @@ describe('invalid and unknown (Part 1 §1.5, §5.1, §7)', () => {
       const above = c.tier === undefined ? undefined : chatModels.find((m) => m.minTier > (c.tier as number))
       return above ? [{ ...c, model: above }] : []
     })[0]
-    if (!pick) {
-      observe(
-        'chat min_tier',
+    // Where every chat model is open to the keys given, no call can meet the rule: not observed, never a pass.
+    if (!pick)
+      notObserved(
         `no chat model has a min_tier above the tier of the keys given (${candidates.map((c) => `${c.key}: ${String(c.tier)}`).join(', ')}): nothing to refuse`,
       )
-      return
-    }
     const ex = await chat(
       api,
       { model: pick.model.id, messages: [userMessage(SHORT_PROMPT)], max_completion_tokens: CAPS.answer },
