@@ -165,7 +165,7 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
   // Fault video-list-open: the list is served to a caller without a valid key, as an empty list.
   const listOptions = faults.has('video-list-open') ? { config: { auth: 'optional' as const } } : {}
   app.get<{ Querystring: Record<string, unknown> }>('/v1/videos', listOptions, async (request) => {
-    if (state.contexts.of(request).caller === undefined)
+    if (!state.contexts.of(request).caller)
       return { object: 'list', data: [], first_id: null, last_id: null, has_more: false }
     const { account } = requireCaller(state.contexts.of(request))
     const safetyIdentifier = queryString(request.query, 'safety_identifier')

@@ -6,6 +6,7 @@ import { CANNOT_START_MARKER } from '../../gateway/videos/routes.ts'
 import { codedSize, makeMp4 } from '../../gateway/videos/mp4.ts'
 import { imageType } from '../../gateway/videos/request.ts'
 import { DEFAULT_VIDEO_STEP_MS } from '../../gateway/videos/store.ts'
+import { REAL_NAMES } from '../../gateway/variations.ts'
 import type { FilePart } from '../../harness/multipart.ts'
 import { form } from './file-forms.ts'
 import { KEYS, manualClock, testGateway, UUID_V7, type CallOptions, type TestGateway } from './helpers.ts'
@@ -250,6 +251,93 @@ describe('list, retrieve, delete, content, remix (section 4.1)', () => {
     expect((await gw.call(`/v1/videos/${source.body.id}/remix`, { method: 'POST', body: {} })).body.error.param).toBe(
       'prompt',
     )
+  })
+})
+
+describe('the real choices (videos/variations.ts)', () => {
+  function varied(variations: string[]): TestGateway & { clock: ReturnType<typeof manualClock> } {
+    const clock = manualClock('2026-09-01T10:00:00Z')
+    const gw = testGateway({ clock, videoStepMs: STEP_MS, variations })
+    opened.push(gw)
+    return Object.assign(gw, { clock })
+  }
+
+  it('video-in-progress: a running job says in_progress; its content is still withheld', async () => {
+    const gw = varied(['video-in-progress'])
+    const made = await create(gw, {})
+    gw.clock.advance(STEP_MS)
+    const running = await gw.call(`/v1/videos/${made.body.id}`)
+    expect(running.body.status).toBe('in_progress')
+    expect((await gw.call('/v1/videos')).body.data[0].status).toBe('in_progress')
+    expect((await gw.call(`/v1/videos/${made.body.id}/content`)).status).toBe(400)
+  })
+
+  it('video-content-redirect: a completed job is downloaded by redirect to a URL that needs no key', async () => {
+    const gw = varied(['video-content-redirect'])
+    const made = await create(gw, {})
+    gw.clock.advance(2 * STEP_MS)
+    const content = await gw.call(`/v1/videos/${made.body.id}/content`)
+    expect(content.status).toBe(302)
+    const location = new URL(String(content.headers.location))
+    const file = await gw.app.inject({ url: location.pathname })
+    expect(file.statusCode).toBe(200)
+    expect(file.headers['content-type']).toBe('video/mp4')
+    expect(boxes(file.rawPayload).map(([type]) => type)).toEqual(['ftyp', 'moov', 'mdat'])
+    await gw.call(`/v1/videos/${made.body.id}`, { method: 'DELETE' })
+    expect((await gw.app.inject({ url: location.pathname })).statusCode).toBe(404)
+  })
+
+  it('video-content-not-ready-404, video-id-checked, video-create-201: other allowed answers', async () => {
+    const gw = varied(['video-content-not-ready-404', 'video-id-checked', 'video-create-201'])
+    const made = await create(gw, {})
+    expect(made.status).toBe(201)
+    expect((await gw.call(`/v1/videos/${made.body.id}/content`)).status).toBe(404)
+    expect((await gw.call('/v1/videos/video_gc_never')).status).toBe(400)
+    await gw.call(`/v1/videos/${made.body.id}`, { method: 'DELETE' })
+    expect((await gw.call(`/v1/videos/${made.body.id}`)).status).toBe(404)
+  })
+
+  it("real-names: the models answer under their makers' names, and the neutral names are refused", async () => {
+    const gw = varied(['real-names'])
+    expect((await create(gw, {})).status).toBe(400)
+    const made = await create(gw, { model: REAL_NAMES['vidA-2-pro'], size: '1792x1024' })
+    expect(made.status).toBe(200)
+    expect(made.body.model).toBe(REAL_NAMES['vidA-2-pro'])
+  })
+})
+
+describe('the faults of the new checks', () => {
+  function faulty(fault: string): TestGateway {
+    const gw = testGateway({ videoStepMs: STEP_MS, faults: [fault] })
+    opened.push(gw)
+    return gw
+  }
+
+  it('video-unknown-500: a never-issued id answers 500, a deleted one still 404', async () => {
+    const gw = faulty('video-unknown-500')
+    expect((await gw.call('/v1/videos/video_never')).status).toBe(500)
+    const made = await create(gw, {})
+    await gw.call(`/v1/videos/${made.body.id}`, { method: 'DELETE' })
+    expect((await gw.call(`/v1/videos/${made.body.id}`)).status).toBe(404)
+  })
+
+  it('video-list-open: the list answers a caller without a key; the other routes still 401', async () => {
+    const gw = faulty('video-list-open')
+    expect((await gw.call('/v1/videos', { key: null })).status).toBe(200)
+    expect((await gw.call('/v1/videos/video_x', { key: null })).status).toBe(401)
+  })
+
+  it('video-edits-served: POST /v1/videos/edits makes a job; without the fault it is no route', async () => {
+    const gw = faulty('video-edits-served')
+    const clean = videosGateway()
+    for (const g of [gw, clean]) {
+      const source = await create(g, {})
+      const edit = await g.call('/v1/videos/edits', {
+        method: 'POST',
+        body: { video_id: source.body.id, prompt: 'red' },
+      })
+      expect(edit.status).toBe(g === gw ? 400 : 404) // the source is not completed yet: refused as a remix would be
+    }
   })
 })
 
