@@ -45,9 +45,13 @@ export function parseReset(text: string | undefined): { ms: number; form: ResetF
   return ms === undefined ? undefined : { ms, form: 'duration' }
 }
 
-/** Milliseconds until the reset a header announces, in either form; undefined when it does not parse. */
+/**
+ * Milliseconds until the reset a header announces, in either form; undefined when it does not parse or lies more
+ * than a day ahead (a Unix time), so that pacing and retries never wait on a value that is no time until reset.
+ */
 export function parseResetMs(text: string | undefined): number | undefined {
-  return parseReset(text)?.ms
+  const ms = parseReset(text)?.ms
+  return ms === undefined || ms > RESET_LIMIT_MS ? undefined : ms
 }
 
 /** Why a reset header is not a time until reset; undefined when it is one. */

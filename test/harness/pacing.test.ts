@@ -1,6 +1,6 @@
 /** Client pacing by the rate-limit headers (harness/pacing.ts; Part 1 sections 4.1, 7). */
 import { describe, expect, test } from 'vitest'
-import { parseReset, resetProblem } from '../../harness/duration.ts'
+import { parseReset, parseResetMs, resetProblem } from '../../harness/duration.ts'
 import { Pacer, PACING_DEFAULTS } from '../../harness/pacing.ts'
 
 describe('reset headers (Part 1 §4.1: "time until reset"; its "a number followed by s" is a sample form)', () => {
@@ -27,6 +27,8 @@ describe('reset headers (Part 1 §4.1: "time until reset"; its "a number followe
     expect(resetProblem('1763721600')).toMatch(/more than a day ahead/)
     expect(resetProblem('86400')).toBeUndefined()
     expect(resetProblem('24h0m1s')).toMatch(/more than a day ahead/)
+    expect(parseResetMs('1763721600')).toBeUndefined()
+    expect(parseResetMs('86400')).toBe(86_400_000)
   })
 })
 
