@@ -39,6 +39,12 @@ export const VARIATIONS = {
   'no-assistants-files':
     'purpose assistants is refused with 400; §4.4: "assistants only for hosted retrieval surfaces when enabled"',
   // responses, moderation
+  'logprobs-model-dependent':
+    'the cheapest chat model refuses top_logprobs and logprobs on POST /v1/responses with 400; Part 1 §4.5: features are model dependent',
+  'temperature-to-1':
+    'the cheapest chat model takes temperature 0 to 1 only and refuses more with 400; Part 1 §4.5: features are model dependent',
+  'inline-results-wrapped':
+    'inline moderation results come wrapped in a results array ({results: [{flagged, …}]}); Part 1 §2.7 shows no shape beyond "each with flagged"',
   'no-background':
     'background true is run in the foreground and answered finished; Part 1 §3 and §4.5: background runs "when supported"',
   'no-output-text':
@@ -65,7 +71,21 @@ export const VARIATIONS = {
   'video-create-201': 'create and remix answer 201 with the job; §4.1 says only that a create "returns the job"',
   // audio, synthesize, native
   'lenient-audio-fields':
-    'fields a model does not support are accepted and ignored: instructions and stream_format sse on tts-1, stream on the base transcription model, timestamp_granularities[] off verbose_json, prompt on diarization, thinkingConfig, tools and image or audio parts on the native speech models; §4.2, §4.3 and §4.8 state capabilities and rules for callers, not refusals',
+    'fields a model does not support are accepted and ignored: instructions and stream_format sse on tts-1, stream on the base transcription model, timestamp_granularities[] off verbose_json, prompt on diarization, thinkingConfig, tools, image or audio parts and a speechMetadata speaker missing from speakerVoiceConfigs on the native speech models; §4.2, §4.3 and §4.8 state capabilities and rules for callers, not refusals',
+  'lenient-enums':
+    'an enum parser that ignores case and answers an unknown value with the default: audioEncoding linear16 read as LINEAR16, an unknown speech response_format or stream_format, transcription response_format and native thinkingLevel ignored; §4.2, §4.3, §4.8 and §4.9 list the values without stating that others are refused',
+  'synthesis-any-rate':
+    'text:synthesize resamples to any asked sampleRateHertz (LINEAR16 at 22050, MULAW at 16000); §4.9 lists the rates without stating that others are refused',
+  'speech-voices-per-model':
+    'tts-1 and tts-1-hd take the nine older voices (not ballad, verse, marin, cedar) and the newer speech model all but fable and onyx; §4.2 lists the voices of the endpoint, not of each model',
+  'diarize-integer-speakers':
+    'a diarized transcription stream numbers its speakers and segment ids (integers); §4.3 names speaker, start, end, text and segment_id without their types',
+  'audio-file-415':
+    'a transcription or translation file in no audio format is refused with 415 (unsupported media type), not 400; §4.3 and §4.4 list the formats without stating the refusal status',
+  'native-no-alt':
+    'the native interface keeps its one stream framing and refuses the alt query parameter with 400; Part 2 never names alt',
+  'native-images-per-model':
+    'the cheaper native generation model takes text only and refuses inline_data images, which the other model takes; §4.8 says how images are sent, not which models take them',
   'streaming-wav':
     'speech WAV (/v1/audio/speech and the native speech models) is written as a streaming encoder writes it, RIFF and data sizes 0xFFFFFFFF (unknown); §4.2 and §4.8 name WAV, not its header',
   'audio-upload-mib':
@@ -79,6 +99,10 @@ export const VARIATIONS = {
   'synthesis-ceiling-5000':
     'text:synthesize takes input.text up to 5000 bytes; §4.9 says about 4000 bytes and §7 that the enforced ceiling is not specified',
   // search, ocr
+  'search-ocr-min-tier-3':
+    'p7-search, p5-search-advanced and the OCR model refuse a key below tier 3 (the main key is tier 2) with 403; Part 1 §1.5: "The tier sets rate limits and which models can be used (a model has min_tier)", §7: "403 no permission"',
+  'ocr-alias-echoed':
+    'the answer to the latest OCR alias names the alias as its model; §4.6: "a latest alias resolves to it", and what the answer\'s model echoes is not shown',
   'search-arrays-some-tools':
     'only the p3 and p5 tools search an array of queries; the others refuse one with 400; §4.5: "an array searches several queries on tools that support it"',
   'search-result-shape':
@@ -123,6 +147,7 @@ export const REAL_NAMES: Readonly<Record<string, string>> = {
   'p5-search-advanced': 'quarry-search-advanced',
   'p7-search': 'orbit-deep-search',
   '<ocr_model>': 'docuscan-ocr-2505',
+  '<ocr_model>-latest': 'docuscan-ocr-latest',
 }
 
 export function toVariationSet(names: readonly string[]): ReadonlySet<VariationName> {

@@ -38,6 +38,11 @@ export const OCR_FAULTS = [
     description: 'pages is read as one-based: pages [1, 2] answers the first and second pages, numbered 1 and 2.',
   },
   {
+    name: 'ocr-pages-renumbered',
+    breaks: ['P2-4.6-ocr-pages-index'],
+    description: 'The pages asked for are answered, numbered from 0 in the answer instead of by their page index.',
+  },
+  {
     name: 'ocr-images-missing',
     breaks: ['P2-4.6-ocr-include-image-base64'],
     description: 'Pages carry no images array even with include_image_base64 true.',
@@ -74,11 +79,6 @@ export const OCR_FAULTS = [
     description: 'POST /v1/ocr serves calls with no key or an unknown key (charged to no one).',
   },
   {
-    name: 'ocr-alias-reports-alias',
-    breaks: ['P2-4.6-ocr-alias-resolves'],
-    description: 'The answer to the latest alias names the alias as its model, not the model it resolves to.',
-  },
-  {
     name: 'ocr-table-format-ignored',
     breaks: ['P2-4.6-ocr-table-format'],
     description: 'Tables are always rendered as markdown, also with table_format html.',
@@ -107,10 +107,9 @@ function annotationType(request: FastifyRequest): string | undefined {
 /** The OCR faults that only reshape an answer (./answers.ts); the others bend what is accepted, read or charged. */
 export const OCR_ANSWER_RESHAPES: AnswerReshapes = {
   'ocr-images-missing': eachListed(OCR, ({ images: _images, ...page }) => page, 'pages'),
-  // The model as the caller named it, an alias included, instead of the model that served it.
-  'ocr-alias-reports-alias': onRoutes([OCR], (answer, request) =>
-    isObject(request.body) && typeof request.body.model === 'string'
-      ? { ...answer, model: request.body.model }
+  'ocr-pages-renumbered': onRoutes([OCR], (answer) =>
+    Array.isArray(answer.pages)
+      ? { ...answer, pages: answer.pages.map((page, index) => (isObject(page) ? { ...page, index } : page)) }
       : answer,
   ),
   'ocr-object-missing': onRoutes([OCR], ({ object: _object, ...answer }) => answer),

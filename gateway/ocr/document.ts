@@ -38,7 +38,7 @@ export function readDocument(document: unknown, faults: FaultSet): OcrDocument {
       return fromDataUrl(url)
     }
     if (faults.has('ocr-document-url-refused'))
-      throw invalidParameter('document.document_url', 'The document could not be fetched.')
+      throw invalidParameter('document.document_url', 'document_url takes a Base64 data URL only.')
     return simulatedDocument(url)
   }
   if (type === 'image_url') {

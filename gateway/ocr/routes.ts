@@ -11,8 +11,8 @@
  * whole answer and image_min_size the smaller side in pixels; object is "ocr"; usage_info and each page's
  * dimensions follow the widely used OCR convention; document_annotation is null without a format.
  *
- * Under the real-names variation the OCR model also answers to its maker's name (REAL_NAMES['<ocr_model>']), and
- * the answers name it so. The other choices real providers make where the reference is silent are in ./variations.ts.
+ * Under the real-names variation the OCR model answers to its maker's name (REAL_NAMES['<ocr_model>']) and no longer
+ * to gw-ocr-1, and the answers name it so; the latest alias answers to its maker's name too, and to the listed one. The other choices real providers make where the reference is silent are in ./variations.ts.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { chargeUsd } from '../account/billing.ts'
@@ -27,11 +27,12 @@ import type { GatewayState } from '../state.ts'
 import { reshapeAnswers } from '../faults/answers.ts'
 import { OCR_ANSWER_RESHAPES } from '../faults/ocr.ts'
 import { REAL_NAMES } from '../variations.ts'
-import { providerAnswer } from './variations.ts'
+import { ocrTier, providerAnswer } from './variations.ts'
 
 /** The OCR model (<ocr_model>) and its latest alias. */
 export const OCR_MODEL = 'gw-ocr-1'
-export const OCR_ALIASES: Readonly<Record<string, string>> = { 'gw-ocr-latest': OCR_MODEL }
+const OCR_LATEST = 'gw-ocr-latest'
+export const OCR_ALIASES: Readonly<Record<string, string>> = { [OCR_LATEST]: OCR_MODEL }
 
 export const OCR_PRICES = { usdPerPage: 0.004, usdPerAnnotatedPage: 0.005 } // section 4.6
 
@@ -48,6 +49,7 @@ export function registerOcrRoutes(app: FastifyInstance, state: GatewayState): vo
 function registerRoutes(app: FastifyInstance, state: GatewayState): void {
   const { faults, variations } = state
   const makerName = variations.has('real-names') ? REAL_NAMES['<ocr_model>'] : undefined
+  const makerAlias = variations.has('real-names') ? REAL_NAMES['<ocr_model>-latest'] : undefined
   // As in search/routes.ts: the fault lets calls without a valid key through ("optional", the unknown-route policy).
   const config = faults.has('ocr-key-not-required') ? { config: { auth: 'optional' as AuthPolicy } } : {}
 
@@ -56,11 +58,17 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
     const caller: Caller | null = faults.has('ocr-key-not-required') ? context.caller : requireCaller(context)
     const body = objectBody(request.body)
     const named = body.model === undefined && faults.has('ocr-model-optional') ? OCR_MODEL : requireModelId(body)
-    const asked = named === makerName ? OCR_MODEL : named
+    // With makers' names the neutral id is unknown, as on a real gateway; the listed alias still resolves.
+    if (makerName !== undefined && body.model === OCR_MODEL)
+      throw new GatewayError(404, `The model '${OCR_MODEL}' does not exist.`, {
+        code: 'model_not_found',
+        param: 'model',
+      })
+    const asked = named === makerName ? OCR_MODEL : named === makerAlias ? OCR_LATEST : named
     if (asked in OCR_ALIASES && faults.has('ocr-alias-unknown'))
       throw new GatewayError(404, `The model '${asked}' does not exist.`, { code: 'model_not_found', param: 'model' })
     const model = resolveModel(asked, context, { modes: ['ocr'], endpoint: 'OCR' })
-    if (caller) requireTier(model, caller)
+    if (caller) requireTier(ocrTier(model, variations), caller)
     const served = OCR_ALIASES[asked] ?? asked
     const resolved = served === OCR_MODEL && makerName !== undefined ? makerName : served
     context.model = resolved
@@ -147,7 +155,7 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
       document_annotation: documentAnnotation,
       usage_info: { pages_processed: pages.length, doc_size_bytes: document.bytes },
     }
-    return providerAnswer(answer, { tableFormat }, variations)
+    return providerAnswer(answer, { tableFormat, asked: named }, variations)
   })
 
   function readTableFormat(value: unknown): TableFormat {

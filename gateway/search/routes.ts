@@ -20,7 +20,7 @@ import { objectBody, requireTier, resolveModel } from '../models/access.ts'
 import { readSearchRequest } from './request.ts'
 import { searchResults } from './results.ts'
 import { calledName, findSearchTool, type SearchTool } from './tools.ts'
-import { providerAnswer, refuseArrayOn, unknownToolStatus } from './variations.ts'
+import { providerAnswer, refuseArrayOn, toolTier, unknownToolStatus } from './variations.ts'
 import type { GatewayState } from '../state.ts'
 import { reshapeAnswers } from '../faults/answers.ts'
 import { SEARCH_ANSWER_RESHAPES, throttledAs500 } from '../faults/search.ts'
@@ -83,7 +83,7 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
     const tool = toolOf(request, body, form)
     const model = resolveModel(tool.name, context, { modes: ['search'], endpoint: 'search' })
     context.model = calledName(tool, realNames)
-    if (caller) requireTier(model, caller)
+    if (caller) requireTier(toolTier(tool, model, variations), caller)
     refuseArrayOn(tool, body.query, variations)
     const search = readSearchRequest(body, tool.group, faults)
     const count = search.maxResults + (faults.has('search-results-over-max') ? 1 : 0)

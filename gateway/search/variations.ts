@@ -4,6 +4,8 @@
  * words.
  */
 import { invalidParameter } from '../errors.ts'
+import type { Tier } from '../limit-tables.ts'
+import type { CatalogueModel } from '../models/catalogue.ts'
 import type { VariationName } from '../variations.ts'
 import type { SearchResultItem } from './results.ts'
 import type { SearchTool } from './tools.ts'
@@ -14,6 +16,15 @@ type Variations = ReadonlySet<VariationName>
 export function refuseArrayOn(tool: SearchTool, query: unknown, variations: Variations): void {
   if (!variations.has('search-arrays-some-tools') || !Array.isArray(query)) return
   if (tool.group !== 'p3' && tool.group !== 'p5') throw invalidParameter('query', 'This tool takes one query string.')
+}
+
+/** The tools that search-ocr-min-tier-3 keeps from keys below tier 3: the two dearest. */
+const PREMIUM_TOOLS: ReadonlySet<string> = new Set(['p7-search', 'p5-search-advanced'])
+
+/** search-ocr-min-tier-3: the premium tools refuse keys below tier 3 (Part 1 §1.5: "a model has min_tier"). */
+export function toolTier(tool: SearchTool, model: CatalogueModel, variations: Variations): CatalogueModel {
+  if (!variations.has('search-ocr-min-tier-3') || !PREMIUM_TOOLS.has(tool.name)) return model
+  return { ...model, minTier: Math.max(model.minTier, 3) as Tier }
 }
 
 /** search-unknown-tool-404: an unknown tool named in the body is a missing resource, as in the URL form. */

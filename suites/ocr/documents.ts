@@ -4,16 +4,17 @@
  * other rules build on (precondition), so that a document form that fails is reported once, by its own rule.
  *
  * The test document is a three-page PDF built in code (pdf.ts) and sent as a Base64 data URL, which any target
- * can read without fetching: page 1 has a header line, ALPHA, an 8-pixel image and a footer line; page 2 has
- * BRAVO and another 8-pixel image; page 3 has CHARLIE and a two-column table (Fruit, Count; Apple, 3; Pear, 5).
+ * can read without fetching: page 1 has a header line, ALPHA, a 128-pixel image and a footer line; page 2 has
+ * BRAVO and another 128-pixel image; page 3 has CHARLIE and a two-column table (Fruit, Count; Apple, 3; Pear, 5).
  * Two public URLs (a one-page PDF and a PNG) serve the URL forms; a remote target fetches them, the reference
- * gateway simulates them.
+ * gateway simulates them. A target that says it could not fetch one is not judged on it (fetchFailure).
  */
 import { expectSetup, precondition } from '../../harness/assert.ts'
 import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/helpers.ts'
 import type { Exchange, TargetClient } from '../../harness/http-client.ts'
 import type { KeyUse } from '../../harness/exchange.ts'
+import { KEY_ENV, type KeySlot } from '../../harness/config.ts'
 import { skipTest } from '../../harness/recorder.ts'
 import { perFile, target, spend } from '../../harness/suite.ts'
 import { buildPdf, pdfDataUrl } from './pdf.ts'
@@ -30,6 +31,9 @@ export const TABLE = [
   ['Pear', '5'],
 ]
 
+/** The largest image of the test PDF, in pixels a side: image_min_size above it leaves no image to extract. */
+export const TEST_PDF_IMAGE_PIXELS = 128
+
 const TEST_PDF = buildPdf([
   {
     texts: [
@@ -37,9 +41,9 @@ const TEST_PDF = buildPdf([
       { x: 72, y: 700, text: PAGE_WORDS[0] },
       { x: 72, y: 30, text: 'GC FOOTER 1' },
     ],
-    imagePixels: 8,
+    imagePixels: TEST_PDF_IMAGE_PIXELS,
   },
-  { texts: [{ x: 72, y: 700, text: PAGE_WORDS[1] }], imagePixels: 8 },
+  { texts: [{ x: 72, y: 700, text: PAGE_WORDS[1] }], imagePixels: TEST_PDF_IMAGE_PIXELS },
   {
     texts: [
       { x: 72, y: 700, text: PAGE_WORDS[2] },
@@ -48,8 +52,6 @@ const TEST_PDF = buildPdf([
   },
 ])
 const TEST_PDF_PAGES = 3
-/** The largest image of the test PDF, in pixels a side: image_min_size above it leaves no image to extract. */
-export const TEST_PDF_IMAGE_PIXELS = 8
 
 const PDF_DOCUMENT = { type: 'document_url', document_url: pdfDataUrl(TEST_PDF) }
 export const URL_DOCUMENT = {
@@ -58,22 +60,27 @@ export const URL_DOCUMENT = {
 }
 export const IMAGE_DOCUMENT = { type: 'image_url', image_url: 'https://www.w3.org/Icons/w3c_home.png' }
 
-/** How the reference writes the OCR model's id (neutralised: it holds a maker name). */
+/** How the reference writes the OCR model's id (neutralised: it holds a maker name), and the name its alias is given by. */
 const OCR_MODEL = '<ocr_model>'
+const OCR_ALIAS = '<ocr_model>-latest'
 
 /** A document of unknown length (a URL) is estimated at this many pages. */
 const URL_PAGES_ESTIMATE = 5
 
-interface OcrModels {
-  /** <ocr_model>: an OCR model of the catalogue whose id does not say latest (else the alias itself). */
+export interface OcrModels {
+  /** <ocr_model>: the one the user named, else an OCR model of the catalogue whose id does not say latest. */
   model: string
-  /** The latest alias, when the catalogue lists an OCR model id containing "latest". */
+  /** Whether the user named the model (GATEWAY_NAMES <ocr_model>=…, or GATEWAY_MODELS ocr=…). */
+  named: boolean
+  /** The latest alias: the one the user named (GATEWAY_NAMES <ocr_model>-latest=…), else a listed id with "latest". */
   alias: string | undefined
+  /** The key the model is called with when it refused the main key with 403 (a model above its tier). */
+  key?: KeySlot
 }
 
 /**
  * The OCR models of GET /v1/models; the reference names them only as <ocr_model> and "a latest alias". A model the
- * user names (GATEWAY_NAMES <ocr_model>=…, or GATEWAY_MODELS ocr=…) comes first.
+ * user names (GATEWAY_NAMES <ocr_model>=…, or GATEWAY_MODELS ocr=…) comes first, and so does a named alias.
  */
 function ocrModels(api: TargetClient): () => Promise<OcrModels> {
   return memo(async () => {
@@ -85,13 +92,28 @@ function ocrModels(api: TargetClient): () => Promise<OcrModels> {
     const listed = items
       .filter((m): m is Record<string, unknown> => isObject(m) && m.mode === 'ocr' && typeof m.id === 'string')
       .map((m) => m.id as string)
-    const ids = named === undefined ? listed : [named, ...listed.filter((id) => id !== named)]
-    if (ids.length === 0)
+    const listedAlias = listed.find((id) => /latest/i.test(id))
+    const alias = isNamed(OCR_ALIAS) ? targetName(OCR_ALIAS) : listedAlias
+    if (named !== undefined) return { model: named, named: true, alias }
+    if (listed.length === 0)
       skipTest(`the catalogue lists no model of mode ocr; ${howToName('ocr')}, or ${howToNameId(OCR_MODEL)}`)
-    if (named !== undefined) return { model: named, alias: listed.find((id) => /latest/i.test(id)) }
-    const alias = ids.find((id) => /latest/i.test(id))
-    return { model: ids.find((id) => !/latest/i.test(id)) ?? (alias as string), alias }
+    return { model: listed.find((id) => !/latest/i.test(id)) ?? (listedAlias as string), named: false, alias }
   })
+}
+
+/** The skip reason when no latest alias is named or listed. */
+export function howToNameAlias(): string {
+  return `the catalogue lists no OCR model id containing "latest", and the reference does not name the alias: ${howToNameId(OCR_ALIAS)}`
+}
+
+/** Keys to try, highest tier first, for an OCR model that refuses the main key with 403. */
+const HIGHER_KEYS: readonly KeySlot[] = ['tier5', 'tier4', 'tier3', 'tier2', 'tier1']
+
+/** A 400 or 404 that names the model (its id in the body, or param model): the target does not know that id. */
+function unknownModel(ex: Exchange, model: string): boolean {
+  if (ex.status !== 400 && ex.status !== 404) return false
+  const error = isObject(ex.json) && isObject(ex.json.error) ? ex.json.error : undefined
+  return error?.param === 'model' || ex.text.includes(model)
 }
 
 interface OcrCall {
@@ -114,7 +136,8 @@ export async function ocr(api: TargetClient, models: OcrModels, call: OcrCall): 
     asked ??
     (document === PDF_DOCUMENT ? TEST_PDF_PAGES : document === IMAGE_DOCUMENT ? 1 : URL_PAGES_ESTIMATE)
   const annotated = fields.document_annotation_format !== undefined || fields.bbox_annotation_format !== undefined
-  if (call.key !== null && call.key !== 'invalid')
+  const key = call.key !== undefined ? call.key : models.key
+  if (key !== null && key !== 'invalid')
     spend(
       pages * (PRICES.page + (annotated ? PRICES.annotatedPage : 0)),
       `OCR of ${pages} page${pages === 1 ? '' : 's'}${annotated ? ', annotated' : ''}`,
@@ -124,12 +147,36 @@ export async function ocr(api: TargetClient, models: OcrModels, call: OcrCall): 
     ...(call.document === null ? {} : { document }),
     ...fields,
   }
-  return api.post('/v1/ocr', body, call.key === undefined ? {} : { key: call.key })
+  return api.post('/v1/ocr', body, key === undefined ? {} : { key })
+}
+
+/**
+ * The test PDF read by the OCR model, with the key it takes: the main key, or when the model answers that 403 (not
+ * usable with it: Part 1 §1.5, a model has min_tier), the highest tier's key given. A model taken from the list
+ * unnamed that the target does not know is no OCR model of the target's: the tests are skipped naming GATEWAY_NAMES.
+ */
+async function access(api: TargetClient, listed: OcrModels): Promise<{ models: OcrModels; basic: Exchange }> {
+  const first = await ocr(api, listed, {})
+  if (!listed.named && unknownModel(first, listed.model))
+    skipTest(
+      `the target does not know ${listed.model}, the OCR model its list shows (it answered ${first.status}); ${howToNameId(OCR_MODEL)}, or ${howToName('ocr')}`,
+    )
+  if (first.status !== 403) return { models: listed, basic: first }
+  const higher = HIGHER_KEYS.find((slot) => api.hasKey(slot))
+  if (higher === undefined)
+    skipTest(
+      `${listed.model} answered the main key 403 (not usable with it: a model above its tier, Part 1 §1.5 min_tier); give a key of a tier that may use it (${KEY_ENV.tier5})`,
+    )
+  const models = { ...listed, key: higher }
+  const again = await ocr(api, models, {})
+  if (again.status === 403)
+    skipTest(`${listed.model} answered 403 to the main key and to ${higher}; give a key whose account may use it`)
+  return { models, basic: again }
 }
 
 const fixtures = perFile(() => {
-  const models = memo(() => ocrModels(target())())
-  return { models, basic: memo(async () => ocr(target(), await models(), {})) }
+  const ready = memo(async () => access(target(), await ocrModels(target())()))
+  return { models: async () => (await ready()).models, basic: async () => (await ready()).basic }
 })
 
 /** The OCR models the target lists, read once per file. */
@@ -160,4 +207,27 @@ export function pagesOf(ex: Exchange): Page[] {
 export function isOcrAnswer(ex: Exchange): boolean {
   const body = ex.json
   return ex.status === 200 && isObject(body) && Array.isArray(body.pages)
+}
+
+/** A target's word that it could not get a document from its URL (not a refusal of the form). */
+const FETCH_FAILED =
+  /fetch|download|retriev|unreachable|could not (?:get|load|open|access|reach)|timed? ?out|ENOTFOUND|ECONN/i
+
+/**
+ * Skips the test when the target answered that it could not fetch `url` (its error says so, or a 502, 504 or 408):
+ * the third-party host being down, or out of the target's reach, is no violation by the target. Whether the harness
+ * itself reaches the URL is recorded in the reason.
+ */
+export async function skipOnFetchFailure(ex: Exchange, url: string): Promise<void> {
+  if (ex.status >= 200 && ex.status < 300) return
+  if (![408, 502, 504].includes(ex.status) && !FETCH_FAILED.test(ex.text)) return
+  let here: string
+  try {
+    here = `from the harness it answers ${(await fetch(url, { method: 'HEAD', signal: AbortSignal.timeout(5000) })).status}`
+  } catch (error) {
+    here = `the harness cannot reach it either (${(error as Error).message})`
+  }
+  skipTest(
+    `the target could not fetch ${url} (it answered ${ex.status}: ${ex.text.slice(0, 160)}); ${here}. The document must be reachable from the target (README, OCR)`,
+  )
 }

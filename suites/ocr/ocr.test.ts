@@ -1,10 +1,23 @@
-/** The OCR result, its model and alias, the document forms and the key (Part 2 sections 2.3, 4.6, 5). */
+/**
+ * The OCR result, its model and alias, the document forms and the key (Part 2 sections 2.3, 4.6, 5). The URL forms
+ * name public files the target must fetch; a target that says it could not fetch one is skipped, naming the URL.
+ */
 import { describe } from 'vitest'
-import { expectSchema, expectStatus, expectThat, precondition } from '../../harness/assert.ts'
+import { expectSchema, expectStatus, expectThat } from '../../harness/assert.ts'
 import { isObject } from '../../common/json.ts'
 import { observe, skipTest } from '../../harness/recorder.ts'
 import { check, target } from '../../harness/suite.ts'
-import { basic, IMAGE_DOCUMENT, isOcrAnswer, needDataUrl, ocr, testModels, URL_DOCUMENT } from './documents.ts'
+import {
+  basic,
+  howToNameAlias,
+  IMAGE_DOCUMENT,
+  isOcrAnswer,
+  needDataUrl,
+  ocr,
+  skipOnFetchFailure,
+  testModels,
+  URL_DOCUMENT,
+} from './documents.ts'
 
 const api = target()
 
@@ -47,12 +60,14 @@ describe('document forms (Part 2 §4.6)', () => {
 
   check('P2-4.6-ocr-document-url', 'an https URL of a PDF in document_url is answered with an OCR result', async () => {
     const ex = await ocr(api, await testModels(), { document: URL_DOCUMENT })
+    await skipOnFetchFailure(ex, URL_DOCUMENT.document_url)
     expectStatus(ex, 200)
     expectThat(isOcrAnswer(ex), 'an object with a pages array', 'another body', ex)
   })
 
   check('P2-4.6-ocr-image-url', 'a document of type image_url is answered with an OCR result', async () => {
     const ex = await ocr(api, await testModels(), { document: IMAGE_DOCUMENT })
+    await skipOnFetchFailure(ex, IMAGE_DOCUMENT.image_url)
     expectStatus(ex, 200)
     expectThat(isOcrAnswer(ex), 'an object with a pages array', 'another body', ex)
   })
@@ -62,45 +77,18 @@ describe('the latest alias (Part 2 §4.6)', () => {
   check('P2-4.6-ocr-latest-alias', 'the latest alias of the OCR model is answered with an OCR result', async () => {
     await needDataUrl()
     const models = await testModels()
-    if (models.alias === undefined)
-      skipTest('the catalogue lists no OCR model id containing "latest", and the reference does not name the alias')
+    if (models.alias === undefined) skipTest(howToNameAlias())
     const ex = await ocr(api, models, { model: models.alias })
     expectStatus(ex, 200, `${models.alias} is the latest alias`)
     expectThat(isOcrAnswer(ex), 'an object with a pages array', 'another body', ex)
+    // What the answer names for the alias is not shown (P2-4.6-ocr-alias-resolves: an observation).
+    const direct = (await basic()).json
+    const viaAlias = ex.json as Record<string, unknown>
+    observe(
+      'OCR model names',
+      `${models.model} answers model ${JSON.stringify(isObject(direct) ? direct.model : undefined)}; ${models.alias} answers model ${JSON.stringify(viaAlias.model)}`,
+    )
   })
-
-  check(
-    'P2-4.6-ocr-alias-resolves',
-    'the answer to the alias names the same model as the answer to the model itself',
-    async () => {
-      await needDataUrl()
-      const models = await testModels()
-      if (models.alias === undefined || models.alias === models.model)
-        skipTest('the catalogue lists no latest alias beside the OCR model')
-      const ex = await ocr(api, models, { model: models.alias })
-      precondition(ex.status === 200, 'P2-4.6-ocr-latest-alias', `${models.alias} answered ${ex.status}`)
-      const direct = (await basic()).json
-      const viaAlias = ex.json
-      precondition(
-        isObject(direct) &&
-          isObject(viaAlias) &&
-          typeof direct.model === 'string' &&
-          typeof viaAlias.model === 'string',
-        'P2-2.3-ocr-result',
-        'an answer has no model string',
-      )
-      observe(
-        'OCR model names',
-        `${models.model} answers model "${direct.model}"; ${models.alias} answers model "${viaAlias.model}"`,
-      )
-      expectThat(
-        viaAlias.model === direct.model,
-        `the alias's answer to name the model ${models.model} answers with ("${direct.model}")`,
-        `"${viaAlias.model}"`,
-        ex,
-      )
-    },
-  )
 })
 
 describe('authentication (Part 2 §5)', () => {

@@ -47,9 +47,11 @@ export function buildPdf(pages: readonly PdfPageSpec[]): Buffer {
     objects[content] = `<< /Length ${Buffer.byteLength(stream, 'latin1')} >>\nstream\n${stream}\nendstream`
     if (image !== undefined) {
       const side = spec.imagePixels as number
-      // A checkerboard, so that the image is not blank.
+      // A checkerboard of eight squares a side, so that the image is not blank and reads as a picture, not noise.
+      const square = Math.max(1, Math.floor(side / 8))
       const pixels = Buffer.alloc(side * side, 0)
-      for (let i = 0; i < pixels.length; i += 1) pixels[i] = ((Math.floor(i / side) + (i % side)) % 2) * 255
+      for (let i = 0; i < pixels.length; i += 1)
+        pixels[i] = ((Math.floor(Math.floor(i / side) / square) + Math.floor((i % side) / square)) % 2) * 255
       objects[image] = Buffer.concat([
         Buffer.from(
           `<< /Type /XObject /Subtype /Image /Width ${side} /Height ${side} /ColorSpace /DeviceGray /BitsPerComponent 8 /Length ${pixels.length} >>\nstream\n`,

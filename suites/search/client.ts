@@ -6,13 +6,16 @@
  * The reference writes the tools with neutral words (p1 to p7 stand for search providers). Tests name a tool by its
  * reference name; what is sent is the target's name for it (GATEWAY_NAMES, suites/shared/names.ts). A tool the
  * target refuses as unknown (400 or 404) in both forms is absent under that name: its tests are skipped, naming the
- * variable that would make them run, never failed.
+ * variable that would make them run, never failed. A tool that answers the main key 403 is not usable with it (Part 1
+ * §1.5: the tier sets "which models can be used"): it is used with the highest tier's key given, or skipped.
  */
 import { expectStatus, precondition } from '../../harness/assert.ts'
 import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/helpers.ts'
 import type { Exchange, TargetClient } from '../../harness/http-client.ts'
 import type { KeyUse } from '../../harness/exchange.ts'
+import { KEY_ENV, type KeySlot } from '../../harness/config.ts'
+import { skipTest } from '../../harness/recorder.ts'
 import { perFile, target, spend } from '../../harness/suite.ts'
 import { referenceNameOf, requireName, targetName } from '../shared/names.ts'
 
@@ -61,15 +64,17 @@ export const QUERY = 'conformance testing of web APIs'
 export async function search(api: TargetClient, call: SearchCall): Promise<Exchange> {
   const form = call.form ?? 'body'
   const tool = targetName(call.tool)
+  // A tool that refused the main key with 403 is called with the higher tier's key it answered (toolProbes).
+  const key = call.key !== undefined ? call.key : toolKeys().get(call.tool)
   const body: Record<string, unknown> = { query: QUERY, ...call.body }
   // A call without a valid key is charged to no one.
-  if (call.key !== null && call.key !== 'invalid')
+  if (key !== null && key !== 'invalid')
     spend(
       estimateUsd(call.tool, body.query),
       `${tool} search of ${Array.isArray(body.query) ? body.query.length : 1} quer${Array.isArray(body.query) && body.query.length !== 1 ? 'ies' : 'y'}`,
     )
   const spec = {
-    ...(call.key === undefined ? {} : { key: call.key }),
+    ...(key === undefined ? {} : { key }),
     ...(call.retry429 === undefined ? {} : { retry429: call.retry429 }),
   }
   if (form === 'url') return api.post(`/v1/search/${encodeURIComponent(tool)}`, body, spec)
@@ -118,29 +123,59 @@ export function hasTool(answers: readonly Exchange[]): boolean {
   return answers.some((ex) => ex.status !== 400 && ex.status !== 404)
 }
 
-/** Each form probed once per file with p1-search: tests of other rules need the form they use to work. */
-const probes = perFile(
-  (): Record<Form, () => Promise<Exchange>> => ({
-    body: memo(() => search(target(), { tool: 'p1-search', form: 'body' })),
-    url: memo(() => search(target(), { tool: 'p1-search', form: 'url' })),
-  }),
-)
+/** Keys to try, highest tier first, for a tool that refuses the main key with 403. */
+const HIGHER_KEYS: readonly KeySlot[] = ['tier5', 'tier4', 'tier3', 'tier2', 'tier1']
 
-/** A plain search of a tool by body, then by URL when that fails, once per file. */
+/** A tool refused with 403 and never served: "403 no permission" (Part 1 §7), a tool above the key's tier (§1.5). */
+function forbidden(answers: readonly Exchange[]): boolean {
+  return answers.some((ex) => ex.status === 403) && !answers.some(isSearchResult)
+}
+
+interface ToolAccess {
+  /** The plain searches that probed the tool, with the key it is used with. */
+  answers: Exchange[]
+  /** Why the tool cannot be used with the keys given, when it answered 403 to each. */
+  refused?: string
+}
+
+/** Per file: the key each tool answered, when it is not the main key. search() sends it where a call names none. */
+const toolKeys = perFile(() => new Map<string, KeySlot>())
+
+/** A plain search of a tool by body, then by URL when that fails. */
+async function plainSearches(tool: string, key: KeySlot | undefined): Promise<Exchange[]> {
+  const spec = { tool, body: { max_results: 1 }, ...(key === undefined ? {} : { key }) }
+  const body = await search(target(), spec)
+  if (isSearchResult(body)) return [body]
+  return [body, await search(target(), { ...spec, form: 'url' })]
+}
+
+/**
+ * Each tool probed once per file: with the main key, and when it answers that 403 (not usable with this key), with
+ * the highest tier's key given, which its other calls then use.
+ */
 const toolProbes = perFile(() => {
-  const byTool = new Map<string, Promise<Exchange[]>>()
-  return (tool: string): Promise<Exchange[]> => {
+  const byTool = new Map<string, Promise<ToolAccess>>()
+  return (tool: string): Promise<ToolAccess> => {
     let probe = byTool.get(tool)
     if (probe === undefined) {
-      probe = (async () => {
-        const body =
-          tool === 'p1-search' ? await probes().body() : await search(target(), { tool, body: { max_results: 1 } })
-        if (isSearchResult(body)) return [body]
-        const url =
-          tool === 'p1-search'
-            ? await probes().url()
-            : await search(target(), { tool, form: 'url', body: { max_results: 1 } })
-        return [body, url]
+      probe = (async (): Promise<ToolAccess> => {
+        const answers = await plainSearches(tool, undefined)
+        if (!forbidden(answers)) return { answers }
+        const name = targetName(tool)
+        const higher = HIGHER_KEYS.find((slot) => target().hasKey(slot))
+        if (higher === undefined)
+          return {
+            answers,
+            refused: `${name} answered the main key 403 (not usable with it: a tool above its tier, Part 1 §1.5 min_tier); give a key of a tier that may use it (${KEY_ENV.tier5})`,
+          }
+        const again = await plainSearches(tool, higher)
+        if (forbidden(again))
+          return {
+            answers: again,
+            refused: `${name} answered 403 to the main key and to ${higher} (not usable with the keys given); give a key whose account may use it`,
+          }
+        toolKeys().set(tool, higher)
+        return { answers: again }
       })()
       byTool.set(tool, probe)
     }
@@ -148,15 +183,33 @@ const toolProbes = perFile(() => {
   }
 })
 
-/** Skips the test when the target has no such tool under the name sent, naming GATEWAY_NAMES. */
-export async function needTool(tool: string): Promise<void> {
-  const present = hasTool(await toolProbes()(tool))
-  requireName(tool, () => present)
+/** How a tool is used with the keys given: absent, refused with 403, or served (with the key it takes). */
+export async function toolAccess(tool: string): Promise<{ present: boolean; refused?: string }> {
+  const access = await toolProbes()(tool)
+  return { present: hasTool(access.answers), ...(access.refused === undefined ? {} : { refused: access.refused }) }
 }
+
+/**
+ * Skips the test when the target has no such tool under the name sent (naming GATEWAY_NAMES), or refuses it to every
+ * key given with 403 (naming the key to give).
+ */
+export async function needTool(tool: string): Promise<void> {
+  const access = await toolAccess(tool)
+  requireName(tool, () => access.present)
+  if (access.refused !== undefined) skipTest(access.refused)
+}
+
+/** Each form probed once per file with p1-search: tests of other rules need the form they use to work. */
+const formProbes = perFile(
+  (): Record<Form, () => Promise<Exchange>> => ({
+    body: memo(() => search(target(), { tool: 'p1-search', form: 'body' })),
+    url: memo(() => search(target(), { tool: 'p1-search', form: 'url' })),
+  }),
+)
 
 export async function needForm(form: Form): Promise<void> {
   await needTool('p1-search')
-  const ex = await probes()[form]()
+  const ex = await formProbes()[form]()
   const id = form === 'body' ? 'P2-4.5-search-body-form' : 'P2-4.5-search-url-form'
   precondition(ex.status === 200, id, `the ${form} form of ${targetName('p1-search')} answered ${ex.status}`)
 }

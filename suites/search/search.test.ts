@@ -6,7 +6,6 @@ import { observe, skipTest } from '../../harness/recorder.ts'
 import { check, target, spend } from '../../harness/suite.ts'
 import {
   estimateUsd,
-  hasTool,
   isSearchResult,
   listedTools,
   needForm,
@@ -14,6 +13,7 @@ import {
   NINE_TOOLS,
   QUERY,
   search,
+  toolAccess,
   type Form,
 } from './client.ts'
 import { howToNameId, targetName } from '../shared/names.ts'
@@ -103,15 +103,22 @@ describe('the nine tools (Part 2 §4.5)', () => {
       await needForm('url')
       const refused: string[] = []
       const absent: string[] = []
+      const forbidden: string[] = []
       for (const tool of NINE_TOOLS) {
-        const answers = await Promise.all(
-          (['body', 'url'] as Form[]).map((form) => search(api, { tool, form, body: { max_results: 1 } })),
-        )
+        const access = await toolAccess(tool)
         // Under a name the target does not know, a tool is not judged: the reference neutralised its name.
-        if (!hasTool(answers)) {
+        if (!access.present) {
           absent.push(tool)
           continue
         }
+        // Not usable with the keys given (403 to each): a tool above their tier, not a tool refused.
+        if (access.refused !== undefined) {
+          forbidden.push(access.refused)
+          continue
+        }
+        const answers = await Promise.all(
+          (['body', 'url'] as Form[]).map((form) => search(api, { tool, form, body: { max_results: 1 } })),
+        )
         answers.forEach((ex, i) => {
           if (!isSearchResult(ex)) refused.push(`${targetName(tool)} by ${i === 0 ? 'body' : 'URL'}: ${ex.status}`)
         })
@@ -134,10 +141,15 @@ describe('the nine tools (Part 2 §4.5)', () => {
         'every listed tool the target has to answer 200 with a search result, by body and by URL',
         refused,
       )
-      if (absent.length > 0)
-        skipTest(
-          `the target neither lists nor serves ${absent.map(targetName).join(', ')}: ${absent.map(howToNameId).join('; ')}`,
-        )
+      const skipped = [
+        ...(absent.length > 0
+          ? [
+              `the target neither lists nor serves ${absent.map(targetName).join(', ')}: ${absent.map(howToNameId).join('; ')}`,
+            ]
+          : []),
+        ...forbidden,
+      ]
+      if (skipped.length > 0) skipTest(skipped.join('; '))
     },
   )
 })

@@ -176,12 +176,27 @@ describe('OCR choices real providers make (gateway/variations.ts)', () => {
   const ocr = (body: unknown) => real.call('/v1/ocr', { method: 'POST', body })
   const maker = REAL_NAMES['<ocr_model>'] as string
 
-  it("answers the OCR model under its maker's name too, and names it so, also for the latest alias", async () => {
+  it("answers the OCR model under its maker's name only, and names it so, also for the latest alias", async () => {
     const byMaker = await ocr({ model: maker, document: DOCUMENT })
     expect(byMaker.status).toBe(200)
     expect(byMaker.body.model).toBe(maker)
     expect(real.state.transactions.findById(byMaker.id)?.record.model).toBe(maker)
     expect((await ocr({ model: 'gw-ocr-latest', document: DOCUMENT })).body.model).toBe(maker)
+    const makerAlias = REAL_NAMES['<ocr_model>-latest'] as string
+    expect((await ocr({ model: makerAlias, document: DOCUMENT })).body.model).toBe(maker)
+    const neutral = await ocr({ model: 'gw-ocr-1', document: DOCUMENT })
+    expect(neutral.status).toBe(404)
+    expect(neutral.body.error.param).toBe('model')
+  })
+
+  it('ocr-alias-echoed: names the alias as asked; search-ocr-min-tier-3: refuses keys below tier 3 with 403', async () => {
+    const gw = testGateway({ variations: ['ocr-alias-echoed', 'search-ocr-min-tier-3'] })
+    const call = (body: unknown, key: 'tier3' | 'tier2') => gw.call('/v1/ocr', { method: 'POST', body, key })
+    const viaAlias = await call({ model: 'gw-ocr-latest', document: DOCUMENT }, 'tier3')
+    expect(viaAlias.status).toBe(200)
+    expect(viaAlias.body.model).toBe('gw-ocr-latest')
+    expect((await call({ model: 'gw-ocr-1', document: DOCUMENT }, 'tier3')).body.model).toBe('gw-ocr-1')
+    expect((await call({ model: 'gw-ocr-1', document: DOCUMENT }, 'tier2')).status).toBe(403)
   })
 
   it('adds boxes, block classes and confidence, leaves document_annotation out without a format, and keeps tables apart', async () => {
@@ -193,5 +208,17 @@ describe('OCR choices real providers make (gateway/variations.ts)', () => {
     expect(withTable.tables[0].content).toMatch(/^<table>/)
     expect(withTable.markdown).not.toMatch(/<table>/)
     expect(withTable.markdown).toContain(`[${withTable.tables[0].id}](${withTable.tables[0].id})`)
+  })
+})
+
+describe('OCR faults', () => {
+  it('ocr-pages-renumbered: the pages asked for, numbered by their place in the answer', async () => {
+    const gw = testGateway({ faults: ['ocr-pages-renumbered'] })
+    const answer = await gw.call('/v1/ocr', {
+      method: 'POST',
+      body: { model: 'gw-ocr-1', document: DOCUMENT, pages: [1, 2] },
+    })
+    expect(answer.body.pages.map((p: { index: number }) => p.index)).toEqual([0, 1])
+    expect(answer.body.pages[0].markdown).toContain('TWO')
   })
 })

@@ -118,3 +118,16 @@ describe('search choices real providers make (gateway/variations.ts)', () => {
     }
   })
 })
+
+describe('search-ocr-min-tier-3', () => {
+  const gw = testGateway({ variations: ['search-ocr-min-tier-3'] })
+  const search = (tool: string, key: 'tier2' | 'tier3') =>
+    gw.call(`/v1/search/${tool}`, { method: 'POST', body: { query: 'x', max_results: 1 }, key })
+
+  it('keeps p7-search and p5-search-advanced from keys below tier 3 (403), and the other tools open', async () => {
+    expect((await search('p7-search', 'tier2')).status).toBe(403)
+    expect((await search('p5-search-advanced', 'tier2')).status).toBe(403)
+    expect((await search('p7-search', 'tier3')).status).toBe(200)
+    expect((await search('p5-search', 'tier2')).status).toBe(200)
+  })
+})
