@@ -32,6 +32,11 @@ export const MODERATION_FAULTS = [
     description: 'For an input with an image, category_applied_input_types lists image under no category.',
   },
   {
+    name: 'moderation-text-not-applied',
+    breaks: ['P2-2.4-applied-text'],
+    description: 'category_applied_input_types lists no input type (an empty list) under every category.',
+  },
+  {
     name: 'moderation-one-result-for-array',
     breaks: ['P2-4.7-input-forms'],
     description: 'An array of strings gets one result (for its first string) instead of one per input.',
@@ -150,6 +155,9 @@ export const MODERATION_ANSWER_RESHAPES: AnswerReshapes = {
       (map) => mapValues(map, (value) => types(value).filter((type) => type !== 'image')),
       'category_applied_input_types',
     ),
+  ),
+  'moderation-text-not-applied': eachResult((result) =>
+    categoryMaps(result, (map) => mapValues(map, () => []), 'category_applied_input_types'),
   ),
   'moderation-id-missing': onRoutes([MODERATE], ({ id: _id, ...answer }) => answer),
   'moderation-one-result-for-array': onRoutes([MODERATE], (answer) =>

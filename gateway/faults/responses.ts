@@ -27,23 +27,43 @@ export const RESPONSES_FAULTS = [
   },
   {
     name: 'metadata-17-pairs-accepted',
-    breaks: ['P1-4.5-metadata-limits'],
+    breaks: ['P1-4.5-metadata-refused'],
     description: 'metadata is refused only above 17 pairs.',
   },
   {
     name: 'temperature-above-2-accepted',
-    breaks: ['P1-4.5-temperature-range'],
+    breaks: ['P1-4.5-temperature-refused'],
     description: 'temperature is refused only above 2.5.',
   },
   {
     name: 'top-logprobs-21-accepted',
-    breaks: ['P1-4.5-top-logprobs-range'],
+    breaks: ['P1-4.5-top-logprobs-refused'],
     description: 'top_logprobs is refused only above 21.',
   },
   {
     name: 'safety-identifier-unchecked',
-    breaks: ['P1-4.5-safety-identifier-length'],
+    breaks: ['P1-4.5-safety-identifier-refused'],
     description: 'safety_identifier of any length is accepted.',
+  },
+  {
+    name: 'metadata-16-pairs-refused',
+    breaks: ['P1-4.5-metadata-limits'],
+    description: 'metadata of 16 pairs, the most the limit allows, is refused (at most 15).',
+  },
+  {
+    name: 'temperature-2-refused',
+    breaks: ['P1-4.5-temperature-range'],
+    description: 'temperature 2, the top of the range, is refused (at most 1.99).',
+  },
+  {
+    name: 'top-logprobs-20-refused',
+    breaks: ['P1-4.5-top-logprobs-range'],
+    description: 'top_logprobs 20, the top of the range, is refused (at most 19).',
+  },
+  {
+    name: 'safety-identifier-64-refused',
+    breaks: ['P1-4.5-safety-identifier-length'],
+    description: 'a safety_identifier of 64 characters, the most allowed, is refused (at most 63).',
   },
   {
     name: 'n-parameter-honoured',

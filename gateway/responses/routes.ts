@@ -49,7 +49,8 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
     // The model first, as chat completions do, so that a refused call still records the model it named.
     const model = resolveModel(requireModelId(objectBody(request.body)), context, RESPONSES_RULES)
     requireTier(model, caller, state.faults)
-    const conversationRefused = choices.conversation(objectBody(request.body))
+    const conversationRefused =
+      choices.conversation(objectBody(request.body)) ?? choices.modelRefusal(model.id, objectBody(request.body))
     if (conversationRefused) throw conversationRefused
     const req = parseCreateRequest(request.body, faults)
     context.safetyIdentifier = req.safetyIdentifier ?? null
@@ -82,7 +83,7 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
       moderation:
         req.moderationModel === undefined || !choices.inlineModeration
           ? undefined
-          : inlineModeration(req.moderationModel, run.moderationText, inputImages(req.input)),
+          : choices.inlineShape(inlineModeration(req.moderationModel, run.moderationText, inputImages(req.input))),
     }
     context.tokens = tokenCounts(run)
     const render = (phase: Phase) => choices.shape(renderResponse(draft, phase))

@@ -140,19 +140,23 @@ export function parseCreateRequest(body: unknown, faults: FaultSet): CreateReque
     'temperature',
     optional(body, 'temperature', isNumber, 'a number'),
     limits.temperature.min,
-    faults.has('temperature-above-2-accepted') ? 2.5 : limits.temperature.max,
+    faults.has('temperature-above-2-accepted')
+      ? 2.5
+      : faults.has('temperature-2-refused')
+        ? 1.99
+        : limits.temperature.max,
   )
   const topLogprobs =
     inRange(
       'top_logprobs',
       optional(body, 'top_logprobs', isInteger, 'an integer'),
       limits.topLogprobs.min,
-      faults.has('top-logprobs-21-accepted') ? 21 : limits.topLogprobs.max,
+      faults.has('top-logprobs-21-accepted') ? 21 : faults.has('top-logprobs-20-refused') ? 19 : limits.topLogprobs.max,
     ) ?? 0
   const safetyIdentifier = optional(body, 'safety_identifier', isString, 'a string')
   if (
     safetyIdentifier !== undefined &&
-    safetyIdentifier.length > limits.safetyIdentifierChars &&
+    safetyIdentifier.length > limits.safetyIdentifierChars - (faults.has('safety-identifier-64-refused') ? 1 : 0) &&
     !faults.has('safety-identifier-unchecked')
   ) {
     throw invalidParameter(
@@ -220,7 +224,11 @@ function parseMetadata(raw: unknown, faults: FaultSet): Record<string, string> {
   if (!isObject(raw)) throw invalidParameter('metadata', 'metadata must be an object of string values')
   const limits = RESPONSE_LIMITS
   const entries = Object.entries(raw)
-  const maxPairs = faults.has('metadata-17-pairs-accepted') ? limits.metadataPairs + 1 : limits.metadataPairs
+  const maxPairs = faults.has('metadata-17-pairs-accepted')
+    ? limits.metadataPairs + 1
+    : faults.has('metadata-16-pairs-refused')
+      ? limits.metadataPairs - 1
+      : limits.metadataPairs
   if (entries.length > maxPairs)
     throw invalidParameter('metadata', `metadata holds at most ${limits.metadataPairs} pairs; got ${entries.length}`)
   for (const [key, value] of entries) {

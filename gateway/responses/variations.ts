@@ -10,6 +10,9 @@ type Variations = ReadonlySet<VariationName>
 /** More than a short answer's budget (the suites give 96 tokens), as a reasoning model may think. */
 const LONG_REASONING_TOKENS = 128
 
+/** The model that, under `logprobs-model-dependent` and `temperature-to-1`, takes less than the table's ranges. */
+export const NARROW_MODEL = 'gw-chat-mini'
+
 /** The gateway's own response ids: resp_ and 32 hex digits (generation.ts). */
 const ISSUED_FORM = /^resp_[0-9a-f]{32}$/
 
@@ -31,6 +34,27 @@ export interface ResponseChoices {
   unknownId: (id: string) => GatewayError | undefined
   /** A conversation given on a request: where persistent conversations are not enabled, it names nothing (§7: 404). */
   conversation: (body: Record<string, unknown>) => GatewayError | undefined
+  /** §2.7 shows inline results only as "each with flagged": under `inline-results-wrapped`, in a results array. */
+  inlineShape: (moderation: Record<string, unknown>) => Record<string, unknown>
+  /** §4.5: features are model dependent; one model refusing logprobs, or a temperature above 1, as some do. */
+  modelRefusal: (model: string, body: Record<string, unknown>) => GatewayError | undefined
+}
+
+function narrowModelRefusal(variations: Variations, body: Record<string, unknown>): GatewayError | undefined {
+  const wantsLogprobs =
+    (body.top_logprobs !== undefined && body.top_logprobs !== null) ||
+    (Array.isArray(body.include) && body.include.includes('message.output_text.logprobs'))
+  if (variations.has('logprobs-model-dependent') && wantsLogprobs)
+    return new GatewayError(400, `The model '${NARROW_MODEL}' does not return logprobs.`, {
+      code: 'unsupported_parameter',
+      param: 'top_logprobs',
+    })
+  if (variations.has('temperature-to-1') && typeof body.temperature === 'number' && body.temperature > 1)
+    return new GatewayError(400, `temperature for '${NARROW_MODEL}' is from 0 to 1; got ${body.temperature}.`, {
+      code: 'invalid_value',
+      param: 'temperature',
+    })
+  return undefined
 }
 
 export function responseChoices(variations: Variations): ResponseChoices {
@@ -54,5 +78,9 @@ export function responseChoices(variations: Variations): ResponseChoices {
             param: 'conversation',
           })
         : undefined,
+    inlineShape: variations.has('inline-results-wrapped')
+      ? ({ input, output, ...rest }) => ({ ...rest, input: { results: [input] }, output: { results: [output] } })
+      : (moderation) => moderation,
+    modelRefusal: (model, body) => (model === NARROW_MODEL ? narrowModelRefusal(variations, body) : undefined),
   }
 }

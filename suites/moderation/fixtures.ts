@@ -92,6 +92,8 @@ export interface Catalogue {
   all: ListedModel[]
   /** Moderation models other than the four named: the hosted guard model(s). */
   guards: ListedModel[]
+  /** The guard models within the caller's tier. */
+  usableGuards: ListedModel[]
   /** Chat models the caller may use, lowest min_tier first. */
   chat: ListedModel[]
 }
@@ -120,9 +122,36 @@ export function catalogueFixture(api: TargetClient): () => Promise<Catalogue> {
       tier,
       all,
       guards: all.filter((m) => m.mode === 'moderation' && !NAMED_MODELS.includes(m.id)),
+      usableGuards: all.filter(
+        (m) => m.mode === 'moderation' && !NAMED_MODELS.includes(m.id) && (tier === undefined || m.minTier <= tier),
+      ),
       chat: chatAll.filter((m) => tier === undefined || m.minTier <= tier),
     }
   })
+}
+
+/**
+ * Why a moderation model cannot be judged with this key, or undefined: its listed min_tier is above the caller's
+ * tier (§1: the tier sets which models can be used), or it answered 403 and the list does not show it usable.
+ */
+export async function aboveTier(
+  catalogue: () => Promise<Catalogue>,
+  model: string,
+  ex?: Exchange,
+): Promise<string | undefined> {
+  const { all, tier } = await catalogue()
+  const listed = all.find((m) => m.id === model)
+  if (listed !== undefined && tier !== undefined && listed.minTier > tier)
+    return `${model} has min_tier ${listed.minTier}, above this key's tier ${tier} (give a key of that tier)`
+  if (ex?.status === 403 && (listed === undefined || tier === undefined))
+    return `${model} answered 403 and the model list does not show it within this key's tier (${tier ?? 'tier unknown'}, min_tier ${listed?.minTier ?? 'not listed'})`
+  return undefined
+}
+
+/** Skips the test where the model is above the key's tier (aboveTier). */
+export async function skipAboveTier(catalogue: () => Promise<Catalogue>, model: string, ex?: Exchange): Promise<void> {
+  const reason = await aboveTier(catalogue, model, ex)
+  if (reason !== undefined) skipTest(reason)
 }
 
 export async function chatModel(

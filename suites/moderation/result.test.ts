@@ -14,6 +14,8 @@ import { check, target } from '../../harness/suite.ts'
 import {
   BENIGN_TEXT,
   CATEGORIES,
+  catalogueFixture,
+  skipAboveTier,
   IMAGE_CATEGORIES,
   mapOf,
   moderate,
@@ -24,11 +26,20 @@ import {
 } from './fixtures.ts'
 
 const api = target()
+const catalogue = catalogueFixture(api)
+
+/** An answer of the omni model; every test reading it skips where the model is above the key's tier. */
+async function omni(input: unknown) {
+  await skipAboveTier(catalogue, OMNI_MODELS[0])
+  const ex = await moderate(api, { model: OMNI_MODELS[0], input })
+  await skipAboveTier(catalogue, OMNI_MODELS[0], ex)
+  return ex
+}
 
 /** Two text inputs, one benign and one clearly violent, so that scores are not all near zero. */
-const textAnswer = memo(() => moderate(api, { model: OMNI_MODELS[0], input: [BENIGN_TEXT, VIOLENT_TEXT] }))
+const textAnswer = memo(() => omni([BENIGN_TEXT, VIOLENT_TEXT]))
 /** Content items with a text and an image. */
-const imageAnswer = memo(() => moderate(api, { model: OMNI_MODELS[0], input: TEXT_AND_IMAGE_ITEMS }))
+const imageAnswer = memo(() => omni(TEXT_AND_IMAGE_ITEMS))
 
 /** The results of the image answer; skips when the omni model refused the image (P2-4.7-image-omni reports it). */
 async function imageResults(): Promise<Record<string, unknown>[]> {
@@ -127,27 +138,37 @@ describe('the result shape (Part 2 §2.4)', () => {
 })
 
 describe('input types per category (Part 2 §2.4)', () => {
+  check('P2-2.4-applied-text', 'after a text-only input every category lists text and none image', async () => {
+    const problems: string[] = []
+    const text = await textAnswer()
+    resultsOf(text, 'a moderation answer to a text input').forEach((result, i) => {
+      for (const [category, types] of thirteen(mapOf(result, 'category_applied_input_types')))
+        if (!Array.isArray(types) || !types.includes('text') || types.includes('image'))
+          problems.push(`/results/${i}/category_applied_input_types/${category}: ${JSON.stringify(types)}`)
+    })
+    expectThat(
+      problems.length === 0,
+      'text, and no image, listed under every category after a text-only input',
+      problems,
+      text,
+    )
+  })
+
   check(
     'P2-2.4-applied-input-types',
-    'image only under the six image categories; a text-only input lists text and no image',
+    'image only under the six image categories, never under the seven text-only ones',
     async () => {
       const problems: string[] = []
       const text = await textAnswer()
       resultsOf(text, 'a moderation answer to a text input').forEach((result, i) => {
         for (const [category, types] of thirteen(mapOf(result, 'category_applied_input_types'))) {
-          const list = Array.isArray(types) ? types : []
-          if (!list.includes('text') || list.includes('image'))
+          if (Array.isArray(types) && types.includes('image') && !IMAGE_CATEGORIES.has(category))
             problems.push(
-              `/results/${i}/category_applied_input_types/${category}: ${JSON.stringify(types)} after a text-only input`,
+              `/results/${i}/category_applied_input_types/${category}: ${JSON.stringify(types)}, but ${category} applies to text only`,
             )
         }
       })
-      expectThat(
-        problems.length === 0,
-        'every category lists text, and none lists image, after a text-only input',
-        problems,
-        text,
-      )
+      expectThat(problems.length === 0, 'no text-only category lists image', problems, text)
       const image = await imageAnswer()
       if (image.status !== 200) return // the image half is P2-4.7-image-omni's to report
       resultsOf(image, 'a moderation answer to an input with an image').forEach((result, i) => {

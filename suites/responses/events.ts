@@ -131,12 +131,21 @@ export function eventSchemaProblems(events: readonly TypedEvent[]): string[] {
   return problems
 }
 
-/** Whether an event carries inline moderation results: a moderation event, or a response holding them. */
+/** A moderation result that says something: it carries flagged, scores or an error (a placeholder does not). */
+function isResult(value: unknown): boolean {
+  if (!isObject(value)) return false
+  if (Array.isArray(value.results)) return value.results.some(isResult)
+  return value.flagged !== undefined || value.category_scores !== undefined || value.error !== undefined
+}
+
+/**
+ * Whether an event carries inline moderation results: a moderation member (of the event, or of the response it
+ * holds) with an input or output result that carries flagged, scores or an error. An event merely named after
+ * moderation, or a member whose results are still null, carries none.
+ */
 export function carriesModeration(event: TypedEvent): boolean {
   const data = event.data
   if (!data) return false
-  if (event.type?.includes('moderation')) return true
-  const holds = (value: unknown): boolean =>
-    isObject(value) && (value.input !== undefined || value.output !== undefined)
-  return holds(data.moderation) || (isObject(data.response) && holds(data.response.moderation))
+  const holds = (value: unknown): boolean => isObject(value) && (isResult(value.input) || isResult(value.output))
+  return holds(data.moderation) || holds(data) || (isObject(data.response) && holds(data.response.moderation))
 }

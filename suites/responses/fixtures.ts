@@ -37,8 +37,12 @@ export interface Models {
   tier: number | undefined
   /** Chat models the caller may use, lowest min_tier first. */
   chat: ChatModel[]
+  /** A moderation model this key may use: a free named one first (§4.7), never one above the caller's tier. */
   moderation: string | undefined
 }
+
+/** §4.7's free named moderation models, tried first for inline moderation. */
+const FREE_MODERATION = ['omni-moderation-latest', 'omni-moderation-2024-09-26', 'text-moderation-latest']
 
 function chatModel(item: Record<string, unknown>): ChatModel {
   return {
@@ -46,7 +50,8 @@ function chatModel(item: Record<string, unknown>): ChatModel {
     minTier: typeof item.min_tier === 'number' ? item.min_tier : 0,
     maxInputTokens: typeof item.max_input_tokens === 'number' ? item.max_input_tokens : undefined,
     functionCalling: item.supports_function_calling !== false,
-    responseSchema: item.supports_response_schema !== false,
+    // §2.3: a flag is present only when relevant, so only a model that states it takes JSON formats is asked for them.
+    responseSchema: item.supports_response_schema === true,
   }
 }
 
@@ -65,9 +70,14 @@ export function modelsFixture(api: TargetClient): () => Promise<Models> {
       .sort((a, b) => a.minTier - b.minTier)
     // The retrieve only: the usage endpoints' per-minute limit is not spent on finding the tier.
     const tier = chat[0] ? await reportedTier(api, chat[0].id) : undefined
-    const moderation = items.find((item) => item.mode === 'moderation' && typeof item.id === 'string')?.id as
-      | string
-      | undefined
+    const usable = (item: Record<string, unknown>) =>
+      tier === undefined || typeof item.min_tier !== 'number' || item.min_tier <= tier
+    const moderationModels = items.filter(
+      (item) => item.mode === 'moderation' && typeof item.id === 'string' && usable(item),
+    )
+    const moderation = (
+      moderationModels.find((item) => FREE_MODERATION.includes(item.id as string)) ?? moderationModels[0]
+    )?.id as string | undefined
     return { tier, chat: chat.filter((m) => tier === undefined || m.minTier <= tier), moderation }
   })
 }
@@ -208,7 +218,11 @@ export const WEATHER_TOOL = { type: 'function', ...WEATHER_FUNCTION, strict: tru
 
 export const WEATHER_PROMPT = 'What is the weather like in Lisbon right now?'
 
-/** A request with inline moderation by the catalogue's first moderation model; skips when there is none. */
+/**
+ * A request with inline moderation by a free named moderation model this key may use (the guard model has a price
+ * of its own); skips when there is none. The caller sends it through withRoomForReasoning: the output result needs
+ * output to moderate.
+ */
 export async function moderatedBody(models: () => Promise<Models>): Promise<Record<string, unknown>> {
   const { moderation } = await models()
   if (moderation === undefined)
@@ -229,10 +243,24 @@ export async function moderatedBody(models: () => Promise<Models>): Promise<Reco
  * not observed, never a failure; the member, when present, is returned for its shape to be judged.
  */
 export function inlineModerationOrNotObserved(ex: Exchange, moderation: unknown, where: string): unknown {
-  if (ex.status === 400)
-    notObserved(`inline moderation was refused with 400 (offered where enabled): ${ex.text.slice(0, 200)}`)
+  if (ex.status === 400 || ex.status === 403)
+    notObserved(`inline moderation was refused with ${ex.status} (offered where enabled): ${ex.text.slice(0, 200)}`)
   expectSetup(ex, 200, 'a moderated response')
   if (moderation === undefined || moderation === null)
     notObserved(`${where} carries no moderation member: inline moderation is not enabled on this target`)
+  return moderation
+}
+
+/**
+ * The inline moderation of a response, ready for its shape to be judged. The output result moderates the output:
+ * a response with no output text (rule 7: reasoning may spend the budget first) may carry it as null or leave it
+ * out, which is not observed. Results wrapped in a results array (§2.7 shows no shape beyond "each with flagged")
+ * are judged inside it.
+ */
+export function moderationToJudge(response: Record<string, unknown>, moderation: unknown): unknown {
+  if (!isObject(moderation)) return moderation
+  const text = typeof response.output_text === 'string' ? response.output_text : messageText(response)
+  if ((moderation.output === undefined || moderation.output === null) && text === '' && !hasCall(response))
+    notObserved('the response has no output, so there was no output to moderate (rule 7 may leave none)')
   return moderation
 }

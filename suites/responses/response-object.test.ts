@@ -6,7 +6,7 @@
  * short answer and takes the first that reports reasoning tokens.
  */
 import { describe } from 'vitest'
-import { expectSchema, expectStatus, expectThat } from '../../harness/assert.ts'
+import { expectSchema, expectThat } from '../../harness/assert.ts'
 import { isObject } from '../../common/json.ts'
 import { mapLimit, memo } from '../../harness/helpers.ts'
 import type { Exchange } from '../../harness/http-client.ts'
@@ -20,6 +20,7 @@ import {
   inlineModerationOrNotObserved,
   messageText,
   moderatedBody,
+  moderationToJudge,
   modelsFixture,
   PROMPT,
   responseOf,
@@ -103,7 +104,8 @@ function status(body: Record<string, unknown>): { status: unknown; reason: unkno
 describe('response object (Part 1 §2.7)', () => {
   check('P1-2.7-response-object', 'POST /v1/responses answers id, status, output items and usage', async () => {
     const ex = await basic()
-    expectStatus(ex, 200)
+    // §7 gives "2xx success": the status class is the rule, 200 the usual member of it.
+    expectThat(ex.status >= 200 && ex.status < 300, 'a 2xx answer', `${ex.status} ${ex.text.slice(0, 200)}`, ex)
     expectSchema(ex, 'responses/response.json')
     const body = ex.json as Record<string, unknown>
     expectThat(isObject(body.usage), 'a usage object on a finished response', `usage ${JSON.stringify(body.usage)}`, ex)
@@ -132,13 +134,20 @@ describe('response object (Part 1 §2.7)', () => {
 
 describe('inline moderation (Part 1 §2.7, §4.5)', () => {
   check('P1-2.7-moderation', 'moderation holds input and output results, each with flagged or an error', async () => {
-    const ex = await create(api, await moderatedBody(models))
+    const body = await moderatedBody(models)
+    // The output result needs output: a reasoning model is given room for its reasoning first (rule 7).
+    const ex = await withRoomForReasoning((budget) => create(api, { ...body, max_output_tokens: budget }))
     const moderation = inlineModerationOrNotObserved(
       ex,
       isObject(ex.json) ? ex.json.moderation : undefined,
       'the moderated response',
     )
-    expectSchema(ex, 'responses/moderation.json', moderation, 'moderation')
+    expectSchema(
+      ex,
+      'responses/moderation.json',
+      moderationToJudge(ex.json as Record<string, unknown>, moderation),
+      'moderation',
+    )
   })
 })
 
@@ -217,6 +226,9 @@ describe('statuses and the output budget (Part 1 §3, §4.5)', () => {
       const ex = (await reasonerCut()) as Exchange
       const body = responseOf(ex)
       const seen = status(body)
+      const output = hasUsage(body) ? usageOf(body).output : undefined
+      if (seen.status === 'completed' && output !== undefined && output < CAPS.cut)
+        skipTest(`the reasoning model's answer fitted in ${CAPS.cut} tokens (${output}), so the budget never ran out`)
       observe(
         'rule 7 (reasoning ate the budget)',
         `max_output_tokens ${CAPS.cut}: output_text ${JSON.stringify(body.output_text)}, usage ${JSON.stringify(body.usage)}`,
