@@ -29,16 +29,24 @@ import {
   transcriptionModel,
   type TranscriptionModel,
 } from './models.ts'
-import { parseSpeechRequest, synthesize } from './speech.ts'
+import { parseSpeechRequest, SPEECH_FORMATS, synthesize } from './speech.ts'
 import { diarizedJson, outputTokens, srt, transcribe, verboseJson, vtt, type Transcript } from './transcript.ts'
 import {
+  ALL_FORMATS,
+  type AudioFile,
   modelField,
   parseTranscription,
   parseTranslation,
   readAudioFile,
   type TranscriptionRequest,
 } from './transcription.ts'
-import { AUDIO_UPLOAD_MAX_BYTES, AUDIO_UPLOAD_MAX_MIB, AUDIO_UPLOAD_UNCHECKED, receiveAudioForm } from './upload.ts'
+import {
+  AUDIO_UPLOAD_MAX_BYTES,
+  AUDIO_UPLOAD_MAX_MIB,
+  AUDIO_UPLOAD_UNCHECKED,
+  type AudioForm,
+  receiveAudioForm,
+} from './upload.ts'
 import { abandonBody } from '../abandon-body.ts'
 
 const BASE_TRANSCRIPTION_MODEL = 'gw-transcribe-1'
@@ -50,6 +58,41 @@ export function registerAudioRoutes(app: FastifyInstance, state: GatewayState): 
   const lenient = variations.has('lenient-audio-fields')
   const streamingWav = variations.has('streaming-wav')
   const uploadMax = variations.has('audio-upload-mib') ? AUDIO_UPLOAD_MAX_MIB : AUDIO_UPLOAD_MAX_BYTES
+  const integerSpeakers = variations.has('diarize-integer-speakers')
+
+  /**
+   * The other real choices of speech and transcription requests, in one place: an enum parser that answers an
+   * unknown value with the default (lenient-enums), voices per model (speech-voices-per-model), and a file in no
+   * audio format refused as an unsupported media type (audio-file-415).
+   */
+  function speechAsChosen(id: string, body: Record<string, unknown>): Record<string, unknown> {
+    if (variations.has('speech-voices-per-model') && typeof body.voice === 'string') {
+      const older = id === 'tts-1' || id === 'tts-1-hd'
+      const refused = older ? ['ballad', 'verse', 'marin', 'cedar'] : id === 'gw-speech-1' ? ['fable', 'onyx'] : []
+      if (refused.includes(body.voice)) throw invalidParameter('voice', `${id} does not offer voice '${body.voice}'.`)
+    }
+    if (!variations.has('lenient-enums')) return body
+    const out = { ...body }
+    if (typeof out.response_format === 'string' && !(SPEECH_FORMATS as readonly string[]).includes(out.response_format))
+      delete out.response_format
+    if (out.stream_format !== undefined && out.stream_format !== 'audio' && out.stream_format !== 'sse')
+      delete out.stream_format
+    return out
+  }
+  function formAsChosen(form: AudioForm): void {
+    const format = form.fields.get('response_format')
+    if (variations.has('lenient-enums') && format !== undefined && !ALL_FORMATS.includes(format))
+      form.fields.delete('response_format')
+  }
+  function fileAsChosen(read: () => AudioFile): AudioFile {
+    try {
+      return read()
+    } catch (error) {
+      const unsupported = error instanceof GatewayError && error.message.startsWith('Unsupported file')
+      if (variations.has('audio-file-415') && unsupported) throw new GatewayError(415, error.message, { param: 'file' })
+      throw error
+    }
+  }
   // The fault identifies valid keys as usual but refuses no one (Part 2 §5.1 asks a key of every endpoint).
   const config = { auth: faults.has('audio-missing-key-allowed') ? ('optional' as const) : ('required' as const) }
   const callerOf = (context: RequestContext): Caller =>
@@ -73,7 +116,7 @@ export function registerAudioRoutes(app: FastifyInstance, state: GatewayState): 
     requireTier(resolveModel(id, context, { modes: ['audio_speech'], endpoint: 'speech generation' }), caller)
     const model = speechModel(id)
     if (!model) throw invalidParameter('model', `The model '${id}' is not served by /v1/audio/speech.`)
-    const speechRequest = parseSpeechRequest(body, model, faults, lenient)
+    const speechRequest = parseSpeechRequest(speechAsChosen(id, body), model, faults, lenient)
     const speech = synthesize(speechRequest, faults, streamingWav)
     const completion = model.pricedBy === 'tokens' ? speech.audioTokens : 0
     setTokens(context, speech.textTokens, completion)
@@ -119,7 +162,8 @@ export function registerAudioRoutes(app: FastifyInstance, state: GatewayState): 
           resolveModel(model.id, context, { modes: ['audio_transcription'], endpoint: 'transcriptions' }),
           caller,
         )
-        const file = readAudioFile(form, 'transcriptions', faults)
+        formAsChosen(form)
+        const file = fileAsChosen(() => readAudioFile(form, 'transcriptions', faults))
         const transcription = parseTranscription(form, model.kind, file, faults, lenient)
         const transcript = transcribe(file.seconds, transcription.speakers)
         const usage = charge(context, model.id, file.seconds, transcript)
@@ -159,7 +203,7 @@ export function registerAudioRoutes(app: FastifyInstance, state: GatewayState): 
             'model',
             `Translation takes the base transcription model (${BASE_TRANSCRIPTION_MODEL}); ${model.id} is not enabled for it.`,
           )
-        const file = readAudioFile(form, 'translations', faults)
+        const file = fileAsChosen(() => readAudioFile(form, 'translations', faults))
         const { format } = parseTranslation(form, faults)
         const transcript = transcribe(file.seconds)
         const usage = charge(context, model.id, file.seconds, transcript)
@@ -228,18 +272,19 @@ export function registerAudioRoutes(app: FastifyInstance, state: GatewayState): 
         emit({
           type: 'transcript.text.delta',
           delta,
-          ...(diarized ? { segment_id: `seg_${segment.id}` } : {}),
+          ...(diarized ? { segment_id: integerSpeakers ? segment.id : `seg_${segment.id}` } : {}),
           ...(request.logprobs ? { logprobs: [{ token: delta, logprob: -0.1, bytes: [...Buffer.from(delta)] }] } : {}),
         })
       }
       if (diarized) {
         emit({
           type: 'transcript.text.segment',
-          id: `seg_${segment.id}`,
+          id: integerSpeakers ? segment.id : `seg_${segment.id}`,
           start: segment.start,
           end: segment.end,
           text: segment.text,
-          speaker: segment.speaker,
+          // Variation diarize-integer-speakers: speakers numbered, as some diarizers stream them.
+          speaker: integerSpeakers ? speakerNumber(segment.speaker) : segment.speaker,
         })
       }
     }
@@ -290,6 +335,12 @@ function render(
       return { text: transcript.text, ...(options.kind === 'base' ? {} : { usage: options.usage }), ...logprobs }
     }
   }
+}
+
+const speakerNumbers = new Map<string, number>()
+function speakerNumber(name: string): number {
+  if (!speakerNumbers.has(name)) speakerNumbers.set(name, speakerNumbers.size)
+  return speakerNumbers.get(name) as number
 }
 
 function setTokens(context: RequestContext, prompt: number, completion: number): void {

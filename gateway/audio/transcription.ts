@@ -20,7 +20,7 @@ export const FORMATS_BY_KIND: Readonly<Record<TranscriptionKind, readonly string
   newer: ['json', 'text'],
   diarize: ['json', 'text', 'diarized_json'],
 }
-const ALL_FORMATS = ['json', 'text', 'srt', 'verbose_json', 'vtt', 'diarized_json']
+export const ALL_FORMATS = ['json', 'text', 'srt', 'verbose_json', 'vtt', 'diarized_json']
 
 export const DIARIZE_CHUNKING_SECONDS = 30
 export const KNOWN_SPEAKERS = { max: 4, minSeconds: 2, maxSeconds: 10 } as const
@@ -163,9 +163,7 @@ export function parseTranscription(
     }
   }
   if (kind === 'diarize' && chunking === undefined && !faults.has('chunking-unchecked')) {
-    const over = faults.has('chunking-30s-inclusive')
-      ? file.seconds >= DIARIZE_CHUNKING_SECONDS
-      : file.seconds > DIARIZE_CHUNKING_SECONDS
+    const over = faults.has('chunking-from-29s') ? file.seconds >= 29 : file.seconds > DIARIZE_CHUNKING_SECONDS
     if (over)
       throw invalidParameter(
         'chunking_strategy',

@@ -141,10 +141,9 @@ export const AUDIO_FAULTS = [
     description: 'Diarization of audio over 30 seconds is served without chunking_strategy.',
   },
   {
-    name: 'chunking-30s-inclusive',
+    name: 'chunking-from-29s',
     breaks: ['P2-4.3-chunking-30s'],
-    description:
-      'Diarization of exactly 30 seconds of audio without chunking_strategy is refused: the check is >= instead of >.',
+    description: 'Diarization of 29 seconds of audio or more without chunking_strategy is refused (not only over 30).',
   },
   {
     name: 'diarize-prompt-accepted',

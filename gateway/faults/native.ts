@@ -52,7 +52,7 @@ export const NATIVE_FAULTS = [
   },
   {
     name: 'native-thinking-config-unchecked',
-    breaks: ['P2-4.8-thinking-config'],
+    breaks: ['P2-4.8-thinking-config-refused'],
     description: 'thinkingLevel other than low, medium or high and a non-integer thinkingBudget are accepted.',
   },
   {
@@ -77,8 +77,19 @@ export const NATIVE_FAULTS = [
   },
   {
     name: 'native-speaker-mismatch-accepted',
-    breaks: ['P2-4.8-speech-speaker-match'],
+    breaks: ['P2-4.8-speech-speaker-mismatch-refused'],
     description: 'speechMetadata.speaker naming no speaker of speakerVoiceConfigs is accepted.',
+  },
+  {
+    name: 'native-speech-metadata-refused',
+    breaks: ['P2-4.8-speech-speaker-match'],
+    description:
+      'A text part with speechMetadata is refused with 400, even when its speaker matches speakerVoiceConfigs.',
+  },
+  {
+    name: 'native-thinking-medium-refused',
+    breaks: ['P2-4.8-thinking-config'],
+    description: 'thinkingLevel medium is refused with 400 by every native model.',
   },
   {
     name: 'native-speech-thinking-accepted',

@@ -32,13 +32,23 @@ export const SYNTHESIZE_FAULTS = [
   },
   {
     name: 'synthesize-unknown-encoding-accepted',
-    breaks: ['P2-4.9-encodings'],
+    breaks: ['P2-4.9-encodings-refused'],
     description: 'An audioEncoding outside the five is accepted and answered as LINEAR16.',
   },
   {
+    name: 'synthesize-ogg-opus-refused',
+    breaks: ['P2-4.9-encodings'],
+    description: 'audioEncoding OGG_OPUS, one of the five, is refused with 400.',
+  },
+  {
     name: 'synthesize-any-rate-accepted',
-    breaks: ['P2-4.9-sample-rates'],
+    breaks: ['P2-4.9-sample-rates-refused'],
     description: 'Any positive sampleRateHertz is accepted for LINEAR16, MULAW and ALAW.',
+  },
+  {
+    name: 'synthesize-48000-refused',
+    breaks: ['P2-4.9-sample-rates'],
+    description: 'LINEAR16 at 48000 Hz, a listed rate, is refused with 400.',
   },
   {
     name: 'synthesize-unknown-model-accepted',

@@ -113,6 +113,8 @@ function parseThinking(config: Record<string, unknown>, faults: FaultSet, out: N
   if (!isObject(thinking))
     throw invalidParameter('generationConfig.thinkingConfig', 'thinkingConfig must be an object.')
   const unchecked = faults.has('native-thinking-config-unchecked')
+  if (thinking.thinkingLevel === 'medium' && faults.has('native-thinking-medium-refused'))
+    throw invalidParameter('generationConfig.thinkingConfig.thinkingLevel', 'thinkingLevel medium is not supported.')
   if (thinking.thinkingLevel !== undefined && !THINKING_LEVELS.has(String(thinking.thinkingLevel)) && !unchecked) {
     throw invalidParameter(
       'generationConfig.thinkingConfig.thinkingLevel',
@@ -227,8 +229,10 @@ export function checkSpeechRequest(request: NativeRequest, faults: FaultSet, len
   if (request.inlineTypes.length > 0 && !faults.has('native-speech-image-accepted') && !lenient) {
     throw invalidParameter('contents', 'Speech models take text only: no image or audio input.')
   }
+  if (request.speakersInText.length > 0 && faults.has('native-speech-metadata-refused'))
+    throw invalidParameter('contents', 'speechMetadata is not supported.')
   const unknown = request.speakersInText.filter((s) => !(request.speakers ?? []).includes(s))
-  if (unknown.length > 0 && !faults.has('native-speaker-mismatch-accepted')) {
+  if (unknown.length > 0 && !faults.has('native-speaker-mismatch-accepted') && !lenient) {
     throw invalidParameter(
       'contents',
       `speechMetadata.speaker ${unknown.map((s) => `"${s}"`).join(', ')} matches no speaker of speakerVoiceConfigs.`,

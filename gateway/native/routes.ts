@@ -67,6 +67,9 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
         )
       }
       context.model = id
+      // Variation native-no-alt: a gateway that keeps its one framing and refuses the provider's alt switch.
+      if (state.variations.has('native-no-alt') && request.query.alt !== undefined)
+        throw invalidParameter('alt', 'alt is not a parameter of this interface.')
       const model = nativeModel(id)
       if (!model)
         throw new GatewayError(
@@ -99,13 +102,24 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
 
   /**
    * The choices real providers make where §4.8 leaves them open (gateway/variations.ts), in one place: integers
-   * written as decimal strings read as integers (native-integer-strings), and the cheaper model leaving
-   * thinkingLevel medium to the other (thinking-levels-per-model).
+   * written as decimal strings read as integers (native-integer-strings), the cheaper model leaving
+   * thinkingLevel medium and images to the other (thinking-levels-per-model, native-images-per-model), and an
+   * unknown thinkingLevel ignored (lenient-enums).
    */
   function asChosen(id: string, raw: unknown): unknown {
+    if (state.variations.has('native-images-per-model') && id === 'nv-gen-flash' && hasInlineData(raw))
+      throw invalidParameter('contents', `${id} takes text only; images are served by nv-gen-pro.`)
     const config = isObject(raw) && isObject(raw.generationConfig) ? raw.generationConfig : undefined
     if (config === undefined) return raw
     const thinking = isObject(config.thinkingConfig) ? config.thinkingConfig : {}
+    if (
+      state.variations.has('lenient-enums') &&
+      typeof thinking.thinkingLevel === 'string' &&
+      !['low', 'medium', 'high'].includes(thinking.thinkingLevel)
+    ) {
+      const { thinkingLevel: _ignored, ...rest } = thinking
+      return { ...(raw as Record<string, unknown>), generationConfig: { ...config, thinkingConfig: rest } }
+    }
     if (
       state.variations.has('thinking-levels-per-model') &&
       id === 'nv-gen-flash' &&
@@ -130,6 +144,13 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
       throw new GatewayError(401, 'Send the key in x-native-api-key.')
     return caller
   }
+}
+
+function hasInlineData(raw: unknown): boolean {
+  const contents = isObject(raw) && Array.isArray(raw.contents) ? raw.contents : []
+  return contents.some(
+    (c) => isObject(c) && Array.isArray(c.parts) && c.parts.some((p) => isObject(p) && (p.inline_data ?? p.inlineData)),
+  )
 }
 
 function record(context: RequestContext, answer: NativeAnswer, stream: boolean): void {

@@ -63,6 +63,8 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
       ? 5000
       : SYNTHESIZE_LIMITS.textBytes
   const rawAudio = variations.has('raw-synthesis-audio')
+  const anyRate = variations.has('synthesis-any-rate')
+  const lenientEnums = variations.has('lenient-enums')
   /** Variation real-names: the two models also answer under their makers' names. */
   const aliases: ReadonlyMap<string, string> = new Map(
     variations.has('real-names')
@@ -136,7 +138,13 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
       }
       checkSpeakers(voice)
 
-      const asked = audioConfig.audioEncoding
+      // Variation lenient-enums: the enum read without regard to case, as some JSON enum parsers do.
+      const asked =
+        lenientEnums && typeof audioConfig.audioEncoding === 'string'
+          ? audioConfig.audioEncoding.toUpperCase()
+          : audioConfig.audioEncoding
+      if (asked === 'OGG_OPUS' && faults.has('synthesize-ogg-opus-refused'))
+        throw invalidParameter('audioConfig.audioEncoding', 'audioConfig.audioEncoding OGG_OPUS is not supported.')
       const unknownAccepted =
         faults.has('synthesize-unknown-encoding-accepted') && typeof asked === 'string' && asked !== ''
       if (!ENCODINGS.includes(asked as Encoding) && !unknownAccepted) {
@@ -176,8 +184,11 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
       throw invalidParameter('audioConfig.sampleRateHertz', 'audioConfig.sampleRateHertz must be a positive integer.')
     }
     if (allowed === undefined) return AUTOMATIC_RATE
+    if (asked === 48_000 && faults.has('synthesize-48000-refused'))
+      throw invalidParameter('audioConfig.sampleRateHertz', `${encoding} does not take 48000 Hz.`)
     if (!allowed.includes(asked)) {
-      if (faults.has('synthesize-any-rate-accepted')) return asked
+      // Variation synthesis-any-rate: the backend resamples to whatever rate is asked.
+      if (faults.has('synthesize-any-rate-accepted') || anyRate) return asked
       throw invalidParameter('audioConfig.sampleRateHertz', `${encoding} takes sampleRateHertz ${allowed.join(', ')}.`)
     }
     return asked

@@ -15,6 +15,7 @@ import { skipTest } from '../../harness/recorder.ts'
 import { AUDIO_CAPABILITIES, type NamedModels } from '../../harness/config.ts'
 import { runConfig } from '../../harness/suite.ts'
 import { howToName } from '../shared/named-models.ts'
+import { reportedTier } from '../shared/tier.ts'
 
 const DEFAULT_ROLES = {
   speech: 'gw-speech-1',
@@ -42,6 +43,8 @@ export interface ListedModel {
   id: string
   mode: unknown
   pricing: Pricing
+  /** Part 1: "a model has min_tier"; a key of a lower tier may not use it (0 when the list does not say). */
+  minTier: number
 }
 
 /** Used where a target lists a model without pricing: high, so an estimate errs on the safe side. */
@@ -62,31 +65,55 @@ export function audioModels(api: TargetClient) {
         id: item.id,
         mode: item.mode,
         pricing: { input: price(p.input, UNKNOWN_PRICE.input), output: price(p.output, UNKNOWN_PRICE.output) },
+        minTier: typeof item.min_tier === 'number' ? item.min_tier : 0,
       })
     }
     return out
   })
 
-  /** The model of a role, or a skip naming the key that sets it. */
-  async function model(role: Role): Promise<string> {
+  /** The main key's tier as the target reports it on a model's retrieve (Part 1 §2.3); 0 when it does not say. */
+  const tier = memo(async (): Promise<number> => {
+    const first = [...(await list()).keys()][0]
+    return first === undefined ? 0 : ((await reportedTier(api, first)) ?? 0)
+  })
+
+  /** Why the role's model cannot be used with the main key, or undefined when it can. */
+  async function unusable(role: Role): Promise<string | undefined> {
     const id = roles()[role] as string
-    if (!Object.hasOwn(runConfig().models, role) && !(await list()).has(id)) {
+    const listed = (await list()).get(id)
+    if (!Object.hasOwn(runConfig().models, role) && listed === undefined) {
       const how = role === 'tts-1' || role === 'tts-1-hd' ? 'the reference names it' : howToName(role)
-      skipTest(`the target's model list has no ${id} (${role}); ${how}`)
+      return `the target's model list has no ${id} (${role}); ${how}`
     }
-    return id
+    // Part 1: "The tier sets rate limits and which models can be used (a model has min_tier)".
+    if (listed !== undefined && listed.minTier > (await tier()))
+      return `${id} (${role}) has min_tier ${listed.minTier}, above the main key's tier ${await tier()}; give a main key of that tier`
+    return undefined
+  }
+
+  /** The model of a role, or a skip naming the key that sets it (or the tier the main key lacks). */
+  async function model(role: Role): Promise<string> {
+    const why = await unusable(role)
+    if (why !== undefined) skipTest(why)
+    return roles()[role] as string
+  }
+
+  /** The model of a role, or undefined where model() would skip. */
+  async function available(role: Role): Promise<string | undefined> {
+    return (await unusable(role)) === undefined ? (roles()[role] as string) : undefined
   }
 
   async function pricing(id: string): Promise<Pricing> {
     return (await list()).get(id)?.pricing ?? UNKNOWN_PRICE
   }
 
-  /** Every listed model of a mode. */
+  /** Every listed model of a mode that the main key's tier may use. */
   async function ofMode(mode: string): Promise<string[]> {
-    return [...(await list()).values()].filter((m) => m.mode === mode).map((m) => m.id)
+    const own = await tier()
+    return [...(await list()).values()].filter((m) => m.mode === mode && m.minTier <= own).map((m) => m.id)
   }
 
-  return { model, pricing, ofMode }
+  return { model, available, pricing, ofMode }
 }
 
 /**

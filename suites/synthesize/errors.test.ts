@@ -117,12 +117,6 @@ describe('text size (§4.9, §7)', () => {
   check('P2-4.9-text-ceiling', 'how input.text of 4001 bytes is answered is recorded', async () => {
     const ex = await synthesize(api, await body({ text: 'a'.repeat(4001) }))
     observe('text:synthesize 4001 bytes', `answered ${ex.status}`)
-    expectThat(
-      ex.status === 200 || ex.status === 400 || ex.status === 413,
-      'an answer the synthesis table lists for a valid or too large text (200, 400 or 413)',
-      String(ex.status),
-      ex,
-    )
   })
 })
 
