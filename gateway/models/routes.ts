@@ -4,7 +4,7 @@
  * x-api-key the alternate ones with cursor paging.
  */
 import type { FastifyInstance, FastifyReply } from 'fastify'
-import { findVariedModel, variedCatalogue } from './varied.ts'
+import { findVariedModel, variedCatalogue, variedRetrieve } from './varied.ts'
 import { requireCaller } from '../context.ts'
 import { pageByCursor } from './cursor-page.ts'
 import { GatewayError } from '../errors.ts'
@@ -97,9 +97,10 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
         throw new GatewayError(404, `The model '${id}' does not exist.`, { code: 'model_not_found', param: 'model_id' })
       }
       if (state.bareModels) return bareModel(model)
-      return caller.keyForm === 'x-api-key'
-        ? alternateRetrieve(model, caller.account.tier, faults)
-        : bearerRetrieve(model, caller.account.tier, faults)
+      const tier = caller.account.tier
+      const body =
+        caller.keyForm === 'x-api-key' ? alternateRetrieve(model, tier, faults) : bearerRetrieve(model, tier, faults)
+      return variedRetrieve(body, model, tier, state.variations)
     },
   )
 }

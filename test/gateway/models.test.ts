@@ -172,3 +172,40 @@ describe('--bare-models', () => {
     expect(retrieved.body).toMatchObject({ id: 'gw-chat', object: 'model', owned_by: 'atlas-ai' })
   })
 })
+
+describe('the real-names variation', () => {
+  const real = testGateway({ variations: ['real-names'] })
+
+  it("lists and retrieves the neutralised models under their makers' names, and no longer the neutral ones", async () => {
+    const list = await real.call('/v1/models')
+    const listed: string[] = list.body.data.map((item: { id: string }) => item.id)
+    for (const [neutral, maker] of [
+      ['vidA-2', 'vela-motion-2'],
+      ['p1-search', 'hawkeye-serp'],
+      ['gw-ocr-1', 'docuscan-ocr-2505'],
+      ['nv-tts-flash', 'nimbus-2.5-flash-tts'],
+    ]) {
+      expect(listed).toContain(maker)
+      expect(listed).not.toContain(neutral)
+      const retrieved = await real.call(`/v1/models/${maker}`)
+      expect(retrieved.status).toBe(200)
+      expect(retrieved.body.id).toBe(maker)
+      expect((await real.call(`/v1/models/${neutral}`)).status).toBe(404)
+    }
+    expect(listed).toHaveLength(ids.length)
+    expect(listed).toContain('gw-chat')
+  })
+})
+
+describe('the disallowed-current-null variation', () => {
+  const nulls = testGateway({ variations: ['disallowed-current-null'] })
+
+  it("writes null rpm and tpm in current for a model above the caller's tier, numbers for an allowed one", async () => {
+    const above = CATALOGUE.find((model) => model.minTier > 2) as (typeof CATALOGUE)[number]
+    const open = CATALOGUE.find((model) => model.minTier <= 2) as (typeof CATALOGUE)[number]
+    const shut = await nulls.call(`/v1/models/${above.id}`)
+    expect(shut.body.extra.rate_limits.current).toEqual({ tier: 2, rpm: null, tpm: null })
+    const allowed = await nulls.call(`/v1/models/${open.id}`)
+    expect(allowed.body.extra.rate_limits.current).toEqual({ tier: 2, ...allowed.body.extra.rate_limits.tiers['2'] })
+  })
+})
