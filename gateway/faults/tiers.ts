@@ -85,6 +85,12 @@ export const TIERS_FAULTS = [
     description: 'Uploads are limited by the downloads-per-minute column of the §8.4 table.',
   },
   {
+    name: 'model-tpm-unchecked',
+    limiter: true,
+    breaks: ['P1-8.3-model-tpm'],
+    description: "A model's tokens per minute are counted but never refuse a call.",
+  },
+  {
     name: 'deletes-unlimited',
     limiter: true,
     breaks: ['P1-8.4-deletes-per-minute'],

@@ -146,7 +146,7 @@ function admitModel(
       limiter.take(`model-images:${base}`, limits.ipm, imagesAsked(request.body)),
     ])
   }
-  checks.push([`${limits.tpm} tokens per minute`, tokens])
+  if (!faults.has('model-tpm-unchecked')) checks.push([`${limits.tpm} tokens per minute`, tokens])
   if (limits.tpd !== undefined) {
     buckets.push({ limiter: dayLimiter, key: `model-tokens-day:${base}`, limit: limits.tpd })
     checks.push([`${limits.tpd} tokens per day`, dayLimiter.read(`model-tokens-day:${base}`, limits.tpd, 1)])

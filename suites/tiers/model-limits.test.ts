@@ -74,6 +74,7 @@ interface ListedModel {
   mode: string
   minTier: number
   price: Price
+  maxInputTokens?: number
 }
 
 const listed = new Map<KeySlot, Promise<ListedModel[]>>()
@@ -96,6 +97,7 @@ function modelsFor(slot: KeySlot): Promise<ListedModel[]> {
             mode: String(m.mode),
             minTier: typeof m.min_tier === 'number' ? m.min_tier : 0,
             price: { input: num(pricing.input), output: num(pricing.output) },
+            ...(typeof m.max_input_tokens === 'number' ? { maxInputTokens: m.max_input_tokens } : {}),
           }
         })
     })()
@@ -105,7 +107,10 @@ function modelsFor(slot: KeySlot): Promise<ListedModel[]> {
 }
 
 /** The key's tier as its model records say (extra.rate_limits.current.tier), with that model's current rpm. */
-async function currentOf(slot: KeySlot, id: string): Promise<{ tier?: number; rpm?: number; ex: Exchange }> {
+async function currentOf(
+  slot: KeySlot,
+  id: string,
+): Promise<{ tier?: number; rpm?: number; tpm?: number; ex: Exchange }> {
   const ex = await api.get(`/v1/models/${encodeURIComponent(id)}`, { key: slot })
   const body = ex.json
   const current =
@@ -115,6 +120,7 @@ async function currentOf(slot: KeySlot, id: string): Promise<{ tier?: number; rp
   return {
     ...(isObject(current) && typeof current.tier === 'number' ? { tier: current.tier } : {}),
     ...(isObject(current) && typeof current.rpm === 'number' ? { rpm: current.rpm } : {}),
+    ...(isObject(current) && typeof current.tpm === 'number' ? { tpm: current.tpm } : {}),
     ex,
   }
 }
@@ -176,8 +182,84 @@ async function burstStudy(slot: KeySlot): Promise<BurstStudy | string> {
   return study
 }
 
+/**
+ * §8.3: a model's tokens per minute for the caller's tier are its extra.rate_limits.current.tpm. Embedding calls of
+ * long inputs, one after another after a minute of rest, spend them faster than the requests per minute run out
+ * (embeddings, because chat and responses may also meet a project-scoped token bucket first, §4.1). The tokens the
+ * admitted calls used (usage.total_tokens) are bounded by what any limiter admits over the span (twice the limit
+ * where a window ends within it, plus the refill), and one call more: a bucket may admit a call while a token is
+ * left and count what it used when it is done.
+ */
+const TOKENS = {
+  targetPerCall: 20_000, // tokens one call spends, so that a tier's TPM is passed in few calls
+  probeWords: 1_000, // the first call's input, to learn how many tokens a word is on this target
+  maxCalls: 60, // a TPM that needs more calls than this is skipped: the burst would cost too much
+  inputShare: 0.75, // of max_input_tokens, for each string of a call's input
+}
+
+interface TokenStudy {
+  model: string
+  tpm: number
+  burst: Burst
+  tokens: number[]
+}
+
+const totalTokens = (ex: Exchange): number | undefined => {
+  const usage = isObject(ex.json) && isObject(ex.json.usage) ? ex.json.usage : undefined
+  return usage && typeof usage.total_tokens === 'number' ? usage.total_tokens : undefined
+}
+
+async function tokenStudy(slot: KeySlot): Promise<TokenStudy | string> {
+  const models = await modelsFor(slot)
+  const tier = agreedTier(slot, models[0] ? (await currentOf(slot, models[0].id)).tier : undefined)
+  if (typeof tier === 'string') return tier
+  const usable: Array<{ model: ListedModel; rpm: number; tpm: number }> = []
+  for (const model of models.filter((m) => m.mode === 'embedding' && m.minTier <= tier)) {
+    const { rpm, tpm } = await currentOf(slot, model.id)
+    if (rpm !== undefined && tpm !== undefined && tpm > 0) usable.push({ model, rpm, tpm })
+  }
+  const pick = usable.sort((a, b) => a.tpm - b.tpm || a.model.price.input - b.model.price.input)[0]
+  if (!pick) return 'no embedding model this key may use has a tpm in extra.rate_limits.current'
+  const calls = Math.ceil((3 * pick.tpm) / TOKENS.targetPerCall) + 2
+  if (calls > TOKENS.maxCalls)
+    return `${pick.model.id} allows ${pick.tpm} tokens per minute at tier ${tier}: more than ${TOKENS.maxCalls} calls of ${TOKENS.targetPerCall} tokens to pass`
+  if (calls >= pick.rpm)
+    return `${pick.model.id} allows ${pick.rpm} requests per minute at tier ${tier}, which ${calls} calls would meet before its ${pick.tpm} tokens`
+  const body = (words: number, strings: number) => ({
+    model: pick.model.id,
+    input: Array.from({ length: strings }, (_, i) => `${i} ${'word '.repeat(words)}`),
+  })
+  spend(
+    ((TOKENS.probeWords + calls * TOKENS.targetPerCall) * pick.model.price.input) / 1e6,
+    `${calls + 1} long inputs to ${pick.model.id}`,
+  )
+  const probe = await api.post('/v1/embeddings', body(TOKENS.probeWords, 1), { key: slot, retry429: true })
+  expectSetup(probe, 200, `an embedding of ${pick.model.id}, to learn the tokens of a word`)
+  const probeTokens = totalTokens(probe)
+  if (probeTokens === undefined || probeTokens <= 0) return 'the embeddings answer has no usage.total_tokens to count'
+  const perString = Math.floor(TOKENS.inputShare * (pick.model.maxInputTokens ?? 8_000))
+  const strings = Math.ceil(TOKENS.targetPerCall / perString)
+  const words = Math.floor((perString * TOKENS.probeWords) / probeTokens)
+  await waitMs(minuteMs() + TIERS_DEFAULTS.marginMs)
+  const burst = await burstUntil429(
+    () => api.post('/v1/embeddings', body(words, strings), { key: slot, retry429: false }),
+    calls,
+    1,
+  )
+  return { model: pick.model.id, tpm: pick.tpm, burst, tokens: burst.admitted.map((ex) => totalTokens(ex) ?? 0) }
+}
+
+let tokenStudies: TierStudies<TokenStudy> = new Map()
+
 beforeAll(() => {
   bursts = startPerTier(api, burstStudy)
+  // After every request burst: one may use the same model, and each would spend the other's limit; and long inputs
+  // keep a gateway busy, which a burst timed against a minute should not meet.
+  const burstsDone = Promise.all([...bursts.values()].map((running) => running.catch(() => undefined)))
+  tokenStudies = startPerTier(api, async (slot) => {
+    await burstsDone
+    return tokenStudy(slot)
+  })
 })
 
 const studyOf = (slot: KeySlot) => studyFor(bursts, slot)
@@ -271,3 +353,24 @@ describe.each(TIER_SLOTS.map((slot) => [slot]))(
     )
   },
 )
+
+describe.each(TIER_SLOTS.map((slot) => [slot]))('tokens per minute with the %s key (Part 1 §8.3)', (slot) => {
+  check(
+    'P1-8.3-model-tpm',
+    `${slot}: a model's tokens per minute (extra.rate_limits.current.tpm) hold`,
+    async () => {
+      const s = await studyFor(tokenStudies, slot)
+      const used = s.tokens.reduce((sum, n) => sum + n, 0)
+      const largest = Math.max(0, ...s.tokens)
+      const span = spanMs(s.burst.all)
+      const most = Math.floor(2 * s.tpm + (s.tpm * span) / minuteMs() + largest)
+      expectThat(
+        used <= most,
+        `at most ${most} tokens admitted to ${s.model} (tpm ${s.tpm}: twice it, the refill over ${(span / 1000).toFixed(2)} s and one call of ${largest}) before a 429`,
+        `${used} tokens in ${s.burst.admitted.length} calls ${s.burst.refused ? 'before the 429' : 'and no 429'}`,
+        s.burst.refused ?? s.burst.all.at(-1),
+      )
+    },
+    options,
+  )
+})
