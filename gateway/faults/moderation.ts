@@ -34,7 +34,7 @@ export const MODERATION_FAULTS = [
   {
     name: 'moderation-text-not-applied',
     breaks: ['P2-2.4-applied-text'],
-    description: 'category_applied_input_types lists no input type (an empty list) under every category.',
+    description: 'After a text-only input, category_applied_input_types lists no input type under any category.',
   },
   {
     name: 'moderation-one-result-for-array',
@@ -156,9 +156,12 @@ export const MODERATION_ANSWER_RESHAPES: AnswerReshapes = {
       'category_applied_input_types',
     ),
   ),
-  'moderation-text-not-applied': eachResult((result) =>
-    categoryMaps(result, (map) => mapValues(map, () => []), 'category_applied_input_types'),
-  ),
+  // Only where the input was text alone (no category lists image), so that the image checks are untouched.
+  'moderation-text-not-applied': eachResult((result) => {
+    const applied = result.category_applied_input_types
+    if (isObject(applied) && Object.values(applied).some((value) => types(value).includes('image'))) return result
+    return categoryMaps(result, (map) => mapValues(map, () => []), 'category_applied_input_types')
+  }),
   'moderation-id-missing': onRoutes([MODERATE], ({ id: _id, ...answer }) => answer),
   'moderation-one-result-for-array': onRoutes([MODERATE], (answer) =>
     Array.isArray(answer.results) ? { ...answer, results: answer.results.slice(0, 1) } : answer,
