@@ -5,7 +5,7 @@
  */
 import { reportedTier } from '../shared/tier.ts'
 import { WEATHER_FUNCTION } from '../shared/tools.ts'
-import { expectSetup, expectStatus, precondition } from '../../harness/assert.ts'
+import { expectSetup, precondition } from '../../harness/assert.ts'
 import { isObject } from '../../common/json.ts'
 import type { Capability, KeySlot } from '../../harness/config.ts'
 import { memo } from '../../harness/helpers.ts'
@@ -150,11 +150,13 @@ function hasChoice(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * The 200 body as a chat completion. A check reads only the fields it judges, so the rest of the §2.6 shape is
- * P1-2.6-chat-completion's to report; only a body without a first choice skips the test.
+ * The 200 body as a chat completion, for a check that reads it. Another status skips the check as a failed
+ * set-up (a check that judges the acceptance itself calls expectStatus first). A check reads only the fields it
+ * judges, so the rest of the §2.6 shape is P1-2.6-chat-completion's to report; only a body without a first choice
+ * skips the test.
  */
 export function completionOf(ex: Exchange): Record<string, unknown> {
-  expectStatus(ex, 200)
+  expectSetup(ex, 200, 'the chat completion this check reads')
   const body = ex.json
   precondition(
     hasChoice(body),
