@@ -512,12 +512,72 @@ describe('choices the reference leaves open (gateway/variations.ts)', () => {
     expect(diarized.status).toBe(200)
   })
 
+  it('lenient-enums answers an unknown format with the default', async () => {
+    const on = varied('lenient-enums')
+    const ogg = await speech({ ...hello, response_format: 'ogg', stream_format: 'chunks' }, on)
+    expect(ogg.status).toBe(200)
+    expect(ogg.headers['content-type']).toBe('audio/mpeg')
+    const xml = await transcribe(
+      [
+        ['model', 'gw-transcribe-1'],
+        ['response_format', 'xml'],
+      ],
+      undefined,
+      'transcriptions',
+      on,
+    )
+    expect(xml.status).toBe(200)
+    expect(typeof JSON.parse(xml.text).text).toBe('string')
+  })
+
+  it('speech-voices-per-model gives tts-1 the older voices and the newer model all but two', async () => {
+    const on = varied('speech-voices-per-model')
+    const status = async (model: string, voice: string) =>
+      (await speech({ ...hello, model, voice, response_format: 'pcm' }, on)).status
+    expect([await status('tts-1', 'cedar'), await status('gw-speech-1', 'cedar')]).toEqual([400, 200])
+    expect([await status('tts-1', 'fable'), await status('gw-speech-1', 'fable')]).toEqual([200, 400])
+  })
+
+  it('diarize-integer-speakers numbers the speakers and segment ids of a diarized stream', async () => {
+    const on = varied('diarize-integer-speakers')
+    const streamed = await transcribe(
+      [
+        ['model', 'gw-transcribe-2-diarize'],
+        ['response_format', 'diarized_json'],
+        ['stream', 'true'],
+      ],
+      undefined,
+      'transcriptions',
+      on,
+    )
+    expect(streamed.status).toBe(200)
+    const segment = streamed.text.split('\n').find((line) => line.includes('"transcript.text.segment"'))
+    const data = JSON.parse((segment ?? '').replace(/^data: /, ''))
+    expect([typeof data.speaker, typeof data.id]).toEqual(['number', 'number'])
+  })
+
+  it('audio-file-415 refuses a file in no audio format with 415', async () => {
+    const text = { filename: 'notes.txt', content: Buffer.from('not audio') }
+    const on = varied('audio-file-415')
+    expect((await transcribe([['model', 'gw-transcribe-1']], text, 'transcriptions', on)).status).toBe(415)
+    expect((await transcribe([['model', 'gw-transcribe-1']], text, 'translations', on)).status).toBe(415)
+  })
+
   it('audio-upload-mib moves the upload limit to 25 MiB', async () => {
     const on = varied('audio-upload-mib')
     const file = { filename: 'big.wav', content: wavOfSize(25_000_001).bytes }
     expect((await transcribe([['model', 'gw-transcribe-1']], file, 'transcriptions', on)).status).toBe(200)
     const over = { filename: 'bigger.wav', content: wavOfSize(25 * 1024 * 1024 + 1).bytes }
     expect((await transcribe([['model', 'gw-transcribe-1']], over, 'transcriptions', on)).status).toBe(400)
+  })
+})
+
+describe('faults of the diarization edge', () => {
+  it('chunking-from-29s refuses 29 s without chunking_strategy, which is served without the fault', async () => {
+    const file = { filename: 'tone.wav', content: wavTone({ seconds: 29 }) }
+    const fields: Array<[string, string]> = [['model', 'gw-transcribe-2-diarize']]
+    expect((await transcribe(fields, file)).status).toBe(200)
+    expect((await transcribe(fields, file, 'transcriptions', audioGateway(['chunking-from-29s']))).status).toBe(400)
   })
 })
 

@@ -209,6 +209,44 @@ describe('choices the reference leaves open (gateway/variations.ts)', () => {
     await on.app.close()
   })
 
+  it('native-no-alt refuses ?alt=sse and keeps the JSON array', async () => {
+    const on = testGateway({ variations: ['native-no-alt'] })
+    const body = { contents: [{ role: 'user', parts: [{ text: 'Hi.' }] }] }
+    expect(
+      (await on.call(`${path('nv-gen-flash', 'streamGenerateContent')}?alt=sse`, { method: 'POST', body })).status,
+    ).toBe(400)
+    expect((await on.call(path('nv-gen-flash', 'streamGenerateContent'), { method: 'POST', body })).status).toBe(200)
+    await on.app.close()
+  })
+
+  it('native-images-per-model leaves images to the other model; lenient-enums ignores an unknown level', async () => {
+    const on = testGateway({ variations: ['native-images-per-model', 'lenient-enums'] })
+    const image = {
+      contents: [
+        {
+          role: 'user',
+          parts: [
+            { text: 'What is it?' },
+            {
+              inline_data: {
+                mime_type: 'image/png',
+                data: 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+              },
+            },
+          ],
+        },
+      ],
+    }
+    expect((await on.call(path('nv-gen-flash'), { method: 'POST', body: image })).status).toBe(400)
+    expect((await on.call(path('nv-gen-pro'), { method: 'POST', body: image })).status).toBe(200)
+    const level = {
+      contents: [{ role: 'user', parts: [{ text: 'Hi.' }] }],
+      generationConfig: { thinkingConfig: { thinkingLevel: 'extreme' } },
+    }
+    expect((await on.call(path('nv-gen-pro'), { method: 'POST', body: level })).status).toBe(200)
+    await on.app.close()
+  })
+
   it('native-integer-strings reads maxOutputTokens "16" as 16, and still refuses 1.5', async () => {
     const on = testGateway({ variations: ['native-integer-strings'] })
     const call = (maxOutputTokens: unknown) =>

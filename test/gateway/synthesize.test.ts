@@ -113,6 +113,27 @@ describe('choices the reference leaves open (gateway/variations.ts)', () => {
     await on.app.close()
   })
 
+  it('synthesis-any-rate resamples to any rate; lenient-enums reads linear16 as LINEAR16', async () => {
+    const on = testGateway({ variations: ['synthesis-any-rate', 'lenient-enums'] })
+    const call = (config: Record<string, unknown>) =>
+      on.call('/v1/text:synthesize', { method: 'POST', body: body(config) })
+    const resampled = await call({ audioEncoding: 'LINEAR16', sampleRateHertz: 22_050 })
+    expect([resampled.status, resampled.body.audioConfig.sampleRateHertz]).toEqual([200, 22_050])
+    expect((await call({ audioEncoding: 'linear16' })).body.audioConfig.audioEncoding).toBe('LINEAR16')
+    expect((await call({ audioEncoding: 'WAV' })).status).toBe(400)
+    await on.app.close()
+  })
+
+  it('the faults synthesize-ogg-opus-refused and synthesize-48000-refused refuse a listed value', async () => {
+    const on = testGateway({ faults: ['synthesize-ogg-opus-refused', 'synthesize-48000-refused'] })
+    const call = (config: Record<string, unknown>) =>
+      on.call('/v1/text:synthesize', { method: 'POST', body: body(config) })
+    expect((await call({ audioEncoding: 'OGG_OPUS' })).status).toBe(400)
+    expect((await call({ audioEncoding: 'LINEAR16', sampleRateHertz: 48_000 })).status).toBe(400)
+    expect((await call({ audioEncoding: 'LINEAR16', sampleRateHertz: 24_000 })).status).toBe(200)
+    await on.app.close()
+  })
+
   it("real-names serves the two models under their makers' names", async () => {
     const on = testGateway({ variations: ['real-names'] })
     const call = (model: string) =>
