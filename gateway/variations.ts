@@ -45,6 +45,8 @@ export const VARIATIONS = {
     'the cheapest chat model refuses top_logprobs and logprobs on POST /v1/responses with 400; Part 1 §4.5: features are model dependent',
   'temperature-to-1':
     'the cheapest chat model takes temperature 0 to 1 only and refuses more with 400; Part 1 §4.5: features are model dependent',
+  'moderation-min-tier-3':
+    'text-moderation-stable and the guard model answer keys below tier 3 with 403 (no permission); Part 1 §1.5: the tier sets which models can be used',
   'inline-results-wrapped':
     'inline moderation results come wrapped in a results array ({results: [{flagged, …}]}); Part 1 §2.7 shows no shape beyond "each with flagged"',
   'no-background':

@@ -71,7 +71,7 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
         throw error
       return reply.code(429).send(usageError(429, error.message))
     }
-    requireTier(model, { account, keyForm: 'bearer' }, faults)
+    requireTier(gatedModel(model, state), { account, keyForm: 'bearer' }, faults)
     if (faults.has('moderation-stable-refused') && model.id === 'text-moderation-stable')
       throw invalidParameter('model', `The model '${model.id}' is not available.`)
     if (faults.has('moderation-guard-refused') && !FREE_MODERATION_MODELS.has(model.id))
@@ -93,6 +93,15 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
     const results = parsed.inputs.map(classify)
     return { id: newId(), model: model.id, results: moreCategories ? results.map(withFurtherCategory) : results }
   })
+}
+
+/** Under `moderation-min-tier-3`: the models a provider may keep from lower tiers (Part 1 §1.5: "a model has min_tier"). */
+const GATED_MODELS: ReadonlySet<string> = new Set(['text-moderation-stable', 'gw-guard-1'])
+
+function gatedModel(model: CatalogueModel, state: GatewayState): CatalogueModel {
+  return state.variations.has('moderation-min-tier-3') && GATED_MODELS.has(model.id)
+    ? { ...model, minTier: Math.max(model.minTier, 3) as CatalogueModel['minTier'] }
+    : model
 }
 
 function newId(): string {

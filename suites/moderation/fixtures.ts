@@ -9,6 +9,7 @@ import { expectSetup, expectStatus, precondition } from '../../harness/assert.ts
 import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/helpers.ts'
 import type { Exchange, TargetClient, RequestSpec } from '../../harness/http-client.ts'
+import { KEY_ENV, type KeySlot } from '../../harness/config.ts'
 import { skipTest } from '../../harness/recorder.ts'
 import { spend } from '../../harness/suite.ts'
 import { modelItems } from '../models/model-list.ts'
@@ -92,8 +93,6 @@ export interface Catalogue {
   all: ListedModel[]
   /** Moderation models other than the four named: the hosted guard model(s). */
   guards: ListedModel[]
-  /** The guard models within the caller's tier. */
-  usableGuards: ListedModel[]
   /** Chat models the caller may use, lowest min_tier first. */
   chat: ListedModel[]
 }
@@ -122,36 +121,59 @@ export function catalogueFixture(api: TargetClient): () => Promise<Catalogue> {
       tier,
       all,
       guards: all.filter((m) => m.mode === 'moderation' && !NAMED_MODELS.includes(m.id)),
-      usableGuards: all.filter(
-        (m) => m.mode === 'moderation' && !NAMED_MODELS.includes(m.id) && (tier === undefined || m.minTier <= tier),
-      ),
+
       chat: chatAll.filter((m) => tier === undefined || m.minTier <= tier),
     }
   })
 }
 
-/**
- * Why a moderation model cannot be judged with this key, or undefined: its listed min_tier is above the caller's
- * tier (§1: the tier sets which models can be used), or it answered 403 and the list does not show it usable.
- */
-export async function aboveTier(
-  catalogue: () => Promise<Catalogue>,
-  model: string,
-  ex?: Exchange,
-): Promise<string | undefined> {
-  const { all, tier } = await catalogue()
-  const listed = all.find((m) => m.id === model)
-  if (listed !== undefined && tier !== undefined && listed.minTier > tier)
-    return `${model} has min_tier ${listed.minTier}, above this key's tier ${tier} (give a key of that tier)`
-  if (ex?.status === 403 && (listed === undefined || tier === undefined))
-    return `${model} answered 403 and the model list does not show it within this key's tier (${tier ?? 'tier unknown'}, min_tier ${listed?.minTier ?? 'not listed'})`
-  return undefined
+/** Keys to try, highest tier first, for a moderation model the main key may not use. */
+const HIGHER_KEYS: readonly KeySlot[] = ['tier5', 'tier4', 'tier3']
+
+export interface TierAnswer {
+  ex: Exchange
+  /** Why the model could not be judged with the keys given (Part 1 §1: the tier sets which models can be used). */
+  refused?: string
 }
 
-/** Skips the test where the model is above the key's tier (aboveTier). */
-export async function skipAboveTier(catalogue: () => Promise<Catalogue>, model: string, ex?: Exchange): Promise<void> {
-  const reason = await aboveTier(catalogue, model, ex)
-  if (reason !== undefined) skipTest(reason)
+/**
+ * A moderation call with the main key; where the model is listed with a min_tier above the key's tier, or answers
+ * 403 (no permission: Part 1 §1, the tier sets which models can be used), with the highest tier's key given
+ * instead. Still refused with 403, or with no such key, the answer says why the model cannot be judged here.
+ */
+export async function moderateWithinTier(
+  api: TargetClient,
+  catalogue: () => Promise<Catalogue>,
+  body: Record<string, unknown>,
+): Promise<TierAnswer> {
+  const model = String(body.model)
+  const { all, tier } = await catalogue()
+  const listed = all.find((m) => m.id === model)
+  const listedAbove = listed !== undefined && tier !== undefined && listed.minTier > tier
+  const ex = listedAbove ? undefined : await moderate(api, body)
+  if (ex !== undefined && ex.status !== 403) return { ex }
+  const why = listedAbove
+    ? `${model} has min_tier ${listed.minTier}, above the main key's tier ${tier}`
+    : `${model} answered the main key 403 (listed min_tier ${listed?.minTier ?? 'not shown'}, key tier ${tier ?? 'unknown'})`
+  const higher = HIGHER_KEYS.find((slot) => api.hasKey(slot))
+  if (higher === undefined)
+    return {
+      ex: ex ?? (await moderate(api, body)),
+      refused: `${why}; give a key of a tier that may use it (${KEY_ENV.tier5})`,
+    }
+  const again = await moderate(api, body, { key: higher })
+  return again.status === 403 ? { ex: again, refused: `${why}, and ${higher} answered 403 too` } : { ex: again }
+}
+
+/** The answer of a model within the keys' tiers, or a skip naming why it cannot be judged. */
+export async function moderateOrSkip(
+  api: TargetClient,
+  catalogue: () => Promise<Catalogue>,
+  body: Record<string, unknown>,
+): Promise<Exchange> {
+  const { ex, refused } = await moderateWithinTier(api, catalogue, body)
+  if (refused !== undefined) skipTest(refused)
+  return ex
 }
 
 export async function chatModel(

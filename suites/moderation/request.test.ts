@@ -10,9 +10,10 @@ import type { Exchange } from '../../harness/http-client.ts'
 import { observe, skipTest } from '../../harness/recorder.ts'
 import { check, target } from '../../harness/suite.ts'
 import {
-  aboveTier,
   BENIGN_TEXT,
-  skipAboveTier,
+  type ListedModel,
+  moderateOrSkip,
+  moderateWithinTier,
   catalogueFixture,
   is4xx,
   moderate,
@@ -33,35 +34,31 @@ function excerpt(ex: Exchange): string {
 
 /** Content items with an image sent to each text-only model (and the listed guard model, at its price). */
 const imageToTextModels = memo(async () => {
-  const guard = (await catalogue()).usableGuards[0]
+  const guard = (await catalogue()).guards[0]
   const models = [...TEXT_MODELS, ...(guard ? [guard.id] : [])]
   const answers: Array<{ model: string; ex: Exchange }> = []
   for (const model of models) {
-    if (await aboveTier(catalogue, model)) continue
     if (guard && model === guard.id) spendOnGuard(guard, BENIGN_TEXT)
-    const ex = await moderate(api, { model, input: TEXT_AND_IMAGE_ITEMS })
-    const above = await aboveTier(catalogue, model, ex)
-    if (above === undefined) answers.push({ model, ex })
-    else observe('moderation model not judged', above)
+    const { ex, refused } = await moderateWithinTier(api, catalogue, { model, input: TEXT_AND_IMAGE_ITEMS })
+    if (refused === undefined) answers.push({ model, ex })
+    else observe('moderation model not judged', refused)
   }
-  if (answers.length === 0) skipTest("no text-only moderation model within this key's tier")
+  if (answers.length === 0) skipTest("no text-only moderation model within the keys' tiers")
   return answers
 })
 
 /** Each model answered with this key, leaving out (and recording) those above its tier; skips when none is left. */
 async function withinTier(
   models: readonly string[],
-  send: (model: string) => Promise<Exchange>,
+  body: Record<string, unknown>,
 ): Promise<Array<{ model: string; ex: Exchange }>> {
   const answers: Array<{ model: string; ex: Exchange }> = []
   for (const model of models) {
-    if (await aboveTier(catalogue, model)) continue
-    const ex = await send(model)
-    const above = await aboveTier(catalogue, model, ex)
-    if (above === undefined) answers.push({ model, ex })
-    else observe('moderation model not judged', above)
+    const { ex, refused } = await moderateWithinTier(api, catalogue, { model, ...body })
+    if (refused === undefined) answers.push({ model, ex })
+    else observe('moderation model not judged', refused)
   }
-  if (answers.length === 0) skipTest(`none of ${models.join(', ')} is within this key's tier`)
+  if (answers.length === 0) skipTest(`none of ${models.join(', ')} is within the keys' tiers`)
   return answers
 }
 
@@ -73,9 +70,7 @@ describe('input (Part 2 §4.7)', () => {
     'P2-4.7-input-forms',
     'a string gives one result, an array of three strings three, content items at least one',
     async () => {
-      await skipAboveTier(catalogue, OMNI_MODELS[0])
-      const single = await moderate(api, { model: OMNI_MODELS[0], input: BENIGN_TEXT })
-      await skipAboveTier(catalogue, OMNI_MODELS[0], single)
+      const single = await moderateOrSkip(api, catalogue, { model: OMNI_MODELS[0], input: BENIGN_TEXT })
       expectThat(
         resultsOf(single).length === 1,
         'one result for a string input',
@@ -119,9 +114,7 @@ describe('input (Part 2 §4.7)', () => {
 
 describe('models (Part 2 §4.7)', () => {
   check('P2-4.7-named-models', 'each of the four named models moderates a text input', async () => {
-    for (const { model, ex } of await withinTier(NAMED_MODELS, (model) =>
-      moderate(api, { model, input: BENIGN_TEXT }),
-    )) {
+    for (const { model, ex } of await withinTier(NAMED_MODELS, { input: BENIGN_TEXT })) {
       expectThat(ex.status === 200, `200 from ${model}`, excerpt(ex), ex)
       expectThat(resultsOf(ex).length === 1, `one result from ${model}`, `${resultsOf(ex).length} results`, ex)
     }
@@ -149,12 +142,9 @@ describe('models (Part 2 §4.7)', () => {
     )
     if (guards.length === 0)
       skipTest('the model list has no moderation model beyond the four named ones: no hosted guard model to call')
-    const guard = (await catalogue()).usableGuards[0]
-    if (guard === undefined)
-      skipTest(`every guard model listed is above this key's tier (${(await catalogue()).tier ?? 'unknown'})`)
+    const guard = guards[0] as ListedModel
     spendOnGuard(guard, BENIGN_TEXT)
-    const ex = await moderate(api, { model: guard.id, input: BENIGN_TEXT })
-    await skipAboveTier(catalogue, guard.id, ex)
+    const ex = await moderateOrSkip(api, catalogue, { model: guard.id, input: BENIGN_TEXT })
     expectThat(ex.status === 200, `200 from ${guard.id}`, excerpt(ex), ex)
     expectThat(resultsOf(ex).length === 1, 'one result', `${resultsOf(ex).length} results`, ex)
   })
@@ -190,9 +180,7 @@ describe('models (Part 2 §4.7)', () => {
 
 describe('images only with the omni model (Part 2 §4.7)', () => {
   check('P2-4.7-image-omni', 'both omni models accept content items holding a text and an image', async () => {
-    for (const { model, ex } of await withinTier(OMNI_MODELS, (model) =>
-      moderate(api, { model, input: TEXT_AND_IMAGE_ITEMS }),
-    )) {
+    for (const { model, ex } of await withinTier(OMNI_MODELS, { input: TEXT_AND_IMAGE_ITEMS })) {
       expectThat(ex.status === 200, `200 from ${model} for a text and an image`, excerpt(ex), ex)
       expectThat(resultsOf(ex).length >= 1, 'at least one result', 'no results', ex)
       observe('moderation of a text and an image', `${model}: ${resultsOf(ex).length} result(s)`)
