@@ -84,7 +84,19 @@ describe('alternate format with x-api-key (Part 1 §2.3, §4.3)', () => {
     'P1-4.3-alternate-cursors',
     'after_id and before_id page through the list without repeats or gaps',
     async () => {
-      const full = pageOf(await fullListEx())
+      const fullEx = await fullListEx()
+      // The whole list is what the pages are compared with; a target whose limit stops below 1000 may refuse it.
+      expectSetup(fullEx, 200, 'the whole alternate list (limit 1000) that the pages are compared with')
+      const full = pageOf(fullEx)
+      // A target may stop a page below 1000 (the reference gives limit no range): where more models truly follow,
+      // the whole list is not at hand to compare pages with. A has_more true with nothing after it is judged below.
+      if (full.hasMore === true && typeof full.lastId === 'string') {
+        const next = await page({ limit: PAGE_LIMIT, after_id: full.lastId })
+        if (next.ids.length > 0 && !next.ids.some((id) => full.ids.includes(id)))
+          skipTest(
+            `limit=${PAGE_LIMIT} answered ${full.ids.length} models and more follow: the target pages below that, so there is no whole list to compare pages with`,
+          )
+      }
       precondition(
         schemas().validate('models/alternate-list.json', full.ex.json).ok,
         'P1-2.3-alternate-list',
