@@ -204,3 +204,22 @@ describe('real choices (gateway/variations.ts)', () => {
       expect(Object.keys(map)).toHaveLength(14)
   })
 })
+
+describe('moderation-min-tier-3', () => {
+  const gated = testGateway({ variations: ['moderation-min-tier-3'] })
+  afterAll(() => gated.app.close())
+  const send = (model: string, key?: 'tier5') =>
+    gated.call('/v1/moderations', {
+      method: 'POST',
+      body: { model, input: 'A quiet morning.' },
+      ...(key ? { key } : {}),
+    })
+
+  it('text-moderation-stable and the guard model answer the tier-2 main key 403, a tier-5 key 200', async () => {
+    for (const model of ['text-moderation-stable', 'gw-guard-1']) {
+      expect((await send(model)).status).toBe(403)
+      expect((await send(model, 'tier5')).status).toBe(200)
+    }
+    expect((await send('omni-moderation-latest')).status).toBe(200)
+  })
+})

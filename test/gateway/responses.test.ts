@@ -399,3 +399,51 @@ describe('long-reasoning (rule 7)', () => {
     expect(roomy.body.output_text).not.toBe('')
   })
 })
+
+describe('model-dependent features and wrapped inline results', () => {
+  const varied = testGateway({
+    variations: ['logprobs-model-dependent', 'temperature-to-1', 'inline-results-wrapped'],
+  })
+  afterAll(() => varied.app.close())
+  const send = (body: unknown) => varied.call('/v1/responses', { method: 'POST', body })
+  const logprobs = { top_logprobs: 0, include: ['message.output_text.logprobs'] }
+
+  test('logprobs-model-dependent: gw-chat-mini refuses logprobs; another model takes them', async () => {
+    expect((await send({ ...BASE, ...logprobs })).status).toBe(400)
+    expect((await send({ ...BASE, ...logprobs, model: 'gw-chat' })).status).toBe(200)
+  })
+
+  test('temperature-to-1: gw-chat-mini takes 1 but refuses 1.5; another model takes 2', async () => {
+    expect((await send({ ...BASE, temperature: 1 })).status).toBe(200)
+    expect((await send({ ...BASE, temperature: 1.5 })).status).toBe(400)
+    expect((await send({ ...BASE, model: 'gw-chat', temperature: 2 })).status).toBe(200)
+  })
+
+  test('inline-results-wrapped: each side is a results array of flagged results', async () => {
+    const res = await send({ ...BASE, moderation: { model: 'omni-moderation-latest' } })
+    expect(res.status).toBe(200)
+    for (const side of ['input', 'output']) {
+      expect(res.body.moderation[side].results).toHaveLength(1)
+      expect(typeof res.body.moderation[side].results[0].flagged).toBe('boolean')
+    }
+  })
+
+  test('faults of the split limits refuse the largest valid value', async () => {
+    const faulty = testGateway({
+      faults: [
+        'metadata-16-pairs-refused',
+        'temperature-2-refused',
+        'top-logprobs-20-refused',
+        'safety-identifier-64-refused',
+      ],
+    })
+    const sendF = (body: unknown) => faulty.call('/v1/responses', { method: 'POST', body })
+    const metadata = Object.fromEntries(Array.from({ length: 16 }, (_, i) => [`k${i}`, 'v']))
+    expect((await sendF({ ...BASE, metadata })).status).toBe(400)
+    expect((await sendF({ ...BASE, temperature: 2 })).status).toBe(400)
+    expect((await sendF({ ...BASE, temperature: 1.5 })).status).toBe(200)
+    expect((await sendF({ ...BASE, top_logprobs: 20, include: logprobs.include })).status).toBe(400)
+    expect((await sendF({ ...BASE, safety_identifier: 'x'.repeat(64) })).status).toBe(400)
+    await faulty.app.close()
+  })
+})
