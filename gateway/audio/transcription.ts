@@ -120,6 +120,8 @@ export function parseTranscription(
   )
 
   const language = form.fields.get('language')
+  if (language !== undefined && faults.has('transcription-language-refused'))
+    throw invalidParameter('language', 'language is not supported.')
   if (language !== undefined && !/^[a-z]{2}$/.test(language))
     throw invalidParameter('language', 'language must be an ISO-639-1 code such as en.')
 
@@ -174,6 +176,8 @@ export function parseTranscription(
   const include = form.lists.get('include[]') ?? []
   if (include.some((i) => i !== 'logprobs')) throw invalidParameter('include[]', 'include[] takes logprobs.')
   const logprobs = include.length > 0
+  if (logprobs && faults.has('transcription-logprobs-refused'))
+    throw invalidParameter('include[]', 'include[] is not supported.')
   if (logprobs && (kind !== 'newer' || format !== 'json'))
     throw invalidParameter('include[]', 'include[] logprobs needs response_format json on a newer transcription model.')
 

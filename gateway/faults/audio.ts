@@ -141,6 +141,16 @@ export const AUDIO_FAULTS = [
     description: 'Diarization of audio over 30 seconds is served without chunking_strategy.',
   },
   {
+    name: 'transcription-logprobs-refused',
+    breaks: ['P2-4.3-include-logprobs'],
+    description: 'include[] logprobs is refused with 400 on every model and format.',
+  },
+  {
+    name: 'transcription-language-refused',
+    breaks: ['P2-4.3-language'],
+    description: 'A language hint is refused with 400.',
+  },
+  {
     name: 'chunking-from-29s',
     breaks: ['P2-4.3-chunking-30s'],
     description: 'Diarization of 29 seconds of audio or more without chunking_strategy is refused (not only over 30).',

@@ -87,6 +87,11 @@ export const NATIVE_FAULTS = [
       'A text part with speechMetadata is refused with 400, even when its speaker matches speakerVoiceConfigs.',
   },
   {
+    name: 'native-stop-sequences-refused',
+    breaks: ['P2-4.8-generation-options'],
+    description: 'generationConfig.stopSequences is refused with 400.',
+  },
+  {
     name: 'native-thinking-medium-refused',
     breaks: ['P2-4.8-thinking-config'],
     description: 'thinkingLevel medium is refused with 400 by every native model.',

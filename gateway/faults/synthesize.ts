@@ -46,6 +46,11 @@ export const SYNTHESIZE_FAULTS = [
     description: 'Any positive sampleRateHertz is accepted for LINEAR16, MULAW and ALAW.',
   },
   {
+    name: 'synthesize-prompt-refused',
+    breaks: ['P2-4.9-optional-fields'],
+    description: 'input.prompt, an optional field of §4.9, is refused with 400.',
+  },
+  {
     name: 'synthesize-48000-refused',
     breaks: ['P2-4.9-sample-rates'],
     description: 'LINEAR16 at 48000 Hz, a listed rate, is refused with 400.',

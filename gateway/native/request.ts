@@ -179,6 +179,8 @@ function parseGenerationConfig(body: Record<string, unknown>, faults: FaultSet, 
   if (config.topP !== undefined && !(typeof config.topP === 'number' && config.topP >= 0 && config.topP <= 1)) {
     throw invalidParameter('generationConfig.topP', 'topP must be a number from 0 to 1.')
   }
+  if (config.stopSequences !== undefined && faults.has('native-stop-sequences-refused'))
+    throw invalidParameter('generationConfig.stopSequences', 'stopSequences is not supported.')
   if (config.topK !== undefined && !integerAtLeast(config.topK, 1))
     throw invalidParameter('generationConfig.topK', 'topK must be a positive integer.')
   if (

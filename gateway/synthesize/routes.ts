@@ -120,6 +120,8 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
       const textBytes = Buffer.byteLength(text, 'utf8')
       if (textBytes > ceiling) throw tooLarge('input.text', textBytes, ceiling)
       const prompt = input.prompt
+      if (prompt !== undefined && faults.has('synthesize-prompt-refused'))
+        throw invalidParameter('input.prompt', 'input.prompt is not supported.')
       if (prompt !== undefined && typeof prompt !== 'string')
         throw invalidParameter('input.prompt', 'input.prompt must be a string.')
       const promptBytes = Buffer.byteLength(prompt ?? '', 'utf8')

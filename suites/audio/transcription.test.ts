@@ -257,6 +257,38 @@ describe('options per model (§4.3)', () => {
   })
 
   check(
+    'P2-4.3-include-logprobs',
+    'include[] logprobs with response_format json is accepted by a newer model',
+    async () => {
+      const ex = await form({
+        fields: [
+          ['model', await models.model('transcribe-newer')],
+          ['response_format', 'json'],
+          ['include[]', 'logprobs'],
+        ],
+      })
+      expectStatus(ex, 200, 'include[] logprobs with json on a newer model, as §4.3 gives it')
+      observe(
+        'transcription include[] logprobs',
+        isObject(ex.json) ? `keys ${Object.keys(ex.json).join(', ')}` : ex.text.slice(0, 80),
+      )
+    },
+  )
+
+  for (const role of ['transcribe', 'transcribe-newer'] as const) {
+    check('P2-4.3-language', `the language hint (ISO-639-1 "en") is accepted by the ${role} model`, async () => {
+      const ex = await form({
+        fields: [
+          ['model', await models.model(role)],
+          ['response_format', 'json'],
+          ['language', 'en'],
+        ],
+      })
+      expectStatus(ex, 200, 'language is an optional field of §4.3')
+    })
+  }
+
+  check(
     'P2-4.3-temperature-range',
     'temperature 0 and 1 are accepted; 1.01 and -0.01 are refused with 400',
     async () => {

@@ -23,6 +23,12 @@ const models = nativeModels(api)
 /** Enough to reach every native model of a target, few enough to bound the cost of a value no model takes. */
 const MAX_THINKING_TRIES = 6
 
+const TOOL = {
+  name: 'get_time',
+  description: 'The current time.',
+  parameters: { type: 'object', properties: {} },
+}
+
 /** A 1x1 PNG: the smallest real image. */
 const PNG_1X1 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=='
 
@@ -126,6 +132,32 @@ describe('generationConfig ranges (§4.8)', () => {
   for (const temperature of [-0.01, 2.01]) {
     check('P2-4.8-temperature-range', `temperature ${temperature} is refused with 400`, async () => {
       expectStatus(await generate(withConfig({ temperature })), 400)
+    })
+  }
+
+  // The optional fields of §4.8 with a value each, one at a time so that a refusal names the field.
+  const options: Array<[string, Record<string, unknown>]> = [
+    ['generationConfig.topP 0.9', withConfig({ topP: 0.9 })],
+    ['generationConfig.topK 40', withConfig({ topK: 40 })],
+    ['generationConfig.stopSequences ["STOP"]', withConfig({ stopSequences: ['STOP'] })],
+    ['safetySettings (an empty array)', textBody({ safetySettings: [] })],
+    ['tools (one function declaration)', textBody({ tools: [{ functionDeclarations: [TOOL] }] })],
+  ]
+  for (const [what, body] of options) {
+    // Like thinkingConfig: judged on the named model, or on any native generation model that takes it.
+    check('P2-4.8-generation-options', `${what} is accepted by the named model, or by some native model`, async () => {
+      const answers: Exchange[] = []
+      for (const model of await thinkingModels()) {
+        const ex = await generate(body, model)
+        if (ex.status === 200) return
+        answers.push(ex)
+      }
+      expectThat(
+        false,
+        `${what} accepted (200) by ${namedModel('native') ?? 'some native generation model'}`,
+        answers.map((ex) => `${ex.record.path}: ${ex.status}`),
+        answers[0],
+      )
     })
   }
 

@@ -182,6 +182,36 @@ describe('encodings, rates and models (§4.9)', () => {
     })
   }
 
+  // The optional fields of §4.9, each on its own so that a refusal names the field.
+  check('P2-4.9-optional-fields', 'input.prompt (a styling instruction) is accepted', async () => {
+    const body = synthesisBody({ model: (await models.first()).id, encoding: 'MP3' })
+    const input = body.input as Record<string, unknown>
+    expectStatus(await synthesize(api, { ...body, input: { ...input, prompt: 'Say it warmly.' } }), 200)
+  })
+  check('P2-4.9-optional-fields', 'LINEAR16 without sampleRateHertz is accepted', async () => {
+    expectStatus(await synthesize(api, synthesisBody({ model: (await models.first()).id, encoding: 'LINEAR16' })), 200)
+  })
+  check(
+    'P2-4.9-optional-fields',
+    'voice.multiSpeakerVoiceConfig.speakerVoiceConfigs of {speakerAlias, speakerId} is accepted',
+    async () => {
+      const body = synthesisBody({
+        model: (await models.first()).id,
+        encoding: 'MP3',
+        text: 'Ann: Good morning. Ben: Morning to you.',
+      })
+      const { name: _name, ...voice } = body.voice as Record<string, unknown>
+      const speakerVoiceConfigs = [
+        { speakerAlias: 'Ann', speakerId: 'Kore' },
+        { speakerAlias: 'Ben', speakerId: 'Puck' },
+      ]
+      expectStatus(
+        await synthesize(api, { ...body, voice: { ...voice, multiSpeakerVoiceConfig: { speakerVoiceConfigs } } }),
+        200,
+      )
+    },
+  )
+
   check(
     'P2-4.9-models',
     'the synthesis models are accepted (the names GATEWAY_NAMES gives, or those found)',
