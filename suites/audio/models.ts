@@ -71,10 +71,13 @@ export function audioModels(api: TargetClient) {
     return out
   })
 
-  /** The main key's tier as the target reports it on a model's retrieve (Part 1 §2.3); 0 when it does not say. */
-  const tier = memo(async (): Promise<number> => {
+  /**
+   * The main key's tier as the target reports it on a model's retrieve (Part 1 §2.3); undefined when it does not
+   * say, and then no model is set aside for its min_tier (a refusal would show in the test itself).
+   */
+  const tier = memo(async (): Promise<number | undefined> => {
     const first = [...(await list()).keys()][0]
-    return first === undefined ? 0 : ((await reportedTier(api, first)) ?? 0)
+    return first === undefined ? undefined : reportedTier(api, first)
   })
 
   /** Why the role's model cannot be used with the main key, or undefined when it can. */
@@ -86,8 +89,9 @@ export function audioModels(api: TargetClient) {
       return `the target's model list has no ${id} (${role}); ${how}`
     }
     // Part 1: "The tier sets rate limits and which models can be used (a model has min_tier)".
-    if (listed !== undefined && listed.minTier > (await tier()))
-      return `${id} (${role}) has min_tier ${listed.minTier}, above the main key's tier ${await tier()}; give a main key of that tier`
+    const own = await tier()
+    if (listed !== undefined && own !== undefined && listed.minTier > own)
+      return `${id} (${role}) has min_tier ${listed.minTier}, above the main key's tier ${own}; give a main key of that tier`
     return undefined
   }
 
@@ -109,7 +113,7 @@ export function audioModels(api: TargetClient) {
 
   /** Every listed model of a mode that the main key's tier may use. */
   async function ofMode(mode: string): Promise<string[]> {
-    const own = await tier()
+    const own = (await tier()) ?? Number.POSITIVE_INFINITY
     return [...(await list()).values()].filter((m) => m.mode === mode && m.minTier <= own).map((m) => m.id)
   }
 
