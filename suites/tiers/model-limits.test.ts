@@ -149,8 +149,9 @@ async function burstStudy(slot: KeySlot): Promise<BurstStudy | string> {
   if (candidates.length === 0)
     return `no model this key may use is of a mode the suite can call (${Object.keys(CALLS).join(', ')}) with an rpm in extra.rate_limits.current`
   const cap = burstCap(runConfig().baseUrl)
-  // A bucket may refill while a burst runs: allow up to twice the limit before the 429.
-  const maxFor = (rpm: number): number => Math.min(cap, 2 * rpm + 2)
+  // A bucket refills while a burst runs, and a slow target's burst lasts longer than its minute: allow up to three
+  // times the limit before the 429.
+  const maxFor = (rpm: number): number => Math.min(cap, 3 * rpm + 2)
   // The drain and the burst from rest each make at most that many calls, and one more follows the Retry-After.
   const costOf = (c: { model: ListedModel; rpm: number }): number =>
     (2 * maxFor(c.rpm) + 1) * CALLS[c.model.mode]!.unitUsd(c.model.price)
