@@ -28,6 +28,7 @@ export const DEFAULTS = {
   embeddedMinuteMs: 10_000, // the embedded gateway's rate-limit minute, so that waiting for a window takes seconds
   realMinuteMs: 60_000, // a target's rate-limit minute unless GATEWAY_MINUTE_MS says it was shortened
   settleMs: 30_000, // how long a charge may take to show in the credit record unless GATEWAY_SETTLE_MS says otherwise
+  embeddedSettleMs: 2_000, // the reference gateway charges as it answers: a short bound keeps "not charged" checks quick
   maxSettleMs: 600_000, // the longest GATEWAY_SETTLE_MS: ten minutes; more is a typo
 }
 
@@ -223,7 +224,9 @@ function parseMinute(raw: string, baseUrl: string | null): number {
 
 function parseSettle(raw: string): number {
   if (!/^\d+$/.test(raw.trim()) || Number(raw) > DEFAULTS.maxSettleMs)
-    throw new ConfigError(`GATEWAY_SETTLE_MS must be whole milliseconds from 0 to ${DEFAULTS.maxSettleMs} (got "${raw}")`)
+    throw new ConfigError(
+      `GATEWAY_SETTLE_MS must be whole milliseconds from 0 to ${DEFAULTS.maxSettleMs} (got "${raw}")`,
+    )
   return Number(raw)
 }
 
@@ -355,7 +358,8 @@ export function resolveOptions(
   const minuteRaw = value('GATEWAY_MINUTE_MS')
   const minuteMs = minuteRaw === undefined ? null : parseMinute(minuteRaw, baseUrl)
   const settleRaw = value('GATEWAY_SETTLE_MS')
-  const settleMs = settleRaw === undefined ? DEFAULTS.settleMs : parseSettle(settleRaw)
+  const settleMs =
+    settleRaw !== undefined ? parseSettle(settleRaw) : baseUrl === null ? DEFAULTS.embeddedSettleMs : DEFAULTS.settleMs
 
   const audioRaw = value('GATEWAY_AUDIO_MODELS')
   const modelsRaw = flags.models ?? value('GATEWAY_MODELS')

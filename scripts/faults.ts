@@ -215,6 +215,7 @@ async function startPart(job: Job, planned: PlannedJob, scratch: string, files: 
     models: {},
     nativeKeyHeader: DEFAULT_NATIVE_KEY_HEADER,
     minuteMs: FAULT_RUN_DEFAULTS.minuteMs,
+    settleMs: DEFAULTS.embeddedSettleMs,
     runId: `fault-${key.replace('@', '-')}`,
   }
   const options: RunOptions = {

@@ -1,13 +1,10 @@
 /** The caller's remaining credit (Part 1 §2.1), for the checks that a billable call was charged. */
 import { expectStatus, precondition } from '../../harness/assert.ts'
 import { isObject } from '../../common/json.ts'
-import type { KeySlot } from '../../harness/config.ts'
+import { DEFAULTS, type KeySlot } from '../../harness/config.ts'
 import { pollUntil } from '../../harness/helpers.ts'
 import type { Exchange, TargetClient } from '../../harness/http-client.ts'
 import { runConfig } from '../../harness/suite.ts'
-
-/** Without GATEWAY_SETTLE_MS (harness/config.ts): the reference does not say when a charge shows. */
-const DEFAULT_SETTLE_MS = 30_000
 
 /**
  * How long a charge may take to show in the credit record (§2.1 does not say): GATEWAY_SETTLE_MS, read when a
@@ -15,7 +12,8 @@ const DEFAULT_SETTLE_MS = 30_000
  */
 export const CREDIT_SETTLE = {
   get timeoutMs(): number {
-    return runConfig().settleMs ?? DEFAULT_SETTLE_MS
+    // Without GATEWAY_SETTLE_MS: the reference does not say when a charge shows.
+    return runConfig().settleMs ?? DEFAULTS.settleMs
   },
   intervalMs: 250,
 }
