@@ -34,8 +34,10 @@ import {
   type OutcomeStatus,
   type RequirementResult,
 } from './results.ts'
+import { scopeOf } from './scope.ts'
+import { attribution, attributionProperties } from './attribution.ts'
 import { endOfRun } from './report/console.ts'
-import { pointLatest, writeSummaryFiles } from './report/files.ts'
+import { pointLatest, shownPath, writeSummaryFiles } from './report/files.ts'
 import { renderJunit, type JunitCase } from './report/junit.ts'
 import { writeHar, type HarSource } from './report/har.ts'
 import { SUMMARY_SCHEMA_VERSION, tierUse, type Summary } from './report/summary.ts'
@@ -156,7 +158,7 @@ export class ConformanceReporter implements Reporter {
       schemaVersion: SUMMARY_SCHEMA_VERSION,
       runId: this.#o.target.runId,
       // Name and version only: callers may hand over the whole package.json.
-      tool: { name: this.#o.tool.name, version: this.#o.tool.version },
+      tool: attribution(this.#o.root, { name: this.#o.tool.name, version: this.#o.tool.version }),
       startedAt: this.#startedAt.toISOString(),
       finishedAt: finishedAt.toISOString(),
       durationMs: finishedAt.getTime() - this.#startedAt.getTime(),
@@ -174,6 +176,7 @@ export class ConformanceReporter implements Reporter {
       baseline: settled.summary,
       verdict,
       exitCode: this.exitCode,
+      scope: scopeOf(results, this.#o.options),
       totals: totals(results),
       families: Object.fromEntries(families),
       tests: collected.tests,
@@ -201,7 +204,7 @@ export class ConformanceReporter implements Reporter {
     this.#write(`\n${endOfRun(summary)}\n`)
     if (this.#o.writeReports !== false)
       this.#write(
-        `Reports: ${relative(process.cwd(), this.#o.runDir) || '.'}/ (summary.md, summary.json, coverage.md, exchanges.har, junit.xml, allure-results/)\n`,
+        `Reports: ${shownPath(this.#o.runDir)}/ (summary.md, summary.json, coverage.md, exchanges.har, junit.xml, allure-results/)\n`,
       )
   }
 
@@ -431,6 +434,11 @@ export class ConformanceReporter implements Reporter {
         renderJunit(
           junit,
           summary.requirements.filter((r) => r.audit !== undefined),
+          {
+            ...attributionProperties(summary.tool, summary.asOf),
+            verdict: summary.verdict,
+            ...scopeProperties(summary),
+          },
         ),
       ),
     )
@@ -449,4 +457,14 @@ function notBegun(result: RequirementResult, stopped: string, everySelected: boo
   if (!cancelled) return result
   const message = `not run: ${stopped}`
   return { ...result, status: 'error', reason: message, evidence: [{ test: '(not begun)', source: 'test', message }] }
+}
+
+/** The JUnit properties that say whether the verdict is one on the gateway or on a selection. */
+function scopeProperties(summary: Summary): Record<string, string> {
+  if (summary.scope === undefined) return {}
+  return {
+    scope: summary.scope.whole ? 'whole' : 'partial',
+    'requirements.selected': String(summary.scope.selected),
+    'requirements.total': String(summary.scope.total),
+  }
 }

@@ -24,6 +24,7 @@ import { describeStop, failuresFile, readStop, RUN_STOP_DEFAULTS } from '../harn
 import { newRunId, prepareTarget, type PreparedTarget } from '../harness/target.ts'
 import { checkBaselineTarget, readBaseline, writeBaseline, type Baseline } from '../harness/baseline.ts'
 import { levelIds, testNamePattern } from '../harness/selection.ts'
+import { attribution, attributionLine, attributionProperties } from '../harness/attribution.ts'
 import { listRequirements } from './list-requirements.ts'
 import { runMerge } from './merge.ts'
 import { runSweep } from './sweep.ts'
@@ -108,6 +109,18 @@ function loadBaseline(options: RunOptions): { file: string; baseline: Baseline |
   return { file, baseline, update: options.updateBaseline === true }
 }
 
+/** What the run selected, for the Allure environment: "whole" or the flags that narrowed it. */
+function describeSelection(options: RunOptions): string {
+  const parts = [
+    options.families ? `families ${options.families.join(',')}` : '',
+    options.grep ? `grep ${options.grep}` : '',
+    options.level ? 'MUST only' : '',
+    options.shard ? `shard ${options.shard.index}/${options.shard.count}` : '',
+    options.filters.length > 0 ? `files ${options.filters.join(',')}` : '',
+  ].filter(Boolean)
+  return parts.length === 0 ? 'whole run' : `partial: ${parts.join('; ')}`
+}
+
 function fileFilters(options: RunOptions): string[] {
   const familyDirs = options.families?.map((family) => `suites/${family}/`) ?? []
   return [...familyDirs, ...options.filters]
@@ -144,7 +157,7 @@ async function run(argv: string[]): Promise<number> {
       ? `${target.config.baseUrl} (embedded reference gateway)`
       : target.config.baseUrl
     process.stdout.write(
-      `Gateway conformance ${PACKAGE.version}: ${where}, as-of ${options.asOf}, families ${options.families?.join(', ') ?? 'all'}${options.level ? ', MUST only' : ''}${options.shard ? `, shard ${options.shard.index}/${options.shard.count}` : ''}${baseline ? `, baseline ${baseline.file}` : ''}, ${requirements().size} requirements\n`,
+      `Gateway conformance ${attributionLine(attribution(ROOT, PACKAGE))}: ${where}, as-of ${options.asOf}, families ${options.families?.join(', ') ?? 'all'}${options.level ? ', MUST only' : ''}${options.shard ? `, shard ${options.shard.index}/${options.shard.count}` : ''}${baseline ? `, baseline ${baseline.file}` : ''}, ${requirements().size} requirements\n`,
     )
     const creditClient = new TargetClient(target.config, creditAgent)
     const readCredit = () => readRemainingUsd(creditClient)
@@ -167,7 +180,11 @@ async function run(argv: string[]): Promise<number> {
       stopReason,
       ...(baseline ? { baseline } : {}),
     })
-    const allure = allureReporter(resolve(runDir, 'allure-results'), target.config.keys)
+    const allure = allureReporter(resolve(runDir, 'allure-results'), target.config.keys, {
+      ...attributionProperties(attribution(ROOT, PACKAGE), options.asOf),
+      target: target.config.baseUrl,
+      selection: describeSelection(options),
+    })
     const pattern = testNamePattern(options.grep, levelIds(requirements().values(), options.level))
     const vitest = await createVitest('test', {
       root: ROOT,
@@ -233,14 +250,18 @@ async function run(argv: string[]): Promise<number> {
   }
 }
 
-try {
-  process.exitCode = await run(process.argv.slice(2))
-} catch (error) {
-  if (isHarnessError(error)) {
-    process.stderr.write(`conformance: ${error.message}\n`)
-    process.exitCode = EXIT.error
-  } else {
-    process.stderr.write(`conformance: internal error: ${(error as Error).stack ?? String(error)}\n`)
-    process.exitCode = EXIT.error
+/** The conformance command (and its merge and sweep subcommands): the exit code; errors are one line on stderr. */
+export async function conformanceCommand(argv: string[]): Promise<number> {
+  try {
+    return await run(argv)
+  } catch (error) {
+    if (isHarnessError(error)) process.stderr.write(`conformance: ${error.message}\n`)
+    else process.stderr.write(`conformance: internal error: ${(error as Error).stack ?? String(error)}\n`)
+    return EXIT.error
   }
+}
+
+// Run as a script (the self-tests start it so), not when the command line (scripts/cli.ts) imports it.
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  process.exitCode = await conformanceCommand(process.argv.slice(2))
 }

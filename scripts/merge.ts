@@ -3,13 +3,13 @@
  * Merges the reports of shards (--shard i/n) or of runs split by family into reports/<run-id>/ and points
  * reports/latest at it; exits with the merged verdict's code (0, 1, 2, 3), or 2 for reports that cannot be merged.
  */
-import { relative, resolve } from 'node:path'
+import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { DEFAULTS } from '../harness/config.ts'
 import { ConfigError } from '../harness/errors.ts'
 import { describeInputs, mergeRuns } from '../harness/merge.ts'
 import { endOfRun } from '../harness/report/console.ts'
-import { pointLatest } from '../harness/report/files.ts'
+import { pointLatest, shownPath } from '../harness/report/files.ts'
 import { newRunId } from '../harness/target.ts'
 
 const MERGE_USAGE = `Usage: npm run conformance -- merge <dir> [<dir>...] [--report-dir DIR]
@@ -51,7 +51,7 @@ export function runMerge(argv: string[]): number {
     endOfRun(summary),
   ]
   out.push(
-    `Reports: ${relative(process.cwd(), runDir) || '.'}/ (summary.md, summary.json, coverage.md, junit.xml, allure-results/ with ${allureFiles} files)`,
+    `Reports: ${shownPath(runDir)}/ (summary.md, summary.json, coverage.md, junit.xml, allure-results/ with ${allureFiles} files)`,
   )
   process.stdout.write(`${out.join('\n')}\n`)
   return summary.exitCode
