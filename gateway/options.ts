@@ -127,7 +127,7 @@ export type CliCommand = { kind: 'serve'; options: GatewayOptions } | { kind: 'l
 
 export const CLI_DEFAULT_PORT = 8080
 
-export const USAGE = `Usage: npm run gateway -- [options]
+export const USAGE = `Usage: gateway-conformance gateway [options]   (npm run gateway -- ...)
   --port <n>          port to listen on (default ${CLI_DEFAULT_PORT}; 0 picks a free one)
   --host <addr>       address to bind (default ${DEFAULT_HOST})
   --now <iso>         start the clock at this date or date-time; it then advances in real time
@@ -142,7 +142,7 @@ export const USAGE = `Usage: npm run gateway -- [options]
   --bare-models       model endpoints answer only id, object, created and owned_by, as many compatible servers do
   --native-key-header <name> the native interface's key header (default ${DEFAULT_NATIVE_KEY_HEADER}), e.g. a vendor's own
   --fault <name>      switch on a named fault; repeatable; --fault list prints the registry
-  --help              print this text`
+  -h, --help          print this text`
 
 const CLI_OPTIONS = {
   port: { type: 'string' },
@@ -156,7 +156,7 @@ const CLI_OPTIONS = {
   'vary-latency-ms': { type: 'string' },
   'bare-models': { type: 'boolean' },
   'native-key-header': { type: 'string' },
-  help: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
 } as const
 
 export function parseCommandLine(argv: readonly string[]): CliCommand {

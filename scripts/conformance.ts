@@ -36,7 +36,7 @@ function formatDuration(ms: number): string {
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const PACKAGE = JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8')) as { name: string; version: string }
 
-const USAGE = `Usage: npm run conformance -- [options] [file filters]
+const USAGE = `Usage: gateway-conformance conformance [options] [file filters]   (npm run conformance -- ...)
 
 Runs the Model Gateway API conformance suites. Without GATEWAY_BASE_URL (or --base-url) the embedded
 reference gateway is started on a loopback port and tested.
