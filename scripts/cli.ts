@@ -2,9 +2,14 @@
  * gateway-conformance <command> [options]: the package's one command. Each command is a module of its own; this
  * file reads the config file, then hands the rest of the command line to the command.
  */
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+
+import { loadEnv } from '../harness/config.ts'
+import { families } from '../harness/requirements.ts'
+import { applyConfigFile, DEFAULT_CONFIG_FILE, readConfigFile } from '../harness/config-file.ts'
+import { ConfigError, isHarnessError } from '../harness/errors.ts'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const PACKAGE = JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8')) as { name: string; version: string }
@@ -57,6 +62,43 @@ const RUNNERS: Record<Command, () => Promise<Runner>> = {
   faults: async () => (await import('./faults.ts')).faultsCommand,
 }
 
+/** The commands that read settings; the gateway, the fault score and compare have none a config file holds. */
+const CONFIGURED: readonly Command[] = ['conformance', 'load', 'sweep', 'merge', 'report']
+
+/** Takes --config FILE (or --config=FILE) out of the command line: the commands themselves do not know it. */
+export function takeConfigFlag(argv: readonly string[]): { file: string | undefined; rest: string[] } {
+  const rest: string[] = []
+  let file: string | undefined
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i] as string
+    if (arg === '--config') {
+      file = argv[i + 1]
+      if (file === undefined || file.startsWith('-')) throw new ConfigError('--config needs a file: --config FILE')
+      i += 1
+    } else if (arg.startsWith('--config=')) file = arg.slice('--config='.length)
+    else rest.push(arg)
+  }
+  return { file, rest }
+}
+
+/**
+ * Reads the config file (the one named, else gateway-conformance.yaml here if there is one) into the environment
+ * and the command line, under what either already says. Returns the command line to hand on.
+ */
+function configure(command: Command, argv: string[]): string[] {
+  const { file, rest } = takeConfigFlag(argv)
+  const path = file ?? (existsSync(DEFAULT_CONFIG_FILE) ? DEFAULT_CONFIG_FILE : undefined)
+  if (path === undefined) return rest
+  if (!CONFIGURED.includes(command)) {
+    if (file !== undefined) throw new ConfigError(`${command} reads no config file; drop --config`)
+    return rest
+  }
+  const config = readConfigFile(resolve(path), path)
+  const applied = applyConfigFile(config, path, command, loadEnv(process.env), rest, families())
+  for (const [name, value] of Object.entries(applied.env)) if (value !== undefined) process.env[name] = value
+  return applied.argv
+}
+
 function isCommand(word: string | undefined): word is Command {
   return (COMMANDS as readonly string[]).includes(word ?? '')
 }
@@ -78,8 +120,17 @@ export async function cli(argv: string[]): Promise<number | undefined> {
     )
     return 2
   }
+  let argvOfCommand: string[]
+  try {
+    // Help needs no settings, and must work whatever the file says.
+    argvOfCommand = rest.includes('-h') || rest.includes('--help') ? takeConfigFlag(rest).rest : configure(first, rest)
+  } catch (error) {
+    if (!isHarnessError(error)) throw error
+    process.stderr.write(`${first}: ${error.message}\n`)
+    return 2
+  }
   const runner = await RUNNERS[first]()
-  return runner(rest)
+  return runner(argvOfCommand)
 }
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -57,6 +57,7 @@ Options (each overrides the environment variable named):
   --max-duration D        the run's deadline, e.g. 30m or 1h; past it, or after a run of transport failures, the
                           run stops calling: a partial report, exit 2   (GATEWAY_MAX_DURATION; default 30m)
   --report-dir DIR        where reports/<run-id>/ and latest go (default reports)
+  --config FILE           the config file (default gateway-conformance.yaml here, if any; schemas/config/)
   --list-requirements     print the requirement catalogue and the tests that check each, then exit
   -h, --help              this text
 
