@@ -10,6 +10,7 @@ export const LONG_POLES = [
   'test/faults/fault-proof.test.ts',
   'test/cli/allowed-variation.test.ts',
   'test/cli/conformance-cli.test.ts',
+  'test/cli/pack.test.ts',
   'test/cli/hostile.test.ts',
   'test/cli/selection.test.ts',
   'test/load/load-cli.test.ts',
