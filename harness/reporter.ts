@@ -37,6 +37,7 @@ import {
 import { scopeOf } from './scope.ts'
 import { attribution, attributionProperties } from './attribution.ts'
 import { endOfRun } from './report/console.ts'
+import type { ProgressReporter } from './report/progress.ts'
 import { pointLatest, shownPath, writeSummaryFiles } from './report/files.ts'
 import { renderJunit, type JunitCase } from './report/junit.ts'
 import { writeHar, type HarSource } from './report/har.ts'
@@ -58,6 +59,8 @@ interface ReporterOptions {
   baseline?: { file: string; baseline: Baseline | null; update: boolean }
   /** Why the run stopped calling the target before its end, if it did (harness/run-stop.ts): the verdict is then error. */
   stopReason?: () => string | undefined
+  /** How far the run is, added to each file's line (harness/report/progress.ts). */
+  progress?: ProgressReporter
 }
 
 interface Collected {
@@ -112,8 +115,9 @@ export class ConformanceReporter implements Reporter {
       else skipped += 1
     }
     const mark = failed > 0 ? 'x' : 'v'
+    const progress = this.#o.progress ? `  ${this.#o.progress.fileDone(module)}` : ''
     this.#write(
-      `  ${mark} ${this.#file(module)}  ${passed} passed${failed ? `, ${failed} failed` : ''}${skipped ? `, ${skipped} skipped` : ''}\n`,
+      `  ${mark} ${this.#file(module)}  ${passed} passed${failed ? `, ${failed} failed` : ''}${skipped ? `, ${skipped} skipped` : ''}${progress}\n`,
     )
   }
 

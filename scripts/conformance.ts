@@ -25,6 +25,9 @@ import { newRunId, prepareTarget, type PreparedTarget } from '../harness/target.
 import { checkBaselineTarget, readBaseline, writeBaseline, type Baseline } from '../harness/baseline.ts'
 import { levelIds, testNamePattern } from '../harness/selection.ts'
 import { attribution, attributionLine, attributionProperties } from '../harness/attribution.ts'
+import { rerunSelection } from '../harness/rerun-failed.ts'
+import { ProgressReporter } from '../harness/report/progress.ts'
+import { shownPath } from '../harness/report/files.ts'
 import { listRequirements } from './list-requirements.ts'
 import { runMerge } from './merge.ts'
 import { runSweep } from './sweep.ts'
@@ -57,6 +60,8 @@ Options (each overrides the environment variable named):
   --max-duration D        the run's deadline, e.g. 30m or 1h; past it, or after a run of transport failures, the
                           run stops calling: a partial report, exit 2   (GATEWAY_MAX_DURATION; default 30m)
   --report-dir DIR        where reports/<run-id>/ and latest go (default reports)
+  --rerun-failed DIR      run again only the requirements that failed or erred in that run's report (a run's
+                          folder, or a report folder whose latest is one)
   --config FILE           the config file (default gateway-conformance.yaml here, if any; schemas/config/)
   --list-requirements     print the requirement catalogue and the tests that check each, then exit
   -h, --help              this text
@@ -71,7 +76,15 @@ Exit codes: 0 conformant, 1 a MUST requirement failed (beyond the baseline) or a
             3 no MUST failed but some MUST requirement was skipped (the run is incomplete).
 `
 
-function parseFlags(argv: string[]): { flags: FlagValues; filters: string[]; help: boolean; list: boolean } {
+interface Parsed {
+  flags: FlagValues
+  filters: string[]
+  help: boolean
+  list: boolean
+  rerunFailed: string | undefined
+}
+
+function parseFlags(argv: string[]): Parsed {
   try {
     const { values, positionals } = parseArgs({
       args: argv,
@@ -91,11 +104,12 @@ function parseFlags(argv: string[]): { flags: FlagValues; filters: string[]; hel
         'no-rerun': { type: 'boolean' },
         'max-duration': { type: 'string' },
         'list-requirements': { type: 'boolean' },
+        'rerun-failed': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     })
-    const { help, 'list-requirements': list, ...flags } = values
-    return { flags, filters: positionals, help: help === true, list: list === true }
+    const { help, 'list-requirements': list, 'rerun-failed': rerunFailed, ...flags } = values
+    return { flags, filters: positionals, help: help === true, list: list === true, rerunFailed }
   } catch (error) {
     // node:util words these well ("Unknown option '--x'"); add where to look.
     throw new ConfigError(`${(error as Error).message.split('\n')[0]} (see npm run conformance -- --help)`)
@@ -131,10 +145,24 @@ async function run(argv: string[]): Promise<number> {
   // `sweep` is a subcommand of its own (scripts/sweep.ts): what earlier runs left on the target.
   if (argv[0] === 'sweep') return runSweep(argv.slice(1))
   if (argv[0] === 'merge') return runMerge(argv.slice(1))
-  const { flags, filters, help, list } = parseFlags(argv)
+  const { flags, filters, help, list, rerunFailed } = parseFlags(argv)
   if (help) {
     process.stdout.write(USAGE)
     return 0
+  }
+  if (rerunFailed !== undefined) {
+    if (flags.grep !== undefined || flags.family !== undefined || filters.length > 0)
+      throw new ConfigError('--rerun-failed chooses the tests itself: drop --grep, --family and file filters')
+    const again = rerunSelection(rerunFailed, (id) => requirements().get(id))
+    if (again.ids.length === 0) {
+      process.stdout.write(`Nothing failed or erred in ${shownPath(again.summaryFile)}: nothing to run again\n`)
+      return 0
+    }
+    process.stdout.write(
+      `Running again what failed or erred in ${shownPath(again.summaryFile)}: ${again.failed.length} requirements (${again.failed.join(', ')})\n`,
+    )
+    flags.grep = testNamePattern(null, again.ids) as string
+    flags.family = again.families.join(',')
   }
   const options = resolveOptions(loadEnv(process.env), flags, filters, families())
   if (list) {
@@ -170,7 +198,15 @@ async function run(argv: string[]): Promise<number> {
         ? `the run's deadline passed (${formatDuration(maxDurationMs)}, GATEWAY_MAX_DURATION or --max-duration): calls after it were not sent`
         : undefined
     }
+    const progress = new ProgressReporter({
+      root: ROOT,
+      requirementsSelected: [...requirements().values()].filter(
+        (r) => (options.families?.includes(r.family) ?? true) && (!options.level || r.level === options.level),
+      ).length,
+      write: (text) => process.stdout.write(text),
+    })
     const reporter = new ConformanceReporter({
+      progress,
       target: target.config,
       options,
       runDir,
@@ -192,7 +228,7 @@ async function run(argv: string[]): Promise<number> {
       project: CONFORMANCE_PROJECTS,
       watch: false,
       maxWorkers: DEFAULTS.suiteWorkers,
-      reporters: [reporter, allure],
+      reporters: [progress, reporter, allure],
       ...(pattern === null ? {} : { testNamePattern: pattern }),
       // vitest's shard: the files sorted by a hash of their path, the i-th of n equal slices; within a shard the
       // tiers project still runs after the others (a later group).

@@ -57,3 +57,29 @@ test('--config FILE with a key written into it: exit 2, one line, the key not re
   expect(run.stderr.trim()).toMatch(/^conformance: literal\.yaml \/keys\/main: a key is given as a reference/)
   expect(run.stderr).not.toContain('do-not-echo')
 })
+
+test('--rerun-failed DIR runs again only what failed in that report, and says which', async () => {
+  writeFileSync(join(cwd, 'gateway-conformance.yaml'), '# nothing: the run below chooses its own tests\n')
+  const first = await cli(['conformance', '--family', 'auth', '--report-dir', 'first'])
+  expect(first.code, first.stderr).toBe(0)
+  // Two of its passes marked failed, as a target's failures would be.
+  const file = join(cwd, 'first', 'latest', 'summary.json')
+  const summary = JSON.parse(readFileSync(file, 'utf8')) as Summary
+  const chosen = summary.requirements.filter((r) => r.family === 'auth' && r.status === 'pass').slice(0, 2)
+  for (const r of chosen) r.status = 'fail'
+  writeFileSync(file, JSON.stringify(summary))
+
+  const again = await cli(['conformance', '--rerun-failed', 'first', '--report-dir', 'again'])
+  expect(again.code, again.stderr).toBe(0)
+  const ids = chosen.map((r) => r.id)
+  expect(again.stdout.split('\n')[0]).toMatch(
+    new RegExp(
+      `^Running again what failed or erred in first/latest/summary\\.json: 2 requirements \\(${ids.join(', ')}\\)$`,
+    ),
+  )
+  const rerun = JSON.parse(readFileSync(join(cwd, 'again', 'latest', 'summary.json'), 'utf8')) as Summary
+  const ran = new Set(rerun.requirements.filter((r) => r.tests.some((t) => t.status !== 'unselected')).map((r) => r.id))
+  expect([...ran].sort()).toEqual([...ids].sort())
+  expect(rerun.scope?.whole).toBe(false)
+  expect(again.stdout).toMatch(/PASSED \(partial: \d+ of \d+ requirements selected\)/)
+}, 120_000)
