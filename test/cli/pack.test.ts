@@ -1,8 +1,9 @@
 /**
  * The package as a user installs it: packed with npm pack (which compiles the command to JavaScript), installed
- * into an empty folder with no network (the lockfile's dependency tree from the npm cache, by the same script the
- * container image uses), then run with npx: help, a partial conformance run against the embedded gateway, and a
- * load profile. No TypeScript loader is involved: an installed package has none.
+ * into an empty folder with no network (the lockfile's dependency tree from the npm cache) by the Action's own
+ * install step, which the container image repeats, then run with npx: help, a partial conformance run against the
+ * embedded gateway, and a load profile. No TypeScript loader is involved: an installed package has none. Then the
+ * Action's other steps, against the embedded gateway and against a gateway with a fault.
  */
 import { spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs'
@@ -12,9 +13,10 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { Summary } from '../../harness/report/summary.ts'
 import { ROOT } from '../support/run-conformance.ts'
+import { runAction, type StepRun } from '../support/action-runner.ts'
+import { SEEDED_KEYS } from '../../gateway/account/accounts.ts'
 
 const scratch = mkdtempSync(join(tmpdir(), 'gc-pack-'))
-const folder = join(scratch, 'empty-project')
 const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string }
 
 interface Run {
@@ -23,11 +25,18 @@ interface Run {
   stderr: string
 }
 
-function run(command: string, args: string[], cwd: string, env: Record<string, string> = {}): Promise<Run> {
-  // No GATEWAY_* of the developer's; no network for npm.
-  const base = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !name.startsWith('GATEWAY_') && !name.startsWith('VITEST')),
+/** The environment without the developer's GATEWAY_* and vitest's own variables. */
+function cleanEnv(): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(process.env).filter(
+      (entry): entry is [string, string] =>
+        entry[1] !== undefined && !entry[0].startsWith('GATEWAY_') && !entry[0].startsWith('VITEST'),
+    ),
   )
+}
+
+function run(command: string, args: string[], cwd: string, env: Record<string, string> = {}): Promise<Run> {
+  const base = cleanEnv()
   return new Promise((resolve) => {
     const child = spawn(command, args, {
       cwd,
@@ -42,21 +51,31 @@ function run(command: string, args: string[], cwd: string, env: Record<string, s
   })
 }
 
-let tarball = ''
 let files: string[] = []
+let folder = ''
+let bin = ''
 
 beforeAll(async () => {
-  const packed = await run('npm', ['pack', '--json', '--pack-destination', scratch], ROOT)
-  expect(packed.code, packed.stderr).toBe(0)
-  const [info] = JSON.parse(packed.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>
-  tarball = join(scratch, info?.filename as string)
-  files = info?.files.map((f) => f.path) ?? []
-  const installed = await run(
-    process.execPath,
-    [join(ROOT, 'scripts/install-packed.mjs'), tarball, folder, '--offline', '--loglevel=error'],
-    ROOT,
-  )
-  expect(installed.code, `${installed.stdout}\n${installed.stderr}`).toBe(0)
+  // The Action's own install step, offline: npm pack, then scripts/install-packed.mjs from the npm cache.
+  const install = await runAction({
+    root: ROOT,
+    scratch,
+    inputs: {},
+    env: { ...cleanEnv(), npm_config_offline: 'true', npm_config_loglevel: 'error' },
+    only: ['install'],
+  })
+  const step = install.steps.find((s) => s.name === 'Install the packed command') as StepRun
+  expect(step.code, `${step.stdout}\n${step.stderr}`).toBe(0)
+  bin = step.outputs.bin as string
+  folder = join(scratch, 'gateway-conformance')
+  expect(bin).toBe(join(folder, 'node_modules', '.bin', 'gateway-conformance'))
+  const packDir = `${folder}.pack`
+  const tarball = readdirSync(packDir).find((f) => f.endsWith('.tgz')) as string
+  const listed = await run('tar', ['-tzf', join(packDir, tarball)], scratch)
+  files = listed.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((f) => f.replace(/^package\//, ''))
 }, 300_000)
 
 // An installed node_modules of some three hundred packages takes a while to remove on a busy machine.
@@ -119,5 +138,70 @@ describe('installed into an empty folder, run with npx', () => {
     )
     expect(load.code, `${load.stdout}\n${load.stderr}`).toBe(0)
     expect(load.stdout).toMatch(/^PASS \(exit 0\)\. Report: /m)
+  }, 180_000)
+})
+
+/** The installed command's reference gateway with a fault, on a free port; resolves its base URL. */
+async function faultyGateway(fault: string): Promise<{ url: string; stop: () => void }> {
+  const child = spawn(bin, ['gateway', '--port', '0', '--fault', fault], {
+    cwd: folder,
+    env: cleanEnv(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  const url = await new Promise<string>((resolve, reject) => {
+    let text = ''
+    child.stdout.on('data', (chunk: Buffer) => {
+      text += chunk.toString()
+      const found = /listening on (http:\/\/\S+)/.exec(text)
+      if (found) resolve(found[1] as string)
+    })
+    child.on('close', (code) => reject(new Error(`the gateway ended (${code}) before it listened: ${text}`)))
+  })
+  return { url, stop: () => child.kill('SIGTERM') }
+}
+
+describe("the Action's steps (action.yml), with the packed command", () => {
+  test('against the embedded gateway, one family: a partial pass, summary on the job page, verdict step exit 0', async () => {
+    const action = await runAction({
+      root: ROOT,
+      scratch: mkdtempSync(join(scratch, 'action-')),
+      inputs: { families: 'auth' },
+      env: cleanEnv(),
+      skip: ['install'],
+      given: { install: { bin } },
+    })
+    expect(action.outputs['exit-code']).toBe('0')
+    expect(action.outputs.verdict).toBe('partial-conformant')
+    expect(existsSync(join(action.outputs['report-dir'] as string, 'summary.json'))).toBe(true)
+    expect(action.summary).toMatch(/^# Gateway conformance: PASSED \(partial: \d+ of \d+ requirements selected\)/)
+    const byName = Object.fromEntries(action.steps.map((s) => [s.name, s]))
+    expect(byName['Load profile']?.skipped).toBe(true)
+    expect(byName['Upload the reports']).toMatchObject({ skipped: true, uses: 'actions/upload-artifact@v4' }) // GitHub's; listed, not run here
+    expect(byName.Verdict?.code).toBe(0)
+  }, 180_000)
+
+  test('against a gateway that breaks a rule: the failure annotated, outputs say so, verdict step exit 1, no key shown', async () => {
+    const gateway = await faultyGateway('public-models-needs-auth')
+    try {
+      const action = await runAction({
+        root: ROOT,
+        scratch: mkdtempSync(join(scratch, 'action-')),
+        inputs: { 'base-url': gateway.url, 'api-key': SEEDED_KEYS.main, families: 'auth' },
+        env: cleanEnv(),
+        skip: ['install'],
+        given: { install: { bin } },
+      })
+      const conformance = action.steps.find((s) => s.name === 'Conformance') as StepRun
+      expect(conformance.code, conformance.stderr).toBe(0) // the step keeps the code for the Verdict step
+      expect(action.outputs['exit-code']).toBe('1')
+      expect(action.outputs.verdict).toBe('partial-non-conformant')
+      expect(conformance.stdout).toMatch(/^::error title=P1-5\.1-public-models \(MUST%2C Part 1 §5\.1\)::/m)
+      expect(action.summary).toMatch(/^# Gateway conformance: FAILED \(partial: /)
+      expect(action.steps.find((s) => s.name === 'Verdict')?.code).toBe(1)
+      const everything = JSON.stringify(action)
+      expect(everything.includes(SEEDED_KEYS.main)).toBe(false)
+    } finally {
+      gateway.stop()
+    }
   }, 180_000)
 })
