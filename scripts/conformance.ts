@@ -159,7 +159,7 @@ async function run(argv: string[]): Promise<number> {
       return 0
     }
     process.stdout.write(
-      `Running again what failed or erred in ${shownPath(again.summaryFile)}: ${again.failed.length} requirements (${again.failed.join(', ')})\n`,
+      `Running again what failed or erred in ${shownPath(again.summaryFile)}: ${again.failed.length} requirement${again.failed.length === 1 ? '' : 's'} (${again.failed.join(', ')})\n`,
     )
     flags.grep = testNamePattern(null, again.ids) as string
     flags.family = again.families.join(',')
