@@ -145,7 +145,7 @@ export type CliCommand =
 
 export const CLI_DEFAULT_PORT = 8080
 
-export const USAGE = `Usage: npm run gateway -- [options]
+export const USAGE = `Usage: gateway-conformance gateway [options]   (npm run gateway -- ...)
   --port <n>          port to listen on (default ${CLI_DEFAULT_PORT}; 0 picks a free one)
   --host <addr>       address to bind (default ${DEFAULT_HOST})
   --now <iso>         start the clock at this date or date-time; it then advances in real time
@@ -162,7 +162,7 @@ export const USAGE = `Usage: npm run gateway -- [options]
   --variation <name>  one such choice; repeatable; --variation list prints them
   --native-key-header <name> the native interface's key header (default ${DEFAULT_NATIVE_KEY_HEADER}), e.g. a vendor's own
   --fault <name>      switch on a named fault; repeatable; --fault list prints the registry
-  --help              print this text`
+  -h, --help          print this text`
 
 const CLI_OPTIONS = {
   port: { type: 'string' },
@@ -178,7 +178,7 @@ const CLI_OPTIONS = {
   real: { type: 'boolean' },
   variation: { type: 'string', multiple: true },
   'native-key-header': { type: 'string' },
-  help: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
 } as const
 
 export function parseCommandLine(argv: readonly string[]): CliCommand {

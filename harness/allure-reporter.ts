@@ -33,6 +33,15 @@ export function redactingListener(redactor: Redactor): LifecycleListener {
   }
 }
 
-export function allureReporter(resultsDir: string, keys: TargetConfig['keys']): AllureReporter {
-  return new AllureReporter({ resultsDir, listeners: [conformanceStatus, redactingListener(new Redactor(keys))] })
+/** `environment`: the run's attribution (harness/attribution.ts), shown on the report's Environment panel. */
+export function allureReporter(
+  resultsDir: string,
+  keys: TargetConfig['keys'],
+  environment: Record<string, string> = {},
+): AllureReporter {
+  return new AllureReporter({
+    resultsDir,
+    listeners: [conformanceStatus, redactingListener(new Redactor(keys))],
+    ...(Object.keys(environment).length > 0 ? { environmentInfo: environment } : {}),
+  })
 }

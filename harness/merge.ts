@@ -5,6 +5,7 @@
  * merged results (an entry one shard did not run may be stale in another). Reports of different targets, as-of
  * dates, catalogues or baselines are refused, and so are incomplete or repeated shard sets.
  */
+import { scopeOf } from './scope.ts'
 import {
   closeSync,
   copyFileSync,
@@ -188,6 +189,14 @@ export function mergeSummaries(inputs: readonly MergeInput[], runId: string): Su
   const sum = (pick: (s: Summary) => number): number => summaries.reduce((n, s) => n + pick(s), 0)
   const measured = summaries.map((s) => s.spend.measuredUsd)
   const greps = [...new Set(summaries.map((s) => s.selection.grep).filter((g): g is string => g !== null))]
+  // The shards of one run make a whole: a merge is a selection only where its runs narrowed by more than a shard.
+  const selection: Summary['selection'] = {
+    families: union(summaries.map((s) => s.selection.families)),
+    grep: greps.length === 0 ? null : greps.join('|'),
+    filters: union(summaries.map((s) => s.selection.filters)) ?? [],
+    level: summaries.every((s) => s.selection.level === 'MUST') ? 'MUST' : null,
+    shard: null,
+  }
   return {
     schemaVersion: SUMMARY_SCHEMA_VERSION,
     runId,
@@ -206,17 +215,12 @@ export function mergeSummaries(inputs: readonly MergeInput[], runId: string): Su
       }
     }),
     budgetUsd: first.budgetUsd,
-    selection: {
-      families: union(summaries.map((s) => s.selection.families)),
-      grep: greps.length === 0 ? null : greps.join('|'),
-      filters: union(summaries.map((s) => s.selection.filters)) ?? [],
-      level: summaries.every((s) => s.selection.level === 'MUST') ? 'MUST' : null,
-      shard: null,
-    },
+    selection,
     baseline: baseline && first.baseline ? summarizeBaseline(results, first.baseline.file, baseline) : null,
     mergedFrom: inputs.map((i) => ({ runId: i.summary.runId, dir: i.dir, shard: i.summary.selection.shard ?? null })),
     verdict,
     exitCode: EXIT[verdict],
+    scope: scopeOf(results, selection),
     totals: totals(results),
     families: Object.fromEntries(countByFamily(results)),
     tests: {

@@ -34,8 +34,11 @@ import {
   type OutcomeStatus,
   type RequirementResult,
 } from './results.ts'
+import { scopeOf } from './scope.ts'
+import { attribution, attributionProperties } from './attribution.ts'
 import { endOfRun } from './report/console.ts'
-import { pointLatest, writeSummaryFiles } from './report/files.ts'
+import type { ProgressReporter } from './report/progress.ts'
+import { pointLatest, shownPath, writeSummaryFiles } from './report/files.ts'
 import { renderJunit, type JunitCase } from './report/junit.ts'
 import { writeHar, type HarSource } from './report/har.ts'
 import { SUMMARY_SCHEMA_VERSION, tierUse, type Summary } from './report/summary.ts'
@@ -56,6 +59,8 @@ interface ReporterOptions {
   baseline?: { file: string; baseline: Baseline | null; update: boolean }
   /** Why the run stopped calling the target before its end, if it did (harness/run-stop.ts): the verdict is then error. */
   stopReason?: () => string | undefined
+  /** How far the run is, added to each file's line (harness/report/progress.ts). */
+  progress?: ProgressReporter
 }
 
 interface Collected {
@@ -110,8 +115,9 @@ export class ConformanceReporter implements Reporter {
       else skipped += 1
     }
     const mark = failed > 0 ? 'x' : 'v'
+    const progress = this.#o.progress ? `  ${this.#o.progress.fileDone(module)}` : ''
     this.#write(
-      `  ${mark} ${this.#file(module)}  ${passed} passed${failed ? `, ${failed} failed` : ''}${skipped ? `, ${skipped} skipped` : ''}\n`,
+      `  ${mark} ${this.#file(module)}  ${passed} passed${failed ? `, ${failed} failed` : ''}${skipped ? `, ${skipped} skipped` : ''}${progress}\n`,
     )
   }
 
@@ -156,7 +162,7 @@ export class ConformanceReporter implements Reporter {
       schemaVersion: SUMMARY_SCHEMA_VERSION,
       runId: this.#o.target.runId,
       // Name and version only: callers may hand over the whole package.json.
-      tool: { name: this.#o.tool.name, version: this.#o.tool.version },
+      tool: attribution(this.#o.root, { name: this.#o.tool.name, version: this.#o.tool.version }),
       startedAt: this.#startedAt.toISOString(),
       finishedAt: finishedAt.toISOString(),
       durationMs: finishedAt.getTime() - this.#startedAt.getTime(),
@@ -174,6 +180,7 @@ export class ConformanceReporter implements Reporter {
       baseline: settled.summary,
       verdict,
       exitCode: this.exitCode,
+      scope: scopeOf(results, this.#o.options),
       totals: totals(results),
       families: Object.fromEntries(families),
       tests: collected.tests,
@@ -201,7 +208,7 @@ export class ConformanceReporter implements Reporter {
     this.#write(`\n${endOfRun(summary)}\n`)
     if (this.#o.writeReports !== false)
       this.#write(
-        `Reports: ${relative(process.cwd(), this.#o.runDir) || '.'}/ (summary.md, summary.json, coverage.md, exchanges.har, junit.xml, allure-results/)\n`,
+        `Reports: ${shownPath(this.#o.runDir)}/ (summary.md, summary.json, coverage.md, exchanges.har, junit.xml, allure-results/)\n`,
       )
   }
 
@@ -432,6 +439,11 @@ export class ConformanceReporter implements Reporter {
         renderJunit(
           junit,
           summary.requirements.filter((r) => r.audit !== undefined),
+          {
+            ...attributionProperties(summary.tool, summary.asOf),
+            verdict: summary.verdict,
+            ...scopeProperties(summary),
+          },
         ),
       ),
     )
@@ -450,4 +462,14 @@ function notBegun(result: RequirementResult, stopped: string, everySelected: boo
   if (!cancelled) return result
   const message = `not run: ${stopped}`
   return { ...result, status: 'error', reason: message, evidence: [{ test: '(not begun)', source: 'test', message }] }
+}
+
+/** The JUnit properties that say whether the verdict is one on the gateway or on a selection. */
+function scopeProperties(summary: Summary): Record<string, string> {
+  if (summary.scope === undefined) return {}
+  return {
+    scope: summary.scope.whole ? 'whole' : 'partial',
+    'requirements.selected': String(summary.scope.selected),
+    'requirements.total': String(summary.scope.total),
+  }
 }

@@ -24,6 +24,10 @@ import { describeStop, failuresFile, readStop, RUN_STOP_DEFAULTS } from '../harn
 import { newRunId, prepareTarget, type PreparedTarget } from '../harness/target.ts'
 import { checkBaselineTarget, readBaseline, writeBaseline, type Baseline } from '../harness/baseline.ts'
 import { levelIds, testNamePattern } from '../harness/selection.ts'
+import { attribution, attributionLine, attributionProperties } from '../harness/attribution.ts'
+import { rerunSelection } from '../harness/rerun-failed.ts'
+import { ProgressReporter } from '../harness/report/progress.ts'
+import { shownPath } from '../harness/report/files.ts'
 import { listRequirements } from './list-requirements.ts'
 import { runMerge } from './merge.ts'
 import { runSweep } from './sweep.ts'
@@ -35,7 +39,7 @@ function formatDuration(ms: number): string {
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const PACKAGE = JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8')) as { name: string; version: string }
 
-const USAGE = `Usage: npm run conformance -- [options] [file filters]
+const USAGE = `Usage: gateway-conformance conformance [options] [file filters]   (npm run conformance -- ...)
 
 Runs the Model Gateway API conformance suites. Without GATEWAY_BASE_URL (or --base-url) the embedded
 reference gateway is started on a loopback port and tested.
@@ -58,6 +62,9 @@ Options (each overrides the environment variable named):
   --max-duration D        the run's deadline, e.g. 30m or 1h; past it, or after a run of transport failures, the
                           run stops calling: a partial report, exit 2   (GATEWAY_MAX_DURATION; default 30m)
   --report-dir DIR        where reports/<run-id>/ and latest go (default reports)
+  --rerun-failed DIR      run again only the requirements that failed or erred in that run's report (a run's
+                          folder, or a report folder whose latest is one)
+  --config FILE           the config file (default gateway-conformance.yaml here, if any; schemas/config/)
   --list-requirements     print the requirement catalogue and the tests that check each, then exit
   -h, --help              this text
 
@@ -71,7 +78,15 @@ Exit codes: 0 conformant, 1 a MUST requirement failed (beyond the baseline) or a
             3 no MUST failed but some MUST requirement was skipped (the run is incomplete).
 `
 
-function parseFlags(argv: string[]): { flags: FlagValues; filters: string[]; help: boolean; list: boolean } {
+interface Parsed {
+  flags: FlagValues
+  filters: string[]
+  help: boolean
+  list: boolean
+  rerunFailed: string | undefined
+}
+
+function parseFlags(argv: string[]): Parsed {
   try {
     const { values, positionals } = parseArgs({
       args: argv,
@@ -92,11 +107,12 @@ function parseFlags(argv: string[]): { flags: FlagValues; filters: string[]; hel
         'no-rerun': { type: 'boolean' },
         'max-duration': { type: 'string' },
         'list-requirements': { type: 'boolean' },
+        'rerun-failed': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     })
-    const { help, 'list-requirements': list, ...flags } = values
-    return { flags, filters: positionals, help: help === true, list: list === true }
+    const { help, 'list-requirements': list, 'rerun-failed': rerunFailed, ...flags } = values
+    return { flags, filters: positionals, help: help === true, list: list === true, rerunFailed }
   } catch (error) {
     // node:util words these well ("Unknown option '--x'"); add where to look.
     throw new ConfigError(`${(error as Error).message.split('\n')[0]} (see npm run conformance -- --help)`)
@@ -111,6 +127,18 @@ function loadBaseline(options: RunOptions): { file: string; baseline: Baseline |
   return { file, baseline, update: options.updateBaseline === true }
 }
 
+/** What the run selected, for the Allure environment: "whole" or the flags that narrowed it. */
+function describeSelection(options: RunOptions): string {
+  const parts = [
+    options.families ? `families ${options.families.join(',')}` : '',
+    options.grep ? `grep ${options.grep}` : '',
+    options.level ? 'MUST only' : '',
+    options.shard ? `shard ${options.shard.index}/${options.shard.count}` : '',
+    options.filters.length > 0 ? `files ${options.filters.join(',')}` : '',
+  ].filter(Boolean)
+  return parts.length === 0 ? 'whole run' : `partial: ${parts.join('; ')}`
+}
+
 function fileFilters(options: RunOptions): string[] {
   const familyDirs = options.families?.map((family) => `suites/${family}/`) ?? []
   return [...familyDirs, ...options.filters]
@@ -120,10 +148,24 @@ async function run(argv: string[]): Promise<number> {
   // `sweep` is a subcommand of its own (scripts/sweep.ts): what earlier runs left on the target.
   if (argv[0] === 'sweep') return runSweep(argv.slice(1))
   if (argv[0] === 'merge') return runMerge(argv.slice(1))
-  const { flags, filters, help, list } = parseFlags(argv)
+  const { flags, filters, help, list, rerunFailed } = parseFlags(argv)
   if (help) {
     process.stdout.write(USAGE)
     return 0
+  }
+  if (rerunFailed !== undefined) {
+    if (flags.grep !== undefined || flags.family !== undefined || filters.length > 0)
+      throw new ConfigError('--rerun-failed chooses the tests itself: drop --grep, --family and file filters')
+    const again = rerunSelection(rerunFailed, (id) => requirements().get(id))
+    if (again.ids.length === 0) {
+      process.stdout.write(`Nothing failed or erred in ${shownPath(again.summaryFile)}: nothing to run again\n`)
+      return 0
+    }
+    process.stdout.write(
+      `Running again what failed or erred in ${shownPath(again.summaryFile)}: ${again.failed.length} requirement${again.failed.length === 1 ? '' : 's'} (${again.failed.join(', ')})\n`,
+    )
+    flags.grep = testNamePattern(null, again.ids) as string
+    flags.family = again.families.join(',')
   }
   const options = resolveOptions(loadEnv(process.env), flags, filters, families())
   if (list) {
@@ -147,7 +189,7 @@ async function run(argv: string[]): Promise<number> {
       ? `${target.config.baseUrl} (embedded reference gateway)`
       : target.config.baseUrl
     process.stdout.write(
-      `Gateway conformance ${PACKAGE.version}: ${where}, as-of ${options.asOf}, families ${options.families?.join(', ') ?? 'all'}${options.level ? ', MUST only' : ''}${options.shard ? `, shard ${options.shard.index}/${options.shard.count}` : ''}${baseline ? `, baseline ${baseline.file}` : ''}, ${requirements().size} requirements\n`,
+      `Gateway conformance ${attributionLine(attribution(ROOT, PACKAGE))}: ${where}, as-of ${options.asOf}, families ${options.families?.join(', ') ?? 'all'}${options.level ? ', MUST only' : ''}${options.shard ? `, shard ${options.shard.index}/${options.shard.count}` : ''}${baseline ? `, baseline ${baseline.file}` : ''}, ${requirements().size} requirements\n`,
     )
     const creditClient = new TargetClient(target.config, creditAgent)
     const readCredit = () => readRemainingUsd(creditClient)
@@ -159,7 +201,15 @@ async function run(argv: string[]): Promise<number> {
         ? `the run's deadline passed (${formatDuration(maxDurationMs)}, GATEWAY_MAX_DURATION or --max-duration): calls after it were not sent`
         : undefined
     }
+    const progress = new ProgressReporter({
+      root: ROOT,
+      requirementsSelected: [...requirements().values()].filter(
+        (r) => (options.families?.includes(r.family) ?? true) && (!options.level || r.level === options.level),
+      ).length,
+      write: (text) => process.stdout.write(text),
+    })
     const reporter = new ConformanceReporter({
+      progress,
       target: target.config,
       options,
       runDir,
@@ -170,14 +220,18 @@ async function run(argv: string[]): Promise<number> {
       stopReason,
       ...(baseline ? { baseline } : {}),
     })
-    const allure = allureReporter(resolve(runDir, 'allure-results'), target.config.keys)
+    const allure = allureReporter(resolve(runDir, 'allure-results'), target.config.keys, {
+      ...attributionProperties(attribution(ROOT, PACKAGE), options.asOf),
+      target: target.config.baseUrl,
+      selection: describeSelection(options),
+    })
     const pattern = testNamePattern(options.grep, levelIds(requirements().values(), options.level))
     const vitest = await createVitest('test', {
       root: ROOT,
       project: CONFORMANCE_PROJECTS,
       watch: false,
       maxWorkers: DEFAULTS.suiteWorkers,
-      reporters: [reporter, allure],
+      reporters: [progress, reporter, allure],
       ...(pattern === null ? {} : { testNamePattern: pattern }),
       // vitest's shard: the files sorted by a hash of their path, the i-th of n equal slices; within a shard the
       // tiers project still runs after the others (a later group).
@@ -236,14 +290,18 @@ async function run(argv: string[]): Promise<number> {
   }
 }
 
-try {
-  process.exitCode = await run(process.argv.slice(2))
-} catch (error) {
-  if (isHarnessError(error)) {
-    process.stderr.write(`conformance: ${error.message}\n`)
-    process.exitCode = EXIT.error
-  } else {
-    process.stderr.write(`conformance: internal error: ${(error as Error).stack ?? String(error)}\n`)
-    process.exitCode = EXIT.error
+/** The conformance command (and its merge and sweep subcommands): the exit code; errors are one line on stderr. */
+export async function conformanceCommand(argv: string[]): Promise<number> {
+  try {
+    return await run(argv)
+  } catch (error) {
+    if (isHarnessError(error)) process.stderr.write(`conformance: ${error.message}\n`)
+    else process.stderr.write(`conformance: internal error: ${(error as Error).stack ?? String(error)}\n`)
+    return EXIT.error
   }
+}
+
+// Run as a script (the self-tests start it so), not when the command line (scripts/cli.ts) imports it.
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  process.exitCode = await conformanceCommand(process.argv.slice(2))
 }

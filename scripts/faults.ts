@@ -485,17 +485,52 @@ export function faultTable(results: readonly FaultResult[]): string {
     .join('\n')
 }
 
-async function main(): Promise<number> {
-  const { values } = parseArgs({
-    options: {
-      fault: { type: 'string' },
-      workers: { type: 'string' },
-      json: { type: 'string' },
-      scope: { type: 'string' },
-      limiters: { type: 'boolean' },
-    },
-    strict: true,
-  })
+const FAULTS_USAGE = `Usage: gateway-conformance faults [options]     (npm run faults -- [options])
+
+The fault score: runs the conformance suites against the reference gateway under every named fault and prints,
+per fault, the requirements it breaks, whether the run detected it, and anything else that failed (collateral).
+
+Options:
+  --fault a,b         only these faults (gateway-conformance gateway --fault list names them)
+  --workers N         runs side by side (default ${FAULT_RUN_DEFAULTS.workers})
+  --scope S           families (default): each fault runs its requirements' families; files: only the suite files
+                      that check them (quicker)
+  --limiters          also prove the rate-limit checks against every limiter algorithm the reference allows
+  --json FILE         write the results as JSON
+  -h, --help          this text
+
+Exit codes: 0 every fault detected with no collateral, 1 some fault undetected or with collateral,
+            2 bad options.
+`
+
+async function main(argv: string[]): Promise<number> {
+  let values: { fault?: string; workers?: string; json?: string; scope?: string; limiters?: boolean; help?: boolean }
+  try {
+    ;({ values } = parseArgs({
+      args: argv,
+      options: {
+        fault: { type: 'string' },
+        workers: { type: 'string' },
+        json: { type: 'string' },
+        scope: { type: 'string' },
+        limiters: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    }))
+  } catch (error) {
+    process.stderr.write(`faults: ${(error as Error).message.split('\n')[0]} (see --help)\n`)
+    return 2
+  }
+  if (values.help === true) {
+    process.stdout.write(FAULTS_USAGE)
+    return 0
+  }
+  const workersRaw = values.workers ?? String(FAULT_RUN_DEFAULTS.workers)
+  if (!/^[1-9]\d{0,2}$/.test(workersRaw)) {
+    process.stderr.write(`faults: --workers is a whole number from 1 to 999 (got "${workersRaw}")\n`)
+    return 2
+  }
   if (values.scope !== undefined && values.scope !== 'files' && values.scope !== 'families') {
     process.stderr.write(`faults: --scope is files or families (got "${values.scope}")\n`)
     return 2
@@ -512,14 +547,9 @@ async function main(): Promise<number> {
   }
   // Load-only faults (no requirement in `breaks`) are proved by test/load, not by a conformance run.
   const selected = names ? CONFORMANCE_FAULTS.filter((f) => names.includes(f.name)) : CONFORMANCE_FAULTS
-  const workers = Number(values.workers ?? FAULT_RUN_DEFAULTS.workers)
+  const workers = Number(workersRaw)
   const started = performance.now()
-  const results = await runFaults(
-    selected,
-    Number.isInteger(workers) && workers > 0 ? workers : FAULT_RUN_DEFAULTS.workers,
-    scope,
-    values.limiters === true,
-  )
+  const results = await runFaults(selected, workers, scope, values.limiters === true)
   if (values.json) writeFileSync(resolve(values.json), `${JSON.stringify(results, null, 2)}\n`)
   const clean = results.filter((r) => r.detected && r.collateral.length === 0).length
   process.stdout.write(
@@ -528,6 +558,11 @@ async function main(): Promise<number> {
   return clean === results.length ? 0 : 1
 }
 
+/** The faults command: the exit code; bad options are one line on stderr. */
+export async function faultsCommand(argv: string[]): Promise<number> {
+  return main(argv)
+}
+
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  process.exitCode = await main()
+  process.exitCode = await faultsCommand(process.argv.slice(2))
 }

@@ -2,6 +2,8 @@
  * `npm run gateway -- [options]`: runs the reference gateway until SIGINT or SIGTERM.
  * Prints the base URL and every seeded key; bad options are one line on stderr and exit code 2.
  */
+import { resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { SEEDED_KEY_ENV, SEEDED_KEYS, type SeededKeys } from '../gateway/account/accounts.ts'
 import { startEmbeddedGateway } from '../gateway/embedded.ts'
 import { describeFaults } from '../gateway/faults.ts'
@@ -24,22 +26,23 @@ function tierLabel(slot: keyof SeededKeys): string {
   return `tier ${slot.slice(-1)}`
 }
 
-async function main(): Promise<void> {
+/** Serves until a signal; returns at once (with the exit code) for help, the fault list and bad options. */
+async function main(argv: string[]): Promise<number | undefined> {
   let command: ReturnType<typeof parseCommandLine>
   try {
-    command = parseCommandLine(process.argv.slice(2))
+    command = parseCommandLine(argv)
   } catch (error) {
     if (!(error instanceof OptionError)) throw error
     process.stderr.write(`gateway: ${error.message}\n`)
-    process.exit(EXIT_BAD_OPTIONS)
+    return EXIT_BAD_OPTIONS
   }
   if (command.kind === 'help') {
     process.stdout.write(`${USAGE}\n`)
-    return
+    return 0
   }
   if (command.kind === 'list-faults') {
     process.stdout.write(`${describeFaults()}\n`)
-    return
+    return 0
   }
   if (command.kind === 'list-variations') {
     process.stdout.write(`${describeVariations()}\n`)
@@ -105,11 +108,23 @@ async function main(): Promise<void> {
   }
   process.on('SIGINT', stop)
   process.on('SIGTERM', stop)
+  return undefined
 }
 
-main().catch((error: unknown) => {
-  const err = error as NodeJS.ErrnoException
-  const reason = err.code === 'EADDRINUSE' ? 'the port is already in use; choose another with --port' : err.message
-  process.stderr.write(`gateway: ${reason}\n`)
-  process.exit(1)
-})
+/** The gateway command: serves until SIGINT or SIGTERM, which exit the process themselves. */
+export async function gatewayCommand(argv: string[]): Promise<number | undefined> {
+  try {
+    return await main(argv)
+  } catch (error) {
+    const err = error as NodeJS.ErrnoException
+    const reason = err.code === 'EADDRINUSE' ? 'the port is already in use; choose another with --port' : err.message
+    process.stderr.write(`gateway: ${reason}\n`)
+    return 1
+  }
+}
+
+// Run as a script (npm run gateway), not when the command line (scripts/cli.ts) imports it.
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const code = await gatewayCommand(process.argv.slice(2))
+  if (code !== undefined) process.exitCode = code
+}

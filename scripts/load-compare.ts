@@ -21,6 +21,7 @@ change in the worse direction past the threshold. Writes compare.md and compare.
   --threshold PCT         regression threshold of rates and latencies, percent of the baseline (default ${COMPARE.thresholdPercent})
   --threshold FIGURE=N    for one figure or family (latency, ttft, itl, throughput, goodput, schedule-lag-p99, ...);
                           error-share is in percentage points (default ${COMPARE.thresholdPoints})
+  -h, --help              this text
 Exit codes: 0 no regression, 1 regression, 2 bad input.
 `
 

@@ -3,20 +3,24 @@
  * Merges the reports of shards (--shard i/n) or of runs split by family into reports/<run-id>/ and points
  * reports/latest at it; exits with the merged verdict's code (0, 1, 2, 3), or 2 for reports that cannot be merged.
  */
-import { relative, resolve } from 'node:path'
+import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { DEFAULTS } from '../harness/config.ts'
 import { ConfigError } from '../harness/errors.ts'
 import { describeInputs, mergeRuns } from '../harness/merge.ts'
 import { endOfRun } from '../harness/report/console.ts'
-import { pointLatest } from '../harness/report/files.ts'
+import { pointLatest, shownPath } from '../harness/report/files.ts'
 import { newRunId } from '../harness/target.ts'
 
-const MERGE_USAGE = `Usage: npm run conformance -- merge <dir> [<dir>...] [--report-dir DIR]
+const MERGE_USAGE = `Usage: gateway-conformance merge <dir> [<dir>...] [--report-dir DIR]   (npm run conformance -- merge ...)
 
 Merges the reports of the shards of one run (--shard i/n), or of runs split by family, into one:
 summary.json, summary.md, coverage.md, junit.xml, allure-results/ (and exchanges.har) in DIR/<run-id>/,
 and points DIR/latest at it (DIR: reports). Each <dir> is a run's report folder, e.g. reports/<run-id>.
+
+  --report-dir DIR   where the merge goes (default reports)
+  -h, --help         this text
+
 Refused (exit 2): runs against different targets or as-of dates, a missing or repeated shard.
 Exit codes: those of the merged verdict (0 conformant, 1 a MUST failed or the baseline is stale,
             2 harness error, 3 incomplete).
@@ -51,7 +55,7 @@ export function runMerge(argv: string[]): number {
     endOfRun(summary),
   ]
   out.push(
-    `Reports: ${relative(process.cwd(), runDir) || '.'}/ (summary.md, summary.json, coverage.md, junit.xml, allure-results/ with ${allureFiles} files)`,
+    `Reports: ${shownPath(runDir)}/ (summary.md, summary.json, coverage.md, junit.xml, allure-results/ with ${allureFiles} files)`,
   )
   process.stdout.write(`${out.join('\n')}\n`)
   return summary.exitCode

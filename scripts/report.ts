@@ -4,7 +4,8 @@
  * reports/latest), keeping a history file so that trends show across runs. Exit codes: 0 report written;
  * 2 no results, bad flags, or Allure failed.
  */
-import { isAbsolute, relative } from 'node:path'
+import { isAbsolute, relative, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import {
   renderAllureReport,
@@ -16,7 +17,7 @@ import {
 import { loadEnv } from '../harness/config.ts'
 import { ConfigError, isHarnessError } from '../harness/errors.ts'
 
-const USAGE = `Usage: npm run report -- [options]
+const USAGE = `Usage: gateway-conformance report [options]   (npm run report -- ...)
 
 Renders the Allure report (one HTML file) of a conformance run from its allure-results, with Allure 3.
 
@@ -73,10 +74,18 @@ async function run(argv: string[]): Promise<number> {
   return 0
 }
 
-try {
-  process.exitCode = await run(process.argv.slice(2))
-} catch (error) {
-  const message = isHarnessError(error) ? error.message : `internal error: ${(error as Error).stack ?? String(error)}`
-  process.stderr.write(`report: ${message}\n`)
-  process.exitCode = 2
+/** The report command: the exit code; errors are one line on stderr. */
+export async function reportCommand(argv: string[]): Promise<number> {
+  try {
+    return await run(argv)
+  } catch (error) {
+    const message = isHarnessError(error) ? error.message : `internal error: ${(error as Error).stack ?? String(error)}`
+    process.stderr.write(`report: ${message}\n`)
+    return 2
+  }
+}
+
+// Run as a script (npm run report), not when the command line (scripts/cli.ts) imports it.
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  process.exitCode = await reportCommand(process.argv.slice(2))
 }

@@ -40,7 +40,7 @@ const SWEEP_DEFAULTS = {
   maxPages: 1_000,
 }
 
-const SWEEP_USAGE = `Usage: npm run conformance -- sweep [--yes] [--keep RUN_ID]... [--older-than DURATION] [--base-url URL]
+const SWEEP_USAGE = `Usage: gateway-conformance sweep [--yes] [--keep RUN_ID]... [--older-than DURATION] [--base-url URL]
 
 Lists what earlier conformance and load runs left on the target: files whose filename starts with gc-<run id>-
 and video jobs whose safety_identifier starts with gc-<run id>-, with every key given (GATEWAY_API_KEY

@@ -1,6 +1,7 @@
 /** What `npm run conformance` prints: a line per finished file, then failures, the family table and the verdict. */
 import { baselineConsole } from '../baseline.ts'
-import { countByFamily, type Counts, type RequirementResult, type Verdict } from '../results.ts'
+import { countByFamily, type Counts, type RequirementResult } from '../results.ts'
+import { verdictText } from '../scope.ts'
 import { spendLine } from './markdown.ts'
 import type { Summary } from './summary.ts'
 
@@ -18,15 +19,8 @@ function familyTable(families: Map<string, Counts>, totals: Counts): string {
   ].join('\n')
 }
 
-function verdictLine(verdict: Verdict, exitCode: number): string {
-  const text: Record<Verdict, string> = {
-    conformant: 'CONFORMANT: no MUST requirement failed or was skipped',
-    'non-conformant': 'NOT CONFORMANT: a MUST requirement failed',
-    incomplete: 'INCOMPLETE: no MUST requirement failed, but some were skipped',
-    error: 'ERROR: the harness could not complete the run',
-    'stale-baseline': 'STALE BASELINE: nothing failed beyond the baseline, but some of its entries pass now',
-  }
-  return `${text[verdict]} (exit ${exitCode})`
+function verdictLine(summary: Summary): string {
+  return `${verdictText(summary.verdict, summary.scope)} (exit ${summary.exitCode})`
 }
 
 function failureBlocks(results: readonly RequirementResult[]): string {
@@ -67,7 +61,7 @@ export function endOfRun(summary: Summary): string {
   if (summary.spend.items.length > 0 || summary.spend.measuredUsd !== null) parts.push(spendLine(summary.spend))
   parts.push(
     `Requirements by family (${summary.requirements.length} in the catalogue, as-of ${summary.asOf}, target ${summary.target.baseUrl}):\n` +
-      `${familyTable(countByFamily(summary.requirements), summary.totals)}\n\n${verdictLine(summary.verdict, summary.exitCode)}`,
+      `${familyTable(countByFamily(summary.requirements), summary.totals)}\n\n${verdictLine(summary)}`,
   )
   return parts.join('\n\n')
 }

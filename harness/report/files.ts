@@ -3,7 +3,7 @@
  * and the reports/latest pointer.
  */
 import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
-import { join, relative } from 'node:path'
+import { isAbsolute, join, relative } from 'node:path'
 import { requirements } from '../requirements.ts'
 import { renderCoverage } from './coverage.ts'
 import { renderMarkdown } from './markdown.ts'
@@ -34,4 +34,10 @@ export function pointLatest(reportRoot: string, runDir: string): void {
   } catch {
     writeFileSync(`${latest}.txt`, `${relative(reportRoot, runDir)}\n`)
   }
+}
+
+/** A path under the working folder as the user would type it; any other in full, never as a climb of `../`. */
+export function shownPath(path: string): string {
+  const rel = relative(process.cwd(), path)
+  return rel === '' ? '.' : rel.startsWith('..') || isAbsolute(rel) ? path : rel
 }

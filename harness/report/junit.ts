@@ -46,19 +46,35 @@ function testcase(c: JunitCase): string {
   return `${open}/>`
 }
 
-function suite(name: string, cases: JunitCase[]): string {
+function propertiesXml(properties: Record<string, string>): string[] {
+  const entries = Object.entries(properties)
+  if (entries.length === 0) return []
+  return [
+    '    <properties>',
+    ...entries.map(([name, value]) => `      <property name="${xmlEscape(name)}" value="${xmlEscape(value)}"/>`),
+    '    </properties>',
+  ]
+}
+
+function suite(name: string, cases: JunitCase[], properties: Record<string, string>): string {
   const failures = cases.filter((c) => c.status === 'fail' && c.level === 'MUST').length
   const errors = cases.filter((c) => c.status === 'error').length
   const skipped = cases.filter((c) => c.status === 'skip' || c.status === 'unselected').length
   const time = cases.reduce((sum, c) => sum + (c.durationMs ?? 0), 0) / 1000
   return [
     `  <testsuite name="${xmlEscape(name)}" tests="${cases.length}" failures="${failures}" errors="${errors}" skipped="${skipped}" time="${time.toFixed(3)}">`,
+    ...propertiesXml(properties),
     ...cases.map(testcase),
     '  </testsuite>',
   ].join('\n')
 }
 
-export function renderJunit(cases: JunitCase[], audited: RequirementResult[]): string {
+/** `properties`: the run's attribution and scope, repeated in every testsuite, where JUnit readers look for them. */
+export function renderJunit(
+  cases: JunitCase[],
+  audited: RequirementResult[],
+  properties: Record<string, string> = {},
+): string {
   const byFile = new Map<string, JunitCase[]>()
   for (const c of cases) byFile.set(c.file, [...(byFile.get(c.file) ?? []), c])
   const auditCases: JunitCase[] = audited.map((r) => ({
@@ -72,8 +88,8 @@ export function renderJunit(cases: JunitCase[], audited: RequirementResult[]): s
       .map((e) => e.message)
       .join('\n\n'),
   }))
-  const suites = [...byFile].map(([file, list]) => suite(file, list))
-  if (auditCases.length > 0) suites.push(suite('shared-header audit', auditCases))
+  const suites = [...byFile].map(([file, list]) => suite(file, list, properties))
+  if (auditCases.length > 0) suites.push(suite('shared-header audit', auditCases, properties))
   const all = [...cases, ...auditCases]
   const failures = all.filter((c) => c.status === 'fail' && c.level === 'MUST').length
   const errors = all.filter((c) => c.status === 'error').length

@@ -1,5 +1,7 @@
 /** summary.md: what a person reads on a CI job page. Verdict first, then the table, then what went wrong. */
 import { baselineLine } from '../baseline.ts'
+import { attributionLine } from '../attribution.ts'
+import { verdictText } from '../scope.ts'
 import type { Summary } from './summary.ts'
 
 const VERDICT_LINE: Record<Summary['verdict'], string> = {
@@ -47,11 +49,12 @@ export function tiersLine(tiers: Summary['tiers']): string {
 
 export function renderMarkdown(s: Summary): string {
   const out: string[] = []
-  out.push(`# Gateway conformance: ${VERDICT_LINE[s.verdict]} (exit ${s.exitCode})`, '')
+  const verdict = s.scope && !s.scope.whole ? verdictText(s.verdict, s.scope) : VERDICT_LINE[s.verdict]
+  out.push(`# Gateway conformance: ${verdict} (exit ${s.exitCode})`, '')
   out.push(`- target: ${s.target.baseUrl}${s.target.embedded ? ' (embedded reference gateway)' : ''}`)
   out.push(`- as-of date: ${s.asOf}`)
   out.push(`- tiers tested: ${tiersLine(s.tiers)}`)
-  out.push(`- package: ${s.tool.name} ${s.tool.version}`)
+  out.push(`- package: ${attributionLine(s.tool)}`)
   out.push(`- time: ${s.startedAt} to ${s.finishedAt} (${(s.durationMs / 1000).toFixed(1)} s), run ${s.runId}`)
   out.push(
     `- families: ${s.selection.families?.join(', ') ?? 'all'}${s.selection.grep ? `, grep "${s.selection.grep}"` : ''}${s.selection.level ? ', MUST requirements only' : ''}${s.selection.shard ? `, shard ${s.selection.shard.index}/${s.selection.shard.count}` : ''}`,

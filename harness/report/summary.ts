@@ -6,13 +6,15 @@ import type { BaselineSummary } from '../baseline.ts'
 import type { KeySlot } from '../config.ts'
 import type { ExchangeRecord } from '../exchange.ts'
 import type { Counts, RequirementResult, Verdict } from '../results.ts'
+import type { Scope } from '../scope.ts'
 
 export const SUMMARY_SCHEMA_VERSION = 1
 
 export interface Summary {
   schemaVersion: number
   runId: string
-  tool: { name: string; version: string }
+  /** Which suite judged (harness/attribution.ts); commit and catalogue hash are absent from older summaries. */
+  tool: { name: string; version: string; commit?: string | null; catalogueSha256?: string }
   startedAt: string
   finishedAt: string
   durationMs: number
@@ -35,6 +37,8 @@ export interface Summary {
   mergedFrom?: Array<{ runId: string; dir: string; shard: { index: number; count: number } | null }>
   verdict: Verdict
   exitCode: number
+  /** Whole run or a selection (harness/scope.ts): only a whole run's verdict is one on the gateway. Always written. */
+  scope?: Scope
   totals: Counts
   families: Record<string, Counts>
   tests: { total: number; passed: number; failed: number; skipped: number }

@@ -11,6 +11,7 @@ export const LONG_POLES = [
   'test/cli/allowed-variation.test.ts',
   'test/cli/real-variation.test.ts',
   'test/cli/conformance-cli.test.ts',
+  'test/cli/pack.test.ts',
   'test/cli/hostile.test.ts',
   'test/cli/selection.test.ts',
   'test/load/load-cli.test.ts',
