@@ -1,7 +1,8 @@
-/** Options of the reference gateway (DESIGN.md, The reference gateway; gateway/README.md). */
+/** Options of the reference gateway (gateway/README.md). */
 import { describe, expect, it } from 'vitest'
 import { parseCommandLine, resolveOptions } from '../../gateway/options.ts'
 import { OptionError } from '../../gateway/errors.ts'
+import { VARIATION_NAMES } from '../../gateway/variations.ts'
 
 describe('command line', () => {
   it('defaults to 127.0.0.1:8080, the real clock, 60 s fixed windows, no faults and no variation', () => {
@@ -17,6 +18,7 @@ describe('command line', () => {
         vary: false,
         varyLatencyMs: 0,
         bareModels: false,
+        variations: new Set(),
         nativeKeyHeader: 'x-native-api-key',
       },
     })
@@ -42,6 +44,10 @@ describe('command line', () => {
       '--vary-latency-ms',
       '50',
       '--bare-models',
+      '--variation',
+      'reset-seconds',
+      '--variation',
+      'late-credit',
       '--native-key-header',
       'X-Vendor-Key',
     ])
@@ -57,13 +63,21 @@ describe('command line', () => {
         vary: true,
         varyLatencyMs: 50,
         bareModels: true,
+        variations: new Set(['reset-seconds', 'late-credit']),
         nativeKeyHeader: 'x-vendor-key',
       },
     })
   })
 
-  it('--fault list and --help are commands of their own', () => {
+  it('--real switches every variation on; an unknown one is refused, naming the known', () => {
+    const command = parseCommandLine(['--real'])
+    expect(command.kind === 'serve' && [...command.options.variations].sort()).toEqual([...VARIATION_NAMES].sort())
+    expect(() => parseCommandLine(['--variation', 'no-such'])).toThrow(/unknown variation no-such; known: real-names/)
+  })
+
+  it('--fault list, --variation list and --help are commands of their own', () => {
     expect(parseCommandLine(['--fault', 'list'])).toEqual({ kind: 'list-faults' })
+    expect(parseCommandLine(['--variation', 'list'])).toEqual({ kind: 'list-variations' })
     expect(parseCommandLine(['--help'])).toEqual({ kind: 'help' })
   })
 
