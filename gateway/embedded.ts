@@ -34,6 +34,8 @@ export interface EmbeddedGatewayOptions {
   bareModels?: boolean
   /** The native interface's key header (default x-native-api-key). */
   nativeKeyHeader?: string
+  /** Limits on one route each that the catalogue does not announce, e.g. 'POST /v1/chat/completions=30/10s'. */
+  routeLimits?: readonly string[]
 }
 
 export interface EmbeddedGateway {
@@ -57,6 +59,7 @@ export async function startEmbeddedGateway(opts: EmbeddedGatewayOptions = {}): P
     videoStepMs: opts.videoStepMs,
     bareModels: opts.bareModels,
     nativeKeyHeader: opts.nativeKeyHeader,
+    ...(opts.routeLimits ? { routeLimits: opts.routeLimits } : {}),
     ...(opts.keyAliases ? { keyAliases: opts.keyAliases } : {}),
   })
   await app.listen({ port: options.port, host: options.host })

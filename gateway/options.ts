@@ -11,6 +11,7 @@ import { LIMITER_ALGORITHMS, type LimiterAlgorithm } from './limiter.ts'
 import { VARY_DEFAULTS } from './vary.ts'
 import { DEFAULT_VIDEO_STEP_MS } from './videos/store.ts'
 import { OptionError } from './errors.ts'
+import { parseRouteLimit, type RouteLimit } from './route-limits.ts'
 
 export interface GatewayOptionsInput {
   port?: number
@@ -32,6 +33,8 @@ export interface GatewayOptionsInput {
   bareModels?: boolean
   /** The header the native interface takes a key in (Part 2 section 5.2 writes it with a neutral word). */
   nativeKeyHeader?: string
+  /** Limits on one route each, beside the reference's, that the catalogue does not announce (route-limits.ts). */
+  routeLimits?: readonly string[]
 }
 
 export interface GatewayOptions {
@@ -50,6 +53,7 @@ export interface GatewayOptions {
   bareModels: boolean
   /** Lower case. */
   nativeKeyHeader: string
+  routeLimits: readonly RouteLimit[]
 }
 
 export const DEFAULT_HOST = '127.0.0.1'
@@ -120,7 +124,16 @@ export function resolveOptions(input: GatewayOptionsInput, defaults: { port: num
     ...(videoStepMs === undefined ? {} : { videoStepMs }),
     bareModels: input.bareModels === true,
     nativeKeyHeader,
+    routeLimits: routeLimitsOf(input.routeLimits ?? []),
   }
+}
+
+function routeLimitsOf(texts: readonly string[]): RouteLimit[] {
+  const limits = texts.map(parseRouteLimit)
+  const routes = limits.map((l) => `${l.method} ${l.path}`)
+  const twice = routes.find((r, i) => routes.indexOf(r) !== i)
+  if (twice !== undefined) throw new OptionError(`--route-limit: ${twice} is limited twice; give one limit a route`)
+  return limits
 }
 
 export type CliCommand = { kind: 'serve'; options: GatewayOptions } | { kind: 'list-faults' } | { kind: 'help' }
@@ -140,6 +153,10 @@ export const USAGE = `Usage: npm run gateway -- [options]
                       no Retry-After on 429, and ${VARY_DEFAULTS.latencyMs} ms before a route answers
   --vary-latency-ms <n> that latency in milliseconds (default ${VARY_DEFAULTS.latencyMs}; 0 for none)
   --bare-models       model endpoints answer only id, object, created and owned_by, as many compatible servers do
+  --route-limit <spec> a limit on one route per account that the catalogue does not announce, as an operator
+                      configures one: 'METHOD /path=N/PERIOD', e.g. 'POST /v1/chat/completions=30/10s' (real
+                      time, not --minute-ms); its bucket is the one x-ratelimit-*-requests report on that route;
+                      repeatable
   --native-key-header <name> the native interface's key header (default ${DEFAULT_NATIVE_KEY_HEADER}), e.g. a vendor's own
   --fault <name>      switch on a named fault; repeatable; --fault list prints the registry
   --help              print this text`
@@ -156,6 +173,7 @@ const CLI_OPTIONS = {
   'vary-latency-ms': { type: 'string' },
   'bare-models': { type: 'boolean' },
   'native-key-header': { type: 'string' },
+  'route-limit': { type: 'string', multiple: true },
   help: { type: 'boolean' },
 } as const
 
@@ -186,6 +204,7 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
           : cliInteger('--vary-latency-ms', values['vary-latency-ms']),
       bareModels: values['bare-models'] === true,
       nativeKeyHeader: values['native-key-header'],
+      routeLimits: values['route-limit'] ?? [],
     },
     { port: CLI_DEFAULT_PORT },
   )

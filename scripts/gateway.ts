@@ -54,6 +54,7 @@ async function main(): Promise<void> {
     ...(options.videoStepMs === undefined ? {} : { videoStepMs: options.videoStepMs }),
     bareModels: options.bareModels,
     nativeKeyHeader: options.nativeKeyHeader,
+    routeLimits: options.routeLimits.map((l) => l.text),
   })
   const notes = [
     options.startMs === undefined ? '' : `clock starts at ${new Date(options.startMs).toISOString()}`,
@@ -65,6 +66,7 @@ async function main(): Promise<void> {
       ? ''
       : `a video job stays queued, then processing, ${options.videoStepMs} ms each`,
     options.bareModels ? 'model endpoints answer bare models (--bare-models): no mode, min_tier, pricing or extra' : '',
+    ...options.routeLimits.map((l) => `route limit (not in the catalogue): ${l.text} per account`),
     options.nativeKeyHeader === DEFAULT_NATIVE_KEY_HEADER
       ? ''
       : `the native interface takes its key in ${options.nativeKeyHeader}`,

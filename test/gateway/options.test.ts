@@ -18,6 +18,7 @@ describe('command line', () => {
         varyLatencyMs: 0,
         bareModels: false,
         nativeKeyHeader: 'x-native-api-key',
+        routeLimits: [],
       },
     })
   })
@@ -44,6 +45,8 @@ describe('command line', () => {
       '--bare-models',
       '--native-key-header',
       'X-Vendor-Key',
+      '--route-limit',
+      'POST /v1/chat/completions=30/10s',
     ])
     expect(command).toEqual({
       kind: 'serve',
@@ -58,6 +61,15 @@ describe('command line', () => {
         varyLatencyMs: 50,
         bareModels: true,
         nativeKeyHeader: 'x-vendor-key',
+        routeLimits: [
+          {
+            text: 'POST /v1/chat/completions=30/10s',
+            method: 'POST',
+            path: '/v1/chat/completions',
+            limit: 30,
+            periodMs: 10_000,
+          },
+        ],
       },
     })
   })
