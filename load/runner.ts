@@ -18,6 +18,7 @@ import { runScheduled } from './engine/scheduler.ts'
 import { StreamStats } from './engine/stream-stats.ts'
 import { breachedBeyondRecovery } from './abort.ts'
 import type { PlanContext, Profile } from './profile.ts'
+import { combineLimits, withStatedLimit } from './stated-limits.ts'
 import type { CapacityResult, KeySlotName, LoadResult, Objective, PhasePlan, PhaseResult, Verdict } from './types.ts'
 import { judge, observeAlgorithm, outcomeOf, sectionOfRoute } from './verdicts.ts'
 
@@ -111,7 +112,7 @@ async function waitForRest(
   note?: (line: string) => void,
 ): Promise<void> {
   if (!plan.fromRest || plan.bucket === null) return
-  const wait = ctx.minuteMs + RUNNER.restMarginMs
+  const wait = (plan.periodMs ?? ctx.minuteMs) + RUNNER.restMarginMs
   note?.(
     `${plan.name}: waiting ${(wait / 1000).toFixed(1)} s without calls, so that the ${plan.bucket} bucket is full again`,
   )
@@ -154,7 +155,7 @@ async function runPhase(
         : undefined
     const startedAt = nowMs()
     const recorder = new PhaseRecorder(plan, {
-      minuteMs: ctx.minuteMs,
+      minuteMs: plan.periodMs ?? ctx.minuteMs,
       bucketMs: BUCKET_MS,
       startedAt,
       objectives,
@@ -336,12 +337,13 @@ async function planPhases(o: RunnerOptions, ctx: PlanContext): Promise<PhasePlan
       `the profile ${o.profile.name} has no phase ${unknown.join(', ')}; its phases: ${all.map((p) => p.name).join(', ')}`,
     )
   const plans = all
+    .map((p) => withStatedLimit(p, ctx.limits ?? []))
     .map((p, i) => arrivalFor(p, i, ctx))
     .filter((p) => !o.phases || o.phases.includes(p.name))
     .map((p) => shardPlan(p, o.shard))
   const planned = plans
     .filter((p) => p.skip === undefined)
-    .reduce((ms, p) => ms + p.durationMs + (p.fromRest ? ctx.minuteMs : 0), 0)
+    .reduce((ms, p) => ms + p.durationMs + (p.fromRest ? (p.periodMs ?? ctx.minuteMs) : 0), 0)
   if (planned > o.profile.caps.maxDurationMs) {
     throw new ConfigError(
       `the profile ${o.profile.name} would run ${(planned / 1000).toFixed(0)} s, past its cap of ${(o.profile.caps.maxDurationMs / 1000).toFixed(0)} s; give a shorter --duration`,
@@ -353,7 +355,12 @@ async function planPhases(o: RunnerOptions, ctx: PlanContext): Promise<PhasePlan
 export async function runProfile(o: RunnerOptions): Promise<LoadResult> {
   const started = new Date()
   const objectives = o.objectives ?? []
-  const ctx: PlanContext = { ...o.context, phases: o.phases ?? null, objectives }
+  const ctx: PlanContext = {
+    ...o.context,
+    phases: o.phases ?? null,
+    objectives,
+    limits: combineLimits(o.context.limits ?? [], o.profile.limits),
+  }
   if (o.profile.search && o.shard !== null && o.shard.count > 1)
     throw new ConfigError(
       `the profile ${o.profile.name} is a search that adapts each step to what it measured: it cannot be sharded`,
