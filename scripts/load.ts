@@ -107,7 +107,7 @@ interface Flags {
   help?: boolean
 }
 
-function parseFlags(argv: string[]): { flags: Flags; positionals: string[] } {
+export function parseFlags(argv: string[]): { flags: Flags; positionals: string[] } {
   try {
     const { values, positionals } = parseArgs({
       args: argv,
@@ -183,7 +183,7 @@ function parseRamp(raw: string | undefined): PlanContext['ramp'] {
   return { shape: match[1] as 'linear' | 'exponential', spanMs }
 }
 
-function parseShard(raw: string | undefined): { index: number; count: number } | null {
+export function parseShard(raw: string | undefined): { index: number; count: number } | null {
   if (raw === undefined) return null
   const match = /^(\d+)\/(\d+)$/.exec(raw.trim())
   const index = Number(match?.[1])
