@@ -33,6 +33,8 @@ export interface PlanContext {
   rate: number | null
   /** --connections. */
   connections: number | null
+  /** --workers: threads that drive an open-loop phase past what one core holds (engine/workers.ts); absent: 1. */
+  workers?: number
   /** --slo, parsed (none: []); a search judges its steps by them. */
   objectives?: readonly Objective[]
   /** GATEWAY_MODELS: the target's model per capability, which every profile uses before the catalogue. */

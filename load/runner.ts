@@ -16,6 +16,8 @@ import { BUCKET_MS } from './engine/series.ts'
 import { nowMs, PhaseRecorder } from './engine/recorder.ts'
 import { runScheduled } from './engine/scheduler.ts'
 import { StreamStats } from './engine/stream-stats.ts'
+import { runInWorkers, workersFor } from './engine/workers.ts'
+import { mergePhase } from './merge.ts'
 import { breachedBeyondRecovery } from './abort.ts'
 import type { PlanContext, Profile } from './profile.ts'
 import { combineLimits, withStatedLimit } from './stated-limits.ts'
@@ -148,6 +150,8 @@ async function runPhase(
   const probeDispatcher = plan.probe ? new Agent({ connections: 4 }) : null
   try {
     await waitForRest(plan, ctx, o.signal, o.note)
+    const workers = workersFor(plan, ctx.workers ?? 1)
+    if (workers > 1) return await runPhaseInWorkers(plan, o, maxRequests, workers)
     // Planned before the clock starts, so the generator does no work per call but send.
     const offsets =
       plan.arrival && plan.rate !== null && plan.engine === 'scheduler'
@@ -264,6 +268,65 @@ async function runPhase(
     await dispatcher.close()
     await probeDispatcher?.close()
   }
+}
+
+/** What result.json says of a plan: its routes, not its prepared bodies. */
+function resultPlan(plan: PhasePlan): PhaseResult['plan'] {
+  const { requests, probe, ...rest } = plan
+  return {
+    ...rest,
+    routes: [...new Set(requests.map((r) => `${r.method} ${r.path}`))],
+    ...(probe
+      ? { probe: { slot: probe.slot, rate: probe.rate, routes: probe.requests.map((r) => `${r.method} ${r.path}`) } }
+      : {}),
+  }
+}
+
+/**
+ * An open-loop phase past what one core sends on time, driven by worker threads (engine/workers.ts) whose
+ * results merge exactly. The objectives are judged on the merge at the end: a breach is not watched while the
+ * phase runs, so a search's step that broke runs to its end.
+ */
+async function runPhaseInWorkers(
+  plan: PhasePlan,
+  o: RunnerOptions,
+  maxRequests: number,
+  workers: number,
+): Promise<PhaseResult> {
+  const ctx = o.context
+  let startedAt = nowMs()
+  const parts = await runInWorkers(
+    {
+      baseUrl: ctx.baseUrl,
+      key: keyOf(ctx, plan.slot),
+      timeoutMs: ctx.timeoutMs,
+      minuteMs: plan.periodMs ?? ctx.minuteMs,
+      bucketMs: BUCKET_MS,
+      maxRequests,
+      objectives: o.objectives ?? [],
+    },
+    plan,
+    workers,
+    o.signal,
+    (c) => {
+      const elapsed = (nowMs() - startedAt) / 1000
+      const of = (prefix: string): number =>
+        Object.entries(c.byStatus)
+          .filter(([k]) => k.startsWith(prefix))
+          .reduce((n, [, v]) => n + v, 0)
+      o.progress?.(
+        `${plan.name} ${elapsed.toFixed(1)}s  ${workers} workers  offered ${(plan.rate as number).toFixed(2)}/s  achieved ${(c.sent / Math.max(0.001, elapsed)).toFixed(2)}/s  2xx ${of('2')}  429 ${c.byStatus['429'] ?? 0}  5xx ${of('5')}  errors ${c.errors}`,
+      )
+    },
+    () => {
+      startedAt = nowMs()
+      return startedAt
+    },
+  )
+  const merged = mergePhase(parts.map(({ slice, part }) => ({ plan: resultPlan(slice), ...part })))
+  merged.plan = { ...resultPlan(plan), workers }
+  merged.algorithm = observeAlgorithm(merged)
+  return merged
 }
 
 /** The run has ended: nothing stops a cleanup call but its own deadline (callOnce's timeoutMs). */

@@ -64,6 +64,8 @@ export interface PhasePlan {
   bucket: BucketName | null
   /** The limit the phase is measured against, when known before the run (tables of the reference); else from headers. */
   expectedLimit: number | null
+  /** Worker threads that drove the phase (engine/workers.ts; absent: one, the main thread): judged as so many shards. */
+  workers?: number
   /** The period of `expectedLimit` when it is not the target's minute (a limit the operator stated, e.g. 30 per 10 s). */
   periodMs?: number
   /**

@@ -499,7 +499,12 @@ export function judge(
 ): Verdict[] {
   return phases.flatMap((phase) => {
     // A stated limit's own period stands in for the target's minute in every bound of its phase.
-    const ctx: JudgeContext = { minuteMs: phase.plan.periodMs ?? minuteMs, phases, shards }
+    // Worker threads, like shards, each saw only their own calls.
+    const ctx: JudgeContext = {
+      minuteMs: phase.plan.periodMs ?? minuteMs,
+      phases,
+      shards: shards * (phase.plan.workers ?? 1),
+    }
     return [...phase.plan.verdicts.map((id) => JUDGES[id](phase, ctx)), ...judgeObjectives(phase, objectives)]
   })
 }

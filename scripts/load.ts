@@ -27,6 +27,7 @@ import { columns } from '../load/report/compare.ts'
 import { SPREAD_HEAD, spreadRows } from '../load/report/spread.ts'
 import { jsonGetter, type PlanContext } from '../load/profile.ts'
 import { checkDistinct, parseLimitFlag } from '../load/stated-limits.ts'
+import { defaultWorkers, WORKERS } from '../load/engine/workers.ts'
 import { allProfiles, profileNamed } from '../load/profiles/index.ts'
 import { runProfile } from '../load/runner.ts'
 import type { KeySlotName, LoadResult } from '../load/types.ts'
@@ -50,6 +51,9 @@ Options:
   --duration D            the length of each load phase, e.g. 90s, 2m (default: per profile, two or three minutes)
   --rate R                calls per second that every load phase offers instead of its multiple of the limit
   --connections C         connections (closed-loop profiles) or the most calls in flight; workers for backoff
+  --workers N             threads that share an open-loop phase offering more than ${WORKERS.minRatePerWorker} calls/s per thread, each
+                          with its own connections, their figures merged exactly (default: the cores, less one
+                          for the embedded gateway)
   --arrival P             how open-loop calls arrive: constant, poisson or gamma:<burstiness> (1 is poisson,
                           below 1 burstier); default: each phase's own, else constant
   --ramp R                ramp each open-loop phase up to its rate: linear:30s or exponential:30s, then steady
@@ -88,6 +92,7 @@ interface Flags {
   duration?: string
   rate?: string
   connections?: string
+  workers?: string
   arrival?: string
   ramp?: string
   seed?: string
@@ -119,6 +124,7 @@ export function parseFlags(argv: string[]): { flags: Flags; positionals: string[
         duration: { type: 'string' },
         rate: { type: 'string' },
         connections: { type: 'string' },
+        workers: { type: 'string' },
         arrival: { type: 'string' },
         ramp: { type: 'string' },
         seed: { type: 'string' },
@@ -343,6 +349,12 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     (n) => Number.isInteger(n) && n >= 1 && n <= 1024,
     'a whole number from 1 to 1024',
   )
+  const workersFlag = number(
+    flags.workers,
+    '--workers',
+    (n) => Number.isInteger(n) && n >= 1 && n <= WORKERS.max,
+    `a whole number from 1 to ${WORKERS.max}`,
+  )
   const shard = parseShard(flags.shard)
   const objectives = flags.slo === undefined ? [] : parseObjectives(flags.slo)
   if (flags['abort-on-fail'] && objectives.length === 0)
@@ -479,6 +491,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
       durationMs,
       rate,
       connections,
+      workers: workersFlag ?? defaultWorkers(target.config.embedded),
       arrival,
       ramp,
       seed,
