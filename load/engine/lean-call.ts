@@ -6,7 +6,7 @@
  */
 import type { Dispatcher } from 'undici'
 import type { RequestSpec } from '../types.ts'
-import { CALL_LIMITS } from './call.ts'
+import { CALL_LIMITS, errorName } from './call.ts'
 import { normalizeHeaders } from './rate-headers.ts'
 import { nowMs, type CallHandle, type PhaseRecorder } from './recorder.ts'
 
@@ -80,20 +80,8 @@ export class Deadlines {
   }
 }
 
-function errorName(error: Error & { code?: string }, stopped: boolean): string {
-  if (stopped || error.name === 'AbortError') return 'stopped'
-  if (
-    error.name === 'TimeoutError' ||
-    error.code === 'UND_ERR_HEADERS_TIMEOUT' ||
-    error.code === 'UND_ERR_BODY_TIMEOUT'
-  )
-    return 'timeout'
-  const code = error.code ?? (error.cause as { code?: string } | undefined)?.code
-  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return 'connection reset'
-  if (code === 'ECONNREFUSED') return 'connection refused'
-  if (code === 'BODY_TOO_LARGE') return 'body too large'
-  return code ?? error.name ?? 'error'
-}
+/** A failure's name as callOnce counts it; any failure once the phase was stopped is `stopped`. */
+const failure = (error: unknown, stopped: boolean): string => (stopped ? 'stopped' : errorName(error))
 
 /**
  * Sends one call and records it; `done` runs once it has ended, whatever the outcome. `stopped` tells a stop of
@@ -129,9 +117,8 @@ export function leanCall(
       controller = c
       deadlines.add(c, handle.sentAt)
     },
-    onResponseStart(c, statusCode, headers) {
+    onResponseStart(_c, statusCode, headers) {
       recorder.headers(handle, statusCode, normalizeHeaders(headers as Record<string, string | string[] | undefined>))
-      void c
     },
     onResponseData(c, chunk) {
       bytes += chunk.length
@@ -142,12 +129,12 @@ export function leanCall(
       finish(null)
     },
     onResponseError(_c, error) {
-      finish(errorName(error as Error & { code?: string }, stopped()))
+      finish(failure(error, stopped()))
     },
   }
   try {
     dispatcher.dispatch(lean.options, handler)
   } catch (error) {
-    finish(errorName(error as Error & { code?: string }, stopped()))
+    finish(failure(error, stopped()))
   }
 }
