@@ -59,6 +59,8 @@ export interface RequestContext {
   limits: { requests: BucketReading; tokens: BucketReading; projectTokens: BucketReading | null } | null
   /** Set by the rate-limit hook on /v1 calls: counts a call that names a model against that model's limits. */
   admitModel?: (model: CatalogueModel) => void
+  /** The call's --route-limit bucket, when its route has one: the request bucket its headers report. */
+  routeRequests?: BucketReading
   /** Where this call's request was counted, and the buckets its tokens go to when it has finished. */
   countedRequest?: { limiter: RateLimiter; key: string; limit: number }
   tokenBuckets?: ReadonlyArray<{ limiter: RateLimiter; key: string; limit: number }>

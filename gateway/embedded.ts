@@ -1,5 +1,5 @@
 /**
- * The one entry point other parts of the project import (DESIGN.md): starts a reference gateway on a
+ * The one entry point other parts of the project import (ARCHITECTURE.md): starts a reference gateway on a
  * loopback port for a run that has no GATEWAY_BASE_URL, and stops it afterwards.
  */
 import { ADMIN_KEY, SEEDED_KEYS, type SeededKeys } from './account/accounts.ts'
@@ -38,6 +38,8 @@ export interface EmbeddedGatewayOptions {
   variations?: string[]
   /** The native interface's key header (default x-native-api-key). */
   nativeKeyHeader?: string
+  /** Limits on one route each that the catalogue does not announce, e.g. 'POST /v1/chat/completions=30/10s'. */
+  routeLimits?: readonly string[]
 }
 
 export interface EmbeddedGateway {
@@ -63,6 +65,7 @@ export async function startEmbeddedGateway(opts: EmbeddedGatewayOptions = {}): P
     real: opts.real,
     variations: opts.variations,
     nativeKeyHeader: opts.nativeKeyHeader,
+    ...(opts.routeLimits ? { routeLimits: opts.routeLimits } : {}),
     ...(opts.keyAliases ? { keyAliases: opts.keyAliases } : {}),
   })
   await app.listen({ port: options.port, host: options.host })

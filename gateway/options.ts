@@ -12,6 +12,7 @@ import { VARY_DEFAULTS } from './vary.ts'
 import { toVariationSet, VARIATION_NAMES, type VariationName } from './variations.ts'
 import { DEFAULT_VIDEO_STEP_MS } from './videos/store.ts'
 import { OptionError } from './errors.ts'
+import { parseRouteLimit, type RouteLimit } from './route-limits.ts'
 
 export interface GatewayOptionsInput {
   port?: number
@@ -37,6 +38,8 @@ export interface GatewayOptionsInput {
   variations?: readonly string[]
   /** The header the native interface takes a key in (Part 2 section 5.2 writes it with a neutral word). */
   nativeKeyHeader?: string
+  /** Limits on one route each, beside the reference's, that the catalogue does not announce (route-limits.ts). */
+  routeLimits?: readonly string[]
 }
 
 export interface GatewayOptions {
@@ -57,6 +60,7 @@ export interface GatewayOptions {
   variations: ReadonlySet<VariationName>
   /** Lower case. */
   nativeKeyHeader: string
+  routeLimits: readonly RouteLimit[]
 }
 
 export const DEFAULT_HOST = '127.0.0.1'
@@ -134,7 +138,16 @@ export function resolveOptions(input: GatewayOptionsInput, defaults: { port: num
     bareModels: input.bareModels === true,
     variations,
     nativeKeyHeader,
+    routeLimits: routeLimitsOf(input.routeLimits ?? []),
   }
+}
+
+function routeLimitsOf(texts: readonly string[]): RouteLimit[] {
+  const limits = texts.map(parseRouteLimit)
+  const routes = limits.map((l) => `${l.method} ${l.path}`)
+  const twice = routes.find((r, i) => routes.indexOf(r) !== i)
+  if (twice !== undefined) throw new OptionError(`--route-limit: ${twice} is limited twice; give one limit a route`)
+  return limits
 }
 
 export type CliCommand =
@@ -160,6 +173,10 @@ export const USAGE = `Usage: gateway-conformance gateway [options]   (npm run ga
   --bare-models       model endpoints answer only id, object, created and owned_by, as many compatible servers do
   --real              every choice the reference leaves open, made as real providers make it (gateway/variations.ts)
   --variation <name>  one such choice; repeatable; --variation list prints them
+  --route-limit <spec> a limit on one route per account that the catalogue does not announce, as an operator
+                      configures one: 'METHOD /path=N/PERIOD', e.g. 'POST /v1/chat/completions=30/10s' (real
+                      time, not --minute-ms); its bucket is the one x-ratelimit-*-requests report on that route;
+                      repeatable
   --native-key-header <name> the native interface's key header (default ${DEFAULT_NATIVE_KEY_HEADER}), e.g. a vendor's own
   --fault <name>      switch on a named fault; repeatable; --fault list prints the registry
   -h, --help          print this text`
@@ -178,6 +195,7 @@ const CLI_OPTIONS = {
   real: { type: 'boolean' },
   variation: { type: 'string', multiple: true },
   'native-key-header': { type: 'string' },
+  'route-limit': { type: 'string', multiple: true },
   help: { type: 'boolean', short: 'h' },
 } as const
 
@@ -212,6 +230,7 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
       real: values.real === true,
       variations,
       nativeKeyHeader: values['native-key-header'],
+      routeLimits: values['route-limit'] ?? [],
     },
     { port: CLI_DEFAULT_PORT },
   )

@@ -10,6 +10,7 @@ import type { VariationName } from './variations.ts'
 import { FileStore, type FileStoreOptions } from './files/store.ts'
 import { createLimiter, type RateLimiter } from './limiter.ts'
 import { resolveOptions, type GatewayOptionsInput } from './options.ts'
+import type { RouteLimit } from './route-limits.ts'
 import { DEFAULT_TRANSACTION_CAPACITY, TransactionStore } from './account/transactions.ts'
 import { DEFAULT_VIDEO_STEP_MS } from './videos/store.ts'
 
@@ -50,6 +51,8 @@ export interface GatewayState {
   readonly contexts: RequestContexts
   /** Uploaded files (section 4.4); their bytes are in a temporary folder until deleted, expired or closed. */
   readonly files: FileStore
+  /** --route-limit: each with a limiter of its own period, of the --limiter algorithm. */
+  readonly routeLimits: ReadonlyMap<string, { limit: RouteLimit; limiter: RateLimiter }>
 }
 
 export function createState(config: GatewayConfig = {}): GatewayState {
@@ -64,6 +67,7 @@ export function createState(config: GatewayConfig = {}): GatewayState {
     bareModels,
     variations,
     nativeKeyHeader,
+    routeLimits,
   } = resolveOptions(config, { port: 0 })
   const clock = config.clock ?? (startMs === undefined ? systemClock : offsetClock(startMs))
   return {
@@ -82,5 +86,11 @@ export function createState(config: GatewayConfig = {}): GatewayState {
     dayLimiter: createLimiter(limiter, clock, minuteMs * 1440),
     contexts: new RequestContexts(clock),
     files: new FileStore(clock, config.files),
+    routeLimits: new Map(
+      routeLimits.map((l) => [
+        `${l.method} ${l.path}`,
+        { limit: l, limiter: createLimiter(limiter, clock, l.periodMs) },
+      ]),
+    ),
   }
 }

@@ -1,5 +1,5 @@
 /**
- * The failure message contract (DESIGN.md): the requirement id and section, the rule, what was expected and
+ * The failure message contract (ARCHITECTURE.md): the requirement id and section, the rule, what was expected and
  * what was seen, the exchange (method, path, status, redacted headers, svc-request-id, a body excerpt) and a
  * curl line that reproduces it with the key's environment variable in place of the key.
  */

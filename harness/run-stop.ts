@@ -1,5 +1,5 @@
 /**
- * When a run stops calling the target (DESIGN.md, GATEWAY_MAX_DURATION): past the run's deadline, or once the
+ * When a run stops calling the target (README.md, GATEWAY_MAX_DURATION): past the run's deadline, or once the
  * target looks unhealthy, a run of consecutive transport failures (timeouts, resets, cut or endless streams, answers
  * labelled JSON that do not parse). From then on every call is refused at once, and the test that wanted it ends as
  * a harness error that says why and shows the evidence, so a broken target costs minutes, not hours.

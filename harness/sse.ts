@@ -1,5 +1,5 @@
 /**
- * Server-sent events, in layers (DESIGN.md): bytes -> text (streaming UTF-8 decode, a leading BOM dropped, byte and
+ * Server-sent events, in layers: bytes -> text (streaming UTF-8 decode, a leading BOM dropped, byte and
  * time caps), text -> events (eventsource-parser, which handles LF, CRLF and CR line ends, comments, id and retry
  * fields, multi-line data and fields split anywhere), and at the end a verdict on whether the stream stopped
  * cleanly between events or in the middle of one. Comments, id:, retry: and unknown fields may come anywhere, before

@@ -81,7 +81,7 @@ export async function prepareTarget(options: RunOptions, runId: string = newRunI
       close: async () => {},
     }
   }
-  // The one place outside scripts/ and test/ that reaches into gateway/ (DESIGN.md: startEmbeddedGateway()).
+  // The one place outside scripts/ and test/ that reaches into gateway/ (ARCHITECTURE.md: startEmbeddedGateway()).
   const { startEmbeddedGateway } = await import('../gateway/embedded.ts')
   // An explicit as-of date moves the embedded gateway's clock too, so that date rules can be seen at any date.
   const gateway = await startEmbeddedGateway({

@@ -114,5 +114,5 @@ export const throttledEarly = (f: AdmissionFigures, limit: number): boolean =>
 export function describeSpan(s: SpanCount | null, minuteMs: number): string {
   if (s === null) return 'no call admitted'
   const span = s.spanMs >= 10_000 ? `${(s.spanMs / 1000).toFixed(0)} s` : `${s.spanMs} ms`
-  return `${s.admitted} admitted in ${span}${s.fromRest ? ' from rest' : ''}, at most ${Math.floor(s.bound + 1e-9)} allowed (${s.fromRest ? 'L' : '2L'} + L x ${(s.spanMs / minuteMs).toFixed(2)} minutes, with the latency's spread and the calls in flight)`
+  return `${s.admitted} admitted in ${span}${s.fromRest ? ' from rest' : ''}, at most ${Math.floor(s.bound + 1e-9)} allowed (${s.fromRest ? 'L' : '2L'} + L x ${(s.spanMs / minuteMs).toFixed(2)} periods, with the latency's spread and the calls in flight)`
 }

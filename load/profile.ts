@@ -5,6 +5,7 @@
 import type { NamedModels } from '../harness/config.ts'
 import { ConfigError } from '../harness/errors.ts'
 import { lookupJson } from './engine/call.ts'
+import type { StatedLimit } from './stated-limits.ts'
 import type { ArrivalPlan, CapacityResult, KeySlotName, Objective, PhasePlan, PhaseResult, Verdict } from './types.ts'
 
 export interface ProfileCaps {
@@ -32,10 +33,14 @@ export interface PlanContext {
   rate: number | null
   /** --connections. */
   connections: number | null
+  /** --workers: threads that drive an open-loop phase past what one core holds (engine/workers.ts); absent: 1. */
+  workers?: number
   /** --slo, parsed (none: []); a search judges its steps by them. */
   objectives?: readonly Objective[]
-  /** GATEWAY_MODELS: the target's model per capability, which a workload file's routes use before the catalogue. */
+  /** GATEWAY_MODELS: the target's model per capability, which every profile uses before the catalogue. */
   models?: NamedModels
+  /** Limits the operator stated (--limit, then a workload file's limits:): judged as if the target announced them. */
+  limits?: readonly StatedLimit[]
   /** --arrival: the process every open-loop phase uses instead of its own (null: each phase's own, else constant). */
   arrival?: Pick<ArrivalPlan, 'process' | 'burstiness'> | null
   /** --ramp: every open-loop phase ramps up so, instead of as it says. */
@@ -70,6 +75,8 @@ export interface Profile {
   /** The tier a tier-N profile is for (its name says it), else null (the profile takes --tier or its default). */
   tier: number | null
   caps: ProfileCaps
+  /** A workload file's limits: block; --limit wins over an entry on the same route and key. */
+  limits?: readonly StatedLimit[]
   plan(ctx: PlanContext): Promise<PhasePlan[]>
   /** Set for a search: the runner runs it instead of the plan (which then lists its first step). */
   search?(ctx: PlanContext): Promise<Search>

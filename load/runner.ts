@@ -6,7 +6,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Agent } from 'undici'
-import { parseDurationMs } from '../harness/duration.ts'
+import { parseResetMs } from '../harness/duration.ts'
 import { ConfigError } from '../harness/errors.ts'
 import { countBy, deriveSeed, plannedOffsets } from './engine/arrivals.ts'
 import { runAutocannon } from './engine/autocannon.ts'
@@ -16,8 +16,11 @@ import { BUCKET_MS } from './engine/series.ts'
 import { nowMs, PhaseRecorder } from './engine/recorder.ts'
 import { runScheduled } from './engine/scheduler.ts'
 import { StreamStats } from './engine/stream-stats.ts'
+import { runInWorkers, workersFor } from './engine/workers.ts'
+import { mergePhase } from './merge.ts'
 import { breachedBeyondRecovery } from './abort.ts'
 import type { PlanContext, Profile } from './profile.ts'
+import { combineLimits, withStatedLimit } from './stated-limits.ts'
 import type { CapacityResult, KeySlotName, LoadResult, Objective, PhasePlan, PhaseResult, Verdict } from './types.ts'
 import { judge, observeAlgorithm, outcomeOf, sectionOfRoute } from './verdicts.ts'
 
@@ -111,7 +114,7 @@ async function waitForRest(
   note?: (line: string) => void,
 ): Promise<void> {
   if (!plan.fromRest || plan.bucket === null) return
-  const wait = ctx.minuteMs + RUNNER.restMarginMs
+  const wait = (plan.periodMs ?? ctx.minuteMs) + RUNNER.restMarginMs
   note?.(
     `${plan.name}: waiting ${(wait / 1000).toFixed(1)} s without calls, so that the ${plan.bucket} bucket is full again`,
   )
@@ -147,6 +150,8 @@ async function runPhase(
   const probeDispatcher = plan.probe ? new Agent({ connections: 4 }) : null
   try {
     await waitForRest(plan, ctx, o.signal, o.note)
+    const workers = workersFor(plan, ctx.workers ?? 1)
+    if (workers > 1) return await runPhaseInWorkers(plan, o, maxRequests, workers)
     // Planned before the clock starts, so the generator does no work per call but send.
     const offsets =
       plan.arrival && plan.rate !== null && plan.engine === 'scheduler'
@@ -154,7 +159,7 @@ async function runPhase(
         : undefined
     const startedAt = nowMs()
     const recorder = new PhaseRecorder(plan, {
-      minuteMs: ctx.minuteMs,
+      minuteMs: plan.periodMs ?? ctx.minuteMs,
       bucketMs: BUCKET_MS,
       startedAt,
       objectives,
@@ -265,6 +270,65 @@ async function runPhase(
   }
 }
 
+/** What result.json says of a plan: its routes, not its prepared bodies. */
+function resultPlan(plan: PhasePlan): PhaseResult['plan'] {
+  const { requests, probe, ...rest } = plan
+  return {
+    ...rest,
+    routes: [...new Set(requests.map((r) => `${r.method} ${r.path}`))],
+    ...(probe
+      ? { probe: { slot: probe.slot, rate: probe.rate, routes: probe.requests.map((r) => `${r.method} ${r.path}`) } }
+      : {}),
+  }
+}
+
+/**
+ * An open-loop phase past what one core sends on time, driven by worker threads (engine/workers.ts) whose
+ * results merge exactly. The objectives are judged on the merge at the end: a breach is not watched while the
+ * phase runs, so a search's step that broke runs to its end.
+ */
+async function runPhaseInWorkers(
+  plan: PhasePlan,
+  o: RunnerOptions,
+  maxRequests: number,
+  workers: number,
+): Promise<PhaseResult> {
+  const ctx = o.context
+  let startedAt = nowMs()
+  const parts = await runInWorkers(
+    {
+      baseUrl: ctx.baseUrl,
+      key: keyOf(ctx, plan.slot),
+      timeoutMs: ctx.timeoutMs,
+      minuteMs: plan.periodMs ?? ctx.minuteMs,
+      bucketMs: BUCKET_MS,
+      maxRequests,
+      objectives: o.objectives ?? [],
+    },
+    plan,
+    workers,
+    o.signal,
+    (c) => {
+      const elapsed = (nowMs() - startedAt) / 1000
+      const of = (prefix: string): number =>
+        Object.entries(c.byStatus)
+          .filter(([k]) => k.startsWith(prefix))
+          .reduce((n, [, v]) => n + v, 0)
+      o.progress?.(
+        `${plan.name} ${elapsed.toFixed(1)}s  ${workers} workers  offered ${(plan.rate as number).toFixed(2)}/s  achieved ${(c.sent / Math.max(0.001, elapsed)).toFixed(2)}/s  2xx ${of('2')}  429 ${c.byStatus['429'] ?? 0}  5xx ${of('5')}  errors ${c.errors}`,
+      )
+    },
+    () => {
+      startedAt = nowMs()
+      return startedAt
+    },
+  )
+  const merged = mergePhase(parts.map(({ slice, part }) => ({ plan: resultPlan(slice), ...part })))
+  merged.plan = { ...resultPlan(plan), workers }
+  merged.algorithm = observeAlgorithm(merged)
+  return merged
+}
+
 /** The run has ended: nothing stops a cleanup call but its own deadline (callOnce's timeoutMs). */
 const UNSTOPPED = new AbortController().signal
 
@@ -313,7 +377,7 @@ async function cleanUp(
       )
       if (outcome.status === 429) {
         const wait = Math.max(
-          parseDurationMs(outcome.headers['x-ratelimit-reset-requests']) ?? 0,
+          parseResetMs(outcome.headers['x-ratelimit-reset-requests']) ?? 0,
           Number(outcome.headers['retry-after'] ?? 1) * 1000,
         )
         await sleep(Math.min(wait + 50, Math.max(0, deadline - nowMs())))
@@ -336,12 +400,13 @@ async function planPhases(o: RunnerOptions, ctx: PlanContext): Promise<PhasePlan
       `the profile ${o.profile.name} has no phase ${unknown.join(', ')}; its phases: ${all.map((p) => p.name).join(', ')}`,
     )
   const plans = all
+    .map((p) => withStatedLimit(p, ctx.limits ?? []))
     .map((p, i) => arrivalFor(p, i, ctx))
     .filter((p) => !o.phases || o.phases.includes(p.name))
     .map((p) => shardPlan(p, o.shard))
   const planned = plans
     .filter((p) => p.skip === undefined)
-    .reduce((ms, p) => ms + p.durationMs + (p.fromRest ? ctx.minuteMs : 0), 0)
+    .reduce((ms, p) => ms + p.durationMs + (p.fromRest ? (p.periodMs ?? ctx.minuteMs) : 0), 0)
   if (planned > o.profile.caps.maxDurationMs) {
     throw new ConfigError(
       `the profile ${o.profile.name} would run ${(planned / 1000).toFixed(0)} s, past its cap of ${(o.profile.caps.maxDurationMs / 1000).toFixed(0)} s; give a shorter --duration`,
@@ -353,7 +418,12 @@ async function planPhases(o: RunnerOptions, ctx: PlanContext): Promise<PhasePlan
 export async function runProfile(o: RunnerOptions): Promise<LoadResult> {
   const started = new Date()
   const objectives = o.objectives ?? []
-  const ctx: PlanContext = { ...o.context, phases: o.phases ?? null, objectives }
+  const ctx: PlanContext = {
+    ...o.context,
+    phases: o.phases ?? null,
+    objectives,
+    limits: combineLimits(o.context.limits ?? [], o.profile.limits),
+  }
   if (o.profile.search && o.shard !== null && o.shard.count > 1)
     throw new ConfigError(
       `the profile ${o.profile.name} is a search that adapts each step to what it measured: it cannot be sharded`,

@@ -64,6 +64,16 @@ export interface PhasePlan {
   bucket: BucketName | null
   /** The limit the phase is measured against, when known before the run (tables of the reference); else from headers. */
   expectedLimit: number | null
+  /** Worker threads that drove the phase (engine/workers.ts; absent: one, the main thread): judged as so many shards. */
+  workers?: number
+  /** The period of `expectedLimit` when it is not the target's minute (a limit the operator stated, e.g. 30 per 10 s). */
+  periodMs?: number
+  /**
+   * The limit the operator stated for this phase's route (--limit, a workload file's limits:), as written, and
+   * whether it names the headers that announce it (if not, the target's headers may speak of another bucket and
+   * are not read: only Retry-After makes promises).
+   */
+  stated?: { text: string; headers: boolean }
   /**
    * Start from rest: wait a whole minute without calls (any allowed limiter is then full), so that the admission
    * bounds from rest apply from the phase's start.
@@ -90,6 +100,7 @@ export type VerdictId =
   | 'headers'
   | 'recovery'
   | 'failed-calls'
+  | 'refusal'
   | 'isolation'
   | 'backoff'
   | 'throughput'

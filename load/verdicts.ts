@@ -241,6 +241,59 @@ export function judgeFailedCalls(phase: PhaseResult, ctx: JudgeContext): Verdict
   )
 }
 
+/** Answers with a status that is neither 2xx nor 429, of calls not sent to fail on purpose, by status. */
+function otherRefusals(phase: PhaseResult): Array<[string, number]> {
+  const deliberate = phase.series.reduce((n, s) => n + s.failedSent, 0)
+  const others = Object.entries(phase.byStatus)
+    .filter(([s]) => !s.startsWith('2') && s !== '429')
+    .sort(([, a], [, b]) => b - a)
+  // Calls failed on purpose answered 4xx are what they asked for: taken off the 4xx they most likely got.
+  let owed = deliberate
+  return others
+    .map(([status, n]): [string, number] => {
+      if (!status.startsWith('4') || owed === 0) return [status, n]
+      const taken = Math.min(owed, n)
+      owed -= taken
+      return [status, n - taken]
+    })
+    .filter(([, n]) => n > 0)
+}
+
+/**
+ * Section 7: a rate limit is answered 429. A phase overloaded past its limit spends the bucket, so answers of any
+ * other failing status (a 503 from a gateway that does not say 429) are refusals in the wrong words. Retry-After
+ * "may" accompany a 429: its absence is recorded in the figure, never judged.
+ */
+export function judgeRefusal(phase: PhaseResult): Verdict {
+  const refused = phase.byStatus['429'] ?? 0
+  const others = otherRefusals(phase)
+  const otherCount = others.reduce((n, [, c]) => n + c, 0)
+  const named = others.map(([s, n]) => `${n} x ${s}`).join(', ')
+  const withRetryAfter = refused - phase.headers.refusedWithoutRetryAfter
+  const figure = `${refused} answered 429 (${withRetryAfter} with Retry-After)${otherCount > 0 ? `, ${named}` : ''}, ${Object.values(phase.errors).reduce((a, b) => a + b, 0)} without an answer`
+  if (otherCount > 0)
+    return verdict(
+      phase,
+      'refusal',
+      'fail',
+      figure,
+      refused === 0
+        ? `the spent bucket was answered ${others.map(([s]) => s).join(', ')}, never 429: section 7 answers a rate limit with 429`
+        : `beside ${refused} 429s, ${named}: a spent bucket is answered 429 (section 7), and no other failure was asked for`,
+      'P1-7',
+    )
+  if (refused === 0)
+    return verdict(phase, 'refusal', 'inconclusive', figure, 'no call was refused: the limit was never spent', 'P1-7')
+  return verdict(
+    phase,
+    'refusal',
+    'pass',
+    figure,
+    `every refusal was a 429${phase.headers.refusedWithoutRetryAfter > 0 ? `; ${phase.headers.refusedWithoutRetryAfter} came without Retry-After, which "may" accompany a 429 (recorded, not judged)` : ', each with Retry-After'}`,
+    'P1-7',
+  )
+}
+
 export function judgeIsolation(phase: PhaseResult): Verdict {
   const probe = phase.probe
   if (!probe || phase.plan.probe === undefined)
@@ -430,6 +483,7 @@ const JUDGES: Record<PhaseVerdictId, (phase: PhaseResult, ctx: JudgeContext) => 
   headers: judgeHeaders,
   recovery: judgeRecovery,
   'failed-calls': judgeFailedCalls,
+  refusal: judgeRefusal,
   isolation: judgeIsolation,
   backoff: judgeBackoff,
   throughput: judgeThroughput,
@@ -443,11 +497,16 @@ export function judge(
   shards = 1,
   objectives: readonly Objective[] = [],
 ): Verdict[] {
-  const ctx: JudgeContext = { minuteMs, phases, shards }
-  return phases.flatMap((phase) => [
-    ...phase.plan.verdicts.map((id) => JUDGES[id](phase, ctx)),
-    ...judgeObjectives(phase, objectives),
-  ])
+  return phases.flatMap((phase) => {
+    // A stated limit's own period stands in for the target's minute in every bound of its phase.
+    // Worker threads, like shards, each saw only their own calls.
+    const ctx: JudgeContext = {
+      minuteMs: phase.plan.periodMs ?? minuteMs,
+      phases,
+      shards: shards * (phase.plan.workers ?? 1),
+    }
+    return [...phase.plan.verdicts.map((id) => JUDGES[id](phase, ctx)), ...judgeObjectives(phase, objectives)]
+  })
 }
 
 /** Exit code and outcome: 1 a verdict failed; else 3 something proved nothing; else 0. */

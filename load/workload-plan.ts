@@ -235,6 +235,7 @@ export function workloadProfile(w: Workload): Profile {
     description: w.description,
     tier: null,
     caps: w.caps,
+    ...(w.limits ? { limits: w.limits } : {}),
     async plan(ctx: PlanContext): Promise<PhasePlan[]> {
       const lists = new Map<KeySlotName, Promise<ModelList>>()
       const listFor = (slot: KeySlotName) => (): Promise<ModelList> => {

@@ -9,6 +9,7 @@ import { parse as parseYaml, YAMLParseError } from 'yaml'
 import { parseDurationMs } from '../harness/duration.ts'
 import { ConfigError } from '../harness/errors.ts'
 import { schemas } from '../harness/schema-registry.ts'
+import { checkDistinct, statedLimit, type StatedLimit, type StatedLimitInput } from './stated-limits.ts'
 
 export const WORKLOAD_SCHEMA = 'load/profile.schema.json'
 
@@ -65,6 +66,8 @@ export interface Workload {
   seed?: number
   caps: { maxDurationMs: number; maxRequests: number }
   phases: WorkloadPhase[]
+  /** Limits the operator states for the target (stated-limits.ts). */
+  limits?: StatedLimit[]
 }
 
 export const WORKLOAD_DEFAULTS = {
@@ -102,6 +105,7 @@ interface RawWorkload {
   seed?: number
   caps?: { maxDuration?: string; maxRequests?: number }
   phases: RawPhase[]
+  limits?: StatedLimitInput[]
 }
 
 function parseText(file: string, text: string): unknown {
@@ -194,6 +198,14 @@ function phaseOf(raw: RawPhase, file: string, at: string): WorkloadPhase {
   }
 }
 
+function limitsOf(raw: readonly StatedLimitInput[], file: string): StatedLimit[] {
+  const limits = raw.map((l, i) =>
+    statedLimit(l, `${file}: /limits/${i}`, `${l.route}=${l.limit}/${l.period}${l.key ? `,key=${l.key}` : ''}`),
+  )
+  checkDistinct(limits, `${file}: /limits`)
+  return limits
+}
+
 /** Validates parsed data as a workload; `file` only names it in messages. */
 export function workloadOf(data: unknown, file: string): Workload {
   const result = schemas().validate(WORKLOAD_SCHEMA, data)
@@ -226,6 +238,7 @@ export function workloadOf(data: unknown, file: string): Workload {
       maxRequests: raw.caps?.maxRequests ?? WORKLOAD_DEFAULTS.maxRequests,
     },
     phases: raw.phases.map((p, i) => phaseOf(p, file, `/phases/${i}`)),
+    ...(raw.limits ? { limits: limitsOf(raw.limits, file) } : {}),
   }
 }
 

@@ -13,7 +13,7 @@ import { GENERATOR_EFFICIENCY, generatorEfficiency } from './bench/generator-eff
 import { GATEWAY_COST, gatewayCost } from './bench/gateway-cost.ts'
 import { limiterAccuracy } from './bench/limiter-accuracy.ts'
 import { MEMORY, memory } from './bench/memory.ts'
-import { openLoopLimit } from './bench/open-loop-limit.ts'
+import { OPEN_LOOP_LIMIT, openLoopLimit } from './bench/open-loop-limit.ts'
 import { RSS_GROWTH, rssGrowth } from './bench/rss-growth.ts'
 import { errorRow, formatTable, type Row } from './bench/table.ts'
 
@@ -103,13 +103,17 @@ watchdog.unref()
 // Ended by a signal, node would skip the exit handlers and leave the gateway and generator children running.
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130))
 
-const benchmarks: Record<Part, { name: string; goal: string; run: () => Promise<Row> }> = {
+const benchmarks: Record<Part, { name: string; goal: string; run: () => Promise<Row | Row[]> }> = {
   generator: {
     name: 'generator efficiency',
     goal: `>= ${GENERATOR_EFFICIENCY.goal}`,
     run: () => generatorEfficiency(settings.generator),
   },
-  'open-loop': { name: 'open-loop limit', goal: 'none set', run: () => openLoopLimit(settings.openLoop) },
+  'open-loop': {
+    name: 'open-loop limit',
+    goal: `>= ${OPEN_LOOP_LIMIT.goal} of autocannon`,
+    run: () => openLoopLimit(settings.openLoop),
+  },
   gateway: {
     name: 'reference gateway cost',
     goal: `>= ${GATEWAY_COST.goal}`,
@@ -129,7 +133,7 @@ for (const part of parts) {
   const b = benchmarks[part]
   say(`${b.name}...`)
   try {
-    rows.push(await b.run())
+    rows.push(...[await b.run()].flat())
   } catch (error) {
     failed += 1
     rows.push(errorRow(b.name, b.goal, error))

@@ -63,6 +63,7 @@ async function main(argv: string[]): Promise<number | undefined> {
     bareModels: options.bareModels,
     variations: [...options.variations],
     nativeKeyHeader: options.nativeKeyHeader,
+    routeLimits: options.routeLimits.map((l) => l.text),
   })
   const notes = [
     options.startMs === undefined ? '' : `clock starts at ${new Date(options.startMs).toISOString()}`,
@@ -82,6 +83,7 @@ async function main(argv: string[]): Promise<number | undefined> {
           .join(',')}`
       : '',
     options.bareModels ? 'model endpoints answer bare models (--bare-models): no mode, min_tier, pricing or extra' : '',
+    ...options.routeLimits.map((l) => `route limit (not in the catalogue): ${l.text} per account`),
     options.nativeKeyHeader === DEFAULT_NATIVE_KEY_HEADER
       ? ''
       : `the native interface takes its key in ${options.nativeKeyHeader}`,

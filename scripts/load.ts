@@ -13,6 +13,7 @@ import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { LIMITER_ALGORITHMS } from '../gateway/limiter.ts'
+import { parseRouteLimit } from '../gateway/route-limits.ts'
 import { DEFAULT_NATIVE_KEY_HEADER, DEFAULTS, loadEnv, resolveOptions, type KeySlot } from '../harness/config.ts'
 import { parseDurationMs } from '../harness/duration.ts'
 import { ConfigError, isHarnessError } from '../harness/errors.ts'
@@ -25,6 +26,8 @@ import { REPEAT, mergeRepeats } from '../load/repeat.ts'
 import { columns } from '../load/report/compare.ts'
 import { SPREAD_HEAD, spreadRows } from '../load/report/spread.ts'
 import { jsonGetter, type PlanContext } from '../load/profile.ts'
+import { checkDistinct, parseLimitFlag } from '../load/stated-limits.ts'
+import { defaultWorkers, WORKERS } from '../load/engine/workers.ts'
 import { allProfiles, profileNamed } from '../load/profiles/index.ts'
 import { runProfile } from '../load/runner.ts'
 import type { KeySlotName, LoadResult } from '../load/types.ts'
@@ -48,6 +51,9 @@ Options:
   --duration D            the length of each load phase, e.g. 90s, 2m (default: per profile, two or three minutes)
   --rate R                calls per second that every load phase offers instead of its multiple of the limit
   --connections C         connections (closed-loop profiles) or the most calls in flight; workers for backoff
+  --workers N             threads that share an open-loop phase offering more than ${WORKERS.minRatePerWorker} calls/s per thread, each
+                          with its own connections, their figures merged exactly (default: the cores, less one
+                          for the embedded gateway)
   --arrival P             how open-loop calls arrive: constant, poisson or gamma:<burstiness> (1 is poisson,
                           below 1 burstier); default: each phase's own, else constant
   --ramp R                ramp each open-loop phase up to its rate: linear:30s or exponential:30s, then steady
@@ -65,6 +71,11 @@ Options:
                           repeat-N/, their merge and each figure's spread across them in the run's own directory
   --limiter NAME          the embedded gateway's rate-limit algorithm: ${LIMITER_ALGORITHMS.join(', ')}
                           (default fixed-window); a target's own algorithm is observed in the report, never judged
+  --limit SPEC            a limit the target enforces, as its operator configured it, judged as if announced;
+                          repeatable: ROUTE=N/PERIOD[,key=SLOT][,headers=requests], ROUTE a method and path or
+                          a route kind, e.g. 'POST /v1/chat/completions=600/1m' (run it: --profile stated-limits)
+  --route-limit SPEC      a limit the embedded gateway enforces on one route without announcing it in its
+                          catalogue: 'METHOD /path=N/PERIOD' (gateway/README.md, --route-limit); repeatable
   --minute-ms MS          the rate-limit minute of the embedded gateway (default ${DEFAULTS.embeddedMinuteMs}), or of a gateway on
                           this machine started with --minute-ms; a remote target's minute is 60 s
   --base-url URL          host root of the target (GATEWAY_BASE_URL)
@@ -81,6 +92,7 @@ interface Flags {
   duration?: string
   rate?: string
   connections?: string
+  workers?: string
   arrival?: string
   ramp?: string
   seed?: string
@@ -89,6 +101,8 @@ interface Flags {
   shard?: string
   'minute-ms'?: string
   limiter?: string
+  limit?: string[]
+  'route-limit'?: string[]
   phase?: string
   slo?: string
   'abort-on-fail'?: boolean
@@ -98,7 +112,7 @@ interface Flags {
   help?: boolean
 }
 
-function parseFlags(argv: string[]): { flags: Flags; positionals: string[] } {
+export function parseFlags(argv: string[]): { flags: Flags; positionals: string[] } {
   try {
     const { values, positionals } = parseArgs({
       args: argv,
@@ -110,6 +124,7 @@ function parseFlags(argv: string[]): { flags: Flags; positionals: string[] } {
         duration: { type: 'string' },
         rate: { type: 'string' },
         connections: { type: 'string' },
+        workers: { type: 'string' },
         arrival: { type: 'string' },
         ramp: { type: 'string' },
         seed: { type: 'string' },
@@ -118,6 +133,8 @@ function parseFlags(argv: string[]): { flags: Flags; positionals: string[] } {
         shard: { type: 'string' },
         'minute-ms': { type: 'string' },
         limiter: { type: 'string' },
+        limit: { type: 'string', multiple: true },
+        'route-limit': { type: 'string', multiple: true },
         phase: { type: 'string' },
         slo: { type: 'string' },
         'abort-on-fail': { type: 'boolean' },
@@ -172,7 +189,7 @@ function parseRamp(raw: string | undefined): PlanContext['ramp'] {
   return { shape: match[1] as 'linear' | 'exponential', spanMs }
 }
 
-function parseShard(raw: string | undefined): { index: number; count: number } | null {
+export function parseShard(raw: string | undefined): { index: number; count: number } | null {
   if (raw === undefined) return null
   const match = /^(\d+)\/(\d+)$/.exec(raw.trim())
   const index = Number(match?.[1])
@@ -182,10 +199,19 @@ function parseShard(raw: string | undefined): { index: number; count: number } |
   return { index, count }
 }
 
+/** A limit the embedded gateway enforces without announcing it, stated to the harness: what --list ends with. */
+export const STATED_EXAMPLE =
+  "npm run load -- --profile stated-limits --route-limit 'POST /v1/chat/completions=30/10s' --limit 'chat=30/10s,headers=requests'"
+
 function listProfiles(): string {
   const profiles = allProfiles()
   const width = Math.max(...profiles.map((p) => p.name.length))
-  return `${profiles.map((p) => `${p.name.padEnd(width)}  ${p.description}`).join('\n')}\n`
+  return `${profiles.map((p) => `${p.name.padEnd(width)}  ${p.description}`).join('\n')}
+
+Limits the target does not announce are judged as you state them (--limit), e.g. against the embedded gateway
+given one its catalogue does not show (--route-limit):
+  ${STATED_EXAMPLE}
+`
 }
 
 async function writeReport(result: LoadResult, reportRoot: string): Promise<string> {
@@ -323,6 +349,12 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     (n) => Number.isInteger(n) && n >= 1 && n <= 1024,
     'a whole number from 1 to 1024',
   )
+  const workersFlag = number(
+    flags.workers,
+    '--workers',
+    (n) => Number.isInteger(n) && n >= 1 && n <= WORKERS.max,
+    `a whole number from 1 to ${WORKERS.max}`,
+  )
   const shard = parseShard(flags.shard)
   const objectives = flags.slo === undefined ? [] : parseObjectives(flags.slo)
   if (flags['abort-on-fail'] && objectives.length === 0)
@@ -364,10 +396,24 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   const limiter = flags.limiter
   if (limiter !== undefined && !(LIMITER_ALGORITHMS as readonly string[]).includes(limiter))
     throw new ConfigError(`--limiter must be one of ${LIMITER_ALGORITHMS.join(', ')}, got '${limiter}'`)
+  const limits = (flags.limit ?? []).map(parseLimitFlag)
+  checkDistinct(limits)
+  const routeLimits = flags['route-limit'] ?? []
+  for (const text of routeLimits) {
+    try {
+      parseRouteLimit(text)
+    } catch (error) {
+      throw new ConfigError((error as Error).message)
+    }
+  }
   if (options.baseUrl !== null) {
     if (limiter !== undefined)
       throw new ConfigError(
         "--limiter chooses the embedded gateway's algorithm; a target's own is observed in the report, never chosen",
+      )
+    if (routeLimits.length > 0)
+      throw new ConfigError(
+        "--route-limit configures the embedded gateway; a target's own limits are stated with --limit",
       )
     if (minuteFlag !== null && !isLoopback(options.baseUrl))
       throw new ConfigError(
@@ -385,7 +431,11 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   let target: PreparedTarget | null = null
   if (options.baseUrl === null) {
     const { startEmbeddedGateway } = await import('../gateway/embedded.ts')
-    const gateway = await startEmbeddedGateway({ minuteMs, ...(limiter ? { limiter } : {}) })
+    const gateway = await startEmbeddedGateway({
+      minuteMs,
+      ...(limiter ? { limiter } : {}),
+      ...(routeLimits.length > 0 ? { routeLimits } : {}),
+    })
     target = {
       config: {
         baseUrl: gateway.url,
@@ -436,10 +486,12 @@ async function run(argv: string[], io: CliIo): Promise<number> {
       ...(limiter ? { limiter } : {}),
       keys: keys as Partial<Record<KeySlotName, string>>,
       models: options.models,
+      limits,
       tier,
       durationMs,
       rate,
       connections,
+      workers: workersFlag ?? defaultWorkers(target.config.embedded),
       arrival,
       ramp,
       seed,
@@ -472,7 +524,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
           progress,
           planned: (plans) =>
             say(
-              `${profile.name} against ${ctx.baseUrl}${ctx.embedded ? ` (embedded reference gateway, ${minuteMs} ms minute${limiter ? `, ${limiter}` : ''})` : ''}${shard ? `, shard ${shard.index}/${shard.count}` : ''}, seed ${seed}: ${plans.map((p) => p.name).join(', ')}; run ${runId}${repeat > 1 ? `, repeat ${n} of ${repeat}` : ''}`,
+              `${profile.name} against ${ctx.baseUrl}${ctx.embedded ? ` (embedded reference gateway, ${minuteMs} ms minute${limiter ? `, ${limiter}` : ''}${routeLimits.length > 0 ? `, --route-limit ${routeLimits.join(' ')}` : ''})` : ''}${shard ? `, shard ${shard.index}/${shard.count}` : ''}, seed ${seed}: ${plans.map((p) => p.name).join(', ')}; run ${runId}${repeat > 1 ? `, repeat ${n} of ${repeat}` : ''}`,
             ),
           note: (line) => {
             if (interactive) io.stderr('\r\x1b[K')

@@ -53,7 +53,7 @@ export interface SeededKeys {
   readonly suspended: string
 }
 
-/** The environment variable (DESIGN.md, Configuration) that carries each seeded key. */
+/** The environment variable (README.md, Configuration) that carries each seeded key. */
 export const SEEDED_KEY_ENV: Readonly<Record<keyof SeededKeys, string>> = keyVariables.keys
 
 const KEY_VALUES = {

@@ -107,6 +107,13 @@ export const TIERS_FAULTS = [
     description: 'Where the project-scoped token bucket applies, x-ratelimit-reset-project-tokens is missing.',
   },
   {
+    name: 'route-limit-503',
+    breaks: [],
+    loadVerdicts: ['refusal'],
+    description:
+      'A spent --route-limit bucket is answered 503 without Retry-After instead of 429, as some gateways answer a limit of their own.',
+  },
+  {
     name: 'usage-bucket-shared',
     breaks: [],
     loadVerdicts: ['isolation'],

@@ -11,11 +11,12 @@
  *   listed in `pools` share one pool.
  * - the project-scoped token bucket (section 4.1) on the routes of `projectTokenRoutes`: smaller than the
  *   model's TPM, so a call can be throttled by it while the token bucket has room.
+ * - a route an operator limited (--route-limit, ../route-limits.ts): that route's bucket per account as well.
  *
  * Requests are counted at admission, refused and failed calls included (section 7). Tokens are counted
  * when the call has finished, from what it consumed; a token bucket admits a call while it has any room.
  * The headers report the most specific buckets: the model's on model calls, otherwise the account's or the
- * usage limit's.
+ * usage limit's, and on a route an operator limited that route's.
  *
  * A refused call is 429 with Retry-After (whole seconds until the bucket admits a call again, rounded up so that
  * waiting it is enough) in the dialect of its path family. x-ratelimit-reset-* say when the bucket is full again.
@@ -74,9 +75,15 @@ export function rateLimitHook(state: GatewayState) {
     const requestLimit = usage ? usageRequestsPerMinute(account.tier) : accountLimits.rpm
     const requests = usage ? await countUsage(requestKey, requestLimit) : await countRequest(requestKey, requestLimit)
     context.countedRequest = { limiter, key: requestKey, limit: requestLimit }
+    // A limit the operator put on this route counts every call on it, refused ones included, as the others do.
+    const route = state.routeLimits.get(`${request.method} ${context.path}`)
+    const routeRequests = route?.limiter.take(`route:${account.id}`, route.limit.limit, 1)
+    if (routeRequests) context.routeRequests = routeRequests
     const tokens = limiter.read(`account-tokens:${account.id}`, accountLimits.tpm)
-    context.limits = { requests, tokens, projectTokens: null }
+    context.limits = { requests: routeRequests ?? requests, tokens, projectTokens: null }
     if (!usage) context.admitModel = (model) => admitModel(state, request, reply, context, model)
+    if (requests.admitted && routeRequests !== undefined && !routeRequests.admitted)
+      return refuseByRoute(state, reply, routeRequests, usage)
     if (requests.admitted || (usage && faults.has('usage-limit-off'))) return undefined
 
     const retryAfter = retryAfterSeconds(requests, clock.now(), faults.has('retry-after-too-short'))
@@ -88,6 +95,22 @@ export function rateLimitHook(state: GatewayState) {
         : compatible429(message, faults.has('compatible-429-wrong-type'))
     return reply.code(429).send(body)
   }
+}
+
+/**
+ * A spent --route-limit bucket: 429 with Retry-After, as every other limit; under `route-limit-503` the 503
+ * without Retry-After that some gateways answer instead.
+ */
+function refuseByRoute(state: GatewayState, reply: FastifyReply, reading: BucketReading, usage: boolean): FastifyReply {
+  const message = `Rate limit of ${reading.limit} requests on this route exceeded.`
+  if (state.faults.has('route-limit-503'))
+    return reply.code(503).send(usage ? usageError(503, message) : compatibleError(503, message))
+  const retryAfter = retryAfterSeconds(reading, state.clock.now(), state.faults.has('retry-after-too-short'))
+  reply.header('retry-after', String(retryAfter))
+  const text = `${message.slice(0, -1)}; retry after ${retryAfter} s.`
+  return reply
+    .code(429)
+    .send(usage ? usageError(429, text) : compatible429(text, state.faults.has('compatible-429-wrong-type')))
 }
 
 type Counter = (key: string, limit: number) => BucketReading | Promise<BucketReading>
@@ -158,7 +181,8 @@ function admitModel(
     buckets.push({ limiter, key: `project-tokens:${account.id}`, limit })
     checks.push([`the project's ${limit} tokens per minute`, projectTokens])
   }
-  context.limits = { requests, tokens, projectTokens }
+  // The headers keep reporting the route's own bucket where the operator put one.
+  context.limits = { requests: context.routeRequests ?? requests, tokens, projectTokens }
   context.tokenBuckets = buckets
 
   const refused = checks.find(([, reading]) => !reading.admitted)

@@ -35,7 +35,8 @@ export interface CallOutcome {
   error: string | null
 }
 
-function errorName(error: unknown, signal?: AbortSignal): string {
+/** The name a call's failure is counted by (recorder errors): stopped, timeout, connection reset, ... */
+export function errorName(error: unknown, signal?: AbortSignal): string {
   if (signal?.aborted) return 'stopped'
   const err = error as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException }
   if (err.name === 'TimeoutError' || err.code === 'UND_ERR_HEADERS_TIMEOUT' || err.code === 'UND_ERR_BODY_TIMEOUT')

@@ -1,9 +1,9 @@
 /**
  * Reading the rate-limit headers of Part 1 section 4.1 off one response, whatever the case of their names (the
  * load engines hand over raw header lists). A value that is present but not a number (or, for reset, not a
- * duration) is `unparsable`, which the headers verdict counts.
+ * duration or bare seconds) is `unparsable`, which the headers verdict counts.
  */
-import { parseDurationMs } from '../../harness/duration.ts'
+import { parseResetMs } from '../../harness/duration.ts'
 import { retryAfterMs } from '../../harness/retry.ts'
 import type { BucketName } from '../types.ts'
 
@@ -47,7 +47,8 @@ export function readBucket(headers: Record<string, string>, bucket: BucketName):
   const missing = limitText === undefined || remainingText === undefined || resetText === undefined
   const limit = limitText !== undefined && INTEGER.test(limitText.trim()) ? Number(limitText) : null
   const remaining = remainingText !== undefined && INTEGER.test(remainingText.trim()) ? Number(remainingText) : null
-  const resetMs = parseDurationMs(resetText) ?? null
+  // A time until reset in any form the reference allows (§4.1 gives one as a sample): a duration or bare seconds.
+  const resetMs = parseResetMs(resetText) ?? null
   const negative = remaining !== null && remaining < 0
   const unparsable =
     (limitText !== undefined && limit === null) ||

@@ -17,7 +17,7 @@ import type {
   SeriesBucket,
 } from '../types.ts'
 import { newHistogram, recordMs, summarize, type Histogram } from './histogram.ts'
-import { readBucket, readRetryAfterMs } from './rate-headers.ts'
+import { readBucket, readRetryAfterMs, type BucketReading } from './rate-headers.ts'
 import { Series } from './series.ts'
 import { RateLimitBook, type BookMark, type Pending } from './rate-limit-book.ts'
 import type { StreamCall } from './stream-stats.ts'
@@ -64,6 +64,16 @@ export function goodputFigures(
   const good = series.reduce((n, b) => n + (b.good ?? 0), 0)
   const seconds = Math.max(0.001, durationS)
   return { ok, good, throughputPerSecond: ok / seconds, goodputPerSecond: good / seconds }
+}
+
+/** The reading of a bucket the operator stated without naming its headers: whatever the target sends speaks of another. */
+const UNANNOUNCED: BucketReading = {
+  limit: null,
+  remaining: null,
+  resetMs: null,
+  missing: false,
+  unparsable: false,
+  negative: false,
 }
 
 export class PhaseRecorder {
@@ -192,7 +202,7 @@ export class PhaseRecorder {
       if (headers['retry-after'] === undefined) this.#headers.refusedWithoutRetryAfter += 1
     }
     if (bucket !== null) {
-      const reading = readBucket(headers, bucket)
+      const reading = this.plan.stated?.headers === false ? UNANNOUNCED : readBucket(headers, bucket)
       remaining = reading.remaining
       limit = reading.limit
       if (reading.missing) {

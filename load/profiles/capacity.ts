@@ -20,6 +20,7 @@ import {
   type Judged,
   type SearchBounds,
 } from '../capacity.ts'
+import { statedFor } from '../stated-limits.ts'
 import { requireKey, slotOf, TIERS, type PlanContext, type Profile, type Search } from '../profile.ts'
 import type { CapacityResult, KeySlotName, PhasePlan, PhaseResult, RequestSpec } from '../types.ts'
 import { anyChatModel } from './tier-model.ts'
@@ -48,10 +49,13 @@ async function tierLimit(
   const candidates: [number, string][] = []
   if (rpm !== null) candidates.push([rpm, `${model}'s rpm in extra.rate_limits.current`])
   if (announced !== null) candidates.push([announced, 'x-ratelimit-limit-requests of GET /v1/models'])
+  const stated = statedFor(ctx.limits, 'POST', '/v1/responses', slot)
+  if (stated)
+    candidates.push([(stated.limit * ctx.minuteMs) / stated.periodMs, `the limit stated with --limit (${stated.text})`])
   const pick = candidates.sort((a, b) => a[0] - b[0])[0]
   if (pick === undefined)
     throw new ConfigError(
-      `--tier ${ctx.tier}: neither ${model}'s record (extra.rate_limits.current.rpm) nor GET /v1/models (x-ratelimit-limit-requests) tells the tier's request limit`,
+      `--tier ${ctx.tier}: neither ${model}'s record (extra.rate_limits.current.rpm) nor GET /v1/models (x-ratelimit-limit-requests) tells the tier's request limit; state it, e.g. --limit 'responses=60/1m,key=${slot}'`,
     )
   return { perMinute: pick[0], perSecond: pick[0] / (ctx.minuteMs / 1000), source: pick[1] }
 }
@@ -69,7 +73,7 @@ export function capacityProfile(): Profile {
     async search(ctx): Promise<Search> {
       const slot = slotFor(ctx)
       requireKey(ctx, slot, 'capacity')
-      const model = await anyChatModel(ctx, slot)
+      const model = await anyChatModel(ctx, slot, ['responses', 'chat'])
       const limit = ctx.tier === null ? null : await tierLimit(ctx, slot, model)
       const objectives = searchObjectives(ctx.objectives ?? [])
       const stream = objectives.some((o) => STREAM_METRICS.has(o.metric))

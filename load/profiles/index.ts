@@ -5,6 +5,7 @@ import { workloadProfile } from '../workload-plan.ts'
 import { backoffProfile } from './backoff.ts'
 import { capacityProfile } from './capacity.ts'
 import { BUILT_IN_FILES, builtInWorkload, profileFromFile } from './files.ts'
+import { statedLimitsProfile } from './stated-limits.ts'
 import { tierFilesProfile } from './tier-files.ts'
 import { tierModelProfile } from './tier-model.ts'
 import { tierUsageProfile } from './tier-usage.ts'
@@ -18,6 +19,7 @@ export function allProfiles(): Profile[] {
     ...files.filter((p) => p.name !== 'mixed'),
     backoffProfile(),
     capacityProfile(),
+    statedLimitsProfile(),
     ...files.filter((p) => p.name === 'mixed'),
   ]
 }

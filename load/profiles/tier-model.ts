@@ -18,62 +18,113 @@ import {
 } from '../profile.ts'
 import type { KeySlotName, PhasePlan, RequestSpec } from '../types.ts'
 import { isObject } from '../../common/json.ts'
+import type { Capability } from '../../harness/config.ts'
+import { statedFor, type StatedLimit } from '../stated-limits.ts'
 
 interface ModelLimits {
   id: string
+  /** Calls per `periodMs`: the model's RPM, or the limit the operator stated. */
   rpm: number
   tpm: number | null
+  periodMs: number
+  /** Where the limits came from, for the phase's description. */
+  source: string
 }
 
+type ModelRecord = Record<string, unknown>
+
+/** extra.rate_limits.current of a model record (section 8.3), when it gives an rpm. */
+function currentLimits(body: unknown): { rpm: number; tpm: number | null } | null {
+  const current =
+    isObject(body) && isObject(body.extra) && isObject(body.extra.rate_limits)
+      ? body.extra.rate_limits.current
+      : undefined
+  if (!isObject(current) || typeof current.rpm !== 'number' || current.rpm <= 0) return null
+  return { rpm: current.rpm, tpm: typeof current.tpm === 'number' && current.tpm > 0 ? current.tpm : null }
+}
+
+async function modelList(ctx: PlanContext, slot: KeySlotName): Promise<{ status: number; data: ModelRecord[] }> {
+  const list = await ctx.getJson('/v1/models', slot)
+  if (list.status === 429)
+    throw new ConfigError(
+      `GET /v1/models with the ${slot} key was refused (429): the account's rate limit is spent; wait a minute and run again`,
+    )
+  return {
+    status: list.status,
+    data: isObject(list.body) && Array.isArray(list.body.data) ? list.body.data.filter(isObject) : [],
+  }
+}
+
+/**
+ * The chat model and its limits: GATEWAY_MODELS' chat model, else the chat model this key may use with the
+ * smallest RPM in extra.rate_limits.current. A target whose catalogue gives no rate_limits (a bare catalogue) is
+ * judged against the limit the operator stated for POST /v1/chat/completions with this key (--limit).
+ */
 async function pickModel(ctx: PlanContext, tier: number): Promise<ModelLimits> {
   const slot = slotOf(tier)
-  const list = await ctx.getJson('/v1/models', slot)
-  const data = isObject(list.body) && Array.isArray(list.body.data) ? list.body.data.filter(isObject) : []
-  const chat = data.filter(
+  const stated = statedFor(ctx.limits, 'POST', '/v1/chat/completions', slot)
+  const fromStated = (id: string, l: StatedLimit): ModelLimits => ({
+    id,
+    rpm: l.limit,
+    tpm: null,
+    periodMs: l.periodMs,
+    source: `the limit stated with --limit (${l.text})`,
+  })
+  const named = ctx.models?.chat
+  if (named !== undefined) {
+    const current = currentLimits((await ctx.getJson(`/v1/models/${encodeURIComponent(named)}`, slot)).body)
+    if (current) return { id: named, ...current, periodMs: ctx.minuteMs, source: 'extra.rate_limits.current' }
+    if (stated) return fromStated(named, stated)
+    throw new ConfigError(
+      `${named} (GATEWAY_MODELS chat) shows no rpm in extra.rate_limits.current for the tier-${tier} key: state its limit, e.g. --limit 'chat=60/1m,key=${slot}'`,
+    )
+  }
+  const list = await modelList(ctx, slot)
+  const chat = list.data.filter(
     (m) => typeof m.id === 'string' && m.mode === 'chat' && (typeof m.min_tier !== 'number' || m.min_tier <= tier),
   )
   const found: ModelLimits[] = []
   for (const m of chat) {
-    const record = await ctx.getJson(`/v1/models/${encodeURIComponent(m.id as string)}`, slot)
-    const body = record.body
-    const current =
-      isObject(body) && isObject(body.extra) && isObject(body.extra.rate_limits)
-        ? body.extra.rate_limits.current
-        : undefined
-    if (isObject(current) && typeof current.rpm === 'number' && current.rpm > 0) {
-      found.push({
-        id: m.id as string,
-        rpm: current.rpm,
-        tpm: typeof current.tpm === 'number' && current.tpm > 0 ? current.tpm : null,
-      })
-    }
+    const current = currentLimits((await ctx.getJson(`/v1/models/${encodeURIComponent(m.id as string)}`, slot)).body)
+    if (current)
+      found.push({ id: m.id as string, ...current, periodMs: ctx.minuteMs, source: 'extra.rate_limits.current' })
   }
   found.sort((a, b) => a.rpm - b.rpm)
   const pick = found[0]
-  if (!pick)
-    throw new ConfigError(
-      `no chat model that the tier-${tier} key may use shows an rpm in extra.rate_limits.current (GET /v1/models answered ${list.status})`,
-    )
-  return pick
+  if (pick) return pick
+  if (stated && chat[0]) return fromStated(chat[0].id as string, stated)
+  throw new ConfigError(
+    stated
+      ? `GET /v1/models with the tier-${tier} key lists no chat model (status ${list.status}): name one in GATEWAY_MODELS (chat=<id>)`
+      : `no chat model that the tier-${tier} key may use shows an rpm in extra.rate_limits.current (GET /v1/models answered ${list.status}): name the model in GATEWAY_MODELS (chat=<id>) and state its limit, e.g. --limit 'chat=60/1m,key=${slot}'`,
+  )
 }
 
-/** A chat model the key may use (the first the list offers), for profiles that need any model at all. */
-export async function anyChatModel(ctx: PlanContext, slot: KeySlotName): Promise<string> {
-  const list = await ctx.getJson('/v1/models', slot)
-  const data = isObject(list.body) && Array.isArray(list.body.data) ? list.body.data.filter(isObject) : []
+/**
+ * A chat model the key may use: the first GATEWAY_MODELS names of `capabilities`, else the first chat model the
+ * list offers, for profiles that need any model at all.
+ */
+export async function anyChatModel(
+  ctx: PlanContext,
+  slot: KeySlotName,
+  capabilities: readonly Capability[] = ['chat'],
+): Promise<string> {
+  for (const capability of capabilities) {
+    const named = ctx.models?.[capability]
+    if (named !== undefined) return named
+  }
+  const list = await modelList(ctx, slot)
   const tier = /^tier(\d)$/.exec(slot)?.[1]
-  const usable = data.find(
+  const usable = list.data.find(
     (m) =>
       typeof m.id === 'string' &&
       m.mode === 'chat' &&
       (tier === undefined || typeof m.min_tier !== 'number' || m.min_tier <= Number(tier)),
   )
-  if (list.status === 429)
-    throw new ConfigError(
-      `GET /v1/models with the ${slot} key was refused (429): the account's rate limit is spent; wait a minute and run again`,
-    )
   if (!usable)
-    throw new ConfigError(`GET /v1/models with the ${slot} key lists no chat model it may use (status ${list.status})`)
+    throw new ConfigError(
+      `GET /v1/models with the ${slot} key lists no chat model it may use (status ${list.status}): name one in GATEWAY_MODELS (${capabilities[0]}=<id>)`,
+    )
   return usable.id as string
 }
 
@@ -107,29 +158,34 @@ export function tierModelProfile(tier: number): Profile {
       // pass the model's RPM.
       const ceilingText = (await ctx.getJson('/v1/models', slot)).headers['x-ratelimit-limit-requests']
       const ceiling = ceilingText !== undefined && /^\d+$/.test(ceilingText) ? Number(ceilingText) : null
-      const perMinute = ceiling === null ? 2 * model.rpm : Math.min(2 * model.rpm, Math.floor(0.9 * ceiling))
+      // The ceiling counts per minute, the model's limit per its period (a stated limit's may differ).
+      const ceilingPerPeriod = ceiling === null ? null : (ceiling * model.periodMs) / ctx.minuteMs
+      const perPeriod =
+        ceilingPerPeriod === null ? 2 * model.rpm : Math.min(2 * model.rpm, Math.floor(0.9 * ceilingPerPeriod))
       const unreachable =
-        ctx.rate === null && perMinute <= model.rpm
-          ? `the organization's ceiling of ${ceiling} calls per minute (x-ratelimit-limit-requests of GET /v1/models) leaves no room past ${model.id}'s RPM of ${model.rpm}: the model's bucket cannot be reached`
+        ctx.rate === null && perPeriod <= model.rpm
+          ? `the organization's ceiling of ${ceiling} calls per minute (x-ratelimit-limit-requests of GET /v1/models) leaves no room past ${model.id}'s limit of ${model.rpm}: the model's bucket cannot be reached`
           : undefined
-      const rpmRate = ratePerSecond(ctx, perMinute)
+      const rpmRate = ctx.rate ?? perPeriod / (model.periodMs / 1000)
       // A token bucket (or sliding window) admits L + L·T/minute from rest, so an overload of f times the RPM
       // meets its first 429 only after 1 / (f - 1) minutes: the phase lasts a fifth longer than that.
-      const overload = perMinute / model.rpm
+      const overload = perPeriod / model.rpm
       const rpmMinutes = overload > 1 ? Math.min(RPM_MAX_MINUTES, Math.max(2.2, 1.2 / (overload - 1))) : 2.2
+      const periodOwn = model.periodMs === ctx.minuteMs ? {} : { periodMs: model.periodMs }
       const phases: PhasePlan[] = [
         {
           name: 'rpm',
-          description: `${model.id}: ${overload.toFixed(2)}x its RPM of ${model.rpm}, one-token calls (${rpmRate.toFixed(2)} calls/s) for ${rpmMinutes.toFixed(1)} minutes`,
+          description: `${model.id}: ${overload.toFixed(2)}x its limit of ${model.rpm} per ${model.periodMs / 1000} s (${model.source}), one-token calls (${rpmRate.toFixed(2)} calls/s) for ${rpmMinutes.toFixed(1)} periods`,
           ...(unreachable ? { skip: unreachable } : {}),
           engine: rpmRate >= 50 && Number.isInteger(rpmRate) ? 'autocannon' : 'scheduler',
           slot,
           requests: [chatCall(model.id, 1)],
           rate: rpmRate,
           connections: connectionsFor(ctx, rpmRate),
-          durationMs: phaseMs(ctx, rpmMinutes),
+          durationMs: ctx.durationMs ?? Math.round(rpmMinutes * model.periodMs),
           bucket: 'requests',
           expectedLimit: model.rpm,
+          ...periodOwn,
           fromRest: true,
           verdicts: ['admission', 'headers', 'recovery'],
         },

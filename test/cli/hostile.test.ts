@@ -42,7 +42,7 @@ function expectCleanFailure(run: ConformanceRun, server: HostileServer, ms: numb
   expect(run.stderr).not.toMatch(/internal error|\n\s+at /)
   expect(run.summary, 'summary.json written').toBeDefined()
   const summary = run.summary!
-  // The target's fault is a failure, never a harness error (DESIGN.md, Results).
+  // The target's fault is a failure, never a harness error (ARCHITECTURE.md, The contracts).
   expect(summary.harnessErrors).toEqual([])
   expect(
     summary.requirements

@@ -1,5 +1,5 @@
 /**
- * The proof that the suites can fail (DESIGN.md, Requirements): for every named fault of the reference gateway,
+ * The proof that the suites can fail (ARCHITECTURE.md, The contracts): for every named fault of the reference gateway,
  * a conformance run against the gateway with that fault fails exactly the requirements the fault breaks, and
  * exits 1 when one of them is a MUST. And every MUST requirement of the catalogue is broken by some fault.
  *

@@ -1,5 +1,5 @@
 /**
- * The embedded entry point over real HTTP, and the command line (DESIGN.md: startEmbeddedGateway() is
+ * The embedded entry point over real HTTP, and the command line (ARCHITECTURE.md: startEmbeddedGateway() is
  * the one entry point other code imports; `npm run gateway` prints the URL and keys).
  */
 import { spawn } from 'node:child_process'

@@ -1,5 +1,5 @@
 /**
- * The fault registry (DESIGN.md, Requirements: every MUST is proven able to fail against a named fault)
+ * The fault registry (ARCHITECTURE.md, The contracts: every MUST is proven able to fail against a named fault)
  * and a smoke test of a few faults against the gateway itself.
  */
 import { describe, expect, it } from 'vitest'

@@ -20,6 +20,7 @@ describe('command line', () => {
         bareModels: false,
         variations: new Set(),
         nativeKeyHeader: 'x-native-api-key',
+        routeLimits: [],
       },
     })
   })
@@ -50,6 +51,8 @@ describe('command line', () => {
       'late-credit',
       '--native-key-header',
       'X-Vendor-Key',
+      '--route-limit',
+      'POST /v1/chat/completions=30/10s',
     ])
     expect(command).toEqual({
       kind: 'serve',
@@ -65,6 +68,15 @@ describe('command line', () => {
         bareModels: true,
         variations: new Set(['reset-seconds', 'late-credit']),
         nativeKeyHeader: 'x-vendor-key',
+        routeLimits: [
+          {
+            text: 'POST /v1/chat/completions=30/10s',
+            method: 'POST',
+            path: '/v1/chat/completions',
+            limit: 30,
+            periodMs: 10_000,
+          },
+        ],
       },
     })
   })

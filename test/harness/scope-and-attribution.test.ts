@@ -1,5 +1,5 @@
 /**
- * Only a whole run is a conformance verdict (DESIGN.md, Results): a selection says how much it selected and never
+ * Only a whole run is a conformance verdict (ARCHITECTURE.md, The contracts): a selection says how much it selected and never
  * "CONFORMANT". And every report says which suite, commit and catalogue judged the gateway.
  */
 import { createHash } from 'node:crypto'

@@ -1,4 +1,4 @@
-/** The SSE reader, fed chunks split at awkward places (DESIGN.md: SSE in layers, tested that way). */
+/** The SSE reader, fed chunks split at awkward places (in layers, tested that way). */
 import { describe, expect, test } from 'vitest'
 import { collectSse, eventJson, LineTracker } from '../../harness/sse.ts'
 

@@ -74,7 +74,7 @@ describe('configuration', () => {
     expect(run.code).toBe(0)
     for (const tier of [0, 1, 2, 3, 4, 5])
       for (const kind of ['usage', 'model', 'files']) expect(run.stdout).toContain(`tier-${tier}-${kind} `)
-    for (const name of ['saturation', 'streaming', 'backoff', 'capacity', 'mixed'])
+    for (const name of ['saturation', 'streaming', 'backoff', 'capacity', 'stated-limits', 'mixed'])
       expect(run.stdout).toContain(`${name} `)
   })
 
@@ -94,6 +94,14 @@ describe('configuration', () => {
     [['--profile', 'streaming', '--arrival', 'bursty'], '--arrival must be constant, poisson or gamma:<burstiness>'],
     [['--profile', 'streaming', '--ramp', 'linear'], '--ramp must be linear:<span> or exponential:<span>'],
     [['--profile', 'streaming', '--seed', '1.5'], '--seed must be a whole number from 0 to 4294967295'],
+    [['--profile', 'stated-limits', '--limit', 'chat=600'], '--limit "chat=600": must be ROUTE=N/PERIOD'],
+    [['--profile', 'stated-limits', '--limit', 'chat=6/1m,key=boss'], 'key must be one of main, tier0'],
+    [
+      ['--profile', 'stated-limits', '--limit', 'chat=6/1m', '--limit', 'POST /v1/chat/completions=7/1m'],
+      'two limits are stated for POST /v1/chat/completions with the main key',
+    ],
+    [['--profile', 'stated-limits', '--route-limit', 'chat=6/1m'], "--route-limit must be 'METHOD /path=N/PERIOD'"],
+    [['--profile', 'stated-limits'], 'the profile stated-limits judges the limits you state: give --limit'],
   ])('%j is exit 2 with one line: %s', async (args, message) => {
     const run = await inProcess(args)
     expect(run.code).toBe(2)
@@ -109,6 +117,17 @@ describe('configuration', () => {
     expect(run.code).toBe(2)
     expect(run.stderr.trim()).toBe(
       "load: --limiter chooses the embedded gateway's algorithm; a target's own is observed in the report, never chosen",
+    )
+  })
+
+  test('--route-limit configures the embedded gateway; a target states its limits with --limit', async () => {
+    const run = await inProcess(['--profile', 'stated-limits', '--route-limit', 'POST /v1/models=1/1s'], {
+      GATEWAY_BASE_URL: 'http://127.0.0.1:9',
+      GATEWAY_API_KEY: 'k',
+    })
+    expect(run.code).toBe(2)
+    expect(run.stderr.trim()).toBe(
+      "load: --route-limit configures the embedded gateway; a target's own limits are stated with --limit",
     )
   })
 

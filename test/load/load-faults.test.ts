@@ -4,7 +4,7 @@
  * sliding-window, token-bucket). For each fault of the reference gateway that declares `loadVerdicts`, the
  * profile phase that judges the verdict is run with that fault and the verdict must fail; against the faithful
  * gateway the same phase must pass it. Only what the mode changes runs in every mode (the clean phases and the
- * rate-limit faults); isolation, which no algorithm touches, runs in the default mode. All runs go side by side
+ * rate-limit faults); isolation and refusal, which no algorithm touches, run in the default mode. All runs go side by side
  * in process on a four-second minute (long beside a busy machine's pauses), so that a phase lasts seconds.
  */
 import { newRunId } from '../../harness/target.ts'
@@ -15,6 +15,7 @@ import { LIMITER_ALGORITHMS, type LimiterAlgorithm } from '../../gateway/limiter
 import { jsonGetter } from '../../load/profile.ts'
 import { profileNamed } from '../../load/profiles/index.ts'
 import { runProfile } from '../../load/runner.ts'
+import { parseLimitFlag } from '../../load/stated-limits.ts'
 import type { LoadResult, VerdictId } from '../../load/types.ts'
 
 const MINUTE_MS = 4000
@@ -26,6 +27,8 @@ interface Proof {
   tier?: number
   /** How long the phase lasts, in minutes, where the profile's own length leaves too small a margin. */
   minutes?: number
+  /** The gateway's --route-limit, and the same limit stated to the harness (--limit). */
+  routeLimit?: { gateway: string; stated: string }
 }
 
 /** Where each verdict is judged: the profile and phase, chosen so the fault shows whatever the machine's load. */
@@ -44,13 +47,24 @@ const PROOF: Record<string, Proof> = {
   // Tier 0 again: a token bucket's Retry-After (the time until one call, 1.3 s here) is then longer than the
   // client's own backoff, so a Retry-After too short sends it back while nothing is there to admit it.
   backoff: { profile: 'backoff', phase: 'spec7', tier: 0 },
+  // A limit the catalogue does not announce, stated to the harness: 8 calls per 4 s offered twice that.
+  refusal: {
+    profile: 'stated-limits',
+    phase: 'chat-double',
+    routeLimit: { gateway: 'POST /v1/chat/completions=8/4s', stated: 'chat=8/4s,headers=requests' },
+  },
 }
 
 /** Verdicts whose proof does not depend on the algorithm: judged in the default mode only. */
-const ONE_MODE = new Set<string>(['isolation'])
+const ONE_MODE = new Set<string>(['isolation', 'refusal'])
 
 async function runAgainst(limiter: LimiterAlgorithm, faults: string[], proof: Proof): Promise<LoadResult> {
-  const gateway: EmbeddedGateway = await startEmbeddedGateway({ minuteMs: MINUTE_MS, limiter, faults })
+  const gateway: EmbeddedGateway = await startEmbeddedGateway({
+    minuteMs: MINUTE_MS,
+    limiter,
+    faults,
+    ...(proof.routeLimit ? { routeLimits: [proof.routeLimit.gateway] } : {}),
+  })
   try {
     const profile = profileNamed(proof.profile)
     if (!profile) throw new Error(`no profile ${proof.profile}`)
@@ -62,6 +76,7 @@ async function runAgainst(limiter: LimiterAlgorithm, faults: string[], proof: Pr
         minuteMs: MINUTE_MS,
         limiter,
         keys: gateway.keys,
+        ...(proof.routeLimit ? { limits: [parseLimitFlag(proof.routeLimit.stated)] } : {}),
         tier: proof.tier ?? null,
         durationMs: proof.minutes === undefined ? null : proof.minutes * MINUTE_MS,
         rate: null,

@@ -1,4 +1,4 @@
-/** What a bad configuration tells the user: a ConfigError of exactly one line (DESIGN.md: exit 2 with one line). */
+/** What a bad configuration tells the user: a ConfigError of exactly one line (exit 2 with one line). */
 import { expect } from 'vitest'
 import { ConfigError } from '../../harness/errors.ts'
 
