@@ -26,6 +26,7 @@ import {
   WEATHER_TOOL,
 } from './fixtures.ts'
 import { deleteCreated, upload } from '../files/uploads.ts'
+import { howToName } from '../shared/named-models.ts'
 
 const api = target()
 const models = modelsFixture(api)
@@ -77,7 +78,7 @@ const WINDOW_MODELS = 3 // models tried, smallest window first, when a rate limi
  */
 async function probedModel(what: string, probe: Record<string, unknown>) {
   const { chat } = await models()
-  if (chat.length === 0) skipTest('no chat model this key may use')
+  if (chat.length === 0) skipTest(`no chat model this key may use; ${howToName('responses')}`)
   const passed: string[] = []
   for (const model of chat.slice(0, PROBES)) {
     const ex = await create(api, {

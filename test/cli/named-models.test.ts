@@ -52,7 +52,7 @@ describe("a model list without the reference's fields", () => {
           (reason) =>
             !/GATEWAY_MODELS \(or --models\) with (chat|responses|reasoning|moderation)=<model id>/.test(reason),
         ),
-      ).toEqual(['no usable chat model gives max_input_tokens'])
+      ).toEqual(['no usable chat model gives max_input_tokens of at most 1000000 (too large to overflow cheaply)'])
     })
   }, 300_000)
 
@@ -77,8 +77,10 @@ describe("a model list without the reference's fields", () => {
               .filter((line) => /GATEWAY_MODELS|capability absent|no chat model/.test(line)),
             family,
           ).toEqual([])
+          // Observations (disabled: untestable) and rules the run did not meet are no want of a name.
+          const judged = requirements.filter((r) => r.status !== 'disabled' && r.status !== 'not-observed')
           expect(requirements.filter((r) => r.status === 'pass').length, family).toBeGreaterThanOrEqual(
-            requirements.length - 3,
+            judged.length - 3,
           )
         }
         expect(run.summary?.requirements.find((r) => r.id === 'P2-5.2-native-key-header')?.status).toBe('pass')
