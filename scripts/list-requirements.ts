@@ -84,10 +84,10 @@ export async function listRequirements(root: string): Promise<string> {
     lines.push(`${r.id}  ${r.level}  ${citation(r)}  [${r.family}]`, `  ${r.rule}`)
     const by = checkedBy(r.id)
     if (r.untestable !== undefined) lines.push(`  untestable: ${r.untestable}`)
-    lines.push(
-      by.length === 0 ? '  checked by: nothing' : `  checked by:\n${by.map((b) => `    - ${b}`).join('\n')}`,
-      '',
-    )
+    // An untestable requirement's reason already says what records it; only a rule that should be checked is unchecked.
+    if (by.length > 0) lines.push(`  checked by:\n${by.map((b) => `    - ${b}`).join('\n')}`)
+    else if (r.untestable === undefined) lines.push('  checked by: nothing')
+    lines.push('')
   }
   return `${lines.join('\n')}\n`
 }

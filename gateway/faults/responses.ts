@@ -156,6 +156,11 @@ export const RESPONSES_FAULTS = [
     breaks: ['P1-2.2-responses-stream-flag'],
     description: 'Streamed responses calls are recorded with stream false.',
   },
+  {
+    name: 'response-incomplete-details-text',
+    breaks: ['P1-2.7-response-object'],
+    description: 'A finished response carries incomplete_details as the text "none", not an object with reason.',
+  },
   // SHOULD requirements: a run with these warns and still exits 0.
   {
     name: 'response-output-text-missing',
@@ -222,6 +227,10 @@ function eachResponse(bend: (response: ResponseObject) => ResponseObject) {
   }
 }
 
+// §2.7 gives incomplete_details as an object (its reason); an incomplete answer keeps it, so only this rule breaks.
+const incompleteDetailsText = eachResponse((response) =>
+  response.status === 'incomplete' ? response : { ...response, incomplete_details: 'none' },
+)
 const noOutputText = eachResponse(({ output_text: _text, ...response }) => response)
 const noReasoningDetails = eachResponse((response) => {
   if (!isObject(response.usage)) return response
@@ -241,6 +250,7 @@ const asCompleted = eachResponse((response) =>
 /** The responses faults that only reshape an answer (./answers.ts); each bends the stream's responses too. */
 export const RESPONSES_ANSWER_RESHAPES: AnswerReshapes = {
   'incomplete-reported-completed': asCompleted.answers,
+  'response-incomplete-details-text': incompleteDetailsText.answers,
   'response-output-text-missing': noOutputText.answers,
   'usage-no-reasoning-details': noReasoningDetails.answers,
   'moderation-output-missing': noModerationOutput.answers,
@@ -258,6 +268,7 @@ export const RESPONSES_STREAM_RESHAPES: EventReshapes = {
         ? { name: 'response.completed', data: { ...event.data, type: 'response.completed' } }
         : event,
     )(asCompleted.events(events)),
+  'response-incomplete-details-text': incompleteDetailsText.events,
   'response-output-text-missing': noOutputText.events,
   'usage-no-reasoning-details': noReasoningDetails.events,
   'moderation-output-missing': noModerationOutput.events,

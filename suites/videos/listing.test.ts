@@ -4,9 +4,10 @@
  * interrupted create the list finds the job that was created and its status tells whether it was charged.
  *
  * Cost is read from GET /user/v1/credit (Part 1 §2.1) of an account that other suites do not charge where the
- * run has its key (tier 4), else of the main account. A check that credit did NOT change is repeated a few times
- * (COST_CHECK.rounds) and passes if one round shows no change: another call charged to the same account at the
- * same moment must not make a correct target fail, while a target that charges failed jobs fails every round.
+ * run has its key (tier 3: the OCR and search cost checks charge tiers 4 and 5), else of the main account. A check
+ * that credit did NOT change is repeated a few times (COST_CHECK.rounds) and passes if one round shows no change:
+ * another call charged to the same account at the same moment must not make a correct target fail, while a target
+ * that charges failed jobs fails every round.
  */
 import { afterAll, describe } from 'vitest'
 import {
@@ -52,7 +53,7 @@ const settlingTimeout = (): { timeout: number } => ({
 })
 
 /** The account whose credit the cost checks read (see the file comment). */
-const LEDGER: KeySlot = (['tier4', 'main'] as const).find((slot) => api.hasKey(slot)) ?? 'main'
+const LEDGER: KeySlot = (['tier3', 'main'] as const).find((slot) => api.hasKey(slot)) ?? 'main'
 
 const CANNOT_START_PROMPT = `gateway-conformance ${CANNOT_START_MARKER}: a job that cannot start`
 

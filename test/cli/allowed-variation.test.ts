@@ -56,6 +56,11 @@ afterAll(async () => {
 // Its minute is the embedded one, which the rate-limit bounds must know.
 const env = { ...canaries.env, GATEWAY_BUDGET_USD: '100000', GATEWAY_MINUTE_MS: String(DEFAULTS.embeddedMinuteMs) }
 
+/** A shape the reference does not show: recorded by another test, never judged, so disabled in every run. */
+function isObservation(r: { reason?: string }): boolean {
+  return (r.reason ?? '').startsWith('untestable: ')
+}
+
 function expectConformant(run: ConformanceRun): void {
   const summary = run.summary
   expect(summary, run.stderr).toBeDefined()
@@ -76,7 +81,9 @@ test.concurrent('a full run against the varied gateway is conformant, with no fa
     expectConformant(run)
     const summary = run.summary!
     // Complete: every family ran, and every tier's key (the embedded gateway seeds all six) made calls.
-    expect(summary.requirements.filter((r) => r.status === 'disabled').map((r) => r.id)).toEqual([])
+    expect(summary.requirements.filter((r) => r.status === 'disabled' && !isObservation(r)).map((r) => r.id)).toEqual(
+      [],
+    )
     expect(summary.tiers.filter((t) => !t.keyGiven || t.calls === 0)).toEqual([])
     expect(readFileSync(join(run.reportRoot, 'latest', 'exchanges.har'), 'utf8')).toContain('(after all tests)') // the videos family's cleanup
     expect(leaks(canaries.values, run.reportRoot, { stdout: run.stdout, stderr: run.stderr })).toEqual([])
@@ -89,7 +96,9 @@ test.concurrent('with 300 ms before every route answers, every family but tiers 
   await withRun(['--base-url', slow.url, '--family', ALL_BUT_TIERS], env, (run) => {
     expectConformant(run)
     expect(
-      run.summary!.requirements.filter((r) => r.family !== 'tiers' && r.status === 'disabled').map((r) => r.id),
+      run
+        .summary!.requirements.filter((r) => r.family !== 'tiers' && r.status === 'disabled' && !isObservation(r))
+        .map((r) => r.id),
     ).toEqual([])
   })
 }, 420_000)
@@ -107,7 +116,14 @@ test('with 300 ms before every route answers, the tiers family is conformant for
       .flatMap((r) =>
         (r.reason ?? '')
           .split('; ')
-          .filter((part) => part !== '' && !/^no key for tier[2-5]\b/.test(part) && !/Retry-After/.test(part))
+          .filter(
+            (part) =>
+              part !== '' &&
+              !/^no key for tier[2-5]\b/.test(part) &&
+              !/Retry-After/.test(part) &&
+              // A tokens-per-minute limit too large to spend in a test at these tiers, latency or not.
+              !/allows \d+ tokens per minute at tier [01]: more than \d+ calls/.test(part),
+          )
           .map((part) => `${r.id}: ${part}`),
       )
     expect(unproven).toEqual([])
