@@ -2,34 +2,23 @@
  * The config file as a user meets it: found in the working folder, or named with --config; its settings take effect
  * under the flags; a partial run says so; a key written into it stops the run before anything starts.
  */
-import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, expect, test } from 'vitest'
 import type { Summary } from '../../harness/report/summary.ts'
 import { TYPESCRIPT_LOADER } from '../../scripts/typescript/loader.ts'
+import { type ChildRun, runChild } from '../support/child.ts'
 import { ROOT } from '../support/run-conformance.ts'
 
 const cwd = mkdtempSync(join(tmpdir(), 'gc-config-run-'))
 afterAll(() => rmSync(cwd, { recursive: true, force: true }))
 
-function cli(
-  args: string[],
-  env: Record<string, string> = {},
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const base = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('GATEWAY_')))
-    const child = spawn(process.execPath, ['--import', TYPESCRIPT_LOADER, join(ROOT, 'scripts/cli.ts'), ...args], {
-      cwd,
-      env: { ...base, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }))
+function cli(args: string[], env: Record<string, string> = {}): Promise<ChildRun> {
+  const base = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('GATEWAY_')))
+  return runChild(process.execPath, ['--import', TYPESCRIPT_LOADER, join(ROOT, 'scripts/cli.ts'), ...args], {
+    cwd,
+    env: { ...base, ...env },
   })
 }
 

@@ -2,11 +2,11 @@
  * Every command of the package's one command line answers -h and --help with its usage and exit 0, and a wrong
  * option or command is one line and exit 2, never a stack trace.
  */
-import { spawn } from 'node:child_process'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { COMMANDS } from '../../scripts/cli.ts'
 import { TYPESCRIPT_LOADER } from '../../scripts/typescript/loader.ts'
+import { type ChildRun, runChild } from '../support/child.ts'
 import { ROOT, limiter } from '../support/run-conformance.ts'
 
 const CLI = join(ROOT, 'scripts/cli.ts')
@@ -14,21 +14,12 @@ const oneAtATime = limiter(2)
 /** A test's time includes its wait for a free slot behind the others, on a machine other runs may share. */
 const TEST_MS = 240_000
 
-function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return oneAtATime(
-    () =>
-      new Promise((resolve) => {
-        const child = spawn(process.execPath, ['--import', TYPESCRIPT_LOADER, CLI, ...args], {
-          cwd: ROOT,
-          env: Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('GATEWAY_'))),
-          stdio: ['ignore', 'pipe', 'pipe'],
-        })
-        let stdout = ''
-        let stderr = ''
-        child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
-        child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-        child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }))
-      }),
+function cli(args: string[]): Promise<ChildRun> {
+  return oneAtATime(() =>
+    runChild(process.execPath, ['--import', TYPESCRIPT_LOADER, CLI, ...args], {
+      cwd: ROOT,
+      env: Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('GATEWAY_'))),
+    }),
   )
 }
 

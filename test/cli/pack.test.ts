@@ -12,18 +12,13 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import type { Summary } from '../../harness/report/summary.ts'
+import { type ChildRun, runChild } from '../support/child.ts'
 import { ROOT } from '../support/run-conformance.ts'
 import { runAction, type StepRun } from '../support/action-runner.ts'
 import { SEEDED_KEYS } from '../../gateway/account/accounts.ts'
 
 const scratch = mkdtempSync(join(tmpdir(), 'gc-pack-'))
 const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string }
-
-interface Run {
-  code: number
-  stdout: string
-  stderr: string
-}
 
 /** The environment without the developer's GATEWAY_* and vitest's own variables. */
 function cleanEnv(): Record<string, string> {
@@ -35,19 +30,11 @@ function cleanEnv(): Record<string, string> {
   )
 }
 
-function run(command: string, args: string[], cwd: string, env: Record<string, string> = {}): Promise<Run> {
+function run(command: string, args: string[], cwd: string, env: Record<string, string> = {}): Promise<ChildRun> {
   const base = cleanEnv()
-  return new Promise((resolve) => {
-    const child = spawn(command, args, {
-      cwd,
-      env: { ...base, npm_config_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }))
+  return runChild(command, args, {
+    cwd,
+    env: { ...base, npm_config_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false', ...env },
   })
 }
 

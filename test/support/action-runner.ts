@@ -4,7 +4,7 @@
  * GITHUB_STEP_SUMMARY files, and the `if:` conditions the Action uses (always(), &&, != ''). Steps that `uses:`
  * another action (setup-node, upload-artifact) are GitHub's and are listed, not run.
  */
-import { spawn } from 'node:child_process'
+import { runChild } from './child.ts'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parse } from 'yaml'
@@ -123,18 +123,7 @@ export async function runAction(options: {
       GITHUB_STEP_SUMMARY: summaryFile,
       ...Object.fromEntries(Object.entries(step.env ?? {}).map(([k, v]) => [k, expand(String(v))])),
     }
-    const result = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn('bash', ['-e', '-c', expand(step.run ?? '')], {
-        cwd: options.scratch,
-        env,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      })
-      let stdout = ''
-      let stderr = ''
-      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-      child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }))
-    })
+    const result = await runChild('bash', ['-e', '-c', expand(step.run ?? '')], { cwd: options.scratch, env })
     const outputs = parseOutputs(readFileSync(outputFile, 'utf8'))
     if (step.id) stepOutputs[step.id] = outputs
     steps.push({ name, skipped: false, ...result, outputs })
