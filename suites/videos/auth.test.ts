@@ -1,11 +1,13 @@
 /**
  * Every videos route asks for a key (Part 2 §5: "All endpoints of this part require an API key"; Part 1 §7: 401 for
  * an invalid or missing key): each of them, without a key and with an invalid one, answers 401 and serves nothing.
- * No call here has a valid key, so none is charged to anyone and none needs a job of the target's.
+ * No call but one list with the main key has a valid key, so none is charged to anyone and none needs a job of the
+ * target's. A target that serves no videos at all (its list answers 404 to the main key) has nothing to guard.
  */
 import { describe } from 'vitest'
 import { expectThat } from '../../harness/assert.ts'
 import type { Exchange } from '../../harness/http-client.ts'
+import { skipTest } from '../../harness/recorder.ts'
 import { check, runConfig, target } from '../../harness/suite.ts'
 import { targetName } from '../shared/names.ts'
 import { videoPath } from './jobs.ts'
@@ -29,6 +31,11 @@ const ROUTES: Record<string, (key: Unkeyed) => Promise<Exchange>> = {
 
 describe('authentication (Part 2 §5, Part 1 §7)', () => {
   check('P2-5-video-auth', 'every /v1/videos route answers 401 without a key and with an invalid one', async () => {
+    const served = await api.get('/v1/videos')
+    if (served.status === 404)
+      skipTest(
+        'the target serves no /v1/videos routes (GET /v1/videos answered 404 to the main key): capability absent',
+      )
     const answers: Array<{ what: string; ex: Exchange }> = []
     for (const [route, call] of Object.entries(ROUTES))
       for (const key of [null, 'invalid'] as const)
