@@ -177,13 +177,17 @@ function filtersFor(fault: FaultDefinition, scope: Scope, checks: Map<string, st
 }
 
 /**
- * The keys a run is given: every key the gateway seeds, except that in scope files a fault of the tiers family gets
- * only the tier keys of FAULT_RUN_DEFAULTS.tierKeys. That family's checks are the same for every tier and spend
- * calls in proportion to its limit, so the lowest tiers show a fault in the fewest calls; the clean runs and scope
- * families judge every tier.
+ * The keys a run is given: every key the gateway seeds, except that in scope files the tiers family (a fault of it,
+ * or a clean run under another limiter) gets only the tier keys of FAULT_RUN_DEFAULTS.tierKeys. That family's checks
+ * are the same for every tier and spend calls in proportion to its limit: the lowest tiers show a fault, and an
+ * algorithm's effect, in the fewest calls, where the bursts of the highest tiers, three limiters at once in one
+ * process, starved its gateways past the call deadline. Scope families judges every tier under every limiter, and
+ * the whole runs of npm test every tier under the default one.
  */
 function keysFor(job: Job, scope: Scope, seeded: EmbeddedGateway['keys']): TargetConfig['keys'] {
-  if (scope === 'families' || job.fault === CLEAN_RUN || !familiesOf(job.fault).includes('tiers')) return { ...seeded }
+  // A clean run judges the limit families, the tiers family among them.
+  const tiers = job.fault === CLEAN_RUN || familiesOf(job.fault).includes('tiers')
+  if (scope === 'families' || !tiers) return { ...seeded }
   return Object.fromEntries(
     Object.entries(seeded).filter(
       ([slot]) => !slot.startsWith('tier') || FAULT_RUN_DEFAULTS.tierKeys.includes(slot as KeySlot),
