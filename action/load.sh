@@ -5,13 +5,8 @@ set -uo pipefail
 bin="${GC_BIN:?GC_BIN: the installed gateway-conformance command}"
 report_root="${INPUT_REPORT_DIR:-gateway-conformance-reports}"
 summary_page="${GITHUB_STEP_SUMMARY:-/dev/null}"
-export_if() { if [ -n "${2:-}" ]; then export "$1=$2"; fi; }
-export_if GATEWAY_BASE_URL "${INPUT_BASE_URL:-}"
-export_if GATEWAY_API_KEY "${INPUT_API_KEY:-}"
-for n in 0 1 2 3 4 5; do
-  var="INPUT_API_KEY_TIER$n"
-  export_if "GATEWAY_API_KEY_TIER$n" "${!var:-}"
-done
+# shellcheck source=action/keys.sh
+source "$(dirname "${BASH_SOURCE[0]}")/keys.sh"
 args=(load --profile "${INPUT_LOAD_PROFILE:?INPUT_LOAD_PROFILE}" --report-dir "$report_root")
 if [ -n "${GATEWAY_BASE_URL:-}" ]; then
   args+=(--confirm-target "$(node -e 'console.log(new URL(process.env.GATEWAY_BASE_URL).hostname)')")

@@ -9,13 +9,8 @@ report_root="${INPUT_REPORT_DIR:-gateway-conformance-reports}"
 out="${GITHUB_OUTPUT:-/dev/null}"
 summary_page="${GITHUB_STEP_SUMMARY:-/dev/null}"
 
-export_if() { if [ -n "${2:-}" ]; then export "$1=$2"; fi; }
-export_if GATEWAY_BASE_URL "${INPUT_BASE_URL:-}"
-export_if GATEWAY_API_KEY "${INPUT_API_KEY:-}"
-for n in 0 1 2 3 4 5; do
-  var="INPUT_API_KEY_TIER$n"
-  export_if "GATEWAY_API_KEY_TIER$n" "${!var:-}"
-done
+# shellcheck source=action/keys.sh
+source "$(dirname "${BASH_SOURCE[0]}")/keys.sh"
 export_if GATEWAY_SUSPENDED_API_KEY "${INPUT_SUSPENDED_API_KEY:-}"
 export_if GATEWAY_MODELS "${INPUT_MODELS:-}"
 export_if GATEWAY_NAMES "${INPUT_NAMES:-}"
