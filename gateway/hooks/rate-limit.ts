@@ -21,7 +21,7 @@
  * A refused call is 429 with Retry-After (whole seconds until the bucket admits a call again, rounded up so that
  * waiting it is enough) in the dialect of its path family. x-ratelimit-reset-* say when the bucket is full again.
  */
-import { setImmediate as yieldToIo } from 'node:timers/promises'
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Account } from '../account/accounts.ts'
 import type { CatalogueModel } from '../models/catalogue.ts'
@@ -115,11 +115,14 @@ function refuseByRoute(state: GatewayState, reply: FastifyReply, reading: Bucket
 
 type Counter = (key: string, limit: number) => BucketReading | Promise<BucketReading>
 
-/** `limiter-race`: checks, yields to I/O, then counts, so calls that arrive together all pass before any is counted. */
+/** A shared counter's round trip: long enough that calls sent together overlap even on a loaded machine. */
+const RACE_WINDOW_MS = 250
+
+/** `limiter-race`: checks, waits a store's round trip, then counts, so calls that arrive together all pass. */
 function racingCounter(limiter: RateLimiter): Counter {
   return async (key, limit) => {
     const before = limiter.read(key, limit)
-    await yieldToIo()
+    await sleep(RACE_WINDOW_MS)
     return { ...limiter.take(key, limit, 1), admitted: before.remaining >= 1 }
   }
 }
