@@ -101,6 +101,7 @@ export type SetupErrorCode =
   | 'OPTION_INVALID' // an option the user gave cannot be used; the CLI exits 2 with the message
   | 'FAULT_UNKNOWN' // a fault name that is not in the registry
   | 'LIMIT_TABLE_INVALID' // a table of schemas/limits/ lacks what the gateway reads from it
+  | 'CATALOGUE_INVALID' // an entry of gateway/models/catalogue.json is not a model the gateway can serve
   | 'STORE_CLOSED' // a call reached a store after the gateway closed
   | 'LISTEN_FAILED' // the embedded gateway got no TCP address
   | 'INTERNAL' // a bug in the gateway
