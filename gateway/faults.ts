@@ -53,6 +53,9 @@ const FAULTS_BY_FAMILY = {
 
 export type FaultFamily = keyof typeof FAULTS_BY_FAMILY
 
+/** The families that have faults: every family of the catalogue (test/ci/family-rooms.test.ts). */
+export const FAULT_FAMILIES = Object.keys(FAULTS_BY_FAMILY) as readonly FaultFamily[]
+
 const FAULT_TABLE = Object.values(FAULTS_BY_FAMILY).flat()
 
 export type FaultName = (typeof FAULT_TABLE)[number]['name']
