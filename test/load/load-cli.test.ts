@@ -82,7 +82,7 @@ describe('configuration', () => {
   test.each([
     [['--profile', 'nope'], 'unknown profile "nope"'],
     [['--profile', 'tier-2-usage', '--duration', '0'], '--duration must be between 1s and 1h'],
-    [['--profile', 'tier-2-usage', '--shard', '3/2'], '--shard must be I/N'],
+    [['--profile', 'tier-2-usage', '--shard', '3/2'], '--shard must be i/n'],
     [['--profile', 'tier-2-usage', '--tier', '3'], 'is for tier 2'],
     [['--profile', 'tier-2-usage', '--phase', 'nope'], 'has no phase nope'],
     [['--bogus'], "Unknown option '--bogus'"],
