@@ -1,0 +1,50 @@
+/**
+ * A family's rules module is where a reader finds every fault of the family (gateway/README.md, Faults): each fault
+ * either bends a value of `<family>/rules.ts` or is one of the family's reshapes, and none does both.
+ */
+import { isDeepStrictEqual } from 'node:util'
+import { describe, expect, it } from 'vitest'
+import { systemClock } from '../../gateway/clock.ts'
+import type { FaultName, FaultSet } from '../../gateway/faults.ts'
+import { OCR_ANSWER_RESHAPES, OCR_FAULTS } from '../../gateway/faults/ocr.ts'
+import {
+  RESPONSES_ANSWER_RESHAPES,
+  RESPONSES_FAULTS,
+  RESPONSES_STREAM_RESHAPES,
+} from '../../gateway/faults/responses.ts'
+import { SEARCH_ANSWER_RESHAPES, SEARCH_FAULTS } from '../../gateway/faults/search.ts'
+import { VIDEOS_FAULTS, videosAnswerReshapes } from '../../gateway/faults/videos.ts'
+import { ocrRules } from '../../gateway/ocr/rules.ts'
+import { responseRules } from '../../gateway/responses/rules.ts'
+import { searchRules } from '../../gateway/search/rules.ts'
+import { videoRules } from '../../gateway/videos/rules.ts'
+
+interface Family {
+  readonly family: string
+  readonly faults: readonly { readonly name: FaultName }[]
+  readonly rules: (faults: FaultSet) => unknown
+  /** The family's reshape tables, by fault name. */
+  readonly reshapes: readonly object[]
+}
+
+const FAMILIES: readonly Family[] = [
+  { family: 'search', faults: SEARCH_FAULTS, rules: searchRules, reshapes: [SEARCH_ANSWER_RESHAPES] },
+  { family: 'ocr', faults: OCR_FAULTS, rules: ocrRules, reshapes: [OCR_ANSWER_RESHAPES] },
+  { family: 'videos', faults: VIDEOS_FAULTS, rules: videoRules, reshapes: [videosAnswerReshapes(systemClock)] },
+  {
+    family: 'responses',
+    faults: RESPONSES_FAULTS,
+    rules: responseRules,
+    reshapes: [RESPONSES_ANSWER_RESHAPES, RESPONSES_STREAM_RESHAPES],
+  },
+]
+
+describe.each(FAMILIES)('$family', ({ faults, rules, reshapes }) => {
+  const faithful = rules(new Set())
+
+  it.each(faults.map((fault) => fault.name))('%s bends a rule or reshapes, not both', (name) => {
+    const bendsRule = !isDeepStrictEqual(rules(new Set([name])), faithful)
+    const reshaped = reshapes.some((table) => name in table)
+    expect(bendsRule !== reshaped, `${name}: bends a rule ${bendsRule}, reshapes ${reshaped}`).toBe(true)
+  })
+})
