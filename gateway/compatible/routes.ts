@@ -24,31 +24,11 @@ import { generate } from '../simulate/generate.ts'
 import { countTokens } from '../simulate/tokenizer.ts'
 import { startSse } from '../sse.ts'
 import type { GatewayState } from '../state.ts'
+import { compatibleRules, type CompatibleRules } from './rules.ts'
 import { embed, EMBEDDING_DIMENSIONS, embeddingBase64, TINY_PNG_BASE64 } from './simulate.ts'
 
 const IMAGE_SIZES = ['auto', '256x256', '512x512', '1024x1024', '1024x1536', '1536x1024'] as const
 const COMPLETION_DEFAULT_MAX_TOKENS = 16 // the legacy convention's default
-
-/** What the compatible endpoints do where a fault bends them, read once from the fault set. */
-interface CompatibleRules {
-  /** compat-missing-model-defaulted: a completion with no model is served by the first completion model. */
-  readonly defaultMissingModel: boolean
-  /** compat-unknown-model-served: an embedding model the catalogue does not hold is served by the first one. */
-  readonly serveUnknownModel: boolean
-  /** compat-malformed-json-500: a body that is not JSON answers 500, as if the parse error escaped. */
-  readonly malformedJson500: boolean
-  /** compat-embeddings-500: the embedding backend fails every call. */
-  readonly embeddingsFail: boolean
-}
-
-function compatibleRules(faults: GatewayState['faults']): CompatibleRules {
-  return {
-    defaultMissingModel: faults.has('compat-missing-model-defaulted'),
-    serveUnknownModel: faults.has('compat-unknown-model-served'),
-    malformedJson500: faults.has('compat-malformed-json-500'),
-    embeddingsFail: faults.has('compat-embeddings-500'),
-  }
-}
 
 /** The caller, the body as an object and the model it names, checked for mode and tier. */
 type Open = (
@@ -70,22 +50,22 @@ export function registerCompatibleRoutes(app: FastifyInstance, state: GatewaySta
     const caller = requireCaller(context)
     const body = objectBody(request.body)
     const id =
-      body.model === undefined && rules.defaultMissingModel && modes.includes('completion')
+      body.model === undefined && !rules.requireModel && modes.includes('completion')
         ? firstOf('completion').id
         : requireModelId(body)
     const model =
-      rules.serveUnknownModel && !findModel(id) && modes.includes('embedding')
+      !rules.refuseUnknownModel && !findModel(id) && modes.includes('embedding')
         ? firstOf('embedding')
         : resolveModel(id, context, { modes, endpoint })
     requireTier(model, caller, state.faults)
     return { context, caller, body, model }
   }
-  const embeddingsOptions = rules.malformedJson500
-    ? {
+  const embeddingsOptions = rules.malformedJsonAs400
+    ? {}
+    : {
         errorHandler: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) =>
           sendError(state, request, reply, error.statusCode === 400 ? new GatewayError(500, 'Internal error.') : error),
       }
-    : {}
   app.post('/v1/embeddings', embeddingsOptions, embeddingsRoute(open, rules))
   app.post('/v1/completions', completionsRoute(open, seconds))
   app.post('/v1/images/generations', imageRoute(open, state, seconds, false))
@@ -101,7 +81,7 @@ function embeddingsRoute(open: Open, rules: CompatibleRules) {
     const format = body.encoding_format ?? 'float'
     if (format !== 'float' && format !== 'base64')
       throw invalidParameter('encoding_format', 'encoding_format must be float or base64.')
-    if (rules.embeddingsFail) throw new GatewayError(500, 'The embedding backend failed.')
+    if (!rules.servesEmbeddings) throw new GatewayError(500, 'The embedding backend failed.')
     const tokens = inputs.reduce(
       (sum, input) => sum + (typeof input === 'string' ? countTokens(input) : input.length),
       0,

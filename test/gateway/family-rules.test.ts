@@ -5,7 +5,9 @@
 import { isDeepStrictEqual } from 'node:util'
 import { describe, expect, it } from 'vitest'
 import { systemClock } from '../../gateway/clock.ts'
+import { compatibleRules } from '../../gateway/compatible/rules.ts'
 import type { FaultName, FaultSet } from '../../gateway/faults.ts'
+import { COMPATIBLE_FAULTS } from '../../gateway/faults/compatible.ts'
 import { OCR_ANSWER_RESHAPES, OCR_FAULTS } from '../../gateway/faults/ocr.ts'
 import {
   RESPONSES_ANSWER_RESHAPES,
@@ -37,6 +39,7 @@ const FAMILIES: readonly Family[] = [
     rules: responseRules,
     reshapes: [RESPONSES_ANSWER_RESHAPES, RESPONSES_STREAM_RESHAPES],
   },
+  { family: 'compatible', faults: COMPATIBLE_FAULTS, rules: compatibleRules, reshapes: [] },
 ]
 
 describe.each(FAMILIES)('$family', ({ faults, rules, reshapes }) => {
