@@ -4,10 +4,18 @@
  */
 import { isDeepStrictEqual } from 'node:util'
 import { describe, expect, it } from 'vitest'
+import { chatRules } from '../../gateway/chat/rules.ts'
 import { systemClock } from '../../gateway/clock.ts'
 import { compatibleRules } from '../../gateway/compatible/rules.ts'
 import type { FaultName, FaultSet } from '../../gateway/faults.ts'
+import { CHAT_ANSWER_RESHAPES, CHAT_FAULTS, CHAT_STREAM_RESHAPES } from '../../gateway/faults/chat.ts'
 import { COMPATIBLE_FAULTS } from '../../gateway/faults/compatible.ts'
+import {
+  MODERATION_ANSWER_RESHAPES,
+  MODERATION_FAULTS,
+  MODERATION_INLINE_ANSWER_RESHAPES,
+  MODERATION_INLINE_STREAM_RESHAPES,
+} from '../../gateway/faults/moderation.ts'
 import { OCR_ANSWER_RESHAPES, OCR_FAULTS } from '../../gateway/faults/ocr.ts'
 import {
   RESPONSES_ANSWER_RESHAPES,
@@ -16,6 +24,7 @@ import {
 } from '../../gateway/faults/responses.ts'
 import { SEARCH_ANSWER_RESHAPES, SEARCH_FAULTS } from '../../gateway/faults/search.ts'
 import { VIDEOS_FAULTS, videosAnswerReshapes } from '../../gateway/faults/videos.ts'
+import { moderationRules } from '../../gateway/moderation/rules.ts'
 import { ocrRules } from '../../gateway/ocr/rules.ts'
 import { responseRules } from '../../gateway/responses/rules.ts'
 import { searchRules } from '../../gateway/search/rules.ts'
@@ -38,6 +47,13 @@ const FAMILIES: readonly Family[] = [
     faults: RESPONSES_FAULTS,
     rules: responseRules,
     reshapes: [RESPONSES_ANSWER_RESHAPES, RESPONSES_STREAM_RESHAPES],
+  },
+  { family: 'chat', faults: CHAT_FAULTS, rules: chatRules, reshapes: [CHAT_ANSWER_RESHAPES, CHAT_STREAM_RESHAPES] },
+  {
+    family: 'moderation',
+    faults: MODERATION_FAULTS,
+    rules: moderationRules,
+    reshapes: [MODERATION_ANSWER_RESHAPES, MODERATION_INLINE_ANSWER_RESHAPES, MODERATION_INLINE_STREAM_RESHAPES],
   },
   { family: 'compatible', faults: COMPATIBLE_FAULTS, rules: compatibleRules, reshapes: [] },
 ]
