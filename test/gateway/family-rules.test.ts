@@ -16,6 +16,7 @@ import {
   MODERATION_INLINE_ANSWER_RESHAPES,
   MODERATION_INLINE_STREAM_RESHAPES,
 } from '../../gateway/faults/moderation.ts'
+import { MODELS_ANSWER_RESHAPES, MODELS_FAULTS } from '../../gateway/faults/models.ts'
 import { OCR_ANSWER_RESHAPES, OCR_FAULTS } from '../../gateway/faults/ocr.ts'
 import {
   RESPONSES_ANSWER_RESHAPES,
@@ -24,6 +25,7 @@ import {
 } from '../../gateway/faults/responses.ts'
 import { SEARCH_ANSWER_RESHAPES, SEARCH_FAULTS } from '../../gateway/faults/search.ts'
 import { VIDEOS_FAULTS, videosAnswerReshapes } from '../../gateway/faults/videos.ts'
+import { modelsRules } from '../../gateway/models/rules.ts'
 import { moderationRules } from '../../gateway/moderation/rules.ts'
 import { ocrRules } from '../../gateway/ocr/rules.ts'
 import { responseRules } from '../../gateway/responses/rules.ts'
@@ -56,6 +58,7 @@ const FAMILIES: readonly Family[] = [
     reshapes: [MODERATION_ANSWER_RESHAPES, MODERATION_INLINE_ANSWER_RESHAPES, MODERATION_INLINE_STREAM_RESHAPES],
   },
   { family: 'compatible', faults: COMPATIBLE_FAULTS, rules: compatibleRules, reshapes: [] },
+  { family: 'models', faults: MODELS_FAULTS, rules: modelsRules, reshapes: [MODELS_ANSWER_RESHAPES] },
 ]
 
 describe.each(FAMILIES)('$family', ({ faults, rules, reshapes }) => {
