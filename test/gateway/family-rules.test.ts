@@ -24,12 +24,14 @@ import {
   RESPONSES_STREAM_RESHAPES,
 } from '../../gateway/faults/responses.ts'
 import { SEARCH_ANSWER_RESHAPES, SEARCH_FAULTS } from '../../gateway/faults/search.ts'
+import { UNAVAILABLE_ANSWER_RESHAPES, UNAVAILABLE_FAULTS } from '../../gateway/faults/unavailable.ts'
 import { VIDEOS_FAULTS, videosAnswerReshapes } from '../../gateway/faults/videos.ts'
 import { modelsRules } from '../../gateway/models/rules.ts'
 import { moderationRules } from '../../gateway/moderation/rules.ts'
 import { ocrRules } from '../../gateway/ocr/rules.ts'
 import { responseRules } from '../../gateway/responses/rules.ts'
 import { searchRules } from '../../gateway/search/rules.ts'
+import { unavailableRules } from '../../gateway/unavailable/rules.ts'
 import { videoRules } from '../../gateway/videos/rules.ts'
 
 interface Family {
@@ -59,6 +61,12 @@ const FAMILIES: readonly Family[] = [
   },
   { family: 'compatible', faults: COMPATIBLE_FAULTS, rules: compatibleRules, reshapes: [] },
   { family: 'models', faults: MODELS_FAULTS, rules: modelsRules, reshapes: [MODELS_ANSWER_RESHAPES] },
+  {
+    family: 'unavailable',
+    faults: UNAVAILABLE_FAULTS,
+    rules: unavailableRules,
+    reshapes: [UNAVAILABLE_ANSWER_RESHAPES],
+  },
 ]
 
 describe.each(FAMILIES)('$family', ({ faults, rules, reshapes }) => {
