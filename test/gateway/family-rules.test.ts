@@ -28,6 +28,13 @@ import { UNAVAILABLE_ANSWER_RESHAPES, UNAVAILABLE_FAULTS } from '../../gateway/f
 import { VIDEOS_FAULTS, videosAnswerReshapes } from '../../gateway/faults/videos.ts'
 import { modelsRules } from '../../gateway/models/rules.ts'
 import { moderationRules } from '../../gateway/moderation/rules.ts'
+import { FILES_ANSWER_RESHAPES, FILES_FAULTS } from '../../gateway/faults/files.ts'
+import { ACCOUNT_ANSWER_RESHAPES, ACCOUNT_FAULTS } from '../../gateway/faults/account.ts'
+import { HEADERS_FAULTS, HEADERS_HEADER_RESHAPES } from '../../gateway/faults/headers.ts'
+import { AUTH_FAULTS } from '../../gateway/faults/auth.ts'
+import { filesRules } from '../../gateway/files/rules.ts'
+import { accountRules } from '../../gateway/account/rules.ts'
+import { authRules, rateLimitRules, requestIdRules } from '../../gateway/hooks/rules.ts'
 import { ocrRules } from '../../gateway/ocr/rules.ts'
 import { responseRules } from '../../gateway/responses/rules.ts'
 import { searchRules } from '../../gateway/search/rules.ts'
@@ -67,6 +74,22 @@ const FAMILIES: readonly Family[] = [
     rules: unavailableRules,
     reshapes: [UNAVAILABLE_ANSWER_RESHAPES],
   },
+  { family: 'files', faults: FILES_FAULTS, rules: filesRules, reshapes: [FILES_ANSWER_RESHAPES] },
+  // The usage limit's two faults are the account family's, kept with the other limits in the hooks' rules.
+  {
+    family: 'account',
+    faults: ACCOUNT_FAULTS,
+    rules: (faults) => ({ ...accountRules(faults), ...rateLimitRules(faults) }),
+    reshapes: [ACCOUNT_ANSWER_RESHAPES],
+  },
+  // ratelimit-reset-epoch bends the reset header the rate-limit hook writes.
+  {
+    family: 'headers',
+    faults: HEADERS_FAULTS,
+    rules: (faults) => ({ ...requestIdRules(faults), ...rateLimitRules(faults) }),
+    reshapes: [HEADERS_HEADER_RESHAPES],
+  },
+  { family: 'auth', faults: AUTH_FAULTS, rules: authRules, reshapes: [] },
 ]
 
 describe.each(FAMILIES)('$family', ({ faults, rules, reshapes }) => {
