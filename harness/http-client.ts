@@ -136,7 +136,9 @@ export class TargetClient {
     this.config = config
     this.#gate = new RunGate(config)
     this.redactor = new Redactor(config.keys, [config.nativeKeyHeader])
-    this.#dispatcher = dispatcher ?? new Agent({ connections: CLIENT_DEFAULTS.connections })
+    // HTTP/1.1 only, as before undici 8, which takes HTTP/2 when a TLS target offers it: the checks read the
+    // target's HTTP/1.1 answer. Every Agent of ours says the same.
+    this.#dispatcher = dispatcher ?? new Agent({ connections: CLIENT_DEFAULTS.connections, allowH2: false })
   }
 
   hasKey(slot: KeySlot): boolean {
