@@ -33,12 +33,13 @@ export interface GatewayErrorDetails {
 export class GatewayError extends Error {
   override name = 'GatewayError'
 
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly details: GatewayErrorDetails = {},
-  ) {
+  readonly status: number
+  readonly details: GatewayErrorDetails
+
+  constructor(status: number, message: string, details: GatewayErrorDetails = {}) {
     super(message)
+    this.status = status
+    this.details = details
   }
 }
 
@@ -110,11 +111,11 @@ export type SetupErrorCode =
 export class SetupError extends Error {
   override readonly name: string = 'SetupError'
 
-  constructor(
-    readonly code: SetupErrorCode,
-    message: string,
-  ) {
+  readonly code: SetupErrorCode
+
+  constructor(code: SetupErrorCode, message: string) {
     super(message)
+    this.code = code
   }
 }
 

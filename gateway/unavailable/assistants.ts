@@ -20,10 +20,13 @@ export class PlannedAssistants {
   readonly #assistants = new Map<string, Record<string, unknown> & Owned>()
   readonly #threads = new Map<string, Record<string, unknown> & Owned>()
 
-  constructor(
-    private readonly rules: UnavailableRules,
-    private readonly nowSeconds: () => number,
-  ) {}
+  private readonly rules: UnavailableRules
+  private readonly nowSeconds: () => number
+
+  constructor(rules: UnavailableRules, nowSeconds: () => number) {
+    this.rules = rules
+    this.nowSeconds = nowSeconds
+  }
 
   createAssistant(accountId: string, raw: unknown): Record<string, unknown> {
     const body = requestBody(raw)

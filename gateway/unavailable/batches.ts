@@ -52,10 +52,13 @@ export class PlannedBatches {
   /** Per account, newest first. */
   readonly #byAccount = new Map<string, Batch[]>()
 
-  constructor(
-    private readonly rules: UnavailableRules,
-    private readonly nowSeconds: () => number,
-  ) {}
+  private readonly rules: UnavailableRules
+  private readonly nowSeconds: () => number
+
+  constructor(rules: UnavailableRules, nowSeconds: () => number) {
+    this.rules = rules
+    this.nowSeconds = nowSeconds
+  }
 
   create(accountId: string, raw: unknown): Batch {
     const body = requestBody(raw)

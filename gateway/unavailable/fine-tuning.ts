@@ -36,10 +36,13 @@ interface Job {
 export class PlannedFineTuning {
   readonly #byAccount = new Map<string, Job[]>()
 
-  constructor(
-    private readonly rules: UnavailableRules,
-    private readonly nowSeconds: () => number,
-  ) {}
+  private readonly rules: UnavailableRules
+  private readonly nowSeconds: () => number
+
+  constructor(rules: UnavailableRules, nowSeconds: () => number) {
+    this.rules = rules
+    this.nowSeconds = nowSeconds
+  }
 
   create(accountId: string, raw: unknown): Job {
     const body = requestBody(raw)

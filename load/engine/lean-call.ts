@@ -47,7 +47,10 @@ export class Deadlines {
   readonly #live = new Map<Abortable, number>()
   readonly #timer: NodeJS.Timeout
 
-  constructor(readonly timeoutMs: number) {
+  readonly timeoutMs: number
+
+  constructor(timeoutMs: number) {
+    this.timeoutMs = timeoutMs
     this.#timer = setInterval(() => this.#sweep(), Math.max(10, Math.min(1000, timeoutMs / 10)))
     this.#timer.unref()
   }

@@ -39,7 +39,11 @@ function emptyBucket(t: number): SeriesBucket {
 export class Series {
   readonly #buckets = new Map<number, SeriesBucket>()
 
-  constructor(readonly bucketMs: number = BUCKET_MS) {}
+  readonly bucketMs: number
+
+  constructor(bucketMs: number = BUCKET_MS) {
+    this.bucketMs = bucketMs
+  }
 
   #at(epochMs: number): SeriesBucket {
     const t = Math.floor(epochMs / this.bucketMs)

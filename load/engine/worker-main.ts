@@ -43,7 +43,8 @@ const recorder = new PhaseRecorder(plan, {
   ...(offsets ? { plannedBy: (ms: number) => countBy(offsets, ms) } : {}),
 })
 const stream = plan.requests.some((r) => r.stream) ? new StreamStats() : undefined
-const dispatcher = new Agent({ connections: plan.connections, pipelining: 1 })
+// HTTP/1.1 only, as the runner's own Agent (load/runner.ts).
+const dispatcher = new Agent({ connections: plan.connections, pipelining: 1, allowH2: false })
 const ticker = setInterval(() => {
   const c = recorder.counts()
   post({ kind: 'counts', sent: recorder.sent, byStatus: c.byStatus, errors: c.errors })

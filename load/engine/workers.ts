@@ -57,9 +57,9 @@ export function slicePlan(plan: PhasePlan, index: number, count: number): PhaseP
   }
 }
 
-// A TypeScript entry point: the worker registers the project's loader first, as the npm scripts' node does.
-const ENTRY = new URL('./worker-main.ts', import.meta.url)
-const LOADER = new URL('../../scripts/typescript/register.mjs', import.meta.url).href
+// The entry beside this module, of its own kind: node runs a clone's .ts as it is, and an installed package's
+// JavaScript compiled at pack time (node strips no types under node_modules).
+const ENTRY = new URL(import.meta.url.endsWith('.ts') ? './worker-main.ts' : './worker-main.js', import.meta.url)
 
 /**
  * Runs the phase in `count` workers; what each measured merges exactly (merge.ts mergePhase). `progress` gets the sum of their counts about
@@ -85,7 +85,7 @@ export async function runInWorkers(
   const runs = Array.from({ length: count }, (_, index) => {
     const slice = slicePlan(plan, index, count)
     const task = { ...base, plan: slice, index, count, maxRequests: Math.ceil(base.maxRequests / count) }
-    const worker = new Worker(ENTRY, { workerData: task, execArgv: ['--import', LOADER] })
+    const worker = new Worker(ENTRY, { workerData: task })
     workers.push(worker)
     const stop = (): void => worker.postMessage({ kind: 'stop', reason: String(signal.reason ?? 'stopped') })
     signal.addEventListener('abort', stop, { once: true })
