@@ -44,12 +44,12 @@ export default defineConfig({
           // A worker thread starts for less than a process; every run, and the fault proof's hundreds, start many.
           pool: 'threads',
           // Files share a worker and the modules it loaded, which halves a run's CPU: a suite's helper modules keep
-          // what they learn of the target per file (harness/suite.ts perFile), never in a module variable.
+          // what they learn of the target per file (harness/worker/suite.ts perFile), never in a module variable.
           isolate: false,
           exclude: ['suites/tiers/**'],
           setupFiles: ['suites/setup.ts'],
           globalSetup: ['suites/global-setup.ts'],
-          // A beforeAll that creates what its tests read waits on the target like a test does (harness/suite.ts
+          // A beforeAll that creates what its tests read waits on the target like a test does (harness/worker/suite.ts
           // SUITE_DEFAULTS.testTimeoutMs); vitest's 10 s default failed a slow target as a harness error.
           hookTimeout: 120_000,
           // Suites wait on the network, not the CPU: run files side by side even on two cores.

@@ -4,14 +4,14 @@
  * its configuration or the network path to the target broke, and is never reported as the target's failure.
  */
 import type { ExchangeRecord } from './exchange.ts'
-import type { FailureDetails } from './failure.ts'
+import type { FailureDetails } from './worker/failure.ts'
 
 /** Stable: scripts and reports key on them, so a code is never renamed or reused. */
 type HarnessErrorCode =
   | 'CONFIG_INVALID' // a setting the user gave cannot be used; exit 2 with one line
   | 'TARGET_UNREACHABLE' // no TCP/TLS connection to the target at all
-  | 'TARGET_UNHEALTHY' // the run stopped calling after a run of transport failures (harness/run-stop.ts)
-  | 'RUN_DEADLINE' // the run's deadline passed before this call (harness/run-stop.ts)
+  | 'TARGET_UNHEALTHY' // the run stopped calling after a run of transport failures (harness/setup/run-stop.ts)
+  | 'RUN_DEADLINE' // the run's deadline passed before this call (harness/setup/run-stop.ts)
   | 'SCHEMA_MISSING' // a test asked for a schema id that is not registered
   | 'REQUIREMENT_UNKNOWN' // a test names a requirement id that is not in the catalogue
   | 'INTERNAL' // a bug in the harness
@@ -49,7 +49,7 @@ export class TargetFailure extends Error {
   }
 }
 
-/** The target broke a rule; the message follows the failure contract (harness/failure.ts renders it). */
+/** The target broke a rule; the message follows the failure contract (harness/worker/failure.ts renders it). */
 export class ConformanceFailure extends Error {
   override readonly name = 'ConformanceFailure'
   readonly details: FailureDetails

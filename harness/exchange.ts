@@ -2,8 +2,8 @@
  * One HTTP exchange as recorded for reports, audits and failure messages: plain JSON (it travels from the test
  * worker to the reporter), already redacted, bodies cut to an excerpt.
  */
-import type { KeySlot } from './config.ts'
-import type { RecordNotes } from './records.ts'
+import type { KeySlot } from './setup/config.ts'
+import type { RecordNotes } from './worker/records.ts'
 
 export type AuthMode = 'bearer' | 'x-api-key' | 'none'
 
@@ -34,7 +34,7 @@ export interface ExchangeRecord {
   bodyBytes?: number
   bodyTruncated?: boolean
   error?: string
-  /** The records the answer showed and the echoes it carried, for the record ledger (harness/ledger.ts). */
+  /** The records the answer showed and the echoes it carried, for the record ledger (harness/report/ledger.ts). */
   notes?: RecordNotes
 }
 

@@ -2,7 +2,7 @@
  * What a load profile is: a name, hard caps, and a plan of phases made against the target (some profiles look
  * up the limits first, e.g. a model's extra.rate_limits). Profiles live in load/profiles/, one file per kind.
  */
-import type { NamedModels } from '../harness/config.ts'
+import type { NamedModels } from '../harness/setup/config.ts'
 import { ConfigError } from '../harness/errors.ts'
 import { lookupJson } from './engine/call.ts'
 import type { StatedLimit } from './stated-limits.ts'
@@ -50,7 +50,7 @@ export interface PlanContext {
   /** --seed was given: it wins over the seeds a profile file names. */
   seedGiven?: boolean
   timeoutMs: number
-  /** The run's id: what the run creates on the target carries it (harness/run-tag.ts), for the sweep. */
+  /** The run's id: what the run creates on the target carries it (harness/worker/run-tag.ts), for the sweep. */
   runId: string
   /** GET with a key slot's key; for profiles that look up limits (model records). */
   getJson(path: string, slot: KeySlotName): Promise<{ status: number; body: unknown; headers: Record<string, string> }>

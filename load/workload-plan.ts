@@ -4,7 +4,7 @@
  * weights, in a seeded order, prompts drawn from the token distributions), so the generator only sends.
  */
 import { isObject } from '../common/json.ts'
-import type { Capability, NamedModels } from '../harness/config.ts'
+import type { Capability, NamedModels } from '../harness/setup/config.ts'
 import { ConfigError } from '../harness/errors.ts'
 import { deriveSeed, mulberry32 } from './engine/arrivals.ts'
 import { connectionsFor, requireKey, slotOf, TIERS, type PlanContext, type Profile } from './profile.ts'

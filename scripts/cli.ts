@@ -6,9 +6,9 @@ import { existsSync, readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-import { loadEnv } from '../harness/config.ts'
+import { loadEnv } from '../harness/setup/config.ts'
 import { families } from '../harness/requirements.ts'
-import { applyConfigFile, DEFAULT_CONFIG_FILE, readConfigFile } from '../harness/config-file.ts'
+import { applyConfigFile, DEFAULT_CONFIG_FILE, readConfigFile } from '../harness/setup/config-file.ts'
 import { ConfigError, isHarnessError } from '../harness/errors.ts'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))

@@ -11,21 +11,28 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { Agent } from 'undici'
 import { createVitest } from 'vitest/node'
-import { allureReporter } from '../harness/allure-reporter.ts'
-import { CONFORMANCE_PROJECTS } from '../harness/projects.ts'
+import { allureReporter } from '../harness/report/allure-reporter.ts'
+import { CONFORMANCE_PROJECTS } from '../harness/setup/projects.ts'
 import { requirements, families } from '../harness/requirements.ts'
-import { CAPABILITIES, DEFAULTS, loadEnv, resolveOptions, type FlagValues, type RunOptions } from '../harness/config.ts'
-import { readRemainingUsd } from '../harness/credit.ts'
+import {
+  CAPABILITIES,
+  DEFAULTS,
+  loadEnv,
+  resolveOptions,
+  type FlagValues,
+  type RunOptions,
+} from '../harness/setup/config.ts'
+import { readRemainingUsd } from '../harness/setup/credit.ts'
 import { ConfigError, isHarnessError } from '../harness/errors.ts'
-import { TargetClient } from '../harness/http-client.ts'
-import { ConformanceReporter } from '../harness/reporter.ts'
-import { EXIT } from '../harness/results.ts'
-import { describeStop, failuresFile, readStop, RUN_STOP_DEFAULTS } from '../harness/run-stop.ts'
-import { newRunId, prepareTarget, type PreparedTarget } from '../harness/target.ts'
-import { checkBaselineTarget, readBaseline, writeBaseline, type Baseline } from '../harness/baseline.ts'
-import { levelIds, testNamePattern } from '../harness/selection.ts'
-import { attribution, attributionLine, attributionProperties } from '../harness/attribution.ts'
-import { rerunSelection } from '../harness/rerun-failed.ts'
+import { TargetClient } from '../harness/worker/http-client.ts'
+import { ConformanceReporter } from '../harness/report/reporter.ts'
+import { EXIT } from '../harness/report/results.ts'
+import { describeStop, failuresFile, readStop, RUN_STOP_DEFAULTS } from '../harness/setup/run-stop.ts'
+import { newRunId, prepareTarget, type PreparedTarget } from '../harness/setup/target.ts'
+import { checkBaselineTarget, readBaseline, writeBaseline, type Baseline } from '../harness/report/baseline.ts'
+import { levelIds, testNamePattern } from '../harness/setup/selection.ts'
+import { attribution, attributionLine, attributionProperties } from '../harness/report/attribution.ts'
+import { rerunSelection } from '../harness/setup/rerun-failed.ts'
 import { ProgressReporter } from '../harness/report/progress.ts'
 import { shownPath } from '../harness/report/files.ts'
 import { listRequirements } from './list-requirements.ts'
@@ -177,7 +184,7 @@ async function run(argv: string[]): Promise<number> {
   const maxDurationMs = options.maxDurationMs ?? RUN_STOP_DEFAULTS.maxDurationMs
   const deadlineAt = Date.now() + maxDurationMs
   const runId = newRunId()
-  // Written by the first worker that finds the target unhealthy (harness/run-stop.ts); read by all of them.
+  // Written by the first worker that finds the target unhealthy (harness/setup/run-stop.ts); read by all of them.
   const stopFile = join(tmpdir(), `gc-stop-${runId}-${process.pid}.json`)
   const reportRoot = resolve(process.cwd(), options.reportDir)
   const runDir = resolve(reportRoot, runId)

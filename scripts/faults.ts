@@ -15,7 +15,7 @@
  *
  * All runs share a few vitest instances (one per worker slot) instead of starting a process per fault: the target
  * changes between runs through vitest's provide(). Faults whose suite files do not overlap share a run: each has a
- * gateway of its own and each file faces its fault's gateway alone (harness/suite.ts fileTargets), so a failure is
+ * gateway of its own and each file faces its fault's gateway alone (harness/worker/suite.ts fileTargets), so a failure is
  * its fault's by construction; a file that called another gateway voids that fault's share, and a fault not judged
  * exactly in a shared run is run again alone.
  */
@@ -35,7 +35,7 @@ import {
 import { type EmbeddedGateway, startEmbeddedGateway } from '../gateway/embedded.ts'
 import { CONFORMANCE_FAULTS, type FaultDefinition } from '../gateway/faults.ts'
 import { LIMITER_ALGORITHMS, type LimiterAlgorithm } from '../gateway/limiter.ts'
-import { CONFORMANCE_PROJECTS } from '../harness/projects.ts'
+import { CONFORMANCE_PROJECTS } from '../harness/setup/projects.ts'
 import { requirements } from '../harness/requirements.ts'
 import {
   DEFAULT_NATIVE_KEY_HEADER,
@@ -43,13 +43,13 @@ import {
   type KeySlot,
   type RunOptions,
   type TargetConfig,
-} from '../harness/config.ts'
+} from '../harness/setup/config.ts'
 import { todayUtc } from '../harness/clock.ts'
-import { ConformanceReporter } from '../harness/reporter.ts'
-import { REQ } from '../harness/audit.ts'
+import { ConformanceReporter } from '../harness/report/reporter.ts'
+import { REQ } from '../harness/report/audit.ts'
 import type { ExchangeRecord } from '../harness/exchange.ts'
 import { collectChecks } from './list-requirements.ts'
-import { EXIT } from '../harness/results.ts'
+import { EXIT } from '../harness/report/results.ts'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const AUDITED = new Set<string>(Object.values(REQ))

@@ -21,12 +21,12 @@ import {
   parseShard,
   resolveOptions,
   type KeySlot,
-} from '../harness/config.ts'
+} from '../harness/setup/config.ts'
 import { parseDurationMs } from '../harness/duration.ts'
 import { ConfigError, isHarnessError } from '../harness/errors.ts'
 import { Redactor } from '../harness/redact.ts'
 import { pointLatest } from '../harness/report/files.ts'
-import { isLoopback, newRunId, prepareTarget, type PreparedTarget } from '../harness/target.ts'
+import { isLoopback, newRunId, prepareTarget, type PreparedTarget } from '../harness/setup/target.ts'
 import { mergeResults, readResult } from '../load/merge.ts'
 import { parseObjectives } from '../load/objectives.ts'
 import { REPEAT, mergeRepeats } from '../load/repeat.ts'

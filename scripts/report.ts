@@ -13,8 +13,8 @@ import {
   ALLURE_HISTORY_ENV,
   REPORT_DEFAULTS,
   type ReportFlags,
-} from '../harness/allure-report.ts'
-import { loadEnv } from '../harness/config.ts'
+} from '../harness/report/allure-report.ts'
+import { loadEnv } from '../harness/setup/config.ts'
 import { ConfigError, isHarnessError } from '../harness/errors.ts'
 
 const USAGE = `Usage: gateway-conformance report [options]   (npm run report -- ...)

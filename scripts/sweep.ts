@@ -4,7 +4,7 @@
  * Finds what earlier runs left on the target and, with --yes, deletes it. A run deletes what it creates in its
  * afterAll hooks; a run that was stopped (Ctrl-C, a cancelled CI job, a crash) cannot, and its files and video
  * jobs stay, counting against storage quotas and cluttering lists. Every resource a run creates carries its run
- * id (harness/run-tag.ts), which is what makes it safe to find them again:
+ * id (harness/worker/run-tag.ts), which is what makes it safe to find them again:
  *
  * - files (Part 1 §4.4) whose filename starts with `gc-<runId>-` (a load run's uploads too),
  * - video jobs (Part 2 §4.1) whose safety_identifier starts with `gc-<runId>-`,
@@ -23,12 +23,12 @@ import {
   type Env,
   type KeySlot,
   type TargetConfig,
-} from '../harness/config.ts'
+} from '../harness/setup/config.ts'
 import { parseDurationMs } from '../harness/duration.ts'
 import { ConfigError, isHarnessError } from '../harness/errors.ts'
-import { TargetClient, type Exchange } from '../harness/http-client.ts'
-import { isRunId, runIdOf, runStartedAt } from '../harness/run-tag.ts'
-import { newRunId, probe } from '../harness/target.ts'
+import { TargetClient, type Exchange } from '../harness/worker/http-client.ts'
+import { isRunId, runIdOf, runStartedAt } from '../harness/worker/run-tag.ts'
+import { newRunId, probe } from '../harness/setup/target.ts'
 import { isObject } from '../common/json.ts'
 
 const SWEEP_DEFAULTS = {

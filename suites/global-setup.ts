@@ -4,8 +4,8 @@
  */
 import type { TestProject } from 'vitest/node'
 import { families } from '../harness/requirements.ts'
-import { loadEnv, resolveOptions } from '../harness/config.ts'
-import { prepareTarget } from '../harness/target.ts'
+import { loadEnv, resolveOptions } from '../harness/setup/config.ts'
+import { prepareTarget } from '../harness/setup/target.ts'
 
 export default async function setup(project: TestProject): Promise<(() => Promise<void>) | undefined> {
   if (project.getProvidedContext().runConfig !== undefined) return undefined

@@ -1,6 +1,6 @@
-/** Per-test recording for every conformance suite (see harness/recorder.ts). */
+/** Per-test recording for every conformance suite (see harness/worker/recorder.ts). */
 import { afterAll, afterEach, beforeEach } from 'vitest'
-import { closeRecord, openRecord, takeHeldExchanges } from '../harness/recorder.ts'
+import { closeRecord, openRecord, takeHeldExchanges } from '../harness/worker/recorder.ts'
 
 beforeEach((ctx) => openRecord(ctx))
 afterEach((ctx) => closeRecord(ctx))

@@ -1,7 +1,7 @@
 /** What `npm run conformance` prints: a line per finished file, then failures, the family table and the verdict. */
-import { baselineConsole } from '../baseline.ts'
-import { countByFamily, type Counts, type RequirementResult } from '../results.ts'
-import { verdictText } from '../scope.ts'
+import { baselineConsole } from './baseline.ts'
+import { countByFamily, type Counts, type RequirementResult } from './results.ts'
+import { verdictText } from './scope.ts'
 import { spendLine } from './markdown.ts'
 import type { Summary } from './summary.ts'
 

@@ -4,7 +4,7 @@
  * then those the catalogue marks untestable (with its reason). `npm run conformance -- --list-requirements`
  * gives the same matrix without running anything.
  */
-import type { RequirementResult, TestSummary } from '../results.ts'
+import type { RequirementResult, TestSummary } from './results.ts'
 import type { Summary } from './summary.ts'
 
 /** The catalogue's reason why no test can check a requirement, or undefined when one can. */

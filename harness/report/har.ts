@@ -14,8 +14,8 @@
 import { closeSync, openSync, writeSync } from 'node:fs'
 import { STATUS_CODES } from 'node:http'
 import { EXCERPT_CHARS, type ExchangeRecord } from '../exchange.ts'
-import { isBinary } from '../http-client.ts'
-import type { OutcomeStatus } from '../results.ts'
+import { isBinary } from '../worker/http-client.ts'
+import type { OutcomeStatus } from './results.ts'
 
 /** The exchanges one test (or one file's afterAll) made, with what they served. */
 export interface HarSource {

@@ -3,7 +3,7 @@
  * shared-header audit. A SHOULD failure is a passing testcase with a warning in system-out, so that it shows
  * without failing the job; a skip carries its reason.
  */
-import type { RequirementResult } from '../results.ts'
+import type { RequirementResult } from './results.ts'
 
 export interface JunitCase {
   name: string

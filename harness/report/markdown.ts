@@ -1,7 +1,7 @@
 /** summary.md: what a person reads on a CI job page. Verdict first, then the table, then what went wrong. */
-import { baselineLine } from '../baseline.ts'
-import { attributionLine } from '../attribution.ts'
-import { verdictText } from '../scope.ts'
+import { baselineLine } from './baseline.ts'
+import { attributionLine } from './attribution.ts'
+import { verdictText } from './scope.ts'
 import type { Summary } from './summary.ts'
 
 const VERDICT_LINE: Record<Summary['verdict'], string> = {

@@ -5,7 +5,7 @@
  */
 import { relative } from 'node:path'
 import type { Reporter, TestModule, TestSpecification } from 'vitest/node'
-import type { ConformanceMeta } from '../recorder.ts'
+import type { ConformanceMeta } from '../worker/recorder.ts'
 
 export const PROGRESS_DEFAULTS = {
   heartbeatMs: 15_000, // the longest silence a watcher sees before a line says the run is alive

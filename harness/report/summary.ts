@@ -2,18 +2,18 @@
  * summary.json: everything a run found, for machines (CI gates, dashboards, the merge of shards). Its published
  * shape is schemas/report/summary.schema.json; a self-test validates real runs against it, so change both together.
  */
-import type { BaselineSummary } from '../baseline.ts'
-import type { KeySlot } from '../config.ts'
+import type { BaselineSummary } from './baseline.ts'
+import type { KeySlot } from '../setup/config.ts'
 import type { ExchangeRecord } from '../exchange.ts'
-import type { Counts, RequirementResult, Verdict } from '../results.ts'
-import type { Scope } from '../scope.ts'
+import type { Counts, RequirementResult, Verdict } from './results.ts'
+import type { Scope } from './scope.ts'
 
 export const SUMMARY_SCHEMA_VERSION = 1
 
 export interface Summary {
   schemaVersion: number
   runId: string
-  /** Which suite judged (harness/attribution.ts); commit and catalogue hash are absent from older summaries. */
+  /** Which suite judged (harness/report/attribution.ts); commit and catalogue hash are absent from older summaries. */
   tool: { name: string; version: string; commit?: string | null; catalogueSha256?: string }
   startedAt: string
   finishedAt: string
@@ -31,13 +31,13 @@ export interface Summary {
     level?: 'MUST' | null
     shard?: { index: number; count: number } | null
   }
-  /** The baseline the run was judged with (--baseline; harness/baseline.ts), or null. Always written. */
+  /** The baseline the run was judged with (--baseline; harness/report/baseline.ts), or null. Always written. */
   baseline?: BaselineSummary | null
-  /** A merge of shards or runs (harness/merge.ts): the runs it merged. */
+  /** A merge of shards or runs (harness/report/merge.ts): the runs it merged. */
   mergedFrom?: Array<{ runId: string; dir: string; shard: { index: number; count: number } | null }>
   verdict: Verdict
   exitCode: number
-  /** Whole run or a selection (harness/scope.ts): only a whole run's verdict is one on the gateway. Always written. */
+  /** Whole run or a selection (harness/report/scope.ts): only a whole run's verdict is one on the gateway. Always written. */
   scope?: Scope
   totals: Counts
   families: Record<string, Counts>
@@ -47,10 +47,10 @@ export interface Summary {
   uncheckedMust: string[]
   observations: Array<{ test: string; topic: string; detail: string }>
   retries: Array<{ test: string; method: string; path: string; attempt: number; status?: number }>
-  /** Calls the client held back until an empty bucket's announced reset (harness/pacing.ts). */
+  /** Calls the client held back until an empty bucket's announced reset (harness/worker/pacing.ts). */
   pacing: Array<{ test: string; method: string; path: string; waitedMs: number }>
   harnessErrors: string[]
-  /** Why the run stopped calling the target before its end (harness/run-stop.ts): its report is partial, exit 2. */
+  /** Why the run stopped calling the target before its end (harness/setup/run-stop.ts): its report is partial, exit 2. */
   stopped?: string
   /** Billable calls: what the tests estimated and reserved, and what the credit record says was spent. */
   spend: SpendSummary

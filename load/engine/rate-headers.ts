@@ -4,7 +4,7 @@
  * duration or bare seconds) is `unparsable`, which the headers verdict counts.
  */
 import { parseResetMs } from '../../harness/duration.ts'
-import { retryAfterMs } from '../../harness/retry.ts'
+import { retryAfterMs } from '../../harness/worker/retry.ts'
 import type { BucketName } from '../types.ts'
 
 export interface BucketReading {

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { fileLimitsOf } from '../../harness/limits.ts'
-import { runFileName } from '../../harness/run-tag.ts'
+import { runFileName } from '../../harness/worker/run-tag.ts'
 import {
   connectionsFor,
   phaseMs,
@@ -16,7 +16,7 @@ import {
 } from '../profile.ts'
 import type { PhasePlan, RequestSpec } from '../types.ts'
 
-/** An upload named `gc-<runId>-load-<label>.txt` (harness/run-tag.ts), so a sweep can find what a stopped run left. */
+/** An upload named `gc-<runId>-load-<label>.txt` (harness/worker/run-tag.ts), so a sweep can find what a stopped run left. */
 export function uploadRequest(runId: string, label: string): RequestSpec {
   const boundary = `----gc-load-${randomBytes(8).toString('hex')}`
   const body = Buffer.from(

@@ -18,7 +18,7 @@ import {
 } from '../profile.ts'
 import type { KeySlotName, PhasePlan, RequestSpec } from '../types.ts'
 import { isObject } from '../../common/json.ts'
-import type { Capability } from '../../harness/config.ts'
+import type { Capability } from '../../harness/setup/config.ts'
 import { statedFor, type StatedLimit } from '../stated-limits.ts'
 
 interface ModelLimits {

@@ -7,7 +7,7 @@
  * The target is the reference gateway in a child process: in the bench's own process it would share the event
  * loop with the generator, and the ratio would be diluted by the gateway's cost, which is the same on both sides.
  */
-import { newRunId } from '../../harness/target.ts'
+import { newRunId } from '../../harness/setup/target.ts'
 import autocannon from 'autocannon'
 import { nowMs } from '../../load/engine/recorder.ts'
 import { jsonGetter, type PlanContext } from '../../load/profile.ts'

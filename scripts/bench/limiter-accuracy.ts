@@ -4,7 +4,7 @@
  * the same bounds as the load verdicts. In process is fine here: the load is about a hundred calls a second, far
  * from what either side can do.
  */
-import { newRunId } from '../../harness/target.ts'
+import { newRunId } from '../../harness/setup/target.ts'
 import { startEmbeddedGateway } from '../../gateway/embedded.ts'
 import { usageLimitPerMinute } from '../../harness/limits.ts'
 import { jsonGetter, type PlanContext } from '../../load/profile.ts'

@@ -1,10 +1,10 @@
 /** The credit record, GET /user/v1/credit (Part 1 §2.1, §4.2). */
 import { describe } from 'vitest'
-import { expectSchema, expectStatus, precondition } from '../../harness/assert.ts'
+import { expectSchema, expectStatus, precondition } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
-import { memo } from '../../harness/helpers.ts'
-import { skipTest } from '../../harness/recorder.ts'
-import { check, target } from '../../harness/suite.ts'
+import { memo } from '../../harness/worker/helpers.ts'
+import { skipTest } from '../../harness/worker/recorder.ts'
+import { check, target } from '../../harness/worker/suite.ts'
 
 const api = target()
 const credit = memo(async () => {

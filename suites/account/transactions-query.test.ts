@@ -4,11 +4,11 @@
  * These checks spend many usage-endpoint calls, so they use the key with the most room (§8.1).
  */
 import { describe } from 'vitest'
-import { expectSchema, expectSetup, expectThat, precondition } from '../../harness/assert.ts'
+import { expectSchema, expectSetup, expectThat, precondition } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
 import { addDays, todayUtc } from '../../harness/clock.ts'
-import { memo, randomSuffix } from '../../harness/helpers.ts'
-import { check, target } from '../../harness/suite.ts'
+import { memo, randomSuffix } from '../../harness/worker/helpers.ts'
+import { check, target } from '../../harness/worker/suite.ts'
 import { modelIds, modelItems } from '../models/model-list.ts'
 import { awaitTransactions, listTransactions, roomiestKey } from './transactions.ts'
 

@@ -4,12 +4,12 @@
  * safety_identifier; and the time window: hours_ago's default of 24, and hours_ago ignored when dates are given.
  */
 import { describe } from 'vitest'
-import { expectSchema, expectSetup, expectThat, precondition } from '../../harness/assert.ts'
+import { expectSchema, expectSetup, expectThat, precondition } from '../../harness/worker/assert.ts'
 import { addDays, isCalendarDate, todayUtc } from '../../harness/clock.ts'
-import { memo, randomSuffix } from '../../harness/helpers.ts'
-import type { Exchange } from '../../harness/http-client.ts'
-import { observe, skipTest } from '../../harness/recorder.ts'
-import { check, runConfig, target } from '../../harness/suite.ts'
+import { memo, randomSuffix } from '../../harness/worker/helpers.ts'
+import type { Exchange } from '../../harness/worker/http-client.ts'
+import { observe, skipTest } from '../../harness/worker/recorder.ts'
+import { check, runConfig, target } from '../../harness/worker/suite.ts'
 import { modelIds, modelItems } from '../models/model-list.ts'
 import { create, firstChat, modelsFixture } from '../responses/fixtures.ts'
 import {

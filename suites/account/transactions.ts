@@ -1,8 +1,8 @@
 /** Reading and finding transactions (Part 1 §2.2, §4.2), shared by the account suites. */
-import { expectStatus } from '../../harness/assert.ts'
+import { expectStatus } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
-import type { KeySlot } from '../../harness/config.ts'
-import type { Exchange, TargetClient } from '../../harness/http-client.ts'
+import type { KeySlot } from '../../harness/setup/config.ts'
+import type { Exchange, TargetClient } from '../../harness/worker/http-client.ts'
 
 export type Transaction = Record<string, unknown>
 

@@ -4,9 +4,9 @@
  * request is sent, so that nothing but the key can be the reason for a refusal.
  */
 import { describe } from 'vitest'
-import { expectStatus, precondition } from '../../harness/assert.ts'
-import type { Exchange } from '../../harness/http-client.ts'
-import { check, target } from '../../harness/suite.ts'
+import { expectStatus, precondition } from '../../harness/worker/assert.ts'
+import type { Exchange } from '../../harness/worker/http-client.ts'
+import { check, target } from '../../harness/worker/suite.ts'
 import { audioCalls, SHORT_INPUT, TRANSLATION_MISSING } from './calls.ts'
 
 const api = target()

@@ -1,14 +1,14 @@
 /**
- * The calls the audio suites make, each with its cost reserved first (harness/suite.ts spend(): estimated from
+ * The calls the audio suites make, each with its cost reserved first (harness/worker/suite.ts spend(): estimated from
  * the model's advertised prices): speech as JSON (Part 2 §4.2), transcription and translation as multipart forms
- * (§4.3, §4.4; harness/multipart.ts). A call expected to be refused is reserved too: a target that wrongly serves
+ * (§4.3, §4.4; harness/worker/multipart.ts). A call expected to be refused is reserved too: a target that wrongly serves
  * it also bills it.
  */
-import { expectStatus, precondition } from '../../harness/assert.ts'
-import type { Exchange, RequestSpec, TargetClient } from '../../harness/http-client.ts'
-import { multipartBody, type FilePart } from '../../harness/multipart.ts'
-import { spend } from '../../harness/suite.ts'
-import { memo } from '../../harness/helpers.ts'
+import { expectStatus, precondition } from '../../harness/worker/assert.ts'
+import type { Exchange, RequestSpec, TargetClient } from '../../harness/worker/http-client.ts'
+import { multipartBody, type FilePart } from '../../harness/worker/multipart.ts'
+import { spend } from '../../harness/worker/suite.ts'
+import { memo } from '../../harness/worker/helpers.ts'
 import { readWav, wavTone } from './fixtures.ts'
 import { audioModels, speechEstimateUsd, transcriptionEstimateUsd } from './models.ts'
 

@@ -2,8 +2,8 @@
  * What the transcription and translation suites upload (Part 2 §4.3, §4.4): WAV tones of known length, made
  * once per worker, and the answers' text read whichever way the target gives it.
  */
-import type { FilePart } from '../../harness/multipart.ts'
-import type { Exchange } from '../../harness/http-client.ts'
+import type { FilePart } from '../../harness/worker/multipart.ts'
+import type { Exchange } from '../../harness/worker/http-client.ts'
 import { isObject } from '../../common/json.ts'
 import { dataUrl, wavHeader, wavTone } from './fixtures.ts'
 

@@ -9,11 +9,11 @@
  * which key to set.
  */
 import { isObject } from '../../common/json.ts'
-import { memo } from '../../harness/helpers.ts'
-import type { TargetClient } from '../../harness/http-client.ts'
-import { skipTest } from '../../harness/recorder.ts'
-import { AUDIO_CAPABILITIES, type NamedModels } from '../../harness/config.ts'
-import { runConfig } from '../../harness/suite.ts'
+import { memo } from '../../harness/worker/helpers.ts'
+import type { TargetClient } from '../../harness/worker/http-client.ts'
+import { skipTest } from '../../harness/worker/recorder.ts'
+import { AUDIO_CAPABILITIES, type NamedModels } from '../../harness/setup/config.ts'
+import { runConfig } from '../../harness/worker/suite.ts'
 import { howToName } from '../shared/named-models.ts'
 import { reportedTier } from '../shared/tier.ts'
 
@@ -29,7 +29,7 @@ function pick(models: NamedModels, capabilities: readonly string[]): Record<stri
   return Object.fromEntries(Object.entries(models).filter(([capability]) => capabilities.includes(capability)))
 }
 
-/** GATEWAY_MODELS (and GATEWAY_AUDIO_MODELS) are parsed and checked with the rest of the configuration (harness/config.ts). */
+/** GATEWAY_MODELS (and GATEWAY_AUDIO_MODELS) are parsed and checked with the rest of the configuration (harness/setup/config.ts). */
 function roles(): Record<string, string> {
   return { ...DEFAULT_ROLES, 'tts-1': 'tts-1', 'tts-1-hd': 'tts-1-hd', ...pick(runConfig().models, AUDIO_CAPABILITIES) }
 }

@@ -9,10 +9,10 @@
  * and not on a metered link: against a remote target these run only when GATEWAY_LARGE_UPLOADS=1.
  */
 import { describe } from 'vitest'
-import { expectStatus } from '../../harness/assert.ts'
-import { observe, skipTest } from '../../harness/recorder.ts'
-import { check, target, runConfig } from '../../harness/suite.ts'
-import { isLoopback } from '../../harness/target.ts'
+import { expectStatus } from '../../harness/worker/assert.ts'
+import { observe, skipTest } from '../../harness/worker/recorder.ts'
+import { check, target, runConfig } from '../../harness/worker/suite.ts'
+import { isLoopback } from '../../harness/setup/target.ts'
 import { audioCalls, expectRefused400, TRANSLATION_MISSING } from './calls.ts'
 import { wavOfSize } from './fixtures.ts'
 
@@ -22,7 +22,7 @@ const { models, form } = audioCalls(api)
 const MAX_BYTES = 25_000_000
 /** Past 25 MiB: over 25 MB however MB is read. */
 const OVER_BYTES = 25 * 1024 * 1024 + 1
-const LARGE_UPLOADS = { env: 'GATEWAY_LARGE_UPLOADS', timeoutMs: 300_000 } // env read by harness/config.ts
+const LARGE_UPLOADS = { env: 'GATEWAY_LARGE_UPLOADS', timeoutMs: 300_000 } // env read by harness/setup/config.ts
 
 function requireLargeUploads(): void {
   const { baseUrl, largeUploads } = runConfig()

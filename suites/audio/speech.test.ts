@@ -4,10 +4,10 @@
  * header, and durations that follow speed.
  */
 import { describe } from 'vitest'
-import { expectStatus, expectThat } from '../../harness/assert.ts'
-import type { Exchange } from '../../harness/http-client.ts'
-import { observe } from '../../harness/recorder.ts'
-import { check, target } from '../../harness/suite.ts'
+import { expectStatus, expectThat } from '../../harness/worker/assert.ts'
+import type { Exchange } from '../../harness/worker/http-client.ts'
+import { observe } from '../../harness/worker/recorder.ts'
+import { check, target } from '../../harness/worker/suite.ts'
 import { audioCalls, expectRefused400, expectServed, SHORT_INPUT } from './calls.ts'
 import { FORMAT_CHECKS, firstBytes, isMp3, isWav, readWav } from './fixtures.ts'
 import { synthesisBody, synthesize } from '../synthesize/fixtures.ts'

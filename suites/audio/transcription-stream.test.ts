@@ -8,14 +8,14 @@
  * required only when the final text is not empty.
  */
 import { describe } from 'vitest'
-import { expectStatus, expectThat, fail, notObserved, precondition } from '../../harness/assert.ts'
+import { expectStatus, expectThat, fail, notObserved, precondition } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
-import type { Exchange } from '../../harness/http-client.ts'
-import { memo } from '../../harness/helpers.ts'
-import { observe } from '../../harness/recorder.ts'
+import type { Exchange } from '../../harness/worker/http-client.ts'
+import { memo } from '../../harness/worker/helpers.ts'
+import { observe } from '../../harness/worker/recorder.ts'
 import { schemas } from '../../harness/schema-registry.ts'
-import { eventJson } from '../../harness/sse.ts'
-import { check, target } from '../../harness/suite.ts'
+import { eventJson } from '../../harness/worker/sse.ts'
+import { check, target } from '../../harness/worker/suite.ts'
 import { audioCalls } from './calls.ts'
 
 const api = target()

@@ -4,10 +4,10 @@
  * the 30-second rule of diarization, which needs a file whose duration the target really reads.
  */
 import { describe } from 'vitest'
-import { expectSchema, expectStatus, expectThat, precondition } from '../../harness/assert.ts'
+import { expectSchema, expectStatus, expectThat, precondition } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
-import { observe } from '../../harness/recorder.ts'
-import { check, target } from '../../harness/suite.ts'
+import { observe } from '../../harness/worker/recorder.ts'
+import { check, target } from '../../harness/worker/suite.ts'
 import { audioCalls, expectServed } from './calls.ts'
 import { dataUrl, firstBytes, FORMAT_CHECKS } from './fixtures.ts'
 import { clip, TEXT_FILE, tone, wavOfLength, wavPart } from './forms.ts'

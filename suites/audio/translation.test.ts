@@ -4,10 +4,10 @@
  * made itself (calls.ts spoken()), so that a real model has words to translate.
  */
 import { describe } from 'vitest'
-import { expectStatus, expectThat, precondition } from '../../harness/assert.ts'
-import { memo } from '../../harness/helpers.ts'
-import { observe } from '../../harness/recorder.ts'
-import { check, target } from '../../harness/suite.ts'
+import { expectStatus, expectThat, precondition } from '../../harness/worker/assert.ts'
+import { memo } from '../../harness/worker/helpers.ts'
+import { observe } from '../../harness/worker/recorder.ts'
+import { check, target } from '../../harness/worker/suite.ts'
 import { audioCalls, expectRefused400, expectServed, TRANSLATION_MISSING } from './calls.ts'
 import { answerText, TEXT_FILE } from './forms.ts'
 

@@ -1,8 +1,8 @@
 /** Authentication (Part 1 §5 and the auth rows of §7). */
 import { describe } from 'vitest'
-import { expectEach, expectSchema, expectSetup, expectStatus, expectThat } from '../../harness/assert.ts'
-import { skipTest } from '../../harness/recorder.ts'
-import { check, target } from '../../harness/suite.ts'
+import { expectEach, expectSchema, expectSetup, expectStatus, expectThat } from '../../harness/worker/assert.ts'
+import { skipTest } from '../../harness/worker/recorder.ts'
+import { check, target } from '../../harness/worker/suite.ts'
 import { listedItems, modelIds, modelItems } from '../models/model-list.ts'
 
 const api = target()

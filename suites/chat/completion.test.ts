@@ -1,11 +1,11 @@
 /** Chat completions (Part 1 §1.5, §2.5, §2.6, §4.7, §5.1, §7): the answer's shape, usage, budget and instructions. */
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import { describe } from 'vitest'
-import { expectSchema, expectStatus, expectThat, notObserved, precondition } from '../../harness/assert.ts'
+import { expectSchema, expectStatus, expectThat, notObserved, precondition } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
-import { memo, randomSuffix } from '../../harness/helpers.ts'
-import { observe, skipTest } from '../../harness/recorder.ts'
-import { check, target } from '../../harness/suite.ts'
+import { memo, randomSuffix } from '../../harness/worker/helpers.ts'
+import { observe, skipTest } from '../../harness/worker/recorder.ts'
+import { check, target } from '../../harness/worker/suite.ts'
 import {
   CAPS,
   catalogueFixture,

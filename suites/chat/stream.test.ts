@@ -4,13 +4,13 @@
  * SHOULD, and what the events carry (the chunk convention, finish_reason, the [DONE] marker) is recorded.
  */
 import { describe } from 'vitest'
-import { expectStatus, fail } from '../../harness/assert.ts'
+import { expectStatus, fail } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
-import { memo } from '../../harness/helpers.ts'
-import { observe } from '../../harness/recorder.ts'
+import { memo } from '../../harness/worker/helpers.ts'
+import { observe } from '../../harness/worker/recorder.ts'
 import { schemas } from '../../harness/schema-registry.ts'
-import type { SseEvent } from '../../harness/sse.ts'
-import { check, target } from '../../harness/suite.ts'
+import type { SseEvent } from '../../harness/worker/sse.ts'
+import { check, target } from '../../harness/worker/suite.ts'
 import { catalogueFixture, modelFor } from './fixtures.ts'
 import { cutStream, streamProblem } from './streams.ts'
 

@@ -1,5 +1,5 @@
 /** Reading streamed chat completions (Part 1 §6.4), shared by the stream and transaction checks. */
-import type { Exchange, TargetClient } from '../../harness/http-client.ts'
+import type { Exchange, TargetClient } from '../../harness/worker/http-client.ts'
 import { CAPS, chatStream, LONG_PROMPT, userMessage } from './fixtures.ts'
 
 /** A streamed completion of a long essay on a small budget, with usage asked for at the end. */

@@ -1,10 +1,10 @@
 /** Tools and inline moderation on chat completions (Part 1 §4.7; Part 2 §4.7). */
 import { describe } from 'vitest'
-import { expectStatus, expectThat, precondition } from '../../harness/assert.ts'
+import { expectStatus, expectThat, precondition } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
-import { memo } from '../../harness/helpers.ts'
-import { observe, skipTest } from '../../harness/recorder.ts'
-import { check, target } from '../../harness/suite.ts'
+import { memo } from '../../harness/worker/helpers.ts'
+import { observe, skipTest } from '../../harness/worker/recorder.ts'
+import { check, target } from '../../harness/worker/suite.ts'
 import {
   CAPS,
   catalogueFixture,

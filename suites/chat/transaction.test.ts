@@ -3,13 +3,13 @@
  * streaming was used, and the tokens that the response's usage reported.
  */
 import { describe } from 'vitest'
-import { expectThat, precondition } from '../../harness/assert.ts'
+import { expectThat, precondition } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
-import { memo } from '../../harness/helpers.ts'
-import type { Exchange } from '../../harness/http-client.ts'
-import { observe } from '../../harness/recorder.ts'
+import { memo } from '../../harness/worker/helpers.ts'
+import type { Exchange } from '../../harness/worker/http-client.ts'
+import { observe } from '../../harness/worker/recorder.ts'
 import { schemas } from '../../harness/schema-registry.ts'
-import { check, target } from '../../harness/suite.ts'
+import { check, target } from '../../harness/worker/suite.ts'
 import { awaitTransactions } from '../account/transactions.ts'
 import { CAPS, catalogueFixture, chat, completionOf, modelFor, SHORT_PROMPT, usageOf, userMessage } from './fixtures.ts'
 import { cutStream, streamProblem } from './streams.ts'

@@ -6,10 +6,10 @@
  * are recorded.
  */
 import { describe } from 'vitest'
-import { expectJson, expectStatus, expectThat } from '../../harness/assert.ts'
-import { randomSuffix } from '../../harness/helpers.ts'
-import { observe } from '../../harness/recorder.ts'
-import { check, target } from '../../harness/suite.ts'
+import { expectJson, expectStatus, expectThat } from '../../harness/worker/assert.ts'
+import { randomSuffix } from '../../harness/worker/helpers.ts'
+import { observe } from '../../harness/worker/recorder.ts'
+import { check, target } from '../../harness/worker/suite.ts'
 import { catalogueFixture, modelFor } from '../chat/fixtures.ts'
 import { describeBody, ENDPOINTS, type Endpoint } from './endpoints.ts'
 

@@ -4,7 +4,7 @@
  * the suite uses only to reach the rules the reference does state; what comes back is recorded, not judged.
  */
 import { isObject } from '../../common/json.ts'
-import type { Exchange } from '../../harness/http-client.ts'
+import type { Exchange } from '../../harness/worker/http-client.ts'
 
 export interface Endpoint {
   path: string

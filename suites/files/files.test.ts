@@ -12,12 +12,12 @@ import {
   expectStatus,
   expectThat,
   precondition,
-} from '../../harness/assert.ts'
+} from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
-import { memo } from '../../harness/helpers.ts'
-import { observe } from '../../harness/recorder.ts'
-import { callWindow } from '../../harness/audit.ts'
-import { check, target, runConfig } from '../../harness/suite.ts'
+import { memo } from '../../harness/worker/helpers.ts'
+import { observe } from '../../harness/worker/recorder.ts'
+import { callWindow } from '../../harness/report/audit.ts'
+import { check, target, runConfig } from '../../harness/worker/suite.ts'
 import { ACCEPTED, EXPIRING, EXPIRY_SECONDS, purposeFixture } from './fixture.ts'
 import { fullList, listFiles, MAX_LIMIT, orderBreaks, pageThrough, type Paged } from './listing.ts'
 import { deleteCreated, deleteFile, expectRefused, upload } from './uploads.ts'

@@ -5,8 +5,8 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import { isObject } from '../../common/json.ts'
-import { memo } from '../../harness/helpers.ts'
-import type { TargetClient } from '../../harness/http-client.ts'
+import { memo } from '../../harness/worker/helpers.ts'
+import type { TargetClient } from '../../harness/worker/http-client.ts'
 import { schemas } from '../../harness/schema-registry.ts'
 import { deleteFile, PURPOSES, upload, type ExpiryForm, type Purpose, type Upload } from './uploads.ts'
 

@@ -3,9 +3,9 @@
  * other runs, which may come and go while a test runs: checks of order and paging look at all files where that is
  * stable (sortedness) and at the run's own files where it is not (gaps, repeats).
  */
-import { expectStatus, precondition } from '../../harness/assert.ts'
+import { expectStatus, precondition } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
-import type { Exchange, TargetClient } from '../../harness/http-client.ts'
+import type { Exchange, TargetClient } from '../../harness/worker/http-client.ts'
 import { schemas } from '../../harness/schema-registry.ts'
 
 interface FileList {

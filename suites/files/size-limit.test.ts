@@ -1,18 +1,18 @@
 /**
  * The 128 MB upload limit (Part 1 §4.4, §8.4), at both edges: a file of exactly 128,000,000 bytes is accepted, and a
  * file over 128 MB under either reading of MB (10^6 or 2^20 bytes) is refused; what the band between the readings
- * gets is recorded. Every body is generated while it is sent (harness/multipart.ts), never held in memory.
+ * gets is recorded. Every body is generated while it is sent (harness/worker/multipart.ts), never held in memory.
  *
  * Sending 256 MB is cheap on this machine and not on a metered link, so against a remote target these tests run
  * only when asked for: GATEWAY_LARGE_UPLOADS=1 (meant for runs with --family files). A loopback target always
  * runs them.
  */
 import { afterAll, describe } from 'vitest'
-import { expectStatus } from '../../harness/assert.ts'
-import type { KeySlot } from '../../harness/config.ts'
-import { observe, skipTest } from '../../harness/recorder.ts'
-import { check, target, runConfig } from '../../harness/suite.ts'
-import { isLoopback } from '../../harness/target.ts'
+import { expectStatus } from '../../harness/worker/assert.ts'
+import type { KeySlot } from '../../harness/setup/config.ts'
+import { observe, skipTest } from '../../harness/worker/recorder.ts'
+import { check, target, runConfig } from '../../harness/worker/suite.ts'
+import { isLoopback } from '../../harness/setup/target.ts'
 import limits from '../../schemas/limits/file-limits.json' with { type: 'json' }
 import { deleteCreated, deleteFile, expectRefused, upload } from './uploads.ts'
 
@@ -20,7 +20,7 @@ const api = target()
 afterAll(() => deleteCreated(api))
 
 const LARGE_UPLOADS = {
-  env: 'GATEWAY_LARGE_UPLOADS', // read by harness/config.ts into runConfig().largeUploads
+  env: 'GATEWAY_LARGE_UPLOADS', // read by harness/setup/config.ts into runConfig().largeUploads
   timeoutMs: 600_000, // one upload of 128 MB over a slow link; a target that stalls still fails within it
 }
 const MAX_BYTES = limits.maxUploadBytes

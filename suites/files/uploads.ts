@@ -1,16 +1,16 @@
 /**
  * Uploading files for the files suites (Part 1 §4.4), and cleaning up after them: every file a run creates has
  * the run id in its name (`gc-<runId>-...`) and is deleted in afterAll, whether or not its test passed. Bodies are
- * streamed multipart (harness/multipart.ts), so an upload of any size costs no memory.
+ * streamed multipart (harness/worker/multipart.ts), so an upload of any size costs no memory.
  */
-import { expectStatus } from '../../harness/assert.ts'
+import { expectStatus } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
-import type { KeySlot } from '../../harness/config.ts'
-import { mapLimit } from '../../harness/helpers.ts'
-import type { Exchange, TargetClient } from '../../harness/http-client.ts'
-import { multipartBody, type MultipartBody, type PartContent } from '../../harness/multipart.ts'
-import { runFileName } from '../../harness/run-tag.ts'
-import { perFile, runConfig } from '../../harness/suite.ts'
+import type { KeySlot } from '../../harness/setup/config.ts'
+import { mapLimit } from '../../harness/worker/helpers.ts'
+import type { Exchange, TargetClient } from '../../harness/worker/http-client.ts'
+import { multipartBody, type MultipartBody, type PartContent } from '../../harness/worker/multipart.ts'
+import { runFileName } from '../../harness/worker/run-tag.ts'
+import { perFile, runConfig } from '../../harness/worker/suite.ts'
 
 /** Section 4.4, in the order the reference lists them. */
 export const PURPOSES = ['assistants', 'batch', 'fine-tune', 'vision', 'user_data', 'evals', 'others'] as const

@@ -3,7 +3,7 @@
  * 9.4: "every response", errors included). Besides these explicit tests, the reporter audits every exchange of
  * every family against the same rules.
  */
-import type { Exchange, TargetClient } from '../../harness/http-client.ts'
+import type { Exchange, TargetClient } from '../../harness/worker/http-client.ts'
 
 interface SampleCall {
   title: string

@@ -1,10 +1,10 @@
 /** x-ratelimit-* headers on authenticated calls, errors included (Part 1 §4.1). */
 import { describe } from 'vitest'
-import { expectKeyAccepted, expectThat } from '../../harness/assert.ts'
-import { projectTokenHeaderProblems, rateLimitHeaderProblems } from '../../harness/audit.ts'
+import { expectKeyAccepted, expectThat } from '../../harness/worker/assert.ts'
+import { projectTokenHeaderProblems, rateLimitHeaderProblems } from '../../harness/report/audit.ts'
 import { parseReset } from '../../harness/duration.ts'
-import { observe, skipTest } from '../../harness/recorder.ts'
-import { check, target } from '../../harness/suite.ts'
+import { observe, skipTest } from '../../harness/worker/recorder.ts'
+import { check, target } from '../../harness/worker/suite.ts'
 import { catalogueFixture, modelFor } from '../chat/fixtures.ts'
 import { SAMPLE_CALLS } from './calls.ts'
 

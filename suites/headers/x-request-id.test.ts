@@ -4,10 +4,10 @@
  * intermediary is allowed).
  */
 import { describe } from 'vitest'
-import { expectThat, precondition } from '../../harness/assert.ts'
-import { xRequestIdFinding, xRequestIdPhase } from '../../harness/audit.ts'
-import { observe } from '../../harness/recorder.ts'
-import { check, target, runConfig } from '../../harness/suite.ts'
+import { expectThat, precondition } from '../../harness/worker/assert.ts'
+import { xRequestIdFinding, xRequestIdPhase } from '../../harness/report/audit.ts'
+import { observe } from '../../harness/worker/recorder.ts'
+import { check, target, runConfig } from '../../harness/worker/suite.ts'
 import { SAMPLE_CALLS } from './calls.ts'
 
 const api = target()

@@ -1,13 +1,13 @@
 /** The alternate format, selected by x-api-key (Part 1 §2.3, §4.3, §5.3): list, retrieve, limit and cursors. */
 import { describe } from 'vitest'
-import { expectSchema, expectSetup, expectStatus, expectThat, precondition } from '../../harness/assert.ts'
-import { skipTest } from '../../harness/recorder.ts'
+import { expectSchema, expectSetup, expectStatus, expectThat, precondition } from '../../harness/worker/assert.ts'
+import { skipTest } from '../../harness/worker/recorder.ts'
 import { listedItems, modelIds } from './model-list.ts'
 import { isObject } from '../../common/json.ts'
-import { memo } from '../../harness/helpers.ts'
-import type { Exchange } from '../../harness/http-client.ts'
+import { memo } from '../../harness/worker/helpers.ts'
+import type { Exchange } from '../../harness/worker/http-client.ts'
 import { schemas } from '../../harness/schema-registry.ts'
-import { check, target } from '../../harness/suite.ts'
+import { check, target } from '../../harness/worker/suite.ts'
 
 const api = target()
 

@@ -3,11 +3,11 @@
  * both a bare array and the usual `{ object: "list", data: [...] }` are accepted, and which one was seen is
  * recorded as an observation.
  */
-import { fail, expectStatus, precondition } from '../../harness/assert.ts'
+import { fail, expectStatus, precondition } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
-import { mapLimit, memo } from '../../harness/helpers.ts'
-import type { Exchange, TargetClient } from '../../harness/http-client.ts'
-import { observe } from '../../harness/recorder.ts'
+import { mapLimit, memo } from '../../harness/worker/helpers.ts'
+import type { Exchange, TargetClient } from '../../harness/worker/http-client.ts'
+import { observe } from '../../harness/worker/recorder.ts'
 
 /** The items of a model list, or undefined when the body is no list: for set-up reads, which judge nothing. */
 export function listedItems(ex: Exchange): unknown[] | undefined {

@@ -1,11 +1,18 @@
 /** The model catalogue with Bearer: list, retrieve, extra and its rate limits (Part 1 §2.3, §4.3, §7). */
 import { describe } from 'vitest'
-import { expectEach, expectSchema, expectSetup, expectStatus, expectThat, precondition } from '../../harness/assert.ts'
+import {
+  expectEach,
+  expectSchema,
+  expectSetup,
+  expectStatus,
+  expectThat,
+  precondition,
+} from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
-import { randomSuffix } from '../../harness/helpers.ts'
-import { observe } from '../../harness/recorder.ts'
+import { randomSuffix } from '../../harness/worker/helpers.ts'
+import { observe } from '../../harness/worker/recorder.ts'
 import { schemas } from '../../harness/schema-registry.ts'
-import { check, target } from '../../harness/suite.ts'
+import { check, target } from '../../harness/worker/suite.ts'
 import { modelFixtures } from './model-list.ts'
 
 const api = target()

@@ -5,13 +5,13 @@
  * builds on is broken (that shape's own requirement reports it).
  */
 import { reportedTier } from '../shared/tier.ts'
-import { expectSetup, expectStatus, precondition } from '../../harness/assert.ts'
+import { expectSetup, expectStatus, precondition } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
-import { memo } from '../../harness/helpers.ts'
-import type { Exchange, TargetClient, RequestSpec } from '../../harness/http-client.ts'
-import { KEY_ENV, type KeySlot } from '../../harness/config.ts'
-import { skipTest } from '../../harness/recorder.ts'
-import { spend } from '../../harness/suite.ts'
+import { memo } from '../../harness/worker/helpers.ts'
+import type { Exchange, TargetClient, RequestSpec } from '../../harness/worker/http-client.ts'
+import { KEY_ENV, type KeySlot } from '../../harness/setup/config.ts'
+import { skipTest } from '../../harness/worker/recorder.ts'
+import { spend } from '../../harness/worker/suite.ts'
 import { modelItems } from '../models/model-list.ts'
 import { howToName, namedModel, withNamedModels } from '../shared/named-models.ts'
 import categoryMap from '../../schemas/moderation/category-map.json' with { type: 'json' }

@@ -10,13 +10,13 @@
  * never a failure; the results, where present, are judged.
  */
 import { describe } from 'vitest'
-import { expectThat, notObserved, precondition } from '../../harness/assert.ts'
+import { expectThat, notObserved, precondition } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
-import { memo } from '../../harness/helpers.ts'
-import type { Exchange } from '../../harness/http-client.ts'
-import { observe, skipTest } from '../../harness/recorder.ts'
+import { memo } from '../../harness/worker/helpers.ts'
+import type { Exchange } from '../../harness/worker/http-client.ts'
+import { observe, skipTest } from '../../harness/worker/recorder.ts'
 import { schemas } from '../../harness/schema-registry.ts'
-import { check, target } from '../../harness/suite.ts'
+import { check, target } from '../../harness/worker/suite.ts'
 import { withRoomForReasoning } from '../responses/fixtures.ts'
 import { BENIGN_TEXT, catalogueFixture, chatModel, IMAGE_DATA_URL, OMNI_MODELS, TEXT_MODELS } from './fixtures.ts'
 

@@ -4,12 +4,12 @@
  * smallest limit is used, so that few calls reach it; a key whose limit is out of reach skips the test.
  */
 import { describe } from 'vitest'
-import { expectSchema, expectThat, precondition } from '../../harness/assert.ts'
+import { expectSchema, expectThat, precondition } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
-import { KEY_SLOTS, type KeySlot } from '../../harness/config.ts'
-import type { Exchange } from '../../harness/http-client.ts'
-import { observe, skipTest } from '../../harness/recorder.ts'
-import { check, target } from '../../harness/suite.ts'
+import { KEY_SLOTS, type KeySlot } from '../../harness/setup/config.ts'
+import type { Exchange } from '../../harness/worker/http-client.ts'
+import { observe, skipTest } from '../../harness/worker/recorder.ts'
+import { check, target } from '../../harness/worker/suite.ts'
 import { moderate, OMNI_MODELS } from './fixtures.ts'
 
 const api = target()

@@ -5,12 +5,12 @@
  * judged: the reference states no classifier.
  */
 import { describe } from 'vitest'
-import { expectSchema, expectStatus, expectThat, fail, precondition } from '../../harness/assert.ts'
+import { expectSchema, expectStatus, expectThat, fail, precondition } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
-import { memo } from '../../harness/helpers.ts'
-import { observe } from '../../harness/recorder.ts'
+import { memo } from '../../harness/worker/helpers.ts'
+import { observe } from '../../harness/worker/recorder.ts'
 import { schemas } from '../../harness/schema-registry.ts'
-import { check, target } from '../../harness/suite.ts'
+import { check, target } from '../../harness/worker/suite.ts'
 import {
   BENIGN_TEXT,
   CATEGORIES,

@@ -1,7 +1,7 @@
 /** Keys on the native interface (Part 2 §5.1, §5.2): Bearer and x-native-api-key both accepted, none refused. */
 import { describe } from 'vitest'
-import { expectStatus, expectThat } from '../../harness/assert.ts'
-import { check, target, spend } from '../../harness/suite.ts'
+import { expectStatus, expectThat } from '../../harness/worker/assert.ts'
+import { check, target, spend } from '../../harness/worker/suite.ts'
 import { generatePath, nativeKeySpec, nativeModels, nativeStream, textBody, textCostUsd } from './fixtures.ts'
 import { chunksOf } from './streams.ts'
 

@@ -7,15 +7,15 @@
  * for speech), are tried with a tiny request until one answers 200. Each try is a billable call and is
  * estimated before it is sent. A target with none skips the tests that need one (a capability absent).
  */
-import { expectStatus, precondition } from '../../harness/assert.ts'
+import { expectStatus, precondition } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
-import { memo } from '../../harness/helpers.ts'
-import type { Exchange, TargetClient, RequestSpec } from '../../harness/http-client.ts'
-import { currentRequirement, observe, skipTest } from '../../harness/recorder.ts'
+import { memo } from '../../harness/worker/helpers.ts'
+import type { Exchange, TargetClient, RequestSpec } from '../../harness/worker/http-client.ts'
+import { currentRequirement, observe, skipTest } from '../../harness/worker/recorder.ts'
 import { reportedTier } from '../shared/tier.ts'
 import { modelItems } from '../models/model-list.ts'
 import { howToName, namedFirst, namedModel, withNamedModels } from '../shared/named-models.ts'
-import { runConfig, spend } from '../../harness/suite.ts'
+import { runConfig, spend } from '../../harness/worker/suite.ts'
 
 export interface ListedModel {
   id: string

@@ -1,11 +1,11 @@
 /** generateContent on the native interface: the §2.5 answer and the body rules of §4.8. */
 import { describe } from 'vitest'
-import { expectSchema, expectStatus, expectThat } from '../../harness/assert.ts'
-import type { Exchange } from '../../harness/http-client.ts'
+import { expectSchema, expectStatus, expectThat } from '../../harness/worker/assert.ts'
+import type { Exchange } from '../../harness/worker/http-client.ts'
 import { namedModel } from '../shared/named-models.ts'
 import { isObject } from '../../common/json.ts'
-import { observe, skipTest } from '../../harness/recorder.ts'
-import { check, target, spend } from '../../harness/suite.ts'
+import { observe, skipTest } from '../../harness/worker/recorder.ts'
+import { check, target, spend } from '../../harness/worker/suite.ts'
 import {
   generatePath,
   MAX_OUTPUT,

@@ -3,12 +3,12 @@
  * 24,000 Hz mono, at most two speakers whose names speechMetadata must match, text input only, no thinking or tools.
  */
 import { describe } from 'vitest'
-import { expectStatus, expectThat, fail, notObserved, precondition } from '../../harness/assert.ts'
-import { memo } from '../../harness/helpers.ts'
+import { expectStatus, expectThat, fail, notObserved, precondition } from '../../harness/worker/assert.ts'
+import { memo } from '../../harness/worker/helpers.ts'
 import { isObject } from '../../common/json.ts'
-import type { Exchange } from '../../harness/http-client.ts'
-import { currentRequirement, observe, skipTest } from '../../harness/recorder.ts'
-import { check, target, spend } from '../../harness/suite.ts'
+import type { Exchange } from '../../harness/worker/http-client.ts'
+import { currentRequirement, observe, skipTest } from '../../harness/worker/recorder.ts'
+import { check, target, spend } from '../../harness/worker/suite.ts'
 import { decodeBase64, describe as describeBytes, isRiff, mimeParameters, readWav } from './audio-bytes.ts'
 import {
   audioPart,

@@ -1,9 +1,9 @@
 /** streamGenerateContent (Part 2 §4.8): chunks shaped like §2.5, finishReason on the last. */
 import { describe } from 'vitest'
-import { expectEach, expectStatus, expectThat, notObserved } from '../../harness/assert.ts'
-import { observe } from '../../harness/recorder.ts'
-import { memo } from '../../harness/helpers.ts'
-import { check, target, spend } from '../../harness/suite.ts'
+import { expectEach, expectStatus, expectThat, notObserved } from '../../harness/worker/assert.ts'
+import { observe } from '../../harness/worker/recorder.ts'
+import { memo } from '../../harness/worker/helpers.ts'
+import { check, target, spend } from '../../harness/worker/suite.ts'
 import { nativeModels, nativeStream, textBody, textCostUsd } from './fixtures.ts'
 import { chunksOf, finishOf } from './streams.ts'
 

@@ -4,11 +4,11 @@
  * chunks are both accepted; a single JSON object counts as a stream of one chunk. Which framing the target used
  * is recorded.
  */
-import { fail } from '../../harness/assert.ts'
+import { fail } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
-import type { Exchange } from '../../harness/http-client.ts'
-import { observe } from '../../harness/recorder.ts'
-import { eventJson } from '../../harness/sse.ts'
+import type { Exchange } from '../../harness/worker/http-client.ts'
+import { observe } from '../../harness/worker/recorder.ts'
+import { eventJson } from '../../harness/worker/sse.ts'
 
 interface Chunks {
   framing: 'sse' | 'json-array' | 'json-object'

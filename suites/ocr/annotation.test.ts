@@ -5,11 +5,11 @@
  */
 import { describe } from 'vitest'
 import { Ajv2020 } from 'ajv/dist/2020.js'
-import { expectSetup, expectStatus, expectThat, precondition } from '../../harness/assert.ts'
+import { expectSetup, expectStatus, expectThat, precondition } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
-import type { Exchange } from '../../harness/http-client.ts'
+import type { Exchange } from '../../harness/worker/http-client.ts'
 import { renderErrors } from '../../harness/schema-registry.ts'
-import { check, target } from '../../harness/suite.ts'
+import { check, target } from '../../harness/worker/suite.ts'
 import { needDataUrl, ocr, testModels } from './documents.ts'
 
 const api = target()

@@ -4,9 +4,9 @@
  * since a run may charge other calls to the same account meanwhile.
  */
 import { describe } from 'vitest'
-import { expectSetup, expectThat } from '../../harness/assert.ts'
-import { pollUntil } from '../../harness/helpers.ts'
-import { check, target } from '../../harness/suite.ts'
+import { expectSetup, expectThat } from '../../harness/worker/assert.ts'
+import { pollUntil } from '../../harness/worker/helpers.ts'
+import { check, target } from '../../harness/worker/suite.ts'
 import { CREDIT_SETTLE, remainingCredit } from '../shared/credit.ts'
 import { needDataUrl, ocr, pagesOf, PRICES, testModels } from './documents.ts'
 

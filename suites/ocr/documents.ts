@@ -9,14 +9,14 @@
  * Two public URLs (a one-page PDF and a PNG) serve the URL forms; a remote target fetches them, the reference
  * gateway simulates them. A target that says it could not fetch one is not judged on it (fetchFailure).
  */
-import { expectSetup, precondition } from '../../harness/assert.ts'
+import { expectSetup, precondition } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
-import { memo } from '../../harness/helpers.ts'
-import type { Exchange, TargetClient } from '../../harness/http-client.ts'
+import { memo } from '../../harness/worker/helpers.ts'
+import type { Exchange, TargetClient } from '../../harness/worker/http-client.ts'
 import type { KeyUse } from '../../harness/exchange.ts'
-import { KEY_ENV, type KeySlot } from '../../harness/config.ts'
-import { skipTest } from '../../harness/recorder.ts'
-import { perFile, target, spend } from '../../harness/suite.ts'
+import { KEY_ENV, type KeySlot } from '../../harness/setup/config.ts'
+import { skipTest } from '../../harness/worker/recorder.ts'
+import { perFile, target, spend } from '../../harness/worker/suite.ts'
 import { buildPdf, pdfDataUrl } from './pdf.ts'
 import { howToName, namedModel } from '../shared/named-models.ts'
 import { howToNameId, isNamed, targetName } from '../shared/names.ts'

@@ -3,10 +3,10 @@
  * name public files the target must fetch; a target that says it could not fetch one is skipped, naming the URL.
  */
 import { describe } from 'vitest'
-import { expectSchema, expectStatus, expectThat } from '../../harness/assert.ts'
+import { expectSchema, expectStatus, expectThat } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
-import { observe, skipTest } from '../../harness/recorder.ts'
-import { check, target } from '../../harness/suite.ts'
+import { observe, skipTest } from '../../harness/worker/recorder.ts'
+import { check, target } from '../../harness/worker/suite.ts'
 import {
   basic,
   howToNameAlias,

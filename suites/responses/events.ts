@@ -1,13 +1,13 @@
 /**
- * The last layer of the SSE reader (harness/sse.ts): events -> typed JSON, for streamed responses (Part 1
+ * The last layer of the SSE reader (harness/worker/sse.ts): events -> typed JSON, for streamed responses (Part 1
  * §6.2-6.4). An event's type is its data's type field, or its `event:` name when the data has none. Unknown
  * types are kept and ignored by every check (§9.2: new stream event types may appear).
  */
-import { expectSetup, precondition } from '../../harness/assert.ts'
+import { expectSetup, precondition } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
-import type { Exchange } from '../../harness/http-client.ts'
+import type { Exchange } from '../../harness/worker/http-client.ts'
 import { schemas } from '../../harness/schema-registry.ts'
-import { eventJson } from '../../harness/sse.ts'
+import { eventJson } from '../../harness/worker/sse.ts'
 
 export interface TypedEvent {
   index: number

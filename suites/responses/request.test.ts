@@ -5,13 +5,13 @@
  * small, and nothing is stored but the one response a chain needs and one small user_data file, deleted after.
  */
 import { afterAll, describe } from 'vitest'
-import { expectSetup, expectStatus, expectThat, notObserved, precondition } from '../../harness/assert.ts'
+import { expectSetup, expectStatus, expectThat, notObserved, precondition } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
-import { memo, randomSuffix } from '../../harness/helpers.ts'
-import type { Exchange } from '../../harness/http-client.ts'
-import { observe, skipTest } from '../../harness/recorder.ts'
-import { responseTags } from '../../harness/run-tag.ts'
-import { check, target, runConfig } from '../../harness/suite.ts'
+import { memo, randomSuffix } from '../../harness/worker/helpers.ts'
+import type { Exchange } from '../../harness/worker/http-client.ts'
+import { observe, skipTest } from '../../harness/worker/recorder.ts'
+import { responseTags } from '../../harness/worker/run-tag.ts'
+import { check, target, runConfig } from '../../harness/worker/suite.ts'
 import {
   CAPS,
   create,

@@ -6,12 +6,12 @@
  * short answer and takes the first that reports reasoning tokens.
  */
 import { describe } from 'vitest'
-import { expectSchema, expectThat } from '../../harness/assert.ts'
+import { expectSchema, expectThat } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
-import { mapLimit, memo } from '../../harness/helpers.ts'
-import type { Exchange } from '../../harness/http-client.ts'
-import { observe, skipTest } from '../../harness/recorder.ts'
-import { check, target } from '../../harness/suite.ts'
+import { mapLimit, memo } from '../../harness/worker/helpers.ts'
+import type { Exchange } from '../../harness/worker/http-client.ts'
+import { observe, skipTest } from '../../harness/worker/recorder.ts'
+import { check, target } from '../../harness/worker/suite.ts'
 import {
   CAPS,
   create,

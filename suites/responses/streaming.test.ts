@@ -6,12 +6,12 @@
  * and the MUST checks skip when a payload cannot be read.
  */
 import { describe } from 'vitest'
-import { expectSchema, expectStatus, expectThat, precondition } from '../../harness/assert.ts'
+import { expectSchema, expectStatus, expectThat, precondition } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
-import { memo } from '../../harness/helpers.ts'
-import type { Exchange } from '../../harness/http-client.ts'
-import { observe, skipTest } from '../../harness/recorder.ts'
-import { check, target } from '../../harness/suite.ts'
+import { memo } from '../../harness/worker/helpers.ts'
+import type { Exchange } from '../../harness/worker/http-client.ts'
+import { observe, skipTest } from '../../harness/worker/recorder.ts'
+import { check, target } from '../../harness/worker/suite.ts'
 import {
   ARGS_DELTA,
   ARGS_DONE,

@@ -3,9 +3,9 @@
  * streamed and not. Transactions are looked up by polling (§4.2: available within 30 seconds).
  */
 import { describe } from 'vitest'
-import { expectThat, precondition } from '../../harness/assert.ts'
-import { memo } from '../../harness/helpers.ts'
-import { check, target } from '../../harness/suite.ts'
+import { expectThat, precondition } from '../../harness/worker/assert.ts'
+import { memo } from '../../harness/worker/helpers.ts'
+import { check, target } from '../../harness/worker/suite.ts'
 import { AVAILABILITY_MS, awaitTransactions } from '../account/transactions.ts'
 import { streamEvents, terminalResponse } from './events.ts'
 import {

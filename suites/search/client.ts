@@ -9,14 +9,14 @@
  * variable that would make them run, never failed. A tool that answers the main key 403 is not usable with it (Part 1
  * §1.5: the tier sets "which models can be used"): it is used with the highest tier's key given, or skipped.
  */
-import { expectStatus, precondition } from '../../harness/assert.ts'
+import { expectStatus, precondition } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
-import { memo } from '../../harness/helpers.ts'
-import type { Exchange, TargetClient } from '../../harness/http-client.ts'
+import { memo } from '../../harness/worker/helpers.ts'
+import type { Exchange, TargetClient } from '../../harness/worker/http-client.ts'
 import type { KeyUse } from '../../harness/exchange.ts'
-import { KEY_ENV, type KeySlot } from '../../harness/config.ts'
-import { skipTest } from '../../harness/recorder.ts'
-import { perFile, target, spend } from '../../harness/suite.ts'
+import { KEY_ENV, type KeySlot } from '../../harness/setup/config.ts'
+import { skipTest } from '../../harness/worker/recorder.ts'
+import { perFile, target, spend } from '../../harness/worker/suite.ts'
 import { referenceNameOf, requireName, targetName } from '../shared/names.ts'
 
 /** Section 4.5: the nine listed tools (reference names) and their cost per query in US dollars. */

@@ -6,10 +6,10 @@
  * the tools tried before it do not lower the bound.
  */
 import { describe } from 'vitest'
-import { expectThat, precondition } from '../../harness/assert.ts'
-import { pollUntil } from '../../harness/helpers.ts'
-import type { Exchange } from '../../harness/http-client.ts'
-import { check, target } from '../../harness/suite.ts'
+import { expectThat, precondition } from '../../harness/worker/assert.ts'
+import { pollUntil } from '../../harness/worker/helpers.ts'
+import type { Exchange } from '../../harness/worker/http-client.ts'
+import { check, target } from '../../harness/worker/suite.ts'
 import { CREDIT_SETTLE, remainingCredit } from '../shared/credit.ts'
 import { targetName } from '../shared/names.ts'
 import { estimateUsd, isSearchResult, needForm, NINE_TOOLS, pricePerQuery, search } from './client.ts'

@@ -6,10 +6,10 @@
  * of section 8 is judged (as a SHOULD) only on a tool that shows it validates group B.
  */
 import { describe } from 'vitest'
-import { expectStatus } from '../../harness/assert.ts'
-import { mapLimit, memo } from '../../harness/helpers.ts'
-import { observe, skipTest } from '../../harness/recorder.ts'
-import { check, target } from '../../harness/suite.ts'
+import { expectStatus } from '../../harness/worker/assert.ts'
+import { mapLimit, memo } from '../../harness/worker/helpers.ts'
+import { observe, skipTest } from '../../harness/worker/recorder.ts'
+import { check, target } from '../../harness/worker/suite.ts'
 import { expectAccepted, needForm, needTool, NINE_TOOLS, search } from './client.ts'
 import { targetName } from '../shared/names.ts'
 

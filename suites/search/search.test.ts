@@ -1,9 +1,9 @@
 /** The two forms of search, the nine tools, the result shape and the errors (Part 2 sections 2.2, 4.5, 5, 7). */
 import { describe } from 'vitest'
-import { expectSchema, expectStatus, expectThat } from '../../harness/assert.ts'
+import { expectSchema, expectStatus, expectThat } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
-import { observe, skipTest } from '../../harness/recorder.ts'
-import { check, target, spend } from '../../harness/suite.ts'
+import { observe, skipTest } from '../../harness/worker/recorder.ts'
+import { check, target, spend } from '../../harness/worker/suite.ts'
 import {
   estimateUsd,
   isSearchResult,

@@ -1,10 +1,10 @@
 /** The caller's remaining credit (Part 1 §2.1), for the checks that a billable call was charged. */
-import { expectStatus, precondition } from '../../harness/assert.ts'
+import { expectStatus, precondition } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
-import { DEFAULTS, type KeySlot } from '../../harness/config.ts'
-import { pollUntil } from '../../harness/helpers.ts'
-import type { Exchange, TargetClient } from '../../harness/http-client.ts'
-import { runConfig } from '../../harness/suite.ts'
+import { DEFAULTS, type KeySlot } from '../../harness/setup/config.ts'
+import { pollUntil } from '../../harness/worker/helpers.ts'
+import type { Exchange, TargetClient } from '../../harness/worker/http-client.ts'
+import { runConfig } from '../../harness/worker/suite.ts'
 
 /**
  * How long a charge may take to show in the credit record (§2.1 does not say): GATEWAY_SETTLE_MS, read when a

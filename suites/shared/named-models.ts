@@ -4,8 +4,8 @@
  * tested, names it here, and the suites that need the capability use that model first. A capability that has
  * neither skips its tests, saying which key to set.
  */
-import type { Capability } from '../../harness/config.ts'
-import { runConfig } from '../../harness/suite.ts'
+import type { Capability } from '../../harness/setup/config.ts'
+import { runConfig } from '../../harness/worker/suite.ts'
 
 const MODELS_ENV = 'GATEWAY_MODELS'
 

@@ -5,8 +5,8 @@
  * with its makers' names is judged by the same checks. A name the user did not give and the target lacks is a skip
  * that says which variable to set, never a failure.
  */
-import { skipTest } from '../../harness/recorder.ts'
-import { runConfig } from '../../harness/suite.ts'
+import { skipTest } from '../../harness/worker/recorder.ts'
+import { runConfig } from '../../harness/worker/suite.ts'
 
 const NAMES_ENV = 'GATEWAY_NAMES'
 

@@ -1,7 +1,7 @@
 /** The caller's tier as the target itself reports it (Part 1 §2.3: extra.rate_limits.current of a retrieved model). */
 import { isObject } from '../../common/json.ts'
-import type { KeySlot } from '../../harness/config.ts'
-import type { TargetClient } from '../../harness/http-client.ts'
+import type { KeySlot } from '../../harness/setup/config.ts'
+import type { TargetClient } from '../../harness/worker/http-client.ts'
 
 /** undefined when the retrieve does not say; callers choose their own fallback. */
 export async function reportedTier(

@@ -3,12 +3,12 @@
  * body {error: {code, message, status}}.
  */
 import { describe } from 'vitest'
-import { expectJson, expectSchema, expectStatus, expectThat, precondition } from '../../harness/assert.ts'
+import { expectJson, expectSchema, expectStatus, expectThat, precondition } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
 import { schemas } from '../../harness/schema-registry.ts'
-import type { Exchange } from '../../harness/http-client.ts'
-import { observe, skipTest } from '../../harness/recorder.ts'
-import { check, target, runConfig } from '../../harness/suite.ts'
+import type { Exchange } from '../../harness/worker/http-client.ts'
+import { observe, skipTest } from '../../harness/worker/recorder.ts'
+import { check, target, runConfig } from '../../harness/worker/suite.ts'
 import { SYNTHESIZE_PATH, synthesisBody, synthesisModels, synthesize } from './fixtures.ts'
 
 const api = target()

@@ -6,11 +6,11 @@
  * names for them come from GATEWAY_NAMES; without them, the usable audio_speech models of GET /v1/models are
  * tried with a tiny request, and those that answer 200 are the models.
  */
-import { precondition } from '../../harness/assert.ts'
-import { memo } from '../../harness/helpers.ts'
-import type { Exchange, TargetClient, RequestSpec } from '../../harness/http-client.ts'
-import { currentRequirement, observe, skipTest } from '../../harness/recorder.ts'
-import { spend } from '../../harness/suite.ts'
+import { precondition } from '../../harness/worker/assert.ts'
+import { memo } from '../../harness/worker/helpers.ts'
+import type { Exchange, TargetClient, RequestSpec } from '../../harness/worker/http-client.ts'
+import { currentRequirement, observe, skipTest } from '../../harness/worker/recorder.ts'
+import { spend } from '../../harness/worker/suite.ts'
 import { nativeModels, type ListedModel } from '../native/fixtures.ts'
 import { howToName, namedModel } from '../shared/named-models.ts'
 import { howToNameId, isNamed, targetName } from '../shared/names.ts'

@@ -1,12 +1,12 @@
 /** POST /v1/text:synthesize (Part 2 §2.6, §4.9): the answer, its audio, encodings, rates and models. */
 import { describe } from 'vitest'
-import { expectSchema, expectStatus, expectThat, fail, precondition } from '../../harness/assert.ts'
+import { expectSchema, expectStatus, expectThat, fail, precondition } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
-import { memo } from '../../harness/helpers.ts'
-import type { Exchange } from '../../harness/http-client.ts'
-import { observe, skipTest } from '../../harness/recorder.ts'
+import { memo } from '../../harness/worker/helpers.ts'
+import type { Exchange } from '../../harness/worker/http-client.ts'
+import { observe, skipTest } from '../../harness/worker/recorder.ts'
 import { howToNameId } from '../shared/names.ts'
-import { check, target } from '../../harness/suite.ts'
+import { check, target } from '../../harness/worker/suite.ts'
 import { decodeBase64, describe as describeBytes, isMp3, isOggOpus, isRiff, readWav } from '../native/audio-bytes.ts'
 import { ENCODINGS, REFERENCE_MODELS, synthesisBody, synthesisModels, synthesize, type Encoding } from './fixtures.ts'
 

@@ -17,13 +17,13 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Agent } from 'undici'
 import { isObject } from '../../common/json.ts'
-import { DEFAULTS, type KeySlot } from '../../harness/config.ts'
+import { DEFAULTS, type KeySlot } from '../../harness/setup/config.ts'
 import { parseResetMs, RESET_LIMIT_MS } from '../../harness/duration.ts'
-import { TargetClient, type Exchange } from '../../harness/http-client.ts'
-import { retryAfterMs } from '../../harness/retry.ts'
-import { skipTest } from '../../harness/recorder.ts'
-import { perFile, runConfig } from '../../harness/suite.ts'
-import { isLoopback } from '../../harness/target.ts'
+import { TargetClient, type Exchange } from '../../harness/worker/http-client.ts'
+import { retryAfterMs } from '../../harness/worker/retry.ts'
+import { skipTest } from '../../harness/worker/recorder.ts'
+import { perFile, runConfig } from '../../harness/worker/suite.ts'
+import { isLoopback } from '../../harness/setup/target.ts'
 
 export const TIER_SLOTS = ['tier0', 'tier1', 'tier2', 'tier3', 'tier4', 'tier5'] as const satisfies readonly KeySlot[]
 

@@ -10,14 +10,14 @@
  * one and L more at the start of the next).
  */
 import { afterAll, beforeAll, describe } from 'vitest'
-import { expectSetup, expectStatus, expectThat, precondition } from '../../harness/assert.ts'
+import { expectSetup, expectStatus, expectThat, precondition } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
-import type { KeySlot } from '../../harness/config.ts'
-import type { Exchange } from '../../harness/http-client.ts'
+import type { KeySlot } from '../../harness/setup/config.ts'
+import type { Exchange } from '../../harness/worker/http-client.ts'
 import { fileLimitsOf } from '../../harness/limits.ts'
-import { observe, skipTest } from '../../harness/recorder.ts'
-import { check, runConfig } from '../../harness/suite.ts'
-import { isLoopback } from '../../harness/target.ts'
+import { observe, skipTest } from '../../harness/worker/recorder.ts'
+import { check, runConfig } from '../../harness/worker/suite.ts'
+import { isLoopback } from '../../harness/setup/target.ts'
 import { deleteCreated, deleteFile, upload } from '../files/uploads.ts'
 import { reportedTier } from '../shared/tier.ts'
 import {

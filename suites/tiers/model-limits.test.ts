@@ -13,12 +13,12 @@
  * call is estimated against the budget first.
  */
 import { beforeAll, describe } from 'vitest'
-import { expectSetup, expectThat, precondition } from '../../harness/assert.ts'
+import { expectSetup, expectThat, precondition } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
-import type { KeySlot } from '../../harness/config.ts'
-import type { Exchange } from '../../harness/http-client.ts'
-import { skipTest } from '../../harness/recorder.ts'
-import { check, runConfig, spend } from '../../harness/suite.ts'
+import type { KeySlot } from '../../harness/setup/config.ts'
+import type { Exchange } from '../../harness/worker/http-client.ts'
+import { skipTest } from '../../harness/worker/recorder.ts'
+import { check, runConfig, spend } from '../../harness/worker/suite.ts'
 import {
   agreedTier,
   burstCap,

@@ -16,13 +16,13 @@
  * target it waits real minutes.
  */
 import { beforeAll, describe } from 'vitest'
-import { expectSchema, expectSetup, expectStatus, expectThat, precondition } from '../../harness/assert.ts'
+import { expectSchema, expectSetup, expectStatus, expectThat, precondition } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
-import type { KeySlot } from '../../harness/config.ts'
-import type { Exchange } from '../../harness/http-client.ts'
+import type { KeySlot } from '../../harness/setup/config.ts'
+import type { Exchange } from '../../harness/worker/http-client.ts'
 import { usageLimitPerMinute } from '../../harness/limits.ts'
-import { observe, skipTest } from '../../harness/recorder.ts'
-import { check } from '../../harness/suite.ts'
+import { observe, skipTest } from '../../harness/worker/recorder.ts'
+import { check } from '../../harness/worker/suite.ts'
 import {
   burstUntil429,
   describeAlgorithm,

@@ -4,12 +4,12 @@
  * widely used DELETE routes, which the reference does not name (best effort, not judged).
  */
 import { afterAll, describe } from 'vitest'
-import { expectSchema, expectStatus } from '../../harness/assert.ts'
+import { expectSchema, expectStatus } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
-import { memo } from '../../harness/helpers.ts'
-import type { Exchange } from '../../harness/http-client.ts'
-import { runMetadata } from '../../harness/run-tag.ts'
-import { check, target, runConfig } from '../../harness/suite.ts'
+import { memo } from '../../harness/worker/helpers.ts'
+import type { Exchange } from '../../harness/worker/http-client.ts'
+import { runMetadata } from '../../harness/worker/run-tag.ts'
+import { check, target, runConfig } from '../../harness/worker/suite.ts'
 import { catalogueFixture, modelFor } from '../chat/fixtures.ts'
 import { bodyOf, cleanUp, isOffered, longText, metadataOf, requireOffered } from './planned.ts'
 

@@ -3,13 +3,13 @@
  * (GET /v1/batches answers 2xx). Every batch created is cancelled at once, and the input file is deleted.
  */
 import { afterAll, describe } from 'vitest'
-import { expectEach, expectSchema, expectStatus, expectThat } from '../../harness/assert.ts'
+import { expectEach, expectSchema, expectStatus, expectThat } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
-import { memo } from '../../harness/helpers.ts'
-import type { Exchange } from '../../harness/http-client.ts'
-import { observe, skipTest } from '../../harness/recorder.ts'
-import { runMetadata } from '../../harness/run-tag.ts'
-import { check, target, runConfig } from '../../harness/suite.ts'
+import { memo } from '../../harness/worker/helpers.ts'
+import type { Exchange } from '../../harness/worker/http-client.ts'
+import { observe, skipTest } from '../../harness/worker/recorder.ts'
+import { runMetadata } from '../../harness/worker/run-tag.ts'
+import { check, target, runConfig } from '../../harness/worker/suite.ts'
 import { catalogueFixture, modelFor } from '../chat/fixtures.ts'
 import {
   answerOf,

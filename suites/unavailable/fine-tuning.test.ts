@@ -4,12 +4,12 @@
  * jobs are created with a placeholder file id, and where the target refuses it, only listed jobs are checked.
  */
 import { afterAll, describe } from 'vitest'
-import { expectEach, expectSchema, expectStatus } from '../../harness/assert.ts'
+import { expectEach, expectSchema, expectStatus } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
-import { memo } from '../../harness/helpers.ts'
-import type { Exchange } from '../../harness/http-client.ts'
-import { observe, skipTest } from '../../harness/recorder.ts'
-import { check, target } from '../../harness/suite.ts'
+import { memo } from '../../harness/worker/helpers.ts'
+import type { Exchange } from '../../harness/worker/http-client.ts'
+import { observe, skipTest } from '../../harness/worker/recorder.ts'
+import { check, target } from '../../harness/worker/suite.ts'
 import { catalogueFixture, modelFor } from '../chat/fixtures.ts'
 import {
   answerOf,

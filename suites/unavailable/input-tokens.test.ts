@@ -1,8 +1,8 @@
 /** Token counting, announced and unavailable (Part 1 §4.6, §7): judged only where the target offers it. */
 import { describe } from 'vitest'
-import { expectSchema, expectStatus, expectThat } from '../../harness/assert.ts'
-import { memo } from '../../harness/helpers.ts'
-import { check, target } from '../../harness/suite.ts'
+import { expectSchema, expectStatus, expectThat } from '../../harness/worker/assert.ts'
+import { memo } from '../../harness/worker/helpers.ts'
+import { check, target } from '../../harness/worker/suite.ts'
 import { catalogueFixture, modelFor } from '../chat/fixtures.ts'
 import { bodyOf, requireOffered } from './planned.ts'
 

@@ -5,14 +5,14 @@
  * "capability absent", after recording what the target answered. Nothing here is billed on a target that does not
  * offer the surfaces; on one that does, the suite creates as little as it can and cancels or deletes it.
  */
-import { precondition } from '../../harness/assert.ts'
+import { precondition } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
-import type { Exchange, TargetClient } from '../../harness/http-client.ts'
-import { multipartBody } from '../../harness/multipart.ts'
-import { observe, skipTest } from '../../harness/recorder.ts'
-import { runFileName } from '../../harness/run-tag.ts'
+import type { Exchange, TargetClient } from '../../harness/worker/http-client.ts'
+import { multipartBody } from '../../harness/worker/multipart.ts'
+import { observe, skipTest } from '../../harness/worker/recorder.ts'
+import { runFileName } from '../../harness/worker/run-tag.ts'
 import { schemas } from '../../harness/schema-registry.ts'
-import { runConfig } from '../../harness/suite.ts'
+import { runConfig } from '../../harness/worker/suite.ts'
 
 /** A file id that no target holds: used where uploading a real one could start billable work. */
 export const PLACEHOLDER_FILE = 'file-gc-placeholder'

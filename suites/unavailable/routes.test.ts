@@ -4,12 +4,12 @@
  * a 2xx. What each answered is recorded; the planned shapes are judged by the other files of this folder.
  */
 import { describe } from 'vitest'
-import { expectJson, expectKeyAccepted, expectThat } from '../../harness/assert.ts'
+import { expectJson, expectKeyAccepted, expectThat } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
-import type { Exchange } from '../../harness/http-client.ts'
-import { observe } from '../../harness/recorder.ts'
-import { runMetadata } from '../../harness/run-tag.ts'
-import { check, target, runConfig } from '../../harness/suite.ts'
+import type { Exchange } from '../../harness/worker/http-client.ts'
+import { observe } from '../../harness/worker/recorder.ts'
+import { runMetadata } from '../../harness/worker/run-tag.ts'
+import { check, target, runConfig } from '../../harness/worker/suite.ts'
 import { catalogueFixture } from '../chat/fixtures.ts'
 import { answerOf, cleanUp, isOffered, PLACEHOLDER_FILE } from './planned.ts'
 

@@ -5,10 +5,10 @@
  * target's. A target that serves no videos at all (its list answers 404 to the main key) has nothing to guard.
  */
 import { describe } from 'vitest'
-import { expectThat } from '../../harness/assert.ts'
-import type { Exchange } from '../../harness/http-client.ts'
-import { skipTest } from '../../harness/recorder.ts'
-import { check, runConfig, target } from '../../harness/suite.ts'
+import { expectThat } from '../../harness/worker/assert.ts'
+import type { Exchange } from '../../harness/worker/http-client.ts'
+import { skipTest } from '../../harness/worker/recorder.ts'
+import { check, runConfig, target } from '../../harness/worker/suite.ts'
 import { targetName } from '../shared/names.ts'
 import { videoPath } from './jobs.ts'
 

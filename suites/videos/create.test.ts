@@ -5,11 +5,11 @@
  * estimated cost first, and afterAll deletes them all.
  */
 import { afterAll, describe } from 'vitest'
-import { expectKeyAccepted, expectThat } from '../../harness/assert.ts'
+import { expectKeyAccepted, expectThat } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
-import type { Exchange } from '../../harness/http-client.ts'
-import { observe, skipTest } from '../../harness/recorder.ts'
-import { check, target, runConfig } from '../../harness/suite.ts'
+import type { Exchange } from '../../harness/worker/http-client.ts'
+import { observe, skipTest } from '../../harness/worker/recorder.ts'
+import { check, target, runConfig } from '../../harness/worker/suite.ts'
 import { notReferenceImages, referenceImages } from './images.ts'
 import {
   ACCEPTED,

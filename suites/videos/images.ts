@@ -10,7 +10,7 @@
  * - GIF: the classic 1x1 GIF89a, a real image of a type §4.1 does not list.
  */
 import { crc32, deflateSync } from 'node:zlib'
-import type { FilePart } from '../../harness/multipart.ts'
+import type { FilePart } from '../../harness/worker/multipart.ts'
 
 const REFERENCE_SIZE = { width: 720, height: 1280 } as const
 

@@ -6,16 +6,16 @@
  * including what a failing test left behind. Every create first reserves its estimated cost with spend():
  * seconds times the model's price per second from the target's catalogue, rounded up to the cent.
  */
-import { expectSetup, expectStatus, precondition } from '../../harness/assert.ts'
+import { expectSetup, expectStatus, precondition } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
-import type { KeySlot } from '../../harness/config.ts'
-import { mapLimit, memo, randomSuffix } from '../../harness/helpers.ts'
-import type { Exchange, TargetClient } from '../../harness/http-client.ts'
-import { multipartBody, type FilePart } from '../../harness/multipart.ts'
-import { skipTest } from '../../harness/recorder.ts'
+import type { KeySlot } from '../../harness/setup/config.ts'
+import { mapLimit, memo, randomSuffix } from '../../harness/worker/helpers.ts'
+import type { Exchange, TargetClient } from '../../harness/worker/http-client.ts'
+import { multipartBody, type FilePart } from '../../harness/worker/multipart.ts'
+import { skipTest } from '../../harness/worker/recorder.ts'
 import { schemas } from '../../harness/schema-registry.ts'
-import { runTag } from '../../harness/run-tag.ts'
-import { perFile, runConfig, spend } from '../../harness/suite.ts'
+import { runTag } from '../../harness/worker/run-tag.ts'
+import { perFile, runConfig, spend } from '../../harness/worker/suite.ts'
 import limits from '../../schemas/limits/video-limits.json' with { type: 'json' }
 import { namedModel } from '../shared/named-models.ts'
 import { howToNameId, isNamed, targetName } from '../shared/names.ts'

@@ -6,12 +6,19 @@
  * the target produces one; no client can make a job fail to start, so what needs one is otherwise not observed.
  */
 import { afterAll, describe } from 'vitest'
-import { expectSchema, expectSetup, expectStatus, expectThat, notObserved, precondition } from '../../harness/assert.ts'
+import {
+  expectSchema,
+  expectSetup,
+  expectStatus,
+  expectThat,
+  notObserved,
+  precondition,
+} from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
-import { memo } from '../../harness/helpers.ts'
-import type { Exchange } from '../../harness/http-client.ts'
-import { observe } from '../../harness/recorder.ts'
-import { check, target, runConfig, spend } from '../../harness/suite.ts'
+import { memo } from '../../harness/worker/helpers.ts'
+import type { Exchange } from '../../harness/worker/http-client.ts'
+import { observe } from '../../harness/worker/recorder.ts'
+import { check, target, runConfig, spend } from '../../harness/worker/suite.ts'
 import {
   ACCEPTED,
   CANNOT_START_MARKER,

@@ -18,12 +18,12 @@ import {
   fail,
   notObserved,
   precondition,
-} from '../../harness/assert.ts'
-import type { KeySlot } from '../../harness/config.ts'
-import { memo } from '../../harness/helpers.ts'
-import { observe, skipTest } from '../../harness/recorder.ts'
+} from '../../harness/worker/assert.ts'
+import type { KeySlot } from '../../harness/setup/config.ts'
+import { memo } from '../../harness/worker/helpers.ts'
+import { observe, skipTest } from '../../harness/worker/recorder.ts'
 import { schemas } from '../../harness/schema-registry.ts'
-import { check, target } from '../../harness/suite.ts'
+import { check, target } from '../../harness/worker/suite.ts'
 import { dropCreate, findDropped } from './interrupt.ts'
 import {
   ACCEPTED,

@@ -72,7 +72,7 @@ describe('the tarball', () => {
   test('holds the command compiled to JavaScript, the suites, schemas, LICENSE and CHANGELOG; no tests, no CI', () => {
     expect(files).toContain('bin/gateway-conformance.js')
     expect(files).toContain('scripts/cli.js')
-    expect(files).toContain('harness/config.js')
+    expect(files).toContain('harness/setup/config.js')
     expect(files).toContain('suites/setup.ts')
     expect(files).toContain('schemas/requirements.json')
     expect(files).toContain('schemas/config/config.schema.json')
@@ -86,7 +86,7 @@ describe('the tarball', () => {
 
   test('packing left the working tree as it was: no compiled file beside the sources', () => {
     expect(existsSync(join(ROOT, 'scripts', 'cli.js'))).toBe(false)
-    expect(readdirSync(join(ROOT, 'harness')).filter((f) => f.endsWith('.js'))).toEqual([])
+    expect(readdirSync(join(ROOT, 'harness'), { recursive: true }).filter((f) => String(f).endsWith('.js'))).toEqual([])
   })
 })
 

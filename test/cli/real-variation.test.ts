@@ -13,8 +13,8 @@ import { afterAll, beforeAll, expect, test } from 'vitest'
 import { SEEDED_KEY_ENV, SEEDED_KEYS } from '../../gateway/account/accounts.ts'
 import { startEmbeddedGateway, type EmbeddedGateway } from '../../gateway/embedded.ts'
 import { REAL_NAMES } from '../../gateway/variations.ts'
-import { DEFAULTS } from '../../harness/config.ts'
-import type { RequirementResult } from '../../harness/results.ts'
+import { DEFAULTS } from '../../harness/setup/config.ts'
+import type { RequirementResult } from '../../harness/report/results.ts'
 import { keyEnv, withRun, type ConformanceRun } from '../support/run-conformance.ts'
 
 let gateway: EmbeddedGateway

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { SEEDED_KEY_ENV } from '../../gateway/account/accounts.ts'
 import { startEmbeddedGateway, type EmbeddedGateway } from '../../gateway/embedded.ts'
 import { requirements } from '../../harness/requirements.ts'
-import { DEFAULTS } from '../../harness/config.ts'
+import { DEFAULTS } from '../../harness/setup/config.ts'
 import type { Summary } from '../../harness/report/summary.ts'
 import { keyEnv, ROOT, runConformance, withRun, type ConformanceRun } from '../support/run-conformance.ts'
 

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { startEmbeddedGateway, type EmbeddedGateway } from '../../gateway/embedded.ts'
-import { newRunId } from '../../harness/target.ts'
+import { newRunId } from '../../harness/setup/target.ts'
 import { runSweep, type SweepIo } from '../../scripts/sweep.ts'
 
 const OLD = '20240301-000000-aaaa'

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url'
 import { describe, expect, test } from 'vitest'
 import { parseAllDocuments } from 'yaml'
 import { profileNamed } from '../../load/profiles/index.ts'
-import { parseShard } from '../../harness/config.ts'
+import { parseShard } from '../../harness/setup/config.ts'
 import { parseFlags } from '../../scripts/load.ts'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))

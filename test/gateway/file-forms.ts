@@ -1,6 +1,6 @@
 /** Multipart uploads for the files self-tests, built with the harness's own body builder. */
-import type { FilePart } from '../../harness/multipart.ts'
-import { multipartBody } from '../../harness/multipart.ts'
+import type { FilePart } from '../../harness/worker/multipart.ts'
+import { multipartBody } from '../../harness/worker/multipart.ts'
 import type { CallOptions, CallResult, TestGateway } from './helpers.ts'
 
 /** A multipart body collected into one buffer, for inject. A file undefined is a small text file; null is none. */

@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { SEEDED_KEYS } from '../../gateway/account/accounts.ts'
 import { fileLimits, MAX_UPLOAD_BYTES } from '../../gateway/limit-tables.ts'
 import { createGateway, type Gateway, type GatewayConfig } from '../../gateway/server.ts'
-import { multipartBody } from '../../harness/multipart.ts'
+import { multipartBody } from '../../harness/worker/multipart.ts'
 import { uploadTo } from './file-forms.ts'
 import { manualClock, testGateway, type TestGateway } from './helpers.ts'
 

@@ -1,7 +1,7 @@
 /**
  * Uploads far past their limit are refused without being buffered: the reference gateway runs in a child
  * process (`scripts/gateway.ts`, as `npm run gateway` does), bodies of hundreds of MB are generated while they
- * are sent (harness/multipart.ts: never held in memory here either), and the gateway's peak RSS (VmHWM of
+ * are sent (harness/worker/multipart.ts: never held in memory here either), and the gateway's peak RSS (VmHWM of
  * /proc/<pid>/status) must stay far below the body sizes.
  *
  * Limits and statuses: files 128 MB (Part 1 §4.4, §8.4), transcription and translation 25 MB (Part 2 §8), a video's
@@ -16,7 +16,7 @@ import { request } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SEEDED_KEYS } from '../../gateway/account/accounts.ts'
 import { TINY_PNG_BASE64 } from '../../gateway/compatible/simulate.ts'
-import { multipartBody, type MultipartBody } from '../../harness/multipart.ts'
+import { multipartBody, type MultipartBody } from '../../harness/worker/multipart.ts'
 import { wavTone } from '../../suites/audio/fixtures.ts'
 import { answerProblems } from './fuzz-shapes.ts'
 

@@ -2,7 +2,7 @@
 import { afterAll, describe, expect, test, vi } from 'vitest'
 import { BACKGROUND_DEFAULTS } from '../../gateway/responses/background.ts'
 import { countTokens } from '../../gateway/simulate/tokenizer.ts'
-import { collectSse, eventJson } from '../../harness/sse.ts'
+import { collectSse, eventJson } from '../../harness/worker/sse.ts'
 import { sleep, testGateway } from './helpers.ts'
 
 const gw = testGateway()

@@ -2,7 +2,7 @@
 import { describe, expect, test } from 'vitest'
 import { SEEDED_KEYS } from '../../gateway/account/accounts.ts'
 import { createGateway } from '../../gateway/server.ts'
-import { collectSse } from '../../harness/sse.ts'
+import { collectSse } from '../../harness/worker/sse.ts'
 import {
   awkwardPieces,
   lineEnds,

@@ -7,7 +7,7 @@ import { codedSize, makeMp4 } from '../../gateway/videos/mp4.ts'
 import { imageType } from '../../gateway/videos/request.ts'
 import { DEFAULT_VIDEO_STEP_MS } from '../../gateway/videos/store.ts'
 import { REAL_NAMES } from '../../gateway/variations.ts'
-import type { FilePart } from '../../harness/multipart.ts'
+import type { FilePart } from '../../harness/worker/multipart.ts'
 import { form } from './file-forms.ts'
 import { KEYS, manualClock, testGateway, UUID_V7, type CallOptions, type TestGateway } from './helpers.ts'
 

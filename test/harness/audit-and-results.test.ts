@@ -6,10 +6,10 @@ import {
   rateLimitHeaderProblems,
   xRequestIdFinding,
   xRequestIdPhase,
-} from '../../harness/audit.ts'
+} from '../../harness/report/audit.ts'
 import type { Requirement } from '../../harness/requirements.ts'
 import type { ExchangeRecord } from '../../harness/exchange.ts'
-import { aggregate, EXIT, verdictOf, type Outcome } from '../../harness/results.ts'
+import { aggregate, EXIT, verdictOf, type Outcome } from '../../harness/report/results.ts'
 import { makeUuidV7 } from '../../harness/uuid.ts'
 
 const GOOD_LIMITS = {

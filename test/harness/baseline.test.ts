@@ -1,4 +1,4 @@
-/** Baselines (harness/baseline.ts): the file's validation, how a run is judged with one, and how one is written. */
+/** Baselines (harness/report/baseline.ts): the file's validation, how a run is judged with one, and how one is written. */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -15,10 +15,10 @@ import {
   targetName,
   updateBaseline,
   type Baseline,
-} from '../../harness/baseline.ts'
+} from '../../harness/report/baseline.ts'
 import type { Requirement } from '../../harness/requirements.ts'
 import type { JunitCase } from '../../harness/report/junit.ts'
-import { aggregate, EXIT, totals, verdictOf, type Outcome, type OutcomeStatus } from '../../harness/results.ts'
+import { aggregate, EXIT, totals, verdictOf, type Outcome, type OutcomeStatus } from '../../harness/report/results.ts'
 import { configErrorOf } from '../support/config-error.ts'
 
 const REQUIREMENTS: Requirement[] = [

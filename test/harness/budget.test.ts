@@ -1,5 +1,5 @@
 /**
- * The run budget (harness/budget.ts): reservations never pass GATEWAY_BUDGET_USD, even from parallel workers, and each
+ * The run budget (harness/worker/budget.ts): reservations never pass GATEWAY_BUDGET_USD, even from parallel workers, and each
  * is settled by the one call it was made for.
  */
 import { randomUUID } from 'node:crypto'
@@ -7,7 +7,13 @@ import { fileURLToPath } from 'node:url'
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import { describe, expect, test } from 'vitest'
-import { claimReservations, formatUsd, reserveSpend, settleReservations, tryReserve } from '../../harness/budget.ts'
+import {
+  claimReservations,
+  formatUsd,
+  reserveSpend,
+  settleReservations,
+  tryReserve,
+} from '../../harness/worker/budget.ts'
 
 describe('budget', () => {
   test('without a budget every estimate is granted', () => {
@@ -90,7 +96,7 @@ describe('budget', () => {
 
   test('four processes racing for 200 reservations of 1 cent against $1 get exactly 100', async () => {
     const runId = `budget-${randomUUID()}`
-    const module = fileURLToPath(new URL('../../harness/budget.ts', import.meta.url))
+    const module = fileURLToPath(new URL('../../harness/worker/budget.ts', import.meta.url))
     const script = `
       const { tryReserve } = await import(${JSON.stringify(module)})
       let granted = 0

@@ -2,8 +2,8 @@
 import { createServer, type Server } from 'node:http'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { TargetFailure } from '../../harness/errors.ts'
-import { TargetClient } from '../../harness/http-client.ts'
-import { DEFAULT_NATIVE_KEY_HEADER } from '../../harness/config.ts'
+import { TargetClient } from '../../harness/worker/http-client.ts'
+import { DEFAULT_NATIVE_KEY_HEADER } from '../../harness/setup/config.ts'
 
 let server: Server
 let client: TargetClient

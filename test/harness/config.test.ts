@@ -3,8 +3,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
-import { DEFAULTS, loadEnv, resolveOptions, type Env, type FlagValues } from '../../harness/config.ts'
-import { RUN_STOP_DEFAULTS } from '../../harness/run-stop.ts'
+import { DEFAULTS, loadEnv, resolveOptions, type Env, type FlagValues } from '../../harness/setup/config.ts'
+import { RUN_STOP_DEFAULTS } from '../../harness/setup/run-stop.ts'
 import { configErrorOf } from '../support/config-error.ts'
 
 const FAMILIES = ['account', 'auth', 'headers', 'models']

@@ -1,9 +1,9 @@
-/** The record ledger (harness/records.ts, harness/ledger.ts): what stays the same, and what may move. */
+/** The record ledger (harness/worker/records.ts, harness/report/ledger.ts): what stays the same, and what may move. */
 import { describe, expect, test } from 'vitest'
 import type { ExchangeRecord } from '../../harness/exchange.ts'
-import { ledgerFindings } from '../../harness/ledger.ts'
-import { LEDGER_REQ, recordNotes } from '../../harness/records.ts'
-import type { SseEvent } from '../../harness/sse.ts'
+import { ledgerFindings } from '../../harness/report/ledger.ts'
+import { LEDGER_REQ, recordNotes } from '../../harness/worker/records.ts'
+import type { SseEvent } from '../../harness/worker/sse.ts'
 
 let seq = 0
 let clock = 1_000_000

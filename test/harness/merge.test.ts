@@ -1,9 +1,9 @@
-/** The merge of shards and split runs (harness/merge.ts): per requirement, counts, refusals, JUnit, HAR, files. */
+/** The merge of shards and split runs (harness/report/merge.ts): per requirement, counts, refusals, JUnit, HAR, files. */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
-import { judgeBaseline, summarizeBaseline, type Baseline } from '../../harness/baseline.ts'
+import { judgeBaseline, summarizeBaseline, type Baseline } from '../../harness/report/baseline.ts'
 import type { Requirement } from '../../harness/requirements.ts'
 import {
   checkMergeable,
@@ -13,7 +13,7 @@ import {
   mergeRuns,
   mergeSummaries,
   type MergeInput,
-} from '../../harness/merge.ts'
+} from '../../harness/report/merge.ts'
 import {
   aggregate,
   countByFamily,
@@ -25,7 +25,7 @@ import {
   type OutcomeStatus,
   type RequirementResult,
   type RerunResult,
-} from '../../harness/results.ts'
+} from '../../harness/report/results.ts'
 import { renderJunit } from '../../harness/report/junit.ts'
 import { SUMMARY_SCHEMA_VERSION, type Summary } from '../../harness/report/summary.ts'
 import { configErrorOf } from '../support/config-error.ts'

@@ -1,7 +1,7 @@
-/** multipart/form-data bodies built as streams (harness/multipart.ts), read back by undici's form-data parser. */
+/** multipart/form-data bodies built as streams (harness/worker/multipart.ts), read back by undici's form-data parser. */
 import { describe, expect, test } from 'vitest'
 import { Response } from 'undici'
-import { multipartBody, type MultipartBody } from '../../harness/multipart.ts'
+import { multipartBody, type MultipartBody } from '../../harness/worker/multipart.ts'
 
 async function collect(body: MultipartBody): Promise<Buffer> {
   const chunks: Uint8Array[] = []

@@ -1,7 +1,7 @@
-/** Client pacing by the rate-limit headers (harness/pacing.ts; Part 1 sections 4.1, 7). */
+/** Client pacing by the rate-limit headers (harness/worker/pacing.ts; Part 1 sections 4.1, 7). */
 import { describe, expect, test } from 'vitest'
 import { parseReset, parseResetMs, resetProblem } from '../../harness/duration.ts'
-import { Pacer, PACING_DEFAULTS } from '../../harness/pacing.ts'
+import { Pacer, PACING_DEFAULTS } from '../../harness/worker/pacing.ts'
 
 describe('reset headers (Part 1 §4.1: "time until reset"; its "a number followed by s" is a sample form)', () => {
   test.each([

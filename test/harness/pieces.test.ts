@@ -1,10 +1,10 @@
 /** Small harness pieces: UUID v7, durations, redaction, curl lines, retry delays. */
 import { describe, expect, test } from 'vitest'
-import { curlLine } from '../../harness/curl.ts'
+import { curlLine } from '../../harness/worker/curl.ts'
 import { parseDurationMs } from '../../harness/duration.ts'
 import type { ExchangeRecord } from '../../harness/exchange.ts'
 import { INVALID_KEY_PREFIX, Redactor } from '../../harness/redact.ts'
-import { delayBeforeRetryMs, exponentialDelayMs, retryAfterMs, RETRY_DEFAULTS } from '../../harness/retry.ts'
+import { delayBeforeRetryMs, exponentialDelayMs, retryAfterMs, RETRY_DEFAULTS } from '../../harness/worker/retry.ts'
 import { checkUuidV7, makeUuidV7 } from '../../harness/uuid.ts'
 
 describe('UUID v7 (Part 1 §4.1)', () => {

@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
-import { REQ } from '../../harness/audit.ts'
+import { REQ } from '../../harness/report/audit.ts'
 import { citableSections } from '../../harness/reference.ts'
 import { requirements, families, uncheckedMust } from '../../harness/requirements.ts'
 import { SchemaRegistry } from '../../harness/schema-registry.ts'

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, expect, test } from 'vitest'
 import { ConfigError } from '../../harness/errors.ts'
-import { rerunSelection } from '../../harness/rerun-failed.ts'
+import { rerunSelection } from '../../harness/setup/rerun-failed.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'gc-rerun-failed-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))

@@ -1,9 +1,9 @@
-/** A failed MUST test is tried once more at once (harness/rerun.ts), and the reporter says flaky when that passed. */
+/** A failed MUST test is tried once more at once (harness/worker/rerun.ts), and the reporter says flaky when that passed. */
 import type { TestContext } from 'vitest'
 import { describe, expect, test } from 'vitest'
 import type { Requirement } from '../../harness/requirements.ts'
-import { aggregate, verdictOf, type Outcome } from '../../harness/results.ts'
-import { RERUN_DEFAULTS, rerunFailed, rerunNote, secondTry, wantsRerun } from '../../harness/rerun.ts'
+import { aggregate, verdictOf, type Outcome } from '../../harness/report/results.ts'
+import { RERUN_DEFAULTS, rerunFailed, rerunNote, secondTry, wantsRerun } from '../../harness/worker/rerun.ts'
 
 const MUST = { level: 'MUST', family: 'models' } as const
 const failure = (name = 'ConformanceFailure'): Error => Object.assign(new Error('Seen: 500'), { name })

@@ -1,10 +1,10 @@
-/** The run's stop rules (harness/run-stop.ts): a deadline, and a breaker that every worker's client obeys. */
+/** The run's stop rules (harness/setup/run-stop.ts): a deadline, and a breaker that every worker's client obeys. */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
-import { DEFAULT_NATIVE_KEY_HEADER, type TargetConfig } from '../../harness/config.ts'
-import { readStop, RUN_STOP_DEFAULTS, RunGate, RunStopped } from '../../harness/run-stop.ts'
+import { DEFAULT_NATIVE_KEY_HEADER, type TargetConfig } from '../../harness/setup/config.ts'
+import { readStop, RUN_STOP_DEFAULTS, RunGate, RunStopped } from '../../harness/setup/run-stop.ts'
 
 const scratch = mkdtempSync(join(tmpdir(), 'gc-run-stop-'))
 afterAll(() => rmSync(scratch, { recursive: true, force: true }))

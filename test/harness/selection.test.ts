@@ -1,9 +1,9 @@
 /** Selection options: --level, --shard, --baseline, --grep as flags, the test name pattern, and what a run leaves out. */
 import { describe, expect, test } from 'vitest'
 import { requirements, type Requirement } from '../../harness/requirements.ts'
-import { resolveOptions, type FlagValues } from '../../harness/config.ts'
-import { aggregate, verdictOf, type Outcome } from '../../harness/results.ts'
-import { levelIds, testNamePattern } from '../../harness/selection.ts'
+import { resolveOptions, type FlagValues } from '../../harness/setup/config.ts'
+import { aggregate, verdictOf, type Outcome } from '../../harness/report/results.ts'
+import { levelIds, testNamePattern } from '../../harness/setup/selection.ts'
 import { configErrorOf } from '../support/config-error.ts'
 
 const FAMILIES = ['models', 'auth']

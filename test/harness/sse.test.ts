@@ -1,6 +1,6 @@
 /** The SSE reader, fed chunks split at awkward places (in layers, tested that way). */
 import { describe, expect, test } from 'vitest'
-import { collectSse, eventJson, LineTracker } from '../../harness/sse.ts'
+import { collectSse, eventJson, LineTracker } from '../../harness/worker/sse.ts'
 
 const encoder = new TextEncoder()
 

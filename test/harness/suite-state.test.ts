@@ -2,7 +2,7 @@
  * Suite files share their worker and the modules it loaded (vitest.config.ts, isolate false), and in the fault
  * proof's shared runs the files of one worker face different gateways. A helper module that kept what it learned of
  * the target in a module variable would hand one file's answers to the next: such state lives per file
- * (harness/suite.ts perFile). This reads every suite helper module for top-level state that could hold it.
+ * (harness/worker/suite.ts perFile). This reads every suite helper module for top-level state that could hold it.
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
@@ -48,7 +48,7 @@ function helperModules(dir: string): string[] {
 describe('suite helper modules keep what they learn of the target per file', () => {
   test('the reader finds module variables, maps, memos and clients, and passes constants, functions and perFile', () => {
     const source = [
-      "import { memo } from '../../harness/helpers.ts'",
+      "import { memo } from '../../harness/worker/helpers.ts'",
       'let client: TargetClient | undefined',
       'const created = new Map<string, KeySlot>()',
       'const probes: Record<Form, () => Promise<Exchange>> = {',

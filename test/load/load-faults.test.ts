@@ -7,7 +7,7 @@
  * rate-limit faults); isolation and refusal, which no algorithm touches, run in the default mode. All runs go side by side
  * in process on a four-second minute (long beside a busy machine's pauses), so that a phase lasts seconds.
  */
-import { newRunId } from '../../harness/target.ts'
+import { newRunId } from '../../harness/setup/target.ts'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { LOAD_FAULTS } from '../../gateway/faults.ts'
 import { startEmbeddedGateway, type EmbeddedGateway } from '../../gateway/embedded.ts'

@@ -5,8 +5,8 @@
  */
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Summary } from './report/summary.ts'
-import { ConfigError } from './errors.ts'
+import type { Summary } from '../report/summary.ts'
+import { ConfigError } from '../errors.ts'
 
 export interface RerunSelection {
   /** The report the selection came from: DIR itself, or DIR/latest. */

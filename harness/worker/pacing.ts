@@ -7,7 +7,7 @@
  * A bucket is known by key slot, path family (/user/v1 has the usage limit of section 8.1, everything else the
  * model or account buckets) and the model the call names, which is as far as a client can tell buckets apart.
  */
-import { parseResetMs } from './duration.ts'
+import { parseResetMs } from '../duration.ts'
 
 export const PACING_DEFAULTS = {
   maxWaitMs: 65_000, // one rate-limit minute plus margin; longer announced waits are left to the 429 retry

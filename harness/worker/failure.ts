@@ -3,9 +3,9 @@
  * what was seen, the exchange (method, path, status, redacted headers, svc-request-id, a body excerpt) and a
  * curl line that reproduces it with the key's environment variable in place of the key.
  */
-import { citation, type Requirement } from './requirements.ts'
+import { citation, type Requirement } from '../requirements.ts'
 import { curlLine } from './curl.ts'
-import { excerpt, type ExchangeRecord } from './exchange.ts'
+import { excerpt, type ExchangeRecord } from '../exchange.ts'
 
 const BODY_IN_MESSAGE = 600 // characters: enough to see the shape; the full excerpt is in summary.json
 const SHOWN_RESPONSE_HEADERS = /^(content-type|svc-request-id|x-request-id|x-ratelimit-|retry-after|location)/

@@ -3,14 +3,14 @@
  * preconditions skip a test whose subject another requirement already broke, so that one fault is reported
  * once, by the requirement it breaks.
  */
-import { requirement as lookup } from './requirements.ts'
+import { requirement as lookup } from '../requirements.ts'
 import type { Exchange } from './http-client.ts'
 import { currentExchanges, currentRequirement, skipTest } from './recorder.ts'
-import { ConformanceFailure } from './errors.ts'
+import { ConformanceFailure } from '../errors.ts'
 import { renderFailure, type FailureDetails } from './failure.ts'
-import { schemas } from './schema-registry.ts'
-import type { ExchangeRecord } from './exchange.ts'
-import { NOT_OBSERVED } from './results.ts'
+import { schemas } from '../schema-registry.ts'
+import type { ExchangeRecord } from '../exchange.ts'
+import { NOT_OBSERVED } from '../report/results.ts'
 
 /** A failure of the running test's requirement, its message rendered by the failure contract. */
 export function conformanceFailure(details: FailureDetails): ConformanceFailure {

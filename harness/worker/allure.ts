@@ -12,12 +12,12 @@ import { relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import * as allure from 'allure-js-commons'
 import { BaseMessageTestRuntime, getGlobalTestRuntime } from 'allure-js-commons/sdk/runtime'
-import { referenceLink } from './reference.ts'
-import type { Level, Requirement } from './requirements.ts'
-import type { TargetConfig } from './config.ts'
+import { referenceLink } from '../reference.ts'
+import type { Level, Requirement } from '../requirements.ts'
+import type { TargetConfig } from '../setup/config.ts'
 import { curlLine } from './curl.ts'
-import type { ExchangeRecord } from './exchange.ts'
-import { Redactor } from './redact.ts'
+import type { ExchangeRecord } from '../exchange.ts'
+import { Redactor } from '../redact.ts'
 
 /** A MUST that fails makes the target non-conformant; a SHOULD that fails is a warning. */
 export const SEVERITY: Readonly<Record<Level, string>> = { MUST: 'critical', SHOULD: 'minor' }

@@ -19,7 +19,7 @@ import {
 } from 'node:fs'
 import { join } from 'node:path'
 import { judgeBaseline, summarizeBaseline, targetName, rawStatus, type Baseline } from './baseline.ts'
-import { ConfigError } from './errors.ts'
+import { ConfigError } from '../errors.ts'
 import {
   countByFamily,
   EXIT,
@@ -32,8 +32,8 @@ import {
   type RequirementResult,
   type Status,
 } from './results.ts'
-import { writeSummaryFiles } from './report/files.ts'
-import { SUMMARY_SCHEMA_VERSION, type Summary } from './report/summary.ts'
+import { writeSummaryFiles } from './files.ts'
+import { SUMMARY_SCHEMA_VERSION, type Summary } from './summary.ts'
 
 export interface MergeInput {
   dir: string
@@ -175,7 +175,7 @@ export function mergeSummaries(inputs: readonly MergeInput[], runId: string): Su
     : null
   const results = judgeBaseline([...byId.values()].map(mergeRequirement), baseline)
   const harnessErrors = inputs.flatMap((i) => i.summary.harnessErrors.map((e) => `${label(i)}: ${e}`))
-  // A shard that stopped calling (harness/run-stop.ts) leaves the merged report partial too.
+  // A shard that stopped calling (harness/setup/run-stop.ts) leaves the merged report partial too.
   const stopped = inputs
     .filter((i) => i.summary.stopped !== undefined)
     .map((i) => `${label(i)}: ${i.summary.stopped}`)

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto'
 import { request } from 'undici'
 import { DEFAULTS, type RunOptions, type TargetConfig } from './config.ts'
-import { HarnessError } from './errors.ts'
+import { HarnessError } from '../errors.ts'
 
 const PROBE = {
   path: '/public/models', // needs no key (Part 1 section 5); any HTTP answer at all proves the target is there
@@ -82,7 +82,7 @@ export async function prepareTarget(options: RunOptions, runId: string = newRunI
     }
   }
   // The one place outside scripts/ and test/ that reaches into gateway/ (ARCHITECTURE.md: startEmbeddedGateway()).
-  const { startEmbeddedGateway } = await import('../gateway/embedded.ts')
+  const { startEmbeddedGateway } = await import('../../gateway/embedded.ts')
   // An explicit as-of date moves the embedded gateway's clock too, so that date rules can be seen at any date.
   const gateway = await startEmbeddedGateway({
     minuteMs: DEFAULTS.embeddedMinuteMs,

@@ -8,9 +8,9 @@
  * failure with a skip. Running the second try ourselves keeps the verdict the first try earned.
  */
 import type { TestContext } from 'vitest'
-import { FAILURE_NAMES } from './errors.ts'
-import type { Requirement } from './requirements.ts'
-import type { RerunResult } from './results.ts'
+import { FAILURE_NAMES } from '../errors.ts'
+import type { Requirement } from '../requirements.ts'
+import type { RerunResult } from '../report/results.ts'
 
 interface RerunRecord {
   result: RerunResult

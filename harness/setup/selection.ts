@@ -4,7 +4,7 @@
  * (`[P1-4.1-svc-request-id] ...`), so the MUST tests are the ones whose name holds `[<a MUST id>]`: filtering at
  * collection keeps SHOULD tests from running at all, with no setup file or suite change.
  */
-import type { Requirement } from './requirements.ts'
+import type { Requirement } from '../requirements.ts'
 
 export function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&')

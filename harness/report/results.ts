@@ -6,21 +6,21 @@
  * partial when some of its tests were skipped); then skip. A requirement no test reached is disabled when its
  * family or its tests were not selected or the catalogue marks it untestable, and skipped ("no test checks it")
  * otherwise. A run that selected one level (--level must) disables the requirements of the other; a shard
- * (--shard i/n) disables what it did not reach, which another shard may have checked (harness/merge.ts).
+ * (--shard i/n) disables what it did not reach, which another shard may have checked (harness/report/merge.ts).
  *
- * A failed MUST test is run once more at once (harness/rerun.ts); when that re-run passed, the requirement still
- * fails but is marked flaky. A baseline (harness/baseline.ts) turns failures it lists into known failures.
+ * A failed MUST test is run once more at once (harness/worker/rerun.ts); when that re-run passed, the requirement still
+ * fails but is marked flaky. A baseline (harness/report/baseline.ts) turns failures it lists into known failures.
  */
-import type { Level, Requirement } from './requirements.ts'
-import type { ExchangeRecord } from './exchange.ts'
+import type { Level, Requirement } from '../requirements.ts'
+import type { ExchangeRecord } from '../exchange.ts'
 
 /** The reason prefix that marks a skip as not observed: the rule's situation did not arise on this target. */
 export const NOT_OBSERVED = 'not observed: '
 
-/** `known`: a fail or warn that the run's baseline lists (harness/baseline.ts); it does not fail the run. */
+/** `known`: a fail or warn that the run's baseline lists (harness/report/baseline.ts); it does not fail the run. */
 /**
  * `not-observed`: a rule no client can provoke (a job that fails to start) whose situation this run did not meet
- * (harness/assert.ts notObserved); unlike a skip, it never makes a run incomplete.
+ * (harness/worker/assert.ts notObserved); unlike a skip, it never makes a run incomplete.
  */
 export type Status = 'pass' | 'fail' | 'warn' | 'skip' | 'not-observed' | 'error' | 'disabled' | 'known'
 export type OutcomeStatus = 'pass' | 'fail' | 'skip' | 'error' | 'unselected'
@@ -34,7 +34,7 @@ export interface Outcome {
   source: 'test' | 'audit'
   message?: string
   exchange?: ExchangeRecord
-  /** A failed test that was run once more at once: what that re-run gave (harness/rerun.ts). */
+  /** A failed test that was run once more at once: what that re-run gave (harness/worker/rerun.ts). */
   rerun?: RerunResult
 }
 
@@ -76,7 +76,7 @@ export interface RequirementResult {
   evidence: Evidence[]
   /** Failed, and every failing test passed when run again at once: a failure still, labelled so. */
   flaky?: boolean
-  /** What the run's baseline says of this requirement, when it lists it (harness/baseline.ts). */
+  /** What the run's baseline says of this requirement, when it lists it (harness/report/baseline.ts). */
   baseline?: BaselineMark
 }
 

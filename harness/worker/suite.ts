@@ -7,9 +7,9 @@ import { expect, inject, test } from 'vitest'
 import { attachFailure, describeTest, tagTest } from './allure.ts'
 import { conformanceFailure, lastExchange } from './assert.ts'
 import { reserveSpend } from './budget.ts'
-import { requirement } from './requirements.ts'
-import type { TargetConfig } from './config.ts'
-import { ConformanceFailure, TargetFailure } from './errors.ts'
+import { requirement } from '../requirements.ts'
+import type { TargetConfig } from '../setup/config.ts'
+import { ConformanceFailure, TargetFailure } from '../errors.ts'
 import { TargetClient } from './http-client.ts'
 import { currentExchanges } from './recorder.ts'
 import { isSkip, rerunFailed } from './rerun.ts'
@@ -98,7 +98,7 @@ export function check(
       const failure = classify(error)
       if (!isSkip(failure))
         await attachFailure(config, failure instanceof ConformanceFailure ? failure.details.exchange : lastExchange())
-      // A failed MUST is tried once more and both results are reported; the first failure stands (harness/rerun.ts).
+      // A failed MUST is tried once more and both results are reported; the first failure stands (harness/worker/rerun.ts).
       await rerunFailed(
         ctx,
         req,

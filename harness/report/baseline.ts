@@ -8,10 +8,10 @@
  * root) ties the file to the target it was written for. `--update-baseline` writes it from a run.
  */
 import { readFileSync, writeFileSync } from 'node:fs'
-import { ConfigError } from './errors.ts'
-import type { JunitCase } from './report/junit.ts'
+import { ConfigError } from '../errors.ts'
+import type { JunitCase } from './junit.ts'
 import type { BaselineMark, RequirementResult, Status } from './results.ts'
-import { isObject } from '../common/json.ts'
+import { isObject } from '../../common/json.ts'
 
 interface BaselineEntry {
   id: string

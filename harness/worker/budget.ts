@@ -19,7 +19,7 @@ import { AsyncLocalStorage } from 'node:async_hooks'
 import { appendFileSync, mkdirSync, readFileSync, rmdirSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { HarnessError } from './errors.ts'
+import { HarnessError } from '../errors.ts'
 import { recordSpend, skipTest, type SpendRecord } from './recorder.ts'
 
 const BUDGET_DEFAULTS = {

@@ -6,11 +6,11 @@
  * exchanges.har, redacted the same way.
  */
 import { setTimeout as sleep } from 'node:timers/promises'
-import { isObject } from '../common/json.ts'
-import type { ExchangeRecord } from './exchange.ts'
-import { TargetFailure } from './errors.ts'
-import type { Exchange, TargetClient } from './http-client.ts'
-import { retryAfterMs } from './retry.ts'
+import { isObject } from '../../common/json.ts'
+import type { ExchangeRecord } from '../exchange.ts'
+import { TargetFailure } from '../errors.ts'
+import type { Exchange, TargetClient } from '../worker/http-client.ts'
+import { retryAfterMs } from '../worker/retry.ts'
 
 const CREDIT_DEFAULTS = {
   timeoutMs: 10_000, // one small GET; a target slower than this is not measured

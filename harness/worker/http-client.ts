@@ -7,16 +7,16 @@ import { randomUUID } from 'node:crypto'
 import { Readable } from 'node:stream'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Agent, request, errors as undiciErrors, type Dispatcher } from 'undici'
-import { KEY_ENV, type KeySlot, type TargetConfig } from './config.ts'
-import { HarnessError, TargetFailure } from './errors.ts'
-import { EXCERPT_CHARS, excerpt, type AuthMode, type ExchangeRecord, type KeyUse } from './exchange.ts'
+import { KEY_ENV, type KeySlot, type TargetConfig } from '../setup/config.ts'
+import { HarnessError, TargetFailure } from '../errors.ts'
+import { EXCERPT_CHARS, excerpt, type AuthMode, type ExchangeRecord, type KeyUse } from '../exchange.ts'
 import { nextSequence, recordExchange, skipTest } from './recorder.ts'
-import { INVALID_KEY_PREFIX, Redactor } from './redact.ts'
+import { INVALID_KEY_PREFIX, Redactor } from '../redact.ts'
 import { recordNotes } from './records.ts'
 import { Pacer } from './pacing.ts'
 import { delayBeforeRetryMs } from './retry.ts'
 import { claimReservations, settleReservations } from './budget.ts'
-import { RunGate } from './run-stop.ts'
+import { RunGate } from '../setup/run-stop.ts'
 import {
   describeSseEnd,
   readSse,
@@ -174,7 +174,7 @@ export class TargetClient {
   }
 
   async request(spec: RequestSpec, sseLimits?: Partial<SseLimits>): Promise<Exchange> {
-    // Taken before any await: the cost reserved for this call (harness/budget.ts), settled by its answer.
+    // Taken before any await: the cost reserved for this call (harness/worker/budget.ts), settled by its answer.
     const reservations = claimReservations()
     const exchange = await this.#send(spec, sseLimits)
     settleReservations(reservations, exchange.status)

@@ -2,15 +2,15 @@
  * Configuration: environment (and `.env`, read with dotenv) overridden by command-line flags, validated once.
  * Every problem becomes a ConfigError whose message is one line saying what to fix.
  */
-import { DEFAULT_NATIVE_KEY_HEADER } from '../common/native-key.ts'
+import { DEFAULT_NATIVE_KEY_HEADER } from '../../common/native-key.ts'
 import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { parse as parseDotenv } from 'dotenv'
-import { isCalendarDate, todayUtc } from './clock.ts'
-import { parseDurationMs } from './duration.ts'
-import { ConfigError } from './errors.ts'
+import { isCalendarDate, todayUtc } from '../clock.ts'
+import { parseDurationMs } from '../duration.ts'
+import { ConfigError } from '../errors.ts'
 import { RUN_STOP_DEFAULTS } from './run-stop.ts'
-import keyVariables from '../schemas/config/key-variables.json' with { type: 'json' }
+import keyVariables from '../../schemas/config/key-variables.json' with { type: 'json' }
 
 export const KEY_SLOTS = ['main', 'tier0', 'tier1', 'tier2', 'tier3', 'tier4', 'tier5', 'suspended'] as const
 export type KeySlot = (typeof KEY_SLOTS)[number]
@@ -60,13 +60,13 @@ export interface RunOptions {
   level?: 'MUST' | null
   /** --shard i/n: this run takes the i-th of n slices of the suite files (vitest's shard). */
   shard?: Shard | null
-  /** --baseline FILE: requirements known to fail on this target (harness/baseline.ts). */
+  /** --baseline FILE: requirements known to fail on this target (harness/report/baseline.ts). */
   baseline?: string | null
   /** --update-baseline: write the baseline file from this run. */
   updateBaseline?: boolean
-  /** Run a failed MUST test once more at once and report a pass then as flaky (harness/rerun.ts); --no-rerun: off. */
+  /** Run a failed MUST test once more at once and report a pass then as flaky (harness/worker/rerun.ts); --no-rerun: off. */
   rerun?: boolean
-  /** GATEWAY_MAX_DURATION or --max-duration: past it the run stops calling (harness/run-stop.ts). Optional: runs built in code omit it. */
+  /** GATEWAY_MAX_DURATION or --max-duration: past it the run stops calling (harness/setup/run-stop.ts). Optional: runs built in code omit it. */
   maxDurationMs?: number
 }
 
@@ -446,10 +446,10 @@ export interface TargetConfig {
   /** GATEWAY_SETTLE_MS: how long a charge may take to show in the credit record (suites/shared/credit.ts). */
   settleMs?: number
   runId: string
-  /** Set by the conformance command: a failed MUST test runs once more at once (harness/rerun.ts). */
+  /** Set by the conformance command: a failed MUST test runs once more at once (harness/worker/rerun.ts). */
   rerunFailures?: boolean
-  /** Set by the conformance command: when the run stops calling (epoch ms, GATEWAY_MAX_DURATION; harness/run-stop.ts). */
+  /** Set by the conformance command: when the run stops calling (epoch ms, GATEWAY_MAX_DURATION; harness/setup/run-stop.ts). */
   deadlineAt?: number
-  /** Set by the conformance command: the file whose presence stops every worker's calls (harness/run-stop.ts). */
+  /** Set by the conformance command: the file whose presence stops every worker's calls (harness/setup/run-stop.ts). */
   stopFile?: string
 }

@@ -10,17 +10,17 @@ import type { Reporter, SerializedError, TestCase, TestModule } from 'vitest/nod
 import { auditExchange, duplicateIds, REQ } from './audit.ts'
 import { ledgerFindings } from './ledger.ts'
 import { baselineJunit, settleBaseline, targetName, type Baseline } from './baseline.ts'
-import { requirements } from './requirements.ts'
-import type { RunOptions, TargetConfig } from './config.ts'
-import type { CreditReading } from './credit.ts'
-import { curlLine } from './curl.ts'
-import { errorLine, FAILURE_NAMES } from './errors.ts'
-import { describeExchange } from './failure.ts'
-import type { ExchangeRecord } from './exchange.ts'
-import type { ConformanceMeta } from './recorder.ts'
-import { Redactor } from './redact.ts'
-import { rerunNote } from './rerun.ts'
-import { NOT_BEGUN_NOTE } from './run-stop.ts'
+import { requirements } from '../requirements.ts'
+import type { RunOptions, TargetConfig } from '../setup/config.ts'
+import type { CreditReading } from '../setup/credit.ts'
+import { curlLine } from '../worker/curl.ts'
+import { errorLine, FAILURE_NAMES } from '../errors.ts'
+import { describeExchange } from '../worker/failure.ts'
+import type { ExchangeRecord } from '../exchange.ts'
+import type { ConformanceMeta } from '../worker/recorder.ts'
+import { Redactor } from '../redact.ts'
+import { rerunNote } from '../worker/rerun.ts'
+import { NOT_BEGUN_NOTE } from '../setup/run-stop.ts'
 import {
   aggregate,
   countByFamily,
@@ -36,12 +36,12 @@ import {
 } from './results.ts'
 import { scopeOf } from './scope.ts'
 import { attribution, attributionProperties } from './attribution.ts'
-import { endOfRun } from './report/console.ts'
-import type { ProgressReporter } from './report/progress.ts'
-import { pointLatest, shownPath, writeSummaryFiles } from './report/files.ts'
-import { renderJunit, type JunitCase } from './report/junit.ts'
-import { writeHar, type HarSource } from './report/har.ts'
-import { SUMMARY_SCHEMA_VERSION, tierUse, type Summary } from './report/summary.ts'
+import { endOfRun } from './console.ts'
+import type { ProgressReporter } from './progress.ts'
+import { pointLatest, shownPath, writeSummaryFiles } from './files.ts'
+import { renderJunit, type JunitCase } from './junit.ts'
+import { writeHar, type HarSource } from './har.ts'
+import { SUMMARY_SCHEMA_VERSION, tierUse, type Summary } from './summary.ts'
 
 interface ReporterOptions {
   target: TargetConfig
@@ -53,11 +53,11 @@ interface ReporterOptions {
   write?: (text: string) => void
   /** False for runs whose summary is read in memory (the fault runner): no files are written. */
   writeReports?: boolean
-  /** Reads the main key's remaining credit in USD (harness/credit.ts), before and after the run, to measure spend. */
+  /** Reads the main key's remaining credit in USD (harness/setup/credit.ts), before and after the run, to measure spend. */
   readCredit?: () => Promise<CreditReading>
   /** --baseline: the file, what it held (null when --update-baseline is about to create it), and whether to rewrite it. */
   baseline?: { file: string; baseline: Baseline | null; update: boolean }
-  /** Why the run stopped calling the target before its end, if it did (harness/run-stop.ts): the verdict is then error. */
+  /** Why the run stopped calling the target before its end, if it did (harness/setup/run-stop.ts): the verdict is then error. */
   stopReason?: () => string | undefined
   /** How far the run is, added to each file's line (harness/report/progress.ts). */
   progress?: ProgressReporter
@@ -299,7 +299,7 @@ export class ConformanceReporter implements Reporter {
     } else {
       status = 'unselected'
     }
-    // A failed test tried once more (harness/rerun.ts): its evidence is the first try's; the note says what the second gave.
+    // A failed test tried once more (harness/worker/rerun.ts): its evidence is the first try's; the note says what the second gave.
     const rerun = status === 'fail' ? test.meta().rerun : undefined
     if (rerun) message = `${message ?? ''}\n${rerunNote(rerun.result)}`
     const last = exchanges[(rerun?.exchangesBefore ?? exchanges.length) - 1]
@@ -389,7 +389,7 @@ export class ConformanceReporter implements Reporter {
     }
   }
 
-  /** Every record seen more than once, and every echo, across the run's exchanges (harness/ledger.ts). */
+  /** Every record seen more than once, and every echo, across the run's exchanges (harness/report/ledger.ts). */
   #auditLedger(c: Collected): void {
     const afterAll = c.har
       .filter((source) => source.file !== '(run)' && source.test.endsWith('(after all tests)'))

@@ -4,19 +4,19 @@
  * (beforeAll) are held and handed to the next test of the file, so that audits still see them.
  */
 import type { TestContext } from 'vitest'
-import type { ExchangeRecord } from './exchange.ts'
-import { HarnessError } from './errors.ts'
+import type { ExchangeRecord } from '../exchange.ts'
+import { HarnessError } from '../errors.ts'
 
 interface Observation {
   topic: string
   detail: string
 }
 
-/** An estimated cost reserved before a billable call (harness/budget.ts). */
+/** An estimated cost reserved before a billable call (harness/worker/budget.ts). */
 export interface SpendRecord {
   usd: number
   what: string
-  /** The 4xx status that refused the call, whose reservation was then released (harness/budget.ts). */
+  /** The 4xx status that refused the call, whose reservation was then released (harness/worker/budget.ts). */
   refused?: number
 }
 

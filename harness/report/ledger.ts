@@ -1,14 +1,14 @@
 /**
  * The record ledger: every record the run saw more than once (a file, a video job, a response, a transaction) is
  * held to what the reference says stays the same, wherever it appears again: retrieve, list, stream, a later poll.
- * And every field the reference says equals something of the call (harness/records.ts echoes; a transaction's
+ * And every field the reference says equals something of the call (harness/worker/records.ts echoes; a transaction's
  * status_code and stream against the call whose svc-request-id is its id) is judged on every answer that carries
  * it. Pure: the exchanges of the whole run in, findings out. The reporter feeds it every exchange of every worker,
  * so a record created in one suite file and listed by another is still compared: a record has one identity on the
  * target, whichever process of ours looked at it.
  */
-import type { ExchangeRecord } from './exchange.ts'
-import { KIND_RULES, LEDGER_REQ, type Sighting } from './records.ts'
+import type { ExchangeRecord } from '../exchange.ts'
+import { KIND_RULES, LEDGER_REQ, type Sighting } from '../worker/records.ts'
 
 interface LedgerFinding {
   requirement: string

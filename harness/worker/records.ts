@@ -3,11 +3,11 @@
  * shows (an upload, a retrieve, an item of a list, the response inside a stream's event), the fields the reference
  * says stay the same and the state the record is in; and, for the fields the reference says equal something of
  * the call itself (request_id and svc-request-id, an echoed audioConfig), what was asked and what was answered.
- * Pure: computed by the client from the full answer, so that the ledger (harness/ledger.ts) can compare records
+ * Pure: computed by the client from the full answer, so that the ledger (harness/report/ledger.ts) can compare records
  * across the whole run from exchanges whose bodies are only kept as excerpts.
  */
-import { isObject } from '../common/json.ts'
-import type { ExchangeRecord } from './exchange.ts'
+import { isObject } from '../../common/json.ts'
+import type { ExchangeRecord } from '../exchange.ts'
 import type { SseEvent } from './sse.ts'
 
 type RecordKind = 'file' | 'video' | 'response' | 'transaction'

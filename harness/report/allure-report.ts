@@ -12,7 +12,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { ConfigError, HarnessError } from './errors.ts'
+import { ConfigError, HarnessError } from '../errors.ts'
 
 export const ALLURE_HISTORY_ENV = 'GATEWAY_ALLURE_HISTORY'
 

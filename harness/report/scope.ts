@@ -20,7 +20,7 @@ export interface SelectionInput {
   shard?: { index: number; count: number } | null
 }
 
-/** The starts of the reasons a selection gives what it left out (harness/results.ts aggregate). */
+/** The starts of the reasons a selection gives what it left out (harness/report/results.ts aggregate). */
 const LEFT_OUT = ['family not selected', 'level not selected', 'no test selected', 'not in this shard']
 
 export function leftOutBySelection(result: Pick<RequirementResult, 'status' | 'reason'>): boolean {

@@ -10,7 +10,7 @@
  */
 import { appendFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import type { TargetConfig } from './config.ts'
-import { HarnessError } from './errors.ts'
+import { HarnessError } from '../errors.ts'
 
 export const RUN_STOP_DEFAULTS = {
   maxDurationMs: 30 * 60_000, // a run's deadline: a full remote run, tier windows and all, takes well under this

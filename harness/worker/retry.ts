@@ -3,7 +3,7 @@
  * Retry-After honoured, a bounded number of attempts. Used outside the tests that are about rate limits, so that
  * a busy target does not turn into false failures; every retry is recorded and reported.
  */
-import { parseResetMs } from './duration.ts'
+import { parseResetMs } from '../duration.ts'
 
 export const RETRY_DEFAULTS = {
   maxAttempts: 4, // the first try plus three retries

@@ -17,7 +17,7 @@ export const RUN_TAG = {
   maxIdentifierChars: 64,
 }
 
-/** harness/target.ts newRunId(): UTC start `YYYYMMDD-HHMMSS` and four hex digits. */
+/** harness/setup/target.ts newRunId(): UTC start `YYYYMMDD-HHMMSS` and four hex digits. */
 const RUN_ID = /^(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})(\d{2})-[0-9a-f]{4}$/
 const TAGGED = /^gc-(\d{8}-\d{6}-[0-9a-f]{4})-/
 

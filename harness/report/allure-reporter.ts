@@ -1,14 +1,14 @@
 /**
  * allure-vitest's reporter as a conformance run uses it: results in `<run dir>/allure-results/`, and every test
- * result redacted on its way to disk. The tests redact what they attach (harness/allure.ts) and the exchanges are
+ * result redacted on its way to disk. The tests redact what they attach (harness/worker/allure.ts) and the exchanges are
  * recorded redacted; this catches what neither controls, such as a key that a target echoed into an error
  * message, before it reaches allure-results and, through Allure's history file, every later report.
  */
 import AllureReporter from 'allure-vitest/reporter'
 import type { LifecycleListener } from 'allure-js-commons/sdk/reporter'
 import { Status, type TestResult } from 'allure-js-commons'
-import type { TargetConfig } from './config.ts'
-import { Redactor } from './redact.ts'
+import type { TargetConfig } from '../setup/config.ts'
+import { Redactor } from '../redact.ts'
 
 /**
  * A ConformanceFailure is the target breaking a rule, which Allure calls "failed"; allure-vitest only recognizes
@@ -33,7 +33,7 @@ export function redactingListener(redactor: Redactor): LifecycleListener {
   }
 }
 
-/** `environment`: the run's attribution (harness/attribution.ts), shown on the report's Environment panel. */
+/** `environment`: the run's attribution (harness/report/attribution.ts), shown on the report's Environment panel. */
 export function allureReporter(
   resultsDir: string,
   keys: TargetConfig['keys'],

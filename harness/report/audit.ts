@@ -3,10 +3,10 @@
  * headers suite's own tests, the reporter audits every exchange a run recorded against them. Pure functions:
  * an exchange in, findings out.
  */
-import { compareDays } from './clock.ts'
-import { resetProblem } from './duration.ts'
-import type { ExchangeRecord } from './exchange.ts'
-import { checkUuidV7 } from './uuid.ts'
+import { compareDays } from '../clock.ts'
+import { resetProblem } from '../duration.ts'
+import type { ExchangeRecord } from '../exchange.ts'
+import { checkUuidV7 } from '../uuid.ts'
 
 export const REQ = {
   svcRequestId: 'P1-4.1-svc-request-id',
