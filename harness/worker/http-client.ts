@@ -129,6 +129,9 @@ const UNREACHABLE_CODES = new Set([
   'ECONNABORTED',
 ])
 
+/** A request body as undici sends it: text, bytes, or a stream made from the spec's generator. */
+type RequestBody = string | Uint8Array | Readable | undefined
+
 export class TargetClient {
   readonly config: TargetConfig
   readonly redactor: Redactor
@@ -244,11 +247,30 @@ export class TargetClient {
   }
 
   async #once(spec: RequestSpec, attempt: number, sseLimits: Partial<SseLimits> | undefined): Promise<Exchange> {
+    const { url, headers, body, record } = this.#prepare(spec, attempt)
+    recordExchange(record)
+    const started = performance.now()
+    const timeoutMs = spec.timeoutMs ?? this.config.timeoutMs
+    const { text, bytes, stream } = await this.#receive(url, headers, body, record, timeoutMs, sseLimits, started)
+    record.durationMs = Math.round(performance.now() - started)
+    return this.#finish(spec, record, text, bytes, stream)
+  }
+
+  /** The request as sent and its record as reports show it, redacted, before anything is sent. */
+  #prepare(
+    spec: RequestSpec,
+    attempt: number,
+  ): {
+    url: string
+    headers: Record<string, string>
+    body: RequestBody
+    record: ExchangeRecord
+  } {
     const method = spec.method ?? 'GET'
     const url = this.#url(spec)
     const parsed = new URL(url)
     const { headers, key, auth } = this.#headers(spec, attempt)
-    const body =
+    const body: RequestBody =
       spec.json !== undefined
         ? JSON.stringify(spec.json)
         : typeof spec.body === 'function'
@@ -264,7 +286,6 @@ export class TargetClient {
           : body === undefined
             ? undefined
             : '[streamed body]')
-    const timeoutMs = spec.timeoutMs ?? this.config.timeoutMs
     const record: ExchangeRecord = {
       seq: nextSequence(),
       method,
@@ -284,8 +305,20 @@ export class TargetClient {
       durationMs: 0,
       attempt,
     }
-    recordExchange(record)
-    const started = performance.now()
+    return { url, headers, body, record }
+  }
+
+  /** Sends the request and reads the answer within its deadline (a stream within its own caps). */
+  async #receive(
+    url: string,
+    headers: Record<string, string>,
+    body: RequestBody,
+    record: ExchangeRecord,
+    timeoutMs: number,
+    sseLimits: Partial<SseLimits> | undefined,
+    started: number,
+  ): Promise<{ text: string; bytes?: Buffer; stream?: StreamResult }> {
+    const method = record.method
     // One deadline for the answer's head and, unless it is a stream, its whole body: the target's to meet.
     const deadline = new AbortController()
     const timer = setTimeout(
@@ -339,7 +372,17 @@ export class TargetClient {
     } finally {
       clearTimeout(timer)
     }
-    record.durationMs = Math.round(performance.now() - started)
+    return { text, ...(bytes ? { bytes } : {}), ...(stream ? { stream } : {}) }
+  }
+
+  /** The exchange, with the answer's excerpt and the notes of what it showed. */
+  #finish(
+    spec: RequestSpec,
+    record: ExchangeRecord,
+    text: string,
+    bytes: Buffer | undefined,
+    stream: StreamResult | undefined,
+  ): Exchange {
     if (bytes !== undefined && isBinary(record.responseHeaders?.['content-type'])) {
       // Audio or video as UTF-8 is noise in a report: say what it was instead.
       record.body = `[${bytes.length} bytes of ${record.responseHeaders?.['content-type']}; first bytes ${bytes.subarray(0, 16).toString('hex')}]`
