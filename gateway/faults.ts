@@ -5,8 +5,8 @@
  *
  * A fault that only reshapes a correct answer (its body, not what is stored, counted, limited or timed) is a
  * reshape in its family's file, applied after the route has answered (faults/answers.ts), so the route reads as
- * the reference says. Any other fault bends a value of its family's rules (<family>/rules.ts), or, in a family
- * without one, is one `faults.has(name)` check where the behaviour it bends lives.
+ * the reference says. Any other fault bends a value of its family's rules (<family>/rules.ts; hooks/rules.ts for
+ * the families that judge every route), so no route tests a fault by name.
  */
 
 import { SetupError } from './errors.ts'

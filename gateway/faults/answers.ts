@@ -2,7 +2,7 @@
  * The layer where faults that only reshape an answer are applied. Such a fault takes the correct answer a route
  * gave and bends its body, so it needs no branch in the route: the route reads as the reference says, and a
  * family lists its reshapes beside its fault definitions. Faults that change what is stored, counted, limited or
- * timed stay inline, where that behaviour lives.
+ * timed bend a value of the family's rules (<family>/rules.ts) instead.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { isObject } from '../../common/json.ts'

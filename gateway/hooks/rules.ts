@@ -18,6 +18,17 @@ const bentBy =
   (fault) =>
     faults.has(fault)
 
+/** The tiers family's rule that model routes read; each key is named for the reference's rule. */
+export type TierRules = Readonly<ReturnType<typeof tierRules>>
+
+export function tierRules(faults: FaultSet) {
+  const bent = bentBy(faults)
+  return {
+    // Section 1.5: a model is usable from its min_tier up; the fault serves every model to every tier.
+    checkMinTier: !bent('min-tier-ignored'),
+  }
+}
+
 /** The rules as plain values, read by the auth hook; each key is named for the reference's rule. */
 export type AuthRules = Readonly<ReturnType<typeof authRules>>
 

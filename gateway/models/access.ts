@@ -12,6 +12,7 @@
  * The call concerns the named model from the moment it names one, so its transaction records it even when
  * the call is refused.
  */
+import type { TierRules } from '../hooks/rules.ts'
 import { findModel, type CatalogueModel, type Mode } from './catalogue.ts'
 import type { Caller, RequestContext } from '../context.ts'
 import { GatewayError, invalidParameter } from '../errors.ts'
@@ -51,9 +52,9 @@ export function resolveModel(id: string, context: RequestContext, rules: ModelRu
   return model
 }
 
-/** Section 1.5: a model is usable from its min_tier up. Separate from resolveModel so that a fault can skip it. */
-export function requireTier(model: CatalogueModel, caller: Caller, faults?: ReadonlySet<string>): void {
-  if (faults?.has('min-tier-ignored')) return
+/** Section 1.5: a model is usable from its min_tier up. Separate from resolveModel so that a rule can skip it. */
+export function requireTier(model: CatalogueModel, caller: Caller, tiers?: TierRules): void {
+  if (tiers?.checkMinTier === false) return
   if (caller.account.tier < model.minTier) {
     throw new GatewayError(
       403,
