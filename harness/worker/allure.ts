@@ -41,7 +41,7 @@ export function tierTags(exchanges: readonly ExchangeRecord[]): string[] {
   return [...tags].sort()
 }
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url))
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
 /**
  * The test's identity for Allure's history: the suite file relative to the project root and the path of suites
