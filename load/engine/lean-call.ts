@@ -83,6 +83,69 @@ export class Deadlines {
 /** A failure's name as callOnce counts it; any failure once the phase was stopped is `stopped`. */
 const failure = (error: unknown, stopped: boolean): string => (stopped ? 'stopped' : errorName(error))
 
+/** Handed to the recorder when it reads no header of an answer (recorder.wantsHeaders): nothing is parsed. */
+const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>
+
+/**
+ * One call in flight, as undici's handler. The legacy callbacks (onConnect, onHeaders, ...) on purpose: undici runs
+ * them as they are, where a handler of the newer kind is wrapped per call and its headers and trailers parsed into
+ * objects; a class, so that a call allocates one object rather than a closure per callback.
+ */
+class LeanHandler implements Abortable {
+  #bytes = 0
+  #abort: ((reason?: Error) => void) | null = null
+  #ended = false
+
+  constructor(
+    readonly recorder: PhaseRecorder,
+    readonly deadlines: Deadlines,
+    readonly handle: CallHandle,
+    readonly stopped: () => boolean,
+    readonly done: () => void,
+  ) {}
+
+  finish(error: string | null): void {
+    if (this.#ended) return
+    this.#ended = true
+    if (this.#abort !== null) this.deadlines.delete(this)
+    this.recorder.end(this.handle, error)
+    this.done()
+  }
+
+  onConnect(abort: (reason?: Error) => void): void {
+    this.#abort = abort
+    this.deadlines.add(this, this.handle.sentAt)
+  }
+
+  /** The deadline's sweep, or the phase's stop. */
+  abort(reason?: Error): void {
+    this.#abort?.(reason)
+  }
+
+  onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
+    const headers = this.recorder.wantsHeaders(statusCode)
+      ? normalizeHeaders(rawHeaders as unknown as string[])
+      : NO_HEADERS
+    this.recorder.headers(this.handle, statusCode, headers)
+    return true
+  }
+
+  onData(chunk: Buffer): boolean {
+    this.#bytes += chunk.length
+    if (this.#bytes > CALL_LIMITS.maxBodyBytes)
+      this.#abort?.(Object.assign(new Error('body too large'), { code: 'BODY_TOO_LARGE' }))
+    return true
+  }
+
+  onComplete(): void {
+    this.finish(null)
+  }
+
+  onError(error: Error): void {
+    this.finish(failure(error, this.stopped()))
+  }
+}
+
 /**
  * Sends one call and records it; `done` runs once it has ended, whatever the outcome. `stopped` tells a stop of
  * the phase from a failure of the call.
@@ -102,39 +165,10 @@ export function leanCall(
     deliberateFailure: spec.deliberateFailure ?? false,
     ...(spec.label !== undefined ? { label: spec.label } : {}),
   })
-  let bytes = 0
-  let controller: Abortable | null = null
-  let ended = false
-  const finish = (error: string | null): void => {
-    if (ended) return
-    ended = true
-    if (controller) deadlines.delete(controller)
-    recorder.end(handle, error)
-    done()
-  }
-  const handler: Dispatcher.DispatchHandler = {
-    onRequestStart(c) {
-      controller = c
-      deadlines.add(c, handle.sentAt)
-    },
-    onResponseStart(_c, statusCode, headers) {
-      recorder.headers(handle, statusCode, normalizeHeaders(headers as Record<string, string | string[] | undefined>))
-    },
-    onResponseData(c, chunk) {
-      bytes += chunk.length
-      if (bytes > CALL_LIMITS.maxBodyBytes)
-        c.abort(Object.assign(new Error('body too large'), { code: 'BODY_TOO_LARGE' }))
-    },
-    onResponseEnd() {
-      finish(null)
-    },
-    onResponseError(_c, error) {
-      finish(failure(error, stopped()))
-    },
-  }
+  const handler = new LeanHandler(recorder, deadlines, handle, stopped, done)
   try {
     dispatcher.dispatch(lean.options, handler)
   } catch (error) {
-    finish(failure(error, stopped()))
+    handler.finish(failure(error, stopped()))
   }
 }

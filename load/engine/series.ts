@@ -38,16 +38,20 @@ function emptyBucket(t: number): SeriesBucket {
 
 export class Series {
   readonly #buckets = new Map<number, SeriesBucket>()
+  // Most calls fall in the slice of the call before: it is looked up once, not once per call.
+  #last: SeriesBucket | null = null
 
   constructor(readonly bucketMs: number = BUCKET_MS) {}
 
   #at(epochMs: number): SeriesBucket {
     const t = Math.floor(epochMs / this.bucketMs)
+    if (this.#last !== null && this.#last.t === t) return this.#last
     let bucket = this.#buckets.get(t)
     if (bucket === undefined) {
       bucket = emptyBucket(t)
       this.#buckets.set(t, bucket)
     }
+    this.#last = bucket
     return bucket
   }
 
