@@ -32,9 +32,10 @@ async function runTask(id: number, task: WorkerTask): Promise<void> {
   const phaseStart = new Promise<number>((go) => {
     current = { id, stop, go }
   })
+  const { plan } = task
+  const dispatcher = new Agent({ connections: plan.connections, pipelining: 1 })
   post({ id, kind: 'ready' })
   const phaseStartedAt = await phaseStart
-  const { plan } = task
   const rate = plan.rate as number
   const offsets = plan.arrival ? plannedOffsets(rate, plan.durationMs, plan.arrival, task.maxRequests) : undefined
   // A constant plan's instants interleave: slice i sends at start + (k * count + i) / (rate * count).
@@ -47,7 +48,6 @@ async function runTask(id: number, task: WorkerTask): Promise<void> {
     ...(offsets ? { plannedBy: (ms: number) => countBy(offsets, ms) } : {}),
   })
   const stream = plan.requests.some((r) => r.stream) ? new StreamStats() : undefined
-  const dispatcher = new Agent({ connections: plan.connections, pipelining: 1 })
   const ticker = setInterval(() => {
     const c = recorder.counts()
     post({ id, kind: 'counts', sent: recorder.sent, byStatus: c.byStatus, errors: c.errors })

@@ -13,6 +13,11 @@ export const WORKERS = {
   max: 64,
   /** A phase offering fewer calls a second per worker than this runs on the main thread: one core holds it. */
   minRatePerWorker: 500,
+  /**
+   * The phase's clock starts this long after the last thread is ready: the start reaches each thread as a message,
+   * which a busy host delivers tens of milliseconds late, and a thread that got it late would begin behind its plan.
+   */
+  startLeadMs: 100,
 }
 
 /** --workers' default: the cores, less one for the target when it runs in this process (the embedded gateway). */
@@ -101,7 +106,8 @@ export class WorkerPool {
   /**
    * Runs the phase on `count` threads; what each measured merges exactly (merge.ts mergePhase). `progress` gets
    * the sum of their counts about once a second; the signal stops them all (each ends its calls as a stopped phase
-   * does). `started` is called once every thread is ready: the phase's start, from which each slice's plan runs.
+   * does). `started` is called once every thread is ready; the phase's clock, from which each slice's plan runs,
+   * starts startLeadMs after the time it returns.
    */
   async run(
     base: Omit<WorkerTask, 'plan' | 'index' | 'count'>,
@@ -118,7 +124,7 @@ export class WorkerPool {
     const onReady = (): void => {
       ready += 1
       if (ready < count) return
-      const startedAt = started()
+      const startedAt = started() + WORKERS.startLeadMs
       for (const w of workers) w.postMessage({ kind: 'go', startedAt } satisfies PoolMessage)
     }
     const stop = (): void => {
