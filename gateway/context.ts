@@ -85,7 +85,11 @@ export function requireCaller(context: RequestContext): Caller {
 export class RequestContexts {
   readonly #contexts = new WeakMap<FastifyRequest, RequestContext>()
 
-  constructor(private readonly clock: Clock) {}
+  private readonly clock: Clock
+
+  constructor(clock: Clock) {
+    this.clock = clock
+  }
 
   /** The call's context, opened on first use (the first onRequest hook), so requested_at is the start. */
   of(request: FastifyRequest): RequestContext {

@@ -33,12 +33,13 @@ export interface GatewayErrorDetails {
 export class GatewayError extends Error {
   override name = 'GatewayError'
 
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly details: GatewayErrorDetails = {},
-  ) {
+  readonly status: number
+  readonly details: GatewayErrorDetails
+
+  constructor(status: number, message: string, details: GatewayErrorDetails = {}) {
     super(message)
+    this.status = status
+    this.details = details
   }
 }
 
@@ -101,6 +102,7 @@ export type SetupErrorCode =
   | 'OPTION_INVALID' // an option the user gave cannot be used; the CLI exits 2 with the message
   | 'FAULT_UNKNOWN' // a fault name that is not in the registry
   | 'LIMIT_TABLE_INVALID' // a table of schemas/limits/ lacks what the gateway reads from it
+  | 'CATALOGUE_INVALID' // an entry of gateway/models/catalogue.json is not a model the gateway can serve
   | 'STORE_CLOSED' // a call reached a store after the gateway closed
   | 'LISTEN_FAILED' // the embedded gateway got no TCP address
   | 'INTERNAL' // a bug in the gateway
@@ -109,11 +111,11 @@ export type SetupErrorCode =
 export class SetupError extends Error {
   override readonly name: string = 'SetupError'
 
-  constructor(
-    readonly code: SetupErrorCode,
-    message: string,
-  ) {
+  readonly code: SetupErrorCode
+
+  constructor(code: SetupErrorCode, message: string) {
     super(message)
+    this.code = code
   }
 }
 

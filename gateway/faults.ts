@@ -5,7 +5,8 @@
  *
  * A fault that only reshapes a correct answer (its body, not what is stored, counted, limited or timed) is a
  * reshape in its family's file, applied after the route has answered (faults/answers.ts), so the route reads as
- * the reference says. Any other fault is one `faults.has(name)` check where the behaviour it bends lives.
+ * the reference says. Any other fault bends a value of its family's rules (<family>/rules.ts), or, in a family
+ * without one, is one `faults.has(name)` check where the behaviour it bends lives.
  */
 
 import { SetupError } from './errors.ts'
@@ -52,6 +53,9 @@ const FAULTS_BY_FAMILY = {
 } as const satisfies Readonly<Record<string, readonly FaultDefinition[]>>
 
 export type FaultFamily = keyof typeof FAULTS_BY_FAMILY
+
+/** The families that have faults: every family of the catalogue (test/ci/family-rooms.test.ts). */
+export const FAULT_FAMILIES = Object.keys(FAULTS_BY_FAMILY) as readonly FaultFamily[]
 
 const FAULT_TABLE = Object.values(FAULTS_BY_FAMILY).flat()
 

@@ -69,12 +69,15 @@ export class FixedWindowLimiter implements RateLimiter {
   readonly algorithm: 'fixed-window' | 'clock-window'
   readonly #windows = new Map<string, Window>()
 
-  constructor(
-    private readonly clock: Clock,
-    readonly periodMs: number,
-    /** Windows start at whole multiples of the period on the clock, not at a key's first call. */
-    readonly aligned = false,
-  ) {
+  private readonly clock: Clock
+  readonly periodMs: number
+  /** Windows start at whole multiples of the period on the clock, not at a key's first call. */
+  readonly aligned: boolean
+
+  constructor(clock: Clock, periodMs: number, aligned: boolean = false) {
+    this.clock = clock
+    this.periodMs = periodMs
+    this.aligned = aligned
     this.algorithm = aligned ? 'clock-window' : 'fixed-window'
   }
 
@@ -134,10 +137,13 @@ export class SlidingWindowLimiter implements RateLimiter {
   readonly algorithm = 'sliding-window'
   readonly #logs = new Map<string, Log>()
 
-  constructor(
-    private readonly clock: Clock,
-    readonly periodMs: number,
-  ) {}
+  private readonly clock: Clock
+  readonly periodMs: number
+
+  constructor(clock: Clock, periodMs: number) {
+    this.clock = clock
+    this.periodMs = periodMs
+  }
 
   take(key: string, limit: number, cost: number): BucketReading {
     const now = this.clock.now()
@@ -230,10 +236,13 @@ export class TokenBucketLimiter implements RateLimiter {
   readonly algorithm = 'token-bucket'
   readonly #buckets = new Map<string, Bucket>()
 
-  constructor(
-    private readonly clock: Clock,
-    readonly periodMs: number,
-  ) {}
+  private readonly clock: Clock
+  readonly periodMs: number
+
+  constructor(clock: Clock, periodMs: number) {
+    this.clock = clock
+    this.periodMs = periodMs
+  }
 
   take(key: string, limit: number, cost: number): BucketReading {
     const now = this.clock.now()

@@ -293,12 +293,16 @@ function parseLevel(raw: string): 'MUST' | null {
   throw new ConfigError(`--level must be "must" (only MUST requirements) or "all" (got "${raw}")`)
 }
 
+/** Past this many shards a slice is a file or two of the suite, or calls too few for a load verdict. */
+export const MAX_SHARDS = 64
+
+/** `--shard i/n`, for conformance runs and load runs alike: the i-th of n slices. */
 export function parseShard(raw: string): Shard {
   const match = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(raw)
   const index = Number(match?.[1])
   const count = Number(match?.[2])
-  if (match === null || count < 1 || index < 1 || index > count) {
-    throw new ConfigError(`--shard must be i/n with 1 <= i <= n, e.g. 2/3 (got "${raw}")`)
+  if (match === null || count < 1 || count > MAX_SHARDS || index < 1 || index > count) {
+    throw new ConfigError(`--shard must be i/n with 1 <= i <= n <= ${MAX_SHARDS}, e.g. 2/3 (got "${raw}")`)
   }
   return { index, count }
 }

@@ -41,22 +41,22 @@ export function isHarnessError(error: unknown): error is HarnessError {
 /** A target that answered wrongly at the transport level: too slow, a broken connection, an oversized body. */
 export class TargetFailure extends Error {
   override readonly name = 'TargetFailure'
-  constructor(
-    message: string,
-    readonly record: ExchangeRecord,
-  ) {
+  readonly record: ExchangeRecord
+
+  constructor(message: string, record: ExchangeRecord) {
     super(message)
+    this.record = record
   }
 }
 
 /** The target broke a rule; the message follows the failure contract (harness/failure.ts renders it). */
 export class ConformanceFailure extends Error {
   override readonly name = 'ConformanceFailure'
-  constructor(
-    readonly details: FailureDetails,
-    message: string,
-  ) {
+  readonly details: FailureDetails
+
+  constructor(details: FailureDetails, message: string) {
     super(message)
+    this.details = details
   }
 }
 

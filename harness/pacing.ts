@@ -22,7 +22,11 @@ interface Reading {
 export class Pacer {
   readonly #buckets = new Map<string, Reading>()
 
-  constructor(private readonly now: () => number = Date.now) {}
+  private readonly now: () => number
+
+  constructor(now: () => number = Date.now) {
+    this.now = now
+  }
 
   static bucketOf(keySlot: string, path: string, model: string | undefined): string {
     const family = path.startsWith('/user/v1') ? 'usage' : 'v1'

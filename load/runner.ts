@@ -147,8 +147,9 @@ async function runPhase(
   const objectives = o.objectives ?? []
   const phaseStop = new AbortController()
   o = { ...o, signal: AbortSignal.any([o.signal, phaseStop.signal]) }
-  const dispatcher = new Agent({ connections: plan.connections, pipelining: 1 })
-  const probeDispatcher = plan.probe ? new Agent({ connections: 4 }) : null
+  // HTTP/1.1 only (undici 8 would take HTTP/2 from a TLS target): a connection is one client's, as the plan counts.
+  const dispatcher = new Agent({ connections: plan.connections, pipelining: 1, allowH2: false })
+  const probeDispatcher = plan.probe ? new Agent({ connections: 4, allowH2: false }) : null
   try {
     await waitForRest(plan, ctx, o.signal, o.note)
     const workers = workersFor(plan, ctx.workers ?? 1)
@@ -344,7 +345,7 @@ async function cleanUp(
   if (created.length === 0) return []
   note?.(`deleting the ${created.length} files this run uploaded`)
   const deadline = nowMs() + RUNNER.cleanupMaxMs
-  const dispatcher = new Agent({ connections: 1 })
+  const dispatcher = new Agent({ connections: 1, allowH2: false })
   const left = [...created]
   try {
     while (left.length > 0 && nowMs() < deadline) {

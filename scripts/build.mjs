@@ -1,6 +1,6 @@
 /**
  * node scripts/build.mjs [--clean]: the package's JavaScript, written beside each TypeScript file of the code the
- * command runs (npm pack's prepack), so that an installed package needs no TypeScript loader; --clean removes it
+ * command runs (npm pack's prepack), since node strips no types under node_modules; --clean removes it
  * again (postpack). The suites stay TypeScript: vitest compiles them itself, and the .js beside them is not used.
  * One file at a time, as tsconfig's isolatedModules promises; relative imports of .ts become .js.
  */
@@ -36,7 +36,7 @@ if (process.argv.includes('--clean')) {
       loader: 'ts',
       format: 'esm',
       // The oldest Node the package supports (package.json engines).
-      target: 'node20.19',
+      target: 'node22.19',
       sourcefile: file,
       tsconfigRaw: TSCONFIG,
     })

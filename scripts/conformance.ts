@@ -183,7 +183,7 @@ async function run(argv: string[]): Promise<number> {
   const runDir = resolve(reportRoot, runId)
   const target: PreparedTarget = await prepareTarget(options, runId)
   // The credit reads before and after the run (measured spend), on a connection of their own.
-  const creditAgent = new Agent({ connections: 1 })
+  const creditAgent = new Agent({ connections: 1, allowH2: false })
   try {
     const where = target.config.embedded
       ? `${target.config.baseUrl} (embedded reference gateway)`

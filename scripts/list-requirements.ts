@@ -40,7 +40,7 @@ export async function collectChecks(root: string): Promise<Map<string, string[]>
   vitest.provide('runConfig', placeholder)
   const checks = new Map<string, string[]>()
   try {
-    const { testModules, unhandledErrors } = await vitest.collect()
+    const { testModules, unhandledErrors } = await vitest.collect(undefined, { staticParse: false })
     if (unhandledErrors.length > 0) throw new Error(String((unhandledErrors[0] as { message?: string }).message))
     for (const module of testModules) {
       for (const error of module.errors()) throw new Error(`${relative(root, module.moduleId)}: ${error.message}`)

@@ -14,7 +14,14 @@ import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { LIMITER_ALGORITHMS } from '../gateway/limiter.ts'
 import { parseRouteLimit } from '../gateway/route-limits.ts'
-import { DEFAULT_NATIVE_KEY_HEADER, DEFAULTS, loadEnv, resolveOptions, type KeySlot } from '../harness/config.ts'
+import {
+  DEFAULT_NATIVE_KEY_HEADER,
+  DEFAULTS,
+  loadEnv,
+  parseShard,
+  resolveOptions,
+  type KeySlot,
+} from '../harness/config.ts'
 import { parseDurationMs } from '../harness/duration.ts'
 import { ConfigError, isHarnessError } from '../harness/errors.ts'
 import { Redactor } from '../harness/redact.ts'
@@ -61,7 +68,7 @@ Options:
                           written in the report, so that a run can be repeated call for call)
   --report-dir DIR        parent of load/<run-id>/ (default reports)
   --confirm-target HOST   required for a target that is not on this machine: its host name, typed again
-  --shard I/N             run slice I of N of the profile's offered load (rates and connections divided)
+  --shard i/n             run slice i of n of the profile's offered load (rates and connections divided)
   --phase a,b             run only these phases of the profile (names as in its report)
   --slo LIST              objectives, each a verdict, e.g. ttft_p99=2s,itl_p99=150ms,e2e_p99=30s,errors=1%
                           (METRIC_pNN, METRIC_mean or METRIC_max of e2e, ttft, itl, tpot, lag; errors=N%,
@@ -187,16 +194,6 @@ function parseRamp(raw: string | undefined): PlanContext['ramp'] {
       `--ramp must be linear:<span> or exponential:<span> with a span from 1s to 1h, e.g. linear:30s (got "${raw}")`,
     )
   return { shape: match[1] as 'linear' | 'exponential', spanMs }
-}
-
-export function parseShard(raw: string | undefined): { index: number; count: number } | null {
-  if (raw === undefined) return null
-  const match = /^(\d+)\/(\d+)$/.exec(raw.trim())
-  const index = Number(match?.[1])
-  const count = Number(match?.[2])
-  if (!match || count < 1 || count > 64 || index < 1 || index > count)
-    throw new ConfigError(`--shard must be I/N with 1 <= I <= N <= 64, e.g. 1/2 (got "${raw}")`)
-  return { index, count }
 }
 
 /** A limit the embedded gateway enforces without announcing it, stated to the harness: what --list ends with. */
@@ -355,7 +352,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     (n) => Number.isInteger(n) && n >= 1 && n <= WORKERS.max,
     `a whole number from 1 to ${WORKERS.max}`,
   )
-  const shard = parseShard(flags.shard)
+  const shard = flags.shard === undefined ? null : parseShard(flags.shard)
   const objectives = flags.slo === undefined ? [] : parseObjectives(flags.slo)
   if (flags['abort-on-fail'] && objectives.length === 0)
     throw new ConfigError('--abort-on-fail stops a run on a breached objective: give the objectives with --slo')

@@ -1,5 +1,5 @@
 /**
- * node --import ./scripts/typescript/register.mjs scripts/reference-sections.ts <folder>: writes schemas/reference/sections.json from the
+ * node scripts/reference-sections.ts <folder>: writes schemas/reference/sections.json from the
  * reference's two Markdown files in <folder> (gateway-api-part-1.md, gateway-api-part-2.md). Run it by hand when
  * the reference changes; the repository carries the result, so its checks and links need no copy of the reference.
  */
@@ -36,7 +36,7 @@ function main(argv: string[]): number {
   const folder = argv[0]
   if (folder === undefined || argv.length !== 1) {
     process.stderr.write(
-      'usage: node --import ./scripts/typescript/register.mjs scripts/reference-sections.ts <folder holding gateway-api-part-1.md and gateway-api-part-2.md>\n',
+      'usage: node scripts/reference-sections.ts <folder holding gateway-api-part-1.md and gateway-api-part-2.md>\n',
     )
     return 2
   }

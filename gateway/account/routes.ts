@@ -12,6 +12,7 @@ import { ACCOUNT_ANSWER_RESHAPES } from '../faults/account.ts'
 import type { GatewayState } from '../state.ts'
 import { seedHistory } from './history.ts'
 import { listedUntilMs, unsettledIrt } from './settling.ts'
+import { accountRules } from './rules.ts'
 import { parseTransactionQuery, selectTransactions } from './transaction-query.ts'
 import type { TransactionRecord } from './transactions.ts'
 
@@ -28,7 +29,7 @@ export function registerAccountRoutes(app: FastifyInstance, state: GatewayState)
 }
 
 function registerRoutes(app: FastifyInstance, state: GatewayState): void {
-  const { faults } = state
+  const rules = accountRules(state.faults)
 
   app.get('/user/v1/credit', async (request) => {
     const { account } = requireCaller(state.contexts.of(request))
@@ -37,8 +38,8 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
 
   app.get<{ Querystring: Record<string, unknown> }>('/user/v1/transactions', async (request) => {
     const { account } = requireCaller(state.contexts.of(request))
-    const query = parseTransactionQuery(request.query, state.clock.now(), faults)
-    const { records, total } = selectTransactions(state.transactions, account.id, query, listedUntilMs(state))
+    const query = parseTransactionQuery(request.query, state.clock.now(), rules)
+    const { records, total } = selectTransactions(state.transactions, account.id, query, rules, listedUntilMs(state))
     return {
       transactions: records,
       total,

@@ -5,63 +5,40 @@
  */
 import { isCalendarDate } from '../clock.ts'
 import { invalidParameter } from '../errors.ts'
-import type { FaultSet } from '../faults.ts'
 import { integerParam, singleParam, type RawQuery } from '../query-params.ts'
+import type { AccountRules } from './rules.ts'
 import type { StoredTransaction, TransactionRecord, TransactionStore } from './transactions.ts'
 
 const HOUR_MS = 3_600_000
 const DAY_MS = 24 * HOUR_MS
 
-/** Ranges and defaults of section 4.2 (and 8.5). */
-export const TRANSACTION_QUERY_LIMITS = {
-  hoursAgo: { min: 1, max: 720, fallback: 24 },
-  page: { min: 1, max: 10_000, fallback: 1 },
-  pageSize: { min: 1, max: 1_000, fallback: 100 },
-} as const
-
-export interface TransactionQuery {
-  /** Created-time window, epoch milliseconds, from inclusive, to exclusive. */
+/** Created-time window, epoch milliseconds, from inclusive, to exclusive. */
+interface TimeWindow {
   readonly fromMs: number
   readonly toMs: number
+}
+
+export interface TransactionQuery extends TimeWindow {
   readonly page: number
   /** page_size as asked; the envelope echoes it. */
   readonly pageSize: number
-  /** How many transactions a page holds: pageSize, unless a fault says otherwise. */
+  /** How many transactions a page holds. */
   readonly sliceSize: number
   readonly safetyIdentifier: string | undefined
-  /** A fault: the safety_identifier filter matches nothing. */
-  readonly safetyIdentifierNever: boolean
   readonly apiKeyId: number | undefined
   readonly model: string | undefined
-  readonly modelExact: boolean
   readonly provider: string | undefined
   readonly statusCode: number | undefined
 }
 
-export function parseTransactionQuery(raw: RawQuery, nowMs: number, faults: FaultSet): TransactionQuery {
-  const { page: pageRule, pageSize: sizeRule, hoursAgo: hoursRule } = TRANSACTION_QUERY_LIMITS
-  const page = integerParam(raw, 'page', pageRule, faults.has('page-unchecked')) ?? pageRule.fallback
-  const pageSize =
-    integerParam(raw, 'page_size', sizeRule, faults.has('page-size-unchecked')) ??
-    (faults.has('transactions-default-page-size-50') ? 50 : sizeRule.fallback)
-  const dates = dateWindow(raw, faults)
-  const hoursFallback = faults.has('hours-ago-default-720') ? hoursRule.max : hoursRule.fallback
-  let window: { fromMs: number; toMs: number }
-  if (dates && faults.has('hours-ago-with-dates') && raw.hours_ago !== undefined) {
-    const hours = integerParam(raw, 'hours_ago', hoursRule) ?? hoursFallback
-    window = { fromMs: nowMs - hours * HOUR_MS, toMs: Number.POSITIVE_INFINITY }
-  } else if (dates) {
-    // An empty window: the fault keeps the dates valid but lists nothing for them.
-    window = faults.has('date-range-ignored') ? { fromMs: 0, toMs: 0 } : dates
-  } else {
-    // Read only without dates: the reference says hours_ago is ignored when dates are given.
-    const hours = integerParam(raw, 'hours_ago', hoursRule, faults.has('hours-ago-unchecked')) ?? hoursFallback
-    window = { fromMs: nowMs - hours * HOUR_MS, toMs: Number.POSITIVE_INFINITY }
-  }
+export function parseTransactionQuery(raw: RawQuery, nowMs: number, rules: AccountRules): TransactionQuery {
+  const { clamp } = rules
+  const page = integerParam(raw, 'page', rules.page, clamp.page) ?? rules.page.fallback
+  const pageSize = integerParam(raw, 'page_size', rules.pageSize, clamp.pageSize) ?? rules.pageSize.fallback
+  const window = timeWindow(raw, nowMs, rules)
   const statusCode = integerParam(raw, 'status_code')
   const apiKeyId = integerParam(raw, 'api_key_id')
-  if (apiKeyId !== undefined && faults.has('api-key-id-refused'))
-    throw invalidParameter('api_key_id', 'api_key_id is not supported')
+  if (apiKeyId !== undefined && !rules.takeApiKeyId) throw invalidParameter('api_key_id', 'api_key_id is not supported')
   const safetyIdentifier = singleParam(raw, 'safety_identifier')
   const model = singleParam(raw, 'model')
   const provider = singleParam(raw, 'provider')
@@ -69,15 +46,24 @@ export function parseTransactionQuery(raw: RawQuery, nowMs: number, faults: Faul
     ...window,
     page,
     pageSize,
-    sliceSize: faults.has('page-size-not-honoured') ? 100 : pageSize,
-    safetyIdentifier: faults.has('safety-identifier-filter-ignored') ? undefined : safetyIdentifier,
-    safetyIdentifierNever: faults.has('safety-identifier-filter-empty') && safetyIdentifier !== undefined,
+    sliceSize: rules.fixedPageSlice ?? pageSize,
+    safetyIdentifier: rules.filterSafetyIdentifier ? safetyIdentifier : undefined,
     apiKeyId,
     model,
-    modelExact: faults.has('model-filter-exact'),
-    provider: faults.has('provider-filter-ignored') ? undefined : provider,
-    statusCode: faults.has('status-code-filter-ignored') ? undefined : statusCode,
+    provider: rules.filterProvider ? provider : undefined,
+    statusCode: rules.filterStatusCode ? statusCode : undefined,
   }
+}
+
+/** The dates' window when they are given, else the last hours_ago hours (the reference ignores it beside dates). */
+function timeWindow(raw: RawQuery, nowMs: number, rules: AccountRules): TimeWindow {
+  const dates = dateWindow(raw, rules)
+  const hoursAgo = (clamp: boolean) => integerParam(raw, 'hours_ago', rules.hoursAgo, clamp) ?? rules.hoursAgo.fallback
+  if (dates && rules.hoursAgoBesideDates && raw.hours_ago !== undefined)
+    return { fromMs: nowMs - hoursAgo(false) * HOUR_MS, toMs: Number.POSITIVE_INFINITY }
+  // An empty window where the rules keep the dates valid but list nothing for them.
+  if (dates) return rules.honourDateRange ? dates : { fromMs: 0, toMs: 0 }
+  return { fromMs: nowMs - hoursAgo(rules.clamp.hoursAgo) * HOUR_MS, toMs: Number.POSITIVE_INFINITY }
 }
 
 /** One page of the caller's matching transactions, newest first, and how many match in all. */
@@ -85,46 +71,48 @@ export function selectTransactions(
   store: TransactionStore,
   accountId: string,
   query: TransactionQuery,
+  rules: AccountRules,
   listedUntilMs = Number.POSITIVE_INFINITY,
 ): { records: TransactionRecord[]; total: number } {
   const skip = (query.page - 1) * query.sliceSize
   const records: TransactionRecord[] = []
   let total = 0
   for (const entry of store.newestFirst()) {
-    if (entry.accountId !== accountId || entry.createdMs > listedUntilMs || !matches(entry, query)) continue
+    if (entry.accountId !== accountId || entry.createdMs > listedUntilMs || !matches(entry, query, rules)) continue
     if (total >= skip && records.length < query.sliceSize) records.push(entry.record)
     total += 1
   }
   return { records, total }
 }
 
-function matches(entry: StoredTransaction, query: TransactionQuery): boolean {
+function matches(entry: StoredTransaction, query: TransactionQuery, rules: AccountRules): boolean {
   const { record } = entry
+  const { safetyIdentifier } = query
   if (entry.createdMs < query.fromMs || entry.createdMs >= query.toMs) return false
-  if (query.safetyIdentifierNever) return false
-  if (query.safetyIdentifier !== undefined && record.safety_identifier !== query.safetyIdentifier) return false
+  if (
+    safetyIdentifier !== undefined &&
+    (!rules.safetyIdentifierMatches || record.safety_identifier !== safetyIdentifier)
+  )
+    return false
   if (query.apiKeyId !== undefined && entry.apiKeyId !== query.apiKeyId) return false
   if (query.statusCode !== undefined && record.status_code !== query.statusCode) return false
   if (query.provider !== undefined && record.provider.toLowerCase() !== query.provider.toLowerCase()) return false
-  if (query.model !== undefined) {
-    const found = query.modelExact
-      ? record.model === query.model
-      : record.model.toLowerCase().includes(query.model.toLowerCase())
-    if (!found) return false
-  }
-  return true
+  if (query.model === undefined) return true
+  return rules.modelMatchesPart
+    ? record.model.toLowerCase().includes(query.model.toLowerCase())
+    : record.model === query.model
 }
 
 /** start_date and end_date as a window of whole UTC days, both inclusive; undefined when neither is given. */
-function dateWindow(raw: RawQuery, faults: FaultSet): { fromMs: number; toMs: number } | undefined {
+function dateWindow(raw: RawQuery, rules: AccountRules): TimeWindow | undefined {
   const start = singleParam(raw, 'start_date')
   const end = singleParam(raw, 'end_date')
   if (start === undefined && end === undefined) return undefined
-  if ((start === undefined || end === undefined) && !faults.has('dates-unpaired-accepted')) {
+  if (rules.pairDates && (start === undefined || end === undefined)) {
     const [missing, given] = start === undefined ? ['start_date', 'end_date'] : ['end_date', 'start_date']
     throw invalidParameter(missing, `${missing} is required when ${given} is given`)
   }
-  const lenient = faults.has('date-format-lenient')
+  const lenient = rules.readDatesLeniently
   const fromMs = start === undefined ? Number.NEGATIVE_INFINITY : dayStart('start_date', start, lenient)
   const toMs = end === undefined ? Number.POSITIVE_INFINITY : dayStart('end_date', end, lenient) + DAY_MS
   if (fromMs >= toMs) throw invalidParameter('start_date', `start_date (${start}) must not be after end_date (${end})`)

@@ -44,7 +44,10 @@ export class TransactionStore {
   #next = 0
   readonly #byId = new Map<string, StoredTransaction>()
 
-  constructor(readonly capacity: number = DEFAULT_TRANSACTION_CAPACITY) {
+  readonly capacity: number
+
+  constructor(capacity: number = DEFAULT_TRANSACTION_CAPACITY) {
+    this.capacity = capacity
     if (!Number.isInteger(capacity) || capacity < 1)
       throw new SetupError('OPTION_INVALID', `transaction capacity must be a positive integer, got ${capacity}`)
   }

@@ -91,6 +91,9 @@ export interface TranscriptionModel {
   readonly translation: boolean
 }
 
+/** §4.4: the base transcription model, the one translation takes. */
+export const BASE_TRANSCRIPTION_MODEL = 'gw-transcribe-1'
+
 export const TRANSCRIPTION_MODELS: Readonly<Record<string, TranscriptionModel>> = {
   'gw-transcribe-1': { id: 'gw-transcribe-1', kind: 'base', translation: true },
   'gw-transcribe-2': { id: 'gw-transcribe-2', kind: 'newer', translation: false },

@@ -2,7 +2,8 @@
  * The audio endpoints (Part 2 §4.2 speech, §4.3 transcription, §4.4 translation, §6.1, §6.2, §8). The rules
  * live beside this file: speech.ts reads a speech request and makes real audio (WAV and PCM to the byte, the other
  * formats in their real containers), transcription.ts reads the multipart forms, transcript.ts renders the
- * answers, models.ts says what each model can do and what it costs.
+ * answers, models.ts says what each model can do and what it costs; rules.ts holds the family's rules as values
+ * (where the faults bend them) and choices.ts the choices real providers make.
  *
  * Where the reference is silent: speech answers the bytes with the format's media type; stream_format audio
  * sends the same bytes in chunks; stream_format sse (whose event shapes are not shown) sends
@@ -13,286 +14,255 @@
 import fastifyMultipart from '@fastify/multipart'
 import { Readable } from 'node:stream'
 import type { FastifyInstance, FastifyReply } from 'fastify'
+import { abandonBody } from '../abandon-body.ts'
 import { chargeUsd } from '../account/billing.ts'
 import { requireCaller, type Caller, type RequestContext } from '../context.ts'
 import { GatewayError, invalidParameter } from '../errors.ts'
-import { objectBody, requireModelId, requireTier, resolveModel } from '../models/access.ts'
-import { startSse, writeEvents, type StreamEvent } from '../sse.ts'
+import { AUDIO_STREAM_RESHAPES, reshapeSpeech, type SpeechReshape } from '../faults/audio.ts'
 import { reshapeEvents } from '../faults/events.ts'
-import { AUDIO_STREAM_RESHAPES } from '../faults/audio.ts'
+import { objectBody, requireModelId, requireTier, resolveModel } from '../models/access.ts'
+import { startSse, writeEvents } from '../sse.ts'
 import type { GatewayState } from '../state.ts'
+import { type AudioChoices, audioChoices } from './choices.ts'
 import {
   audioTokens,
+  BASE_TRANSCRIPTION_MODEL,
   speechCostUsd,
   speechModel,
   transcriptionCostUsd,
   transcriptionModel,
   type TranscriptionModel,
 } from './models.ts'
-import { parseSpeechRequest, SPEECH_FORMATS, synthesize } from './speech.ts'
-import { diarizedJson, outputTokens, srt, transcribe, verboseJson, vtt, type Transcript } from './transcript.ts'
+import { type AudioRules, audioRules } from './rules.ts'
+import { parseSpeechRequest, synthesize } from './speech.ts'
 import {
-  ALL_FORMATS,
+  diarizedJson,
+  outputTokens,
+  srt,
+  transcribe,
+  transcriptEvents,
+  verboseJson,
+  vtt,
+  type Transcript,
+} from './transcript.ts'
+import {
   type AudioFile,
+  type Endpoint,
   modelField,
   parseTranscription,
   parseTranslation,
   readAudioFile,
-  type TranscriptionRequest,
 } from './transcription.ts'
-import {
-  AUDIO_UPLOAD_MAX_BYTES,
-  AUDIO_UPLOAD_MAX_MIB,
-  AUDIO_UPLOAD_UNCHECKED,
-  type AudioForm,
-  receiveAudioForm,
-} from './upload.ts'
-import { abandonBody } from '../abandon-body.ts'
+import { AUDIO_UPLOAD_UNCHECKED, type AudioForm, receiveAudioForm } from './upload.ts'
+import type { Limit } from './limit.ts'
 
-const BASE_TRANSCRIPTION_MODEL = 'gw-transcribe-1'
 const AUDIO_CHUNK_BYTES = 16 * 1024 // stream_format audio and sse: the audio in pieces of this size
 
 export function registerAudioRoutes(app: FastifyInstance, state: GatewayState): void {
-  const { faults, variations } = state
-  // The choices real providers make where §4.2 and §4.3 leave them open (gateway/variations.ts).
-  const lenient = variations.has('lenient-audio-fields')
-  const streamingWav = variations.has('streaming-wav')
-  const uploadMax = variations.has('audio-upload-mib') ? AUDIO_UPLOAD_MAX_MIB : AUDIO_UPLOAD_MAX_BYTES
-  const integerSpeakers = variations.has('diarize-integer-speakers')
-
-  /**
-   * The other real choices of speech and transcription requests, in one place: an enum parser that answers an
-   * unknown value with the default (lenient-enums), voices per model (speech-voices-per-model), and a file in no
-   * audio format refused as an unsupported media type (audio-file-415).
-   */
-  function speechAsChosen(id: string, body: Record<string, unknown>): Record<string, unknown> {
-    if (variations.has('speech-voices-per-model') && typeof body.voice === 'string') {
-      const older = id === 'tts-1' || id === 'tts-1-hd'
-      const refused = older ? ['ballad', 'verse', 'marin', 'cedar'] : id === 'gw-speech-1' ? ['fable', 'onyx'] : []
-      if (refused.includes(body.voice)) throw invalidParameter('voice', `${id} does not offer voice '${body.voice}'.`)
-    }
-    if (!variations.has('lenient-enums')) return body
-    const out = { ...body }
-    if (typeof out.response_format === 'string' && !(SPEECH_FORMATS as readonly string[]).includes(out.response_format))
-      delete out.response_format
-    if (out.stream_format !== undefined && out.stream_format !== 'audio' && out.stream_format !== 'sse')
-      delete out.stream_format
-    return out
-  }
-  function formAsChosen(form: AudioForm): void {
-    const format = form.fields.get('response_format')
-    if (variations.has('lenient-enums') && format !== undefined && !ALL_FORMATS.includes(format))
-      form.fields.delete('response_format')
-  }
-  function fileAsChosen(read: () => AudioFile): AudioFile {
-    try {
-      return read()
-    } catch (error) {
-      const unsupported = error instanceof GatewayError && error.message.startsWith('Unsupported file')
-      if (variations.has('audio-file-415') && unsupported) throw new GatewayError(415, error.message, { param: 'file' })
-      throw error
-    }
-  }
-  // The fault identifies valid keys as usual but refuses no one (Part 2 §5.1 asks a key of every endpoint).
-  const config = { auth: faults.has('audio-missing-key-allowed') ? ('optional' as const) : ('required' as const) }
-  const callerOf = (context: RequestContext): Caller =>
-    !context.caller && faults.has('audio-missing-key-allowed')
-      ? { account: state.accounts.main(), keyForm: 'bearer' }
-      : requireCaller(context)
-  const limitOf = (fault: 'transcription' | 'translation') => ({
-    exclusive: faults.has(`${fault}-size-exclusive`),
-    max: faults.has(`${fault}-size-unchecked`) ? AUDIO_UPLOAD_UNCHECKED : uploadMax,
+  const audio = audioFamily(state)
+  registerSpeechRoute(app, audio)
+  // Multipart parsing only inside this scope, as for files: other routes keep refusing multipart bodies.
+  void app.register(async (scope) => {
+    await scope.register(fastifyMultipart, { throwFileSizeLimit: true })
+    registerUploadRoute(scope, audio, 'transcriptions', (call, reply) => transcription(audio, call, reply))
+    if (audio.rules.translationRoute)
+      registerUploadRoute(scope, audio, 'translations', (call, reply) => translation(audio, call, reply))
   })
+}
 
-  app.post('/v1/audio/speech', { config }, async (request, reply) => {
+/** What every audio route reads, made once when the routes are registered. */
+interface AudioFamily {
+  state: GatewayState
+  rules: AudioRules
+  choices: AudioChoices
+  config: { auth: 'required' | 'optional' }
+  reshapeSpeech: SpeechReshape
+  callerOf(context: RequestContext): Caller
+  uploadLimit(endpoint: Endpoint): Limit
+}
+
+function audioFamily(state: GatewayState): AudioFamily {
+  const rules = audioRules(state.faults)
+  const choices = audioChoices(state.variations)
+  return {
+    state,
+    rules,
+    choices,
+    // Without the key rule, valid keys are identified as usual but no one is refused (§5.1 asks a key everywhere).
+    config: { auth: rules.keyRequired ? 'required' : 'optional' },
+    reshapeSpeech: reshapeSpeech(state.faults),
+    callerOf: (context) =>
+      !context.caller && !rules.keyRequired
+        ? { account: state.accounts.main(), keyForm: 'bearer' }
+        : requireCaller(context),
+    uploadLimit: (endpoint) => {
+      const upload = rules.uploads[endpoint]
+      return { exclusive: upload.sizeExclusive, max: upload.checkSize ? choices.uploadMax : AUDIO_UPLOAD_UNCHECKED }
+    },
+  }
+}
+
+function registerSpeechRoute(app: FastifyInstance, audio: AudioFamily): void {
+  const { state, rules, choices } = audio
+  app.post('/v1/audio/speech', { config: audio.config }, async (request, reply) => {
     const context = state.contexts.of(request)
-    const caller = callerOf(context)
+    const caller = audio.callerOf(context)
     const body = objectBody(request.body)
     const id = requireModelId(body)
-    if (id === 'tts-1-hd' && faults.has('speech-tts-1-hd-unknown')) {
+    if (rules.missingSpeechModels.includes(id)) {
       context.model = id
       throw new GatewayError(404, `The model '${id}' does not exist.`, { code: 'model_not_found', param: 'model' })
     }
     requireTier(resolveModel(id, context, { modes: ['audio_speech'], endpoint: 'speech generation' }), caller)
     const model = speechModel(id)
     if (!model) throw invalidParameter('model', `The model '${id}' is not served by /v1/audio/speech.`)
-    const speechRequest = parseSpeechRequest(speechAsChosen(id, body), model, faults, lenient)
-    const speech = synthesize(speechRequest, faults, streamingWav)
+    const speechRequest = parseSpeechRequest(choices.speech(id, body), model, rules, choices.lenient)
+    const speech = synthesize(speechRequest, choices.streamingWav)
+    const bytes = audio.reshapeSpeech(speech.bytes, speechRequest, speech.seconds)
     const completion = model.pricedBy === 'tokens' ? speech.audioTokens : 0
     setTokens(context, speech.textTokens, completion)
     context.stream = speechRequest.stream !== undefined
     chargeUsd(caller.account, speechCostUsd(model, [...speechRequest.input].length, speech.textTokens, speech.seconds))
 
-    const pieces = chunks(speech.bytes)
-    if (speechRequest.stream === 'sse' && !faults.has('speech-sse-as-audio')) {
-      const writer = startSse(reply)
-      for (const piece of pieces)
-        await writer.event('speech.audio.delta', { type: 'speech.audio.delta', audio: piece.toString('base64') })
-      await writer.event('speech.audio.done', {
-        type: 'speech.audio.done',
-        usage: {
-          input_tokens: speech.textTokens,
-          output_tokens: completion,
-          total_tokens: speech.textTokens + completion,
-        },
-      })
-      writer.end()
-      return reply
-    }
+    if (speechRequest.stream === 'sse' && rules.speechSseEvents)
+      return streamSpeech(reply, chunks(bytes), speech.textTokens, completion)
     reply.header('content-type', speech.contentType)
-    if (speechRequest.stream !== undefined) return reply.send(Readable.from(pieces))
-    return reply.header('content-length', String(speech.bytes.length)).send(speech.bytes)
+    if (speechRequest.stream !== undefined) return reply.send(Readable.from(chunks(bytes)))
+    return reply.header('content-length', String(bytes.length)).send(bytes)
   })
+}
 
-  // Multipart parsing only inside this scope, as for files: other routes keep refusing multipart bodies.
-  void app.register(async (scope) => {
-    await scope.register(fastifyMultipart, { throwFileSizeLimit: true })
-
-    scope.post('/v1/audio/transcriptions', { config }, async (request, reply) => {
-      try {
-        const context = state.contexts.of(request)
-        const caller = callerOf(context)
-        const form = await receiveAudioForm(request, limitOf('transcription'))
-        const model = audioModel(
-          context,
-          modelField(form, faults.has('transcription-model-optional') ? BASE_TRANSCRIPTION_MODEL : undefined),
-          'transcriptions',
-        )
-        requireTier(
-          resolveModel(model.id, context, { modes: ['audio_transcription'], endpoint: 'transcriptions' }),
-          caller,
-        )
-        formAsChosen(form)
-        const file = fileAsChosen(() => readAudioFile(form, 'transcriptions', faults))
-        const transcription = parseTranscription(form, model.kind, file, faults, lenient)
-        const transcript = transcribe(file.seconds, transcription.speakers)
-        const usage = charge(context, model.id, file.seconds, transcript)
-        if (transcription.stream) return await streamTranscript(reply, model, transcription, transcript, usage, context)
-        return render(reply, transcription.format, transcript, {
-          task: 'transcribe',
-          language: transcription.language,
-          granularities: transcription.granularities,
-          usage,
-          logprobs: transcription.logprobs,
-          kind: model.kind,
-          srtSeparator: srtSeparator(),
-        })
-      } catch (error) {
-        abandonBody(request, reply)
-        throw error
-      }
-    })
-
-    if (faults.has('translation-route-missing')) return
-    scope.post('/v1/audio/translations', { config }, async (request, reply) => {
-      try {
-        const context = state.contexts.of(request)
-        const caller = callerOf(context)
-        const form = await receiveAudioForm(request, limitOf('translation'))
-        const model = audioModel(
-          context,
-          modelField(form, faults.has('translation-model-optional') ? BASE_TRANSCRIPTION_MODEL : undefined),
-          'translations',
-        )
-        requireTier(
-          resolveModel(model.id, context, { modes: ['audio_transcription'], endpoint: 'translations' }),
-          caller,
-        )
-        if (!model.translation)
-          throw invalidParameter(
-            'model',
-            `Translation takes the base transcription model (${BASE_TRANSCRIPTION_MODEL}); ${model.id} is not enabled for it.`,
-          )
-        const file = fileAsChosen(() => readAudioFile(form, 'translations', faults))
-        const { format } = parseTranslation(form, faults)
-        const transcript = transcribe(file.seconds)
-        const usage = charge(context, model.id, file.seconds, transcript)
-        return render(reply, format, transcript, {
-          task: 'translate',
-          language: 'english',
-          granularities: [],
-          usage,
-          logprobs: false,
-          kind: 'base',
-          srtSeparator: ',',
-        })
-      } catch (error) {
-        abandonBody(request, reply)
-        throw error
-      }
-    })
+/** stream_format sse: the audio as Base64 deltas, then done with usage. */
+async function streamSpeech(
+  reply: FastifyReply,
+  pieces: Buffer[],
+  input: number,
+  output: number,
+): Promise<FastifyReply> {
+  const writer = startSse(reply)
+  for (const piece of pieces)
+    await writer.event('speech.audio.delta', { type: 'speech.audio.delta', audio: piece.toString('base64') })
+  await writer.event('speech.audio.done', {
+    type: 'speech.audio.done',
+    usage: { input_tokens: input, output_tokens: output, total_tokens: input + output },
   })
+  writer.end()
+  return reply
+}
 
-  const srtSeparator = (): ',' | '.' => (faults.has('transcription-srt-dot-millis') ? '.' : ',')
+/** A call to an upload route once its form is read: the caller, the form and a model of the right mode. */
+interface Upload {
+  context: RequestContext
+  caller: Caller
+  form: AudioForm
+  model: TranscriptionModel
+  file: () => AudioFile
+}
 
-  /** The transcription model a form names: 404 when unknown, 400 when of another mode or not served here. */
-  function audioModel(context: RequestContext, id: string, endpoint: string): TranscriptionModel {
-    const model = transcriptionModel(id)
-    if (model) return model
-    resolveModel(id, context, { modes: ['audio_transcription'], endpoint })
-    throw invalidParameter('model', `The model '${id}' is not served by /v1/audio/${endpoint}.`)
-  }
-
-  function charge(
-    context: RequestContext,
-    modelId: string,
-    seconds: number,
-    transcript: Transcript,
-  ): Record<string, unknown> {
-    const input = audioTokens(seconds)
-    const output = outputTokens(transcript)
-    setTokens(context, input, output)
-    chargeUsd(callerOf(context).account, transcriptionCostUsd(modelId, seconds, output))
-    return {
-      type: 'tokens',
-      input_tokens: input,
-      input_token_details: { audio_tokens: input, text_tokens: 0 },
-      output_tokens: output,
-      total_tokens: input + output,
+/** An upload route: the form read within its limit, then `answer`; a refused upload's body is abandoned. */
+function registerUploadRoute(
+  scope: FastifyInstance,
+  audio: AudioFamily,
+  endpoint: Endpoint,
+  answer: (call: Upload, reply: FastifyReply) => unknown,
+): void {
+  const upload = audio.rules.uploads[endpoint]
+  scope.post(`/v1/audio/${endpoint}`, { config: audio.config }, async (request, reply) => {
+    try {
+      const context = audio.state.contexts.of(request)
+      const caller = audio.callerOf(context)
+      const form = await receiveAudioForm(request, audio.uploadLimit(endpoint))
+      const model = audioModel(context, modelField(form, upload.defaultModel), endpoint)
+      requireTier(resolveModel(model.id, context, { modes: ['audio_transcription'], endpoint }), caller)
+      const file = () => audio.choices.file(() => readAudioFile(form, upload))
+      return await answer({ context, caller, form, model, file }, reply)
+    } catch (error) {
+      abandonBody(request, reply)
+      throw error
     }
-  }
+  })
+}
 
-  async function streamTranscript(
-    reply: FastifyReply,
-    model: TranscriptionModel,
-    request: TranscriptionRequest,
-    transcript: Transcript,
-    usage: Record<string, unknown>,
-    context: RequestContext,
-  ): Promise<FastifyReply> {
+async function transcription(audio: AudioFamily, call: Upload, reply: FastifyReply): Promise<unknown> {
+  const { state, rules, choices } = audio
+  const { context, form, model } = call
+  choices.form(form)
+  const file = call.file()
+  const request = parseTranscription(form, model.kind, file, rules, choices.lenient)
+  const transcript = transcribe(file.seconds, request.speakers)
+  const usage = charge(context, call.caller, model.id, file.seconds, transcript)
+  if (request.stream) {
     context.stream = true
-    const diarized = model.kind === 'diarize'
-    const events: StreamEvent[] = []
-    const emit = (data: Record<string, unknown> & { type: string }) => events.push({ name: data.type, data })
-    for (const segment of transcript.segments) {
-      const words = segment.text.split(/(?<= )/)
-      const prefix = segment.id === 0 ? '' : ' '
-      for (const [i, word] of words.entries()) {
-        const delta = i === 0 ? prefix + word : word
-        emit({
-          type: 'transcript.text.delta',
-          delta,
-          ...(diarized ? { segment_id: integerSpeakers ? segment.id : `seg_${segment.id}` } : {}),
-          ...(request.logprobs ? { logprobs: [{ token: delta, logprob: -0.1, bytes: [...Buffer.from(delta)] }] } : {}),
-        })
-      }
-      if (diarized) {
-        emit({
-          type: 'transcript.text.segment',
-          id: integerSpeakers ? segment.id : `seg_${segment.id}`,
-          start: segment.start,
-          end: segment.end,
-          text: segment.text,
-          // Variation diarize-integer-speakers: speakers numbered, as some diarizers stream them.
-          speaker: integerSpeakers ? speakerNumber(segment.speaker) : segment.speaker,
-        })
-      }
-    }
-    emit({ type: 'transcript.text.done', text: transcript.text, usage })
+    const events = transcriptEvents(transcript, {
+      diarized: model.kind === 'diarize',
+      logprobs: request.logprobs,
+      usage,
+      integerSpeakers: choices.integerSpeakers,
+    })
     const writer = startSse(reply)
-    await writeEvents(writer, reshapeEvents(events, faults, AUDIO_STREAM_RESHAPES))
+    const named = events.map((data) => ({ name: data.type, data }))
+    await writeEvents(writer, reshapeEvents(named, state.faults, AUDIO_STREAM_RESHAPES))
     writer.end()
     return reply
+  }
+  return render(reply, request.format, transcript, {
+    task: 'transcribe',
+    language: request.language,
+    granularities: request.granularities,
+    usage,
+    logprobs: request.logprobs,
+    kind: model.kind,
+    srtSeparator: rules.srtSeparator,
+  })
+}
+
+function translation(audio: AudioFamily, call: Upload, reply: FastifyReply): unknown {
+  const { context, form, model } = call
+  if (!model.translation)
+    throw invalidParameter(
+      'model',
+      `Translation takes the base transcription model (${BASE_TRANSCRIPTION_MODEL}); ${model.id} is not enabled for it.`,
+    )
+  const file = call.file()
+  const { format } = parseTranslation(form, audio.rules)
+  const transcript = transcribe(file.seconds)
+  const usage = charge(context, call.caller, model.id, file.seconds, transcript)
+  return render(reply, format, transcript, {
+    task: 'translate',
+    language: 'english',
+    granularities: [],
+    usage,
+    logprobs: false,
+    kind: 'base',
+    srtSeparator: ',',
+  })
+}
+
+/** The transcription model a form names: 404 when unknown, 400 when of another mode or not served here. */
+function audioModel(context: RequestContext, id: string, endpoint: Endpoint): TranscriptionModel {
+  const model = transcriptionModel(id)
+  if (model) return model
+  resolveModel(id, context, { modes: ['audio_transcription'], endpoint })
+  throw invalidParameter('model', `The model '${id}' is not served by /v1/audio/${endpoint}.`)
+}
+
+function charge(
+  context: RequestContext,
+  caller: Caller,
+  modelId: string,
+  seconds: number,
+  transcript: Transcript,
+): Record<string, unknown> {
+  const input = audioTokens(seconds)
+  const output = outputTokens(transcript)
+  setTokens(context, input, output)
+  chargeUsd(caller.account, transcriptionCostUsd(modelId, seconds, output))
+  return {
+    type: 'tokens',
+    input_tokens: input,
+    input_token_details: { audio_tokens: input, text_tokens: 0 },
+    output_tokens: output,
+    total_tokens: input + output,
   }
 }
 
@@ -303,7 +273,7 @@ interface RenderOptions {
   usage: Record<string, unknown>
   logprobs: boolean
   kind: TranscriptionModel['kind']
-  /** Fault transcription-srt-dot-millis bends it to a full stop. */
+  /** The comma of the reference, or what the rules make of it (rules.ts). */
   srtSeparator: ',' | '.'
 }
 
@@ -335,12 +305,6 @@ function render(
       return { text: transcript.text, ...(options.kind === 'base' ? {} : { usage: options.usage }), ...logprobs }
     }
   }
-}
-
-const speakerNumbers = new Map<string, number>()
-function speakerNumber(name: string): number {
-  if (!speakerNumbers.has(name)) speakerNumbers.set(name, speakerNumbers.size)
-  return speakerNumbers.get(name) as number
 }
 
 function setTokens(context: RequestContext, prompt: number, completion: number): void {

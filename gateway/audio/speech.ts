@@ -11,11 +11,12 @@
  *   speaking pace), 24 kHz mono 16-bit where the format has samples;
  * - the preview model that requires pcm refuses every other format, the default included.
  */
-import type { FaultSet } from '../faults.ts'
 import { invalidParameter } from '../errors.ts'
 import { countTokens } from '../simulate/tokenizer.ts'
 import { aacFile, flacFile, mp3File, opusFile } from './containers.ts'
 import { audioTokens, type SpeechModel } from './models.ts'
+import { exceeds } from './limit.ts'
+import type { AudioRules } from './rules.ts'
 import { toneSamples } from './tone.ts'
 import { wavFile, withUnknownSizes } from './wav.ts'
 
@@ -73,30 +74,30 @@ export interface SpeechRequest {
 export function parseSpeechRequest(
   body: Record<string, unknown>,
   model: SpeechModel,
-  faults: FaultSet,
+  rules: AudioRules,
   lenient = false,
 ): SpeechRequest {
   const { input } = body
   if (typeof input !== 'string' || input === '')
     throw invalidParameter('input', 'input is required: the text to speak.')
   const chars = [...input].length
-  const over = faults.has('speech-input-limit-exclusive') ? chars >= model.maxInputChars : chars > model.maxInputChars
-  if (over && !faults.has('speech-input-unlimited'))
+  const over = exceeds(chars, { max: model.maxInputChars, exclusive: rules.speechInputExclusive })
+  if (over && rules.checkSpeechInput)
     throw invalidParameter('input', `input is ${chars} characters; ${model.id} takes at most ${model.maxInputChars}.`)
 
-  const voice = parseVoice(body.voice, model, faults)
+  const voice = parseVoice(body.voice, model, rules)
 
   if (body.instructions !== undefined && body.instructions !== null) {
     if (typeof body.instructions !== 'string') throw invalidParameter('instructions', 'instructions must be a string.')
-    if (!model.instructions && !faults.has('speech-instructions-tts1-accepted') && !lenient)
+    if (!model.instructions && rules.checkSpeechInstructions && !lenient)
       throw invalidParameter('instructions', `${model.id} does not support instructions.`)
   }
 
-  let format: SpeechFormat = faults.has('speech-default-wav') ? 'wav' : 'mp3'
+  let format: SpeechFormat = rules.speechDefaultFormat
   if (body.response_format !== undefined && body.response_format !== null) {
     if ((SPEECH_FORMATS as readonly unknown[]).includes(body.response_format))
       format = body.response_format as SpeechFormat
-    else if (!faults.has('speech-format-unchecked'))
+    else if (rules.checkSpeechFormat)
       throw invalidParameter('response_format', `response_format must be one of ${SPEECH_FORMATS.join(', ')}.`)
   }
   if (model.onlyFormat !== undefined && format !== model.onlyFormat)
@@ -108,8 +109,7 @@ export function parseSpeechRequest(
       throw invalidParameter('speed', 'speed must be a number.')
     speed = body.speed
     if (speed < SPEED.min || speed > SPEED.max) {
-      if (!faults.has('speech-speed-unchecked'))
-        throw invalidParameter('speed', `speed must be from ${SPEED.min} to ${SPEED.max}.`)
+      if (rules.checkSpeechSpeed) throw invalidParameter('speed', `speed must be from ${SPEED.min} to ${SPEED.max}.`)
       speed = Math.min(SPEED.max, Math.max(SPEED.min, speed))
     }
   }
@@ -118,9 +118,9 @@ export function parseSpeechRequest(
   if (body.stream_format !== undefined && body.stream_format !== null) {
     if (body.stream_format !== 'audio' && body.stream_format !== 'sse')
       throw invalidParameter('stream_format', 'stream_format must be audio or sse.')
-    if (body.stream_format === 'audio' && faults.has('speech-stream-audio-refused'))
+    if (body.stream_format === 'audio' && !rules.speechStreamAudio)
       throw invalidParameter('stream_format', 'stream_format audio is not supported.')
-    const sseUnsupported = body.stream_format === 'sse' && !model.sse && !faults.has('speech-sse-tts1-accepted')
+    const sseUnsupported = body.stream_format === 'sse' && !model.sse && rules.checkSpeechSse
     if (sseUnsupported && !lenient)
       throw invalidParameter('stream_format', `${model.id} does not support stream_format sse.`)
     stream = sseUnsupported ? 'audio' : body.stream_format
@@ -128,9 +128,9 @@ export function parseSpeechRequest(
   return { input, voice, format, speed, stream }
 }
 
-function parseVoice(voice: unknown, model: SpeechModel, faults: FaultSet): string {
+function parseVoice(voice: unknown, model: SpeechModel, rules: AudioRules): string {
   if (voice === undefined || voice === null) {
-    if (faults.has('speech-voice-optional')) return 'alloy'
+    if (rules.speechDefaultVoice !== undefined) return rules.speechDefaultVoice
     throw invalidParameter('voice', `voice is required: one of ${VOICES.join(', ')}.`)
   }
   if (model.voiceObject) {
@@ -150,8 +150,7 @@ function parseVoice(voice: unknown, model: SpeechModel, faults: FaultSet): strin
   }
   if (typeof voice !== 'string')
     throw invalidParameter('voice', `${model.id} takes a voice name: one of ${VOICES.join(', ')}.`)
-  const known =
-    (VOICES as readonly string[]).includes(voice) && !(voice === 'cedar' && faults.has('speech-voice-cedar-refused'))
+  const known = (VOICES as readonly string[]).includes(voice) && !rules.refusedVoices.includes(voice)
   if (!known) throw invalidParameter('voice', `Unknown voice '${voice}': use one of ${VOICES.join(', ')}.`)
   return voice
 }
@@ -169,31 +168,33 @@ export function speechSeconds(input: string, speed: number): number {
   return Math.round((base / speed) * SPEECH_AUDIO.sampleRate) / SPEECH_AUDIO.sampleRate
 }
 
+/** The tone a request's audio carries, the same for every format that has samples. */
+export function speechSamples(request: SpeechRequest, seconds: number): Buffer {
+  return toneSamples(`${request.voice}:${request.input}`, seconds, SPEECH_AUDIO.sampleRate)
+}
+
 /** `streamingWav` (variation streaming-wav): WAV sizes written as unknown, as a streaming encoder writes them. */
-export function synthesize(request: SpeechRequest, faults: FaultSet, streamingWav = false): Speech {
+export function synthesize(request: SpeechRequest, streamingWav = false): Speech {
   const seconds = speechSeconds(request.input, request.speed)
   const { sampleRate } = SPEECH_AUDIO
-  const samples = (): Buffer => toneSamples(`${request.voice}:${request.input}`, seconds, sampleRate)
   let bytes: Buffer
   switch (request.format) {
     case 'wav': {
-      const pcm = samples()
-      bytes = streamingWav ? withUnknownSizes(wavFile(SPEECH_AUDIO, pcm)) : wavFile(SPEECH_AUDIO, pcm)
-      if (faults.has('speech-wav-riff-size')) bytes.writeUInt32LE(bytes.length, 4)
+      const wav = wavFile(SPEECH_AUDIO, speechSamples(request, seconds))
+      bytes = streamingWav ? withUnknownSizes(wav) : wav
       break
     }
     case 'pcm':
-      bytes = samples()
+      bytes = speechSamples(request, seconds)
       break
     case 'flac':
-      bytes = faults.has('speech-flac-as-wav') ? wavFile(SPEECH_AUDIO, samples()) : flacFile(samples(), sampleRate)
+      bytes = flacFile(speechSamples(request, seconds), sampleRate)
       break
     case 'aac':
       bytes = aacFile(seconds, sampleRate)
       break
     case 'opus':
-      bytes = faults.has('speech-opus-as-mp3') ? mp3File(seconds) : opusFile(seconds, sampleRate)
-
+      bytes = opusFile(seconds, sampleRate)
       break
     default:
       bytes = mp3File(seconds)

@@ -134,3 +134,52 @@ export function diarizedJson(transcript: Transcript, usage: Record<string, unkno
     usage,
   }
 }
+
+/** What a transcription stream says besides the transcript (§6.1). */
+export interface TranscriptStream {
+  /** Diarized: each delta names its segment, and each segment follows its deltas as one event. */
+  diarized: boolean
+  logprobs: boolean
+  usage: Record<string, unknown>
+  /** Variation diarize-integer-speakers: segments and speakers numbered, as some diarizers stream them. */
+  integerSpeakers: boolean
+}
+
+type TranscriptEvent = Record<string, unknown> & { type: string }
+
+/** The events of a transcription stream: one delta per word, a segment event per diarized segment, then done. */
+export function transcriptEvents(transcript: Transcript, stream: TranscriptStream): TranscriptEvent[] {
+  const { diarized, integerSpeakers } = stream
+  const events: TranscriptEvent[] = []
+  for (const segment of transcript.segments) {
+    const words = segment.text.split(/(?<= )/)
+    const prefix = segment.id === 0 ? '' : ' '
+    for (const [i, word] of words.entries()) {
+      const delta = i === 0 ? prefix + word : word
+      events.push({
+        type: 'transcript.text.delta',
+        delta,
+        ...(diarized ? { segment_id: integerSpeakers ? segment.id : `seg_${segment.id}` } : {}),
+        ...(stream.logprobs ? { logprobs: [{ token: delta, logprob: -0.1, bytes: [...Buffer.from(delta)] }] } : {}),
+      })
+    }
+    if (diarized) {
+      events.push({
+        type: 'transcript.text.segment',
+        id: integerSpeakers ? segment.id : `seg_${segment.id}`,
+        start: segment.start,
+        end: segment.end,
+        text: segment.text,
+        speaker: integerSpeakers ? speakerNumber(segment.speaker) : segment.speaker,
+      })
+    }
+  }
+  events.push({ type: 'transcript.text.done', text: transcript.text, usage: stream.usage })
+  return events
+}
+
+const speakerNumbers = new Map<string, number>()
+function speakerNumber(name: string): number {
+  if (!speakerNumbers.has(name)) speakerNumbers.set(name, speakerNumbers.size)
+  return speakerNumbers.get(name) as number
+}

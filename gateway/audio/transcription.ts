@@ -10,9 +10,10 @@
  * logprobs, and only with json on a newer model; translation answers the base model's formats.
  */
 import { GatewayError, invalidParameter } from '../errors.ts'
-import type { FaultSet } from '../faults.ts'
 import { AUDIO_EXTENSIONS, containerOf, durationOf, extensionOf, type Container } from './probe.ts'
 import type { TranscriptionKind } from './models.ts'
+import { exceeds } from './limit.ts'
+import type { AudioRules, UploadRules } from './rules.ts'
 import type { AudioForm } from './upload.ts'
 
 export const FORMATS_BY_KIND: Readonly<Record<TranscriptionKind, readonly string[]>> = {
@@ -44,19 +45,15 @@ export interface TranscriptionRequest {
 }
 
 /** The file part: present, of a listed format (by extension and by signature), with a readable duration. */
-export function readAudioFile(form: AudioForm, endpoint: Endpoint, faults: FaultSet): AudioFile {
+export function readAudioFile(form: AudioForm, rules: UploadRules): AudioFile {
   const file = form.file
   if (!file) throw invalidParameter('file', 'file is required: the audio to transcribe, as a multipart file part.')
-  const anyFile = faults.has(endpoint === 'transcriptions' ? 'transcription-any-file' : 'translation-any-file')
   const extension = extensionOf(file.filename)
   const container = containerOf(file.bytes)
-  const refusedFlac =
-    endpoint === 'transcriptions' &&
-    faults.has('transcription-flac-refused') &&
-    (container === 'flac' || extension === 'flac')
-  if (anyFile && !refusedFlac && container === undefined)
+  const refused = rules.refusedFormats.some((format) => format === container || format === extension)
+  if (!rules.audioOnly && !refused && container === undefined)
     return { container: 'mp4', seconds: Math.max(1, file.bytes.length / 16_000) }
-  if (!(AUDIO_EXTENSIONS as readonly string[]).includes(extension) || container === undefined || refusedFlac) {
+  if (!(AUDIO_EXTENSIONS as readonly string[]).includes(extension) || container === undefined || refused) {
     throw invalidParameter(
       'file',
       `Unsupported file '${file.filename}': send audio in one of ${AUDIO_EXTENSIONS.join(', ')}.`,
@@ -75,11 +72,11 @@ function flag(form: AudioForm, name: string): boolean {
   return value === 'true'
 }
 
-export function readTemperature(form: AudioForm, faults: FaultSet): void {
+export function readTemperature(form: AudioForm, rules: AudioRules): void {
   const text = form.fields.get('temperature')
   if (text === undefined) return
   const value = Number(text)
-  const max = faults.has('transcription-temperature-2') ? 2 : TEMPERATURE.max
+  const max = rules.temperatureMax
   if (text.trim() === '' || !Number.isFinite(value) || value < TEMPERATURE.min || value > max)
     throw invalidParameter('temperature', `temperature must be a number from ${TEMPERATURE.min} to ${TEMPERATURE.max}.`)
 }
@@ -105,48 +102,70 @@ export function parseTranscription(
   form: AudioForm,
   kind: TranscriptionKind,
   file: AudioFile,
-  faults: FaultSet,
+  rules: AudioRules,
   lenient = false,
 ): TranscriptionRequest {
-  let allowed = FORMATS_BY_KIND[kind]
-  if (kind === 'newer' && faults.has('transcription-newer-srt-accepted')) allowed = FORMATS_BY_KIND.base
-  if (kind === 'diarize' && faults.has('diarized-json-refused')) allowed = allowed.filter((f) => f !== 'diarized_json')
-  if (kind === 'newer' && faults.has('transcription-newer-text-refused')) allowed = allowed.filter((f) => f !== 'text')
   const format = readFormat(
     form,
-    allowed,
-    faults.has('transcription-default-text') ? 'text' : 'json',
-    faults.has('transcription-format-unchecked'),
+    rules.transcriptionFormats[kind],
+    rules.transcriptionDefaultFormat,
+    !rules.checkTranscriptionFormat,
   )
 
   const language = form.fields.get('language')
-  if (language !== undefined && faults.has('transcription-language-refused'))
+  if (language !== undefined && !rules.transcriptionLanguage)
     throw invalidParameter('language', 'language is not supported.')
   if (language !== undefined && !/^[a-z]{2}$/.test(language))
     throw invalidParameter('language', 'language must be an ISO-639-1 code such as en.')
 
-  if (form.fields.has('prompt') && kind === 'diarize' && !faults.has('diarize-prompt-accepted') && !lenient)
+  if (form.fields.has('prompt') && kind === 'diarize' && rules.checkDiarizePrompt && !lenient)
     throw invalidParameter('prompt', 'The diarization model does not support prompt.')
 
-  let granularities = form.lists.get('timestamp_granularities[]') ?? []
-  if (lenient && !(kind === 'base' && format === 'verbose_json')) granularities = []
-  if (granularities.length > 0) {
-    if (!granularities.every((g) => g === 'word' || g === 'segment'))
-      throw invalidParameter('timestamp_granularities[]', 'timestamp_granularities[] takes word and segment.')
-    if (faults.has('timestamps-refused'))
-      throw invalidParameter('timestamp_granularities[]', 'timestamp_granularities[] is not supported.')
-    const fits = kind === 'base' && format === 'verbose_json'
-    if (!fits && !faults.has('timestamps-unchecked'))
-      throw invalidParameter(
-        'timestamp_granularities[]',
-        'timestamp_granularities[] needs response_format verbose_json on the base model, and is not for diarization.',
-      )
-  }
+  const granularities = readGranularities(form, kind, format, rules, lenient)
 
   const stream = flag(form, 'stream') && !(lenient && kind === 'base')
-  if (stream && kind === 'base' && !faults.has('transcription-stream-base-accepted'))
+  if (stream && kind === 'base' && rules.checkStreamBase)
     throw invalidParameter('stream', 'stream is supported by the newer transcription models only, not the base model.')
 
+  readChunking(form, kind, file, rules)
+
+  const include = form.lists.get('include[]') ?? []
+  if (include.some((i) => i !== 'logprobs')) throw invalidParameter('include[]', 'include[] takes logprobs.')
+  const logprobs = include.length > 0
+  if (logprobs && !rules.transcriptionLogprobs) throw invalidParameter('include[]', 'include[] is not supported.')
+  if (logprobs && (kind !== 'newer' || format !== 'json'))
+    throw invalidParameter('include[]', 'include[] logprobs needs response_format json on a newer transcription model.')
+
+  readTemperature(form, rules)
+  const speakers = readKnownSpeakers(form, kind, rules)
+  return { file, format, granularities, stream, language: language ?? 'en', logprobs, speakers }
+}
+
+function readGranularities(
+  form: AudioForm,
+  kind: TranscriptionKind,
+  format: string,
+  rules: AudioRules,
+  lenient: boolean,
+): string[] {
+  const fits = kind === 'base' && format === 'verbose_json'
+  const granularities = form.lists.get('timestamp_granularities[]') ?? []
+  if (lenient && !fits) return []
+  if (granularities.length === 0) return granularities
+  if (!granularities.every((g) => g === 'word' || g === 'segment'))
+    throw invalidParameter('timestamp_granularities[]', 'timestamp_granularities[] takes word and segment.')
+  if (!rules.timestamps)
+    throw invalidParameter('timestamp_granularities[]', 'timestamp_granularities[] is not supported.')
+  if (!fits && rules.checkTimestampsFit)
+    throw invalidParameter(
+      'timestamp_granularities[]',
+      'timestamp_granularities[] needs response_format verbose_json on the base model, and is not for diarization.',
+    )
+  return granularities
+}
+
+/** chunking_strategy: auto or an object with a type; required for diarization over 30 seconds. */
+function readChunking(form: AudioForm, kind: TranscriptionKind, file: AudioFile, rules: AudioRules): void {
   const chunking = form.fields.get('chunking_strategy')
   if (chunking !== undefined && chunking !== 'auto') {
     let parsed: unknown
@@ -164,29 +183,14 @@ export function parseTranscription(
       throw invalidParameter('chunking_strategy', 'chunking_strategy must be auto or an object with a type (JSON).')
     }
   }
-  if (kind === 'diarize' && chunking === undefined && !faults.has('chunking-unchecked')) {
-    const over = faults.has('chunking-from-29s') ? file.seconds >= 29 : file.seconds > DIARIZE_CHUNKING_SECONDS
-    if (over)
-      throw invalidParameter(
-        'chunking_strategy',
-        `The audio lasts ${file.seconds.toFixed(3)} s; diarization of more than ${DIARIZE_CHUNKING_SECONDS} s needs chunking_strategy (use auto).`,
-      )
-  }
-
-  const include = form.lists.get('include[]') ?? []
-  if (include.some((i) => i !== 'logprobs')) throw invalidParameter('include[]', 'include[] takes logprobs.')
-  const logprobs = include.length > 0
-  if (logprobs && faults.has('transcription-logprobs-refused'))
-    throw invalidParameter('include[]', 'include[] is not supported.')
-  if (logprobs && (kind !== 'newer' || format !== 'json'))
-    throw invalidParameter('include[]', 'include[] logprobs needs response_format json on a newer transcription model.')
-
-  readTemperature(form, faults)
-  const speakers = readKnownSpeakers(form, kind, faults)
-  return { file, format, granularities, stream, language: language ?? 'en', logprobs, speakers }
+  if (kind === 'diarize' && chunking === undefined && rules.checkChunking && exceeds(file.seconds, rules.chunkingOver))
+    throw invalidParameter(
+      'chunking_strategy',
+      `The audio lasts ${file.seconds.toFixed(3)} s; diarization of more than ${DIARIZE_CHUNKING_SECONDS} s needs chunking_strategy (use auto).`,
+    )
 }
 
-function readKnownSpeakers(form: AudioForm, kind: TranscriptionKind, faults: FaultSet): string[] | undefined {
+function readKnownSpeakers(form: AudioForm, kind: TranscriptionKind, rules: AudioRules): string[] | undefined {
   const names = form.lists.get('known_speaker_names[]') ?? []
   const references = form.lists.get('known_speaker_references[]') ?? []
   if (names.length === 0 && references.length === 0) return undefined
@@ -194,7 +198,7 @@ function readKnownSpeakers(form: AudioForm, kind: TranscriptionKind, faults: Fau
     throw invalidParameter('known_speaker_names[]', 'Known speakers are for the diarization model.')
   if (names.length !== references.length)
     throw invalidParameter('known_speaker_references[]', 'Give one reference clip per known speaker name.')
-  if (faults.has('known-speakers-unchecked')) return names
+  if (!rules.checkKnownSpeakers) return names
   if (names.length > KNOWN_SPEAKERS.max)
     throw invalidParameter('known_speaker_names[]', `At most ${KNOWN_SPEAKERS.max} known speakers.`)
   references.forEach((reference, i) => {
@@ -223,9 +227,9 @@ function clipSeconds(dataUrl: string): number | undefined {
 }
 
 /** Translation (§4.4): file, model, prompt; the formats of the base model; temperature as on transcription. */
-export function parseTranslation(form: AudioForm, faults: FaultSet): { format: string } {
+export function parseTranslation(form: AudioForm, rules: AudioRules): { format: string } {
   const format = readFormat(form, FORMATS_BY_KIND.base, 'json', false)
-  readTemperature(form, faults)
+  readTemperature(form, rules)
   return { format }
 }
 

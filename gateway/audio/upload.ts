@@ -10,6 +10,7 @@
 import type { FastifyRequest } from 'fastify'
 import { GatewayError, invalidParameter } from '../errors.ts'
 import { formError, PARSER_OPTIONS } from '../multipart-forms.ts'
+import { exceeds, type Limit } from './limit.ts'
 
 /** §4.3, §4.4, §8: 25 MB, decimal like the 128 MB of Part 1 §8.4. */
 export const AUDIO_UPLOAD_MAX_BYTES = 25_000_000
@@ -27,14 +28,7 @@ export interface AudioForm {
   file: { filename: string; contentType: string; bytes: Buffer } | undefined
 }
 
-export interface UploadLimit {
-  /** The limit is exclusive (a fault). */
-  exclusive: boolean
-  /** The most bytes a file may have. */
-  max: number
-}
-
-export async function receiveAudioForm(request: FastifyRequest, limit: UploadLimit): Promise<AudioForm> {
+export async function receiveAudioForm(request: FastifyRequest, limit: Limit): Promise<AudioForm> {
   try {
     return await readAudioForm(request, limit)
   } catch (error) {
@@ -42,7 +36,7 @@ export async function receiveAudioForm(request: FastifyRequest, limit: UploadLim
   }
 }
 
-async function readAudioForm(request: FastifyRequest, limit: UploadLimit): Promise<AudioForm> {
+async function readAudioForm(request: FastifyRequest, limit: Limit): Promise<AudioForm> {
   if (!request.isMultipart())
     throw invalidParameter('file', 'This endpoint takes multipart/form-data with the fields file and model.')
   const { max } = limit
@@ -71,7 +65,7 @@ async function readAudioForm(request: FastifyRequest, limit: UploadLimit): Promi
     let bytes = 0
     for await (const chunk of part.file as AsyncIterable<Buffer>) {
       bytes += chunk.length
-      if (bytes > max || (bytes === max && limit.exclusive)) throw fileTooLarge(max)
+      if (exceeds(bytes, limit)) throw fileTooLarge(max)
       chunks.push(chunk)
     }
     form.file = {

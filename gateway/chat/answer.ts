@@ -11,10 +11,10 @@
  */
 import { randomBytes } from 'node:crypto'
 import type { CatalogueModel } from '../models/catalogue.ts'
-import type { FaultSet } from '../faults.ts'
 import { generate } from '../simulate/generate.ts'
 import { countTokens, tokenPieces } from '../simulate/tokenizer.ts'
 import type { ChatRequest, ChatTool } from './request.ts'
+import type { ChatRules } from './rules.ts'
 import { valueForSchema } from './schema-value.ts'
 
 export interface ToolCall {
@@ -37,7 +37,10 @@ export interface ChatAnswer {
   finish: 'stop' | 'length' | 'tool_calls'
 }
 
-export function answerChat(model: CatalogueModel, chat: ChatRequest, faults: FaultSet): ChatAnswer {
+/** The rules the answer reads: which tool is called, what is counted. */
+type AnswerRules = Pick<ChatRules, 'honourToolChoice' | 'countInstructions' | 'completionWithinBudget'>
+
+export function answerChat(model: CatalogueModel, chat: ChatRequest, rules: AnswerRules): ChatAnswer {
   const full = generate({
     model: model.id,
     reasoning: model.reasoning === true,
@@ -47,15 +50,15 @@ export function answerChat(model: CatalogueModel, chat: ChatRequest, faults: Fau
   })
   const budget = chat.maxCompletionTokens ?? Number.POSITIVE_INFINITY
   const reasoningTokens = Math.min(full.reasoningTokens, budget)
-  const tool = faults.has('chat-tool-choice-ignored') ? undefined : chosenTool(chat)
+  const tool = rules.honourToolChoice ? chosenTool(chat) : undefined
   const visible = tool ? JSON.stringify(argumentsFor(tool.parameters)) : structured(chat, full.text)
   const allPieces = tokenPieces(visible)
   const pieces = allPieces.slice(0, Math.max(0, budget - reasoningTokens))
   const cut = pieces.length < allPieces.length || reasoningTokens < full.reasoningTokens
   const text = pieces.join('')
-  const instructionTokens = faults.has('chat-system-not-counted') ? 0 : countTokens(chat.instructions ?? '')
+  const instructionTokens = rules.countInstructions ? countTokens(chat.instructions ?? '') : 0
   let completionTokens = countTokens(text) + reasoningTokens
-  if (cut && faults.has('chat-completion-over-budget')) completionTokens = budget + 1
+  if (cut && !rules.completionWithinBudget) completionTokens = budget + 1
   return {
     content: tool ? null : text,
     toolCall: tool ? { id: `call_${randomBytes(12).toString('hex')}`, name: tool.name, arguments: text } : undefined,

@@ -19,46 +19,42 @@ import { parseChatRequest, type ChatRequest } from './request.ts'
 import { streamChat, type CompletionHead } from './stream.ts'
 import { requireCaller, type RequestContext } from '../context.ts'
 import { invalidParameter } from '../errors.ts'
-import type { FaultSet } from '../faults.ts'
 import { objectBody, requireModelId, requireTier, resolveModel } from '../models/access.ts'
 import type { GatewayState } from '../state.ts'
 import { reshapeAnswers } from '../faults/answers.ts'
 import { CHAT_ANSWER_RESHAPES } from '../faults/chat.ts'
+import { MODERATION_INLINE_ANSWER_RESHAPES } from '../faults/moderation.ts'
+import { chatRules, type ChatRules } from './rules.ts'
 
 const CHAT_RULES = { modes: ['chat'], endpoint: 'chat completions' } as const
 
 export function registerChatRoutes(app: FastifyInstance, state: GatewayState): void {
   // A scope of the family's own, so that its answer-reshaping faults apply to its routes alone.
   void app.register(async (scope) => {
-    reshapeAnswers(scope, state.faults, CHAT_ANSWER_RESHAPES)
-    registerRoutes(scope, state)
+    reshapeAnswers(scope, state.faults, { ...CHAT_ANSWER_RESHAPES, ...MODERATION_INLINE_ANSWER_RESHAPES })
+    registerRoutes(scope, state, chatRules(state.faults))
   })
 }
 
-function registerRoutes(app: FastifyInstance, state: GatewayState): void {
-  const { faults } = state
-
+function registerRoutes(app: FastifyInstance, state: GatewayState, rules: ChatRules): void {
   app.post('/v1/chat/completions', async (request, reply) => {
     const context = state.contexts.of(request)
     const caller = requireCaller(context)
     const body = objectBody(request.body)
     const id = requireModelId(body)
-    const model =
-      faults.has('chat-unknown-model-served') && !findModel(id)
-        ? firstChatModel()
-        : resolveModel(id, context, CHAT_RULES)
-    if (!faults.has('chat-min-tier-ignored')) requireTier(model, caller, faults)
+    const model = !rules.refuseUnknownModel && !findModel(id) ? firstChatModel() : resolveModel(id, context, CHAT_RULES)
+    if (rules.checkMinTier) requireTier(model, caller, state.faults)
     if (body.n !== undefined && body.n !== null && body.n !== 1)
       throw invalidParameter('n', 'n must be 1: send separate requests for several candidates.')
-    refuseByFault(body, faults)
+    refuseUnsupported(body, rules)
     refuseByVariation(body, model, state)
-    const chat = parseChatRequest(body, model, { emptyMessagesAllowed: faults.has('chat-empty-messages-accepted') })
+    const chat = parseChatRequest(body, model, { emptyMessagesAllowed: !rules.requireMessages })
     const moderationModel =
       chat.moderationModel === undefined ? undefined : requireModerationModel(chat.moderationModel)
 
-    const answer = answerChat(model, chat, faults)
+    const answer = answerChat(model, chat, rules)
     const usage = usageOf(answer)
-    recordCall(context, model, chat, answer, faults)
+    recordCall(context, model, chat, answer, rules)
     const head: CompletionHead = {
       id: `chatcmpl-${randomBytes(12).toString('hex')}`,
       created: Math.floor(state.clock.now() / 1000),
@@ -71,10 +67,10 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
             moderate(moderationModel, `${chat.instructions ?? ''}\n${chat.input}`, answer.content ?? ''),
             moderationModel,
             body.messages,
-            faults,
           )
     if (chat.stream) {
-      await streamChat(reply, head, answer, { includeUsage: chat.includeUsage, usage, moderation }, faults)
+      const extras = { includeUsage: chat.includeUsage, usage, moderation }
+      await streamChat(reply, head, answer, extras, { faults: state.faults, whole: rules.streamWhole })
       // Reply is a thenable that settles when the response has finished: Fastify then sends nothing more.
       return reply
     }
@@ -99,17 +95,17 @@ function firstChatModel(): CatalogueModel {
   return CATALOGUE.find((model) => model.mode === 'chat') as CatalogueModel
 }
 
-/** The faults that refuse a valid request outright, each with the 400 a strict gateway would give. */
-function refuseByFault(body: Record<string, unknown>, faults: FaultSet): void {
+/** What a bent rule refuses of a valid request, each with the 400 a strict gateway would give. */
+function refuseUnsupported(body: Record<string, unknown>, rules: ChatRules): void {
   const messages = Array.isArray(body.messages) ? body.messages : []
   const roles = messages.map((m) =>
     typeof m === 'object' && m !== null ? (m as Record<string, unknown>).role : undefined,
   )
-  if (faults.has('chat-developer-role-refused') && roles.includes('developer'))
+  if (!rules.takesDeveloperRole && roles.includes('developer'))
     throw invalidParameter('messages', 'The developer role is not supported.')
-  if (faults.has('chat-tools-refused') && Array.isArray(body.tools) && body.tools.length > 0)
+  if (!rules.takesTools && Array.isArray(body.tools) && body.tools.length > 0)
     throw invalidParameter('tools', 'tools are not supported.')
-  if (faults.has('chat-moderation-refused') && body.moderation !== undefined)
+  if (!rules.takesModeration && body.moderation !== undefined)
     throw invalidParameter('moderation', 'Inline moderation is not supported.')
 }
 
@@ -166,12 +162,12 @@ function recordCall(
   model: CatalogueModel,
   chat: ChatRequest,
   answer: ChatAnswer,
-  faults: FaultSet,
+  rules: ChatRules,
 ): void {
   context.model = model.id
-  context.stream = chat.stream && !faults.has('chat-transaction-stream-false')
+  context.stream = chat.stream && rules.recordStreamFlag
   if (chat.safetyIdentifier !== undefined) context.safetyIdentifier = chat.safetyIdentifier
-  const prompt = answer.promptTokens + (faults.has('chat-transaction-tokens-off') ? 1 : 0)
+  const prompt = answer.promptTokens + (rules.recordUsageTokens ? 0 : 1)
   context.tokens = {
     total: prompt + answer.completionTokens,
     prompt,
@@ -190,13 +186,7 @@ function inlineResults(
   results: ReturnType<typeof moderate>,
   model: string,
   messages: unknown,
-  faults: FaultSet,
 ): Record<string, unknown> {
   const input = messagesHaveImage(messages) && !moderatesImages(model) ? imageNotModerated(model) : results.input
-  if (faults.has('moderation-inline-flagged-string'))
-    return {
-      input: { ...input, flagged: String(results.input.flagged) },
-      output: { ...results.output, flagged: String(results.output.flagged) },
-    }
   return { input, output: results.output }
 }

@@ -11,6 +11,7 @@ import { PassThrough } from 'node:stream'
 import type { FastifyReply } from 'fastify'
 import type { FaultSet } from '../faults.ts'
 import { CHAT_STREAM_RESHAPES } from '../faults/chat.ts'
+import { MODERATION_INLINE_STREAM_RESHAPES } from '../faults/moderation.ts'
 import { reshapeEvents } from '../faults/events.ts'
 import { startSse, writeEvents, type StreamEvent } from '../sse.ts'
 import type { ChatAnswer } from './answer.ts'
@@ -27,15 +28,22 @@ export interface StreamExtras {
   moderation: unknown
 }
 
+/** The stream reshapes of the chunks; the inline moderation results ride on the chunks too. */
+const STREAM_RESHAPES = { ...CHAT_STREAM_RESHAPES, ...MODERATION_INLINE_STREAM_RESHAPES }
+
+/**
+ * Writes the chunks; `faults` picks the stream reshapes, and `whole` is the chat rule that a stream is written to
+ * its end (./rules.ts).
+ */
 export async function streamChat(
   reply: FastifyReply,
   head: CompletionHead,
   answer: ChatAnswer,
   extras: StreamExtras,
-  faults: FaultSet,
+  { faults, whole }: { faults: FaultSet; whole: boolean },
 ): Promise<void> {
-  const events = reshapeEvents(chatEvents(head, answer, extras), faults, CHAT_STREAM_RESHAPES)
-  if (faults.has('chat-stream-cut')) return cutStream(reply, events)
+  const events = reshapeEvents(chatEvents(head, answer, extras), faults, STREAM_RESHAPES)
+  if (!whole) return cutStream(reply, events)
   const writer = startSse(reply)
   await writeEvents(writer, events)
   writer.end()
@@ -82,7 +90,7 @@ function chatEvents(head: CompletionHead, answer: ChatAnswer, extras: StreamExtr
   return [...out.map((data) => ({ data })), { data: '[DONE]' }]
 }
 
-/** The chat-stream-cut fault: the first chunk whole, then the stream ends inside the second event. */
+/** A stream not written whole (chat-stream-cut): the first chunk whole, then it ends inside the second event. */
 function cutStream(reply: FastifyReply, events: readonly StreamEvent[]): void {
   const chunks = events.map((event) => event.data)
   const stream = new PassThrough()

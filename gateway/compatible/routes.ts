@@ -24,48 +24,64 @@ import { generate } from '../simulate/generate.ts'
 import { countTokens } from '../simulate/tokenizer.ts'
 import { startSse } from '../sse.ts'
 import type { GatewayState } from '../state.ts'
+import { compatibleRules, type CompatibleRules } from './rules.ts'
 import { embed, EMBEDDING_DIMENSIONS, embeddingBase64, TINY_PNG_BASE64 } from './simulate.ts'
 
 const IMAGE_SIZES = ['auto', '256x256', '512x512', '1024x1024', '1024x1536', '1536x1024'] as const
 const COMPLETION_DEFAULT_MAX_TOKENS = 16 // the legacy convention's default
 
-export function registerCompatibleRoutes(app: FastifyInstance, state: GatewayState): void {
-  const { faults, clock } = state
-  const seconds = (): number => Math.floor(clock.now() / 1000)
+/** The caller, the body as an object and the model it names, checked for mode and tier. */
+type Open = (
+  request: FastifyRequest,
+  modes: readonly Mode[],
+  endpoint: string,
+) => {
+  context: RequestContext
+  caller: ReturnType<typeof requireCaller>
+  body: Record<string, unknown>
+  model: CatalogueModel
+}
 
-  /** The caller, the body as an object and the model it names, checked for mode and tier. */
-  const open = (request: FastifyRequest, modes: readonly Mode[], endpoint: string) => {
+export function registerCompatibleRoutes(app: FastifyInstance, state: GatewayState): void {
+  const rules = compatibleRules(state.faults)
+  const seconds = (): number => Math.floor(state.clock.now() / 1000)
+  const open: Open = (request, modes, endpoint) => {
     const context = state.contexts.of(request)
     const caller = requireCaller(context)
     const body = objectBody(request.body)
     const id =
-      body.model === undefined && faults.has('compat-missing-model-defaulted') && modes.includes('completion')
+      body.model === undefined && !rules.requireModel && modes.includes('completion')
         ? firstOf('completion').id
         : requireModelId(body)
     const model =
-      faults.has('compat-unknown-model-served') && !findModel(id) && modes.includes('embedding')
+      !rules.refuseUnknownModel && !findModel(id) && modes.includes('embedding')
         ? firstOf('embedding')
         : resolveModel(id, context, { modes, endpoint })
     requireTier(model, caller, state.faults)
     return { context, caller, body, model }
   }
-
-  // The fault answers a body that is not JSON with 500, as a gateway that lets the parse error escape would.
-  const malformedJson500 = faults.has('compat-malformed-json-500')
-    ? {
+  const embeddingsOptions = rules.malformedJsonAs400
+    ? {}
+    : {
         errorHandler: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) =>
           sendError(state, request, reply, error.statusCode === 400 ? new GatewayError(500, 'Internal error.') : error),
       }
-    : {}
+  app.post('/v1/embeddings', embeddingsOptions, embeddingsRoute(open, rules))
+  app.post('/v1/completions', completionsRoute(open, seconds))
+  app.post('/v1/images/generations', imageRoute(open, state, seconds, false))
+  app.post('/v1/images/edits', imageRoute(open, state, seconds, true))
+  app.post('/v1/messages', { config: { apiKeyHeader: true } }, messagesRoute(open))
+}
 
-  app.post('/v1/embeddings', malformedJson500, async (request) => {
+function embeddingsRoute(open: Open, rules: CompatibleRules) {
+  return async (request: FastifyRequest) => {
     const { context, body, model } = open(request, ['embedding'], 'embeddings')
     const inputs = embeddingInputs(body.input)
     const dimensions = optionalInteger(body, 'dimensions', 1, EMBEDDING_DIMENSIONS) ?? EMBEDDING_DIMENSIONS
     const format = body.encoding_format ?? 'float'
     if (format !== 'float' && format !== 'base64')
       throw invalidParameter('encoding_format', 'encoding_format must be float or base64.')
-    if (faults.has('compat-embeddings-500')) throw new GatewayError(500, 'The embedding backend failed.')
+    if (!rules.servesEmbeddings) throw new GatewayError(500, 'The embedding backend failed.')
     const tokens = inputs.reduce(
       (sum, input) => sum + (typeof input === 'string' ? countTokens(input) : input.length),
       0,
@@ -80,9 +96,11 @@ export function registerCompatibleRoutes(app: FastifyInstance, state: GatewaySta
       model: model.id,
       usage: { prompt_tokens: tokens, total_tokens: tokens },
     }
-  })
+  }
+}
 
-  app.post('/v1/completions', async (request, reply) => {
+function completionsRoute(open: Open, seconds: () => number) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
     const { context, body, model } = open(request, ['completion'], 'completions')
     const prompts =
       typeof body.prompt === 'string'
@@ -108,35 +126,37 @@ export function registerCompatibleRoutes(app: FastifyInstance, state: GatewaySta
       created: seconds(),
       model: model.id,
     }
-    const usage = {
-      prompt_tokens: promptTokens,
-      completion_tokens: completionTokens,
-      total_tokens: promptTokens + completionTokens,
-    }
-    if (stream) {
-      const run = runs[0]!
-      const writer = startSse(reply)
-      for (const piece of run.pieces)
-        await writer.event(undefined, {
-          ...head,
-          choices: [{ text: piece, index: 0, logprobs: null, finish_reason: null }],
-        })
-      await writer.event(undefined, {
-        ...head,
-        choices: [{ text: '', index: 0, logprobs: null, finish_reason: run.finish }],
-      })
-      await writer.data('[DONE]')
-      writer.end()
-      return reply
-    }
+    if (stream) return streamCompletion(reply, head, runs[0]!)
     return {
       ...head,
       choices: runs.map((run, index) => ({ text: run.text, index, logprobs: null, finish_reason: run.finish })),
-      usage,
+      usage: {
+        prompt_tokens: promptTokens,
+        completion_tokens: completionTokens,
+        total_tokens: promptTokens + completionTokens,
+      },
     }
-  })
+  }
+}
 
-  const imageRoute = (edit: boolean) => async (request: FastifyRequest) => {
+async function streamCompletion(reply: FastifyReply, head: object, run: ReturnType<typeof generate>) {
+  const writer = startSse(reply)
+  for (const piece of run.pieces)
+    await writer.event(undefined, {
+      ...head,
+      choices: [{ text: piece, index: 0, logprobs: null, finish_reason: null }],
+    })
+  await writer.event(undefined, {
+    ...head,
+    choices: [{ text: '', index: 0, logprobs: null, finish_reason: run.finish }],
+  })
+  await writer.data('[DONE]')
+  writer.end()
+  return reply
+}
+
+function imageRoute(open: Open, state: GatewayState, seconds: () => number, edit: boolean) {
+  return async (request: FastifyRequest) => {
     if (edit && /^multipart\//i.test(request.headers['content-type'] ?? '')) {
       throw invalidParameter(
         'image',
@@ -169,10 +189,10 @@ export function registerCompatibleRoutes(app: FastifyInstance, state: GatewaySta
       usage: { input_tokens: tokens, output_tokens: 0, total_tokens: tokens },
     }
   }
-  app.post('/v1/images/generations', imageRoute(false))
-  app.post('/v1/images/edits', imageRoute(true))
+}
 
-  app.post('/v1/messages', { config: { apiKeyHeader: true } }, async (request) => {
+function messagesRoute(open: Open) {
+  return async (request: FastifyRequest) => {
     const { context, body, model } = open(request, ['chat'], 'messages')
     const maxTokens = optionalInteger(body, 'max_tokens', 1, model.maxOutputTokens)
     if (maxTokens === undefined)
@@ -203,7 +223,7 @@ export function registerCompatibleRoutes(app: FastifyInstance, state: GatewaySta
       stop_sequence: null,
       usage: { input_tokens: run.inputTokens, output_tokens: run.outputTokens },
     }
-  })
+  }
 }
 
 function firstOf(mode: Mode): CatalogueModel {

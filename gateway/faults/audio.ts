@@ -1,4 +1,8 @@
 /** Faults of the audio endpoints (Part 2 §4.2, §4.3, §4.4, §6.1, §6.2, §8). See ../faults.ts for what a fault is. */
+import { mp3File } from '../audio/containers.ts'
+import { SPEECH_AUDIO, type SpeechRequest, speechSamples } from '../audio/speech.ts'
+import { wavFile } from '../audio/wav.ts'
+import type { FaultName, FaultSet } from '../faults.ts'
 import type { FaultDefinition } from './definition.ts'
 import { eachEvent, isType, type EventReshapes } from './events.ts'
 
@@ -237,4 +241,31 @@ export const AUDIO_STREAM_RESHAPES: EventReshapes = {
     return { ...event, data }
   }),
   'diarized-stream-no-segments': eachEvent((event) => (isType(event, 'transcript.text.segment') ? null : event)),
+}
+
+/** Bends the bytes of a speech answer, made correctly for `request`, lasting `seconds`. */
+export type SpeechReshape = (bytes: Buffer, request: SpeechRequest, seconds: number) => Buffer
+
+/**
+ * The audio faults that only bend the bytes of a speech answer. Speech is no JSON answer (./answers.ts), so the
+ * route applies these to the audio it made, before it sends or streams it.
+ */
+export const SPEECH_RESHAPES: Partial<Record<FaultName, SpeechReshape>> = {
+  'speech-flac-as-wav': (bytes, request, seconds) =>
+    request.format === 'flac' ? wavFile(SPEECH_AUDIO, speechSamples(request, seconds)) : bytes,
+  'speech-opus-as-mp3': (bytes, request, seconds) => (request.format === 'opus' ? mp3File(seconds) : bytes),
+  'speech-wav-riff-size': (bytes, request) => {
+    if (request.format !== 'wav') return bytes
+    const out = Buffer.from(bytes)
+    out.writeUInt32LE(out.length, 4)
+    return out
+  },
+}
+
+/** The speech reshapes whose fault is on, as one; the bytes themselves when none is. */
+export function reshapeSpeech(faults: FaultSet): SpeechReshape {
+  const active = Object.entries(SPEECH_RESHAPES).flatMap(([name, reshape]) =>
+    reshape !== undefined && faults.has(name as FaultName) ? [reshape] : [],
+  )
+  return (bytes, request, seconds) => active.reduce((out, reshape) => reshape(out, request, seconds), bytes)
 }

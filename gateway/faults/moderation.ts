@@ -3,6 +3,7 @@ import { isObject } from '../../common/json.ts'
 import { IMAGE_CATEGORIES } from '../moderation/categories.ts'
 import { eachListed, onRoutes, type AnswerReshapes } from './answers.ts'
 import type { FaultDefinition } from './definition.ts'
+import { eachEvent, type EventReshapes } from './events.ts'
 
 export const MODERATION_FAULTS = [
   {
@@ -166,4 +167,23 @@ export const MODERATION_ANSWER_RESHAPES: AnswerReshapes = {
   'moderation-one-result-for-array': onRoutes([MODERATE], (answer) =>
     Array.isArray(answer.results) ? { ...answer, results: answer.results.slice(0, 1) } : answer,
   ),
+}
+
+/** Inline results whose flagged is given as a string; an error object, which has no flagged, is left alone. */
+function flaggedAsString(body: Record<string, unknown>): Record<string, unknown> {
+  const moderation = body.moderation
+  if (!isObject(moderation)) return body
+  const side = (result: unknown): unknown =>
+    isObject(result) && typeof result.flagged === 'boolean' ? { ...result, flagged: String(result.flagged) } : result
+  return { ...body, moderation: { ...moderation, input: side(moderation.input), output: side(moderation.output) } }
+}
+
+/** The inline moderation faults, which only reshape a chat completion's answer: the chat routes apply them. */
+export const MODERATION_INLINE_ANSWER_RESHAPES: AnswerReshapes = {
+  'moderation-inline-flagged-string': onRoutes(['POST /v1/chat/completions'], flaggedAsString),
+}
+
+/** The same, on the chunk of a chat completion's stream that carries the inline results. */
+export const MODERATION_INLINE_STREAM_RESHAPES: EventReshapes = {
+  'moderation-inline-flagged-string': eachEvent((event) => ({ ...event, data: flaggedAsString(event.data) })),
 }

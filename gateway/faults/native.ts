@@ -1,6 +1,8 @@
 /** Faults of the native interface (Part 2 §2.5, §4.8, §5.1, §5.2). See ../faults.ts for what a fault is. */
 import { isObject } from '../../common/json.ts'
-import { onRoutes, type AnswerReshapes } from './answers.ts'
+import { L16_MIME, PCM_RATE } from '../native/answer.ts'
+import { wav } from '../native/audio.ts'
+import { type AnswerReshape, onRoutes, type AnswerReshapes } from './answers.ts'
 import type { FaultDefinition } from './definition.ts'
 import { eachEvent, type EventReshapes, type JsonEvent } from './events.ts'
 
@@ -128,16 +130,42 @@ export const NATIVE_FAULTS = [
   },
 ] as const satisfies readonly FaultDefinition[]
 
+const GENERATE = 'POST /v1beta/models/:target'
+
+/** A reshape of the bytes of each inline audio part of mime type `mimeType` in generateContent's answer. */
+function onInlineAudio(mimeType: string, bend: (bytes: Buffer) => Buffer): AnswerReshape {
+  const bendPart = (part: unknown): unknown => {
+    if (!isObject(part) || !isObject(part.inlineData)) return part
+    const { data } = part.inlineData
+    if (part.inlineData.mimeType !== mimeType || typeof data !== 'string') return part
+    return { ...part, inlineData: { ...part.inlineData, data: bend(Buffer.from(data, 'base64')).toString('base64') } }
+  }
+  return onRoutes([GENERATE], (answer) => {
+    if (!Array.isArray(answer.candidates)) return answer
+    const candidates = answer.candidates.map((candidate: unknown) => {
+      if (!isObject(candidate) || !isObject(candidate.content) || !Array.isArray(candidate.content.parts))
+        return candidate
+      return { ...candidate, content: { ...candidate.content, parts: candidate.content.parts.map(bendPart) } }
+    })
+    return { ...answer, candidates }
+  })
+}
+
 /**
  * The native faults that only reshape an answer (./answers.ts). A stream never passes through here: the faults of
  * its chunks are NATIVE_STREAM_RESHAPES.
  */
 export const NATIVE_ANSWER_RESHAPES: AnswerReshapes = {
   // generateContent's answer; countTokens has no usageMetadata to lose.
-  'native-response-no-usage': onRoutes(
-    ['POST /v1beta/models/:target'],
-    ({ usageMetadata: _usage, ...answer }) => answer,
-  ),
+  'native-response-no-usage': onRoutes([GENERATE], ({ usageMetadata: _usage, ...answer }) => answer),
+  // The RIFF size of a speech WAV counted over the whole file.
+  'native-speech-wav-riff-size': onInlineAudio('audio/wav', (file) => {
+    const out = Buffer.from(file)
+    out.writeUInt32LE(out.length, 4)
+    return out
+  }),
+  // Raw PCM asked for, a WAV file (header and all) sent under the same label.
+  'native-l16-wav-bytes': onInlineAudio(L16_MIME, (pcm) => wav(pcm, PCM_RATE)),
 }
 
 /** A chunk with its one candidate bent. */

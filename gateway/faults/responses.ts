@@ -254,6 +254,10 @@ export const RESPONSES_ANSWER_RESHAPES: AnswerReshapes = {
   'response-output-text-missing': noOutputText.answers,
   'usage-no-reasoning-details': noReasoningDetails.answers,
   'moderation-output-missing': noModerationOutput.answers,
+  // A created background response is the one answer still queued; polls show its true status.
+  'background-status-pending': onRoutes(['POST /v1/responses'], (answer) =>
+    answer.status === 'queued' ? { ...answer, status: 'pending' } : answer,
+  ),
 }
 
 const isTerminal = (event: StreamEvent): boolean =>

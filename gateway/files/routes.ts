@@ -18,7 +18,6 @@ import { createReadStream } from 'node:fs'
 import type { Account } from '../account/accounts.ts'
 import { requireCaller } from '../context.ts'
 import { GatewayError, invalidParameter } from '../errors.ts'
-import type { FaultSet } from '../faults.ts'
 import type { StoredFile } from './store.ts'
 import { receiveUpload, storageFull, storageQuota } from './upload.ts'
 import { checkIssued } from './choices.ts'
@@ -28,17 +27,10 @@ import { abandonBody } from '../abandon-body.ts'
 import { reshapeAnswers } from '../faults/answers.ts'
 import { FILES_ANSWER_RESHAPES } from '../faults/files.ts'
 import { retryAfterSeconds } from '../hooks/rate-limit.ts'
+import { filesRules, type FileOperation, type FilesRules } from './rules.ts'
 
 /** Section 4.4: limit is 1 to 10000 and defaults to 10000. */
 const LIST_LIMIT = { min: 1, max: 10_000 } as const
-
-type FileOperation = 'uploads' | 'downloads' | 'deletes'
-
-const PER_MINUTE = {
-  uploads: 'uploadsPerMinute',
-  downloads: 'downloadsPerMinute',
-  deletes: 'deletesPerMinute',
-} as const
 
 export function registerFileRoutes(app: FastifyInstance, state: GatewayState): void {
   // A scope of the family's own, so that its answer-reshaping faults apply to its routes alone.
@@ -49,32 +41,9 @@ export function registerFileRoutes(app: FastifyInstance, state: GatewayState): v
 }
 
 function registerRoutes(app: FastifyInstance, state: GatewayState): void {
-  const { faults, files, clock } = state
+  const { files, clock } = state
+  const rules = filesRules(state.faults)
   app.addHook('onClose', async () => files.close())
-
-  /** Section 8.4: a call over its tier's per-minute file limit is a 429 with Retry-After (section 7). */
-  /**
-   * The operation's own bucket is the most specific one of the call, so the request-bucket headers report it
-   * (as model calls report the model's): a client pacing its uploads reads the uploads window.
-   */
-  function countOperation(account: Account, operation: FileOperation, reply: FastifyReply): void {
-    const column =
-      operation === 'uploads' && faults.has('uploads-per-minute-downloads')
-        ? 'downloadsPerMinute'
-        : PER_MINUTE[operation]
-    const limit = files.limits(account.tier)[column]
-    if (operation === 'deletes' && faults.has('deletes-unlimited')) return
-    const reading = state.limiter.take(`file-${operation}:${account.id}`, limit, 1)
-    const context = state.contexts.of(reply.request)
-    if (context.limits) context.limits = { ...context.limits, requests: reading }
-    if (reading.admitted) return
-    const retryAfter = retryAfterSeconds(reading, clock.now())
-    reply.header('retry-after', String(retryAfter))
-    throw new GatewayError(
-      429,
-      `File ${operation} are limited to ${limit} per minute at tier ${account.tier}; retry after ${retryAfter} s.`,
-    )
-  }
 
   function callerAccount(request: FastifyRequest): Account {
     const { account } = requireCaller(state.contexts.of(request))
@@ -88,8 +57,8 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
   function fileOf(account: Account, id: string): StoredFile {
     const file = files.get(account.id, id)
     if (file) return file
-    if (faults.has('unknown-file-400')) throw invalidParameter('file_id', `Invalid file id '${id}'.`)
-    if (!issued.has(id) && faults.has('unknown-file-500')) throw new GatewayError(500, 'The file store failed.')
+    if (rules.unknownIdInvalid) throw invalidParameter('file_id', `Invalid file id '${id}'.`)
+    if (rules.neverIssuedIdFails && !issued.has(id)) throw new GatewayError(500, 'The file store failed.')
     checkIssued(state.variations, issued.has(id), id)
     throw new GatewayError(404, `No such file: '${id}'.`, { param: 'file_id', code: 'file_not_found' })
   }
@@ -101,10 +70,10 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
     scope.post('/v1/files', async (request, reply) => {
       try {
         const account = callerAccount(request)
-        countOperation(account, 'uploads', reply)
+        countOperation(state, rules, account, 'uploads', reply)
         const quota = storageQuota(files, account, state.variations)
-        if (files.usedBytes(account.id) >= quota && !faults.has('storage-quota-ignored')) throw storageFull(quota)
-        const file = await receiveUpload(request, files, account, faults, clock, state.variations)
+        if (rules.checkStorageQuota && files.usedBytes(account.id) >= quota) throw storageFull(quota)
+        const file = await receiveUpload(request, files, account, rules, clock, state.variations)
         files.commit(file)
         issued.add(file.id)
         return fileView(file)
@@ -116,7 +85,7 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
 
     scope.get<{ Querystring: RawQuery }>('/v1/files', async (request) => {
       const account = callerAccount(request)
-      return listFiles(files.list(account.id), request.query, faults)
+      return listFiles(files.list(account.id), request.query, rules)
     })
 
     scope.get<{ Params: { file_id: string } }>('/v1/files/:file_id', async (request) => {
@@ -125,15 +94,15 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
 
     scope.delete<{ Params: { file_id: string } }>('/v1/files/:file_id', async (request, reply) => {
       const account = callerAccount(request)
-      countOperation(account, 'deletes', reply)
+      countOperation(state, rules, account, 'deletes', reply)
       const file = fileOf(account, request.params.file_id)
-      if (!faults.has('delete-noop')) await files.remove(account.id, file.id)
+      if (rules.deleteRemoves) await files.remove(account.id, file.id)
       return { id: file.id, object: 'file', deleted: true }
     })
 
     scope.get<{ Params: { file_id: string } }>('/v1/files/:file_id/content', async (request, reply) => {
       const account = callerAccount(request)
-      countOperation(account, 'downloads', reply)
+      countOperation(state, rules, account, 'downloads', reply)
       const file = fileOf(account, request.params.file_id)
       // Through reply.send, so that the onSend hooks still set the shared headers.
       return reply
@@ -142,6 +111,33 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
         .send(createReadStream(file.path))
     })
   })
+}
+
+/**
+ * Section 8.4: a call over its tier's per-minute file limit is a 429 with Retry-After (section 7). The operation's
+ * own bucket is the most specific one of the call, so the request-bucket headers report it (as model calls report
+ * the model's): a client pacing its uploads reads the uploads window.
+ */
+function countOperation(
+  state: GatewayState,
+  rules: FilesRules,
+  account: Account,
+  operation: FileOperation,
+  reply: FastifyReply,
+): void {
+  const column = rules.perMinuteColumn[operation]
+  if (column === null) return
+  const limit = state.files.limits(account.tier)[column]
+  const reading = state.limiter.take(`file-${operation}:${account.id}`, limit, 1)
+  const context = state.contexts.of(reply.request)
+  if (context.limits) context.limits = { ...context.limits, requests: reading }
+  if (reading.admitted) return
+  const retryAfter = retryAfterSeconds(reading, state.clock.now())
+  reply.header('retry-after', String(retryAfter))
+  throw new GatewayError(
+    429,
+    `File ${operation} are limited to ${limit} per minute at tier ${account.tier}; retry after ${retryAfter} s.`,
+  )
 }
 
 /** The wire shape of section 2.4. */
@@ -160,24 +156,23 @@ function fileView(file: StoredFile) {
 }
 
 /** GET /v1/files: purpose filter, order by created_at, `after` cursor and limit (section 4.4). */
-function listFiles(all: StoredFile[], query: RawQuery, faults: FaultSet) {
-  const limit = integerParam(query, 'limit', LIST_LIMIT, faults.has('list-limit-unchecked')) ?? LIST_LIMIT.max
+function listFiles(all: StoredFile[], query: RawQuery, rules: FilesRules) {
+  const limit = integerParam(query, 'limit', LIST_LIMIT, rules.clampListLimit) ?? LIST_LIMIT.max
   const order = singleParam(query, 'order') ?? 'desc'
-  if (order !== 'asc' && order !== 'desc' && !faults.has('list-order-unchecked')) {
+  if (rules.checkListOrder && order !== 'asc' && order !== 'desc') {
     throw invalidParameter('order', `order must be asc or desc; got '${order}'.`)
   }
   const purpose = singleParam(query, 'purpose')
   const after = singleParam(query, 'after')
-  let items =
-    purpose === undefined || faults.has('list-purpose-ignored') ? all : all.filter((file) => file.purpose === purpose)
-  if (order !== 'asc' && !faults.has('list-order-ignored')) items = [...items].reverse()
+  let items = rules.honourListPurpose && purpose !== undefined ? all.filter((file) => file.purpose === purpose) : all
+  if (rules.honourListOrder && order !== 'asc') items = [...items].reverse()
   let start = 0
-  if (after !== undefined && !faults.has('list-after-ignored')) {
+  if (rules.honourListAfter && after !== undefined) {
     const index = items.findIndex((file) => file.id === after)
     if (index < 0) throw invalidParameter('after', `after '${after}' names no file of this list.`)
-    start = faults.has('list-after-inclusive') ? index : index + 1
+    start = index + rules.filesSkippedAtCursor
   }
-  const page = items.slice(start, faults.has('list-limit-ignored') ? undefined : start + limit)
+  const page = items.slice(start, rules.honourListLimit ? start + limit : undefined)
   return {
     object: 'list',
     data: page.map(fileView),

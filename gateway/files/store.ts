@@ -95,10 +95,10 @@ export class FileStore {
   #sweeper: NodeJS.Timeout | undefined
   #closed = false
 
-  constructor(
-    private readonly clock: Clock,
-    options: FileStoreOptions = {},
-  ) {
+  private readonly clock: Clock
+
+  constructor(clock: Clock, options: FileStoreOptions = {}) {
+    this.clock = clock
     this.maxUploadBytes = options.maxUploadBytes ?? MAX_UPLOAD_BYTES
     this.#tiers = options.tiers
   }

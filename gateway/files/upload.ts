@@ -16,12 +16,12 @@ import type { FastifyRequest } from 'fastify'
 import type { Account } from '../account/accounts.ts'
 import type { Clock } from '../clock.ts'
 import { GatewayError, invalidParameter } from '../errors.ts'
-import type { FaultSet } from '../faults.ts'
 import { FILE_PURPOSES, isFilePurpose, type FilePurpose, type FileStore, type StoredFile } from './store.ts'
 import { jsonTooDeep, tooDeep } from '../json-body.ts'
 import { formError, PARSER_OPTIONS } from '../multipart-forms.ts'
 import type { VariationName } from '../variations.ts'
 import { checkExpiryForm, checkPurposeEnabled, megabytesAsRead } from './choices.ts'
+import type { FilesRules } from './rules.ts'
 
 /**
  * The range of expires_after.seconds. The reference requires an integer and gives no range; an hour to
@@ -31,10 +31,6 @@ export const EXPIRY_SECONDS = { min: 3_600, max: 2_592_000 } as const
 
 /** Bounds on the form besides the file itself; generous for three small fields. */
 export const FORM_LIMITS = { fields: 20, fieldSize: 64 * 1024, parts: 32, files: 1, headerPairs: 100 } as const
-
-const DAY_SECONDS = 86_400
-/** Fault upload-limit-256mb: a limit twice the reference's. */
-const MB_256 = 256_000_000
 
 interface Form {
   purpose?: string
@@ -52,7 +48,7 @@ export async function receiveUpload(
   request: FastifyRequest,
   store: FileStore,
   account: Account,
-  faults: FaultSet,
+  rules: FilesRules,
   clock: Clock,
   variations: ReadonlySet<VariationName> = new Set(),
 ): Promise<StoredFile> {
@@ -66,7 +62,7 @@ export async function receiveUpload(
     // the storage quota, is what refuses a file.
     for await (const part of request.parts({
       ...PARSER_OPTIONS,
-      limits: { ...FORM_LIMITS, fileSize: uploadLimit(store, faults, variations) + 1 },
+      limits: { ...FORM_LIMITS, fileSize: uploadLimit(store, rules, variations) + 1 },
     })) {
       if (part.type === 'field') {
         checkExpiryForm(variations, part.fieldname)
@@ -79,30 +75,28 @@ export async function receiveUpload(
           `Unexpected file field '${part.fieldname}'; the file goes in the field file.`,
         )
       // Fields sent before the file are checked before its bytes are read.
-      if (form.purpose !== undefined) checkPurpose(form.purpose, faults, variations)
-      if (form.policy) expirySeconds(form, faults)
+      if (form.purpose !== undefined) checkPurpose(form.purpose, rules, variations)
+      if (form.policy) expirySeconds(form, rules)
       saved = {
         path: await store.tempPath(),
         bytes: 0,
         filename: part.filename,
         contentType: part.mimetype || 'application/octet-stream',
       }
-      saved.bytes = await saveFile(part.file, saved.path, store, account, faults, variations)
+      saved.bytes = await saveFile(part.file, saved.path, store, account, rules, variations)
       written = true
     }
     if (!saved) throw invalidParameter('file', 'The form has no file part named file.')
-    const purpose = checkPurpose(form.purpose, faults, variations)
-    const seconds = expirySeconds(form, faults)
-    const nowMs = clock.now()
-    const createdAt = faults.has('created-at-ms') ? nowMs : Math.floor(nowMs / 1000)
-    const lifetime = seconds ?? (faults.has('default-expiry') ? 30 * DAY_SECONDS : null)
+    const purpose = checkPurpose(form.purpose, rules, variations)
+    const seconds = expirySeconds(form, rules)
+    const createdAt = Math.floor(clock.now() / rules.msPerCreatedAtUnit)
+    const lifetime = seconds ?? rules.defaultLifetimeSeconds
     return {
       id: store.newId(),
       accountId: account.id,
       bytes: saved.bytes,
       createdAt,
-      expiresAt:
-        lifetime === null || (seconds !== null && faults.has('expires-after-ignored')) ? null : createdAt + lifetime,
+      expiresAt: lifetime === null || (seconds !== null && !rules.honourExpiresAfter) ? null : createdAt + lifetime,
       filename: saved.filename,
       purpose,
       contentType: saved.contentType,
@@ -160,33 +154,33 @@ function readField(form: Form, name: string, value: unknown): void {
 
 function checkPurpose(
   purpose: string | undefined,
-  faults: FaultSet,
+  rules: FilesRules,
   variations: ReadonlySet<VariationName>,
 ): FilePurpose {
   if (purpose === undefined) {
-    if (faults.has('purpose-optional')) return 'user_data'
+    if (rules.purposeWhenMissing !== undefined) return rules.purposeWhenMissing
     throw invalidParameter('purpose', `purpose is required: one of ${FILE_PURPOSES.join(', ')}.`)
   }
-  if (purpose === 'evals' && faults.has('purpose-evals-refused'))
-    throw invalidParameter('purpose', `Unknown purpose 'evals'.`)
   checkPurposeEnabled(variations, purpose)
-  if (isFilePurpose(purpose)) return purpose
-  if (faults.has('purpose-unchecked')) return purpose as FilePurpose
+  if ((rules.purposes as readonly string[]).includes(purpose)) return purpose as FilePurpose
+  // A purpose of the reference that this gateway does not take.
+  if (isFilePurpose(purpose)) throw invalidParameter('purpose', `Unknown purpose '${purpose}'.`)
+  if (rules.takeAnyPurpose) return purpose as FilePurpose
   throw invalidParameter('purpose', `Unknown purpose '${purpose}': use one of ${FILE_PURPOSES.join(', ')}.`)
 }
 
 /** expires_after as seconds after created_at, or null when the form has none (section 2.4). */
-function expirySeconds(form: Form, faults: FaultSet): number | null {
+function expirySeconds(form: Form, rules: FilesRules): number | null {
   const { anchor, seconds } = form
   if (!form.policy) return null
-  const anchorless = (anchor === undefined || anchor === null) && faults.has('expires-anchor-optional')
-  if (anchor !== 'created_at' && !anchorless && !faults.has('expires-anchor-unchecked')) {
+  const anchorless = anchor === undefined || anchor === null
+  if (rules.checkAnchor && anchor !== 'created_at' && (rules.requireAnchor || !anchorless)) {
     throw invalidParameter(
       'expires_after[anchor]',
       `expires_after.anchor must be created_at, the only anchor supported; got ${JSON.stringify(anchor ?? null)}.`,
     )
   }
-  if (faults.has('expires-seconds-lenient')) {
+  if (rules.readSecondsLeniently) {
     const lenient = Number.parseInt(String(seconds), 10)
     return Number.isNaN(lenient) ? null : lenient
   }
@@ -216,10 +210,10 @@ async function saveFile(
   path: string,
   store: FileStore,
   account: Account,
-  faults: FaultSet,
+  rules: FilesRules,
   variations: ReadonlySet<VariationName>,
 ): Promise<number> {
-  const max = uploadLimit(store, faults, variations)
+  const max = uploadLimit(store, rules, variations)
   const quota = storageQuota(store, account, variations)
   const out = createWriteStream(path, { flags: 'wx' })
   let bytes = 0
@@ -227,10 +221,10 @@ async function saveFile(
   try {
     for await (const chunk of file as AsyncIterable<Buffer>) {
       bytes += chunk.length
-      if (bytes > max || (bytes === max && faults.has('upload-limit-exclusive'))) throw fileTooLarge(max)
+      if (bytes > max || (bytes === max && !rules.takeFileOfMaxSize)) throw fileTooLarge(max)
       store.reserve(account.id, chunk.length)
       reserved += chunk.length
-      if (store.usedBytes(account.id) > quota && !faults.has('storage-quota-ignored')) throw storageFull(quota)
+      if (rules.checkStorageQuota && store.usedBytes(account.id) > quota) throw storageFull(quota)
       if (!out.write(chunk)) await once(out, 'drain')
     }
     await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())))
@@ -245,8 +239,8 @@ async function saveFile(
 }
 
 /** Section 4.4: at most 128 MB a file. */
-function uploadLimit(store: FileStore, faults: FaultSet, variations: ReadonlySet<VariationName>): number {
-  return faults.has('upload-limit-256mb') ? MB_256 : megabytesAsRead(variations, store.maxUploadBytes)
+function uploadLimit(store: FileStore, rules: FilesRules, variations: ReadonlySet<VariationName>): number {
+  return rules.maxUploadBytes ?? megabytesAsRead(variations, store.maxUploadBytes)
 }
 
 /** Section 8.4: the account's tier's storage quota. */

@@ -15,6 +15,7 @@ import type { Account } from '../account/accounts.ts'
 import { isV1Path, type KeyForm, type RequestContext } from '../context.ts'
 import { compatibleError, usageError } from '../errors.ts'
 import type { GatewayState } from '../state.ts'
+import { authRules } from './rules.ts'
 
 interface PresentedKey {
   readonly value: string
@@ -24,21 +25,21 @@ interface PresentedKey {
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i
 
 export function authHook(state: GatewayState) {
-  const { faults } = state
+  const rules = authRules(state.faults)
 
   return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
     const context = state.contexts.of(request)
     const config = request.routeOptions.config
     const policy = request.is404 ? 'optional' : (config.auth ?? 'required')
-    if (policy === 'none' && !faults.has('public-models-needs-auth')) return undefined
+    if (policy === 'none' && rules.openPublicRoutes) return undefined
 
     const presented = presentedKey(
       request,
-      config.apiKeyHeader === true && !faults.has('x-api-key-refused'),
+      config.apiKeyHeader === true && rules.takeApiKeyHeader,
       config.nativeKeyHeader === true ? state.nativeKeyHeader : undefined,
     )
     let account = presented ? state.accounts.byKey(presented.value) : undefined
-    if (!presented && faults.has('missing-key-allowed') && isV1Path(context.path)) account = state.accounts.main()
+    if (!presented && rules.serveKeylessV1 && isV1Path(context.path)) account = state.accounts.main()
 
     if (policy === 'optional') {
       if (account && !account.suspended) context.caller = { account, keyForm: presented?.form ?? 'bearer' }
@@ -46,27 +47,20 @@ export function authHook(state: GatewayState) {
     }
     if (!account) return refuseUnauthenticated(reply, context, presented === undefined)
     if (account.suspended && !suspensionIgnored(context)) return refuseSuspended(reply, context, account)
-    if (
-      faults.has('bearer-refused-on-transactions') &&
-      request.method === 'GET' &&
-      request.routeOptions.url === '/user/v1/transactions'
-    ) {
+    if (!rules.bearerOnTransactions && request.method === 'GET' && request.routeOptions.url === '/user/v1/transactions')
       return refuseUnauthenticated(reply, context, false)
-    }
     context.caller = { account, keyForm: presented?.form ?? 'bearer' }
     return undefined
   }
 
   function suspensionIgnored(context: RequestContext): boolean {
-    return context.family === 'usage' ? faults.has('suspended-usage-allowed') : faults.has('suspended-v1-allowed')
+    return context.family === 'usage' ? !rules.refuseSuspendedOnUsage : !rules.refuseSuspendedOnV1
   }
 
   function refuseUnauthenticated(reply: FastifyReply, context: RequestContext, missing: boolean): FastifyReply {
     const message = missing ? 'No API key provided: send Authorization: Bearer <key>.' : 'Invalid API key provided.'
     if (context.family === 'compatible') return reply.code(401).send(compatibleError(401, message))
-    const body = faults.has('usage-401-wrong-body')
-      ? { error: { code: 'invalid_api_key', message } }
-      : usageError(401, message)
+    const body = rules.usage401Body ? usageError(401, message) : { error: { code: 'invalid_api_key', message } }
     return reply.code(401).send(body)
   }
 

@@ -21,7 +21,6 @@
  * A refused call is 429 with Retry-After (whole seconds until the bucket admits a call again, rounded up so that
  * waiting it is enough) in the dialect of its path family. x-ratelimit-reset-* say when the bucket is full again.
  */
-import { setImmediate as yieldToIo } from 'node:timers/promises'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Account } from '../account/accounts.ts'
 import type { CatalogueModel } from '../models/catalogue.ts'
@@ -39,6 +38,7 @@ import {
 } from '../limit-tables.ts'
 import type { BucketReading, RateLimiter } from '../limiter.ts'
 import type { GatewayState } from '../state.ts'
+import { rateLimitRules, type Counter, type RateLimitRules } from './rules.ts'
 
 /** A bucket that the finished call's tokens are added to. */
 interface TokenBucket {
@@ -48,20 +48,17 @@ interface TokenBucket {
 }
 
 /** Whole seconds until the bucket admits a call again, at least 1: a client that waits it never retries too early. */
-export function retryAfterSeconds(reading: BucketReading, now: number, halved = false): number {
-  const seconds = Math.max(1, Math.ceil((reading.retryAt - now) / 1000))
-  return halved ? Math.max(0, Math.floor(seconds / 2) - 1) : seconds
+export function retryAfterSeconds(reading: BucketReading, now: number): number {
+  return Math.max(1, Math.ceil((reading.retryAt - now) / 1000))
 }
 
 export function rateLimitHook(state: GatewayState) {
-  const { faults, limiter, clock } = state
+  const { limiter, clock } = state
+  const rules = rateLimitRules(state.faults)
 
-  // Counting a request is one synchronous step, check and count together; the two faults of the count itself are
-  // counters of their own, chosen once.
-  const countRequest: Counter = faults.has('limiter-race')
-    ? racingCounter(limiter)
-    : (key, limit) => limiter.take(key, limit, 1)
-  const countUsage: Counter = faults.has('usage-limit-off-by-one') ? offByOneCounter(countRequest) : countRequest
+  // Counting a request is one synchronous step, check and count together: the rules choose the counters once.
+  const countRequest: Counter = rules.requestCounter(limiter)
+  const countUsage: Counter = rules.usageCounter(countRequest)
 
   return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
     const context = state.contexts.of(request)
@@ -70,7 +67,7 @@ export function rateLimitHook(state: GatewayState) {
     const usage = context.family === 'usage'
     const accountLimits = classLimits('account', account.tier)
     const requestKey = usage
-      ? `usage-requests:${faults.has('usage-bucket-shared') ? 'every-account' : account.id}`
+      ? `usage-requests:${rules.usageBucketPerAccount ? account.id : 'every-account'}`
       : `account-requests:${account.id}`
     const requestLimit = usage ? usageRequestsPerMinute(account.tier) : accountLimits.rpm
     const requests = usage ? await countUsage(requestKey, requestLimit) : await countRequest(requestKey, requestLimit)
@@ -81,18 +78,16 @@ export function rateLimitHook(state: GatewayState) {
     if (routeRequests) context.routeRequests = routeRequests
     const tokens = limiter.read(`account-tokens:${account.id}`, accountLimits.tpm)
     context.limits = { requests: routeRequests ?? requests, tokens, projectTokens: null }
-    if (!usage) context.admitModel = (model) => admitModel(state, request, reply, context, model)
+    if (!usage) context.admitModel = (model) => admitModel(state, rules, request, reply, context, model)
     if (requests.admitted && routeRequests !== undefined && !routeRequests.admitted)
-      return refuseByRoute(state, reply, routeRequests, usage)
-    if (requests.admitted || (usage && faults.has('usage-limit-off'))) return undefined
+      return refuseByRoute(state, rules, reply, routeRequests, usage)
+    if (requests.admitted || (usage && !rules.limitUsage)) return undefined
 
-    const retryAfter = retryAfterSeconds(requests, clock.now(), faults.has('retry-after-too-short'))
+    const retryAfter = rules.retryAfter(retryAfterSeconds(requests, clock.now()))
     reply.header('retry-after', String(retryAfter))
     const message = `Rate limit of ${requests.limit} requests per minute exceeded; retry after ${retryAfter} s.`
     const body =
-      usage && !faults.has('usage-429-wrong-body')
-        ? usageError(429, message)
-        : compatible429(message, faults.has('compatible-429-wrong-type'))
+      usage && rules.usage429Body ? usageError(429, message) : compatibleError(429, message, rules.compatible429Details)
     return reply.code(429).send(body)
   }
 }
@@ -101,41 +96,20 @@ export function rateLimitHook(state: GatewayState) {
  * A spent --route-limit bucket: 429 with Retry-After, as every other limit; under `route-limit-503` the 503
  * without Retry-After that some gateways answer instead.
  */
-function refuseByRoute(state: GatewayState, reply: FastifyReply, reading: BucketReading, usage: boolean): FastifyReply {
+function refuseByRoute(
+  state: GatewayState,
+  rules: RateLimitRules,
+  reply: FastifyReply,
+  reading: BucketReading,
+  usage: boolean,
+): FastifyReply {
   const message = `Rate limit of ${reading.limit} requests on this route exceeded.`
-  if (state.faults.has('route-limit-503'))
+  if (rules.routeLimitStatus === 503)
     return reply.code(503).send(usage ? usageError(503, message) : compatibleError(503, message))
-  const retryAfter = retryAfterSeconds(reading, state.clock.now(), state.faults.has('retry-after-too-short'))
+  const retryAfter = rules.retryAfter(retryAfterSeconds(reading, state.clock.now()))
   reply.header('retry-after', String(retryAfter))
   const text = `${message.slice(0, -1)}; retry after ${retryAfter} s.`
-  return reply
-    .code(429)
-    .send(usage ? usageError(429, text) : compatible429(text, state.faults.has('compatible-429-wrong-type')))
-}
-
-type Counter = (key: string, limit: number) => BucketReading | Promise<BucketReading>
-
-/** `limiter-race`: checks, yields to I/O, then counts, so calls that arrive together all pass before any is counted. */
-function racingCounter(limiter: RateLimiter): Counter {
-  return async (key, limit) => {
-    const before = limiter.read(key, limit)
-    await yieldToIo()
-    return { ...limiter.take(key, limit, 1), admitted: before.remaining >= 1 }
-  }
-}
-
-/** `usage-limit-off-by-one`: admits one call more than the table while reporting the table's limit. */
-function offByOneCounter(count: Counter): Counter {
-  return async (key, limit) => {
-    const reading = await count(key, limit + 1)
-    return { ...reading, limit, remaining: Math.max(0, reading.remaining - 1) }
-  }
-}
-
-function compatible429(message: string, wrongType: boolean) {
-  const body = compatibleError(429, message)
-  if (wrongType) body.error.type = 'invalid_request_error'
-  return body
+  return reply.code(429).send(usage ? usageError(429, text) : compatibleError(429, text, rules.compatible429Details))
 }
 
 /**
@@ -145,12 +119,13 @@ function compatible429(message: string, wrongType: boolean) {
  */
 function admitModel(
   state: GatewayState,
+  rules: RateLimitRules,
   request: FastifyRequest,
   reply: FastifyReply,
   context: RequestContext,
   model: CatalogueModel,
 ): void {
-  const { limiter, dayLimiter, clock, faults } = state
+  const { limiter, dayLimiter, clock } = state
   const account: Account = context.caller!.account
   if (account.tier < model.minTier) return
   const limits = modelLimits(model.rateClass, account.tier)
@@ -169,7 +144,7 @@ function admitModel(
       limiter.take(`model-images:${base}`, limits.ipm, imagesAsked(request.body)),
     ])
   }
-  if (!faults.has('model-tpm-unchecked')) checks.push([`${limits.tpm} tokens per minute`, tokens])
+  if (rules.checkModelTpm) checks.push([`${limits.tpm} tokens per minute`, tokens])
   if (limits.tpd !== undefined) {
     buckets.push({ limiter: dayLimiter, key: `model-tokens-day:${base}`, limit: limits.tpd })
     checks.push([`${limits.tpd} tokens per day`, dayLimiter.read(`model-tokens-day:${base}`, limits.tpd, 1)])
@@ -188,11 +163,11 @@ function admitModel(
   const refused = checks.find(([, reading]) => !reading.admitted)
   if (!refused) return
   const [what, reading] = refused
-  const retryAfter = retryAfterSeconds(reading, clock.now(), faults.has('retry-after-too-short'))
+  const retryAfter = rules.retryAfter(retryAfterSeconds(reading, clock.now()))
   reply.header('retry-after', String(retryAfter))
   throw new GatewayError(429, `Rate limit of ${what} reached for ${model.id}; retry after ${retryAfter} s.`, {
     param: null,
-    ...(faults.has('compatible-429-wrong-type') ? { type: 'invalid_request_error' } : {}),
+    ...rules.compatible429Details,
   })
 }
 
@@ -206,11 +181,9 @@ function imagesAsked(body: unknown): number {
   return typeof n === 'number' && Number.isInteger(n) && n > 0 && n <= MAX_IMAGES ? n : 1
 }
 
-/**
- * onResponse: tokens the call consumed go into its token buckets; under `failed-calls-not-counted` a failed
- * call is taken back out of its request bucket.
- */
+/** onResponse: tokens the call consumed go into its token buckets; the rules say whether a failed call counts. */
 export function countFinishedCall(state: GatewayState) {
+  const rules = rateLimitRules(state.faults)
   return (request: FastifyRequest, reply: FastifyReply): void => {
     const context = state.contexts.of(request)
     const used = context.tokens.total
@@ -219,12 +192,7 @@ export function countFinishedCall(state: GatewayState) {
       const { account } = context.caller
       state.limiter.add(`account-tokens:${account.id}`, classLimits('account', account.tier).tpm, used)
     }
-    if (
-      state.faults.has('failed-calls-not-counted') &&
-      reply.statusCode >= 400 &&
-      reply.statusCode !== 429 &&
-      context.countedRequest
-    ) {
+    if (!rules.countFailedCalls && reply.statusCode >= 400 && reply.statusCode !== 429 && context.countedRequest) {
       context.countedRequest.limiter.refund(context.countedRequest.key, context.countedRequest.limit, 1)
     }
   }
@@ -232,16 +200,15 @@ export function countFinishedCall(state: GatewayState) {
 
 /** onSend: the x-ratelimit-* headers of section 4.1 on every authenticated response, 429s included. */
 export function rateLimitHeaders(state: GatewayState) {
-  const { faults, clock } = state
-
+  const { clock } = state
+  const rules = rateLimitRules(state.faults)
+  // §4.1's "a number followed by s" is a sample form: some providers send bare seconds instead.
+  const duration = state.variations.has('reset-seconds')
+    ? (ms: number) => String(Math.max(0, Math.ceil(ms)) / 1000)
+    : formatGoDuration
   const reset = (reading: BucketReading): string => {
-    if (faults.has('ratelimit-reset-epoch')) return String(Math.ceil(reading.resetAt / 1000))
-    const ms = reading.resetAt - clock.now()
-    if (faults.has('ratelimit-reset-short')) return formatGoDuration(ms / 4)
-    if (faults.has('ratelimit-reset-over-minute')) return formatGoDuration(ms + 90_000)
-    // §4.1's "a number followed by s" is a sample form: some providers send bare seconds instead.
-    if (state.variations.has('reset-seconds')) return String(Math.max(0, Math.ceil(ms)) / 1000)
-    return formatGoDuration(ms)
+    const now = clock.now()
+    return rules.resetHeader ? rules.resetHeader(reading.resetAt, now) : duration(reading.resetAt - now)
   }
 
   const write = (

@@ -4,6 +4,7 @@
  * is in the store before the client has the response, so it can be listed at once.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { accountRules } from '../account/rules.ts'
 import { findModel } from '../models/catalogue.ts'
 import { isoFormatter } from '../clock.ts'
 import type { GatewayState } from '../state.ts'
@@ -12,14 +13,14 @@ import type { GatewayState } from '../state.ts'
 const GATEWAY_PROVIDER = 'gateway'
 
 export function recordTransaction(state: GatewayState) {
-  const { faults, clock } = state
+  const { clock } = state
+  const rules = accountRules(state.faults)
   const toIso = isoFormatter()
 
   return (request: FastifyRequest, reply: FastifyReply): void => {
     const status = reply.statusCode
-    if (status >= 400 && faults.has('failed-calls-not-recorded')) return
-    if (status < 400 && faults.has('transaction-not-recorded') && request.routeOptions.url === '/v1/models/:model_id')
-      return
+    if (status >= 400 && !rules.recordFailedCalls) return
+    if (status < 400 && !rules.recordModelRetrieve && request.routeOptions.url === '/v1/models/:model_id') return
 
     const context = state.contexts.of(request)
     const createdMs = Math.max(clock.now(), context.requestedAt)
@@ -33,7 +34,7 @@ export function recordTransaction(state: GatewayState) {
         model: context.model,
         provider: findModel(context.model)?.ownedBy ?? GATEWAY_PROVIDER,
         status_code: status,
-        stream: faults.has('transaction-stream-true') || context.stream,
+        stream: rules.recordStreamAlways || context.stream,
         tokens: { ...context.tokens },
       },
       accountId: caller?.account.id ?? null,

@@ -10,6 +10,7 @@ import type { IncomingMessage } from 'node:http'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Clock } from '../clock.ts'
 import type { FaultSet } from '../faults.ts'
+import { requestIdRules } from './rules.ts'
 import type { GatewayState } from '../state.ts'
 import { createUuid7Generator, UUID_PATTERN } from '../uuid7.ts'
 import { proxyRequestId } from '../vary.ts'
@@ -27,25 +28,26 @@ function pastLegacyHeader(nowMs: number): boolean {
   return nowMs >= LEGACY_HEADER_UNTIL
 }
 
-const STALE_ID_TIME = Date.UTC(2020, 0, 1)
-
 /** Fastify's genReqId: the svc-request-id of each call. */
 export function createRequestIdMinter(clock: Clock, faults: FaultSet): (raw: IncomingMessage) => string {
-  const uuid7 = createUuid7Generator(faults.has('svc-request-id-stale') ? { now: () => STALE_ID_TIME } : clock)
+  const rules = requestIdRules(faults)
+  const { idTimeMs } = rules
+  const uuid7 = createUuid7Generator(idTimeMs === null ? clock : { now: () => idTimeMs })
+  const mint = rules.idVersion === 4 ? randomUUID : uuid7
   return (raw) => {
-    if (faults.has('echo-client-request-id')) {
+    if (rules.echoClientId) {
       const client = raw.headers['x-client-request-id']
       if (typeof client === 'string' && UUID_PATTERN.test(client)) return client
     }
-    return faults.has('svc-request-id-v4') ? randomUUID() : uuid7()
+    return mint()
   }
 }
 
 /** onSend: writes the id headers and notes the id the response carries, which its transaction takes. */
 export function requestIdHeaders(state: GatewayState) {
-  const { faults, clock } = state
-  // Minted once, at start-up, for the fault that hands every error response the same id.
-  const reusedErrorId = faults.has('svc-request-id-reused-on-errors') ? createUuid7Generator(clock)() : undefined
+  const { clock } = state
+  // Minted once, at start-up, where the rules hand every error response the same id.
+  const reusedErrorId = requestIdRules(state.faults).reuseErrorId ? createUuid7Generator(clock)() : undefined
 
   return (request: FastifyRequest, reply: FastifyReply): void => {
     const failed = reply.statusCode >= 400

@@ -14,6 +14,7 @@ import type { Tier } from '../limit-tables.ts'
 import type { GatewayState } from '../state.ts'
 import { reshapeAnswers } from '../faults/answers.ts'
 import { MODELS_ANSWER_RESHAPES } from '../faults/models.ts'
+import { modelsRules, type ModelsRules } from './rules.ts'
 
 /** The alternate list's page size; the reference names `limit` without a range, so this mirrors page_size's. */
 const ALTERNATE_LIMIT = { min: 1, max: 1_000 } as const
@@ -32,14 +33,13 @@ export function registerModelRoutes(app: FastifyInstance, state: GatewayState): 
   // A scope of the family's own, so that its answer-reshaping faults apply to its routes alone.
   void app.register(async (scope) => {
     reshapeAnswers(scope, state.faults, MODELS_ANSWER_RESHAPES)
-    registerRoutes(scope, state)
+    registerRoutes(scope, state, modelsRules(state.faults))
   })
 }
 
-function registerRoutes(app: FastifyInstance, state: GatewayState): void {
-  const { faults } = state
+function registerRoutes(app: FastifyInstance, state: GatewayState, rules: ModelsRules): void {
   const catalogue = variedCatalogue(state.variations)
-  // The catalogue lists are pure functions of the constant catalogue, this gateway's faults and (Bearer list)
+  // The catalogue lists are pure functions of the constant catalogue, this gateway's rules and (Bearer list)
   // the caller's tier, so each is built and serialized once instead of on every call, where serializing the
   // whole list would be most of its cost. Keyed by tier, since an account's tier can change.
   let publicList: string | undefined
@@ -49,7 +49,7 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
     if (text === undefined) {
       text = JSON.stringify({
         object: 'list',
-        data: catalogue.map((model) => (state.bareModels ? bareModel(model) : bearerListItem(model, tier, faults))),
+        data: catalogue.map((model) => (state.bareModels ? bareModel(model) : bearerListItem(model, tier, rules))),
       })
       bearerLists.set(tier, text)
     }
@@ -59,21 +59,21 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
   app.get('/public/models', { config: { auth: 'none' } }, async (_request, reply) => {
     publicList ??= JSON.stringify({
       object: 'list',
-      data: catalogue.map((model) => (state.bareModels ? bareModel(model) : listItem(model, faults))),
+      data: catalogue.map((model) => (state.bareModels ? bareModel(model) : listItem(model, rules))),
     })
     return sendJson(reply, publicList)
   })
 
   app.get<{ Querystring: RawQuery }>('/v1/models', { config: { apiKeyHeader: true } }, async (request, reply) => {
     const caller = requireCaller(state.contexts.of(request))
-    if (caller.keyForm === 'x-api-key' && !faults.has('alternate-format-ignored')) {
+    if (caller.keyForm === 'x-api-key' && rules.alternateFormat) {
       const { query } = request
       const page = pageByCursor(catalogue, {
-        afterId: faults.has('alternate-after-id-ignored') ? undefined : singleParam(query, 'after_id'),
+        afterId: rules.honourAfterId ? singleParam(query, 'after_id') : undefined,
         beforeId: singleParam(query, 'before_id'),
-        limit: faults.has('alternate-limit-ignored')
-          ? Number.POSITIVE_INFINITY
-          : (integerParam(query, 'limit', ALTERNATE_LIMIT) ?? ALTERNATE_LIMIT_DEFAULT),
+        limit: rules.honourLimit
+          ? (integerParam(query, 'limit', ALTERNATE_LIMIT) ?? ALTERNATE_LIMIT_DEFAULT)
+          : Number.POSITIVE_INFINITY,
       })
       return {
         data: page.items.map(alternateItem),
@@ -93,13 +93,13 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
       const id = request.params.model_id
       const model = findVariedModel(id, state.variations)
       if (!model) {
-        if (faults.has('unknown-model-500')) throw new GatewayError(500, 'The model lookup failed.')
+        if (rules.unknownModelStatus === 500) throw new GatewayError(500, 'The model lookup failed.')
         throw new GatewayError(404, `The model '${id}' does not exist.`, { code: 'model_not_found', param: 'model_id' })
       }
       if (state.bareModels) return bareModel(model)
       const tier = caller.account.tier
       const body =
-        caller.keyForm === 'x-api-key' ? alternateRetrieve(model, tier, faults) : bearerRetrieve(model, tier, faults)
+        caller.keyForm === 'x-api-key' ? alternateRetrieve(model, tier, rules) : bearerRetrieve(model, tier, rules)
       return variedRetrieve(body, model, tier, state.variations)
     },
   )

@@ -1,7 +1,7 @@
 /**
  * The shapes a catalogue model takes on the wire (Part 1 section 2.3): the compatible list item, the
  * compatible retrieve record with its extra object, and the alternate (x-api-key) item and retrieve.
- * Pure functions of the model, the caller's tier and the faults switched on.
+ * Pure functions of the model, the caller's tier and the rules the faults bend (./rules.ts).
  */
 import { toIso } from '../clock.ts'
 import {
@@ -11,8 +11,14 @@ import {
   type Pricing,
   type SearchContextCost,
 } from './catalogue.ts'
-import type { FaultSet } from '../faults.ts'
 import { classLimits, TIERS, type Tier, type TierLimits } from '../limit-tables.ts'
+import type { ModelsRules } from './rules.ts'
+
+/** The rules the views read. */
+type ViewRules = Pick<
+  ModelsRules,
+  'listOwnedBy' | 'extraOnList' | 'modeOverride' | 'listDisallowedTiers' | 'currentTier'
+>
 
 type Flags = Partial<Record<CapabilityFlag, boolean>>
 
@@ -61,11 +67,8 @@ export interface AlternateModel {
   extra?: ModelExtra
 }
 
-/** The chat model that the mode-unknown fault mislabels. */
-const MISLABELLED_MODEL = 'gw-chat'
-
-function modeOf(model: CatalogueModel, faults: FaultSet): string {
-  return faults.has('mode-unknown') && model.id === MISLABELLED_MODEL ? 'text-generation' : model.mode
+function modeOf(model: CatalogueModel, rules: ViewRules): string {
+  return rules.modeOverride?.model === model.id ? rules.modeOverride.mode : model.mode
 }
 
 function flagsOf(model: CatalogueModel): Flags {
@@ -78,14 +81,14 @@ function flagsOf(model: CatalogueModel): Flags {
 }
 
 /** The list item of /public/models, and the base of the Bearer list item. */
-export function listItem(model: CatalogueModel, faults: FaultSet): ModelListItem {
+export function listItem(model: CatalogueModel, rules: ViewRules): ModelListItem {
   return {
     id: model.id,
     object: 'model',
     owned_by: model.ownedBy,
     min_tier: model.minTier,
     pricing: { ...model.pricing },
-    mode: modeOf(model, faults),
+    mode: modeOf(model, rules),
     max_tokens: model.maxTokens,
     max_input_tokens: model.maxInputTokens,
     max_output_tokens: model.maxOutputTokens,
@@ -93,56 +96,52 @@ export function listItem(model: CatalogueModel, faults: FaultSet): ModelListItem
   }
 }
 
-/** The item of the Bearer GET /v1/models; the faults here leave /public/models alone. */
-export function bearerListItem(model: CatalogueModel, callerTier: Tier, faults: FaultSet): ModelListItem {
-  const item = listItem(model, faults)
-  if (faults.has('model-list-no-owned-by')) delete item.owned_by
-  if (faults.has('extra-on-list')) item.extra = modelExtra(model, callerTier, faults)
+/** The item of the Bearer GET /v1/models; the rules bent here leave /public/models alone. */
+export function bearerListItem(model: CatalogueModel, callerTier: Tier, rules: ViewRules): ModelListItem {
+  const item = listItem(model, rules)
+  if (!rules.listOwnedBy) delete item.owned_by
+  if (rules.extraOnList) item.extra = modelExtra(model, callerTier, rules)
   return item
 }
 
-export function modelExtra(model: CatalogueModel, callerTier: Tier, faults: FaultSet): ModelExtra {
+export function modelExtra(model: CatalogueModel, callerTier: Tier, rules: ViewRules): ModelExtra {
   const metadata: ModelExtra['metadata'] = {
     min_tier: model.minTier,
-    mode: modeOf(model, faults),
+    mode: modeOf(model, rules),
     max_tokens: model.maxTokens,
     max_input_tokens: model.maxInputTokens,
     max_output_tokens: model.maxOutputTokens,
     ...flagsOf(model),
   }
   if (model.searchContextCostPerQuery) metadata.search_context_cost_per_query = { ...model.searchContextCostPerQuery }
-  return { metadata, pricing: { ...model.pricing }, rate_limits: rateLimits(model, callerTier, faults) }
+  return { metadata, pricing: { ...model.pricing }, rate_limits: rateLimits(model, callerTier, rules) }
 }
 
 /**
  * Limits by tier for the model's class, and the caller's own. Tiers below min_tier cannot use the
  * model, so they are absent from `tiers` and the caller's `current` reads zero.
  */
-function rateLimits(model: CatalogueModel, callerTier: Tier, faults: FaultSet): ModelExtra['rate_limits'] {
+function rateLimits(model: CatalogueModel, callerTier: Tier, rules: ViewRules): ModelExtra['rate_limits'] {
   const allowed = (tier: Tier): TierLimits =>
     tier >= model.minTier ? classLimits(model.rateClass, tier) : { rpm: 0, tpm: 0 }
   const tiers: Record<string, TierLimits> = {}
   for (const tier of TIERS) {
     // The disallowed-tiers fault lists such tiers with zero limits, which agree with `current` for a
     // caller at such a tier, so that the fault breaks only the min-tier rule.
-    if (tier < model.minTier && !faults.has('rate-limit-disallowed-tiers')) continue
+    if (tier < model.minTier && !rules.listDisallowedTiers) continue
     tiers[String(tier)] = allowed(tier)
   }
-  const tier = faults.has('rate-limit-current-tier-0')
-    ? 0
-    : faults.has('rate-limits-current-main-tier')
-      ? 2
-      : callerTier
+  const tier = rules.currentTier ?? callerTier
   return { tiers, current: { tier, ...allowed(tier) } }
 }
 
-export function bearerRetrieve(model: CatalogueModel, callerTier: Tier, faults: FaultSet): ModelRetrieve {
+export function bearerRetrieve(model: CatalogueModel, callerTier: Tier, rules: ViewRules): ModelRetrieve {
   return {
     id: model.id,
     object: 'model',
     created: model.created,
     owned_by: model.ownedBy,
-    extra: modelExtra(model, callerTier, faults),
+    extra: modelExtra(model, callerTier, rules),
   }
 }
 
@@ -155,6 +154,6 @@ export function alternateItem(model: CatalogueModel): AlternateModel {
   return { id: model.id, created_at: toIso(model.created * 1000), display_name: model.displayName, type: 'model' }
 }
 
-export function alternateRetrieve(model: CatalogueModel, callerTier: Tier, faults: FaultSet): AlternateModel {
-  return { ...alternateItem(model), extra: modelExtra(model, callerTier, faults) }
+export function alternateRetrieve(model: CatalogueModel, callerTier: Tier, rules: ViewRules): AlternateModel {
+  return { ...alternateItem(model), extra: modelExtra(model, callerTier, rules) }
 }

@@ -19,14 +19,14 @@ import { findModel, type CatalogueModel } from '../models/catalogue.ts'
 import { chargeUsd } from '../account/billing.ts'
 import type { AuthPolicy, RequestContext } from '../context.ts'
 import { GatewayError, invalidParameter, usageError } from '../errors.ts'
-import type { FaultSet } from '../faults.ts'
 import { objectBody, requireTier, resolveModel } from '../models/access.ts'
 import { countTokens } from '../simulate/tokenizer.ts'
 import type { GatewayState } from '../state.ts'
 import { reshapeAnswers } from '../faults/answers.ts'
 import { MODERATION_ANSWER_RESHAPES } from '../faults/moderation.ts'
 import { classify, type ModerationResult } from './classifier.ts'
-import { DEFAULT_MODERATION_MODEL, parseModerationRequest } from './request.ts'
+import { DEFAULT_MODERATION_MODEL, parseModerationRequest, type ModerationRequest } from './request.ts'
+import { moderationRules, type ModerationRules } from './rules.ts'
 
 const MODERATION_RULES = { modes: ['moderation'], endpoint: 'moderations' } as const
 
@@ -42,47 +42,35 @@ export function registerModerationRoutes(app: FastifyInstance, state: GatewaySta
   // A scope of the family's own, so that its answer-reshaping faults apply to its routes alone.
   void app.register(async (scope) => {
     reshapeAnswers(scope, state.faults, MODERATION_ANSWER_RESHAPES)
-    registerRoutes(scope, state)
+    registerRoutes(scope, state, moderationRules(state.faults))
   })
 }
 
-function registerRoutes(app: FastifyInstance, state: GatewayState): void {
-  const { faults } = state
+function registerRoutes(app: FastifyInstance, state: GatewayState, rules: ModerationRules): void {
   const moreCategories = state.variations.has('moderation-more-categories')
-  // The fault lets calls without a valid key through, served as the main account: the auth hook's own
+  // Without the key rule, calls without a valid key get through, served as the main account: the auth hook's own
   // 'optional' policy (that of unknown routes) still identifies a valid key, so those calls keep their limits.
-  const auth = (faults.has('moderation-key-optional') ? 'optional' : 'required') as AuthPolicy
+  const auth = (rules.requireKey ? 'required' : 'optional') as AuthPolicy
 
   app.post('/v1/moderations', { config: { auth } }, async (request, reply) => {
     const context = state.contexts.of(request)
     const account = context.caller?.account ?? state.accounts.main()
     const body = objectBody(request.body)
-    if (faults.has('moderation-missing-input-served') && body.input === undefined)
+    if (!rules.requireInput && body.input === undefined)
       return { id: newId(), model: DEFAULT_MODERATION_MODEL, results: [] }
-    if (faults.has('moderation-model-required') && (body.model === undefined || body.model === null))
+    if (!rules.modelOptional && (body.model === undefined || body.model === null))
       throw invalidParameter('model', 'model is required.')
     const parsed = parseModerationRequest(body)
     let model: CatalogueModel
     try {
       // resolveModel also counts the call against the model's own limits (Part 1 §8.3) and may refuse it with 429.
-      model = pickModel(parsed.model ?? DEFAULT_MODERATION_MODEL, context, faults)
+      model = pickModel(parsed.model ?? DEFAULT_MODERATION_MODEL, context, rules)
     } catch (error) {
-      if (!(error instanceof GatewayError && error.status === 429 && faults.has('moderation-429-usage-body')))
-        throw error
+      if (!(error instanceof GatewayError && error.status === 429 && !rules.compatible429)) throw error
       return reply.code(429).send(usageError(429, error.message))
     }
-    requireTier(gatedModel(model, state), { account, keyForm: 'bearer' }, faults)
-    if (faults.has('moderation-stable-refused') && model.id === 'text-moderation-stable')
-      throw invalidParameter('model', `The model '${model.id}' is not available.`)
-    if (faults.has('moderation-guard-refused') && !FREE_MODERATION_MODELS.has(model.id))
-      throw invalidParameter('model', `The model '${model.id}' is not available.`)
-    const takesImages = model.supports.supports_vision === true && !faults.has('moderation-image-refused')
-    if (parsed.hasImage && !takesImages && !faults.has('moderation-image-any-model')) {
-      throw new GatewayError(400, `The model '${model.id}' takes text only; images need an omni moderation model.`, {
-        code: 'image_input_not_supported',
-        param: 'input',
-      })
-    }
+    requireTier(gatedModel(model, state), { account, keyForm: 'bearer' }, state.faults)
+    refuseModelOrInput(model, parsed, rules)
 
     const texts = parsed.inputs.flatMap((input) => input.texts)
     const tokens = texts.reduce((sum, text) => sum + countTokens(text), 0)
@@ -93,6 +81,19 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
     const results = parsed.inputs.map(classify)
     return { id: newId(), model: model.id, results: moreCategories ? results.map(withFurtherCategory) : results }
   })
+}
+
+/** A model the rules do not serve, or an image the model does not take: 400. */
+function refuseModelOrInput(model: CatalogueModel, parsed: ModerationRequest, rules: ModerationRules): void {
+  if (rules.refusedNamedModels.includes(model.id) || (!rules.servesGuardModel && !FREE_MODERATION_MODELS.has(model.id)))
+    throw invalidParameter('model', `The model '${model.id}' is not available.`)
+  const takesImages = model.supports.supports_vision === true && rules.omniTakesImages
+  if (parsed.hasImage && !takesImages && rules.textModelsRefuseImages) {
+    throw new GatewayError(400, `The model '${model.id}' takes text only; images need an omni moderation model.`, {
+      code: 'image_input_not_supported',
+      param: 'input',
+    })
+  }
 }
 
 /** Under `moderation-min-tier-3`: the models a provider may keep from lower tiers (Part 1 §1.5: "a model has min_tier"). */
@@ -108,9 +109,8 @@ function newId(): string {
   return `modr-${randomBytes(12).toString('hex')}`
 }
 
-function pickModel(id: string, context: RequestContext, faults: FaultSet): CatalogueModel {
-  if (faults.has('moderation-unknown-model-defaulted') && !findModel(id))
-    return findModel(DEFAULT_MODERATION_MODEL) as CatalogueModel
+function pickModel(id: string, context: RequestContext, rules: ModerationRules): CatalogueModel {
+  if (!rules.refuseUnknownModel && !findModel(id)) return findModel(DEFAULT_MODERATION_MODEL) as CatalogueModel
   return resolveModel(id, context, MODERATION_RULES)
 }
 

@@ -11,20 +11,13 @@
  */
 import { randomBytes } from 'node:crypto'
 import type { CatalogueModel } from '../models/catalogue.ts'
-import type { FaultSet } from '../faults.ts'
 import { generate } from '../simulate/generate.ts'
 import { countTokens } from '../simulate/tokenizer.ts'
 import { pcm16le, speechSeconds, toneSamples, wav } from './audio.ts'
 import { withUnknownSizes } from '../audio/wav.ts'
-
-/** The default WAV answer, as a streaming encoder writes it under streaming-wav, or miscounted by a fault. */
-function speechWav(pcm: Buffer, faults: FaultSet, streamingWav: boolean): Buffer {
-  const file = streamingWav ? withUnknownSizes(wav(pcm, PCM_RATE)) : wav(pcm, PCM_RATE)
-  if (faults.has('native-speech-wav-riff-size')) file.writeUInt32LE(file.length, 4)
-  return file
-}
 import { AUDIO_TOKENS_PER_SECOND, costUsd, isSpeechModel } from './models.ts'
 import type { NativeRequest } from './request.ts'
+import type { NativeRules } from './rules.ts'
 
 export const PCM_RATE = 24_000
 export const L16_MIME = `audio/L16;codec=pcm;rate=${PCM_RATE}`
@@ -87,15 +80,19 @@ function textParts(model: CatalogueModel, request: NativeRequest): Parts {
   }
 }
 
+/** The default WAV answer, as a streaming encoder writes it under the variation streaming-wav. */
+function speechWav(pcm: Buffer, streamingWav: boolean): Buffer {
+  return streamingWav ? withUnknownSizes(wav(pcm, PCM_RATE)) : wav(pcm, PCM_RATE)
+}
+
 /** `streamingWav` (variation streaming-wav): the WAV's sizes written as unknown, as a streaming encoder writes them. */
-function speechParts(request: NativeRequest, faults: FaultSet, streamingWav: boolean): Parts {
+function speechParts(request: NativeRequest, rules: NativeRules, streamingWav: boolean): Parts {
   const seconds = speechSeconds(request.input)
   const pcm = pcm16le(toneSamples(seconds, PCM_RATE))
-  const wantsPcm =
-    /^audio\/(l16|pcm)\b/i.test(request.responseMimeType ?? '') !== faults.has('native-speech-default-pcm')
+  const wantsPcm = /^audio\/(l16|pcm)\b/i.test(request.responseMimeType ?? '') !== rules.speechPcmByDefault
   const whole = wantsPcm
-    ? { mimeType: L16_MIME, data: (faults.has('native-l16-wav-bytes') ? wav(pcm, PCM_RATE) : pcm).toString('base64') }
-    : { mimeType: 'audio/wav', data: speechWav(pcm, faults, streamingWav).toString('base64') }
+    ? { mimeType: L16_MIME, data: pcm.toString('base64') }
+    : { mimeType: 'audio/wav', data: speechWav(pcm, streamingWav).toString('base64') }
   // Stream pieces: whole samples (an even number of bytes) in three parts.
   const third = Math.ceil(pcm.length / 6) * 2
   const pieces = [0, 1, 2].map((k) => [
@@ -114,11 +111,11 @@ function speechParts(request: NativeRequest, faults: FaultSet, streamingWav: boo
 export function answerNative(
   model: CatalogueModel,
   request: NativeRequest,
-  faults: FaultSet,
+  rules: NativeRules,
   streamingWav = false,
 ): NativeAnswer {
   const prompt = promptTokens(request)
-  const parts = isSpeechModel(model) ? speechParts(request, faults, streamingWav) : textParts(model, request)
+  const parts = isSpeechModel(model) ? speechParts(request, rules, streamingWav) : textParts(model, request)
   const total = prompt.total + parts.candidates + parts.thoughts
   const usageMetadata: Record<string, unknown> = {
     promptTokenCount: prompt.total,

@@ -8,8 +8,8 @@
  * inlineData, mime_type / mimeType), as its own API does.
  */
 import { invalidParameter } from '../errors.ts'
-import type { FaultSet } from '../faults.ts'
 import { isObject } from '../../common/json.ts'
+import type { NativeRules } from './rules.ts'
 
 export interface NativeRequest {
   /** The text of every content, oldest first. */
@@ -50,8 +50,8 @@ function partsOf(value: unknown, where: string): Record<string, unknown>[] {
   })
 }
 
-function inlineType(part: Record<string, unknown>, where: string, faults: FaultSet): string | undefined {
-  if (faults.has('native-inline-data-refused') && part.inline_data !== undefined) {
+function inlineType(part: Record<string, unknown>, where: string, rules: NativeRules): string | undefined {
+  if (!rules.inlineDataSpelling && part.inline_data !== undefined) {
     throw invalidParameter(`${where}.inline_data`, `${where}.inline_data is not supported.`)
   }
   const inline = pick(part, 'inline_data', 'inlineData')
@@ -64,24 +64,24 @@ function inlineType(part: Record<string, unknown>, where: string, faults: FaultS
   return mime
 }
 
-function parseContents(body: Record<string, unknown>, faults: FaultSet, out: NativeRequest): void {
+function parseContents(body: Record<string, unknown>, rules: NativeRules, out: NativeRequest): void {
   const contents = body.contents
   if (!Array.isArray(contents) || contents.length === 0) {
-    if (faults.has('native-contents-optional') && contents === undefined) return
+    if (!rules.contentsRequired && contents === undefined) return
     throw invalidParameter('contents', 'contents is required: a non-empty array of {parts, role}.')
   }
   const texts: string[] = []
   contents.forEach((content, i) => {
     const where = `contents[${i}]`
     if (!isObject(content)) throw invalidParameter(where, `${where} must be an object {parts, role}.`)
-    if (!ROLES.has(String(content.role)) && !faults.has('native-any-role-accepted')) {
+    if (!ROLES.has(String(content.role)) && rules.checkContentRole) {
       throw invalidParameter(
         `${where}.role`,
         `${where}.role is required and must be user or model; system text goes in system_instruction.`,
       )
     }
     partsOf(content.parts, where).forEach((part, j) => {
-      const mime = inlineType(part, `${where}.parts[${j}]`, faults)
+      const mime = inlineType(part, `${where}.parts[${j}]`, rules)
       if (mime !== undefined) out.inlineTypes.push(mime)
       if (typeof part.text === 'string') texts.push(part.text)
       const meta = part.speechMetadata
@@ -91,11 +91,10 @@ function parseContents(body: Record<string, unknown>, faults: FaultSet, out: Nat
   out.input = texts.join('\n')
 }
 
-function parseSystem(body: Record<string, unknown>, faults: FaultSet): string | undefined {
+function parseSystem(body: Record<string, unknown>, rules: NativeRules): string | undefined {
   const system = pick(body, 'system_instruction', 'systemInstruction')
   if (system === undefined) return undefined
-  if (faults.has('native-system-instruction-refused'))
-    throw invalidParameter('system_instruction', 'system_instruction is not supported.')
+  if (!rules.systemInstruction) throw invalidParameter('system_instruction', 'system_instruction is not supported.')
   if (!isObject(system)) throw invalidParameter('system_instruction', 'system_instruction must be an object {parts}.')
   return partsOf(system.parts, 'system_instruction')
     .flatMap((p) => (typeof p.text === 'string' ? [p.text] : []))
@@ -106,15 +105,16 @@ function integerAtLeast(value: unknown, min: number): boolean {
   return typeof value === 'number' && Number.isInteger(value) && value >= min
 }
 
-function parseThinking(config: Record<string, unknown>, faults: FaultSet, out: NativeRequest): void {
+function parseThinking(config: Record<string, unknown>, rules: NativeRules, out: NativeRequest): void {
   const thinking = config.thinkingConfig
   if (thinking === undefined) return
   out.thinkingConfigSent = true
   if (!isObject(thinking))
     throw invalidParameter('generationConfig.thinkingConfig', 'thinkingConfig must be an object.')
-  const unchecked = faults.has('native-thinking-config-unchecked')
-  if (thinking.thinkingLevel === 'medium' && faults.has('native-thinking-medium-refused'))
-    throw invalidParameter('generationConfig.thinkingConfig.thinkingLevel', 'thinkingLevel medium is not supported.')
+  const unchecked = !rules.checkThinkingConfig
+  const level = thinking.thinkingLevel
+  if (typeof level === 'string' && rules.refusedThinkingLevels.includes(level))
+    throw invalidParameter('generationConfig.thinkingConfig.thinkingLevel', `thinkingLevel ${level} is not supported.`)
   if (thinking.thinkingLevel !== undefined && !THINKING_LEVELS.has(String(thinking.thinkingLevel)) && !unchecked) {
     throw invalidParameter(
       'generationConfig.thinkingConfig.thinkingLevel',
@@ -132,7 +132,7 @@ function parseThinking(config: Record<string, unknown>, faults: FaultSet, out: N
   if (budget === 0) out.thinking = false
 }
 
-function parseSpeech(config: Record<string, unknown>, faults: FaultSet, out: NativeRequest): void {
+function parseSpeech(config: Record<string, unknown>, rules: NativeRules, out: NativeRequest): void {
   const speech = config.speechConfig
   if (speech === undefined) return
   if (!isObject(speech)) throw invalidParameter('generationConfig.speechConfig', 'speechConfig must be an object.')
@@ -145,7 +145,7 @@ function parseSpeech(config: Record<string, unknown>, faults: FaultSet, out: Nat
       'speakerVoiceConfigs must be a non-empty array.',
     )
   }
-  if (configs.length > MAX_SPEAKERS && !faults.has('native-three-speakers-accepted')) {
+  if (configs.length > rules.maxSpeakers) {
     throw invalidParameter(
       'generationConfig.speechConfig.multiSpeakerVoiceConfig.speakerVoiceConfigs',
       `speakerVoiceConfigs takes at most ${MAX_SPEAKERS} speakers.`,
@@ -158,20 +158,20 @@ function parseSpeech(config: Record<string, unknown>, faults: FaultSet, out: Nat
   })
 }
 
-function parseGenerationConfig(body: Record<string, unknown>, faults: FaultSet, out: NativeRequest): void {
+function parseGenerationConfig(body: Record<string, unknown>, rules: NativeRules, out: NativeRequest): void {
   const config = pick(body, 'generationConfig', 'generation_config')
   if (config === undefined) return
   if (!isObject(config)) throw invalidParameter('generationConfig', 'generationConfig must be an object.')
   const max = config.maxOutputTokens
   if (max !== undefined) {
-    if (!integerAtLeast(max, 1) && !faults.has('native-max-output-tokens-lenient'))
+    if (!integerAtLeast(max, 1) && rules.checkMaxOutputTokens)
       throw invalidParameter('generationConfig.maxOutputTokens', 'maxOutputTokens must be a positive integer.')
     out.maxOutputTokens = Math.max(1, Math.floor(Number(max)) || 1)
   }
   const temperature = config.temperature
   if (temperature !== undefined) {
     const inRange = typeof temperature === 'number' && temperature >= 0 && temperature <= 2
-    if (!inRange && !(faults.has('native-temperature-unchecked') && typeof temperature === 'number')) {
+    if (!inRange && (rules.checkTemperature || typeof temperature !== 'number')) {
       throw invalidParameter('generationConfig.temperature', 'temperature must be a number from 0.0 to 2.0.')
     }
     out.temperature = temperature as number
@@ -179,7 +179,7 @@ function parseGenerationConfig(body: Record<string, unknown>, faults: FaultSet, 
   if (config.topP !== undefined && !(typeof config.topP === 'number' && config.topP >= 0 && config.topP <= 1)) {
     throw invalidParameter('generationConfig.topP', 'topP must be a number from 0 to 1.')
   }
-  if (config.stopSequences !== undefined && faults.has('native-stop-sequences-refused'))
+  if (config.stopSequences !== undefined && !rules.stopSequences)
     throw invalidParameter('generationConfig.stopSequences', 'stopSequences is not supported.')
   if (config.topK !== undefined && !integerAtLeast(config.topK, 1))
     throw invalidParameter('generationConfig.topK', 'topK must be a positive integer.')
@@ -190,11 +190,11 @@ function parseGenerationConfig(body: Record<string, unknown>, faults: FaultSet, 
     throw invalidParameter('generationConfig.stopSequences', 'stopSequences must be an array of strings.')
   }
   if (typeof config.responseMimeType === 'string') out.responseMimeType = config.responseMimeType
-  parseThinking(config, faults, out)
-  parseSpeech(config, faults, out)
+  parseThinking(config, rules, out)
+  parseSpeech(config, rules, out)
 }
 
-export function parseNativeRequest(raw: unknown, faults: FaultSet): NativeRequest {
+export function parseNativeRequest(raw: unknown, rules: NativeRules): NativeRequest {
   if (!isObject(raw)) throw invalidParameter('contents', 'The request body must be a JSON object.')
   const out: NativeRequest = {
     input: '',
@@ -209,9 +209,9 @@ export function parseNativeRequest(raw: unknown, faults: FaultSet): NativeReques
     speakersInText: [],
     responseMimeType: undefined,
   }
-  parseContents(raw, faults, out)
-  out.instructions = parseSystem(raw, faults)
-  parseGenerationConfig(raw, faults, out)
+  parseContents(raw, rules, out)
+  out.instructions = parseSystem(raw, rules)
+  parseGenerationConfig(raw, rules, out)
   if (raw.safetySettings !== undefined && !Array.isArray(raw.safetySettings))
     throw invalidParameter('safetySettings', 'safetySettings must be an array.')
   if (raw.tools !== undefined && !Array.isArray(raw.tools)) throw invalidParameter('tools', 'tools must be an array.')
@@ -222,19 +222,19 @@ export function parseNativeRequest(raw: unknown, faults: FaultSet): NativeReques
  * The newer speech models (section 4.8): text in, audio out. No thinkingConfig, no tools, no image or audio
  * input, and every speechMetadata.speaker names one of speakerVoiceConfigs.
  */
-export function checkSpeechRequest(request: NativeRequest, faults: FaultSet, lenient = false): void {
+export function checkSpeechRequest(request: NativeRequest, rules: NativeRules, lenient = false): void {
   // lenient (variation lenient-audio-fields): what §4.8 tells callers not to send is accepted and ignored.
-  if (request.thinkingConfigSent && !faults.has('native-speech-thinking-accepted') && !lenient) {
+  if (request.thinkingConfigSent && rules.speechRefusesThinking && !lenient) {
     throw invalidParameter('generationConfig.thinkingConfig', 'Speech models do not take thinkingConfig.')
   }
   if (request.toolsSent && !lenient) throw invalidParameter('tools', 'Speech models do not take tools.')
-  if (request.inlineTypes.length > 0 && !faults.has('native-speech-image-accepted') && !lenient) {
+  if (request.inlineTypes.length > 0 && rules.speechTextOnly && !lenient) {
     throw invalidParameter('contents', 'Speech models take text only: no image or audio input.')
   }
-  if (request.speakersInText.length > 0 && faults.has('native-speech-metadata-refused'))
+  if (request.speakersInText.length > 0 && !rules.speechMetadata)
     throw invalidParameter('contents', 'speechMetadata is not supported.')
   const unknown = request.speakersInText.filter((s) => !(request.speakers ?? []).includes(s))
-  if (unknown.length > 0 && !faults.has('native-speaker-mismatch-accepted') && !lenient) {
+  if (unknown.length > 0 && rules.checkSpeakerMatch && !lenient) {
     throw invalidParameter(
       'contents',
       `speechMetadata.speaker ${unknown.map((s) => `"${s}"`).join(', ')} matches no speaker of speakerVoiceConfigs.`,

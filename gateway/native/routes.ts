@@ -24,9 +24,11 @@ import { answerNative, type NativeAnswer } from './answer.ts'
 import { nativeErrorDialect } from './errors.ts'
 import { isSpeechModel, nativeModel } from './models.ts'
 import { checkSpeechRequest, parseNativeRequest } from './request.ts'
+import { type NativeRules, nativeRules } from './rules.ts'
 import { countTokens } from '../simulate/tokenizer.ts'
 import { startSse, SSE_WRITER_DEFAULTS, writeEvents, type StreamEvent } from '../sse.ts'
 import type { GatewayState } from '../state.ts'
+import type { VariationName } from '../variations.ts'
 import { varyJson } from '../vary.ts'
 import { reshapeAnswers } from '../faults/answers.ts'
 import { reshapeEvents } from '../faults/events.ts'
@@ -44,11 +46,12 @@ export function registerNativeRoutes(app: FastifyInstance, state: GatewayState):
 }
 
 function registerRoutes(app: FastifyInstance, state: GatewayState): void {
-  const { faults } = state
+  const rules = nativeRules(state.faults)
+  // Without the key rule, valid keys are identified as usual (their calls keep the rate-limit headers) but no one
+  // is refused.
   const config = {
-    // The fault identifies valid keys as usual (so their calls keep the rate-limit headers) but refuses no one.
-    auth: faults.has('native-missing-key-allowed') ? ('optional' as const) : ('required' as const),
-    nativeKeyHeader: !faults.has('native-key-header-refused'),
+    auth: rules.keyRequired ? ('required' as const) : ('optional' as const),
+    nativeKeyHeader: rules.nativeKeyHeader,
   }
 
   app.post<{ Params: { target: string }; Querystring: { alt?: string } }>(
@@ -56,7 +59,7 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
     { config, preSerialization: nativeErrorDialect },
     async (request, reply) => {
       const context = state.contexts.of(request)
-      const caller = callerOf(context)
+      const caller = callerOf(state, rules, context)
       const colon = request.params.target.lastIndexOf(':')
       const id = colon < 0 ? request.params.target : request.params.target.slice(0, colon)
       const method = colon < 0 ? '' : request.params.target.slice(colon + 1)
@@ -79,71 +82,65 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
       requireTier(model, caller)
       // Counts the call against the model's own rate limits (Part 1 section 8.3), as resolveModel does on /v1.
       context.admitModel?.(model)
-      const body = parseNativeRequest(asChosen(model.id, request.body), faults)
-      if (isSpeechModel(model)) checkSpeechRequest(body, faults, state.variations.has('lenient-audio-fields'))
+      const body = parseNativeRequest(asChosen(state.variations, model.id, request.body), rules)
+      if (isSpeechModel(model)) checkSpeechRequest(body, rules, state.variations.has('lenient-audio-fields'))
       if (method === 'countTokens')
         return { totalTokens: countTokens(body.instructions ?? '') + countTokens(body.input) }
       if (SHAPELESS.has(method)) throw invalidParameter('model', `The model '${id}' does not support ${method}.`)
 
-      const answer = answerNative(model, body, faults, state.variations.has('streaming-wav'))
+      const answer = answerNative(model, body, rules, state.variations.has('streaming-wav'))
       record(context, answer, method === 'streamGenerateContent')
       // Section 3 of Part 2 and account/billing.ts: charged when the work starts.
       chargeUsd(caller.account, answer.usd)
       if (method === 'generateContent') return answer.response
       const chunks = reshapeEvents(
         answer.chunks.map((data) => ({ data })),
-        faults,
+        state.faults,
         NATIVE_STREAM_RESHAPES,
       )
       await (request.query.alt === 'sse' ? streamSse(reply, chunks) : streamJsonArray(reply, chunks, app.gatewayVary))
       return reply
     },
   )
+}
 
-  /**
-   * The choices real providers make where §4.8 leaves them open (gateway/variations.ts), in one place: integers
-   * written as decimal strings read as integers (native-integer-strings), the cheaper model leaving
-   * thinkingLevel medium and images to the other (thinking-levels-per-model, native-images-per-model), and an
-   * unknown thinkingLevel ignored (lenient-enums).
-   */
-  function asChosen(id: string, raw: unknown): unknown {
-    if (state.variations.has('native-images-per-model') && id === 'nv-gen-flash' && hasInlineData(raw))
-      throw invalidParameter('contents', `${id} takes text only; images are served by nv-gen-pro.`)
-    const config = isObject(raw) && isObject(raw.generationConfig) ? raw.generationConfig : undefined
-    if (config === undefined) return raw
-    const thinking = isObject(config.thinkingConfig) ? config.thinkingConfig : {}
-    if (
-      state.variations.has('lenient-enums') &&
-      typeof thinking.thinkingLevel === 'string' &&
-      !['low', 'medium', 'high'].includes(thinking.thinkingLevel)
-    ) {
-      const { thinkingLevel: _ignored, ...rest } = thinking
-      return { ...(raw as Record<string, unknown>), generationConfig: { ...config, thinkingConfig: rest } }
-    }
-    if (
-      state.variations.has('thinking-levels-per-model') &&
-      id === 'nv-gen-flash' &&
-      thinking.thinkingLevel === 'medium'
+function callerOf(state: GatewayState, rules: NativeRules, context: RequestContext): Caller {
+  // Without the key rule, a call without a valid key goes through as the main account.
+  if (!context.caller && !rules.keyRequired) return { account: state.accounts.main(), keyForm: 'bearer' }
+  const caller = requireCaller(context)
+  if (!rules.bearerKey && caller.keyForm === 'bearer') throw new GatewayError(401, 'Send the key in x-native-api-key.')
+  return caller
+}
+
+/**
+ * The choices real providers make where §4.8 leaves them open (gateway/variations.ts), in one place: integers
+ * written as decimal strings read as integers (native-integer-strings), the cheaper model leaving
+ * thinkingLevel medium and images to the other (thinking-levels-per-model, native-images-per-model), and an
+ * unknown thinkingLevel ignored (lenient-enums).
+ */
+function asChosen(variations: ReadonlySet<VariationName>, id: string, raw: unknown): unknown {
+  if (variations.has('native-images-per-model') && id === 'nv-gen-flash' && hasInlineData(raw))
+    throw invalidParameter('contents', `${id} takes text only; images are served by nv-gen-pro.`)
+  const config = isObject(raw) && isObject(raw.generationConfig) ? raw.generationConfig : undefined
+  if (config === undefined) return raw
+  const thinking = isObject(config.thinkingConfig) ? config.thinkingConfig : {}
+  if (
+    variations.has('lenient-enums') &&
+    typeof thinking.thinkingLevel === 'string' &&
+    !['low', 'medium', 'high'].includes(thinking.thinkingLevel)
+  ) {
+    const { thinkingLevel: _ignored, ...rest } = thinking
+    return { ...(raw as Record<string, unknown>), generationConfig: { ...config, thinkingConfig: rest } }
+  }
+  if (variations.has('thinking-levels-per-model') && id === 'nv-gen-flash' && thinking.thinkingLevel === 'medium')
+    throw invalidParameter(
+      'generationConfig.thinkingConfig.thinkingLevel',
+      `${id} takes thinkingLevel low or high; medium is served by nv-gen-pro.`,
     )
-      throw invalidParameter(
-        'generationConfig.thinkingConfig.thinkingLevel',
-        `${id} takes thinkingLevel low or high; medium is served by nv-gen-pro.`,
-      )
-    const max = config.maxOutputTokens
-    if (state.variations.has('native-integer-strings') && typeof max === 'string' && /^\d+$/.test(max))
-      return { ...(raw as Record<string, unknown>), generationConfig: { ...config, maxOutputTokens: Number(max) } }
-    return raw
-  }
-
-  function callerOf(context: RequestContext): Caller {
-    // The fault lets a call without a valid key through as the main account.
-    if (!context.caller && faults.has('native-missing-key-allowed'))
-      return { account: state.accounts.main(), keyForm: 'bearer' }
-    const caller = requireCaller(context)
-    if (faults.has('native-bearer-refused') && caller.keyForm === 'bearer')
-      throw new GatewayError(401, 'Send the key in x-native-api-key.')
-    return caller
-  }
+  const max = config.maxOutputTokens
+  if (variations.has('native-integer-strings') && typeof max === 'string' && /^\d+$/.test(max))
+    return { ...(raw as Record<string, unknown>), generationConfig: { ...config, maxOutputTokens: Number(max) } }
+  return raw
 }
 
 function hasInlineData(raw: unknown): boolean {

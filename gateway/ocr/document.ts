@@ -10,7 +10,7 @@
  */
 import { createHash } from 'node:crypto'
 import { invalidParameter } from '../errors.ts'
-import type { FaultSet } from '../faults.ts'
+import type { OcrRules } from './rules.ts'
 import { readPdf, type PdfPage } from './pdf.ts'
 
 export interface OcrDocument {
@@ -22,7 +22,7 @@ export interface OcrDocument {
 const URL_DOCUMENT_PAGES = 3
 const IMAGE_TYPES = /^image\/(png|jpe?g|webp|gif|avif|tiff?)$/
 
-export function readDocument(document: unknown, faults: FaultSet): OcrDocument {
+export function readDocument(document: unknown, rules: OcrRules): OcrDocument {
   if (typeof document !== 'object' || document === null || Array.isArray(document)) {
     throw invalidParameter(
       'document',
@@ -33,17 +33,15 @@ export function readDocument(document: unknown, faults: FaultSet): OcrDocument {
   if (type === 'document_url') {
     const url = urlField(document as Record<string, unknown>, 'document_url')
     if (url.startsWith('data:')) {
-      if (faults.has('ocr-data-url-refused'))
-        throw invalidParameter('document.document_url', 'Data URLs are not accepted.')
+      if (!rules.takesDataUrl) throw invalidParameter('document.document_url', 'Data URLs are not accepted.')
       return fromDataUrl(url)
     }
-    if (faults.has('ocr-document-url-refused'))
+    if (!rules.takesDocumentUrl)
       throw invalidParameter('document.document_url', 'document_url takes a Base64 data URL only.')
     return simulatedDocument(url)
   }
   if (type === 'image_url') {
-    if (faults.has('ocr-image-url-refused'))
-      throw invalidParameter('document.type', 'document type image_url is not supported.')
+    if (!rules.takesImageUrl) throw invalidParameter('document.type', 'document type image_url is not supported.')
     const url = urlField(document as Record<string, unknown>, 'image_url')
     if (url.startsWith('data:')) {
       const { mime, bytes } = decodeDataUrl(url, 'document.image_url')

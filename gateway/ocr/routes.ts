@@ -17,16 +17,18 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { chargeUsd } from '../account/billing.ts'
 import { TINY_PNG_BASE64 } from '../compatible/simulate.ts'
-import { requireCaller, type AuthPolicy, type Caller } from '../context.ts'
+import { requireCaller, type AuthPolicy, type Caller, type RequestContext } from '../context.ts'
 import { GatewayError, invalidParameter } from '../errors.ts'
 import { objectBody, requireModelId, requireTier, resolveModel } from '../models/access.ts'
-import { annotate, readAnnotationFormat } from './annotation.ts'
-import { readDocument } from './document.ts'
+import { annotate, readAnnotationFormat, type AnnotationFormat } from './annotation.ts'
+import { readDocument, type OcrDocument } from './document.ts'
+import type { PdfPage } from './pdf.ts'
 import { renderPage, type TableFormat } from './render.ts'
 import type { GatewayState } from '../state.ts'
 import { reshapeAnswers } from '../faults/answers.ts'
 import { OCR_ANSWER_RESHAPES } from '../faults/ocr.ts'
 import { REAL_NAMES } from '../variations.ts'
+import { ocrRules, type OcrRules } from './rules.ts'
 import { ocrTier, providerAnswer } from './variations.ts'
 
 /** The OCR model (<ocr_model>) and its latest alias. */
@@ -42,112 +44,33 @@ export function registerOcrRoutes(app: FastifyInstance, state: GatewayState): vo
   // A scope of the family's own, so that its answer-reshaping faults apply to its routes alone.
   void app.register(async (scope) => {
     reshapeAnswers(scope, state.faults, OCR_ANSWER_RESHAPES)
-    registerRoutes(scope, state)
+    registerRoutes(scope, state, ocrRules(state.faults))
   })
 }
 
-function registerRoutes(app: FastifyInstance, state: GatewayState): void {
-  const { faults, variations } = state
-  const makerName = variations.has('real-names') ? REAL_NAMES['<ocr_model>'] : undefined
-  const makerAlias = variations.has('real-names') ? REAL_NAMES['<ocr_model>-latest'] : undefined
-  // As in search/routes.ts: the fault lets calls without a valid key through ("optional", the unknown-route policy).
-  const config = faults.has('ocr-key-not-required') ? { config: { auth: 'optional' as AuthPolicy } } : {}
+function registerRoutes(app: FastifyInstance, state: GatewayState, rules: OcrRules): void {
+  const { variations } = state
+  // As in search/routes.ts: without the key rule, calls without a valid key get through ("optional", the
+  // unknown-route policy).
+  const config = rules.requireKey ? {} : { config: { auth: 'optional' as AuthPolicy } }
 
   app.post('/v1/ocr', config, async (request: FastifyRequest) => {
     const context = state.contexts.of(request)
-    const caller: Caller | null = faults.has('ocr-key-not-required') ? context.caller : requireCaller(context)
+    const caller: Caller | null = rules.requireKey ? requireCaller(context) : context.caller
     const body = objectBody(request.body)
-    const named = body.model === undefined && faults.has('ocr-model-optional') ? OCR_MODEL : requireModelId(body)
-    // With makers' names the neutral id is unknown, as on a real gateway; the listed alias still resolves.
-    if (makerName !== undefined && body.model === OCR_MODEL)
-      throw new GatewayError(404, `The model '${OCR_MODEL}' does not exist.`, {
-        code: 'model_not_found',
-        param: 'model',
-      })
-    const asked = named === makerName ? OCR_MODEL : named === makerAlias ? OCR_LATEST : named
-    if (asked in OCR_ALIASES && faults.has('ocr-alias-unknown'))
-      throw new GatewayError(404, `The model '${asked}' does not exist.`, { code: 'model_not_found', param: 'model' })
-    const model = resolveModel(asked, context, { modes: ['ocr'], endpoint: 'OCR' })
-    if (caller) requireTier(ocrTier(model, variations), caller)
-    const served = OCR_ALIASES[asked] ?? asked
-    const resolved = served === OCR_MODEL && makerName !== undefined ? makerName : served
+    const { named, resolved } = resolveOcrModel(body, context, caller, rules, variations)
     context.model = resolved
     if (body.document === undefined) throw invalidParameter('document', 'document is required.')
-    const document = readDocument(body.document, faults)
+    const document = readDocument(body.document, rules)
+    const options = readOptions(body, document, rules)
+    const pages = readPages(document, options, rules)
 
-    const selected = pageIndices(body.pages, document.pages.length)
-    const includeImages = optionalBoolean(body, 'include_image_base64') === true
-    const imageLimit = optionalInteger(body, 'image_limit')
-    const imageMinSize = optionalInteger(body, 'image_min_size')
-    if (body.id !== undefined && typeof body.id !== 'string') throw invalidParameter('id', 'id must be a string.')
-    const documentFormat = readAnnotationFormat(body.document_annotation_format, 'document_annotation_format')
-    const bboxFormat = readAnnotationFormat(body.bbox_annotation_format, 'bbox_annotation_format')
-    const extractHeader = optionalBoolean(body, 'extract_header') === true
-    if (extractHeader && faults.has('ocr-extract-header-refused'))
-      throw invalidParameter('extract_header', 'extract_header is not supported.')
-    const extractFooter = optionalBoolean(body, 'extract_footer') === true
-    const tableFormat = readTableFormat(body.table_format)
-
-    let imageCount = 0
-    const pages = selected.map((index) => {
-      // The fault reads indices as one-based: index k is the k-th page (k - 1 zero-based), still numbered k.
-      const page = document.pages[faults.has('ocr-pages-one-based') && body.pages !== undefined ? index - 1 : index]
-      if (!page) throw invalidParameter('pages', `Page ${index} does not exist.`)
-      const images = includeImages
-        ? page.images.filter(
-            (image) =>
-              faults.has('ocr-image-limit-ignored') ||
-              imageMinSize === undefined ||
-              Math.min(image.width, image.height) >= imageMinSize,
-          )
-        : []
-      const kept = images
-        .filter(() => faults.has('ocr-image-limit-ignored') || imageLimit === undefined || imageCount < imageLimit)
-        .map((image, i) => {
-          imageCount += 1
-          const id = `img-${imageCount - 1}.png`
-          const box = {
-            top_left_x: 72,
-            top_left_y: 100 + i * 10,
-            bottom_right_x: 72 + image.width,
-            bottom_right_y: 100 + i * 10 + image.height,
-          }
-          return {
-            id,
-            ...box,
-            image_base64: `data:image/png;base64,${TINY_PNG_BASE64}`,
-            ...(bboxFormat ? { image_annotation: annotate(bboxFormat, id, 1) } : {}),
-          }
-        })
-      const rendered = renderPage(
-        page,
-        {
-          tableFormat: faults.has('ocr-table-format-ignored') ? 'markdown' : tableFormat,
-          extractHeader,
-          extractFooter,
-        },
-        kept.map((image) => image.id),
-      )
-      return {
-        index,
-        markdown: rendered.markdown,
-        ...(includeImages ? { images: kept } : {}),
-        ...(extractHeader ? { header: rendered.header } : {}),
-        ...(extractFooter ? { footer: rendered.footer } : {}),
-        dimensions: {
-          dpi: DPI,
-          height: Math.round((page.height / 72) * DPI),
-          width: Math.round((page.width / 72) * DPI),
-        },
-      }
-    })
-
-    const documentAnnotation = documentFormat
-      ? annotate(documentFormat, pages.map((page) => page.markdown).join('\n'), pages.length)
+    const documentAnnotation = options.documentFormat
+      ? annotate(options.documentFormat, pages.map((page) => page.markdown).join('\n'), pages.length)
       : null
-    const annotated = documentFormat !== undefined || bboxFormat !== undefined
+    const annotated = options.documentFormat !== undefined || options.bboxFormat !== undefined
     const usd = pages.length * (annotated ? OCR_PRICES.usdPerAnnotatedPage : OCR_PRICES.usdPerPage)
-    if (caller && !faults.has('ocr-not-charged')) chargeUsd(caller.account, usd)
+    if (caller && rules.charge) chargeUsd(caller.account, usd)
     const answer = {
       pages,
       model: resolved,
@@ -155,15 +78,145 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
       document_annotation: documentAnnotation,
       usage_info: { pages_processed: pages.length, doc_size_bytes: document.bytes },
     }
-    return providerAnswer(answer, { tableFormat, asked: named }, variations)
+    return providerAnswer(answer, { tableFormat: options.tableFormat, asked: named }, variations)
   })
+}
 
-  function readTableFormat(value: unknown): TableFormat {
-    if (value === undefined || value === null) return 'markdown'
-    if (value === 'markdown' || value === 'html') return value
-    if (faults.has('ocr-values-unchecked') && typeof value === 'string') return 'markdown'
-    throw invalidParameter('table_format', 'table_format must be markdown or html.')
+/**
+ * The model a call names (`named`, as the caller wrote it) and the one that serves it (`resolved`, as the answer
+ * and the transaction name it), refused when it is unknown, of another mode or above the caller's tier.
+ */
+function resolveOcrModel(
+  body: Record<string, unknown>,
+  context: RequestContext,
+  caller: Caller | null,
+  rules: OcrRules,
+  variations: GatewayState['variations'],
+): { named: string; resolved: string } {
+  const makerName = variations.has('real-names') ? REAL_NAMES['<ocr_model>'] : undefined
+  const makerAlias = variations.has('real-names') ? REAL_NAMES['<ocr_model>-latest'] : undefined
+  const named = body.model === undefined && !rules.requireModel ? OCR_MODEL : requireModelId(body)
+  // With makers' names the neutral id is unknown, as on a real gateway; the listed alias still resolves.
+  if (makerName !== undefined && body.model === OCR_MODEL)
+    throw new GatewayError(404, `The model '${OCR_MODEL}' does not exist.`, {
+      code: 'model_not_found',
+      param: 'model',
+    })
+  const asked = named === makerName ? OCR_MODEL : named === makerAlias ? OCR_LATEST : named
+  if (asked in OCR_ALIASES && !rules.servesLatestAlias)
+    throw new GatewayError(404, `The model '${asked}' does not exist.`, { code: 'model_not_found', param: 'model' })
+  const model = resolveModel(asked, context, { modes: ['ocr'], endpoint: 'OCR' })
+  if (caller) requireTier(ocrTier(model, variations), caller)
+  const served = OCR_ALIASES[asked] ?? asked
+  return { named, resolved: served === OCR_MODEL && makerName !== undefined ? makerName : served }
+}
+
+/** What a call asks of the pages it reads, each field checked in the order the reference lists them. */
+interface OcrOptions {
+  readonly selected: number[]
+  /** pages was given: only then does an index name a page the caller chose. */
+  readonly pagesGiven: boolean
+  readonly includeImages: boolean
+  readonly imageLimit: number | undefined
+  readonly imageMinSize: number | undefined
+  readonly documentFormat: AnnotationFormat | undefined
+  readonly bboxFormat: AnnotationFormat | undefined
+  readonly extractHeader: boolean
+  readonly extractFooter: boolean
+  readonly tableFormat: TableFormat
+}
+
+function readOptions(body: Record<string, unknown>, document: OcrDocument, rules: OcrRules): OcrOptions {
+  const selected = pageIndices(body.pages, document.pages.length)
+  const includeImages = optionalBoolean(body, 'include_image_base64') === true
+  const imageLimit = optionalInteger(body, 'image_limit')
+  const imageMinSize = optionalInteger(body, 'image_min_size')
+  if (body.id !== undefined && typeof body.id !== 'string') throw invalidParameter('id', 'id must be a string.')
+  const documentFormat = readAnnotationFormat(body.document_annotation_format, 'document_annotation_format')
+  const bboxFormat = readAnnotationFormat(body.bbox_annotation_format, 'bbox_annotation_format')
+  const extractHeader = optionalBoolean(body, 'extract_header') === true
+  if (extractHeader && !rules.takesExtractHeader)
+    throw invalidParameter('extract_header', 'extract_header is not supported.')
+  const extractFooter = optionalBoolean(body, 'extract_footer') === true
+  const tableFormat = readTableFormat(body.table_format, rules)
+  return {
+    selected,
+    pagesGiven: body.pages !== undefined,
+    includeImages,
+    imageLimit,
+    imageMinSize,
+    documentFormat,
+    bboxFormat,
+    extractHeader,
+    extractFooter,
+    tableFormat,
   }
+}
+
+/** The pages asked for, rendered; image_limit counts the images of the whole answer. */
+function readPages(document: OcrDocument, options: OcrOptions, rules: OcrRules) {
+  const taken = { images: 0 }
+  return options.selected.map((index) => {
+    // Read one-based, index k is the k-th page (k - 1 zero-based), still numbered k.
+    const page = document.pages[!rules.pagesZeroBased && options.pagesGiven ? index - 1 : index]
+    if (!page) throw invalidParameter('pages', `Page ${index} does not exist.`)
+    const images = options.includeImages ? pageImages(page, options, rules, taken) : []
+    const rendered = renderPage(
+      page,
+      {
+        tableFormat: rules.honourTableFormat ? options.tableFormat : 'markdown',
+        extractHeader: options.extractHeader,
+        extractFooter: options.extractFooter,
+      },
+      images.map((image) => image.id),
+    )
+    return {
+      index,
+      markdown: rendered.markdown,
+      ...(options.includeImages ? { images } : {}),
+      ...(options.extractHeader ? { header: rendered.header } : {}),
+      ...(options.extractFooter ? { footer: rendered.footer } : {}),
+      dimensions: {
+        dpi: DPI,
+        height: Math.round((page.height / 72) * DPI),
+        width: Math.round((page.width / 72) * DPI),
+      },
+    }
+  })
+}
+
+/** The images of one page that image_min_size and what is left of image_limit keep, numbered across the answer. */
+function pageImages(page: PdfPage, options: OcrOptions, rules: OcrRules, taken: { images: number }) {
+  const { imageLimit, imageMinSize } = options
+  return page.images
+    .filter(
+      (image) =>
+        !rules.honourImageLimits || imageMinSize === undefined || Math.min(image.width, image.height) >= imageMinSize,
+    )
+    .filter(() => !rules.honourImageLimits || imageLimit === undefined || taken.images < imageLimit)
+    .map((image, i) => {
+      taken.images += 1
+      const id = `img-${taken.images - 1}.png`
+      const box = {
+        top_left_x: 72,
+        top_left_y: 100 + i * 10,
+        bottom_right_x: 72 + image.width,
+        bottom_right_y: 100 + i * 10 + image.height,
+      }
+      return {
+        id,
+        ...box,
+        image_base64: `data:image/png;base64,${TINY_PNG_BASE64}`,
+        ...(options.bboxFormat ? { image_annotation: annotate(options.bboxFormat, id, 1) } : {}),
+      }
+    })
+}
+
+function readTableFormat(value: unknown, rules: OcrRules): TableFormat {
+  if (value === undefined || value === null) return 'markdown'
+  if (value === 'markdown' || value === 'html') return value
+  if (!rules.checkTableFormat && typeof value === 'string') return 'markdown'
+  throw invalidParameter('table_format', 'table_format must be markdown or html.')
 }
 
 /** Zero-based indices, each once, in document order; all pages when omitted. */

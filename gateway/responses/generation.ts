@@ -7,7 +7,7 @@
 import { createHash, randomBytes } from 'node:crypto'
 import type { CatalogueModel } from '../models/catalogue.ts'
 import { GatewayError } from '../errors.ts'
-import type { FaultSet } from '../faults.ts'
+import type { ResponseRules } from './rules.ts'
 import { generate } from '../simulate/generate.ts'
 import { countTokens, tokenPieces } from '../simulate/tokenizer.ts'
 import { endsWithToolOutput, inputText, latestUserText, mediaTokens } from './input.ts'
@@ -69,18 +69,17 @@ export function runModel(
   req: CreateRequest,
   model: CatalogueModel,
   prior: PriorTurn | undefined,
-  faults: FaultSet,
+  rules: ResponseRules,
   thinkFirst = 0,
 ): Run {
   const turnText = inputText(req.input)
-  const instructions =
-    req.instructions ?? (prior && faults.has('instructions-carried-over') ? prior.instructions : undefined)
+  const instructions = req.instructions ?? (prior && rules.carryInstructions ? prior.instructions : undefined)
   const fixed = countTokens(instructions ?? '') + structureTokens(req) + mediaTokens(req.input)
   let context = prior ? `${prior.contextText}\n${turnText}` : turnText
   let contextTokens = countTokens(context)
   if (fixed + contextTokens > model.maxInputTokens) {
     // Section 4.5: truncation auto drops the oldest items; disabled (the default) fails with 400 (section 7).
-    if (req.truncation === 'disabled' && !faults.has('truncation-disabled-ignored'))
+    if (req.truncation === 'disabled' && rules.honourTruncationDisabled)
       throw windowExceeded(model, fixed + contextTokens)
     const room = model.maxInputTokens - fixed
     if (room <= 0) throw windowExceeded(model, fixed + contextTokens)
@@ -89,8 +88,7 @@ export function runModel(
     contextTokens = countTokens(context)
   }
   // Rule 4: the prior chain context counts as input tokens.
-  const uncounted =
-    prior && faults.has('chain-context-not-counted') ? Math.min(contextTokens, countTokens(prior.contextText)) : 0
+  const uncounted = prior && !rules.countChainContext ? Math.min(contextTokens, countTokens(prior.contextText)) : 0
   const inputTokens = fixed + contextTokens - uncounted
 
   const generated = generate({
@@ -100,9 +98,9 @@ export function runModel(
     input: context,
     temperature: req.temperature,
   })
-  const tool = chosenTool(req, faults)
+  const tool = chosenTool(req, rules)
   const body = outputBody(req, tool, generated.text)
-  const budget = applyBudget(body, generated.reasoningTokens + thinkFirst, req.maxOutputTokens, faults)
+  const budget = applyBudget(body, generated.reasoningTokens + thinkFirst, req.maxOutputTokens, rules)
   const status = budget.cut ? 'incomplete' : 'completed'
 
   const items: PlannedItem[] = []
@@ -145,12 +143,10 @@ export function runModel(
   }
 }
 
-function chosenTool(req: CreateRequest, faults: FaultSet): FunctionTool | undefined {
+function chosenTool(req: CreateRequest, rules: ResponseRules): FunctionTool | undefined {
   if (req.tools.length === 0 || endsWithToolOutput(req.input)) return undefined
   const choice =
-    req.toolChoice.kind === 'required' && faults.has('tool-choice-required-ignored')
-      ? { kind: 'auto' as const }
-      : req.toolChoice
+    req.toolChoice.kind === 'required' && !rules.honourToolChoiceRequired ? { kind: 'auto' as const } : req.toolChoice
   if (choice.kind === 'none') return undefined
   if (choice.kind === 'function') return req.tools.find((tool) => tool.name === choice.name)
   if (choice.kind === 'required') return req.tools[0]
@@ -176,9 +172,9 @@ interface Budget {
 }
 
 /** Section 4.5: max_output_tokens is one cap for visible output plus reasoning; reasoning is spent first. */
-function applyBudget(body: string, reasoningWanted: number, max: number | undefined, faults: FaultSet): Budget {
+function applyBudget(body: string, reasoningWanted: number, max: number | undefined, rules: ResponseRules): Budget {
   const cap = max ?? Number.POSITIVE_INFINITY
-  const outsideBudget = faults.has('reasoning-outside-budget')
+  const outsideBudget = !rules.reasoningInBudget
   const reasoning = outsideBudget ? reasoningWanted : Math.min(reasoningWanted, cap)
   const visibleBudget = outsideBudget ? cap : Math.max(0, cap - reasoning)
   const all = tokenPieces(body)
@@ -186,7 +182,7 @@ function applyBudget(body: string, reasoningWanted: number, max: number | undefi
   const visible = pieces.join('')
   const visibleTokens = countTokens(visible)
   // Section 2.5: reasoning is inside output_tokens and only broken out beside it.
-  const outputTokens = faults.has('reasoning-outside-output') ? visibleTokens : visibleTokens + reasoning
+  const outputTokens = rules.reasoningInOutputTokens ? visibleTokens + reasoning : visibleTokens
   return { pieces, visible, reasoning, outputTokens, cut: pieces.length < all.length || reasoning < reasoningWanted }
 }
 

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { invalidParameter } from '../errors.ts'
-import type { FaultSet } from '../faults.ts'
+import type { ResponseRules } from './rules.ts'
 import { isObject } from '../../common/json.ts'
 
 export type Role = 'user' | 'assistant' | 'system' | 'developer'
@@ -26,19 +26,19 @@ export const MEDIA_TOKENS = { image: 85, file: 256 } as const
 
 const ROLES = new Set<string>(['user', 'assistant', 'system', 'developer'])
 
-export function normalizeInput(raw: unknown, faults: FaultSet = new Set()): InputItem[] {
+export function normalizeInput(raw: unknown, rules: Pick<ResponseRules, 'oneFileSource'>): InputItem[] {
   if (typeof raw === 'string') return [{ type: 'message', role: 'user', parts: [{ type: 'input_text', text: raw }] }]
   if (!Array.isArray(raw)) throw invalidParameter('input', 'input must be a string or an array of input items')
-  return raw.map((item, i) => normalizeItem(item, `input[${i}]`, faults))
+  return raw.map((item, i) => normalizeItem(item, `input[${i}]`, rules))
 }
 
-function normalizeItem(item: unknown, where: string, faults: FaultSet): InputItem {
+function normalizeItem(item: unknown, where: string, rules: Pick<ResponseRules, 'oneFileSource'>): InputItem {
   if (!isObject(item)) throw invalidParameter('input', `${where} must be an object`)
   const type = item.type ?? 'message'
   if (type === 'message') {
     if (typeof item.role !== 'string' || !ROLES.has(item.role))
       throw invalidParameter('input', `${where}.role must be one of user, assistant, system, developer`)
-    return { type: 'message', role: item.role as Role, parts: normalizeContent(item.content, where, faults) }
+    return { type: 'message', role: item.role as Role, parts: normalizeContent(item.content, where, rules) }
   }
   if (type === 'function_call') {
     if (typeof item.call_id !== 'string' || typeof item.name !== 'string' || typeof item.arguments !== 'string') {
@@ -56,7 +56,7 @@ function normalizeItem(item: unknown, where: string, faults: FaultSet): InputIte
   throw invalidParameter('input', `${where}.type '${String(type)}' is not an input item type this gateway knows`)
 }
 
-function normalizeContent(content: unknown, where: string, faults: FaultSet): Part[] {
+function normalizeContent(content: unknown, where: string, rules: Pick<ResponseRules, 'oneFileSource'>): Part[] {
   if (typeof content === 'string') return [{ type: 'input_text', text: content }]
   if (!Array.isArray(content)) throw invalidParameter('input', `${where}.content must be a string or an array of parts`)
   return content.map((part, j): Part => {
@@ -72,7 +72,7 @@ function normalizeContent(content: unknown, where: string, faults: FaultSet): Pa
     if (part.type === 'input_file') {
       // Section 4.4: exactly one way to supply the data.
       const sources = ['file_id', 'file_url', 'file_data'].filter((key) => typeof part[key] === 'string')
-      const allowed = faults.has('input-file-two-sources-accepted') ? sources.length >= 1 : sources.length === 1
+      const allowed = rules.oneFileSource ? sources.length === 1 : sources.length >= 1
       if (!allowed)
         throw invalidParameter('input', `${at}: input_file needs exactly one of file_id, file_url, file_data`)
       return { type: 'input_file', source: String(part[sources[0] as string]) }

@@ -4,12 +4,13 @@
  * does not show, answered in the convention: retrieval, input items and cancel. POST /v1/responses/compact is
  * "when enabled" and is not, here: it answers the unknown-route 404.
  */
-import type { FastifyInstance } from 'fastify'
-import { requireCaller, type TokenCounts } from '../context.ts'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { requireCaller, type Caller, type RequestContext, type TokenCounts } from '../context.ts'
 import { reshapeAnswers } from '../faults/answers.ts'
 import { RESPONSES_ANSWER_RESHAPES } from '../faults/responses.ts'
 import { GatewayError, invalidParameter } from '../errors.ts'
 import { objectBody, requireModelId, requireTier, resolveModel } from '../models/access.ts'
+import type { CatalogueModel } from '../models/catalogue.ts'
 import { integerParam, singleParam, type RawQuery } from '../query-params.ts'
 import type { GatewayState } from '../state.ts'
 import { backgroundTiming, cancelBackground, isRunning, runInBackground } from './background.ts'
@@ -17,10 +18,11 @@ import { newId, runModel, type Run } from './generation.ts'
 import { inputItemViews, type InputItem } from './input.ts'
 import { checkModerationModel, inlineModeration } from './moderation.ts'
 import { renderResponse, type Draft, type Phase } from './response-object.ts'
-import { responseStore, type StoredResponse } from './store.ts'
+import { responseStore, type ResponseStore, type StoredResponse } from './store.ts'
 import { streamResponse } from './stream.ts'
-import { parseCreateRequest } from './validate.ts'
-import { hasIssuedForm, responseChoices } from './variations.ts'
+import { parseCreateRequest, type CreateRequest } from './validate.ts'
+import { responseRules, type ResponseRules } from './rules.ts'
+import { hasIssuedForm, responseChoices, type ResponseChoices } from './variations.ts'
 
 /** Large enough for an input over the biggest context window of the catalogue, in the simulator's tokens. */
 const BODY_LIMIT_BYTES = 32 * 1024 * 1024
@@ -32,48 +34,32 @@ export function registerResponseRoutes(app: FastifyInstance, state: GatewayState
   // A scope of the family's own, so that its answer-reshaping faults apply to its routes alone.
   void app.register(async (scope) => {
     reshapeAnswers(scope, state.faults, RESPONSES_ANSWER_RESHAPES)
-    registerRoutes(scope, state)
+    registerRoutes(scope, state, responseRules(state.faults))
   })
 }
 
-function registerRoutes(app: FastifyInstance, state: GatewayState): void {
-  const { faults } = state
-  const choices = responseChoices(state.variations)
-  const store = responseStore(state)
-  app.addHook('onClose', async () => store.close())
+/** What the responses routes share: the gateway, the family's rules, the real providers' choices and the store. */
+interface Responses {
+  readonly state: GatewayState
+  readonly rules: ResponseRules
+  readonly choices: ResponseChoices
+  readonly store: ResponseStore
+}
 
+function registerRoutes(app: FastifyInstance, state: GatewayState, rules: ResponseRules): void {
+  const responses: Responses = { state, rules, choices: responseChoices(state.variations), store: responseStore(state) }
+  app.addHook('onClose', async () => responses.store.close())
+  registerCreate(app, responses)
+  registerStored(app, responses)
+}
+
+function registerCreate(app: FastifyInstance, responses: Responses): void {
+  const { state, rules, choices, store } = responses
   app.post<{ Body: unknown }>('/v1/responses', { bodyLimit: BODY_LIMIT_BYTES }, async (request, reply) => {
     const context = state.contexts.of(request)
     const caller = requireCaller(context)
-    const { account } = caller
-    // The model first, as chat completions do, so that a refused call still records the model it named.
-    const model = resolveModel(requireModelId(objectBody(request.body)), context, RESPONSES_RULES)
-    requireTier(model, caller, state.faults)
-    const conversationRefused =
-      choices.conversation(objectBody(request.body)) ?? choices.modelRefusal(model.id, objectBody(request.body))
-    if (conversationRefused) throw conversationRefused
-    const req = parseCreateRequest(request.body, faults)
-    context.safetyIdentifier = req.safetyIdentifier ?? null
-    if (req.maxOutputTokens !== undefined && req.maxOutputTokens > model.maxOutputTokens) {
-      throw invalidParameter(
-        'max_output_tokens',
-        `max_output_tokens is at most ${model.maxOutputTokens} for ${model.id}`,
-      )
-    }
-    if (req.moderationModel !== undefined) checkModerationModel(req.moderationModel)
-    // Reasonable where the reference is silent: a background job must be stored to be polled, and is not streamed.
-    if (req.background && !req.store) throw invalidParameter('background', 'background responses need store true')
-    if (req.background && req.stream)
-      throw invalidParameter('background', 'background responses cannot be streamed here')
-    const prior = req.previousResponseId === undefined ? undefined : store.get(req.previousResponseId, account.id)
-    if (req.previousResponseId !== undefined && !prior) {
-      throw invalidParameter(
-        'previous_response_id',
-        `No stored response '${req.previousResponseId}' (a response created with store false cannot be continued).`,
-      )
-    }
-
-    const run = runModel(req, model, prior?.draft.run, faults, choices.thinkFirst)
+    const { model, req, prior } = readCreate(request.body, context, caller, responses)
+    const run = runModel(req, model, prior?.draft.run, rules, choices.thinkFirst)
     const draft: Draft = {
       id: newId('resp'),
       createdAt: Math.floor(state.clock.now() / 1000),
@@ -88,7 +74,7 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
     context.tokens = tokenCounts(run)
     const render = (phase: Phase) => choices.shape(renderResponse(draft, phase))
     const entry: StoredResponse = {
-      accountId: account.id,
+      accountId: caller.account.id,
       draft,
       body: render('final'),
       inputItems: inputItemViews(req.input),
@@ -98,30 +84,68 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
 
     if (req.background && choices.background) {
       runInBackground(entry, render, backgroundTiming(state.varyLatencyMs))
-      return faults.has('background-status-pending') ? { ...entry.body, status: 'pending' } : entry.body
+      return entry.body
     }
-    if (req.stream && !faults.has('stream-json-body')) {
-      context.stream = !faults.has('stream-transaction-flag-false')
-      if (faults.has('stream-transaction-tokens-zero')) context.tokens = tokenCounts(undefined)
+    if (req.stream && rules.streams) {
+      context.stream = rules.recordStreamFlag
+      if (!rules.recordStreamTokens) context.tokens = tokenCounts(undefined)
       // The transaction is recorded when the stream starts; the tokens are final already, as the whole
       // answer is generated before the first event.
-      await streamResponse(reply, draft, faults, render)
+      await streamResponse(reply, draft, { faults: state.faults, paced: rules.pacedStream }, render)
       // Reply is a thenable that settles when the response has finished: Fastify then sends nothing more.
       return reply
     }
     return entry.body
   })
+}
+
+/** The model, the request and the prior turn of a create, each refused as the reference says. */
+function readCreate(
+  body: unknown,
+  context: RequestContext,
+  caller: Caller,
+  { state, rules, choices, store }: Responses,
+): { model: CatalogueModel; req: CreateRequest; prior: StoredResponse | undefined } {
+  // The model first, as chat completions do, so that a refused call still records the model it named.
+  const model = resolveModel(requireModelId(objectBody(body)), context, RESPONSES_RULES)
+  requireTier(model, caller, state.faults)
+  const conversationRefused = choices.conversation(objectBody(body)) ?? choices.modelRefusal(model.id, objectBody(body))
+  if (conversationRefused) throw conversationRefused
+  const req = parseCreateRequest(body, rules)
+  context.safetyIdentifier = req.safetyIdentifier ?? null
+  if (req.maxOutputTokens !== undefined && req.maxOutputTokens > model.maxOutputTokens) {
+    throw invalidParameter('max_output_tokens', `max_output_tokens is at most ${model.maxOutputTokens} for ${model.id}`)
+  }
+  if (req.moderationModel !== undefined) checkModerationModel(req.moderationModel)
+  // Reasonable where the reference is silent: a background job must be stored to be polled, and is not streamed.
+  if (req.background && !req.store) throw invalidParameter('background', 'background responses need store true')
+  if (req.background && req.stream) throw invalidParameter('background', 'background responses cannot be streamed here')
+  const prior = req.previousResponseId === undefined ? undefined : store.get(req.previousResponseId, caller.account.id)
+  if (req.previousResponseId !== undefined && !prior) {
+    throw invalidParameter(
+      'previous_response_id',
+      `No stored response '${req.previousResponseId}' (a response created with store false cannot be continued).`,
+    )
+  }
+  return { model, req, prior }
+}
+
+/** Retrieve, input items and cancel of a stored response. */
+function registerStored(app: FastifyInstance, responses: Responses): void {
+  const { state, rules, choices } = responses
+  const ownEntry = (request: FastifyRequest, id: string): StoredResponse =>
+    storedEntry(responses, id, requireCaller(state.contexts.of(request)).account.id)
 
   app.get<{ Params: { id: string } }>('/v1/responses/:id', async (request) => {
-    const entry = ownEntry(state, request.params.id, requireCaller(state.contexts.of(request)).account.id)
-    if (faults.has('retrieve-404')) throw notFound(request.params.id)
+    const entry = ownEntry(request, request.params.id)
+    if (!rules.servesRetrieve) throw notFound(request.params.id)
     state.contexts.of(request).model = entry.draft.model
     return entry.body
   })
 
   app.get<{ Params: { id: string }; Querystring: RawQuery }>('/v1/responses/:id/input_items', async (request) => {
-    if (faults.has('input-items-404')) throw notFound(request.params.id)
-    const entry = ownEntry(state, request.params.id, requireCaller(state.contexts.of(request)).account.id)
+    if (!rules.servesInputItems) throw notFound(request.params.id)
+    const entry = ownEntry(request, request.params.id)
     const { query } = request
     const order = singleParam(query, 'order') ?? 'desc'
     if (order !== 'asc' && order !== 'desc') throw invalidParameter('order', 'order must be asc or desc')
@@ -140,8 +164,8 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
   })
 
   app.post<{ Params: { id: string } }>('/v1/responses/:id/cancel', async (request) => {
-    if (faults.has('background-cancel-404')) throw notFound(request.params.id)
-    const entry = ownEntry(state, request.params.id, requireCaller(state.contexts.of(request)).account.id)
+    if (!rules.servesCancel) throw notFound(request.params.id)
+    const entry = ownEntry(request, request.params.id)
     if (!entry.draft.req.background)
       throw invalidParameter('response_id', 'Only background responses can be cancelled.')
     if (!isRunning(entry))
@@ -155,13 +179,13 @@ function notFound(id: string): GatewayError {
   return new GatewayError(404, `No response with id '${id}'.`, { code: 'response_not_found', param: 'response_id' })
 }
 
-function ownEntry(state: GatewayState, id: string, accountId: string): StoredResponse {
-  const entry = responseStore(state).get(id, accountId)
+function storedEntry({ rules, choices, store }: Responses, id: string, accountId: string): StoredResponse {
+  const entry = store.get(id, accountId)
   if (entry) return entry
-  if (state.faults.has('unknown-response-500') && !hasIssuedForm(id))
+  if (rules.neverIssuedResponseStatus === 500 && !hasIssuedForm(id))
     throw new GatewayError(500, 'The server had an error while processing your request.', { type: 'server_error' })
-  if (state.faults.has('unknown-response-400')) throw invalidParameter('response_id', `Invalid response id '${id}'.`)
-  throw responseChoices(state.variations).unknownId(id) ?? notFound(id)
+  if (rules.missingResponseStatus === 400) throw invalidParameter('response_id', `Invalid response id '${id}'.`)
+  throw choices.unknownId(id) ?? notFound(id)
 }
 
 function tokenCounts(run: Run | undefined): TokenCounts {

@@ -22,7 +22,11 @@ export const DEFAULT_RESPONSE_CAPACITY = 2_000
 export class ResponseStore {
   readonly #entries = new Map<string, StoredResponse>()
 
-  constructor(readonly capacity: number = DEFAULT_RESPONSE_CAPACITY) {}
+  readonly capacity: number
+
+  constructor(capacity: number = DEFAULT_RESPONSE_CAPACITY) {
+    this.capacity = capacity
+  }
 
   put(entry: StoredResponse): void {
     if (this.#entries.size >= this.capacity) {

@@ -14,7 +14,7 @@ import { startSse, writeEvents, type StreamEvent } from '../sse.ts'
 import type { PlannedItem } from './generation.ts'
 import { finalStatus, renderResponse, type Draft, type Phase } from './response-object.ts'
 
-/** Under the fault stream-buffered: about what streaming the answer would have taken. */
+/** Where the stream is not paced (a fault): about what streaming the answer would have taken. */
 const BUFFERED_WAIT_MS = 300
 
 type EventData = Record<string, unknown> & { type: string }
@@ -23,18 +23,18 @@ type Render = (phase: Phase) => Record<string, unknown>
 
 /**
  * Starts the stream at once (reply.send happens before the first await) and writes it to the end. `render` is the
- * route's rendering of the response object, so that the stream's snapshots are the answers' own.
+ * route's rendering of the response object, so that the stream's snapshots are the answers' own. `faults` picks
+ * the stream reshapes; `paced` is the rule that events go out as they are made.
  */
 export async function streamResponse(
   reply: FastifyReply,
   draft: Draft,
-  faults: FaultSet,
+  { faults, paced }: { faults: FaultSet; paced: boolean },
   render: Render = (phase) => renderResponse(draft, phase),
 ): Promise<void> {
-  const buffered = faults.has('stream-buffered')
-  const writer = startSse(reply, buffered ? { pauseMs: 0 } : {})
+  const writer = startSse(reply, paced ? {} : { pauseMs: 0 })
   // A buffering gateway waits for the whole generation, then sends everything at once.
-  if (buffered) await sleep(BUFFERED_WAIT_MS)
+  if (!paced) await sleep(BUFFERED_WAIT_MS)
   try {
     const events = reshapeEvents(responseEvents(draft, render), faults, RESPONSES_STREAM_RESHAPES)
     await writeEvents(writer, events.map(numbered))

@@ -5,7 +5,7 @@
  * Unknown fields are ignored: new optional parameters may appear (§9.2).
  */
 import { GatewayError, invalidParameter } from '../errors.ts'
-import type { FaultSet } from '../faults.ts'
+import type { ResponseRules } from './rules.ts'
 import { normalizeInput, type InputItem } from './input.ts'
 import { isObject } from '../../common/json.ts'
 
@@ -101,64 +101,27 @@ function inRange(name: string, value: number | undefined, min: number, max: numb
   return value
 }
 
-export function parseCreateRequest(body: unknown, faults: FaultSet): CreateRequest {
+export function parseCreateRequest(body: unknown, rules: ResponseRules): CreateRequest {
   if (!isObject(body)) throw new GatewayError(400, 'The body must be a JSON object.')
   const model = optional(body, 'model', isString, 'a model id string')
   if (model === undefined || model === '') throw invalidParameter('model', 'model is required')
-  if (body.input === undefined && !faults.has('missing-input-accepted'))
-    throw invalidParameter('input', 'input is required')
-  // Rule 1: several candidates need separate requests.
-  if (body.n !== undefined && !faults.has('n-parameter-honoured'))
-    throw invalidParameter('n', 'There is no n parameter; send separate requests for several candidates.')
-  // Rule 2: structured output schemas go in text.format.
-  if (body.response_format !== undefined)
-    throw invalidParameter(
-      'response_format',
-      'response_format is not a parameter of this endpoint; put the format in text.format.',
-    )
-  const stream = optional(body, 'stream', isBoolean, 'a boolean') ?? false
-  if (
-    body.stream_options !== undefined &&
-    body.stream_options !== null &&
-    !stream &&
-    !faults.has('stream-options-unchecked')
-  )
-    throw invalidParameter('stream_options', 'stream_options is only allowed with stream true')
-  const previousResponseId = optional(body, 'previous_response_id', isString, 'a response id string')
-  if (
-    body.conversation !== undefined &&
-    body.conversation !== null &&
-    !(previousResponseId && faults.has('conversation-with-previous-accepted'))
-  ) {
-    if (previousResponseId !== undefined)
-      throw invalidParameter('conversation', 'conversation must not be combined with previous_response_id')
-    // Section 4.5: only where persistent conversations are enabled; they are not, here.
-    throw invalidParameter('conversation', 'Persistent conversations are not enabled for this account.')
-  }
+  const { stream, previousResponseId } = checkShape(body, rules)
   const limits = RESPONSE_LIMITS
   const temperature = inRange(
     'temperature',
     optional(body, 'temperature', isNumber, 'a number'),
     limits.temperature.min,
-    faults.has('temperature-above-2-accepted')
-      ? 2.5
-      : faults.has('temperature-2-refused')
-        ? 1.99
-        : limits.temperature.max,
+    rules.temperatureMax,
   )
   const topLogprobs =
     inRange(
       'top_logprobs',
       optional(body, 'top_logprobs', isInteger, 'an integer'),
       limits.topLogprobs.min,
-      faults.has('top-logprobs-21-accepted') ? 21 : faults.has('top-logprobs-20-refused') ? 19 : limits.topLogprobs.max,
+      rules.topLogprobsMax,
     ) ?? 0
   const safetyIdentifier = optional(body, 'safety_identifier', isString, 'a string')
-  if (
-    safetyIdentifier !== undefined &&
-    safetyIdentifier.length > limits.safetyIdentifierChars - (faults.has('safety-identifier-64-refused') ? 1 : 0) &&
-    !faults.has('safety-identifier-unchecked')
-  ) {
+  if (safetyIdentifier !== undefined && safetyIdentifier.length > rules.safetyIdentifierMaxChars) {
     throw invalidParameter(
       'safety_identifier',
       `safety_identifier must be at most ${limits.safetyIdentifierChars} characters; got ${safetyIdentifier.length}`,
@@ -167,7 +130,7 @@ export function parseCreateRequest(body: unknown, faults: FaultSet): CreateReque
   const tools = parseTools(body.tools)
   return {
     model,
-    input: normalizeInput(body.input ?? '', faults),
+    input: normalizeInput(body.input ?? '', rules),
     instructions: optional(body, 'instructions', isString, 'a string'),
     // The reference gives no minimum; one token is the least that can be generated.
     maxOutputTokens: inRange(
@@ -176,7 +139,7 @@ export function parseCreateRequest(body: unknown, faults: FaultSet): CreateReque
       1,
       Number.MAX_SAFE_INTEGER,
     ),
-    metadata: parseMetadata(body.metadata, faults),
+    metadata: parseMetadata(body.metadata, rules),
     temperature,
     // top_p has no stated range; a probability mass is 0 to 1.
     topP: inRange('top_p', optional(body, 'top_p', isNumber, 'a number'), 0, 1),
@@ -188,18 +151,51 @@ export function parseCreateRequest(body: unknown, faults: FaultSet): CreateReque
     background: optional(body, 'background', isBoolean, 'a boolean') ?? false,
     previousResponseId,
     truncation: parseEnum(body, 'truncation', ['auto', 'disabled']) ?? 'disabled',
-    serviceTier: parseServiceTier(body, faults),
-    ...parseText(body.text, faults),
+    serviceTier: parseServiceTier(body, rules),
+    ...parseText(body.text, rules),
     tools,
     toolChoice: parseToolChoice(body.tool_choice, tools),
     parallelToolCalls: optional(body, 'parallel_tool_calls', isBoolean, 'a boolean') ?? true,
     moderationModel: parseModeration(body.moderation),
     reasoningEffort: parseReasoning(body.reasoning),
     user: optional(body, 'user', isString, 'a string'),
-    candidates: faults.has('n-parameter-honoured')
-      ? (inRange('n', optional(body, 'n', isInteger, 'an integer'), 1, 8) ?? 1)
-      : 1,
+    candidates: rules.refuseN ? 1 : (inRange('n', optional(body, 'n', isInteger, 'an integer'), 1, 8) ?? 1),
   }
+}
+
+/**
+ * The rules on which fields a request may carry and with what (section 4.5's rules 1 and 2, stream_options,
+ * conversation), checked before any value is read; gives the two fields they depend on.
+ */
+function checkShape(
+  body: Record<string, unknown>,
+  rules: ResponseRules,
+): { stream: boolean; previousResponseId: string | undefined } {
+  if (body.input === undefined && rules.requireInput) throw invalidParameter('input', 'input is required')
+  // Rule 1: several candidates need separate requests.
+  if (body.n !== undefined && rules.refuseN)
+    throw invalidParameter('n', 'There is no n parameter; send separate requests for several candidates.')
+  // Rule 2: structured output schemas go in text.format.
+  if (body.response_format !== undefined)
+    throw invalidParameter(
+      'response_format',
+      'response_format is not a parameter of this endpoint; put the format in text.format.',
+    )
+  const stream = optional(body, 'stream', isBoolean, 'a boolean') ?? false
+  if (body.stream_options !== undefined && body.stream_options !== null && !stream && rules.streamOptionsNeedStream)
+    throw invalidParameter('stream_options', 'stream_options is only allowed with stream true')
+  const previousResponseId = optional(body, 'previous_response_id', isString, 'a response id string')
+  if (
+    body.conversation !== undefined &&
+    body.conversation !== null &&
+    (!previousResponseId || rules.refuseConversationWithPrevious)
+  ) {
+    if (previousResponseId !== undefined)
+      throw invalidParameter('conversation', 'conversation must not be combined with previous_response_id')
+    // Section 4.5: only where persistent conversations are enabled; they are not, here.
+    throw invalidParameter('conversation', 'Persistent conversations are not enabled for this account.')
+  }
+  return { stream, previousResponseId }
 }
 
 function parseEnum<T extends string>(body: Record<string, unknown>, name: string, values: readonly T[]): T | undefined {
@@ -210,26 +206,21 @@ function parseEnum<T extends string>(body: Record<string, unknown>, name: string
   return value as T
 }
 
-function parseServiceTier(body: Record<string, unknown>, faults: FaultSet): 'default' | 'flex' {
+function parseServiceTier(body: Record<string, unknown>, rules: ResponseRules): 'default' | 'flex' {
   if (body.service_tier === 'priority')
     throw invalidParameter('service_tier', 'service_tier priority is not enabled for this account')
   const tier = parseEnum(body, 'service_tier', ['default', 'flex'] as const)
-  if (tier === 'default' && faults.has('service-tier-default-refused'))
+  if (tier === 'default' && !rules.takesDefaultServiceTier)
     throw invalidParameter('service_tier', 'service_tier default is not available')
   return tier ?? 'default'
 }
 
-function parseMetadata(raw: unknown, faults: FaultSet): Record<string, string> {
+function parseMetadata(raw: unknown, rules: ResponseRules): Record<string, string> {
   if (raw === undefined || raw === null) return {}
   if (!isObject(raw)) throw invalidParameter('metadata', 'metadata must be an object of string values')
   const limits = RESPONSE_LIMITS
   const entries = Object.entries(raw)
-  const maxPairs = faults.has('metadata-17-pairs-accepted')
-    ? limits.metadataPairs + 1
-    : faults.has('metadata-16-pairs-refused')
-      ? limits.metadataPairs - 1
-      : limits.metadataPairs
-  if (entries.length > maxPairs)
+  if (entries.length > rules.metadataMaxPairs)
     throw invalidParameter('metadata', `metadata holds at most ${limits.metadataPairs} pairs; got ${entries.length}`)
   for (const [key, value] of entries) {
     if (key.length > limits.metadataKeyChars)
@@ -255,7 +246,7 @@ function parseInclude(raw: unknown): string[] {
   return raw
 }
 
-function parseText(raw: unknown, faults: FaultSet): { format: TextFormat; verbosity?: string } {
+function parseText(raw: unknown, rules: ResponseRules): { format: TextFormat; verbosity?: string } {
   if (raw === undefined || raw === null) return { format: { type: 'text' } }
   if (!isObject(raw)) throw invalidParameter('text', 'text must be an object')
   const verbosity = raw.verbosity
@@ -266,7 +257,7 @@ function parseText(raw: unknown, faults: FaultSet): { format: TextFormat; verbos
   const v = typeof verbosity === 'string' ? { verbosity } : {}
   if (format.type === 'text' || format.type === 'json_object') return { format: { type: format.type }, ...v }
   if (format.type === 'json_schema') {
-    if (faults.has('json-schema-format-refused')) throw invalidParameter('text.format', 'json_schema is not supported')
+    if (!rules.takesJsonSchemaFormat) throw invalidParameter('text.format', 'json_schema is not supported')
     if (typeof format.name !== 'string' || !TOOL_NAME.test(format.name))
       throw invalidParameter('text.format.name', 'text.format.name must be 1 to 64 letters, digits, _ or -')
     if (!isObject(format.schema))

@@ -11,7 +11,7 @@
  */
 import { isObject } from '../../common/json.ts'
 import { invalidParameter } from '../errors.ts'
-import type { FaultSet } from '../faults.ts'
+import type { SearchRules } from './rules.ts'
 import type { ParamGroup } from './tools.ts'
 
 export const SEARCH_LIMITS = {
@@ -23,6 +23,7 @@ export const SEARCH_LIMITS = {
 }
 
 export const TBS_VALUES = ['qdr:h', 'qdr:d', 'qdr:w', 'qdr:m', 'qdr:y'] as const
+export const PROCESSORS = ['base', 'pro'] as const
 const DEVICES = ['desktop', 'mobile', 'tablet']
 const SYSTEMS = ['windows', 'macos', 'android', 'ios']
 const SOURCES = ['web', 'news', 'images']
@@ -37,28 +38,23 @@ export interface SearchRequest {
   readonly maxTokensPerPage: number
 }
 
-export function readSearchRequest(body: Record<string, unknown>, group: ParamGroup, faults: FaultSet): SearchRequest {
-  const queries = readQueries(body.query, faults)
-  let maxResults = integer(
-    body,
-    'max_results',
-    SEARCH_LIMITS.maxResults.min,
-    faults.has('search-max-results-unchecked') ? Infinity : SEARCH_LIMITS.maxResults.max,
-  )
+export function readSearchRequest(body: Record<string, unknown>, group: ParamGroup, rules: SearchRules): SearchRequest {
+  const queries = readQueries(body.query, rules)
+  let maxResults = integer(body, 'max_results', SEARCH_LIMITS.maxResults.min, rules.maxResults)
   if (maxResults !== undefined && maxResults > SEARCH_LIMITS.maxResults.max) maxResults = SEARCH_LIMITS.maxResults.max
-  const domains = readDomains(body.search_domain_filter, faults)
+  const domains = readDomains(body.search_domain_filter, rules)
   const maxTokensPerPage =
-    faults.has('search-max-tokens-per-page-unchecked') && typeof body.max_tokens_per_page !== 'number'
+    !rules.checkMaxTokensPerPage && typeof body.max_tokens_per_page !== 'number'
       ? SEARCH_LIMITS.maxTokensPerPageDefault
       : (integer(body, 'max_tokens_per_page', 1, Infinity) ?? SEARCH_LIMITS.maxTokensPerPageDefault)
   if (body.country !== undefined && typeof body.country !== 'string')
     throw invalidParameter('country', 'country must be a string.')
-  readGroup(body, group, faults)
+  readGroup(body, group, rules)
   return { queries, maxResults: maxResults ?? SEARCH_LIMITS.maxResults.default, domains, maxTokensPerPage }
 }
 
-function readQueries(query: unknown, faults: FaultSet): string[] {
-  if (faults.has('search-query-unchecked') && (typeof query === 'number' || Array.isArray(query)))
+function readQueries(query: unknown, rules: SearchRules): string[] {
+  if (!rules.checkQueryType && (typeof query === 'number' || Array.isArray(query)))
     return (Array.isArray(query) ? query : [query]).map(String)
   if (typeof query === 'string' && query.trim() !== '') return [query]
   if (
@@ -67,7 +63,7 @@ function readQueries(query: unknown, faults: FaultSet): string[] {
     query.length <= SEARCH_LIMITS.maxQueries &&
     query.every((q) => typeof q === 'string' && q.trim() !== '')
   ) {
-    if (faults.has('search-query-array-refused')) throw invalidParameter('query', 'This tool takes one query string.')
+    if (!rules.searchArrays) throw invalidParameter('query', 'This tool takes one query string.')
     return query as string[]
   }
   throw invalidParameter(
@@ -76,10 +72,13 @@ function readQueries(query: unknown, faults: FaultSet): string[] {
   )
 }
 
-function readDomains(filter: unknown, faults: FaultSet): string[] {
+function readDomains(filter: unknown, rules: SearchRules): string[] {
   if (filter === undefined || filter === null) return []
-  const max = faults.has('search-domain-filter-unlimited') ? Infinity : SEARCH_LIMITS.maxDomains
-  if (!Array.isArray(filter) || filter.length > max || !filter.every((d) => typeof d === 'string' && d !== '')) {
+  if (
+    !Array.isArray(filter) ||
+    filter.length > rules.maxDomains ||
+    !filter.every((d) => typeof d === 'string' && d !== '')
+  ) {
     throw invalidParameter(
       'search_domain_filter',
       `search_domain_filter must be an array of at most ${SEARCH_LIMITS.maxDomains} domains.`,
@@ -103,7 +102,7 @@ function integer(body: Record<string, unknown>, name: string, min: number, max: 
 function oneOf(body: Record<string, unknown>, name: string, values: readonly string[]): void {
   const value = body[name]
   if (value !== undefined && !values.includes(value as string))
-    throw invalidParameter(name, `${name} must be one of ${values.join(', ')}.`)
+    throw invalidParameter(name, `${name} must be ${values.length === 1 ? values[0] : `one of ${values.join(', ')}`}.`)
 }
 
 function ofType(body: Record<string, unknown>, name: string, type: 'string' | 'boolean' | 'object'): void {
@@ -126,21 +125,19 @@ function country(body: Record<string, unknown>, form: 'code' | 'name'): void {
     )
 }
 
-function readGroup(body: Record<string, unknown>, group: ParamGroup, faults: FaultSet): void {
+function readGroup(body: Record<string, unknown>, group: ParamGroup, rules: SearchRules): void {
   switch (group) {
     case 'A': // p1-search
       for (const name of ['gl', 'hl', 'location']) ofType(body, name, 'string')
       ofType(body, 'autocorrect', 'boolean')
-      if (faults.has('search-tbs-qdr-y-refused') && body.tbs === 'qdr:y')
-        throw invalidParameter('tbs', 'tbs must be one of qdr:h, qdr:d, qdr:w, qdr:m.')
-      if (!faults.has('search-provider-values-unchecked')) oneOf(body, 'tbs', TBS_VALUES)
+      if (rules.checkProviderValues) oneOf(body, 'tbs', rules.tbsValues)
       integer(body, 'page', 1, Infinity)
-      if (!faults.has('search-provider-values-unchecked')) country(body, 'code')
+      if (rules.checkProviderValues) country(body, 'code')
       return
     case 'B': // p6-search, this gateway's choice
-      if (!faults.has('search-provider-values-unchecked')) country(body, 'name')
+      if (rules.checkProviderValues) country(body, 'name')
       ofType(body, 'language_code', 'string')
-      integer(body, 'depth', 1, faults.has('search-depth-unchecked') ? Infinity : SEARCH_LIMITS.maxDepth)
+      integer(body, 'depth', 1, rules.maxDepth)
       oneOf(body, 'device', DEVICES)
       oneOf(body, 'os', SYSTEMS)
       return
@@ -169,15 +166,13 @@ function readGroup(body: Record<string, unknown>, group: ParamGroup, faults: Fau
       ofType(body, 'scrapeOptions', 'object')
       return
     case 'p3':
-      if (faults.has('search-processor-pro-refused') && body.processor === 'pro')
-        throw invalidParameter('processor', 'processor must be base.')
-      if (!faults.has('search-provider-values-unchecked')) oneOf(body, 'processor', ['base', 'pro'])
+      if (rules.checkProviderValues) oneOf(body, 'processor', rules.processorValues)
       integer(body, 'max_chars_per_result', 1, Infinity)
       return
     case 'p5':
-      if (faults.has('search-p5-country-refused') && body.country !== undefined)
+      if (!rules.p5TakesCountry && body.country !== undefined)
         throw invalidParameter('country', 'country is not supported on this tool.')
-      if (!faults.has('search-provider-values-unchecked')) country(body, 'name')
+      if (rules.checkProviderValues) country(body, 'name')
       return
     case 'none':
       return

@@ -18,6 +18,7 @@ import { requireCaller } from '../context.ts'
 import { GatewayError, invalidParameter } from '../errors.ts'
 import { objectBody, requireTier, resolveModel } from '../models/access.ts'
 import { readSearchRequest } from './request.ts'
+import { searchRules, type SearchRules } from './rules.ts'
 import { searchResults } from './results.ts'
 import { calledName, findSearchTool, type SearchTool } from './tools.ts'
 import { providerAnswer, refuseArrayOn, toolTier, unknownToolStatus } from './variations.ts'
@@ -30,30 +31,31 @@ type Form = 'body' | 'url'
 export function registerSearchRoutes(app: FastifyInstance, state: GatewayState): void {
   // A scope of the family's own, so that its answer-reshaping faults apply to its routes alone.
   void app.register(async (scope) => {
+    const rules = searchRules(state.faults)
     reshapeAnswers(scope, state.faults, SEARCH_ANSWER_RESHAPES)
-    if (state.faults.has('search-throttle-500')) throttledAs500(scope)
-    registerRoutes(scope, state)
+    if (!rules.throttleAs429) throttledAs500(scope)
+    registerRoutes(scope, state, rules)
   })
 }
 
-function registerRoutes(app: FastifyInstance, state: GatewayState): void {
-  const { faults, variations } = state
+function registerRoutes(app: FastifyInstance, state: GatewayState, rules: SearchRules): void {
+  const { variations } = state
   const realNames = variations.has('real-names')
-  // The fault lets calls without a valid key through: "optional" is the auth hook's policy for unknown routes
-  // (identify a caller when the key is valid, refuse no one).
-  const config = faults.has('search-key-not-required') ? { config: { auth: 'optional' as AuthPolicy } } : {}
+  // Without the key rule, calls without a valid key get through: "optional" is the auth hook's policy for unknown
+  // routes (identify a caller when the key is valid, refuse no one).
+  const config = rules.requireKey ? {} : { config: { auth: 'optional' as AuthPolicy } }
 
   const toolOf = (request: FastifyRequest, body: Record<string, unknown>, form: Form): SearchTool => {
     const named = body.search_tool_name
     const inUrl = form === 'url' ? (request.params as { tool: string }).tool : undefined
     const name = inUrl ?? named
     if (name === undefined || name === null || name === '') {
-      if (!faults.has('search-tool-defaulted'))
+      if (rules.requireToolName)
         throw invalidParameter(
           'search_tool_name',
           'search_tool_name is required on POST /v1/search: one of the search tools (or use POST /v1/search/{search_tool_name}).',
         )
-      return findSearchTool('p1-search') as SearchTool // the reference name: the fault is about the field
+      return findSearchTool('p1-search') as SearchTool // the reference name: the bent rule is about the field
     }
     if (typeof name !== 'string') throw invalidParameter('search_tool_name', 'search_tool_name must be a string.')
     if (inUrl !== undefined && named !== undefined && named !== inUrl) {
@@ -64,39 +66,39 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
     }
     const tool = findSearchTool(name, realNames)
     if (!tool) {
-      if (faults.has('search-unknown-tool-500')) throw new GatewayError(500, 'The search backend failed.')
+      if (!rules.refuseUnknownTool) throw new GatewayError(500, 'The search backend failed.')
       throw new GatewayError(unknownToolStatus(form, variations), `There is no search tool '${name}'.`, {
         code: 'model_not_found',
         param: 'search_tool_name',
       })
     }
     // A tool that is offered but whose provider is not wired: a server error, not an unknown name.
-    if (tool.name === 'p7-search' && faults.has('search-p7-missing'))
+    if (rules.unwiredTools.includes(tool.name))
       throw new GatewayError(500, `The provider of '${name}' is not available.`)
     return tool
   }
 
   const handle = (form: Form) => async (request: FastifyRequest) => {
     const context = state.contexts.of(request)
-    const caller: Caller | null = faults.has('search-key-not-required') ? context.caller : requireCaller(context)
+    const caller: Caller | null = rules.requireKey ? requireCaller(context) : context.caller
     const body = objectBody(request.body)
     const tool = toolOf(request, body, form)
     const model = resolveModel(tool.name, context, { modes: ['search'], endpoint: 'search' })
     context.model = calledName(tool, realNames)
     if (caller) requireTier(toolTier(tool, model, variations), caller)
     refuseArrayOn(tool, body.query, variations)
-    const search = readSearchRequest(body, tool.group, faults)
-    const count = search.maxResults + (faults.has('search-results-over-max') ? 1 : 0)
+    const search = readSearchRequest(body, tool.group, rules)
+    const count = search.maxResults + rules.resultsBeyondMax
     const results = searchResults(
       calledName(tool, realNames),
-      faults.has('search-domain-filter-ignored') ? { ...search, domains: [] } : search,
+      rules.honourDomainFilter ? search : { ...search, domains: [] },
       count,
     )
-    const queries = faults.has('search-array-charged-once') ? 1 : search.queries.length
+    const queries = rules.chargePerQuery ? search.queries.length : 1
     if (caller) chargeUsd(caller.account, tool.usdPerQuery * queries)
     return providerAnswer({ object: 'search', results }, variations)
   }
 
-  if (!faults.has('search-body-form-missing')) app.post('/v1/search', config, handle('body'))
-  if (!faults.has('search-url-form-missing')) app.post('/v1/search/:tool', config, handle('url'))
+  if (rules.offersBodyForm) app.post('/v1/search', config, handle('body'))
+  if (rules.offersUrlForm) app.post('/v1/search/:tool', config, handle('url'))
 }

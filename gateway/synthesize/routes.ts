@@ -15,7 +15,7 @@
  */
 import type { FastifyInstance } from 'fastify'
 import { chargeUsd } from '../account/billing.ts'
-import { findModel } from '../models/catalogue.ts'
+import { type CatalogueModel, findModel } from '../models/catalogue.ts'
 import { requireCaller } from '../context.ts'
 import { GatewayError, invalidParameter } from '../errors.ts'
 import { requireTier } from '../models/access.ts'
@@ -28,6 +28,7 @@ import { isObject } from '../../common/json.ts'
 import { reshapeAnswers } from '../faults/answers.ts'
 import { SYNTHESIZE_ANSWER_RESHAPES } from '../faults/synthesize.ts'
 import { REAL_NAMES } from '../variations.ts'
+import { type SynthesizeRules, synthesizeRules } from './rules.ts'
 
 export const SYNTHESIZE_LIMITS = {
   textBytes: 4000, // input.text, "about 4000 bytes" (section 4.9)
@@ -54,38 +55,46 @@ export function registerSynthesizeRoutes(app: FastifyInstance, state: GatewaySta
   })
 }
 
-function registerRoutes(app: FastifyInstance, state: GatewayState): void {
-  const { faults, variations } = state
-  // The choices real providers make where §2.6, §4.9 and §7 leave them open (gateway/variations.ts).
-  const ceiling = faults.has('synthesize-ceiling-900')
-    ? 900
-    : variations.has('synthesis-ceiling-5000')
-      ? 5000
-      : SYNTHESIZE_LIMITS.textBytes
-  const rawAudio = variations.has('raw-synthesis-audio')
-  const anyRate = variations.has('synthesis-any-rate')
-  const lenientEnums = variations.has('lenient-enums')
+/** The rules and the choices real providers make where §2.6, §4.9 and §7 leave them open (gateway/variations.ts). */
+interface Synthesis {
+  rules: SynthesizeRules
+  ceiling: number
+  rawAudio: boolean
+  anyRate: boolean
+  lenientEnums: boolean
   /** Variation real-names: the two models also answer under their makers' names. */
-  const aliases: ReadonlyMap<string, string> = new Map(
-    variations.has('real-names')
-      ? [
-          [REAL_NAMES['<tts_flash_model>'] ?? '', 'nv-tts-flash'],
-          [REAL_NAMES['<tts_pro_model>'] ?? '', 'nv-tts-pro'],
-        ]
-      : [],
-  )
+  aliases: ReadonlyMap<string, string>
+}
 
-  function tooLarge(field: string, bytes: number, limit: number): GatewayError {
-    const status = faults.has('synthesize-too-large-400') ? 400 : 413
-    return new GatewayError(status, `${field} is ${bytes} bytes; the limit is ${limit} bytes.`, { param: field })
+function readSynthesis(state: GatewayState): Synthesis {
+  const { variations } = state
+  const rules = synthesizeRules(state.faults)
+  const fieldCeiling = variations.has('synthesis-ceiling-5000') ? 5000 : SYNTHESIZE_LIMITS.textBytes
+  return {
+    rules,
+    ceiling: rules.textCeilingBytes ?? fieldCeiling,
+    rawAudio: variations.has('raw-synthesis-audio'),
+    anyRate: variations.has('synthesis-any-rate'),
+    lenientEnums: variations.has('lenient-enums'),
+    aliases: new Map(
+      variations.has('real-names')
+        ? [
+            [REAL_NAMES['<tts_flash_model>'] ?? '', 'nv-tts-flash'],
+            [REAL_NAMES['<tts_pro_model>'] ?? '', 'nv-tts-pro'],
+          ]
+        : [],
+    ),
   }
+}
 
+function registerRoutes(app: FastifyInstance, state: GatewayState): void {
+  const synthesis = readSynthesis(state)
+  const { rules } = synthesis
   app.post(
     '/v1/text:synthesize',
-    // The fault accepts x-native-api-key here, which section 5.3 rules out.
     {
-      config: { nativeKeyHeader: faults.has('synthesize-native-key-accepted') },
-      ...(faults.has('synthesize-compatible-error-body') ? {} : { preSerialization: nativeErrorDialect }),
+      config: { nativeKeyHeader: rules.nativeKeyHeader },
+      ...(rules.nativeErrorBody ? { preSerialization: nativeErrorDialect } : {}),
     },
     async (request) => {
       const context = state.contexts.of(request)
@@ -99,67 +108,17 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
       if (typeof modelName !== 'string' || modelName === '')
         throw invalidParameter('voice.model_name', 'voice.model_name is required.')
       context.model = modelName
-      const known = SYNTHESIZE_MODELS.has(modelName)
-        ? modelName
-        : aliases.has(modelName)
-          ? aliases.get(modelName)
-          : faults.has('synthesize-unknown-model-accepted')
-            ? 'nv-tts-flash'
-            : undefined
-      const model = known === undefined ? undefined : findModel(known)
-      if (!model)
-        throw invalidParameter(
-          'voice.model_name',
-          `voice.model_name must be one of ${[...SYNTHESIZE_MODELS].join(', ')}; newer speech models are not sent here.`,
-        )
+      const model = readModel(modelName, synthesis)
       requireTier(model, caller)
       context.admitModel?.(model)
-
-      const text = input.text
-      if (typeof text !== 'string' || text === '') throw invalidParameter('input.text', 'input.text is required.')
-      const textBytes = Buffer.byteLength(text, 'utf8')
-      if (textBytes > ceiling) throw tooLarge('input.text', textBytes, ceiling)
-      const prompt = input.prompt
-      if (prompt !== undefined && faults.has('synthesize-prompt-refused'))
-        throw invalidParameter('input.prompt', 'input.prompt is not supported.')
-      if (prompt !== undefined && typeof prompt !== 'string')
-        throw invalidParameter('input.prompt', 'input.prompt must be a string.')
-      const promptBytes = Buffer.byteLength(prompt ?? '', 'utf8')
-      if (promptBytes > SYNTHESIZE_LIMITS.promptBytes)
-        throw tooLarge('input.prompt', promptBytes, SYNTHESIZE_LIMITS.promptBytes)
-
-      const language = voice.languageCode
-      if (
-        !(typeof language === 'string' && BCP47.test(language)) &&
-        !(faults.has('synthesize-language-optional') && language === undefined)
-      ) {
-        throw invalidParameter(
-          'voice.languageCode',
-          'voice.languageCode is required: a BCP-47 language tag such as en-US.',
-        )
-      }
+      const { text, prompt } = readInput(input, synthesis)
+      readLanguage(voice, rules)
       checkSpeakers(voice)
-
-      // Variation lenient-enums: the enum read without regard to case, as some JSON enum parsers do.
-      const asked =
-        lenientEnums && typeof audioConfig.audioEncoding === 'string'
-          ? audioConfig.audioEncoding.toUpperCase()
-          : audioConfig.audioEncoding
-      if (asked === 'OGG_OPUS' && faults.has('synthesize-ogg-opus-refused'))
-        throw invalidParameter('audioConfig.audioEncoding', 'audioConfig.audioEncoding OGG_OPUS is not supported.')
-      const unknownAccepted =
-        faults.has('synthesize-unknown-encoding-accepted') && typeof asked === 'string' && asked !== ''
-      if (!ENCODINGS.includes(asked as Encoding) && !unknownAccepted) {
-        throw invalidParameter(
-          'audioConfig.audioEncoding',
-          `audioConfig.audioEncoding is required: one of ${ENCODINGS.join(', ')}.`,
-        )
-      }
-      const encoding: Encoding = ENCODINGS.includes(asked as Encoding) ? (asked as Encoding) : 'LINEAR16'
-      const rate = sampleRate(encoding, audioConfig.sampleRateHertz)
+      const encoding = readEncoding(audioConfig, synthesis)
+      const rate = sampleRate(encoding, audioConfig.sampleRateHertz, synthesis)
 
       const seconds = speechSeconds(text)
-      const audio = encode(encoding, rate, seconds)
+      const audio = encode(encoding, rate, seconds, synthesis.rawAudio)
       const inputTokens = countTokens(text) + countTokens(prompt ?? '')
       const outputTokens = Math.ceil(seconds * AUDIO_TOKENS_PER_SECOND)
       context.tokens = {
@@ -177,35 +136,96 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
       }
     },
   )
+}
 
-  function sampleRate(encoding: Encoding, asked: unknown): number {
-    const allowed = RATES[encoding]
-    if (asked === undefined)
-      return allowed?.includes(AUTOMATIC_RATE) ? AUTOMATIC_RATE : (allowed?.[0] ?? AUTOMATIC_RATE)
-    if (typeof asked !== 'number' || !Number.isInteger(asked) || asked <= 0) {
-      throw invalidParameter('audioConfig.sampleRateHertz', 'audioConfig.sampleRateHertz must be a positive integer.')
-    }
-    if (allowed === undefined) return AUTOMATIC_RATE
-    if (asked === 48_000 && faults.has('synthesize-48000-refused'))
-      throw invalidParameter('audioConfig.sampleRateHertz', `${encoding} does not take 48000 Hz.`)
-    if (!allowed.includes(asked)) {
-      // Variation synthesis-any-rate: the backend resamples to whatever rate is asked.
-      if (faults.has('synthesize-any-rate-accepted') || anyRate) return asked
-      throw invalidParameter('audioConfig.sampleRateHertz', `${encoding} takes sampleRateHertz ${allowed.join(', ')}.`)
-    }
-    return asked
-  }
+/** voice.model_name: one of the two synthesis models (or an alias a variation gives them). */
+function readModel(modelName: string, synthesis: Synthesis): CatalogueModel {
+  const known = SYNTHESIZE_MODELS.has(modelName)
+    ? modelName
+    : synthesis.aliases.has(modelName)
+      ? synthesis.aliases.get(modelName)
+      : synthesis.rules.unknownModelAs
+  const model = known === undefined ? undefined : findModel(known)
+  if (!model)
+    throw invalidParameter(
+      'voice.model_name',
+      `voice.model_name must be one of ${[...SYNTHESIZE_MODELS].join(', ')}; newer speech models are not sent here.`,
+    )
+  return model
+}
 
-  function encode(encoding: Encoding, rate: number, seconds: number): Buffer {
-    if (encoding === 'MP3' && !faults.has('synthesize-mp3-as-wav')) return mp3(seconds)
-    if (encoding === 'OGG_OPUS') return oggOpus(seconds)
-    const samples = toneSamples(seconds, encoding === 'MP3' ? AUTOMATIC_RATE : rate)
-    if (encoding === 'MULAW' && faults.has('synthesize-mulaw-as-linear16')) return wav(pcm16le(samples), rate)
-    if (encoding === 'MULAW') return rawAudio ? g711(samples, 'mulaw') : wav(g711(samples, 'mulaw'), rate, 7)
-    if (encoding === 'ALAW') return rawAudio ? g711(samples, 'alaw') : wav(g711(samples, 'alaw'), rate, 6)
-    if (rawAudio && encoding === 'LINEAR16') return pcm16le(samples)
-    return wav(pcm16le(samples), encoding === 'MP3' ? AUTOMATIC_RATE : rate)
+/** input.text (required) and input.prompt (optional), each within its ceiling in UTF-8 bytes. */
+function readInput(input: Record<string, unknown>, synthesis: Synthesis): { text: string; prompt: string | undefined } {
+  const { rules, ceiling } = synthesis
+  const tooLarge = (field: string, bytes: number, limit: number): GatewayError =>
+    new GatewayError(rules.tooLargeStatus, `${field} is ${bytes} bytes; the limit is ${limit} bytes.`, {
+      param: field,
+    })
+  const text = input.text
+  if (typeof text !== 'string' || text === '') throw invalidParameter('input.text', 'input.text is required.')
+  const textBytes = Buffer.byteLength(text, 'utf8')
+  if (textBytes > ceiling) throw tooLarge('input.text', textBytes, ceiling)
+  const prompt = input.prompt
+  if (prompt !== undefined && !rules.prompt) throw invalidParameter('input.prompt', 'input.prompt is not supported.')
+  if (prompt !== undefined && typeof prompt !== 'string')
+    throw invalidParameter('input.prompt', 'input.prompt must be a string.')
+  const promptBytes = Buffer.byteLength(prompt ?? '', 'utf8')
+  if (promptBytes > SYNTHESIZE_LIMITS.promptBytes)
+    throw tooLarge('input.prompt', promptBytes, SYNTHESIZE_LIMITS.promptBytes)
+  return { text, prompt }
+}
+
+function readLanguage(voice: Record<string, unknown>, rules: SynthesizeRules): void {
+  const language = voice.languageCode
+  if (typeof language === 'string' && BCP47.test(language)) return
+  if (!rules.languageRequired && language === undefined) return
+  throw invalidParameter('voice.languageCode', 'voice.languageCode is required: a BCP-47 language tag such as en-US.')
+}
+
+function readEncoding(audioConfig: Record<string, unknown>, synthesis: Synthesis): Encoding {
+  const { rules } = synthesis
+  // Variation lenient-enums: the enum read without regard to case, as some JSON enum parsers do.
+  const asked =
+    synthesis.lenientEnums && typeof audioConfig.audioEncoding === 'string'
+      ? audioConfig.audioEncoding.toUpperCase()
+      : audioConfig.audioEncoding
+  if (typeof asked === 'string' && rules.refusedEncodings.includes(asked))
+    throw invalidParameter('audioConfig.audioEncoding', `audioConfig.audioEncoding ${asked} is not supported.`)
+  const unknownAccepted = !rules.checkEncoding && typeof asked === 'string' && asked !== ''
+  if (!ENCODINGS.includes(asked as Encoding) && !unknownAccepted) {
+    throw invalidParameter(
+      'audioConfig.audioEncoding',
+      `audioConfig.audioEncoding is required: one of ${ENCODINGS.join(', ')}.`,
+    )
   }
+  return ENCODINGS.includes(asked as Encoding) ? (asked as Encoding) : 'LINEAR16'
+}
+
+function sampleRate(encoding: Encoding, asked: unknown, synthesis: Synthesis): number {
+  const allowed = RATES[encoding]
+  if (asked === undefined) return allowed?.includes(AUTOMATIC_RATE) ? AUTOMATIC_RATE : (allowed?.[0] ?? AUTOMATIC_RATE)
+  if (typeof asked !== 'number' || !Number.isInteger(asked) || asked <= 0) {
+    throw invalidParameter('audioConfig.sampleRateHertz', 'audioConfig.sampleRateHertz must be a positive integer.')
+  }
+  if (allowed === undefined) return AUTOMATIC_RATE
+  if (synthesis.rules.refusedRates.includes(asked))
+    throw invalidParameter('audioConfig.sampleRateHertz', `${encoding} does not take ${asked} Hz.`)
+  if (!allowed.includes(asked)) {
+    // Variation synthesis-any-rate: the backend resamples to whatever rate is asked.
+    if (!synthesis.rules.checkSampleRate || synthesis.anyRate) return asked
+    throw invalidParameter('audioConfig.sampleRateHertz', `${encoding} takes sampleRateHertz ${allowed.join(', ')}.`)
+  }
+  return asked
+}
+
+/** `rawAudio` (variation raw-synthesis-audio): LINEAR16, MULAW and ALAW as bare samples, without a WAV header. */
+function encode(encoding: Encoding, rate: number, seconds: number, rawAudio: boolean): Buffer {
+  if (encoding === 'MP3') return mp3(seconds)
+  if (encoding === 'OGG_OPUS') return oggOpus(seconds)
+  const samples = toneSamples(seconds, rate)
+  if (encoding === 'MULAW') return rawAudio ? g711(samples, 'mulaw') : wav(g711(samples, 'mulaw'), rate, 7)
+  if (encoding === 'ALAW') return rawAudio ? g711(samples, 'alaw') : wav(g711(samples, 'alaw'), rate, 6)
+  return rawAudio ? pcm16le(samples) : wav(pcm16le(samples), rate)
 }
 
 function checkSpeakers(voice: Record<string, unknown>): void {

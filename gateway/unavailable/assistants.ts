@@ -5,9 +5,9 @@
  */
 import { findModel } from '../models/catalogue.ts'
 import { GatewayError, invalidParameter } from '../errors.ts'
-import type { FaultSet } from '../faults.ts'
-import { notFound, optionalString, plannedId, readMetadata, requestBody, requiredString } from './rules.ts'
+import { notFound, optionalString, plannedId, readMetadata, requestBody, requiredString } from './planned.ts'
 import { isObject } from '../../common/json.ts'
+import type { UnavailableRules } from './rules.ts'
 
 /** Section 4.9: the assistant's text and tool limits. */
 export const ASSISTANT_LIMITS = { name: 256, description: 512, instructions: 32_768, tools: 128 } as const
@@ -20,14 +20,17 @@ export class PlannedAssistants {
   readonly #assistants = new Map<string, Record<string, unknown> & Owned>()
   readonly #threads = new Map<string, Record<string, unknown> & Owned>()
 
-  constructor(
-    private readonly faults: FaultSet,
-    private readonly nowSeconds: () => number,
-  ) {}
+  private readonly rules: UnavailableRules
+  private readonly nowSeconds: () => number
+
+  constructor(rules: UnavailableRules, nowSeconds: () => number) {
+    this.rules = rules
+    this.nowSeconds = nowSeconds
+  }
 
   createAssistant(accountId: string, raw: unknown): Record<string, unknown> {
     const body = requestBody(raw)
-    const check = !this.faults.has('planned-assistant-limits-unchecked')
+    const check = this.rules.checkAssistantLimits
     const model = requiredString(body, 'model')
     if (!findModel(model))
       throw new GatewayError(404, `The model '${model}' does not exist.`, { code: 'model_not_found', param: 'model' })
@@ -108,7 +111,7 @@ export class PlannedAssistants {
   #readMessage(message: unknown, where: string): { role: string; text: string } {
     if (!isObject(message)) throw invalidParameter(where, `${where} must be an object with role and content.`)
     const role = message.role
-    const roleOk = this.faults.has('planned-threads-any-role') ? typeof role === 'string' : role === 'user'
+    const roleOk = this.rules.threadMessagesUserOnly ? role === 'user' : typeof role === 'string'
     if (!roleOk) throw invalidParameter(`${where}.role`, 'role is required and must be user.')
     const content = message.content
     if (typeof content === 'string' && content !== '') return { role: role as string, text: content }

@@ -4,10 +4,10 @@
  * not describe; this gateway takes it to `cancelling`, and to `cancelled` at the next read, within the ten
  * minutes the reference allows.
  */
-import type { FaultSet } from '../faults.ts'
 import { invalidParameter } from '../errors.ts'
-import { listLimit, notFound, pageAfter, plannedId, readMetadata, requestBody, requiredString } from './rules.ts'
+import { listLimit, notFound, pageAfter, plannedId, readMetadata, requestBody, requiredString } from './planned.ts'
 import { isObject } from '../../common/json.ts'
+import type { UnavailableRules } from './rules.ts'
 
 /** Section 4.9: the endpoints a batch may target. */
 export const BATCH_ENDPOINTS = [
@@ -52,24 +52,27 @@ export class PlannedBatches {
   /** Per account, newest first. */
   readonly #byAccount = new Map<string, Batch[]>()
 
-  constructor(
-    private readonly faults: FaultSet,
-    private readonly nowSeconds: () => number,
-  ) {}
+  private readonly rules: UnavailableRules
+  private readonly nowSeconds: () => number
+
+  constructor(rules: UnavailableRules, nowSeconds: () => number) {
+    this.rules = rules
+    this.nowSeconds = nowSeconds
+  }
 
   create(accountId: string, raw: unknown): Batch {
     const body = requestBody(raw)
-    const { faults } = this
+    const { rules } = this
     const inputFileId = requiredString(body, 'input_file_id')
     const endpoint = requiredString(body, 'endpoint')
-    if (!faults.has('planned-batch-endpoint-unchecked') && !(BATCH_ENDPOINTS as readonly string[]).includes(endpoint)) {
+    if (rules.checkBatchEndpoint && !(BATCH_ENDPOINTS as readonly string[]).includes(endpoint)) {
       throw invalidParameter('endpoint', `endpoint must be one of ${BATCH_ENDPOINTS.join(', ')}.`)
     }
     const window = requiredString(body, 'completion_window')
-    const windowOk = faults.has('planned-batch-window-48h') ? /^\d+h$/.test(window) : window === '24h'
+    const windowOk = rules.anyBatchWindow ? /^\d+h$/.test(window) : window === '24h'
     if (!windowOk)
       throw invalidParameter('completion_window', 'completion_window must be 24h, the only window offered.')
-    const metadata = readMetadata(body.metadata, { checkPairs: !faults.has('planned-batch-metadata-unchecked') })
+    const metadata = readMetadata(body.metadata, { checkPairs: rules.checkBatchMetadataPairs })
     const expiresAfter = readExpiresAfter(body.output_expires_after)
     const now = this.nowSeconds()
     const batch: Batch = {
@@ -100,7 +103,7 @@ export class PlannedBatches {
   }
 
   list(accountId: string, query: Record<string, unknown>) {
-    const limit = listLimit(query.limit, BATCH_LIST_LIMIT, !this.faults.has('planned-batch-list-limit-unchecked'))
+    const limit = listLimit(query.limit, BATCH_LIST_LIMIT, this.rules.checkBatchListLimit)
     return pageAfter(
       this.#list(accountId).map((batch) => this.#settle(batch)),
       query.after,

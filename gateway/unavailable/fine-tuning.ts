@@ -5,9 +5,9 @@
  */
 import { findModel } from '../models/catalogue.ts'
 import { GatewayError, invalidParameter } from '../errors.ts'
-import type { FaultSet } from '../faults.ts'
-import { listLimit, notFound, optionalString, pageAfter, plannedId, requestBody, requiredString } from './rules.ts'
+import { listLimit, notFound, optionalString, pageAfter, plannedId, requestBody, requiredString } from './planned.ts'
 import { isObject } from '../../common/json.ts'
+import type { UnavailableRules } from './rules.ts'
 
 export const SUFFIX_MAX_CHARS = 64 // section 4.9
 const METHODS = ['supervised', 'dpo', 'reinforcement'] as const
@@ -36,10 +36,13 @@ interface Job {
 export class PlannedFineTuning {
   readonly #byAccount = new Map<string, Job[]>()
 
-  constructor(
-    private readonly faults: FaultSet,
-    private readonly nowSeconds: () => number,
-  ) {}
+  private readonly rules: UnavailableRules
+  private readonly nowSeconds: () => number
+
+  constructor(rules: UnavailableRules, nowSeconds: () => number) {
+    this.rules = rules
+    this.nowSeconds = nowSeconds
+  }
 
   create(accountId: string, raw: unknown): Job {
     const body = requestBody(raw)
@@ -54,18 +57,13 @@ export class PlannedFineTuning {
       finished_at: null,
       fine_tuned_model: null,
       organization_id: `org-${accountId}`,
-      // The fault reports a status outside the planned list of section 3.
-      status: this.faults.has('planned-fine-tuning-job-malformed') ? 'validating_files' : 'validating',
+      status: this.rules.newJobStatus,
       hyperparameters: readHyperparameters(body.hyperparameters),
       training_file: requiredString(body, 'training_file'),
       validation_file: optionalString(body, 'validation_file', undefined),
       result_files: [],
       trained_tokens: null,
-      suffix: optionalString(
-        body,
-        'suffix',
-        this.faults.has('planned-fine-tuning-suffix-unchecked') ? undefined : SUFFIX_MAX_CHARS,
-      ),
+      suffix: optionalString(body, 'suffix', this.rules.checkSuffix ? SUFFIX_MAX_CHARS : undefined),
       method: { type: readMethod(body.method) },
     }
     this.#list(accountId).unshift(job)

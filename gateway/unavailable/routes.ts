@@ -19,7 +19,8 @@ import { UNAVAILABLE_ANSWER_RESHAPES } from '../faults/unavailable.ts'
 import { PlannedAssistants } from './assistants.ts'
 import { PlannedBatches } from './batches.ts'
 import { PlannedFineTuning } from './fine-tuning.ts'
-import { requestBody, requiredString } from './rules.ts'
+import { unavailableRules } from './rules.ts'
+import { requestBody, requiredString } from './planned.ts'
 import { countTokens } from '../simulate/tokenizer.ts'
 import type { GatewayState } from '../state.ts'
 import { isObject } from '../../common/json.ts'
@@ -49,10 +50,11 @@ export function registerUnavailableRoutes(app: FastifyInstance, state: GatewaySt
 
 function registerRoutes(app: FastifyInstance, state: GatewayState): void {
   const { faults } = state
+  const rules = unavailableRules(faults)
   const now = (): number => Math.floor(state.clock.now() / 1000)
-  const batches = new PlannedBatches(faults, now)
-  const assistants = new PlannedAssistants(faults, now)
-  const fineTuning = new PlannedFineTuning(faults, now)
+  const batches = new PlannedBatches(rules, now)
+  const assistants = new PlannedAssistants(rules, now)
+  const fineTuning = new PlannedFineTuning(rules, now)
   // Real choices (§1.6 "can return an unsupported-route error", its status not shown; §4.6 announces token counting
   // as unavailable, which a target may offer early): see ../variations.ts.
   const offered = (surface: Surface): boolean =>
@@ -60,8 +62,8 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
     (surface === 'input-tokens' && state.variations.has('input-tokens-offered'))
   const refuseWith400 = state.variations.has('unsupported-route-400')
 
-  // The fault answers like a bare web server would: a 404 page that is not JSON, on every planned route.
-  const plainText = faults.has('planned-route-plain-text')
+  // Without the JSON rule a planned route answers like a bare web server would: a 404 page that is not JSON.
+  const plainText = !rules.unsupportedRouteJson
 
   const route = (method: Method, url: string, surface: Surface, handler?: Handler): void => {
     const serve = handler !== undefined && offered(surface)

@@ -71,9 +71,27 @@ export function makeMp4({ width, height, seconds }: Mp4Request): Buffer {
     return concat([u32(frame.byteLength), frame]) // length-prefixed, as avcC's lengthSizeMinusOne = 3 says
   })
   const durationMs = frames * FRAME_MS
+  const avc1 = sampleEntry(coded)
+  const stbl = (chunkOffset: number) =>
+    box(
+      'stbl',
+      fullBox('stsd', 0, 0, u32(1), avc1),
+      fullBox('stts', 0, 0, u32(1), u32(frames), u32(FRAME_MS)),
+      fullBox('stsc', 0, 0, u32(1), u32(1), u32(frames), u32(1)),
+      fullBox('stsz', 0, 0, u32(0), u32(frames), ...samples.map((s) => u32(s.byteLength))),
+      fullBox('stco', 0, 0, u32(1), u32(chunkOffset)),
+    )
+  const moov = (chunkOffset: number) => movieBox({ width, height }, durationMs, stbl(chunkOffset))
+  const ftyp = box('ftyp', ascii('isom'), u32(0x200), ascii('isom'), ascii('iso2'), ascii('avc1'), ascii('mp41'))
+  // The chunk offset is a fixed-width field, so the moov box has the same length whatever it holds.
+  const offset = ftyp.byteLength + moov(0).byteLength + 8
+  return Buffer.from(concat([ftyp, moov(offset), box('mdat', ...samples)]))
+}
+
+/** The avc1 sample entry of the coded picture, with its parameter sets in avcC. */
+function sampleEntry(coded: { width: number; height: number }): Uint8Array {
   const sps = sequenceParameterSet(coded.width, coded.height)
   const pps = pictureParameterSet()
-
   const avcC = box(
     'avcC',
     u8(1),
@@ -88,7 +106,7 @@ export function makeMp4({ width, height, seconds }: Mp4Request): Buffer {
     u16(pps.byteLength),
     pps,
   )
-  const avc1 = box(
+  return box(
     'avc1',
     new Uint8Array(6),
     u16(1),
@@ -104,68 +122,58 @@ export function makeMp4({ width, height, seconds }: Mp4Request): Buffer {
     u16(0xffff),
     avcC,
   )
-  const stbl = (chunkOffset: number) =>
+}
+
+/** The moov box: the movie header and its one video track of the presentation size, whose samples stbl tables. */
+function movieBox(size: { width: number; height: number }, durationMs: number, stbl: Uint8Array): Uint8Array {
+  return box(
+    'moov',
+    fullBox(
+      'mvhd',
+      0,
+      0,
+      u32(0),
+      u32(0),
+      u32(TIMESCALE),
+      u32(durationMs),
+      u32(0x00010000),
+      u16(0x0100),
+      new Uint8Array(10),
+      MATRIX,
+      new Uint8Array(24),
+      u32(2),
+    ),
     box(
-      'stbl',
-      fullBox('stsd', 0, 0, u32(1), avc1),
-      fullBox('stts', 0, 0, u32(1), u32(frames), u32(FRAME_MS)),
-      fullBox('stsc', 0, 0, u32(1), u32(1), u32(frames), u32(1)),
-      fullBox('stsz', 0, 0, u32(0), u32(frames), ...samples.map((s) => u32(s.byteLength))),
-      fullBox('stco', 0, 0, u32(1), u32(chunkOffset)),
-    )
-  const moov = (chunkOffset: number) =>
-    box(
-      'moov',
+      'trak',
       fullBox(
-        'mvhd',
+        'tkhd',
         0,
-        0,
+        3,
         u32(0),
         u32(0),
-        u32(TIMESCALE),
+        u32(1),
+        u32(0),
         u32(durationMs),
-        u32(0x00010000),
-        u16(0x0100),
-        new Uint8Array(10),
+        new Uint8Array(8),
+        u16(0),
+        u16(0),
+        u16(0),
+        u16(0),
         MATRIX,
-        new Uint8Array(24),
-        u32(2),
+        u32(size.width * 65536),
+        u32(size.height * 65536),
       ),
       box(
-        'trak',
-        fullBox(
-          'tkhd',
-          0,
-          3,
-          u32(0),
-          u32(0),
-          u32(1),
-          u32(0),
-          u32(durationMs),
-          new Uint8Array(8),
-          u16(0),
-          u16(0),
-          u16(0),
-          u16(0),
-          MATRIX,
-          u32(width * 65536),
-          u32(height * 65536),
-        ),
+        'mdia',
+        fullBox('mdhd', 0, 0, u32(0), u32(0), u32(TIMESCALE), u32(durationMs), u16(0x55c4), u16(0)), // language und
+        fullBox('hdlr', 0, 0, u32(0), ascii('vide'), new Uint8Array(12), ascii('VideoHandler\0')),
         box(
-          'mdia',
-          fullBox('mdhd', 0, 0, u32(0), u32(0), u32(TIMESCALE), u32(durationMs), u16(0x55c4), u16(0)), // language und
-          fullBox('hdlr', 0, 0, u32(0), ascii('vide'), new Uint8Array(12), ascii('VideoHandler\0')),
-          box(
-            'minf',
-            fullBox('vmhd', 0, 1, u16(0), u16(0), u16(0), u16(0)),
-            box('dinf', fullBox('dref', 0, 0, u32(1), fullBox('url ', 0, 1))),
-            stbl(chunkOffset),
-          ),
+          'minf',
+          fullBox('vmhd', 0, 1, u16(0), u16(0), u16(0), u16(0)),
+          box('dinf', fullBox('dref', 0, 0, u32(1), fullBox('url ', 0, 1))),
+          stbl,
         ),
       ),
-    )
-  const ftyp = box('ftyp', ascii('isom'), u32(0x200), ascii('isom'), ascii('iso2'), ascii('avc1'), ascii('mp41'))
-  // The chunk offset is a fixed-width field, so the moov box has the same length whatever it holds.
-  const offset = ftyp.byteLength + moov(0).byteLength + 8
-  return Buffer.from(concat([ftyp, moov(offset), box('mdat', ...samples)]))
+    ),
+  )
 }

@@ -14,16 +14,8 @@ import type { MultipartFile } from '@fastify/multipart'
 import type { FastifyRequest } from 'fastify'
 import { invalidParameter } from '../errors.ts'
 import { formError, PARSER_OPTIONS } from '../multipart-forms.ts'
-import type { FaultSet } from '../faults.ts'
 import limits from '../../schemas/limits/video-limits.json' with { type: 'json' }
-
-interface ModelRule {
-  readonly family: string
-  readonly seconds: readonly string[] | null
-  readonly sizes: readonly string[] | null
-}
-
-const MODEL_RULES: Readonly<Record<string, ModelRule>> = limits.models
+import { MODEL_RULES, type ModelRule, type ReferenceType, type VideoRules } from './rules.ts'
 
 export const VIDEO_MODELS: readonly string[] = Object.keys(MODEL_RULES)
 
@@ -35,7 +27,7 @@ const OTHER_SIZES = limits.models['vidB-3.1-generate-preview'].sizes
 export const MAX_REFERENCE_BYTES = 20_000_000
 
 export interface ReferenceImage {
-  readonly type: 'image/jpeg' | 'image/png' | 'image/webp'
+  readonly type: ReferenceType
   readonly bytes: number
 }
 
@@ -136,39 +128,28 @@ function stringField(fields: Record<string, unknown>, name: string, required: bo
   return value
 }
 
-/** The model rules of section 4.1, as this gateway applies them (with its faults). */
-function modelRule(model: string, faults: FaultSet): ModelRule | undefined {
-  const rule = MODEL_RULES[model]
-  if (rule === undefined) return undefined
-  if (model === 'gen4_turbo' && faults.has('video-model-gen-turbo-missing')) return undefined
-  return rule
-}
-
-export function checkCreate(raw: RawCreate, faults: FaultSet): VideoSpec {
+export function checkCreate(raw: RawCreate, rules: VideoRules): VideoSpec {
   const { fields } = raw
   const model = stringField(fields, 'model', true) as string
-  const rule = modelRule(model, faults) ?? (faults.has('video-model-unchecked') ? MODEL_RULES['vidA-2'] : undefined)
+  const rule = rules.models[model] ?? rules.unknownModelServedAs
   if (rule === undefined)
     throw invalidParameter('model', `model must be one of ${VIDEO_MODELS.join(', ')}; got '${model}'.`)
 
-  const prompt = stringField(fields, 'prompt', !faults.has('video-prompt-optional')) ?? ''
-  const promptMax = faults.has('video-prompt-limit-1024') ? 1024 : limits.promptMaxChars
+  const prompt = stringField(fields, 'prompt', rules.requirePrompt) ?? ''
   // Characters as people count them (code points), not UTF-16 units.
-  if ([...prompt].length > promptMax)
+  if ([...prompt].length > rules.promptMaxChars)
     throw invalidParameter(
       'prompt',
       `prompt is at most ${limits.promptMaxChars} characters; got ${[...prompt].length}.`,
     )
-  if (prompt.trim() === '' && !faults.has('video-prompt-optional'))
-    throw invalidParameter('prompt', 'prompt must not be empty.')
+  if (prompt.trim() === '' && rules.requirePrompt) throw invalidParameter('prompt', 'prompt must not be empty.')
 
-  const seconds = checkSeconds(fields.seconds, rule, faults)
-  const size = checkSize(stringField(fields, 'size', false) ?? limits.defaultSize, rule, faults)
+  const seconds = checkSeconds(fields.seconds, rule, rules)
+  const size = checkSize(stringField(fields, 'size', false) ?? limits.defaultSize, rule, rules)
   const [width, height] = size.split('x').map(Number) as [number, number]
 
   const safetyIdentifier = stringField(fields, 'safety_identifier', false) ?? null
-  const sidMax = faults.has('video-safety-identifier-64') ? 64 : limits.safetyIdentifierMaxChars
-  if (safetyIdentifier !== null && [...safetyIdentifier].length > sidMax) {
+  if (safetyIdentifier !== null && [...safetyIdentifier].length > rules.safetyIdentifierMaxChars) {
     throw invalidParameter(
       'safety_identifier',
       `safety_identifier is at most ${limits.safetyIdentifierMaxChars} characters; got ${[...safetyIdentifier].length}.`,
@@ -182,22 +163,19 @@ export function checkCreate(raw: RawCreate, faults: FaultSet): VideoSpec {
     width,
     height,
     safetyIdentifier,
-    reference: checkReference(raw.reference, faults),
+    reference: checkReference(raw.reference, rules),
   }
 }
 
-function checkSeconds(value: unknown, rule: ModelRule, faults: FaultSet): string {
+function checkSeconds(value: unknown, rule: ModelRule, rules: VideoRules): string {
   if (value === undefined || value === null) return limits.defaultSeconds
   let text: string
   if (typeof value === 'string') text = value
-  else if (typeof value === 'number' && faults.has('video-seconds-number-accepted')) text = String(value)
+  else if (typeof value === 'number' && !rules.secondsAsString) text = String(value)
   else throw invalidParameter('seconds', 'seconds must be sent as a string, e.g. "4".')
   const allowed = rule.seconds ?? OTHER_SECONDS
   const anyMultiple =
-    faults.has('video-seconds-any-multiple') &&
-    rule.family === 'vidA' &&
-    /^[1-9]\d*$/.test(text) &&
-    Number(text) % 4 === 0
+    !rules.listedSecondsOnly && rule.family === 'vidA' && /^[1-9]\d*$/.test(text) && Number(text) % 4 === 0
   if (!allowed.includes(text) && !anyMultiple)
     throw invalidParameter(
       'seconds',
@@ -206,30 +184,33 @@ function checkSeconds(value: unknown, rule: ModelRule, faults: FaultSet): string
   return text
 }
 
-function checkSize(size: string, rule: ModelRule, faults: FaultSet): string {
+function checkSize(size: string, rule: ModelRule, rules: VideoRules): string {
   const shape = /^([1-9]\d{1,4})x([1-9]\d{1,4})$/.exec(size)
   if (shape === null)
     throw invalidParameter('size', `size must be WIDTHxHEIGHT, e.g. ${limits.defaultSize}; got '${size}'.`)
-  if (faults.has('video-sizes-unchecked')) return size
-  let allowed = rule.sizes ?? OTHER_SIZES
-  // The fault: vidA-2-pro knows only the sizes of vidA-2.
-  if (rule === MODEL_RULES['vidA-2-pro'] && faults.has('video-pro-sizes-missing'))
-    allowed = MODEL_RULES['vidA-2']?.sizes ?? allowed
+  if (!rules.checkSize) return size
+  const allowed = rule.sizes ?? OTHER_SIZES
   if (!allowed.includes(size))
     throw invalidParameter('size', `size must be one of ${allowed.join(', ')} for this model; got '${size}'.`)
   return size
 }
 
-function checkReference(file: RawCreate['reference'], faults: FaultSet): ReferenceImage | null {
+const TYPE_NAMES: Readonly<Record<ReferenceType, string>> = {
+  'image/jpeg': 'JPEG',
+  'image/png': 'PNG',
+  'image/webp': 'WebP',
+}
+
+function checkReference(file: RawCreate['reference'], rules: VideoRules): ReferenceImage | null {
   if (file === null) return null
   if (file.bytes.length > MAX_REFERENCE_BYTES)
     throw invalidParameter('input_reference', `input_reference is larger than ${MAX_REFERENCE_BYTES} bytes.`)
   const type = imageType(file.bytes)
-  if (type === 'image/webp' && faults.has('video-webp-refused'))
-    throw invalidParameter('input_reference', 'input_reference must be a JPEG or PNG image.')
-  if (type === null) {
-    if (faults.has('video-reference-unchecked')) return { type: 'image/png', bytes: file.bytes.length }
-    throw invalidParameter('input_reference', 'input_reference must be a JPEG, PNG or WebP image.')
+  if (type === null && !rules.checkReferenceType) return { type: 'image/png', bytes: file.bytes.length }
+  if (type === null || !rules.referenceTypes.includes(type)) {
+    const names = rules.referenceTypes.map((accepted) => TYPE_NAMES[accepted])
+    const listed = `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`
+    throw invalidParameter('input_reference', `input_reference must be a ${listed} image.`)
   }
   return { type, bytes: file.bytes.length }
 }

@@ -32,7 +32,8 @@ import { videosAnswerReshapes } from '../faults/videos.ts'
 import { checkCreate, readCreateBody, type VideoSpec } from './request.ts'
 import { makeMp4 } from './mp4.ts'
 import { VideoStore, type VideoJob } from './store.ts'
-import { videoVariations } from './variations.ts'
+import { videoRules, type VideoRules } from './rules.ts'
+import { videoVariations, type VideoVariations } from './variations.ts'
 import { abandonBody } from '../abandon-body.ts'
 import { isObject } from '../../common/json.ts'
 
@@ -45,18 +46,33 @@ export function registerVideoRoutes(app: FastifyInstance, state: GatewayState): 
   // A scope of the family's own, so that its answer-reshaping faults apply to its routes alone.
   void app.register(async (scope) => {
     reshapeAnswers(scope, state.faults, videosAnswerReshapes(state.clock))
-    registerRoutes(scope, state)
+    registerRoutes(scope, state, videoRules(state.faults))
   })
 }
 
-function registerRoutes(app: FastifyInstance, state: GatewayState): void {
-  const { faults, clock } = state
-  const store = new VideoStore(clock, state.videoStepMs)
-  // Fault video-request-id-own: ids of the gateway's own, unrelated to the call's svc-request-id.
-  const ownIds = createUuid7Generator(clock)
-
+/** What every videos route shares: the rules, the job store, the variations and the jobs' life. */
+interface Videos {
+  readonly state: GatewayState
+  readonly rules: VideoRules
+  readonly store: VideoStore
+  readonly vary: VideoVariations
+  /** The caller's job with this id, or the error for an id that names none. */
+  jobOf(request: FastifyRequest, id: string): VideoJob
+  /** A job as the answers show it. */
+  view(job: VideoJob): Record<string, unknown>
   /** A completed job's file, as GET .../content serves it. */
-  function fileOf(job: VideoJob): { bytes: Buffer; filename: string } {
+  fileOf(job: VideoJob): { bytes: Buffer; filename: string }
+  /** Creates the job of a create or remix call, charging it when it starts (section 3). */
+  start(
+    request: FastifyRequest,
+    spec: Omit<VideoSpec, 'reference' | 'width' | 'height'>,
+    remixedFrom: string | null,
+  ): VideoJob
+}
+
+function registerRoutes(app: FastifyInstance, state: GatewayState, rules: VideoRules): void {
+  const store = new VideoStore(state.clock, state.videoStepMs)
+  const fileOf = (job: VideoJob): { bytes: Buffer; filename: string } => {
     const [width, height] = job.size.split('x').map(Number) as [number, number]
     return { bytes: makeMp4({ width, height, seconds: Number(job.seconds) }), filename: `${job.id}.mp4` }
   }
@@ -64,44 +80,56 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
     const job = store.get(accountId, id)
     return job && store.status(job) === 'completed' ? fileOf(job) : undefined
   })
-
-  function jobOf(request: FastifyRequest, id: string): VideoJob {
-    const job = store.get(requireCaller(state.contexts.of(request)).account.id, id)
-    if (job) return job
-    if (faults.has('video-unknown-400')) throw invalidParameter('video_id', `Invalid video id '${id}'.`)
-    if (faults.has('video-unknown-500') && !store.wasIssued(id))
-      throw new GatewayError(500, `Lookup of video '${id}' failed.`)
-    vary.checkIdForm(id)
-    throw new GatewayError(404, `No such video: '${id}'.`, { param: 'video_id', code: 'video_not_found' })
+  const videos: Videos = {
+    state,
+    rules,
+    store,
+    vary,
+    fileOf,
+    jobOf: (request, id) => jobOf(videos, request, id),
+    view: (job) => view(videos, job),
+    start: jobStarter(state, rules, store),
   }
+  registerCreate(app, videos)
+  registerList(app, videos)
+  registerJob(app, videos)
+  registerRemix(app, videos)
+}
 
-  function view(job: VideoJob) {
-    const status = store.status(job)
-    return {
-      id: job.id,
-      object: 'video',
-      model: vary.shownModel(job.model),
-      status: vary.shownStatus(status),
-      progress: store.progress(job),
-      created_at: Math.floor(job.createdMs / 1000),
-      completed_at: status === 'completed' ? Math.floor(store.completedMs(job) / 1000) : null,
-      seconds: job.seconds,
-      size: job.size,
-      prompt: job.prompt,
-      remixed_from_video_id: job.remixedFrom,
-      error: job.notStarted === null ? null : { code: 'video_not_started', message: job.notStarted },
-      safety_identifier: job.safetyIdentifier,
-      request_id: job.requestId,
-    }
+function jobOf({ state, rules, store, vary }: Videos, request: FastifyRequest, id: string): VideoJob {
+  const job = store.get(requireCaller(state.contexts.of(request)).account.id, id)
+  if (job) return job
+  if (rules.missingVideoStatus === 400) throw invalidParameter('video_id', `Invalid video id '${id}'.`)
+  if (rules.neverIssuedVideoStatus === 500 && !store.wasIssued(id))
+    throw new GatewayError(500, `Lookup of video '${id}' failed.`)
+  vary.checkIdForm(id)
+  throw new GatewayError(404, `No such video: '${id}'.`, { param: 'video_id', code: 'video_not_found' })
+}
+
+function view({ store, vary }: Videos, job: VideoJob) {
+  const status = store.status(job)
+  return {
+    id: job.id,
+    object: 'video',
+    model: vary.shownModel(job.model),
+    status: vary.shownStatus(status),
+    progress: store.progress(job),
+    created_at: Math.floor(job.createdMs / 1000),
+    completed_at: status === 'completed' ? Math.floor(store.completedMs(job) / 1000) : null,
+    seconds: job.seconds,
+    size: job.size,
+    prompt: job.prompt,
+    remixed_from_video_id: job.remixedFrom,
+    error: job.notStarted === null ? null : { code: 'video_not_started', message: job.notStarted },
+    safety_identifier: job.safetyIdentifier,
+    request_id: job.requestId,
   }
+}
 
-  /** Creates the job of a create or remix call, charging it when it starts (section 3). */
-  function start(
-    request: FastifyRequest,
-    _reply: FastifyReply,
-    spec: Omit<VideoSpec, 'reference' | 'width' | 'height'>,
-    remixedFrom: string | null,
-  ): VideoJob {
+function jobStarter(state: GatewayState, rules: VideoRules, store: VideoStore): Videos['start'] {
+  // Ids of the gateway's own, unrelated to the call's svc-request-id, where the rule for request_id is bent.
+  const ownIds = createUuid7Generator(state.clock)
+  return (request, spec, remixedFrom) => {
     const context = state.contexts.of(request)
     const caller = requireCaller(context)
     const { account } = caller
@@ -110,14 +138,14 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
     const model = findModel(spec.model)
     if (model !== undefined) {
       resolveModel(model.id, context, { modes: ['video_generation'], endpoint: 'video generations' })
-      requireTier(model, caller, faults)
+      requireTier(model, caller, state.faults)
     }
     const notStarted = spec.prompt.includes(CANNOT_START_MARKER)
       ? 'The video could not be started; nothing was charged. Submit a new request.'
       : null
     const price = model?.pricing.output ?? findModel('vidA-2')?.pricing.output ?? 0
     const usd = Number(spec.seconds) * price
-    const charged = notStarted === null ? !faults.has('video-free') : faults.has('video-failed-charged')
+    const charged = notStarted === null ? rules.chargeStarted : rules.chargeNotStarted
     if (charged) chargeUsd(account, usd)
     const job = store.create({
       accountId: account.id,
@@ -126,44 +154,53 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
       seconds: spec.seconds,
       size: spec.size,
       safetyIdentifier: spec.safetyIdentifier,
-      requestId: faults.has('video-request-id-own') ? ownIds() : request.id,
+      requestId: rules.requestIdOfCall ? request.id : ownIds(),
       notStarted,
       remixedFrom,
       chargedUsd: charged ? usd : 0,
     })
-    if (faults.has('video-drop-on-disconnect')) {
-      // A create whose caller hangs up right after sending is rolled back (after charging): section 4.1 says the
-      // server starts at submission. A keep-alive client does not hang up this soon (undici closes an idle socket
-      // after 4 s at the earliest), so only drops are caught; the 3.5 s leave room for a client on a busy machine,
-      // whose hang-up can come seconds after its request.
-      const socket = request.raw.socket
-      const drop = (): void => void store.delete(account.id, job.id)
-      if (socket.readableEnded || socket.destroyed) drop()
-      else {
-        socket.once('end', drop).once('close', drop)
-        setTimeout(() => socket.off('end', drop).off('close', drop), 3_500).unref()
-      }
-    }
+    if (!rules.keepOnDisconnect) dropOnDisconnect(request, () => void store.delete(account.id, job.id))
     return job
   }
+}
 
+/**
+ * Rolls a create back (after charging) when its caller hangs up right after sending, where section 4.1 says the
+ * server starts at submission. A keep-alive client does not hang up this soon (undici closes an idle socket after
+ * 4 s at the earliest), so only drops are caught; the 3.5 s leave room for a client on a busy machine, whose
+ * hang-up can come seconds after its request.
+ */
+function dropOnDisconnect(request: FastifyRequest, drop: () => void): void {
+  const socket = request.raw.socket
+  if (socket.readableEnded || socket.destroyed) drop()
+  else {
+    socket.once('end', drop).once('close', drop)
+    setTimeout(() => socket.off('end', drop).off('close', drop), 3_500).unref()
+  }
+}
+
+function registerCreate(app: FastifyInstance, videos: Videos): void {
+  const { rules, vary } = videos
   void app.register(async (scope) => {
     await scope.register(fastifyMultipart)
 
     scope.post('/v1/videos', async (request, reply) => {
       try {
         const raw = await readCreateBody(request)
-        const spec = checkCreate({ ...raw, fields: vary.inboundModel(raw.fields) }, faults)
-        return reply.code(vary.createdStatus).send(view(start(request, reply, spec, null)))
+        const spec = checkCreate({ ...raw, fields: vary.inboundModel(raw.fields) }, rules)
+        return reply.code(vary.createdStatus).send(videos.view(videos.start(request, spec, null)))
       } catch (error) {
         abandonBody(request, reply)
         throw error
       }
     })
   })
+}
 
-  // Fault video-list-open: the list is served to a caller without a valid key, as an empty list.
-  const listOptions = faults.has('video-list-open') ? { config: { auth: 'optional' as const } } : {}
+function registerList(app: FastifyInstance, videos: Videos): void {
+  const { state, rules, store } = videos
+  // Without the key rule the list is served to a caller without a valid key, as an empty list.
+  const listOptions = rules.listNeedsKey ? {} : { config: { auth: 'optional' as const } }
   app.get<{ Querystring: Record<string, unknown> }>('/v1/videos', listOptions, async (request) => {
     if (!state.contexts.of(request).caller)
       return { object: 'list', data: [], first_id: null, last_id: null, has_more: false }
@@ -171,83 +208,90 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
     const safetyIdentifier = queryString(request.query, 'safety_identifier')
     const requestId = queryString(request.query, 'request_id')
     const jobs = store.list(account.id, {
-      ...(safetyIdentifier === undefined || faults.has('video-filter-safety-ignored') ? {} : { safetyIdentifier }),
-      ...(requestId === undefined || faults.has('video-filter-request-id-ignored') ? {} : { requestId }),
+      ...(safetyIdentifier === undefined || !rules.filterBySafetyIdentifier ? {} : { safetyIdentifier }),
+      ...(requestId === undefined || !rules.filterByRequestId ? {} : { requestId }),
     })
     return {
       object: 'list',
-      data: jobs.map(view),
+      data: jobs.map(videos.view),
       first_id: jobs[0]?.id ?? null,
       last_id: jobs.at(-1)?.id ?? null,
       has_more: false,
     }
   })
+}
 
+/** Retrieve, delete and content of one job. */
+function registerJob(app: FastifyInstance, videos: Videos): void {
+  const { state, rules, store, vary } = videos
   app.get<Params>('/v1/videos/:video_id', async (request) => {
-    const job = jobOf(request, request.params.video_id)
+    const job = videos.jobOf(request, request.params.video_id)
     recordCall(state.contexts.of(request), job.model, null)
-    return view(job)
+    return videos.view(job)
   })
 
   app.delete<Params>('/v1/videos/:video_id', async (request) => {
-    const job = jobOf(request, request.params.video_id)
-    if (!faults.has('video-delete-noop')) store.delete(job.accountId, job.id)
+    const job = videos.jobOf(request, request.params.video_id)
+    if (rules.deleteRemoves) store.delete(job.accountId, job.id)
     return { id: job.id, object: 'video.deleted', deleted: true }
   })
 
-  app.post<Params>('/v1/videos/:video_id/remix', async (request, reply) => {
-    if (faults.has('video-remix-404'))
-      throw new GatewayError(404, `Unknown route: POST ${state.contexts.of(request).path}`, {
-        code: 'unsupported_route',
-      })
-    return remix(request, reply, request.params.video_id)
-  })
-
-  // Fault video-edits-served: the edits route, "not available" (§4.1), makes a new job from video_id like a remix.
-  if (faults.has('video-edits-served'))
-    app.post('/v1/videos/edits', async (request, reply) => {
-      const body = isObject(request.body) ? request.body : {}
-      return remix(request, reply, typeof body.video_id === 'string' ? body.video_id : '')
-    })
-
-  async function remix(request: FastifyRequest, reply: FastifyReply, sourceId: string) {
-    const source = jobOf(request, sourceId)
-    const body = isObject(request.body) ? request.body : {}
-    if (store.status(source) !== 'completed')
-      throw invalidParameter(
-        'video_id',
-        `Only a completed video can be remixed; '${source.id}' is ${store.status(source)}.`,
-      )
-    // The create rules of section 4.1 apply to the new prompt and safety_identifier; model, seconds and size are the source's.
-    const spec = checkCreate(
-      { fields: { ...body, model: source.model, seconds: source.seconds, size: source.size }, reference: null },
-      faults,
-    )
-    const job = start(
-      request,
-      reply,
-      { ...spec, safetyIdentifier: spec.safetyIdentifier ?? source.safetyIdentifier },
-      source.id,
-    )
-    return reply.code(vary.createdStatus).send(view(job))
-  }
-
   app.get<Params>('/v1/videos/:video_id/content', async (request, reply) => {
-    const job = jobOf(request, request.params.video_id)
+    const job = videos.jobOf(request, request.params.video_id)
     recordCall(state.contexts.of(request), job.model, null)
     const status = store.status(job)
-    if (faults.has('video-content-missing') && status === 'completed')
+    if (!rules.servesContent && status === 'completed')
       throw new GatewayError(404, `No content for video '${job.id}'.`, { code: 'not_found' })
-    if (status !== 'completed' && !faults.has('video-content-early')) throw vary.notReady(job.id, status)
+    if (status !== 'completed' && rules.contentCompletedOnly) throw vary.notReady(job.id, status)
     const redirect = status === 'completed' ? vary.redirectFor(request, job.accountId, job.id) : undefined
     if (redirect !== undefined) return reply.redirect(redirect, 302)
-    const { bytes, filename } = fileOf(job)
+    const { bytes, filename } = videos.fileOf(job)
     // Through reply.send, so that the onSend hooks still set the shared headers.
     return reply
       .header('content-type', 'video/mp4')
       .header('content-disposition', `attachment; filename="${filename}"`)
       .send(bytes)
   })
+}
+
+/** Remix, and the edits route where a fault serves it ("not available", section 4.1) like a remix. */
+function registerRemix(app: FastifyInstance, videos: Videos): void {
+  const { state, rules } = videos
+  app.post<Params>('/v1/videos/:video_id/remix', async (request, reply) => {
+    if (!rules.offersRemix)
+      throw new GatewayError(404, `Unknown route: POST ${state.contexts.of(request).path}`, {
+        code: 'unsupported_route',
+      })
+    return remix(videos, request, reply, request.params.video_id)
+  })
+
+  if (rules.offersEdits)
+    app.post('/v1/videos/edits', async (request, reply) => {
+      const body = isObject(request.body) ? request.body : {}
+      return remix(videos, request, reply, typeof body.video_id === 'string' ? body.video_id : '')
+    })
+}
+
+async function remix(videos: Videos, request: FastifyRequest, reply: FastifyReply, sourceId: string) {
+  const { rules, store, vary } = videos
+  const source = videos.jobOf(request, sourceId)
+  const body = isObject(request.body) ? request.body : {}
+  if (store.status(source) !== 'completed')
+    throw invalidParameter(
+      'video_id',
+      `Only a completed video can be remixed; '${source.id}' is ${store.status(source)}.`,
+    )
+  // The create rules of section 4.1 apply to the new prompt and safety_identifier; model, seconds and size are the source's.
+  const spec = checkCreate(
+    { fields: { ...body, model: source.model, seconds: source.seconds, size: source.size }, reference: null },
+    rules,
+  )
+  const job = videos.start(
+    request,
+    { ...spec, safetyIdentifier: spec.safetyIdentifier ?? source.safetyIdentifier },
+    source.id,
+  )
+  return reply.code(vary.createdStatus).send(videos.view(job))
 }
 
 /** What the call's transaction records (Part 1 section 2.2): the model and the caller's identifier. */

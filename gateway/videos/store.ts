@@ -51,10 +51,13 @@ export class VideoStore {
   readonly #issued = new Set<string>()
   #seq = 0
 
-  constructor(
-    private readonly clock: Clock,
-    readonly stepMs: number,
-  ) {}
+  private readonly clock: Clock
+  readonly stepMs: number
+
+  constructor(clock: Clock, stepMs: number) {
+    this.clock = clock
+    this.stepMs = stepMs
+  }
 
   create(job: NewVideoJob): VideoJob {
     this.#seq += 1

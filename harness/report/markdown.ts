@@ -47,88 +47,96 @@ export function tiersLine(tiers: Summary['tiers']): string {
   return parts.join('; ')
 }
 
+type Row = Summary['requirements'][number]
+
 export function renderMarkdown(s: Summary): string {
-  const out: string[] = []
+  return [...head(s), ...familyTable(s), ...problemSections(s), ...tail(s)].join('\n')
+}
+
+/** The verdict and what the run was: target, date, tiers, package, time, selection, tests, spend. */
+function head(s: Summary): string[] {
   const verdict = s.scope && !s.scope.whole ? verdictText(s.verdict, s.scope) : VERDICT_LINE[s.verdict]
-  out.push(`# Gateway conformance: ${verdict} (exit ${s.exitCode})`, '')
-  out.push(`- target: ${s.target.baseUrl}${s.target.embedded ? ' (embedded reference gateway)' : ''}`)
-  out.push(`- as-of date: ${s.asOf}`)
-  out.push(`- tiers tested: ${tiersLine(s.tiers)}`)
-  out.push(`- package: ${attributionLine(s.tool)}`)
-  out.push(`- time: ${s.startedAt} to ${s.finishedAt} (${(s.durationMs / 1000).toFixed(1)} s), run ${s.runId}`)
-  out.push(
-    `- families: ${s.selection.families?.join(', ') ?? 'all'}${s.selection.grep ? `, grep "${s.selection.grep}"` : ''}${s.selection.level ? ', MUST requirements only' : ''}${s.selection.shard ? `, shard ${s.selection.shard.index}/${s.selection.shard.count}` : ''}`,
-  )
-  if (s.baseline) out.push(`- ${baselineLine(s.baseline)}`)
-  out.push(
+  const { families, grep, level, shard } = s.selection
+  return [
+    `# Gateway conformance: ${verdict} (exit ${s.exitCode})`,
+    '',
+    `- target: ${s.target.baseUrl}${s.target.embedded ? ' (embedded reference gateway)' : ''}`,
+    `- as-of date: ${s.asOf}`,
+    `- tiers tested: ${tiersLine(s.tiers)}`,
+    `- package: ${attributionLine(s.tool)}`,
+    `- time: ${s.startedAt} to ${s.finishedAt} (${(s.durationMs / 1000).toFixed(1)} s), run ${s.runId}`,
+    `- families: ${families?.join(', ') ?? 'all'}${grep ? `, grep "${grep}"` : ''}${level ? ', MUST requirements only' : ''}${shard ? `, shard ${shard.index}/${shard.count}` : ''}`,
+    ...(s.baseline ? [`- ${baselineLine(s.baseline)}`] : []),
     `- tests: ${s.tests.total} (${s.tests.passed} passed, ${s.tests.failed} failed, ${s.tests.skipped} skipped); retries after 429: ${s.retries.length}; calls paced by the rate-limit headers: ${s.pacing.length}`,
-  )
-  out.push(`- ${spendLine(s.spend)}`, '')
-  out.push(
+    `- ${spendLine(s.spend)}`,
+    '',
+  ]
+}
+
+function familyTable(s: Summary): string[] {
+  const t = s.totals
+  return [
     '| family | pass | fail | warn | skip | error | disabled | known |',
     '|---|---:|---:|---:|---:|---:|---:|---:|',
-  )
-  for (const [family, c] of Object.entries(s.families)) {
-    out.push(`| ${family} | ${c.pass} | ${c.fail} | ${c.warn} | ${c.skip} | ${c.error} | ${c.disabled} | ${c.known} |`)
-  }
-  const t = s.totals
-  out.push(
+    ...Object.entries(s.families).map(
+      ([family, c]) =>
+        `| ${family} | ${c.pass} | ${c.fail} | ${c.warn} | ${c.skip} | ${c.error} | ${c.disabled} | ${c.known} |`,
+    ),
     `| **all** | **${t.pass}** | **${t.fail}** | **${t.warn}** | **${t.skip}** | **${t.error}** | **${t.disabled}** | **${t.known}** |`,
     '',
-  )
+  ]
+}
 
-  const section = (
-    title: string,
-    rows: Summary['requirements'],
-    describe: (r: Summary['requirements'][number]) => string,
-  ): void => {
-    if (rows.length === 0) return
-    out.push(`## ${title}`, '', '| requirement | level | section | rule | reason |', '|---|---|---|---|---|')
-    for (const r of rows)
-      out.push(`| ${r.id} | ${r.level} | Part ${r.part} §${r.section} | ${cell(r.rule)} | ${cell(describe(r))} |`)
-    out.push('')
-  }
-  const req = s.requirements
-  section(
+const seen = (r: Row): string => firstLine(r.evidence[0]?.message ?? '')
+
+/** One table per kind of requirement that needs a reader: its title, which rows, and what the reason column says. */
+const SECTIONS: ReadonlyArray<readonly [string, (r: Row) => boolean, (r: Row) => string]> = [
+  [
     'Failures',
-    req.filter((r) => r.status === 'fail'),
-    (r) => `${r.flaky === true ? '(flaky: passed when run again) ' : ''}${firstLine(r.evidence[0]?.message ?? '')}`,
-  )
-  section(
-    'Harness errors',
-    req.filter((r) => r.status === 'error'),
-    (r) => firstLine(r.evidence[0]?.message ?? ''),
-  )
-  section(
-    'Warnings (SHOULD)',
-    req.filter((r) => r.status === 'warn'),
-    (r) => firstLine(r.evidence[0]?.message ?? ''),
-  )
-  section(
+    (r) => r.status === 'fail',
+    (r) => `${r.flaky === true ? '(flaky: passed when run again) ' : ''}${seen(r)}`,
+  ],
+  ['Harness errors', (r) => r.status === 'error', seen],
+  ['Warnings (SHOULD)', (r) => r.status === 'warn', seen],
+  [
     'Skipped MUST requirements (give what the reason names to judge them)',
-    req.filter((r) => r.status === 'skip' && r.level === 'MUST'),
+    (r) => r.status === 'skip' && r.level === 'MUST',
     (r) => r.reason ?? '',
-  )
-  section(
+  ],
+  [
     'Not observed on this target (no client can provoke these; judged when a run meets them)',
-    req.filter((r) => r.status === 'not-observed'),
+    (r) => r.status === 'not-observed',
     (r) => r.reason ?? '',
-  )
-  section(
-    'Known failures (listed in the baseline)',
-    req.filter((r) => r.status === 'known'),
-    (r) => r.baseline?.reason ?? '',
-  )
-  section(
+  ],
+  ['Known failures (listed in the baseline)', (r) => r.status === 'known', (r) => r.baseline?.reason ?? ''],
+  [
     'Stale baseline entries (they pass now: remove them)',
-    req.filter((r) => r.baseline?.state === 'stale'),
+    (r) => r.baseline?.state === 'stale',
     (r) => r.baseline?.reason ?? '',
-  )
-  section(
-    'Partly checked',
-    req.filter((r) => r.partial === true),
-    (r) => r.reason ?? '',
-  )
+  ],
+  ['Partly checked', (r) => r.partial === true, (r) => r.reason ?? ''],
+]
+
+function problemSections(s: Summary): string[] {
+  return SECTIONS.flatMap(([title, selected, describe]) => {
+    const rows = s.requirements.filter(selected)
+    if (rows.length === 0) return []
+    return [
+      `## ${title}`,
+      '',
+      '| requirement | level | section | rule | reason |',
+      '|---|---|---|---|---|',
+      ...rows.map(
+        (r) => `| ${r.id} | ${r.level} | Part ${r.part} §${r.section} | ${cell(r.rule)} | ${cell(describe(r))} |`,
+      ),
+      '',
+    ]
+  })
+}
+
+/** A stopped run, errors outside tests, observations, and where the other reports are. */
+function tail(s: Summary): string[] {
+  const out: string[] = []
   if (s.stopped !== undefined) out.push('## Run stopped: this report is partial', '', cell(s.stopped), '')
   if (s.harnessErrors.length > 0)
     out.push('## Errors outside tests', '', ...s.harnessErrors.map((e) => `- ${cell(e)}`), '')
@@ -141,5 +149,5 @@ export function renderMarkdown(s: Summary): string {
     "Beside this file: `summary.json` (everything, for machines), `coverage.md` (every requirement and the tests that check it), `exchanges.har` (every HTTP exchange, for a browser's network panel), `junit.xml`, `allure-results/`.",
     '',
   )
-  return out.join('\n')
+  return out
 }

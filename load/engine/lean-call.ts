@@ -47,7 +47,10 @@ export class Deadlines {
   readonly #live = new Map<Abortable, number>()
   readonly #timer: NodeJS.Timeout
 
-  constructor(readonly timeoutMs: number) {
+  readonly timeoutMs: number
+
+  constructor(timeoutMs: number) {
+    this.timeoutMs = timeoutMs
     this.#timer = setInterval(() => this.#sweep(), Math.max(10, Math.min(1000, timeoutMs / 10)))
     this.#timer.unref()
   }
@@ -83,65 +86,75 @@ export class Deadlines {
 /** A failure's name as callOnce counts it; any failure once the phase was stopped is `stopped`. */
 const failure = (error: unknown, stopped: boolean): string => (stopped ? 'stopped' : errorName(error))
 
-/** Handed to the recorder when it reads no header of an answer (recorder.wantsHeaders): nothing is parsed. */
+/** Handed to the recorder when it reads no header of an answer (recorder.wantsHeaders): nothing is copied. */
 const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>
 
 /**
- * One call in flight, as undici's handler. The legacy callbacks (onConnect, onHeaders, ...) on purpose: undici runs
- * them as they are, where a handler of the newer kind is wrapped per call and its headers and trailers parsed into
- * objects; a class, so that a call allocates one object rather than a closure per callback.
+ * One call in flight, as undici's handler: a class, so that a call allocates one object rather than a closure per
+ * callback; the answer's headers are handed on only when the recorder reads them.
  */
 class LeanHandler implements Abortable {
   #bytes = 0
-  #abort: ((reason?: Error) => void) | null = null
+  #controller: Dispatcher.DispatchController | null = null
   #ended = false
+  readonly recorder: PhaseRecorder
+  readonly deadlines: Deadlines
+  readonly handle: CallHandle
+  readonly stopped: () => boolean
+  readonly done: () => void
 
   constructor(
-    readonly recorder: PhaseRecorder,
-    readonly deadlines: Deadlines,
-    readonly handle: CallHandle,
-    readonly stopped: () => boolean,
-    readonly done: () => void,
-  ) {}
+    recorder: PhaseRecorder,
+    deadlines: Deadlines,
+    handle: CallHandle,
+    stopped: () => boolean,
+    done: () => void,
+  ) {
+    this.recorder = recorder
+    this.deadlines = deadlines
+    this.handle = handle
+    this.stopped = stopped
+    this.done = done
+  }
 
   finish(error: string | null): void {
     if (this.#ended) return
     this.#ended = true
-    if (this.#abort !== null) this.deadlines.delete(this)
+    if (this.#controller !== null) this.deadlines.delete(this)
     this.recorder.end(this.handle, error)
     this.done()
   }
 
-  onConnect(abort: (reason?: Error) => void): void {
-    this.#abort = abort
+  /** The deadline's sweep, or the phase's stop. */
+  abort(reason?: Error): void {
+    this.#controller?.abort(reason as Error)
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.#controller = controller
     this.deadlines.add(this, this.handle.sentAt)
   }
 
-  /** The deadline's sweep, or the phase's stop. */
-  abort(reason?: Error): void {
-    this.#abort?.(reason)
+  onResponseStart(
+    _controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: Record<string, string | string[] | undefined>,
+  ): void {
+    const read = this.recorder.wantsHeaders(statusCode) ? normalizeHeaders(headers) : NO_HEADERS
+    this.recorder.headers(this.handle, statusCode, read)
   }
 
-  onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
-    const headers = this.recorder.wantsHeaders(statusCode)
-      ? normalizeHeaders(rawHeaders as unknown as string[])
-      : NO_HEADERS
-    this.recorder.headers(this.handle, statusCode, headers)
-    return true
-  }
-
-  onData(chunk: Buffer): boolean {
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
     this.#bytes += chunk.length
     if (this.#bytes > CALL_LIMITS.maxBodyBytes)
-      this.#abort?.(Object.assign(new Error('body too large'), { code: 'BODY_TOO_LARGE' }))
-    return true
+      controller.abort(Object.assign(new Error('body too large'), { code: 'BODY_TOO_LARGE' }))
   }
 
-  onComplete(): void {
+  onResponseEnd(): void {
     this.finish(null)
   }
 
-  onError(error: Error): void {
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
     this.finish(failure(error, this.stopped()))
   }
 }

@@ -47,7 +47,7 @@ export function naiveDelay(c: RetryContext): number | null {
 }
 
 /**
- * A replay of the official OpenAI Node client's retry policy (openai 6, client.js shouldRetry, retryRequest and
+ * A replay of the official OpenAI Node client's retry policy (openai 7, client.js shouldRetry, retryRequest and
  * calculateDefaultRetryTimeoutMillis): two retries by default; retries 408, 409, 429 and 5xx, or as
  * x-should-retry says; waits retry-after-ms, else Retry-After (seconds or a date), else 0.5 s doubling up to
  * 8 s, less up to 25 % jitter.

@@ -89,14 +89,17 @@ export class RateLimitBook {
   readonly #resetPromises = new Map<number, Pending>()
   readonly #retryPromises = new Map<number, Pending>()
 
+  readonly periodMs: number
   /**
-   * `countsCalls`: the bucket counts calls (requests), so a promise is a number of calls; a token bucket's calls
-   * have costs the generator does not know, so its reset promises one call, and remaining says nothing of room.
+   * The bucket counts calls (requests), so a promise is a number of calls; a token bucket's calls have costs the
+   * generator does not know, so its reset promises one call, and remaining says nothing of room.
    */
-  constructor(
-    readonly periodMs: number,
-    readonly countsCalls: boolean,
-  ) {}
+  readonly countsCalls: boolean
+
+  constructor(periodMs: number, countsCalls: boolean) {
+    this.periodMs = periodMs
+    this.countsCalls = countsCalls
+  }
 
   get admitted(): number {
     return this.#admitted

@@ -112,10 +112,12 @@ export class PhaseRecorder {
   #sawSchedule = false
   readonly startedAt: number
 
-  constructor(
-    readonly plan: PhasePlan,
-    readonly options: RecorderOptions,
-  ) {
+  readonly plan: PhasePlan
+  readonly options: RecorderOptions
+
+  constructor(plan: PhasePlan, options: RecorderOptions) {
+    this.plan = plan
+    this.options = options
     this.series = new Series(options.bucketMs)
     this.#book = new RateLimitBook(options.minuteMs, plan.bucket === 'requests')
     this.startedAt = options.startedAt

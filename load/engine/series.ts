@@ -41,7 +41,11 @@ export class Series {
   // Most calls fall in the slice of the call before: it is looked up once, not once per call.
   #last: SeriesBucket | null = null
 
-  constructor(readonly bucketMs: number = BUCKET_MS) {}
+  readonly bucketMs: number
+
+  constructor(bucketMs: number = BUCKET_MS) {
+    this.bucketMs = bucketMs
+  }
 
   #at(epochMs: number): SeriesBucket {
     const t = Math.floor(epochMs / this.bucketMs)

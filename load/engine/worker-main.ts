@@ -33,7 +33,8 @@ async function runTask(id: number, task: WorkerTask): Promise<void> {
     current = { id, stop, go }
   })
   const { plan } = task
-  const dispatcher = new Agent({ connections: plan.connections, pipelining: 1 })
+  // HTTP/1.1 only, as the runner's own Agent (load/runner.ts).
+  const dispatcher = new Agent({ connections: plan.connections, pipelining: 1, allowH2: false })
   post({ id, kind: 'ready' })
   const phaseStartedAt = await phaseStart
   const rate = plan.rate as number

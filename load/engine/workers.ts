@@ -71,9 +71,9 @@ export function slicePlan(plan: PhasePlan, index: number, count: number): PhaseP
   }
 }
 
-// A TypeScript entry point: the worker registers the project's loader first, as the npm scripts' node does.
-const ENTRY = new URL('./worker-main.ts', import.meta.url)
-const LOADER = new URL('../../scripts/typescript/register.mjs', import.meta.url).href
+// The entry beside this module, of its own kind: node runs a clone's .ts as it is, and an installed package's
+// JavaScript compiled at pack time (node strips no types under node_modules).
+const ENTRY = new URL(import.meta.url.endsWith('.ts') ? './worker-main.ts' : './worker-main.js', import.meta.url)
 
 type Part = { slice: PhasePlan; part: Omit<PhaseResult, 'plan'> }
 type Counts = { sent: number; byStatus: Record<string, number>; errors: number }
@@ -92,7 +92,7 @@ export class WorkerPool {
   #thread(index: number): Worker {
     const live = this.#threads[index]
     if (live) return live
-    const worker = new Worker(ENTRY, { execArgv: ['--import', LOADER] })
+    const worker = new Worker(ENTRY)
     // An idle thread does not keep the process alive; run() holds it while a phase is under way.
     worker.unref()
     worker.once('exit', () => {

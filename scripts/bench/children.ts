@@ -5,7 +5,6 @@
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { TYPESCRIPT_LOADER } from '../typescript/loader.ts'
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
@@ -17,8 +16,8 @@ process.on('exit', () => {
 })
 
 /**
- * `node --import <the TypeScript loader> <script>` as a direct child, as the npm scripts run it but with no npm in
- * between (npm forks, and its pid would not be the one whose memory counts).
+ * `node <script>` as a direct child, as the npm scripts run it but with no npm in between (npm forks, and its pid
+ * would not be the one whose memory counts).
  */
 export function spawnNodeScript(
   script: string,
@@ -26,7 +25,7 @@ export function spawnNodeScript(
   options: SpawnOptions & { preload?: readonly string[] } = {},
 ): ChildProcess {
   const { preload = [], ...spawnOptions } = options
-  const imports = [TYPESCRIPT_LOADER, ...preload].flatMap((module) => ['--import', module])
+  const imports = preload.flatMap((module) => ['--import', module])
   const child = spawn(process.execPath, [...imports, script, ...args], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],

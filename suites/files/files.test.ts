@@ -35,7 +35,11 @@ const paging = memo(async () => {
     precondition(ours.length >= 3, 'P1-4.4-purposes', `fewer than three of the run's files are listed (${ours.length})`)
     // Enough pages to pass the last of the run's files, and a few more to reach the end of a small list.
     const span = full.ids.indexOf(ours.at(-1) as string) - full.ids.indexOf(ours[0] as string) + 1
-    result.push({ order, ours, paged: await pageThrough(api, order, full, ours, 2, Math.ceil(span / 2) + 3) })
+    let paged = await pageThrough(api, order, full, ours, 2, Math.ceil(span / 2) + 3)
+    for (let again = 0; paged === 'cursor-gone' && again < 3; again += 1)
+      paged = await pageThrough(api, order, await fullList(api, order), ours, 2, Math.ceil(span / 2) + 3)
+    precondition(paged !== 'cursor-gone', 'P1-4.4-list-cursor', "other clients' files kept vanishing under the cursor")
+    result.push({ order, ours, paged })
   }
   return result
 })

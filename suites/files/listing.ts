@@ -21,7 +21,10 @@ interface FileList {
 export const MAX_LIMIT = 10_000
 
 export async function listFiles(api: TargetClient, query: Record<string, string | number> = {}): Promise<FileList> {
-  const ex = await api.get('/v1/files', { query })
+  return readList(await api.get('/v1/files', { query }))
+}
+
+function readList(ex: Exchange): FileList {
   expectStatus(ex, 200)
   const body = ex.json
   precondition(
@@ -96,6 +99,8 @@ export interface Paged {
  * Pages with `after` from just before the first of `ours` (as `full` orders them) until every one of `ours` was
  * seen and has_more is false, a page is empty, or `maxPages` were read. has_more does not end the paging while
  * one of `ours` is still to come: the cursor is judged on its own, and the envelope's meaning is only noted.
+ * A cursor naming another client's file that was deleted meanwhile ends the paging as 'cursor-gone': the reference
+ * does not say what `after` a missing file gives, so the caller pages again rather than judge it.
  */
 export async function pageThrough(
   api: TargetClient,
@@ -104,13 +109,16 @@ export async function pageThrough(
   ours: readonly string[],
   limit: number,
   maxPages: number,
-): Promise<Paged> {
+): Promise<Paged | 'cursor-gone'> {
   const start = full.ids.indexOf(ours[0] as string)
   let after = start > 0 ? full.ids[start - 1] : undefined
   const seen: string[] = []
   const envelope: Paged['envelope'] = []
   for (let pages = 1; ; pages += 1) {
-    const page = await listFiles(api, { order, limit, ...(after === undefined ? {} : { after }) })
+    const ex = await api.get('/v1/files', { query: { order, limit, ...(after === undefined ? {} : { after }) } })
+    if (ex.status !== 200 && after !== undefined && !ours.includes(after) && (await gone(api, after)))
+      return 'cursor-gone'
+    const page = readList(ex)
     precondition(page.ids.length <= limit, 'P1-4.4-list-limit', `limit=${limit} returned ${page.ids.length} files`)
     if (page.ids.length > 0 && !(page.firstId === page.ids[0] && page.lastId === page.ids.at(-1)))
       envelope.push({
@@ -128,4 +136,10 @@ export async function pageThrough(
     if (done || page.ids.length === 0 || pages >= maxPages) return { seen, pages, last: page, envelope }
     after = page.ids.at(-1)
   }
+}
+
+/** Whether a file another client holds is gone now: its cursor may then be refused. */
+async function gone(api: TargetClient, id: string): Promise<boolean> {
+  const ex = await api.get(`/v1/files/${encodeURIComponent(id)}`)
+  return ex.status === 404
 }

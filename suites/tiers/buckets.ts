@@ -140,7 +140,7 @@ function batchFor(limit: number): number {
  * hundreds is reached within a minute even when every answer takes a few hundred milliseconds.
  */
 export const tiersClient = perFile(
-  () => new TargetClient(runConfig(), new Agent({ connections: TIERS_DEFAULTS.connections })),
+  () => new TargetClient(runConfig(), new Agent({ connections: TIERS_DEFAULTS.connections, allowH2: false })),
 )
 
 /**

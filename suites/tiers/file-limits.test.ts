@@ -72,7 +72,8 @@ async function tierOf(slot: KeySlot): Promise<number | undefined> {
 interface UploadStudy {
   tier: number
   limit: number
-  burst: Burst
+  /** From rest; measured again when the first try admitted fewer than the limit (firstTry: what it admitted). */
+  burst: Burst & { firstTry?: number }
   /** The deletes burst, or why there is none. */
   deletes: { limit: number; burst: Burst } | string
 }
@@ -106,7 +107,12 @@ async function study(slot: KeySlot): Promise<UploadStudy | string> {
   // Drain to the 429, rest a whole minute, then count from rest.
   const drain = await burstUntil429(smallUpload(slot), max)
   await waitMs(Math.max(untilRestMs(drain.refused ?? drain.all.at(-1)!), wholeMinute()))
-  const burst = await burstUntil429(smallUpload(slot), max)
+  let burst: UploadStudy['burst'] = await burstUntil429(smallUpload(slot), max)
+  // Fewer than the limit from rest may be another client's uploads in the same minute: measured once more.
+  if (burst.refused && burst.admitted.length < limit) {
+    await waitMs(Math.max(untilRestMs(burst.refused), wholeMinute()))
+    burst = { ...(await burstUntil429(smallUpload(slot), max)), firstTry: burst.admitted.length }
+  }
   const deleteLimit = fileLimitsOf(tier)?.deletesPerMinute
   let deletes: UploadStudy['deletes']
   if (deleteLimit === undefined) deletes = `§8.4 gives no deletes per minute for tier ${tier}`
@@ -140,9 +146,7 @@ describe.each(TIER_SLOTS.map((slot) => [slot]))('file limits with the %s key (Pa
       for (const ex of burst.admitted) expectSetup(ex, [200, 201], 'a small user_data upload')
       const most = mostAdmittedAnySpan(limit, burst.all)
       const what = `after a whole minute without uploads, at least ${limit} uploads accepted (tier ${tier}) and at most ${most}: twice the limit, a window's end and the next one's start, plus what ${minuteMs() / 1000} s minutes refill over ${(spanMs(burst.all) / 1000).toFixed(2)} s`
-      const seen = burst.refused
-        ? `${burst.admitted.length} accepted before the 429`
-        : `${burst.admitted.length} accepted and no 429`
+      const seen = `${burst.admitted.length} accepted ${burst.refused ? 'before the 429' : 'and no 429'}${burst.firstTry === undefined ? '' : ` (${burst.firstTry} the first time, measured again after a whole minute)`}`
       expectThat(burst.admitted.length <= most, what, seen, burst.refused ?? burst.all.at(-1))
       expectThat(burst.admitted.length >= limit, what, seen, burst.refused ?? burst.all.at(-1))
       if (!burst.refused)

@@ -79,8 +79,8 @@ function prProblems(workflow: Record<string, unknown>): string[] {
       (job.strategy as Record<string, unknown> | undefined)?.matrix as Record<string, unknown> | undefined
     )?.node
     const versions = /matrix\.node/.test(version) && Array.isArray(matrix) ? matrix.map(String) : [version]
-    if (setup === undefined || !versions.some((v) => /^20(\.|$)/.test(v)))
-      problems.push(`${id}: no actions/setup-node@v4 with Node 20`)
+    if (setup === undefined || !versions.some((v) => /^22(\.|$)/.test(v)))
+      problems.push(`${id}: no actions/setup-node@v4 with Node 22`)
     const ci = steps.findIndex((s) => isNpm(s, 'npm ci'))
     const tests = steps.findIndex((s) => isNpm(s, 'npm test'))
     if (ci < 0 || tests < 0 || ci > tests) problems.push(`${id}: not npm ci then npm test`)
@@ -213,7 +213,7 @@ describe('the README and .ci/run', () => {
 })
 
 describe('.github/workflows/pr.yml', () => {
-  test('runs on pull requests and pushes to main: checkout, setup-node with Node 20, npm ci, npm test', () => {
+  test('runs on pull requests and pushes to main: checkout, setup-node with Node 22, npm ci, npm test', () => {
     expect(prProblems(PR.workflow)).toEqual([])
     expect(prProblems(broken(PR.workflow, (w) => delete (w.on as Record<string, unknown>).pull_request))).toContain(
       'not run on pull_request',

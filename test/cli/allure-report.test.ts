@@ -23,7 +23,6 @@ import type { ExchangeRecord } from '../../harness/exchange.ts'
 import { Redactor } from '../../harness/redact.ts'
 import { CHROMIUM_MISSING, dumpDom, findChromium } from '../support/chromium.ts'
 import { keyEnv, ROOT, withRun } from '../support/run-conformance.ts'
-import { TYPESCRIPT_LOADER } from '../../scripts/typescript/loader.ts'
 import { leaks } from '../support/canary.ts'
 
 const REPORT_SCRIPT = join(ROOT, 'scripts/report.ts')
@@ -42,7 +41,7 @@ async function runReport(args: string[], cwd: string, env: Record<string, string
   const base = Object.fromEntries(
     Object.entries(process.env).filter(([name]) => !name.startsWith('GATEWAY_') && !name.startsWith('VITEST')),
   )
-  const child = spawn(process.execPath, ['--import', TYPESCRIPT_LOADER, REPORT_SCRIPT, ...args], {
+  const child = spawn(process.execPath, [REPORT_SCRIPT, ...args], {
     cwd,
     env: { ...base, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -7,7 +7,6 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, expect, test } from 'vitest'
 import type { Summary } from '../../harness/report/summary.ts'
-import { TYPESCRIPT_LOADER } from '../../scripts/typescript/loader.ts'
 import { type ChildRun, runChild } from '../support/child.ts'
 import { ROOT } from '../support/run-conformance.ts'
 
@@ -16,7 +15,7 @@ afterAll(() => rmSync(cwd, { recursive: true, force: true }))
 
 function cli(args: string[], env: Record<string, string> = {}): Promise<ChildRun> {
   const base = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('GATEWAY_')))
-  return runChild(process.execPath, ['--import', TYPESCRIPT_LOADER, join(ROOT, 'scripts/cli.ts'), ...args], {
+  return runChild(process.execPath, [join(ROOT, 'scripts/cli.ts'), ...args], {
     cwd,
     env: { ...base, ...env },
   })

@@ -5,7 +5,6 @@
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { COMMANDS } from '../../scripts/cli.ts'
-import { TYPESCRIPT_LOADER } from '../../scripts/typescript/loader.ts'
 import { type ChildRun, runChild } from '../support/child.ts'
 import { ROOT, limiter } from '../support/run-conformance.ts'
 
@@ -16,7 +15,7 @@ const TEST_MS = 240_000
 
 function cli(args: string[]): Promise<ChildRun> {
   return oneAtATime(() =>
-    runChild(process.execPath, ['--import', TYPESCRIPT_LOADER, CLI, ...args], {
+    runChild(process.execPath, [CLI, ...args], {
       cwd: ROOT,
       env: Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('GATEWAY_'))),
     }),

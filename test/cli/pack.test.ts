@@ -2,7 +2,7 @@
  * The package as a user installs it: packed with npm pack (which compiles the command to JavaScript), installed
  * into an empty folder with no network (the lockfile's dependency tree from the npm cache) by the Action's own
  * install step, which the container image repeats, then run with npx: help, a partial conformance run against the
- * embedded gateway, and a load profile. No TypeScript loader is involved: an installed package has none. Then the
+ * embedded gateway, and a load profile. Only JavaScript runs: node strips no types under node_modules. Then the
  * Action's other steps, against the embedded gateway and against a gateway with a fault.
  */
 import { spawn } from 'node:child_process'
@@ -80,7 +80,7 @@ describe('the tarball', () => {
     expect(files.filter((f) => f.startsWith('test/'))).toEqual(['test/support/long-poles-first.ts'])
     expect(files.filter((f) => /\.test\.ts$/.test(f) && !f.startsWith('suites/'))).toEqual([])
     expect(files.filter((f) => f.startsWith('.github/') || f.startsWith('.ci/') || f === '.env')).toEqual([])
-    // The entry points ship compiled only: the installed command never needs the TypeScript loader.
+    // The entry points ship compiled only: node refuses to strip the types of a .ts file under node_modules.
     expect(files.filter((f) => f.startsWith('scripts/') && f.endsWith('.ts'))).toEqual([])
   })
 

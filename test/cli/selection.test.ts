@@ -16,7 +16,6 @@ import { requirements } from '../../harness/requirements.ts'
 import { DEFAULTS } from '../../harness/config.ts'
 import type { Summary } from '../../harness/report/summary.ts'
 import { keyEnv, ROOT, runConformance, withRun, type ConformanceRun } from '../support/run-conformance.ts'
-import { TYPESCRIPT_LOADER } from '../../scripts/typescript/loader.ts'
 
 const BROKEN = 'P1-2.3-mode-values' // what mode-unknown breaks (gateway/faults/models.ts)
 const PASSING = 'P1-2.3-alternate-list' // checked by the other models file: a stale entry
@@ -84,11 +83,10 @@ function judged(summary: Summary): Record<string, string> {
 
 /** `npm run conformance -- merge ...`: the subcommand comes first, which runConformance's --report-dir would not let it. */
 async function runMerge(args: string[]): Promise<{ exitCode: number; stdout: string; stderr: string }> {
-  const child = spawn(
-    process.execPath,
-    ['--import', TYPESCRIPT_LOADER, join(ROOT, 'scripts/conformance.ts'), 'merge', ...args],
-    { cwd: scratch, stdio: ['ignore', 'pipe', 'pipe'] },
-  )
+  const child = spawn(process.execPath, [join(ROOT, 'scripts/conformance.ts'), 'merge', ...args], {
+    cwd: scratch,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   let stdout = ''
   let stderr = ''
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()))

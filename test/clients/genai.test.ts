@@ -1,7 +1,7 @@
 /**
- * The official `@google/genai` client (2.32, a dev dependency) against the reference gateway's native interface
+ * The official `@google/genai` client (3.x, a dev dependency) against the reference gateway's native interface
  * (Part 2 §2.5, §4.8, §5): base path /v1beta on the host root, without /v1 (Part 1 §9.1). The client's baseUrl
- * is the host root and its default apiVersion, v1beta, gives the path the reference names.
+ * is the host root and apiVersion v1beta gives the path the reference names (since 3.0 the client's default is v1).
  *
  * The key: the client requires apiKey and sends it in its vendor-named header. The reference replaces that
  * vendor word with a neutral one, x-native-api-key (Part 2 §5.2), and also takes Bearer (§5.1); so a user of this
@@ -26,7 +26,7 @@ function nativeClient(gateway: EmbeddedGateway, key: string, form: KeyForm = 'x-
   // The timeout only keeps a broken gateway from hanging the test.
   return new GoogleGenAI({
     apiKey: PLACEHOLDER_API_KEY,
-    httpOptions: { baseUrl: gateway.url, headers, timeout: 15_000 },
+    httpOptions: { baseUrl: gateway.url, apiVersion: 'v1beta', headers, timeout: 15_000 },
   })
 }
 
@@ -181,7 +181,11 @@ describe("a gateway that takes the vendor's header (--native-key-header, GATEWAY
     try {
       const probe = new GoogleGenAI({
         apiKey: 'gc-probe-key',
-        httpOptions: { baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, timeout: 5_000 },
+        httpOptions: {
+          apiVersion: 'v1beta',
+          baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+          timeout: 5_000,
+        },
       })
       await probe.models.generateContent({ model: MODELS.native, contents: 'Hello.' }).catch(() => undefined)
     } finally {
@@ -196,7 +200,10 @@ describe("a gateway that takes the vendor's header (--native-key-header, GATEWAY
     const header = await clientKeyHeader()
     const vendor = await startEmbeddedGateway({ nativeKeyHeader: header })
     try {
-      const plain = new GoogleGenAI({ apiKey: vendor.keys.main, httpOptions: { baseUrl: vendor.url, timeout: 15_000 } })
+      const plain = new GoogleGenAI({
+        apiKey: vendor.keys.main,
+        httpOptions: { baseUrl: vendor.url, apiVersion: 'v1beta', timeout: 15_000 },
+      })
       const response = await plain.models.generateContent({ model: MODELS.native, contents: 'Hello.' })
       expect(response.text?.length).toBeGreaterThan(0)
     } finally {

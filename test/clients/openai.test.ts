@@ -1,5 +1,5 @@
 /**
- * The official `openai` Node client (openai 6, a dev dependency) against the reference gateway, used unchanged
+ * The official `openai` Node client (openai 7, a dev dependency) against the reference gateway, used unchanged
  * and as a user would: baseURL is the host root plus /v1, where the compatible endpoints live (Part 1,
  * Conventions and §1.2), and the key goes as Bearer (Part 1 §5.2). If the gateway follows the widely
  * used convention where the reference does, this client works against it.

@@ -10,7 +10,8 @@ import { fileURLToPath } from 'node:url'
 import { describe, expect, test } from 'vitest'
 import { parseAllDocuments } from 'yaml'
 import { profileNamed } from '../../load/profiles/index.ts'
-import { parseFlags, parseShard } from '../../scripts/load.ts'
+import { parseShard } from '../../harness/config.ts'
+import { parseFlags } from '../../scripts/load.ts'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
@@ -78,7 +79,7 @@ describe('the Indexed Job of shards', () => {
       expect(positionals).toEqual([])
       expect(flags.profile !== undefined && profileNamed(flags.profile)).toBeTruthy()
       expect(profileNamed(flags.profile as string)?.search, 'a search cannot be sharded').toBeUndefined()
-      expect(parseShard(flags.shard)).toEqual({ index: index + 1, count: n })
+      expect(parseShard(flags.shard as string)).toEqual({ index: index + 1, count: n })
       expect(flags['report-dir']).toBe(`/reports/${index}`)
       expect(flags['confirm-target']).toBe('staging.example.com')
     },

@@ -20,7 +20,6 @@ import { LIMITER_ALGORITHMS } from '../../gateway/limiter.ts'
 import { requirements } from '../../harness/requirements.ts'
 import { CLEAN, FAULTED_LIMITERS, resultKey, type FaultResult } from '../../scripts/faults.ts'
 import { ROOT } from '../support/run-conformance.ts'
-import { TYPESCRIPT_LOADER } from '../../scripts/typescript/loader.ts'
 
 // Every fault, some side by side (scripts/faults.ts, FAULT_RUN_DEFAULTS): minutes beside the rest of npm test on two
 // cores; the bound only ends a run that hangs, far below CI's 90-minute limit.
@@ -38,7 +37,7 @@ beforeAll(async () => {
   )
   const child = spawn(
     process.execPath,
-    ['--import', TYPESCRIPT_LOADER, join(ROOT, 'scripts/faults.ts'), '--scope', 'files', '--limiters', '--json', json],
+    [join(ROOT, 'scripts/faults.ts'), '--scope', 'files', '--limiters', '--json', json],
     { cwd: scratch, env, stdio: ['ignore', 'pipe', 'pipe'] },
   )
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))

@@ -8,7 +8,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SEEDED_KEY_ENV } from '../../gateway/account/accounts.ts'
 import { startEmbeddedGateway, type EmbeddedGateway } from '../../gateway/embedded.ts'
 import { usageRequestsPerMinute } from '../../gateway/limit-tables.ts'
-import { TYPESCRIPT_LOADER } from '../../scripts/typescript/loader.ts'
 import { UUID_V7 } from './helpers.ts'
 
 describe('startEmbeddedGateway (over HTTP)', () => {
@@ -63,8 +62,7 @@ describe('startEmbeddedGateway (over HTTP)', () => {
 
 describe('npm run gateway (scripts/gateway.ts)', () => {
   const script = fileURLToPath(new URL('../../scripts/gateway.ts', import.meta.url))
-  const run = (args: string[]) =>
-    spawn(process.execPath, ['--import', TYPESCRIPT_LOADER, script, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+  const run = (args: string[]) => spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
 
   it('prints the URL and every key, serves, and exits 0 on SIGTERM', async () => {
     const child = run(['--port', '0'])

@@ -18,7 +18,6 @@ import { SEEDED_KEYS } from '../../gateway/account/accounts.ts'
 import { TINY_PNG_BASE64 } from '../../gateway/compatible/simulate.ts'
 import { multipartBody, type MultipartBody } from '../../harness/multipart.ts'
 import { wavTone } from '../../suites/audio/fixtures.ts'
-import { TYPESCRIPT_LOADER } from '../../scripts/typescript/loader.ts'
 import { answerProblems } from './fuzz-shapes.ts'
 
 const MB = 1_000_000
@@ -39,7 +38,7 @@ function memoryOf(pid: number): { rss: number; peak: number } {
 }
 
 beforeAll(async () => {
-  child = spawn(process.execPath, ['--import', TYPESCRIPT_LOADER, 'scripts/gateway.ts', '--port', '0'], {
+  child = spawn(process.execPath, ['scripts/gateway.ts', '--port', '0'], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
   })

@@ -8,7 +8,6 @@ import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import { describe, expect, test } from 'vitest'
 import { claimReservations, formatUsd, reserveSpend, settleReservations, tryReserve } from '../../harness/budget.ts'
-import { TYPESCRIPT_LOADER } from '../../scripts/typescript/loader.ts'
 
 describe('budget', () => {
   test('without a budget every estimate is granted', () => {
@@ -98,7 +97,7 @@ describe('budget', () => {
       for (let i = 0; i < 50; i += 1) if (tryReserve({ runId: ${JSON.stringify(runId)}, budgetUsd: 1 }, 0.01, 'race').ok) granted += 1
       process.stdout.write(String(granted))`
     const run = () =>
-      promisify(execFile)(process.execPath, ['--import', TYPESCRIPT_LOADER, '--input-type=module', '-e', script], {
+      promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
         timeout: 20_000,
       })
     const outputs = await Promise.all(Array.from({ length: 4 }, run))

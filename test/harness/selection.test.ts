@@ -36,7 +36,7 @@ describe('flags', () => {
 
   test.each([
     [{ level: 'should' }, /^--level must be "must" \(only MUST requirements\) or "all" \(got "should"\)$/],
-    [{ shard: '0/2' }, /^--shard must be i\/n with 1 <= i <= n, e\.g\. 2\/3 \(got "0\/2"\)$/],
+    [{ shard: '0/2' }, /^--shard must be i\/n with 1 <= i <= n <= 64, e\.g\. 2\/3 \(got "0\/2"\)$/],
     [{ shard: '3/2' }, /^--shard must be i\/n/],
     [{ shard: '1' }, /^--shard must be i\/n/],
     [{ shard: '1/0' }, /^--shard must be i\/n/],

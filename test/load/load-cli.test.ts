@@ -14,7 +14,6 @@ import { startEmbeddedGateway, type EmbeddedGateway } from '../../gateway/embedd
 import type { LoadResult } from '../../load/types.ts'
 import { runLoadCli } from '../../scripts/load.ts'
 import { canaryKeys, leaks } from '../support/canary.ts'
-import { TYPESCRIPT_LOADER } from '../../scripts/typescript/loader.ts'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 const scratch = mkdtempSync(join(tmpdir(), 'gc-load-cli-'))
@@ -32,7 +31,7 @@ function load(
 ): Promise<Run> {
   return new Promise((resolvePromise) => {
     const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('GATEWAY_')))
-    const child = spawn(process.execPath, ['--import', TYPESCRIPT_LOADER, 'scripts/load.ts', ...args], {
+    const child = spawn(process.execPath, ['scripts/load.ts', ...args], {
       cwd: ROOT,
       env: { ...clean, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -82,7 +81,7 @@ describe('configuration', () => {
   test.each([
     [['--profile', 'nope'], 'unknown profile "nope"'],
     [['--profile', 'tier-2-usage', '--duration', '0'], '--duration must be between 1s and 1h'],
-    [['--profile', 'tier-2-usage', '--shard', '3/2'], '--shard must be I/N'],
+    [['--profile', 'tier-2-usage', '--shard', '3/2'], '--shard must be i/n'],
     [['--profile', 'tier-2-usage', '--tier', '3'], 'is for tier 2'],
     [['--profile', 'tier-2-usage', '--phase', 'nope'], 'has no phase nope'],
     [['--bogus'], "Unknown option '--bogus'"],

@@ -1,6 +1,6 @@
 /**
  * The retry policies of the backoff profile (load/engine/policies.ts), one rule per test, and the replay of the
- * OpenAI Node client checked against that client itself (openai 6, a dev dependency); the clients engine's pace.
+ * OpenAI Node client checked against that client itself (openai 7, a dev dependency); the clients engine's pace.
  */
 import { createServer } from 'node:http'
 import OpenAI from 'openai'

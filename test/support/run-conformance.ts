@@ -8,7 +8,6 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { Summary } from '../../harness/report/summary.ts'
-import { TYPESCRIPT_LOADER } from '../../scripts/typescript/loader.ts'
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 const SCRIPT = join(ROOT, 'scripts/conformance.ts')
@@ -33,7 +32,7 @@ export async function runConformance(
   const base = Object.fromEntries(
     Object.entries(process.env).filter(([name]) => !name.startsWith('GATEWAY_') && !name.startsWith('VITEST')),
   )
-  const child = spawn(process.execPath, ['--import', TYPESCRIPT_LOADER, SCRIPT, '--report-dir', reportRoot, ...args], {
+  const child = spawn(process.execPath, [SCRIPT, '--report-dir', reportRoot, ...args], {
     cwd,
     env: { ...base, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,0 +1,67 @@
+/**
+ * The rules the account and usage endpoints keep, and the transaction records they list (Part 1 sections 2.2, 4.2),
+ * derived once from the fault set when the routes and the recording hook are registered: the transaction query and
+ * ../hooks/record-transaction.ts read these values, so each such fault is named here, beside the rule it bends.
+ * The faults that only reshape an answer are in ../faults/account.ts; the two of the usage rate limit are in
+ * ../hooks/rules.ts, where that limit is kept.
+ */
+import type { FaultSet } from '../faults.ts'
+import type { ACCOUNT_FAULTS } from '../faults/account.ts'
+
+type AccountFault = (typeof ACCOUNT_FAULTS)[number]['name']
+
+/** The rules as plain values, read by the routes; each key is named for the reference's rule. */
+export type AccountRules = Readonly<ReturnType<typeof accountRules>>
+
+export function accountRules(faults: FaultSet) {
+  const bent = (fault: AccountFault): boolean => faults.has(fault)
+  return {
+    ...queryRules(bent),
+    // Section 2.2: a failed call is recorded too; the fault drops it.
+    recordFailedCalls: !bent('failed-calls-not-recorded'),
+    // Section 4.2: every call is recorded; the fault drops the successful ones of GET /v1/models/{model_id}.
+    recordModelRetrieve: !bent('transaction-not-recorded'),
+    // stream is recorded as the call was made; the fault records true for every call.
+    recordStreamAlways: bent('transaction-stream-true'),
+  }
+}
+
+/** Whether a fault of the family is on. */
+type Bent = (fault: AccountFault) => boolean
+
+/** The ranges, defaults, window and filters of GET /user/v1/transactions (sections 4.2, 8.5). */
+function queryRules(bent: Bent) {
+  return {
+    // hours_ago is 1 to 720, 24 by default; the fault defaults to 720.
+    hoursAgo: { min: 1, max: 720, fallback: bent('hours-ago-default-720') ? 720 : 24 },
+    page: { min: 1, max: 10_000, fallback: 1 },
+    // page_size is 1 to 1000, 100 by default; the fault defaults to 50.
+    pageSize: { min: 1, max: 1_000, fallback: bent('transactions-default-page-size-50') ? 50 : 100 },
+    // A value out of its range is refused; each fault clamps one of them instead.
+    clamp: {
+      hoursAgo: bent('hours-ago-unchecked'),
+      page: bent('page-unchecked'),
+      pageSize: bent('page-size-unchecked'),
+    },
+    // A page holds page_size transactions; the fault slices 100 whatever is asked (null: as asked).
+    fixedPageSlice: bent('page-size-not-honoured') ? 100 : null,
+    // start_date and end_date come together; the fault takes either alone, the other end open.
+    pairDates: !bent('dates-unpaired-accepted'),
+    // Dates are written YYYY-MM-DD; the fault takes anything Date.parse reads.
+    readDatesLeniently: bent('date-format-lenient'),
+    // hours_ago is ignored when dates are given; the fault lets it set the window.
+    hoursAgoBesideDates: bent('hours-ago-with-dates'),
+    // The dates are the window; the fault lists nothing for them.
+    honourDateRange: !bent('date-range-ignored'),
+    // api_key_id filters the list; the fault refuses it with 400.
+    takeApiKeyId: !bent('api-key-id-refused'),
+    // Each filter applies; each fault ignores one of them.
+    filterStatusCode: !bent('status-code-filter-ignored'),
+    filterProvider: !bent('provider-filter-ignored'),
+    filterSafetyIdentifier: !bent('safety-identifier-filter-ignored'),
+    // safety_identifier matches the recorded one; the fault matches nothing.
+    safetyIdentifierMatches: !bent('safety-identifier-filter-empty'),
+    // model is a partial match, regardless of case; the fault matches the exact id only.
+    modelMatchesPart: !bent('model-filter-exact'),
+  }
+}

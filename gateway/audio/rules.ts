@@ -1,0 +1,152 @@
+/**
+ * The audio family's rules (Part 2 §4.2, §4.3, §4.4, §5.1, §8) as values, read once from the fault set when the
+ * routes are registered: speech.ts, transcription.ts and routes.ts read these values and say what the reference
+ * says. Each key is the reference's rule; its comment names the fault that bends it. The faults that only bend an
+ * answer are reshapes in ../faults/audio.ts: the speech bytes and the transcription stream's events.
+ */
+import type { FaultName, FaultSet } from '../faults.ts'
+import type { Limit } from './limit.ts'
+import { BASE_TRANSCRIPTION_MODEL, type TranscriptionKind } from './models.ts'
+import type { SpeechFormat } from './speech.ts'
+import { DIARIZE_CHUNKING_SECONDS, type Endpoint, FORMATS_BY_KIND, TEMPERATURE } from './transcription.ts'
+
+/** The rules of one upload endpoint, transcriptions or translations. */
+export interface UploadRules {
+  /** 25 MB is allowed (transcription-size-exclusive, translation-size-exclusive refuse it). */
+  readonly sizeExclusive: boolean
+  /** The 25 MB limit is enforced (transcription-size-unchecked, translation-size-unchecked lift it). */
+  readonly checkSize: boolean
+  /** Only audio files are taken (transcription-any-file, translation-any-file take any). */
+  readonly audioOnly: boolean
+  /** Listed formats refused all the same (transcription-flac-refused: flac). */
+  readonly refusedFormats: readonly string[]
+  /** The model a form without one gets; undefined: model is required (*-model-optional). */
+  readonly defaultModel: string | undefined
+}
+
+export interface AudioRules {
+  /** Every call needs a valid key (audio-missing-key-allowed serves the main account). */
+  readonly keyRequired: boolean
+
+  /** Speech models answered 404 as unknown (speech-tts-1-hd-unknown: tts-1-hd). */
+  readonly missingSpeechModels: readonly string[]
+  /** mp3 when response_format is absent (speech-default-wav: wav). */
+  readonly speechDefaultFormat: SpeechFormat
+  /** Input of exactly the model's maximum is allowed (speech-input-limit-exclusive refuses it). */
+  readonly speechInputExclusive: boolean
+  /** Input over the model's maximum is refused (speech-input-unlimited takes any length). */
+  readonly checkSpeechInput: boolean
+  /** voice is required; otherwise the voice used (speech-voice-optional: alloy). */
+  readonly speechDefaultVoice: string | undefined
+  /** Voices refused though listed (speech-voice-cedar-refused: cedar). */
+  readonly refusedVoices: readonly string[]
+  /** tts-1 and tts-1-hd refuse instructions (speech-instructions-tts1-accepted takes them). */
+  readonly checkSpeechInstructions: boolean
+  /** speed outside 0.25..4.0 is refused (speech-speed-unchecked clamps it). */
+  readonly checkSpeechSpeed: boolean
+  /** An unknown response_format is refused (speech-format-unchecked answers the default). */
+  readonly checkSpeechFormat: boolean
+  /** tts-1 and tts-1-hd refuse stream_format sse (speech-sse-tts1-accepted streams events). */
+  readonly checkSpeechSse: boolean
+  /** stream_format audio is taken (speech-stream-audio-refused refuses it). */
+  readonly speechStreamAudio: boolean
+  /** stream_format sse answers events (speech-sse-as-audio answers audio bytes). */
+  readonly speechSseEvents: boolean
+
+  readonly uploads: Readonly<Record<Endpoint, UploadRules>>
+  /** POST /v1/audio/translations is offered (translation-route-missing drops it). */
+  readonly translationRoute: boolean
+  /**
+   * response_format per model kind (transcription-newer-srt-accepted gives the newer model the base model's,
+   * transcription-newer-text-refused takes text from it, diarized-json-refused takes diarized_json from diarization).
+   */
+  readonly transcriptionFormats: Readonly<Record<TranscriptionKind, readonly string[]>>
+  /** json when response_format is absent (transcription-default-text: text). */
+  readonly transcriptionDefaultFormat: string
+  /** An unknown response_format is refused (transcription-format-unchecked answers json). */
+  readonly checkTranscriptionFormat: boolean
+  /** SRT writes a comma before the milliseconds (transcription-srt-dot-millis: a full stop). */
+  readonly srtSeparator: ',' | '.'
+  /** A language hint is taken (transcription-language-refused refuses it). */
+  readonly transcriptionLanguage: boolean
+  /** The diarization model refuses prompt (diarize-prompt-accepted takes it). */
+  readonly checkDiarizePrompt: boolean
+  /** timestamp_granularities[] is taken (timestamps-refused refuses it everywhere). */
+  readonly timestamps: boolean
+  /** timestamp_granularities[] needs verbose_json on the base model (timestamps-unchecked takes it anywhere). */
+  readonly checkTimestampsFit: boolean
+  /** The base model refuses stream (transcription-stream-base-accepted streams). */
+  readonly checkStreamBase: boolean
+  /** Diarization over 30 s needs chunking_strategy (chunking-unchecked never asks for it). */
+  readonly checkChunking: boolean
+  /** The length past which diarization needs chunking_strategy (chunking-from-29s: 29 s and more). */
+  readonly chunkingOver: Limit
+  /** include[] logprobs is taken (transcription-logprobs-refused refuses it). */
+  readonly transcriptionLogprobs: boolean
+  /** The highest temperature, on transcription and translation (transcription-temperature-2: 2). */
+  readonly temperatureMax: number
+  /** At most 4 known speakers with clips of 2 to 10 s (known-speakers-unchecked takes any). */
+  readonly checkKnownSpeakers: boolean
+}
+
+export function audioRules(faults: FaultSet): AudioRules {
+  const on = (fault: FaultName): boolean => faults.has(fault)
+  let newer = on('transcription-newer-srt-accepted') ? FORMATS_BY_KIND.base : FORMATS_BY_KIND.newer
+  if (on('transcription-newer-text-refused')) newer = newer.filter((format) => format !== 'text')
+  const diarize = FORMATS_BY_KIND.diarize.filter(
+    (format) => !(on('diarized-json-refused') && format === 'diarized_json'),
+  )
+  return {
+    keyRequired: !on('audio-missing-key-allowed'),
+
+    missingSpeechModels: on('speech-tts-1-hd-unknown') ? ['tts-1-hd'] : [],
+    speechDefaultFormat: on('speech-default-wav') ? 'wav' : 'mp3',
+    speechInputExclusive: on('speech-input-limit-exclusive'),
+    checkSpeechInput: !on('speech-input-unlimited'),
+    speechDefaultVoice: on('speech-voice-optional') ? 'alloy' : undefined,
+    refusedVoices: on('speech-voice-cedar-refused') ? ['cedar'] : [],
+    checkSpeechInstructions: !on('speech-instructions-tts1-accepted'),
+    checkSpeechSpeed: !on('speech-speed-unchecked'),
+    checkSpeechFormat: !on('speech-format-unchecked'),
+    checkSpeechSse: !on('speech-sse-tts1-accepted'),
+    speechStreamAudio: !on('speech-stream-audio-refused'),
+    speechSseEvents: !on('speech-sse-as-audio'),
+
+    uploads: {
+      transcriptions: uploadRules(on, 'transcription', on('transcription-flac-refused') ? ['flac'] : []),
+      translations: uploadRules(on, 'translation', []),
+    },
+    translationRoute: !on('translation-route-missing'),
+    transcriptionFormats: { base: FORMATS_BY_KIND.base, newer, diarize },
+    transcriptionDefaultFormat: on('transcription-default-text') ? 'text' : 'json',
+    checkTranscriptionFormat: !on('transcription-format-unchecked'),
+    srtSeparator: on('transcription-srt-dot-millis') ? '.' : ',',
+    transcriptionLanguage: !on('transcription-language-refused'),
+    checkDiarizePrompt: !on('diarize-prompt-accepted'),
+    timestamps: !on('timestamps-refused'),
+    checkTimestampsFit: !on('timestamps-unchecked'),
+    checkStreamBase: !on('transcription-stream-base-accepted'),
+    checkChunking: !on('chunking-unchecked'),
+    chunkingOver: on('chunking-from-29s')
+      ? { max: 29, exclusive: true }
+      : { max: DIARIZE_CHUNKING_SECONDS, exclusive: false },
+    transcriptionLogprobs: !on('transcription-logprobs-refused'),
+    temperatureMax: on('transcription-temperature-2') ? 2 : TEMPERATURE.max,
+    checkKnownSpeakers: !on('known-speakers-unchecked'),
+  }
+}
+
+/** The rules of one upload endpoint, whose faults are named after it. */
+function uploadRules(
+  on: (fault: FaultName) => boolean,
+  endpoint: 'transcription' | 'translation',
+  refusedFormats: readonly string[],
+): UploadRules {
+  return {
+    sizeExclusive: on(`${endpoint}-size-exclusive`),
+    checkSize: !on(`${endpoint}-size-unchecked`),
+    audioOnly: !on(`${endpoint}-any-file`),
+    refusedFormats,
+    defaultModel: on(`${endpoint}-model-optional`) ? BASE_TRANSCRIPTION_MODEL : undefined,
+  }
+}

@@ -1,0 +1,26 @@
+/**
+ * The rules the other compatible endpoints keep (Part 1 sections 4.8, 7), derived once from the fault set when the
+ * routes are registered: the routes read these values, so each compatible fault is named here, beside the rule it
+ * bends.
+ */
+import type { FaultSet } from '../faults.ts'
+import type { COMPATIBLE_FAULTS } from '../faults/compatible.ts'
+
+type CompatibleFault = (typeof COMPATIBLE_FAULTS)[number]['name']
+
+/** The rules as plain values, read by the routes; each key is named for the reference's rule. */
+export type CompatibleRules = Readonly<ReturnType<typeof compatibleRules>>
+
+export function compatibleRules(faults: FaultSet) {
+  const bent = (fault: CompatibleFault): boolean => faults.has(fault)
+  return {
+    // Section 7: a missing required field is 400; the fault serves a completion without model by the first one.
+    requireModel: !bent('compat-missing-model-defaulted'),
+    // Section 7: an unknown model is 404; the fault serves an embedding by the first embedding model.
+    refuseUnknownModel: !bent('compat-unknown-model-served'),
+    // Section 7: a body that is not JSON is 400; the fault answers 500, as if the parse error escaped.
+    malformedJsonAs400: !bent('compat-malformed-json-500'),
+    // Section 4.8: embeddings are served; the fault's backend fails every valid call.
+    servesEmbeddings: !bent('compat-embeddings-500'),
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * The rules the files routes keep (Part 1 sections 2.4, 4.4, 7, 8.4), derived once from the fault set when the
+ * routes are registered: the routes and the upload reader read these values, so each fault that bends what is
+ * accepted, stored, counted or listed is named here, beside the rule it bends (the three of the tiers family that
+ * bend the file limits too). The faults that only reshape an answer are in ../faults/files.ts.
+ */
+import type { FaultSet } from '../faults.ts'
+import type { FILES_FAULTS } from '../faults/files.ts'
+import type { TIERS_FAULTS } from '../faults/tiers.ts'
+import { FILE_PURPOSES } from './store.ts'
+
+type FilesFault = (typeof FILES_FAULTS)[number]['name'] | (typeof TIERS_FAULTS)[number]['name']
+
+export type FileOperation = 'uploads' | 'downloads' | 'deletes'
+
+const DAY_SECONDS = 86_400
+
+/** The rules as plain values, read by the routes; each key is named for the reference's rule. */
+export type FilesRules = Readonly<ReturnType<typeof filesRules>>
+
+export function filesRules(faults: FaultSet) {
+  const bent = (fault: FilesFault): boolean => faults.has(fault)
+  return {
+    ...uploadRules(bent),
+    // Section 8.4: each operation has its per-minute column; one fault limits uploads by the downloads column,
+    // one leaves deletes unlimited (null).
+    perMinuteColumn: {
+      uploads: bent('uploads-per-minute-downloads') ? 'downloadsPerMinute' : 'uploadsPerMinute',
+      downloads: 'downloadsPerMinute',
+      deletes: bent('deletes-unlimited') ? null : 'deletesPerMinute',
+    } as const satisfies Record<FileOperation, string | null>,
+    // limit is refused out of 1..10000; the fault clamps it.
+    clampListLimit: bent('list-limit-unchecked'),
+    // A page holds at most limit files; the fault answers every remaining file.
+    honourListLimit: !bent('list-limit-ignored'),
+    // order is asc or desc; the fault reads anything else as desc.
+    checkListOrder: !bent('list-order-unchecked'),
+    // The list is in the order asked, newest first by default; the fault lists oldest first whatever is asked.
+    honourListOrder: !bent('list-order-ignored'),
+    // purpose filters the list; the fault ignores it.
+    honourListPurpose: !bent('list-purpose-ignored'),
+    // A page starts after its after cursor; one fault ignores after, one starts the page with the cursor file.
+    honourListAfter: !bent('list-after-ignored'),
+    filesSkippedAtCursor: bent('list-after-inclusive') ? 0 : 1,
+    // DELETE removes the file; the fault answers deleted and keeps it.
+    deleteRemoves: !bent('delete-noop'),
+    // Section 7: an id with no file is 404; one fault answers 400 for every such id, one 500 for an id never issued.
+    unknownIdInvalid: bent('unknown-file-400'),
+    neverIssuedIdFails: bent('unknown-file-500'),
+  }
+}
+
+/** Whether a fault of the family is on. */
+type Bent = (fault: FilesFault) => boolean
+
+/** What an upload may be and what it records (sections 2.4, 4.4, 8.4). */
+function uploadRules(bent: Bent) {
+  return {
+    // Section 8.4: uploads stop at the tier's storage quota; the fault stores whatever the account holds.
+    checkStorageQuota: !bent('storage-quota-ignored'),
+    // Section 4.4: at most 128 MB a file, the store's limit as read (null); the fault allows 256 MB.
+    maxUploadBytes: bent('upload-limit-256mb') ? 256_000_000 : null,
+    // A file of exactly the limit is taken; the fault refuses it.
+    takeFileOfMaxSize: !bent('upload-limit-exclusive'),
+    // Section 2.4: created_at in Unix seconds; the fault records milliseconds.
+    msPerCreatedAtUnit: bent('created-at-ms') ? 1 : 1000,
+    // Without expires_after a file never expires (null); the fault expires it after 30 days.
+    defaultLifetimeSeconds: bent('default-expiry') ? 30 * DAY_SECONDS : null,
+    // A valid expires_after sets expires_at; the fault leaves it null.
+    honourExpiresAfter: !bent('expires-after-ignored'),
+    // expires_after.anchor is required and created_at; one fault takes any anchor, one takes none.
+    checkAnchor: !bent('expires-anchor-unchecked'),
+    requireAnchor: !bent('expires-anchor-optional'),
+    // expires_after.seconds is an integer in range; the fault reads it with parseInt, none when unreadable.
+    readSecondsLeniently: bent('expires-seconds-lenient'),
+    // Section 4.4: purpose is required; the fault stores an upload without one as user_data.
+    purposeWhenMissing: bent('purpose-optional') ? ('user_data' as const) : undefined,
+    // Section 4.4's purposes are taken, any other refused; one fault refuses evals, one takes any string.
+    purposes: FILE_PURPOSES.filter((purpose) => purpose !== 'evals' || !bent('purpose-evals-refused')),
+    takeAnyPurpose: bent('purpose-unchecked'),
+  }
+}

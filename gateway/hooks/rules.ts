@@ -1,0 +1,148 @@
+/**
+ * The rules the shared hooks keep, derived once from the fault set when the hooks are made: authentication (Part 1
+ * sections 5, 7, the auth family), the request ids (sections 4.1, 9.4, the headers family) and the rate limits
+ * (sections 4.1, 7, 8.1, 8.3, the tiers family, with the usage limit's two faults of the account family). The hooks
+ * read these values, so each such fault is named here, beside the rule it bends. The faults that only bend the
+ * headers written are header reshapes (../faults/headers.ts, ../faults/tiers.ts).
+ */
+import { setTimeout as sleep } from 'node:timers/promises'
+import type { FaultName, FaultSet } from '../faults.ts'
+import { formatGoDuration } from '../go-duration.ts'
+import type { BucketReading, RateLimiter } from '../limiter.ts'
+
+/** Whether a fault is on. */
+type Bent = (fault: FaultName) => boolean
+
+const bentBy =
+  (faults: FaultSet): Bent =>
+  (fault) =>
+    faults.has(fault)
+
+/** The rules as plain values, read by the auth hook; each key is named for the reference's rule. */
+export type AuthRules = Readonly<ReturnType<typeof authRules>>
+
+export function authRules(faults: FaultSet) {
+  const bent = bentBy(faults)
+  return {
+    // Section 5.1: routes with auth 'none' (/public/models) take no key; the fault requires one.
+    openPublicRoutes: !bent('public-models-needs-auth'),
+    // Section 5.3: x-api-key is a key on the model endpoints; the fault refuses it.
+    takeApiKeyHeader: !bent('x-api-key-refused'),
+    // Section 5.1: a /v1 call without a key is refused; the fault serves it as the main account.
+    serveKeylessV1: bent('missing-key-allowed'),
+    // Section 7: a suspended account is refused on /user/v1 and on /v1; each fault serves it on one of them.
+    refuseSuspendedOnUsage: !bent('suspended-usage-allowed'),
+    refuseSuspendedOnV1: !bent('suspended-v1-allowed'),
+    // Section 5.2: Bearer is taken on every route; the fault refuses it on GET /user/v1/transactions.
+    bearerOnTransactions: !bent('bearer-refused-on-transactions'),
+    // Section 5.5: the /user/v1 401 has the usage body; the fault answers { error: { code, message } }.
+    usage401Body: !bent('usage-401-wrong-body'),
+  }
+}
+
+/** The rules as plain values, read by the request-id hooks; each key is named for the reference's rule. */
+export type RequestIdRules = Readonly<ReturnType<typeof requestIdRules>>
+
+export function requestIdRules(faults: FaultSet) {
+  const bent = bentBy(faults)
+  return {
+    // Section 4.1: ids are UUID v7; the fault mints random v4 ids.
+    idVersion: bent('svc-request-id-v4') ? 4 : 7,
+    // A v7 id carries the gateway clock's time (null); the fault stamps every id with 2020-01-01.
+    idTimeMs: bent('svc-request-id-stale') ? Date.UTC(2020, 0, 1) : null,
+    // X-Client-Request-Id never becomes the id; the fault takes a valid UUID in it as the id.
+    echoClientId: bent('echo-client-request-id'),
+    // Every response has an id of its own; the fault gives every error one id minted at start-up.
+    reuseErrorId: bent('svc-request-id-reused-on-errors'),
+  }
+}
+
+/** Counts one request against a bucket and reads it. */
+export type Counter = (key: string, limit: number) => BucketReading | Promise<BucketReading>
+
+/** The rules as plain values, read by the rate-limit hooks; each key is named for the reference's rule. */
+export type RateLimitRules = Readonly<ReturnType<typeof rateLimitRules>>
+
+export function rateLimitRules(faults: FaultSet) {
+  const bent = bentBy(faults)
+  return {
+    // Section 8.1: check and count are one synchronous step; the fault reads, waits a store's round trip, then counts.
+    requestCounter: bent('limiter-race') ? racingCounter : exactCounter,
+    // Section 8.1: the usage limit is the table's; the fault admits one call more (and reports the table's).
+    usageCounter: bent('usage-limit-off-by-one') ? offByOneCounter : sameCounter,
+    // Section 8.1: each account has its own usage bucket; the fault counts every account against one.
+    usageBucketPerAccount: !bent('usage-bucket-shared'),
+    // Section 8.1: /user/v1 is limited; the fault never refuses it (it still counts and reports).
+    limitUsage: !bent('usage-limit-off'),
+    // Section 7: a /user/v1 429 has the usage body; the fault answers the compatible one.
+    usage429Body: !bent('usage-429-wrong-body'),
+    // Section 7: a compatible 429 is a rate_limit_error (the status's type); the fault says invalid_request_error.
+    compatible429Details: bent('compatible-429-wrong-type') ? { type: 'invalid_request_error' } : {},
+    // Section 7: Retry-After is the whole seconds until a call is admitted; the fault gives half, less one.
+    retryAfter: bent('retry-after-too-short') ? halvedLessOne : sameSeconds,
+    // A spent --route-limit bucket is a 429 as every limit; the fault answers 503 without Retry-After.
+    routeLimitStatus: bent('route-limit-503') ? 503 : 429,
+    // Section 8.3: a model's tokens per minute refuse a call; the fault only counts them.
+    checkModelTpm: !bent('model-tpm-unchecked'),
+    // Section 7: failed calls count against the request limit; the fault takes them back out.
+    countFailedCalls: !bent('failed-calls-not-counted'),
+    // Section 4.1: x-ratelimit-reset-* give the time left; the faults give the Unix time of the reset, a quarter
+    // of the time, or 90 s more.
+    resetHeader: bent('ratelimit-reset-epoch')
+      ? resetEpoch
+      : bent('ratelimit-reset-short')
+        ? resetQuarter
+        : bent('ratelimit-reset-over-minute')
+          ? resetPlus90s
+          : undefined,
+  }
+}
+
+/** Checks and counts in one synchronous step: N concurrent calls against a limit L admit exactly L. */
+function exactCounter(limiter: RateLimiter): Counter {
+  return (key, limit) => limiter.take(key, limit, 1)
+}
+
+/** A shared counter's round trip: long enough that calls sent together overlap even on a loaded machine. */
+const RACE_WINDOW_MS = 250
+
+/** `limiter-race`: checks, waits a store's round trip, then counts, so calls that arrive together all pass. */
+function racingCounter(limiter: RateLimiter): Counter {
+  return async (key, limit) => {
+    const before = limiter.read(key, limit)
+    await sleep(RACE_WINDOW_MS)
+    return { ...limiter.take(key, limit, 1), admitted: before.remaining >= 1 }
+  }
+}
+
+function sameCounter(count: Counter): Counter {
+  return count
+}
+
+/** `usage-limit-off-by-one`: admits one call more than the table while reporting the table's limit. */
+function offByOneCounter(count: Counter): Counter {
+  return async (key, limit) => {
+    const reading = await count(key, limit + 1)
+    return { ...reading, limit, remaining: Math.max(0, reading.remaining - 1) }
+  }
+}
+
+function sameSeconds(seconds: number): number {
+  return seconds
+}
+
+function halvedLessOne(seconds: number): number {
+  return Math.max(0, Math.floor(seconds / 2) - 1)
+}
+
+function resetEpoch(resetAt: number): string {
+  return String(Math.ceil(resetAt / 1000))
+}
+
+function resetQuarter(resetAt: number, nowMs: number): string {
+  return formatGoDuration((resetAt - nowMs) / 4)
+}
+
+function resetPlus90s(resetAt: number, nowMs: number): string {
+  return formatGoDuration(resetAt - nowMs + 90_000)
+}

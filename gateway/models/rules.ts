@@ -1,0 +1,40 @@
+/**
+ * The rules the model endpoints keep (Part 1 sections 2.3, 4.3, 7), derived once from the fault set when the routes
+ * are registered: the routes and the views read these values, so each models fault that bends a list (built and
+ * serialized once, so no reshape can reach it), the alternate paging or a status is named here, beside the rule it
+ * bends. The faults that only reshape a retrieve are in ../faults/models.ts.
+ */
+import type { FaultSet } from '../faults.ts'
+import type { MODELS_FAULTS } from '../faults/models.ts'
+import type { Tier } from '../limit-tables.ts'
+
+/** The models faults, and the one of the tiers family that bends the tier a model's extra reports. */
+type ModelsFault = (typeof MODELS_FAULTS)[number]['name'] | 'rate-limits-current-main-tier'
+
+/** The rules as plain values, read by the routes and views; each key is named for the reference's rule. */
+export type ModelsRules = Readonly<ReturnType<typeof modelsRules>>
+
+export function modelsRules(faults: FaultSet) {
+  const bent = (fault: ModelsFault): boolean => faults.has(fault)
+  return {
+    // Section 2.3: a Bearer list item has owned_by; the fault leaves it out (/public/models keeps it).
+    listOwnedBy: !bent('model-list-no-owned-by'),
+    // Section 2.3: extra is on the retrieve only; the fault puts it on the Bearer list items too.
+    extraOnList: bent('extra-on-list'),
+    // Section 2.3: mode is one of the listed modes; the fault reports gw-chat's as text-generation.
+    modeOverride: bent('mode-unknown') ? { model: 'gw-chat', mode: 'text-generation' } : undefined,
+    // Section 2.3: rate_limits.tiers lists the tiers from min_tier up; the fault lists all six.
+    listDisallowedTiers: bent('rate-limit-disallowed-tiers'),
+    // Section 2.3: current is the caller's tier (undefined); one fault reports tier 0, the tiers one the main key's 2.
+    currentTier: (bent('rate-limit-current-tier-0') ? 0 : bent('rate-limits-current-main-tier') ? 2 : undefined) as
+      | Tier
+      | undefined,
+    // Section 2.3: an x-api-key list answers the alternate format; the fault answers the Bearer one.
+    alternateFormat: !bent('alternate-format-ignored'),
+    // Section 4.3: the alternate list honours after_id and limit; each fault ignores one.
+    honourAfterId: !bent('alternate-after-id-ignored'),
+    honourLimit: !bent('alternate-limit-ignored'),
+    // Section 7: an unknown model id is 404; the fault answers 500.
+    unknownModelStatus: bent('unknown-model-500') ? (500 as const) : (404 as const),
+  }
+}

@@ -1,0 +1,37 @@
+/**
+ * The rules moderation keeps (Part 2 sections 4.7, 7), derived once from the fault set when the route is
+ * registered: the route reads these values, so each moderation fault that bends what is accepted, served or
+ * refused is named here, beside the rule it bends. The faults that only reshape an answer (of /v1/moderations, or
+ * the inline results on chat completions) are in ../faults/moderation.ts.
+ */
+import type { FaultSet } from '../faults.ts'
+import type { MODERATION_FAULTS } from '../faults/moderation.ts'
+
+type ModerationFault = (typeof MODERATION_FAULTS)[number]['name']
+
+/** The rules as plain values, read by the route; each key is named for the reference's rule. */
+export type ModerationRules = Readonly<ReturnType<typeof moderationRules>>
+
+export function moderationRules(faults: FaultSet) {
+  const bent = (fault: ModerationFault): boolean => faults.has(fault)
+  return {
+    // Section 7: a call with no valid key is 401; the fault serves it as the main account.
+    requireKey: !bent('moderation-key-optional'),
+    // Section 7: a request without input is 400; the fault answers 200 with no results.
+    requireInput: !bent('moderation-missing-input-served'),
+    // Section 4.7: model is optional; the fault refuses a request without one.
+    modelOptional: !bent('moderation-model-required'),
+    // An unknown model is 404; the fault serves omni-moderation-latest instead.
+    refuseUnknownModel: !bent('moderation-unknown-model-defaulted'),
+    // Section 7: the model's 429 has the compatible error body; the fault gives the /user/v1 one.
+    compatible429: !bent('moderation-429-usage-body'),
+    // Section 4.7: the four named models are served; the fault refuses text-moderation-stable.
+    refusedNamedModels: bent('moderation-stable-refused') ? ['text-moderation-stable'] : [],
+    // Section 4.7: the hosted guard model is served; the fault refuses it.
+    servesGuardModel: !bent('moderation-guard-refused'),
+    // Section 4.7: the omni models take images; the fault refuses them as the text models do.
+    omniTakesImages: !bent('moderation-image-refused'),
+    // Section 4.7: the text models refuse images; the fault scores them.
+    textModelsRefuseImages: !bent('moderation-image-any-model'),
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * The native interface's rules (Part 2 §4.8, §5.1, §5.2) as values, read once from the fault set when the routes
+ * are registered: request.ts, answer.ts and routes.ts read these values and say what the reference says. Each key
+ * is the reference's rule; its comment names the fault that bends it. The faults that only bend an answer or a
+ * stream's chunks are reshapes in ../faults/native.ts.
+ */
+import type { FaultName, FaultSet } from '../faults.ts'
+import { MAX_SPEAKERS } from './request.ts'
+
+export interface NativeRules {
+  /** Every call needs a valid key (native-missing-key-allowed serves the main account). */
+  readonly keyRequired: boolean
+  /** A key is taken as Authorization: Bearer (native-bearer-refused refuses it). */
+  readonly bearerKey: boolean
+  /** A key is taken in x-native-api-key (native-key-header-refused does not read it). */
+  readonly nativeKeyHeader: boolean
+
+  /** contents is required (native-contents-optional answers a body without it). */
+  readonly contentsRequired: boolean
+  /** A content's role is user or model (native-any-role-accepted takes any). */
+  readonly checkContentRole: boolean
+  /** A part's inline_data, the spelling §4.8 gives, is read (native-inline-data-refused refuses it). */
+  readonly inlineDataSpelling: boolean
+  /** system_instruction is taken (native-system-instruction-refused refuses it). */
+  readonly systemInstruction: boolean
+  /** temperature is 0.0..2.0 (native-temperature-unchecked takes any number). */
+  readonly checkTemperature: boolean
+  /** maxOutputTokens is a positive integer (native-max-output-tokens-lenient rounds any value down). */
+  readonly checkMaxOutputTokens: boolean
+  /** stopSequences is taken (native-stop-sequences-refused refuses it). */
+  readonly stopSequences: boolean
+  /** thinkingLevel and thinkingBudget are checked (native-thinking-config-unchecked takes any). */
+  readonly checkThinkingConfig: boolean
+  /** Listed thinking levels refused all the same (native-thinking-medium-refused: medium). */
+  readonly refusedThinkingLevels: readonly string[]
+  /** The most speakerVoiceConfigs (native-three-speakers-accepted: no limit). */
+  readonly maxSpeakers: number
+
+  /** Speech models refuse thinkingConfig (native-speech-thinking-accepted takes it). */
+  readonly speechRefusesThinking: boolean
+  /** Speech models take text only (native-speech-image-accepted takes image and audio parts). */
+  readonly speechTextOnly: boolean
+  /** speechMetadata is taken (native-speech-metadata-refused refuses it). */
+  readonly speechMetadata: boolean
+  /** speechMetadata.speaker names a speaker of speakerVoiceConfigs (native-speaker-mismatch-accepted takes any). */
+  readonly checkSpeakerMatch: boolean
+  /** Speech answers WAV unless raw PCM is asked (native-speech-default-pcm swaps the two). */
+  readonly speechPcmByDefault: boolean
+}
+
+export function nativeRules(faults: FaultSet): NativeRules {
+  const on = (fault: FaultName): boolean => faults.has(fault)
+  return {
+    keyRequired: !on('native-missing-key-allowed'),
+    bearerKey: !on('native-bearer-refused'),
+    nativeKeyHeader: !on('native-key-header-refused'),
+
+    contentsRequired: !on('native-contents-optional'),
+    checkContentRole: !on('native-any-role-accepted'),
+    inlineDataSpelling: !on('native-inline-data-refused'),
+    systemInstruction: !on('native-system-instruction-refused'),
+    checkTemperature: !on('native-temperature-unchecked'),
+    checkMaxOutputTokens: !on('native-max-output-tokens-lenient'),
+    stopSequences: !on('native-stop-sequences-refused'),
+    checkThinkingConfig: !on('native-thinking-config-unchecked'),
+    refusedThinkingLevels: on('native-thinking-medium-refused') ? ['medium'] : [],
+    maxSpeakers: on('native-three-speakers-accepted') ? Number.POSITIVE_INFINITY : MAX_SPEAKERS,
+
+    speechRefusesThinking: !on('native-speech-thinking-accepted'),
+    speechTextOnly: !on('native-speech-image-accepted'),
+    speechMetadata: !on('native-speech-metadata-refused'),
+    checkSpeakerMatch: !on('native-speaker-mismatch-accepted'),
+    speechPcmByDefault: on('native-speech-default-pcm'),
+  }
+}

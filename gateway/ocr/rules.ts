@@ -1,0 +1,41 @@
+/**
+ * The rules the OCR route keeps (Part 2 sections 4.6, 5), derived once from the fault set when the route is
+ * registered: the route and the document reader read these values, so each OCR fault that bends what is accepted,
+ * read or charged is named here, beside the rule it bends. The faults that only reshape an answer are in
+ * ../faults/ocr.ts.
+ */
+import type { FaultSet } from '../faults.ts'
+import type { OCR_FAULTS } from '../faults/ocr.ts'
+
+type OcrFault = (typeof OCR_FAULTS)[number]['name']
+
+/** The rules as plain values, read by the routes; each key is named for the reference's rule. */
+export type OcrRules = Readonly<ReturnType<typeof ocrRules>>
+
+export function ocrRules(faults: FaultSet) {
+  const bent = (fault: OcrFault): boolean => faults.has(fault)
+  return {
+    // Section 5: a call with no valid key is 401; the fault serves it, charged to no one.
+    requireKey: !bent('ocr-key-not-required'),
+    // model is required; the fault serves the OCR model without one.
+    requireModel: !bent('ocr-model-optional'),
+    // The latest alias resolves to the OCR model; the fault answers 404 for it.
+    servesLatestAlias: !bent('ocr-alias-unknown'),
+    // document_url takes an https URL and a Base64 data URL, and image_url is a document type; each fault refuses one.
+    takesDocumentUrl: !bent('ocr-document-url-refused'),
+    takesDataUrl: !bent('ocr-data-url-refused'),
+    takesImageUrl: !bent('ocr-image-url-refused'),
+    // pages holds zero-based indices; the fault reads them one-based.
+    pagesZeroBased: !bent('ocr-pages-one-based'),
+    // extract_header is an optional field; the fault refuses it.
+    takesExtractHeader: !bent('ocr-extract-header-refused'),
+    // image_limit and image_min_size bound the images answered; the fault answers every image.
+    honourImageLimits: !bent('ocr-image-limit-ignored'),
+    // table_format html renders tables as HTML; the fault renders markdown whatever is asked.
+    honourTableFormat: !bent('ocr-table-format-ignored'),
+    // table_format is markdown or html; the fault takes any string (as markdown).
+    checkTableFormat: !bent('ocr-values-unchecked'),
+    // A call is charged per page read; the fault charges nothing.
+    charge: !bent('ocr-not-charged'),
+  }
+}

@@ -1,0 +1,58 @@
+/**
+ * The rules the search routes keep (Part 2 sections 4.5, 7, 8), derived once from the fault set when the routes are
+ * registered: the routes and the request reader read these values, so each search fault is named here, beside the
+ * rule it bends. The one fault that only reshapes an answer is in ../faults/search.ts.
+ */
+import type { FaultSet } from '../faults.ts'
+import type { SEARCH_FAULTS } from '../faults/search.ts'
+import { PROCESSORS, SEARCH_LIMITS, TBS_VALUES } from './request.ts'
+
+type SearchFault = (typeof SEARCH_FAULTS)[number]['name']
+
+/** The rules as plain values, read by the routes; each key is named for the reference's rule. */
+export type SearchRules = Readonly<ReturnType<typeof searchRules>>
+
+export function searchRules(faults: FaultSet) {
+  const bent = (fault: SearchFault): boolean => faults.has(fault)
+  return {
+    // POST /v1/search (the body form) and POST /v1/search/{search_tool_name} (the URL form) are both offered.
+    offersBodyForm: !bent('search-body-form-missing'),
+    offersUrlForm: !bent('search-url-form-missing'),
+    // Section 7: a call with no valid key is 401; the fault serves it, charged to no one.
+    requireKey: !bent('search-key-not-required'),
+    // search_tool_name is required in the body form; the fault serves p1-search instead.
+    requireToolName: !bent('search-tool-defaulted'),
+    // An unknown tool is 400 (body) or 404 (URL); the fault answers 500.
+    refuseUnknownTool: !bent('search-unknown-tool-500'),
+    // Every listed tool is served; the fault leaves p7-search's provider unwired.
+    unwiredTools: bent('search-p7-missing') ? ['p7-search'] : [],
+    // A search refused by a rate limit is 429; the fault passes the throttle on as a 500.
+    throttleAs429: !bent('search-throttle-500'),
+    // query is a non-empty string or an array of them; the fault searches a number as text.
+    checkQueryType: !bent('search-query-unchecked'),
+    // An array of queries is searched; the fault refuses it.
+    searchArrays: !bent('search-query-array-refused'),
+    // max_results is at most 20; the fault accepts more (and answers 20).
+    maxResults: bent('search-max-results-unchecked') ? Infinity : SEARCH_LIMITS.maxResults.max,
+    // No more results than max_results; the fault answers one more.
+    resultsBeyondMax: bent('search-results-over-max') ? 1 : 0,
+    // search_domain_filter holds at most 20 domains; the fault takes any number.
+    maxDomains: bent('search-domain-filter-unlimited') ? Infinity : SEARCH_LIMITS.maxDomains,
+    // Results come from the filtered domains; the fault ignores the filter.
+    honourDomainFilter: !bent('search-domain-filter-ignored'),
+    // max_tokens_per_page is an integer; the fault takes the default for any other type.
+    checkMaxTokensPerPage: !bent('search-max-tokens-per-page-unchecked'),
+    // tbs, processor and country take the listed values; the fault takes any.
+    checkProviderValues: !bent('search-provider-values-unchecked'),
+    // p1-search takes every listed tbs; the fault refuses qdr:y.
+    tbsValues: TBS_VALUES.filter((tbs) => tbs !== 'qdr:y' || !bent('search-tbs-qdr-y-refused')),
+    // The p3 tools take processor base and pro; the fault refuses pro.
+    processorValues: PROCESSORS.filter((processor) => processor !== 'pro' || !bent('search-processor-pro-refused')),
+    // The p5 tools take a full country name; the fault refuses any country.
+    p5TakesCountry: !bent('search-p5-country-refused'),
+    // Group B's depth is at most 700; the fault takes any depth.
+    maxDepth: bent('search-depth-unchecked') ? Infinity : SEARCH_LIMITS.maxDepth,
+    // A search is charged per query, an array of N as N; the fault charges one.
+    chargePerQuery: !bent('search-array-charged-once'),
+  }
+}

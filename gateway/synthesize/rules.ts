@@ -1,0 +1,49 @@
+/**
+ * The rules of text:synthesize (Part 2 §4.9, §5.3, §7) as values, read once from the fault set when the route is
+ * registered: routes.ts reads these values and says what the reference says. Each key is the reference's rule;
+ * its comment names the fault that bends it. The faults that only bend an answer are reshapes in
+ * ../faults/synthesize.ts.
+ */
+import type { FaultName, FaultSet } from '../faults.ts'
+
+export interface SynthesizeRules {
+  /** x-native-api-key read as a key: not here, where keys are Bearer only (synthesize-native-key-accepted reads it). */
+  readonly nativeKeyHeader: boolean
+  /** Errors answer the native body { error: { code, message, status } } (synthesize-compatible-error-body). */
+  readonly nativeErrorBody: boolean
+  /** Only the two synthesis models; otherwise the model others are served by (synthesize-unknown-model-accepted). */
+  readonly unknownModelAs: string | undefined
+  /** input.text's ceiling in bytes; undefined: the field table's (synthesize-ceiling-900: 900). */
+  readonly textCeilingBytes: number | undefined
+  /** The status of text over the ceiling, 413 (synthesize-too-large-400: 400). */
+  readonly tooLargeStatus: 400 | 413
+  /** input.prompt is taken (synthesize-prompt-refused refuses it). */
+  readonly prompt: boolean
+  /** voice.languageCode is required (synthesize-language-optional answers a body without it). */
+  readonly languageRequired: boolean
+  /** Listed encodings refused all the same (synthesize-ogg-opus-refused: OGG_OPUS). */
+  readonly refusedEncodings: readonly string[]
+  /** audioEncoding is one of the five (synthesize-unknown-encoding-accepted answers others as LINEAR16). */
+  readonly checkEncoding: boolean
+  /** Listed rates refused all the same (synthesize-48000-refused: 48000). */
+  readonly refusedRates: readonly number[]
+  /** sampleRateHertz is one the encoding takes (synthesize-any-rate-accepted takes any). */
+  readonly checkSampleRate: boolean
+}
+
+export function synthesizeRules(faults: FaultSet): SynthesizeRules {
+  const on = (fault: FaultName): boolean => faults.has(fault)
+  return {
+    nativeKeyHeader: on('synthesize-native-key-accepted'),
+    nativeErrorBody: !on('synthesize-compatible-error-body'),
+    unknownModelAs: on('synthesize-unknown-model-accepted') ? 'nv-tts-flash' : undefined,
+    textCeilingBytes: on('synthesize-ceiling-900') ? 900 : undefined,
+    tooLargeStatus: on('synthesize-too-large-400') ? 400 : 413,
+    prompt: !on('synthesize-prompt-refused'),
+    languageRequired: !on('synthesize-language-optional'),
+    refusedEncodings: on('synthesize-ogg-opus-refused') ? ['OGG_OPUS'] : [],
+    checkEncoding: !on('synthesize-unknown-encoding-accepted'),
+    refusedRates: on('synthesize-48000-refused') ? [48_000] : [],
+    checkSampleRate: !on('synthesize-any-rate-accepted'),
+  }
+}
