@@ -5,7 +5,7 @@ import { LongPolesFirst } from './test/support/long-poles-first.ts'
 const UNIT = [
   'test/harness/**/*.test.ts',
   'test/gateway/!(fuzz*).test.ts',
-  'test/load/{bounds,policies,arrivals,objectives,compare,stated-limits}.test.ts',
+  'test/load/{bounds,policies,arrivals,objectives,compare,stated-limits,histogram}.test.ts',
 ]
 
 export default defineConfig({

@@ -10,7 +10,7 @@
  */
 import { ConfigError } from '../harness/errors.ts'
 import { parseDurationMs } from '../harness/duration.ts'
-import { decode, type Histogram } from './engine/histogram.ts'
+import { decode, type HistogramView } from './engine/histogram.ts'
 import type { Objective, ObjectiveMetric, PhaseResult, SeriesBucket, Verdict } from './types.ts'
 
 export const LATENCY_METRICS = ['e2e', 'ttft', 'itl', 'tpot', 'lag'] as const
@@ -127,7 +127,7 @@ export function isGood(objectives: readonly Objective[], call: CallFigures): boo
 /** What objectives are judged on: histograms (live ones while a phase runs, decoded ones after) and counts. */
 export interface Measured {
   /** null: not measured in this phase (no stream, no schedule). */
-  histogram(metric: LatencyMetric): Histogram | null
+  histogram(metric: LatencyMetric): HistogramView | null
   /** Calls that ended, less the 429s, the calls failed on purpose and the calls cut by a stop. */
   judged: number
   /** Of them, without a 2xx. */
@@ -143,7 +143,7 @@ export interface Evaluation {
   met: boolean | null
 }
 
-function statOf(h: Histogram, stat: Objective['stat']): number {
+function statOf(h: HistogramView, stat: Objective['stat']): number {
   if (stat === 'mean') return h.mean / 1000
   if (stat === 'max') return h.maxValue / 1000
   return h.getValueAtPercentile(stat as number) / 1000
@@ -245,7 +245,7 @@ export function judgeObjectives(phase: PhaseResult, objectives: readonly Objecti
 }
 
 /** The share of a histogram's samples above `boundMs`, by bisection on its percentiles (to 0.01 %). */
-export function shareAbove(h: Histogram, boundMs: number): number {
+export function shareAbove(h: HistogramView, boundMs: number): number {
   if (h.totalCount === 0 || h.maxValue / 1000 <= boundMs) return 0
   let lo = 0
   let hi = 100
@@ -266,7 +266,7 @@ export function beyondRecovery(o: Objective, m: Measured, ended: number, planned
   const e = evaluate(o, m)
   if (e.met !== false || e.value === null) return null
   if (o.metric === 'errors') return m.failed > o.bound * Math.max(planned, m.judged) ? figureOf(e) : null
-  const h = m.histogram(o.metric) as Histogram
+  const h = m.histogram(o.metric) as HistogramView
   const samples = Math.max(h.totalCount, (planned * h.totalCount) / Math.max(1, ended))
   if (o.stat === 'max') return figureOf(e)
   if (o.stat === 'mean') return (e.value * h.totalCount) / samples > o.bound ? figureOf(e) : null

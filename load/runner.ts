@@ -16,7 +16,7 @@ import { BUCKET_MS } from './engine/series.ts'
 import { nowMs, PhaseRecorder } from './engine/recorder.ts'
 import { runScheduled } from './engine/scheduler.ts'
 import { StreamStats } from './engine/stream-stats.ts'
-import { runInWorkers, workersFor } from './engine/workers.ts'
+import { WorkerPool, workersFor } from './engine/workers.ts'
 import { mergePhase } from './merge.ts'
 import { breachedBeyondRecovery } from './abort.ts'
 import type { PlanContext, Profile } from './profile.ts'
@@ -141,6 +141,7 @@ async function runPhase(
   created: string[],
   onBreach: BreachStop,
   stopRun: (reason: string) => void,
+  pool: WorkerPool,
 ): Promise<PhaseResult> {
   const ctx = o.context
   const objectives = o.objectives ?? []
@@ -152,7 +153,7 @@ async function runPhase(
   try {
     await waitForRest(plan, ctx, o.signal, o.note)
     const workers = workersFor(plan, ctx.workers ?? 1)
-    if (workers > 1) return await runPhaseInWorkers(plan, o, maxRequests, workers)
+    if (workers > 1) return await runPhaseInWorkers(plan, o, maxRequests, workers, pool)
     // Planned before the clock starts, so the generator does no work per call but send.
     const offsets =
       plan.arrival && plan.rate !== null && plan.engine === 'scheduler'
@@ -293,10 +294,11 @@ async function runPhaseInWorkers(
   o: RunnerOptions,
   maxRequests: number,
   workers: number,
+  pool: WorkerPool,
 ): Promise<PhaseResult> {
   const ctx = o.context
   let startedAt = nowMs()
-  const parts = await runInWorkers(
+  const parts = await pool.run(
     {
       baseUrl: ctx.baseUrl,
       key: keyOf(ctx, plan.slot),
@@ -416,6 +418,33 @@ async function planPhases(o: RunnerOptions, ctx: PlanContext): Promise<PhasePlan
   return plans
 }
 
+/**
+ * The phases one after another, each planned once the one before has ended (a search's next step reads it),
+ * until none is left, the run is stopped or its cap of calls is reached. Threads started by the first phase that
+ * needs them serve every phase after it, warm.
+ */
+async function runPhases(
+  first: PhasePlan | null,
+  next: (done: PhaseResult[]) => PhasePlan | null,
+  run: { o: RunnerOptions; created: string[]; onBreach: BreachStop; stopRun: (reason: string) => void },
+): Promise<{ phases: PhaseResult[]; capReached: boolean }> {
+  const phases: PhaseResult[] = []
+  let sent = 0
+  const pool = new WorkerPool()
+  try {
+    for (let plan = first; plan !== null && !run.o.signal.aborted; plan = next(phases)) {
+      const left = run.o.profile.caps.maxRequests - sent
+      if (left <= 0) return { phases, capReached: true }
+      const result = await runPhase(plan, run.o, left, run.created, run.onBreach, run.stopRun, pool)
+      sent += result.sent
+      phases.push(result)
+    }
+    return { phases, capReached: false }
+  } finally {
+    await pool.close()
+  }
+}
+
 export async function runProfile(o: RunnerOptions): Promise<LoadResult> {
   const started = new Date()
   const objectives = o.objectives ?? []
@@ -445,24 +474,15 @@ export async function runProfile(o: RunnerOptions): Promise<LoadResult> {
   const stopRun = (reason: string): void => objectiveStop.abort(reason)
   // A search judges each step by the objectives, and a step that broke beyond recovery ends at once.
   const onBreach: BreachStop = search ? 'phase' : o.abortOnFail ? 'run' : null
-  const phases: PhaseResult[] = []
   const created: string[] = []
-  let sent = 0
-  let stopReason: string | null = null
   const skipped = plans.filter((p) => p.skip !== undefined)
   const queue = plans.filter((p) => p.skip === undefined)
-  let plan = queue.shift() ?? null
-  while (plan !== null && !signal.aborted) {
-    const left = o.profile.caps.maxRequests - sent
-    if (left <= 0) {
-      stopReason = `the profile's cap of ${o.profile.caps.maxRequests} calls was reached`
-      break
-    }
-    const result = await runPhase(plan, { ...o, signal, objectives: judgedBy }, left, created, onBreach, stopRun)
-    sent += result.sent
-    phases.push(result)
-    plan = search ? search.next(phases) : (queue.shift() ?? null)
-  }
+  const next = (done: PhaseResult[]): PhasePlan | null => (search ? search.next(done) : (queue.shift() ?? null))
+  const run = { o: { ...o, signal, objectives: judgedBy }, created, onBreach, stopRun }
+  const { phases, capReached } = await runPhases(queue.shift() ?? null, next, run)
+  let stopReason: string | null = capReached
+    ? `the profile's cap of ${o.profile.caps.maxRequests} calls was reached`
+    : null
   if (o.signal.aborted) stopReason = `stopped: ${String(o.signal.reason ?? 'interrupted')}`
   else if (objectiveStop.signal.aborted)
     stopReason = `stopped early by --abort-on-fail: ${String(objectiveStop.signal.reason)}`

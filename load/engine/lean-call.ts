@@ -86,6 +86,79 @@ export class Deadlines {
 /** A failure's name as callOnce counts it; any failure once the phase was stopped is `stopped`. */
 const failure = (error: unknown, stopped: boolean): string => (stopped ? 'stopped' : errorName(error))
 
+/** Handed to the recorder when it reads no header of an answer (recorder.wantsHeaders): nothing is copied. */
+const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>
+
+/**
+ * One call in flight, as undici's handler: a class, so that a call allocates one object rather than a closure per
+ * callback; the answer's headers are handed on only when the recorder reads them.
+ */
+class LeanHandler implements Abortable {
+  #bytes = 0
+  #controller: Dispatcher.DispatchController | null = null
+  #ended = false
+  readonly recorder: PhaseRecorder
+  readonly deadlines: Deadlines
+  readonly handle: CallHandle
+  readonly stopped: () => boolean
+  readonly done: () => void
+
+  constructor(
+    recorder: PhaseRecorder,
+    deadlines: Deadlines,
+    handle: CallHandle,
+    stopped: () => boolean,
+    done: () => void,
+  ) {
+    this.recorder = recorder
+    this.deadlines = deadlines
+    this.handle = handle
+    this.stopped = stopped
+    this.done = done
+  }
+
+  finish(error: string | null): void {
+    if (this.#ended) return
+    this.#ended = true
+    if (this.#controller !== null) this.deadlines.delete(this)
+    this.recorder.end(this.handle, error)
+    this.done()
+  }
+
+  /** The deadline's sweep, or the phase's stop. */
+  abort(reason?: Error): void {
+    this.#controller?.abort(reason as Error)
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.#controller = controller
+    this.deadlines.add(this, this.handle.sentAt)
+  }
+
+  onResponseStart(
+    _controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: Record<string, string | string[] | undefined>,
+  ): void {
+    const read = this.recorder.wantsHeaders(statusCode) ? normalizeHeaders(headers) : NO_HEADERS
+    this.recorder.headers(this.handle, statusCode, read)
+  }
+
+  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.#bytes += chunk.length
+    if (this.#bytes > CALL_LIMITS.maxBodyBytes)
+      controller.abort(Object.assign(new Error('body too large'), { code: 'BODY_TOO_LARGE' }))
+  }
+
+  onResponseEnd(): void {
+    this.finish(null)
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    this.finish(failure(error, this.stopped()))
+  }
+}
+
 /**
  * Sends one call and records it; `done` runs once it has ended, whatever the outcome. `stopped` tells a stop of
  * the phase from a failure of the call.
@@ -105,39 +178,10 @@ export function leanCall(
     deliberateFailure: spec.deliberateFailure ?? false,
     ...(spec.label !== undefined ? { label: spec.label } : {}),
   })
-  let bytes = 0
-  let controller: Abortable | null = null
-  let ended = false
-  const finish = (error: string | null): void => {
-    if (ended) return
-    ended = true
-    if (controller) deadlines.delete(controller)
-    recorder.end(handle, error)
-    done()
-  }
-  const handler: Dispatcher.DispatchHandler = {
-    onRequestStart(c) {
-      controller = c
-      deadlines.add(c, handle.sentAt)
-    },
-    onResponseStart(_c, statusCode, headers) {
-      recorder.headers(handle, statusCode, normalizeHeaders(headers as Record<string, string | string[] | undefined>))
-    },
-    onResponseData(c, chunk) {
-      bytes += chunk.length
-      if (bytes > CALL_LIMITS.maxBodyBytes)
-        c.abort(Object.assign(new Error('body too large'), { code: 'BODY_TOO_LARGE' }))
-    },
-    onResponseEnd() {
-      finish(null)
-    },
-    onResponseError(_c, error) {
-      finish(failure(error, stopped()))
-    },
-  }
+  const handler = new LeanHandler(recorder, deadlines, handle, stopped, done)
   try {
     dispatcher.dispatch(lean.options, handler)
   } catch (error) {
-    finish(failure(error, stopped()))
+    handler.finish(failure(error, stopped()))
   }
 }

@@ -16,7 +16,7 @@ import type {
   ScheduleFigures,
   SeriesBucket,
 } from '../types.ts'
-import { newHistogram, recordMs, summarize, type Histogram } from './histogram.ts'
+import { newHistogram, recordMs, summarize, type LiveHistogram } from './histogram.ts'
 import { readBucket, readRetryAfterMs, type BucketReading } from './rate-headers.ts'
 import { Series } from './series.ts'
 import { RateLimitBook, type BookMark, type Pending } from './rate-limit-book.ts'
@@ -34,7 +34,7 @@ export interface CallHandle {
   readonly inFlight: number
   /** What the rate-limit book had seen when the call left, and the Retry-After promises it tests. */
   readonly mark: BookMark
-  readonly retryTests: Pending[]
+  readonly retryTests: readonly Pending[]
   answeredAt: number | null
   status: number | null
   settled: boolean
@@ -76,11 +76,14 @@ const UNANNOUNCED: BucketReading = {
   negative: false,
 }
 
+const UNTRACKED_MARK: BookMark = Object.freeze({ remaining: null, admitted: 0 })
+const NO_TESTS: readonly Pending[] = Object.freeze([])
+
 export class PhaseRecorder {
   readonly series: Series
-  readonly latency: Histogram = newHistogram()
-  readonly okLatency: Histogram = newHistogram()
-  readonly answerTime: Histogram = newHistogram()
+  readonly latency: LiveHistogram = newHistogram()
+  readonly okLatency: LiveHistogram = newHistogram()
+  readonly answerTime: LiveHistogram = newHistogram()
   readonly #book: RateLimitBook
   readonly #headers: HeaderCounts = {
     responses: 0,
@@ -97,7 +100,7 @@ export class PhaseRecorder {
   readonly #byStatus = new Map<string, number>()
   readonly #errors = new Map<string, number>()
   readonly #mix = new Map<string, { sent: number; ok: number }>()
-  readonly lag: Histogram = newHistogram()
+  readonly lag: LiveHistogram = newHistogram()
   #sent = 0
   #answered = 0
   #retries = 0
@@ -168,6 +171,7 @@ export class PhaseRecorder {
       this.#maxBehind = Math.max(this.#maxBehind, planned - this.#sent)
       this.#maxAhead = Math.max(this.#maxAhead, this.#sent - planned)
     }
+    // Only a phase with a bucket reads the book on the answer: the others share one mark and one empty list.
     const tracked = this.plan.bucket !== null
     return {
       sentAt: at,
@@ -175,8 +179,8 @@ export class PhaseRecorder {
       deliberateFailure: options.deliberateFailure ?? false,
       label,
       inFlight: this.#inFlight,
-      mark: this.#book.mark(),
-      retryTests: tracked ? this.#book.sent(at) : [],
+      mark: tracked ? this.#book.mark() : UNTRACKED_MARK,
+      retryTests: tracked ? this.#book.sent(at) : NO_TESTS,
       answeredAt: null,
       status: null,
       settled: false,
@@ -186,6 +190,11 @@ export class PhaseRecorder {
   retried(at: number = nowMs()): void {
     this.#retries += 1
     this.series.retried(at)
+  }
+
+  /** Whether `headers` reads any header of an answer with this status: when not, the lean call parses none. */
+  wantsHeaders(status: number): boolean {
+    return status === 429 || this.plan.bucket !== null
   }
 
   /** The response's status line and headers arrived (names lower-cased). */

@@ -38,6 +38,8 @@ function emptyBucket(t: number): SeriesBucket {
 
 export class Series {
   readonly #buckets = new Map<number, SeriesBucket>()
+  // Most calls fall in the slice of the call before: it is looked up once, not once per call.
+  #last: SeriesBucket | null = null
 
   readonly bucketMs: number
 
@@ -47,11 +49,13 @@ export class Series {
 
   #at(epochMs: number): SeriesBucket {
     const t = Math.floor(epochMs / this.bucketMs)
+    if (this.#last !== null && this.#last.t === t) return this.#last
     let bucket = this.#buckets.get(t)
     if (bucket === undefined) {
       bucket = emptyBucket(t)
       this.#buckets.set(t, bucket)
     }
+    this.#last = bucket
     return bucket
   }
 

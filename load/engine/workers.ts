@@ -13,6 +13,11 @@ export const WORKERS = {
   max: 64,
   /** A phase offering fewer calls a second per worker than this runs on the main thread: one core holds it. */
   minRatePerWorker: 500,
+  /**
+   * The phase's clock starts this long after the last thread is ready: the start reaches each thread as a message,
+   * which a busy host delivers tens of milliseconds late, and a thread that got it late would begin behind its plan.
+   */
+  startLeadMs: 100,
 }
 
 /** --workers' default: the cores, less one for the target when it runs in this process (the embedded gateway). */
@@ -41,11 +46,20 @@ export interface WorkerTask {
   objectives: readonly Objective[]
 }
 
-export type WorkerMessage =
+/** What a worker tells the pool, naming the task it speaks of (a failed phase's late word is not the next one's). */
+export type WorkerMessage = { id: number } & (
   | { kind: 'ready' }
   | { kind: 'counts'; sent: number; byStatus: Record<string, number>; errors: number }
   | { kind: 'result'; part: Omit<PhaseResult, 'plan'> }
   | { kind: 'error'; message: string }
+)
+
+/** What the pool tells a worker: a phase's slice to prepare, its start, a stop, or the end of the run. */
+export type PoolMessage =
+  | { kind: 'task'; id: number; task: WorkerTask }
+  | { kind: 'go'; startedAt: number }
+  | { kind: 'stop'; reason: string }
+  | { kind: 'close' }
 
 /** Slice `index` of `count` (from 0): rate, connections and cap divided, an arrival process seeded per slice. */
 export function slicePlan(plan: PhasePlan, index: number, count: number): PhasePlan {
@@ -61,63 +75,147 @@ export function slicePlan(plan: PhasePlan, index: number, count: number): PhaseP
 // JavaScript compiled at pack time (node strips no types under node_modules).
 const ENTRY = new URL(import.meta.url.endsWith('.ts') ? './worker-main.ts' : './worker-main.js', import.meta.url)
 
+type Part = { slice: PhasePlan; part: Omit<PhaseResult, 'plan'> }
+type Counts = { sent: number; byStatus: Record<string, number>; errors: number }
+
 /**
- * Runs the phase in `count` workers; what each measured merges exactly (merge.ts mergePhase). `progress` gets the sum of their counts about
- * once a second; the signal stops them all (each ends its calls as a stopped phase does).
+ * The worker threads of a run, started when a phase first needs them and kept for the phases after: a thread
+ * started per phase would load its modules and compile its code (the HTTP parser, the engine's hot paths) while
+ * its first calls were due, and begin behind its plan. A thread that failed is replaced at the next phase.
  */
-export async function runInWorkers(
-  base: Omit<WorkerTask, 'plan' | 'index' | 'count' | 'startedAt'>,
-  plan: PhasePlan,
-  count: number,
-  signal: AbortSignal,
-  progress: (counts: { sent: number; byStatus: Record<string, number>; errors: number }) => void,
-  /** Called once every worker is ready: the phase's start, from which each worker's plan runs. */
-  started: () => number,
-): Promise<Array<{ slice: PhasePlan; part: Omit<PhaseResult, 'plan'> }>> {
-  const counts = Array.from({ length: count }, () => ({ sent: 0, byStatus: {} as Record<string, number>, errors: 0 }))
-  // Workers load their modules first: the phase starts when the last is ready, so none starts behind its plan.
-  let ready = 0
-  const workers: Worker[] = []
-  const go = (): void => {
-    const startedAt = started()
-    for (const w of workers) w.postMessage({ kind: 'go', startedAt })
-  }
-  const runs = Array.from({ length: count }, (_, index) => {
-    const slice = slicePlan(plan, index, count)
-    const task = { ...base, plan: slice, index, count, maxRequests: Math.ceil(base.maxRequests / count) }
-    const worker = new Worker(ENTRY, { workerData: task })
-    workers.push(worker)
-    const stop = (): void => worker.postMessage({ kind: 'stop', reason: String(signal.reason ?? 'stopped') })
-    signal.addEventListener('abort', stop, { once: true })
-    return new Promise<{ slice: PhasePlan; part: Omit<PhaseResult, 'plan'> }>((resolve, reject) => {
-      let done = false
-      worker.on('message', (m: WorkerMessage) => {
-        if (m.kind === 'ready') {
-          ready += 1
-          if (ready === count) go()
-        } else if (m.kind === 'counts') {
-          counts[index] = m
-          const sum = { sent: 0, byStatus: {} as Record<string, number>, errors: 0 }
-          for (const c of counts) {
-            sum.sent += c.sent
-            sum.errors += c.errors
-            for (const [s, n] of Object.entries(c.byStatus)) sum.byStatus[s] = (sum.byStatus[s] ?? 0) + n
-          }
-          progress(sum)
-        } else if (m.kind === 'result') {
-          done = true
-          resolve({ slice, part: m.part })
-        } else {
-          done = true
-          reject(new Error(`load worker ${index + 1} of ${count}: ${m.message}`))
-        }
-      })
-      worker.on('error', (error) => reject(error))
-      worker.on('exit', (code) => {
-        signal.removeEventListener('abort', stop)
-        if (!done) reject(new Error(`load worker ${index + 1} of ${count} exited (${code}) without its result`))
-      })
+export class WorkerPool {
+  readonly #threads: (Worker | null)[] = []
+  #tasks = 0
+  /** Threads started so far (a measure of the reuse, for the tests). */
+  started = 0
+
+  #thread(index: number): Worker {
+    const live = this.#threads[index]
+    if (live) return live
+    const worker = new Worker(ENTRY)
+    // An idle thread does not keep the process alive; run() holds it while a phase is under way.
+    worker.unref()
+    worker.once('exit', () => {
+      if (this.#threads[index] === worker) this.#threads[index] = null
     })
+    this.#threads[index] = worker
+    this.started += 1
+    return worker
+  }
+
+  /**
+   * Runs the phase on `count` threads; what each measured merges exactly (merge.ts mergePhase). `progress` gets
+   * the sum of their counts about once a second; the signal stops them all (each ends its calls as a stopped phase
+   * does). `started` is called once every thread is ready; the phase's clock, from which each slice's plan runs,
+   * starts startLeadMs after the time it returns.
+   */
+  async run(
+    base: Omit<WorkerTask, 'plan' | 'index' | 'count'>,
+    plan: PhasePlan,
+    count: number,
+    signal: AbortSignal,
+    progress: (counts: Counts) => void,
+    started: () => number,
+  ): Promise<Part[]> {
+    const counts: Counts[] = Array.from({ length: count }, () => ({ sent: 0, byStatus: {}, errors: 0 }))
+    const workers = Array.from({ length: count }, (_, index) => this.#thread(index))
+    const slices = workers.map((_, index) => slicePlan(plan, index, count))
+    let ready = 0
+    const onReady = (): void => {
+      ready += 1
+      if (ready < count) return
+      const startedAt = started() + WORKERS.startLeadMs
+      for (const w of workers) w.postMessage({ kind: 'go', startedAt } satisfies PoolMessage)
+    }
+    const stop = (): void => {
+      const reason = String(signal.reason ?? 'stopped')
+      for (const w of workers) w.postMessage({ kind: 'stop', reason } satisfies PoolMessage)
+    }
+    const onCounts = (index: number, c: Counts): void => {
+      counts[index] = c
+      const total: Counts = { sent: 0, byStatus: {}, errors: 0 }
+      for (const x of counts) {
+        total.sent += x.sent
+        total.errors += x.errors
+        for (const [s, n] of Object.entries(x.byStatus)) total.byStatus[s] = (total.byStatus[s] ?? 0) + n
+      }
+      progress(total)
+    }
+    signal.addEventListener('abort', stop, { once: true })
+    for (const w of workers) w.ref()
+    const id = ++this.#tasks
+    try {
+      const parts = await Promise.all(
+        workers.map((worker, index) => {
+          const task = { ...base, plan: slices[index] as PhasePlan, index, count }
+          task.maxRequests = Math.ceil(base.maxRequests / count)
+          const name = `load worker ${index + 1} of ${count}`
+          return runSlice(worker, id, task, name, onReady, (c) => onCounts(index, c))
+        }),
+      )
+      return parts.map((part, index) => ({ slice: slices[index] as PhasePlan, part }))
+    } catch (error) {
+      // A thread that failed may have left the others mid-phase: stop them, so that the next phase finds them idle.
+      stop()
+      throw error
+    } finally {
+      signal.removeEventListener('abort', stop)
+      for (const w of workers) w.unref()
+    }
+  }
+
+  /** Ends every thread (the run is over). */
+  async close(): Promise<void> {
+    const live = this.#threads.filter((w): w is Worker => w !== null)
+    this.#threads.length = 0
+    await Promise.all(
+      live.map(
+        (w) =>
+          new Promise<void>((resolve) => {
+            w.once('exit', () => resolve())
+            w.postMessage({ kind: 'close' } satisfies PoolMessage)
+          }),
+      ),
+    )
+  }
+}
+
+/** One thread's slice of a phase: its task posted, its messages followed until its result or its failure. */
+function runSlice(
+  worker: Worker,
+  id: number,
+  task: WorkerTask,
+  name: string,
+  onReady: () => void,
+  onCounts: (c: Counts) => void,
+): Promise<Omit<PhaseResult, 'plan'>> {
+  return new Promise((resolve, reject) => {
+    const settle = (): void => {
+      worker.off('message', onMessage)
+      worker.off('error', onError)
+      worker.off('exit', onExit)
+    }
+    const onMessage = (m: WorkerMessage): void => {
+      if (m.id !== id) return
+      if (m.kind === 'ready') onReady()
+      else if (m.kind === 'counts') onCounts(m)
+      else {
+        settle()
+        if (m.kind === 'result') resolve(m.part)
+        else reject(new Error(`${name}: ${m.message}`))
+      }
+    }
+    const onError = (error: Error): void => {
+      settle()
+      reject(error)
+    }
+    const onExit = (code: number): void => {
+      settle()
+      reject(new Error(`${name} exited (${code}) without its result`))
+    }
+    worker.on('message', onMessage)
+    worker.on('error', onError)
+    worker.on('exit', onExit)
+    worker.postMessage({ kind: 'task', id, task } satisfies PoolMessage)
   })
-  return Promise.all(runs)
 }

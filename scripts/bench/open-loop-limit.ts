@@ -24,7 +24,7 @@ import { decode } from '../../load/engine/histogram.ts'
 import { nowMs, PhaseRecorder } from '../../load/engine/recorder.ts'
 import { runScheduled } from '../../load/engine/scheduler.ts'
 import { BUCKET_MS } from '../../load/engine/series.ts'
-import { runInWorkers } from '../../load/engine/workers.ts'
+import { WorkerPool } from '../../load/engine/workers.ts'
 import type { HistogramSummary, PhasePlan } from '../../load/types.ts'
 import { procCpuMs, spawnNodeScript, stopChild, waitForExit } from './children.ts'
 import { median, type Row } from './table.ts'
@@ -48,17 +48,6 @@ export const OPEN_LOOP_LIMIT = {
   wrk: '/usr/bin/wrk',
   path: '/v1/models',
   timeoutMs: 10_000,
-}
-
-/** A recorder that also counts the sends that left later than LATE_MS after their plan. */
-class LatenessRecorder extends PhaseRecorder {
-  late = 0
-
-  override send(options: Parameters<PhaseRecorder['send']>[0] = {}): ReturnType<PhaseRecorder['send']> {
-    const at = options.at ?? nowMs()
-    if (options.scheduledAt != null && at - options.scheduledAt > OPEN_LOOP_LIMIT.lateMs) this.late += 1
-    return super.send({ ...options, at })
-  }
 }
 
 interface Probe {
@@ -86,9 +75,18 @@ function lateCount(lag: HistogramSummary | undefined): number {
   return Math.round(lag.count * (1 - lo / 100))
 }
 
-/** The same probe driven by `workers` threads (load/engine/workers.ts), lateness read off their merged lag. */
-async function probeWorkers(url: string, plan: PhasePlan, ms: number, workers: number): Promise<Probe> {
-  const parts = await runInWorkers(
+/**
+ * The same probe driven by `workers` threads of a pool kept across probes, as a run keeps its pool across phases
+ * (load/engine/workers.ts), lateness read off each thread's lag.
+ */
+async function probeWorkers(
+  url: string,
+  plan: PhasePlan,
+  ms: number,
+  workers: number,
+  pool: WorkerPool,
+): Promise<Probe> {
+  const parts = await pool.run(
     {
       baseUrl: url,
       key: 'bench',
@@ -121,7 +119,7 @@ async function probeWorkers(url: string, plan: PhasePlan, ms: number, workers: n
   return { rate, planned, late, unsent, errorShare: (late + unsent) / planned, failedCalls }
 }
 
-async function probe(url: string, rate: number, ms: number, workers = 1): Promise<Probe> {
+async function probe(url: string, rate: number, ms: number, pool: WorkerPool, workers = 1): Promise<Probe> {
   const plan: PhasePlan = {
     name: 'probe',
     description: '',
@@ -136,10 +134,10 @@ async function probe(url: string, rate: number, ms: number, workers = 1): Promis
     fromRest: false,
     verdicts: [],
   }
-  if (workers > 1) return probeWorkers(url, { ...plan, connections: plan.connections * workers }, ms, workers)
+  if (workers > 1) return probeWorkers(url, { ...plan, connections: plan.connections * workers }, ms, workers, pool)
   const dispatcher = new Agent({ connections: OPEN_LOOP_LIMIT.connections, pipelining: 1 })
   try {
-    const recorder = new LatenessRecorder(plan, { minuteMs: 60_000, bucketMs: BUCKET_MS, startedAt: nowMs() })
+    const recorder = new PhaseRecorder(plan, { minuteMs: 60_000, bucketMs: BUCKET_MS, startedAt: nowMs() })
     await runScheduled({
       baseUrl: url,
       key: 'bench',
@@ -156,13 +154,14 @@ async function probe(url: string, rate: number, ms: number, workers = 1): Promis
     // The scheduler plans calls at start + i / rate for every instant before the end.
     const planned = Math.ceil((ms / 1000) * rate)
     const unsent = Math.max(0, planned - recorder.sent)
+    const late = lateCount(recorder.schedule(nowMs())?.lag)
     const counts = recorder.counts()
     const failedCalls =
       counts.errors +
       Object.entries(counts.byStatus)
         .filter(([s]) => s !== '200')
         .reduce((n, [, v]) => n + v, 0)
-    return { rate, planned, late: recorder.late, unsent, errorShare: (recorder.late + unsent) / planned, failedCalls }
+    return { rate, planned, late, unsent, errorShare: (late + unsent) / planned, failedCalls }
   } finally {
     await dispatcher.close()
   }
@@ -191,13 +190,14 @@ const holds = (p: Probe): boolean => p.errorShare <= OPEN_LOOP_LIMIT.maxErrorSha
 async function highestRate(
   url: string,
   o: OpenLoopLimitOptions,
+  pool: WorkerPool,
   workers = 1,
 ): Promise<{ rate: number; probes: Probe[] }> {
   const probes: Probe[] = []
   // A generator at its limit misses every try; a stall from elsewhere on a shared machine misses one: two tries.
   const tryRate = async (rate: number): Promise<boolean> => {
     for (let attempt = 0; attempt < 2; attempt += 1) {
-      const p = await probe(url, rate, o.probeMs, workers)
+      const p = await probe(url, rate, o.probeMs, pool, workers)
       probes.push(p)
       if (holds(p)) return true
     }
@@ -304,101 +304,135 @@ async function withTargetCpu<T>(pid: number, run: () => Promise<T>): Promise<{ v
   return { value, targetBusy: (procCpuMs(pid) - cpu0) / (nowMs() - t0) }
 }
 
+/** What the alternating rounds measured, per round. */
+interface Rounds {
+  ours: number[]
+  two: number[]
+  /** Sends a second when the plan outruns the engine (every connection busy), 1 and 2 workers. */
+  capped: { one: number[]; two: number[] }
+  bare: number[]
+  wrk: (number | null)[]
+  busy: { wrk: number[]; bare: number[] }
+  probes: Probe[][]
+  floor: number[]
+}
+
+async function measureRounds(
+  target: { url: string; pid: number },
+  o: OpenLoopLimitOptions,
+  pool: WorkerPool,
+): Promise<Rounds> {
+  const m: Rounds = {
+    ours: [],
+    two: [],
+    capped: { one: [], two: [] },
+    bare: [],
+    wrk: [],
+    busy: { wrk: [], bare: [] },
+    probes: [],
+    floor: [],
+  }
+  const sides = [
+    async () => {
+      const r = await highestRate(target.url, o, pool)
+      m.ours.push(r.rate)
+      m.probes.push(r.probes)
+      m.floor.push(await timersLate(OPEN_LOOP_LIMIT.startRate, o.probeMs))
+    },
+    async () => {
+      m.two.push((await highestRate(target.url, o, pool, 2)).rate)
+      for (const [workers, into] of [
+        [1, m.capped.one],
+        [2, m.capped.two],
+      ] as const) {
+        const p = await probe(target.url, OPEN_LOOP_LIMIT.maxRate, o.probeMs, pool, workers)
+        into.push(((p.planned - p.unsent) * 1000) / o.probeMs)
+      }
+    },
+    async () => {
+      const r = await withTargetCpu(target.pid, () => autocannonMax(target.url, o.probeMs))
+      m.bare.push(r.value)
+      m.busy.bare.push(r.targetBusy)
+    },
+    async () => {
+      const r = await withTargetCpu(target.pid, () => wrkMax(target.url, o.probeMs))
+      m.wrk.push(r.value)
+      if (r.value !== null) m.busy.wrk.push(r.targetBusy)
+    },
+  ]
+  for (let round = 0; round < o.rounds; round += 1) {
+    // The order turns each round, so that none of the sides always follows another into a warm target.
+    for (let i = 0; i < sides.length; i += 1) await (sides[(i + round) % sides.length] as () => Promise<void>)()
+  }
+  return m
+}
+
 export async function openLoopLimit(o: OpenLoopLimitOptions): Promise<Row[]> {
   const target = await startRawTarget()
+  // The 2-worker probes share one pool, as a run's phases do: threads started once, warm for every probe.
+  const pool = new WorkerPool()
   try {
-    // Not counted: JIT and connection setup in the generator and the target would read as a schedule missed.
-    await probe(target.url, OPEN_LOOP_LIMIT.startRate, o.probeMs)
+    // Not counted: JIT and connection setup in the generator, its threads and the target would read as a
+    // schedule missed. At the cap, so that the hot paths run often enough to be compiled before the rounds.
+    await probe(target.url, OPEN_LOOP_LIMIT.maxRate, o.probeMs, pool)
+    await probe(target.url, OPEN_LOOP_LIMIT.maxRate, o.probeMs, pool, 2)
     await autocannonMax(target.url, 1000)
-    const ours: number[] = []
-    const two: number[] = []
-    // Sends a second when the plan outruns the engine (every connection busy): its cost per call, which timers
-    // woken late on a busy host do not hide, beside autocannon's closed loop.
-    const capped = { one: [] as number[], two: [] as number[] }
-    const bare: number[] = []
-    const wrk: (number | null)[] = []
-    const busy = { wrk: [] as number[], bare: [] as number[] }
-    const probes: Probe[][] = []
-    const floor: number[] = []
-    for (let round = 0; round < o.rounds; round += 1) {
-      // The order turns each round, so that none of the three always follows another into a warm target.
-      const sides = [
-        async () => {
-          const r = await highestRate(target.url, o)
-          ours.push(r.rate)
-          probes.push(r.probes)
-          floor.push(await timersLate(OPEN_LOOP_LIMIT.startRate, o.probeMs))
-        },
-        async () => {
-          two.push((await highestRate(target.url, o, 2)).rate)
-          for (const [workers, into] of [
-            [1, capped.one],
-            [2, capped.two],
-          ] as const) {
-            const p = await probe(target.url, OPEN_LOOP_LIMIT.maxRate, o.probeMs, workers)
-            into.push(((p.planned - p.unsent) * 1000) / o.probeMs)
-          }
-        },
-        async () => {
-          const r = await withTargetCpu(target.pid, () => autocannonMax(target.url, o.probeMs))
-          bare.push(r.value)
-          busy.bare.push(r.targetBusy)
-        },
-        async () => {
-          const r = await withTargetCpu(target.pid, () => wrkMax(target.url, o.probeMs))
-          wrk.push(r.value)
-          if (r.value !== null) busy.wrk.push(r.targetBusy)
-        },
-      ]
-      for (let i = 0; i < sides.length; i += 1) await (sides[(i + round) % sides.length] as () => Promise<void>)()
-    }
-    const oursRate = median(ours)
-    const bareRate = median(bare)
-    const wrkRates = wrk.filter((w): w is number => w !== null)
-    const wrkRate = wrkRates.length === 0 ? null : median(wrkRates)
-    const pct = (x: number): string => `${(x * 100).toFixed(0)}%`
-    const last = probes.at(-1) ?? []
-    const twoRate = median(two)
-    const cores = availableParallelism()
-    const scaling: Row = {
-      benchmark: 'open-loop scaling (highest on-time rate of 2 workers against 1, same target, same rounds)',
-      measured: `${twoRate.toFixed(0)}/s`,
-      baseline: `${oursRate.toFixed(0)}/s`,
-      figure: oursRate > 0 ? `${(twoRate / oursRate).toFixed(2)}x` : '-',
-      goal: 'none set: a figure to track',
-      met: null,
-      note: `per round 2 workers: ${two.map((r) => r.toFixed(0)).join(', ')}; each worker a thread with its own ${OPEN_LOOP_LIMIT.connections} connections and half the rate, lateness read off their merged lag histograms. This machine has ${cores} cores and the target takes one of them, so ${Math.max(1, cores - 1)} ${cores - 1 === 1 ? 'is' : 'are'} left to the generator's threads: with fewer free cores than workers the figure is a floor, not the scaling a generator host of its own shows.`,
-    }
-    const row: Row = {
-      benchmark:
-        'open-loop limit, one worker (highest rate with <= 1 % of calls late by > 10 ms or unsent, vs closed-loop max of bare autocannon and wrk)',
-      measured: `${oursRate.toFixed(0)}/s`,
-      baseline: `autocannon ${bareRate.toFixed(0)}/s; wrk${wrkRate === null ? ': not installed' : ` ${wrkRate.toFixed(0)}/s`}`,
-      figure: `${(oursRate / bareRate).toFixed(2)} of autocannon; ${wrkRate === null ? '- of wrk' : `${(oursRate / wrkRate).toFixed(2)} of wrk`}`,
-      goal: `>= ${OPEN_LOOP_LIMIT.goal} of autocannon`,
-      met: oursRate / bareRate >= OPEN_LOOP_LIMIT.goal,
-      note:
-        `${o.rounds} alternating rounds, medians; per round ours: ${ours.map((r) => r.toFixed(0)).join(', ')}, autocannon ${bare.map((r) => r.toFixed(0)).join(', ')}, wrk ${wrk.map((r) => (r === null ? '-' : r.toFixed(0))).join(', ')}. ` +
-        `Ours: the scheduler engine and its recorder, ${o.probeMs / 1000} s per probe, doubling from ${OPEN_LOOP_LIMIT.startRate}/s then ${o.refinements} halvings (last round's probes, rate: share late or unsent: ${last.map((p) => `${p.rate}: ${(p.errorShare * 100).toFixed(1)}%`).join(', ')}). ` +
-        `Timers alone, slept to the same plan at ${OPEN_LOOP_LIMIT.startRate}/s with no call, woke late in ${floor.map((f) => `${(f * 100).toFixed(1)}%`).join(', ')} of instants per round (above 1 %: the host, not the generator, missed the schedule). ` +
-        `autocannon and wrk (-t1) closed loop for ${o.probeMs / 1000} s; all ${OPEN_LOOP_LIMIT.connections} connections, GET ${OPEN_LOOP_LIMIT.path} of a raw node TCP target in a child process, ` +
-        `whose CPU was ${busy.bare.length > 0 ? pct(median(busy.bare)) : '-'} of a core under autocannon and ${busy.wrk.length > 0 ? pct(median(busy.wrk)) : '-'} under wrk (near 100 %: the target bounded that figure, and the ratio is an upper bound).` +
-        (wrkRate === null ? ` wrk is not installed (${OPEN_LOOP_LIMIT.wrk}; Debian: apt-get install wrk).` : ''),
-    }
-    const cap1 = median(capped.one)
-    const cap2 = median(capped.two)
-    const atCap: Row = {
-      benchmark:
-        'open-loop engine at its cap (sends/s when the plan outruns it: 1 worker, 2 workers, vs closed-loop autocannon)',
-      measured: `1 worker ${cap1.toFixed(0)}/s; 2 workers ${cap2.toFixed(0)}/s`,
-      baseline: `autocannon ${bareRate.toFixed(0)}/s`,
-      figure: `${(cap1 / bareRate).toFixed(2)} and ${(cap2 / bareRate).toFixed(2)} of autocannon; 2 workers ${(cap2 / Math.max(1, cap1)).toFixed(2)}x 1`,
-      goal: 'none set: a figure to track',
-      met: null,
-      note: `per round 1 worker ${capped.one.map((r) => r.toFixed(0)).join(', ')}, 2 workers ${capped.two.map((r) => r.toFixed(0)).join(', ')}: a plan of ${OPEN_LOOP_LIMIT.maxRate}/s for ${o.probeMs / 1000} s, ${OPEN_LOOP_LIMIT.connections} connections per worker, every send recorded as in a phase; the figure timers cannot spoil, where the on-time rate needs a host whose timers wake on time (see the first row's note).`,
-    }
-    return [row, scaling, atCap]
+    return limitRows(await measureRounds(target, o, pool), o)
   } finally {
+    await pool.close()
     await target.close()
   }
+}
+
+const perRound = (xs: readonly (number | null)[]): string => xs.map((r) => (r === null ? '-' : r.toFixed(0))).join(', ')
+
+/** The table's rows: one worker against autocannon and wrk, 2 workers against 1, and the engine at its cap. */
+function limitRows(m: Rounds, o: OpenLoopLimitOptions): Row[] {
+  const oursRate = median(m.ours)
+  const bareRate = median(m.bare)
+  const wrkRates = m.wrk.filter((w): w is number => w !== null)
+  const wrkRate = wrkRates.length === 0 ? null : median(wrkRates)
+  const pct = (x: number): string => `${(x * 100).toFixed(0)}%`
+  const last = m.probes.at(-1) ?? []
+  const twoRate = median(m.two)
+  const cores = availableParallelism()
+  const free = Math.max(1, cores - 1)
+  const row: Row = {
+    benchmark:
+      'open-loop limit, one worker (highest rate with <= 1 % of calls late by > 10 ms or unsent, vs closed-loop max of bare autocannon and wrk)',
+    measured: `${oursRate.toFixed(0)}/s`,
+    baseline: `autocannon ${bareRate.toFixed(0)}/s; wrk${wrkRate === null ? ': not installed' : ` ${wrkRate.toFixed(0)}/s`}`,
+    figure: `${(oursRate / bareRate).toFixed(2)} of autocannon; ${wrkRate === null ? '- of wrk' : `${(oursRate / wrkRate).toFixed(2)} of wrk`}`,
+    goal: `>= ${OPEN_LOOP_LIMIT.goal} of autocannon`,
+    met: oursRate / bareRate >= OPEN_LOOP_LIMIT.goal,
+    note:
+      `${o.rounds} alternating rounds, medians; per round ours: ${perRound(m.ours)}, autocannon ${perRound(m.bare)}, wrk ${perRound(m.wrk)}. ` +
+      `Ours: the scheduler engine and its recorder, ${o.probeMs / 1000} s per probe, doubling from ${OPEN_LOOP_LIMIT.startRate}/s then ${o.refinements} halvings, lateness read off the phase's lag histogram (last round's probes, rate: share late or unsent: ${last.map((p) => `${p.rate}: ${(p.errorShare * 100).toFixed(1)}%`).join(', ')}). ` +
+      `Timers alone, slept to the same plan at ${OPEN_LOOP_LIMIT.startRate}/s with no call, woke late in ${m.floor.map((f) => `${(f * 100).toFixed(1)}%`).join(', ')} of instants per round (above 1 %: the host, not the generator, missed the schedule). ` +
+      `autocannon and wrk (-t1) closed loop for ${o.probeMs / 1000} s; all ${OPEN_LOOP_LIMIT.connections} connections, GET ${OPEN_LOOP_LIMIT.path} of a raw node TCP target in a child process, ` +
+      `whose CPU was ${m.busy.bare.length > 0 ? pct(median(m.busy.bare)) : '-'} of a core under autocannon and ${m.busy.wrk.length > 0 ? pct(median(m.busy.wrk)) : '-'} under wrk (near 100 %: the target bounded that figure, and the ratio is an upper bound).` +
+      (wrkRate === null ? ` wrk is not installed (${OPEN_LOOP_LIMIT.wrk}; Debian: apt-get install wrk).` : ''),
+  }
+  const scaling: Row = {
+    benchmark: `open-loop scaling (highest on-time rate of 2 workers against 1, same target, same rounds; ${free} of ${cores} cores free of the target: a floor)`,
+    measured: `${twoRate.toFixed(0)}/s`,
+    baseline: `${oursRate.toFixed(0)}/s`,
+    figure: oursRate > 0 ? `${(twoRate / oursRate).toFixed(2)}x` : '-',
+    goal: 'none set: a figure to track',
+    met: null,
+    note: `per round 2 workers: ${perRound(m.two)}; each worker a thread of one pool started before the rounds and kept warm across probes, with its own ${OPEN_LOOP_LIMIT.connections} connections and half the rate, lateness read off their lag histograms. This machine has ${cores} cores and the target takes one of them, so ${free} ${free === 1 ? 'is' : 'are'} left to the generator's threads: with fewer free cores than workers the figure is a floor, not the scaling a generator host of its own shows.`,
+  }
+  const cap1 = median(m.capped.one)
+  const cap2 = median(m.capped.two)
+  const atCap: Row = {
+    benchmark:
+      'open-loop engine at its cap (sends/s when the plan outruns it: 1 worker, 2 workers, vs closed-loop autocannon)',
+    measured: `1 worker ${cap1.toFixed(0)}/s; 2 workers ${cap2.toFixed(0)}/s`,
+    baseline: `autocannon ${bareRate.toFixed(0)}/s`,
+    figure: `${(cap1 / bareRate).toFixed(2)} and ${(cap2 / bareRate).toFixed(2)} of autocannon; 2 workers ${(cap2 / Math.max(1, cap1)).toFixed(2)}x 1`,
+    goal: 'none set: a figure to track',
+    met: null,
+    note: `per round 1 worker ${perRound(m.capped.one)}, 2 workers ${perRound(m.capped.two)}: a plan of ${OPEN_LOOP_LIMIT.maxRate}/s for ${o.probeMs / 1000} s, ${OPEN_LOOP_LIMIT.connections} connections per worker, every send recorded as in a phase; the figure timers cannot spoil, where the on-time rate needs a host whose timers wake on time (see the first row's note).`,
+  }
+  return [row, scaling, atCap]
 }

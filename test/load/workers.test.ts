@@ -1,12 +1,13 @@
 /**
  * An open-loop phase driven by worker threads (load/engine/workers.ts): which phases take them, how the schedule is
  * sliced, and a phase of 1,200 planned calls on two workers against a loopback server whose figures merge exactly
- * (every call sent is answered and in the histograms and series once).
+ * (every call sent is answered and in the histograms and series once); and a pool that runs two phases on the two
+ * threads it started once.
  */
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { slicePlan, workersFor, WORKERS } from '../../load/engine/workers.ts'
+import { slicePlan, WorkerPool, workersFor, WORKERS } from '../../load/engine/workers.ts'
 import { jsonGetter, type Profile } from '../../load/profile.ts'
 import { runProfile } from '../../load/runner.ts'
 import type { PhasePlan } from '../../load/types.ts'
@@ -101,4 +102,38 @@ test('two workers: of 1,200 planned calls, each sent is answered and recorded on
   expect(phase.latency.count).toBe(phase.sent)
   expect(phase.series.reduce((n, s) => n + s.sent, 0)).toBe(phase.sent)
   expect(phase.series.reduce((n, s) => n + s.ok, 0)).toBe(phase.sent)
+}, 60_000)
+
+test('a pool starts its threads once and runs phase after phase on them, each merged on its own', async () => {
+  const pool = new WorkerPool()
+  const base = {
+    baseUrl: url,
+    key: 'k',
+    timeoutMs: 10_000,
+    minuteMs: 60_000,
+    bucketMs: 100,
+    maxRequests: 10_000,
+    objectives: [],
+  }
+  try {
+    for (const rate of [600, 400]) {
+      const parts = await pool.run(
+        base,
+        plan({ rate, durationMs: 500 }),
+        2,
+        AbortSignal.timeout(20_000),
+        () => undefined,
+        () => performance.timeOrigin + performance.now(),
+      )
+      expect(parts.map((p) => p.slice.rate)).toEqual([rate / 2, rate / 2])
+      for (const { part } of parts) {
+        expect(part.sent).toBeGreaterThan(0)
+        expect(part.sent).toBeLessThanOrEqual(rate / 4 + 1)
+        expect(part.answered).toBe(part.sent)
+      }
+    }
+    expect(pool.started).toBe(2)
+  } finally {
+    await pool.close()
+  }
 }, 60_000)
