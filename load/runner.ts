@@ -168,7 +168,7 @@ async function runPhase(
       ...(offsets ? { plannedBy: (ms: number) => countBy(offsets, ms) } : {}),
     })
     const stream = plan.requests.some((r) => r.stream) ? new StreamStats() : undefined
-    const base = {
+    const base: DriveBase = {
       baseUrl: ctx.baseUrl,
       key: keyOf(ctx, plan.slot),
       timeoutMs: ctx.timeoutMs,
@@ -187,89 +187,121 @@ async function runPhase(
       if (onBreach === 'run') stopRun(breach)
       phaseStop.abort(breach)
     }, RUNNER.progressEveryMs)
-    const probeRecorder = plan.probe
-      ? new PhaseRecorder(
-          { ...plan, rate: plan.probe.rate, probe: undefined },
-          { minuteMs: ctx.minuteMs, bucketMs: BUCKET_MS, startedAt },
-        )
-      : null
-    const probe =
-      plan.probe && probeRecorder && probeDispatcher
-        ? runScheduled({
-            baseUrl: ctx.baseUrl,
-            key: keyOf(ctx, plan.probe.slot),
-            dispatcher: probeDispatcher,
-            timeoutMs: ctx.timeoutMs,
-            signal: o.signal,
-            recorder: probeRecorder,
-            requests: plan.probe.requests,
-            rate: plan.probe.rate,
-            connections: 2,
-            durationMs: plan.durationMs,
-            maxRequests,
-          })
-        : Promise.resolve()
+    const probe = startProbe(plan, o, probeDispatcher, startedAt, maxRequests)
     let clients: Awaited<ReturnType<typeof runClients>> | undefined
     try {
-      if (plan.engine === 'autocannon') {
-        await runAutocannon({ ...base, rate: plan.rate, connections: plan.connections })
-      } else if (plan.engine === 'clients') {
-        const c = plan.client
-        if (!c) throw new Error(`phase ${plan.name}: the clients engine needs a client policy`)
-        clients = await runClients({
-          ...base,
-          dispatcher,
-          policy: c.policy,
-          workers: c.workers,
-          maxAttempts: c.maxAttempts,
-          pacePerSecond: c.pacePerSecond,
-        })
-      } else {
-        if (plan.rate === null) throw new Error(`phase ${plan.name}: the scheduler engine needs a rate`)
-        await runScheduled({
-          ...base,
-          dispatcher,
-          rate: plan.rate,
-          connections: plan.connections,
-          stream,
-          created,
-          ...(offsets ? { offsets } : {}),
-        })
-      }
-      await probe
+      clients = await drive(plan, base, dispatcher, stream, created, offsets)
+      await probe.done
     } finally {
       clearInterval(ticker)
     }
-    const endedAt = nowMs()
-    const { requests, probe: probePlan, ...rest } = plan
-    const result: PhaseResult = {
-      plan: {
-        ...rest,
-        routes: [...new Set(requests.map((r) => `${r.method} ${r.path}`))],
-        ...(probePlan
-          ? {
-              probe: {
-                slot: probePlan.slot,
-                rate: probePlan.rate,
-                routes: probePlan.requests.map((r) => `${r.method} ${r.path}`),
-              },
-            }
-          : {}),
-      },
-      ...recorder.result(endedAt),
-      ...(stream ? { stream: stream.figures() } : {}),
-    }
-    if (probeRecorder) {
-      const p = probeRecorder.result(endedAt)
-      result.probe = { sent: p.sent, answered: p.answered, refused: p.byStatus['429'] ?? 0 }
-    }
-    if (clients) result.clients = clients
-    result.algorithm = observeAlgorithm(result)
-    return result
+    return phaseResult(plan, recorder, stream, probe.recorder, clients, nowMs())
   } finally {
     await dispatcher.close()
     await probeDispatcher?.close()
   }
+}
+
+/** What every engine of a phase on this thread is given. */
+interface DriveBase {
+  baseUrl: string
+  key: string
+  timeoutMs: number
+  signal: AbortSignal
+  recorder: PhaseRecorder
+  requests: PhasePlan['requests']
+  durationMs: number
+  maxRequests: number
+}
+
+/** The phase's calls, by the engine its plan names; the clients engine's figures, if it ran. */
+async function drive(
+  plan: PhasePlan,
+  base: DriveBase,
+  dispatcher: Agent,
+  stream: StreamStats | undefined,
+  created: string[],
+  offsets: Float64Array | undefined,
+): Promise<Awaited<ReturnType<typeof runClients>> | undefined> {
+  if (plan.engine === 'autocannon') {
+    await runAutocannon({ ...base, rate: plan.rate, connections: plan.connections })
+    return undefined
+  }
+  if (plan.engine === 'clients') {
+    const c = plan.client
+    if (!c) throw new Error(`phase ${plan.name}: the clients engine needs a client policy`)
+    return runClients({
+      ...base,
+      dispatcher,
+      policy: c.policy,
+      workers: c.workers,
+      maxAttempts: c.maxAttempts,
+      pacePerSecond: c.pacePerSecond,
+    })
+  }
+  if (plan.rate === null) throw new Error(`phase ${plan.name}: the scheduler engine needs a rate`)
+  await runScheduled({
+    ...base,
+    dispatcher,
+    rate: plan.rate,
+    connections: plan.connections,
+    stream,
+    created,
+    ...(offsets ? { offsets } : {}),
+  })
+  return undefined
+}
+
+/** The probe beside the phase: another key's calls at a slow rate, to see whether buckets are shared. */
+function startProbe(
+  plan: PhasePlan,
+  o: RunnerOptions,
+  dispatcher: Agent | null,
+  startedAt: number,
+  maxRequests: number,
+): { done: Promise<void>; recorder: PhaseRecorder | null } {
+  const ctx = o.context
+  if (!plan.probe || !dispatcher) return { done: Promise.resolve(), recorder: null }
+  const recorder = new PhaseRecorder(
+    { ...plan, rate: plan.probe.rate, probe: undefined },
+    { minuteMs: ctx.minuteMs, bucketMs: BUCKET_MS, startedAt },
+  )
+  const done = runScheduled({
+    baseUrl: ctx.baseUrl,
+    key: keyOf(ctx, plan.probe.slot),
+    dispatcher,
+    timeoutMs: ctx.timeoutMs,
+    signal: o.signal,
+    recorder,
+    requests: plan.probe.requests,
+    rate: plan.probe.rate,
+    connections: 2,
+    durationMs: plan.durationMs,
+    maxRequests,
+  })
+  return { done, recorder }
+}
+
+function phaseResult(
+  plan: PhasePlan,
+  recorder: PhaseRecorder,
+  stream: StreamStats | undefined,
+  probeRecorder: PhaseRecorder | null,
+  clients: Awaited<ReturnType<typeof runClients>> | undefined,
+  endedAt: number,
+): PhaseResult {
+  const result: PhaseResult = {
+    plan: resultPlan(plan),
+    ...recorder.result(endedAt),
+    ...(stream ? { stream: stream.figures() } : {}),
+  }
+  if (probeRecorder) {
+    const p = probeRecorder.result(endedAt)
+    result.probe = { sent: p.sent, answered: p.answered, refused: p.byStatus['429'] ?? 0 }
+  }
+  if (clients) result.clients = clients
+  result.algorithm = observeAlgorithm(result)
+  return result
 }
 
 /** What result.json says of a plan: its routes, not its prepared bodies. */
@@ -445,6 +477,57 @@ async function runPhases(
   }
 }
 
+/** A search adapts each step to what it measured: it is not sharded, stopped on a breach, or chosen by phase. */
+function refuseForSearch(o: RunnerOptions): void {
+  const name = o.profile.name
+  if (o.shard !== null && o.shard.count > 1)
+    throw new ConfigError(
+      `the profile ${name} is a search that adapts each step to what it measured: it cannot be sharded`,
+    )
+  if (o.abortOnFail)
+    throw new ConfigError(
+      `the profile ${name} is a search: it ends each step that broke by itself, and a broken step is how it finds the rate; drop --abort-on-fail`,
+    )
+  if (o.phases) throw new ConfigError(`the profile ${name} is a search: its steps are not chosen with --phase`)
+}
+
+/** Why a run ended before its plan did, or null when it ran whole. */
+function whyStopped(
+  o: RunnerOptions,
+  capReached: boolean,
+  objective: AbortSignal,
+  deadline: AbortSignal,
+): string | null {
+  if (o.signal.aborted) return `stopped: ${String(o.signal.reason ?? 'interrupted')}`
+  if (objective.aborted) return `stopped early by --abort-on-fail: ${String(objective.reason)}`
+  if (deadline.aborted) return `the profile's cap of ${(o.profile.caps.maxDurationMs / 1000).toFixed(0)} s was reached`
+  return capReached ? `the profile's cap of ${o.profile.caps.maxRequests} calls was reached` : null
+}
+
+/** A phase the plan skipped: each of its verdicts a skip, saying why. */
+function skipVerdicts(p: PhasePlan): Verdict[] {
+  return p.verdicts.map((id) => ({
+    id,
+    phase: p.name,
+    status: 'skip',
+    figure: '-',
+    detail: p.skip as string,
+    section: sectionOfRoute(p.requests[0]?.path ?? ''),
+  }))
+}
+
+function profileOf(o: RunnerOptions, ctx: PlanContext, plans: readonly PhasePlan[]): LoadResult['profile'] {
+  return {
+    name: o.profile.name,
+    description: o.profile.description,
+    tier: o.profile.tier ?? ctx.tier,
+    durationMs: ctx.durationMs ?? plans.reduce((ms, p) => ms + p.durationMs, 0),
+    rate: ctx.rate,
+    connections: ctx.connections,
+    ...(ctx.seed !== undefined ? { seed: ctx.seed } : {}),
+  }
+}
+
 export async function runProfile(o: RunnerOptions): Promise<LoadResult> {
   const started = new Date()
   const objectives = o.objectives ?? []
@@ -454,16 +537,7 @@ export async function runProfile(o: RunnerOptions): Promise<LoadResult> {
     objectives,
     limits: combineLimits(o.context.limits ?? [], o.profile.limits),
   }
-  if (o.profile.search && o.shard !== null && o.shard.count > 1)
-    throw new ConfigError(
-      `the profile ${o.profile.name} is a search that adapts each step to what it measured: it cannot be sharded`,
-    )
-  if (o.profile.search && o.abortOnFail)
-    throw new ConfigError(
-      `the profile ${o.profile.name} is a search: it ends each step that broke by itself, and a broken step is how it finds the rate; drop --abort-on-fail`,
-    )
-  if (o.profile.search && o.phases)
-    throw new ConfigError(`the profile ${o.profile.name} is a search: its steps are not chosen with --phase`)
+  if (o.profile.search) refuseForSearch(o)
   const search = o.profile.search ? await o.profile.search(ctx) : null
   const plans = search ? [search.first] : await planPhases(o, ctx)
   const judgedBy = search ? search.objectives : objectives
@@ -480,14 +554,7 @@ export async function runProfile(o: RunnerOptions): Promise<LoadResult> {
   const next = (done: PhaseResult[]): PhasePlan | null => (search ? search.next(done) : (queue.shift() ?? null))
   const run = { o: { ...o, signal, objectives: judgedBy }, created, onBreach, stopRun }
   const { phases, capReached } = await runPhases(queue.shift() ?? null, next, run)
-  let stopReason: string | null = capReached
-    ? `the profile's cap of ${o.profile.caps.maxRequests} calls was reached`
-    : null
-  if (o.signal.aborted) stopReason = `stopped: ${String(o.signal.reason ?? 'interrupted')}`
-  else if (objectiveStop.signal.aborted)
-    stopReason = `stopped early by --abort-on-fail: ${String(objectiveStop.signal.reason)}`
-  else if (deadline.aborted)
-    stopReason = `the profile's cap of ${(o.profile.caps.maxDurationMs / 1000).toFixed(0)} s was reached`
+  const stopReason = whyStopped(o, capReached, objectiveStop.signal, deadline)
   const slot = plans[0]?.slot ?? 'main'
   const leftBehind = await cleanUp(ctx, slot, created, o.note)
   if (leftBehind.length > 0)
@@ -500,18 +567,7 @@ export async function runProfile(o: RunnerOptions): Promise<LoadResult> {
   const verdicts = [
     ...judge(phases, ctx.minuteMs, o.shard?.count ?? 1, search ? [] : objectives),
     ...(concluded?.verdicts ?? []),
-    ...skipped.flatMap((p) =>
-      p.verdicts.map(
-        (id): Verdict => ({
-          id,
-          phase: p.name,
-          status: 'skip',
-          figure: '-',
-          detail: p.skip as string,
-          section: sectionOfRoute(p.requests[0]?.path ?? ''),
-        }),
-      ),
-    ),
+    ...skipped.flatMap(skipVerdicts),
   ]
   const partial = stopReason !== null || (search === null && phases.length < plans.length - skipped.length)
   const { outcome, exitCode } =
@@ -532,15 +588,7 @@ export async function runProfile(o: RunnerOptions): Promise<LoadResult> {
       minuteMs: ctx.minuteMs,
       ...(ctx.limiter ? { limiter: ctx.limiter } : {}),
     },
-    profile: {
-      name: o.profile.name,
-      description: o.profile.description,
-      tier: o.profile.tier ?? ctx.tier,
-      durationMs: ctx.durationMs ?? plans.reduce((ms, p) => ms + p.durationMs, 0),
-      rate: ctx.rate,
-      connections: ctx.connections,
-      ...(ctx.seed !== undefined ? { seed: ctx.seed } : {}),
-    },
+    profile: profileOf(o, ctx, plans),
     shard: o.shard,
     mergedFrom: [],
     bucketMs: BUCKET_MS,

@@ -58,6 +58,20 @@ function phaseRow(phase: PhaseResult): (string | number)[] {
 const pct = (h: HistogramSummary): string => (h.count === 0 ? '-' : `${ms(h.p50)} / ${ms(h.p90)} / ${ms(h.p99)}`)
 
 export function renderSummaryMd(result: LoadResult): string {
+  return [
+    ...headLines(result),
+    ...verdictLines(result),
+    ...capacitySection(result),
+    ...phaseSection(result),
+    ...goodputSection(result),
+    ...backoffSection(result),
+    ...streamingSection(result),
+    ...spreadSection(result),
+  ].join('\n')
+}
+
+/** The outcome, and what ran against what: target, profile, run, shard, objectives. */
+function headLines(result: LoadResult): string[] {
   const out: string[] = []
   const p = result.profile
   out.push(`# Gateway load: ${OUTCOME_LINE[result.outcome]} (exit ${result.exitCode})`, '')
@@ -80,6 +94,12 @@ export function renderSummaryMd(result: LoadResult): string {
   if (objectives !== null) out.push(`- objectives: ${text(objectives)}`)
   out.push('')
 
+  return out
+}
+
+/** Every verdict, the failed and inconclusive ones explained, and the algorithm seen. */
+function verdictLines(result: LoadResult): string[] {
+  const out: string[] = []
   out.push('## Verdicts', '')
   if (result.verdicts.length === 0) out.push('No verdict was judged.')
   else
@@ -101,6 +121,12 @@ export function renderSummaryMd(result: LoadResult): string {
     out.push('')
   }
 
+  return out
+}
+
+/** The capacity search: what it found and each step. */
+function capacitySection(result: LoadResult): string[] {
+  const out: string[] = []
   const c = result.capacity
   if (c) {
     out.push('## Capacity search', '')
@@ -115,6 +141,12 @@ export function renderSummaryMd(result: LoadResult): string {
     )
   }
 
+  return out
+}
+
+/** Each phase in a row, and notes for what the row leaves out. */
+function phaseSection(result: LoadResult): string[] {
+  const out: string[] = []
   if (result.phases.length > 0) {
     out.push('## Phases', '')
     out.push(
@@ -142,8 +174,13 @@ export function renderSummaryMd(result: LoadResult): string {
     if (notes.length > 0) out.push(...notes, '')
   }
 
-  // Goodput beside throughput: the calls answered 2xx, and those within every per-call objective.
-  if (result.objectives && result.objectives.length > 0 && !c) {
+  return out
+}
+
+/** Goodput beside throughput: the calls answered 2xx, and those within every per-call objective. */
+function goodputSection(result: LoadResult): string[] {
+  const out: string[] = []
+  if (result.objectives && result.objectives.length > 0 && !result.capacity) {
     out.push('## Goodput', '')
     out.push(
       ...table(
@@ -154,6 +191,12 @@ export function renderSummaryMd(result: LoadResult): string {
     )
   }
 
+  return out
+}
+
+/** The backoff clients: how each policy fared against the limit. */
+function backoffSection(result: LoadResult): string[] {
+  const out: string[] = []
   const backoff = result.phases.filter((ph) => ph.clients)
   if (backoff.length > 0) {
     out.push('## Backoff clients', '')
@@ -190,6 +233,12 @@ export function renderSummaryMd(result: LoadResult): string {
     )
   }
 
+  return out
+}
+
+/** Streams: completed and truncated, and their timings event by event. */
+function streamingSection(result: LoadResult): string[] {
+  const out: string[] = []
   const streams = result.phases.filter((ph) => ph.stream)
   if (streams.length > 0) {
     out.push('## Streaming', '')
@@ -214,10 +263,16 @@ export function renderSummaryMd(result: LoadResult): string {
       '',
     )
   }
+  return out
+}
+
+/** The spread over repeats, and where the rest of the figures are. */
+function spreadSection(result: LoadResult): string[] {
+  const out: string[] = []
   if (result.repeats) {
     out.push(`## Spread over ${result.repeats.count} repeats`, '')
     out.push(...table(SPREAD_HEAD, spreadRows(result)), '')
   }
   out.push('Charts of every phase are in report.html; every figure is in result.json.', '')
-  return out.join('\n')
+  return out
 }
