@@ -11,7 +11,7 @@ import { transform } from 'esbuild'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 /** The code the command line reaches: entry points, harness, load, the reference gateway and what they share. */
-const DIRS = ['scripts', 'harness', 'load', 'gateway', 'common']
+const DIRS = ['scripts', 'harness', 'load', 'gateway', 'proof', 'common']
 /** What tsconfig.json sets that changes the emitted code. */
 const TSCONFIG = { compilerOptions: { useDefineForClassFields: true, verbatimModuleSyntax: true } }
 /** `from './x.ts'`, `import('./x.ts')` and `export … from '../x.ts'`: relative specifiers only. */

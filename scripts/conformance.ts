@@ -35,7 +35,7 @@ import { attribution, attributionLine, attributionProperties } from '../harness/
 import { rerunSelection } from '../harness/setup/rerun-failed.ts'
 import { ProgressReporter } from '../harness/report/progress.ts'
 import { shownPath } from '../harness/report/files.ts'
-import { listRequirements } from './list-requirements.ts'
+import { listRequirements } from '../harness/setup/list-requirements.ts'
 import { runMerge } from './merge.ts'
 import { runSweep } from './sweep.ts'
 

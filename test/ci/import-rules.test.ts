@@ -18,7 +18,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   suites: ['harness', 'common', 'schemas'],
   load: ['harness', 'common', 'schemas'],
   gateway: ['common', 'schemas'],
-  scripts: ['harness', 'suites', 'load', 'gateway', 'common', 'schemas'],
+  proof: ['harness', 'gateway', 'common', 'schemas'],
+  scripts: ['harness', 'suites', 'load', 'gateway', 'proof', 'common', 'schemas'],
 }
 
 /** The one arrow against the grain: with no base URL, the run starts the reference gateway through its entry point. */

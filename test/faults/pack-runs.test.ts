@@ -1,10 +1,10 @@
 /**
- * The fault proof's shared runs (scripts/faults.ts packRuns): faults whose suite files do not overlap run side by
+ * The fault proof's shared runs (proof/fault-runs.ts packRuns): faults whose suite files do not overlap run side by
  * side, each file facing its own fault's gateway. Packing must never put two faults that need one file in a run.
  */
 import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
-import { packRuns } from '../../scripts/faults.ts'
+import { packRuns } from '../../proof/fault-runs.ts'
 
 const FILES = ['a', 'b', 'c', 'd', 'e', 'f']
 

@@ -10,7 +10,7 @@ import { REQ } from '../../harness/report/audit.ts'
 import { citableSections } from '../../harness/reference.ts'
 import { requirements, families, uncheckedMust } from '../../harness/requirements.ts'
 import { SchemaRegistry } from '../../harness/schema-registry.ts'
-import { collectChecks } from '../../scripts/list-requirements.ts'
+import { collectChecks } from '../../harness/setup/list-requirements.ts'
 import { ROOT } from '../support/run-conformance.ts'
 import { filesUnder } from '../support/files.ts'
 

@@ -5,11 +5,11 @@
  */
 import { relative } from 'node:path'
 import { createVitest } from 'vitest/node'
-import { REQ } from '../harness/report/audit.ts'
-import { CONFORMANCE_PROJECTS } from '../harness/setup/projects.ts'
-import { requirements, citation, uncheckedMust } from '../harness/requirements.ts'
-import { DEFAULT_NATIVE_KEY_HEADER, type TargetConfig } from '../harness/setup/config.ts'
-import type { ConformanceMeta } from '../harness/worker/recorder.ts'
+import { REQ } from '../report/audit.ts'
+import { CONFORMANCE_PROJECTS } from './projects.ts'
+import { requirements, citation, uncheckedMust } from '../requirements.ts'
+import { DEFAULT_NATIVE_KEY_HEADER, type TargetConfig } from './config.ts'
+import type { ConformanceMeta } from '../worker/recorder.ts'
 
 const AUDITED = new Set<string>(Object.values(REQ))
 
