@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { LIMITER_ALGORITHMS } from '../gateway/limiter.ts'
+import { LIMITER_ALGORITHMS, type LimiterAlgorithm } from '../gateway/limiter.ts'
 import { parseRouteLimit } from '../gateway/route-limits.ts'
 import {
   DEFAULT_NATIVE_KEY_HEADER,
@@ -20,7 +20,7 @@ import {
   loadEnv,
   parseShard,
   resolveOptions,
-  type KeySlot,
+  type RunOptions,
 } from '../harness/setup/config.ts'
 import { parseDurationMs } from '../harness/duration.ts'
 import { ConfigError, isHarnessError } from '../harness/errors.ts'
@@ -331,8 +331,72 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     )
   if (flags.profile === undefined)
     throw new ConfigError('--profile is required: npm run load -- --list shows the profiles')
-  const profile = profileNamed(flags.profile)
-  if (!profile) throw new ConfigError(`unknown profile "${flags.profile}": npm run load -- --list shows the profiles`)
+  const settings = readSettings(flags.profile, flags)
+  const embedded = readEmbedded(flags)
+  const options = resolveOptions(
+    loadEnv(io.env),
+    { ...(flags['base-url'] ? { 'base-url': flags['base-url'] } : {}) },
+    [],
+    [],
+  )
+  if (options.baseUrl !== null) checkRemote(options.baseUrl, embedded, flags['confirm-target'])
+  const runId = newRunId()
+  const minuteMs = embedded.minuteMs ?? (options.baseUrl === null ? DEFAULTS.embeddedMinuteMs : REAL_MINUTE_MS)
+  const target = await startTarget(options, embedded, minuteMs, runId)
+  const keys = target.config.keys as Partial<Record<KeySlotName, string>>
+  const redactor = new Redactor(keys)
+  const out = outputOf(io, redactor)
+  const stop = new AbortController()
+  const onSignal = interruptHandler(stop, out.say)
+  process.on('SIGINT', onSignal)
+  process.on('SIGTERM', onSignal)
+  try {
+    const ctx: PlanContext = {
+      baseUrl: target.config.baseUrl,
+      embedded: target.config.embedded,
+      minuteMs,
+      ...(embedded.limiter ? { limiter: embedded.limiter } : {}),
+      keys,
+      models: options.models,
+      limits: settings.limits,
+      tier: settings.tier,
+      durationMs: settings.durationMs,
+      rate: settings.rate,
+      connections: settings.connections,
+      workers: settings.workers ?? defaultWorkers(target.config.embedded),
+      arrival: settings.arrival,
+      ramp: settings.ramp,
+      seed: settings.seed,
+      seedGiven: settings.seedGiven,
+      timeoutMs: options.timeoutMs,
+      runId,
+      getJson: jsonGetter(target.config.baseUrl, keys, options.timeoutMs),
+    }
+    const repeats = await runRepeats(settings, embedded, ctx, runId, stop.signal, out)
+    if (out.interactive) io.stderr('\r\x1b[K')
+    const reportRoot = flags['report-dir'] ?? DEFAULTS.reportDir
+    const { merged: result, dir } =
+      settings.repeat === 1
+        ? { merged: repeats[0] as LoadResult, dir: await writeReport(repeats[0] as LoadResult, reportRoot) }
+        : await writeRepeats(repeats, runId, reportRoot)
+    const spread = result.repeats
+      ? `\n\nSpread over ${result.repeats.count} repeats (each in ${dir}/repeat-N):\n${columns([SPREAD_HEAD, ...spreadRows(result)])}`
+      : ''
+    io.stdout(
+      `${redactor.text(verdictTable(result))}${spread}\n\n${result.outcome.toUpperCase()} (exit ${result.exitCode})${result.partial ? `, partial: ${result.stopReason ?? 'not every phase ran'}` : ''}. Report: ${dir}\n`,
+    )
+    return result.exitCode
+  } finally {
+    process.off('SIGINT', onSignal)
+    process.off('SIGTERM', onSignal)
+    await target.close()
+  }
+}
+
+/** What the flags ask of the profile's run, each checked with a message that says what to fix. */
+function readSettings(name: string, flags: Flags) {
+  const profile = profileNamed(name)
+  if (!profile) throw new ConfigError(`unknown profile "${name}": npm run load -- --list shows the profiles`)
   const tier = number(flags.tier, '--tier', (n) => Number.isInteger(n) && n >= 0 && n <= 5, 'a tier from 0 to 5')
   if (tier !== null && profile.tier !== null && tier !== profile.tier)
     throw new ConfigError(
@@ -377,24 +441,47 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     throw new ConfigError(
       `the profile ${profile.name} is a search: its repeats would not share their steps; run it again and compare the two`,
     )
-  const minuteFlag = number(
+  const limits = (flags.limit ?? []).map(parseLimitFlag)
+  checkDistinct(limits)
+  return {
+    profile,
+    tier,
+    durationMs,
+    rate,
+    connections,
+    workers: workersFlag,
+    shard,
+    objectives,
+    abortOnFail: flags['abort-on-fail'] === true,
+    arrival,
+    ramp,
+    seed,
+    seedGiven: seedFlag !== null,
+    repeat,
+    limits,
+    phases:
+      flags.phase === undefined
+        ? null
+        : flags.phase
+            .split(',')
+            .map((p) => p.trim())
+            .filter(Boolean),
+  }
+}
+
+type Settings = ReturnType<typeof readSettings>
+
+/** What configures the embedded gateway: its minute, its limiter and the limits it enforces unannounced. */
+function readEmbedded(flags: Flags) {
+  const minuteMs = number(
     flags['minute-ms'],
     '--minute-ms',
     (n) => Number.isInteger(n) && n >= 200 && n <= REAL_MINUTE_MS,
     `whole milliseconds from 200 to ${REAL_MINUTE_MS}`,
   )
-
-  const options = resolveOptions(
-    loadEnv(io.env),
-    { ...(flags['base-url'] ? { 'base-url': flags['base-url'] } : {}) },
-    [],
-    [],
-  )
   const limiter = flags.limiter
   if (limiter !== undefined && !(LIMITER_ALGORITHMS as readonly string[]).includes(limiter))
     throw new ConfigError(`--limiter must be one of ${LIMITER_ALGORITHMS.join(', ')}, got '${limiter}'`)
-  const limits = (flags.limit ?? []).map(parseLimitFlag)
-  checkDistinct(limits)
   const routeLimits = flags['route-limit'] ?? []
   for (const text of routeLimits) {
     try {
@@ -403,56 +490,70 @@ async function run(argv: string[], io: CliIo): Promise<number> {
       throw new ConfigError((error as Error).message)
     }
   }
-  if (options.baseUrl !== null) {
-    if (limiter !== undefined)
-      throw new ConfigError(
-        "--limiter chooses the embedded gateway's algorithm; a target's own is observed in the report, never chosen",
-      )
-    if (routeLimits.length > 0)
-      throw new ConfigError(
-        "--route-limit configures the embedded gateway; a target's own limits are stated with --limit",
-      )
-    if (minuteFlag !== null && !isLoopback(options.baseUrl))
-      throw new ConfigError(
-        "--minute-ms is for the embedded gateway or one on this machine started with --minute-ms; a remote target's minute is 60 s",
-      )
-    const host = new URL(options.baseUrl).hostname
-    if (!isLoopback(options.baseUrl) && flags['confirm-target'] !== host) {
-      throw new ConfigError(
-        `${options.baseUrl} is not on this machine: a load run against it needs --confirm-target ${host}`,
-      )
-    }
+  return { minuteMs, limiter: limiter as LimiterAlgorithm | undefined, routeLimits }
+}
+
+type Embedded = ReturnType<typeof readEmbedded>
+
+/** A target of its own: the embedded gateway's settings do not apply, and a remote host is typed again. */
+function checkRemote(baseUrl: string, embedded: Embedded, confirmed: string | undefined): void {
+  if (embedded.limiter !== undefined)
+    throw new ConfigError(
+      "--limiter chooses the embedded gateway's algorithm; a target's own is observed in the report, never chosen",
+    )
+  if (embedded.routeLimits.length > 0)
+    throw new ConfigError(
+      "--route-limit configures the embedded gateway; a target's own limits are stated with --limit",
+    )
+  if (embedded.minuteMs !== null && !isLoopback(baseUrl))
+    throw new ConfigError(
+      "--minute-ms is for the embedded gateway or one on this machine started with --minute-ms; a remote target's minute is 60 s",
+    )
+  const host = new URL(baseUrl).hostname
+  if (!isLoopback(baseUrl) && confirmed !== host)
+    throw new ConfigError(`${baseUrl} is not on this machine: a load run against it needs --confirm-target ${host}`)
+}
+
+/** The target: the one the options name, or the embedded gateway with the settings given. */
+async function startTarget(
+  options: RunOptions,
+  embedded: Embedded,
+  minuteMs: number,
+  runId: string,
+): Promise<PreparedTarget> {
+  if (options.baseUrl !== null) return prepareTarget(options, runId)
+  const { startEmbeddedGateway } = await import('../gateway/embedded.ts')
+  const gateway = await startEmbeddedGateway({
+    minuteMs,
+    ...(embedded.limiter ? { limiter: embedded.limiter } : {}),
+    ...(embedded.routeLimits.length > 0 ? { routeLimits: embedded.routeLimits } : {}),
+  })
+  return {
+    config: {
+      baseUrl: gateway.url,
+      embedded: true,
+      keys: { ...gateway.keys },
+      asOf: options.asOf,
+      budgetUsd: null,
+      timeoutMs: options.timeoutMs,
+      largeUploads: false,
+      models: {},
+      nativeKeyHeader: DEFAULT_NATIVE_KEY_HEADER,
+      runId,
+    },
+    close: () => gateway.close(),
   }
-  const runId = newRunId()
-  const minuteMs = minuteFlag ?? (options.baseUrl === null ? DEFAULTS.embeddedMinuteMs : REAL_MINUTE_MS)
-  let target: PreparedTarget | null = null
-  if (options.baseUrl === null) {
-    const { startEmbeddedGateway } = await import('../gateway/embedded.ts')
-    const gateway = await startEmbeddedGateway({
-      minuteMs,
-      ...(limiter ? { limiter } : {}),
-      ...(routeLimits.length > 0 ? { routeLimits } : {}),
-    })
-    target = {
-      config: {
-        baseUrl: gateway.url,
-        embedded: true,
-        keys: { ...gateway.keys },
-        asOf: options.asOf,
-        budgetUsd: null,
-        timeoutMs: options.timeoutMs,
-        largeUploads: false,
-        models: {},
-        nativeKeyHeader: DEFAULT_NATIVE_KEY_HEADER,
-        runId,
-      },
-      close: () => gateway.close(),
-    }
-  } else {
-    target = await prepareTarget(options, runId)
-  }
-  const keys = target.config.keys as Partial<Record<KeySlot, string>>
-  const redactor = new Redactor(keys)
+}
+
+interface Output {
+  interactive: boolean
+  /** A line of its own, redacted. */
+  say: (line: string) => void
+  /** The progress line: rewritten in place on a terminal, else every 5 s. */
+  progress: (line: string) => void
+}
+
+function outputOf(io: CliIo, redactor: Redactor): Output {
   const say = (line: string): void => {
     io.stderr(`${redactor.text(line)}\n`)
   }
@@ -465,89 +566,57 @@ async function run(argv: string[], io: CliIo): Promise<number> {
       say(line)
     }
   }
-  const stop = new AbortController()
+  return { interactive, say, progress }
+}
+
+/** Ctrl-C once stops the run with what was measured; twice quits at once. */
+function interruptHandler(stop: AbortController, say: (line: string) => void): (signal: NodeJS.Signals) => void {
   let interrupted = 0
-  const onSignal = (signal: NodeJS.Signals): void => {
+  return (signal) => {
     interrupted += 1
     if (interrupted > 1) process.exit(130)
     say(`\n${signal}: stopping; the report will hold what was measured so far (press again to quit at once)`)
     stop.abort(signal === 'SIGINT' ? 'interrupted (Ctrl-C)' : `interrupted (${signal})`)
   }
-  process.on('SIGINT', onSignal)
-  process.on('SIGTERM', onSignal)
-  try {
-    const ctx: PlanContext = {
-      baseUrl: target.config.baseUrl,
-      embedded: target.config.embedded,
-      minuteMs,
-      ...(limiter ? { limiter } : {}),
-      keys: keys as Partial<Record<KeySlotName, string>>,
-      models: options.models,
-      limits,
-      tier,
-      durationMs,
-      rate,
-      connections,
-      workers: workersFlag ?? defaultWorkers(target.config.embedded),
-      arrival,
-      ramp,
-      seed,
-      seedGiven: seedFlag !== null,
-      timeoutMs: options.timeoutMs,
-      runId,
-      getJson: jsonGetter(target.config.baseUrl, keys as Partial<Record<KeySlotName, string>>, options.timeoutMs),
-    }
-    const repeats: LoadResult[] = []
-    // A stopped repeat ends the run: the repeats so far are merged and reported as partial.
-    while (repeats.length < repeat && !repeats.some((r) => r.partial) && !stop.signal.aborted) {
-      const n = repeats.length + 1
-      repeats.push(
-        await runProfile({
-          profile,
-          context: ctx,
-          runId: repeat === 1 ? runId : `${runId}-repeat-${n}`,
-          shard,
-          phases:
-            flags.phase === undefined
-              ? null
-              : flags.phase
-                  .split(',')
-                  .map((p) => p.trim())
-                  .filter(Boolean),
-          signal: stop.signal,
-          toolVersion: PACKAGE.version,
-          objectives,
-          abortOnFail: flags['abort-on-fail'] === true,
-          progress,
-          planned: (plans) =>
-            say(
-              `${profile.name} against ${ctx.baseUrl}${ctx.embedded ? ` (embedded reference gateway, ${minuteMs} ms minute${limiter ? `, ${limiter}` : ''}${routeLimits.length > 0 ? `, --route-limit ${routeLimits.join(' ')}` : ''})` : ''}${shard ? `, shard ${shard.index}/${shard.count}` : ''}, seed ${seed}: ${plans.map((p) => p.name).join(', ')}; run ${runId}${repeat > 1 ? `, repeat ${n} of ${repeat}` : ''}`,
-            ),
-          note: (line) => {
-            if (interactive) io.stderr('\r\x1b[K')
-            say(line)
-          },
-        }),
-      )
-    }
-    if (interactive) io.stderr('\r\x1b[K')
-    const reportRoot = flags['report-dir'] ?? DEFAULTS.reportDir
-    const { merged: result, dir } =
-      repeat === 1
-        ? { merged: repeats[0] as LoadResult, dir: await writeReport(repeats[0] as LoadResult, reportRoot) }
-        : await writeRepeats(repeats, runId, reportRoot)
-    const spread = result.repeats
-      ? `\n\nSpread over ${result.repeats.count} repeats (each in ${dir}/repeat-N):\n${columns([SPREAD_HEAD, ...spreadRows(result)])}`
-      : ''
-    io.stdout(
-      `${redactor.text(verdictTable(result))}${spread}\n\n${result.outcome.toUpperCase()} (exit ${result.exitCode})${result.partial ? `, partial: ${result.stopReason ?? 'not every phase ran'}` : ''}. Report: ${dir}\n`,
+}
+
+/** The profile run --repeat times; a stopped repeat ends the run, and the repeats so far are reported as partial. */
+async function runRepeats(
+  settings: Settings,
+  embedded: Embedded,
+  ctx: PlanContext,
+  runId: string,
+  signal: AbortSignal,
+  out: Output,
+): Promise<LoadResult[]> {
+  const { profile, repeat, shard, seed } = settings
+  const repeats: LoadResult[] = []
+  while (repeats.length < repeat && !repeats.some((r) => r.partial) && !signal.aborted) {
+    const n = repeats.length + 1
+    repeats.push(
+      await runProfile({
+        profile,
+        context: ctx,
+        runId: repeat === 1 ? runId : `${runId}-repeat-${n}`,
+        shard,
+        phases: settings.phases,
+        signal,
+        toolVersion: PACKAGE.version,
+        objectives: settings.objectives,
+        abortOnFail: settings.abortOnFail,
+        progress: out.progress,
+        planned: (plans) =>
+          out.say(
+            `${profile.name} against ${ctx.baseUrl}${ctx.embedded ? ` (embedded reference gateway, ${ctx.minuteMs} ms minute${embedded.limiter ? `, ${embedded.limiter}` : ''}${embedded.routeLimits.length > 0 ? `, --route-limit ${embedded.routeLimits.join(' ')}` : ''})` : ''}${shard ? `, shard ${shard.index}/${shard.count}` : ''}, seed ${seed}: ${plans.map((p) => p.name).join(', ')}; run ${runId}${repeat > 1 ? `, repeat ${n} of ${repeat}` : ''}`,
+          ),
+        note: (line) => {
+          if (out.interactive) process.stderr.write('\r\x1b[K')
+          out.say(line)
+        },
+      }),
     )
-    return result.exitCode
-  } finally {
-    process.off('SIGINT', onSignal)
-    process.off('SIGTERM', onSignal)
-    await target.close()
   }
+  return repeats
 }
 
 // Run as a script (npm run load), not when a test imports runLoadCli.
