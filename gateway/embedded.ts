@@ -20,7 +20,7 @@ export interface EmbeddedGatewayOptions {
   minuteMs?: number
   /** The algorithm of every rate-limit bucket (limiter.ts LIMITER_ALGORITHMS; default fixed-window). */
   limiter?: string
-  /** Names from the fault registry (gateway/faults.ts); an unknown name is an error listing the valid ones. */
+  /** Names from the fault registry (gateway/faults/registry.ts); an unknown name is an error listing the valid ones. */
   faults?: string[]
   /** Allowed variation of Part 1 §9.2 (see vary.ts). */
   vary?: boolean

@@ -6,7 +6,7 @@
 import { DEFAULT_NATIVE_KEY_HEADER } from '../common/native-key.ts'
 import { parseArgs } from 'node:util'
 import { parseInstant } from './clock.ts'
-import { toFaultSet, type FaultName } from './faults.ts'
+import { toFaultSet, type FaultName } from './faults/registry.ts'
 import { LIMITER_ALGORITHMS, type LimiterAlgorithm } from './limiter.ts'
 import { VARY_DEFAULTS } from './vary.ts'
 import { toVariationSet, VARIATION_NAMES, type VariationName } from './variations.ts'

@@ -4,7 +4,7 @@
  * self-tests run the whole suite with all of them on (test/cli/real-variation.test.ts), so a check that demands one
  * choice where the reference allows several fails there.
  *
- * Unlike a fault (faults.ts), a variation is conformant. Each names the words of the reference that leave it open.
+ * Unlike a fault (faults/registry.ts), a variation is conformant. Each names the words of the reference that leave it open.
  */
 
 export const VARIATIONS = {

@@ -32,7 +32,7 @@ import {
   type Vitest,
 } from 'vitest/node'
 import { type EmbeddedGateway, startEmbeddedGateway } from '../gateway/embedded.ts'
-import type { FaultDefinition } from '../gateway/faults.ts'
+import type { FaultDefinition } from '../gateway/faults/registry.ts'
 import { LIMITER_ALGORITHMS, type LimiterAlgorithm } from '../gateway/limiter.ts'
 import { CONFORMANCE_PROJECTS } from '../harness/setup/projects.ts'
 import { requirements } from '../harness/requirements.ts'

@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
-import { CONFORMANCE_FAULTS } from '../gateway/faults.ts'
+import { CONFORMANCE_FAULTS } from '../gateway/faults/registry.ts'
 import { FAULT_RUN_DEFAULTS, faultTable, runFaults, type Scope } from '../proof/fault-runs.ts'
 
 const FAULTS_USAGE = `Usage: gateway-conformance faults [options]     (npm run faults -- [options])

@@ -5,7 +5,7 @@
  * The faults that only reshape an answer are in ../faults/account.ts; the two of the usage rate limit are in
  * ../hooks/rules.ts, where that limit is kept.
  */
-import type { FaultSet } from '../faults.ts'
+import type { FaultSet } from '../faults/registry.ts'
 import type { ACCOUNT_FAULTS } from '../faults/account.ts'
 
 type AccountFault = (typeof ACCOUNT_FAULTS)[number]['name']

@@ -4,7 +4,7 @@
  * says. Each key is the reference's rule; its comment names the fault that bends it. The faults that only bend an
  * answer are reshapes in ../faults/audio.ts: the speech bytes and the transcription stream's events.
  */
-import type { FaultName, FaultSet } from '../faults.ts'
+import type { FaultName, FaultSet } from '../faults/registry.ts'
 import type { Limit } from './limit.ts'
 import { BASE_TRANSCRIPTION_MODEL, type TranscriptionKind } from './models.ts'
 import type { SpeechFormat } from './speech.ts'

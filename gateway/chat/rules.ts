@@ -4,7 +4,7 @@
  * what is accepted, generated, counted, recorded or streamed is named here, beside the rule it bends. The faults
  * that only reshape an answer or a stream's events are in ../faults/chat.ts.
  */
-import type { FaultSet } from '../faults.ts'
+import type { FaultSet } from '../faults/registry.ts'
 import type { CHAT_FAULTS } from '../faults/chat.ts'
 
 type ChatFault = (typeof CHAT_FAULTS)[number]['name']

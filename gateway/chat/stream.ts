@@ -9,7 +9,7 @@
  */
 import { PassThrough } from 'node:stream'
 import type { FastifyReply } from 'fastify'
-import type { FaultSet } from '../faults.ts'
+import type { FaultSet } from '../faults/registry.ts'
 import { CHAT_STREAM_RESHAPES } from '../faults/chat.ts'
 import { MODERATION_INLINE_STREAM_RESHAPES } from '../faults/moderation.ts'
 import { reshapeEvents } from '../faults/events.ts'

@@ -3,7 +3,7 @@
  * routes are registered: the routes read these values, so each compatible fault is named here, beside the rule it
  * bends.
  */
-import type { FaultSet } from '../faults.ts'
+import type { FaultSet } from '../faults/registry.ts'
 import type { COMPATIBLE_FAULTS } from '../faults/compatible.ts'
 
 type CompatibleFault = (typeof COMPATIBLE_FAULTS)[number]['name']

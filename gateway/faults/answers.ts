@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { isObject } from '../../common/json.ts'
-import type { FaultName, FaultSet } from '../faults.ts'
+import type { FaultName, FaultSet } from './registry.ts'
 
 /** Bends one successful JSON answer; `route` is its method and pattern, e.g. 'GET /v1/videos/:video_id'. */
 export type AnswerReshape = (answer: unknown, route: string, request: FastifyRequest) => unknown

@@ -2,7 +2,7 @@
 import { mp3File } from '../audio/containers.ts'
 import { SPEECH_AUDIO, type SpeechRequest, speechSamples } from '../audio/speech.ts'
 import { wavFile } from '../audio/wav.ts'
-import type { FaultName, FaultSet } from '../faults.ts'
+import type { FaultName, FaultSet } from './registry.ts'
 import type { FaultDefinition } from './definition.ts'
 import { eachEvent, isType, type EventReshapes } from './events.ts'
 

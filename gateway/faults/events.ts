@@ -4,7 +4,7 @@
  * drops, adds, reorders or bends events in it: the stream writers read as the reference says. Faults that change
  * when or how a stream is written (buffering, a cut connection) stay inline, in the writer.
  */
-import type { FaultName, FaultSet } from '../faults.ts'
+import type { FaultName, FaultSet } from './registry.ts'
 import type { StreamEvent } from '../sse.ts'
 
 export type { StreamEvent } from '../sse.ts'

@@ -6,7 +6,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { RequestContext } from '../context.ts'
-import type { FaultName } from '../faults.ts'
+import type { FaultName } from './registry.ts'
 import type { GatewayState } from '../state.ts'
 
 /** Bends the headers of one response, given its call's context and the gateway clock's time. */

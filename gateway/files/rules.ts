@@ -4,7 +4,7 @@
  * accepted, stored, counted or listed is named here, beside the rule it bends (the three of the tiers family that
  * bend the file limits too). The faults that only reshape an answer are in ../faults/files.ts.
  */
-import type { FaultSet } from '../faults.ts'
+import type { FaultSet } from '../faults/registry.ts'
 import type { FILES_FAULTS } from '../faults/files.ts'
 import type { TIERS_FAULTS } from '../faults/tiers.ts'
 import { FILE_PURPOSES } from './store.ts'

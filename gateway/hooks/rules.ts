@@ -6,7 +6,7 @@
  * headers written are header reshapes (../faults/headers.ts, ../faults/tiers.ts).
  */
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { FaultName, FaultSet } from '../faults.ts'
+import type { FaultName, FaultSet } from '../faults/registry.ts'
 import { formatGoDuration } from '../go-duration.ts'
 import type { BucketReading, RateLimiter } from '../limiter.ts'
 

@@ -4,7 +4,7 @@
  * serialized once, so no reshape can reach it), the alternate paging or a status is named here, beside the rule it
  * bends. The faults that only reshape a retrieve are in ../faults/models.ts.
  */
-import type { FaultSet } from '../faults.ts'
+import type { FaultSet } from '../faults/registry.ts'
 import type { MODELS_FAULTS } from '../faults/models.ts'
 import type { Tier } from '../limit-tables.ts'
 

@@ -4,7 +4,7 @@
  * refused is named here, beside the rule it bends. The faults that only reshape an answer (of /v1/moderations, or
  * the inline results on chat completions) are in ../faults/moderation.ts.
  */
-import type { FaultSet } from '../faults.ts'
+import type { FaultSet } from '../faults/registry.ts'
 import type { MODERATION_FAULTS } from '../faults/moderation.ts'
 
 type ModerationFault = (typeof MODERATION_FAULTS)[number]['name']

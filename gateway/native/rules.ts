@@ -4,7 +4,7 @@
  * is the reference's rule; its comment names the fault that bends it. The faults that only bend an answer or a
  * stream's chunks are reshapes in ../faults/native.ts.
  */
-import type { FaultName, FaultSet } from '../faults.ts'
+import type { FaultName, FaultSet } from '../faults/registry.ts'
 import { MAX_SPEAKERS } from './request.ts'
 
 export interface NativeRules {

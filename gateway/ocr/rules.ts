@@ -4,7 +4,7 @@
  * read or charged is named here, beside the rule it bends. The faults that only reshape an answer are in
  * ../faults/ocr.ts.
  */
-import type { FaultSet } from '../faults.ts'
+import type { FaultSet } from '../faults/registry.ts'
 import type { OCR_FAULTS } from '../faults/ocr.ts'
 
 type OcrFault = (typeof OCR_FAULTS)[number]['name']

@@ -5,7 +5,7 @@
  * named here, beside the rule it bends. The faults that only reshape an answer or a stream's events are in
  * ../faults/responses.ts.
  */
-import type { FaultSet } from '../faults.ts'
+import type { FaultSet } from '../faults/registry.ts'
 import type { RESPONSES_FAULTS } from '../faults/responses.ts'
 import { RESPONSE_LIMITS as limits } from './validate.ts'
 

@@ -7,7 +7,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyReply } from 'fastify'
-import type { FaultSet } from '../faults.ts'
+import type { FaultSet } from '../faults/registry.ts'
 import { reshapeEvents } from '../faults/events.ts'
 import { RESPONSES_STREAM_RESHAPES } from '../faults/responses.ts'
 import { startSse, writeEvents, type StreamEvent } from '../sse.ts'

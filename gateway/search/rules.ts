@@ -3,7 +3,7 @@
  * registered: the routes and the request reader read these values, so each search fault is named here, beside the
  * rule it bends. The one fault that only reshapes an answer is in ../faults/search.ts.
  */
-import type { FaultSet } from '../faults.ts'
+import type { FaultSet } from '../faults/registry.ts'
 import type { SEARCH_FAULTS } from '../faults/search.ts'
 import { PROCESSORS, SEARCH_LIMITS, TBS_VALUES } from './request.ts'
 

@@ -4,7 +4,7 @@
  * its comment names the fault that bends it. The faults that only bend an answer are reshapes in
  * ../faults/synthesize.ts.
  */
-import type { FaultName, FaultSet } from '../faults.ts'
+import type { FaultName, FaultSet } from '../faults/registry.ts'
 
 export interface SynthesizeRules {
   /** x-native-api-key read as a key: not here, where keys are Bearer only (synthesize-native-key-accepted reads it). */

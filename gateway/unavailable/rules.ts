@@ -5,7 +5,7 @@
  * is offered at all is read from the fault names (routes.ts); the faults that only reshape an answer are in
  * ../faults/unavailable.ts.
  */
-import type { FaultSet } from '../faults.ts'
+import type { FaultSet } from '../faults/registry.ts'
 import type { UNAVAILABLE_FAULTS } from '../faults/unavailable.ts'
 
 type UnavailableFault = (typeof UNAVAILABLE_FAULTS)[number]['name']

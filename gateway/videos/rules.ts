@@ -4,7 +4,7 @@
  * accepted, stored, charged or served is named here, beside the rule it bends. The faults that only reshape an
  * answer are in ../faults/videos.ts.
  */
-import type { FaultSet } from '../faults.ts'
+import type { FaultSet } from '../faults/registry.ts'
 import type { VIDEOS_FAULTS } from '../faults/videos.ts'
 import limits from '../../schemas/limits/video-limits.json' with { type: 'json' }
 

@@ -6,7 +6,7 @@
  */
 import { usageLimitPerMinute } from '../../harness/limits.ts'
 import { POLICIES } from '../engine/policies.ts'
-import { phaseMs, ratePerSecond, requireKey, slotOf, type PlanContext, type Profile } from '../profile.ts'
+import { phaseMs, ratePerSecond, requireKey, slotOf, type PlanContext, type Profile } from './profile.ts'
 import type { ClientPolicyName, PhasePlan } from '../types.ts'
 
 export const BACKOFF = {

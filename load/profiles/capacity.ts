@@ -21,7 +21,7 @@ import {
   type SearchBounds,
 } from '../capacity.ts'
 import { statedFor } from '../stated-limits.ts'
-import { requireKey, slotOf, TIERS, type PlanContext, type Profile, type Search } from '../profile.ts'
+import { requireKey, slotOf, TIERS, type PlanContext, type Profile, type Search } from './profile.ts'
 import type { CapacityResult, KeySlotName, PhasePlan, PhaseResult, RequestSpec } from '../types.ts'
 import { anyChatModel } from './tier-model.ts'
 

@@ -1,10 +1,10 @@
 /** Every profile by name: `npm run load -- --list` prints this; a --profile that names a file is read from it. */
-import { TIERS, type Profile } from '../profile.ts'
+import { TIERS, type Profile } from './profile.ts'
 import { isProfileFile } from '../workload.ts'
 import { workloadProfile } from '../workload-plan.ts'
 import { backoffProfile } from './backoff.ts'
 import { capacityProfile } from './capacity.ts'
-import { BUILT_IN_FILES, builtInWorkload, profileFromFile } from './files.ts'
+import { BUILT_IN_FILES, builtInWorkload, profileFromFile } from './workload-files.ts'
 import { statedLimitsProfile } from './stated-limits.ts'
 import { tierFilesProfile } from './tier-files.ts'
 import { tierModelProfile } from './tier-model.ts'

@@ -2,9 +2,9 @@
  * saturation is a workload file (saturation.yaml): closed-loop GET /v1/models and a non-streamed POST
  * /v1/responses with the highest tier's key. This names it for code that runs it directly (npm run bench).
  */
-import type { Profile } from '../profile.ts'
+import type { Profile } from './profile.ts'
 import { workloadProfile } from '../workload-plan.ts'
-import { builtInWorkload } from './files.ts'
+import { builtInWorkload } from './workload-files.ts'
 
 export function saturationProfile(): Profile {
   return workloadProfile(builtInWorkload('saturation'))

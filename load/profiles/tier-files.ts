@@ -13,7 +13,7 @@ import {
   slotOf,
   type PlanContext,
   type Profile,
-} from '../profile.ts'
+} from './profile.ts'
 import type { PhasePlan, RequestSpec } from '../types.ts'
 
 /** An upload named `gc-<runId>-load-<label>.txt` (harness/worker/run-tag.ts), so a sweep can find what a stopped run left. */

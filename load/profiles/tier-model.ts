@@ -15,7 +15,7 @@ import {
   slotOf,
   type PlanContext,
   type Profile,
-} from '../profile.ts'
+} from './profile.ts'
 import type { KeySlotName, PhasePlan, RequestSpec } from '../types.ts'
 import { isObject } from '../../common/json.ts'
 import type { Capability } from '../../harness/setup/config.ts'

@@ -13,7 +13,7 @@ import {
   slotOf,
   type PlanContext,
   type Profile,
-} from '../profile.ts'
+} from './profile.ts'
 import type { PhasePlan, RequestSpec } from '../types.ts'
 
 const CREDIT: RequestSpec = { method: 'GET', path: '/user/v1/credit' }

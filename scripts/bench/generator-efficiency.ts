@@ -10,7 +10,7 @@
 import { newRunId } from '../../harness/setup/target.ts'
 import autocannon from 'autocannon'
 import { nowMs } from '../../load/engine/recorder.ts'
-import { jsonGetter, type PlanContext } from '../../load/profile.ts'
+import { jsonGetter, type PlanContext } from '../../load/profiles/profile.ts'
 import { SATURATION, saturationProfile } from '../../load/profiles/saturation.ts'
 import { runProfile } from '../../load/runner.ts'
 import type { KeySlotName } from '../../load/types.ts'

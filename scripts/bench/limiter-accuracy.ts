@@ -7,7 +7,7 @@
 import { newRunId } from '../../harness/setup/target.ts'
 import { startEmbeddedGateway } from '../../gateway/embedded.ts'
 import { usageLimitPerMinute } from '../../harness/limits.ts'
-import { jsonGetter, type PlanContext } from '../../load/profile.ts'
+import { jsonGetter, type PlanContext } from '../../load/profiles/profile.ts'
 import { tierUsageProfile } from '../../load/profiles/tier-usage.ts'
 import { runProfile } from '../../load/runner.ts'
 import type { KeySlotName } from '../../load/types.ts'

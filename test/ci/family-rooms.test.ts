@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { expect, test } from 'vitest'
-import { FAULT_FAMILIES } from '../../gateway/faults.ts'
+import { FAULT_FAMILIES } from '../../gateway/faults/registry.ts'
 import { requirements } from '../../harness/requirements.ts'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))

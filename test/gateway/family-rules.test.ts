@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest'
 import { chatRules } from '../../gateway/chat/rules.ts'
 import { systemClock } from '../../gateway/clock.ts'
 import { compatibleRules } from '../../gateway/compatible/rules.ts'
-import type { FaultName, FaultSet } from '../../gateway/faults.ts'
+import type { FaultName, FaultSet } from '../../gateway/faults/registry.ts'
 import { CHAT_ANSWER_RESHAPES, CHAT_FAULTS, CHAT_STREAM_RESHAPES } from '../../gateway/faults/chat.ts'
 import { COMPATIBLE_FAULTS } from '../../gateway/faults/compatible.ts'
 import {

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest'
 import requirements from '../../schemas/requirements.json' with { type: 'json' }
 import { createGateway } from '../../gateway/server.ts'
 import { existsSync } from 'node:fs'
-import { describeFaults, familyOf, FAULT_NAMES, FAULTS, toFaultSet } from '../../gateway/faults.ts'
+import { describeFaults, familyOf, FAULT_NAMES, FAULTS, toFaultSet } from '../../gateway/faults/registry.ts'
 import { CHAT_STREAM_RESHAPES } from '../../gateway/faults/chat.ts'
 import { eachEvent, reshapeEvents, type StreamEvent } from '../../gateway/faults/events.ts'
 import { uuid7Timestamp } from '../../gateway/uuid7.ts'

@@ -15,7 +15,7 @@ import {
   plannedOffsets,
   type ArrivalPlan,
 } from '../../load/engine/arrivals.ts'
-import type { PlanContext } from '../../load/profile.ts'
+import type { PlanContext } from '../../load/profiles/profile.ts'
 import { arrivalFor } from '../../load/runner.ts'
 import type { PhasePlan } from '../../load/types.ts'
 

@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { startEmbeddedGateway, type EmbeddedGateway } from '../../gateway/embedded.ts'
 import { newRunId } from '../../harness/setup/target.ts'
-import { jsonGetter } from '../../load/profile.ts'
+import { jsonGetter } from '../../load/profiles/profile.ts'
 import { allProfiles } from '../../load/profiles/index.ts'
 import { runProfile } from '../../load/runner.ts'
 import { parseLimitFlag } from '../../load/stated-limits.ts'

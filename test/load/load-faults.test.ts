@@ -9,10 +9,10 @@
  */
 import { newRunId } from '../../harness/setup/target.ts'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { LOAD_FAULTS } from '../../gateway/faults.ts'
+import { LOAD_FAULTS } from '../../gateway/faults/registry.ts'
 import { startEmbeddedGateway, type EmbeddedGateway } from '../../gateway/embedded.ts'
 import { LIMITER_ALGORITHMS, type LimiterAlgorithm } from '../../gateway/limiter.ts'
-import { jsonGetter } from '../../load/profile.ts'
+import { jsonGetter } from '../../load/profiles/profile.ts'
 import { profileNamed } from '../../load/profiles/index.ts'
 import { runProfile } from '../../load/runner.ts'
 import { parseLimitFlag } from '../../load/stated-limits.ts'

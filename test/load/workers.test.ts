@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { slicePlan, WorkerPool, workersFor, WORKERS } from '../../load/engine/workers.ts'
-import { jsonGetter, type Profile } from '../../load/profile.ts'
+import { jsonGetter, type Profile } from '../../load/profiles/profile.ts'
 import { runProfile } from '../../load/runner.ts'
 import type { PhasePlan } from '../../load/types.ts'
 

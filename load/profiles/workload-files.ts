@@ -5,7 +5,7 @@
  */
 import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import type { Profile } from '../profile.ts'
+import type { Profile } from './profile.ts'
 import { readWorkload, type Workload } from '../workload.ts'
 import { workloadProfile } from '../workload-plan.ts'
 

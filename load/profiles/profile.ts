@@ -2,11 +2,11 @@
  * What a load profile is: a name, hard caps, and a plan of phases made against the target (some profiles look
  * up the limits first, e.g. a model's extra.rate_limits). Profiles live in load/profiles/, one file per kind.
  */
-import type { NamedModels } from '../harness/setup/config.ts'
-import { ConfigError } from '../harness/errors.ts'
-import { lookupJson } from './engine/call.ts'
-import type { StatedLimit } from './stated-limits.ts'
-import type { ArrivalPlan, CapacityResult, KeySlotName, Objective, PhasePlan, PhaseResult, Verdict } from './types.ts'
+import type { NamedModels } from '../../harness/setup/config.ts'
+import { ConfigError } from '../../harness/errors.ts'
+import { lookupJson } from '../engine/call.ts'
+import type { StatedLimit } from '../stated-limits.ts'
+import type { ArrivalPlan, CapacityResult, KeySlotName, Objective, PhasePlan, PhaseResult, Verdict } from '../types.ts'
 
 export interface ProfileCaps {
   /** The whole run, waits included, never lasts longer than this. */
