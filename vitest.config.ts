@@ -1,12 +1,8 @@
 import { defineConfig } from 'vitest/config'
 import { LongPolesFirst } from './test/support/long-poles-first.ts'
 
-/** The files of `unit`; `self` has every other file under test/. */
-const UNIT = [
-  'test/harness/**/*.test.ts',
-  'test/gateway/!(fuzz*).test.ts',
-  'test/load/{bounds,policies,arrivals,objectives,compare,stated-limits,histogram}.test.ts',
-]
+/** The files of `unit`, by where they live: a test under test/unit/ needs no conformance or load run. */
+const UNIT = ['test/unit/**/*.test.ts']
 
 export default defineConfig({
   test: {

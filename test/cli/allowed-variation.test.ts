@@ -19,7 +19,7 @@ import { startEmbeddedGateway, type EmbeddedGateway } from '../../gateway/embedd
 import { VARY_PROPERTY } from '../../gateway/vary.ts'
 import { DEFAULTS } from '../../harness/setup/config.ts'
 import { requirements, families } from '../../harness/requirements.ts'
-import { runReportProblems } from '../harness/run-report-checks.ts'
+import { runReportProblems } from '../unit/harness/run-report-checks.ts'
 import { canaryKeys, leaks } from '../support/canary.ts'
 import { withRun, type ConformanceRun } from '../support/run-conformance.ts'
 

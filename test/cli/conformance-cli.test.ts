@@ -10,7 +10,7 @@ import { describe, expect, test } from 'vitest'
 import { SEEDED_KEYS } from '../../gateway/account/accounts.ts'
 import { requirements, families } from '../../harness/requirements.ts'
 import { withRun } from '../support/run-conformance.ts'
-import { runReportProblems } from '../harness/run-report-checks.ts'
+import { runReportProblems } from '../unit/harness/run-report-checks.ts'
 import { filesUnder } from '../support/files.ts'
 
 /** A loopback port with nothing listening on it. */

@@ -107,7 +107,7 @@ afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true })
 })
 
-// Every other way a baseline file can be wrong is one line too: test/harness/baseline.test.ts.
+// Every other way a baseline file can be wrong is one line too: test/unit/harness/baseline.test.ts.
 test('a baseline naming an unknown requirement: exit 2 and one line, before any target is prepared', async () => {
   const file = join(scratch, 'bad.json')
   writeFileSync(
@@ -218,7 +218,7 @@ describe('against the gateway with mode-unknown', () => {
     }
   }, 180_000)
 
-  // The other refusals (targets, as-of dates, repeated shards, baselines) are one line too: test/harness/merge.test.ts.
+  // The other refusals (targets, as-of dates, repeated shards, baselines) are one line too: test/unit/harness/merge.test.ts.
   test('merge refuses a missing shard (exit 2, one line)', async () => {
     const alone = await runMerge([join(shards[0]!.reportRoot, 'latest')])
     expect(alone.exitCode).toBe(2)

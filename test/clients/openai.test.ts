@@ -15,7 +15,7 @@ import OpenAI, { toFile } from 'openai'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { startEmbeddedGateway, type EmbeddedGateway } from '../../gateway/embedded.ts'
 import { pollUntil } from '../../harness/worker/helpers.ts'
-import { UUID_V7 } from '../gateway/helpers.ts'
+import { UUID_V7 } from '../unit/gateway/helpers.ts'
 import { isWav, MODELS, transactionsOf } from './fixture.ts'
 
 /** Part 2 §2.4: the thirteen categories. */

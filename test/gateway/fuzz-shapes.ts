@@ -6,7 +6,7 @@
  */
 import { schemas } from '../../harness/schema-registry.ts'
 import type { ErrorDialect } from './fuzz-routes.ts'
-import { UUID_V7 } from './helpers.ts'
+import { UUID_V7 } from '../unit/gateway/helpers.ts'
 
 /**
  * The compatible dialect in full: Part 1 §7 shows it for 429 (message, type, param, code); gateway/errors.ts and
