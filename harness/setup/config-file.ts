@@ -158,7 +158,8 @@ export function applyConfigFile(
   const flag = (name: string, value: string | number | undefined, commands: readonly string[]): void => {
     if (value !== undefined && commands.includes(command) && !given(argv, name)) flags.push(name, String(value))
   }
-  flag('--family', config.families?.join(','), ['conformance'])
+  // --rerun-failed chooses its own families: the file's selection would stand in its way.
+  if (!given(argv, '--rerun-failed')) flag('--family', config.families?.join(','), ['conformance'])
   flag('--level', config.level, ['conformance'])
   flag('--baseline', config.baseline === undefined ? undefined : resolve(here, config.baseline), ['conformance'])
   flag('--report-dir', config.reportDir === undefined ? undefined : resolve(here, config.reportDir), [

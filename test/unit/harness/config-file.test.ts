@@ -184,6 +184,12 @@ describe('what the file becomes: environment variables and flags, under what is 
     expect(options.keys.tier4).toBeUndefined() // an unset secret leaves its tier unset
   })
 
+  test("--rerun-failed chooses the families itself: the file's are not added to it", () => {
+    const applied = applyConfigFile(config, path, 'conformance', env, ['--rerun-failed', 'reports/latest'])
+    expect(applied.argv).not.toContain('--family')
+    expect(applyConfigFile(config, path, 'conformance', env, []).argv).toContain('--family')
+  })
+
   test('.env counts as the environment', () => {
     const withDotenv = mkdtempSync(join(dir, 'dotenv-'))
     writeFileSync(join(withDotenv, '.env'), 'GATEWAY_BASE_URL=http://127.0.0.1:9\nSTAGING_KEY=k\n')
