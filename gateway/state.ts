@@ -6,6 +6,7 @@ import { AccountDirectory } from './account/accounts.ts'
 import { offsetClock, systemClock, type Clock } from './clock.ts'
 import { RequestContexts } from './context.ts'
 import type { FaultSet } from './faults/registry.ts'
+import { tierRules, type TierRules } from './hooks/rules.ts'
 import type { VariationName } from './variations.ts'
 import { FileStore, type FileStoreOptions } from './files/store.ts'
 import { createLimiter, type RateLimiter } from './limiter.ts'
@@ -28,6 +29,8 @@ export interface GatewayConfig extends Omit<GatewayOptionsInput, 'port' | 'host'
 export interface GatewayState {
   readonly clock: Clock
   readonly faults: FaultSet
+  /** The tiers family's rule every model route reads (hooks/rules.ts), derived once from the faults. */
+  readonly tiers: TierRules
   /** Length of a rate-limit minute in milliseconds. */
   readonly minuteMs: number
   /** Allowed variation of Part 1 §9.2 is on (see vary.ts). */
@@ -70,9 +73,11 @@ export function createState(config: GatewayConfig = {}): GatewayState {
     routeLimits,
   } = resolveOptions(config, { port: 0 })
   const clock = config.clock ?? (startMs === undefined ? systemClock : offsetClock(startMs))
+  const faultSet: FaultSet = new Set(faults)
   return {
     clock,
-    faults: new Set(faults),
+    faults: faultSet,
+    tiers: tierRules(faultSet),
     minuteMs,
     vary,
     varyLatencyMs,

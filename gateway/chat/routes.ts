@@ -8,7 +8,6 @@
  * the inline moderation result sits in a `moderation` field beside choices, as section 2.7 places it on a
  * response.
  */
-import { tierRules } from '../hooks/rules.ts'
 import { randomBytes } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import { CATALOGUE, findModel, type CatalogueModel } from '../models/catalogue.ts'
@@ -44,7 +43,7 @@ function registerRoutes(app: FastifyInstance, state: GatewayState, rules: ChatRu
     const body = objectBody(request.body)
     const id = requireModelId(body)
     const model = !rules.refuseUnknownModel && !findModel(id) ? firstChatModel() : resolveModel(id, context, CHAT_RULES)
-    if (rules.checkMinTier) requireTier(model, caller, tierRules(state.faults))
+    if (rules.checkMinTier) requireTier(model, caller, state.tiers)
     if (body.n !== undefined && body.n !== null && body.n !== 1)
       throw invalidParameter('n', 'n must be 1: send separate requests for several candidates.')
     refuseUnsupported(body, rules)

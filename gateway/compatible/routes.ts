@@ -12,7 +12,6 @@
  * those that reference file_id; an unknown id is 404), so multipart is refused with 400; streaming is offered
  * on legacy completions only.
  */
-import { tierRules } from '../hooks/rules.ts'
 import { randomBytes } from 'node:crypto'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { CATALOGUE, findModel, type CatalogueModel, type Mode } from '../models/catalogue.ts'
@@ -58,7 +57,7 @@ export function registerCompatibleRoutes(app: FastifyInstance, state: GatewaySta
       !rules.refuseUnknownModel && !findModel(id) && modes.includes('embedding')
         ? firstOf('embedding')
         : resolveModel(id, context, { modes, endpoint })
-    requireTier(model, caller, tierRules(state.faults))
+    requireTier(model, caller, state.tiers)
     return { context, caller, body, model }
   }
   const embeddingsOptions = rules.malformedJsonAs400

@@ -13,7 +13,6 @@
  * own rate limits (Part 1 §8.3) are counted by resolveModel, and a call over them gets the compatible 429 of
  * Part 1 §7. Image size (20 MB upstream, "not confirmed for the service", §8) is not checked.
  */
-import { tierRules } from '../hooks/rules.ts'
 import { randomBytes } from 'node:crypto'
 import type { FastifyInstance } from 'fastify'
 import { findModel, type CatalogueModel } from '../models/catalogue.ts'
@@ -70,7 +69,7 @@ function registerRoutes(app: FastifyInstance, state: GatewayState, rules: Modera
       if (!(error instanceof GatewayError && error.status === 429 && !rules.compatible429)) throw error
       return reply.code(429).send(usageError(429, error.message))
     }
-    requireTier(gatedModel(model, state), { account, keyForm: 'bearer' }, tierRules(state.faults))
+    requireTier(gatedModel(model, state), { account, keyForm: 'bearer' }, state.tiers)
     refuseModelOrInput(model, parsed, rules)
 
     const texts = parsed.inputs.flatMap((input) => input.texts)

@@ -4,7 +4,6 @@
  * does not show, answered in the convention: retrieval, input items and cancel. POST /v1/responses/compact is
  * "when enabled" and is not, here: it answers the unknown-route 404.
  */
-import { tierRules } from '../hooks/rules.ts'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { requireCaller, type Caller, type RequestContext, type TokenCounts } from '../context.ts'
 import { reshapeAnswers } from '../faults/answers.ts'
@@ -109,7 +108,7 @@ function readCreate(
 ): { model: CatalogueModel; req: CreateRequest; prior: StoredResponse | undefined } {
   // The model first, as chat completions do, so that a refused call still records the model it named.
   const model = resolveModel(requireModelId(objectBody(body)), context, RESPONSES_RULES)
-  requireTier(model, caller, tierRules(state.faults))
+  requireTier(model, caller, state.tiers)
   const conversationRefused = choices.conversation(objectBody(body)) ?? choices.modelRefusal(model.id, objectBody(body))
   if (conversationRefused) throw conversationRefused
   const req = parseCreateRequest(body, rules)

@@ -18,7 +18,6 @@
  *   optionally, safety_identifier (otherwise the source's);
  * - DELETE answers { id, object: video.deleted, deleted: true }; another account's job is a 404.
  */
-import { tierRules } from '../hooks/rules.ts'
 import fastifyMultipart from '@fastify/multipart'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { chargeUsd } from '../account/billing.ts'
@@ -139,7 +138,7 @@ function jobStarter(state: GatewayState, rules: VideoRules, store: VideoStore): 
     const model = findModel(spec.model)
     if (model !== undefined) {
       resolveModel(model.id, context, { modes: ['video_generation'], endpoint: 'video generations' })
-      requireTier(model, caller, tierRules(state.faults))
+      requireTier(model, caller, state.tiers)
     }
     const notStarted = spec.prompt.includes(CANNOT_START_MARKER)
       ? 'The video could not be started; nothing was charged. Submit a new request.'
