@@ -373,7 +373,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
       getJson: jsonGetter(target.config.baseUrl, keys, options.timeoutMs),
     }
     const repeats = await runRepeats(settings, embedded, ctx, runId, stop.signal, out)
-    if (out.interactive) io.stderr('\r\x1b[K')
+    out.clear()
     const reportRoot = flags['report-dir'] ?? DEFAULTS.reportDir
     const { merged: result, dir } =
       settings.repeat === 1
@@ -546,7 +546,8 @@ async function startTarget(
 }
 
 interface Output {
-  interactive: boolean
+  /** Wipes the progress line on a terminal, so that the next line starts clean. */
+  clear: () => void
   /** A line of its own, redacted. */
   say: (line: string) => void
   /** The progress line: rewritten in place on a terminal, else every 5 s. */
@@ -566,7 +567,10 @@ function outputOf(io: CliIo, redactor: Redactor): Output {
       say(line)
     }
   }
-  return { interactive, say, progress }
+  const clear = (): void => {
+    if (interactive) io.stderr('\r\x1b[K')
+  }
+  return { clear, say, progress }
 }
 
 /** Ctrl-C once stops the run with what was measured; twice quits at once. */
@@ -610,7 +614,7 @@ async function runRepeats(
             `${profile.name} against ${ctx.baseUrl}${ctx.embedded ? ` (embedded reference gateway, ${ctx.minuteMs} ms minute${embedded.limiter ? `, ${embedded.limiter}` : ''}${embedded.routeLimits.length > 0 ? `, --route-limit ${embedded.routeLimits.join(' ')}` : ''})` : ''}${shard ? `, shard ${shard.index}/${shard.count}` : ''}, seed ${seed}: ${plans.map((p) => p.name).join(', ')}; run ${runId}${repeat > 1 ? `, repeat ${n} of ${repeat}` : ''}`,
           ),
         note: (line) => {
-          if (out.interactive) process.stderr.write('\r\x1b[K')
+          out.clear()
           out.say(line)
         },
       }),
