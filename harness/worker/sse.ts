@@ -126,13 +126,20 @@ export function describeSseEnd(end: SseEnd, caps: SseLimits): string | undefined
   }
 }
 
-async function nextWithin<T>(iterator: AsyncIterator<T>, ms: number): Promise<IteratorResult<T> | 'timeout'> {
+/**
+ * A reader woken late (its own process busy: a report written beside it, a starved machine) meets its timer before
+ * the bytes that arrived meanwhile. Before a cap ends the stream, what had already arrived is read, for this long.
+ */
+const LATE_GRACE_MS = 100
+
+/** The next item within `ms`, or 'timeout'; `next` is kept by the caller, so an item that comes late is not lost. */
+async function within<T>(next: Promise<T>, ms: number): Promise<T | 'timeout'> {
   let timer: NodeJS.Timeout | undefined
   const timeout = new Promise<'timeout'>((resolve) => {
     timer = setTimeout(() => resolve('timeout'), ms)
   })
   try {
-    return await Promise.race([iterator.next(), timeout])
+    return await Promise.race([next, timeout])
   } finally {
     clearTimeout(timer)
   }
@@ -175,14 +182,23 @@ export async function* readSse(
   const iterator = source[Symbol.asyncIterator]()
   const deadline = Date.now() + cap.totalTimeoutMs
   let reason: SseEnd['reason'] = 'end'
+  let drained = false
+  let waiting: Promise<IteratorResult<Uint8Array | string>> | undefined
   try {
     for (;;) {
+      waiting ??= iterator.next()
       const left = deadline - Date.now()
-      const next = left <= 0 ? 'timeout' : await nextWithin(iterator, Math.min(cap.idleTimeoutMs, left))
+      let next = left <= 0 ? 'timeout' : await within(waiting, Math.min(cap.idleTimeoutMs, left))
+      // Past the total cap, only once: an endless stream must not be drained forever.
+      if (next === 'timeout' && (left > 0 || !drained)) {
+        drained = left <= 0
+        next = await within(waiting, LATE_GRACE_MS)
+      }
       if (next === 'timeout') {
         reason = Date.now() >= deadline ? 'total-timeout' : 'idle-timeout'
         break
       }
+      waiting = undefined
       if (next.done) {
         feed(decoder.decode())
         // A final CR may still be the first half of CRLF to the parser; at the end of the stream it ends a line.

@@ -15,12 +15,13 @@
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { startEmbeddedGateway, type EmbeddedGateway } from '../../gateway/embedded.ts'
+import type { EmbeddedGateway } from '../../gateway/embedded.ts'
 import { VARY_PROPERTY } from '../../gateway/vary.ts'
 import { DEFAULTS } from '../../harness/setup/config.ts'
 import { requirements, families } from '../../harness/requirements.ts'
 import { runReportProblems } from '../unit/harness/run-report-checks.ts'
 import { canaryKeys, leaks } from '../support/canary.ts'
+import { startGatewayThread } from '../support/gateway-thread.ts'
 import { withRun, type ConformanceRun } from '../support/run-conformance.ts'
 
 const canaries = canaryKeys()
@@ -33,14 +34,14 @@ let slow: EmbeddedGateway
 let slowTiers: EmbeddedGateway
 
 beforeAll(async () => {
-  gateway = await startEmbeddedGateway({
+  gateway = await startGatewayThread({
     vary: true,
     varyLatencyMs: 0,
     minuteMs: DEFAULTS.embeddedMinuteMs,
     keyAliases: canaries.aliases,
   })
-  slow = await startEmbeddedGateway({ vary: true, minuteMs: DEFAULTS.embeddedMinuteMs, keyAliases: canaries.aliases })
-  slowTiers = await startEmbeddedGateway({
+  slow = await startGatewayThread({ vary: true, minuteMs: DEFAULTS.embeddedMinuteMs, keyAliases: canaries.aliases })
+  slowTiers = await startGatewayThread({
     vary: true,
     minuteMs: DEFAULTS.embeddedMinuteMs,
     keyAliases: canaries.aliases,

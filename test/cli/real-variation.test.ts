@@ -11,18 +11,19 @@
  */
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { SEEDED_KEY_ENV, SEEDED_KEYS } from '../../gateway/account/accounts.ts'
-import { startEmbeddedGateway, type EmbeddedGateway } from '../../gateway/embedded.ts'
+import type { EmbeddedGateway } from '../../gateway/embedded.ts'
 import { REAL_NAMES } from '../../gateway/variations.ts'
 import { DEFAULTS } from '../../harness/setup/config.ts'
 import type { RequirementResult } from '../../harness/report/results.ts'
+import { startGatewayThread } from '../support/gateway-thread.ts'
 import { keyEnv, withRun, type ConformanceRun } from '../support/run-conformance.ts'
 
 let gateway: EmbeddedGateway
 let unnamed: EmbeddedGateway
 
 beforeAll(async () => {
-  gateway = await startEmbeddedGateway({ real: true, minuteMs: DEFAULTS.embeddedMinuteMs })
-  unnamed = await startEmbeddedGateway({ real: true, minuteMs: DEFAULTS.embeddedMinuteMs })
+  gateway = await startGatewayThread({ real: true, minuteMs: DEFAULTS.embeddedMinuteMs })
+  unnamed = await startGatewayThread({ real: true, minuteMs: DEFAULTS.embeddedMinuteMs })
 })
 
 afterAll(async () => {

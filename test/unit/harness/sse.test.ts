@@ -1,4 +1,5 @@
 /** The SSE reader, fed chunks split at awkward places (in layers, tested that way). */
+import { type AddressInfo, connect, createServer } from 'node:net'
 import { describe, expect, test } from 'vitest'
 import { collectSse, eventJson, LineTracker } from '../../../harness/worker/sse.ts'
 
@@ -97,6 +98,32 @@ describe('readSse', () => {
     const { events, end } = await collectSse(silent(), { idleTimeoutMs: 50 })
     expect(events).toHaveLength(1)
     expect(end.reason).toBe('idle-timeout')
+  })
+
+  test('a reader woken late reads what arrived while it was busy before a cap ends the stream', async () => {
+    // The rest reaches the socket while the reader's thread is busy past its idle cap (a report written beside it):
+    // when the thread is free again, the timer fires before the socket is read.
+    const server = createServer((socket) => {
+      socket.write('event: response.created\ndata: {}\n\n')
+      setTimeout(
+        () =>
+          setImmediate(() => {
+            socket.end('event: response.completed\ndata: {}\n\n')
+            const until = Date.now() + 300
+            while (Date.now() < until) {} // busy
+          }),
+        20,
+      )
+    })
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    try {
+      const socket = connect((server.address() as AddressInfo).port, '127.0.0.1')
+      const { events, end } = await collectSse(socket, { idleTimeoutMs: 100 })
+      expect(events.map((e) => e.event)).toEqual(['response.created', 'response.completed'])
+      expect([end.reason, end.cleanEnd]).toEqual(['end', true])
+    } finally {
+      server.close()
+    }
   })
 
   test('LineTracker: a CR at the end of one piece and an LF at the start of the next are one line end', () => {
