@@ -1,42 +1,45 @@
 /**
  * The self-test order: the files that hold a worker for minutes, mostly waiting on child runs, start first. vitest
  * orders by the durations it cached, and with none (a fresh clone, CI) by size, larger first, which started these
- * small files last and left a two-core machine idle behind them.
+ * small files last and left a two-core machine idle behind them. So the order comes from the last whole run's
+ * timings (durations.json, kept by durations-reporter.ts), longest first.
  */
+import { existsSync, readFileSync } from 'node:fs'
 import { BaseSequencer, type TestSpecification } from 'vitest/node'
 
-/** Longest first, as a whole npm test measures them; every other file keeps vitest's order after them. */
-export const LONG_POLES = [
-  'test/faults/fault-proof.test.ts',
-  'test/cli/allowed-variation.test.ts',
-  'test/cli/real-variation.test.ts',
-  'test/cli/conformance-cli.test.ts',
-  'test/cli/pack.test.ts',
-  'test/cli/hostile.test.ts',
-  'test/cli/selection.test.ts',
-  'test/load/load-cli.test.ts',
-  'test/cli/named-models.test.ts',
-  'test/third-party/third-party.test.ts',
-  'test/cli/allure-report.test.ts',
-]
+/** The timings file, beside this module; an installed package runs only its suites and ships none. */
+export const DURATIONS = new URL('./durations.json', import.meta.url)
+
+/** Seconds per self-test file (its path from the repository root), as the last whole run measured them. */
+export type Durations = Record<string, number>
+
+export function readDurations(): Durations {
+  return existsSync(DURATIONS) ? (JSON.parse(readFileSync(DURATIONS, 'utf8')) as Durations) : {}
+}
 
 /**
- * Last: the load fault proof judges rate limits by when its calls were sent, and a machine loaded past its cores
- * stretches that; by its turn only the fault proof still runs beside it.
+ * Last, whatever it took: the load fault proof judges rate limits by when its calls were sent, and a machine loaded
+ * past its cores stretches that; by its turn only the fault proof still runs beside it.
  */
 export const LAST = ['test/load/load-faults.test.ts']
 
-function rank(spec: TestSpecification): number {
-  const index = LONG_POLES.findIndex((path) => spec.moduleId.endsWith(`/${path}`))
-  if (index !== -1) return index
-  if (LAST.some((path) => spec.moduleId.endsWith(`/${path}`))) return LONG_POLES.length + 2
-  // The unit files one after another: a worker that ends one takes the next without starting again (isolate: false).
-  return spec.project.name === 'unit' ? LONG_POLES.length + 1 : LONG_POLES.length
+/** The path from the repository root, as durations.json names it. */
+export function pathOf(moduleId: string, root: string): string {
+  return moduleId.startsWith(`${root}/`) ? moduleId.slice(root.length + 1) : moduleId
 }
 
 export class LongPolesFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const seconds = readDurations()
+    const key = (spec: TestSpecification): number => {
+      const path = pathOf(spec.moduleId, spec.project.config.root)
+      if (LAST.includes(path)) return Number.NEGATIVE_INFINITY
+      // The unit files after them, one after another: a worker that ends one takes the next without starting
+      // again (isolate: false).
+      if (spec.project.name === 'unit') return -1
+      return seconds[path] ?? 0
+    }
     // Array sort is stable: vitest's own order (groups, projects, cached durations) holds among equals.
-    return [...(await super.sort(files))].sort((a, b) => rank(a) - rank(b))
+    return [...(await super.sort(files))].sort((a, b) => key(b) - key(a))
   }
 }

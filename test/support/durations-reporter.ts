@@ -1,0 +1,43 @@
+/**
+ * Keeps durations.json, the order the self-tests start in (long-poles-first.ts), true: after a whole npm test
+ * that passed, it writes the files' timings when one has moved enough to change that order (a file new or gone, or
+ * one that took half again or half as long, and 20 s apart), so the file changes only when the order should.
+ */
+import { readdirSync, writeFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import type { Reporter, TestModule, TestRunEndReason } from 'vitest/node'
+import { DURATIONS, type Durations, pathOf, readDurations } from './long-poles-first.ts'
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+
+/** The self-test files, as vitest.config.ts's `self` project includes them. */
+function selfFiles(): string[] {
+  return readdirSync(`${ROOT}/test`, { recursive: true, encoding: 'utf8' })
+    .filter((path) => path.endsWith('.test.ts') && !path.startsWith('unit/'))
+    .map((path) => `test/${path}`)
+    .sort()
+}
+
+function moved(before: number | undefined, after: number): boolean {
+  if (before === undefined) return true
+  return Math.abs(after - before) >= 20 && (after >= before * 1.5 || after <= before / 1.5)
+}
+
+export function keptDurations(old: Durations, now: Durations): Durations | undefined {
+  const gone = Object.keys(old).some((path) => !(path in now))
+  return gone || Object.entries(now).some(([path, s]) => moved(old[path], s)) ? now : undefined
+}
+
+export default class DurationsReporter implements Reporter {
+  onTestRunEnd(modules: ReadonlyArray<TestModule>, errors: ReadonlyArray<unknown>, reason: TestRunEndReason): void {
+    if (reason !== 'passed' || errors.length > 0) return
+    const ran = modules.filter((m) => m.project.name === 'self')
+    const now: Durations = {}
+    for (const m of ran) now[pathOf(m.moduleId, ROOT.replace(/\/$/, ''))] = Math.round(m.diagnostic().duration / 1000)
+    // Only a whole run measures the order: a file run alone, or a few, take less time than beside the others.
+    if (JSON.stringify(Object.keys(now).sort()) !== JSON.stringify(selfFiles())) return
+    const sorted = Object.fromEntries(Object.entries(now).sort(([a, x], [b, y]) => y - x || a.localeCompare(b)))
+    const kept = keptDurations(readDurations(), sorted)
+    if (kept !== undefined) writeFileSync(DURATIONS, `${JSON.stringify(kept, null, 2)}\n`)
+  }
+}
