@@ -1,7 +1,7 @@
 /**
  * The rules the account and usage endpoints keep, and the transaction records they list (Part 1 sections 2.2, 4.2),
  * derived once from the fault set when the routes and the recording hook are registered: the transaction query and
- * ../hooks/record-transaction.ts read these values, so each such fault is named here, beside the rule it bends.
+ * ../hooks/store-transaction.ts read these values, so each such fault is named here, beside the rule it bends.
  * The faults that only reshape an answer are in ../faults/account.ts; the two of the usage rate limit are in
  * ../hooks/rules.ts, where that limit is kept.
  */
