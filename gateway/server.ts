@@ -15,7 +15,7 @@ import { authHook } from './hooks/auth.ts'
 import { dateHeader } from './hooks/date-header.ts'
 import { registerAdminRoutes } from './admin.ts'
 import { countFinishedCall, rateLimitHeaders, rateLimitHook } from './hooks/rate-limit.ts'
-import { recordTransaction } from './hooks/record-transaction.ts'
+import { storeTransaction } from './hooks/store-transaction.ts'
 import { createRequestIdMinter, requestIdHeaders } from './hooks/request-id.ts'
 import { unvaryJson, unvaryUrl, varyHeaders, varyJsonText } from './vary.ts'
 import { registerAccountRoutes } from './account/routes.ts'
@@ -53,7 +53,7 @@ export function createGateway(config: GatewayConfig = {}): Gateway {
     rateLimitHeaders(state),
     ...(headerFaults ? [headerFaults] : []),
     ...(state.vary ? [(_request: FastifyRequest, reply: FastifyReply) => varyHeaders(reply)] : []),
-    recordTransaction(state),
+    storeTransaction(state),
   ]
   const finishResponse = (request: FastifyRequest, reply: FastifyReply): void => {
     for (const step of responseSteps) step(request, reply)

@@ -3,7 +3,7 @@
  * breaking a rule (ConformanceFailure, or TargetFailure at the transport level); a harness error means our tool,
  * its configuration or the network path to the target broke, and is never reported as the target's failure.
  */
-import type { ExchangeRecord } from './exchange.ts'
+import type { ExchangeExcerpt } from './exchange.ts'
 import type { FailureDetails } from './worker/failure.ts'
 
 /** Stable: scripts and reports key on them, so a code is never renamed or reused. */
@@ -41,11 +41,11 @@ export function isHarnessError(error: unknown): error is HarnessError {
 /** A target that answered wrongly at the transport level: too slow, a broken connection, an oversized body. */
 export class TargetFailure extends Error {
   override readonly name = 'TargetFailure'
-  readonly record: ExchangeRecord
+  readonly excerpt: ExchangeExcerpt
 
-  constructor(message: string, record: ExchangeRecord) {
+  constructor(message: string, excerpt: ExchangeExcerpt) {
     super(message)
-    this.record = record
+    this.excerpt = excerpt
   }
 }
 

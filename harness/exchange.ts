@@ -1,6 +1,6 @@
 /**
- * One HTTP exchange as recorded for reports, audits and failure messages: plain JSON (it travels from the test
- * worker to the reporter), already redacted, bodies cut to an excerpt.
+ * The exchange excerpt: one HTTP exchange as kept for reports, audits and failure messages. Plain JSON (it travels
+ * from the test worker to the reporter), already redacted, bodies cut to EXCERPT_CHARS.
  */
 import type { KeySlot } from './setup/config.ts'
 import type { RecordNotes } from './worker/records.ts'
@@ -10,7 +10,7 @@ export type AuthMode = 'bearer' | 'x-api-key' | 'none'
 /** Which key a request carried: a configured slot, a deliberately invalid key, or none. */
 export type KeyUse = KeySlot | 'invalid' | null
 
-export interface ExchangeRecord {
+export interface ExchangeExcerpt {
   seq: number
   method: string
   url: string
@@ -40,11 +40,11 @@ export interface ExchangeRecord {
 
 export const EXCERPT_CHARS = 2000
 
-export function excerpt(text: string, max: number = EXCERPT_CHARS): { text: string; truncated: boolean } {
+export function bodyExcerpt(text: string, max: number = EXCERPT_CHARS): { text: string; truncated: boolean } {
   if (text.length <= max) return { text, truncated: false }
   return { text: `${text.slice(0, max)}… [${text.length - max} more characters]`, truncated: true }
 }
 
-export function header(record: Pick<ExchangeRecord, 'responseHeaders'>, name: string): string | undefined {
-  return record.responseHeaders?.[name.toLowerCase()]
+export function header(excerpt: Pick<ExchangeExcerpt, 'responseHeaders'>, name: string): string | undefined {
+  return excerpt.responseHeaders?.[name.toLowerCase()]
 }

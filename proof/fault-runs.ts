@@ -46,7 +46,7 @@ import {
 import { todayUtc } from '../harness/clock.ts'
 import { ConformanceReporter } from '../harness/report/reporter.ts'
 import { REQ } from '../harness/report/audit.ts'
-import type { ExchangeRecord } from '../harness/exchange.ts'
+import type { ExchangeExcerpt } from '../harness/exchange.ts'
 import { collectChecks } from '../harness/setup/list-requirements.ts'
 import { EXIT } from '../harness/report/results.ts'
 
@@ -107,7 +107,7 @@ class PartsReporter implements Reporter {
   }
 }
 
-function exchangesOf(module: TestModule): ExchangeRecord[] {
+function exchangesOf(module: TestModule): ExchangeExcerpt[] {
   return [
     ...(module.meta().exchanges ?? []),
     ...[...module.children.allTests()].flatMap((test) => test.meta().exchanges ?? []),

@@ -163,7 +163,7 @@ const numberOrNull = (value: unknown): number | null =>
   typeof value === 'number' && Number.isFinite(value) ? value : null
 
 function listProblem(slot: KeySlot, ex: Exchange, what: string): string {
-  return `${slot}: ${ex.record.method} ${ex.record.path} answered ${ex.status}${what ? `, ${what}` : ''}`
+  return `${slot}: ${ex.excerpt.method} ${ex.excerpt.path} answered ${ex.status}${what ? `, ${what}` : ''}`
 }
 
 /** GET /v1/files page by page (Part 1 §4.4: limit, after = the last file id, has_more). */

@@ -1,9 +1,9 @@
 /** Per-test recording for every conformance suite (see harness/worker/recorder.ts). */
 import { afterAll, afterEach, beforeEach } from 'vitest'
-import { closeRecord, openRecord, takeHeldExchanges } from '../harness/worker/recorder.ts'
+import { closeRecording, openRecording, takeHeldExchanges } from '../harness/worker/recorder.ts'
 
-beforeEach((ctx) => openRecord(ctx))
-afterEach((ctx) => closeRecord(ctx))
+beforeEach((ctx) => openRecording(ctx))
+afterEach((ctx) => closeRecording(ctx))
 // Registered first, so it runs after the file's own afterAll hooks (vitest runs after-hooks as a stack).
 // biome-ignore lint/correctness/noEmptyPattern: vitest requires the first parameter to be destructured
 afterAll(({}, file) => {

@@ -1,16 +1,9 @@
-/**
- * The rules the account and usage endpoints keep, and the transaction records they list (Part 1 sections 2.2, 4.2),
- * derived once from the fault set when the routes and the recording hook are registered: the transaction query and
- * ../hooks/record-transaction.ts read these values, so each such fault is named here, beside the rule it bends.
- * The faults that only reshape an answer are in ../faults/account.ts; the two of the usage rate limit are in
- * ../hooks/rules.ts, where that limit is kept.
- */
+/** Account rules (Part 1 §2.2, §4.2) for transaction-query.ts and storeTransaction; usage limits: hooks/rules.ts. */
 import type { FaultSet } from '../faults/registry.ts'
 import type { ACCOUNT_FAULTS } from '../faults/account.ts'
 
 type AccountFault = (typeof ACCOUNT_FAULTS)[number]['name']
 
-/** The rules as plain values, read by the routes; each key is named for the reference's rule. */
 export type AccountRules = Readonly<ReturnType<typeof accountRules>>
 
 export function accountRules(faults: FaultSet) {

@@ -1,9 +1,4 @@
-/**
- * The audio family's rules (Part 2 §4.2, §4.3, §4.4, §5.1, §8) as values, read once from the fault set when the
- * routes are registered: speech.ts, transcription.ts and routes.ts read these values and say what the reference
- * says. Each key is the reference's rule; its comment names the fault that bends it. The faults that only bend an
- * answer are reshapes in ../faults/audio.ts: the speech bytes and the transcription stream's events.
- */
+/** Audio rules (Part 2 §4.2-§4.4, §5.1, §8), read by speech.ts, transcription.ts and routes.ts. */
 import type { FaultName, FaultSet } from '../faults/registry.ts'
 import type { Limit } from './limit.ts'
 import { BASE_TRANSCRIPTION_MODEL, type TranscriptionKind } from './models.ts'

@@ -1,15 +1,9 @@
-/**
- * The rules chat completions keep (Part 1 sections 1.5, 2.2, 4.7, 6.4, 7), derived once from the fault set when the
- * route is registered: the route, the answer and the stream writer read these values, so each chat fault that bends
- * what is accepted, generated, counted, recorded or streamed is named here, beside the rule it bends. The faults
- * that only reshape an answer or a stream's events are in ../faults/chat.ts.
- */
+/** Chat completion rules (Part 1 §1.5, §2.2, §4.7, §6.4, §7), read by the route, the answer and the stream writer. */
 import type { FaultSet } from '../faults/registry.ts'
 import type { CHAT_FAULTS } from '../faults/chat.ts'
 
 type ChatFault = (typeof CHAT_FAULTS)[number]['name']
 
-/** The rules as plain values, read by the route; each key is named for the reference's rule. */
 export type ChatRules = Readonly<ReturnType<typeof chatRules>>
 
 export function chatRules(faults: FaultSet) {

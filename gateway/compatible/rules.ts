@@ -1,14 +1,9 @@
-/**
- * The rules the other compatible endpoints keep (Part 1 sections 4.8, 7), derived once from the fault set when the
- * routes are registered: the routes read these values, so each compatible fault is named here, beside the rule it
- * bends.
- */
+/** Rules of the other compatible endpoints (Part 1 §4.8, §7), read by their routes. */
 import type { FaultSet } from '../faults/registry.ts'
 import type { COMPATIBLE_FAULTS } from '../faults/compatible.ts'
 
 type CompatibleFault = (typeof COMPATIBLE_FAULTS)[number]['name']
 
-/** The rules as plain values, read by the routes; each key is named for the reference's rule. */
 export type CompatibleRules = Readonly<ReturnType<typeof compatibleRules>>
 
 export function compatibleRules(faults: FaultSet) {

@@ -6,7 +6,9 @@
  * A fault that only reshapes a correct answer (its body, not what is stored, counted, limited or timed) is a
  * reshape in its family's file, applied after the route has answered (faults/answers.ts), so the route reads as
  * the reference says. Any other fault bends a value of its family's rules (<family>/rules.ts; hooks/rules.ts for
- * the families that judge every route), so no route tests a fault by name.
+ * the families that judge every route): plain values derived once from the fault set when the routes are registered
+ * or the hooks made, each key named for the reference's rule beside a comment naming the fault that bends it. The
+ * code that reads them says what the reference says, and no route tests a fault by name.
  */
 
 import { SetupError } from '../errors.ts'

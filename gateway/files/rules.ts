@@ -1,9 +1,4 @@
-/**
- * The rules the files routes keep (Part 1 sections 2.4, 4.4, 7, 8.4), derived once from the fault set when the
- * routes are registered: the routes and the upload reader read these values, so each fault that bends what is
- * accepted, stored, counted or listed is named here, beside the rule it bends (the three of the tiers family that
- * bend the file limits too). The faults that only reshape an answer are in ../faults/files.ts.
- */
+/** Files rules (Part 1 §2.4, §4.4, §7, §8.4), read by the routes and upload reader; three tiers faults bend them. */
 import type { FaultSet } from '../faults/registry.ts'
 import type { FILES_FAULTS } from '../faults/files.ts'
 import type { TIERS_FAULTS } from '../faults/tiers.ts'
@@ -15,7 +10,6 @@ export type FileOperation = 'uploads' | 'downloads' | 'deletes'
 
 const DAY_SECONDS = 86_400
 
-/** The rules as plain values, read by the routes; each key is named for the reference's rule. */
 export type FilesRules = Readonly<ReturnType<typeof filesRules>>
 
 export function filesRules(faults: FaultSet) {

@@ -1,10 +1,4 @@
-/**
- * The rules the shared hooks keep, derived once from the fault set when the hooks are made: authentication (Part 1
- * sections 5, 7, the auth family), the request ids (sections 4.1, 9.4, the headers family) and the rate limits
- * (sections 4.1, 7, 8.1, 8.3, the tiers family, with the usage limit's two faults of the account family). The hooks
- * read these values, so each such fault is named here, beside the rule it bends. The faults that only bend the
- * headers written are header reshapes (../faults/headers.ts, ../faults/tiers.ts).
- */
+/** Rules of the hooks every call passes: auth, request ids (headers) and rate limits (tiers; account's usage limit). */
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { FaultName, FaultSet } from '../faults/registry.ts'
 import { formatGoDuration } from '../go-duration.ts'
@@ -18,7 +12,7 @@ const bentBy =
   (fault) =>
     faults.has(fault)
 
-/** The tiers family's rule that model routes read; each key is named for the reference's rule. */
+/** The tiers family's rule that model routes read. */
 export type TierRules = Readonly<ReturnType<typeof tierRules>>
 
 export function tierRules(faults: FaultSet) {
@@ -29,7 +23,7 @@ export function tierRules(faults: FaultSet) {
   }
 }
 
-/** The rules as plain values, read by the auth hook; each key is named for the reference's rule. */
+/** The auth family's rules, read by the auth hook. */
 export type AuthRules = Readonly<ReturnType<typeof authRules>>
 
 export function authRules(faults: FaultSet) {
@@ -51,7 +45,7 @@ export function authRules(faults: FaultSet) {
   }
 }
 
-/** The rules as plain values, read by the request-id hooks; each key is named for the reference's rule. */
+/** The headers family's rules, read by the request-id hooks. */
 export type RequestIdRules = Readonly<ReturnType<typeof requestIdRules>>
 
 export function requestIdRules(faults: FaultSet) {
@@ -71,7 +65,7 @@ export function requestIdRules(faults: FaultSet) {
 /** Counts one request against a bucket and reads it. */
 export type Counter = (key: string, limit: number) => BucketReading | Promise<BucketReading>
 
-/** The rules as plain values, read by the rate-limit hooks; each key is named for the reference's rule. */
+/** The tiers family's rules (and the account family's usage limit), read by the rate-limit hooks. */
 export type RateLimitRules = Readonly<ReturnType<typeof rateLimitRules>>
 
 export function rateLimitRules(faults: FaultSet) {

@@ -1,9 +1,4 @@
-/**
- * The rules the model endpoints keep (Part 1 sections 2.3, 4.3, 7), derived once from the fault set when the routes
- * are registered: the routes and the views read these values, so each models fault that bends a list (built and
- * serialized once, so no reshape can reach it), the alternate paging or a status is named here, beside the rule it
- * bends. The faults that only reshape a retrieve are in ../faults/models.ts.
- */
+/** Model endpoint rules (Part 1 §2.3, §4.3, §7), read by routes and views; a list is built once, beyond any reshape. */
 import type { FaultSet } from '../faults/registry.ts'
 import type { MODELS_FAULTS } from '../faults/models.ts'
 import type { Tier } from '../limit-tables.ts'
@@ -11,7 +6,6 @@ import type { Tier } from '../limit-tables.ts'
 /** The models faults, and the one of the tiers family that bends the tier a model's extra reports. */
 type ModelsFault = (typeof MODELS_FAULTS)[number]['name'] | 'rate-limits-current-main-tier'
 
-/** The rules as plain values, read by the routes and views; each key is named for the reference's rule. */
 export type ModelsRules = Readonly<ReturnType<typeof modelsRules>>
 
 export function modelsRules(faults: FaultSet) {

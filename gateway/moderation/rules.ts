@@ -1,15 +1,9 @@
-/**
- * The rules moderation keeps (Part 2 sections 4.7, 7), derived once from the fault set when the route is
- * registered: the route reads these values, so each moderation fault that bends what is accepted, served or
- * refused is named here, beside the rule it bends. The faults that only reshape an answer (of /v1/moderations, or
- * the inline results on chat completions) are in ../faults/moderation.ts.
- */
+/** Moderation rules (Part 2 §4.7, §7), read by the route. */
 import type { FaultSet } from '../faults/registry.ts'
 import type { MODERATION_FAULTS } from '../faults/moderation.ts'
 
 type ModerationFault = (typeof MODERATION_FAULTS)[number]['name']
 
-/** The rules as plain values, read by the route; each key is named for the reference's rule. */
 export type ModerationRules = Readonly<ReturnType<typeof moderationRules>>
 
 export function moderationRules(faults: FaultSet) {

@@ -1,9 +1,4 @@
-/**
- * The native interface's rules (Part 2 §4.8, §5.1, §5.2) as values, read once from the fault set when the routes
- * are registered: request.ts, answer.ts and routes.ts read these values and say what the reference says. Each key
- * is the reference's rule; its comment names the fault that bends it. The faults that only bend an answer or a
- * stream's chunks are reshapes in ../faults/native.ts.
- */
+/** Native interface rules (Part 2 §4.8, §5.1, §5.2), read by request.ts, answer.ts and routes.ts. */
 import type { FaultName, FaultSet } from '../faults/registry.ts'
 import { MAX_SPEAKERS } from './request.ts'
 

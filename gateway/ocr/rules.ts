@@ -1,15 +1,9 @@
-/**
- * The rules the OCR route keeps (Part 2 sections 4.6, 5), derived once from the fault set when the route is
- * registered: the route and the document reader read these values, so each OCR fault that bends what is accepted,
- * read or charged is named here, beside the rule it bends. The faults that only reshape an answer are in
- * ../faults/ocr.ts.
- */
+/** OCR rules (Part 2 §4.6, §5), read by the route and the document reader. */
 import type { FaultSet } from '../faults/registry.ts'
 import type { OCR_FAULTS } from '../faults/ocr.ts'
 
 type OcrFault = (typeof OCR_FAULTS)[number]['name']
 
-/** The rules as plain values, read by the routes; each key is named for the reference's rule. */
 export type OcrRules = Readonly<ReturnType<typeof ocrRules>>
 
 export function ocrRules(faults: FaultSet) {

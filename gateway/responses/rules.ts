@@ -1,17 +1,10 @@
-/**
- * The rules the responses routes keep (Part 1 sections 2.2, 2.5, 4.4, 4.5, 6.2-6.4, 7, 8.5), derived once from the
- * fault set when the routes are registered: the routes, the request reader, the generation and the stream writer
- * read these values, so each responses fault that bends what is accepted, generated, counted, recorded or timed is
- * named here, beside the rule it bends. The faults that only reshape an answer or a stream's events are in
- * ../faults/responses.ts.
- */
+/** Responses rules (Part 1 §2.2, §2.5, §4.4, §4.5, §6.2-§6.4, §7, §8.5), read by the routes, generation and streams. */
 import type { FaultSet } from '../faults/registry.ts'
 import type { RESPONSES_FAULTS } from '../faults/responses.ts'
 import { RESPONSE_LIMITS as limits } from './validate.ts'
 
 type ResponsesFault = (typeof RESPONSES_FAULTS)[number]['name']
 
-/** The rules as plain values, read by the routes; each key is named for the reference's rule. */
 export type ResponseRules = Readonly<ReturnType<typeof responseRules>>
 
 export function responseRules(faults: FaultSet) {

@@ -1,15 +1,10 @@
-/**
- * The rules the search routes keep (Part 2 sections 4.5, 7, 8), derived once from the fault set when the routes are
- * registered: the routes and the request reader read these values, so each search fault is named here, beside the
- * rule it bends. The one fault that only reshapes an answer is in ../faults/search.ts.
- */
+/** Search rules (Part 2 §4.5, §7, §8), read by the routes and the request reader. */
 import type { FaultSet } from '../faults/registry.ts'
 import type { SEARCH_FAULTS } from '../faults/search.ts'
 import { PROCESSORS, SEARCH_LIMITS, TBS_VALUES } from './request.ts'
 
 type SearchFault = (typeof SEARCH_FAULTS)[number]['name']
 
-/** The rules as plain values, read by the routes; each key is named for the reference's rule. */
 export type SearchRules = Readonly<ReturnType<typeof searchRules>>
 
 export function searchRules(faults: FaultSet) {

@@ -1,9 +1,4 @@
-/**
- * The rules of text:synthesize (Part 2 §4.9, §5.3, §7) as values, read once from the fault set when the route is
- * registered: routes.ts reads these values and says what the reference says. Each key is the reference's rule;
- * its comment names the fault that bends it. The faults that only bend an answer are reshapes in
- * ../faults/synthesize.ts.
- */
+/** text:synthesize rules (Part 2 §4.9, §5.3, §7), read by routes.ts. */
 import type { FaultName, FaultSet } from '../faults/registry.ts'
 
 export interface SynthesizeRules {

@@ -1,16 +1,9 @@
-/**
- * The rules the unavailable routes and the planned surfaces keep (Part 1 sections 1.6, 2.9, 3, 4.9, 8.5), derived
- * once from the fault set when the routes are registered: the routes and the surfaces read these values, so each
- * fault that bends what a planned surface accepts or stores is named here, beside the rule it bends. Which surface
- * is offered at all is read from the fault names (routes.ts); the faults that only reshape an answer are in
- * ../faults/unavailable.ts.
- */
+/** Unavailable and planned-surface rules (Part 1 §1.6, §2.9, §3, §4.9, §8.5); a planned-* fault offers its surface. */
 import type { FaultSet } from '../faults/registry.ts'
 import type { UNAVAILABLE_FAULTS } from '../faults/unavailable.ts'
 
 type UnavailableFault = (typeof UNAVAILABLE_FAULTS)[number]['name']
 
-/** The rules as plain values, read by the routes and the surfaces; each key is named for the reference's rule. */
 export type UnavailableRules = Readonly<ReturnType<typeof unavailableRules>>
 
 export function unavailableRules(faults: FaultSet) {

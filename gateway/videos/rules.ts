@@ -1,9 +1,4 @@
-/**
- * The rules the videos routes keep (Part 2 sections 3, 4.1, 7, 8), derived once from the fault set when the routes
- * are registered: the routes and the create checks read these values, so each videos fault that bends what is
- * accepted, stored, charged or served is named here, beside the rule it bends. The faults that only reshape an
- * answer are in ../faults/videos.ts.
- */
+/** Videos rules (Part 2 §3, §4.1, §7, §8), read by the routes and the create checks. */
 import type { FaultSet } from '../faults/registry.ts'
 import type { VIDEOS_FAULTS } from '../faults/videos.ts'
 import limits from '../../schemas/limits/video-limits.json' with { type: 'json' }
@@ -23,7 +18,6 @@ export const MODEL_RULES: Readonly<Record<string, ModelRule>> = limits.models
 export type ReferenceType = 'image/jpeg' | 'image/png' | 'image/webp'
 const REFERENCE_TYPES: readonly ReferenceType[] = ['image/jpeg', 'image/png', 'image/webp']
 
-/** The rules as plain values, read by the routes; each key is named for the reference's rule. */
 export type VideoRules = Readonly<ReturnType<typeof videoRules>>
 
 export function videoRules(faults: FaultSet) {

@@ -5,7 +5,7 @@
  */
 import { compareDays } from '../clock.ts'
 import { resetProblem } from '../duration.ts'
-import type { ExchangeRecord } from '../exchange.ts'
+import type { ExchangeExcerpt } from '../exchange.ts'
 import { checkUuidV7 } from '../uuid.ts'
 
 export const REQ = {
@@ -121,7 +121,7 @@ export function xRequestIdFinding(
 }
 
 /** A call with a key the target accepted: the rate-limit headers are due on it. */
-function isAuthenticatedCall(ex: ExchangeRecord): boolean {
+function isAuthenticatedCall(ex: ExchangeExcerpt): boolean {
   return (
     ex.key !== null &&
     ex.key !== 'invalid' &&
@@ -137,14 +137,14 @@ function isAuthenticatedCall(ex: ExchangeRecord): boolean {
  * second), else by ours. The target's own clock is the fair measure of when it minted an id: a target that runs
  * at another date or with a skewed clock is not at fault for that.
  */
-export function callWindow(ex: ExchangeRecord): { from: number; to: number; clock: string } {
+export function callWindow(ex: ExchangeExcerpt): { from: number; to: number; clock: string } {
   const serverDate = ex.responseHeaders?.date === undefined ? Number.NaN : Date.parse(ex.responseHeaders.date)
   if (!Number.isNaN(serverDate))
     return { from: serverDate - 1000, to: serverDate + 1000, clock: "the target's Date header" }
   return { from: ex.startedAt, to: ex.startedAt + ex.durationMs, clock: 'our clock' }
 }
 
-export function auditExchange(ex: ExchangeRecord, asOf: string): Finding[] {
+export function auditExchange(ex: ExchangeExcerpt, asOf: string): Finding[] {
   if (ex.status === undefined || ex.responseHeaders === undefined) return []
   const headers = ex.responseHeaders
   const svcId = headers['svc-request-id']
@@ -201,8 +201,8 @@ export function auditExchange(ex: ExchangeRecord, asOf: string): Finding[] {
 }
 
 /** svc-request-id values that more than one call received, with those calls. */
-export function duplicateIds(exchanges: readonly ExchangeRecord[]): Map<string, ExchangeRecord[]> {
-  const byId = new Map<string, ExchangeRecord[]>()
+export function duplicateIds(exchanges: readonly ExchangeExcerpt[]): Map<string, ExchangeExcerpt[]> {
+  const byId = new Map<string, ExchangeExcerpt[]>()
   for (const ex of exchanges) {
     const id = ex.responseHeaders?.['svc-request-id']
     if (id === undefined || id === '') continue

@@ -4,7 +4,7 @@
  * panel or replayed. Each entry names the test and requirement it served in the custom `_test` and
  * `_requirement` fields (HAR 1.2 allows custom fields that start with an underscore).
  *
- * The records arrive already redacted and with bodies cut to an excerpt (harness/exchange.ts); a cut body keeps
+ * The exchanges arrive as excerpts (harness/exchange.ts), already redacted and with bodies cut; a cut body keeps
  * its full size in `size` and says so in a `comment`. The file is written entry by entry, so its size never has
  * to exist as one string. Past `maxEntries` exchanges (a full run against the embedded gateway makes about
  * 12,000, most of them the tiers family's bursts), failing tests keep every exchange and each other test keeps
@@ -13,7 +13,7 @@
  */
 import { closeSync, openSync, writeSync } from 'node:fs'
 import { STATUS_CODES } from 'node:http'
-import { EXCERPT_CHARS, type ExchangeRecord } from '../exchange.ts'
+import { EXCERPT_CHARS, type ExchangeExcerpt } from '../exchange.ts'
 import { isBinary } from '../worker/http-client.ts'
 import type { OutcomeStatus } from './results.ts'
 
@@ -24,7 +24,7 @@ export interface HarSource {
   /** Absent for exchanges made outside any test (a file's afterAll cleanup). */
   requirement?: string
   outcome?: OutcomeStatus
-  exchanges: readonly ExchangeRecord[]
+  exchanges: readonly ExchangeExcerpt[]
 }
 
 interface HarOptions {
@@ -94,7 +94,7 @@ function queryOf(url: string): NameValue[] {
   }
 }
 
-function postData(ex: ExchangeRecord): HarEntry['request']['postData'] {
+function postData(ex: ExchangeExcerpt): HarEntry['request']['postData'] {
   if (ex.requestBody === undefined) return undefined
   const mimeType = ex.requestHeaders['content-type'] ?? ''
   if (ex.requestBodyIsNote === true)
@@ -113,13 +113,13 @@ function postData(ex: ExchangeRecord): HarEntry['request']['postData'] {
   return { mimeType, text: ex.requestBody }
 }
 
-function requestBodySize(ex: ExchangeRecord): number {
+function requestBodySize(ex: ExchangeExcerpt): number {
   if (ex.requestBody === undefined) return 0
   if (ex.requestBodyIsNote === true || MORE.test(ex.requestBody)) return -1 // not known from the excerpt
   return Buffer.byteLength(ex.requestBody)
 }
 
-function content(ex: ExchangeRecord): HarEntry['response']['content'] {
+function content(ex: ExchangeExcerpt): HarEntry['response']['content'] {
   const mimeType = ex.responseHeaders?.['content-type'] ?? 'x-unknown'
   const body = ex.body ?? ''
   const size = ex.bodyBytes ?? Buffer.byteLength(body)
@@ -131,7 +131,7 @@ function content(ex: ExchangeRecord): HarEntry['response']['content'] {
   return { size, mimeType, text: body }
 }
 
-function harEntry(ex: ExchangeRecord, source: HarSource): HarEntry {
+function harEntry(ex: ExchangeExcerpt, source: HarSource): HarEntry {
   const answered = ex.status !== undefined
   const entry: HarEntry = {
     startedDateTime: new Date(ex.startedAt).toISOString(),
@@ -178,7 +178,7 @@ function harEntry(ex: ExchangeRecord, source: HarSource): HarEntry {
 }
 
 interface Picked {
-  ex: ExchangeRecord
+  ex: ExchangeExcerpt
   source: HarSource
 }
 

@@ -7,7 +7,7 @@
  * so a record created in one suite file and listed by another is still compared: a record has one identity on the
  * target, whichever process of ours looked at it.
  */
-import type { ExchangeRecord } from '../exchange.ts'
+import type { ExchangeExcerpt } from '../exchange.ts'
 import { KIND_RULES, LEDGER_REQ, type Sighting } from '../worker/records.ts'
 
 interface LedgerFinding {
@@ -15,12 +15,12 @@ interface LedgerFinding {
   ok: boolean
   detail: string
   /** The exchange that showed the contradiction (the later one); absent for a pass. */
-  exchange?: ExchangeRecord
+  exchange?: ExchangeExcerpt
 }
 
 interface Seen {
   sighting: Sighting
-  ex: ExchangeRecord
+  ex: ExchangeExcerpt
 }
 
 const MAX_FAILURES_PER_REQUIREMENT = 5
@@ -30,7 +30,7 @@ function describe(seen: Seen): string {
 }
 
 /** The later exchange was sent after the earlier one's answer had arrived: what it shows is newer. */
-function after(later: ExchangeRecord, earlier: ExchangeRecord): boolean {
+function after(later: ExchangeExcerpt, earlier: ExchangeExcerpt): boolean {
   return later.startedAt > earlier.startedAt + earlier.durationMs
 }
 
@@ -99,7 +99,7 @@ function terminalFindings(group: readonly Seen[], checked: Map<string, number>):
   return []
 }
 
-function isStreamAnswer(ex: ExchangeRecord): boolean {
+function isStreamAnswer(ex: ExchangeExcerpt): boolean {
   return /^text\/event-stream\b/i.test(ex.responseHeaders?.['content-type'] ?? '')
 }
 
@@ -130,7 +130,7 @@ function timeFindings(seen: Seen, checked: Map<string, number>): LedgerFinding[]
 /** §2.2: a transaction's id is its call's svc-request-id, and it records that call's status, stream flag and identifier. */
 function transactionCallFindings(
   seen: Seen,
-  calls: ReadonlyMap<string, ExchangeRecord | null>,
+  calls: ReadonlyMap<string, ExchangeExcerpt | null>,
   checked: Map<string, number>,
 ): LedgerFinding[] {
   const call = calls.get(seen.sighting.id)
@@ -166,13 +166,13 @@ function transactionCallFindings(
   ]
 }
 
-export function ledgerFindings(exchanges: readonly ExchangeRecord[]): LedgerFinding[] {
+export function ledgerFindings(exchanges: readonly ExchangeExcerpt[]): LedgerFinding[] {
   const ordered = [...exchanges].sort((a, b) => a.startedAt - b.startedAt || a.seq - b.seq)
   const checked = new Map<string, number>()
   const failures: LedgerFinding[] = []
   const groups = new Map<string, Seen[]>()
   // svc-request-id -> the one call that received it; null where several did (P1-4.1-svc-request-id-unique reports that)
-  const calls = new Map<string, ExchangeRecord | null>()
+  const calls = new Map<string, ExchangeExcerpt | null>()
   for (const ex of ordered) {
     const svcRequestId = ex.responseHeaders?.['svc-request-id']
     if (svcRequestId !== undefined) calls.set(svcRequestId, calls.has(svcRequestId) ? null : ex)

@@ -16,7 +16,7 @@ import type { CreditReading } from '../setup/credit.ts'
 import { curlLine } from '../worker/curl.ts'
 import { errorLine, FAILURE_NAMES } from '../errors.ts'
 import { describeExchange } from '../worker/failure.ts'
-import type { ExchangeRecord } from '../exchange.ts'
+import type { ExchangeExcerpt } from '../exchange.ts'
 import type { ConformanceMeta } from '../worker/recorder.ts'
 import { Redactor } from '../redact.ts'
 import { rerunNote } from '../worker/rerun.ts'
@@ -66,8 +66,8 @@ interface ReporterOptions {
 interface Collected {
   outcomes: Outcome[]
   junit: JunitCase[]
-  exchanges: ExchangeRecord[]
-  /** Every exchange with the test that made it, for exchanges.har (references to the records above, no copies). */
+  exchanges: ExchangeExcerpt[]
+  /** Every exchange with the test that made it, for exchanges.har (references to the excerpts above, no copies). */
   har: HarSource[]
   observations: Summary['observations']
   retries: Summary['retries']
@@ -328,8 +328,8 @@ export class ConformanceReporter implements Reporter {
   }
 
   /** One audit outcome per (test, audited requirement): the first failing exchange is the evidence. */
-  #auditTest(testName: string, file: string, exchanges: ExchangeRecord[], c: Collected): void {
-    const perRequirement = new Map<string, { failed?: { detail: string; ex: ExchangeRecord }; count: number }>()
+  #auditTest(testName: string, file: string, exchanges: ExchangeExcerpt[], c: Collected): void {
+    const perRequirement = new Map<string, { failed?: { detail: string; ex: ExchangeExcerpt }; count: number }>()
     for (const ex of exchanges) {
       for (const finding of auditExchange(ex, this.#o.target.asOf)) {
         const entry = perRequirement.get(finding.requirement) ?? { count: 0 }
@@ -372,7 +372,7 @@ export class ConformanceReporter implements Reporter {
         .slice(0, 4)
         .map((ex) => `${ex.method} ${ex.path} -> ${ex.status}`)
         .join(', ')
-      const first = list[0] as ExchangeRecord
+      const first = list[0] as ExchangeExcerpt
       c.outcomes.push({
         requirement: REQ.svcRequestIdUnique,
         status: 'fail',
@@ -416,7 +416,7 @@ export class ConformanceReporter implements Reporter {
     }
   }
 
-  #auditMessage(requirementId: string, detail: string, ex: ExchangeRecord, scope = 'audit of every response'): string {
+  #auditMessage(requirementId: string, detail: string, ex: ExchangeExcerpt, scope = 'audit of every response'): string {
     const req = requirements().get(requirementId)
     return [
       `${requirementId} · ${req?.level ?? ''} · Part ${req?.part ?? '?'} §${req?.section ?? '?'} (${scope})`,

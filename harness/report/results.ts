@@ -12,7 +12,7 @@
  * fails but is marked flaky. A baseline (harness/report/baseline.ts) turns failures it lists into known failures.
  */
 import type { Level, Requirement } from '../requirements.ts'
-import type { ExchangeRecord } from '../exchange.ts'
+import type { ExchangeExcerpt } from '../exchange.ts'
 
 /** The reason prefix that marks a skip as not observed: the rule's situation did not arise on this target. */
 export const NOT_OBSERVED = 'not observed: '
@@ -33,7 +33,7 @@ export interface Outcome {
   file: string
   source: 'test' | 'audit'
   message?: string
-  exchange?: ExchangeRecord
+  exchange?: ExchangeExcerpt
   /** A failed test that was run once more at once: what that re-run gave (harness/worker/rerun.ts). */
   rerun?: RerunResult
 }
@@ -56,7 +56,7 @@ interface Evidence {
   test: string
   source: 'test' | 'audit'
   message: string
-  exchange?: ExchangeRecord
+  exchange?: ExchangeExcerpt
 }
 
 export interface RequirementResult {

@@ -4,7 +4,7 @@
  */
 import type { BaselineSummary } from './baseline.ts'
 import type { KeySlot } from '../setup/config.ts'
-import type { ExchangeRecord } from '../exchange.ts'
+import type { ExchangeExcerpt } from '../exchange.ts'
 import type { Counts, RequirementResult, Verdict } from './results.ts'
 import type { Scope } from './scope.ts'
 
@@ -76,7 +76,7 @@ const TIERS = [0, 1, 2, 3, 4, 5] as const
 /** Which tier keys a run was given and used: a tier is tested when some call carried its key. */
 export function tierUse(
   keys: Partial<Record<KeySlot, string>>,
-  exchanges: Iterable<Pick<ExchangeRecord, 'key'>>,
+  exchanges: Iterable<Pick<ExchangeExcerpt, 'key'>>,
 ): TierUse[] {
   const calls = new Map<string, number>()
   for (const ex of exchanges) if (ex.key !== null) calls.set(ex.key, (calls.get(ex.key) ?? 0) + 1)

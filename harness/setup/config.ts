@@ -40,17 +40,20 @@ export interface RunOptions {
   asOfExplicit: boolean
   budgetUsd: number | null
   timeoutMs: number
-  /** Uploads of hundreds of MB (file size limit, storage quota) against a remote target; loopback targets always. */
+  /**
+   * GATEWAY_LARGE_UPLOADS: run uploads of hundreds of MB (file size limit, storage quota) against a remote target
+   * too; loopback targets always do.
+   */
   largeUploads: boolean
-  /** GATEWAY_MODELS (and GATEWAY_AUDIO_MODELS): the target's model id per capability; the rest are discovered. */
+  /** GATEWAY_MODELS and GATEWAY_AUDIO_MODELS, parsed: capability -> the target's model id; the rest are discovered. */
   models: NamedModels
-  /** GATEWAY_NATIVE_KEY_HEADER: the header the native interface takes a key in. */
+  /** GATEWAY_NATIVE_KEY_HEADER: the header the native interface takes a key in, lower case. */
   nativeKeyHeader: string
-  /** GATEWAY_NAMES: the target's name for an id the reference writes with a neutral word (reference -> target). */
+  /** GATEWAY_NAMES, parsed: the reference's neutral name -> the target's name (suites/shared/names.ts). */
   names?: Names
   /** GATEWAY_MINUTE_MS: the target's rate-limit minute, for a reference gateway started with --minute-ms. */
   minuteMs?: number | null
-  /** GATEWAY_SETTLE_MS: how long a charge may take to show in the credit record. */
+  /** GATEWAY_SETTLE_MS: how long a charge may take to show in the credit record (suites/shared/credit.ts). */
   settleMs?: number
   families: string[] | null
   grep: string | null
@@ -425,26 +428,24 @@ function baselineOptions(flags: FlagValues): { baseline: string | null; updateBa
   return { baseline, updateBaseline }
 }
 
+/** What a target's config shares with the run's options (keys: the embedded gateway's own when it is the target). */
+type TargetOptions =
+  | 'keys'
+  | 'asOf'
+  | 'budgetUsd'
+  | 'timeoutMs'
+  | 'largeUploads'
+  | 'models'
+  | 'nativeKeyHeader'
+  | 'names'
+  | 'settleMs'
+
 /** The target as the suites see it: always a URL and keys, whether embedded or given. */
-export interface TargetConfig {
+export interface TargetConfig extends Pick<RunOptions, TargetOptions> {
   baseUrl: string
   embedded: boolean
-  keys: Partial<Record<KeySlot, string>>
-  asOf: string
-  budgetUsd: number | null
-  timeoutMs: number
-  /** GATEWAY_LARGE_UPLOADS: run uploads of hundreds of MB against a remote target too (loopback targets always do). */
-  largeUploads: boolean
-  /** GATEWAY_MODELS and GATEWAY_AUDIO_MODELS, parsed: capability -> the target's model id. */
-  models: NamedModels
-  /** GATEWAY_NATIVE_KEY_HEADER: the native interface's key header, lower case. */
-  nativeKeyHeader: string
-  /** GATEWAY_NAMES, parsed: the reference's neutral name -> the target's name (suites/shared/names.ts). */
-  names?: Names
   /** The period of the target's per-minute buckets in ms: a real minute unless shortened (embedded, GATEWAY_MINUTE_MS). */
   minuteMs?: number
-  /** GATEWAY_SETTLE_MS: how long a charge may take to show in the credit record (suites/shared/credit.ts). */
-  settleMs?: number
   runId: string
   /** Set by the conformance command: a failed MUST test runs once more at once (harness/worker/rerun.ts). */
   rerunFailures?: boolean

@@ -7,7 +7,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import { isObject } from '../../common/json.ts'
-import type { ExchangeRecord } from '../exchange.ts'
+import type { ExchangeExcerpt } from '../exchange.ts'
 import { TargetFailure } from '../errors.ts'
 import type { Exchange, TargetClient } from '../worker/http-client.ts'
 import { retryAfterMs } from '../worker/retry.ts'
@@ -21,27 +21,27 @@ export interface CreditReading {
   /** remaining_unit in USD, or null where it could not be read. */
   usd: number | null
   /** Every call the reading made (two where the first met a 429). */
-  exchanges: ExchangeRecord[]
+  exchanges: ExchangeExcerpt[]
 }
 
 export async function readRemainingUsd(client: TargetClient): Promise<CreditReading> {
-  const exchanges: ExchangeRecord[] = []
+  const exchanges: ExchangeExcerpt[] = []
   const first = await readOnce(client, exchanges)
   if (first !== 'limited') return { usd: first, exchanges }
   const second = await readOnce(client, exchanges)
   return { usd: second === 'limited' ? null : second, exchanges }
 }
 
-async function readOnce(client: TargetClient, exchanges: ExchangeRecord[]): Promise<number | null | 'limited'> {
+async function readOnce(client: TargetClient, exchanges: ExchangeExcerpt[]): Promise<number | null | 'limited'> {
   if (!client.hasKey('main')) return null
   let ex: Exchange
   try {
     ex = await client.get('/user/v1/credit', { retry429: false, timeoutMs: CREDIT_DEFAULTS.timeoutMs })
   } catch (error) {
-    if (error instanceof TargetFailure) exchanges.push(error.record)
+    if (error instanceof TargetFailure) exchanges.push(error.excerpt)
     return null
   }
-  exchanges.push(ex.record)
+  exchanges.push(ex.excerpt)
   if (ex.status === 429) {
     // Retry-After is whole seconds (section 4.1); without it, a whole window.
     const waitMs = retryAfterMs(ex.header('retry-after'))

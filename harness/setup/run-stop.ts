@@ -22,7 +22,7 @@ export const RUN_STOP_DEFAULTS = {
 export const NOT_BEGUN_NOTE = 'The test run was aborted by the user.'
 
 /** What the stop file holds: why the run stopped calling, with the failures that made it stop. */
-interface StopRecord {
+interface StopNotice {
   reason: string
   evidence: string[]
 }
@@ -35,17 +35,17 @@ export class RunStopped extends HarnessError {
 }
 
 /** Reads the stop file; undefined while the run goes on. */
-export function readStop(file: string | undefined): StopRecord | undefined {
+export function readStop(file: string | undefined): StopNotice | undefined {
   if (file === undefined || !existsSync(file)) return undefined
   try {
-    return JSON.parse(readFileSync(file, 'utf8')) as StopRecord
+    return JSON.parse(readFileSync(file, 'utf8')) as StopNotice
   } catch {
     // Being written by another worker at this very moment: it stops the run all the same.
     return { reason: 'target unhealthy', evidence: [] }
   }
 }
 
-export function describeStop(stop: StopRecord): string {
+export function describeStop(stop: StopNotice): string {
   return `${stop.reason}${stop.evidence.length > 0 ? `: ${stop.evidence.map((e, i) => `(${i + 1}) ${e}`).join('; ')}` : ''}`
 }
 
@@ -57,7 +57,7 @@ export function failuresFile(stopFile: string): string {
 /** One worker's view of the target's health and the run's deadline. */
 export class RunGate {
   readonly #config: TargetConfig
-  #stopped: StopRecord | undefined
+  #stopped: StopNotice | undefined
 
   constructor(config: TargetConfig) {
     this.#config = config
@@ -95,13 +95,13 @@ export class RunGate {
       .split('\n')
       .filter((line) => line !== '')
     if (failures.length < RUN_STOP_DEFAULTS.consecutiveFailures) return
-    const record: StopRecord = {
+    const notice: StopNotice = {
       reason: `target unhealthy, ${failures.length} transport failures in a row`,
       evidence: failures,
     }
     try {
       // 'wx': the first worker to trip writes the evidence; the others keep it.
-      writeFileSync(stopFile, JSON.stringify(record), { flag: 'wx' })
+      writeFileSync(stopFile, JSON.stringify(notice), { flag: 'wx' })
     } catch {
       // Already written by another worker.
     }

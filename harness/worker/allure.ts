@@ -16,7 +16,7 @@ import { referenceLink } from '../reference.ts'
 import type { Level, Requirement } from '../requirements.ts'
 import type { TargetConfig } from '../setup/config.ts'
 import { curlLine } from './curl.ts'
-import type { ExchangeRecord } from '../exchange.ts'
+import type { ExchangeExcerpt } from '../exchange.ts'
 import { Redactor } from '../redact.ts'
 
 /** A MUST that fails makes the target non-conformant; a SHOULD that fails is a warning. */
@@ -32,7 +32,7 @@ function targetTag(config: Pick<TargetConfig, 'embedded' | 'baseUrl'>): string {
 }
 
 /** One tag per tier whose key the test used: "tier:3" for GATEWAY_API_KEY_TIER3, "tier:main" for GATEWAY_API_KEY. */
-export function tierTags(exchanges: readonly ExchangeRecord[]): string[] {
+export function tierTags(exchanges: readonly ExchangeExcerpt[]): string[] {
   const tags = new Set<string>()
   for (const ex of exchanges) {
     if (ex.key === 'main') tags.add('tier:main')
@@ -80,7 +80,7 @@ export async function describeTest(req: Requirement, task: Parameters<typeof tes
 }
 
 /** At the end of a test, whatever its outcome: the target and the tiers of the keys it used. */
-export async function tagTest(config: TargetConfig, exchanges: readonly ExchangeRecord[]): Promise<void> {
+export async function tagTest(config: TargetConfig, exchanges: readonly ExchangeExcerpt[]): Promise<void> {
   if (!allureActive()) return
   await allure.tags(targetTag(config), ...tierTags(exchanges))
 }
@@ -94,7 +94,7 @@ function redactorFor(config: TargetConfig): Redactor {
 
 /** What is attached to a failing test: the exchange (JSON) and the curl line, both redacted once more. */
 function failureAttachments(
-  exchange: ExchangeRecord,
+  exchange: ExchangeExcerpt,
   keys: Redactor,
 ): Array<{ name: string; content: string; contentType: string }> {
   const outcome = exchange.status !== undefined ? String(exchange.status) : 'no response'
@@ -113,7 +113,7 @@ function failureAttachments(
 }
 
 /** In check()'s catch: the evidence of the failure, so that a reader of the report needs nothing else. */
-export async function attachFailure(config: TargetConfig, exchange: ExchangeRecord | undefined): Promise<void> {
+export async function attachFailure(config: TargetConfig, exchange: ExchangeExcerpt | undefined): Promise<void> {
   if (exchange === undefined || !allureActive()) return
   for (const a of failureAttachments(exchange, redactorFor(config)))
     await allure.attachment(a.name, a.content, a.contentType)

@@ -9,7 +9,7 @@ import { currentExchanges, currentRequirement, skipTest } from './recorder.ts'
 import { ConformanceFailure } from '../errors.ts'
 import { renderFailure, type FailureDetails } from './failure.ts'
 import { schemas } from '../schema-registry.ts'
-import type { ExchangeRecord } from '../exchange.ts'
+import type { ExchangeExcerpt } from '../exchange.ts'
 import { NOT_OBSERVED } from '../report/results.ts'
 
 /** A failure of the running test's requirement, its message rendered by the failure contract. */
@@ -19,21 +19,21 @@ export function conformanceFailure(details: FailureDetails): ConformanceFailure 
 }
 
 /** The newest exchange of the running test: the default evidence when a check names none. */
-export function lastExchange(): ExchangeRecord | undefined {
+export function lastExchange(): ExchangeExcerpt | undefined {
   const all = currentExchanges()
   return all[all.length - 1]
 }
 
-export function fail(expected: string, seen: string | string[], exchange?: Exchange | ExchangeRecord): never {
-  const record = exchange === undefined ? lastExchange() : 'record' in exchange ? exchange.record : exchange
-  throw conformanceFailure({ expected, seen, ...(record === undefined ? {} : { exchange: record }) })
+export function fail(expected: string, seen: string | string[], exchange?: Exchange | ExchangeExcerpt): never {
+  const excerpt = exchange === undefined ? lastExchange() : 'excerpt' in exchange ? exchange.excerpt : exchange
+  throw conformanceFailure({ expected, seen, ...(excerpt === undefined ? {} : { exchange: excerpt }) })
 }
 
 export function expectThat(
   condition: boolean,
   expected: string,
   seen: string | string[],
-  exchange?: Exchange | ExchangeRecord,
+  exchange?: Exchange | ExchangeExcerpt,
 ): asserts condition {
   if (!condition) fail(expected, seen, exchange)
 }
@@ -61,7 +61,7 @@ export function expectSetup(ex: Exchange, expected: number | readonly number[], 
   const wanted = typeof expected === 'number' ? [expected] : expected
   if (wanted.includes(ex.status)) return
   skipTest(
-    `set-up failed: ${what}: ${ex.record.method} ${ex.record.path} answered ${ex.status}, not ${wanted.join(' or ')}`,
+    `set-up failed: ${what}: ${ex.excerpt.method} ${ex.excerpt.path} answered ${ex.status}, not ${wanted.join(' or ')}`,
   )
 }
 
@@ -72,12 +72,12 @@ const AUTH_REQUIREMENT = { bearer: 'P1-5.2-bearer', 'x-api-key': 'P1-5.3-x-api-k
  * refused with 401 skips the test, and the auth requirement of that key form reports the refusal.
  */
 export function expectKeyAccepted(ex: Exchange): void {
-  const auth = ex.record.auth
-  const usedRealKey = ex.record.key !== null && ex.record.key !== 'invalid' && ex.record.key !== 'suspended'
+  const auth = ex.excerpt.auth
+  const usedRealKey = ex.excerpt.key !== null && ex.excerpt.key !== 'invalid' && ex.excerpt.key !== 'suspended'
   if (ex.status !== 401 || !usedRealKey || auth === 'none') return
   const authRequirement = AUTH_REQUIREMENT[auth]
   if (currentRequirement() !== authRequirement)
-    precondition(false, authRequirement, `${ex.record.method} ${ex.record.path} refused the key with 401`)
+    precondition(false, authRequirement, `${ex.excerpt.method} ${ex.excerpt.path} refused the key with 401`)
 }
 
 export function expectStatus(ex: Exchange, expected: number | readonly number[], why = ''): void {
@@ -85,8 +85,8 @@ export function expectStatus(ex: Exchange, expected: number | readonly number[],
   if (wanted.includes(ex.status)) return
   if (wanted.every((s) => s < 300)) expectKeyAccepted(ex)
   const seen =
-    ex.status === 429 && ex.record.attempt > 1
-      ? `429 after ${ex.record.attempt} attempts with backoff`
+    ex.status === 429 && ex.excerpt.attempt > 1
+      ? `429 after ${ex.excerpt.attempt} attempts with backoff`
       : String(ex.status)
   fail(`status ${wanted.join(' or ')}${why ? ` (${why})` : ''}`, seen, ex)
 }

@@ -20,7 +20,7 @@ import { appendFileSync, mkdirSync, readFileSync, rmdirSync, statSync } from 'no
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { HarnessError } from '../errors.ts'
-import { recordSpend, skipTest, type SpendRecord } from './recorder.ts'
+import { noteSpend, skipTest, type SpendItem } from './recorder.ts'
 
 const BUDGET_DEFAULTS = {
   lockWaitMs: 10_000, // longest wait for another worker's reservation; each takes microseconds
@@ -94,9 +94,9 @@ export function reserveSpend(target: BudgetTarget, usd: number, what: string): v
       `budget: ${what} would cost about $${formatUsd(usd)}, and $${formatUsd(decision.reservedUsd)} of GATEWAY_BUDGET_USD=${target.budgetUsd} is already reserved`,
     )
   }
-  const record: SpendRecord = { usd, what }
-  recordSpend(record)
-  const reservation: Reservation = { target, record, open: true }
+  const item: SpendItem = { usd, what }
+  noteSpend(item)
+  const reservation: Reservation = { target, item, open: true }
   // Open until the turn ends: an await between spend() and the call would let the reservation pass to a later call.
   queueMicrotask(() => {
     reservation.open = false
@@ -107,7 +107,7 @@ export function reserveSpend(target: BudgetTarget, usd: number, what: string): v
 
 interface Reservation {
   target: BudgetTarget
-  record: SpendRecord
+  item: SpendItem
   /** Still in the turn that made it, so the call it was made for has not started yet. */
   open: boolean
 }
@@ -134,12 +134,12 @@ export function claimReservations(): Reservation[] {
 /** Settles the reservations of a call by its final status: released when the call was refused with a 4xx. */
 export function settleReservations(claimed: readonly Reservation[], status: number | undefined): void {
   if (status === undefined || status < 400 || status >= 500) return
-  for (const { target, record } of claimed) {
-    record.refused = status
+  for (const { target, item } of claimed) {
+    item.refused = status
     if (target.budgetUsd === null) continue
     const { ledger, lock } = ledgerPaths(target.runId)
     withLock(lock, () =>
-      appendFileSync(ledger, `${-toMicros(record.usd)}\trefused with ${status}: ${record.what.replace(/\s+/g, ' ')}\n`),
+      appendFileSync(ledger, `${-toMicros(item.usd)}\trefused with ${status}: ${item.what.replace(/\s+/g, ' ')}\n`),
     )
   }
 }

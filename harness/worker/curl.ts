@@ -1,6 +1,6 @@
 /** A curl line that reproduces an exchange, with `$GATEWAY_API_KEY` (or the tier's variable) in place of the key. */
 import { KEY_ENV } from '../setup/config.ts'
-import type { ExchangeRecord } from '../exchange.ts'
+import type { ExchangeExcerpt } from '../exchange.ts'
 
 /** Headers the harness adds for itself; a reproduction does not need them. */
 const OMIT = new Set(['x-client-request-id', 'content-length', 'host', 'connection', 'user-agent'])
@@ -9,7 +9,7 @@ function shellQuote(value: string): string {
   return `'${value.replaceAll("'", `'\\''`)}'`
 }
 
-export function curlLine(ex: ExchangeRecord, fullBody?: string): string {
+export function curlLine(ex: ExchangeExcerpt, fullBody?: string): string {
   const parts = ['curl', '-sS', '-i']
   if (ex.method !== 'GET') parts.push('-X', ex.method)
   parts.push(shellQuote(ex.url))

@@ -5,7 +5,7 @@
  */
 import { citation, type Requirement } from '../requirements.ts'
 import { curlLine } from './curl.ts'
-import { excerpt, type ExchangeRecord } from '../exchange.ts'
+import { bodyExcerpt, type ExchangeExcerpt } from '../exchange.ts'
 
 const BODY_IN_MESSAGE = 600 // characters: enough to see the shape; the full excerpt is in summary.json
 const SHOWN_RESPONSE_HEADERS = /^(content-type|svc-request-id|x-request-id|x-ratelimit-|retry-after|location)/
@@ -13,7 +13,7 @@ const SHOWN_RESPONSE_HEADERS = /^(content-type|svc-request-id|x-request-id|x-rat
 export interface FailureDetails {
   expected: string
   seen: string | string[]
-  exchange?: ExchangeRecord
+  exchange?: ExchangeExcerpt
 }
 
 function headerLine(headers: Record<string, string> | undefined, filter?: RegExp): string {
@@ -23,18 +23,18 @@ function headerLine(headers: Record<string, string> | undefined, filter?: RegExp
     .join('; ')
 }
 
-export function describeExchange(ex: ExchangeRecord): string[] {
+export function describeExchange(ex: ExchangeExcerpt): string[] {
   const outcome = ex.status !== undefined ? String(ex.status) : `no response (${ex.error ?? 'unknown'})`
   const id = ex.responseHeaders?.['svc-request-id']
   const lines = [
     `${ex.method} ${ex.path} -> ${outcome} · svc-request-id ${id ?? '(none)'} · ${ex.durationMs} ms${ex.attempt > 1 ? ` · attempt ${ex.attempt}` : ''}`,
   ]
   lines.push(`  request headers: ${headerLine(ex.requestHeaders)}`)
-  if (ex.requestBody !== undefined) lines.push(`  request body: ${excerpt(ex.requestBody, BODY_IN_MESSAGE).text}`)
+  if (ex.requestBody !== undefined) lines.push(`  request body: ${bodyExcerpt(ex.requestBody, BODY_IN_MESSAGE).text}`)
   if (ex.responseHeaders !== undefined)
     lines.push(`  response headers: ${headerLine(ex.responseHeaders, SHOWN_RESPONSE_HEADERS)}`)
   if (ex.body !== undefined)
-    lines.push(`  body (${ex.bodyBytes ?? ex.body.length} bytes): ${excerpt(ex.body, BODY_IN_MESSAGE).text}`)
+    lines.push(`  body (${ex.bodyBytes ?? ex.body.length} bytes): ${bodyExcerpt(ex.body, BODY_IN_MESSAGE).text}`)
   // An answer that came but went wrong on the way (a body cut off, a stream stopped by a cap): say how.
   if (ex.status !== undefined && ex.error !== undefined) lines.push(`  transport: ${ex.error}`)
   return lines

@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { Agent, request, errors as undiciErrors, type Dispatcher } from 'undici'
 import { KEY_ENV, type KeySlot, type TargetConfig } from '../setup/config.ts'
 import { HarnessError, TargetFailure } from '../errors.ts'
-import { EXCERPT_CHARS, excerpt, type AuthMode, type ExchangeRecord, type KeyUse } from '../exchange.ts'
+import { EXCERPT_CHARS, bodyExcerpt, type AuthMode, type ExchangeExcerpt, type KeyUse } from '../exchange.ts'
 import { nextSequence, recordExchange, skipTest } from './recorder.ts'
 import { INVALID_KEY_PREFIX, Redactor } from '../redact.ts'
 import { recordNotes } from './records.ts'
@@ -69,28 +69,28 @@ interface StreamResult {
   eventTimesMs: number[]
 }
 
-/** A completed exchange as tests see it: the full body, parsed JSON, and the record that reports keep. */
+/** A completed exchange as tests see it: the full body, parsed JSON, and the excerpt that reports keep. */
 export class Exchange {
-  readonly record: ExchangeRecord
+  readonly excerpt: ExchangeExcerpt
   readonly text: string
   /** Present when the response was read as a stream of server-sent events. */
   readonly stream?: StreamResult
   /** The body exactly as received, for binary answers (audio, video); empty for streams. */
   readonly bytes: Buffer
 
-  constructor(record: ExchangeRecord, text: string, stream?: StreamResult, bytes: Buffer = Buffer.alloc(0)) {
-    this.record = record
+  constructor(excerpt: ExchangeExcerpt, text: string, stream?: StreamResult, bytes: Buffer = Buffer.alloc(0)) {
+    this.excerpt = excerpt
     this.text = text
     this.stream = stream
     this.bytes = bytes
   }
 
   get status(): number {
-    return this.record.status ?? 0
+    return this.excerpt.status ?? 0
   }
 
   header(name: string): string | undefined {
-    return this.record.responseHeaders?.[name.toLowerCase()]
+    return this.excerpt.responseHeaders?.[name.toLowerCase()]
   }
 
   get svcRequestId(): string | undefined {
@@ -192,10 +192,10 @@ export class TargetClient {
       const pacedMs = retry ? this.#pacer.waitMs(bucket) : 0
       if (pacedMs > 0) await sleep(pacedMs)
       const exchange = await this.#watched(spec, attempt, sseLimits)
-      if (pacedMs > 0) exchange.record.pacedMs = Math.round(pacedMs)
-      this.#pacer.observe(bucket, exchange.record.responseHeaders ?? {})
+      if (pacedMs > 0) exchange.excerpt.pacedMs = Math.round(pacedMs)
+      this.#pacer.observe(bucket, exchange.excerpt.responseHeaders ?? {})
       if (exchange.status !== 429 || !retry) return exchange
-      const delay = delayBeforeRetryMs(attempt, exchange.record.responseHeaders ?? {})
+      const delay = delayBeforeRetryMs(attempt, exchange.excerpt.responseHeaders ?? {})
       if (delay === undefined) return exchange
       await sleep(delay)
     }
@@ -247,16 +247,16 @@ export class TargetClient {
   }
 
   async #once(spec: RequestSpec, attempt: number, sseLimits: Partial<SseLimits> | undefined): Promise<Exchange> {
-    const { url, headers, body, record } = this.#prepare(spec, attempt)
-    recordExchange(record)
+    const { url, headers, body, excerpt } = this.#prepare(spec, attempt)
+    recordExchange(excerpt)
     const started = performance.now()
     const timeoutMs = spec.timeoutMs ?? this.config.timeoutMs
-    const { text, bytes, stream } = await this.#receive(url, headers, body, record, timeoutMs, sseLimits, started)
-    record.durationMs = Math.round(performance.now() - started)
-    return this.#finish(spec, record, text, bytes, stream)
+    const { text, bytes, stream } = await this.#receive(url, headers, body, excerpt, timeoutMs, sseLimits, started)
+    excerpt.durationMs = Math.round(performance.now() - started)
+    return this.#finish(spec, excerpt, text, bytes, stream)
   }
 
-  /** The request as sent and its record as reports show it, redacted, before anything is sent. */
+  /** The request as sent and its excerpt as reports show it, redacted, before anything is sent. */
   #prepare(
     spec: RequestSpec,
     attempt: number,
@@ -264,7 +264,7 @@ export class TargetClient {
     url: string
     headers: Record<string, string>
     body: RequestBody
-    record: ExchangeRecord
+    excerpt: ExchangeExcerpt
   } {
     const method = spec.method ?? 'GET'
     const url = this.#url(spec)
@@ -286,7 +286,7 @@ export class TargetClient {
           : body === undefined
             ? undefined
             : '[streamed body]')
-    const record: ExchangeRecord = {
+    const excerpt: ExchangeExcerpt = {
       seq: nextSequence(),
       method,
       url: this.redactor.text(url),
@@ -297,7 +297,7 @@ export class TargetClient {
       ...(described === undefined
         ? {}
         : {
-            requestBody: this.redactor.text(excerpt(described).text),
+            requestBody: this.redactor.text(bodyExcerpt(described).text),
             ...(typeof body === 'string' && spec.bodyNote === undefined ? {} : { requestBodyIsNote: true }),
           }),
       ...(headers['x-client-request-id'] ? { clientRequestId: headers['x-client-request-id'] } : {}),
@@ -305,7 +305,7 @@ export class TargetClient {
       durationMs: 0,
       attempt,
     }
-    return { url, headers, body, record }
+    return { url, headers, body, excerpt }
   }
 
   /** Sends the request and reads the answer within its deadline (a stream within its own caps). */
@@ -313,12 +313,12 @@ export class TargetClient {
     url: string,
     headers: Record<string, string>,
     body: RequestBody,
-    record: ExchangeRecord,
+    excerpt: ExchangeExcerpt,
     timeoutMs: number,
     sseLimits: Partial<SseLimits> | undefined,
     started: number,
   ): Promise<{ text: string; bytes?: Buffer; stream?: StreamResult }> {
-    const method = record.method
+    const method = excerpt.method
     // One deadline for the answer's head and, unless it is a stream, its whole body: the target's to meet.
     const deadline = new AbortController()
     const timer = setTimeout(
@@ -342,12 +342,12 @@ export class TargetClient {
         // Between two chunks; a stream's reader has its own idle cap, and this one is only its backstop.
         bodyTimeout: caps === undefined ? timeoutMs : caps.idleTimeoutMs + 1000,
       })
-      record.status = response.statusCode
-      record.responseHeaders = normaliseHeaders(response.headers)
-      const location = record.responseHeaders.location
-      if (record.status >= 300 && record.status < 400 && location !== undefined)
-        record.error = `a redirect to ${this.redactor.text(location)}, not followed`
-      if (caps !== undefined && /^text\/event-stream\b/i.test(record.responseHeaders['content-type'] ?? '')) {
+      excerpt.status = response.statusCode
+      excerpt.responseHeaders = normaliseHeaders(response.headers)
+      const location = excerpt.responseHeaders.location
+      if (excerpt.status >= 300 && excerpt.status < 400 && location !== undefined)
+        excerpt.error = `a redirect to ${this.redactor.text(location)}, not followed`
+      if (caps !== undefined && /^text\/event-stream\b/i.test(excerpt.responseHeaders['content-type'] ?? '')) {
         // A stream is read within the reader's own caps (bytes, events, idle and total time), which end it cleanly
         // with what arrived so far; the head's deadline stops here.
         clearTimeout(timer)
@@ -359,79 +359,79 @@ export class TargetClient {
           // A reader that stopped early leaves the body open (a silent stream never settles): release the socket.
           response.body.destroy()
         }
-        record.bodyBytes = stream.end.bytes
+        excerpt.bodyBytes = stream.end.bytes
         const cut = describeSseEnd(stream.end, caps)
-        if (cut !== undefined) record.error = cut
+        if (cut !== undefined) excerpt.error = cut
       } else {
-        bytes = await readCapped(response.body, CLIENT_DEFAULTS.maxBodyBytes, record)
+        bytes = await readCapped(response.body, CLIENT_DEFAULTS.maxBodyBytes, excerpt)
         text = bytes.toString('utf8')
       }
     } catch (error) {
-      record.durationMs = Math.round(performance.now() - started)
-      throw this.#transportError(error, record, timeoutMs)
+      excerpt.durationMs = Math.round(performance.now() - started)
+      throw this.#transportError(error, excerpt, timeoutMs)
     } finally {
       clearTimeout(timer)
     }
     return { text, ...(bytes ? { bytes } : {}), ...(stream ? { stream } : {}) }
   }
 
-  /** The exchange, with the answer's excerpt and the notes of what it showed. */
+  /** The exchange, with the answer's body cut for reports and the notes of what it showed. */
   #finish(
     spec: RequestSpec,
-    record: ExchangeRecord,
+    excerpt: ExchangeExcerpt,
     text: string,
     bytes: Buffer | undefined,
     stream: StreamResult | undefined,
   ): Exchange {
-    if (bytes !== undefined && isBinary(record.responseHeaders?.['content-type'])) {
+    if (bytes !== undefined && isBinary(excerpt.responseHeaders?.['content-type'])) {
       // Audio or video as UTF-8 is noise in a report: say what it was instead.
-      record.body = `[${bytes.length} bytes of ${record.responseHeaders?.['content-type']}; first bytes ${bytes.subarray(0, 16).toString('hex')}]`
+      excerpt.body = `[${bytes.length} bytes of ${excerpt.responseHeaders?.['content-type']}; first bytes ${bytes.subarray(0, 16).toString('hex')}]`
     } else {
-      const cut = excerpt(this.redactor.text(text))
-      record.body = cut.text
-      record.bodyTruncated = cut.truncated || record.bodyTruncated === true
+      const cut = bodyExcerpt(this.redactor.text(text))
+      excerpt.body = cut.text
+      excerpt.bodyTruncated = cut.truncated || excerpt.bodyTruncated === true
     }
-    const exchange = new Exchange(record, text, stream, bytes)
+    const exchange = new Exchange(excerpt, text, stream, bytes)
     const notes = recordNotes(
-      record,
+      excerpt,
       spec.json,
       spec.json === undefined && spec.body !== undefined,
       () => exchange.json,
       stream?.events,
     )
-    if (notes !== undefined) record.notes = notes
+    if (notes !== undefined) excerpt.notes = notes
     return exchange
   }
 
-  #transportError(error: unknown, record: ExchangeRecord, timeoutMs: number): Error {
+  #transportError(error: unknown, excerpt: ExchangeExcerpt, timeoutMs: number): Error {
     if (error instanceof TargetFailure) return error
     const err = error as NodeJS.ErrnoException & { cause?: NodeJS.ErrnoException }
     const code = err.code ?? err.cause?.code
-    const read = record.bodyBytes === undefined ? '' : ` (${record.bodyBytes} bytes of the body read)`
+    const read = excerpt.bodyBytes === undefined ? '' : ` (${excerpt.bodyBytes} bytes of the body read)`
     if (
       err.name === 'TimeoutError' ||
       err.name === 'AbortError' ||
       error instanceof undiciErrors.HeadersTimeoutError ||
       error instanceof undiciErrors.BodyTimeoutError
     ) {
-      record.error =
-        record.status === undefined
+      excerpt.error =
+        excerpt.status === undefined
           ? `no response within ${timeoutMs} ms`
           : `no complete response within ${timeoutMs} ms: the body did not end${read}`
-      return new TargetFailure(`${record.method} ${record.path}: ${record.error}`, record)
+      return new TargetFailure(`${excerpt.method} ${excerpt.path}: ${excerpt.error}`, excerpt)
     }
-    if (record.status === undefined && code !== undefined && UNREACHABLE_CODES.has(code)) {
-      record.error = `cannot connect (${code})`
+    if (excerpt.status === undefined && code !== undefined && UNREACHABLE_CODES.has(code)) {
+      excerpt.error = `cannot connect (${code})`
       return new HarnessError('TARGET_UNREACHABLE', `cannot reach ${this.config.baseUrl}: ${code}`, { cause: error })
     }
     // undici says "other side closed" (UND_ERR_SOCKET) where the target dropped the connection.
     const why =
       code === undefined ? err.message : `${code}${err.message && err.message !== code ? `: ${err.message}` : ''}`
-    record.error =
-      record.status === undefined
+    excerpt.error =
+      excerpt.status === undefined
         ? `the connection closed before any response (${why})`
         : `the connection closed before the body ended${read} (${why})`
-    return new TargetFailure(`${record.method} ${record.path}: ${record.error}`, record)
+    return new TargetFailure(`${excerpt.method} ${excerpt.path}: ${excerpt.error}`, excerpt)
   }
 }
 
@@ -441,7 +441,7 @@ export class TargetClient {
  */
 function brokenAnswer(ex: Exchange): string | undefined {
   if (ex.stream !== undefined)
-    return ex.stream.end.reason === 'end' && ex.stream.end.cleanEnd ? undefined : ex.record.error
+    return ex.stream.end.reason === 'end' && ex.stream.end.cleanEnd ? undefined : ex.excerpt.error
   if (ex.text !== '' && /\bjson\b/i.test(ex.header('content-type') ?? '') && ex.jsonError !== undefined) {
     return `status ${ex.status}, a body labelled ${ex.header('content-type')} that is not JSON (${ex.jsonError})`
   }
@@ -509,19 +509,19 @@ export function isBinary(contentType: string | undefined): boolean {
 async function readCapped(
   body: AsyncIterable<Buffer> & { destroy(): void },
   maxBytes: number,
-  record: ExchangeRecord,
+  excerpt: ExchangeExcerpt,
 ): Promise<Buffer> {
   const chunks: Buffer[] = []
   let total = 0
-  record.bodyBytes = 0
+  excerpt.bodyBytes = 0
   for await (const chunk of body) {
     total += chunk.length
-    record.bodyBytes = total
+    excerpt.bodyBytes = total
     if (total > maxBytes) {
       body.destroy()
-      record.bodyTruncated = true
-      record.error = `response body past ${maxBytes} bytes: reading stopped there`
-      throw new TargetFailure(`${record.method} ${record.path}: ${record.error}`, record)
+      excerpt.bodyTruncated = true
+      excerpt.error = `response body past ${maxBytes} bytes: reading stopped there`
+      throw new TargetFailure(`${excerpt.method} ${excerpt.path}: ${excerpt.error}`, excerpt)
     }
     chunks.push(chunk)
   }

@@ -1,10 +1,10 @@
 /**
- * Per-test recording inside a test worker. The setup file opens a record before each test and, after it, stores
+ * Per-test recording inside a test worker. The setup file opens a recording before each test and, after it, stores
  * what was recorded in the test's meta, which vitest carries to the reporter. Exchanges made outside a test
  * (beforeAll) are held and handed to the next test of the file, so that audits still see them.
  */
 import type { TestContext } from 'vitest'
-import type { ExchangeRecord } from '../exchange.ts'
+import type { ExchangeExcerpt } from '../exchange.ts'
 import { HarnessError } from '../errors.ts'
 
 interface Observation {
@@ -13,7 +13,7 @@ interface Observation {
 }
 
 /** An estimated cost reserved before a billable call (harness/worker/budget.ts). */
-export interface SpendRecord {
+export interface SpendItem {
   usd: number
   what: string
   /** The 4xx status that refused the call, whose reservation was then released (harness/worker/budget.ts). */
@@ -22,24 +22,24 @@ export interface SpendRecord {
 
 export interface ConformanceMeta {
   requirement?: string
-  exchanges?: ExchangeRecord[]
+  exchanges?: ExchangeExcerpt[]
   observations?: Observation[]
-  spend?: SpendRecord[]
+  spend?: SpendItem[]
 }
 
 declare module 'vitest' {
   interface TaskMeta extends ConformanceMeta {}
 }
 
-interface OpenRecord {
+interface Recording {
   ctx: TestContext
-  exchanges: ExchangeRecord[]
+  exchanges: ExchangeExcerpt[]
   observations: Observation[]
-  spend: SpendRecord[]
+  spend: SpendItem[]
 }
 
-let current: OpenRecord | null = null
-let held: Omit<OpenRecord, 'ctx'> = { exchanges: [], observations: [], spend: [] }
+let current: Recording | null = null
+let held: Omit<Recording, 'ctx'> = { exchanges: [], observations: [], spend: [] }
 let sequence = 0
 
 export function nextSequence(): number {
@@ -47,12 +47,12 @@ export function nextSequence(): number {
   return sequence
 }
 
-export function openRecord(ctx: TestContext): void {
+export function openRecording(ctx: TestContext): void {
   current = { ctx, ...held }
   held = { exchanges: [], observations: [], spend: [] }
 }
 
-export function closeRecord(ctx: TestContext): void {
+export function closeRecording(ctx: TestContext): void {
   if (current === null || current.ctx !== ctx) return
   ctx.task.meta.exchanges = current.exchanges
   ctx.task.meta.observations = current.observations
@@ -60,8 +60,8 @@ export function closeRecord(ctx: TestContext): void {
   current = null
 }
 
-export function recordExchange(record: ExchangeRecord): void {
-  ;(current ?? held).exchanges.push(record)
+export function recordExchange(excerpt: ExchangeExcerpt): void {
+  ;(current ?? held).exchanges.push(excerpt)
 }
 
 /** Something the reference does not define, seen on the target: reported, never judged. */
@@ -73,19 +73,19 @@ export function observe(topic: string, detail: string): void {
  * Exchanges made after a file's last test (its afterAll cleanup), which no test will take: the setup file stores
  * them in the file's meta, so that exchanges.har still holds every call of the run.
  */
-export function takeHeldExchanges(): ExchangeRecord[] {
+export function takeHeldExchanges(): ExchangeExcerpt[] {
   const taken = held.exchanges
   held.exchanges = []
   return taken
 }
 
 /** A cost estimate reserved for a billable call (beforeAll spend goes to the file's next test). */
-export function recordSpend(item: SpendRecord): void {
+export function noteSpend(item: SpendItem): void {
   ;(current ?? held).spend.push(item)
 }
 
 /** The exchanges of the running test so far (newest last), for failure evidence. */
-export function currentExchanges(): readonly ExchangeRecord[] {
+export function currentExchanges(): readonly ExchangeExcerpt[] {
   return current?.exchanges ?? held.exchanges
 }
 

@@ -7,7 +7,7 @@
  * across the whole run from exchanges whose bodies are only kept as excerpts.
  */
 import { isObject } from '../../common/json.ts'
-import type { ExchangeRecord } from '../exchange.ts'
+import type { ExchangeExcerpt } from '../exchange.ts'
 import type { SseEvent } from './sse.ts'
 
 type RecordKind = 'file' | 'video' | 'response' | 'transaction'
@@ -244,27 +244,27 @@ function asksStream(asked: unknown, path: string, opaqueBody: boolean): boolean 
  * `events` a stream's events.
  */
 export function recordNotes(
-  record: Pick<ExchangeRecord, 'method' | 'path' | 'status' | 'responseHeaders'>,
+  excerpt: Pick<ExchangeExcerpt, 'method' | 'path' | 'status' | 'responseHeaders'>,
   asked: unknown,
   opaqueBody: boolean,
   json: () => unknown,
   events?: readonly SseEvent[],
 ): RecordNotes | undefined {
-  const status = record.status ?? 0
+  const status = excerpt.status ?? 0
   const notes: RecordNotes = {}
-  if (asksStream(asked, record.path, opaqueBody)) notes.streamAsked = true
+  if (asksStream(asked, excerpt.path, opaqueBody)) notes.streamAsked = true
   if (isObject(asked) && typeof asked.safety_identifier === 'string') notes.safetyIdentifier = asked.safety_identifier
   if (status >= 200 && status < 300) {
     const sightings =
       events !== undefined
         ? streamSightings(events)
-        : RECORD_ROUTE.test(record.path)
-          ? sightingsOf(record.method, record.path, json())
+        : RECORD_ROUTE.test(excerpt.path)
+          ? sightingsOf(excerpt.method, excerpt.path, json())
           : []
-    const svcRequestId = record.responseHeaders?.['svc-request-id']
+    const svcRequestId = excerpt.responseHeaders?.['svc-request-id']
     const echoes = [
       ...requestIdEchoes(sightings, svcRequestId),
-      ...(record.method === 'POST' && record.path.split('?')[0] === '/v1/text:synthesize' && events === undefined
+      ...(excerpt.method === 'POST' && excerpt.path.split('?')[0] === '/v1/text:synthesize' && events === undefined
         ? audioConfigEchoes(asked, json())
         : []),
     ]

@@ -65,7 +65,7 @@ export function spend(usd: number, what: string): void {
 /** Turns what a test threw into what the report should say: a transport problem is the target's failure. */
 function classify(error: unknown): unknown {
   if (error instanceof TargetFailure)
-    return conformanceFailure({ expected: 'a complete HTTP response', seen: error.message, exchange: error.record })
+    return conformanceFailure({ expected: 'a complete HTTP response', seen: error.message, exchange: error.excerpt })
   if (error instanceof Error && error.name === 'AssertionError') {
     // A plain vitest expect(): keep its message, add the requirement and the evidence.
     const exchange = lastExchange()

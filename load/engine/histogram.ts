@@ -4,8 +4,8 @@
  * shards add up exactly (`merge`). Summaries give milliseconds.
  *
  * A phase records into a LiveHistogram: the same counts array as hdr-histogram-js's, preallocated, indexed with
- * integer arithmetic, so that a record allocates nothing and costs a few nanoseconds (hdr-histogram-js's own
- * recordValue costs hundreds and leaves garbage per value). It becomes an hdr histogram only to be read.
+ * integer arithmetic, so that recording a value allocates nothing and costs a few nanoseconds (hdr-histogram-js's
+ * own recordValue costs hundreds and leaves garbage per value). It becomes an hdr histogram only to be read.
  */
 import * as hdr from 'hdr-histogram-js'
 import type { HistogramSummary } from '../types.ts'

@@ -19,7 +19,7 @@ const today = todayUtc()
 /** Status of the list for a query; the body is not judged here. */
 async function statusFor(query: Record<string, string | number>): Promise<{ status: number; path: string }> {
   const ex = await api.get('/user/v1/transactions', { key, query })
-  return { status: ex.status, path: ex.record.path }
+  return { status: ex.status, path: ex.excerpt.path }
 }
 
 /** Accepted values answer 200 and refused ones 400; one failure lists every value that did otherwise. */

@@ -85,7 +85,7 @@ describe("a call's transaction (Part 1 §2.2, §4.2)", () => {
       const found = (await listed()).get(c.ok.id)
       expectThat(
         found !== undefined,
-        `a transaction with id ${c.ok.id} (the svc-request-id of ${c.ok.ex.record.method} ${c.ok.ex.record.path}) within ${AVAILABILITY_MS / 1000} s`,
+        `a transaction with id ${c.ok.id} (the svc-request-id of ${c.ok.ex.excerpt.method} ${c.ok.ex.excerpt.path}) within ${AVAILABILITY_MS / 1000} s`,
         'not listed',
         c.ok.ex,
       )
@@ -123,7 +123,7 @@ describe("a call's transaction (Part 1 §2.2, §4.2)", () => {
       const t = (await listed()).get(c.failed.id)
       expectThat(
         t !== undefined,
-        `a transaction with id ${c.failed.id} (${c.failed.ex.record.path} answered ${c.failed.ex.status})`,
+        `a transaction with id ${c.failed.id} (${c.failed.ex.excerpt.path} answered ${c.failed.ex.status})`,
         'not listed within 30 seconds',
         c.failed.ex,
       )
@@ -197,7 +197,7 @@ function requestedMs(t: Transaction): number {
  */
 function targetNowMs(own: Transaction, ex: Exchange): number {
   const ms = requestedMs(own)
-  return Number.isFinite(ms) ? Math.max(ms, 0) : ex.record.startedAt
+  return Number.isFinite(ms) ? Math.max(ms, 0) : ex.excerpt.startedAt
 }
 
 describe('the time window of the list (Part 1 §4.2)', () => {

@@ -43,7 +43,7 @@ async function upload(endpoint: 'transcriptions' | 'translations', size: number)
     seconds: wav.seconds,
     timeoutMs: LARGE_UPLOADS.timeoutMs,
   })
-  observe(`${endpoint} upload of ${size} bytes`, `answered ${ex.status} in ${ex.record.durationMs} ms`)
+  observe(`${endpoint} upload of ${size} bytes`, `answered ${ex.status} in ${ex.excerpt.durationMs} ms`)
   return ex
 }
 

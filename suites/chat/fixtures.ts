@@ -161,7 +161,7 @@ export function completionOf(ex: Exchange): Record<string, unknown> {
   precondition(
     hasChoice(body),
     'P1-2.6-chat-completion',
-    `${ex.record.method} ${ex.record.path} did not answer an object with choices`,
+    `${ex.excerpt.method} ${ex.excerpt.path} did not answer an object with choices`,
   )
   return body
 }

@@ -123,7 +123,7 @@ describe('upload and the file object (Part 1 §2.4, §4.4)', () => {
     for (const u of await validFiles()) {
       const createdAt = (u.file as Record<string, unknown>).created_at as number
       // The target's clock (its Date header) decides when the upload happened, as for svc-request-id's time.
-      const window = callWindow(u.ex.record)
+      const window = callWindow(u.ex.excerpt)
       const at = Math.floor(window.from / 1000)
       expectThat(
         Math.abs(createdAt - at) <= CLOCK_TOLERANCE_S,
@@ -393,7 +393,7 @@ describe('retrieve and delete (Part 1 §4.4, §7)', () => {
     })
     observe(
       'file download',
-      `GET /v1/files/{file_id}/content answered ${content.status} (${content.header('content-type') ?? 'no content-type'}, ${content.record.bodyBytes ?? 0} bytes; the ${sample.purpose} file has ${sample.body.fileBytes})`,
+      `GET /v1/files/{file_id}/content answered ${content.status} (${content.header('content-type') ?? 'no content-type'}, ${content.excerpt.bodyBytes ?? 0} bytes; the ${sample.purpose} file has ${sample.body.fileBytes})`,
     )
   })
 

@@ -30,7 +30,7 @@ function readList(ex: Exchange): FileList {
   precondition(
     isObject(body) && Array.isArray(body.data),
     'P1-2.4-list-envelope',
-    `${ex.record.path} did not answer an object with a data array`,
+    `${ex.excerpt.path} did not answer an object with a data array`,
   )
   const items = body.data.filter(isObject)
   return {

@@ -57,7 +57,7 @@ describe('the 128 MB upload limit (Part 1 §4.4, §8.4)', () => {
         timeoutMs: LARGE_UPLOADS.timeoutMs,
         file: { ext: 'bin', contentType: 'application/octet-stream', content: { size: MAX_BYTES } },
       })
-      observe('128 MB upload', `${MAX_BYTES} bytes answered ${up.ex.status} in ${up.ex.record.durationMs} ms`)
+      observe('128 MB upload', `${MAX_BYTES} bytes answered ${up.ex.status} in ${up.ex.excerpt.durationMs} ms`)
       if (up.id !== undefined) await deleteFile(api, up.id)
       expectStatus(up.ex, [200, 201], 'a file of 128 MB is within the limit')
     },
@@ -92,7 +92,7 @@ describe('the 128 MB upload limit (Part 1 §4.4, §8.4)', () => {
       })
       observe(
         'upload over 128 MiB',
-        `${MAX_BYTES_BINARY + 1} bytes answered ${up.ex.status} in ${up.ex.record.durationMs} ms, after ${up.body.produced()} of ${up.body.length} body bytes were produced`,
+        `${MAX_BYTES_BINARY + 1} bytes answered ${up.ex.status} in ${up.ex.excerpt.durationMs} ms, after ${up.body.produced()} of ${up.body.length} body bytes were produced`,
       )
       await expectRefused(api, up, [400, 413], 'the file is over 128 MB, whether a MB is 10^6 or 2^20 bytes')
     },

@@ -15,7 +15,7 @@ describe('rate-limit headers (Part 1 §4.1)', () => {
     check('P1-4.1-ratelimit-headers', `requests and tokens rate-limit headers on ${call.title}`, async () => {
       const ex = await call.run(api)
       expectKeyAccepted(ex)
-      const problems = rateLimitHeaderProblems(ex.record.responseHeaders ?? {})
+      const problems = rateLimitHeaderProblems(ex.excerpt.responseHeaders ?? {})
       expectThat(
         problems.length === 0,
         'x-ratelimit-limit-, -remaining- and -reset- for requests and tokens, well-formed',
@@ -23,7 +23,7 @@ describe('rate-limit headers (Part 1 §4.1)', () => {
         ex,
       )
       // §4.1 gives "a number followed by s" as a sample form only: which form the target writes is recorded.
-      const headers = ex.record.responseHeaders ?? {}
+      const headers = ex.excerpt.responseHeaders ?? {}
       observe(
         'rate-limit reset form',
         ['requests', 'tokens']
@@ -58,13 +58,13 @@ describe('project-token headers (Part 1 §4.1)', () => {
         }),
         await api.post('/v1/responses', { model: model.id, input: 'Say hi.', max_output_tokens: 16, store: false }),
       ]
-      const seen = calls.filter((ex) => projectTokenHeaderProblems(ex.record.responseHeaders ?? {}) !== undefined)
+      const seen = calls.filter((ex) => projectTokenHeaderProblems(ex.excerpt.responseHeaders ?? {}) !== undefined)
       if (seen.length === 0)
         skipTest(
           'the target sent no x-ratelimit-*-project-tokens header on chat completions or responses; §4.1 makes them route-dependent',
         )
       for (const ex of seen) {
-        const problems = projectTokenHeaderProblems(ex.record.responseHeaders ?? {}) ?? []
+        const problems = projectTokenHeaderProblems(ex.excerpt.responseHeaders ?? {}) ?? []
         expectThat(
           problems.length === 0,
           'x-ratelimit-limit-, -remaining- and -reset-project-tokens together, well-formed',

@@ -45,7 +45,7 @@ describe('svc-request-id (Part 1 §4.1)', () => {
     const ex = await api.get('/v1/models')
     const v7 = checkUuidV7(ex.svcRequestId)
     precondition(v7.ok, 'P1-4.1-svc-request-id', 'svc-request-id is not a UUID v7, so it holds no time')
-    const window = callWindow(ex.record)
+    const window = callWindow(ex.excerpt)
     const skew = AUDIT_TOLERANCE.svcIdClockSkewMs
     expectThat(
       v7.timestampMs >= window.from - skew && v7.timestampMs <= window.to + skew,

@@ -31,7 +31,7 @@ function pageOf(ex: Exchange): AlternatePage {
   precondition(
     isObject(body) && Array.isArray(body.data),
     'P1-2.3-alternate-list',
-    `${ex.record.path} did not answer an object with a data array`,
+    `${ex.excerpt.path} did not answer an object with a data array`,
   )
   const ids = body.data.flatMap((item) => (isObject(item) && typeof item.id === 'string' ? [item.id] : []))
   return { ex, ids, firstId: body.first_id, lastId: body.last_id, hasMore: body.has_more }

@@ -19,13 +19,13 @@ export function listedItems(ex: Exchange): unknown[] | undefined {
 export function modelItems(ex: Exchange): unknown[] {
   const body = ex.json
   if (Array.isArray(body)) {
-    observe('model list envelope', `${ex.record.path}: a bare JSON array`)
+    observe('model list envelope', `${ex.excerpt.path}: a bare JSON array`)
     return body
   }
   if (isObject(body) && Array.isArray(body.data)) {
     observe(
       'model list envelope',
-      `${ex.record.path}: an object with data${typeof body.object === 'string' ? ` (object "${body.object}")` : ''}`,
+      `${ex.excerpt.path}: an object with data${typeof body.object === 'string' ? ` (object "${body.object}")` : ''}`,
     )
     return body.data
   }

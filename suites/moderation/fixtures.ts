@@ -64,7 +64,7 @@ export function resultsOf(ex: Exchange, setup?: string): Record<string, unknown>
   precondition(
     results?.every(isObject) === true,
     'P2-2.4-result-shape',
-    `${ex.record.path} answered no results array of objects`,
+    `${ex.excerpt.path} answered no results array of objects`,
   )
   return results as Record<string, unknown>[]
 }

@@ -217,12 +217,12 @@ export async function nativePost(
   spec: Omit<RequestSpec, 'path' | 'method' | 'json'> = {},
 ): Promise<Exchange> {
   const ex = await api.post(path, body, spec)
-  const bearerMain = ex.record.auth === 'bearer' && ex.record.key === 'main'
+  const bearerMain = ex.excerpt.auth === 'bearer' && ex.excerpt.key === 'main'
   if (ex.status === 401 && bearerMain && currentRequirement() !== 'P2-5.1-native-bearer') {
     precondition(
       false,
       'P2-5.1-native-bearer',
-      `${ex.record.method} ${ex.record.path} refused the main key as Bearer with 401`,
+      `${ex.excerpt.method} ${ex.excerpt.path} refused the main key as Bearer with 401`,
     )
   }
   return ex
@@ -245,14 +245,14 @@ export async function nativeStream(
   })
   if (
     ex.status === 401 &&
-    ex.record.auth === 'bearer' &&
-    ex.record.key === 'main' &&
+    ex.excerpt.auth === 'bearer' &&
+    ex.excerpt.key === 'main' &&
     currentRequirement() !== 'P2-5.1-native-bearer'
   ) {
     precondition(
       false,
       'P2-5.1-native-bearer',
-      `${ex.record.method} ${ex.record.path} refused the main key as Bearer with 401`,
+      `${ex.excerpt.method} ${ex.excerpt.path} refused the main key as Bearer with 401`,
     )
   }
   return ex

@@ -88,7 +88,7 @@ describe('the generation response (Part 2 §2.5, §4.8)', () => {
     expectThat(
       false,
       `an inline_data image accepted (200) by ${namedModel('native') ?? 'some native generation model'}`,
-      answers.map((ex) => `${ex.record.path}: ${ex.status}`),
+      answers.map((ex) => `${ex.excerpt.path}: ${ex.status}`),
       answers[0],
     )
   })
@@ -155,7 +155,7 @@ describe('generationConfig ranges (§4.8)', () => {
       expectThat(
         false,
         `${what} accepted (200) by ${namedModel('native') ?? 'some native generation model'}`,
-        answers.map((ex) => `${ex.record.path}: ${ex.status}`),
+        answers.map((ex) => `${ex.excerpt.path}: ${ex.status}`),
         answers[0],
       )
     })
@@ -199,7 +199,7 @@ describe('generationConfig ranges (§4.8)', () => {
       expectThat(
         false,
         `${what} accepted (200) by ${namedModel('native') ?? 'some native generation model'}`,
-        answers.map((ex) => `${ex.record.path}: ${ex.status}`),
+        answers.map((ex) => `${ex.excerpt.path}: ${ex.status}`),
         answers[0],
       )
     })

@@ -199,7 +199,7 @@ export function pagesOf(ex: Exchange): Page[] {
   precondition(
     ok,
     'P2-2.3-ocr-result',
-    `${ex.record.method} ${ex.record.path} did not answer an object with a pages array of objects`,
+    `${ex.excerpt.method} ${ex.excerpt.path} did not answer an object with a pages array of objects`,
   )
   return (body as { pages: Page[] }).pages
 }

@@ -76,7 +76,7 @@ export function streamEvents(ex: Exchange): TypedEvent[] {
   precondition(
     isEventStream(ex) && (ex.stream?.events.length ?? 0) > 0,
     'P1-6.2-stream-sse',
-    `${ex.record.method} ${ex.record.path} with stream true did not answer server-sent events`,
+    `${ex.excerpt.method} ${ex.excerpt.path} with stream true did not answer server-sent events`,
   )
   return typedEvents(ex)
 }

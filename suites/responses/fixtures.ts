@@ -127,7 +127,7 @@ export function responseOf(ex: Exchange, what = 'a response to judge'): Record<s
   precondition(
     isResponseObject(body),
     'P1-2.7-response-object',
-    `${ex.record.method} ${ex.record.path} did not answer a response object`,
+    `${ex.excerpt.method} ${ex.excerpt.path} did not answer a response object`,
   )
   return body
 }

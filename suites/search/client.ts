@@ -88,7 +88,7 @@ export function resultsOf(ex: Exchange): Record<string, unknown>[] {
   precondition(
     ok,
     'P2-2.2-search-result',
-    `${ex.record.method} ${ex.record.path} did not answer an object with a results array of objects`,
+    `${ex.excerpt.method} ${ex.excerpt.path} did not answer an object with a results array of objects`,
   )
   return (body as { results: Record<string, unknown>[] }).results
 }

@@ -63,7 +63,7 @@ async function refusal(name: string): Promise<Exchange> {
   precondition(
     ex.status === status,
     owner,
-    `${ex.record.method} ${ex.record.path} answered ${ex.status}, not ${status}`,
+    `${ex.excerpt.method} ${ex.excerpt.path} answered ${ex.status}, not ${status}`,
   )
   return ex
 }

@@ -65,14 +65,14 @@ export async function synthesize(
   const ex = await api.post(SYNTHESIZE_PATH, body, spec)
   if (
     ex.status === 401 &&
-    ex.record.auth === 'bearer' &&
-    ex.record.key === 'main' &&
+    ex.excerpt.auth === 'bearer' &&
+    ex.excerpt.key === 'main' &&
     currentRequirement() !== 'P2-5.3-bearer-only'
   ) {
     precondition(
       false,
       'P2-5.3-bearer-only',
-      `${ex.record.method} ${ex.record.path} refused the main key as Bearer with 401`,
+      `${ex.excerpt.method} ${ex.excerpt.path} refused the main key as Bearer with 401`,
     )
   }
   return ex

@@ -76,8 +76,8 @@ export function resetMs(ex: Exchange): number | undefined {
   return ms !== undefined && ms <= RESET_LIMIT_MS ? ms : undefined
 }
 
-export const sentAt = (ex: Exchange): number => ex.record.startedAt
-export const receivedAt = (ex: Exchange): number => ex.record.startedAt + ex.record.durationMs
+export const sentAt = (ex: Exchange): number => ex.excerpt.startedAt
+export const receivedAt = (ex: Exchange): number => ex.excerpt.startedAt + ex.excerpt.durationMs
 
 /**
  * How long until the bucket is at rest (full again), judged from any answer: its reset, or a whole minute where

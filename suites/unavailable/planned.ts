@@ -31,7 +31,7 @@ export function answerOf(ex: Exchange): string {
 
 /** Skips the running test unless the probe shows the surface is offered; records what the target answered. */
 export function requireOffered(probe: Exchange, surface: string): void {
-  const call = `${probe.record.method} ${probe.record.path.split('?')[0]}`
+  const call = `${probe.excerpt.method} ${probe.excerpt.path.split('?')[0]}`
   if (isOffered(probe)) {
     observe('planned surface offered', `${surface}: ${call} answered ${probe.status}`)
     return
@@ -45,7 +45,7 @@ export function bodyOf(ex: Exchange): Record<string, unknown> {
   precondition(
     ex.jsonError === undefined && isObject(ex.json),
     'P1-1.6-unavailable-route',
-    `${ex.record.method} ${ex.record.path} answered ${ex.status} without a JSON object`,
+    `${ex.excerpt.method} ${ex.excerpt.path} answered ${ex.status} without a JSON object`,
   )
   return ex.json as Record<string, unknown>
 }

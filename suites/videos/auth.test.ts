@@ -47,7 +47,7 @@ describe('authentication (Part 2 §5, Part 1 §7)', () => {
     expectThat(
       bad.length === 0,
       'status 401 on every route: an API key is required',
-      bad.map((a) => `${a.what}: ${a.ex.record.method} ${a.ex.record.path} answered ${a.ex.status}`),
+      bad.map((a) => `${a.what}: ${a.ex.excerpt.method} ${a.ex.excerpt.path} answered ${a.ex.status}`),
       bad[0]?.ex,
     )
   })

@@ -342,7 +342,7 @@ export async function listVideos(
   precondition(
     schemas().validate('videos/list.json', ex.json).ok,
     'P2-2.1-video-list',
-    `${ex.record.path} did not answer an object with a data array`,
+    `${ex.excerpt.path} did not answer an object with a data array`,
   )
   return { ex, items: (ex.json as { data: unknown[] }).data.filter(isObject) }
 }

@@ -212,12 +212,12 @@ describe('the video job (Part 2 §2.1, Part 1 §4.1)', () => {
         await api.request({ method: 'DELETE', path: videoPath(id) }),
         await api.get(videoPath(id, '/content'), { headers: { accept: '*/*' } }),
       ]
-      observe('a video id never issued', answers.map((ex) => `${ex.record.method} ${ex.status}`).join(', '))
+      observe('a video id never issued', answers.map((ex) => `${ex.excerpt.method} ${ex.status}`).join(', '))
       const bad = answers.filter((ex) => ex.status !== 400 && ex.status !== 404)
       expectThat(
         bad.length === 0,
         'status 400 (an id the target cannot read: ids are opaque) or 404 (resource missing)',
-        bad.map((ex) => `${ex.record.method} ${ex.record.path}: ${ex.status}`),
+        bad.map((ex) => `${ex.excerpt.method} ${ex.excerpt.path}: ${ex.status}`),
         bad[0],
       )
     },
@@ -433,12 +433,12 @@ describe('remix and delete (Part 2 §4.1)', () => {
           trackJob(ex.json.id)
         answers.push(ex)
       }
-      observe('unavailable video routes', answers.map((ex) => `${ex.record.path}: ${ex.status}`).join(', '))
+      observe('unavailable video routes', answers.map((ex) => `${ex.excerpt.path}: ${ex.status}`).join(', '))
       const served = answers.filter((ex) => ex.status >= 200 && ex.status < 300)
       expectThat(
         served.length === 0,
         'no 2xx: these routes are not available',
-        served.map((ex) => `${ex.record.method} ${ex.record.path}: ${ex.status} ${ex.text.slice(0, 160)}`),
+        served.map((ex) => `${ex.excerpt.method} ${ex.excerpt.path}: ${ex.status} ${ex.text.slice(0, 160)}`),
         served[0],
       )
     },
@@ -489,7 +489,7 @@ describe('remix and delete (Part 2 §4.1)', () => {
     expectThat(
       bad.length === 0,
       'status 404: the job was issued and deleted, a missing resource',
-      bad.map((ex) => `${ex.record.method} ${ex.record.path}: ${ex.status}`),
+      bad.map((ex) => `${ex.excerpt.method} ${ex.excerpt.path}: ${ex.status}`),
       bad[0],
     )
   })

@@ -19,7 +19,7 @@ import { ALLURE_HISTORY_ENV, REPORT_DEFAULTS, resolveReportOptions } from '../..
 import { SEVERITY, testCaseIdOf, tierTags } from '../../harness/worker/allure.ts'
 import { requirements, citation } from '../../harness/requirements.ts'
 import { DEFAULTS, KEY_ENV } from '../../harness/setup/config.ts'
-import type { ExchangeRecord } from '../../harness/exchange.ts'
+import type { ExchangeExcerpt } from '../../harness/exchange.ts'
 import { Redactor } from '../../harness/redact.ts'
 import { CHROMIUM_MISSING, dumpDom, findChromium } from '../support/chromium.ts'
 import { keyEnv, ROOT, withRun } from '../support/run-conformance.ts'
@@ -168,7 +168,7 @@ describe('a run against a gateway with a fault, then npm run report twice', () =
         expect(labels(failed, 'tag')).toContain('tier:main')
         const attached = attachmentsOf(failed)
         expect(attached.map((a) => a.type)).toEqual(['application/json', 'text/plain'])
-        const exchange = JSON.parse(readFileSync(join(resultsDir, attached[0]!.source), 'utf8')) as ExchangeRecord
+        const exchange = JSON.parse(readFileSync(join(resultsDir, attached[0]!.source), 'utf8')) as ExchangeExcerpt
         expect(exchange).toMatchObject({ method: 'GET', status: 500 })
         expect(exchange.path).toMatch(/^\/v1\/models\/./)
         expect(exchange.requestHeaders.authorization).toBe('Bearer <GATEWAY_API_KEY>')
@@ -292,7 +292,7 @@ describe('pieces', () => {
   })
 
   test('tier tags name the tiers of the keys a test used', () => {
-    const ex = (key: ExchangeRecord['key']): ExchangeRecord => ({ key }) as ExchangeRecord
+    const ex = (key: ExchangeExcerpt['key']): ExchangeExcerpt => ({ key }) as ExchangeExcerpt
     expect(tierTags([ex('tier3'), ex('main'), ex(null), ex('invalid'), ex('tier3'), ex('tier0')])).toEqual([
       'tier:0',
       'tier:3',

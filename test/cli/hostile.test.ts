@@ -215,9 +215,9 @@ describe.concurrent('hostile targets', () => {
       const client = await clientFor('huge-body', 30_000)
       const error = await client.get('/v1/models').catch((e: unknown) => e)
       expect(error).toBeInstanceOf(TargetFailure)
-      const record = (error as TargetFailure).record
-      expect(record.error).toBe(`response body past ${CLIENT_DEFAULTS.maxBodyBytes} bytes: reading stopped there`)
-      expect(record.bodyBytes).toBeLessThan(HOSTILE.hugeBodyBytes / 2)
+      const excerpt = (error as TargetFailure).excerpt
+      expect(excerpt.error).toBe(`response body past ${CLIENT_DEFAULTS.maxBodyBytes} bytes: reading stopped there`)
+      expect(excerpt.bodyBytes).toBeLessThan(HOSTILE.hugeBodyBytes / 2)
     }, 60_000)
 
     test('an endless stream stops at the byte cap the caller gave, with the events read so far', async () => {
@@ -225,7 +225,7 @@ describe.concurrent('hostile targets', () => {
       const ex = await client.stream(streamSpec, { maxBytes: 8 * 1024 })
       expect(ex.stream?.end.reason).toBe('max-bytes')
       expect(ex.stream?.events.length).toBeGreaterThan(10)
-      expect(ex.record.error).toMatch(/^the stream ran past 8192 bytes without ending/)
+      expect(ex.excerpt.error).toMatch(/^the stream ran past 8192 bytes without ending/)
     }, 60_000)
 
     test('an endless stream stops at the request deadline by default', async () => {
@@ -233,7 +233,7 @@ describe.concurrent('hostile targets', () => {
       const started = Date.now()
       const ex = await client.stream(streamSpec)
       expect(ex.stream?.end.reason).toBe('total-timeout')
-      expect(ex.record.error).toMatch(/^the stream did not end within 800 ms, after \d+ events/)
+      expect(ex.excerpt.error).toMatch(/^the stream did not end within 800 ms, after \d+ events/)
       expect(Date.now() - started).toBeLessThan(10_000)
     })
 
@@ -241,14 +241,14 @@ describe.concurrent('hostile targets', () => {
       const client = await clientFor('silent-sse')
       const ex = await client.stream(streamSpec)
       expect(ex.stream?.end).toMatchObject({ events: 0, bytes: 0 })
-      expect(ex.record.error).toMatch(/^no byte of the stream (for|within) 800 ms/)
+      expect(ex.excerpt.error).toMatch(/^no byte of the stream (for|within) 800 ms/)
     })
 
     test('a silent stream under a longer deadline meets the idle cap the caller gave', async () => {
       const client = await clientFor('silent-sse', 30_000)
       const ex = await client.stream(streamSpec, { idleTimeoutMs: 300 })
       expect(ex.stream?.end.reason).toBe('idle-timeout')
-      expect(ex.record.error).toBe(
+      expect(ex.excerpt.error).toBe(
         'no byte of the stream for 300 ms, after 0 events and 0 bytes: reading stopped there',
       )
     }, 60_000)

@@ -8,7 +8,7 @@ import {
   xRequestIdPhase,
 } from '../../../harness/report/audit.ts'
 import type { Requirement } from '../../../harness/requirements.ts'
-import type { ExchangeRecord } from '../../../harness/exchange.ts'
+import type { ExchangeExcerpt } from '../../../harness/exchange.ts'
 import { aggregate, EXIT, verdictOf, type Outcome } from '../../../harness/report/results.ts'
 import { makeUuidV7 } from '../../../harness/uuid.ts'
 
@@ -21,7 +21,7 @@ const GOOD_LIMITS = {
   'x-ratelimit-reset-tokens': '1m0s',
 }
 
-function exchange(headers: Record<string, string>, over: Partial<ExchangeRecord> = {}): ExchangeRecord {
+function exchange(headers: Record<string, string>, over: Partial<ExchangeExcerpt> = {}): ExchangeExcerpt {
   return {
     seq: 1,
     method: 'GET',

@@ -36,15 +36,15 @@ describe('budget', () => {
     claimReservations()
     reserveSpend(target, 0.6, 'a video that will be refused')
     const refused = claimReservations()
-    expect(refused.map((r) => r.record.what)).toEqual(['a video that will be refused'])
+    expect(refused.map((r) => r.item.what)).toEqual(['a video that will be refused'])
     expect(claimReservations()).toEqual([])
     settleReservations(refused, 400)
-    expect(refused[0]?.record.refused).toBe(400)
+    expect(refused[0]?.item.refused).toBe(400)
     // Released: the budget holds another 0.6 again.
     reserveSpend(target, 0.6, 'a video that starts')
     const started = claimReservations()
     for (const status of [200, 500, undefined]) settleReservations(started, status)
-    expect(started[0]?.record.refused).toBeUndefined()
+    expect(started[0]?.item.refused).toBeUndefined()
     expect(tryReserve(target, 0.5, 'one more').ok).toBe(false)
   })
 
@@ -55,7 +55,7 @@ describe('budget', () => {
       const claimed = claimReservations()
       await new Promise((resolve) => setImmediate(resolve))
       settleReservations(claimed, status)
-      return claimed.map((r) => r.record.what)
+      return claimed.map((r) => r.item.what)
     }
     const flow = async (i: number, status: number) => {
       for (let k = 0; k <= i; k += 1) await Promise.resolve() // the flows interleave, as creates in flight do
@@ -76,7 +76,7 @@ describe('budget', () => {
     const otherFlow = (async () => {
       await Promise.resolve()
       const claimed = claimReservations()
-      other = claimed.map((r) => r.record.what)
+      other = claimed.map((r) => r.item.what)
       settleReservations(claimed, 400)
     })()
     // This flow reserves for a create it sends another way (a raw socket, dropped): no call of the client claims it.

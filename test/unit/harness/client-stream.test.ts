@@ -57,10 +57,10 @@ describe('TargetClient', () => {
     // the order and that lower bound hold on a shared machine.
     expect(second).toBeGreaterThanOrEqual(first ?? Number.POSITIVE_INFINITY)
     expect(second).toBeGreaterThanOrEqual(30)
-    expect(ex.record.body).toContain('event: a')
+    expect(ex.excerpt.body).toContain('event: a')
   })
 
-  test('a streamed body is sent in chunks and described, not copied, in the record', async () => {
+  test('a streamed body is sent in chunks and described, not copied, in the excerpt', async () => {
     const chunk = new Uint8Array(64 * 1024)
     const ex = await client.request({
       method: 'POST',
@@ -72,7 +72,7 @@ describe('TargetClient', () => {
       bodyNote: '1 MiB of zeros',
     })
     expect(ex.json).toEqual({ size: 16 * 64 * 1024, type: 'application/octet-stream' })
-    expect(ex.record).toMatchObject({ requestBody: '1 MiB of zeros', requestBodyIsNote: true })
+    expect(ex.excerpt).toMatchObject({ requestBody: '1 MiB of zeros', requestBodyIsNote: true })
   })
 
   test('a target that never answers is a failure within the deadline, not a hang', async () => {

@@ -1,6 +1,6 @@
 /** The record ledger (harness/worker/records.ts, harness/report/ledger.ts): what stays the same, and what may move. */
 import { describe, expect, test } from 'vitest'
-import type { ExchangeRecord } from '../../../harness/exchange.ts'
+import type { ExchangeExcerpt } from '../../../harness/exchange.ts'
 import { ledgerFindings } from '../../../harness/report/ledger.ts'
 import { LEDGER_REQ, recordNotes } from '../../../harness/worker/records.ts'
 import type { SseEvent } from '../../../harness/worker/sse.ts'
@@ -14,10 +14,10 @@ function call(
   path: string,
   answer: unknown,
   over: { status?: number; asked?: unknown; svcId?: string; events?: SseEvent[]; contentType?: string } = {},
-): ExchangeRecord {
+): ExchangeExcerpt {
   seq += 1
   clock += 100
-  const record: ExchangeRecord = {
+  const excerpt: ExchangeExcerpt = {
     seq,
     method,
     url: `http://t${path}`,
@@ -34,12 +34,12 @@ function call(
       'content-type': over.contentType ?? 'application/json',
     },
   }
-  const notes = recordNotes(record, over.asked, false, () => answer, over.events)
-  if (notes) record.notes = notes
-  return record
+  const notes = recordNotes(excerpt, over.asked, false, () => answer, over.events)
+  if (notes) excerpt.notes = notes
+  return excerpt
 }
 
-function failing(exchanges: ExchangeRecord[]): string[] {
+function failing(exchanges: ExchangeExcerpt[]): string[] {
   return ledgerFindings(exchanges)
     .filter((f) => !f.ok)
     .map((f) => f.requirement)

@@ -2,7 +2,7 @@
 import { describe, expect, test } from 'vitest'
 import { curlLine } from '../../../harness/worker/curl.ts'
 import { parseDurationMs } from '../../../harness/duration.ts'
-import type { ExchangeRecord } from '../../../harness/exchange.ts'
+import type { ExchangeExcerpt } from '../../../harness/exchange.ts'
 import { INVALID_KEY_PREFIX, Redactor } from '../../../harness/redact.ts'
 import { delayBeforeRetryMs, exponentialDelayMs, retryAfterMs, RETRY_DEFAULTS } from '../../../harness/worker/retry.ts'
 import { checkUuidV7, makeUuidV7 } from '../../../harness/uuid.ts'
@@ -82,7 +82,7 @@ describe('redaction: keys never reach a report', () => {
 })
 
 describe('curl lines', () => {
-  const record: ExchangeRecord = {
+  const excerpt: ExchangeExcerpt = {
     seq: 1,
     method: 'POST',
     url: "http://127.0.0.1:8080/user/v1/transactions/lookup?q=it's",
@@ -101,14 +101,14 @@ describe('curl lines', () => {
   }
 
   test('the key is the environment variable, quotes are escaped, our trace header is left out', () => {
-    expect(curlLine(record)).toBe(
+    expect(curlLine(excerpt)).toBe(
       `curl -sS -i -X POST 'http://127.0.0.1:8080/user/v1/transactions/lookup?q=it'\\''s' -H "Authorization: Bearer $GATEWAY_API_KEY_TIER3" -H 'content-type: application/json' --data-raw '{"ids":["a'\\''b"]}'`,
     )
   })
 
   test('a key in another header (the native key header) is its variable, expanded by the shell', () => {
     const native = curlLine({
-      ...record,
+      ...excerpt,
       method: 'GET',
       key: null,
       auth: 'none',
@@ -123,7 +123,7 @@ describe('curl lines', () => {
   test('x-api-key uses the variable too; no key, no header', () => {
     expect(
       curlLine({
-        ...record,
+        ...excerpt,
         method: 'GET',
         key: 'main',
         auth: 'x-api-key',

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
 import { loadRequirements, uncheckedMust, type Requirement } from '../../../harness/requirements.ts'
-import type { ExchangeRecord } from '../../../harness/exchange.ts'
+import type { ExchangeExcerpt } from '../../../harness/exchange.ts'
 import { Redactor } from '../../../harness/redact.ts'
 import { aggregate, countByFamily, EXIT, totals, verdictOf, type Outcome } from '../../../harness/report/results.ts'
 import { renderCoverage } from '../../../harness/report/coverage.ts'
@@ -74,7 +74,7 @@ const REQUIREMENTS: Requirement[] = [
   },
 ]
 
-function exchange(over: Partial<ExchangeRecord> = {}): ExchangeRecord {
+function exchange(over: Partial<ExchangeExcerpt> = {}): ExchangeExcerpt {
   return {
     seq: 1,
     method: 'GET',
@@ -218,7 +218,7 @@ describe('summary.json and its published schema (schemas/report/summary.schema.j
       /^\/totals: must have required property 'pass'/,
     ],
     [
-      'an exchange with a field the record does not have',
+      'an exchange with a field the excerpt does not have',
       (s) => Object.assign(s.requirements[1]!.evidence[0]!.exchange!, { apiKey: KEY }),
       /^\/requirements\/1\/evidence\/0\/exchange: must NOT have additional properties \(apiKey\)/,
     ],

@@ -1,5 +1,5 @@
 /**
- * Records every call as a transaction (Part 1 sections 1.4, 2.2, 4.2) while its response is being
+ * Stores every call as a transaction (Part 1 sections 1.4, 2.2, 4.2) while its response is being
  * sent: failed calls too, since every call is billed and identified by its svc-request-id. The record
  * is in the store before the client has the response, so it can be listed at once.
  */
@@ -12,7 +12,7 @@ import type { GatewayState } from '../state.ts'
 /** The provider recorded for calls that concern no catalogue model. */
 const GATEWAY_PROVIDER = 'gateway'
 
-export function recordTransaction(state: GatewayState) {
+export function storeTransaction(state: GatewayState) {
   const { clock } = state
   const rules = accountRules(state.faults)
   const toIso = isoFormatter()
