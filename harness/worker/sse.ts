@@ -186,7 +186,11 @@ export async function* readSse(
   let waiting: Promise<IteratorResult<Uint8Array | string>> | undefined
   try {
     for (;;) {
-      waiting ??= iterator.next()
+      if (waiting === undefined) {
+        waiting = iterator.next()
+        // Left unread when a cap ends the stream, it rejects once the body is destroyed: nobody waits for it then.
+        waiting.catch(() => {})
+      }
       const left = deadline - Date.now()
       let next = left <= 0 ? 'timeout' : await within(waiting, Math.min(cap.idleTimeoutMs, left))
       // Past the total cap, only once: an endless stream must not be drained forever.
