@@ -3,11 +3,12 @@
  * loopback port for a run that has no GATEWAY_BASE_URL, and stops it afterwards.
  */
 import { ADMIN_KEY, SEEDED_KEYS, type SeededKeys } from './account/accounts.ts'
-import { resolveOptions } from './options.ts'
-import { createGateway } from './server.ts'
 import { SetupError } from './errors.ts'
 
 export type { SeededKeys } from './account/accounts.ts'
+/** What a command may offer of the gateway before starting one: its algorithms, and the check of a route limit. */
+export { LIMITER_ALGORITHMS } from './limiter.ts'
+export { parseRouteLimit } from './route-limits.ts'
 
 export interface EmbeddedGatewayOptions {
   /** Default 0: the system picks a free port. */
@@ -52,6 +53,8 @@ export interface EmbeddedGateway {
 }
 
 export async function startEmbeddedGateway(opts: EmbeddedGatewayOptions = {}): Promise<EmbeddedGateway> {
+  // The server loads with the first gateway: a command that only reads the choices above does not pay for it.
+  const [{ resolveOptions }, { createGateway }] = await Promise.all([import('./options.ts'), import('./server.ts')])
   const options = resolveOptions(opts, { port: 0 })
   const { app } = createGateway({
     now: opts.now,

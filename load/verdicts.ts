@@ -3,18 +3,11 @@
  * judges the whole exactly as one run would). A verdict that the run cannot support (the generator fell behind
  * its schedule, no promise of a 429 could be tested) is `inconclusive`, never a pass.
  */
-import {
-  admissionFigures,
-  describeSpan,
-  leaked,
-  looksLikeFixedWindows,
-  throttledEarly,
-  type AdmissionFigures,
-} from './bounds.ts'
-import { describeArrival } from './engine/arrivals.ts'
+import { admissionFigures, leaked, looksLikeFixedWindows, throttledEarly, type AdmissionFigures } from './bounds.ts'
 import { BUCKET_MS } from './engine/series.ts'
 import { judgeObjectives } from './objectives.ts'
 import type { ClientFigures, Objective, PhaseResult, PhaseVerdictId, PromiseTest, Verdict, VerdictId } from './types.ts'
+import { SAY } from './verdict-sentences.ts'
 
 export interface JudgeContext {
   minuteMs: number
@@ -44,7 +37,7 @@ function verdict(
   return { id, phase: phase.plan.name, status, figure, detail, section }
 }
 
-/** The limit a phase is judged against: the reference's table when the plan knows it, else what the headers said most. */
+/** The limit a phase is judged against: the reference's table when the plan knows it, else what headers said most. */
 export function limitOf(phase: PhaseResult): number | null {
   if (phase.plan.expectedLimit !== null) return phase.plan.expectedLimit
   let best: number | null = null
@@ -56,56 +49,33 @@ export function limitOf(phase: PhaseResult): number | null {
 function behindSchedule(phase: PhaseResult): string | null {
   const s = phase.schedule
   if (s === null || s.conclusive) return null
-  return `the generator was up to ${s.maxBehindCalls} calls behind its plan (bound ${s.maxBehindCalls > s.boundCalls ? s.boundCalls : 'met'}) and achieved ${phase.achievedRate.toFixed(2)}/s of ${phase.plan.rate}/s offered, so the limit was not loaded as planned`
+  return SAY.behind(phase, s)
 }
 
 function admissionProblems(f: AdmissionFigures, limit: number, minuteMs: number): string[] {
   const problems: string[] = []
-  if (throttledEarly(f, limit))
-    problems.push(
-      `throttled early: ${f.beforeFirstRefusal} admitted from rest before the first 429, limit ${limit}${f.inFlight ? ` less ${f.inFlight} in flight` : ''}`,
-    )
-  if (leaked(f)) problems.push(`leaked: ${describeSpan(f.tightest, minuteMs)}`)
+  if (throttledEarly(f, limit)) problems.push(SAY.admission.throttledEarly(f, limit))
+  if (leaked(f)) problems.push(SAY.admission.leaked(f, minuteMs))
   return problems
-}
-
-function admissionFigure(f: AdmissionFigures, limit: number, minuteMs: number): string {
-  const first =
-    f.beforeFirstRefusal === null ? 'no 429 from rest' : `${f.beforeFirstRefusal} admitted before the first 429`
-  const head =
-    f.headMs > 0
-      ? `; spans from rest count from the first window's start, ${(f.headMs / 1000).toFixed(1)} s before the phase`
-      : ''
-  return `limit ${limit}; ${first}; tightest span: ${describeSpan(f.tightest, minuteMs)}${head}`
 }
 
 export function judgeAdmission(phase: PhaseResult, ctx: JudgeContext): Verdict {
   const behind = behindSchedule(phase)
   if (behind) return verdict(phase, 'admission', 'inconclusive', '-', behind)
   const limit = limitOf(phase)
-  if (limit === null)
-    return verdict(
-      phase,
-      'admission',
-      'inconclusive',
-      '-',
-      'no response carried a limit header and the reference gives no table value for this bucket',
-    )
+  if (limit === null) return verdict(phase, 'admission', 'inconclusive', '-', SAY.admission.noLimit)
   const f = admissionFigures(phase, limit, ctx.minuteMs)
-  const figure = admissionFigure(f, limit, ctx.minuteMs)
+  const figure = SAY.admission.figure(f, limit, ctx.minuteMs)
   const problems = admissionProblems(f, limit, ctx.minuteMs)
   if (problems.length > 0) return verdict(phase, 'admission', 'fail', figure, problems.join('; '))
-  if (f.admitted === 0) return verdict(phase, 'admission', 'inconclusive', figure, 'no call was admitted')
-  return verdict(
-    phase,
-    'admission',
-    'pass',
-    figure,
-    `${f.admitted} admitted and ${f.refused} refused: ${phase.plan.fromRest ? `from rest at least the limit before the first 429, and at most L + L·T/minute over any span from the start;` : ''} at most 2L + L·T/minute over any span (plus the calls in flight), which any fixed window, sliding window or token bucket meets`,
-  )
+  if (f.admitted === 0) return verdict(phase, 'admission', 'inconclusive', figure, SAY.admission.noneAdmitted)
+  return verdict(phase, 'admission', 'pass', figure, SAY.admission.pass(f, phase.plan.fromRest))
 }
 
-/** 429s whose room (remaining less the calls in flight beside them) exceeds `others`: more calls that no one could have taken it. */
+/**
+ * 429s whose room (remaining less the calls in flight beside them) exceeds `others`: more calls that no one could
+ * have taken it.
+ */
 const withRoomPast = (byRoom: Record<string, number>, others: number): number =>
   Object.entries(byRoom).reduce((n, [room, count]) => n + (Number(room) > others ? count : 0), 0)
 
@@ -119,39 +89,26 @@ export function judgeHeaders(phase: PhaseResult, ctx: JudgeContext): Verdict {
     ctx.shards > 1 ? 0 : withRoomPast(phase.rateLimit.refusedWithRoom, 0),
   )
   const limits = Object.keys(phase.rateLimit.limits)
+  const say = SAY.headers
   const problems: string[] = []
-  if (h.missing > 0)
-    problems.push(
-      `${h.missing} of ${h.responses} answers (${h.missingOnRefused} of ${h.refused} 429s) lacked a limit, remaining or reset header of the ${phase.plan.bucket} bucket`,
-    )
-  if (h.unparsable > 0)
-    problems.push(`${h.unparsable} answers had a value that does not parse (remaining below zero included)`)
-  if (h.remainingOverLimit > 0) problems.push(`${h.remainingOverLimit} answers reported remaining above the limit`)
-  if (h.resetOverPeriod > 0)
-    problems.push(
-      `${h.resetOverPeriod} answers announced a reset longer than the bucket's minute (two for a token bucket, which a finished call may leave in debt)`,
-    )
-  if (withRoom > 0)
-    problems.push(
-      `${withRoom} 429s came while they or the answer before them reported more remaining than the calls in flight: remaining does not count down`,
-    )
-  if (limits.length > 1) problems.push(`the limit header took ${limits.length} values (${limits.join(', ')})`)
-  if (h.limitNotTable > 0)
-    problems.push(`${h.limitNotTable} answers reported a limit other than the reference's ${phase.plan.expectedLimit}`)
-  const figure = `${h.responses} answers, ${h.missing} without the headers, ${withRoom} refusals with room, ${h.resetOverPeriod} resets past a minute, limit ${limits.join('/') || '-'}`
-  if (h.responses === 0) return verdict(phase, 'headers', 'inconclusive', figure, 'no answer was received', 'P1-4.1')
+  if (h.missing > 0) problems.push(say.missing(h, phase.plan.bucket))
+  if (h.unparsable > 0) problems.push(say.unparsable(h))
+  if (h.remainingOverLimit > 0) problems.push(say.remainingOverLimit(h))
+  if (h.resetOverPeriod > 0) problems.push(say.resetOverPeriod(h))
+  if (withRoom > 0) problems.push(say.withRoom(withRoom))
+  if (limits.length > 1) problems.push(say.limits(limits))
+  if (h.limitNotTable > 0) problems.push(say.limitNotTable(h, phase.plan.expectedLimit))
+  const figure = say.figure(h, withRoom, limits)
+  if (h.responses === 0) return verdict(phase, 'headers', 'inconclusive', figure, say.noAnswer, 'P1-4.1')
   if (problems.length > 0) return verdict(phase, 'headers', 'fail', figure, problems.join('; '), 'P1-4.1')
-  return verdict(
-    phase,
-    'headers',
-    'pass',
-    figure,
-    `every answer, 429s included, carried the three ${phase.plan.bucket} headers; 0 <= remaining <= limit; the limit held still${phase.plan.expectedLimit !== null ? " at the table's value" : ''}; every reset parsed and was at most a minute (two for tokens); no 429 came while it or the answer before it reported room`,
-    'P1-4.1',
-  )
+  const pass = say.pass(phase.plan.bucket, phase.plan.expectedLimit !== null)
+  return verdict(phase, 'headers', 'pass', figure, pass, 'P1-4.1')
 }
 
-/** Admitted calls sent between two instants, by the merged slices (both end slices included): what other shards took. */
+/**
+ * Admitted calls sent between two instants, by the merged slices (both end slices included): what other shards
+ * took.
+ */
 function admittedBetween(phase: PhaseResult, from: number, to: number): number {
   const a = Math.floor(from / BUCKET_MS)
   const b = Math.floor(to / BUCKET_MS)
@@ -174,71 +131,31 @@ export function judgeRecovery(phase: PhaseResult, ctx: JudgeContext): Verdict {
     if (s.kind === 'retry-after') return admitted + s.othersInFlight === 0
     return s.testSentAt > s.promisedAt + tolerance && admitted + s.othersInFlight < s.needs
   })
-  const figure = `${tested.reset} reset promises and ${tested.retryAfter} Retry-After promises tested; ${broken.length} broken (tolerance ${tolerance.toFixed(0)} ms on resets)`
+  const figure = SAY.recovery.figure(tested, broken.length, tolerance)
   if (broken.length > 0) {
-    const say = (s: PromiseTest): string =>
-      s.kind === 'retry-after'
-        ? `a call sent ${(s.testSentAt - s.promisedAt).toFixed(0)} ms after the Retry-After of a 429 had passed was refused, and no call had been admitted since`
-        : `a call sent ${(s.testSentAt - s.promisedAt).toFixed(0)} ms after the reset a 429 announced was refused after ${s.admittedSince} admissions since, where the full bucket promised ${s.needs}`
     const first = [broken.find((s) => s.kind === 'reset'), broken.find((s) => s.kind === 'retry-after')].filter(
       (s): s is PromiseTest => s !== undefined,
     )
-    return verdict(phase, 'recovery', 'fail', figure, first.map(say).join('; '), 'P1-7')
+    return verdict(phase, 'recovery', 'fail', figure, first.map(SAY.recovery.broken).join('; '), 'P1-7')
   }
   if (tested.reset + tested.retryAfter === 0)
-    return verdict(
-      phase,
-      'recovery',
-      'inconclusive',
-      figure,
-      'no call was sent after a promise a 429 made had passed',
-      'P1-7',
-    )
-  return verdict(
-    phase,
-    'recovery',
-    'pass',
-    figure,
-    'every 429 kept its promises: the first call after its Retry-After was admitted unless another took the room first, and after its reset the bucket admitted its limit before refusing again',
-    'P1-7',
-  )
+    return verdict(phase, 'recovery', 'inconclusive', figure, SAY.recovery.untested, 'P1-7')
+  return verdict(phase, 'recovery', 'pass', figure, SAY.recovery.pass, 'P1-7')
 }
 
 export function judgeFailedCalls(phase: PhaseResult, ctx: JudgeContext): Verdict {
   const behind = behindSchedule(phase)
   if (behind) return verdict(phase, 'failed-calls', 'inconclusive', '-', behind, 'P1-7')
   const limit = limitOf(phase)
-  if (limit === null)
-    return verdict(phase, 'failed-calls', 'inconclusive', '-', 'no limit is known for this bucket', 'P1-7')
+  const say = SAY['failed-calls']
+  if (limit === null) return verdict(phase, 'failed-calls', 'inconclusive', '-', say.noLimit, 'P1-7')
   const f = admissionFigures(phase, limit, ctx.minuteMs)
-  const figure = `${f.admitted} admitted (${f.failed} failed on purpose), ${f.refused} refused; ${admissionFigure(f, limit, ctx.minuteMs)}`
+  const figure = say.figure(f, limit, ctx.minuteMs)
   const problems = admissionProblems(f, limit, ctx.minuteMs)
-  if (problems.length > 0)
-    return verdict(
-      phase,
-      'failed-calls',
-      'fail',
-      figure,
-      `counting the calls that failed on purpose, ${problems.join('; ')}: failed calls did not count toward the limit`,
-      'P1-7',
-    )
+  if (problems.length > 0) return verdict(phase, 'failed-calls', 'fail', figure, say.fail(problems), 'P1-7')
   if (f.failed === 0 || f.refused === 0)
-    return verdict(
-      phase,
-      'failed-calls',
-      'inconclusive',
-      figure,
-      'no call failed on purpose, or the limit was never reached',
-      'P1-7',
-    )
-  return verdict(
-    phase,
-    'failed-calls',
-    'pass',
-    figure,
-    'counting the calls that failed on purpose, the admissions stayed within the bounds every allowed limiter meets',
-    'P1-7',
-  )
+    return verdict(phase, 'failed-calls', 'inconclusive', figure, say.untested, 'P1-7')
+  return verdict(phase, 'failed-calls', 'pass', figure, say.pass, 'P1-7')
 }
 
 /** Answers with a status that is neither 2xx nor 429, of calls not sent to fail on purpose, by status. */
@@ -269,56 +186,28 @@ export function judgeRefusal(phase: PhaseResult): Verdict {
   const others = otherRefusals(phase)
   const otherCount = others.reduce((n, [, c]) => n + c, 0)
   const named = others.map(([s, n]) => `${n} x ${s}`).join(', ')
-  const withRetryAfter = refused - phase.headers.refusedWithoutRetryAfter
-  const figure = `${refused} answered 429 (${withRetryAfter} with Retry-After)${otherCount > 0 ? `, ${named}` : ''}, ${Object.values(phase.errors).reduce((a, b) => a + b, 0)} without an answer`
-  if (otherCount > 0)
-    return verdict(
-      phase,
-      'refusal',
-      'fail',
-      figure,
-      refused === 0
-        ? `the spent bucket was answered ${others.map(([s]) => s).join(', ')}, never 429: section 7 answers a rate limit with 429`
-        : `beside ${refused} 429s, ${named}: a spent bucket is answered 429 (section 7), and no other failure was asked for`,
-      'P1-7',
-    )
-  if (refused === 0)
-    return verdict(phase, 'refusal', 'inconclusive', figure, 'no call was refused: the limit was never spent', 'P1-7')
-  return verdict(
-    phase,
-    'refusal',
-    'pass',
-    figure,
-    `every refusal was a 429${phase.headers.refusedWithoutRetryAfter > 0 ? `; ${phase.headers.refusedWithoutRetryAfter} came without Retry-After, which "may" accompany a 429 (recorded, not judged)` : ', each with Retry-After'}`,
-    'P1-7',
-  )
+  const withoutRetryAfter = phase.headers.refusedWithoutRetryAfter
+  const unanswered = Object.values(phase.errors).reduce((a, b) => a + b, 0)
+  const say = SAY.refusal
+  const figure = say.figure(refused, refused - withoutRetryAfter, otherCount > 0 ? named : '', unanswered)
+  if (otherCount > 0) {
+    const detail = refused === 0 ? say.never429(others.map(([s]) => s)) : say.beside429(refused, named)
+    return verdict(phase, 'refusal', 'fail', figure, detail, 'P1-7')
+  }
+  if (refused === 0) return verdict(phase, 'refusal', 'inconclusive', figure, say.unspent, 'P1-7')
+  return verdict(phase, 'refusal', 'pass', figure, say.pass(withoutRetryAfter), 'P1-7')
 }
 
 export function judgeIsolation(phase: PhaseResult): Verdict {
   const probe = phase.probe
-  if (!probe || phase.plan.probe === undefined)
-    return verdict(phase, 'isolation', 'skip', '-', 'no second account key was given, so isolation was not measured')
-  const saturated = (phase.byStatus['429'] ?? 0) > 0
-  const figure = `other account (${phase.plan.probe.slot}): ${probe.answered} answers, ${probe.refused} refused, while this one had ${phase.byStatus['429'] ?? 0} 429s`
-  if (probe.refused > 0)
-    return verdict(
-      phase,
-      'isolation',
-      'fail',
-      figure,
-      `calls of another account were refused while this account was saturated: its limit is not its own`,
-    )
-  if (!saturated)
-    return verdict(
-      phase,
-      'isolation',
-      'inconclusive',
-      figure,
-      'this account was never throttled, so its saturation could not have spilled over',
-    )
-  if (probe.answered === 0)
-    return verdict(phase, 'isolation', 'inconclusive', figure, 'the other account got no answer')
-  return verdict(phase, 'isolation', 'pass', figure, 'saturating this account left the other account untouched')
+  const say = SAY.isolation
+  if (!probe || phase.plan.probe === undefined) return verdict(phase, 'isolation', 'skip', '-', say.noProbe)
+  const refusedHere = phase.byStatus['429'] ?? 0
+  const figure = say.figure(phase.plan.probe.slot, probe, refusedHere)
+  if (probe.refused > 0) return verdict(phase, 'isolation', 'fail', figure, say.fail)
+  if (refusedHere === 0) return verdict(phase, 'isolation', 'inconclusive', figure, say.unthrottled)
+  if (probe.answered === 0) return verdict(phase, 'isolation', 'inconclusive', figure, say.noAnswer)
+  return verdict(phase, 'isolation', 'pass', figure, say.pass)
 }
 
 /**
@@ -341,7 +230,7 @@ export const BACKOFF_GOALS = {
    */
   wasteFloorFactor: 2,
   minWaste: 0.5,
-  /** Retries refused although they waited the Retry-After they were given and nobody was admitted meanwhile, per success. */
+  /** Retries refused although they waited their Retry-After and nobody was admitted meanwhile, per success. */
   maxRefusedAfterWait: 0.05,
 }
 
@@ -359,44 +248,28 @@ export function wasteBound(c: ClientFigures, limit: number, minuteMs: number): n
 export function clientSummary(phase: PhaseResult, minuteMs: number): string {
   const c = phase.clients
   if (!c) return '-'
-  const goodput = goodputOf(phase, minuteMs)
-  return `${c.policy}: goodput ${goodput === null ? '-' : `${(goodput * 100).toFixed(0)}%`} of the limit's rate, ${(c.refusals / Math.max(1, c.successes)).toFixed(2)} 429s per success, ${c.gaveUp} given up`
+  return SAY.backoff.client(c, goodputOf(phase, minuteMs))
 }
 
 export function judgeBackoff(phase: PhaseResult, ctx: JudgeContext): Verdict {
   const c = phase.clients
-  if (!c) return verdict(phase, 'backoff', 'skip', '-', 'not a clients phase', 'P1-7')
+  const say = SAY.backoff
+  if (!c) return verdict(phase, 'backoff', 'skip', '-', say.notClients, 'P1-7')
   const others = ctx.phases.filter((p) => p !== phase && p.clients).map((p) => clientSummary(p, ctx.minuteMs))
   const goodput = goodputOf(phase, ctx.minuteMs)
   const limit = limitOf(phase)
   const figure = [clientSummary(phase, ctx.minuteMs), ...others].join('; ')
   if (goodput === null || limit === null || c.successes === 0)
-    return verdict(phase, 'backoff', 'inconclusive', figure, 'no call succeeded, or no limit is known', 'P1-7')
+    return verdict(phase, 'backoff', 'inconclusive', figure, say.noSuccess, 'P1-7')
   const waste = c.refusals / Math.max(1, c.successes)
   const bound = wasteBound(c, limit, ctx.minuteMs)
   const problems: string[] = []
-  if (goodput < BACKOFF_GOALS.minGoodput)
-    problems.push(
-      `goodput ${(goodput * 100).toFixed(0)}% of the limit's rate, under ${BACKOFF_GOALS.minGoodput * 100}%: the target's reset or Retry-After sent the client away too long`,
-    )
+  if (goodput < BACKOFF_GOALS.minGoodput) problems.push(say.lowGoodput(goodput, BACKOFF_GOALS.minGoodput))
   const broken = c.refusedAfterWait / Math.max(1, c.successes)
-  if (broken > BACKOFF_GOALS.maxRefusedAfterWait)
-    problems.push(
-      `${c.refusedAfterWait} retries were refused although they waited what Retry-After asked and no call was admitted meanwhile (${(broken * 100).toFixed(0)}% of successes): Retry-After is shorter than the wait the limit needs`,
-    )
-  if (waste > bound)
-    problems.push(
-      `${waste.toFixed(2)} 429s per success, over ${bound.toFixed(2)}: waiting what the target announced did not get the client through`,
-    )
+  if (broken > BACKOFF_GOALS.maxRefusedAfterWait) problems.push(say.refusedAfterWait(c, broken))
+  if (waste > bound) problems.push(say.waste(waste, bound))
   if (problems.length > 0) return verdict(phase, 'backoff', 'fail', figure, problems.join('; '), 'P1-7')
-  return verdict(
-    phase,
-    'backoff',
-    'pass',
-    figure,
-    `following section 7 (backoff with jitter, Retry-After honoured, ${c.maxAttempts} attempts) reached ${(goodput * 100).toFixed(0)}% of the limit's rate with ${waste.toFixed(2)} 429s per success (bound ${bound.toFixed(2)})`,
-    'P1-7',
-  )
+  return verdict(phase, 'backoff', 'pass', figure, say.pass(c, goodput, waste, bound), 'P1-7')
 }
 
 /**
@@ -408,16 +281,13 @@ export function observeAlgorithm(phase: PhaseResult): string | null {
   if (phase.plan.bucket !== 'requests' || s.answers < 2) return null
   const period = `${(Math.round(s.maxResetMs / 100) / 10).toString()} s`
   const few = s.answers * 0.05
-  const counts = `${s.still} held, ${s.period} moved a period, ${s.whole} a period after the call, ${s.partial} sooner, ${s.other} other, of ${s.answers} admitted answers`
-  if (s.still + s.whole + s.partial + s.other === 0)
-    return `too few calls within a minute of each other to tell (${counts})`
-  if (looksLikeFixedWindows(s))
-    return `fixed windows of about ${period}: the instant the bucket is full again held still between calls and moved by a whole period at once (${counts})`
-  if (s.partial > few && s.other <= s.partial)
-    return `continuous refill (token bucket or GCRA): admitted calls announced the bucket full again sooner than a period after them (${counts})`
-  if (s.whole > few && s.other <= s.whole)
-    return `sliding window of about ${period}: each admitted call announced the bucket full again one period after itself (${counts})`
-  return `unknown: the headers moved in no pattern of a fixed window, sliding window or token bucket (${counts})`
+  const say = SAY.algorithm
+  const counts = say.counts(s)
+  if (s.still + s.whole + s.partial + s.other === 0) return say.tooFew(counts)
+  if (looksLikeFixedWindows(s)) return say.fixed(period, counts)
+  if (s.partial > few && s.other <= s.partial) return say.continuous(counts)
+  if (s.whole > few && s.other <= s.whole) return say.sliding(period, counts)
+  return say.unknown(counts)
 }
 
 export function judgeThroughput(phase: PhaseResult): Verdict {
@@ -429,53 +299,25 @@ export function judgeThroughput(phase: PhaseResult): Verdict {
     .filter(([s]) => s.startsWith('5'))
     .reduce((n, [, v]) => n + v, 0)
   const dropped = Object.values(phase.errors).reduce((a, b) => a + b, 0)
-  const figure = `${(phase.answered / seconds).toFixed(0)} answers/s, ${(ok / seconds).toFixed(0)} 2xx/s, ${((phase.byStatus['429'] ?? 0) / seconds).toFixed(0)} 429/s; latency p50 ${phase.latency.p50} ms, p99 ${phase.latency.p99} ms`
+  const say = SAY.throughput
+  const figure = say.figure(phase, ok, seconds)
   const bad = server + dropped
-  if (phase.sent > 0 && bad / phase.sent > 0.01) {
-    return verdict(
-      phase,
-      'throughput',
-      'fail',
-      figure,
-      `${server} 5xx and ${dropped} calls without an answer (${((bad / phase.sent) * 100).toFixed(1)}%): the target broke under load`,
-      'P1-7',
-    )
-  }
-  if (ok === 0) return verdict(phase, 'throughput', 'inconclusive', figure, 'no call succeeded', 'P1-7')
-  return verdict(
-    phase,
-    'throughput',
-    'pass',
-    figure,
-    `sustained over ${seconds.toFixed(1)} s with ${phase.plan.connections} connections`,
-    'P1-7',
-  )
+  if (phase.sent > 0 && bad / phase.sent > 0.01)
+    return verdict(phase, 'throughput', 'fail', figure, say.broke(server, dropped, bad / phase.sent), 'P1-7')
+  if (ok === 0) return verdict(phase, 'throughput', 'inconclusive', figure, say.noSuccess, 'P1-7')
+  return verdict(phase, 'throughput', 'pass', figure, say.pass(seconds, phase.plan.connections), 'P1-7')
 }
 
 export function judgeStreaming(phase: PhaseResult): Verdict {
   const s = phase.stream
-  if (!s) return verdict(phase, 'streaming', 'skip', '-', 'not a streaming phase', 'P1-6')
-  const figure = `TTFT p50/p90/p99 ${s.ttft.p50}/${s.ttft.p90}/${s.ttft.p99} ms; inter-token ${s.interToken.p50}/${s.interToken.p90}/${s.interToken.p99} ms; end-to-end ${s.endToEnd.p50}/${s.endToEnd.p90}/${s.endToEnd.p99} ms; ${s.tokensPerSecond.p50.toFixed(1)} tokens/s (p50)`
+  const say = SAY.streaming
+  if (!s) return verdict(phase, 'streaming', 'skip', '-', say.notStreaming, 'P1-6')
+  const figure = say.figure(s)
   const behind = behindSchedule(phase)
   if (behind) return verdict(phase, 'streaming', 'inconclusive', figure, behind, 'P1-6')
-  if (s.truncated > 0)
-    return verdict(
-      phase,
-      'streaming',
-      'fail',
-      figure,
-      `${s.truncated} of ${s.completed + s.truncated} streams ended without response.completed`,
-      'P1-6',
-    )
-  if (s.completed === 0) return verdict(phase, 'streaming', 'inconclusive', figure, 'no stream completed', 'P1-6')
-  return verdict(
-    phase,
-    'streaming',
-    'pass',
-    figure,
-    `${s.completed} streams completed at ${phase.plan.rate}/s arriving ${describeArrival(phase.plan.arrival, phase.plan.rate)}`,
-    'P1-6',
-  )
+  if (s.truncated > 0) return verdict(phase, 'streaming', 'fail', figure, say.truncated(s), 'P1-6')
+  if (s.completed === 0) return verdict(phase, 'streaming', 'inconclusive', figure, say.noneCompleted, 'P1-6')
+  return verdict(phase, 'streaming', 'pass', figure, say.pass(s, phase), 'P1-6')
 }
 
 const JUDGES: Record<PhaseVerdictId, (phase: PhaseResult, ctx: JudgeContext) => Verdict> = {

@@ -52,9 +52,9 @@ const RUNNERS: Record<Command, () => Promise<Runner>> = {
     const { conformanceCommand } = await import('./conformance.ts')
     return (argv) => conformanceCommand(['merge', ...argv])
   },
-  load: async () => (await import('./load.ts')).runLoadCli,
+  load: async () => (await import('../load/command/index.ts')).runLoadCli,
   compare: async () => {
-    const { runLoadCli } = await import('./load.ts')
+    const { runLoadCli } = await import('../load/command/index.ts')
     return (argv) => runLoadCli(['compare', ...argv])
   },
   gateway: async () => (await import('./gateway.ts')).gatewayCommand,

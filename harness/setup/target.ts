@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto'
 import { request } from 'undici'
 import { DEFAULTS, type RunOptions, type TargetConfig } from './config.ts'
-import { HarnessError } from '../errors.ts'
+import { ConfigError, HarnessError } from '../errors.ts'
 
 const PROBE = {
   path: '/public/models', // needs no key (Part 1 section 5); any HTTP answer at all proves the target is there
@@ -56,7 +56,47 @@ export async function probe(baseUrl: string, timeoutMs: number): Promise<void> {
   }
 }
 
-export async function prepareTarget(options: RunOptions, runId: string = newRunId()): Promise<PreparedTarget> {
+/**
+ * The reference gateway's entry, loaded only when a run uses it. The one place outside scripts/ and test/ that
+ * reaches into gateway/ (ARCHITECTURE.md: startEmbeddedGateway()).
+ */
+const gatewayEntry = () => import('../../gateway/embedded.ts')
+
+/**
+ * How the embedded gateway starts when a run has no base URL, as a load run chooses it: its minute, its rate-limit
+ * algorithm (one of EmbeddedChoices' limiters) and limits it enforces on one route without announcing them.
+ */
+export interface EmbeddedChoice {
+  minuteMs: number
+  limiter?: string
+  routeLimits?: readonly string[]
+}
+
+/** What a command may choose of the embedded gateway, to check its flags before anything starts. */
+export interface EmbeddedChoices {
+  /** The rate-limit algorithms, as --limiter names them. */
+  limiters: readonly string[]
+  /** Throws a ConfigError that shows the format of a route limit. */
+  checkRouteLimit: (text: string) => void
+}
+
+export async function embeddedChoices(): Promise<EmbeddedChoices> {
+  const { LIMITER_ALGORITHMS, parseRouteLimit } = await gatewayEntry()
+  const checkRouteLimit = (text: string): void => {
+    try {
+      parseRouteLimit(text)
+    } catch (error) {
+      throw new ConfigError((error as Error).message)
+    }
+  }
+  return { limiters: LIMITER_ALGORITHMS, checkRouteLimit }
+}
+
+export async function prepareTarget(
+  options: RunOptions,
+  runId: string = newRunId(),
+  choice?: EmbeddedChoice,
+): Promise<PreparedTarget> {
   const common = {
     asOf: options.asOf,
     budgetUsd: options.budgetUsd,
@@ -81,20 +121,20 @@ export async function prepareTarget(options: RunOptions, runId: string = newRunI
       close: async () => {},
     }
   }
-  // The one place outside scripts/ and test/ that reaches into gateway/ (ARCHITECTURE.md: startEmbeddedGateway()).
-  const { startEmbeddedGateway } = await import('../../gateway/embedded.ts')
-  // An explicit as-of date moves the embedded gateway's clock too, so that date rules can be seen at any date.
-  const gateway = await startEmbeddedGateway({
-    minuteMs: DEFAULTS.embeddedMinuteMs,
-    ...(options.asOfExplicit ? { now: `${options.asOf}T12:00:00Z` } : {}),
-  })
+  const { startEmbeddedGateway } = await gatewayEntry()
+  // An explicit as-of date moves the embedded gateway's clock too, so that date rules can be seen at any date; a
+  // load run's choice is taken as it is, on today's clock.
+  const minuteMs = choice?.minuteMs ?? DEFAULTS.embeddedMinuteMs
+  const gateway = await startEmbeddedGateway(
+    choice ?? { minuteMs, ...(options.asOfExplicit ? { now: `${options.asOf}T12:00:00Z` } : {}) },
+  )
   return {
     config: {
       ...common,
       baseUrl: gateway.url,
       embedded: true,
       keys: { ...gateway.keys },
-      minuteMs: DEFAULTS.embeddedMinuteMs,
+      minuteMs,
     },
     close: () => gateway.close(),
   }

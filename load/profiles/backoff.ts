@@ -6,7 +6,15 @@
  */
 import { usageLimitPerMinute } from '../../harness/limits.ts'
 import { POLICIES } from '../engine/policies.ts'
-import { phaseMs, ratePerSecond, requireKey, slotOf, type PlanContext, type Profile } from './profile.ts'
+import {
+  phaseMs,
+  ratePerSecond,
+  requireKey,
+  slotOf,
+  type PlanContext,
+  type Profile,
+  type ProfileListing,
+} from './profile.ts'
 import type { ClientPolicyName, PhasePlan } from '../types.ts'
 
 export const BACKOFF = {
@@ -16,6 +24,8 @@ export const BACKOFF = {
   // phase to a few thousand calls on any target and any minute (3.2 minutes x 20 x the limit).
   naiveOverload: 20,
 }
+
+export const PROFILES: ProfileListing[] = [{ order: 50, make: () => [backoffProfile()] }]
 
 export function backoffProfile(): Profile {
   return {

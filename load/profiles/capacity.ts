@@ -21,7 +21,15 @@ import {
   type SearchBounds,
 } from '../capacity.ts'
 import { statedFor } from '../stated-limits.ts'
-import { requireKey, slotOf, TIERS, type PlanContext, type Profile, type Search } from './profile.ts'
+import {
+  requireKey,
+  slotOf,
+  TIERS,
+  type PlanContext,
+  type Profile,
+  type ProfileListing,
+  type Search,
+} from './profile.ts'
 import type { CapacityResult, KeySlotName, PhasePlan, PhaseResult, RequestSpec } from '../types.ts'
 import { anyChatModel } from './tier-model.ts'
 
@@ -59,6 +67,8 @@ async function tierLimit(
     )
   return { perMinute: pick[0], perSecond: pick[0] / (ctx.minuteMs / 1000), source: pick[1] }
 }
+
+export const PROFILES: ProfileListing[] = [{ order: 60, make: () => [capacityProfile()] }]
 
 export function capacityProfile(): Profile {
   const profile: Profile = {

@@ -84,6 +84,16 @@ export interface Profile {
   cleanup?(ctx: PlanContext, created: readonly string[]): Promise<{ removed: number; left: string[] }>
 }
 
+/**
+ * How a module of this folder lists its profiles, as its `PROFILES`: index.ts collects them from every module, and
+ * --list shows them by `order`, smallest first, each listing's profiles in the order `make` builds them.
+ */
+export interface ProfileListing {
+  order: number
+  /** Built afresh at each reading, as a run takes its profile. */
+  make: () => Profile[]
+}
+
 export const TIERS = [0, 1, 2, 3, 4, 5] as const
 
 export function slotOf(tier: number): KeySlotName {

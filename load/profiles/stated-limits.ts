@@ -5,7 +5,7 @@
  * for a target that enforces limits it does not announce.
  */
 import { ConfigError } from '../../harness/errors.ts'
-import { connectionsFor, requireKey, type PlanContext, type Profile } from './profile.ts'
+import { connectionsFor, requireKey, type PlanContext, type Profile, type ProfileListing } from './profile.ts'
 import { describeLimit, KIND_ROUTES, LIMIT_FORMAT, type StatedLimit } from '../stated-limits.ts'
 import type { PhasePlan, RequestSpec } from '../types.ts'
 import { workloadProfile } from '../workload-plan.ts'
@@ -67,6 +67,8 @@ function failing(call: RequestSpec): RequestSpec | null {
 function slug(l: StatedLimit): string {
   return (l.kind ?? l.path.replace(/^\/+/, '').replace(/[^a-z0-9]+/gi, '-')).toLowerCase()
 }
+
+export const PROFILES: ProfileListing[] = [{ order: 70, make: () => [statedLimitsProfile()] }]
 
 export function statedLimitsProfile(): Profile {
   return {

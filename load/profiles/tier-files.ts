@@ -11,8 +11,10 @@ import {
   ratePerSecond,
   requireKey,
   slotOf,
+  TIERS,
   type PlanContext,
   type Profile,
+  type ProfileListing,
 } from './profile.ts'
 import type { PhasePlan, RequestSpec } from '../types.ts'
 
@@ -42,6 +44,8 @@ export function uploadRequest(runId: string, label: string): RequestSpec {
     collectId: true,
   }
 }
+
+export const PROFILES: ProfileListing[] = [{ order: 30, make: () => TIERS.map(tierFilesProfile) }]
 
 export function tierFilesProfile(tier: number): Profile {
   const name = `tier-${tier}-files`

@@ -13,8 +13,10 @@ import {
   ratePerSecond,
   requireKey,
   slotOf,
+  TIERS,
   type PlanContext,
   type Profile,
+  type ProfileListing,
 } from './profile.ts'
 import type { KeySlotName, PhasePlan, RequestSpec } from '../types.ts'
 import { isObject } from '../../common/json.ts'
@@ -140,6 +142,8 @@ function chatCall(model: string, words: number): RequestSpec {
     body: JSON.stringify({ model, messages: [{ role: 'user', content }], max_tokens: 1 }),
   }
 }
+
+export const PROFILES: ProfileListing[] = [{ order: 20, make: () => TIERS.map(tierModelProfile) }]
 
 export function tierModelProfile(tier: number): Profile {
   const name = `tier-${tier}-model`

@@ -11,8 +11,10 @@ import {
   ratePerSecond,
   requireKey,
   slotOf,
+  TIERS,
   type PlanContext,
   type Profile,
+  type ProfileListing,
 } from './profile.ts'
 import type { PhasePlan, RequestSpec } from '../types.ts'
 
@@ -28,6 +30,8 @@ const FAILING: RequestSpec = { method: 'GET', path: '/user/v1/transactions?page_
  */
 const PHASE_MINUTES = 2.2
 const OVERLOAD_MINUTES = 3.2
+
+export const PROFILES: ProfileListing[] = [{ order: 10, make: () => TIERS.map(tierUsageProfile) }]
 
 export function tierUsageProfile(tier: number): Profile {
   const name = `tier-${tier}-usage`

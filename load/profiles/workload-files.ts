@@ -3,19 +3,43 @@
  * a user names with --profile. The tier profiles and backoff stay code: they derive their phases from the limits
  * the target announces, or drive a retry policy.
  */
+import { readdirSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import type { Profile } from './profile.ts'
+import type { Profile, ProfileListing } from './profile.ts'
 import { readWorkload, type Workload } from '../workload.ts'
 import { workloadProfile } from '../workload-plan.ts'
 
 const HERE = fileURLToPath(new URL('.', import.meta.url))
 
-/** Built-in workload files, in the order --list shows them. */
-export const BUILT_IN_FILES = ['saturation', 'streaming', 'mixed'] as const
+/** The sample a user copies (its header says so): --list ends with it, after the profiles that are code. */
+const SAMPLE = 'mixed'
 
-export function builtInWorkload(name: (typeof BUILT_IN_FILES)[number]): Workload {
+/** Every workload file of this folder is a built-in profile, named as the file: a new one is a file, nothing else. */
+function builtInNames(): string[] {
+  return readdirSync(HERE)
+    .filter((file) => file.endsWith('.yaml'))
+    .map((file) => file.slice(0, -'.yaml'.length))
+    .sort()
+}
+
+export const PROFILES: ProfileListing[] = [
+  {
+    order: 40,
+    make: () =>
+      builtInNames()
+        .filter((name) => name !== SAMPLE)
+        .map(builtInProfile),
+  },
+  { order: 80, make: () => [builtInProfile(SAMPLE)] },
+]
+
+export function builtInWorkload(name: string): Workload {
   return readWorkload(resolve(HERE, `${name}.yaml`))
+}
+
+function builtInProfile(name: string): Profile {
+  return workloadProfile(builtInWorkload(name))
 }
 
 /** A profile from a file a user names (relative to the working folder). */

@@ -15,7 +15,7 @@ import { TargetFailure } from '../../harness/errors.ts'
 import { CLIENT_DEFAULTS, TargetClient } from '../../harness/worker/http-client.ts'
 import { RUN_STOP_DEFAULTS, RunStopped } from '../../harness/setup/run-stop.ts'
 import type { LoadResult } from '../../load/types.ts'
-import { runLoadCli } from '../../scripts/load.ts'
+import { runLoadCli } from '../../load/command/index.ts'
 import { HOSTILE, startHostileServer, type HostileMode, type HostileServer } from '../support/hostile-server.ts'
 import { limiter, runConformance, type ConformanceRun } from '../support/run-conformance.ts'
 

@@ -11,7 +11,7 @@ import { describe, expect, test } from 'vitest'
 import { parseAllDocuments } from 'yaml'
 import { profileNamed } from '../../load/profiles/index.ts'
 import { parseShard } from '../../harness/setup/config.ts'
-import { parseFlags } from '../../scripts/load.ts'
+import { parseFlags } from '../../load/command/flags.ts'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 

@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
 import { startEmbeddedGateway } from '../../gateway/embedded.ts'
 import type { LoadResult } from '../../load/types.ts'
-import { runLoadCli } from '../../scripts/load.ts'
+import { runLoadCli } from '../../load/command/index.ts'
 
 const scratch = mkdtempSync(join(tmpdir(), 'gc-load-slo-'))
 afterAll(() => rmSync(scratch, { recursive: true, force: true }))

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
 import type { LoadResult, PhaseResult } from '../../load/types.ts'
-import { runLoadCli } from '../../scripts/load.ts'
+import { runLoadCli } from '../../load/command/index.ts'
 import { fixtureResult } from './fixture-result.ts'
 
 const scratch = mkdtempSync(join(tmpdir(), 'gc-load-compare-'))

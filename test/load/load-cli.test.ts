@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { startEmbeddedGateway, type EmbeddedGateway } from '../../gateway/embedded.ts'
 import type { LoadResult } from '../../load/types.ts'
-import { runLoadCli } from '../../scripts/load.ts'
+import { runLoadCli } from '../../load/command/index.ts'
 import { canaryKeys, leaks } from '../support/canary.ts'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))

@@ -18,7 +18,7 @@ import { promptOf, sampleTokens } from '../../load/synthetic.ts'
 import type { LoadResult, PhasePlan } from '../../load/types.ts'
 import { isProfileFile, readWorkload, workloadOf } from '../../load/workload.ts'
 import { routeSequence, workloadProfile } from '../../load/workload-plan.ts'
-import { runLoadCli } from '../../scripts/load.ts'
+import { runLoadCli } from '../../load/command/index.ts'
 
 const scratch = mkdtempSync(join(tmpdir(), 'gc-workload-'))
 afterAll(() => rmSync(scratch, { recursive: true, force: true }))

@@ -6,21 +6,25 @@
  */
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { ConfigError } from '../harness/errors.ts'
-import { COMPARE, compareResults, type Thresholds } from '../load/compare/judge.ts'
-import { FIGURE_NAMES } from '../load/compare/figures.ts'
-import { readResult } from '../load/merge.ts'
-import { renderCompareText, writeCompareReport } from '../load/report/compare.ts'
+import { ConfigError } from '../../harness/errors.ts'
+import { COMPARE, compareResults, type Thresholds } from '../compare/judge.ts'
+import { FIGURE_NAMES } from '../compare/figures.ts'
+import { readResult } from '../merge.ts'
+import { renderCompareText, writeCompareReport } from '../report/compare.ts'
 
-export const COMPARE_USAGE = `Usage: npm run load -- compare BASELINE_DIR NEW_DIR [--threshold PCT] [--threshold FIGURE=N ...] [--report-dir DIR]
+const SYNOPSIS =
+  'npm run load -- compare BASELINE_DIR NEW_DIR [--threshold PCT] [--threshold FIGURE=N ...] [--report-dir DIR]'
+const { thresholdPercent: percent, thresholdPoints: points } = COMPARE
+
+export const COMPARE_USAGE = `Usage: ${SYNOPSIS}
 
 Compares each figure of each phase of two load runs (their reports/load/<run-id> directories). A change is
 significant only outside the run-to-run spread (measured when a run used --repeat); a regression is a significant
 change in the worse direction past the threshold. Writes compare.md and compare.html to --report-dir, else to NEW_DIR.
 
-  --threshold PCT         regression threshold of rates and latencies, percent of the baseline (default ${COMPARE.thresholdPercent})
+  --threshold PCT         regression threshold of rates and latencies, percent of the baseline (default ${percent})
   --threshold FIGURE=N    for one figure or family (latency, ttft, itl, throughput, goodput, schedule-lag-p99, ...);
-                          error-share is in percentage points (default ${COMPARE.thresholdPoints})
+                          error-share is in percentage points (default ${points})
   -h, --help              this text
 Exit codes: 0 no regression, 1 regression, 2 bad input.
 `
@@ -69,7 +73,8 @@ export async function compareCommand(argv: string[], io: { stdout: (t: string) =
   }
   if (positionals.length !== 2)
     throw new ConfigError(
-      `compare takes two report directories, the baseline's and the new run's (got ${positionals.length}): npm run load -- compare BASELINE_DIR NEW_DIR`,
+      `compare takes two report directories, the baseline's and the new run's (got ${positionals.length}): ` +
+        'npm run load -- compare BASELINE_DIR NEW_DIR',
     )
   const [baseDir, newDir] = positionals as [string, string]
   const thresholds = parseThresholds(values.threshold ?? [])
