@@ -3,7 +3,7 @@
  * from a phase of result.json. Optional parts of a result (streams, a schedule, goodput) give no figure when
  * absent, so that results of older or newer versions of this tool still compare.
  */
-import { statusClasses, sumValues } from '../report/figures.ts'
+import { statusClasses, sumValues } from '../report/lines.ts'
 import type { HistogramSummary, PhaseResult } from '../types.ts'
 import { isObject } from '../../common/json.ts'
 import { goodputOf } from '../verdicts.ts'

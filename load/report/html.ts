@@ -22,7 +22,7 @@ import {
   shardLine,
   STEP_HEAD,
   stepRow,
-} from './figures.ts'
+} from './lines.ts'
 import { PAGE_CHECK_SCRIPT } from './page-check.ts'
 import { SPREAD_HEAD, spreadRows } from './spread.ts'
 

@@ -4,7 +4,7 @@
  */
 import { FIGURES, type Figure } from '../compare/figures.ts'
 import type { FigureSpread, LoadResult } from '../types.ts'
-import { ms, rate } from './figures.ts'
+import { ms, rate } from './lines.ts'
 
 /** A figure's value in its unit: "12.3 ms", "250/s", "0.40 %". */
 export function figureValue(unit: Figure['unit'], v: number | null): string {

@@ -18,7 +18,7 @@ import {
   statusClasses,
   stepRow,
   sumValues,
-} from './figures.ts'
+} from './lines.ts'
 import { SPREAD_HEAD, spreadRows } from './spread.ts'
 
 /** Text from the result: job pages render inline HTML, so "<b>" or "remaining <0" must show as typed; one line. */

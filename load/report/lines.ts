@@ -1,5 +1,5 @@
 /**
- * Figures both reports print the same way (report.html and summary.md), so that a number read on the CI job page
+ * The lines both reports print the same way (report.html and summary.md), so that a number read on the CI job page
  * is the number found in the page.
  */
 import { describeArrival } from '../engine/arrivals.ts'
