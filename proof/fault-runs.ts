@@ -71,8 +71,10 @@ export interface FaultResult {
   /** The run's duration: with `sharedBy` above 1, a run that judged that many faults side by side. */
   durationMs: number
   sharedBy: number
+  /** For each requirement the fault breaks that did not fail: its status and why, so a missed fault can be read. */
+  missedSeen: Record<string, string>
   /** A run that was made twice (see runFaults): what the first try failed. */
-  firstTry?: { failing: string[]; collateralSeen: Record<string, string> }
+  firstTry?: { failing: string[]; collateralSeen: Record<string, string>; missedSeen: Record<string, string> }
 }
 
 /** One fault's share of a run: its gateway, the suite files that face it, and the reporter that judges them. */
@@ -249,6 +251,12 @@ async function startPart(job: Job, planned: PlannedJob, scratch: string, files: 
   return { job, gateway, target, reporter, families, files, strayFiles: [] }
 }
 
+/** The line of a requirement's first evidence that says what was seen, or its first line. */
+function seenLine(result: { evidence: Array<{ message: string }> } | undefined): string {
+  const lines = (result?.evidence[0]?.message ?? '').split('\n')
+  return lines.find((line) => line.trim().startsWith('Seen:'))?.trim() ?? lines[0] ?? ''
+}
+
 function judge(part: Part, durationMs: number, sharedBy: number): FaultResult {
   const { fault, limiter } = part.job
   const summary = part.reporter.summary
@@ -267,19 +275,15 @@ function judge(part: Part, durationMs: number, sharedBy: number): FaultResult {
     : EXIT.conformant
   const exitCode = part.reporter.exitCode
   const collateral = failing.filter((id) => !breaks.includes(id))
-  const collateralSeen = Object.fromEntries(
-    collateral.map((id) => {
-      const message = summary?.requirements.find((r) => r.id === id)?.evidence[0]?.message ?? ''
-      return [
-        id,
-        message
-          .split('\n')
-          .find((line) => line.trim().startsWith('Seen:'))
-          ?.trim() ??
-          message.split('\n')[0] ??
-          '',
-      ]
-    }),
+  const resultOf = (id: string) => summary?.requirements.find((r) => r.id === id)
+  const collateralSeen = Object.fromEntries(collateral.map((id) => [id, seenLine(resultOf(id))]))
+  const missedSeen = Object.fromEntries(
+    breaks
+      .filter((id) => !failing.includes(id))
+      .map((id) => {
+        const r = resultOf(id)
+        return [id, `${r?.status ?? 'not run'}: ${r?.reason ?? seenLine(r)}`]
+      }),
   )
   return {
     fault: fault.name,
@@ -293,6 +297,7 @@ function judge(part: Part, durationMs: number, sharedBy: number): FaultResult {
     detected: breaks.every((id) => failing.includes(id)) && exitCode === expectedExitCode && errors.length === 0,
     collateral,
     collateralSeen,
+    missedSeen,
     durationMs,
     sharedBy,
   }
@@ -447,7 +452,8 @@ export async function runFaults(
               // run, alone, tells that apart from a fault the suite misses or that fails more than it declares; both
               // are reported.
               if (!result.detected || result.collateral.length > 0) {
-                const firstTry = { failing: result.failing, collateralSeen: result.collateralSeen }
+                const { failing, collateralSeen, missedSeen } = result
+                const firstTry = { failing, collateralSeen, missedSeen }
                 result = { ...((await runTogether(slot, [job], scratch, plan))[0] as FaultResult), firstTry }
               }
               results.set(resultKey(job.fault.name, job.limiter), result)

@@ -90,7 +90,9 @@ describe('a run against each fault fails exactly what the fault breaks', () => {
       expect(result, `no result for ${key}; the fault runner said:\n${output}`).toBeDefined()
       expect(
         { failing: result!.failing, errors: result!.errors },
-        `collateral seen: ${JSON.stringify(result!.collateralSeen ?? {})}`,
+        `collateral seen: ${JSON.stringify(result!.collateralSeen)}; missed: ${JSON.stringify(result!.missedSeen)}${
+          result!.firstTry ? `; the first try missed: ${JSON.stringify(result!.firstTry.missedSeen)}` : ''
+        }`,
       ).toEqual({ failing: [...fault.breaks].sort(), errors: [] })
       expect(result!.exitCode).toBe(result!.expectedExitCode)
     })
