@@ -4,6 +4,13 @@ import { LongPolesFirst } from './test/support/long-poles-first.ts'
 /** The files of `unit`, by where they live: a test under test/unit/ needs no conformance or load run. */
 const UNIT = ['test/unit/**/*.test.ts']
 
+/**
+ * A self-test's beforeAll that starts a gateway loads its modules then (gateway/embedded.ts loads the server with
+ * the first gateway), in process or on a thread of its own: seconds on a quiet machine, past vitest's 10 s default
+ * beside a whole npm test on two cores.
+ */
+const SETUP_MS = 120_000
+
 export default defineConfig({
   test: {
     // Self-test files: the fault proof, the CLI runs and the --vary runs each hold a worker for minutes while mostly
@@ -23,6 +30,7 @@ export default defineConfig({
           // These files keep nothing in module variables that another file reads: sharing a worker halves their CPU.
           isolate: false,
           testTimeout: 30_000,
+          hookTimeout: SETUP_MS,
         },
       },
       {
@@ -31,6 +39,7 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           exclude: UNIT,
           testTimeout: 30_000,
+          hookTimeout: SETUP_MS,
         },
       },
       {

@@ -21,7 +21,7 @@ import { DEFAULTS } from '../../harness/setup/config.ts'
 import { requirements, families } from '../../harness/requirements.ts'
 import { runReportProblems } from '../unit/harness/run-report-checks.ts'
 import { canaryKeys, leaks } from '../support/canary.ts'
-import { GATEWAY_THREAD_START_MS, startGatewayThread } from '../support/gateway-thread.ts'
+import { startGatewayThread } from '../support/gateway-thread.ts'
 import { withRun, type ConformanceRun } from '../support/run-conformance.ts'
 
 const canaries = canaryKeys()
@@ -46,7 +46,7 @@ beforeAll(async () => {
     minuteMs: DEFAULTS.embeddedMinuteMs,
     keyAliases: canaries.aliases,
   })
-}, GATEWAY_THREAD_START_MS)
+})
 
 afterAll(async () => {
   await gateway.close()

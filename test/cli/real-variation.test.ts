@@ -15,7 +15,7 @@ import type { EmbeddedGateway } from '../../gateway/embedded.ts'
 import { REAL_NAMES } from '../../gateway/variations.ts'
 import { DEFAULTS } from '../../harness/setup/config.ts'
 import type { RequirementResult } from '../../harness/report/results.ts'
-import { GATEWAY_THREAD_START_MS, startGatewayThread } from '../support/gateway-thread.ts'
+import { startGatewayThread } from '../support/gateway-thread.ts'
 import { keyEnv, withRun, type ConformanceRun } from '../support/run-conformance.ts'
 
 let gateway: EmbeddedGateway
@@ -24,7 +24,7 @@ let unnamed: EmbeddedGateway
 beforeAll(async () => {
   gateway = await startGatewayThread({ real: true, minuteMs: DEFAULTS.embeddedMinuteMs })
   unnamed = await startGatewayThread({ real: true, minuteMs: DEFAULTS.embeddedMinuteMs })
-}, GATEWAY_THREAD_START_MS)
+})
 
 afterAll(async () => {
   await gateway.close()

@@ -11,9 +11,6 @@ const ENTRY = new URL('./gateway-thread-main.ts', import.meta.url)
 
 type Started = Omit<EmbeddedGateway, 'close'>
 
-/** A thread loads the gateway's modules afresh: seconds on a quiet machine, more beside a whole npm test. */
-export const GATEWAY_THREAD_START_MS = 120_000
-
 export async function startGatewayThread(options: EmbeddedGatewayOptions = {}): Promise<EmbeddedGateway> {
   const worker = new Worker(ENTRY, { workerData: options })
   const [message] = (await Promise.race([
