@@ -39,7 +39,7 @@ export const TIERS_FAULTS = [
     limiter: true,
     breaks: ['P1-8.1-usage-limit-concurrent'],
     description:
-      'The request counter reads, yields to I/O, then writes: concurrent calls lose counts and more than the limit are admitted.',
+      'The request counter reads, then writes once the key has had no new call for 250 ms: every call of a burst reads the bucket as it was, and more than the limit are admitted.',
   },
   {
     name: 'remaining-not-decreasing',

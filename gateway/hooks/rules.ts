@@ -111,11 +111,20 @@ function exactCounter(limiter: RateLimiter): Counter {
 /** A shared counter's round trip: long enough that calls sent together overlap even on a loaded machine. */
 const RACE_WINDOW_MS = 250
 
-/** `limiter-race`: checks, waits a store's round trip, then counts, so calls that arrive together all pass. */
+/**
+ * `limiter-race`: checks, then counts once the key has had no new call for a store's round trip, so every call of
+ * a burst reads the bucket as it was before the burst, however far apart a loaded machine delivers them.
+ */
 function racingCounter(limiter: RateLimiter): Counter {
+  const lastRead = new Map<string, number>()
   return async (key, limit) => {
     const before = limiter.read(key, limit)
-    await sleep(RACE_WINDOW_MS)
+    lastRead.set(key, performance.now())
+    for (;;) {
+      const quiet = RACE_WINDOW_MS - (performance.now() - (lastRead.get(key) as number))
+      if (quiet <= 0) break
+      await sleep(quiet)
+    }
     return { ...limiter.take(key, limit, 1), admitted: before.remaining >= 1 }
   }
 }
