@@ -63,15 +63,17 @@ function isObservation(r: { reason?: string }): boolean {
   return (r.reason ?? '').startsWith('untestable: ')
 }
 
+/** What a failure saw, or for an error (a call that got no answer, a hook that threw) its first line. */
+function seenOf(message: string): string {
+  const lines = message.split('\n')
+  return lines.find((l) => l.startsWith('Seen')) ?? lines[0] ?? ''
+}
+
 function expectConformant(run: ConformanceRun): void {
   const summary = run.summary
   expect(summary, run.stderr).toBeDefined()
   const judged = summary!.requirements.filter((r) => r.status === 'fail' || r.status === 'warn' || r.status === 'error')
-  expect(
-    judged.map(
-      (r) => `${r.id}: ${r.status}: ${r.evidence[0]?.message.split('\n').find((l) => l.startsWith('Seen')) ?? ''}`,
-    ),
-  ).toEqual([])
+  expect(judged.map((r) => `${r.id}: ${r.status}: ${seenOf(r.evidence[0]?.message ?? r.reason ?? '')}`)).toEqual([])
   expect(run.exitCode, run.stdout).toBe(0)
 }
 
