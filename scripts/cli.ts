@@ -43,13 +43,13 @@ type Runner = (argv: string[]) => Promise<number | undefined>
 
 /** Each command's module is loaded only when asked for: the gateway alone need not load vitest. */
 const RUNNERS: Record<Command, () => Promise<Runner>> = {
-  conformance: async () => (await import('./conformance.ts')).conformanceCommand,
+  conformance: async () => (await import('../harness/command/conformance.ts')).conformanceCommand,
   sweep: async () => {
-    const { conformanceCommand } = await import('./conformance.ts')
+    const { conformanceCommand } = await import('../harness/command/conformance.ts')
     return (argv) => conformanceCommand(['sweep', ...argv])
   },
   merge: async () => {
-    const { conformanceCommand } = await import('./conformance.ts')
+    const { conformanceCommand } = await import('../harness/command/conformance.ts')
     return (argv) => conformanceCommand(['merge', ...argv])
   },
   load: async () => (await import('../load/command/index.ts')).runLoadCli,

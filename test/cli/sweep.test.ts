@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { startEmbeddedGateway, type EmbeddedGateway } from '../../gateway/embedded.ts'
 import { newRunId } from '../../harness/setup/target.ts'
-import { runSweep, type SweepIo } from '../../scripts/sweep.ts'
+import { runSweep, type SweepIo } from '../../harness/command/sweep.ts'
 
 const OLD = '20240301-000000-aaaa'
 const KEPT = '20240301-000000-bbbb'

@@ -5,12 +5,12 @@
  */
 import { resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { DEFAULTS } from '../harness/setup/config.ts'
-import { ConfigError } from '../harness/errors.ts'
-import { describeInputs, mergeRuns } from '../harness/report/merge.ts'
-import { endOfRun } from '../harness/report/console.ts'
-import { pointLatest, shownPath } from '../harness/report/files.ts'
-import { newRunId } from '../harness/setup/target.ts'
+import { DEFAULTS } from '../setup/config.ts'
+import { ConfigError } from '../errors.ts'
+import { describeInputs, mergeRuns } from '../report/merge.ts'
+import { endOfRun } from '../report/console.ts'
+import { pointLatest, shownPath } from '../report/files.ts'
+import { newRunId } from '../setup/target.ts'
 
 const MERGE_USAGE = `Usage: gateway-conformance merge <dir> [<dir>...] [--report-dir DIR]   (npm run conformance -- merge ...)
 
