@@ -1,7 +1,8 @@
 /**
  * Keeps durations.json, the order the self-tests start in (long-poles-first.ts), true: after a whole npm test
  * that passed, it writes the files' timings when one has moved enough to change that order (a file new or gone, or
- * one that took half again or half as long, and 20 s apart), so the file changes only when the order should.
+ * one that took half again or half as long, and a minute apart; whole runs differ by 30 s in either direction), so
+ * the file changes only when the order should.
  */
 import { readdirSync, writeFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
@@ -20,7 +21,7 @@ function selfFiles(): string[] {
 
 function moved(before: number | undefined, after: number): boolean {
   if (before === undefined) return true
-  return Math.abs(after - before) >= 20 && (after >= before * 1.5 || after <= before / 1.5)
+  return Math.abs(after - before) >= 60 && (after >= before * 1.5 || after <= before / 1.5)
 }
 
 export function keptDurations(old: Durations, now: Durations): Durations | undefined {
