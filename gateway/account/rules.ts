@@ -1,5 +1,5 @@
 /** Account rules (Part 1 §2.2, §4.2) for transaction-query.ts and storeTransaction; usage limits: hooks/rules.ts. */
-import type { FaultSet } from '../faults/registry.ts'
+import { bentBy, type FaultSet } from '../faults/registry.ts'
 import type { ACCOUNT_FAULTS } from '../faults/account.ts'
 
 type AccountFault = (typeof ACCOUNT_FAULTS)[number]['name']
@@ -7,7 +7,7 @@ type AccountFault = (typeof ACCOUNT_FAULTS)[number]['name']
 export type AccountRules = Readonly<ReturnType<typeof accountRules>>
 
 export function accountRules(faults: FaultSet) {
-  const bent = (fault: AccountFault): boolean => faults.has(fault)
+  const bent = bentBy<AccountFault>(faults)
   return {
     ...queryRules(bent),
     // Section 2.2: a failed call is recorded too; the fault drops it.

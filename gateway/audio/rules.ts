@@ -1,5 +1,5 @@
 /** Audio rules (Part 2 §4.2-§4.4, §5.1, §8), read by speech.ts, transcription.ts and routes.ts. */
-import type { FaultName, FaultSet } from '../faults/registry.ts'
+import { bentBy, type FaultName, type FaultSet } from '../faults/registry.ts'
 import type { Limit } from './limit.ts'
 import { BASE_TRANSCRIPTION_MODEL, type TranscriptionKind } from './models.ts'
 import type { SpeechFormat } from './speech.ts'
@@ -85,63 +85,63 @@ export interface AudioRules {
 }
 
 export function audioRules(faults: FaultSet): AudioRules {
-  const on = (fault: FaultName): boolean => faults.has(fault)
-  let newer = on('transcription-newer-srt-accepted') ? FORMATS_BY_KIND.base : FORMATS_BY_KIND.newer
-  if (on('transcription-newer-text-refused')) newer = newer.filter((format) => format !== 'text')
+  const bent = bentBy(faults)
+  let newer = bent('transcription-newer-srt-accepted') ? FORMATS_BY_KIND.base : FORMATS_BY_KIND.newer
+  if (bent('transcription-newer-text-refused')) newer = newer.filter((format) => format !== 'text')
   const diarize = FORMATS_BY_KIND.diarize.filter(
-    (format) => !(on('diarized-json-refused') && format === 'diarized_json'),
+    (format) => !(bent('diarized-json-refused') && format === 'diarized_json'),
   )
   return {
-    keyRequired: !on('audio-missing-key-allowed'),
+    keyRequired: !bent('audio-missing-key-allowed'),
 
-    missingSpeechModels: on('speech-tts-1-hd-unknown') ? ['tts-1-hd'] : [],
-    speechDefaultFormat: on('speech-default-wav') ? 'wav' : 'mp3',
-    speechInputExclusive: on('speech-input-limit-exclusive'),
-    checkSpeechInput: !on('speech-input-unlimited'),
-    speechDefaultVoice: on('speech-voice-optional') ? 'alloy' : undefined,
-    refusedVoices: on('speech-voice-cedar-refused') ? ['cedar'] : [],
-    checkSpeechInstructions: !on('speech-instructions-tts1-accepted'),
-    checkSpeechSpeed: !on('speech-speed-unchecked'),
-    checkSpeechFormat: !on('speech-format-unchecked'),
-    checkSpeechSse: !on('speech-sse-tts1-accepted'),
-    speechStreamAudio: !on('speech-stream-audio-refused'),
-    speechSseEvents: !on('speech-sse-as-audio'),
+    missingSpeechModels: bent('speech-tts-1-hd-unknown') ? ['tts-1-hd'] : [],
+    speechDefaultFormat: bent('speech-default-wav') ? 'wav' : 'mp3',
+    speechInputExclusive: bent('speech-input-limit-exclusive'),
+    checkSpeechInput: !bent('speech-input-unlimited'),
+    speechDefaultVoice: bent('speech-voice-optional') ? 'alloy' : undefined,
+    refusedVoices: bent('speech-voice-cedar-refused') ? ['cedar'] : [],
+    checkSpeechInstructions: !bent('speech-instructions-tts1-accepted'),
+    checkSpeechSpeed: !bent('speech-speed-unchecked'),
+    checkSpeechFormat: !bent('speech-format-unchecked'),
+    checkSpeechSse: !bent('speech-sse-tts1-accepted'),
+    speechStreamAudio: !bent('speech-stream-audio-refused'),
+    speechSseEvents: !bent('speech-sse-as-audio'),
 
     uploads: {
-      transcriptions: uploadRules(on, 'transcription', on('transcription-flac-refused') ? ['flac'] : []),
-      translations: uploadRules(on, 'translation', []),
+      transcriptions: uploadRules(bent, 'transcription', bent('transcription-flac-refused') ? ['flac'] : []),
+      translations: uploadRules(bent, 'translation', []),
     },
-    translationRoute: !on('translation-route-missing'),
+    translationRoute: !bent('translation-route-missing'),
     transcriptionFormats: { base: FORMATS_BY_KIND.base, newer, diarize },
-    transcriptionDefaultFormat: on('transcription-default-text') ? 'text' : 'json',
-    checkTranscriptionFormat: !on('transcription-format-unchecked'),
-    srtSeparator: on('transcription-srt-dot-millis') ? '.' : ',',
-    transcriptionLanguage: !on('transcription-language-refused'),
-    checkDiarizePrompt: !on('diarize-prompt-accepted'),
-    timestamps: !on('timestamps-refused'),
-    checkTimestampsFit: !on('timestamps-unchecked'),
-    checkStreamBase: !on('transcription-stream-base-accepted'),
-    checkChunking: !on('chunking-unchecked'),
-    chunkingOver: on('chunking-from-29s')
+    transcriptionDefaultFormat: bent('transcription-default-text') ? 'text' : 'json',
+    checkTranscriptionFormat: !bent('transcription-format-unchecked'),
+    srtSeparator: bent('transcription-srt-dot-millis') ? '.' : ',',
+    transcriptionLanguage: !bent('transcription-language-refused'),
+    checkDiarizePrompt: !bent('diarize-prompt-accepted'),
+    timestamps: !bent('timestamps-refused'),
+    checkTimestampsFit: !bent('timestamps-unchecked'),
+    checkStreamBase: !bent('transcription-stream-base-accepted'),
+    checkChunking: !bent('chunking-unchecked'),
+    chunkingOver: bent('chunking-from-29s')
       ? { max: 29, exclusive: true }
       : { max: DIARIZE_CHUNKING_SECONDS, exclusive: false },
-    transcriptionLogprobs: !on('transcription-logprobs-refused'),
-    temperatureMax: on('transcription-temperature-2') ? 2 : TEMPERATURE.max,
-    checkKnownSpeakers: !on('known-speakers-unchecked'),
+    transcriptionLogprobs: !bent('transcription-logprobs-refused'),
+    temperatureMax: bent('transcription-temperature-2') ? 2 : TEMPERATURE.max,
+    checkKnownSpeakers: !bent('known-speakers-unchecked'),
   }
 }
 
 /** The rules of one upload endpoint, whose faults are named after it. */
 function uploadRules(
-  on: (fault: FaultName) => boolean,
+  bent: (fault: FaultName) => boolean,
   endpoint: 'transcription' | 'translation',
   refusedFormats: readonly string[],
 ): UploadRules {
   return {
-    sizeExclusive: on(`${endpoint}-size-exclusive`),
-    checkSize: !on(`${endpoint}-size-unchecked`),
-    audioOnly: !on(`${endpoint}-any-file`),
+    sizeExclusive: bent(`${endpoint}-size-exclusive`),
+    checkSize: !bent(`${endpoint}-size-unchecked`),
+    audioOnly: !bent(`${endpoint}-any-file`),
     refusedFormats,
-    defaultModel: on(`${endpoint}-model-optional`) ? BASE_TRANSCRIPTION_MODEL : undefined,
+    defaultModel: bent(`${endpoint}-model-optional`) ? BASE_TRANSCRIPTION_MODEL : undefined,
   }
 }

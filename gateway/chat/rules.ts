@@ -1,5 +1,5 @@
 /** Chat completion rules (Part 1 §1.5, §2.2, §4.7, §6.4, §7), read by the route, the answer and the stream writer. */
-import type { FaultSet } from '../faults/registry.ts'
+import { bentBy, type FaultSet } from '../faults/registry.ts'
 import type { CHAT_FAULTS } from '../faults/chat.ts'
 
 type ChatFault = (typeof CHAT_FAULTS)[number]['name']
@@ -7,7 +7,7 @@ type ChatFault = (typeof CHAT_FAULTS)[number]['name']
 export type ChatRules = Readonly<ReturnType<typeof chatRules>>
 
 export function chatRules(faults: FaultSet) {
-  const bent = (fault: ChatFault): boolean => faults.has(fault)
+  const bent = bentBy<ChatFault>(faults)
   return {
     // Section 7: an unknown model is 404; the fault serves the first chat model.
     refuseUnknownModel: !bent('chat-unknown-model-served'),

@@ -1,5 +1,5 @@
 /** Rules of the other compatible endpoints (Part 1 §4.8, §7), read by their routes. */
-import type { FaultSet } from '../faults/registry.ts'
+import { bentBy, type FaultSet } from '../faults/registry.ts'
 import type { COMPATIBLE_FAULTS } from '../faults/compatible.ts'
 
 type CompatibleFault = (typeof COMPATIBLE_FAULTS)[number]['name']
@@ -7,7 +7,7 @@ type CompatibleFault = (typeof COMPATIBLE_FAULTS)[number]['name']
 export type CompatibleRules = Readonly<ReturnType<typeof compatibleRules>>
 
 export function compatibleRules(faults: FaultSet) {
-  const bent = (fault: CompatibleFault): boolean => faults.has(fault)
+  const bent = bentBy<CompatibleFault>(faults)
   return {
     // Section 7: a missing required field is 400; the fault serves a completion without model by the first one.
     requireModel: !bent('compat-missing-model-defaulted'),

@@ -69,6 +69,11 @@ export const FAULTS: readonly FaultDefinition<FaultName>[] = FAULT_TABLE
 /** The faults switched on for one gateway; `has` only takes registered names, so a typo fails to compile. */
 export type FaultSet = ReadonlySet<FaultName>
 
+/** Whether a fault is on, for a rules module: typed by its family's names, so a rule names no other family's fault. */
+export function bentBy<Name extends FaultName = FaultName>(faults: FaultSet): (fault: Name) => boolean {
+  return (fault) => faults.has(fault)
+}
+
 /** The faults a conformance run can see: `npm run faults` and the fault proof run these. */
 export const CONFORMANCE_FAULTS: readonly FaultDefinition<FaultName>[] = FAULTS.filter(
   (fault) => fault.breaks.length > 0,

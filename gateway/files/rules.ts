@@ -1,5 +1,5 @@
 /** Files rules (Part 1 §2.4, §4.4, §7, §8.4), read by the routes and upload reader; three tiers faults bend them. */
-import type { FaultSet } from '../faults/registry.ts'
+import { bentBy, type FaultSet } from '../faults/registry.ts'
 import type { FILES_FAULTS } from '../faults/files.ts'
 import type { TIERS_FAULTS } from '../faults/tiers.ts'
 import { FILE_PURPOSES } from './store.ts'
@@ -13,7 +13,7 @@ const DAY_SECONDS = 86_400
 export type FilesRules = Readonly<ReturnType<typeof filesRules>>
 
 export function filesRules(faults: FaultSet) {
-  const bent = (fault: FilesFault): boolean => faults.has(fault)
+  const bent = bentBy<FilesFault>(faults)
   return {
     ...uploadRules(bent),
     // Section 8.4: each operation has its per-minute column; one fault limits uploads by the downloads column,

@@ -1,16 +1,8 @@
 /** Rules of the hooks every call passes: auth, request ids (headers) and rate limits (tiers; account's usage limit). */
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { FaultName, FaultSet } from '../faults/registry.ts'
+import { bentBy, type FaultSet } from '../faults/registry.ts'
 import { formatGoDuration } from '../go-duration.ts'
 import type { BucketReading, RateLimiter } from '../limiter.ts'
-
-/** Whether a fault is on. */
-type Bent = (fault: FaultName) => boolean
-
-const bentBy =
-  (faults: FaultSet): Bent =>
-  (fault) =>
-    faults.has(fault)
 
 /** The tiers family's rule that model routes read. */
 export type TierRules = Readonly<ReturnType<typeof tierRules>>

@@ -1,5 +1,5 @@
 /** Model endpoint rules (Part 1 §2.3, §4.3, §7), read by routes and views; a list is built once, beyond any reshape. */
-import type { FaultSet } from '../faults/registry.ts'
+import { bentBy, type FaultSet } from '../faults/registry.ts'
 import type { MODELS_FAULTS } from '../faults/models.ts'
 import type { Tier } from '../limit-tables.ts'
 
@@ -9,7 +9,7 @@ type ModelsFault = (typeof MODELS_FAULTS)[number]['name'] | 'rate-limits-current
 export type ModelsRules = Readonly<ReturnType<typeof modelsRules>>
 
 export function modelsRules(faults: FaultSet) {
-  const bent = (fault: ModelsFault): boolean => faults.has(fault)
+  const bent = bentBy<ModelsFault>(faults)
   return {
     // Section 2.3: a Bearer list item has owned_by; the fault leaves it out (/public/models keeps it).
     listOwnedBy: !bent('model-list-no-owned-by'),

@@ -1,5 +1,5 @@
 /** Moderation rules (Part 2 §4.7, §7), read by the route. */
-import type { FaultSet } from '../faults/registry.ts'
+import { bentBy, type FaultSet } from '../faults/registry.ts'
 import type { MODERATION_FAULTS } from '../faults/moderation.ts'
 
 type ModerationFault = (typeof MODERATION_FAULTS)[number]['name']
@@ -7,7 +7,7 @@ type ModerationFault = (typeof MODERATION_FAULTS)[number]['name']
 export type ModerationRules = Readonly<ReturnType<typeof moderationRules>>
 
 export function moderationRules(faults: FaultSet) {
-  const bent = (fault: ModerationFault): boolean => faults.has(fault)
+  const bent = bentBy<ModerationFault>(faults)
   return {
     // Section 7: a call with no valid key is 401; the fault serves it as the main account.
     requireKey: !bent('moderation-key-optional'),

@@ -1,5 +1,5 @@
 /** Native interface rules (Part 2 §4.8, §5.1, §5.2), read by request.ts, answer.ts and routes.ts. */
-import type { FaultName, FaultSet } from '../faults/registry.ts'
+import { bentBy, type FaultSet } from '../faults/registry.ts'
 import { MAX_SPEAKERS } from './request.ts'
 
 export interface NativeRules {
@@ -44,27 +44,27 @@ export interface NativeRules {
 }
 
 export function nativeRules(faults: FaultSet): NativeRules {
-  const on = (fault: FaultName): boolean => faults.has(fault)
+  const bent = bentBy(faults)
   return {
-    keyRequired: !on('native-missing-key-allowed'),
-    bearerKey: !on('native-bearer-refused'),
-    nativeKeyHeader: !on('native-key-header-refused'),
+    keyRequired: !bent('native-missing-key-allowed'),
+    bearerKey: !bent('native-bearer-refused'),
+    nativeKeyHeader: !bent('native-key-header-refused'),
 
-    contentsRequired: !on('native-contents-optional'),
-    checkContentRole: !on('native-any-role-accepted'),
-    inlineDataSpelling: !on('native-inline-data-refused'),
-    systemInstruction: !on('native-system-instruction-refused'),
-    checkTemperature: !on('native-temperature-unchecked'),
-    checkMaxOutputTokens: !on('native-max-output-tokens-lenient'),
-    stopSequences: !on('native-stop-sequences-refused'),
-    checkThinkingConfig: !on('native-thinking-config-unchecked'),
-    refusedThinkingLevels: on('native-thinking-medium-refused') ? ['medium'] : [],
-    maxSpeakers: on('native-three-speakers-accepted') ? Number.POSITIVE_INFINITY : MAX_SPEAKERS,
+    contentsRequired: !bent('native-contents-optional'),
+    checkContentRole: !bent('native-any-role-accepted'),
+    inlineDataSpelling: !bent('native-inline-data-refused'),
+    systemInstruction: !bent('native-system-instruction-refused'),
+    checkTemperature: !bent('native-temperature-unchecked'),
+    checkMaxOutputTokens: !bent('native-max-output-tokens-lenient'),
+    stopSequences: !bent('native-stop-sequences-refused'),
+    checkThinkingConfig: !bent('native-thinking-config-unchecked'),
+    refusedThinkingLevels: bent('native-thinking-medium-refused') ? ['medium'] : [],
+    maxSpeakers: bent('native-three-speakers-accepted') ? Number.POSITIVE_INFINITY : MAX_SPEAKERS,
 
-    speechRefusesThinking: !on('native-speech-thinking-accepted'),
-    speechTextOnly: !on('native-speech-image-accepted'),
-    speechMetadata: !on('native-speech-metadata-refused'),
-    checkSpeakerMatch: !on('native-speaker-mismatch-accepted'),
-    speechPcmByDefault: on('native-speech-default-pcm'),
+    speechRefusesThinking: !bent('native-speech-thinking-accepted'),
+    speechTextOnly: !bent('native-speech-image-accepted'),
+    speechMetadata: !bent('native-speech-metadata-refused'),
+    checkSpeakerMatch: !bent('native-speaker-mismatch-accepted'),
+    speechPcmByDefault: bent('native-speech-default-pcm'),
   }
 }

@@ -1,5 +1,5 @@
 /** OCR rules (Part 2 §4.6, §5), read by the route and the document reader. */
-import type { FaultSet } from '../faults/registry.ts'
+import { bentBy, type FaultSet } from '../faults/registry.ts'
 import type { OCR_FAULTS } from '../faults/ocr.ts'
 
 type OcrFault = (typeof OCR_FAULTS)[number]['name']
@@ -7,7 +7,7 @@ type OcrFault = (typeof OCR_FAULTS)[number]['name']
 export type OcrRules = Readonly<ReturnType<typeof ocrRules>>
 
 export function ocrRules(faults: FaultSet) {
-  const bent = (fault: OcrFault): boolean => faults.has(fault)
+  const bent = bentBy<OcrFault>(faults)
   return {
     // Section 5: a call with no valid key is 401; the fault serves it, charged to no one.
     requireKey: !bent('ocr-key-not-required'),

@@ -1,5 +1,5 @@
 /** Responses rules (Part 1 §2.2, §2.5, §4.4, §4.5, §6.2-§6.4, §7, §8.5), read by the routes, generation and streams. */
-import type { FaultSet } from '../faults/registry.ts'
+import { bentBy, type FaultSet } from '../faults/registry.ts'
 import type { RESPONSES_FAULTS } from '../faults/responses.ts'
 import { RESPONSE_LIMITS as limits } from './validate.ts'
 
@@ -8,7 +8,7 @@ type ResponsesFault = (typeof RESPONSES_FAULTS)[number]['name']
 export type ResponseRules = Readonly<ReturnType<typeof responseRules>>
 
 export function responseRules(faults: FaultSet) {
-  const bent: Bent = (fault) => faults.has(fault)
+  const bent: Bent = bentBy(faults)
   return { ...requestRules(bent), ...generationRules(bent), ...routeRules(bent) }
 }
 

@@ -1,5 +1,5 @@
 /** Search rules (Part 2 §4.5, §7, §8), read by the routes and the request reader. */
-import type { FaultSet } from '../faults/registry.ts'
+import { bentBy, type FaultSet } from '../faults/registry.ts'
 import type { SEARCH_FAULTS } from '../faults/search.ts'
 import { PROCESSORS, SEARCH_LIMITS, TBS_VALUES } from './request.ts'
 
@@ -8,7 +8,7 @@ type SearchFault = (typeof SEARCH_FAULTS)[number]['name']
 export type SearchRules = Readonly<ReturnType<typeof searchRules>>
 
 export function searchRules(faults: FaultSet) {
-  const bent = (fault: SearchFault): boolean => faults.has(fault)
+  const bent = bentBy<SearchFault>(faults)
   return {
     // POST /v1/search (the body form) and POST /v1/search/{search_tool_name} (the URL form) are both offered.
     offersBodyForm: !bent('search-body-form-missing'),

@@ -1,5 +1,5 @@
 /** text:synthesize rules (Part 2 §4.9, §5.3, §7), read by routes.ts. */
-import type { FaultName, FaultSet } from '../faults/registry.ts'
+import { bentBy, type FaultSet } from '../faults/registry.ts'
 
 export interface SynthesizeRules {
   /** x-native-api-key read as a key: not here, where keys are Bearer only (synthesize-native-key-accepted reads it). */
@@ -27,18 +27,18 @@ export interface SynthesizeRules {
 }
 
 export function synthesizeRules(faults: FaultSet): SynthesizeRules {
-  const on = (fault: FaultName): boolean => faults.has(fault)
+  const bent = bentBy(faults)
   return {
-    nativeKeyHeader: on('synthesize-native-key-accepted'),
-    nativeErrorBody: !on('synthesize-compatible-error-body'),
-    unknownModelAs: on('synthesize-unknown-model-accepted') ? 'nv-tts-flash' : undefined,
-    textCeilingBytes: on('synthesize-ceiling-900') ? 900 : undefined,
-    tooLargeStatus: on('synthesize-too-large-400') ? 400 : 413,
-    prompt: !on('synthesize-prompt-refused'),
-    languageRequired: !on('synthesize-language-optional'),
-    refusedEncodings: on('synthesize-ogg-opus-refused') ? ['OGG_OPUS'] : [],
-    checkEncoding: !on('synthesize-unknown-encoding-accepted'),
-    refusedRates: on('synthesize-48000-refused') ? [48_000] : [],
-    checkSampleRate: !on('synthesize-any-rate-accepted'),
+    nativeKeyHeader: bent('synthesize-native-key-accepted'),
+    nativeErrorBody: !bent('synthesize-compatible-error-body'),
+    unknownModelAs: bent('synthesize-unknown-model-accepted') ? 'nv-tts-flash' : undefined,
+    textCeilingBytes: bent('synthesize-ceiling-900') ? 900 : undefined,
+    tooLargeStatus: bent('synthesize-too-large-400') ? 400 : 413,
+    prompt: !bent('synthesize-prompt-refused'),
+    languageRequired: !bent('synthesize-language-optional'),
+    refusedEncodings: bent('synthesize-ogg-opus-refused') ? ['OGG_OPUS'] : [],
+    checkEncoding: !bent('synthesize-unknown-encoding-accepted'),
+    refusedRates: bent('synthesize-48000-refused') ? [48_000] : [],
+    checkSampleRate: !bent('synthesize-any-rate-accepted'),
   }
 }

@@ -1,5 +1,5 @@
 /** Unavailable and planned-surface rules (Part 1 §1.6, §2.9, §3, §4.9, §8.5); a planned-* fault offers its surface. */
-import type { FaultSet } from '../faults/registry.ts'
+import { bentBy, type FaultSet } from '../faults/registry.ts'
 import type { UNAVAILABLE_FAULTS } from '../faults/unavailable.ts'
 
 type UnavailableFault = (typeof UNAVAILABLE_FAULTS)[number]['name']
@@ -7,7 +7,7 @@ type UnavailableFault = (typeof UNAVAILABLE_FAULTS)[number]['name']
 export type UnavailableRules = Readonly<ReturnType<typeof unavailableRules>>
 
 export function unavailableRules(faults: FaultSet) {
-  const bent = (fault: UnavailableFault): boolean => faults.has(fault)
+  const bent = bentBy<UnavailableFault>(faults)
   return {
     // Section 1.6: a planned route answers the JSON unsupported-route error; the fault answers a plain-text 404 page.
     unsupportedRouteJson: !bent('planned-route-plain-text'),

@@ -1,5 +1,5 @@
 /** Videos rules (Part 2 §3, §4.1, §7, §8), read by the routes and the create checks. */
-import type { FaultSet } from '../faults/registry.ts'
+import { bentBy, type FaultSet } from '../faults/registry.ts'
 import type { VIDEOS_FAULTS } from '../faults/videos.ts'
 import limits from '../../schemas/limits/video-limits.json' with { type: 'json' }
 
@@ -21,7 +21,7 @@ const REFERENCE_TYPES: readonly ReferenceType[] = ['image/jpeg', 'image/png', 'i
 export type VideoRules = Readonly<ReturnType<typeof videoRules>>
 
 export function videoRules(faults: FaultSet) {
-  const bent = (fault: VideosFault): boolean => faults.has(fault)
+  const bent = bentBy<VideosFault>(faults)
   return {
     // The eight models with their seconds and sizes; one fault drops gen4_turbo, one gives vidA-2-pro vidA-2's sizes.
     models: modelTable(bent('video-model-gen-turbo-missing'), bent('video-pro-sizes-missing')),
