@@ -4,20 +4,9 @@
  * one that took half again or half as long, and a minute apart; whole runs differ by 30 s in either direction), so
  * the file changes only when the order should.
  */
-import { readdirSync, writeFileSync } from 'node:fs'
-import { fileURLToPath } from 'node:url'
-import type { Reporter, TestModule, TestRunEndReason } from 'vitest/node'
+import { writeFileSync } from 'node:fs'
+import type { Reporter, TestModule, TestRunEndReason, Vitest } from 'vitest/node'
 import { DURATIONS, type Durations, pathOf, readDurations } from './long-poles-first.ts'
-
-const ROOT = fileURLToPath(new URL('../..', import.meta.url))
-
-/** The self-test files, as vitest.config.ts's `self` project includes them. */
-function selfFiles(): string[] {
-  return readdirSync(`${ROOT}/test`, { recursive: true, encoding: 'utf8' })
-    .filter((path) => path.endsWith('.test.ts') && !path.startsWith('unit/'))
-    .map((path) => `test/${path}`)
-    .sort()
-}
 
 function moved(before: number | undefined, after: number): boolean {
   if (before === undefined) return true
@@ -30,13 +19,27 @@ export function keptDurations(old: Durations, now: Durations): Durations | undef
 }
 
 export default class DurationsReporter implements Reporter {
-  onTestRunEnd(modules: ReadonlyArray<TestModule>, errors: ReadonlyArray<unknown>, reason: TestRunEndReason): void {
-    if (reason !== 'passed' || errors.length > 0) return
-    const ran = modules.filter((m) => m.project.name === 'self')
+  #vitest: Vitest | undefined
+
+  onInit(vitest: Vitest): void {
+    this.#vitest = vitest
+  }
+
+  async onTestRunEnd(
+    modules: ReadonlyArray<TestModule>,
+    errors: ReadonlyArray<unknown>,
+    reason: TestRunEndReason,
+  ): Promise<void> {
+    if (reason !== 'passed' || errors.length > 0 || this.#vitest === undefined) return
+    const self = this.#vitest.getProjectByName('self')
+    const root = self.config.root
     const now: Durations = {}
-    for (const m of ran) now[pathOf(m.moduleId, ROOT.replace(/\/$/, ''))] = Math.round(m.diagnostic().duration / 1000)
+    for (const m of modules.filter((m) => m.project.name === 'self'))
+      now[pathOf(m.moduleId, root)] = Math.round(m.diagnostic().duration / 1000)
     // Only a whole run measures the order: a file run alone, or a few, take less time than beside the others.
-    if (JSON.stringify(Object.keys(now).sort()) !== JSON.stringify(selfFiles())) return
+    const { testFiles } = await self.globTestFiles()
+    const all = testFiles.map((file) => pathOf(file, root)).sort()
+    if (JSON.stringify(Object.keys(now).sort()) !== JSON.stringify(all)) return
     const sorted = Object.fromEntries(Object.entries(now).sort(([a, x], [b, y]) => y - x || a.localeCompare(b)))
     const kept = keptDurations(readDurations(), sorted)
     if (kept !== undefined) writeFileSync(DURATIONS, `${JSON.stringify(kept, null, 2)}\n`)
