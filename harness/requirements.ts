@@ -5,6 +5,28 @@ import { HarnessError } from './errors.ts'
 
 export type Level = 'MUST' | 'SHOULD'
 
+/**
+ * What a requirement judges: a stated input served (acceptance), a call refused (refusal), the fields of an answer
+ * (shape), response headers (header), server-sent events (stream), what later calls see (state), the account's
+ * records of calls (record), a rate, usage or quota limit (limit), a time bound (timing), a charge (cost), or the
+ * target's choice, recorded and never judged (observation). test/unit/harness/levels.test.ts holds MUST refusals
+ * and timings to their words.
+ */
+export const KINDS = [
+  'acceptance',
+  'refusal',
+  'shape',
+  'header',
+  'stream',
+  'state',
+  'record',
+  'limit',
+  'timing',
+  'cost',
+  'observation',
+] as const
+export type Kind = (typeof KINDS)[number]
+
 export interface Requirement {
   id: string
   part: 1 | 2
@@ -12,6 +34,7 @@ export interface Requirement {
   see?: string[]
   family: string
   level: Level
+  kind: Kind
   rule: string
   /**
    * The reference's own words the rule rests on, verbatim: one excerpt, or several joined by " … ". Shown beside
@@ -25,6 +48,11 @@ export interface Requirement {
    * test without failing the coverage self-test, and a run reports it as untestable rather than as unchecked.
    */
   untestable?: string
+  /**
+   * On a MUST the level test would misjudge: why the words state it although the quote lacks the word the test
+   * looks for (a refusal deduced from "Required: yes" and §7's "400 invalid request", say).
+   */
+  levelNote?: string
 }
 
 const REQUIREMENTS_PATH = fileURLToPath(new URL('../schemas/requirements.json', import.meta.url))
@@ -44,6 +72,8 @@ export function loadRequirements(path: string = REQUIREMENTS_PATH): Map<string, 
     ) {
       throw new HarnessError('INTERNAL', `requirement ${requirement.id}: "untestable" must give the reason in words`)
     }
+    if (!KINDS.includes(requirement.kind))
+      throw new HarnessError('INTERNAL', `requirement ${requirement.id}: "kind" must be one of ${KINDS.join(', ')}`)
     map.set(requirement.id, requirement)
   }
   return map

@@ -54,15 +54,14 @@ export function notObserved(what: string): never {
 
 /**
  * For a call that only sets up what the test judges (a resource to read back, a model to look up): an answer other
- * than `expected` skips the test, naming the failed precondition, and the requirement that judges that call reports
+ * than `expected` ('2xx': any success, the class §7 states) skips the test, naming the failed precondition, and the requirement that judges that call reports
  * it where it runs. The test's own requirement is not failed by a call it does not judge.
  */
-export function expectSetup(ex: Exchange, expected: number | readonly number[], what: string): void {
-  const wanted = typeof expected === 'number' ? [expected] : expected
-  if (wanted.includes(ex.status)) return
-  skipTest(
-    `set-up failed: ${what}: ${ex.excerpt.method} ${ex.excerpt.path} answered ${ex.status}, not ${wanted.join(' or ')}`,
-  )
+export function expectSetup(ex: Exchange, expected: number | readonly number[] | '2xx', what: string): void {
+  const wanted: readonly number[] = expected === '2xx' ? [] : typeof expected === 'number' ? [expected] : expected
+  if (expected === '2xx' ? ex.status >= 200 && ex.status < 300 : wanted.includes(ex.status)) return
+  const not = expected === '2xx' ? 'a 2xx' : wanted.join(' or ')
+  skipTest(`set-up failed: ${what}: ${ex.excerpt.method} ${ex.excerpt.path} answered ${ex.status}, not ${not}`)
 }
 
 const AUTH_REQUIREMENT = { bearer: 'P1-5.2-bearer', 'x-api-key': 'P1-5.3-x-api-key' } as const
@@ -89,6 +88,13 @@ export function expectStatus(ex: Exchange, expected: number | readonly number[],
       ? `429 after ${ex.excerpt.attempt} attempts with backoff`
       : String(ex.status)
   fail(`status ${wanted.join(' or ')}${why ? ` (${why})` : ''}`, seen, ex)
+}
+
+/** Part 1 §7 states the success class ("2xx success"), not one status: any 2xx passes. */
+export function expectSuccess(ex: Exchange, why = ''): void {
+  if (ex.status >= 200 && ex.status < 300) return
+  expectKeyAccepted(ex)
+  fail(`a 2xx status${why ? ` (${why})` : ''}`, String(ex.status), ex)
 }
 
 /** The body as JSON, or a failure saying why it is not. */
