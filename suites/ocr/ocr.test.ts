@@ -10,8 +10,10 @@ import { check, target } from '../../harness/worker/suite.ts'
 import {
   basic,
   howToNameAlias,
+  howToNameOcrModel,
   IMAGE_DOCUMENT,
   isOcrAnswer,
+  keylessModels,
   needDataUrl,
   ocr,
   skipOnFetchFailure,
@@ -93,8 +95,19 @@ describe('the latest alias (Part 2 §4.6)', () => {
 
 describe('authentication (Part 2 §5)', () => {
   check('P2-5.1-ocr-key-required', 'POST /v1/ocr with no key or an unknown key is refused with 401', async () => {
-    const models = await testModels()
-    for (const key of [null, 'invalid'] as const)
-      expectStatus(await ocr(api, models, { key }), 401, key === null ? 'no key' : 'an unknown key')
+    // A call without a valid key needs no model the target has: one it lacks is judged when it answers 401 anyway.
+    const { models, known } = await keylessModels(api)
+    for (const key of [null, 'invalid'] as const) {
+      const ex = await ocr(api, models, { key })
+      if (ex.status !== 401 && [400, 404].includes(ex.status)) {
+        // The words fix no order between the key and the model: a model refused first is judged on one it has.
+        if (!known)
+          skipTest(
+            `POST /v1/ocr answered ${ex.status} without a valid key, naming ${models.model}, a model the target need not have; ${howToNameOcrModel()}`,
+          )
+        await needDataUrl()
+      }
+      expectStatus(ex, 401, key === null ? 'no key' : 'an unknown key')
+    }
   })
 })
