@@ -12,8 +12,9 @@ import type { KeySlot } from '../../harness/setup/config.ts'
 import type { Exchange } from '../../harness/worker/http-client.ts'
 import { observe, skipTest } from '../../harness/worker/recorder.ts'
 import { check, target } from '../../harness/worker/suite.ts'
+import { is2xx } from '../shared/status.ts'
 import { CREDIT_SETTLE, remainingCredit, settledCredit } from '../shared/credit.ts'
-import { BENIGN_TEXT, is2xx, moderate, NAMED_MODELS } from './fixtures.ts'
+import { BENIGN_TEXT, moderate, NAMED_MODELS } from './fixtures.ts'
 
 const api = target()
 

@@ -5,7 +5,7 @@
  * builds on is broken (that shape's own requirement reports it).
  */
 import { reportedTier } from '../shared/tier.ts'
-import { expectKeyAccepted, expectSetup, expectThat, precondition } from '../../harness/worker/assert.ts'
+import { expectSetup, precondition } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/worker/helpers.ts'
 import type { Exchange, TargetClient, RequestSpec } from '../../harness/worker/http-client.ts'
@@ -13,6 +13,7 @@ import { KEY_ENV, type KeySlot } from '../../harness/setup/config.ts'
 import { skipTest } from '../../harness/worker/recorder.ts'
 import { spend } from '../../harness/worker/suite.ts'
 import { modelItems } from '../models/model-list.ts'
+import { expectServed, expectServedSetup, is2xx } from '../shared/status.ts'
 import { howToName, namedModel, withNamedModels } from '../shared/named-models.ts'
 import categoryMap from '../../schemas/moderation/category-map.json' with { type: 'json' }
 import imageCategories from '../../schemas/moderation/image-categories.json' with { type: 'json' }
@@ -50,22 +51,13 @@ export function moderate(
   return api.post(PATH, body, spec)
 }
 
-export const is2xx = (status: number): boolean => status >= 200 && status < 300
-
-/** Served: any 2xx (§7 of Part 2 gives moderation no success status; Part 1 §7: "2xx success"). */
-export function expectServed(ex: Exchange, what: string): void {
-  if (is2xx(ex.status)) return
-  expectKeyAccepted(ex)
-  expectThat(false, `a 2xx success: ${what}`, `${ex.status} ${ex.text.slice(0, 200)}`, ex)
-}
-
 /**
  * The results of a 2xx moderation answer; skips the test when there is no results array (P2-2.4-result-shape).
  * `setup` names what the answer sets up where the test judges its results, not the call: another status then skips.
  */
 export function resultsOf(ex: Exchange, setup?: string): Record<string, unknown>[] {
   if (setup === undefined) expectServed(ex, `${ex.excerpt.method} ${ex.excerpt.path} answered`)
-  else if (!is2xx(ex.status)) expectSetup(ex, 200, setup)
+  else expectServedSetup(ex, setup)
   const body = ex.json
   const results = isObject(body) && Array.isArray(body.results) ? body.results : undefined
   precondition(

@@ -9,15 +9,13 @@ import { memo, randomSuffix } from '../../harness/worker/helpers.ts'
 import type { Exchange } from '../../harness/worker/http-client.ts'
 import { observe, skipTest } from '../../harness/worker/recorder.ts'
 import { check, target } from '../../harness/worker/suite.ts'
-import { expectRefused, isClientError } from '../shared/refusal.ts'
+import { expectRefused, expectServed, is2xx, isClientError } from '../shared/status.ts'
 import {
   BENIGN_TEXT,
   type ListedModel,
   moderateOrSkip,
   moderateWithinTier,
   catalogueFixture,
-  expectServed,
-  is2xx,
   moderate,
   NAMED_MODELS,
   needServed,

@@ -11,12 +11,11 @@ import { memo } from '../../harness/worker/helpers.ts'
 import { observe } from '../../harness/worker/recorder.ts'
 import { schemas } from '../../harness/schema-registry.ts'
 import { check, target } from '../../harness/worker/suite.ts'
+import { expectServed, is2xx } from '../shared/status.ts'
 import {
   BENIGN_TEXT,
   CATEGORIES,
   catalogueFixture,
-  expectServed,
-  is2xx,
   moderateOrSkip,
   IMAGE_CATEGORIES,
   mapOf,

@@ -20,6 +20,7 @@ import { perFile, target, spend } from '../../harness/worker/suite.ts'
 import { buildPdf, pdfDataUrl } from './pdf.ts'
 import { howToName, namedModel } from '../shared/named-models.ts'
 import { howToNameId, isNamed, targetName } from '../shared/names.ts'
+import { is2xx } from '../shared/status.ts'
 
 /** Section 4.6: 0.004 USD per extracted page, 0.005 per annotated page; an estimate counts both, to stay high. */
 export const PRICES = { page: 0.004, annotatedPage: 0.005 }
@@ -209,7 +210,7 @@ export const basic = () => fixtures().basic()
 
 export async function needDataUrl(): Promise<void> {
   const ex = await basic()
-  precondition(ex.status === 200, 'P2-4.6-ocr-data-url', `the test PDF as a data URL answered ${ex.status}`)
+  precondition(is2xx(ex.status), 'P2-4.6-ocr-data-url', `the test PDF as a data URL answered ${ex.status}`)
 }
 
 export type Page = { index: unknown; markdown: unknown; images?: unknown } & Record<string, unknown>
@@ -228,7 +229,7 @@ export function pagesOf(ex: Exchange): Page[] {
 
 export function isOcrAnswer(ex: Exchange): boolean {
   const body = ex.json
-  return ex.status === 200 && isObject(body) && Array.isArray(body.pages)
+  return is2xx(ex.status) && isObject(body) && Array.isArray(body.pages)
 }
 
 /** A target's word that it could not get a document from its URL (not a refusal of the form). */
@@ -241,7 +242,7 @@ const FETCH_FAILED =
  * itself reaches the URL is recorded in the reason.
  */
 export async function skipOnFetchFailure(ex: Exchange, url: string): Promise<void> {
-  if (ex.status >= 200 && ex.status < 300) return
+  if (is2xx(ex.status)) return
   if (![408, 502, 504].includes(ex.status) && !FETCH_FAILED.test(ex.text)) return
   let here: string
   try {

@@ -8,7 +8,7 @@ import { expectSetup, expectStatus, expectThat, notObserved } from '../../harnes
 import { observe } from '../../harness/worker/recorder.ts'
 import { check, target, spend } from '../../harness/worker/suite.ts'
 import { targetName } from '../shared/names.ts'
-import { expectRefused } from '../shared/refusal.ts'
+import { expectRefused } from '../shared/status.ts'
 import { estimateUsd, expectAccepted, isSearchResult, needForm, NINE_TOOLS, resultsOf, search } from './client.ts'
 
 const api = target()

@@ -20,7 +20,7 @@ import {
   type Form,
 } from './client.ts'
 import { howToNameId, targetName } from '../shared/names.ts'
-import { expectRefused } from '../shared/refusal.ts'
+import { expectRefused } from '../shared/status.ts'
 
 const api = target()
 
