@@ -113,6 +113,8 @@ export const VARIATIONS = {
     'a search answers fewer results than max_results (at most 5), no dates, and extra fields on the answer and its items; §4.5 gives max_results as a maximum, §2.2 date as optional, Part 1 §9.2 allows new response fields',
   'search-unknown-tool-404':
     'an unknown search_tool_name in the body is a missing resource (404 model_not_found), as in the URL; §7 lists 400 for invalid parameters, Part 1 §7 404 for a resource missing',
+  'search-limits-clamped':
+    'max_results past 1 to 20 is clamped into the range, and a search_domain_filter past 20 domains searches the first 20; §4.5 gives "1 to 20" and "at most 20 domains" without saying what happens past them',
   'ocr-provider-shape':
     'OCR answers carry bounding boxes, block classes and confidence per page, and no document_annotation without a format; §2.3: "Other response fields (bounding boxes, block classes, confidence data) are not shown", document_annotation "present when document_annotation_format is used"',
   'ocr-tables-apart':

@@ -59,8 +59,18 @@ export const MODERATION_FAULTS = [
   },
   {
     name: 'moderation-image-refused',
-    breaks: ['P2-4.7-image-omni'],
+    breaks: ['P2-4.7-input-forms'],
     description: 'The omni models refuse image input with 400, as the text models do.',
+  },
+  {
+    name: 'moderation-image-refused-dated',
+    breaks: ['P2-4.7-image-omni'],
+    description: 'omni-moderation-2024-09-26 refuses image input with 400; omni-moderation-latest takes it.',
+  },
+  {
+    name: 'moderation-named-model-charged',
+    breaks: ['P2-4.7-named-models-no-charge'],
+    description: 'Each call to one of the four named (free) moderation models is charged $0.001.',
   },
   {
     name: 'moderation-missing-input-served',

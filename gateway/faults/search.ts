@@ -36,19 +36,14 @@ export const SEARCH_FAULTS = [
     description: 'A query that is a number, or an array holding a non-string, is searched as text instead of refused.',
   },
   {
-    name: 'search-max-results-unchecked',
+    name: 'search-max-results-20-refused',
     breaks: ['P2-4.5-search-max-results-range'],
-    description: 'max_results above 20 is accepted (and answered with 20 results) instead of refused.',
+    description: 'max_results 20, the top of its range, is refused with 400 (the gateway takes at most 19).',
   },
   {
-    name: 'search-results-over-max',
-    breaks: ['P2-4.5-search-max-results-count'],
-    description: 'A search answers one result more than max_results (11 when it is omitted).',
-  },
-  {
-    name: 'search-domain-filter-unlimited',
+    name: 'search-domain-filter-20-refused',
     breaks: ['P2-4.5-search-domain-filter-limit'],
-    description: 'search_domain_filter of more than 20 domains is accepted.',
+    description: 'search_domain_filter of 20 domains, the stated limit, is refused with 400 (the gateway takes 19).',
   },
   {
     name: 'search-max-tokens-per-page-unchecked',
@@ -76,6 +71,28 @@ export const SEARCH_FAULTS = [
     description: 'The search routes serve calls with no key or an unknown key (charged to no one).',
   },
   {
+    name: 'search-throttle-500',
+    breaks: ['P2-7-search-429'],
+    description:
+      'A search refused by a rate limit answers 500 (the provider throttle passed on as a server error), not 429.',
+  },
+  // SHOULD requirements: a run with these warns and still exits 0.
+  {
+    name: 'search-max-results-unchecked',
+    breaks: ['P2-4.5-search-max-results-refused'],
+    description: 'max_results above 20 is accepted (and answered with 20 results) instead of refused.',
+  },
+  {
+    name: 'search-results-over-max',
+    breaks: ['P2-4.5-search-max-results-count'],
+    description: 'A search answers one result more than max_results (11 when it is omitted).',
+  },
+  {
+    name: 'search-domain-filter-unlimited',
+    breaks: ['P2-4.5-search-domain-filter-refused'],
+    description: 'search_domain_filter of more than 20 domains is accepted.',
+  },
+  {
     name: 'search-unknown-tool-500',
     breaks: ['P2-7-search-unknown-tool'],
     description: 'A search tool name that does not exist answers 500 instead of 400 (body) or 404 (URL).',
@@ -99,12 +116,6 @@ export const SEARCH_FAULTS = [
     name: 'search-depth-unchecked',
     breaks: ['P2-8-search-depth-limit'],
     description: 'The group B tool (p6-search) accepts depth above 700.',
-  },
-  {
-    name: 'search-throttle-500',
-    breaks: ['P2-7-search-429'],
-    description:
-      'A search refused by a rate limit answers 500 (the provider throttle passed on as a server error), not 429.',
   },
   {
     name: 'search-array-charged-once',

@@ -77,6 +77,7 @@ function registerRoutes(app: FastifyInstance, state: GatewayState, rules: Modera
     context.tokens = { total: tokens, prompt: tokens, completion: 0, reasoning: 0, cached: 0 }
     // Charged when the work starts; the named models are free (§4.7).
     if (!FREE_MODERATION_MODELS.has(model.id)) chargeUsd(account, (tokens * model.pricing.input) / 1_000_000)
+    else if (rules.namedModelUsdPerCall > 0) chargeUsd(account, rules.namedModelUsdPerCall)
 
     const results = parsed.inputs.map(classify)
     return { id: newId(), model: model.id, results: moreCategories ? results.map(withFurtherCategory) : results }
@@ -87,7 +88,7 @@ function registerRoutes(app: FastifyInstance, state: GatewayState, rules: Modera
 function refuseModelOrInput(model: CatalogueModel, parsed: ModerationRequest, rules: ModerationRules): void {
   if (rules.refusedNamedModels.includes(model.id) || (!rules.servesGuardModel && !FREE_MODERATION_MODELS.has(model.id)))
     throw invalidParameter('model', `The model '${model.id}' is not available.`)
-  const takesImages = model.supports.supports_vision === true && rules.omniTakesImages
+  const takesImages = model.supports.supports_vision === true && !rules.omniRefusingImages.includes(model.id)
   if (parsed.hasImage && !takesImages && rules.textModelsRefuseImages) {
     throw new GatewayError(400, `The model '${model.id}' takes text only; images need an omni moderation model.`, {
       code: 'image_input_not_supported',

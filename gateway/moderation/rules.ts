@@ -23,8 +23,14 @@ export function moderationRules(faults: FaultSet) {
     refusedNamedModels: bent('moderation-stable-refused') ? ['text-moderation-stable'] : [],
     // Section 4.7: the hosted guard model is served; the fault refuses it.
     servesGuardModel: !bent('moderation-guard-refused'),
-    // Section 4.7: the omni models take images; the fault refuses them as the text models do.
-    omniTakesImages: !bent('moderation-image-refused'),
+    // Section 4.7: the omni models take images; one fault refuses them on both, the other on the dated one.
+    omniRefusingImages: bent('moderation-image-refused')
+      ? ['omni-moderation-latest', 'omni-moderation-2024-09-26']
+      : bent('moderation-image-refused-dated')
+        ? ['omni-moderation-2024-09-26']
+        : [],
+    // Section 4.7: the four named models are free; the fault charges each call to one of them this much (USD).
+    namedModelUsdPerCall: bent('moderation-named-model-charged') ? 0.001 : 0,
     // Section 4.7: the text models refuse images; the fault scores them.
     textModelsRefuseImages: !bent('moderation-image-any-model'),
   }

@@ -21,7 +21,7 @@ import { readSearchRequest } from './request.ts'
 import { searchRules, type SearchRules } from './rules.ts'
 import { searchResults } from './results.ts'
 import { calledName, findSearchTool, type SearchTool } from './tools.ts'
-import { providerAnswer, refuseArrayOn, toolTier, unknownToolStatus } from './variations.ts'
+import { clampedLimits, providerAnswer, refuseArrayOn, toolTier, unknownToolStatus } from './variations.ts'
 import type { GatewayState } from '../state.ts'
 import { reshapeAnswers } from '../faults/answers.ts'
 import { SEARCH_ANSWER_RESHAPES, throttledAs500 } from '../faults/search.ts'
@@ -87,7 +87,7 @@ function registerRoutes(app: FastifyInstance, state: GatewayState, rules: Search
     context.model = calledName(tool, realNames)
     if (caller) requireTier(toolTier(tool, model, variations), caller)
     refuseArrayOn(tool, body.query, variations)
-    const search = readSearchRequest(body, tool.group, rules)
+    const search = readSearchRequest(clampedLimits(body, variations), tool.group, rules)
     const count = search.maxResults + rules.resultsBeyondMax
     const results = searchResults(
       calledName(tool, realNames),

@@ -27,12 +27,16 @@ export function searchRules(faults: FaultSet) {
     checkQueryType: !bent('search-query-unchecked'),
     // An array of queries is searched; the fault refuses it.
     searchArrays: !bent('search-query-array-refused'),
-    // max_results is at most 20; the fault accepts more (and answers 20).
-    maxResults: bent('search-max-results-unchecked') ? Infinity : SEARCH_LIMITS.maxResults.max,
+    // max_results is 1 to 20; one fault accepts more (and answers 20), the other refuses 20.
+    maxResults: bent('search-max-results-unchecked')
+      ? Infinity
+      : SEARCH_LIMITS.maxResults.max - (bent('search-max-results-20-refused') ? 1 : 0),
     // No more results than max_results; the fault answers one more.
     resultsBeyondMax: bent('search-results-over-max') ? 1 : 0,
-    // search_domain_filter holds at most 20 domains; the fault takes any number.
-    maxDomains: bent('search-domain-filter-unlimited') ? Infinity : SEARCH_LIMITS.maxDomains,
+    // search_domain_filter holds at most 20 domains; one fault takes any number, the other refuses 20.
+    maxDomains: bent('search-domain-filter-unlimited')
+      ? Infinity
+      : SEARCH_LIMITS.maxDomains - (bent('search-domain-filter-20-refused') ? 1 : 0),
     // Results come from the filtered domains; the fault ignores the filter.
     honourDomainFilter: !bent('search-domain-filter-ignored'),
     // max_tokens_per_page is an integer; the fault takes the default for any other type.

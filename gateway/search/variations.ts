@@ -7,6 +7,7 @@ import { invalidParameter } from '../errors.ts'
 import type { Tier } from '../limit-tables.ts'
 import type { CatalogueModel } from '../models/catalogue.ts'
 import type { VariationName } from '../variations.ts'
+import { SEARCH_LIMITS } from './request.ts'
 import type { SearchResultItem } from './results.ts'
 import type { SearchTool } from './tools.ts'
 
@@ -30,6 +31,18 @@ export function toolTier(tool: SearchTool, model: CatalogueModel, variations: Va
 /** search-unknown-tool-404: an unknown tool named in the body is a missing resource, as in the URL form. */
 export function unknownToolStatus(form: 'body' | 'url', variations: Variations): 400 | 404 {
   return form === 'url' || variations.has('search-unknown-tool-404') ? 404 : 400
+}
+
+/** search-limits-clamped: max_results past 1 to 20 is clamped, and a domain filter past 20 keeps its first 20. */
+export function clampedLimits(body: Record<string, unknown>, variations: Variations): Record<string, unknown> {
+  if (!variations.has('search-limits-clamped')) return body
+  const { max_results: max, search_domain_filter: filter } = body
+  const { min, max: top } = SEARCH_LIMITS.maxResults
+  return {
+    ...body,
+    ...(Number.isInteger(max) ? { max_results: Math.min(Math.max(max as number, min), top) } : {}),
+    ...(Array.isArray(filter) ? { search_domain_filter: filter.slice(0, SEARCH_LIMITS.maxDomains) } : {}),
+  }
 }
 
 /** search-result-shape: fewer results than asked, no dates, and fields of the provider's own beside the stated ones. */

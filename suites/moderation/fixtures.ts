@@ -5,7 +5,7 @@
  * builds on is broken (that shape's own requirement reports it).
  */
 import { reportedTier } from '../shared/tier.ts'
-import { expectSetup, expectStatus, precondition } from '../../harness/worker/assert.ts'
+import { expectSetup, precondition } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/worker/helpers.ts'
 import type { Exchange, TargetClient, RequestSpec } from '../../harness/worker/http-client.ts'
@@ -13,6 +13,7 @@ import { KEY_ENV, type KeySlot } from '../../harness/setup/config.ts'
 import { skipTest } from '../../harness/worker/recorder.ts'
 import { spend } from '../../harness/worker/suite.ts'
 import { modelItems } from '../models/model-list.ts'
+import { expectServed, expectServedSetup, is2xx } from '../shared/status.ts'
 import { howToName, namedModel, withNamedModels } from '../shared/named-models.ts'
 import categoryMap from '../../schemas/moderation/category-map.json' with { type: 'json' }
 import imageCategories from '../../schemas/moderation/image-categories.json' with { type: 'json' }
@@ -50,15 +51,13 @@ export function moderate(
   return api.post(PATH, body, spec)
 }
 
-export const is4xx = (status: number): boolean => status >= 400 && status < 500
-
 /**
- * The results of a 200 moderation answer; skips the test when there is no results array (P2-2.4-result-shape).
+ * The results of a 2xx moderation answer; skips the test when there is no results array (P2-2.4-result-shape).
  * `setup` names what the answer sets up where the test judges its results, not the call: another status then skips.
  */
 export function resultsOf(ex: Exchange, setup?: string): Record<string, unknown>[] {
-  if (setup === undefined) expectStatus(ex, 200)
-  else expectSetup(ex, 200, setup)
+  if (setup === undefined) expectServed(ex, `${ex.excerpt.method} ${ex.excerpt.path} answered`)
+  else expectServedSetup(ex, setup)
   const body = ex.json
   const results = isObject(body) && Array.isArray(body.results) ? body.results : undefined
   precondition(
@@ -174,6 +173,24 @@ export async function moderateOrSkip(
   const { ex, refused } = await moderateWithinTier(api, catalogue, body)
   if (refused !== undefined) skipTest(refused)
   return ex
+}
+
+/**
+ * What the refusal checks build on: POST /v1/moderations served a plain text to omni-moderation-latest with the main
+ * key. A 403 (a model above the key's tier) skips naming it; any other failure skips naming P2-4.7-named-models,
+ * which reports it (a route answering 404 included), so a refusal is never judged on a route or model that is absent.
+ */
+export function servedFixture(api: TargetClient): () => Promise<Exchange> {
+  return memo(() => moderate(api, { model: OMNI_MODELS[0], input: BENIGN_TEXT }))
+}
+
+export async function needServed(served: () => Promise<Exchange>): Promise<void> {
+  const ex = await served()
+  if (ex.status === 403)
+    skipTest(
+      `${OMNI_MODELS[0]} answered the main key 403 (a model above its tier, Part 1 §1.5 min_tier): the refusals are judged with a key that may use it`,
+    )
+  precondition(is2xx(ex.status), 'P2-4.7-named-models', `${OMNI_MODELS[0]} answered ${ex.status} to a plain text`)
 }
 
 export async function chatModel(

@@ -5,12 +5,13 @@
  * judged: the reference states no classifier.
  */
 import { describe } from 'vitest'
-import { expectSchema, expectStatus, expectThat, fail, precondition } from '../../harness/worker/assert.ts'
+import { expectSchema, expectThat, fail, precondition } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/worker/helpers.ts'
 import { observe } from '../../harness/worker/recorder.ts'
 import { schemas } from '../../harness/schema-registry.ts'
 import { check, target } from '../../harness/worker/suite.ts'
+import { expectServed, is2xx } from '../shared/status.ts'
 import {
   BENIGN_TEXT,
   CATEGORIES,
@@ -37,12 +38,12 @@ const textAnswer = memo(() => omni([BENIGN_TEXT, VIOLENT_TEXT]))
 /** Content items with a text and an image. */
 const imageAnswer = memo(() => omni(TEXT_AND_IMAGE_ITEMS))
 
-/** The results of the image answer; skips when the omni model refused the image (P2-4.7-image-omni reports it). */
+/** The results of the image answer; skips when the omni model refused the image (P2-4.7-input-forms reports it). */
 async function imageResults(): Promise<Record<string, unknown>[]> {
   const ex = await imageAnswer()
   precondition(
-    ex.status === 200,
-    'P2-4.7-image-omni',
+    is2xx(ex.status),
+    'P2-4.7-input-forms',
     `${OMNI_MODELS[0]} answered ${ex.status} to content items with an image`,
   )
   return resultsOf(ex, 'a moderation answer whose results are judged')
@@ -64,7 +65,7 @@ describe('the result shape (Part 2 §2.4)', () => {
     'POST /v1/moderations answers id, model and results with flagged, categories, scores and applied input types',
     async () => {
       const ex = await textAnswer()
-      expectStatus(ex, 200)
+      expectServed(ex, `${OMNI_MODELS[0]} given two texts`)
       expectSchema(ex, 'moderation/moderation.json')
       const body = ex.json as Record<string, unknown>
       observe('moderation result model', `asked ${OMNI_MODELS[0]}, the result names ${JSON.stringify(body.model)}`)
@@ -75,7 +76,7 @@ describe('the result shape (Part 2 §2.4)', () => {
           `flagged ${String(violent.flagged)} (${trueCategories(violent).join(', ') || 'no category'}); the benign text: flagged ${String(benign.flagged)}`,
         )
       const image = await imageAnswer()
-      if (image.status === 200)
+      if (is2xx(image.status))
         expectSchema(image, 'moderation/moderation.json', image.json, 'the answer to content items with an image')
     },
   )
@@ -84,7 +85,7 @@ describe('the result shape (Part 2 §2.4)', () => {
     'P2-2.4-categories',
     'categories, category_scores and category_applied_input_types each name at least the thirteen categories',
     async () => {
-      const answers = [await textAnswer(), ...((await imageAnswer()).status === 200 ? [await imageAnswer()] : [])]
+      const answers = [await textAnswer(), ...(is2xx((await imageAnswer()).status) ? [await imageAnswer()] : [])]
       for (const ex of answers) {
         const problems: string[] = []
         resultsOf(ex, 'a moderation answer whose results are judged').forEach((result, i) => {
@@ -109,7 +110,7 @@ describe('the result shape (Part 2 §2.4)', () => {
   )
 
   check('P2-2.4-score-range', 'every category score is a number from 0 to 1', async () => {
-    for (const ex of [await textAnswer(), ...((await imageAnswer()).status === 200 ? [await imageAnswer()] : [])]) {
+    for (const ex of [await textAnswer(), ...(is2xx((await imageAnswer()).status) ? [await imageAnswer()] : [])]) {
       const problems: string[] = []
       resultsOf(ex, 'a moderation answer whose results are judged').forEach((result, i) => {
         const outcome = schemas().validate('moderation/scores.json', mapOf(result, 'category_scores'))
@@ -166,7 +167,7 @@ describe('input types per category (Part 2 §2.4)', () => {
       })
       expectThat(problems.length === 0, 'no text-only category lists image', problems, text)
       const image = await imageAnswer()
-      if (image.status !== 200) return // the image half is P2-4.7-image-omni's to report
+      if (!is2xx(image.status)) return // the image half is P2-4.7-input-forms's to report
       resultsOf(image, 'a moderation answer to an input with an image').forEach((result, i) => {
         for (const [category, types] of thirteen(mapOf(result, 'category_applied_input_types'))) {
           if (Array.isArray(types) && types.includes('image') && !IMAGE_CATEGORIES.has(category))

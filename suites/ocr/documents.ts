@@ -20,6 +20,7 @@ import { perFile, target, spend } from '../../harness/worker/suite.ts'
 import { buildPdf, pdfDataUrl } from './pdf.ts'
 import { howToName, namedModel } from '../shared/named-models.ts'
 import { howToNameId, isNamed, targetName } from '../shared/names.ts'
+import { is2xx } from '../shared/status.ts'
 
 /** Section 4.6: 0.004 USD per extracted page, 0.005 per annotated page; an estimate counts both, to stay high. */
 export const PRICES = { page: 0.004, annotatedPage: 0.005 }
@@ -86,19 +87,41 @@ function ocrModels(api: TargetClient): () => Promise<OcrModels> {
   return memo(async () => {
     const ex = await api.get('/v1/models')
     expectSetup(ex, 200, 'the model list, to find the OCR model')
-    const body = ex.json
-    const items = Array.isArray(body) ? body : isObject(body) && Array.isArray(body.data) ? body.data : []
-    const named = isNamed(OCR_MODEL) ? targetName(OCR_MODEL) : namedModel('ocr')
-    const listed = items
-      .filter((m): m is Record<string, unknown> => isObject(m) && m.mode === 'ocr' && typeof m.id === 'string')
-      .map((m) => m.id as string)
-    const listedAlias = listed.find((id) => /latest/i.test(id))
-    const alias = isNamed(OCR_ALIAS) ? targetName(OCR_ALIAS) : listedAlias
-    if (named !== undefined) return { model: named, named: true, alias }
-    if (listed.length === 0)
-      skipTest(`the catalogue lists no model of mode ocr; ${howToName('ocr')}, or ${howToNameId(OCR_MODEL)}`)
-    return { model: listed.find((id) => !/latest/i.test(id)) ?? (listedAlias as string), named: false, alias }
+    const found = pickOcrModels(ex)
+    if (typeof found === 'string') skipTest(found)
+    return found
   })
+}
+
+/** The OCR model named by the user or listed in a GET /v1/models answer, or why there is none. */
+function pickOcrModels(list: Exchange): OcrModels | string {
+  const body = list.json
+  const items = Array.isArray(body) ? body : isObject(body) && Array.isArray(body.data) ? body.data : []
+  const named = isNamed(OCR_MODEL) ? targetName(OCR_MODEL) : namedModel('ocr')
+  const listed = items
+    .filter((m): m is Record<string, unknown> => isObject(m) && m.mode === 'ocr' && typeof m.id === 'string')
+    .map((m) => m.id as string)
+  const listedAlias = listed.find((id) => /latest/i.test(id))
+  const alias = isNamed(OCR_ALIAS) ? targetName(OCR_ALIAS) : listedAlias
+  if (named !== undefined) return { model: named, named: true, alias }
+  if (listed.length === 0)
+    return `the catalogue lists no model of mode ocr; ${howToName('ocr')}, or ${howToNameId(OCR_MODEL)}`
+  return { model: listed.find((id) => !/latest/i.test(id)) ?? (listedAlias as string), named: false, alias }
+}
+
+/**
+ * The model a call without a valid key names: it needs none the target has, so the named or listed OCR model where
+ * there is one, else the reference's own word for it (`known` false), and no model list is required.
+ */
+export async function keylessModels(api: TargetClient): Promise<{ models: OcrModels; known: boolean }> {
+  const found = pickOcrModels(await api.get('/v1/models'))
+  if (typeof found !== 'string') return { models: found, known: true }
+  return { models: { model: targetName(OCR_MODEL), named: false, alias: undefined }, known: false }
+}
+
+/** How to name the OCR model, for a skip that needs one the target has. */
+export function howToNameOcrModel(): string {
+  return `${howToNameId(OCR_MODEL)}, or ${howToName('ocr')}`
 }
 
 /** The skip reason when no latest alias is named or listed. */
@@ -159,7 +182,7 @@ async function access(api: TargetClient, listed: OcrModels): Promise<{ models: O
   const first = await ocr(api, listed, {})
   if (!listed.named && unknownModel(first, listed.model))
     skipTest(
-      `the target does not know ${listed.model}, the OCR model its list shows (it answered ${first.status}); ${howToNameId(OCR_MODEL)}, or ${howToName('ocr')}`,
+      `the target does not know ${listed.model}, the OCR model its list shows (it answered ${first.status}); ${howToNameOcrModel()}`,
     )
   if (first.status !== 403) return { models: listed, basic: first }
   const higher = HIGHER_KEYS.find((slot) => api.hasKey(slot))
@@ -187,7 +210,7 @@ export const basic = () => fixtures().basic()
 
 export async function needDataUrl(): Promise<void> {
   const ex = await basic()
-  precondition(ex.status === 200, 'P2-4.6-ocr-data-url', `the test PDF as a data URL answered ${ex.status}`)
+  precondition(is2xx(ex.status), 'P2-4.6-ocr-data-url', `the test PDF as a data URL answered ${ex.status}`)
 }
 
 export type Page = { index: unknown; markdown: unknown; images?: unknown } & Record<string, unknown>
@@ -206,7 +229,7 @@ export function pagesOf(ex: Exchange): Page[] {
 
 export function isOcrAnswer(ex: Exchange): boolean {
   const body = ex.json
-  return ex.status === 200 && isObject(body) && Array.isArray(body.pages)
+  return is2xx(ex.status) && isObject(body) && Array.isArray(body.pages)
 }
 
 /** A target's word that it could not get a document from its URL (not a refusal of the form). */
@@ -219,7 +242,7 @@ const FETCH_FAILED =
  * itself reaches the URL is recorded in the reason.
  */
 export async function skipOnFetchFailure(ex: Exchange, url: string): Promise<void> {
-  if (ex.status >= 200 && ex.status < 300) return
+  if (is2xx(ex.status)) return
   if (![408, 502, 504].includes(ex.status) && !FETCH_FAILED.test(ex.text)) return
   let here: string
   try {

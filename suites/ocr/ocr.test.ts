@@ -7,11 +7,14 @@ import { expectSchema, expectStatus, expectThat } from '../../harness/worker/ass
 import { isObject } from '../../common/json.ts'
 import { observe, skipTest } from '../../harness/worker/recorder.ts'
 import { check, target } from '../../harness/worker/suite.ts'
+import { expectServed } from '../shared/status.ts'
 import {
   basic,
   howToNameAlias,
+  howToNameOcrModel,
   IMAGE_DOCUMENT,
   isOcrAnswer,
+  keylessModels,
   needDataUrl,
   ocr,
   skipOnFetchFailure,
@@ -53,7 +56,7 @@ describe('document forms (Part 2 §4.6)', () => {
     'a PDF as a Base64 data URL in document_url is answered with an OCR result',
     async () => {
       const ex = await basic()
-      expectStatus(ex, 200)
+      expectServed(ex, 'a PDF as a data URL')
       expectThat(isOcrAnswer(ex), 'an object with a pages array', 'another body', ex)
     },
   )
@@ -61,14 +64,14 @@ describe('document forms (Part 2 §4.6)', () => {
   check('P2-4.6-ocr-document-url', 'an https URL of a PDF in document_url is answered with an OCR result', async () => {
     const ex = await ocr(api, await testModels(), { document: URL_DOCUMENT })
     await skipOnFetchFailure(ex, URL_DOCUMENT.document_url)
-    expectStatus(ex, 200)
+    expectServed(ex, 'a PDF by https URL')
     expectThat(isOcrAnswer(ex), 'an object with a pages array', 'another body', ex)
   })
 
   check('P2-4.6-ocr-image-url', 'a document of type image_url is answered with an OCR result', async () => {
     const ex = await ocr(api, await testModels(), { document: IMAGE_DOCUMENT })
     await skipOnFetchFailure(ex, IMAGE_DOCUMENT.image_url)
-    expectStatus(ex, 200)
+    expectServed(ex, 'an image by https URL')
     expectThat(isOcrAnswer(ex), 'an object with a pages array', 'another body', ex)
   })
 })
@@ -79,7 +82,7 @@ describe('the latest alias (Part 2 §4.6)', () => {
     const models = await testModels()
     if (models.alias === undefined) skipTest(howToNameAlias())
     const ex = await ocr(api, models, { model: models.alias })
-    expectStatus(ex, 200, `${models.alias} is the latest alias`)
+    expectServed(ex, `${models.alias} is the latest alias`)
     expectThat(isOcrAnswer(ex), 'an object with a pages array', 'another body', ex)
     // What the answer names for the alias is not shown (P2-4.6-ocr-alias-resolves: an observation).
     const direct = (await basic()).json
@@ -93,8 +96,19 @@ describe('the latest alias (Part 2 §4.6)', () => {
 
 describe('authentication (Part 2 §5)', () => {
   check('P2-5.1-ocr-key-required', 'POST /v1/ocr with no key or an unknown key is refused with 401', async () => {
-    const models = await testModels()
-    for (const key of [null, 'invalid'] as const)
-      expectStatus(await ocr(api, models, { key }), 401, key === null ? 'no key' : 'an unknown key')
+    // A call without a valid key needs no model the target has: one it lacks is judged when it answers 401 anyway.
+    const { models, known } = await keylessModels(api)
+    for (const key of [null, 'invalid'] as const) {
+      const ex = await ocr(api, models, { key })
+      if (ex.status !== 401 && [400, 404].includes(ex.status)) {
+        // The words fix no order between the key and the model: a model refused first is judged on one it has.
+        if (!known)
+          skipTest(
+            `POST /v1/ocr answered ${ex.status} without a valid key, naming ${models.model}, a model the target need not have; ${howToNameOcrModel()}`,
+          )
+        await needDataUrl()
+      }
+      expectStatus(ex, 401, key === null ? 'no key' : 'an unknown key')
+    }
   })
 })

@@ -3,11 +3,12 @@
  * values outside the stated ones. Every call reads the three-page test PDF (documents.ts).
  */
 import { describe } from 'vitest'
-import { expectSetup, expectStatus, expectThat, notObserved, precondition } from '../../harness/worker/assert.ts'
+import { expectThat, notObserved, precondition } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/worker/helpers.ts'
 import { observe } from '../../harness/worker/recorder.ts'
 import { check, perFile, target } from '../../harness/worker/suite.ts'
+import { expectRefused, expectServed, expectServedSetup } from '../shared/status.ts'
 import { needDataUrl, ocr, PAGE_WORDS, pagesOf, TABLE, TEST_PDF_IMAGE_PIXELS, testModels } from './documents.ts'
 import { namedModel } from '../shared/named-models.ts'
 
@@ -39,7 +40,7 @@ describe('pages (Part 2 §4.6)', () => {
     async () => {
       await needDataUrl()
       const ex = await secondAndThird()()
-      expectStatus(ex, 200)
+      expectServed(ex, 'pages [1, 2] of the test PDF')
       const pages = pagesOf(ex)
       const texts = pages.map(textOf)
       const [first, second, third] = PAGE_WORDS
@@ -61,7 +62,7 @@ describe('pages (Part 2 §4.6)', () => {
     async () => {
       await needDataUrl()
       const ex = await secondAndThird()()
-      expectSetup(ex, 200, 'an OCR call with pages [1, 2]')
+      expectServedSetup(ex, 'an OCR call with pages [1, 2]')
       const pages = pagesOf(ex)
       const holding = (word: string) => pages.find((p) => textOf(p).includes(word))
       const second = holding(PAGE_WORDS[1])
@@ -88,7 +89,7 @@ describe('images (Part 2 §2.3, §4.6)', () => {
     async () => {
       await needDataUrl()
       const ex = await ocr(api, await testModels(), { fields: { include_image_base64: true } })
-      expectStatus(ex, 200)
+      expectServed(ex, 'include_image_base64 true')
       const pages = pagesOf(ex)
       const without = pages.filter((p) => !Array.isArray(p.images)).map((p) => `page ${String(p.index)}`)
       expectThat(
@@ -117,7 +118,7 @@ describe('images (Part 2 §2.3, §4.6)', () => {
         pages.reduce((sum, p) => sum + (Array.isArray(p.images) ? p.images.length : 0), 0)
       const imagesWith = async (fields: Record<string, unknown>, what: string) => {
         const ex = await ocr(api, models, { fields: { include_image_base64: true, ...fields } })
-        expectSetup(ex, 200, `an OCR call with ${what}`)
+        expectServedSetup(ex, `an OCR call with ${what}`)
         const pages = pagesOf(ex)
         precondition(
           pages.every((p) => Array.isArray(p.images)),
@@ -170,7 +171,7 @@ describe('optional fields (Part 2 §4.6)', () => {
       ]
       for (const [label, fields] of cases) {
         const ex = await ocr(api, models, { fields })
-        expectStatus(ex, 200, `${label} is valid and accepted`)
+        expectServed(ex, `${label} is valid and accepted`)
         if (label.endsWith('true')) {
           const page = pagesOf(ex)[0]
           observe(
@@ -184,19 +185,18 @@ describe('optional fields (Part 2 §4.6)', () => {
 
   check(
     'P2-4.6-ocr-invalid-values',
-    'unlisted values are refused with 400: table_format csv, annotation type xml, pages of a string, document type file, a chat model',
+    'unlisted values are refused with a client error: table_format csv, annotation type xml, pages of a string, document type file, a chat model',
     async () => {
       await needDataUrl()
       const models = await testModels()
       const document = { type: 'file', file: 'x' }
-      expectStatus(await ocr(api, models, { fields: { table_format: 'csv' } }), 400, 'table_format is markdown or html')
-      expectStatus(
+      expectRefused(await ocr(api, models, { fields: { table_format: 'csv' } }), 'table_format csv (markdown or html)')
+      expectRefused(
         await ocr(api, models, { fields: { document_annotation_format: { type: 'xml' } } }),
-        400,
-        'a response format type is text, json_object or json_schema',
+        'a response format of type xml (text, json_object or json_schema)',
       )
-      expectStatus(await ocr(api, models, { fields: { pages: ['first'] } }), 400, 'pages holds integer indices')
-      expectStatus(await ocr(api, models, { document }), 400, 'document type is document_url or image_url')
+      expectRefused(await ocr(api, models, { fields: { pages: ['first'] } }), 'pages holding a string (indices)')
+      expectRefused(await ocr(api, models, { document }), 'a document of type file (document_url or image_url)')
       const chat = await api.get('/v1/models')
       const body = chat.json
       const items = Array.isArray(body) ? body : isObject(body) && Array.isArray(body.data) ? body.data : []
@@ -205,8 +205,7 @@ describe('optional fields (Part 2 §4.6)', () => {
         | undefined
       const named = namedModel('chat')
       const other = named === undefined ? listed : { id: named }
-      if (other)
-        expectStatus(await ocr(api, models, { model: other.id }), [400, 404], `${other.id} is not an OCR model`)
+      if (other) expectRefused(await ocr(api, models, { model: other.id }), `${other.id}, not an OCR model`)
     },
   )
 })
@@ -222,7 +221,7 @@ describe('table_format (Part 2 §4.6)', () => {
       const page3 = async (fields: Record<string, unknown>) => {
         const ex = await ocr(api, models, { fields })
         // Whether table_format is accepted is P2-4.6-ocr-optional-fields'; this judges where the table lands.
-        expectSetup(ex, 200, `an OCR call with ${JSON.stringify(fields)}`)
+        expectServedSetup(ex, `an OCR call with ${JSON.stringify(fields)}`)
         return { ex, text: JSON.stringify(pagesOf(ex)) }
       }
       const markdownRow = /\|\s*:?-{3,}:?\s*\|/

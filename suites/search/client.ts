@@ -9,7 +9,7 @@
  * variable that would make them run, never failed. A tool that answers the main key 403 is not usable with it (Part 1
  * §1.5: the tier sets "which models can be used"): it is used with the highest tier's key given, or skipped.
  */
-import { expectStatus, precondition } from '../../harness/worker/assert.ts'
+import { expectStatus, fail, precondition } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/worker/helpers.ts'
 import type { Exchange, TargetClient } from '../../harness/worker/http-client.ts'
@@ -17,7 +17,7 @@ import type { KeyUse } from '../../harness/exchange.ts'
 import { KEY_ENV, type KeySlot } from '../../harness/setup/config.ts'
 import { skipTest } from '../../harness/worker/recorder.ts'
 import { perFile, target, spend } from '../../harness/worker/suite.ts'
-import { referenceNameOf, requireName, targetName } from '../shared/names.ts'
+import { howToNameId, isNamed, referenceNameOf, requireName, targetName } from '../shared/names.ts'
 
 /** Section 4.5: the nine listed tools (reference names) and their cost per query in US dollars. */
 const TOOL_PRICES: Readonly<Record<string, number>> = {
@@ -207,14 +207,94 @@ const formProbes = perFile(
   }),
 )
 
-export async function needForm(form: Form): Promise<void> {
-  await needTool('p1-search')
-  const ex = await formProbes()[form]()
-  const id = form === 'body' ? 'P2-4.5-search-body-form' : 'P2-4.5-search-url-form'
-  precondition(ex.status === 200, id, `the ${form} form of ${targetName('p1-search')} answered ${ex.status}`)
+/** The requirement whose words state each form's route. */
+export const FORM_REQUIREMENT: Readonly<Record<Form, string>> = {
+  body: 'P2-4.5-search-body-form',
+  url: 'P2-4.5-search-url-form',
 }
 
-/** 200 with the reason in the failure, for calls whose rule is that a value is accepted. */
+/** Why a form cannot be judged because a route answers 404 itself: the requirement that reports it, and what it saw. */
+export interface MissingRoute {
+  id: string
+  detail: string
+}
+
+/**
+ * A search route that answers 404 itself, told from a tool the target names otherwise: POST /v1/search is missing
+ * when it answers 404 with and without a search_tool_name (a served route refuses a body without one as invalid);
+ * POST /v1/search/{tool} when it answers 404 to a tool the target is known to have (served by body, or named by
+ * the user). When neither route answers anything but 404 and the tool is not named, nothing of search is served:
+ * the body form's failure is the one cause, and the URL form waits for a tool to be known.
+ */
+const missingRoutes = perFile(() => {
+  const body = memo(async (): Promise<MissingRoute | undefined> => {
+    if ((await formProbes().body()).status !== 404) return undefined
+    spend(estimateUsd('p7-search', QUERY), 'a search without a tool, should a target serve it with any tool')
+    const bare = await target().post('/v1/search', { query: QUERY })
+    if (bare.status !== 404) return undefined
+    return {
+      id: FORM_REQUIREMENT.body,
+      detail: `POST /v1/search answered 404 with search_tool_name ${targetName('p1-search')} and without one: the route is not served`,
+    }
+  })
+  const url = memo(async (): Promise<MissingRoute | undefined> => {
+    const ex = await formProbes().url()
+    if (ex.status !== 404) return undefined
+    const path = `POST /v1/search/${targetName('p1-search')}`
+    if (isNamed('p1-search') || isSearchResult(await formProbes().body()))
+      return {
+        id: FORM_REQUIREMENT.url,
+        detail: `${path} answered 404 for a tool the target has: the route is not served`,
+      }
+    const bodyMissing = await body()
+    if (bodyMissing === undefined) return undefined
+    return {
+      id: bodyMissing.id,
+      detail: `${bodyMissing.detail}, and ${path} answered 404 too (if the target serves the URL form under another name for p1-search, ${howToNameId('p1-search')})`,
+    }
+  })
+  return { body, url }
+})
+
+/** The route of a form that answers 404 itself, or undefined when the route is served. */
+export function missingRoute(form: Form): Promise<MissingRoute | undefined> {
+  return missingRoutes()[form]()
+}
+
+/** Skips the running test when a form's route is not served, naming the requirement that reports it. */
+export async function needRoute(form: Form): Promise<void> {
+  const missing = await missingRoute(form)
+  if (missing !== undefined) precondition(false, missing.id, missing.detail)
+}
+
+/** Skips the running test when neither form's route is served, naming the requirement that reports it. */
+export async function needSomeRoute(): Promise<void> {
+  const body = await missingRoute('body')
+  const url = await missingRoute('url')
+  if (body !== undefined && url !== undefined) precondition(false, body.id, body.detail)
+}
+
+/** In a form's own check: its route answering 404 itself is its failure; where the cause is the body form's, a skip. */
+export async function judgeRoute(form: Form): Promise<void> {
+  const missing = await missingRoute(form)
+  if (missing === undefined) return
+  if (missing.id !== FORM_REQUIREMENT[form]) precondition(false, missing.id, missing.detail)
+  const ex = await search(target(), { tool: 'p1-search', form })
+  fail(`${ex.excerpt.method} ${ex.excerpt.path} to be served (a route section 4.5 states)`, missing.detail, ex)
+}
+
+export async function needForm(form: Form): Promise<void> {
+  await needRoute(form)
+  await needTool('p1-search')
+  const ex = await formProbes()[form]()
+  precondition(
+    ex.status === 200,
+    FORM_REQUIREMENT[form],
+    `the ${form} form of ${targetName('p1-search')} answered ${ex.status}`,
+  )
+}
+
+/** 200 (section 7: "Search | 200 success") with the reason in the failure, for calls whose rule is that a value is accepted. */
 export function expectAccepted(ex: Exchange, what: string): void {
   expectStatus(ex, 200, `${what} is valid and accepted`)
 }

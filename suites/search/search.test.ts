@@ -7,8 +7,11 @@ import { check, target, spend } from '../../harness/worker/suite.ts'
 import {
   estimateUsd,
   isSearchResult,
+  judgeRoute,
   listedTools,
+  missingRoute,
   needForm,
+  needSomeRoute,
   needTool,
   NINE_TOOLS,
   QUERY,
@@ -17,6 +20,7 @@ import {
   type Form,
 } from './client.ts'
 import { howToNameId, targetName } from '../shared/names.ts'
+import { expectRefused } from '../shared/status.ts'
 
 const api = target()
 
@@ -25,6 +29,7 @@ describe('the search result (Part 2 §2.2)', () => {
     'P2-2.2-search-result',
     'a search answers object "search" and results of title, url, snippet and an optional date',
     async () => {
+      await needSomeRoute()
       await needTool('p1-search')
       let judged = 0
       for (const form of ['body', 'url'] as const) {
@@ -52,6 +57,7 @@ describe('the two forms (Part 2 §4.5)', () => {
     'P2-4.5-search-body-form',
     'POST /v1/search with search_tool_name answers 200 with a search result',
     async () => {
+      await judgeRoute('body')
       await needTool('p1-search')
       const ex = await search(api, { tool: 'p1-search', form: 'body' })
       expectStatus(ex, 200)
@@ -68,6 +74,7 @@ describe('the two forms (Part 2 §4.5)', () => {
     'P2-4.5-search-url-form',
     'POST /v1/search/{search_tool_name} without search_tool_name answers 200 with a search result',
     async () => {
+      await judgeRoute('url')
       await needTool('p1-search')
       const ex = await search(api, { tool: 'p1-search', form: 'url' })
       expectStatus(ex, 200)
@@ -159,14 +166,19 @@ describe('errors (Part 2 §7)', () => {
     'P2-7-search-401',
     'a search with no key or an unknown key is refused with 401, by body and by URL',
     async () => {
+      // A keyless call needs the route, not the tool's name: a tool the target names otherwise is judged when the
+      // target answers 401 anyway, and skipped only when it refused the name first (the words fix no order).
+      await needSomeRoute()
+      const tool = 'p1-search'
       for (const form of ['body', 'url'] as Form[]) {
-        await needForm(form)
+        if ((await missingRoute(form)) !== undefined) continue
         for (const key of [null, 'invalid'] as const) {
-          expectStatus(
-            await search(api, { tool: 'p1-search', form, key }),
-            401,
-            `${key === null ? 'no key' : 'an unknown key'} on the ${form} form`,
-          )
+          const ex = await search(api, { tool, form, key })
+          if ([400, 404].includes(ex.status) && !(await toolAccess(tool)).present)
+            skipTest(
+              `${ex.excerpt.method} ${ex.excerpt.path} answered ${ex.status} without a valid key, naming ${targetName(tool)}, which the target does not have under that name; the words fix no order between the key and the tool, so 401 is judged on a tool it has: ${howToNameId(tool)}`,
+            )
+          expectStatus(ex, 401, `${key === null ? 'no key' : 'an unknown key'} on the ${form} form`)
         }
       }
     },
@@ -174,21 +186,13 @@ describe('errors (Part 2 §7)', () => {
 
   check(
     'P2-7-search-unknown-tool',
-    'a tool that does not exist is refused with 400 or 404, by body and by URL',
+    'a tool that does not exist is refused with a client error, by body and by URL',
     async () => {
       const tool = 'gc-no-such-search-tool'
       await needForm('body')
-      expectStatus(
-        await search(api, { tool, form: 'body' }),
-        [400, 404],
-        'an unknown search_tool_name is an invalid parameter or a missing resource',
-      )
+      expectRefused(await search(api, { tool, form: 'body' }), 'an unknown search_tool_name')
       await needForm('url')
-      expectStatus(
-        await search(api, { tool, form: 'url' }),
-        [400, 404],
-        'an unknown tool in the URL is an invalid parameter or a missing resource',
-      )
+      expectRefused(await search(api, { tool, form: 'url' }), 'an unknown tool in the URL')
     },
   )
 })

@@ -119,6 +119,19 @@ describe('search choices real providers make (gateway/variations.ts)', () => {
   })
 })
 
+describe('search-limits-clamped', () => {
+  const gw = testGateway({ variations: ['search-limits-clamped'] })
+  const search = (body: Record<string, unknown>) =>
+    gw.call('/v1/search/p1-search', { method: 'POST', body: { query: 'x', ...body } })
+  const domains = (n: number) => Array.from({ length: n }, (_, i) => `site${i}.example.com`)
+
+  it('clamps max_results into 1 to 20 and searches the first 20 domains of a longer filter', async () => {
+    expect((await search({ max_results: 21 })).body.results).toHaveLength(20)
+    expect((await search({ max_results: 0 })).body.results).toHaveLength(1)
+    expect((await search({ search_domain_filter: domains(21) })).status).toBe(200)
+  })
+})
+
 describe('search-ocr-min-tier-3', () => {
   const gw = testGateway({ variations: ['search-ocr-min-tier-3'] })
   const search = (tool: string, key: 'tier2' | 'tier3') =>
