@@ -166,6 +166,7 @@ describe('aggregate and verdict', () => {
     section: '1',
     family,
     level,
+    kind: 'shape',
     rule: id,
   })
   const out = (requirement: string, status: Outcome['status'], message?: string): Outcome => ({

@@ -29,12 +29,28 @@ import {
 import { configErrorOf } from '../../support/config-error.ts'
 
 const REQUIREMENTS: Requirement[] = [
-  { id: 'M-fail', part: 1, section: '2.3', family: 'models', level: 'MUST', rule: 'mode is one of eleven values' },
-  { id: 'M-pass', part: 1, section: '2.3', family: 'models', level: 'MUST', rule: 'list items have owned_by' },
-  { id: 'S-warn', part: 1, section: '4.3', family: 'models', level: 'SHOULD', rule: 'cursors page' },
-  { id: 'M-skip', part: 1, section: '8', family: 'models', level: 'MUST', rule: 'tier 5 limits' },
-  { id: 'M-other', part: 2, section: '2.1', family: 'videos', level: 'MUST', rule: 'a job object' },
-  { id: 'M-new', part: 1, section: '7', family: 'models', level: 'MUST', rule: 'unknown model is 404' },
+  {
+    id: 'M-fail',
+    part: 1,
+    section: '2.3',
+    family: 'models',
+    level: 'MUST',
+    kind: 'shape',
+    rule: 'mode is one of eleven values',
+  },
+  {
+    id: 'M-pass',
+    part: 1,
+    section: '2.3',
+    family: 'models',
+    level: 'MUST',
+    kind: 'shape',
+    rule: 'list items have owned_by',
+  },
+  { id: 'S-warn', part: 1, section: '4.3', family: 'models', level: 'SHOULD', kind: 'shape', rule: 'cursors page' },
+  { id: 'M-skip', part: 1, section: '8', family: 'models', level: 'MUST', kind: 'shape', rule: 'tier 5 limits' },
+  { id: 'M-other', part: 2, section: '2.1', family: 'videos', level: 'MUST', kind: 'shape', rule: 'a job object' },
+  { id: 'M-new', part: 1, section: '7', family: 'models', level: 'MUST', kind: 'shape', rule: 'unknown model is 404' },
 ]
 const KNOWN_IDS = new Set(REQUIREMENTS.map((r) => r.id))
 const isRequirement = (id: string): boolean => KNOWN_IDS.has(id)

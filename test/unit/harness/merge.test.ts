@@ -31,11 +31,11 @@ import { SUMMARY_SCHEMA_VERSION, type Summary } from '../../../harness/report/su
 import { configErrorOf } from '../../support/config-error.ts'
 
 const REQUIREMENTS: Requirement[] = [
-  { id: 'A', part: 1, section: '2.3', family: 'models', level: 'MUST', rule: 'a' },
-  { id: 'B', part: 1, section: '2.3', family: 'models', level: 'MUST', rule: 'b' },
-  { id: 'C', part: 1, section: '4.3', family: 'models', level: 'SHOULD', rule: 'c' },
-  { id: 'D', part: 1, section: '5', family: 'auth', level: 'MUST', rule: 'd' },
-  { id: 'E', part: 1, section: '5', family: 'auth', level: 'MUST', rule: 'e' },
+  { id: 'A', part: 1, section: '2.3', family: 'models', level: 'MUST', kind: 'shape', rule: 'a' },
+  { id: 'B', part: 1, section: '2.3', family: 'models', level: 'MUST', kind: 'shape', rule: 'b' },
+  { id: 'C', part: 1, section: '4.3', family: 'models', level: 'SHOULD', kind: 'shape', rule: 'c' },
+  { id: 'D', part: 1, section: '5', family: 'auth', level: 'MUST', kind: 'shape', rule: 'd' },
+  { id: 'E', part: 1, section: '5', family: 'auth', level: 'MUST', kind: 'shape', rule: 'e' },
 ]
 
 function out(

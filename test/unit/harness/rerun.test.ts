@@ -76,7 +76,15 @@ describe('the second try', () => {
 })
 
 describe('rerunFailed in a test', () => {
-  const req: Requirement = { id: 'P1-7-x', part: 1, section: '7', family: 'models', level: 'MUST', rule: 'r' }
+  const req: Requirement = {
+    id: 'P1-7-x',
+    part: 1,
+    section: '7',
+    family: 'models',
+    level: 'MUST',
+    kind: 'shape',
+    rule: 'r',
+  }
 
   function fakeContext(timeout = 30_000, startedAgoMs = 0): TestContext {
     return {
@@ -213,7 +221,9 @@ describe('rerunFailed in a test', () => {
 })
 
 describe('flaky in the results', () => {
-  const requirements: Requirement[] = [{ id: 'A', part: 1, section: '7', family: 'models', level: 'MUST', rule: 'a' }]
+  const requirements: Requirement[] = [
+    { id: 'A', part: 1, section: '7', family: 'models', level: 'MUST', kind: 'shape', rule: 'a' },
+  ]
   const out = (status: Outcome['status'], rerun?: Outcome['rerun'], source: Outcome['source'] = 'test'): Outcome => ({
     requirement: 'A',
     status,

@@ -28,6 +28,7 @@ const REQUIREMENTS: Requirement[] = [
     section: '4.1',
     family: 'headers',
     level: 'MUST',
+    kind: 'shape',
     rule: 'Every response carries the alpha header.',
   },
   {
@@ -36,6 +37,7 @@ const REQUIREMENTS: Requirement[] = [
     section: '4.2',
     family: 'headers',
     level: 'MUST',
+    kind: 'shape',
     rule: 'A bad key is refused with 401 and the error body.',
   },
   {
@@ -44,6 +46,7 @@ const REQUIREMENTS: Requirement[] = [
     section: '4.3',
     family: 'models',
     level: 'MUST',
+    kind: 'shape',
     rule: 'The model list names every mode of the catalogue.',
   },
   {
@@ -52,6 +55,7 @@ const REQUIREMENTS: Requirement[] = [
     section: '4.4',
     family: 'models',
     level: 'MUST',
+    kind: 'shape',
     rule: 'The batch object has the shape of section 4.4.',
     untestable: 'the reference does not show the batch object',
   },
@@ -61,6 +65,7 @@ const REQUIREMENTS: Requirement[] = [
     section: '3.1',
     family: 'videos',
     level: 'MUST',
+    kind: 'shape',
     rule: 'A tier-3 account may create ten jobs at once.',
   },
   {
@@ -69,6 +74,7 @@ const REQUIREMENTS: Requirement[] = [
     section: '3.2',
     family: 'videos',
     level: 'SHOULD',
+    kind: 'shape',
     rule: 'A queued job reaches processing within a minute.',
     why: 'inferred',
   },

@@ -26,6 +26,7 @@ const req = (id: string, family: string, level: 'MUST' | 'SHOULD' = 'MUST'): Req
   section: '4.1',
   family,
   level,
+  kind: 'shape',
   rule: `rule ${id}`,
 })
 const CATALOGUE = [

@@ -87,9 +87,9 @@ describe('the test name pattern', () => {
 
 describe('what a selection leaves out', () => {
   const REQUIREMENTS: Requirement[] = [
-    { id: 'M', part: 1, section: '1', family: 'models', level: 'MUST', rule: 'm' },
-    { id: 'S', part: 1, section: '1', family: 'models', level: 'SHOULD', rule: 's' },
-    { id: 'N', part: 1, section: '1', family: 'models', level: 'MUST', rule: 'n' },
+    { id: 'M', part: 1, section: '1', family: 'models', level: 'MUST', kind: 'shape', rule: 'm' },
+    { id: 'S', part: 1, section: '1', family: 'models', level: 'SHOULD', kind: 'shape', rule: 's' },
+    { id: 'N', part: 1, section: '1', family: 'models', level: 'MUST', kind: 'shape', rule: 'n' },
   ]
   const out = (requirement: string, status: Outcome['status'], source: Outcome['source'] = 'test'): Outcome => ({
     requirement,
