@@ -39,7 +39,8 @@ import {
 } from './fixtures.ts'
 import { deleteCreated, upload } from '../files/uploads.ts'
 import { howToName, namedModel } from '../shared/named-models.ts'
-import { onePagePdf } from './pdf.ts'
+import { buildPdf, pdfDataUrl } from '../ocr/pdf.ts'
+import { skipOnFetchFailure, URL_DOCUMENT } from '../ocr/documents.ts'
 
 const api = target()
 const models = modelsFixture(api)
@@ -654,8 +655,12 @@ describe('conversation, truncation and service tier (Part 1 §4.5, §7)', () => 
 })
 
 /** A one-page PDF, the form of file a model stating supports_pdf_input takes, and its bytes as a Base64 data URL (§4.4). */
-const PDF = onePagePdf('Gateway conformance note: the harbour tour starts at ten.')
-const FILE_DATA = `data:application/pdf;base64,${PDF.toString('base64')}`
+const PDF = buildPdf([
+  { texts: [{ x: 72, y: 700, text: 'Gateway conformance note: the harbour tour starts at ten.' }] },
+])
+const FILE_DATA = pdfDataUrl(PDF)
+/** A public PDF the target fetches for file_url, the one the OCR suite names. */
+const FILE_URL = URL_DOCUMENT.document_url
 
 function withFile(model: string, part: Record<string, unknown>): Record<string, unknown> {
   return {
@@ -674,14 +679,16 @@ function withFile(model: string, part: Record<string, unknown>): Record<string, 
   }
 }
 
-/**
- * The input_file given by file_id (of a PDF uploaded as user_data) and by file_data, each alone, to a model that
- * states supports_pdf_input (§2.3); not observed where none does. file_url needs a public URL the target can
- * fetch, which is not the suite's to give: it is not sent.
- */
-const fileInputs = memo(async () => {
+/** A model that states supports_pdf_input (§2.3); not observed where none does. */
+const pdfModel = memo(async () => {
   const model = (await models()).chat.find((m) => m.pdfInput)
   if (model === undefined) notObserved('no chat model this key may use states supports_pdf_input true (§2.3)')
+  return model
+})
+
+/** The input_file given by file_id (of a PDF uploaded as user_data) and by file_data, each alone, to that model. */
+const fileInputs = memo(async () => {
+  const model = await pdfModel()
   const file = await upload(api, {
     label: 'input-file',
     purpose: 'user_data',
@@ -705,6 +712,18 @@ describe('input files (Part 1 §4.4)', () => {
       const { model, byId, byData } = await fileInputs()
       expectSuccess(byId, `an input_file given by file_id of a user_data PDF, to ${model}`)
       expectSuccess(byData, `an input_file given by file_data (a Base64 data URL), to ${model}`)
+    },
+  )
+
+  check(
+    'P1-4.4-input-file-sources',
+    'an input_file given by file_url of a public PDF is accepted by a model that takes PDF input',
+    async () => {
+      const model = (await pdfModel()).id
+      const ex = await create(api, withFile(model, { file_url: FILE_URL }))
+      // The public host being down, or out of the target's reach, is no violation by the target.
+      await skipOnFetchFailure(ex, FILE_URL)
+      expectSuccess(ex, `an input_file given by file_url ${FILE_URL}, to ${model}`)
     },
   )
 
