@@ -130,6 +130,16 @@ export function expectSuccess(ex: Exchange, what: string): void {
   fail(`a 2xx answer (${what})`, `${ex.status} ${ex.text.slice(0, 200)}`, ex)
 }
 
+/**
+ * A refusal the words leave unstated (a SHOULD): any client error shows it (400, as §7's invalid request, or 404,
+ * 413, 422); a 2xx is the warning, and a 5xx is no refusal either, said as such.
+ */
+export function expectRefusal(ex: Exchange, what: string): void {
+  if (ex.status >= 400 && ex.status < 500) return
+  const seen = ex.status >= 500 ? `${ex.status}, a server error, not a refusal` : `${ex.status}, accepted`
+  fail(`a refusal, a 4xx such as 400 (${what})`, `${seen}: ${ex.text.slice(0, 160)}`, ex)
+}
+
 function isResponseObject(value: unknown): value is Record<string, unknown> {
   return schemas().validate('responses/response.json', value).ok
 }

@@ -24,6 +24,7 @@ import {
   CAPS,
   create,
   createStream,
+  expectRefusal,
   expectSuccess,
   firstChat,
   isSuccess,
@@ -61,14 +62,14 @@ type Case = [label: string, extra: Record<string, unknown>]
 
 /**
  * The largest valid values are accepted (the limits are stated for the request: a MUST; §7: any 2xx), and the
- * values one past them refused with 400 (the natural reading, not stated: a SHOULD of its own). Each is judged on
+ * values one past them refused (a 4xx: the natural reading, not stated: a SHOULD of its own). Each is judged on
  * its own exchange.
  */
 async function accepted(cases: Case[], to: (extra: Record<string, unknown>) => Promise<Exchange> = send) {
   for (const [label, extra] of cases) expectSuccess(await to(extra), `${label} is valid and accepted`)
 }
 async function refused(cases: Case[], to: (extra: Record<string, unknown>) => Promise<Exchange> = send) {
-  for (const [label, extra] of cases) expectStatus(await to(extra), 400, `${label} is one past the limit and refused`)
+  for (const [label, extra] of cases) expectRefusal(await to(extra), `${label} is one past the limit`)
 }
 
 function text(length: number, tag: string): string {
@@ -232,7 +233,7 @@ describe('field limits at both edges (Part 1 §4.5, §8.5)', () => {
     },
   )
 
-  check('P1-4.5-metadata-refused', 'metadata one past a limit is refused with 400', async () => {
+  check('P1-4.5-metadata-refused', 'metadata one past a limit is refused', async () => {
     await refused([
       ['metadata of 17 pairs', { metadata: metadata(17) }],
       ['a metadata key of 65 characters', { metadata: { [text(65, 'key')]: 'v' } }],
@@ -248,7 +249,7 @@ describe('field limits at both edges (Part 1 §4.5, §8.5)', () => {
     )
   })
 
-  check('P1-4.5-temperature-refused', 'temperature -0.01 and 2.01 are refused with 400', async () => {
+  check('P1-4.5-temperature-refused', 'temperature -0.01 and 2.01 are refused', async () => {
     const to = sendToModel(temperatureModel)
     await refused(
       [-0.01, 2.01].map((temperature) => [`temperature ${temperature}`, { temperature }]),
@@ -264,7 +265,7 @@ describe('field limits at both edges (Part 1 §4.5, §8.5)', () => {
     )
   })
 
-  check('P1-4.5-top-logprobs-refused', 'top_logprobs -1 and 21 are refused with 400', async () => {
+  check('P1-4.5-top-logprobs-refused', 'top_logprobs -1 and 21 are refused', async () => {
     const to = sendToModel(logprobsModel)
     await refused(
       [-1, 21].map((n) => [`top_logprobs ${n}`, { top_logprobs: n, include: LOGPROBS }]),
@@ -276,7 +277,7 @@ describe('field limits at both edges (Part 1 §4.5, §8.5)', () => {
     await accepted([['a safety_identifier of 64 characters', { safety_identifier: text(64, 'gc-safety') }]])
   })
 
-  check('P1-4.5-safety-identifier-refused', 'a safety_identifier of 65 characters is refused with 400', async () => {
+  check('P1-4.5-safety-identifier-refused', 'a safety_identifier of 65 characters is refused', async () => {
     await refused([['a safety_identifier of 65 characters', { safety_identifier: text(65, 'gc-safety') }]])
   })
 })
@@ -333,10 +334,9 @@ describe('refusals (Part 1 §4.5, §7)', () => {
     },
   )
 
-  check('P1-4.5-stream-options-need-stream', 'stream_options without stream true is refused with 400', async () => {
-    expectStatus(
+  check('P1-4.5-stream-options-need-stream', 'stream_options without stream true is refused', async () => {
+    expectRefusal(
       await send({ stream_options: { include_obfuscation: false } }),
-      400,
       'stream_options is only for stream true',
     )
   })
@@ -563,33 +563,29 @@ describe('the tool call item (Part 1 §4.5, §2.7)', () => {
 })
 
 describe('conversation, truncation and service tier (Part 1 §4.5, §7)', () => {
-  check(
-    'P1-4.5-conversation-exclusive',
-    'conversation with previous_response_id is refused with 400 or 404',
-    async () => {
-      const model = await firstChat(models)
-      const first = await create(api, {
-        model: model.id,
-        input: 'Say hi.',
-        max_output_tokens: CAPS.cut,
-        ...responseTags(runConfig().runId, 'chain-head'),
-      })
-      const id = responseOf(first, 'a stored response to continue').id
-      const ex = await create(api, {
-        model: model.id,
-        input: 'Again.',
-        previous_response_id: id,
-        conversation: `conv_gc_${randomSuffix()}`,
-        max_output_tokens: CAPS.cut,
-        store: false,
-      })
-      // Only a 400 shows the exclusion: a 404 or 403 says the (invented) conversation names nothing, or that
-      // persistent conversations are not enabled, which is another matter.
-      if (ex.status === 404 || ex.status === 403)
-        notObserved(`the conversation was answered ${ex.status}: it names nothing here, so the combination is not seen`)
-      expectStatus(ex, 400, 'conversation must not be combined with previous_response_id')
-    },
-  )
+  check('P1-4.5-conversation-exclusive', 'conversation with previous_response_id is refused', async () => {
+    const model = await firstChat(models)
+    const first = await create(api, {
+      model: model.id,
+      input: 'Say hi.',
+      max_output_tokens: CAPS.cut,
+      ...responseTags(runConfig().runId, 'chain-head'),
+    })
+    const id = responseOf(first, 'a stored response to continue').id
+    const ex = await create(api, {
+      model: model.id,
+      input: 'Again.',
+      previous_response_id: id,
+      conversation: `conv_gc_${randomSuffix()}`,
+      max_output_tokens: CAPS.cut,
+      store: false,
+    })
+    // Only a 400 shows the exclusion: a 404 or 403 says the (invented) conversation names nothing, or that
+    // persistent conversations are not enabled, which is another matter.
+    if (ex.status === 404 || ex.status === 403)
+      notObserved(`the conversation was answered ${ex.status}: it names nothing here, so the combination is not seen`)
+    expectRefusal(ex, 'conversation must not be combined with previous_response_id')
+  })
 
   check(
     'P1-7-truncation-disabled',

@@ -71,7 +71,7 @@ function path(id: unknown, suffix = ''): string {
 describe('stored responses (Part 1 §4.5)', () => {
   check('P1-4.5-store-retrieve', 'a stored response is retrieved with GET /v1/responses/{response_id}', async () => {
     const { body } = await stored()
-    expectStatus(await api.get(path(body.id)), 200)
+    expectSuccess(await api.get(path(body.id)), 'the retrieval of a stored response')
   })
 
   check(
