@@ -249,6 +249,11 @@ export const RESPONSES_FAULTS = [
     description: 'The first text delta of a stream is sent twice, so the deltas join to more than the final text.',
   },
   {
+    name: 'stream-args-delta-repeated',
+    breaks: ['P1-6.2-function-call-arguments'],
+    description: 'The first function call argument delta of a stream is sent twice.',
+  },
+  {
     name: 'output-text-trailing-newline',
     breaks: ['P1-2.7-output-text-matches'],
     description: 'output_text of an answered response ends with a newline its message parts do not hold.',
@@ -346,6 +351,7 @@ export const RESPONSES_ANSWER_RESHAPES: AnswerReshapes = {
 }
 
 const TEXT_DELTA = 'response.output_text.delta'
+const ARGS_DELTA = 'response.function_call_arguments.delta'
 
 const isTerminal = (event: StreamEvent): boolean =>
   isType(event, 'response.completed') || isType(event, 'response.incomplete')
@@ -392,6 +398,9 @@ export const RESPONSES_STREAM_RESHAPES: EventReshapes = {
     const { id: _id, ...response } = event.data.response
     return { ...event, data: { ...event.data, response } }
   }),
+  'stream-args-delta-repeated': eachEvent((event, index, events) =>
+    isType(event, ARGS_DELTA) && events.findIndex((e) => isType(e, ARGS_DELTA)) === index ? [event, event] : event,
+  ),
   'stream-delta-repeated': eachEvent((event, index, events) =>
     isType(event, TEXT_DELTA) && events.findIndex((e) => isType(e, TEXT_DELTA)) === index ? [event, event] : event,
   ),
