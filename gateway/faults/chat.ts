@@ -85,6 +85,21 @@ export const CHAT_FAULTS = [
     breaks: ['P1-4.7-chat-moderation'],
     description: 'A chat request with an inline moderation object is refused (400).',
   },
+  {
+    name: 'chat-stream-chunk-no-object',
+    breaks: ['P1-6.4-chat-stream-chunks'],
+    description: 'The chunks of a chat stream carry no object field.',
+  },
+  {
+    name: 'chat-stream-finish-twice',
+    breaks: ['P1-6.4-chat-stream-finish'],
+    description: 'The chunk carrying finish_reason is sent twice.',
+  },
+  {
+    name: 'chat-stream-no-done',
+    breaks: ['P1-6.4-chat-stream-done'],
+    description: 'A chat stream ends after its last chunk, without data: [DONE].',
+  },
 ] as const satisfies readonly FaultDefinition[]
 
 const COMPLETIONS = 'POST /v1/chat/completions'
@@ -126,7 +141,17 @@ export const CHAT_ANSWER_RESHAPES: AnswerReshapes = {
 }
 
 /** The chat faults that only bend a stream's events (./events.ts); a cut stream acts in the writer. */
+/** Whether a chunk carries a non-null finish_reason. */
+function finishes(body: Record<string, unknown>): boolean {
+  return (
+    Array.isArray(body.choices) && body.choices.some((c: unknown) => isObject(c) && typeof c.finish_reason === 'string')
+  )
+}
+
 export const CHAT_STREAM_RESHAPES: EventReshapes = {
+  'chat-stream-chunk-no-object': eachEvent(({ data: { object: _object, ...data }, ...event }) => ({ ...event, data })),
+  'chat-stream-finish-twice': eachEvent((event) => (finishes(event.data) ? [event, event] : event)),
+  'chat-stream-no-done': (events) => events.filter((event) => event.data !== '[DONE]'),
   'chat-length-reported-as-stop': eachEvent((event) => ({ ...event, data: lengthAsStop(event.data) })),
   'chat-total-tokens-off': eachEvent((event) => ({ ...event, data: withUsage(event.data, totalOff) })),
 }

@@ -72,8 +72,28 @@ export const RESPONSES_FAULTS = [
   },
   {
     name: 'json-schema-format-refused',
-    breaks: ['P1-4.5-text-format'],
+    breaks: ['P1-4.5-text-format', 'P1-4.5-text-format-json'],
     description: 'text.format json_schema is refused with 400.',
+  },
+  {
+    name: 'truncation-auto-refused',
+    breaks: ['P1-4.5-truncation-auto'],
+    description: 'An input over the window is refused with 400 even with truncation auto.',
+  },
+  {
+    name: 'prompt-cache-key-refused',
+    breaks: ['P1-4.5-listed-parameters'],
+    description: 'prompt_cache_key is refused with 400 as an unknown parameter.',
+  },
+  {
+    name: 'input-file-data-refused',
+    breaks: ['P1-4.4-input-file-sources'],
+    description: 'An input_file given by file_data (a Base64 data URL) is refused with 400.',
+  },
+  {
+    name: 'service-tier-flex-refused',
+    breaks: ['P1-4.5-service-tier-flex'],
+    description: 'service_tier flex is refused with 400.',
   },
   {
     name: 'conversation-with-previous-accepted',
@@ -152,6 +172,11 @@ export const RESPONSES_FAULTS = [
     description: 'Streams end after the last output event, without response.completed or response.incomplete.',
   },
   {
+    name: 'stream-empty',
+    breaks: ['P1-6.2-stream-sse', 'P1-6.2-stream-terminal'],
+    description: 'stream true answers 200 text/event-stream and ends at once, without any event.',
+  },
+  {
     name: 'stream-transaction-flag-false',
     breaks: ['P1-2.2-responses-stream-flag'],
     description: 'Streamed responses calls are recorded with stream false.',
@@ -204,6 +229,51 @@ export const RESPONSES_FAULTS = [
     description: 'response.in_progress is sent before response.created.',
   },
   {
+    name: 'stream-terminal-twice',
+    breaks: ['P1-6.2-stream-one-terminal'],
+    description: 'The terminal event of a stream is sent twice.',
+  },
+  {
+    name: 'stream-event-names-off',
+    breaks: ['P1-6.2-event-name'],
+    description: 'Every event: line names the event "update", whatever the type of its data.',
+  },
+  {
+    name: 'stream-created-no-id',
+    breaks: ['P1-6.4-event-schemas'],
+    description: 'The response in response.created carries no id.',
+  },
+  {
+    name: 'stream-delta-repeated',
+    breaks: ['P1-6.2-deltas-concatenate'],
+    description: 'The first text delta of a stream is sent twice, so the deltas join to more than the final text.',
+  },
+  {
+    name: 'stream-args-delta-repeated',
+    breaks: ['P1-6.2-function-call-arguments'],
+    description: 'The first function call argument delta of a stream is sent twice.',
+  },
+  {
+    name: 'output-text-trailing-newline',
+    breaks: ['P1-2.7-output-text-matches'],
+    description: 'output_text of an answered response ends with a newline its message parts do not hold.',
+  },
+  {
+    name: 'function-call-no-call-id',
+    breaks: ['P1-4.5-function-call-item'],
+    description: 'A function_call output item of an answered response carries no call_id.',
+  },
+  {
+    name: 'responses-error-text',
+    breaks: ['P1-7-responses-error-body'],
+    description: 'A 400 from POST /v1/responses answers its message as plain text, not a JSON error member.',
+  },
+  {
+    name: 'json-object-format-refused',
+    breaks: ['P1-4.5-text-format-json'],
+    description: 'text.format json_object is refused with 400.',
+  },
+  {
     name: 'stream-transaction-tokens-zero',
     breaks: ['P1-2.2-responses-transaction-tokens'],
     description: 'Streamed calls are recorded when the stream starts, with zero tokens.',
@@ -247,6 +317,23 @@ const asCompleted = eachResponse((response) =>
   response.status === 'incomplete' ? { ...response, status: 'completed', incomplete_details: null } : response,
 )
 
+/** Output text with a newline more than its message parts: JSON still parses, the text no longer matches. */
+const trailingNewline = onRoutes(RESPONSE_ROUTES, (answer) =>
+  typeof answer.output_text === 'string' ? { ...answer, output_text: `${answer.output_text}\n` } : answer,
+)
+const noCallId = onRoutes(RESPONSE_ROUTES, (answer) =>
+  Array.isArray(answer.output)
+    ? {
+        ...answer,
+        output: answer.output.map((item: unknown) => {
+          if (!isObject(item) || item.type !== 'function_call') return item
+          const { call_id: _id, ...rest } = item
+          return rest
+        }),
+      }
+    : answer,
+)
+
 /** The responses faults that only reshape an answer (./answers.ts); each bends the stream's responses too. */
 export const RESPONSES_ANSWER_RESHAPES: AnswerReshapes = {
   'incomplete-reported-completed': asCompleted.answers,
@@ -254,11 +341,17 @@ export const RESPONSES_ANSWER_RESHAPES: AnswerReshapes = {
   'response-output-text-missing': noOutputText.answers,
   'usage-no-reasoning-details': noReasoningDetails.answers,
   'moderation-output-missing': noModerationOutput.answers,
+  // Answers only: a stream's text is judged against its deltas, which stay whole.
+  'output-text-trailing-newline': trailingNewline,
+  'function-call-no-call-id': noCallId,
   // A created background response is the one answer still queued; polls show its true status.
   'background-status-pending': onRoutes(['POST /v1/responses'], (answer) =>
     answer.status === 'queued' ? { ...answer, status: 'pending' } : answer,
   ),
 }
+
+const TEXT_DELTA = 'response.output_text.delta'
+const ARGS_DELTA = 'response.function_call_arguments.delta'
 
 const isTerminal = (event: StreamEvent): boolean =>
   isType(event, 'response.completed') || isType(event, 'response.incomplete')
@@ -297,4 +390,18 @@ export const RESPONSES_STREAM_RESHAPES: EventReshapes = {
     isType(event, 'response.function_call_arguments.delta') ? null : event,
   ),
   'stream-no-terminal': eachEvent((event) => (isTerminal(event) ? null : event)),
+  'stream-empty': () => [],
+  'stream-terminal-twice': eachEvent((event) => (isTerminal(event) ? [event, event] : event)),
+  'stream-event-names-off': eachEvent((event) => ({ ...event, name: 'update' })),
+  'stream-created-no-id': eachEvent((event) => {
+    if (!isType(event, 'response.created') || !isObject(event.data.response)) return event
+    const { id: _id, ...response } = event.data.response
+    return { ...event, data: { ...event.data, response } }
+  }),
+  'stream-args-delta-repeated': eachEvent((event, index, events) =>
+    isType(event, ARGS_DELTA) && events.findIndex((e) => isType(e, ARGS_DELTA)) === index ? [event, event] : event,
+  ),
+  'stream-delta-repeated': eachEvent((event, index, events) =>
+    isType(event, TEXT_DELTA) && events.findIndex((e) => isType(e, TEXT_DELTA)) === index ? [event, event] : event,
+  ),
 }

@@ -79,8 +79,8 @@ export function runModel(
   let contextTokens = countTokens(context)
   if (fixed + contextTokens > model.maxInputTokens) {
     // Section 4.5: truncation auto drops the oldest items; disabled (the default) fails with 400 (section 7).
-    if (req.truncation === 'disabled' && rules.honourTruncationDisabled)
-      throw windowExceeded(model, fixed + contextTokens)
+    const refused = req.truncation === 'disabled' ? rules.honourTruncationDisabled : !rules.honourTruncationAuto
+    if (refused) throw windowExceeded(model, fixed + contextTokens)
     const room = model.maxInputTokens - fixed
     if (room <= 0) throw windowExceeded(model, fixed + contextTokens)
     const pieces = tokenPieces(context)

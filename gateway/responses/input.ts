@@ -26,13 +26,20 @@ export const MEDIA_TOKENS = { image: 85, file: 256 } as const
 
 const ROLES = new Set<string>(['user', 'assistant', 'system', 'developer'])
 
-export function normalizeInput(raw: unknown, rules: Pick<ResponseRules, 'oneFileSource'>): InputItem[] {
+export function normalizeInput(
+  raw: unknown,
+  rules: Pick<ResponseRules, 'oneFileSource' | 'takesFileData'>,
+): InputItem[] {
   if (typeof raw === 'string') return [{ type: 'message', role: 'user', parts: [{ type: 'input_text', text: raw }] }]
   if (!Array.isArray(raw)) throw invalidParameter('input', 'input must be a string or an array of input items')
   return raw.map((item, i) => normalizeItem(item, `input[${i}]`, rules))
 }
 
-function normalizeItem(item: unknown, where: string, rules: Pick<ResponseRules, 'oneFileSource'>): InputItem {
+function normalizeItem(
+  item: unknown,
+  where: string,
+  rules: Pick<ResponseRules, 'oneFileSource' | 'takesFileData'>,
+): InputItem {
   if (!isObject(item)) throw invalidParameter('input', `${where} must be an object`)
   const type = item.type ?? 'message'
   if (type === 'message') {
@@ -56,7 +63,11 @@ function normalizeItem(item: unknown, where: string, rules: Pick<ResponseRules, 
   throw invalidParameter('input', `${where}.type '${String(type)}' is not an input item type this gateway knows`)
 }
 
-function normalizeContent(content: unknown, where: string, rules: Pick<ResponseRules, 'oneFileSource'>): Part[] {
+function normalizeContent(
+  content: unknown,
+  where: string,
+  rules: Pick<ResponseRules, 'oneFileSource' | 'takesFileData'>,
+): Part[] {
   if (typeof content === 'string') return [{ type: 'input_text', text: content }]
   if (!Array.isArray(content)) throw invalidParameter('input', `${where}.content must be a string or an array of parts`)
   return content.map((part, j): Part => {
@@ -73,6 +84,8 @@ function normalizeContent(content: unknown, where: string, rules: Pick<ResponseR
       // Section 4.4: exactly one way to supply the data.
       const sources = ['file_id', 'file_url', 'file_data'].filter((key) => typeof part[key] === 'string')
       const allowed = rules.oneFileSource ? sources.length === 1 : sources.length >= 1
+      if (sources.includes('file_data') && !rules.takesFileData)
+        throw invalidParameter('input', `${at}: input_file by file_data is not supported`)
       if (!allowed)
         throw invalidParameter('input', `${at}: input_file needs exactly one of file_id, file_url, file_data`)
       return { type: 'input_file', source: String(part[sources[0] as string]) }

@@ -4,7 +4,8 @@
  * does not show, answered in the convention: retrieval, input items and cancel. POST /v1/responses/compact is
  * "when enabled" and is not, here: it answers the unknown-route 404.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { asGatewayError, sendError } from '../fallbacks.ts'
 import { requireCaller, type Caller, type RequestContext, type TokenCounts } from '../context.ts'
 import { reshapeAnswers } from '../faults/answers.ts'
 import { RESPONSES_ANSWER_RESHAPES } from '../faults/responses.ts'
@@ -34,7 +35,12 @@ export function registerResponseRoutes(app: FastifyInstance, state: GatewayState
   // A scope of the family's own, so that its answer-reshaping faults apply to its routes alone.
   void app.register(async (scope) => {
     reshapeAnswers(scope, state.faults, RESPONSES_ANSWER_RESHAPES)
-    registerRoutes(scope, state, responseRules(state.faults))
+    const rules = responseRules(state.faults)
+    if (!rules.jsonErrors)
+      scope.setErrorHandler(async (error: FastifyError | GatewayError, request, reply) =>
+        plainError(state, request, reply, error),
+      )
+    registerRoutes(scope, state, rules)
   })
 }
 
@@ -173,6 +179,18 @@ function registerStored(app: FastifyInstance, responses: Responses): void {
     cancelBackground(entry, (phase) => choices.shape(renderResponse(entry.draft, phase)))
     return entry.body
   })
+}
+
+/** A 400 as plain text, its message alone; any other error as every route answers it. */
+function plainError(
+  state: GatewayState,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  error: FastifyError | GatewayError,
+): FastifyReply {
+  const failure = asGatewayError(error)
+  if (failure.status !== 400) return sendError(state, request, reply, error)
+  return reply.code(400).type('text/plain; charset=utf-8').send(failure.message)
 }
 
 function notFound(id: string): GatewayError {

@@ -50,10 +50,17 @@ function requestRules(bent: Bent) {
         : limits.metadataPairs,
     // service_tier default may be given; the fault refuses it.
     takesDefaultServiceTier: !bent('service-tier-default-refused'),
-    // text.format json_schema is taken; the fault refuses it.
+    // service_tier flex is a listed value; the fault refuses it.
+    takesFlexServiceTier: !bent('service-tier-flex-refused'),
+    // text.format json_schema and json_object are taken; each fault refuses one.
     takesJsonSchemaFormat: !bent('json-schema-format-refused'),
+    takesJsonObjectFormat: !bent('json-object-format-refused'),
+    // prompt_cache_key is a listed parameter; the fault refuses it.
+    takesPromptCacheKey: !bent('prompt-cache-key-refused'),
     // Section 4.4: an input_file has exactly one source; the fault takes several (and reads the first).
     oneFileSource: !bent('input-file-two-sources-accepted'),
+    // Section 4.4: file_data is one of the three ways to supply a file; the fault refuses it.
+    takesFileData: !bent('input-file-data-refused'),
   }
 }
 
@@ -64,6 +71,8 @@ function generationRules(bent: Bent) {
     carryInstructions: bent('instructions-carried-over'),
     // truncation disabled fails an input over the window with 400; the fault truncates it anyway.
     honourTruncationDisabled: !bent('truncation-disabled-ignored'),
+    // truncation auto drops the oldest items when over the window; the fault fails it with 400 as disabled does.
+    honourTruncationAuto: !bent('truncation-auto-refused'),
     // The prior chain context counts as input tokens; the fault counts only the new input.
     countChainContext: !bent('chain-context-not-counted'),
     // tool_choice required always calls a tool; the fault treats it as auto.
@@ -85,6 +94,8 @@ function routeRules(bent: Bent) {
     // Section 2.2: a streamed call is recorded with stream true and its tokens; each fault bends one.
     recordStreamFlag: !bent('stream-transaction-flag-false'),
     recordStreamTokens: !bent('stream-transaction-tokens-zero'),
+    // Errors answer a JSON error object (the convention, section 7); the fault answers a 400 as plain text.
+    jsonErrors: !bent('responses-error-text'),
     // Retrieve, input items and cancel are served; each fault answers 404 for every response.
     servesRetrieve: !bent('retrieve-404'),
     servesInputItems: !bent('input-items-404'),

@@ -128,6 +128,8 @@ export function parseCreateRequest(body: unknown, rules: ResponseRules): CreateR
     )
   }
   const tools = parseTools(body.tools)
+  if (body.prompt_cache_key !== undefined && !rules.takesPromptCacheKey)
+    throw invalidParameter('prompt_cache_key', 'prompt_cache_key is not a parameter of this endpoint')
   return {
     model,
     input: normalizeInput(body.input ?? '', rules),
@@ -212,6 +214,8 @@ function parseServiceTier(body: Record<string, unknown>, rules: ResponseRules): 
   const tier = parseEnum(body, 'service_tier', ['default', 'flex'] as const)
   if (tier === 'default' && !rules.takesDefaultServiceTier)
     throw invalidParameter('service_tier', 'service_tier default is not available')
+  if (tier === 'flex' && !rules.takesFlexServiceTier)
+    throw invalidParameter('service_tier', 'service_tier flex is not available')
   return tier ?? 'default'
 }
 
@@ -255,6 +259,8 @@ function parseText(raw: unknown, rules: ResponseRules): { format: TextFormat; ve
   const format = raw.format ?? { type: 'text' }
   if (!isObject(format)) throw invalidParameter('text.format', 'text.format must be an object')
   const v = typeof verbosity === 'string' ? { verbosity } : {}
+  if (format.type === 'json_object' && !rules.takesJsonObjectFormat)
+    throw invalidParameter('text.format', 'json_object is not supported')
   if (format.type === 'text' || format.type === 'json_object') return { format: { type: format.type }, ...v }
   if (format.type === 'json_schema') {
     if (!rules.takesJsonSchemaFormat) throw invalidParameter('text.format', 'json_schema is not supported')

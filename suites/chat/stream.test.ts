@@ -1,12 +1,13 @@
 /**
  * Streamed chat completions (Part 1 §4.7, §6). §6.4 speaks of the streaming events of chat completions but shows
- * neither how a stream is asked for nor its payloads: that stream true gives a clean event stream is judged as
- * SHOULD, and what the events carry (the chunk convention, finish_reason, the [DONE] marker) is recorded.
+ * neither how a stream is asked for nor its payloads; the endpoint is compatible with a widely used convention
+ * (§1.1), whose clients read its chunks, one finish_reason per choice and the [DONE] marker: each is a SHOULD.
  */
 import { describe } from 'vitest'
-import { expectStatus, fail } from '../../harness/worker/assert.ts'
+import { expectStatus, expectThat, fail, precondition } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/worker/helpers.ts'
+import type { Exchange } from '../../harness/worker/http-client.ts'
 import { observe } from '../../harness/worker/recorder.ts'
 import { schemas } from '../../harness/schema-registry.ts'
 import type { SseEvent } from '../../harness/worker/sse.ts'
@@ -34,7 +35,7 @@ function parsed(event: SseEvent): unknown {
   }
 }
 
-/** What the data-only events of a stream carry, in the convention's terms: recorded, never judged (§6.4). */
+/** What the data-only events of a stream carry, in the convention's terms, recorded beside their checks. */
 function describeChunks(events: readonly SseEvent[]): string[] {
   const data = events.filter(isDataOnly)
   const chunks = data.filter((e) => e.data !== DONE).map((e) => ({ event: e, value: parsed(e) }))
@@ -87,5 +88,78 @@ describe('streaming (Part 1 §4.7, §6)', () => {
           .slice(0, 10)
           .join('; '),
       )
+  })
+})
+
+/** The data-only events of a whole, cleanly ended stream; skips where P1-6.4-chat-stream reports the stream. */
+function dataEvents(ex: Exchange): SseEvent[] {
+  const problem = streamProblem(ex)
+  precondition(problem === undefined, 'P1-6.4-chat-stream', `the chat stream is not whole: ${problem}`)
+  return (ex.stream as NonNullable<Exchange['stream']>).events.filter(isDataOnly)
+}
+
+/** The chunks: every data-only event but [DONE], parsed. */
+function chunksOf(ex: Exchange): Array<{ event: SseEvent; value: unknown }> {
+  return dataEvents(ex)
+    .filter((e) => e.data !== DONE)
+    .map((event) => ({ event, value: parsed(event) }))
+}
+
+describe('the chunk convention (Part 1 §6.4, §1.1)', () => {
+  check('P1-6.4-chat-stream-chunks', 'every chunk is a chat.completion.chunk with one id throughout', async () => {
+    const ex = await streamed()
+    const chunks = chunksOf(ex)
+    const problems = chunks.flatMap(({ event, value }) =>
+      schemas()
+        .validate('chat/chunk.json', value)
+        .errors.slice(0, 2)
+        .map((error) => `event ${event.index}: ${error}`),
+    )
+    const ids = new Set(chunks.map((c) => (isObject(c.value) ? c.value.id : undefined)))
+    if (ids.size > 1) problems.push(`${ids.size} ids: ${[...ids].slice(0, 3).map(String).join(', ')}`)
+    expectThat(
+      chunks.length > 0 && problems.length === 0,
+      'chunks with id (the same in each), object chat.completion.chunk, created, model and choices',
+      chunks.length === 0 ? 'no chunk' : problems.slice(0, 5),
+      ex,
+    )
+  })
+
+  check('P1-6.4-chat-stream-finish', 'each choice reports a non-null finish_reason exactly once', async () => {
+    const ex = await streamed()
+    const finishes = new Map<number, string[]>()
+    for (const { event, value } of chunksOf(ex)) {
+      const choices = isObject(value) && Array.isArray(value.choices) ? value.choices.filter(isObject) : []
+      for (const choice of choices) {
+        const index = typeof choice.index === 'number' ? choice.index : 0
+        if (!finishes.has(index)) finishes.set(index, [])
+        if (choice.finish_reason !== null && choice.finish_reason !== undefined)
+          finishes.get(index)?.push(`event ${event.index}: ${JSON.stringify(choice.finish_reason)}`)
+      }
+    }
+    const off = [...finishes].filter(([, seen]) => seen.length !== 1)
+    observe('chat stream finish_reason', [...finishes].map(([i, seen]) => `choice ${i}: ${seen.join(', ')}`).join('; '))
+    expectThat(
+      finishes.size > 0 && off.length === 0,
+      'one non-null finish_reason for each choice',
+      finishes.size === 0
+        ? 'no chunk carries a choice'
+        : off.map(([i, seen]) => `choice ${i}: ${seen.length === 0 ? 'never set' : `set ${seen.length} times`}`),
+      ex,
+    )
+  })
+
+  check('P1-6.4-chat-stream-done', 'the last data-only event is data: [DONE]', async () => {
+    const ex = await streamed()
+    const data = dataEvents(ex)
+    const at = data.findIndex((e) => e.data === DONE)
+    expectThat(
+      at >= 0 && at === data.length - 1,
+      'data: [DONE] as the last data-only event',
+      at < 0
+        ? `no data: [DONE]; the last data ${JSON.stringify(data.at(-1)?.data.slice(0, 80))}`
+        : `${data.length - 1 - at} data event(s) after it`,
+      ex,
+    )
   })
 })

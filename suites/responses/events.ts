@@ -43,8 +43,14 @@ export function isKnown(event: TypedEvent): boolean {
   return event.type !== undefined && EVENT_SCHEMAS[event.type] !== undefined
 }
 
+/** A 2xx (§7: "2xx success") answered as server-sent events. */
 export function isEventStream(ex: Exchange): boolean {
-  return ex.status === 200 && ex.stream !== undefined && /^text\/event-stream\b/i.test(ex.header('content-type') ?? '')
+  return (
+    ex.status >= 200 &&
+    ex.status < 300 &&
+    ex.stream !== undefined &&
+    /^text\/event-stream\b/i.test(ex.header('content-type') ?? '')
+  )
 }
 
 function typedEvents(ex: Exchange): TypedEvent[] {
@@ -72,7 +78,7 @@ function typedEvents(ex: Exchange): TypedEvent[] {
 
 /** The events of a stream; skips the test when the answer was not a stream (P1-6.2-stream-sse reports it). */
 export function streamEvents(ex: Exchange): TypedEvent[] {
-  expectSetup(ex, 200, 'a streamed response')
+  if (!isEventStream(ex)) expectSetup(ex, 200, 'a streamed response')
   precondition(
     isEventStream(ex) && (ex.stream?.events.length ?? 0) > 0,
     'P1-6.2-stream-sse',
@@ -81,13 +87,26 @@ export function streamEvents(ex: Exchange): TypedEvent[] {
   return typedEvents(ex)
 }
 
+/**
+ * The events of a stream, none at all included: an event stream that carries no event has no terminal event
+ * either, which the terminal rule judges. Skips the test when the answer was not an event stream.
+ */
+export function streamEventsOrNone(ex: Exchange): TypedEvent[] {
+  return isEventStream(ex) ? typedEvents(ex) : streamEvents(ex)
+}
+
+/** The terminal events of a stream, in order. */
+export function terminalEvents(events: readonly TypedEvent[]): TypedEvent[] {
+  return events.filter((e) => e.type !== undefined && TERMINAL_TYPES.has(e.type))
+}
+
 /** The response of a stream's terminal event, without judging anything: undefined when there is none. */
 export function terminalOf(ex: Exchange): unknown {
   return isEventStream(ex) ? terminalEvent(typedEvents(ex))?.data?.response : undefined
 }
 
 export function terminalEvent(events: readonly TypedEvent[]): TypedEvent | undefined {
-  return events.filter((e) => e.type !== undefined && TERMINAL_TYPES.has(e.type)).at(-1)
+  return terminalEvents(events).at(-1)
 }
 
 /** The response of the terminal event; skips the test when there is none (P1-6.2-stream-terminal reports it). */

@@ -5,7 +5,7 @@
  */
 import { reportedTier } from '../shared/tier.ts'
 import { WEATHER_FUNCTION } from '../shared/tools.ts'
-import { expectSetup, notObserved, precondition } from '../../harness/worker/assert.ts'
+import { expectKeyAccepted, expectSetup, fail, notObserved, precondition } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/worker/helpers.ts'
 import type { Exchange, TargetClient, RequestSpec } from '../../harness/worker/http-client.ts'
@@ -30,6 +30,7 @@ interface ChatModel {
   maxInputTokens: number | undefined
   functionCalling: boolean
   responseSchema: boolean
+  pdfInput: boolean
 }
 
 export interface Models {
@@ -52,6 +53,7 @@ function chatModel(item: Record<string, unknown>): ChatModel {
     functionCalling: item.supports_function_calling !== false,
     // §2.3: a flag is present only when relevant, so only a model that states it takes JSON formats is asked for them.
     responseSchema: item.supports_response_schema === true,
+    pdfInput: item.supports_pdf_input === true,
   }
 }
 
@@ -113,6 +115,31 @@ export function createStream(api: TargetClient, body: Record<string, unknown>): 
   })
 }
 
+/** §7's "2xx success". */
+export function isSuccess(ex: Exchange): boolean {
+  return ex.status >= 200 && ex.status < 300
+}
+
+/**
+ * An acceptance: §7 gives the class ("2xx success"), so any status of it passes; 200 is only its usual member. A
+ * valid key refused with 401 skips the check, naming the key form's requirement.
+ */
+export function expectSuccess(ex: Exchange, what: string): void {
+  if (isSuccess(ex)) return
+  expectKeyAccepted(ex)
+  fail(`a 2xx answer (${what})`, `${ex.status} ${ex.text.slice(0, 200)}`, ex)
+}
+
+/**
+ * A refusal the words leave unstated (a SHOULD): any client error shows it (400, as §7's invalid request, or 404,
+ * 413, 422); a 2xx is the warning, and a 5xx is no refusal either, said as such.
+ */
+export function expectRefusal(ex: Exchange, what: string): void {
+  if (ex.status >= 400 && ex.status < 500) return
+  const seen = ex.status >= 500 ? `${ex.status}, a server error, not a refusal` : `${ex.status}, accepted`
+  fail(`a refusal, a 4xx such as 400 (${what})`, `${seen}: ${ex.text.slice(0, 160)}`, ex)
+}
+
 function isResponseObject(value: unknown): value is Record<string, unknown> {
   return schemas().validate('responses/response.json', value).ok
 }
@@ -122,7 +149,7 @@ function isResponseObject(value: unknown): value is Record<string, unknown> {
  * naming it, and a body that is not a response object skips it too (P1-2.7-response-object reports that).
  */
 export function responseOf(ex: Exchange, what = 'a response to judge'): Record<string, unknown> {
-  expectSetup(ex, 200, what)
+  if (!isSuccess(ex)) expectSetup(ex, 200, what)
   const body = ex.json
   precondition(
     isResponseObject(body),
@@ -160,7 +187,7 @@ export async function withRoomForReasoning(
   response: (ex: Exchange) => unknown = (ex) => ex.json,
 ): Promise<Exchange> {
   const first = await send(CAPS.answer)
-  return first.status === 200 && spentBeforeOutput(response(first)) ? send(CAPS.roomy) : first
+  return isSuccess(first) && spentBeforeOutput(response(first)) ? send(CAPS.roomy) : first
 }
 
 /** An output item other than a message or reasoning, holding something: a call cut before its arguments is not. */

@@ -6,7 +6,7 @@
  * short answer and takes the first that reports reasoning tokens.
  */
 import { describe } from 'vitest'
-import { expectSchema, expectThat } from '../../harness/worker/assert.ts'
+import { expectSchema, expectThat, precondition } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
 import { mapLimit, memo } from '../../harness/worker/helpers.ts'
 import type { Exchange } from '../../harness/worker/http-client.ts'
@@ -109,14 +109,20 @@ describe('response object (Part 1 §2.7)', () => {
     expectSchema(ex, 'responses/response.json')
     const body = ex.json as Record<string, unknown>
     expectThat(isObject(body.usage), 'a usage object on a finished response', `usage ${JSON.stringify(body.usage)}`, ex)
-    // How output_text relates to the output items is not shown (their shapes are not): recorded only.
-    const joined = messageText(body)
-    observe(
-      'output_text and the output items (shapes not shown, §2.7)',
-      body.output_text === joined
-        ? 'output_text equals the output_text parts of the message items, joined'
-        : `output_text ${JSON.stringify(body.output_text)?.slice(0, 120)}; message parts ${JSON.stringify(joined).slice(0, 120)}`,
-    )
+  })
+
+  check('P1-2.7-output-text-matches', 'output_text is the text of the message items, joined in order', async () => {
+    for (const ex of [await basic(), await cut()]) {
+      const body = responseOf(ex)
+      precondition(typeof body.output_text === 'string', 'P1-2.7-output-text', 'the response has no output_text')
+      const joined = messageText(body)
+      expectThat(
+        body.output_text === joined,
+        `output_text equal to the output_text parts of the message items, joined (${joined.length} characters)`,
+        `output_text ${JSON.stringify(body.output_text.slice(0, 120))} (${body.output_text.length} characters); parts ${JSON.stringify(joined.slice(0, 120))}`,
+        ex,
+      )
+    }
   })
 
   check('P1-2.7-output-text', 'a finished response carries output_text, the convenience final text', async () => {
@@ -182,6 +188,21 @@ describe('usage (Part 1 §2.5)', () => {
   )
 })
 
+/**
+ * A completed answer that used fewer output tokens than the budget never ran out of it: not judged. Only
+ * usage.output_tokens is read; without it, whether the budget ran out cannot be told (P1-2.5-usage-fields reports
+ * the missing count).
+ */
+function fittedOrSkip(body: Record<string, unknown>, what: string): void {
+  const output = isObject(body.usage) ? body.usage.output_tokens : undefined
+  precondition(
+    typeof output === 'number',
+    'P1-2.5-usage-fields',
+    `${what} is completed and its usage gives no output_tokens, so whether it ran out of its budget cannot be told`,
+  )
+  if (output < CAPS.cut) skipTest(`${what} fitted in ${CAPS.cut} tokens (${output}), so the budget never ran out`)
+}
+
 describe('statuses and the output budget (Part 1 §3, §4.5)', () => {
   check('P1-3-completed-status', 'an answer within its budget has status completed', async () => {
     const ex = await basic()
@@ -206,9 +227,7 @@ describe('statuses and the output budget (Part 1 §3, §4.5)', () => {
       const ex = await cut()
       const body = responseOf(ex)
       const seen = status(body)
-      const output = hasUsage(body) ? usageOf(body).output : undefined
-      if (seen.status === 'completed' && output !== undefined && output < CAPS.cut)
-        skipTest(`the answer fitted in ${CAPS.cut} tokens (${output}), so the budget never ran out`)
+      if (seen.status === 'completed') fittedOrSkip(body, 'the answer')
       expectThat(
         seen.status === 'incomplete' && seen.reason === 'max_output_tokens',
         `status incomplete with incomplete_details.reason max_output_tokens (max_output_tokens ${CAPS.cut})`,
@@ -226,9 +245,7 @@ describe('statuses and the output budget (Part 1 §3, §4.5)', () => {
       const ex = (await reasonerCut()) as Exchange
       const body = responseOf(ex)
       const seen = status(body)
-      const output = hasUsage(body) ? usageOf(body).output : undefined
-      if (seen.status === 'completed' && output !== undefined && output < CAPS.cut)
-        skipTest(`the reasoning model's answer fitted in ${CAPS.cut} tokens (${output}), so the budget never ran out`)
+      if (seen.status === 'completed') fittedOrSkip(body, "the reasoning model's answer")
       observe(
         'rule 7 (reasoning ate the budget)',
         `max_output_tokens ${CAPS.cut}: output_text ${JSON.stringify(body.output_text)}, usage ${JSON.stringify(body.usage)}`,

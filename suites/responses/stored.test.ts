@@ -16,7 +16,7 @@ import { observe, skipTest } from '../../harness/worker/recorder.ts'
 import { responseTags } from '../../harness/worker/run-tag.ts'
 import { check, target, runConfig } from '../../harness/worker/suite.ts'
 import { wordChunks } from '../../harness/token-estimate.ts'
-import { CAPS, create, firstChat, modelsFixture, PROMPT, responseOf, usageOf } from './fixtures.ts'
+import { CAPS, create, expectSuccess, firstChat, modelsFixture, PROMPT, responseOf, usageOf } from './fixtures.ts'
 
 const api = target()
 const models = modelsFixture(api)
@@ -71,7 +71,7 @@ function path(id: unknown, suffix = ''): string {
 describe('stored responses (Part 1 §4.5)', () => {
   check('P1-4.5-store-retrieve', 'a stored response is retrieved with GET /v1/responses/{response_id}', async () => {
     const { body } = await stored()
-    expectStatus(await api.get(path(body.id)), 200)
+    expectSuccess(await api.get(path(body.id)), 'the retrieval of a stored response')
   })
 
   check(
@@ -120,11 +120,11 @@ describe('stored responses (Part 1 §4.5)', () => {
 
   check(
     'P1-4.5-input-items',
-    'GET /v1/responses/{response_id}/input_items of a stored response answers 200',
+    'GET /v1/responses/{response_id}/input_items of a stored response answers 2xx',
     async () => {
       const { body } = await stored()
       const ex = await api.get(path(body.id, '/input_items'))
-      expectStatus(ex, 200)
+      expectSuccess(ex, 'the input items of a stored response')
       const list = ex.json
       const data =
         isObject(list) && Array.isArray(list.data)
