@@ -73,6 +73,10 @@ export const VARIATIONS = {
   'video-id-checked':
     'a video id not of the form this gateway issues answers 400 as invalid; Part 1 §9.2: ids are opaque, and §7 allows 400 as well as 404',
   'video-create-201': 'create and remix answer 201 with the job; §4.1 says only that a create "returns the job"',
+  'video-create-202':
+    'create and remix answer 202 Accepted with the job, as for an asynchronous job; §4.1 says only that a create "returns the job", Part 1 §7 gives "2xx success"',
+  'video-eventual':
+    'DELETE /v1/videos/{id} answers 202 and the job goes a moment later, and a new job shows in the list a moment after its create; §4.1 states what the routes do, not how soon another call sees it',
   // audio, synthesize, native
   'lenient-audio-fields':
     'fields a model does not support are accepted and ignored: instructions and stream_format sse on tts-1, stream on the base transcription model, timestamp_granularities[] off verbose_json, prompt on diarization, thinkingConfig, tools, image or audio parts and a speechMetadata speaker missing from speakerVoiceConfigs on the native speech models; §4.2, §4.3 and §4.8 state capabilities and rules for callers, not refusals',

@@ -198,7 +198,7 @@ function registerCreate(app: FastifyInstance, videos: Videos): void {
 }
 
 function registerList(app: FastifyInstance, videos: Videos): void {
-  const { state, rules, store } = videos
+  const { state, rules, store, vary } = videos
   // Without the key rule the list is served to a caller without a valid key, as an empty list.
   const listOptions = rules.listNeedsKey ? {} : { config: { auth: 'optional' as const } }
   app.get<{ Querystring: Record<string, unknown> }>('/v1/videos', listOptions, async (request) => {
@@ -207,10 +207,13 @@ function registerList(app: FastifyInstance, videos: Videos): void {
     const { account } = requireCaller(state.contexts.of(request))
     const safetyIdentifier = queryString(request.query, 'safety_identifier')
     const requestId = queryString(request.query, 'request_id')
-    const jobs = store.list(account.id, {
-      ...(safetyIdentifier === undefined || !rules.filterBySafetyIdentifier ? {} : { safetyIdentifier }),
-      ...(requestId === undefined || !rules.filterByRequestId ? {} : { requestId }),
-    })
+    const shownFrom = state.clock.now() - vary.settleMs
+    const jobs = store
+      .list(account.id, {
+        ...(safetyIdentifier === undefined || !rules.filterBySafetyIdentifier ? {} : { safetyIdentifier }),
+        ...(requestId === undefined || !rules.filterByRequestId ? {} : { requestId }),
+      })
+      .filter((job) => job.createdMs <= shownFrom)
     return {
       object: 'list',
       data: jobs.map(videos.view),
@@ -230,10 +233,12 @@ function registerJob(app: FastifyInstance, videos: Videos): void {
     return videos.view(job)
   })
 
-  app.delete<Params>('/v1/videos/:video_id', async (request) => {
+  app.delete<Params>('/v1/videos/:video_id', async (request, reply) => {
     const job = videos.jobOf(request, request.params.video_id)
-    if (rules.deleteRemoves) store.delete(job.accountId, job.id)
-    return { id: job.id, object: 'video.deleted', deleted: true }
+    const remove = (): void => void (rules.deleteRemoves && store.delete(job.accountId, job.id))
+    if (vary.settleMs === 0) remove()
+    else setTimeout(remove, vary.settleMs).unref()
+    return reply.code(vary.deletedStatus).send({ id: job.id, object: 'video.deleted', deleted: true })
   })
 
   app.get<Params>('/v1/videos/:video_id/content', async (request, reply) => {
@@ -243,7 +248,7 @@ function registerJob(app: FastifyInstance, videos: Videos): void {
     if (!rules.servesContent && status === 'completed')
       throw new GatewayError(404, `No content for video '${job.id}'.`, { code: 'not_found' })
     if (status !== 'completed' && rules.contentCompletedOnly) throw vary.notReady(job.id, status)
-    const redirect = status === 'completed' ? vary.redirectFor(request, job.accountId, job.id) : undefined
+    const redirect = status === 'completed' ? await vary.redirectFor(request, job.accountId, job.id) : undefined
     if (redirect !== undefined) return reply.redirect(redirect, 302)
     const { bytes, filename } = videos.fileOf(job)
     // Through reply.send, so that the onSend hooks still set the shared headers.
