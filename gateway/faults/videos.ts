@@ -12,6 +12,12 @@ export const VIDEOS_FAULTS = [
     description: 'Video jobs give safety_identifier as a one-item array instead of a string.',
   },
   {
+    name: 'video-routes-absent',
+    breaks: ['P2-2.1-video-list'],
+    description:
+      'No /v1/videos route is served (each a 404): one failure, under the list, and every other videos check skips naming it.',
+  },
+  {
     name: 'video-list-bare-array',
     breaks: ['P2-2.1-video-list'],
     description: 'GET /v1/videos answers a bare array of jobs instead of an object with data.',

@@ -71,6 +71,7 @@ interface Videos {
 }
 
 function registerRoutes(app: FastifyInstance, state: GatewayState, rules: VideoRules): void {
+  if (!rules.servesRoutes) return
   const store = new VideoStore(state.clock, state.videoStepMs)
   const fileOf = (job: VideoJob): { bytes: Buffer; filename: string } => {
     const [width, height] = job.size.split('x').map(Number) as [number, number]

@@ -23,6 +23,8 @@ export type VideoRules = Readonly<ReturnType<typeof videoRules>>
 export function videoRules(faults: FaultSet) {
   const bent = bentBy<VideosFault>(faults)
   return {
+    // Section 4.1: the video routes are served; the fault serves none of them (every one a 404).
+    servesRoutes: !bent('video-routes-absent'),
     // The eight models with their seconds and sizes; one fault drops gen4_turbo, one gives vidA-2-pro vidA-2's sizes.
     models: modelTable(bent('video-model-gen-turbo-missing'), bent('video-pro-sizes-missing')),
     // Any other model is refused; the fault serves it by the rules of vidA-2.
