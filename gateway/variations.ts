@@ -70,6 +70,8 @@ export const VARIATIONS = {
     'GET /v1/videos/{id}/content of a completed job answers 302 to a storage URL that serves the file without a key; §4.1: "download file", "content URLs are not durable storage"',
   'video-content-not-ready-404':
     'content asked for before completion answers 404 instead of 400; Part 2 §7: that error "is not shown"',
+  'video-content-pending-text':
+    'content asked for while the job runs answers 202 with a plain-text "still processing" message, no file; Part 2 §7: the answer before completion "is not shown"',
   'video-id-checked':
     'a video id not of the form this gateway issues answers 400 as invalid; Part 1 §9.2: ids are opaque, and §7 allows 400 as well as 404',
   'video-create-201': 'create and remix answer 201 with the job; §4.1 says only that a create "returns the job"',

@@ -248,7 +248,11 @@ function registerJob(app: FastifyInstance, videos: Videos): void {
     const status = store.status(job)
     if (!rules.servesContent && status === 'completed')
       throw new GatewayError(404, `No content for video '${job.id}'.`, { code: 'not_found' })
-    if (status !== 'completed' && rules.contentCompletedOnly) throw vary.notReady(job.id, status)
+    if (status !== 'completed' && rules.contentCompletedOnly) {
+      const running = vary.stillRunning(job.id, status)
+      if (running !== undefined) return reply.code(202).type('text/plain; charset=utf-8').send(running)
+      throw vary.notReady(job.id, status)
+    }
     const redirect = status === 'completed' ? await vary.redirectFor(request, job.accountId, job.id) : undefined
     if (redirect !== undefined) return reply.redirect(redirect, 302)
     const { bytes, filename } = videos.fileOf(job)

@@ -41,6 +41,8 @@ export interface VideoVariations {
   checkIdForm(id: string): void
   /** The error for content asked for before completion (§7: not shown). */
   notReady(id: string, status: string): GatewayError
+  /** A plain-text message answered with 202 for content asked for while the job runs, or undefined for notReady. */
+  stillRunning(id: string, status: string): string | undefined
   /** Where a completed job's file is downloaded by redirect, or undefined to serve it in the answer itself. */
   redirectFor(request: FastifyRequest, accountId: string, id: string): Promise<string | undefined>
 }
@@ -127,6 +129,10 @@ export function videoVariations(
         ? new GatewayError(404, message, { param: 'video_id', code: 'video_not_ready' })
         : new GatewayError(400, message, { param: 'video_id', code: 'video_not_ready' })
     },
+    stillRunning: (id, status) =>
+      on('video-content-pending-text') && status !== 'failed'
+        ? `Video ${id} is still processing. Try again in a few seconds.`
+        : undefined,
     async redirectFor(request, accountId, id) {
       if (storage === undefined) return undefined
       const token = randomBytes(18).toString('hex')

@@ -27,6 +27,7 @@ import {
   expectSuccess,
   listUntil,
   settleMs,
+  someVideoModel,
   tag,
   type Created,
 } from './jobs.ts'
@@ -85,6 +86,8 @@ describe('the list (Part 2 §2.1, §4.1)', () => {
       const plain = await api.get('/v1/videos')
       expectSuccess(plain, 'GET /v1/videos lists jobs')
       expectSchema(plain, 'videos/list.json')
+      // The filtered list of the run's own jobs, where the target has a model to make them with.
+      if ((await someVideoModel(api)) === undefined) return
       const { x } = await filtered()
       const ex = await api.get('/v1/videos', { query: { safety_identifier: x } })
       expectSuccess(ex, 'GET /v1/videos lists jobs')

@@ -289,6 +289,16 @@ describe('the real choices (videos/variations.ts)', () => {
     expect((await fetch(location)).status).toBe(404)
   })
 
+  it('video-content-pending-text: content of a running job is a 202 plain-text message; of a failed one, an error', async () => {
+    const gw = varied(['video-content-pending-text'])
+    const made = await create(gw, {})
+    const running = await gw.call(`/v1/videos/${made.body.id}/content`)
+    expect(running.status).toBe(202)
+    expect(running.headers['content-type']).toMatch(/^text\/plain/)
+    const failed = await create(gw, { prompt: `a boat ${CANNOT_START_MARKER}` })
+    expect((await gw.call(`/v1/videos/${failed.body.id}/content`)).status).toBe(400)
+  })
+
   it('video-create-202: create and remix answer 202 with the job', async () => {
     const gw = varied(['video-create-202'])
     const made = await create(gw, {})
