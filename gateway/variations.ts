@@ -68,6 +68,8 @@ export const VARIATIONS = {
     'a running video reports status in_progress instead of processing; Part 2 §2.1 and §3 give the statuses as "observed" and do not show the transitions',
   'video-content-redirect':
     'GET /v1/videos/{id}/content of a completed job answers 302 to a storage URL that serves the file without a key; §4.1: "download file", "content URLs are not durable storage"',
+  'video-content-redirect-own':
+    'GET /v1/videos/{id}/content of a completed job answers 302 to a download path of the service itself, which needs the key like every route; §4.1: "download file"',
   'video-content-not-ready-404':
     'content asked for before completion answers 404 instead of 400; Part 2 §7: that error "is not shown"',
   'video-content-pending-text':

@@ -33,7 +33,7 @@ import { checkCreate, readCreateBody, type VideoSpec } from './request.ts'
 import { makeMp4 } from './mp4.ts'
 import { VideoStore, type VideoJob } from './store.ts'
 import { videoRules, type VideoRules } from './rules.ts'
-import { videoVariations, type VideoVariations } from './variations.ts'
+import { OWN_DOWNLOAD, videoVariations, type VideoVariations } from './variations.ts'
 import { abandonBody } from '../abandon-body.ts'
 import { isObject } from '../../common/json.ts'
 
@@ -255,13 +255,25 @@ function registerJob(app: FastifyInstance, videos: Videos): void {
     }
     const redirect = status === 'completed' ? await vary.redirectFor(request, job.accountId, job.id) : undefined
     if (redirect !== undefined) return reply.redirect(redirect, 302)
-    const { bytes, filename } = videos.fileOf(job)
-    // Through reply.send, so that the onSend hooks still set the shared headers.
-    return reply
-      .header('content-type', 'video/mp4')
-      .header('content-disposition', `attachment; filename="${filename}"`)
-      .send(bytes)
+    return sendFile(reply, videos.fileOf(job))
   })
+
+  // Where a redirect leads on the service's own origin: the same file, for the same key.
+  if (vary.ownDownload)
+    app.get<Params>(`/v1/videos/:video_id${OWN_DOWNLOAD}`, async (request, reply) => {
+      const job = videos.jobOf(request, request.params.video_id)
+      const status = store.status(job)
+      if (status !== 'completed') throw vary.notReady(job.id, status)
+      return sendFile(reply, videos.fileOf(job))
+    })
+}
+
+/** A file in the answer itself, through reply.send, so that the onSend hooks still set the shared headers. */
+function sendFile(reply: FastifyReply, { bytes, filename }: { bytes: Buffer; filename: string }) {
+  return reply
+    .header('content-type', 'video/mp4')
+    .header('content-disposition', `attachment; filename="${filename}"`)
+    .send(bytes)
 }
 
 /** Remix, and the edits route where a fault serves it ("not available", section 4.1) like a remix. */

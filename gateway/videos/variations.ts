@@ -21,6 +21,9 @@ const STORAGE_PREFIX = '/storage/videos/'
  */
 const EVENTUAL_MS = 750
 
+/** The path, after /v1/videos/{id}, where video-content-redirect-own serves the file for the caller's key. */
+export const OWN_DOWNLOAD = '/download'
+
 /** The form of the ids this gateway issues (store.ts). */
 const ISSUED_ID = /^video_[0-9a-f]{24}$/
 
@@ -43,6 +46,8 @@ export interface VideoVariations {
   notReady(id: string, status: string): GatewayError
   /** A plain-text message answered with 202 for content asked for while the job runs, or undefined for notReady. */
   stillRunning(id: string, status: string): string | undefined
+  /** Whether the service serves a completed job's file on a path of its own, for its key (video-content-redirect-own). */
+  ownDownload: boolean
   /** Where a completed job's file is downloaded by redirect, or undefined to serve it in the answer itself. */
   redirectFor(request: FastifyRequest, accountId: string, id: string): Promise<string | undefined>
 }
@@ -133,8 +138,10 @@ export function videoVariations(
       on('video-content-pending-text') && status !== 'failed'
         ? `Video ${id} is still processing. Try again in a few seconds.`
         : undefined,
+    ownDownload: on('video-content-redirect-own'),
     async redirectFor(request, accountId, id) {
-      if (storage === undefined) return undefined
+      if (storage === undefined)
+        return on('video-content-redirect-own') ? `/v1/videos/${encodeURIComponent(id)}${OWN_DOWNLOAD}` : undefined
       const token = randomBytes(18).toString('hex')
       tokens.set(token, { accountId, id })
       const hostname = new URL(`http://${request.headers.host ?? '127.0.0.1'}`).hostname

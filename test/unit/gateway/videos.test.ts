@@ -299,6 +299,18 @@ describe('the real choices (videos/variations.ts)', () => {
     expect((await gw.call(`/v1/videos/${failed.body.id}/content`)).status).toBe(400)
   })
 
+  it('video-content-redirect-own: a completed job is downloaded by redirect to a path of its own, with the key', async () => {
+    const gw = varied(['video-content-redirect-own'])
+    const made = await create(gw, {})
+    gw.clock.advance(2 * STEP_MS)
+    const content = await gw.call(`/v1/videos/${made.body.id}/content`)
+    expect(content.status).toBe(302)
+    const location = String(content.headers.location)
+    expect(location).toBe(`/v1/videos/${made.body.id}/download`)
+    expect((await gw.call(location)).headers['content-type']).toBe('video/mp4')
+    expect((await gw.call(location, { key: null })).status).toBe(401)
+  })
+
   it('video-create-202: create and remix answer 202 with the job', async () => {
     const gw = varied(['video-create-202'])
     const made = await create(gw, {})
