@@ -68,11 +68,19 @@ export const VARIATIONS = {
     'a running video reports status in_progress instead of processing; Part 2 §2.1 and §3 give the statuses as "observed" and do not show the transitions',
   'video-content-redirect':
     'GET /v1/videos/{id}/content of a completed job answers 302 to a storage URL that serves the file without a key; §4.1: "download file", "content URLs are not durable storage"',
+  'video-content-redirect-own':
+    'GET /v1/videos/{id}/content of a completed job answers 302 to a download path of the service itself, which needs the key like every route; §4.1: "download file"',
   'video-content-not-ready-404':
     'content asked for before completion answers 404 instead of 400; Part 2 §7: that error "is not shown"',
+  'video-content-pending-text':
+    'content asked for while the job runs answers 202 with a plain-text "still processing" message, no file; Part 2 §7: the answer before completion "is not shown"',
   'video-id-checked':
     'a video id not of the form this gateway issues answers 400 as invalid; Part 1 §9.2: ids are opaque, and §7 allows 400 as well as 404',
   'video-create-201': 'create and remix answer 201 with the job; §4.1 says only that a create "returns the job"',
+  'video-create-202':
+    'create and remix answer 202 Accepted with the job, as for an asynchronous job; §4.1 says only that a create "returns the job", Part 1 §7 gives "2xx success"',
+  'video-eventual':
+    'DELETE /v1/videos/{id} answers 202 and the job goes a moment later, and a new job shows in the list a moment after its create; §4.1 states what the routes do, not how soon another call sees it',
   // audio, synthesize, native
   'lenient-audio-fields':
     'fields a model does not support are accepted and ignored: instructions and stream_format sse on tts-1, stream on the base transcription model, timestamp_granularities[] off verbose_json, prompt on diarization, thinkingConfig, tools, image or audio parts and a speechMetadata speaker missing from speakerVoiceConfigs on the native speech models; §4.2, §4.3 and §4.8 state capabilities and rules for callers, not refusals',

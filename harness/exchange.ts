@@ -36,6 +36,8 @@ export interface ExchangeExcerpt {
   error?: string
   /** The records the answer showed and the echoes it carried, for the record ledger (harness/report/ledger.ts). */
   notes?: RecordNotes
+  /** Sent to an origin other than the target's (a storage host a redirect led to): its answer is not the service's. */
+  crossOrigin?: true
 }
 
 export const EXCERPT_CHARS = 2000

@@ -12,6 +12,12 @@ export const VIDEOS_FAULTS = [
     description: 'Video jobs give safety_identifier as a one-item array instead of a string.',
   },
   {
+    name: 'video-routes-absent',
+    breaks: ['P2-2.1-video-list'],
+    description:
+      'No /v1/videos route is served (each a 404): one failure, under the list, and every other videos check skips naming it.',
+  },
+  {
     name: 'video-list-bare-array',
     breaks: ['P2-2.1-video-list'],
     description: 'GET /v1/videos answers a bare array of jobs instead of an object with data.',
@@ -34,8 +40,8 @@ export const VIDEOS_FAULTS = [
   },
   {
     name: 'video-free',
-    breaks: ['P2-3-started-charged', 'P2-4.1-interrupted-charge'],
-    description: 'Jobs that start are never charged.',
+    breaks: ['P2-3-started-charged', 'P2-4.1-interrupted-charged'],
+    description: 'Jobs that start are never charged (a warning: no time is fixed for a charge to show).',
   },
   {
     name: 'video-content-early',
@@ -48,6 +54,11 @@ export const VIDEOS_FAULTS = [
     description: 'GET /v1/videos/{id}/content answers 404 even for a completed job.',
   },
   {
+    name: 'video-default-landscape',
+    breaks: ['P2-4.1-defaults'],
+    description: 'A create without size makes a 1280x720 video instead of the default 720x1280.',
+  },
+  {
     name: 'video-model-gen-turbo-missing',
     breaks: ['P2-4.1-models'],
     description: 'gen4_turbo is refused with 400 as an unknown model.',
@@ -55,7 +66,8 @@ export const VIDEOS_FAULTS = [
   {
     name: 'video-model-unchecked',
     breaks: ['P2-4.1-model-unknown'],
-    description: 'A model id outside the eight video models is accepted and served by the rules of vidA-2.',
+    description:
+      'A model id outside the eight video models is accepted and served by the rules of vidA-2 (a warning: the refusal is not stated).',
   },
   {
     name: 'video-prompt-optional',
@@ -63,9 +75,14 @@ export const VIDEOS_FAULTS = [
     description: 'A create without prompt (or with an empty one) is accepted.',
   },
   {
-    name: 'video-prompt-limit-1024',
+    name: 'video-prompt-limit-999',
     breaks: ['P2-8-prompt-length'],
-    description: 'The prompt limit is 1024 characters instead of 1000.',
+    description: 'The prompt limit is 999 characters instead of 1000: a prompt of 1000 is refused.',
+  },
+  {
+    name: 'video-prompt-limit-1024',
+    breaks: ['P2-8-prompt-refused'],
+    description: 'The prompt limit is 1024 characters instead of 1000 (a warning: the refusal is not stated).',
   },
   {
     name: 'video-seconds-any-multiple',
@@ -85,7 +102,7 @@ export const VIDEOS_FAULTS = [
   {
     name: 'video-sizes-unchecked',
     breaks: ['P2-4.1-sizes-unlisted'],
-    description: 'Any WIDTHxHEIGHT is accepted for every model.',
+    description: 'Any WIDTHxHEIGHT is accepted for every model (a warning: the refusal is not stated).',
   },
   {
     name: 'video-webp-refused',
@@ -95,12 +112,18 @@ export const VIDEOS_FAULTS = [
   {
     name: 'video-reference-unchecked',
     breaks: ['P2-4.1-input-reference-type'],
-    description: 'input_reference is not checked: bytes that are no JPEG, PNG or WebP (a GIF, text) are accepted.',
+    description:
+      'input_reference is not checked: bytes that are no JPEG, PNG or WebP (a GIF, text) are accepted (a warning: the refusal is not stated).',
   },
   {
     name: 'video-safety-identifier-64',
     breaks: ['P2-8-safety-identifier-length'],
     description: 'safety_identifier is limited to 64 characters (the responses limit) instead of 256.',
+  },
+  {
+    name: 'video-safety-identifier-unlimited',
+    breaks: ['P2-8-safety-identifier-refused'],
+    description: 'safety_identifier has no length limit (a warning: the refusal is not stated).',
   },
   {
     name: 'video-filter-safety-ignored',

@@ -145,7 +145,7 @@ export function checkCreate(raw: RawCreate, rules: VideoRules): VideoSpec {
   if (prompt.trim() === '' && rules.requirePrompt) throw invalidParameter('prompt', 'prompt must not be empty.')
 
   const seconds = checkSeconds(fields.seconds, rule, rules)
-  const size = checkSize(stringField(fields, 'size', false) ?? limits.defaultSize, rule, rules)
+  const size = checkSize(stringField(fields, 'size', false) ?? rules.defaultSize, rule, rules)
   const [width, height] = size.split('x').map(Number) as [number, number]
 
   const safetyIdentifier = stringField(fields, 'safety_identifier', false) ?? null
@@ -168,7 +168,7 @@ export function checkCreate(raw: RawCreate, rules: VideoRules): VideoSpec {
 }
 
 function checkSeconds(value: unknown, rule: ModelRule, rules: VideoRules): string {
-  if (value === undefined || value === null) return limits.defaultSeconds
+  if (value === undefined || value === null) return rules.defaultSeconds
   let text: string
   if (typeof value === 'string') text = value
   else if (typeof value === 'number' && !rules.secondsAsString) text = String(value)

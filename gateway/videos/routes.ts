@@ -33,7 +33,7 @@ import { checkCreate, readCreateBody, type VideoSpec } from './request.ts'
 import { makeMp4 } from './mp4.ts'
 import { VideoStore, type VideoJob } from './store.ts'
 import { videoRules, type VideoRules } from './rules.ts'
-import { videoVariations, type VideoVariations } from './variations.ts'
+import { OWN_DOWNLOAD, videoVariations, type VideoVariations } from './variations.ts'
 import { abandonBody } from '../abandon-body.ts'
 import { isObject } from '../../common/json.ts'
 
@@ -71,6 +71,7 @@ interface Videos {
 }
 
 function registerRoutes(app: FastifyInstance, state: GatewayState, rules: VideoRules): void {
+  if (!rules.servesRoutes) return
   const store = new VideoStore(state.clock, state.videoStepMs)
   const fileOf = (job: VideoJob): { bytes: Buffer; filename: string } => {
     const [width, height] = job.size.split('x').map(Number) as [number, number]
@@ -198,7 +199,7 @@ function registerCreate(app: FastifyInstance, videos: Videos): void {
 }
 
 function registerList(app: FastifyInstance, videos: Videos): void {
-  const { state, rules, store } = videos
+  const { state, rules, store, vary } = videos
   // Without the key rule the list is served to a caller without a valid key, as an empty list.
   const listOptions = rules.listNeedsKey ? {} : { config: { auth: 'optional' as const } }
   app.get<{ Querystring: Record<string, unknown> }>('/v1/videos', listOptions, async (request) => {
@@ -207,10 +208,13 @@ function registerList(app: FastifyInstance, videos: Videos): void {
     const { account } = requireCaller(state.contexts.of(request))
     const safetyIdentifier = queryString(request.query, 'safety_identifier')
     const requestId = queryString(request.query, 'request_id')
-    const jobs = store.list(account.id, {
-      ...(safetyIdentifier === undefined || !rules.filterBySafetyIdentifier ? {} : { safetyIdentifier }),
-      ...(requestId === undefined || !rules.filterByRequestId ? {} : { requestId }),
-    })
+    const shownFrom = state.clock.now() - vary.settleMs
+    const jobs = store
+      .list(account.id, {
+        ...(safetyIdentifier === undefined || !rules.filterBySafetyIdentifier ? {} : { safetyIdentifier }),
+        ...(requestId === undefined || !rules.filterByRequestId ? {} : { requestId }),
+      })
+      .filter((job) => job.createdMs <= shownFrom)
     return {
       object: 'list',
       data: jobs.map(videos.view),
@@ -230,10 +234,12 @@ function registerJob(app: FastifyInstance, videos: Videos): void {
     return videos.view(job)
   })
 
-  app.delete<Params>('/v1/videos/:video_id', async (request) => {
+  app.delete<Params>('/v1/videos/:video_id', async (request, reply) => {
     const job = videos.jobOf(request, request.params.video_id)
-    if (rules.deleteRemoves) store.delete(job.accountId, job.id)
-    return { id: job.id, object: 'video.deleted', deleted: true }
+    const remove = (): void => void (rules.deleteRemoves && store.delete(job.accountId, job.id))
+    if (vary.settleMs === 0) remove()
+    else setTimeout(remove, vary.settleMs).unref()
+    return reply.code(vary.deletedStatus).send({ id: job.id, object: 'video.deleted', deleted: true })
   })
 
   app.get<Params>('/v1/videos/:video_id/content', async (request, reply) => {
@@ -242,16 +248,32 @@ function registerJob(app: FastifyInstance, videos: Videos): void {
     const status = store.status(job)
     if (!rules.servesContent && status === 'completed')
       throw new GatewayError(404, `No content for video '${job.id}'.`, { code: 'not_found' })
-    if (status !== 'completed' && rules.contentCompletedOnly) throw vary.notReady(job.id, status)
-    const redirect = status === 'completed' ? vary.redirectFor(request, job.accountId, job.id) : undefined
+    if (status !== 'completed' && rules.contentCompletedOnly) {
+      const running = vary.stillRunning(job.id, status)
+      if (running !== undefined) return reply.code(202).type('text/plain; charset=utf-8').send(running)
+      throw vary.notReady(job.id, status)
+    }
+    const redirect = status === 'completed' ? await vary.redirectFor(request, job.accountId, job.id) : undefined
     if (redirect !== undefined) return reply.redirect(redirect, 302)
-    const { bytes, filename } = videos.fileOf(job)
-    // Through reply.send, so that the onSend hooks still set the shared headers.
-    return reply
-      .header('content-type', 'video/mp4')
-      .header('content-disposition', `attachment; filename="${filename}"`)
-      .send(bytes)
+    return sendFile(reply, videos.fileOf(job))
   })
+
+  // Where a redirect leads on the service's own origin: the same file, for the same key.
+  if (vary.ownDownload)
+    app.get<Params>(`/v1/videos/:video_id${OWN_DOWNLOAD}`, async (request, reply) => {
+      const job = videos.jobOf(request, request.params.video_id)
+      const status = store.status(job)
+      if (status !== 'completed') throw vary.notReady(job.id, status)
+      return sendFile(reply, videos.fileOf(job))
+    })
+}
+
+/** A file in the answer itself, through reply.send, so that the onSend hooks still set the shared headers. */
+function sendFile(reply: FastifyReply, { bytes, filename }: { bytes: Buffer; filename: string }) {
+  return reply
+    .header('content-type', 'video/mp4')
+    .header('content-disposition', `attachment; filename="${filename}"`)
+    .send(bytes)
 }
 
 /** Remix, and the edits route where a fault serves it ("not available", section 4.1) like a remix. */

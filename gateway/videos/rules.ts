@@ -23,14 +23,20 @@ export type VideoRules = Readonly<ReturnType<typeof videoRules>>
 export function videoRules(faults: FaultSet) {
   const bent = bentBy<VideosFault>(faults)
   return {
+    // Section 4.1: the video routes are served; the fault serves none of them (every one a 404).
+    servesRoutes: !bent('video-routes-absent'),
     // The eight models with their seconds and sizes; one fault drops gen4_turbo, one gives vidA-2-pro vidA-2's sizes.
     models: modelTable(bent('video-model-gen-turbo-missing'), bent('video-pro-sizes-missing')),
     // Any other model is refused; the fault serves it by the rules of vidA-2.
     unknownModelServedAs: bent('video-model-unchecked') ? MODEL_RULES['vidA-2'] : undefined,
     // prompt is required and not empty; the fault takes a create without one.
     requirePrompt: !bent('video-prompt-optional'),
-    // Section 8: a prompt of at most 1000 characters; the fault allows 1024.
-    promptMaxChars: bent('video-prompt-limit-1024') ? 1024 : limits.promptMaxChars,
+    // Section 8: a prompt of at most 1000 characters; one fault allows 1024, one refuses 1000 (the limit is 999).
+    promptMaxChars: bent('video-prompt-limit-1024')
+      ? 1024
+      : bent('video-prompt-limit-999')
+        ? 999
+        : limits.promptMaxChars,
     // seconds is sent as a string; the fault reads a number as its string.
     secondsAsString: !bent('video-seconds-number-accepted'),
     // A model takes its listed seconds; the fault lets vidA models take any multiple of 4.
@@ -41,8 +47,15 @@ export function videoRules(faults: FaultSet) {
     referenceTypes: REFERENCE_TYPES.filter((type) => type !== 'image/webp' || !bent('video-webp-refused')),
     // Bytes that are none of those are refused; the fault takes them (as a PNG).
     checkReferenceType: !bent('video-reference-unchecked'),
-    // Section 8: safety_identifier of at most 256 characters; the fault allows 64.
-    safetyIdentifierMaxChars: bent('video-safety-identifier-64') ? 64 : limits.safetyIdentifierMaxChars,
+    // Section 8: safety_identifier of at most 256 characters; one fault allows 64, one any length.
+    safetyIdentifierMaxChars: bent('video-safety-identifier-64')
+      ? 64
+      : bent('video-safety-identifier-unlimited')
+        ? Number.POSITIVE_INFINITY
+        : limits.safetyIdentifierMaxChars,
+    // Section 4.1: seconds 4 and size 720x1280 by default; the fault makes the default size landscape.
+    defaultSeconds: limits.defaultSeconds,
+    defaultSize: bent('video-default-landscape') ? '1280x720' : limits.defaultSize,
     // Section 3: a job that starts is charged; the fault charges none.
     chargeStarted: !bent('video-free'),
     // Section 3: a job that cannot start costs nothing; the fault charges it.

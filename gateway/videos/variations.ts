@@ -3,6 +3,8 @@
  * variation is on (../variations.ts). They live here, in one place, so that the routes read as the reference says.
  */
 import { randomBytes } from 'node:crypto'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { GatewayError, invalidParameter } from '../errors.ts'
 import type { GatewayState } from '../state.ts'
@@ -12,6 +14,15 @@ import { VIDEO_MODELS } from './request.ts'
 
 /** Where the redirect variation serves a completed job's file, without a key (a signed storage URL). */
 const STORAGE_PREFIX = '/storage/videos/'
+
+/**
+ * Under video-eventual, how late a new job shows in the list and a deleted one goes: well within the settle bound the
+ * suite allows the embedded gateway (harness/setup/config.ts), and longer than a suite's read right after the call.
+ */
+const EVENTUAL_MS = 750
+
+/** The path, after /v1/videos/{id}, where video-content-redirect-own serves the file for the caller's key. */
+export const OWN_DOWNLOAD = '/download'
 
 /** The form of the ids this gateway issues (store.ts). */
 const ISSUED_ID = /^video_[0-9a-f]{24}$/
@@ -24,13 +35,66 @@ export interface VideoVariations {
   /** A status as the answers show it. */
   shownStatus(status: VideoStatus): string
   /** The status of an answered create or remix. */
-  createdStatus: 200 | 201
+  createdStatus: 200 | 201 | 202
+  /** How long after its create a job shows in the list, and after its DELETE a job goes: 0 at once. */
+  settleMs: number
+  /** The status of an answered DELETE. */
+  deletedStatus: 200 | 202
   /** Throws the answer for an id this gateway could not have issued, where that differs from a missing one. */
   checkIdForm(id: string): void
   /** The error for content asked for before completion (§7: not shown). */
   notReady(id: string, status: string): GatewayError
+  /** A plain-text message answered with 202 for content asked for while the job runs, or undefined for notReady. */
+  stillRunning(id: string, status: string): string | undefined
+  /** Whether the service serves a completed job's file on a path of its own, for its key (video-content-redirect-own). */
+  ownDownload: boolean
   /** Where a completed job's file is downloaded by redirect, or undefined to serve it in the answer itself. */
-  redirectFor(request: FastifyRequest, accountId: string, id: string): string | undefined
+  redirectFor(request: FastifyRequest, accountId: string, id: string): Promise<string | undefined>
+}
+
+type Tokens = Map<string, { accountId: string; id: string }>
+
+/**
+ * A storage host of its own: another port, so another origin, that serves a file to whoever holds its URL (the token
+ * is the signature) and answers none of the service's headers. Listens at the first redirect, on the address the
+ * gateway listens on; resolves to its port.
+ */
+function storageHost(
+  app: FastifyInstance,
+  tokens: Tokens,
+  serveFile: (accountId: string, id: string) => { bytes: Buffer; filename: string } | undefined,
+): () => Promise<number> {
+  const server = createServer((request, response) => {
+    const token = (request.url ?? '').startsWith(STORAGE_PREFIX) ? (request.url ?? '').slice(STORAGE_PREFIX.length) : ''
+    const held = tokens.get(token)
+    const file = held && serveFile(held.accountId, held.id)
+    if (!file) {
+      response.writeHead(404, { 'content-type': 'text/plain' }).end('Not found')
+      return
+    }
+    response
+      .writeHead(200, {
+        'content-type': 'video/mp4',
+        'content-disposition': `attachment; filename="${file.filename}"`,
+        'content-length': String(file.bytes.length),
+      })
+      .end(file.bytes)
+  })
+  let listening: Promise<number> | undefined
+  app.addHook('onClose', async () => {
+    if (listening === undefined) return
+    server.closeAllConnections()
+    await new Promise<void>((resolve) => server.close(() => resolve()))
+  })
+  return () => {
+    listening ??= new Promise((resolve, reject) => {
+      const main = app.server.address()
+      const host = typeof main === 'object' && main !== null ? main.address : '127.0.0.1'
+      server.once('error', reject)
+      server.listen(0, host, () => resolve((server.address() as AddressInfo).port))
+    })
+    return listening
+  }
 }
 
 export function videoVariations(
@@ -44,22 +108,7 @@ export function videoVariations(
   const realNames = on('real-names') && toMaker.size > 0
 
   const tokens = new Map<string, { accountId: string; id: string }>()
-  if (on('video-content-redirect')) {
-    // Storage answers whoever holds the URL: the token is the signature.
-    app.get<{ Params: { token: string } }>(
-      `${STORAGE_PREFIX}:token`,
-      { config: { auth: 'none' } },
-      async (request, reply) => {
-        const held = tokens.get(request.params.token)
-        const file = held && serveFile(held.accountId, held.id)
-        if (!file) return reply.code(404).type('text/plain').send('Not found')
-        return reply
-          .header('content-type', 'video/mp4')
-          .header('content-disposition', `attachment; filename="${file.filename}"`)
-          .send(file.bytes)
-      },
-    )
-  }
+  const storage = on('video-content-redirect') ? storageHost(app, tokens, serveFile) : undefined
 
   return {
     inboundModel(fields) {
@@ -73,7 +122,9 @@ export function videoVariations(
     },
     shownModel: (model) => (realNames ? (toMaker.get(model) ?? model) : model),
     shownStatus: (status) => (status === 'processing' && on('video-in-progress') ? 'in_progress' : status),
-    createdStatus: on('video-create-201') ? 201 : 200,
+    createdStatus: on('video-create-202') ? 202 : on('video-create-201') ? 201 : 200,
+    settleMs: on('video-eventual') ? EVENTUAL_MS : 0,
+    deletedStatus: on('video-eventual') ? 202 : 200,
     checkIdForm(id) {
       if (on('video-id-checked') && !ISSUED_ID.test(id)) throw invalidParameter('video_id', `Invalid video id '${id}'.`)
     },
@@ -83,11 +134,18 @@ export function videoVariations(
         ? new GatewayError(404, message, { param: 'video_id', code: 'video_not_ready' })
         : new GatewayError(400, message, { param: 'video_id', code: 'video_not_ready' })
     },
-    redirectFor(request, accountId, id) {
-      if (!on('video-content-redirect')) return undefined
+    stillRunning: (id, status) =>
+      on('video-content-pending-text') && status !== 'failed'
+        ? `Video ${id} is still processing. Try again in a few seconds.`
+        : undefined,
+    ownDownload: on('video-content-redirect-own'),
+    async redirectFor(request, accountId, id) {
+      if (storage === undefined)
+        return on('video-content-redirect-own') ? `/v1/videos/${encodeURIComponent(id)}${OWN_DOWNLOAD}` : undefined
       const token = randomBytes(18).toString('hex')
       tokens.set(token, { accountId, id })
-      return `${request.protocol}://${request.headers.host ?? '127.0.0.1'}${STORAGE_PREFIX}${token}`
+      const hostname = new URL(`http://${request.headers.host ?? '127.0.0.1'}`).hostname
+      return `http://${hostname}:${await storage()}${STORAGE_PREFIX}${token}`
     },
   }
 }

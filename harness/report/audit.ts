@@ -144,8 +144,9 @@ export function callWindow(ex: ExchangeExcerpt): { from: number; to: number; clo
   return { from: ex.startedAt, to: ex.startedAt + ex.durationMs, clock: 'our clock' }
 }
 
+/** The service's headers are judged on the service's answers: not on another origin's (a storage host's). */
 export function auditExchange(ex: ExchangeExcerpt, asOf: string): Finding[] {
-  if (ex.status === undefined || ex.responseHeaders === undefined) return []
+  if (ex.status === undefined || ex.responseHeaders === undefined || ex.crossOrigin) return []
   const headers = ex.responseHeaders
   const svcId = headers['svc-request-id']
   const findings: Finding[] = []
@@ -205,7 +206,7 @@ export function duplicateIds(exchanges: readonly ExchangeExcerpt[]): Map<string,
   const byId = new Map<string, ExchangeExcerpt[]>()
   for (const ex of exchanges) {
     const id = ex.responseHeaders?.['svc-request-id']
-    if (id === undefined || id === '') continue
+    if (id === undefined || id === '' || ex.crossOrigin) continue
     const list = byId.get(id) ?? []
     list.push(ex)
     byId.set(id, list)

@@ -27,7 +27,7 @@ export const DEFAULTS = {
   maxRunMs: 24 * 3_600_000, // the longest --max-duration: a day; more is a typo
   embeddedMinuteMs: 10_000, // the embedded gateway's rate-limit minute, so that waiting for a window takes seconds
   realMinuteMs: 60_000, // a target's rate-limit minute unless GATEWAY_MINUTE_MS says it was shortened
-  settleMs: 30_000, // how long a charge may take to show in the credit record unless GATEWAY_SETTLE_MS says otherwise
+  settleMs: 30_000, // how long a charge (or a listed job) may take to show unless GATEWAY_SETTLE_MS says otherwise
   embeddedSettleMs: 2_000, // the reference gateway charges as it answers: a short bound keeps "not charged" checks quick
   maxSettleMs: 600_000, // the longest GATEWAY_SETTLE_MS: ten minutes; more is a typo
 }
@@ -53,7 +53,10 @@ export interface RunOptions {
   names?: Names
   /** GATEWAY_MINUTE_MS: the target's rate-limit minute, for a reference gateway started with --minute-ms. */
   minuteMs?: number | null
-  /** GATEWAY_SETTLE_MS: how long a charge may take to show in the credit record (suites/shared/credit.ts). */
+  /**
+   * GATEWAY_SETTLE_MS: how long a call's effect may take to show in a later read: a charge in the credit record
+   * (suites/shared/credit.ts), a video job in the list or gone from it (suites/videos/jobs.ts).
+   */
   settleMs?: number
   families: string[] | null
   grep: string | null

@@ -304,6 +304,7 @@ export class TargetClient {
       startedAt: Date.now(),
       durationMs: 0,
       attempt,
+      ...(parsed.origin === new URL(this.config.baseUrl).origin ? {} : { crossOrigin: true as const }),
     }
     return { url, headers, body, excerpt }
   }

@@ -13,15 +13,10 @@ import { precondition } from '../../harness/worker/assert.ts'
 import { observe } from '../../harness/worker/recorder.ts'
 import { schemas } from '../../harness/schema-registry.ts'
 import { runConfig, spend } from '../../harness/worker/suite.ts'
-import { estimateUsd, listVideos, trackTag, type VideoList } from './jobs.ts'
+import { estimateUsd, listVideos, requireVideoRoutes, settleMs, trackTag, type VideoList } from './jobs.ts'
 import { backoffDelayMs } from './poll.ts'
 
 const INTERRUPT_DEFAULTS = {
-  /**
-   * How long the job of a dropped create may take to appear in the list: it was sent whole and the server
-   * starts at submission, so a few seconds are plenty even for a remote target.
-   */
-  appearWithinMs: 5_000,
   /** Longest wait for the request to be written before giving up on it. */
   writeTimeoutMs: 10_000,
 }
@@ -33,6 +28,7 @@ export async function dropCreate(
   body: Record<string, unknown>,
   label: string,
 ): Promise<{ how: 'dropped' | 'answered-before-drop' }> {
+  await requireVideoRoutes(api)
   const config = runConfig()
   const secret = config.keys[key]
   if (secret === undefined) throw new Error(`no key for ${key}`)
@@ -78,7 +74,8 @@ export async function dropCreate(
 
 /**
  * Lists with the tag until the dropped create's job shows up (the list filtered by its unique safety_identifier,
- * then matched again here, so that a filter the target ignores cannot confuse it), with backoff, within a bound.
+ * then matched again here, so that a filter the target ignores cannot confuse it), with backoff, within the settle
+ * bound (GATEWAY_SETTLE_MS): the server starts at submission, and §4.1 says nothing of how soon the list shows it.
  */
 export async function findDropped(
   api: TargetClient,
@@ -97,7 +94,7 @@ export async function findDropped(
       `a listed job is not a video job of §2.1: ${String(JSON.stringify(unreadable)).slice(0, 200)}`,
     )
     const waitedMs = Date.now() - started
-    if (job !== undefined || waitedMs + backoffDelayMs(attempt) > INTERRUPT_DEFAULTS.appearWithinMs) {
+    if (job !== undefined || waitedMs + backoffDelayMs(attempt) > settleMs()) {
       if (job !== undefined)
         observe(
           'interrupted create',

@@ -6,7 +6,8 @@
  * including what a failing test left behind. Every create first reserves its estimated cost with spend():
  * seconds times the model's price per second from the target's catalogue, rounded up to the cent.
  */
-import { expectSetup, expectStatus, precondition } from '../../harness/worker/assert.ts'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { expectKeyAccepted, fail, precondition } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
 import type { KeySlot } from '../../harness/setup/config.ts'
 import { mapLimit, memo, randomSuffix } from '../../harness/worker/helpers.ts'
@@ -17,7 +18,9 @@ import { schemas } from '../../harness/schema-registry.ts'
 import { runTag } from '../../harness/worker/run-tag.ts'
 import { perFile, runConfig, spend } from '../../harness/worker/suite.ts'
 import limits from '../../schemas/limits/video-limits.json' with { type: 'json' }
+import { CREDIT_SETTLE } from '../shared/credit.ts'
 import { namedModel } from '../shared/named-models.ts'
+import { videoContainer } from './mp4-check.ts'
 import { howToNameId, isNamed, targetName } from '../shared/names.ts'
 
 export const VIDEO = limits
@@ -27,8 +30,23 @@ export type VideoModelName = keyof typeof limits.models
 export const STATUSES: readonly string[] = limits.statuses
 export const TERMINAL: readonly string[] = ['completed', 'failed']
 
-/** A create "returns the job" (§4.1) without a stated status: 200, or 201 for a created resource. */
-export const ACCEPTED: readonly number[] = [200, 201]
+/**
+ * A create "returns the job" (§4.1) without a stated status, and Part 1 §7 gives "2xx success": 200, 201 for a
+ * created resource and 202 for an asynchronous job are all the job returned.
+ */
+export function isAccepted(status: number): boolean {
+  return status >= 200 && status < 300
+}
+
+/** Part 1 §7's "2xx success" for a call the words give no status: another answer fails, naming `what`. */
+export function expectSuccess(ex: Exchange, what: string): void {
+  if (isAccepted(ex.status)) return
+  expectKeyAccepted(ex)
+  fail(`a 2xx (${what})`, `status ${ex.status}`, ex)
+}
+
+/** What a check expects of a create or remix, in its words. */
+export const ACCEPTED_WORDS = 'a 2xx that returns the job'
 
 const COST_DEFAULTS = {
   /**
@@ -129,12 +147,33 @@ function catalogue(api: TargetClient): Promise<Catalogue> {
   return read()
 }
 
+const routeProbes = new WeakMap<TargetClient, () => Promise<Exchange>>()
+
+/**
+ * Skips the running test when GET /v1/videos answers 404 to the main key: the target does not serve the video routes,
+ * one cause that P2-2.1-video-list reports (a missing model name is not the fix).
+ */
+export async function requireVideoRoutes(api: TargetClient): Promise<void> {
+  let probe = routeProbes.get(api)
+  if (probe === undefined) {
+    probe = memo(() => api.get('/v1/videos'))
+    routeProbes.set(api, probe)
+  }
+  const ex = await probe()
+  precondition(
+    ex.status !== 404,
+    'P2-2.1-video-list',
+    'GET /v1/videos answered 404: the target does not serve the video routes of §4.1',
+  )
+}
+
 /**
  * The target's name for a video model of the reference, or undefined when the user named none for it (GATEWAY_NAMES)
  * and the target does not list it: the reference writes the makers' names with a neutral word, so an absent name
  * says nothing about the target.
  */
 export async function presentVideoModel(api: TargetClient, reference: string): Promise<string | undefined> {
+  await requireVideoRoutes(api)
   const name = targetName(reference)
   if (isNamed(reference) || (await catalogue(api)).ids.has(name)) return name
   return undefined
@@ -163,6 +202,11 @@ export async function defaultVideoModel(api: TargetClient): Promise<string> {
   return namedModel('video') ?? (await videoModel(api, 'vidA-2'))
 }
 
+/** As defaultVideoModel, but undefined instead of a skip where the target has none. */
+export async function someVideoModel(api: TargetClient): Promise<string | undefined> {
+  return namedModel('video') ?? (await presentVideoModel(api, 'vidA-2'))
+}
+
 /** Before a create: its tag, in case no answer comes back and the job is found only by it. */
 export function trackTag(sid: string | null, key: KeySlot): void {
   if (sid !== null) created().tags.set(sid, key)
@@ -176,7 +220,7 @@ export function trackJob(id: string, key: KeySlot = 'main'): void {
 /** After: the job's id; the tag stays only when the answer left it unknown whether a job exists. */
 function settle(ex: Exchange, id: string | undefined, sid: string | null, key: KeySlot): void {
   if (id !== undefined) created().ids.set(id, key)
-  if (sid !== null && (id !== undefined || !ACCEPTED.includes(ex.status))) created().tags.delete(sid)
+  if (sid !== null && (id !== undefined || !isAccepted(ex.status))) created().tags.delete(sid)
 }
 
 /** POST /v1/videos, as JSON or (with a reference image) multipart, after reserving its cost. */
@@ -185,6 +229,7 @@ export function createVideo(api: TargetClient, options: CreateOptions): Promise<
 }
 
 async function create(api: TargetClient, options: CreateOptions): Promise<Created> {
+  await requireVideoRoutes(api)
   const model = options.model ?? (await defaultVideoModel(api))
   const key = options.key ?? 'main'
   const safetyIdentifier = options.safetyIdentifier === undefined ? tag(options.label) : options.safetyIdentifier
@@ -218,7 +263,7 @@ async function create(api: TargetClient, options: CreateOptions): Promise<Create
     })
   }
   const job = isObject(ex.json) ? ex.json : undefined
-  const id = ACCEPTED.includes(ex.status) && typeof job?.id === 'string' ? job.id : undefined
+  const id = isAccepted(ex.status) && typeof job?.id === 'string' ? job.id : undefined
   settle(ex, id, safetyIdentifier, key)
   return { ex, job, id, safetyIdentifier, model }
 }
@@ -251,13 +296,27 @@ export async function acceptedVideo(
   options: CreateOptions,
 ): Promise<Created & { id: string; job: Record<string, unknown> }> {
   const made = await createVideo(api, options)
-  expectSetup(made.ex, ACCEPTED, `a valid create (${options.label}) returns the job`)
+  expectCreated(made, `a valid create (${options.label}) returns the job`)
+  return made as Created & { id: string; job: Record<string, unknown> }
+}
+
+/** For a create that only sets up what a test judges: anything but a 2xx with a job skips the test, naming it. */
+export function expectCreated(
+  made: Created,
+  what: string,
+): asserts made is Created & {
+  id: string
+  job: Record<string, unknown>
+} {
+  const { excerpt, status } = made.ex
+  expectKeyAccepted(made.ex)
+  if (!isAccepted(status))
+    skipTest(`set-up failed: ${what}: ${excerpt.method} ${excerpt.path} answered ${status}, not a 2xx`)
   precondition(
     made.id !== undefined && made.job !== undefined,
     'P2-2.1-video-job',
     `the create answered no job id: ${made.ex.text.slice(0, 200)}`,
   )
-  return made as Created & { id: string; job: Record<string, unknown> }
 }
 
 /**
@@ -278,7 +337,7 @@ async function remix(api: TargetClient, source: Created, prompt: string, key: Ke
   spend(await estimateUsd(api, source.model, seconds), `${String(seconds)} s ${source.model} remix`)
   const ex = await api.post(`/v1/videos/${encodeURIComponent(source.id as string)}/remix`, { prompt }, { key })
   const job = isObject(ex.json) ? ex.json : undefined
-  const id = ACCEPTED.includes(ex.status) && typeof job?.id === 'string' ? job.id : undefined
+  const id = isAccepted(ex.status) && typeof job?.id === 'string' ? job.id : undefined
   settle(ex, id, null, key)
   const sid = typeof job?.safety_identifier === 'string' ? job.safety_identifier : null
   return { ex, job, id, safetyIdentifier: sid, model: source.model }
@@ -303,27 +362,43 @@ export interface Download {
 
 /**
  * GET /v1/videos/{id}/content, following a redirect to where the file is (a download of §4.1: "content URLs are not
- * durable storage"). The redirect is followed without the key, which never travels to another host.
+ * durable storage"). A redirect to another origin (a storage host) is followed without the key, which never leaves
+ * the service; one to the service's own origin keeps it.
  */
 export async function downloadContent(api: TargetClient, id: string, key: KeySlot = 'main'): Promise<Download> {
   const first = await api.get(videoPath(id, '/content'), { key, headers: CONTENT_DEFAULTS.accept })
   let final = first
   let redirects = 0
+  const service = new URL(runConfig().baseUrl).origin
   let from = new URL(videoPath(id, '/content'), runConfig().baseUrl)
   while (final.status >= 300 && final.status < 400 && redirects < CONTENT_DEFAULTS.maxRedirects) {
     const location = final.header('location')
     if (location === undefined) break
     const to = new URL(location, from)
-    final = await api.request({ method: 'GET', path: to.toString(), key: null, headers: CONTENT_DEFAULTS.accept })
+    final = await api.request({
+      method: 'GET',
+      path: to.toString(),
+      key: to.origin === service ? key : null,
+      headers: CONTENT_DEFAULTS.accept,
+    })
     redirects += 1
     from = to
   }
   return { first, final, redirects }
 }
 
-/** Whether an answer hands over content bytes: a 2xx with a body that is not a JSON document (an error, a job). */
+/** Media types of a message rather than a file: text ("still processing") and JSON (an error, a job). */
+const MESSAGE_TYPE = /^\s*(text\/|application\/([\w.-]+\+)?json\b)/i
+
+/**
+ * Whether an answer hands over a file: a 2xx whose bytes are a recognisable video container, or whose content-type
+ * says it is neither text nor JSON. A plain-text or JSON message, however it is labelled, is no file.
+ */
 export function servesBytes(ex: Exchange): boolean {
-  return ex.status >= 200 && ex.status < 300 && ex.bytes.length > 0 && ex.json === undefined
+  if (ex.status < 200 || ex.status >= 300 || ex.bytes.length === 0 || ex.json !== undefined) return false
+  if (videoContainer(ex.bytes) !== undefined) return true
+  const type = ex.header('content-type')
+  return type !== undefined && !MESSAGE_TYPE.test(type)
 }
 
 export interface VideoList {
@@ -337,14 +412,60 @@ export async function listVideos(
   query: Record<string, string> = {},
   key: KeySlot = 'main',
 ): Promise<VideoList> {
+  await requireVideoRoutes(api)
   const ex = await api.get('/v1/videos', { query, key })
-  expectStatus(ex, 200)
+  expectSuccess(ex, 'GET /v1/videos lists jobs')
   precondition(
     schemas().validate('videos/list.json', ex.json).ok,
     'P2-2.1-video-list',
     `${ex.excerpt.path} did not answer an object with a data array`,
   )
   return { ex, items: (ex.json as { data: unknown[] }).data.filter(isObject) }
+}
+
+const SETTLE_POLL = {
+  firstDelayMs: 100, // the first wait before a list is read again; each wait doubles
+  maxDelayMs: 2_000,
+}
+
+/**
+ * How long a call's effect may take to show in a later read (a created job in the list, a deleted one gone): §4.1
+ * says what the routes do, not how soon another call sees it. The run's settle bound, GATEWAY_SETTLE_MS.
+ */
+export function settleMs(): number {
+  return CREDIT_SETTLE.timeoutMs
+}
+
+/**
+ * Calls `read` until `done` holds of its answer or the settle bound passes, waiting longer each time; returns the last
+ * answer, whether it held, and how long that took.
+ */
+export async function readUntil<T>(
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+): Promise<{ value: T; settled: boolean; waitedMs: number }> {
+  const started = Date.now()
+  for (let delay = SETTLE_POLL.firstDelayMs; ; delay = Math.min(delay * 2, SETTLE_POLL.maxDelayMs)) {
+    const value = await read()
+    const waitedMs = Date.now() - started
+    if (done(value)) return { value, settled: true, waitedMs }
+    if (waitedMs + delay > settleMs()) return { value, settled: false, waitedMs }
+    await sleep(delay)
+  }
+}
+
+/** The list read until `done` holds of its jobs, within the settle bound (readUntil). */
+export async function listUntil(
+  api: TargetClient,
+  query: Record<string, string>,
+  done: (items: Array<Record<string, unknown>>) => boolean,
+  key: KeySlot = 'main',
+): Promise<VideoList & { settled: boolean; waitedMs: number }> {
+  const { value, settled, waitedMs } = await readUntil(
+    () => listVideos(api, query, key),
+    (list) => done(list.items),
+  )
+  return { ...value, settled, waitedMs }
 }
 
 /** Deletes every job this file created or may have created (afterAll). Best effort: cleanup never fails a test. */

@@ -6,35 +6,36 @@
  * the target produces one; no client can make a job fail to start, so what needs one is otherwise not observed.
  */
 import { afterAll, describe } from 'vitest'
-import {
-  expectSchema,
-  expectSetup,
-  expectStatus,
-  expectThat,
-  notObserved,
-  precondition,
-} from '../../harness/worker/assert.ts'
+import { expectKeyAccepted, expectSchema, expectThat, notObserved, precondition } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/worker/helpers.ts'
 import type { Exchange } from '../../harness/worker/http-client.ts'
 import { observe } from '../../harness/worker/recorder.ts'
 import { check, target, runConfig, spend } from '../../harness/worker/suite.ts'
 import {
-  ACCEPTED,
+  ACCEPTED_WORDS,
   CANNOT_START_MARKER,
   createVideo,
   deleteCreated,
   type Download,
   downloadContent,
+  expectCreated,
+  expectSuccess,
+  isAccepted,
+  listUntil,
   listVideos,
   estimateUsd,
+  readUntil,
   remixVideo,
+  requireVideoRoutes,
   servesBytes,
+  settleMs,
   trackJob,
   type Created,
+  VIDEO,
   videoPath,
 } from './jobs.ts'
-import { checkMp4, describeBoxes } from './mp4-check.ts'
+import { checkMp4, describeBoxes, mp4Presentation, videoContainer } from './mp4-check.ts'
 import {
   isKnownStatus,
   laterStatuses,
@@ -101,11 +102,20 @@ function neverIssuedId(what: string): string {
   return `video_gc_${runConfig().runId.replace(/[^A-Za-z0-9]/g, '')}_${what}`
 }
 
-/** The main job deleted (by P2-4.1-delete, last but one in the file), with the answer of its DELETE. */
+/**
+ * The main job deleted (by P2-4.1-delete, last but one in the file), with the answer of its DELETE and the retrieves
+ * after it until the job was gone or the settle bound passed: a delete may be accepted (202) and done a moment later.
+ */
 const deletion = memo(async () => {
   const f = await startedJob()
   const deleted = await api.request({ method: 'DELETE', path: videoPath(f.id) })
-  return { ...f, deleted }
+  const gone = isAccepted(deleted.status)
+    ? await readUntil(
+        () => api.get(videoPath(f.id)),
+        (ex) => ex.status >= 400 && ex.status < 500,
+      )
+    : undefined
+  return { ...f, deleted, gone }
 })
 
 async function startedJob(): Promise<Lifecycle & { id: string; job: Record<string, unknown> }> {
@@ -114,14 +124,13 @@ async function startedJob(): Promise<Lifecycle & { id: string; job: Record<strin
   failedJob().catch(() => {})
   const f = await lifecycle()
   polled().catch(() => {})
-  expectSetup(f.made.ex, ACCEPTED, `a create of ${f.made.model} with the defaults returns the job`)
-  const { id, job } = f.made
-  precondition(id !== undefined && job !== undefined, 'P2-2.1-video-job', 'the create answered no job id')
-  return { ...f, id, job }
+  const { made } = f
+  expectCreated(made, `a create of ${made.model} with the defaults returns the job`)
+  return { ...f, id: made.id, job: made.job }
 }
 
 /** The main job polled to its end; skipped when it reached none (P2-6.3-poll-terminal reports that). */
-async function ended(): Promise<Lifecycle & Polled & { id: string; terminal: string }> {
+async function ended(): Promise<Lifecycle & Polled & { id: string; job: Record<string, unknown>; terminal: string }> {
   const f = await startedJob()
   const p = await polled()
   precondition(
@@ -146,13 +155,15 @@ describe('the video job (Part 2 §2.1, Part 1 §4.1)', () => {
         f.made.ex,
       )
       const retrieved = await api.get(videoPath(f.made.id as string))
-      expectStatus(retrieved, 200)
+      expectSuccess(retrieved, 'GET /v1/videos/{video_id} retrieves the job')
       expectSchema(retrieved, 'videos/job.json')
-      const list = await listVideos(api, { safety_identifier: f.made.safetyIdentifier as string })
+      const list = await listUntil(api, { safety_identifier: f.made.safetyIdentifier as string }, (items) =>
+        items.some((item) => item.id === f.made.id),
+      )
       const ours = list.items.filter((item) => item.id === f.made.id)
       expectThat(
         ours.length === 1,
-        `the job ${f.made.id} listed once under its safety_identifier`,
+        `the job ${f.made.id} listed once under its safety_identifier, within ${settleMs()} ms`,
         `${ours.length} times`,
         list.ex,
       )
@@ -174,7 +185,7 @@ describe('the video job (Part 2 §2.1, Part 1 §4.1)', () => {
         f.made.ex,
       )
       const retrieved = await api.get(videoPath(f.made.id as string))
-      expectStatus(retrieved, 200)
+      expectSuccess(retrieved, 'GET /v1/videos/{video_id} retrieves the job')
       const again = isObject(retrieved.json) ? retrieved.json.request_id : undefined
       expectThat(
         again === header,
@@ -191,7 +202,7 @@ describe('the video job (Part 2 §2.1, Part 1 §4.1)', () => {
     async () => {
       const f = await startedJob()
       const ex = await api.get(videoPath(f.made.id as string))
-      expectStatus(ex, 200)
+      expectSuccess(ex, 'GET /v1/videos/{video_id} retrieves the job')
       const body = isObject(ex.json) ? ex.json : {}
       const differences = (['id', 'request_id', 'safety_identifier'] as const).flatMap((field) =>
         JSON.stringify(body[field]) === JSON.stringify(f.job[field])
@@ -206,6 +217,7 @@ describe('the video job (Part 2 §2.1, Part 1 §4.1)', () => {
     'P1-7-video-never-issued',
     'retrieve, delete and content of a video id never issued answer 400 or 404',
     async () => {
+      await requireVideoRoutes(api)
       const id = neverIssuedId('missing')
       const answers = [
         await api.get(videoPath(id)),
@@ -278,7 +290,7 @@ describe('states (Part 2 §3, §6.3)', () => {
       const poll = (await polled()).poll as Poll
       const last = poll.seen.at(-1)
       precondition(
-        last === undefined || last.ex.status === 200,
+        last === undefined || isAccepted(last.ex.status),
         'P2-4.1-retrieve',
         `a poll answered ${last?.ex.status}`,
       )
@@ -376,12 +388,63 @@ describe('content (Part 2 §3, §4.1, §7)', () => {
       if (f.terminal !== 'completed') notObserved(`the job ended ${f.terminal}, so there is no content to download`)
       const { first, final, redirects } = f.content as Download
       const verdict = checkMp4(final.bytes)
+      const container = videoContainer(final.bytes) ?? 'no container recognised'
       observe(
         'video content',
-        `${redirects > 0 ? `by ${redirects} redirect(s) (${first.status}), ` : ''}${final.header('content-type') ?? 'no content-type'}, ${final.bytes.length} bytes: ${verdict.problems.length === 0 ? 'an MP4' : `not an MP4 (${verdict.problems.join('; ')})`}: ${describeBoxes(verdict)}${verdict.majorBrand ? `, brand ${verdict.majorBrand}` : ''}`,
+        `${redirects > 0 ? `by ${redirects} redirect(s) (${first.status}), ` : ''}${final.header('content-type') ?? 'no content-type'}, ${final.bytes.length} bytes, ${container}: ${verdict.problems.length === 0 ? 'an MP4' : `not an MP4 (${verdict.problems.join('; ')})`}: ${describeBoxes(verdict)}${verdict.majorBrand ? `, brand ${verdict.majorBrand}` : ''}`,
       )
-      expectStatus(final, 200, redirects > 0 ? 'the redirect leads to the file' : 'the job is completed')
+      expectSuccess(final, redirects > 0 ? 'the redirect leads to the file' : 'the job is completed')
       expectThat(final.bytes.length > 0, "the file's bytes", 'an empty body', final)
+    },
+    { timeout: POLLING_TEST_TIMEOUT_MS },
+  )
+})
+
+/** How far a file's duration may be from the seconds asked for: encoders round to whole frames and packets. */
+const DURATION_TOLERANCE_S = 0.5
+
+describe('defaults (Part 2 §4.1)', () => {
+  check(
+    'P2-4.1-defaults',
+    `a create without seconds and size makes a ${VIDEO.defaultSeconds}-second ${VIDEO.defaultSize} video`,
+    async () => {
+      const f = await ended()
+      const wanted = { seconds: VIDEO.defaultSeconds, size: VIDEO.defaultSize }
+      // §2.1 does not show these fields: a job that shows them is judged by them, one that does not is not.
+      const shown = (['seconds', 'size'] as const).filter(
+        (field) => f.job[field] !== undefined && f.job[field] !== null,
+      )
+      const wrong = shown
+        // seconds is a number written as a string (§4.1): "4" and 4 show the same duration.
+        .filter((field) =>
+          field === 'seconds' ? Number(f.job.seconds) !== Number(wanted.seconds) : f.job.size !== wanted.size,
+        )
+        .map((field) => `${field} ${JSON.stringify(f.job[field])}`)
+      expectThat(wrong.length === 0, `seconds "${wanted.seconds}" and size "${wanted.size}"`, wrong, f.made.ex)
+      const file = f.terminal === 'completed' ? f.content?.final : undefined
+      const mp4 = file !== undefined && servesBytes(file) && checkMp4(file.bytes).problems.length === 0
+      if (!mp4 || file === undefined) {
+        if (shown.length > 0) return
+        notObserved(
+          `the job shows neither seconds nor size, and ${file === undefined ? `it ended ${f.terminal} with no file` : 'its file is not an MP4'} to read them from`,
+        )
+      }
+      const shows = mp4Presentation(file.bytes)
+      const [width, height] = wanted.size.split('x').map(Number) as [number, number]
+      const problems = [
+        shows.seconds === undefined || Math.abs(shows.seconds - Number(wanted.seconds)) > DURATION_TOLERANCE_S
+          ? `the movie lasts ${shows.seconds ?? 'an unknown number of'} seconds`
+          : undefined,
+        shows.width !== width || shows.height !== height
+          ? `the video track is ${shows.width ?? '?'} by ${shows.height ?? '?'}`
+          : undefined,
+      ].filter((p) => p !== undefined)
+      expectThat(
+        problems.length === 0,
+        `an MP4 of ${wanted.seconds} seconds (within ${DURATION_TOLERANCE_S}) whose video track is ${width} by ${height}`,
+        problems,
+        file,
+      )
     },
     { timeout: POLLING_TEST_TIMEOUT_MS },
   )
@@ -399,7 +462,13 @@ describe('remix and delete (Part 2 §4.1)', () => {
         { ...f.made, id: f.id },
         'gateway-conformance remix: the same boat, now at sunrise',
       )
-      expectStatus(remix.ex, ACCEPTED, 'a remix returns the new job')
+      expectKeyAccepted(remix.ex)
+      expectThat(
+        isAccepted(remix.ex.status),
+        `${ACCEPTED_WORDS}: a remix returns the new job`,
+        `status ${remix.ex.status}`,
+        remix.ex,
+      )
       const id = remix.job?.id
       expectThat(typeof id === 'string' && id !== '', 'a job with an id', `id ${JSON.stringify(id)}`, remix.ex)
       expectThat(id !== f.id, `a new job, not the source ${f.id}`, `id ${String(id)}`, remix.ex)
@@ -450,16 +519,16 @@ describe('remix and delete (Part 2 §4.1)', () => {
     'P2-4.1-delete',
     'after DELETE /v1/videos/{video_id} the job is not retrievable, not listed, its content not served',
     async () => {
-      const { id, made, deleted } = await deletion()
-      expectStatus(deleted, [200, 202, 204], 'the job is deleted')
+      const { id, made, deleted, gone } = await deletion()
+      expectSuccess(deleted, 'the job is deleted')
       observe(
         'video delete answer',
-        `DELETE /v1/videos/{video_id} answered ${deleted.status}: ${deleted.text.slice(0, 300) || '(no body)'}`,
+        `DELETE /v1/videos/{video_id} answered ${deleted.status}: ${deleted.text.slice(0, 300) || '(no body)'}; the job was gone after ${gone?.waitedMs} ms`,
       )
-      const after = await api.get(videoPath(id))
+      const after = gone?.value as Exchange
       expectThat(
-        after.status >= 400 && after.status < 500,
-        `${id} no longer retrievable (a 4xx)`,
+        gone?.settled === true,
+        `${id} no longer retrievable (a 4xx) within ${settleMs()} ms`,
         `status ${after.status}`,
         after,
       )
@@ -470,16 +539,20 @@ describe('remix and delete (Part 2 §4.1)', () => {
         `status ${content.final.status}`,
         content.final,
       )
-      const list = await listVideos(api, { safety_identifier: made.safetyIdentifier as string })
-      expectThat(!list.items.some((item) => item.id === id), `${id} no longer listed`, 'still listed', list.ex)
+      const list = await listUntil(
+        api,
+        { safety_identifier: made.safetyIdentifier as string },
+        (items) => !items.some((item) => item.id === id),
+      )
+      expectThat(list.settled, `${id} no longer listed within ${settleMs()} ms`, 'still listed', list.ex)
     },
   )
 
   check('P1-7-video-unknown-404', 'retrieve, delete and content of a job the run deleted answer 404', async () => {
-    const { id, deleted } = await deletion()
-    expectSetup(deleted, [200, 202, 204], 'the DELETE of the job this judges')
-    const retrieved = await api.get(videoPath(id))
-    precondition(retrieved.status !== 200, 'P2-4.1-delete', `the deleted job ${id} is still retrievable`)
+    const { id, deleted, gone } = await deletion()
+    precondition(gone !== undefined, 'P2-4.1-delete', `the DELETE of the job answered ${deleted.status}, not a 2xx`)
+    const retrieved = gone.value
+    precondition(gone.settled, 'P2-4.1-delete', `the deleted job ${id} is still retrievable`)
     const answers = [
       retrieved,
       await api.request({ method: 'DELETE', path: videoPath(id) }),

@@ -57,7 +57,7 @@ export async function pollUntilTerminal(
     const ex = await api.get(videoPath(id), { key })
     const status = statusOf(ex)
     seen.push({ ex, status, atMs: Date.now() - started })
-    if (ex.status !== 200) return { seen, terminal: undefined, elapsedMs: Date.now() - started }
+    if (ex.status < 200 || ex.status >= 300) return { seen, terminal: undefined, elapsedMs: Date.now() - started }
     if (typeof status === 'string' && TERMINAL.includes(status))
       return { seen, terminal: status, elapsedMs: Date.now() - started }
     const delay = backoffDelayMs(attempt)

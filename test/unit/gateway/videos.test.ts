@@ -272,19 +272,66 @@ describe('the real choices (videos/variations.ts)', () => {
     expect((await gw.call(`/v1/videos/${made.body.id}/content`)).status).toBe(400)
   })
 
-  it('video-content-redirect: a completed job is downloaded by redirect to a URL that needs no key', async () => {
+  it('video-content-redirect: a completed job is downloaded by redirect to another origin that needs no key', async () => {
     const gw = varied(['video-content-redirect'])
     const made = await create(gw, {})
     gw.clock.advance(2 * STEP_MS)
     const content = await gw.call(`/v1/videos/${made.body.id}/content`)
     expect(content.status).toBe(302)
     const location = new URL(String(content.headers.location))
-    const file = await gw.app.inject({ url: location.pathname })
-    expect(file.statusCode).toBe(200)
-    expect(file.headers['content-type']).toBe('video/mp4')
-    expect(boxes(file.rawPayload).map(([type]) => type)).toEqual(['ftyp', 'moov', 'mdat'])
+    expect(location.port).not.toBe('') // a storage host of its own, not the service's origin
+    const file = await fetch(location)
+    expect(file.status).toBe(200)
+    expect(file.headers.get('content-type')).toBe('video/mp4')
+    expect(file.headers.get('svc-request-id')).toBeNull()
+    expect(boxes(Buffer.from(await file.arrayBuffer())).map(([type]) => type)).toEqual(['ftyp', 'moov', 'mdat'])
     await gw.call(`/v1/videos/${made.body.id}`, { method: 'DELETE' })
-    expect((await gw.app.inject({ url: location.pathname })).statusCode).toBe(404)
+    expect((await fetch(location)).status).toBe(404)
+  })
+
+  it('video-content-pending-text: content of a running job is a 202 plain-text message; of a failed one, an error', async () => {
+    const gw = varied(['video-content-pending-text'])
+    const made = await create(gw, {})
+    const running = await gw.call(`/v1/videos/${made.body.id}/content`)
+    expect(running.status).toBe(202)
+    expect(running.headers['content-type']).toMatch(/^text\/plain/)
+    const failed = await create(gw, { prompt: `a boat ${CANNOT_START_MARKER}` })
+    expect((await gw.call(`/v1/videos/${failed.body.id}/content`)).status).toBe(400)
+  })
+
+  it('video-content-redirect-own: a completed job is downloaded by redirect to a path of its own, with the key', async () => {
+    const gw = varied(['video-content-redirect-own'])
+    const made = await create(gw, {})
+    gw.clock.advance(2 * STEP_MS)
+    const content = await gw.call(`/v1/videos/${made.body.id}/content`)
+    expect(content.status).toBe(302)
+    const location = String(content.headers.location)
+    expect(location).toBe(`/v1/videos/${made.body.id}/download`)
+    expect((await gw.call(location)).headers['content-type']).toBe('video/mp4')
+    expect((await gw.call(location, { key: null })).status).toBe(401)
+  })
+
+  it('video-create-202: create and remix answer 202 with the job', async () => {
+    const gw = varied(['video-create-202'])
+    const made = await create(gw, {})
+    expect(made.status).toBe(202)
+    expect(made.body.status).toBe('queued')
+    gw.clock.advance(2 * STEP_MS)
+    const remix = await gw.call(`/v1/videos/${made.body.id}/remix`, { method: 'POST', body: { prompt: 'again' } })
+    expect(remix.status).toBe(202)
+  })
+
+  it('video-eventual: a new job is listed a moment late, and a delete answers 202 and is done a moment later', async () => {
+    const gw = varied(['video-eventual'])
+    const made = await create(gw, {})
+    expect((await gw.call('/v1/videos')).body.data).toEqual([])
+    gw.clock.advance(1_000)
+    expect((await gw.call('/v1/videos')).body.data.map((job: { id: string }) => job.id)).toEqual([made.body.id])
+    const deleted = await gw.call(`/v1/videos/${made.body.id}`, { method: 'DELETE' })
+    expect(deleted.status).toBe(202)
+    expect((await gw.call(`/v1/videos/${made.body.id}`)).status).toBe(200)
+    await new Promise((resolve) => setTimeout(resolve, 1_000))
+    expect((await gw.call(`/v1/videos/${made.body.id}`)).status).toBe(404)
   })
 
   it('video-content-not-ready-404, video-id-checked, video-create-201: other allowed answers', async () => {

@@ -117,6 +117,12 @@ describe('auditExchange', () => {
     }
   })
 
+  test("another origin's answer (a storage host a redirect led to) is not judged", () => {
+    const storage = exchange({ 'content-type': 'video/mp4' }, { key: null, crossOrigin: true })
+    expect(auditExchange(storage, '2026-11-21')).toEqual([])
+    expect(auditExchange(exchange({ 'content-type': 'video/mp4' }, { key: null }), '2026-11-21')).not.toEqual([])
+  })
+
   test("the UUID time is judged against the target's Date header when it sends one", () => {
     const september = Date.parse('2026-09-01T12:00:00Z')
     const headers = { 'svc-request-id': makeUuidV7(september), date: new Date(september).toUTCString(), ...GOOD_LIMITS }
