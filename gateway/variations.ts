@@ -30,6 +30,8 @@ export const VARIATIONS = {
   // account, tiers, files
   'late-transactions':
     'a transaction is listed some seconds after its call; §4.2: "transaction data is available within 30 seconds of the call"',
+  'transactions-no-key-id':
+    'a listed transaction shows only the fields of §2.2, not the id of the key that made it; §4.2 filters by api_key_id but no answer is shown to carry it',
   'late-credit':
     'a charge shows in the credit record some seconds after the call; §2.1 does not say when remaining credit is updated',
   'opaque-file-ids':

@@ -174,11 +174,15 @@ function expirySeconds(form: Form, rules: FilesRules): number | null {
   const { anchor, seconds } = form
   if (!form.policy) return null
   const anchorless = anchor === undefined || anchor === null
-  if (rules.checkAnchor && anchor !== 'created_at' && (rules.requireAnchor || !anchorless)) {
+  if (anchorless ? rules.requireAnchor : rules.checkAnchor && anchor !== 'created_at') {
     throw invalidParameter(
       'expires_after[anchor]',
       `expires_after.anchor must be created_at, the only anchor supported; got ${JSON.stringify(anchor ?? null)}.`,
     )
+  }
+  if (seconds === undefined || seconds === null) {
+    if (!rules.requireSeconds) return null
+    throw invalidParameter('expires_after[seconds]', 'expires_after.seconds is required: an integer number of seconds.')
   }
   if (rules.readSecondsLeniently) {
     const lenient = Number.parseInt(String(seconds), 10)
