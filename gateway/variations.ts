@@ -38,6 +38,8 @@ export const VARIATIONS = {
     'a file id the gateway never issued is refused with 400 as invalid; §9.2: ids are opaque, and §7 allows 400 as well as 404',
   'binary-megabytes':
     'the 128 MB upload limit and the storage quotas are read as MiB (2^20 bytes); §4.4 and §8.4 write MB without saying',
+  'storage-blocks-when-full':
+    'the storage quota is checked before an upload only: one that starts with room is stored whole, the next is refused; §8.4: "When storage is full, uploads are blocked"',
   'expires-json-part':
     'expires_after is taken only as one multipart part holding JSON text; §4.4 gives an object in a form without showing how it is written',
   'no-assistants-files':

@@ -20,7 +20,7 @@ import { FILE_PURPOSES, isFilePurpose, type FilePurpose, type FileStore, type St
 import { jsonTooDeep, tooDeep } from '../json-body.ts'
 import { formError, PARSER_OPTIONS } from '../multipart-forms.ts'
 import type { VariationName } from '../variations.ts'
-import { checkExpiryForm, checkPurposeEnabled, megabytesAsRead } from './choices.ts'
+import { checkExpiryForm, checkPurposeEnabled, megabytesAsRead, refusesOverflow } from './choices.ts'
 import type { FilesRules } from './rules.ts'
 
 /**
@@ -228,7 +228,8 @@ async function saveFile(
       if (bytes > max || (bytes === max && !rules.takeFileOfMaxSize)) throw fileTooLarge(max)
       store.reserve(account.id, chunk.length)
       reserved += chunk.length
-      if (rules.checkStorageQuota && store.usedBytes(account.id) > quota) throw storageFull(quota)
+      const overflowChecked = rules.checkStorageQuota && refusesOverflow(variations)
+      if (overflowChecked && store.usedBytes(account.id) > quota) throw storageFull(quota)
       if (!out.write(chunk)) await once(out, 'drain')
     }
     await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())))
