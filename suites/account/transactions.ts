@@ -1,5 +1,5 @@
 /** Reading and finding transactions (Part 1 §2.2, §4.2), shared by the account suites. */
-import { expectStatus } from '../../harness/worker/assert.ts'
+import { expectAccepted } from '../shared/refusals.ts'
 import { isObject } from '../../common/json.ts'
 import type { KeySlot } from '../../harness/setup/config.ts'
 import type { Exchange, TargetClient } from '../../harness/worker/http-client.ts'
@@ -22,8 +22,7 @@ export async function listTransactions(
   key: KeySlot = 'main',
 ): Promise<{ ex: Exchange; items: Transaction[] }> {
   const ex = await api.get('/user/v1/transactions', { key, query })
-  // §7: "2xx success"; the failure names the usual status.
-  if (ex.status < 200 || ex.status >= 300) expectStatus(ex, 200)
+  expectAccepted([['GET /user/v1/transactions', ex]], 'the transaction list (§7: 2xx success)')
   return { ex, items: transactionsOf(ex) }
 }
 

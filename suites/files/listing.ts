@@ -3,14 +3,14 @@
  * other runs, which may come and go while a test runs: checks of order and paging look at all files where that is
  * stable (sortedness) and at the run's own files where it is not (gaps, repeats).
  */
-import { expectStatus, precondition } from '../../harness/worker/assert.ts'
+import { precondition } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
 import { DEFAULTS } from '../../harness/setup/config.ts'
 import { pollUntil } from '../../harness/worker/helpers.ts'
 import type { Exchange, TargetClient } from '../../harness/worker/http-client.ts'
 import { runConfig } from '../../harness/worker/suite.ts'
 import { schemas } from '../../harness/schema-registry.ts'
-import { isSuccess } from '../shared/refusals.ts'
+import { expectAccepted, isSuccess } from '../shared/refusals.ts'
 
 interface FileList {
   ex: Exchange
@@ -29,8 +29,7 @@ export async function listFiles(api: TargetClient, query: Record<string, string 
 }
 
 function readList(ex: Exchange): FileList {
-  // §7: "2xx success"; the failure names the usual status.
-  if (!isSuccess(ex.status)) expectStatus(ex, 200)
+  expectAccepted([[`GET ${ex.excerpt.path}`, ex]], 'the file list (§7: 2xx success)')
   const body = ex.json
   precondition(
     isObject(body) && Array.isArray(body.data),
