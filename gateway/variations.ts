@@ -30,12 +30,16 @@ export const VARIATIONS = {
   // account, tiers, files
   'late-transactions':
     'a transaction is listed some seconds after its call; §4.2: "transaction data is available within 30 seconds of the call"',
+  'transactions-no-key-id':
+    'a listed transaction shows only the fields of §2.2, not the id of the key that made it; §4.2 filters by api_key_id but no answer is shown to carry it',
   'late-credit':
     'a charge shows in the credit record some seconds after the call; §2.1 does not say when remaining credit is updated',
   'opaque-file-ids':
     'a file id the gateway never issued is refused with 400 as invalid; §9.2: ids are opaque, and §7 allows 400 as well as 404',
   'binary-megabytes':
     'the 128 MB upload limit and the storage quotas are read as MiB (2^20 bytes); §4.4 and §8.4 write MB without saying',
+  'storage-blocks-when-full':
+    'the storage quota is checked before an upload only: one that starts with room is stored whole, the next is refused; §8.4: "When storage is full, uploads are blocked"',
   'expires-json-part':
     'expires_after is taken only as one multipart part holding JSON text; §4.4 gives an object in a form without showing how it is written',
   'no-assistants-files':

@@ -1,5 +1,5 @@
 /** Reading and finding transactions (Part 1 §2.2, §4.2), shared by the account suites. */
-import { expectStatus } from '../../harness/worker/assert.ts'
+import { expectAccepted } from '../shared/refusals.ts'
 import { isObject } from '../../common/json.ts'
 import type { KeySlot } from '../../harness/setup/config.ts'
 import type { Exchange, TargetClient } from '../../harness/worker/http-client.ts'
@@ -15,14 +15,14 @@ export function transactionsOf(ex: Exchange): Transaction[] {
   return isObject(body) && Array.isArray(body.transactions) ? body.transactions.filter(isObject) : []
 }
 
-/** Lists transactions (expecting 200), with a key slot and query. */
+/** Lists transactions (expecting a 2xx), with a key slot and query. */
 export async function listTransactions(
   api: TargetClient,
   query: Record<string, string | number>,
   key: KeySlot = 'main',
 ): Promise<{ ex: Exchange; items: Transaction[] }> {
   const ex = await api.get('/user/v1/transactions', { key, query })
-  expectStatus(ex, 200)
+  expectAccepted([['GET /user/v1/transactions', ex]], 'the transaction list (§7: 2xx success)')
   return { ex, items: transactionsOf(ex) }
 }
 

@@ -3,10 +3,14 @@
  * other runs, which may come and go while a test runs: checks of order and paging look at all files where that is
  * stable (sortedness) and at the run's own files where it is not (gaps, repeats).
  */
-import { expectStatus, precondition } from '../../harness/worker/assert.ts'
+import { precondition } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
+import { DEFAULTS } from '../../harness/setup/config.ts'
+import { pollUntil } from '../../harness/worker/helpers.ts'
 import type { Exchange, TargetClient } from '../../harness/worker/http-client.ts'
+import { runConfig } from '../../harness/worker/suite.ts'
 import { schemas } from '../../harness/schema-registry.ts'
+import { expectAccepted, isSuccess } from '../shared/refusals.ts'
 
 interface FileList {
   ex: Exchange
@@ -25,7 +29,7 @@ export async function listFiles(api: TargetClient, query: Record<string, string 
 }
 
 function readList(ex: Exchange): FileList {
-  expectStatus(ex, 200)
+  expectAccepted([[`GET ${ex.excerpt.path}`, ex]], 'the file list (§7: 2xx success)')
   const body = ex.json
   precondition(
     isObject(body) && Array.isArray(body.data),
@@ -57,6 +61,61 @@ export async function fullList(api: TargetClient, order: 'asc' | 'desc'): Promis
     `the account holds more than ${MAX_LIMIT} files, so no single page lists them all`,
   )
   return list
+}
+
+/**
+ * How long files just uploaded may take to be listed: the reference does not say a list shows a file at once, so
+ * a list read right after an upload may wait the run's settle bound (GATEWAY_SETTLE_MS), as a charge may.
+ */
+const LIST_SETTLE = {
+  get timeoutMs(): number {
+    return runConfig().settleMs ?? DEFAULTS.settleMs
+  },
+  intervalMs: 500,
+}
+
+/** A list read until it holds every one of `ids` (files the run just uploaded), or as it stands at the settle bound. */
+async function holding(read: () => Promise<FileList>, ids: readonly string[]): Promise<FileList> {
+  let last = await read()
+  const holds = (list: FileList) => ids.every((id) => list.ids.includes(id))
+  if (holds(last)) return last
+  await pollUntil(
+    async () => {
+      last = await read()
+      return holds(last) ? last : undefined
+    },
+    { timeoutMs: LIST_SETTLE.timeoutMs, intervalMs: LIST_SETTLE.intervalMs },
+  )
+  return last
+}
+
+/** The whole list in one order (fullList), once it holds every one of `ids`. */
+export function fullListHolding(api: TargetClient, order: 'asc' | 'desc', ids: readonly string[]): Promise<FileList> {
+  return holding(() => fullList(api, order), ids)
+}
+
+/** The list for `query`, once it holds every one of `ids`. */
+export function listHolding(
+  api: TargetClient,
+  query: Record<string, string | number>,
+  ids: readonly string[],
+): Promise<FileList> {
+  return holding(() => listFiles(api, query), ids)
+}
+
+/** GET /v1/files/{file_id} of a file just deleted, read until it no longer answers 2xx or the settle bound passed. */
+export async function retrievedUntilGone(api: TargetClient, id: string): Promise<Exchange> {
+  const path = `/v1/files/${encodeURIComponent(id)}`
+  let last = await api.get(path)
+  if (!isSuccess(last.status)) return last
+  await pollUntil(
+    async () => {
+      last = await api.get(path)
+      return isSuccess(last.status) ? undefined : last
+    },
+    { timeoutMs: LIST_SETTLE.timeoutMs, intervalMs: LIST_SETTLE.intervalMs },
+  )
+  return last
 }
 
 /** created_at of each item, failing when one is not an integer (the file-object requirement reports that). */

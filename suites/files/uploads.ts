@@ -6,11 +6,13 @@
 import { expectStatus } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
 import type { KeySlot } from '../../harness/setup/config.ts'
+import type { KeyUse } from '../../harness/exchange.ts'
 import { mapLimit } from '../../harness/worker/helpers.ts'
 import type { Exchange, TargetClient } from '../../harness/worker/http-client.ts'
 import { multipartBody, type MultipartBody, type PartContent } from '../../harness/worker/multipart.ts'
 import { runFileName } from '../../harness/worker/run-tag.ts'
 import { perFile, runConfig } from '../../harness/worker/suite.ts'
+import { expectRefusals } from '../shared/refusals.ts'
 
 /** Section 4.4, in the order the reference lists them. */
 export const PURPOSES = ['assistants', 'batch', 'fine-tune', 'vision', 'user_data', 'evals', 'others'] as const
@@ -64,7 +66,8 @@ interface UploadSpec {
   expiryForm?: ExpiryForm
   /** The file part; null sends none. Default: content that suits the purpose. */
   file?: { ext: string; contentType: string; content: PartContent } | null
-  key?: KeySlot
+  /** The key; null sends none. */
+  key?: KeyUse
   timeoutMs?: number
   /** Retry a 429 with backoff (default true); the tier limit checks turn it off to see every refusal. */
   retry429?: boolean
@@ -133,7 +136,9 @@ export async function upload(api: TargetClient, spec: UploadSpec): Promise<Uploa
   const answer = ex.json
   const id =
     ex.status >= 200 && ex.status < 300 && isObject(answer) && typeof answer.id === 'string' ? answer.id : undefined
-  if (id !== undefined) created().set(id, spec.key ?? 'main')
+  // A file stored although no key, or an unknown one, was sent is the main account's where a fault served it so.
+  if (id !== undefined)
+    created().set(id, spec.key === undefined || spec.key === null || spec.key === 'invalid' ? 'main' : spec.key)
   return { ex, body, filename, purpose: spec.purpose, sentAt, id }
 }
 
@@ -160,6 +165,12 @@ export async function expectRefused(
 ): Promise<void> {
   if (up.id !== undefined) await deleteFile(api, up.id).catch(() => undefined)
   expectStatus(up.ex, statuses, why)
+}
+
+/** For uploads a SHOULD expects refused (any 4xx, suites/shared/refusals.ts): a stored file is deleted at once. */
+export async function expectUploadRefusal(api: TargetClient, up: Upload, why: string): Promise<void> {
+  if (up.id !== undefined) await deleteFile(api, up.id).catch(() => undefined)
+  expectRefusals([[`the upload of ${up.filename}`, up.ex]], why)
 }
 
 const CLEANUP_DEFAULTS = {
