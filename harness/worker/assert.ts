@@ -91,6 +91,13 @@ export function expectStatus(ex: Exchange, expected: number | readonly number[],
   fail(`status ${wanted.join(' or ')}${why ? ` (${why})` : ''}`, seen, ex)
 }
 
+/** Part 1 §7 states the success class ("2xx success"), not one status: any 2xx passes. */
+export function expectSuccess(ex: Exchange, why = ''): void {
+  if (ex.status >= 200 && ex.status < 300) return
+  expectKeyAccepted(ex)
+  fail(`a 2xx status${why ? ` (${why})` : ''}`, String(ex.status), ex)
+}
+
 /** The body as JSON, or a failure saying why it is not. */
 export function expectJson(ex: Exchange): unknown {
   if (ex.jsonError !== undefined) fail('a JSON body', `not JSON (${ex.jsonError})`, ex)
