@@ -4,7 +4,7 @@
  * made itself (calls.ts spoken()), so that a real model has words to translate.
  */
 import { describe } from 'vitest'
-import { expectStatus, expectThat, precondition } from '../../harness/worker/assert.ts'
+import { expectStatus, expectSuccess, expectThat, precondition } from '../../harness/worker/assert.ts'
 import { memo } from '../../harness/worker/helpers.ts'
 import { observe } from '../../harness/worker/recorder.ts'
 import { check, target } from '../../harness/worker/suite.ts'
@@ -28,7 +28,7 @@ const translated = memo(async () =>
 describe('translation (§4.4)', () => {
   check('P2-4.4-translation', 'a WAV with the base model and a prompt answers 200 with text', async () => {
     const ex = await translated()
-    expectStatus(ex, 200)
+    expectSuccess(ex)
     observe('translation content-type', ex.header('content-type') ?? '(none)')
     const text = answerText(ex)
     expectThat(text !== undefined, 'text: a JSON object with text, or a text/plain body', ex.text.slice(0, 200), ex)
