@@ -5,7 +5,7 @@ import type { RequestSpec } from '../../harness/worker/http-client.ts'
 import { skipTest } from '../../harness/worker/recorder.ts'
 import { howToName } from '../shared/named-models.ts'
 import { check, target, spend } from '../../harness/worker/suite.ts'
-import { generatePath, nativeKeySpec, nativeModels, nativeStream, textBody, textCostUsd } from './fixtures.ts'
+import { generatePath, nativeKeySpec, nativeModels, nativeStream, textBody, textCostUsd, userTurn } from './fixtures.ts'
 import { chunksOf } from './streams.ts'
 
 const api = target()
@@ -15,14 +15,29 @@ const models = nativeModels(api)
  * A call without a valid key needs no working key or usable model: a model the target is not known to serve may be
  * refused as unknown (400, 404) before the key is read, since the words fix no order; that is a skip, not a failure.
  */
-async function keyless(spec: Omit<RequestSpec, 'path' | 'method' | 'json'>): Promise<void> {
+async function keyless(
+  spec: Omit<RequestSpec, 'path' | 'method' | 'json'>,
+  method = 'generateContent',
+  body: (model: string) => unknown = () => textBody(),
+): Promise<void> {
   const model = await models.forKeylessCall()
-  const ex = await api.post(generatePath(model.id), textBody(), spec)
+  const ex = await api.post(generatePath(model.id, method), body(model.id), spec)
   if (!model.known && (ex.status === 400 || ex.status === 404))
     skipTest(
-      `generateContent answered ${ex.status} for ${model.id}, a model not known to be served here, before the key was judged; ${howToName('native')}`,
+      `${method} answered ${ex.status} for ${model.id}, a model not known to be served here, before the key was judged; ${howToName('native')}`,
     )
   expectStatus(ex, 401)
+}
+
+/** The other methods §4.8 names, each with a small body; every endpoint of Part 2 takes a key (§5.1). */
+const OTHER_METHODS: Record<string, (model: string) => unknown> = {
+  streamGenerateContent: () => textBody(),
+  countTokens: () => ({ contents: [userTurn('Count these words.')] }),
+  embedContent: () => ({ content: { parts: [{ text: 'Embed this.' }] } }),
+  batchEmbedContents: (model) => ({
+    requests: [{ model: `models/${model}`, content: { parts: [{ text: 'Embed this.' }] } }],
+  }),
+  predict: () => ({ instances: [{ prompt: 'A lighthouse at dusk.' }] }),
 }
 
 describe('a key is required (Part 2 §5.1)', () => {
@@ -39,6 +54,11 @@ describe('a key is required (Part 2 §5.1)', () => {
       await keyless(nativeKeySpec(api, 'invalid'))
     },
   )
+  for (const [method, body] of Object.entries(OTHER_METHODS)) {
+    check('P2-5.1-native-key-required', `${method} without a key is refused with 401`, async () => {
+      await keyless({ key: null }, method, body)
+    })
+  }
 })
 
 describe('Bearer and x-native-api-key (§5.1, §5.2)', () => {
