@@ -55,7 +55,7 @@ async function thinkingModels(): Promise<ListedModel[]> {
 describe('the generation response (Part 2 §2.5, §4.8)', () => {
   check(
     'P2-2.5-native-response',
-    'generateContent answers 200 with candidates, usageMetadata, modelVersion and responseId',
+    'generateContent answers candidates, usageMetadata, modelVersion and responseId',
     async () => {
       const model = await models.generation()
       const { ex, body } = await withRoomForText((b) => generate(b, model))
