@@ -96,6 +96,8 @@ export const VARIATIONS = {
     'tts-1 and tts-1-hd take the nine older voices (not ballad, verse, marin, cedar) and the newer speech model all but fable and onyx; §4.2 lists the voices of the endpoint, not of each model',
   'diarize-integer-speakers':
     'a diarized transcription stream numbers its speakers and segment ids (integers); §4.3 names speaker, start, end, text and segment_id without their types',
+  'range-refusals-422':
+    'a value past a stated range is refused with 422 (unprocessable), as a validating web framework answers: speech speed and input length, transcription temperature, native temperature; §4.2, §4.3 and §4.8 give the ranges without the refusal or its status',
   'audio-file-415':
     'a transcription or translation file in no audio format is refused with 415 (unsupported media type), not 400; §4.3 and §4.4 list the formats without stating the refusal status',
   'native-no-alt':
@@ -108,6 +110,8 @@ export const VARIATIONS = {
     'the 25 MB upload limit of transcription and translation is read as 25 MiB (26,214,400 bytes); §4.3, §4.4 and §8 write MB without saying which',
   'thinking-levels-per-model':
     'the cheaper native generation model takes thinkingLevel low and high but not medium, which the other model takes; §4.8 documents the values, not which model takes each',
+  'native-thinking-first':
+    'the native generation models spend 512 thinking tokens out of maxOutputTokens before any text (a cap spent on thinking alone answers a candidate without parts), and the cheaper one always thinks and refuses thinkingBudget 0 with 400; §4.8 gives thinkingBudget ("0 disables") without saying what thinking spends or which models may turn it off',
   'native-integer-strings':
     'the native interface takes an integer field written as a decimal string ("maxOutputTokens": "16"), as the provider schema\'s JSON mapping does; §4.8 types it integer without saying how a string is answered',
   'raw-synthesis-audio':
