@@ -3,7 +3,7 @@
  * (GET /v1/batches answers 2xx). Every batch created is cancelled at once, and the input file is deleted.
  */
 import { afterAll, describe } from 'vitest'
-import { expectEach, expectSchema, expectStatus, expectThat } from '../../harness/worker/assert.ts'
+import { expectEach, expectSchema, expectStatus, expectSuccess, expectThat } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/worker/helpers.ts'
 import type { Exchange } from '../../harness/worker/http-client.ts'
@@ -96,17 +96,17 @@ describe('batches, where offered (Part 1 §2.8, §3, §4.9)', () => {
     expectSchema(ex, 'unavailable/batch.json', bodyOf(ex), 'the created batch')
     const id = bodyOf(ex).id as string
     const got = await api.get(`/v1/batches/${id}`)
-    expectStatus(got, 200)
+    expectSuccess(got)
     expectSchema(got, 'unavailable/batch.json', bodyOf(got), 'the retrieved batch')
     const cancelled = await api.post(`/v1/batches/${id}/cancel`, {})
-    expectStatus(cancelled, 200)
+    expectSuccess(cancelled)
     expectSchema(cancelled, 'unavailable/batch.json', bodyOf(cancelled), 'the cancelled batch')
     observe(
       'batch cancel',
       `a ${String(bodyOf(ex).status)} batch, cancelled, reports status ${String(bodyOf(cancelled).status)}`,
     )
     const list = await api.get('/v1/batches')
-    expectStatus(list, 200)
+    expectSuccess(list)
     expectEach(list, 'unavailable/batch.json', listItems(list), '/data')
   })
 
@@ -145,7 +145,7 @@ describe('batches, where offered (Part 1 §2.8, §3, §4.9)', () => {
     await offered()
     for (const limit of [1, 100]) {
       const ex = await api.get('/v1/batches', { query: { limit } })
-      expectStatus(ex, 200)
+      expectSuccess(ex)
       expectThat(
         listItems(ex).length <= limit,
         `at most ${limit} batch(es) with limit=${limit}`,
