@@ -148,6 +148,7 @@ function parsePositiveInt(raw: string, source: string, max: number): number {
  */
 export const CAPABILITIES = [
   'chat',
+  'chat-audio',
   'responses',
   'reasoning',
   'embedding',
