@@ -148,7 +148,6 @@ function parsePositiveInt(raw: string, source: string, max: number): number {
  */
 export const CAPABILITIES = [
   'chat',
-  'chat-audio',
   'responses',
   'reasoning',
   'embedding',
@@ -164,6 +163,7 @@ export const CAPABILITIES = [
   'native',
   'native-speech',
   'synthesis',
+  'chat-audio',
 ] as const
 export type Capability = (typeof CAPABILITIES)[number]
 export type NamedModels = Partial<Record<Capability, string>>
