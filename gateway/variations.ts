@@ -27,6 +27,8 @@ export const VARIATIONS = {
     '400, 404 and 500 on /v1 answer { "error": "<code>", "message": … } instead of the error object; Part 1 §7: "Error body shapes for 400, 404 and 500 on compatible endpoints are not shown"',
   'disallowed-current-null':
     "a model above the caller's tier shows extra.rate_limits.current with rpm and tpm null; Part 1 §2.3 gives current as the caller's tier's values, and a tier the model does not allow has none (\"absent\")",
+  'current-tier-string':
+    'extra.rate_limits.current.tier is the tier number\'s string ("2"); Part 1 §2.3 gives current\'s tier no type, and keys tiers by the tier number as a string',
   // account, tiers, files
   'late-transactions':
     'a transaction is listed some seconds after its call; §4.2: "transaction data is available within 30 seconds of the call"',

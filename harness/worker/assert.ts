@@ -83,19 +83,23 @@ export function expectStatus(ex: Exchange, expected: number | readonly number[],
   const wanted = typeof expected === 'number' ? [expected] : expected
   if (wanted.includes(ex.status)) return
   if (wanted.every((s) => s < 300)) expectKeyAccepted(ex)
-  const seen =
-    ex.status === 429 && ex.excerpt.attempt > 1
-      ? `429 after ${ex.excerpt.attempt} attempts with backoff`
-      : String(ex.status)
-  fail(`status ${wanted.join(' or ')}${why ? ` (${why})` : ''}`, seen, ex)
+  fail(`status ${wanted.join(' or ')}${why ? ` (${why})` : ''}`, seenStatus(ex), ex)
 }
 
-/** Part 1 §7 states the success class ("2xx success"), not one status: any 2xx passes. */
+/** Whether an answer is in Part 1 §7's success class ("2xx success"). */
+export const is2xx = (ex: Exchange): boolean => ex.status >= 200 && ex.status < 300
+
+/** Part 1 §7's success class ("2xx success"): any 2xx passes, since the words give the class, not one status. */
 export function expectSuccess(ex: Exchange, why = ''): void {
   if (ex.status >= 200 && ex.status < 300) return
   expectKeyAccepted(ex)
-  fail(`a 2xx status${why ? ` (${why})` : ''}`, String(ex.status), ex)
+  fail(`a 2xx status${why ? ` (${why})` : ''}`, seenStatus(ex), ex)
 }
+
+const seenStatus = (ex: Exchange): string =>
+  ex.status === 429 && ex.excerpt.attempt > 1
+    ? `429 after ${ex.excerpt.attempt} attempts with backoff`
+    : String(ex.status)
 
 /** The body as JSON, or a failure saying why it is not. */
 export function expectJson(ex: Exchange): unknown {
