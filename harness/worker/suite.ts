@@ -5,7 +5,7 @@
  */
 import { expect, inject, test } from 'vitest'
 import { attachFailure, describeTest, tagTest } from './allure.ts'
-import { conformanceFailure, lastExchange } from './assert.ts'
+import { conformanceFailure, lastExchange, skipIfRouteAbsent } from './assert.ts'
 import { reserveSpend } from './budget.ts'
 import { requirement } from '../requirements.ts'
 import type { TargetConfig } from '../setup/config.ts'
@@ -96,6 +96,9 @@ export function check(
       await fn()
     } catch (error) {
       const failure = classify(error)
+      // A test stopped by the answer of a route the target does not serve skips naming that route's requirement.
+      if (!isSkip(failure))
+        skipIfRouteAbsent(failure instanceof ConformanceFailure ? failure.details.exchange : lastExchange())
       if (!isSkip(failure))
         await attachFailure(config, failure instanceof ConformanceFailure ? failure.details.exchange : lastExchange())
       // A failed MUST is tried once more and both results are reported; the first failure stands (harness/worker/rerun.ts).

@@ -1,0 +1,90 @@
+/**
+ * Fix first: the run's causes, largest first. A cause is a requirement that failed (or warned, for a SHOULD); it
+ * decides itself and every requirement left unjudged because of it: skipped naming it (a precondition, a route the
+ * target does not serve, a failed set-up call on the route it states), directly or through another skip. Pure:
+ * fed the aggregated results, by the reporter and by the merge of shards alike.
+ */
+import type { Level } from '../requirements.ts'
+import type { RequirementResult } from './results.ts'
+
+export interface FixFirst {
+  /** The failing requirement. */
+  cause: string
+  level: Level
+  status: 'fail' | 'warn'
+  rule: string
+  /** The call that shows it, where the failure has one. */
+  exchange?: { method: string; path: string; status?: number }
+  /** How many requirements of each level it decides: its own failure and every requirement unjudged because of it. */
+  decides: { must: number; should: number }
+  /** The requirements it leaves unjudged, beside its own. */
+  requirements: string[]
+}
+
+const UNJUDGED = new Set<RequirementResult['status']>(['skip', 'not-observed'])
+
+export function fixFirst(results: readonly RequirementResult[]): FixFirst[] {
+  const byId = new Map(results.map((r) => [r.id, r]))
+  const isCause = (r: RequirementResult | undefined): boolean => r?.status === 'fail' || r?.status === 'warn'
+  // The failing requirement a result waits on, following skips that wait on skips; a loop or a pass ends nowhere.
+  const causeOf = (r: RequirementResult, seen: Set<string>): string | undefined => {
+    for (const id of r.needs ?? []) {
+      const needed = byId.get(id)
+      if (needed === undefined || seen.has(id)) continue
+      if (isCause(needed)) return id
+      if (UNJUDGED.has(needed.status)) {
+        const deeper = causeOf(needed, new Set([...seen, id]))
+        if (deeper !== undefined) return deeper
+      }
+    }
+    return undefined
+  }
+  const decided = new Map<string, string[]>()
+  for (const r of results) {
+    if (!UNJUDGED.has(r.status)) continue
+    const cause = causeOf(r, new Set([r.id]))
+    if (cause !== undefined) decided.set(cause, [...(decided.get(cause) ?? []), r.id])
+  }
+  const entries = results.filter(isCause).map((r): FixFirst => {
+    const ids = decided.get(r.id) ?? []
+    const levels = [r.level, ...ids.map((id) => byId.get(id)?.level)]
+    const ex = r.evidence.find((e) => e.exchange !== undefined)?.exchange
+    return {
+      cause: r.id,
+      level: r.level,
+      status: r.status as 'fail' | 'warn',
+      rule: r.rule,
+      ...(ex === undefined
+        ? {}
+        : {
+            exchange: { method: ex.method, path: ex.path, ...(ex.status === undefined ? {} : { status: ex.status }) },
+          }),
+      decides: {
+        must: levels.filter((l) => l === 'MUST').length,
+        should: levels.filter((l) => l === 'SHOULD').length,
+      },
+      requirements: ids,
+    }
+  })
+  return entries.sort(
+    (a, b) =>
+      b.decides.must - a.decides.must ||
+      b.decides.should - a.decides.should ||
+      (a.level === b.level ? 0 : a.level === 'MUST' ? -1 : 1) ||
+      a.cause.localeCompare(b.cause),
+  )
+}
+
+/** "POST /v1/audio/speech -> 404" for a cause's exchange. */
+export function exchangeLine(entry: FixFirst): string {
+  const ex = entry.exchange
+  return ex === undefined ? '(no exchange)' : `${ex.method} ${ex.path} -> ${ex.status ?? 'no response'}`
+}
+
+/** The Fix first lines of the console and of summary.md: one per cause, largest first. */
+export function fixFirstLines(entries: readonly FixFirst[]): string[] {
+  return entries.map((e) => {
+    const more = e.requirements.length === 0 ? '' : ` (+${e.requirements.length} unjudged because of it)`
+    return `${e.cause} (${e.level}, ${e.status}): decides ${e.decides.must} MUST, ${e.decides.should} SHOULD${more}; ${exchangeLine(e)}`
+  })
+}
