@@ -88,3 +88,34 @@ export function fixFirstLines(entries: readonly FixFirst[]): string[] {
     return `${e.cause} (${e.level}, ${e.status}): decides ${e.decides.must} MUST, ${e.decides.should} SHOULD${more}; ${exchangeLine(e)}`
   })
 }
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
+}
+
+/**
+ * The Fix first section of the HTML report: a plain block above the Allure app, so that the page opens with the
+ * causes whatever the app then shows. Empty when nothing failed.
+ */
+export function fixFirstHtml(entries: readonly FixFirst[]): string {
+  if (entries.length === 0) return ''
+  const rows = entries.map((e) => {
+    const unjudged = e.requirements.length === 0 ? '-' : e.requirements.join(', ')
+    return `<tr><td><b>${escapeHtml(e.cause)}</b> (${e.level}${e.status === 'warn' ? ', warn' : ''})<br>${escapeHtml(e.rule)}</td><td><code>${escapeHtml(exchangeLine(e))}</code></td><td>${e.decides.must}</td><td>${e.decides.should}</td><td>${escapeHtml(unjudged)}</td></tr>`
+  })
+  return [
+    '<section id="gc-fix-first" style="font:14px/1.4 system-ui,sans-serif;padding:12px 16px;border-bottom:2px solid #c33;background:#fff8f8;color:#222;max-height:40vh;overflow:auto">',
+    '<h2 style="margin:0 0 4px;font-size:18px">Fix first</h2>',
+    '<p style="margin:0 0 8px">Each failure once, with the requirements it decides: its own and every one skipped or not judged because of it.</p>',
+    '<table style="border-collapse:collapse" cellpadding="4" border="1"><tr><th>cause</th><th>the call that shows it</th><th>decides MUST</th><th>decides SHOULD</th><th>unjudged because of it</th></tr>',
+    ...rows,
+    '</table></section>',
+  ].join('\n')
+}
+
+/** The HTML report with Fix first placed first in its body. */
+export function withFixFirst(html: string, entries: readonly FixFirst[]): string {
+  const section = fixFirstHtml(entries)
+  if (section === '') return html
+  return html.replace(/<body[^>]*>/i, (body) => `${body}\n${section}`)
+}
