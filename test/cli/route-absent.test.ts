@@ -54,6 +54,9 @@ function startProxy(target: URL): Promise<Server> {
     })
     upstream.end(Buffer.concat(chunks))
   })
+  // The gateway's keep-alive promise travels with its answers: the proxy keeps sockets at least as long, or a client
+  // reusing one would write into a socket the proxy just closed.
+  server.keepAliveTimeout = 120_000
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)))
 }
 

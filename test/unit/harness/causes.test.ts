@@ -162,6 +162,7 @@ const REQ = (id: string, level: 'MUST' | 'SHOULD' = 'MUST') => ({
   section: '4.1',
   family: 'files',
   level,
+  kind: 'acceptance' as const, // the catalogue's kind; Fix first does not read it
   rule: `the rule of ${id}`,
 })
 
