@@ -5,7 +5,8 @@
  * fed the aggregated results, by the reporter and by the merge of shards alike.
  */
 import type { Level } from '../requirements.ts'
-import type { RequirementResult } from './results.ts'
+import type { ExchangeExcerpt } from '../exchange.ts'
+import type { Outcome, RequirementResult } from './results.ts'
 
 export interface FixFirst {
   /** The failing requirement. */
@@ -73,6 +74,49 @@ export function fixFirst(results: readonly RequirementResult[]): FixFirst[] {
       (a.level === b.level ? 0 : a.level === 'MUST' ? -1 : 1) ||
       a.cause.localeCompare(b.cause),
   )
+}
+
+/** A skip that met a route the target does not serve (harness/worker/assert.ts skipIfRouteAbsent). */
+export interface AbsentRoute {
+  route: string
+  /** The requirement whose words state the route. */
+  requirement: string
+  exchange: ExchangeExcerpt
+  /** The test that met it. */
+  test: string
+}
+
+/**
+ * The failures that missing routes earn: the requirement that states a route fails once, on the first call that met
+ * it, unless one of its own tests already failed (it said so itself) or passed (it saw the route served: the skips
+ * then wait on a requirement that holds, and Fix first counts none of them).
+ */
+export function routeFailures(
+  outcomes: readonly Outcome[],
+  absent: readonly AbsentRoute[],
+  message: (absent: AbsentRoute, detail: string) => string,
+): Outcome[] {
+  const judged = new Set(
+    outcomes
+      .filter((o) => o.source === 'test' && (o.status === 'fail' || o.status === 'pass'))
+      .map((o) => o.requirement),
+  )
+  const failures: Outcome[] = []
+  for (const a of absent) {
+    if (judged.has(a.requirement)) continue
+    judged.add(a.requirement)
+    const detail = `the target does not serve ${a.route}: ${a.exchange.method} ${a.exchange.path} answered ${a.exchange.status} (met by "${a.test}")`
+    failures.push({
+      requirement: a.requirement,
+      status: 'fail',
+      test: 'the routes the run met',
+      file: 'audit',
+      source: 'audit',
+      message: message(a, detail),
+      exchange: a.exchange,
+    })
+  }
+  return failures
 }
 
 /** "POST /v1/audio/speech -> 404" for a cause's exchange. */

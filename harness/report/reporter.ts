@@ -19,7 +19,7 @@ import { describeExchange } from '../worker/failure.ts'
 import type { ExchangeExcerpt } from '../exchange.ts'
 import type { ConformanceMeta, SkipCause } from '../worker/recorder.ts'
 import { routeOf } from '../routes.ts'
-import { fixFirst } from './causes.ts'
+import { fixFirst, routeFailures, type AbsentRoute } from './causes.ts'
 import { Redactor } from '../redact.ts'
 import { rerunNote } from '../worker/rerun.ts'
 import { NOT_BEGUN_NOTE } from '../setup/run-stop.ts'
@@ -78,7 +78,7 @@ interface Collected {
   tests: Summary['tests']
   spend: Summary['spend']['items']
   /** Skips that met a route the target does not serve: the route's requirement fails once on the first of them. */
-  absentRoutes: Array<SkipCause & { route: string; exchange: ExchangeExcerpt; test: string }>
+  absentRoutes: AbsentRoute[]
 }
 
 export class ConformanceReporter implements Reporter {
@@ -312,13 +312,9 @@ export class ConformanceReporter implements Reporter {
     const last = exchanges[(rerun?.exchangesBefore ?? exchanges.length) - 1]
     harSource.outcome = status
     const needs = status === 'skip' ? skipNeeds(meta.cause, message) : undefined
-    if (status === 'skip' && meta.cause?.route !== undefined && meta.cause.exchange !== undefined)
-      c.absentRoutes.push({
-        ...meta.cause,
-        route: meta.cause.route,
-        exchange: meta.cause.exchange,
-        test: test.fullName,
-      })
+    const { route, exchange: met, requirement: stated } = meta.cause ?? {}
+    if (status === 'skip' && route !== undefined && met !== undefined && stated !== undefined)
+      c.absentRoutes.push({ route, requirement: stated, exchange: met, test: test.fullName })
     c.outcomes.push({
       requirement: requirementId,
       status,
@@ -405,32 +401,13 @@ export class ConformanceReporter implements Reporter {
     }
   }
 
-  /**
-   * A route the target does not serve fails the requirement that states it, once, on the first call that met it,
-   * when that requirement's own test did not already fail or pass (it may have been left out, or made its call on
-   * another route). A route one of its tests saw served is left to that test.
-   */
+  /** A route the target does not serve fails the requirement that states it, once (harness/report/causes.ts). */
   #auditRoutes(c: Collected): void {
-    const judged = new Set(
-      c.outcomes
-        .filter((o) => o.source === 'test' && (o.status === 'fail' || o.status === 'pass'))
-        .map((o) => o.requirement),
+    c.outcomes.push(
+      ...routeFailures(c.outcomes, c.absentRoutes, (absent, detail) =>
+        this.#auditMessage(absent.requirement, detail, absent.exchange, 'routes the run met'),
+      ),
     )
-    for (const absent of c.absentRoutes) {
-      const id = absent.requirement as string
-      if (judged.has(id)) continue
-      judged.add(id)
-      const detail = `the target does not serve ${absent.route}: ${absent.exchange.method} ${absent.exchange.path} answered ${absent.exchange.status} (met by "${absent.test}")`
-      c.outcomes.push({
-        requirement: id,
-        status: 'fail',
-        test: 'the routes the run met',
-        file: 'audit',
-        source: 'audit',
-        message: this.#auditMessage(id, detail, absent.exchange, 'routes the run met'),
-        exchange: absent.exchange,
-      })
-    }
   }
 
   /** Every record seen more than once, and every echo, across the run's exchanges (harness/report/ledger.ts). */

@@ -42,9 +42,10 @@ export function expectThat(
 /** Skips the running test when a requirement it builds on does not hold; that requirement's own test reports it. */
 export function precondition(condition: boolean, requirementId: string, detail: string): asserts condition {
   lookup(requirementId) // an unknown id is a harness bug, caught here rather than in a report
-  if (!condition) skipIfRouteAbsent(lastExchange())
-  if (!condition)
-    skipTest(`needs ${requirementId}, which does not hold here: ${detail}`, { requirement: requirementId })
+  if (condition) return
+  // Stopped by the answer of a route the target does not serve: that route's requirement is the cause.
+  skipIfRouteAbsent(lastExchange())
+  skipTest(`needs ${requirementId}, which does not hold here: ${detail}`, { requirement: requirementId })
 }
 
 /** Served routes, by origin: a route that answered 2xx once is served, and a later 404 there is the API's own. */

@@ -10,7 +10,7 @@ import { requirements } from '../../../harness/requirements.ts'
 import { routeAbsence, routeOf, routes } from '../../../harness/routes.ts'
 import { noteServed, precondition, skipIfRouteAbsent } from '../../../harness/worker/assert.ts'
 import { closeRecording, openRecording, recordExchange } from '../../../harness/worker/recorder.ts'
-import { fixFirst, fixFirstLines, withFixFirst } from '../../../harness/report/causes.ts'
+import { fixFirst, fixFirstLines, routeFailures, withFixFirst } from '../../../harness/report/causes.ts'
 import { aggregate, type Outcome, type RequirementResult } from '../../../harness/report/results.ts'
 import { mergeRequirement } from '../../../harness/report/merge.ts'
 import { renderMarkdown } from '../../../harness/report/markdown.ts'
@@ -212,6 +212,23 @@ describe('Fix first', () => {
         requirements: [],
       },
     ])
+  })
+
+  test("a missing route fails its requirement once, unless that requirement's own test judged it", () => {
+    const met = (test: string) => ({ route: 'POST /v1/files', requirement: 'P1-1-a', exchange: ROUTE_404, test })
+    const failures = routeFailures(
+      [],
+      [met('[P1-1-b] t'), met('[P1-1-c] t')],
+      (a, detail) => `${a.requirement}: ${detail}`,
+    )
+    expect(failures).toHaveLength(1)
+    expect(failures[0]).toMatchObject({ requirement: 'P1-1-a', status: 'fail', source: 'audit', exchange: ROUTE_404 })
+    expect(failures[0]?.message).toBe(
+      'P1-1-a: the target does not serve POST /v1/files: POST /v1/files answered 404 (met by "[P1-1-b] t")',
+    )
+    for (const status of ['fail', 'pass'] as const)
+      expect(routeFailures([outcome('P1-1-a', status)], [met('[P1-1-b] t')], () => '')).toEqual([])
+    expect(routeFailures([outcome('P1-1-a', 'skip')], [met('[P1-1-b] t')], () => '')).toHaveLength(1)
   })
 
   test('a skip waiting on a requirement that passed, or on nothing, is no one cause', () => {
