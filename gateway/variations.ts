@@ -65,6 +65,8 @@ export const VARIATIONS = {
     'a conversation id on POST /v1/responses answers 404 (no such conversation); Part 1 §4.5: persistent conversations "only where enabled"',
   'long-reasoning':
     'every chat model on POST /v1/responses spends 128 hidden reasoning tokens before any text, so a short budget ends incomplete with no text; Part 1 §4.5 rule 7 allows it',
+  'whole-item-truncation':
+    'truncation auto on POST /v1/responses drops whole input items, oldest first, and refuses with 400 an input whose newest item alone is over the window; Part 1 §4.5: auto "drops oldest items when over the window"',
   'moderation-more-categories':
     'moderation results name a category beyond the thirteen; Part 2 §2.4 lists thirteen, and Part 1 §9.2 lets new response fields appear',
   // videos

@@ -65,7 +65,7 @@ function registerCreate(app: FastifyInstance, responses: Responses): void {
     const context = state.contexts.of(request)
     const caller = requireCaller(context)
     const { model, req, prior } = readCreate(request.body, context, caller, responses)
-    const run = runModel(req, model, prior?.draft.run, rules, choices.thinkFirst)
+    const run = runModel(req, model, prior?.draft.run, rules, choices.thinkFirst, choices.wholeItemTruncation)
     const draft: Draft = {
       id: newId('resp'),
       createdAt: Math.floor(state.clock.now() / 1000),

@@ -24,6 +24,8 @@ export function hasIssuedForm(id: string): boolean {
 export interface ResponseChoices {
   /** §3, §4.5: background true runs as a background job "when supported"; without it, in the foreground. */
   background: boolean
+  /** §4.5: truncation auto "drops oldest items": whole ones, refusing one item alone over the window. */
+  wholeItemTruncation: boolean
   /** Rule 7: hidden reasoning tokens every model spends before any text, as reasoning models do. */
   thinkFirst: number
   /** §4.5: the moderation object is offered "where enabled"; without it, accepted and ignored. */
@@ -61,6 +63,7 @@ export function responseChoices(variations: Variations): ResponseChoices {
   const noOutputText = variations.has('no-output-text')
   return {
     background: !variations.has('no-background'),
+    wholeItemTruncation: variations.has('whole-item-truncation'),
     thinkFirst: variations.has('long-reasoning') ? LONG_REASONING_TOKENS : 0,
     inlineModeration: !variations.has('no-inline-moderation'),
     shape: noOutputText ? ({ output_text: _text, ...response }) => response : (response) => response,

@@ -87,14 +87,6 @@ export function streamEvents(ex: Exchange): TypedEvent[] {
   return typedEvents(ex)
 }
 
-/**
- * The events of a stream, none at all included: an event stream that carries no event has no terminal event
- * either, which the terminal rule judges. Skips the test when the answer was not an event stream.
- */
-export function streamEventsOrNone(ex: Exchange): TypedEvent[] {
-  return isEventStream(ex) ? typedEvents(ex) : streamEvents(ex)
-}
-
 /** The terminal events of a stream, in order. */
 export function terminalEvents(events: readonly TypedEvent[]): TypedEvent[] {
   return events.filter((e) => e.type !== undefined && TERMINAL_TYPES.has(e.type))
