@@ -421,7 +421,7 @@ const formats = memo(async () => {
 const NO_JSON_MODEL = `no chat model this key may use states supports_response_schema true (§2.3) and none is named; ${howToName('responses')}`
 
 const toolCall = memo(async () => {
-  const model = await firstChat(models, (m) => m.functionCalling)
+  const model = await firstChat(models, TOOL_CHOICE)
   return withRoomForReasoning((budget) =>
     create(api, {
       model: model.id,

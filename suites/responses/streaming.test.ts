@@ -313,7 +313,7 @@ function argumentPairs(
 }
 
 const toolStream = memo(async () => {
-  const model = await firstChat(models, (m) => m.functionCalling)
+  const model = await firstChat(models, (m) => m.functionCalling && m.toolChoice)
   const ex = await withRoomForReasoning(
     (budget) =>
       createStream(api, {
