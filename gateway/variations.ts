@@ -23,6 +23,8 @@ export const VARIATIONS = {
     'the cheapest chat model says supports_system_messages false and chat completions refuse a system or developer message to it; Part 1 §2.3 makes the flag a capability',
   'model-snapshot-names':
     'a chat completion names in model the dated snapshot that served the alias asked for; Part 1 §9.3: behaviour can change between aliases and snapshots',
+  'prompt-filter-chunk':
+    'a chat stream opens with a chunk that has no choices and an empty id, carrying prompt_filter_results, as a provider with a content filter sends; Part 1 §6.4: chat stream payloads are not shown',
   'error-body-shape':
     '400, 404 and 500 on /v1 answer { "error": "<code>", "message": … } instead of the error object; Part 1 §7: "Error body shapes for 400, 404 and 500 on compatible endpoints are not shown"',
   'disallowed-current-null':
@@ -67,6 +69,14 @@ export const VARIATIONS = {
     'a conversation id on POST /v1/responses answers 404 (no such conversation); Part 1 §4.5: persistent conversations "only where enabled"',
   'long-reasoning':
     'every chat model on POST /v1/responses spends 128 hidden reasoning tokens before any text, so a short budget ends incomplete with no text; Part 1 §4.5 rule 7 allows it',
+  'whole-item-truncation':
+    'truncation auto on POST /v1/responses drops whole input items, oldest first, and refuses with 400 an input whose newest item alone is over the window; Part 1 §4.5: auto "drops oldest items when over the window"',
+  'tool-choice-flags':
+    'the cheapest chat model says supports_tool_choice and supports_parallel_function_calling false, and POST /v1/responses refuses tool_choice or parallel_tool_calls to it with 400; Part 1 §2.3 makes the flags capabilities',
+  'n-unknown-422':
+    'POST /v1/responses answers a body with n 422 (an unknown parameter) instead of 400; Part 1 §4.5 rule 1 says there is no n parameter without a status',
+  'flex-times-out':
+    'service_tier flex on POST /v1/responses answers 504, the request having timed out in the flex queue; Part 1 §4.5: flex "may time out up to 900 seconds"',
   'moderation-more-categories':
     'moderation results name a category beyond the thirteen; Part 2 §2.4 lists thirteen, and Part 1 §9.2 lets new response fields appear',
   // videos

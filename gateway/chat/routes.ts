@@ -73,7 +73,12 @@ function registerRoutes(app: FastifyInstance, state: GatewayState, rules: ChatRu
             body.messages,
           )
     if (chat.stream) {
-      const extras = { includeUsage: chat.includeUsage, usage, moderation }
+      const extras = {
+        includeUsage: chat.includeUsage,
+        usage,
+        moderation,
+        promptFilter: state.variations.has('prompt-filter-chunk'),
+      }
       await streamChat(reply, head, answer, extras, { faults: state.faults, whole: rules.streamWhole })
       // Reply is a thenable that settles when the response has finished: Fastify then sends nothing more.
       return reply

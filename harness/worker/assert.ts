@@ -138,6 +138,25 @@ const seenStatus = (ex: Exchange): string =>
     ? `429 after ${ex.excerpt.attempt} attempts with backoff`
     : String(ex.status)
 
+/**
+ * A refusal the words leave unstated (a SHOULD): any client error shows it (400, 404, 413, 422). A valid key
+ * refused with 401 is the auth rule's (expectKeyAccepted); a 429 limits the rate and says nothing of the value: not
+ * observed. `missingRoute`, given where the caller knows the route itself is not served, makes a 404 skip naming
+ * that requirement. A 2xx is the warning, and a 5xx refuses nothing, which the failure says.
+ */
+export function expectRefused(ex: Exchange, what: string, missingRoute?: string): void {
+  expectKeyAccepted(ex)
+  if (ex.status === 429) notObserved(`${what}: rate limited (429) before the value was judged`)
+  if (missingRoute !== undefined && ex.status === 404)
+    precondition(false, missingRoute, `${ex.excerpt.method} ${ex.excerpt.path} answered 404: the route is not served`)
+  if (ex.status >= 400 && ex.status < 500) return
+  const seen =
+    ex.status >= 500
+      ? `${ex.status}, a server error, not a refusal of the request`
+      : `${ex.status}, ${ex.status < 300 ? 'served' : 'not a client error'}`
+  fail(`a refusal, a 4xx such as 400 (${what})`, `${seen}: ${ex.text.slice(0, 160)}`, ex)
+}
+
 /** The body as JSON, or a failure saying why it is not. */
 export function expectJson(ex: Exchange): unknown {
   if (ex.jsonError !== undefined) fail('a JSON body', `not JSON (${ex.jsonError})`, ex)

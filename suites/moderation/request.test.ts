@@ -4,12 +4,12 @@
  * The 400, 403 and 404 bodies are not shown (Part 1 §7), so only statuses are judged and bodies are recorded.
  */
 import { describe } from 'vitest'
-import { expectStatus, expectThat, precondition } from '../../harness/worker/assert.ts'
+import { expectRefused, expectStatus, expectThat, precondition } from '../../harness/worker/assert.ts'
 import { memo, randomSuffix } from '../../harness/worker/helpers.ts'
 import type { Exchange } from '../../harness/worker/http-client.ts'
 import { observe, skipTest } from '../../harness/worker/recorder.ts'
 import { check, target } from '../../harness/worker/suite.ts'
-import { expectRefused, expectServed, is2xx, isClientError } from '../shared/status.ts'
+import { expectServed, is2xx, isClientError } from '../shared/status.ts'
 import {
   BENIGN_TEXT,
   type ListedModel,

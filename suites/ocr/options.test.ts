@@ -3,12 +3,12 @@
  * values outside the stated ones. Every call reads the three-page test PDF (documents.ts).
  */
 import { describe } from 'vitest'
-import { expectThat, notObserved, precondition } from '../../harness/worker/assert.ts'
+import { expectRefused, expectThat, notObserved, precondition } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/worker/helpers.ts'
 import { observe } from '../../harness/worker/recorder.ts'
 import { check, perFile, target } from '../../harness/worker/suite.ts'
-import { expectRefused, expectServed, expectServedSetup } from '../shared/status.ts'
+import { expectServed, expectServedSetup } from '../shared/status.ts'
 import { needDataUrl, ocr, PAGE_WORDS, pagesOf, TABLE, TEST_PDF_IMAGE_PIXELS, testModels } from './documents.ts'
 import { namedModel } from '../shared/named-models.ts'
 

@@ -1,8 +1,7 @@
 /**
  * Status classes where the words give a class, not a status. Served: any 2xx, as Part 1 §7 gives "2xx success" and
- * Part 2 §7 no success status of its own for OCR and moderation. Refused, where the reference gives a range, a list
- * or a limit but not what happens past it (a SHOULD): any client error (4xx: 400, 404, 413, 422) counts; a 2xx
- * served the value, and a 5xx refused nothing either, which the failure says.
+ * Part 2 §7 no success status of its own for OCR and moderation. A refusal the words leave unstated is
+ * judged by expectRefused (harness/worker/assert.ts).
  */
 import { expectKeyAccepted, expectThat } from '../../harness/worker/assert.ts'
 import type { Exchange } from '../../harness/worker/http-client.ts'
@@ -22,12 +21,4 @@ export function expectServed(ex: Exchange, what: string): void {
 export function expectServedSetup(ex: Exchange, what: string): void {
   if (is2xx(ex.status)) return
   skipTest(`set-up failed: ${what}: ${ex.excerpt.method} ${ex.excerpt.path} answered ${ex.status}, not a 2xx`)
-}
-
-export function expectRefused(ex: Exchange, what: string): void {
-  const seen =
-    ex.status >= 500
-      ? `${ex.status}: a server error, not a refusal of the request`
-      : `${ex.status}: ${ex.status < 300 ? 'served' : 'not a client error'}`
-  expectThat(isClientError(ex.status), `a client error (4xx) refusing ${what}`, seen, ex)
 }
