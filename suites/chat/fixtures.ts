@@ -5,7 +5,7 @@
  */
 import { reportedTier } from '../shared/tier.ts'
 import { WEATHER_FUNCTION } from '../shared/tools.ts'
-import { expectSetup, is2xx, precondition } from '../../harness/worker/assert.ts'
+import { expectSetup, precondition } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
 import type { Capability, KeySlot } from '../../harness/setup/config.ts'
 import { memo } from '../../harness/worker/helpers.ts'

@@ -1,6 +1,6 @@
 /** svc-request-id: present on every response as a UUID v7, one per call, minted at the call (Part 1 §1.4, §4.1). */
 import { describe } from 'vitest'
-import { expectStatus, expectThat, precondition, expectSuccess } from '../../harness/worker/assert.ts'
+import { expectThat, precondition, expectSuccess } from '../../harness/worker/assert.ts'
 import { AUDIT_TOLERANCE, callWindow } from '../../harness/report/audit.ts'
 import { check, target } from '../../harness/worker/suite.ts'
 import { checkUuidV7, makeUuidV7 } from '../../harness/uuid.ts'
