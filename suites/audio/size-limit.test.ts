@@ -9,8 +9,7 @@
  * and not on a metered link: against a remote target these run only when GATEWAY_LARGE_UPLOADS=1.
  */
 import { describe } from 'vitest'
-import { expectSuccess } from '../../harness/worker/assert.ts'
-import { expectAnyRefusal } from '../shared/any-refusal.ts'
+import { expectSuccess, expectRefused } from '../../harness/worker/assert.ts'
 import { observe, skipTest } from '../../harness/worker/recorder.ts'
 import { check, target, runConfig } from '../../harness/worker/suite.ts'
 import { isLoopback } from '../../harness/setup/target.ts'
@@ -72,7 +71,7 @@ describe('the 25 MB upload limit (§4.3, §4.4, §8)', () => {
     `a transcription upload of ${OVER_BYTES} bytes (past 25 MiB) is refused (a 4xx)`,
     async () => {
       await recordBand('transcriptions')
-      expectAnyRefusal(await upload('transcriptions', OVER_BYTES), 'the file is over 25 MB however read')
+      expectRefused(await upload('transcriptions', OVER_BYTES), 'the file is over 25 MB however read')
     },
     { timeout: 2 * LARGE_UPLOADS.timeoutMs },
   )
@@ -95,7 +94,7 @@ describe('the 25 MB upload limit (§4.3, §4.4, §8)', () => {
       const ex = await upload('translations', OVER_BYTES)
       if (ex.status === 404) expectRefused400(ex, '', TRANSLATION_MISSING)
       await recordBand('translations')
-      expectAnyRefusal(ex, 'the file is over 25 MB however read')
+      expectRefused(ex, 'the file is over 25 MB however read')
     },
     { timeout: 2 * LARGE_UPLOADS.timeoutMs },
   )

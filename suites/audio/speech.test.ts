@@ -4,14 +4,13 @@
  * header, and durations that follow speed.
  */
 import { describe } from 'vitest'
-import { expectStatus, expectSuccess, expectThat } from '../../harness/worker/assert.ts'
+import { expectStatus, expectSuccess, expectThat, expectRefused } from '../../harness/worker/assert.ts'
 import type { Exchange } from '../../harness/worker/http-client.ts'
 import { observe } from '../../harness/worker/recorder.ts'
 import { check, target } from '../../harness/worker/suite.ts'
 import { audioCalls, expectRefused400, expectServed, SHORT_INPUT } from './calls.ts'
 import { FORMAT_CHECKS, firstBytes, isMp3, isWav, readWav } from './fixtures.ts'
 import { synthesisBody, synthesize } from '../synthesize/fixtures.ts'
-import { expectAnyRefusal } from '../shared/any-refusal.ts'
 
 const api = target()
 const { models, speech } = audioCalls(api)
@@ -139,7 +138,7 @@ describe('speech input, voices and options (§4.2, §8)', () => {
       voice: 'alloy',
       response_format: 'mp3',
     })
-    expectAnyRefusal(ex, `${MAX_INPUT + 1} characters is over the limit`)
+    expectRefused(ex, `${MAX_INPUT + 1} characters is over the limit`)
   })
 
   // §4.2 lists the voices of the endpoint, not of each model (tts-1 takes fewer than the newer models): each
@@ -249,7 +248,7 @@ describe('speech input, voices and options (§4.2, §8)', () => {
   check('P2-4.2-speech-speed-refused', 'speed 0.24 and 4.01 are refused (a 4xx)', async () => {
     const model = await models.model('tts-1')
     for (const speed of [0.24, 4.01])
-      expectAnyRefusal(
+      expectRefused(
         await speech({ model, input: 'Hello.', voice: 'alloy', speed, response_format: 'mp3' }),
         `speed ${speed} is outside 0.25..4.0`,
       )

@@ -1,7 +1,6 @@
 /** generateContent on the native interface: the §2.5 answer and the body rules of §4.8. */
 import { describe } from 'vitest'
-import { expectSchema, expectStatus, expectSuccess, expectThat } from '../../harness/worker/assert.ts'
-import { expectAnyRefusal } from '../shared/any-refusal.ts'
+import { expectSchema, expectStatus, expectSuccess, expectThat, expectRefused } from '../../harness/worker/assert.ts'
 import type { Exchange } from '../../harness/worker/http-client.ts'
 import { namedModel } from '../shared/named-models.ts'
 import { isObject } from '../../common/json.ts'
@@ -134,7 +133,7 @@ describe('generationConfig ranges (§4.8)', () => {
   }
   for (const temperature of [-0.01, 2.01]) {
     check('P2-4.8-temperature-refused', `temperature ${temperature} is refused (a 4xx)`, async () => {
-      expectAnyRefusal(await generate(withConfig({ temperature })), 'past 0.0 to 2.0')
+      expectRefused(await generate(withConfig({ temperature })), 'past 0.0 to 2.0')
     })
   }
 

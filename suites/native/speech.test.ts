@@ -10,8 +10,8 @@ import {
   fail,
   notObserved,
   precondition,
+  expectRefused,
 } from '../../harness/worker/assert.ts'
-import { expectAnyRefusal } from '../shared/any-refusal.ts'
 import { memo } from '../../harness/worker/helpers.ts'
 import { isObject } from '../../common/json.ts'
 import type { Exchange } from '../../harness/worker/http-client.ts'
@@ -218,7 +218,7 @@ describe('speakers (§4.8)', () => {
     )
   })
   check('P2-4.8-speakers-refused', 'three speakerVoiceConfigs are refused (a 4xx)', async () => {
-    expectAnyRefusal(
+    expectRefused(
       await speak(speechBody({ contents: [userTurn(DIALOGUE_TEXT)] }, speechConfig(speakers('Ann', 'Ben', 'Cleo')))),
       'at most 2 speakers',
     )

@@ -7,8 +7,8 @@ import {
   expectThat,
   fail,
   precondition,
+  expectRefused,
 } from '../../harness/worker/assert.ts'
-import { expectAnyRefusal } from '../shared/any-refusal.ts'
 import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/worker/helpers.ts'
 import type { Exchange } from '../../harness/worker/http-client.ts'
@@ -234,6 +234,6 @@ describe('encodings, rates and models (§4.9)', () => {
   )
   // Part 1 §7 gives 400 for an invalid request and 404 for a missing resource; the words state neither for this.
   check('P2-4.9-models-refused', 'an unknown voice.model_name is refused (a 4xx)', async () => {
-    expectAnyRefusal(await synthesize(api, synthesisBody({ model: 'gc-no-such-tts-model' })), 'not a model of §4.9')
+    expectRefused(await synthesize(api, synthesisBody({ model: 'gc-no-such-tts-model' })), 'not a model of §4.9')
   })
 })
