@@ -97,6 +97,39 @@ export function expectSuccess(ex: Exchange, why = ''): void {
   fail(`a 2xx status${why ? ` (${why})` : ''}`, String(ex.status), ex)
 }
 
+/** A refusal where the words give no status: any 4xx other than 429, which limits the rate and says nothing of the call. */
+export function isRefusal(status: number): boolean {
+  return status >= 400 && status < 500 && status !== 429
+}
+
+/**
+ * Before a refusal is judged: a valid key refused with 401 is the auth rule's (expectKeyAccepted), and a 429 that
+ * the client's backoff did not outlast skips the test, naming the rate limit, as it says nothing of the call.
+ */
+export function expectJudgeableRefusal(ex: Exchange): void {
+  expectKeyAccepted(ex)
+  if (ex.status === 429)
+    skipTest(
+      `rate limited: ${ex.excerpt.method} ${ex.excerpt.path} answered 429 after ${ex.excerpt.attempt} attempt(s) with backoff, which neither refuses nor serves the call; run when the key's limit has room`,
+    )
+}
+
+/** What a call a refusal was due of answered instead: served, or a server error, which refuses nothing. */
+export function notRefused(ex: Exchange): string {
+  if (ex.status >= 500) return `${ex.status}, a server error, which refuses nothing`
+  return ex.status >= 200 && ex.status < 300 ? `${ex.status}: accepted` : String(ex.status)
+}
+
+/**
+ * A refusal the words state no status for (a SHOULD, DESIGN rule 3): any 4xx other than 429 passes; a 2xx is what
+ * the SHOULD warns of, and a 5xx refuses nothing either, which the message says.
+ */
+export function expectRefused(ex: Exchange, why = ''): void {
+  expectJudgeableRefusal(ex)
+  if (isRefusal(ex.status)) return
+  fail(`a refusal (any 4xx other than 429)${why ? `: ${why}` : ''}`, notRefused(ex), ex)
+}
+
 /** The body as JSON, or a failure saying why it is not. */
 export function expectJson(ex: Exchange): unknown {
   if (ex.jsonError !== undefined) fail('a JSON body', `not JSON (${ex.jsonError})`, ex)
