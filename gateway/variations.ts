@@ -27,6 +27,8 @@ export const VARIATIONS = {
     '400, 404 and 500 on /v1 answer { "error": "<code>", "message": … } instead of the error object; Part 1 §7: "Error body shapes for 400, 404 and 500 on compatible endpoints are not shown"',
   'disallowed-current-null':
     "a model above the caller's tier shows extra.rate_limits.current with rpm and tpm null; Part 1 §2.3 gives current as the caller's tier's values, and a tier the model does not allow has none (\"absent\")",
+  'current-tier-string':
+    'extra.rate_limits.current.tier is the tier number\'s string ("2"); Part 1 §2.3 gives current\'s tier no type, and keys tiers by the tier number as a string',
   // account, tiers, files
   'late-transactions':
     'a transaction is listed some seconds after its call; §4.2: "transaction data is available within 30 seconds of the call"',
@@ -96,6 +98,8 @@ export const VARIATIONS = {
     'tts-1 and tts-1-hd take the nine older voices (not ballad, verse, marin, cedar) and the newer speech model all but fable and onyx; §4.2 lists the voices of the endpoint, not of each model',
   'diarize-integer-speakers':
     'a diarized transcription stream numbers its speakers and segment ids (integers); §4.3 names speaker, start, end, text and segment_id without their types',
+  'range-refusals-422':
+    'a value past a stated range is refused with 422 (unprocessable), as a validating web framework answers: speech speed and input length, transcription temperature, native temperature; §4.2, §4.3 and §4.8 give the ranges without the refusal or its status',
   'audio-file-415':
     'a transcription or translation file in no audio format is refused with 415 (unsupported media type), not 400; §4.3 and §4.4 list the formats without stating the refusal status',
   'native-no-alt':
@@ -108,6 +112,8 @@ export const VARIATIONS = {
     'the 25 MB upload limit of transcription and translation is read as 25 MiB (26,214,400 bytes); §4.3, §4.4 and §8 write MB without saying which',
   'thinking-levels-per-model':
     'the cheaper native generation model takes thinkingLevel low and high but not medium, which the other model takes; §4.8 documents the values, not which model takes each',
+  'native-thinking-first':
+    'the native generation models spend 512 thinking tokens out of maxOutputTokens before any text (a cap spent on thinking alone answers a candidate without parts), and the cheaper one always thinks and refuses thinkingBudget 0 with 400; §4.8 gives thinkingBudget ("0 disables") without saying what thinking spends or which models may turn it off',
   'native-integer-strings':
     'the native interface takes an integer field written as a decimal string ("maxOutputTokens": "16"), as the provider schema\'s JSON mapping does; §4.8 types it integer without saying how a string is answered',
   'raw-synthesis-audio':

@@ -72,10 +72,15 @@ export function variedRetrieve(
   variations: ReadonlySet<VariationName>,
 ): object {
   const extra = body.extra
-  if (!variations.has('disallowed-current-null') || callerTier >= model.minTier || extra === undefined) return body
+  if (extra === undefined) return body
   const limits = extra.rate_limits
-  return {
-    ...body,
-    extra: { ...extra, rate_limits: { ...limits, current: { tier: limits.current.tier, rpm: null, tpm: null } } },
+  const nulled = variations.has('disallowed-current-null') && callerTier < model.minTier
+  const stringTier = variations.has('current-tier-string')
+  if (!nulled && !stringTier) return body
+  const current = {
+    ...limits.current,
+    ...(stringTier ? { tier: String(limits.current.tier) } : {}),
+    ...(nulled ? { rpm: null, tpm: null } : {}),
   }
+  return { ...body, extra: { ...extra, rate_limits: { ...limits, current } } }
 }

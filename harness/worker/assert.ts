@@ -5,7 +5,8 @@
  */
 import { requirement as lookup } from '../requirements.ts'
 import type { Exchange } from './http-client.ts'
-import { currentExchanges, currentRequirement, skipTest } from './recorder.ts'
+import { currentExchanges, currentRequirement, inTest, skipTest } from './recorder.ts'
+import { routeAbsence, routeOf } from '../routes.ts'
 import { ConformanceFailure } from '../errors.ts'
 import { renderFailure, type FailureDetails } from './failure.ts'
 import { schemas } from '../schema-registry.ts'
@@ -41,7 +42,40 @@ export function expectThat(
 /** Skips the running test when a requirement it builds on does not hold; that requirement's own test reports it. */
 export function precondition(condition: boolean, requirementId: string, detail: string): asserts condition {
   lookup(requirementId) // an unknown id is a harness bug, caught here rather than in a report
-  if (!condition) skipTest(`needs ${requirementId}, which does not hold here: ${detail}`)
+  if (condition) return
+  // Stopped by the answer of a route the target does not serve: that route's requirement is the cause.
+  skipIfRouteAbsent(lastExchange())
+  skipTest(`needs ${requirementId}, which does not hold here: ${detail}`, { requirement: requirementId })
+}
+
+/** Served routes, by origin: a route that answered 2xx once is served, and a later 404 there is the API's own. */
+const served = new Set<string>()
+
+const servedKey = (ex: ExchangeExcerpt, route: string): string => `${new URL(ex.url).origin} ${route}`
+
+/** Notes, for every answer the client reads, the served routes that answered 2xx. */
+export function noteServed(ex: ExchangeExcerpt): void {
+  if (ex.status === undefined || ex.status < 200 || ex.status >= 300) return
+  const route = routeOf(ex.method, ex.path)
+  if (route !== undefined) served.add(servedKey(ex, route.route))
+}
+
+/**
+ * A route the target does not serve is one cause (harness/routes.ts). When the answer a test stops on is the
+ * signature of a missing route, the test skips naming the requirement that states that route, unless it is that
+ * requirement's own test, which judges the answer. A helper that probes one route and falls back on another is
+ * never stopped: only the answer a test fails or skips on is read.
+ */
+export function skipIfRouteAbsent(ex: ExchangeExcerpt | undefined): void {
+  if (ex === undefined || !inTest()) return
+  const absence = routeAbsence(ex)
+  if (absence === undefined || served.has(servedKey(ex, absence.route))) return
+  if (currentRequirement() === absence.requirement) return
+  skipTest(`needs ${absence.requirement}: the target does not serve ${absence.route} (${absence.answer})`, {
+    requirement: absence.requirement,
+    route: absence.route,
+    exchange: ex,
+  })
 }
 
 /**
@@ -60,8 +94,11 @@ export function notObserved(what: string): never {
 export function expectSetup(ex: Exchange, expected: number | readonly number[] | '2xx', what: string): void {
   const wanted: readonly number[] = expected === '2xx' ? [] : typeof expected === 'number' ? [expected] : expected
   if (expected === '2xx' ? ex.status >= 200 && ex.status < 300 : wanted.includes(ex.status)) return
+  skipIfRouteAbsent(ex.excerpt)
   const not = expected === '2xx' ? 'a 2xx' : wanted.join(' or ')
-  skipTest(`set-up failed: ${what}: ${ex.excerpt.method} ${ex.excerpt.path} answered ${ex.status}, not ${not}`)
+  skipTest(`set-up failed: ${what}: ${ex.excerpt.method} ${ex.excerpt.path} answered ${ex.status}, not ${not}`, {
+    exchange: ex.excerpt,
+  })
 }
 
 const AUTH_REQUIREMENT = { bearer: 'P1-5.2-bearer', 'x-api-key': 'P1-5.3-x-api-key' } as const
@@ -83,19 +120,23 @@ export function expectStatus(ex: Exchange, expected: number | readonly number[],
   const wanted = typeof expected === 'number' ? [expected] : expected
   if (wanted.includes(ex.status)) return
   if (wanted.every((s) => s < 300)) expectKeyAccepted(ex)
-  const seen =
-    ex.status === 429 && ex.excerpt.attempt > 1
-      ? `429 after ${ex.excerpt.attempt} attempts with backoff`
-      : String(ex.status)
-  fail(`status ${wanted.join(' or ')}${why ? ` (${why})` : ''}`, seen, ex)
+  fail(`status ${wanted.join(' or ')}${why ? ` (${why})` : ''}`, seenStatus(ex), ex)
 }
 
-/** Part 1 §7 states the success class ("2xx success"), not one status: any 2xx passes. */
+/** Whether an answer is in Part 1 §7's success class ("2xx success"). */
+export const is2xx = (ex: Exchange): boolean => ex.status >= 200 && ex.status < 300
+
+/** Part 1 §7's success class ("2xx success"): any 2xx passes, since the words give the class, not one status. */
 export function expectSuccess(ex: Exchange, why = ''): void {
   if (ex.status >= 200 && ex.status < 300) return
   expectKeyAccepted(ex)
-  fail(`a 2xx status${why ? ` (${why})` : ''}`, String(ex.status), ex)
+  fail(`a 2xx status${why ? ` (${why})` : ''}`, seenStatus(ex), ex)
 }
+
+const seenStatus = (ex: Exchange): string =>
+  ex.status === 429 && ex.excerpt.attempt > 1
+    ? `429 after ${ex.excerpt.attempt} attempts with backoff`
+    : String(ex.status)
 
 /** A refusal where the words give no status: any 4xx other than 429, which limits the rate and says nothing of the call. */
 export function isRefusal(status: number): boolean {
@@ -117,7 +158,7 @@ export function expectJudgeableRefusal(ex: Exchange): void {
 /** What a call a refusal was due of answered instead: served, or a server error, which refuses nothing. */
 export function notRefused(ex: Exchange): string {
   if (ex.status >= 500) return `${ex.status}, a server error, which refuses nothing`
-  return ex.status >= 200 && ex.status < 300 ? `${ex.status}: accepted` : String(ex.status)
+  return is2xx(ex) ? `${ex.status}: accepted` : String(ex.status)
 }
 
 /**

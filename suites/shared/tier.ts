@@ -6,6 +6,15 @@ import { isObject } from '../../common/json.ts'
 import type { KeySlot } from '../../harness/setup/config.ts'
 import type { TargetClient } from '../../harness/worker/http-client.ts'
 
+/**
+ * A tier as extra.rate_limits.current.tier gives it: §2.3 gives it no type, and keys `tiers` by the tier number as a
+ * string, so the number and the number's string are both the tier; anything else is none.
+ */
+export function tierOf(value: unknown): number | undefined {
+  if (typeof value === 'number') return Number.isInteger(value) ? value : undefined
+  return typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : undefined
+}
+
 /** undefined when the retrieve does not say; callers choose their own fallback. */
 export async function reportedTier(
   api: TargetClient,
@@ -17,7 +26,7 @@ export async function reportedTier(
     isObject(body) && isObject(body.extra) && isObject(body.extra.rate_limits)
       ? body.extra.rate_limits.current
       : undefined
-  return isObject(current) && typeof current.tier === 'number' ? current.tier : undefined
+  return isObject(current) ? tierOf(current.tier) : undefined
 }
 
 /**
