@@ -162,7 +162,7 @@ export function notRefused(ex: Exchange): string {
 }
 
 /**
- * A refusal the words state no status for (a SHOULD, DESIGN rule 3): any 4xx other than 429 passes; a 2xx is what
+ * A refusal the words state no status for (a SHOULD): any 4xx other than 429 passes; a 2xx is what
  * the SHOULD warns of, and a 5xx refuses nothing either, which the message says.
  */
 export function expectRefused(ex: Exchange, why = ''): void {
