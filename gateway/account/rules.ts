@@ -58,12 +58,15 @@ function queryRules(bent: Bent) {
     hoursAgoBesideDates: bent('hours-ago-with-dates'),
     // The dates are the window; the fault lists nothing for them.
     honourDateRange: !bent('date-range-ignored'),
-    // api_key_id filters the list; the fault refuses it with 400.
+    // api_key_id filters the list; one fault refuses it with 400, one ignores it.
     takeApiKeyId: !bent('api-key-id-refused'),
+    filterApiKeyId: !bent('api-key-id-filter-ignored'),
     // Each filter applies; each fault ignores one of them.
     filterStatusCode: !bent('status-code-filter-ignored'),
     filterProvider: !bent('provider-filter-ignored'),
     filterSafetyIdentifier: !bent('safety-identifier-filter-ignored'),
+    // status_code matches the recorded one; the fault matches nothing.
+    statusCodeMatches: !bent('status-code-filter-empty'),
     // safety_identifier matches the recorded one; the fault matches nothing.
     safetyIdentifierMatches: !bent('safety-identifier-filter-empty'),
     // model is a partial match, regardless of case; the fault matches the exact id only.

@@ -48,7 +48,7 @@ export function parseTransactionQuery(raw: RawQuery, nowMs: number, rules: Accou
     pageSize,
     sliceSize: rules.fixedPageSlice ?? pageSize,
     safetyIdentifier: rules.filterSafetyIdentifier ? safetyIdentifier : undefined,
-    apiKeyId,
+    apiKeyId: rules.filterApiKeyId ? apiKeyId : undefined,
     model,
     provider: rules.filterProvider ? provider : undefined,
     statusCode: rules.filterStatusCode ? statusCode : undefined,
@@ -95,7 +95,8 @@ function matches(entry: StoredTransaction, query: TransactionQuery, rules: Accou
   )
     return false
   if (query.apiKeyId !== undefined && entry.apiKeyId !== query.apiKeyId) return false
-  if (query.statusCode !== undefined && record.status_code !== query.statusCode) return false
+  if (query.statusCode !== undefined && (!rules.statusCodeMatches || record.status_code !== query.statusCode))
+    return false
   if (query.provider !== undefined && record.provider.toLowerCase() !== query.provider.toLowerCase()) return false
   if (query.model === undefined) return true
   return rules.modelMatchesPart

@@ -109,6 +109,11 @@ export const ACCOUNT_FAULTS = [
     description: 'The status_code filter of the transaction list is ignored.',
   },
   {
+    name: 'status-code-filter-empty',
+    breaks: ['P1-4.2-filter-status-code'],
+    description: 'The status_code filter lists nothing, whatever the status.',
+  },
+  {
     name: 'model-filter-exact',
     breaks: ['P1-4.2-filter-model'],
     description: 'The model filter matches only the exact model id instead of a partial match.',
@@ -149,6 +154,11 @@ export const ACCOUNT_FAULTS = [
     name: 'api-key-id-refused',
     breaks: ['P1-4.2-filter-api-key-id'],
     description: 'The api_key_id filter is refused with 400.',
+  },
+  {
+    name: 'api-key-id-filter-ignored',
+    breaks: ['P1-4.2-filter-api-key-id'],
+    description: "The api_key_id filter is ignored: another key's id lists the caller's own transactions.",
   },
   {
     name: 'safety-identifier-filter-empty',

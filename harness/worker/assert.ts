@@ -138,23 +138,40 @@ const seenStatus = (ex: Exchange): string =>
     ? `429 after ${ex.excerpt.attempt} attempts with backoff`
     : String(ex.status)
 
+/** A refusal where the words give no status: any 4xx other than 429, which limits the rate and says nothing of the call. */
+export function isRefusal(status: number): boolean {
+  return status >= 400 && status < 500 && status !== 429
+}
+
 /**
- * A refusal the words leave unstated (a SHOULD): any client error shows it (400, 404, 413, 422). A valid key
- * refused with 401 is the auth rule's (expectKeyAccepted); a 429 limits the rate and says nothing of the value: not
- * observed. `missingRoute`, given where the caller knows the route itself is not served, makes a 404 skip naming
- * that requirement. A 2xx is the warning, and a 5xx refuses nothing, which the failure says.
+ * Before a refusal is judged: a valid key refused with 401 is the auth rule's (expectKeyAccepted), and a 429 that
+ * the client's backoff did not outlast skips the test, naming the rate limit, as it says nothing of the call.
  */
-export function expectRefused(ex: Exchange, what: string, missingRoute?: string): void {
+export function expectJudgeableRefusal(ex: Exchange): void {
   expectKeyAccepted(ex)
-  if (ex.status === 429) notObserved(`${what}: rate limited (429) before the value was judged`)
+  if (ex.status === 429)
+    skipTest(
+      `rate limited: ${ex.excerpt.method} ${ex.excerpt.path} answered 429 after ${ex.excerpt.attempt} attempt(s) with backoff, which neither refuses nor serves the call; run when the key's limit has room`,
+    )
+}
+
+/** What a call a refusal was due of answered instead: served, or a server error, which refuses nothing. */
+export function notRefused(ex: Exchange): string {
+  if (ex.status >= 500) return `${ex.status}, a server error, which refuses nothing`
+  return is2xx(ex) ? `${ex.status}: accepted` : String(ex.status)
+}
+
+/**
+ * A refusal the words state no status for (a SHOULD): any 4xx other than 429 passes (400, 404, 413, 422); a 2xx is
+ * what the SHOULD warns of, and a 5xx refuses nothing either, which the message says. `missingRoute`, given where
+ * the caller knows a 404 means the route itself is not served, makes a 404 skip naming that requirement.
+ */
+export function expectRefused(ex: Exchange, why = '', missingRoute?: string): void {
+  expectJudgeableRefusal(ex)
   if (missingRoute !== undefined && ex.status === 404)
     precondition(false, missingRoute, `${ex.excerpt.method} ${ex.excerpt.path} answered 404: the route is not served`)
-  if (ex.status >= 400 && ex.status < 500) return
-  const seen =
-    ex.status >= 500
-      ? `${ex.status}, a server error, not a refusal of the request`
-      : `${ex.status}, ${ex.status < 300 ? 'served' : 'not a client error'}`
-  fail(`a refusal, a 4xx such as 400 (${what})`, `${seen}: ${ex.text.slice(0, 160)}`, ex)
+  if (isRefusal(ex.status)) return
+  fail(`a refusal (any 4xx other than 429)${why ? `: ${why}` : ''}`, notRefused(ex), ex)
 }
 
 /** The body as JSON, or a failure saying why it is not. */

@@ -91,12 +91,12 @@ export const KIND_RULES: Record<RecordKind, KindRule> = {
     settled: ['output_text'],
     terminalRequirement: LEDGER_REQ.responseSame,
   },
-  // §2.2 ties status_code, stream and safety_identifier to the call, which does not change; token counts, model,
-  // provider and created_at may be settled after a first listing (nothing says when). The times are carried for
-  // their order, judged on every sighting.
+  // §2.2 ties requested_at ("the request started"), status_code, stream and safety_identifier to the call, which
+  // does not change; token counts, model, provider and created_at (when the cost was calculated) may be settled
+  // after a first listing. created_at is carried for its order after requested_at, judged on every sighting.
   transaction: {
-    fixed: ['safety_identifier', 'status_code', 'stream'],
-    carried: ['requested_at', 'created_at'],
+    fixed: ['requested_at', 'safety_identifier', 'status_code', 'stream'],
+    carried: ['created_at'],
     requirement: LEDGER_REQ.transactionFields,
   },
 }

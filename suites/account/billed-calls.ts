@@ -12,7 +12,7 @@ import { CAPS, create, firstChat, modelsFixture } from '../responses/fixtures.ts
 export interface ModelCalls {
   /** The model asked for. */
   model: string
-  /** A served call (200). */
+  /** A served call (a 2xx). */
   ok: Exchange
   /** Calls naming an unknown model: failures, whatever 4xx the target gives them. */
   failed: Exchange[]
@@ -24,7 +24,7 @@ const SMALL = { input: 'Say hi.', max_output_tokens: CAPS.cut, store: false } as
 export async function modelCalls(api: TargetClient, key: KeySlot, failures: number): Promise<ModelCalls> {
   const { id } = await firstChat(modelsFixture(api))
   const ok = await create(api, { model: id, ...SMALL }, { key })
-  expectSetup(ok, 200, 'a small responses call, the call whose transaction is looked for')
+  expectSetup(ok, '2xx', 'a small responses call, the call whose transaction is looked for')
   const failed: Exchange[] = []
   for (let i = 0; i < failures; i += 1)
     failed.push(await create(api, { model: `gc-no-such-model-${randomSuffix()}`, ...SMALL }, { key }))

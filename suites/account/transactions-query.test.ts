@@ -14,7 +14,8 @@ import { skipTest } from '../../harness/worker/recorder.ts'
 import { check, target } from '../../harness/worker/suite.ts'
 import { expectAccepted, expectRefusals, isSuccess } from '../shared/refusals.ts'
 import { modelCalls } from './billed-calls.ts'
-import { awaitTransactions, listTransactions, roomiestKey } from './transactions.ts'
+import { roomiestKey } from '../shared/tier.ts'
+import { answeredAt, AVAILABILITY_MS, awaitTransactions, listPages, listTransactions } from './transactions.ts'
 
 const api = target()
 const key = roomiestKey(api)
@@ -39,27 +40,46 @@ async function accepted(queries: readonly Query[], why: string): Promise<void> {
 }
 
 /**
- * Values past a range, list or format are refused (any 4xx: a SHOULD). A list that refuses a value within them too
- * refuses nothing in particular: the refusal is judged only where `valid`, which `acceptance` judges, is served.
+ * Values past a range, list or format are refused (any 4xx other than 429: a SHOULD). A list that refuses a value
+ * within them too refuses nothing in particular: the refusal is judged only where the values `acceptance` judges
+ * (`valid`) are served.
  */
-async function refused(queries: readonly Query[], why: string, valid: Query, acceptance: string): Promise<void> {
-  const served = await list(valid)
-  precondition(
-    isSuccess(served.status),
-    acceptance,
-    `${served.excerpt.method} ${served.excerpt.path} answered ${served.status}`,
-  )
+async function refused(
+  queries: readonly Query[],
+  why: string,
+  valid: readonly Query[],
+  acceptance: string,
+): Promise<void> {
+  const wrong = (await each(valid)).filter(([, ex]) => !isSuccess(ex.status))
+  precondition(wrong.length === 0, acceptance, wrong.map(([query, ex]) => `${query} answered ${ex.status}`).join('; '))
   expectRefusals(await each(queries), why)
 }
+
+/** The values each acceptance check judges: both edges of a range, both forms of a rule. */
+const EDGES = {
+  hoursAgo: [{ hours_ago: 1 }, { hours_ago: 720 }],
+  page: [{ page: 1 }, { page: 10000 }],
+  pageSize: [{ page_size: 1 }, { page_size: 1000 }],
+  datePairing: [
+    { start_date: addDays(today, -1), end_date: today },
+    { start_date: today, end_date: today },
+  ],
+  dateFormat: [
+    { start_date: '2024-02-28', end_date: '2024-02-29' },
+    { start_date: '2025-12-31', end_date: '2026-01-01' },
+  ],
+} as const satisfies Record<string, readonly Query[]>
 
 /** Calls of this key's own, so that the lists below have transactions of two statuses to filter. */
 const seeded = memo(async () => {
   // Three failed calls: a list filtered to them is stable while the list calls themselves add transactions.
   const calls = await modelCalls(api, key, 3)
   const ids = [calls.ok, ...calls.failed].flatMap((ex) => (ex.svcRequestId ? [ex.svcRequestId] : []))
-  const found = await awaitTransactions(api, ids, key)
+  const latest = Math.max(...[calls.ok, ...calls.failed].map(answeredAt))
+  const found = await awaitTransactions(api, ids, key, undefined, latest)
   precondition(found.size > 0, 'P1-4.2-transaction-available', "none of this run's calls was listed within 30 seconds")
-  return { found, failedStatus: calls.failed[0]?.status }
+  const failedIds = calls.failed.flatMap((ex) => (ex.svcRequestId ? [ex.svcRequestId] : []))
+  return { found, failedIds, failedStatus: calls.failed[0]?.status }
 })
 
 /** The status the run's failed calls answered, for the lists filtered to them. */
@@ -100,71 +120,57 @@ describe('transaction list envelope and defaults (Part 1 §2.2, §4.2)', () => {
 
 describe('query parameter ranges and pairing (Part 1 §4.2, §7, §8.5)', () => {
   check('P1-4.2-hours-ago-range', 'hours_ago=1 and hours_ago=720 are accepted', () =>
-    accepted([{ hours_ago: 1 }, { hours_ago: 720 }], 'hours_ago is 1 to 720'),
+    accepted(EDGES.hoursAgo, 'hours_ago is 1 to 720'),
   )
 
   check('P1-4.2-hours-ago-refused', 'hours_ago 0, 721 and 1.5 are refused', () =>
     refused(
       [{ hours_ago: 0 }, { hours_ago: 721 }, { hours_ago: '1.5' }],
       'hours_ago is an integer from 1 to 720',
-      { hours_ago: 24 },
+      EDGES.hoursAgo,
       'P1-4.2-hours-ago-range',
     ),
   )
 
-  check('P1-4.2-page-range', 'page=1 and page=10000 are accepted', () =>
-    accepted([{ page: 1 }, { page: 10000 }], 'page is 1 to 10000'),
-  )
+  check('P1-4.2-page-range', 'page=1 and page=10000 are accepted', () => accepted(EDGES.page, 'page is 1 to 10000'))
 
   check('P1-4.2-page-refused', 'page 0, 10001 and "two" are refused', () =>
     refused(
       [{ page: 0 }, { page: 10001 }, { page: 'two' }],
       'page is an integer from 1 to 10000',
-      { page: 2 },
+      EDGES.page,
       'P1-4.2-page-range',
     ),
   )
 
   check('P1-4.2-page-size-range', 'page_size=1 and page_size=1000 are accepted', () =>
-    accepted([{ page_size: 1 }, { page_size: 1000 }], 'page_size is 1 to 1000'),
+    accepted(EDGES.pageSize, 'page_size is 1 to 1000'),
   )
 
   check('P1-4.2-page-size-refused', 'page_size 0, 1001 and 2.5 are refused', () =>
     refused(
       [{ page_size: 0 }, { page_size: 1001 }, { page_size: '2.5' }],
       'page_size is an integer from 1 to 1000',
-      { page_size: 10 },
+      EDGES.pageSize,
       'P1-4.2-page-size-range',
     ),
   )
 
   check('P1-4.2-date-pairing', 'start_date and end_date together are accepted, one day as both ends too', () =>
-    accepted(
-      [
-        { start_date: addDays(today, -1), end_date: today },
-        { start_date: today, end_date: today },
-      ],
-      'start_date and end_date are given together',
-    ),
+    accepted(EDGES.datePairing, 'start_date and end_date are given together'),
   )
 
   check('P1-4.2-date-pairing-refused', 'start_date or end_date alone is refused', () =>
     refused(
       [{ start_date: addDays(today, -1) }, { end_date: today }],
       'start_date requires end_date and end_date requires start_date',
-      { start_date: addDays(today, -2), end_date: today },
+      EDGES.datePairing,
       'P1-4.2-date-pairing',
     ),
   )
 
   check('P1-4.2-date-format', 'YYYY-MM-DD dates are accepted: a leap day and the last day of a year', () =>
-    accepted(
-      [
-        { start_date: '2024-02-28', end_date: '2024-02-29' },
-        { start_date: '2025-12-31', end_date: '2026-01-01' },
-      ],
-      'dates are YYYY-MM-DD',
-    ),
+    accepted(EDGES.dateFormat, 'dates are YYYY-MM-DD'),
   )
 
   check('P1-4.2-date-format-refused', 'dates other than YYYY-MM-DD are refused', () =>
@@ -174,7 +180,7 @@ describe('query parameter ranges and pairing (Part 1 §4.2, §7, §8.5)', () => 
         end_date: today,
       })),
       'dates are calendar dates written YYYY-MM-DD',
-      { start_date: addDays(today, -2), end_date: today },
+      EDGES.dateFormat,
       'P1-4.2-date-format',
     ),
   )
@@ -255,16 +261,37 @@ describe('paging (Part 1 §4.2)', () => {
 })
 
 describe('filters (Part 1 §4.2)', () => {
-  check('P1-4.2-filter-status-code', 'status_code lists only transactions with that status', async () => {
-    const failed = (await seeded()).failedStatus
-    for (const code of new Set([200, ...(failed !== undefined && failed >= 400 ? [failed] : [])])) {
-      const { ex, items } = await listTransactions(api, { hours_ago: 1, status_code: code, page_size: 1000 }, key)
-      const other = items
-        .filter((t) => t.status_code !== code)
-        .map((t) => `${String(t.id)} has status_code ${String(t.status_code)}`)
-      expectThat(other.length === 0, `only status_code ${code}`, other, ex)
-    }
-  })
+  check(
+    'P1-4.2-filter-status-code',
+    "status_code lists only transactions with that status, the run's failed calls among them",
+    async () => {
+      const failed = await failedStatus()
+      const { found, failedIds } = await seeded()
+      // The run's failed calls listed unfiltered with their status: a list filtered to it holds them too.
+      const mine = failedIds.filter((id) => found.get(id)?.status_code === failed)
+      precondition(
+        mine.length > 0,
+        'P1-2.2-failed-call-recorded',
+        `none of the run's failed calls was listed with status_code ${failed} within 30 seconds`,
+      )
+      for (const code of new Set([200, failed])) {
+        const { ex, items } = await listPages(api, { hours_ago: 1, status_code: code }, key)
+        const other = items
+          .filter((t) => t.status_code !== code)
+          .map((t) => `${String(t.id)} has status_code ${String(t.status_code)}`)
+        expectThat(other.length === 0, `only status_code ${code}`, other, ex)
+        if (code !== failed) continue
+        const missing = mine.filter((id) => !items.some((t) => t.id === id))
+        expectThat(
+          missing.length === 0,
+          `the run's failed calls (${mine.join(', ')}, listed unfiltered with status_code ${failed}) listed with status_code=${failed}`,
+          `${items.length} transactions; missing: ${missing.join(', ')}`,
+          ex,
+        )
+      }
+    },
+    { timeout: AVAILABILITY_MS + 60_000 },
+  )
 
   check('P1-4.2-filter-provider', 'provider lists only transactions of that provider', async () => {
     const { found } = await seeded()

@@ -4,7 +4,14 @@
  * safety_identifier; and the time window: hours_ago's default of 24, and hours_ago ignored when dates are given.
  */
 import { describe } from 'vitest'
-import { expectSchema, expectSetup, expectThat, notObserved, precondition } from '../../harness/worker/assert.ts'
+import {
+  expectJudgeableRefusal,
+  expectSchema,
+  expectSetup,
+  expectThat,
+  isRefusal,
+  precondition,
+} from '../../harness/worker/assert.ts'
 import { addDays, isCalendarDate, todayUtc } from '../../harness/clock.ts'
 import { memo, randomSuffix } from '../../harness/worker/helpers.ts'
 import type { Exchange } from '../../harness/worker/http-client.ts'
@@ -14,11 +21,13 @@ import { create, firstChat, modelsFixture } from '../responses/fixtures.ts'
 import { isSuccess } from '../shared/refusals.ts'
 import { modelCalls } from './billed-calls.ts'
 import {
+  answeredAt,
   AVAILABILITY_MS,
   awaitTransactions,
   findTransactions,
   listPages,
   listTransactions,
+  transactionsOf,
   type Transaction,
 } from './transactions.ts'
 
@@ -47,7 +56,7 @@ const calls = memo(async () => {
 const listed = memo(async () => {
   const c = await calls()
   const ids = [c.ok.id, ...(c.failed ? [c.failed.id] : [])]
-  return awaitTransactions(api, ids, 'main')
+  return awaitTransactions(api, ids, 'main', undefined, Math.max(answeredAt(c.ok.ex), answeredAt(c.failedEx)))
 })
 
 async function ownTransaction(): Promise<{ call: Call; t: Transaction }> {
@@ -103,11 +112,22 @@ describe("a call's transaction (Part 1 §2.2, §4.2)", () => {
       if (t.stream !== false) problems.push(`stream ${JSON.stringify(t.stream)} for a call that did not stream`)
       if (t.safety_identifier !== null)
         problems.push(`safety_identifier ${JSON.stringify(t.safety_identifier)} though none was given`)
-      const requested = Date.parse(String(t.requested_at))
-      const created = Date.parse(String(t.created_at))
-      if (!(requested <= created))
-        problems.push(`requested_at ${String(t.requested_at)} is not before or at created_at ${String(t.created_at)}`)
       expectThat(problems.length === 0, 'a transaction matching the call', problems, call.ex)
+      // Times that are no ISO 8601 strings are the envelope's to report; their order is judged here.
+      const [requested, created] = [t.requested_at, t.created_at].map((time) =>
+        typeof time === 'string' ? Date.parse(time) : Number.NaN,
+      ) as [number, number]
+      precondition(
+        Number.isFinite(requested) && Number.isFinite(created),
+        'P1-2.2-transactions-envelope',
+        `transaction ${call.id} has requested_at ${JSON.stringify(t.requested_at)} and created_at ${JSON.stringify(t.created_at)}, not both ISO 8601 times`,
+      )
+      expectThat(
+        requested <= created,
+        'requested_at not later than created_at',
+        `requested_at ${String(t.requested_at)}, created_at ${String(t.created_at)}`,
+        call.ex,
+      )
     },
     { timeout: AVAILABILITY_MS + 60_000 },
   )
@@ -187,6 +207,9 @@ describe("a call's transaction (Part 1 §2.2, §4.2)", () => {
     { timeout: AVAILABILITY_MS + 60_000 },
   )
 })
+
+/** An api_key_id no caller is likely to hold: the largest 32-bit integer. */
+const UNLIKELY_KEY_ID = '2147483647'
 
 /** Clock skew allowed between the target and this machine when a transaction's time is judged against a window. */
 const SKEW_MS = 5 * 60_000
@@ -281,10 +304,10 @@ describe('more filters (Part 1 §4.2)', () => {
         safety_identifier: identifier,
         max_output_tokens: 16,
       })
-      expectSetup(ex, 200, 'a responses call with a safety_identifier')
+      expectSetup(ex, '2xx', 'a responses call with a safety_identifier')
       precondition(ex.svcRequestId !== undefined, 'P1-4.1-svc-request-id', 'the call has no svc-request-id')
       const query = { hours_ago: 1, safety_identifier: identifier }
-      const found = await awaitTransactions(api, [ex.svcRequestId], 'main', query)
+      const found = await awaitTransactions(api, [ex.svcRequestId], 'main', query, answeredAt(ex))
       // A call not listed at all is P1-4.2-transaction-available's failure, not the filter's.
       if (!found.has(ex.svcRequestId))
         precondition(
@@ -309,14 +332,43 @@ describe('more filters (Part 1 §4.2)', () => {
 
   check(
     'P1-4.2-filter-api-key-id',
-    "api_key_id, with the id the run's own transaction shows, lists that transaction and no other key's",
+    "api_key_id filters by key: another key's id lists none of the run's calls; the caller's own, where shown, lists them",
     async () => {
       const { call, t } = await ownTransaction()
+      const c = await calls()
+      const own = [call.id, ...(c.failed && (await listed()).has(c.failed.id) ? [c.failed.id] : [])]
       // §2.2 lists no key id and no answer shows one: only an id the target shows on the caller's own transaction
-      // is known to be the caller's.
+      // is known to be the caller's. Any other id, or one unlikely to be the caller's, is another key's.
       const keyId = t.api_key_id
-      if (!(Number.isInteger(keyId) || (typeof keyId === 'string' && /^\d+$/.test(keyId))))
-        notObserved(`the run's transaction ${call.id} shows no api_key_id, so no id of the caller's key is known`)
+      const known = Number.isInteger(keyId) || (typeof keyId === 'string' && /^\d+$/.test(keyId))
+      const other = known ? String(Number(keyId) + 1) : UNLIKELY_KEY_ID
+      const probe = await api.get('/user/v1/transactions', {
+        query: { hours_ago: 1, api_key_id: other, page_size: 1000 },
+      })
+      // A list without the run's calls, or a refusal of the value: either way none of them is listed.
+      expectJudgeableRefusal(probe)
+      if (!isRefusal(probe.status)) {
+        expectThat(
+          isSuccess(probe.status),
+          `a list or a refusal (any 4xx other than 429) for api_key_id=${other}`,
+          `status ${probe.status}`,
+          probe,
+        )
+        const shown = transactionsOf(probe).filter((x) => own.includes(String(x.id)))
+        expectThat(
+          shown.length === 0,
+          `none of the run's own calls (${own.join(', ')}) listed with api_key_id=${other}, ${known ? `not the ${String(keyId)} its transaction shows` : "an id unlikely to be the caller's"}`,
+          shown.map((x) => `${String(x.id)} listed`),
+          probe,
+        )
+      }
+      if (!known) {
+        observe(
+          'api_key_id',
+          `the run's transaction ${call.id} shows no api_key_id, so the filter was judged with another key's id only`,
+        )
+        return
+      }
       const query = { hours_ago: 1, api_key_id: String(keyId) }
       const filtered = await api.get('/user/v1/transactions', { query: { ...query, page_size: 1000 } })
       expectThat(
@@ -333,10 +385,10 @@ describe('more filters (Part 1 §4.2)', () => {
         `${items.length} transactions, not this one`,
         ex,
       )
-      const other = items
+      const foreign = items
         .filter((x) => x.api_key_id !== undefined && String(x.api_key_id) !== String(keyId))
         .map((x) => `${String(x.id)} shows api_key_id ${JSON.stringify(x.api_key_id)}`)
-      expectThat(other.length === 0, `only transactions of key ${String(keyId)}`, other, ex)
+      expectThat(foreign.length === 0, `only transactions of key ${String(keyId)}`, foreign, ex)
     },
     { timeout: AVAILABILITY_MS + 60_000 },
   )

@@ -7,6 +7,7 @@ import { precondition } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
 import { DEFAULTS } from '../../harness/setup/config.ts'
 import { pollUntil } from '../../harness/worker/helpers.ts'
+import type { KeySlot } from '../../harness/setup/config.ts'
 import type { Exchange, TargetClient } from '../../harness/worker/http-client.ts'
 import { runConfig } from '../../harness/worker/suite.ts'
 import { schemas } from '../../harness/schema-registry.ts'
@@ -24,8 +25,12 @@ interface FileList {
 /** Section 4.4: the largest limit, so that one call lists every file of an account that holds at most that many. */
 export const MAX_LIMIT = 10_000
 
-export async function listFiles(api: TargetClient, query: Record<string, string | number> = {}): Promise<FileList> {
-  return readList(await api.get('/v1/files', { query }))
+export async function listFiles(
+  api: TargetClient,
+  query: Record<string, string | number> = {},
+  key: KeySlot = 'main',
+): Promise<FileList> {
+  return readList(await api.get('/v1/files', { query, key }))
 }
 
 function readList(ex: Exchange): FileList {
@@ -48,8 +53,8 @@ function readList(ex: Exchange): FileList {
 }
 
 /** The whole list in one order, for tests that need every file: skipped when the account holds too many. */
-export async function fullList(api: TargetClient, order: 'asc' | 'desc'): Promise<FileList> {
-  const list = await listFiles(api, { order, limit: MAX_LIMIT })
+export async function fullList(api: TargetClient, order: 'asc' | 'desc', key: KeySlot = 'main'): Promise<FileList> {
+  const list = await listFiles(api, { order, limit: MAX_LIMIT }, key)
   precondition(
     schemas().validate('files/list.json', list.ex.json).ok,
     'P1-2.4-list-envelope',
@@ -74,24 +79,41 @@ const LIST_SETTLE = {
   intervalMs: 500,
 }
 
-/** A list read until it holds every one of `ids` (files the run just uploaded), or as it stands at the settle bound. */
-async function holding(read: () => Promise<FileList>, ids: readonly string[]): Promise<FileList> {
+/** A list read until `settled` holds of it, or as it stands at the settle bound. */
+async function readUntil(read: () => Promise<FileList>, settled: (list: FileList) => boolean): Promise<FileList> {
   let last = await read()
-  const holds = (list: FileList) => ids.every((id) => list.ids.includes(id))
-  if (holds(last)) return last
+  if (settled(last)) return last
   await pollUntil(
     async () => {
       last = await read()
-      return holds(last) ? last : undefined
+      return settled(last) ? last : undefined
     },
     { timeoutMs: LIST_SETTLE.timeoutMs, intervalMs: LIST_SETTLE.intervalMs },
   )
   return last
 }
 
+/** A list read until it holds every one of `ids` (files the run just uploaded), or as it stands at the settle bound. */
+function holding(read: () => Promise<FileList>, ids: readonly string[]): Promise<FileList> {
+  return readUntil(read, (list) => ids.every((id) => list.ids.includes(id)))
+}
+
 /** The whole list in one order (fullList), once it holds every one of `ids`. */
-export function fullListHolding(api: TargetClient, order: 'asc' | 'desc', ids: readonly string[]): Promise<FileList> {
-  return holding(() => fullList(api, order), ids)
+export function fullListHolding(
+  api: TargetClient,
+  order: 'asc' | 'desc',
+  ids: readonly string[],
+  key: KeySlot = 'main',
+): Promise<FileList> {
+  return holding(() => fullList(api, order, key), ids)
+}
+
+/** The list for `query`, read until it no longer holds `id` (a file just deleted), or as it stands at the settle bound. */
+export function listWithout(api: TargetClient, query: Record<string, string | number>, id: string): Promise<FileList> {
+  return readUntil(
+    () => listFiles(api, query),
+    (list) => !list.ids.includes(id),
+  )
 }
 
 /** The list for `query`, once it holds every one of `ids`. */

@@ -3,7 +3,7 @@
  * the run id in its name (`gc-<runId>-...`) and is deleted in afterAll, whether or not its test passed. Bodies are
  * streamed multipart (harness/worker/multipart.ts), so an upload of any size costs no memory.
  */
-import { expectStatus } from '../../harness/worker/assert.ts'
+import { expectRefused, expectStatus } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
 import type { KeySlot } from '../../harness/setup/config.ts'
 import type { KeyUse } from '../../harness/exchange.ts'
@@ -12,7 +12,6 @@ import type { Exchange, TargetClient } from '../../harness/worker/http-client.ts
 import { multipartBody, type MultipartBody, type PartContent } from '../../harness/worker/multipart.ts'
 import { runFileName } from '../../harness/worker/run-tag.ts'
 import { perFile, runConfig } from '../../harness/worker/suite.ts'
-import { expectRefusals } from '../shared/refusals.ts'
 
 /** Section 4.4, in the order the reference lists them. */
 export const PURPOSES = ['assistants', 'batch', 'fine-tune', 'vision', 'user_data', 'evals', 'others'] as const
@@ -142,12 +141,15 @@ export async function upload(api: TargetClient, spec: UploadSpec): Promise<Uploa
   return { ex, body, filename, purpose: spec.purpose, sentAt, id }
 }
 
-/** Deletes a file this run created; it is no longer tracked once the target answered 2xx or 404 (already gone). */
-export async function deleteFile(api: TargetClient, id: string): Promise<Exchange> {
+/**
+ * Deletes a file this run created, with the key that owns it (`owner` for one the run found stored although its
+ * upload was not answered with a file); it is no longer tracked once the target answered 2xx or 404 (already gone).
+ */
+export async function deleteFile(api: TargetClient, id: string, owner?: KeySlot): Promise<Exchange> {
   const ex = await api.request({
     method: 'DELETE',
     path: `/v1/files/${encodeURIComponent(id)}`,
-    key: created().get(id) ?? 'main',
+    key: created().get(id) ?? owner ?? 'main',
   })
   if ((ex.status >= 200 && ex.status < 300) || ex.status === 404) created().delete(id)
   return ex
@@ -157,7 +159,7 @@ export async function deleteFile(api: TargetClient, id: string): Promise<Exchang
  * For uploads a test expects refused: a target that stored the file anyway has it deleted at once, so that the
  * stray file cannot disturb another test's lists, and then the status is judged.
  */
-export async function expectRefused(
+export async function expectUploadStatus(
   api: TargetClient,
   up: Upload,
   statuses: number | readonly number[],
@@ -167,10 +169,10 @@ export async function expectRefused(
   expectStatus(up.ex, statuses, why)
 }
 
-/** For uploads a SHOULD expects refused (any 4xx, suites/shared/refusals.ts): a stored file is deleted at once. */
+/** For uploads a SHOULD expects refused (any 4xx other than 429, `expectRefused`): a stored file is deleted at once. */
 export async function expectUploadRefusal(api: TargetClient, up: Upload, why: string): Promise<void> {
   if (up.id !== undefined) await deleteFile(api, up.id).catch(() => undefined)
-  expectRefusals([[`the upload of ${up.filename}`, up.ex]], why)
+  expectRefused(up.ex, `the upload of ${up.filename}: ${why}`)
 }
 
 const CLEANUP_DEFAULTS = {

@@ -1,4 +1,7 @@
-/** The caller's tier as the target itself reports it (Part 1 §2.3: extra.rate_limits.current of a retrieved model). */
+/**
+ * The caller's tier as the target itself reports it (Part 1 §2.3: extra.rate_limits.current of a retrieved model),
+ * and as the key slots name it.
+ */
 import { isObject } from '../../common/json.ts'
 import type { KeySlot } from '../../harness/setup/config.ts'
 import type { TargetClient } from '../../harness/worker/http-client.ts'
@@ -24,4 +27,19 @@ export async function reportedTier(
       ? body.extra.rate_limits.current
       : undefined
   return isObject(current) ? tierOf(current.tier) : undefined
+}
+
+/**
+ * The key with the most room on the usage endpoints (§8.1) and for file operations (§8.4), which grow with the tier,
+ * so that checks which spend many calls do not trip the limit they are not about.
+ */
+export function roomiestKey(api: TargetClient): KeySlot {
+  const order: KeySlot[] = ['tier5', 'tier4', 'tier3', 'main', 'tier2', 'tier1', 'tier0']
+  return order.find((slot) => api.hasKey(slot)) ?? 'main'
+}
+
+/** The tier a tier key's slot names (GATEWAY_API_KEY_TIER3: 3); the main key's tier is not known here. */
+export function slotTier(slot: KeySlot): number | undefined {
+  const named = /^tier(\d)$/.exec(slot)
+  return named ? Number(named[1]) : undefined
 }

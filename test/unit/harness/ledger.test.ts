@@ -305,6 +305,15 @@ describe('transactions (Part 1 §2.2)', () => {
         call('GET', '/user/v1/transactions?page=2', { transactions: [tx({ stream: true })] }),
       ]),
     ).toEqual([LEDGER_REQ.transactionFields])
+    // requested_at is when the request started, a fact of the call: a later listing may not move it.
+    expect(
+      failing([
+        call('GET', '/user/v1/transactions?page=1', { transactions: [tx({})] }),
+        call('GET', '/user/v1/transactions?page=2', {
+          transactions: [tx({ requested_at: '2026-01-01T00:00:00.500Z' })],
+        }),
+      ]),
+    ).toEqual([LEDGER_REQ.transactionFields])
   })
 })
 
