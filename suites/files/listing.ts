@@ -72,24 +72,20 @@ export async function fullList(api: TargetClient, order: 'asc' | 'desc', key: Ke
  * How long files just uploaded may take to be listed: the reference does not say a list shows a file at once, so
  * a list read right after an upload may wait the run's settle bound (GATEWAY_SETTLE_MS), as a charge may.
  */
-const LIST_SETTLE = {
-  get timeoutMs(): number {
-    return runConfig().settleMs ?? DEFAULTS.settleMs
-  },
+/** The settle bound of the run, read when a list is polled (the run's configuration is known only then). */
+const listSettle = (): { timeoutMs: number; intervalMs: number } => ({
+  timeoutMs: runConfig().settleMs ?? DEFAULTS.settleMs,
   intervalMs: 500,
-}
+})
 
 /** A list read until `settled` holds of it, or as it stands at the settle bound. */
 async function readUntil(read: () => Promise<FileList>, settled: (list: FileList) => boolean): Promise<FileList> {
   let last = await read()
   if (settled(last)) return last
-  await pollUntil(
-    async () => {
-      last = await read()
-      return settled(last) ? last : undefined
-    },
-    { timeoutMs: LIST_SETTLE.timeoutMs, intervalMs: LIST_SETTLE.intervalMs },
-  )
+  await pollUntil(async () => {
+    last = await read()
+    return settled(last) ? last : undefined
+  }, listSettle())
   return last
 }
 
@@ -130,13 +126,10 @@ export async function retrievedUntilGone(api: TargetClient, id: string): Promise
   const path = `/v1/files/${encodeURIComponent(id)}`
   let last = await api.get(path)
   if (!isSuccess(last.status)) return last
-  await pollUntil(
-    async () => {
-      last = await api.get(path)
-      return isSuccess(last.status) ? undefined : last
-    },
-    { timeoutMs: LIST_SETTLE.timeoutMs, intervalMs: LIST_SETTLE.intervalMs },
-  )
+  await pollUntil(async () => {
+    last = await api.get(path)
+    return isSuccess(last.status) ? undefined : last
+  }, listSettle())
   return last
 }
 
