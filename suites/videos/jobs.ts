@@ -16,7 +16,7 @@ import { multipartBody, type FilePart } from '../../harness/worker/multipart.ts'
 import { skipTest } from '../../harness/worker/recorder.ts'
 import { schemas } from '../../harness/schema-registry.ts'
 import { runTag } from '../../harness/worker/run-tag.ts'
-import { perFile, runConfig, spend } from '../../harness/worker/suite.ts'
+import { perFile, runConfig, spend, SUITE_DEFAULTS } from '../../harness/worker/suite.ts'
 import limits from '../../schemas/limits/video-limits.json' with { type: 'json' }
 import { CREDIT_SETTLE } from '../shared/credit.ts'
 import { namedModel } from '../shared/named-models.ts'
@@ -434,11 +434,13 @@ export function settleMs(): number {
   return CREDIT_SETTLE.timeoutMs
 }
 
-const SETTLE_MARGIN_MS = 60_000 // the calls of a test besides its waits for the settle bound
-
-/** The timeout of a test that waits up to `waits` times for the settle bound: a slow settle ends in a verdict. */
-export function settlingTimeout(waits = 1, besides = 0): { timeout: number } {
-  return { timeout: waits * settleMs() + besides + SETTLE_MARGIN_MS }
+/**
+ * The timeout of a test that waits up to `waits` times for the settle bound: a test's usual time for its calls
+ * (SUITE_DEFAULTS, as check() gives) plus the waits, so that a long settle bound ends in a verdict, not a timeout.
+ */
+export function settlingTimeout(waits = 1): { timeout: number } {
+  const calls = Math.max(SUITE_DEFAULTS.testTimeoutMs, SUITE_DEFAULTS.callsPerTimeout * runConfig().timeoutMs)
+  return { timeout: waits * settleMs() + calls }
 }
 
 /**
