@@ -59,6 +59,11 @@ export const VIDEOS_FAULTS = [
     description: 'A create without size makes a 1280x720 video instead of the default 720x1280.',
   },
   {
+    name: 'video-default-8s',
+    breaks: ['P2-4.1-defaults'],
+    description: 'A create without seconds makes an 8-second video instead of the default 4.',
+  },
+  {
     name: 'video-model-gen-turbo-missing',
     breaks: ['P2-4.1-models'],
     description: 'gen4_turbo is refused with 400 as an unknown model.',
@@ -154,6 +159,11 @@ export const VIDEOS_FAULTS = [
     name: 'video-list-open',
     breaks: ['P2-5-video-auth'],
     description: 'GET /v1/videos without a key, or with an invalid one, answers 200 with an empty list instead of 401.',
+  },
+  {
+    name: 'video-retrieve-open',
+    breaks: ['P2-5-video-auth'],
+    description: "GET /v1/videos/{id} without a key answers the job (any account's) instead of 401.",
   },
   {
     name: 'video-edits-served',

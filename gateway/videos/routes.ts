@@ -228,7 +228,14 @@ function registerList(app: FastifyInstance, videos: Videos): void {
 /** Retrieve, delete and content of one job. */
 function registerJob(app: FastifyInstance, videos: Videos): void {
   const { state, rules, store, vary } = videos
-  app.get<Params>('/v1/videos/:video_id', async (request) => {
+  // Without the key rule a job is retrieved by a caller without a valid key, whoever's it is.
+  const retrieveOptions = rules.retrieveNeedsKey ? {} : { config: { auth: 'optional' as const } }
+  app.get<Params>('/v1/videos/:video_id', retrieveOptions, async (request) => {
+    if (!state.contexts.of(request).caller) {
+      const unkeyed = store.anyones(request.params.video_id)
+      if (unkeyed === undefined) throw new GatewayError(401, 'Missing or invalid API key.', { code: 'invalid_api_key' })
+      return videos.view(unkeyed)
+    }
     const job = videos.jobOf(request, request.params.video_id)
     recordCall(state.contexts.of(request), job.model, null)
     return videos.view(job)

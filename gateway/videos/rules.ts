@@ -53,8 +53,8 @@ export function videoRules(faults: FaultSet) {
       : bent('video-safety-identifier-unlimited')
         ? Number.POSITIVE_INFINITY
         : limits.safetyIdentifierMaxChars,
-    // Section 4.1: seconds 4 and size 720x1280 by default; the fault makes the default size landscape.
-    defaultSeconds: limits.defaultSeconds,
+    // Section 4.1: seconds 4 and size 720x1280 by default; one fault makes the default 8 seconds, one landscape.
+    defaultSeconds: bent('video-default-8s') ? '8' : limits.defaultSeconds,
     defaultSize: bent('video-default-landscape') ? '1280x720' : limits.defaultSize,
     // Section 3: a job that starts is charged; the fault charges none.
     chargeStarted: !bent('video-free'),
@@ -66,6 +66,8 @@ export function videoRules(faults: FaultSet) {
     keepOnDisconnect: !bent('video-drop-on-disconnect'),
     // Section 5: the list needs a valid key; the fault serves an empty list without one.
     listNeedsKey: !bent('video-list-open'),
+    // Section 5: retrieve needs a valid key; the fault answers a job to a caller without one.
+    retrieveNeedsKey: !bent('video-retrieve-open'),
     // The list filters by safety_identifier and request_id; each fault ignores one.
     filterBySafetyIdentifier: !bent('video-filter-safety-ignored'),
     filterByRequestId: !bent('video-filter-request-id-ignored'),

@@ -230,9 +230,14 @@ export class TargetClient {
     return url.toString()
   }
 
-  #headers(spec: RequestSpec, attempt: number): { headers: Record<string, string>; key: KeyUse; auth: AuthMode } {
+  #headers(
+    spec: RequestSpec,
+    attempt: number,
+    crossOrigin: boolean,
+  ): { headers: Record<string, string>; key: KeyUse; auth: AuthMode } {
     const headers: Record<string, string> = { accept: 'application/json', ...spec.headers }
-    const key: KeyUse = spec.key === undefined ? 'main' : spec.key
+    // A key never leaves the service: a URL of another origin (a storage host a redirect leads to) goes without one.
+    const key: KeyUse = crossOrigin ? null : spec.key === undefined ? 'main' : spec.key
     const auth: AuthMode = key === null ? 'none' : (spec.auth ?? 'bearer')
     if (key !== null) {
       const value = key === 'invalid' ? `${INVALID_KEY_PREFIX}${randomUUID()}` : this.keyOrSkip(key)
@@ -272,7 +277,8 @@ export class TargetClient {
     const method = spec.method ?? 'GET'
     const url = this.#url(spec)
     const parsed = new URL(url)
-    const { headers, key, auth } = this.#headers(spec, attempt)
+    const crossOrigin = parsed.origin !== new URL(this.config.baseUrl).origin
+    const { headers, key, auth } = this.#headers(spec, attempt, crossOrigin)
     const body: RequestBody =
       spec.json !== undefined
         ? JSON.stringify(spec.json)
@@ -307,7 +313,7 @@ export class TargetClient {
       startedAt: Date.now(),
       durationMs: 0,
       attempt,
-      ...(parsed.origin === new URL(this.config.baseUrl).origin ? {} : { crossOrigin: true as const }),
+      ...(crossOrigin ? { crossOrigin: true as const } : {}),
     }
     return { url, headers, body, excerpt }
   }

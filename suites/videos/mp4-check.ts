@@ -100,9 +100,16 @@ function children(bytes: Buffer, start: number, end: number): Array<[string, num
   return out
 }
 
+/** A full box's 32- or 64-bit field (by its version byte) at `v0` or `v1` bytes into the payload. */
+function versioned(bytes: Buffer, payload: number, v0: number, v1: number): number {
+  return bytes[payload] === 1 ? Number(bytes.readBigUInt64BE(payload + v1)) : bytes.readUInt32BE(payload + v0)
+}
+
 /**
- * What an MP4 presents (ISO/IEC 14496-12 8.2.2 mvhd, 8.3.2 tkhd): the movie's duration in seconds, and the width and
- * height of its first track that has a picture (16.16 fixed point). Fields the file lacks are absent.
+ * What an MP4 presents (ISO/IEC 14496-12 8.2.2 mvhd, 8.3.2 tkhd, 8.8.2 mehd): the movie's duration in seconds, and the
+ * width and height of its first track that has a picture, as shown. A fragmented file (mvex in moov) whose mvhd
+ * gives no duration gives it in mehd, or not at all. tkhd's size is before its matrix: a quarter turn swaps the two.
+ * Fields the file lacks are absent.
  */
 export function mp4Presentation(bytes: Buffer): { seconds?: number; width?: number; height?: number } {
   const moov = children(bytes, 0, bytes.length).find(([type]) => type === 'moov')
@@ -111,20 +118,32 @@ export function mp4Presentation(bytes: Buffer): { seconds?: number; width?: numb
   const out: { seconds?: number; width?: number; height?: number } = {}
   const mvhd = inMoov.find(([type]) => type === 'mvhd')
   if (mvhd !== undefined && mvhd[2] - mvhd[1] >= 32) {
-    const v1 = bytes[mvhd[1]] === 1
-    const timescale = bytes.readUInt32BE(mvhd[1] + (v1 ? 20 : 12))
-    const duration = v1 ? Number(bytes.readBigUInt64BE(mvhd[1] + 24)) : bytes.readUInt32BE(mvhd[1] + 16)
-    if (timescale > 0) out.seconds = duration / timescale
+    const timescale = bytes.readUInt32BE(mvhd[1] + (bytes[mvhd[1]] === 1 ? 20 : 12))
+    let duration = versioned(bytes, mvhd[1], 16, 24)
+    const mvex = inMoov.find(([type]) => type === 'mvex')
+    if (mvex !== undefined && duration === 0) {
+      const mehd = children(bytes, mvex[1], mvex[2]).find(([type]) => type === 'mehd')
+      duration = mehd !== undefined && mehd[2] - mehd[1] >= 8 ? versioned(bytes, mehd[1], 4, 4) : 0
+    }
+    // A duration of 0 (or all ones) is "unknown" in ISO base media, not a movie that lasts no time.
+    if (timescale > 0 && duration > 0 && duration !== 0xffffffff) out.seconds = duration / timescale
   }
   for (const [type, start, end] of inMoov) {
     if (type !== 'trak') continue
     const tkhd = children(bytes, start, end).find(([t]) => t === 'tkhd')
     if (tkhd === undefined) continue
-    const at = tkhd[1] + (bytes[tkhd[1]] === 1 ? 88 : 76)
+    const v1 = bytes[tkhd[1]] === 1
+    const matrix = tkhd[1] + (v1 ? 52 : 40)
+    const at = tkhd[1] + (v1 ? 88 : 76)
     if (at + 8 > tkhd[2]) continue
     const width = bytes.readUInt32BE(at) / 65536
     const height = bytes.readUInt32BE(at + 4) / 65536
-    if (width > 0 && height > 0) return { ...out, width, height }
+    if (width <= 0 || height <= 0) continue
+    // The matrix is {a, b, u, c, d, v, x, y, w}: a quarter turn has a = d = 0 and b, c = ±1 (16.16 fixed point).
+    const a = bytes.readInt32BE(matrix)
+    const b = bytes.readInt32BE(matrix + 4)
+    const turned = Math.abs(b) > Math.abs(a)
+    return { ...out, width: turned ? height : width, height: turned ? width : height }
   }
   return out
 }

@@ -374,6 +374,20 @@ describe('the faults of the new checks', () => {
     expect((await gw.call('/v1/videos/video_x', { key: null })).status).toBe(401)
   })
 
+  it('video-retrieve-open: a job is retrieved without a key; an unknown id still 401, the list still 401', async () => {
+    const gw = faulty('video-retrieve-open')
+    const made = await create(gw, {})
+    const open = await gw.call(`/v1/videos/${made.body.id}`, { key: null })
+    expect(open.status).toBe(200)
+    expect((await gw.call('/v1/videos/video_never', { key: null })).status).toBe(401)
+    expect((await gw.call('/v1/videos', { key: null })).status).toBe(401)
+  })
+
+  it('video-default-8s: a create without seconds makes an 8-second job', async () => {
+    const made = await create(faulty('video-default-8s'), {})
+    expect(made.body.seconds).toBe('8')
+  })
+
   it('video-edits-served: POST /v1/videos/edits makes a job; without the fault it is no route', async () => {
     const gw = faulty('video-edits-served')
     const clean = videosGateway()

@@ -26,6 +26,12 @@ beforeAll(async () => {
       )
       return
     }
+    if (req.url === '/auth') {
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ auth: req.headers.authorization ?? null }))
+      return
+    }
     if (req.url === '/hang') return // never answers
     res.writeHead(404).end()
   })
@@ -49,6 +55,16 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
 
 describe('TargetClient', () => {
+  test('never sends a key to another origin, even one asked for', async () => {
+    const { port } = server.address() as { port: number }
+    const same = await client.get('/auth', { key: 'main' })
+    expect(same.json).toEqual({ auth: 'Bearer k' })
+    const other = await client.get(`http://localhost:${port}/auth`, { key: 'main' })
+    expect(other.json).toEqual({ auth: null })
+    expect(other.excerpt.crossOrigin).toBe(true)
+    expect(other.excerpt.key).toBeNull()
+  })
+
   test('stream() reads events with the time each arrived, and how the stream ended', async () => {
     const ex = await client.stream({ path: '/sse' })
     expect(ex.stream?.events.map((e) => e.event)).toEqual(['a', 'b'])
