@@ -97,6 +97,25 @@ export function expectSuccess(ex: Exchange, why = ''): void {
   fail(`a 2xx status${why ? ` (${why})` : ''}`, String(ex.status), ex)
 }
 
+/**
+ * Where the words give a range, a list or a type but not what happens past it (a SHOULD): any client error refuses
+ * the value, but 401, 403 and 429 answer the key, its tier or a rate limit, never the value; a 5xx refused nothing
+ * either, which the failure says. A valid key refused with 401 is the auth rule's to report.
+ */
+export function expectRefused(ex: Exchange, why = ''): void {
+  if (ex.status >= 400 && ex.status < 500 && ![401, 403, 429].includes(ex.status)) return
+  expectKeyAccepted(ex)
+  const seen =
+    ex.status >= 500
+      ? `${ex.status}: a server error, not a refusal of the request`
+      : ex.status === 429
+        ? `429 after ${ex.excerpt.attempt} attempts: a rate limit, not a refusal of the value`
+        : ex.status === 401 || ex.status === 403
+          ? `${ex.status}: an answer to the key, not a refusal of the value`
+          : `${ex.status}: ${ex.status < 300 ? 'served' : 'not a client error'}`
+  fail(`a client error (4xx other than 401, 403, 429) refusing ${why || 'the value'}`, seen, ex)
+}
+
 /** The body as JSON, or a failure saying why it is not. */
 export function expectJson(ex: Exchange): unknown {
   if (ex.jsonError !== undefined) fail('a JSON body', `not JSON (${ex.jsonError})`, ex)

@@ -5,7 +5,7 @@
  * builds on is broken (that shape's own requirement reports it).
  */
 import { reportedTier } from '../shared/tier.ts'
-import { expectSetup, precondition } from '../../harness/worker/assert.ts'
+import { expectSetup, expectSuccess, precondition } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/worker/helpers.ts'
 import type { Exchange, TargetClient, RequestSpec } from '../../harness/worker/http-client.ts'
@@ -13,7 +13,7 @@ import { KEY_ENV, type KeySlot } from '../../harness/setup/config.ts'
 import { skipTest } from '../../harness/worker/recorder.ts'
 import { spend } from '../../harness/worker/suite.ts'
 import { modelItems } from '../models/model-list.ts'
-import { expectServed, expectServedSetup, is2xx } from '../shared/status.ts'
+import { is2xx } from '../shared/status.ts'
 import { howToName, namedModel, withNamedModels } from '../shared/named-models.ts'
 import categoryMap from '../../schemas/moderation/category-map.json' with { type: 'json' }
 import imageCategories from '../../schemas/moderation/image-categories.json' with { type: 'json' }
@@ -56,8 +56,8 @@ export function moderate(
  * `setup` names what the answer sets up where the test judges its results, not the call: another status then skips.
  */
 export function resultsOf(ex: Exchange, setup?: string): Record<string, unknown>[] {
-  if (setup === undefined) expectServed(ex, `${ex.excerpt.method} ${ex.excerpt.path} answered`)
-  else expectServedSetup(ex, setup)
+  if (setup === undefined) expectSuccess(ex, `${ex.excerpt.method} ${ex.excerpt.path} answered`)
+  else expectSetup(ex, '2xx', setup)
   const body = ex.json
   const results = isObject(body) && Array.isArray(body.results) ? body.results : undefined
   precondition(

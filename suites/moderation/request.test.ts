@@ -4,12 +4,12 @@
  * The 400, 403 and 404 bodies are not shown (Part 1 §7), so only statuses are judged and bodies are recorded.
  */
 import { describe } from 'vitest'
-import { expectStatus, expectThat, precondition } from '../../harness/worker/assert.ts'
+import { expectRefused, expectStatus, expectSuccess, expectThat, precondition } from '../../harness/worker/assert.ts'
 import { memo, randomSuffix } from '../../harness/worker/helpers.ts'
 import type { Exchange } from '../../harness/worker/http-client.ts'
 import { observe, skipTest } from '../../harness/worker/recorder.ts'
 import { check, target } from '../../harness/worker/suite.ts'
-import { expectRefused, expectServed, is2xx, isClientError } from '../shared/status.ts'
+import { is2xx, isClientError } from '../shared/status.ts'
 import {
   BENIGN_TEXT,
   type ListedModel,
@@ -110,7 +110,7 @@ describe('input (Part 2 §4.7)', () => {
       // Content items of both types go to the omni model: images only with the omni model (§4.7).
       const { ex: items, refused } = await omniItems()
       if (refused !== undefined) skipTest(refused)
-      expectServed(items, `${OMNI_MODELS[0]} given content items {type text} and {type image_url}`)
+      expectSuccess(items, `${OMNI_MODELS[0]} given content items {type text} and {type image_url}`)
       const count = resultsOf(items).length
       expectThat(count >= 1, 'at least one result for an array of content items', `${count} results`, items)
       observe('moderation of a text and an image content item', `${count} result(s)`)
@@ -135,7 +135,7 @@ describe('input (Part 2 §4.7)', () => {
 describe('models (Part 2 §4.7)', () => {
   check('P2-4.7-named-models', 'each of the four named models moderates a text input', async () => {
     for (const { model, ex } of await withinTier(NAMED_MODELS, { input: BENIGN_TEXT })) {
-      expectServed(ex, `${model} given a text`)
+      expectSuccess(ex, `${model} given a text`)
       expectThat(resultsOf(ex).length === 1, `one result from ${model}`, `${resultsOf(ex).length} results`, ex)
     }
   })
@@ -145,7 +145,7 @@ describe('models (Part 2 §4.7)', () => {
     'a request without model is answered; the model the target picks is recorded',
     async () => {
       const ex = await moderate(api, { input: BENIGN_TEXT })
-      expectServed(ex, 'model is optional')
+      expectSuccess(ex, 'model is optional')
       expectThat(resultsOf(ex).length === 1, 'one result', `${resultsOf(ex).length} results`, ex)
       const body = ex.json as Record<string, unknown>
       observe('moderation default model', `without model the result names ${JSON.stringify(body.model)}`)
@@ -165,7 +165,7 @@ describe('models (Part 2 §4.7)', () => {
     const guard = guards[0] as ListedModel
     spendOnGuard(guard, BENIGN_TEXT)
     const ex = await moderateOrSkip(api, catalogue, { model: guard.id, input: BENIGN_TEXT })
-    expectServed(ex, `${guard.id} given a text`)
+    expectSuccess(ex, `${guard.id} given a text`)
     expectThat(resultsOf(ex).length === 1, 'one result', `${resultsOf(ex).length} results`, ex)
   })
 
@@ -209,7 +209,7 @@ describe('images only with the omni model (Part 2 §4.7)', () => {
       `${OMNI_MODELS[0]} answered ${first.ex.status} to content items holding an image`,
     )
     for (const { model, ex } of await withinTier(OMNI_MODELS, { input: TEXT_AND_IMAGE_ITEMS })) {
-      expectServed(ex, `${model} given a text and an image`)
+      expectSuccess(ex, `${model} given a text and an image`)
       expectThat(resultsOf(ex).length >= 1, 'at least one result', 'no results', ex)
       observe('moderation of a text and an image', `${model}: ${resultsOf(ex).length} result(s)`)
     }

@@ -5,13 +5,13 @@
  * judged: the reference states no classifier.
  */
 import { describe } from 'vitest'
-import { expectSchema, expectThat, fail, precondition } from '../../harness/worker/assert.ts'
+import { expectSchema, expectSuccess, expectThat, fail, precondition } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/worker/helpers.ts'
 import { observe } from '../../harness/worker/recorder.ts'
 import { schemas } from '../../harness/schema-registry.ts'
 import { check, target } from '../../harness/worker/suite.ts'
-import { expectServed, is2xx } from '../shared/status.ts'
+import { is2xx } from '../shared/status.ts'
 import {
   BENIGN_TEXT,
   CATEGORIES,
@@ -65,7 +65,7 @@ describe('the result shape (Part 2 §2.4)', () => {
     'POST /v1/moderations answers id, model and results with flagged, categories, scores and applied input types',
     async () => {
       const ex = await textAnswer()
-      expectServed(ex, `${OMNI_MODELS[0]} given two texts`)
+      expectSuccess(ex, `${OMNI_MODELS[0]} given two texts`)
       expectSchema(ex, 'moderation/moderation.json')
       const body = ex.json as Record<string, unknown>
       observe('moderation result model', `asked ${OMNI_MODELS[0]}, the result names ${JSON.stringify(body.model)}`)

@@ -4,11 +4,10 @@
  * search.test.ts and taken as a precondition here.
  */
 import { describe } from 'vitest'
-import { expectSetup, expectStatus, expectThat, notObserved } from '../../harness/worker/assert.ts'
+import { expectRefused, expectSetup, expectStatus, expectThat, notObserved } from '../../harness/worker/assert.ts'
 import { observe } from '../../harness/worker/recorder.ts'
 import { check, target, spend } from '../../harness/worker/suite.ts'
 import { targetName } from '../shared/names.ts'
-import { expectRefused } from '../shared/status.ts'
 import { estimateUsd, expectAccepted, isSearchResult, needForm, NINE_TOOLS, resultsOf, search } from './client.ts'
 
 const api = target()

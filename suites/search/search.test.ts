@@ -1,6 +1,6 @@
 /** The two forms of search, the nine tools, the result shape and the errors (Part 2 sections 2.2, 4.5, 5, 7). */
 import { describe } from 'vitest'
-import { expectSchema, expectStatus, expectThat } from '../../harness/worker/assert.ts'
+import { expectRefused, expectSchema, expectStatus, expectThat } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
 import { observe, skipTest } from '../../harness/worker/recorder.ts'
 import { check, target, spend } from '../../harness/worker/suite.ts'
@@ -20,7 +20,6 @@ import {
   type Form,
 } from './client.ts'
 import { howToNameId, targetName } from '../shared/names.ts'
-import { expectRefused } from '../shared/status.ts'
 
 const api = target()
 

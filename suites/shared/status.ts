@@ -1,33 +1,7 @@
 /**
- * Status classes where the words give a class, not a status. Served: any 2xx, as Part 1 §7 gives "2xx success" and
- * Part 2 §7 no success status of its own for OCR and moderation. Refused, where the reference gives a range, a list
- * or a limit but not what happens past it (a SHOULD): any client error (4xx: 400, 404, 413, 422) counts; a 2xx
- * served the value, and a 5xx refused nothing either, which the failure says.
+ * Status classes where the words give a class, not a status: a success is any 2xx (Part 1 §7 gives "2xx success",
+ * Part 2 §7 no success status of its own for OCR and moderation), a client error any 4xx. The checks on them are
+ * harness/worker/assert.ts's expectSuccess, expectSetup(ex, '2xx', …) and expectRefused.
  */
-import { expectKeyAccepted, expectThat } from '../../harness/worker/assert.ts'
-import type { Exchange } from '../../harness/worker/http-client.ts'
-import { skipTest } from '../../harness/worker/recorder.ts'
-
 export const is2xx = (status: number): boolean => status >= 200 && status < 300
 export const isClientError = (status: number): boolean => status >= 400 && status < 500
-
-/** A call whose rule is that it is served: any 2xx, else a failure (a valid key refused is the auth rule's). */
-export function expectServed(ex: Exchange, what: string): void {
-  if (is2xx(ex.status)) return
-  expectKeyAccepted(ex)
-  expectThat(false, `a 2xx success: ${what}`, `${ex.status} ${ex.text.slice(0, 200)}`, ex)
-}
-
-/** A call that only sets up what the test judges: anything but a 2xx skips the test, naming the call. */
-export function expectServedSetup(ex: Exchange, what: string): void {
-  if (is2xx(ex.status)) return
-  skipTest(`set-up failed: ${what}: ${ex.excerpt.method} ${ex.excerpt.path} answered ${ex.status}, not a 2xx`)
-}
-
-export function expectRefused(ex: Exchange, what: string): void {
-  const seen =
-    ex.status >= 500
-      ? `${ex.status}: a server error, not a refusal of the request`
-      : `${ex.status}: ${ex.status < 300 ? 'served' : 'not a client error'}`
-  expectThat(isClientError(ex.status), `a client error (4xx) refusing ${what}`, seen, ex)
-}
