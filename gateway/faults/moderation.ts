@@ -100,6 +100,11 @@ export const MODERATION_FAULTS = [
   },
   // SHOULD requirements: a run with these warns and still exits 0.
   {
+    name: 'moderation-input-type-unchecked',
+    breaks: ['P2-7-moderation-input-type-refused'],
+    description: 'An input that is a number or an object is moderated as its JSON text instead of refused.',
+  },
+  {
     name: 'moderation-image-any-model',
     breaks: ['P2-4.7-image-text-model-refused'],
     description: 'The text-only moderation models accept image input and answer scores.',

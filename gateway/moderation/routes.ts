@@ -55,7 +55,9 @@ function registerRoutes(app: FastifyInstance, state: GatewayState, rules: Modera
   app.post('/v1/moderations', { config: { auth } }, async (request, reply) => {
     const context = state.contexts.of(request)
     const account = context.caller?.account ?? state.accounts.main()
-    const body = objectBody(request.body)
+    const given = objectBody(request.body)
+    const odd = given.input != null && typeof given.input !== 'string' && !Array.isArray(given.input)
+    const body = !rules.checkInputType && odd ? { ...given, input: JSON.stringify(given.input) } : given
     if (!rules.requireInput && body.input === undefined)
       return { id: newId(), model: DEFAULT_MODERATION_MODEL, results: [] }
     if (!rules.modelOptional && (body.model === undefined || body.model === null))

@@ -131,6 +131,8 @@ const HIGHER_KEYS: readonly KeySlot[] = ['tier5', 'tier4', 'tier3']
 
 export interface TierAnswer {
   ex: Exchange
+  /** The higher tier's key the answer was given to, when the main key could not use the model. */
+  key?: KeySlot
   /** Why the model could not be judged with the keys given (Part 1 §1: the tier sets which models can be used). */
   refused?: string
 }
@@ -161,7 +163,9 @@ export async function moderateWithinTier(
       refused: `${why}; give a key of a tier that may use it (${KEY_ENV.tier5})`,
     }
   const again = await moderate(api, body, { key: higher })
-  return again.status === 403 ? { ex: again, refused: `${why}, and ${higher} answered 403 too` } : { ex: again }
+  return again.status === 403
+    ? { ex: again, refused: `${why}, and ${higher} answered 403 too` }
+    : { ex: again, key: higher }
 }
 
 /** The answer of a model within the keys' tiers, or a skip naming why it cannot be judged. */
@@ -176,21 +180,21 @@ export async function moderateOrSkip(
 }
 
 /**
- * What the refusal checks build on: POST /v1/moderations served a plain text to omni-moderation-latest with the main
- * key. A 403 (a model above the key's tier) skips naming it; any other failure skips naming P2-4.7-named-models,
- * which reports it (a route answering 404 included), so a refusal is never judged on a route or model that is absent.
+ * What the refusal checks build on: POST /v1/moderations served a plain text to omni-moderation-latest, with the
+ * main key or, where that got 403 (a model above its tier), the highest tier's key given. No key that may use it
+ * skips naming the key to give; any other failure skips naming P2-4.7-named-models, which reports it (a route
+ * answering 404 included), so a refusal is never judged on a route or model that is absent.
  */
-export function servedFixture(api: TargetClient): () => Promise<Exchange> {
-  return memo(() => moderate(api, { model: OMNI_MODELS[0], input: BENIGN_TEXT }))
+export function servedFixture(api: TargetClient, catalogue: () => Promise<Catalogue>): () => Promise<TierAnswer> {
+  return memo(() => moderateWithinTier(api, catalogue, { model: OMNI_MODELS[0], input: BENIGN_TEXT }))
 }
 
-export async function needServed(served: () => Promise<Exchange>): Promise<void> {
-  const ex = await served()
-  if (ex.status === 403)
-    skipTest(
-      `${OMNI_MODELS[0]} answered the main key 403 (a model above its tier, Part 1 §1.5 min_tier): the refusals are judged with a key that may use it`,
-    )
+/** The key the refusal checks use (the spec of their calls), or a skip naming why there is none. */
+export async function needServed(served: () => Promise<TierAnswer>): Promise<{ key?: KeySlot }> {
+  const { ex, refused, key } = await served()
+  if (refused !== undefined) skipTest(refused)
   precondition(is2xx(ex.status), 'P2-4.7-named-models', `${OMNI_MODELS[0]} answered ${ex.status} to a plain text`)
+  return key === undefined ? {} : { key }
 }
 
 export async function chatModel(

@@ -30,7 +30,7 @@ import {
 
 const api = target()
 const catalogue = catalogueFixture(api)
-const served = servedFixture(api)
+const served = servedFixture(api, catalogue)
 
 function excerpt(ex: Exchange): string {
   return `${ex.status} ${ex.text.slice(0, 200)}`
@@ -84,6 +84,9 @@ async function withinTier(
   return answers
 }
 
+/** A keyed call without model (model is optional): the route is served when it answers anything but 404. */
+const withoutModel = memo(() => moderate(api, { input: BENIGN_TEXT }))
+
 /** A call with an unknown key: the key checks below presume keys are checked at all. */
 const unknownKey = memo(() => moderate(api, { input: BENIGN_TEXT }, { key: 'invalid' }))
 
@@ -121,12 +124,13 @@ describe('input (Part 2 §4.7)', () => {
     'P2-4.7-audio-refused',
     'an audio content item is refused with a client error, also by the omni model',
     async () => {
-      await needServed(served)
+      const spec = await needServed(served)
       const audio = {
         type: 'input_audio',
         input_audio: { data: Buffer.from('RIFF\u0000\u0000\u0000\u0000WAVE').toString('base64'), format: 'wav' },
       }
-      const ex = await moderate(api, { model: OMNI_MODELS[0], input: [{ type: 'text', text: BENIGN_TEXT }, audio] })
+      const input = [{ type: 'text', text: BENIGN_TEXT }, audio]
+      const ex = await moderate(api, { model: OMNI_MODELS[0], input }, spec)
       expectRefused(ex, 'an audio item (the omni model takes text and images, not audio)')
     },
   )
@@ -144,7 +148,7 @@ describe('models (Part 2 §4.7)', () => {
     'P2-4.7-model-optional',
     'a request without model is answered; the model the target picks is recorded',
     async () => {
-      const ex = await moderate(api, { input: BENIGN_TEXT })
+      const ex = await withoutModel()
       expectSuccess(ex, 'model is optional')
       expectThat(resultsOf(ex).length === 1, 'one result', `${resultsOf(ex).length} results`, ex)
       const body = ex.json as Record<string, unknown>
@@ -188,10 +192,10 @@ describe('models (Part 2 §4.7)', () => {
   })
 
   check('P2-4.7-unknown-model', 'a model id that is not a moderation model is refused, not served', async () => {
-    await needServed(served)
+    const spec = await needServed(served)
     const { chat } = await catalogue()
     for (const model of [`gc-no-such-moderation-${randomSuffix()}`, ...(chat[0] ? [chat[0].id] : [])]) {
-      const ex = await moderate(api, { model, input: BENIGN_TEXT })
+      const ex = await moderate(api, { model, input: BENIGN_TEXT }, spec)
       // 403 as well: a model the key may not use is refused as "no permission" before its mode is looked at.
       expectStatus(ex, [400, 403, 404], `${model} is not a moderation model`)
       observe('moderation refusal of a model', `${model}: ${excerpt(ex)}`)
@@ -235,35 +239,40 @@ describe('images only with the omni model (Part 2 §4.7)', () => {
 })
 
 describe('errors (Part 2 §7)', () => {
-  check('P2-7-moderation-400', 'no input, a number or an object as input: 400', async () => {
-    await needServed(served)
-    for (const body of [
-      { model: OMNI_MODELS[0] },
-      { model: OMNI_MODELS[0], input: 42 },
-      { model: OMNI_MODELS[0], input: { text: BENIGN_TEXT } },
-    ]) {
-      const ex = await moderate(api, body)
-      expectStatus(ex, 400, `input ${JSON.stringify((body as Record<string, unknown>).input)}`)
-      observe(
-        'moderation 400 body',
-        `${JSON.stringify((body as Record<string, unknown>).input) ?? 'no input'}: ${ex.text.slice(0, 200)}`,
-      )
-    }
-    const empty = await moderate(api, { model: OMNI_MODELS[0], input: [] })
+  check('P2-7-moderation-400', 'a request without input: 400', async () => {
+    const spec = await needServed(served)
+    const ex = await moderate(api, { model: OMNI_MODELS[0] }, spec)
+    expectStatus(ex, 400, 'input is required')
+    observe('moderation 400 body', `no input: ${ex.text.slice(0, 200)}`)
+    const empty = await moderate(api, { model: OMNI_MODELS[0], input: [] }, spec)
     observe('moderation of an empty input array', excerpt(empty))
   })
 
+  check(
+    'P2-7-moderation-input-type-refused',
+    'a number or an object as input is refused with a client error',
+    async () => {
+      const spec = await needServed(served)
+      for (const input of [42, { text: BENIGN_TEXT }]) {
+        const ex = await moderate(api, { model: OMNI_MODELS[0], input }, spec)
+        expectRefused(ex, `input ${JSON.stringify(input)} (a string, an array or content items)`)
+        observe('moderation refusal of an input type', `${JSON.stringify(input)}: ${excerpt(ex)}`)
+      }
+    },
+  )
+
   check('P2-7-moderation-401', 'no key, or an unknown key: 401', async () => {
-    // A keyless call needs no model: only the route, which a keyed call answering 404 shows missing.
+    // A keyless call needs no model (model is optional): only the route, missing when a keyed call without model
+    // answers 404 as well; any other keyless answer, a 2xx above all, is judged.
     for (const [ex, what] of [
       [await moderate(api, { input: BENIGN_TEXT }, { key: null }), 'no key'],
       [await unknownKey(), 'an unknown key'],
     ] as const) {
-      if (ex.status !== 401 && (await served()).status === 404)
+      if (ex.status === 404 && (await withoutModel()).status === 404)
         precondition(
           false,
-          'P2-4.7-named-models',
-          `POST ${PATH} answered 404 to a keyed call too: the route is not served`,
+          'P2-4.7-model-optional',
+          `POST ${PATH} answered 404 without a valid key and to a keyed call without model: the route is not served`,
         )
       expectStatus(ex, 401, what)
     }
