@@ -61,6 +61,8 @@ export const VARIATIONS = {
     'a conversation id on POST /v1/responses answers 404 (no such conversation); Part 1 §4.5: persistent conversations "only where enabled"',
   'long-reasoning':
     'every chat model on POST /v1/responses spends 128 hidden reasoning tokens before any text, so a short budget ends incomplete with no text; Part 1 §4.5 rule 7 allows it',
+  'moderation-image-urls-only':
+    'moderation takes an image item by its https URL and refuses a Base64 data URL with 400; Part 2 §4.7 shows {type image_url, image_url {url}} and does not say a data URL is accepted',
   'moderation-more-categories':
     'moderation results name a category beyond the thirteen; Part 2 §2.4 lists thirteen, and Part 1 §9.2 lets new response fields appear',
   // videos

@@ -43,6 +43,11 @@ export const MODERATION_FAULTS = [
     description: 'An array of strings gets one result (for its first string) instead of one per input.',
   },
   {
+    name: 'moderation-text-items-refused',
+    breaks: ['P2-4.7-input-forms'],
+    description: 'An array of content items that are all {type text} is refused with 400 (an image item is required).',
+  },
+  {
     name: 'moderation-stable-refused',
     breaks: ['P2-4.7-named-models'],
     description: 'text-moderation-stable is refused with 400.',

@@ -1,7 +1,8 @@
 /**
  * What the moderation suites share (Part 2 §2.4, §4.7): the named models (the reference names them, so they are
  * used by name), the guard model and chat models picked from GET /v1/models at run time, a small real image as a
- * Base64 data URL (so that no target has to fetch anything), and readers that skip a test when the shape it
+ * Base64 data URL (so that no target has to fetch anything) or, where that is not served, a public PNG by https
+ * URL, and readers that skip a test when the shape it
  * builds on is broken (that shape's own requirement reports it).
  */
 import { reportedTier } from '../shared/tier.ts'
@@ -14,6 +15,7 @@ import { skipTest } from '../../harness/worker/recorder.ts'
 import { spend } from '../../harness/worker/suite.ts'
 import { modelItems } from '../models/model-list.ts'
 import { is2xx } from '../shared/status.ts'
+import { IMAGE_DOCUMENT, skipOnFetchFailure } from '../ocr/documents.ts'
 import { howToName, namedModel, withNamedModels } from '../shared/named-models.ts'
 import categoryMap from '../../schemas/moderation/category-map.json' with { type: 'json' }
 import imageCategories from '../../schemas/moderation/image-categories.json' with { type: 'json' }
@@ -37,10 +39,24 @@ export const VIOLENT_TEXT = 'The soldiers will attack the village at dawn and ki
 export const IMAGE_DATA_URL =
   'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABAAAAAQCAIAAACQkWg2AAAB4ElEQVR4nAXBEQKAMABA0Y4ThsEgCIJBMBgEgyAIgkEQBEEwGAwGg8Fw2CH+sXqvQbSMLbJFtSwta8veYluulqfFtYSW1FJaasvXNoiOsUN2qI6lY+3YO2zH1fF0uI7QkTpKR+34ugbRM/bIHtWz9Kw9e4/tuXqeHtcTelJP6ak9X98gBsYBOaAGloF1YB+wA9fAM+AGwkAaKAN14BsaxMQ4ISfUxDKxTuwTduKaeCbcRJhIE2WiTnxTg5gZZ+SMmllm1pl9xs5cM8+MmwkzaabM1JlvbhCaUSM1SrNoVs2usZpL82icJmiSpmiq5tMNwjAapEEZFsNq2A3WcBkegzMEQzIUQzV8pkFsjBtyQ20sG+vGvmE3ro1nw22EjbRRNurGtzWIg/FAHqiD5WA92A/swXXwHLiDcJAOykE9+I4GcTKeyBN1spysJ/uJPblOnhN3Ek7SSTmpJ9/ZIG7GG3mjbpab9Wa/sTfXzXPjbsJNuik39ea7G8TL+CJf1Mvysr7sL/blenle3Et4SS/lpb58b4PwjB7pUZ7Fs3p2j/VcnsfjPMGTPMVTPZ9vEJExIiMqskTWyB6xkSvyRFwkRFKkRGrkiw0iM2ZkRmWWzJrZMzZzZZ6My4RMypRMzXz5ByK/pBBMWZdUAAAAAElFTkSuQmCC'
 
-/** Content items holding a text and the image (§4.7). */
-export const TEXT_AND_IMAGE_ITEMS = [
+/**
+ * The two forms an image item's url may take: §4.7 shows {type image_url, image_url {url}} without saying a data
+ * URL is accepted, so a public PNG by https URL (the one the OCR suite uses) is the other.
+ */
+export const IMAGE_FORMS = { 'data URL': IMAGE_DATA_URL, 'https URL': IMAGE_DOCUMENT.image_url } as const
+export type ImageForm = keyof typeof IMAGE_FORMS
+
+/** Content items holding a text and the image (§4.7), in either form. */
+export function textAndImage(form: ImageForm = 'data URL'): Array<Record<string, unknown>> {
+  return [
+    { type: 'text', text: BENIGN_TEXT },
+    { type: 'image_url', image_url: { url: IMAGE_FORMS[form] } },
+  ]
+}
+/** Content items that are all text items (§4.7: items {type text, text}). */
+export const TEXT_ITEMS = [
   { type: 'text', text: BENIGN_TEXT },
-  { type: 'image_url', image_url: { url: IMAGE_DATA_URL } },
+  { type: 'text', text: 'The library closes early on public holidays.' },
 ]
 
 export function moderate(
@@ -166,6 +182,23 @@ export async function moderateWithinTier(
   return again.status === 403
     ? { ex: again, refused: `${why}, and ${higher} answered 403 too` }
     : { ex: again, key: higher }
+}
+
+/**
+ * Content items holding a text and an image sent to `model`: by data URL, and where that is not served, by https
+ * URL; either served shows the model takes images, and `form` says which. Where neither is served and the target
+ * says it could not fetch the https image, the test is skipped (no violation of the target's).
+ */
+export async function moderateImage(
+  api: TargetClient,
+  catalogue: () => Promise<Catalogue>,
+  model: string,
+): Promise<TierAnswer & { form: ImageForm }> {
+  const data = await moderateWithinTier(api, catalogue, { model, input: textAndImage('data URL') })
+  if (data.refused !== undefined || is2xx(data.ex.status)) return { ...data, form: 'data URL' }
+  const https = await moderateWithinTier(api, catalogue, { model, input: textAndImage('https URL') })
+  if (https.refused === undefined) await skipOnFetchFailure(https.ex, IMAGE_FORMS['https URL'])
+  return { ...https, form: 'https URL' }
 }
 
 /** The answer of a model within the keys' tiers, or a skip naming why it cannot be judged. */

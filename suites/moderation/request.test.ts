@@ -24,7 +24,9 @@ import {
   resultsOf,
   servedFixture,
   spendOnGuard,
-  TEXT_AND_IMAGE_ITEMS,
+  moderateImage,
+  textAndImage,
+  TEXT_ITEMS,
   TEXT_MODELS,
 } from './fixtures.ts'
 
@@ -53,7 +55,9 @@ const imageToTextModels = memo(async () => {
       continue
     }
     if (guard && model === guard.id) spendOnGuard(guard, BENIGN_TEXT)
-    const { ex, refused } = await moderateWithinTier(api, catalogue, { model, input: TEXT_AND_IMAGE_ITEMS })
+    // The image in the form the omni model took, so that a refusal is of the image, not of its form.
+    const input = textAndImage((await omniItems()).form)
+    const { ex, refused } = await moderateWithinTier(api, catalogue, { model, input })
     if (refused === undefined) answers.push({ model, ex })
     else unserved.push(refused)
   }
@@ -67,7 +71,7 @@ const imageToTextModels = memo(async () => {
 })
 
 /** Content items holding a text and an image, sent to omni-moderation-latest: the input form that takes images. */
-const omniItems = memo(() => moderateWithinTier(api, catalogue, { model: OMNI_MODELS[0], input: TEXT_AND_IMAGE_ITEMS }))
+const omniItems = memo(() => moderateImage(api, catalogue, OMNI_MODELS[0]))
 
 /** Each model answered with this key, leaving out (and recording) those above its tier; skips when none is left. */
 async function withinTier(
@@ -93,9 +97,18 @@ const unknownKey = memo(() => moderate(api, { input: BENIGN_TEXT }, { key: 'inva
 describe('input (Part 2 §4.7)', () => {
   check(
     'P2-4.7-input-forms',
-    'a string gives one result, an array of three strings three, text and image content items at least one',
+    'a string gives one result, an array of three strings three, content items (text only; text and image) at least one',
     async () => {
-      const single = await moderateOrSkip(api, catalogue, { model: OMNI_MODELS[0], input: BENIGN_TEXT })
+      const {
+        ex: single,
+        refused: above,
+        key,
+      } = await moderateWithinTier(api, catalogue, {
+        model: OMNI_MODELS[0],
+        input: BENIGN_TEXT,
+      })
+      if (above !== undefined) skipTest(above)
+      const spec = key === undefined ? {} : { key }
       expectThat(
         resultsOf(single).length === 1,
         'one result for a string input',
@@ -103,20 +116,30 @@ describe('input (Part 2 §4.7)', () => {
         single,
       )
       const inputs = [BENIGN_TEXT, 'Please water the plants on Tuesday.', 'The train to the coast leaves at noon.']
-      const several = await moderate(api, { model: OMNI_MODELS[0], input: inputs })
+      const several = await moderate(api, { model: OMNI_MODELS[0], input: inputs }, spec)
       expectThat(
         resultsOf(several).length === inputs.length,
         `${inputs.length} results for an array of ${inputs.length} strings (one per input)`,
         `${resultsOf(several).length} results`,
         several,
       )
+      const textItems = await moderate(api, { model: OMNI_MODELS[0], input: TEXT_ITEMS }, spec)
+      expectSuccess(textItems, `${OMNI_MODELS[0]} given content items {type text} only`)
+      const texts = resultsOf(textItems).length
+      expectThat(texts >= 1, 'at least one result for an array of text items', `${texts} results`, textItems)
       // Content items of both types go to the omni model: images only with the omni model (§4.7).
-      const { ex: items, refused } = await omniItems()
+      const { ex: items, refused, form } = await omniItems()
       if (refused !== undefined) skipTest(refused)
-      expectSuccess(items, `${OMNI_MODELS[0]} given content items {type text} and {type image_url}`)
+      expectSuccess(
+        items,
+        `${OMNI_MODELS[0]} given content items {type text} and {type image_url}, by data or https URL`,
+      )
       const count = resultsOf(items).length
       expectThat(count >= 1, 'at least one result for an array of content items', `${count} results`, items)
-      observe('moderation of a text and an image content item', `${count} result(s)`)
+      observe(
+        'moderation content items',
+        `two text items: ${texts} result(s); a text and an image: ${count} result(s), the image taken by ${form}`,
+      )
     },
   )
 
@@ -212,11 +235,20 @@ describe('images only with the omni model (Part 2 §4.7)', () => {
       'P2-4.7-input-forms',
       `${OMNI_MODELS[0]} answered ${first.ex.status} to content items holding an image`,
     )
-    for (const { model, ex } of await withinTier(OMNI_MODELS, { input: TEXT_AND_IMAGE_ITEMS })) {
-      expectSuccess(ex, `${model} given a text and an image`)
+    let judged = 0
+    for (const model of OMNI_MODELS) {
+      const { ex, refused, form } =
+        model === OMNI_MODELS[0] ? await omniItems() : await moderateImage(api, catalogue, model)
+      if (refused !== undefined) {
+        observe('moderation model not judged', refused)
+        continue
+      }
+      expectSuccess(ex, `${model} given a text and an image, by data or https URL`)
       expectThat(resultsOf(ex).length >= 1, 'at least one result', 'no results', ex)
-      observe('moderation of a text and an image', `${model}: ${resultsOf(ex).length} result(s)`)
+      observe('moderation of a text and an image', `${model}: ${resultsOf(ex).length} result(s), image by ${form}`)
+      judged += 1
     }
+    if (judged === 0) skipTest(`none of ${OMNI_MODELS.join(', ')} is within the keys' tiers`)
   })
 
   check('P2-4.7-image-text-model-refused', 'text-only models refuse an image with a client error', async () => {
