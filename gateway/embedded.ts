@@ -47,6 +47,11 @@ export interface EmbeddedGateway {
   /** Host root, e.g. http://127.0.0.1:41234, without a trailing slash. */
   url: string
   keys: SeededKeys
+  /**
+   * Models by the capability the model list cannot show (config.ts CAPABILITIES): the chat model that takes audio,
+   * which section 2.3 gives no flag for. A run names them as a user names a target's (GATEWAY_MODELS).
+   */
+  models: Readonly<Record<string, string>>
   /** Bearer key of the admin routes (admin.ts), e.g. to raise an account's tier in a test. */
   adminKey: string
   close(): Promise<void>
@@ -54,7 +59,12 @@ export interface EmbeddedGateway {
 
 export async function startEmbeddedGateway(opts: EmbeddedGatewayOptions = {}): Promise<EmbeddedGateway> {
   // The server loads with the first gateway: a command that only reads the choices above does not pay for it.
-  const [{ resolveOptions }, { createGateway }] = await Promise.all([import('./options.ts'), import('./server.ts')])
+  const [{ resolveOptions }, { createGateway }, { CATALOGUE }] = await Promise.all([
+    import('./options.ts'),
+    import('./server.ts'),
+    import('./models/catalogue.ts'),
+  ])
+  const audioChat = CATALOGUE.find((model) => model.mode === 'chat' && model.audio === true)
   const options = resolveOptions(opts, { port: 0 })
   const { app } = createGateway({
     now: opts.now,
@@ -81,6 +91,7 @@ export async function startEmbeddedGateway(opts: EmbeddedGatewayOptions = {}): P
   return {
     url: `http://${host}:${address.port}`,
     keys: { ...SEEDED_KEYS },
+    models: audioChat ? { 'chat-audio': audioChat.id } : {},
     adminKey: ADMIN_KEY,
     close: async () => {
       await app.close()

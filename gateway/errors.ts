@@ -43,6 +43,11 @@ export class GatewayError extends Error {
   }
 }
 
+/** 422 naming the parameter: a value past its range, as a validating framework refuses it (variation range-refusals-422). */
+export function unprocessable(param: string, message: string): GatewayError {
+  return new GatewayError(422, message, { param })
+}
+
 /** 400 naming the parameter to fix. */
 export function invalidParameter(param: string, message: string): GatewayError {
   return new GatewayError(400, message, { param })

@@ -23,19 +23,27 @@ export const VARIATIONS = {
     'the cheapest chat model says supports_system_messages false and chat completions refuse a system or developer message to it; Part 1 §2.3 makes the flag a capability',
   'model-snapshot-names':
     'a chat completion names in model the dated snapshot that served the alias asked for; Part 1 §9.3: behaviour can change between aliases and snapshots',
+  'prompt-filter-chunk':
+    'a chat stream opens with a chunk that has no choices and an empty id, carrying prompt_filter_results, as a provider with a content filter sends; Part 1 §6.4: chat stream payloads are not shown',
   'error-body-shape':
     '400, 404 and 500 on /v1 answer { "error": "<code>", "message": … } instead of the error object; Part 1 §7: "Error body shapes for 400, 404 and 500 on compatible endpoints are not shown"',
   'disallowed-current-null':
     "a model above the caller's tier shows extra.rate_limits.current with rpm and tpm null; Part 1 §2.3 gives current as the caller's tier's values, and a tier the model does not allow has none (\"absent\")",
+  'current-tier-string':
+    'extra.rate_limits.current.tier is the tier number\'s string ("2"); Part 1 §2.3 gives current\'s tier no type, and keys tiers by the tier number as a string',
   // account, tiers, files
   'late-transactions':
     'a transaction is listed some seconds after its call; §4.2: "transaction data is available within 30 seconds of the call"',
+  'transactions-no-key-id':
+    'a listed transaction shows only the fields of §2.2, not the id of the key that made it; §4.2 filters by api_key_id but no answer is shown to carry it',
   'late-credit':
     'a charge shows in the credit record some seconds after the call; §2.1 does not say when remaining credit is updated',
   'opaque-file-ids':
     'a file id the gateway never issued is refused with 400 as invalid; §9.2: ids are opaque, and §7 allows 400 as well as 404',
   'binary-megabytes':
     'the 128 MB upload limit and the storage quotas are read as MiB (2^20 bytes); §4.4 and §8.4 write MB without saying',
+  'storage-blocks-when-full':
+    'the storage quota is checked before an upload only: one that starts with room is stored whole, the next is refused; §8.4: "When storage is full, uploads are blocked"',
   'expires-json-part':
     'expires_after is taken only as one multipart part holding JSON text; §4.4 gives an object in a form without showing how it is written',
   'no-assistants-files':
@@ -61,6 +69,14 @@ export const VARIATIONS = {
     'a conversation id on POST /v1/responses answers 404 (no such conversation); Part 1 §4.5: persistent conversations "only where enabled"',
   'long-reasoning':
     'every chat model on POST /v1/responses spends 128 hidden reasoning tokens before any text, so a short budget ends incomplete with no text; Part 1 §4.5 rule 7 allows it',
+  'whole-item-truncation':
+    'truncation auto on POST /v1/responses drops whole input items, oldest first, and refuses with 400 an input whose newest item alone is over the window; Part 1 §4.5: auto "drops oldest items when over the window"',
+  'tool-choice-flags':
+    'the cheapest chat model says supports_tool_choice and supports_parallel_function_calling false, and POST /v1/responses refuses tool_choice or parallel_tool_calls to it with 400; Part 1 §2.3 makes the flags capabilities',
+  'n-unknown-422':
+    'POST /v1/responses answers a body with n 422 (an unknown parameter) instead of 400; Part 1 §4.5 rule 1 says there is no n parameter without a status',
+  'flex-times-out':
+    'service_tier flex on POST /v1/responses answers 504, the request having timed out in the flex queue; Part 1 §4.5: flex "may time out up to 900 seconds"',
   'moderation-image-urls-only':
     'moderation takes an image item by its https URL and refuses a Base64 data URL with 400; Part 2 §4.7 shows {type image_url, image_url {url}} and does not say a data URL is accepted',
   'moderation-more-categories':
@@ -94,6 +110,8 @@ export const VARIATIONS = {
     'tts-1 and tts-1-hd take the nine older voices (not ballad, verse, marin, cedar) and the newer speech model all but fable and onyx; §4.2 lists the voices of the endpoint, not of each model',
   'diarize-integer-speakers':
     'a diarized transcription stream numbers its speakers and segment ids (integers); §4.3 names speaker, start, end, text and segment_id without their types',
+  'range-refusals-422':
+    'a value past a stated range is refused with 422 (unprocessable), as a validating web framework answers: speech speed and input length, transcription temperature, native temperature; §4.2, §4.3 and §4.8 give the ranges without the refusal or its status',
   'audio-file-415':
     'a transcription or translation file in no audio format is refused with 415 (unsupported media type), not 400; §4.3 and §4.4 list the formats without stating the refusal status',
   'native-no-alt':
@@ -106,6 +124,8 @@ export const VARIATIONS = {
     'the 25 MB upload limit of transcription and translation is read as 25 MiB (26,214,400 bytes); §4.3, §4.4 and §8 write MB without saying which',
   'thinking-levels-per-model':
     'the cheaper native generation model takes thinkingLevel low and high but not medium, which the other model takes; §4.8 documents the values, not which model takes each',
+  'native-thinking-first':
+    'the native generation models spend 512 thinking tokens out of maxOutputTokens before any text (a cap spent on thinking alone answers a candidate without parts), and the cheaper one always thinks and refuses thinkingBudget 0 with 400; §4.8 gives thinkingBudget ("0 disables") without saying what thinking spends or which models may turn it off',
   'native-integer-strings':
     'the native interface takes an integer field written as a decimal string ("maxOutputTokens": "16"), as the provider schema\'s JSON mapping does; §4.8 types it integer without saying how a string is answered',
   'raw-synthesis-audio':

@@ -28,6 +28,15 @@ export function parseDurationMs(text: string | undefined): number | undefined {
  */
 export const RESET_LIMIT_MS = 86_400_000
 
+/**
+ * A reset written in whole seconds may be rounded up to the next one: a second past its bucket's period is that
+ * rounding, not a longer period. A reset with a fraction of a second gets none.
+ */
+export const WHOLE_SECONDS_ROUNDING_MS = 1000
+
+/** The rounding a reset of `ms` may carry: a second where it is written in whole seconds, none otherwise. */
+export const resetRoundingMs = (ms: number): number => (ms % 1000 === 0 ? WHOLE_SECONDS_ROUNDING_MS : 0)
+
 const BARE_SECONDS = /^\d+(?:\.\d+)?$/
 
 /** The forms a reset header is written in; §4.1's "a number followed by s" is a sample form, not the rule. */

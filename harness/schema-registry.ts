@@ -18,10 +18,10 @@ const SCHEMAS_DIR = fileURLToPath(new URL('../schemas/', import.meta.url))
 const SCHEMA_ID_BASE = 'https://gateway-conformance.test/schemas/'
 
 /**
- * Not schemas: the catalogue, the limit tables, the configuration contract and the reference's sections are data
+ * Not schemas: the catalogue, the route table, the limit tables, the configuration contract and the reference's sections are data
  * read by other code.
  */
-const NOT_SCHEMAS = new Set(['requirements.json'])
+const NOT_SCHEMAS = new Set(['requirements.json', 'routes.json'])
 const NOT_SCHEMA_DIRS = new Set(['limits', 'config', 'reference'])
 
 /**

@@ -12,6 +12,7 @@
  * before it, and admits a whole limit again when it ends: when the headers show fixed windows, the spans from rest
  * count from where the first window began (a minute before its announced end), which is never looser than 2L.
  */
+import { WHOLE_SECONDS_ROUNDING_MS } from '../harness/duration.ts'
 import { BUCKET_MS } from './engine/series.ts'
 import type { AlgorithmSigns, PhaseResult } from './types.ts'
 
@@ -51,7 +52,7 @@ export function windowHeadMs(phase: PhaseResult, minuteMs: number): number {
   const s = phase.rateLimit.algorithm
   const windowLike = s.still > 0 && 2 * s.still >= s.whole + s.partial + s.other
   if (!phase.plan.fromRest || s.firstFullAt === undefined || !windowLike) return 0
-  const rounding = phase.headers.resetFractional === 0 ? 1000 : 0
+  const rounding = phase.headers.resetFractional === 0 ? WHOLE_SECONDS_ROUNDING_MS : 0
   return Math.min(minuteMs, Math.max(0, minuteMs - (s.firstFullAt - phase.startedAt) + rounding))
 }
 

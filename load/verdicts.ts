@@ -3,6 +3,7 @@
  * judges the whole exactly as one run would). A verdict that the run cannot support (the generator fell behind
  * its schedule, no promise of a 429 could be tested) is `inconclusive`, never a pass.
  */
+import { WHOLE_SECONDS_ROUNDING_MS } from '../harness/duration.ts'
 import { admissionFigures, leaked, looksLikeFixedWindows, throttledEarly, type AdmissionFigures } from './bounds.ts'
 import { BUCKET_MS } from './engine/series.ts'
 import { judgeObjectives } from './objectives.ts'
@@ -121,7 +122,7 @@ export function judgeRecovery(phase: PhaseResult, ctx: JudgeContext): Verdict {
   const { tested, suspects } = phase.rateLimit
   // A promise is dated from the 429's arrival, the latest instant the target can have meant, and a test call reaches
   // the target after it was sent: latency only delays both. A reset in whole seconds may be a second short.
-  const tolerance = 50 + (phase.headers.resetFractional === 0 ? 1000 : 0)
+  const tolerance = 50 + (phase.headers.resetFractional === 0 ? WHOLE_SECONDS_ROUNDING_MS : 0)
   const broken = suspects.filter((s) => {
     // In a merge, each shard saw only its own calls: what the others admitted in between counts too.
     const admitted =

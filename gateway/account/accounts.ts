@@ -51,6 +51,8 @@ export interface SeededKeys {
   readonly tier4: string
   readonly tier5: string
   readonly suspended: string
+  /** A second key of the main (tier-2) account: an organization's keys share its model limits (section 8.3). */
+  readonly second: string
 }
 
 /** The environment variable (README.md, Configuration) that carries each seeded key. */
@@ -64,6 +66,7 @@ const KEY_VALUES = {
   tier4: 'sk-ref-t4-879de9adfedf5921184c6aaa',
   tier5: 'sk-ref-t5-0a0085bd0744c15abba22f19',
   suspended: 'sk-ref-suspended-49549223a4d650a063f4bece',
+  second: 'sk-ref-t2-second-8c61f0d2b7a94e35d1a6',
 } as const
 
 /** The key of the admin routes (../admin.ts); it belongs to no account and is refused everywhere else. */
@@ -151,7 +154,9 @@ export class AccountDirectory {
   constructor(seeds: readonly Account[] = ACCOUNTS, aliases: Readonly<Record<string, string>> = {}) {
     this.accounts = seeds.map((seed) => structuredClone(seed))
     const byKey = new Map(this.accounts.map((account) => [account.key.value, account]))
-    for (const [alias, seeded] of Object.entries(aliases)) {
+    // The main account's second key, where that account is seeded.
+    const second = byKey.has(KEY_VALUES.tier2) ? { [KEY_VALUES.second]: KEY_VALUES.tier2 } : {}
+    for (const [alias, seeded] of Object.entries({ ...second, ...aliases })) {
       const account = byKey.get(seeded)
       if (account === undefined) throw new SetupError('INTERNAL', 'a key alias must point at a seeded key')
       byKey.set(alias, account)

@@ -14,7 +14,8 @@ import { seedHistory } from './history.ts'
 import { listedUntilMs, unsettledIrt } from './settling.ts'
 import { accountRules } from './rules.ts'
 import { parseTransactionQuery, selectTransactions } from './transaction-query.ts'
-import type { TransactionRecord } from './transactions.ts'
+import type { StoredTransaction, TransactionRecord } from './transactions.ts'
+import type { VariationName } from '../variations.ts'
 
 /** Section 8.5: lookup takes up to 1000 transactions per request. */
 const LOOKUP_MAX_IDS = 1_000
@@ -39,9 +40,9 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
   app.get<{ Querystring: Record<string, unknown> }>('/user/v1/transactions', async (request) => {
     const { account } = requireCaller(state.contexts.of(request))
     const query = parseTransactionQuery(request.query, state.clock.now(), rules)
-    const { records, total } = selectTransactions(state.transactions, account.id, query, rules, listedUntilMs(state))
+    const { entries, total } = selectTransactions(state.transactions, account.id, query, rules, listedUntilMs(state))
     return {
-      transactions: records,
+      transactions: entries.map((entry) => listed(entry, state.variations)),
       total,
       page: query.page,
       page_size: query.pageSize,
@@ -64,6 +65,16 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
     }
     return { transactions, not_found: notFound }
   })
+}
+
+/**
+ * A listed transaction: the record of section 2.2 and the id of the key that made the call, which api_key_id filters
+ * by and which no other answer shows (section 9.2 lets a record carry fields it does not list); hidden where a
+ * provider lists only the fields of section 2.2.
+ */
+function listed(entry: StoredTransaction, variations: ReadonlySet<VariationName>) {
+  if (variations.has('transactions-no-key-id') || entry.apiKeyId === null) return entry.record
+  return { ...entry.record, api_key_id: entry.apiKeyId }
 }
 
 function lookupIds(body: unknown): string[] {

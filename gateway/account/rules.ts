@@ -12,8 +12,8 @@ export function accountRules(faults: FaultSet) {
     ...queryRules(bent),
     // Section 2.2: a failed call is recorded too; the fault drops it.
     recordFailedCalls: !bent('failed-calls-not-recorded'),
-    // Section 4.2: every call is recorded; the fault drops the successful ones of GET /v1/models/{model_id}.
-    recordModelRetrieve: !bent('transaction-not-recorded'),
+    // Section 4.2: every call is recorded; the fault drops the successful ones of POST /v1/responses.
+    recordResponses: !bent('transaction-not-recorded'),
     // stream is recorded as the call was made; the fault records true for every call.
     recordStreamAlways: bent('transaction-stream-true'),
   }
@@ -25,11 +25,20 @@ type Bent = (fault: AccountFault) => boolean
 /** The ranges, defaults, window and filters of GET /user/v1/transactions (sections 4.2, 8.5). */
 function queryRules(bent: Bent) {
   return {
-    // hours_ago is 1 to 720, 24 by default; the fault defaults to 720.
-    hoursAgo: { min: 1, max: 720, fallback: bent('hours-ago-default-720') ? 720 : 24 },
-    page: { min: 1, max: 10_000, fallback: 1 },
-    // page_size is 1 to 1000, 100 by default; the fault defaults to 50.
-    pageSize: { min: 1, max: 1_000, fallback: bent('transactions-default-page-size-50') ? 50 : 100 },
+    // hours_ago is 1 to 720, 24 by default; one fault refuses 720, one defaults to 720.
+    hoursAgo: {
+      min: 1,
+      max: bent('hours-ago-max-refused') ? 719 : 720,
+      fallback: bent('hours-ago-default-720') ? 720 : 24,
+    },
+    // page is 1 to 10000; the fault refuses 10000.
+    page: { min: 1, max: bent('page-max-refused') ? 9_999 : 10_000, fallback: 1 },
+    // page_size is 1 to 1000, 100 by default; one fault refuses 1, one defaults to 50.
+    pageSize: {
+      min: bent('page-size-min-refused') ? 2 : 1,
+      max: 1_000,
+      fallback: bent('transactions-default-page-size-50') ? 50 : 100,
+    },
     // A value out of its range is refused; each fault clamps one of them instead.
     clamp: {
       hoursAgo: bent('hours-ago-unchecked'),
@@ -40,18 +49,24 @@ function queryRules(bent: Bent) {
     fixedPageSlice: bent('page-size-not-honoured') ? 100 : null,
     // start_date and end_date come together; the fault takes either alone, the other end open.
     pairDates: !bent('dates-unpaired-accepted'),
-    // Dates are written YYYY-MM-DD; the fault takes anything Date.parse reads.
+    // A one-day range (start_date equal to end_date) is taken; the fault reads end_date as exclusive and refuses it.
+    endDateExclusive: bent('dates-same-day-refused'),
+    // Dates are written YYYY-MM-DD; one fault takes anything Date.parse reads, one refuses 29 February.
     readDatesLeniently: bent('date-format-lenient'),
+    refuseLeapDay: bent('date-leap-day-refused'),
     // hours_ago is ignored when dates are given; the fault lets it set the window.
     hoursAgoBesideDates: bent('hours-ago-with-dates'),
     // The dates are the window; the fault lists nothing for them.
     honourDateRange: !bent('date-range-ignored'),
-    // api_key_id filters the list; the fault refuses it with 400.
+    // api_key_id filters the list; one fault refuses it with 400, one ignores it.
     takeApiKeyId: !bent('api-key-id-refused'),
+    filterApiKeyId: !bent('api-key-id-filter-ignored'),
     // Each filter applies; each fault ignores one of them.
     filterStatusCode: !bent('status-code-filter-ignored'),
     filterProvider: !bent('provider-filter-ignored'),
     filterSafetyIdentifier: !bent('safety-identifier-filter-ignored'),
+    // status_code matches the recorded one; the fault matches nothing.
+    statusCodeMatches: !bent('status-code-filter-empty'),
     // safety_identifier matches the recorded one; the fault matches nothing.
     safetyIdentifierMatches: !bent('safety-identifier-filter-empty'),
     // model is a partial match, regardless of case; the fault matches the exact id only.

@@ -7,7 +7,7 @@ import { isCalendarDate } from '../clock.ts'
 import { invalidParameter } from '../errors.ts'
 import { integerParam, singleParam, type RawQuery } from '../query-params.ts'
 import type { AccountRules } from './rules.ts'
-import type { StoredTransaction, TransactionRecord, TransactionStore } from './transactions.ts'
+import type { StoredTransaction, TransactionStore } from './transactions.ts'
 
 const HOUR_MS = 3_600_000
 const DAY_MS = 24 * HOUR_MS
@@ -48,7 +48,7 @@ export function parseTransactionQuery(raw: RawQuery, nowMs: number, rules: Accou
     pageSize,
     sliceSize: rules.fixedPageSlice ?? pageSize,
     safetyIdentifier: rules.filterSafetyIdentifier ? safetyIdentifier : undefined,
-    apiKeyId,
+    apiKeyId: rules.filterApiKeyId ? apiKeyId : undefined,
     model,
     provider: rules.filterProvider ? provider : undefined,
     statusCode: rules.filterStatusCode ? statusCode : undefined,
@@ -73,16 +73,16 @@ export function selectTransactions(
   query: TransactionQuery,
   rules: AccountRules,
   listedUntilMs = Number.POSITIVE_INFINITY,
-): { records: TransactionRecord[]; total: number } {
+): { entries: StoredTransaction[]; total: number } {
   const skip = (query.page - 1) * query.sliceSize
-  const records: TransactionRecord[] = []
+  const entries: StoredTransaction[] = []
   let total = 0
   for (const entry of store.newestFirst()) {
     if (entry.accountId !== accountId || entry.createdMs > listedUntilMs || !matches(entry, query, rules)) continue
-    if (total >= skip && records.length < query.sliceSize) records.push(entry.record)
+    if (total >= skip && entries.length < query.sliceSize) entries.push(entry)
     total += 1
   }
-  return { records, total }
+  return { entries, total }
 }
 
 function matches(entry: StoredTransaction, query: TransactionQuery, rules: AccountRules): boolean {
@@ -95,7 +95,8 @@ function matches(entry: StoredTransaction, query: TransactionQuery, rules: Accou
   )
     return false
   if (query.apiKeyId !== undefined && entry.apiKeyId !== query.apiKeyId) return false
-  if (query.statusCode !== undefined && record.status_code !== query.statusCode) return false
+  if (query.statusCode !== undefined && (!rules.statusCodeMatches || record.status_code !== query.statusCode))
+    return false
   if (query.provider !== undefined && record.provider.toLowerCase() !== query.provider.toLowerCase()) return false
   if (query.model === undefined) return true
   return rules.modelMatchesPart
@@ -112,22 +113,22 @@ function dateWindow(raw: RawQuery, rules: AccountRules): TimeWindow | undefined 
     const [missing, given] = start === undefined ? ['start_date', 'end_date'] : ['end_date', 'start_date']
     throw invalidParameter(missing, `${missing} is required when ${given} is given`)
   }
-  const lenient = rules.readDatesLeniently
-  const fromMs = start === undefined ? Number.NEGATIVE_INFINITY : dayStart('start_date', start, lenient)
-  const toMs = end === undefined ? Number.POSITIVE_INFINITY : dayStart('end_date', end, lenient) + DAY_MS
+  const fromMs = start === undefined ? Number.NEGATIVE_INFINITY : dayStart('start_date', start, rules)
+  const endDay = rules.endDateExclusive ? 0 : DAY_MS
+  const toMs = end === undefined ? Number.POSITIVE_INFINITY : dayStart('end_date', end, rules) + endDay
   if (fromMs >= toMs) throw invalidParameter('start_date', `start_date (${start}) must not be after end_date (${end})`)
   return { fromMs, toMs }
 }
 
-function dayStart(name: string, text: string, lenient: boolean): number {
-  if (lenient) {
+function dayStart(name: string, text: string, rules: AccountRules): number {
+  if (rules.readDatesLeniently) {
     const ms = Date.parse(text)
     if (Number.isNaN(ms)) throw invalidParameter(name, `${name} must be a date; got '${text}'`)
     return Math.floor(ms / DAY_MS) * DAY_MS
   }
   const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text)
   const [year, month, day] = match ? [Number(match[1]), Number(match[2]), Number(match[3])] : [0, 0, 0]
-  if (!match || !isCalendarDate(year, month, day)) {
+  if (!match || !isCalendarDate(year, month, day) || (rules.refuseLeapDay && month === 2 && day === 29)) {
     throw invalidParameter(name, `${name} must be a calendar date written YYYY-MM-DD; got '${text}'`)
   }
   // setUTCFullYear, unlike Date.UTC, does not map years 0..99 to 1900..1999.

@@ -18,7 +18,8 @@ import { abandonBody } from '../abandon-body.ts'
 import { chargeUsd } from '../account/billing.ts'
 import { requireCaller, type Caller, type RequestContext } from '../context.ts'
 import { GatewayError, invalidParameter } from '../errors.ts'
-import { AUDIO_STREAM_RESHAPES, reshapeSpeech, type SpeechReshape } from '../faults/audio.ts'
+import { reshapeAnswers } from '../faults/answers.ts'
+import { AUDIO_ANSWER_RESHAPES, AUDIO_STREAM_RESHAPES, reshapeSpeech, type SpeechReshape } from '../faults/audio.ts'
 import { reshapeEvents } from '../faults/events.ts'
 import { objectBody, requireModelId, requireTier, resolveModel } from '../models/access.ts'
 import { startSse, writeEvents } from '../sse.ts'
@@ -64,6 +65,7 @@ export function registerAudioRoutes(app: FastifyInstance, state: GatewayState): 
   // Multipart parsing only inside this scope, as for files: other routes keep refusing multipart bodies.
   void app.register(async (scope) => {
     await scope.register(fastifyMultipart, { throwFileSizeLimit: true })
+    reshapeAnswers(scope, state.faults, AUDIO_ANSWER_RESHAPES)
     registerUploadRoute(scope, audio, 'transcriptions', (call, reply) => transcription(audio, call, reply))
     if (audio.rules.translationRoute)
       registerUploadRoute(scope, audio, 'translations', (call, reply) => translation(audio, call, reply))

@@ -2,8 +2,14 @@
 import { bentBy, type FaultName, type FaultSet } from '../faults/registry.ts'
 import type { Limit } from './limit.ts'
 import { BASE_TRANSCRIPTION_MODEL, type TranscriptionKind } from './models.ts'
-import type { SpeechFormat } from './speech.ts'
-import { DIARIZE_CHUNKING_SECONDS, type Endpoint, FORMATS_BY_KIND, TEMPERATURE } from './transcription.ts'
+import { SPEED, type SpeechFormat } from './speech.ts'
+import {
+  DIARIZE_CHUNKING_SECONDS,
+  type Endpoint,
+  FORMATS_BY_KIND,
+  KNOWN_SPEAKERS,
+  TEMPERATURE,
+} from './transcription.ts'
 
 /** The rules of one upload endpoint, transcriptions or translations. */
 export interface UploadRules {
@@ -39,6 +45,8 @@ export interface AudioRules {
   readonly checkSpeechInstructions: boolean
   /** speed outside 0.25..4.0 is refused (speech-speed-unchecked clamps it). */
   readonly checkSpeechSpeed: boolean
+  /** The highest speed taken, 4.0 (speech-speed-4-refused: 3.99). */
+  readonly speechSpeedMax: number
   /** An unknown response_format is refused (speech-format-unchecked answers the default). */
   readonly checkSpeechFormat: boolean
   /** tts-1 and tts-1-hd refuse stream_format sse (speech-sse-tts1-accepted streams events). */
@@ -66,6 +74,10 @@ export interface AudioRules {
   readonly transcriptionLanguage: boolean
   /** The diarization model refuses prompt (diarize-prompt-accepted takes it). */
   readonly checkDiarizePrompt: boolean
+  /** prompt is taken by the other models (transcription-prompt-refused refuses it everywhere). */
+  readonly transcriptionPrompt: boolean
+  /** chunking_strategy is taken as an object too (transcription-chunking-object-refused takes only auto). */
+  readonly chunkingObject: boolean
   /** timestamp_granularities[] is taken (timestamps-refused refuses it everywhere). */
   readonly timestamps: boolean
   /** timestamp_granularities[] needs verbose_json on the base model (timestamps-unchecked takes it anywhere). */
@@ -78,10 +90,12 @@ export interface AudioRules {
   readonly chunkingOver: Limit
   /** include[] logprobs is taken (transcription-logprobs-refused refuses it). */
   readonly transcriptionLogprobs: boolean
-  /** The highest temperature, on transcription and translation (transcription-temperature-2: 2). */
+  /** The highest temperature, on transcription and translation (transcription-temperature-2: 2; -1-refused: 0.99). */
   readonly temperatureMax: number
-  /** At most 4 known speakers with clips of 2 to 10 s (known-speakers-unchecked takes any). */
+  /** Known speakers and clips past the limits are refused (known-speakers-unchecked takes any). */
   readonly checkKnownSpeakers: boolean
+  /** The most known speakers, 4 (known-speakers-four-refused: 3). */
+  readonly knownSpeakersMax: number
 }
 
 export function audioRules(faults: FaultSet): AudioRules {
@@ -102,6 +116,7 @@ export function audioRules(faults: FaultSet): AudioRules {
     refusedVoices: bent('speech-voice-cedar-refused') ? ['cedar'] : [],
     checkSpeechInstructions: !bent('speech-instructions-tts1-accepted'),
     checkSpeechSpeed: !bent('speech-speed-unchecked'),
+    speechSpeedMax: bent('speech-speed-4-refused') ? 3.99 : SPEED.max,
     checkSpeechFormat: !bent('speech-format-unchecked'),
     checkSpeechSse: !bent('speech-sse-tts1-accepted'),
     speechStreamAudio: !bent('speech-stream-audio-refused'),
@@ -118,6 +133,8 @@ export function audioRules(faults: FaultSet): AudioRules {
     srtSeparator: bent('transcription-srt-dot-millis') ? '.' : ',',
     transcriptionLanguage: !bent('transcription-language-refused'),
     checkDiarizePrompt: !bent('diarize-prompt-accepted'),
+    transcriptionPrompt: !bent('transcription-prompt-refused'),
+    chunkingObject: !bent('transcription-chunking-object-refused'),
     timestamps: !bent('timestamps-refused'),
     checkTimestampsFit: !bent('timestamps-unchecked'),
     checkStreamBase: !bent('transcription-stream-base-accepted'),
@@ -126,8 +143,13 @@ export function audioRules(faults: FaultSet): AudioRules {
       ? { max: 29, exclusive: true }
       : { max: DIARIZE_CHUNKING_SECONDS, exclusive: false },
     transcriptionLogprobs: !bent('transcription-logprobs-refused'),
-    temperatureMax: bent('transcription-temperature-2') ? 2 : TEMPERATURE.max,
+    temperatureMax: bent('transcription-temperature-2')
+      ? 2
+      : bent('transcription-temperature-1-refused')
+        ? 0.99
+        : TEMPERATURE.max,
     checkKnownSpeakers: !bent('known-speakers-unchecked'),
+    knownSpeakersMax: bent('known-speakers-four-refused') ? KNOWN_SPEAKERS.max - 1 : KNOWN_SPEAKERS.max,
   }
 }
 

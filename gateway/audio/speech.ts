@@ -108,7 +108,7 @@ export function parseSpeechRequest(
     if (typeof body.speed !== 'number' || !Number.isFinite(body.speed))
       throw invalidParameter('speed', 'speed must be a number.')
     speed = body.speed
-    if (speed < SPEED.min || speed > SPEED.max) {
+    if (speed < SPEED.min || speed > rules.speechSpeedMax) {
       if (rules.checkSpeechSpeed) throw invalidParameter('speed', `speed must be from ${SPEED.min} to ${SPEED.max}.`)
       speed = Math.min(SPEED.max, Math.max(SPEED.min, speed))
     }

@@ -120,6 +120,8 @@ export function parseTranscription(
 
   if (form.fields.has('prompt') && kind === 'diarize' && rules.checkDiarizePrompt && !lenient)
     throw invalidParameter('prompt', 'The diarization model does not support prompt.')
+  if (form.fields.has('prompt') && !rules.transcriptionPrompt)
+    throw invalidParameter('prompt', 'prompt is not supported.')
 
   const granularities = readGranularities(form, kind, format, rules, lenient)
 
@@ -182,6 +184,7 @@ function readChunking(form: AudioForm, kind: TranscriptionKind, file: AudioFile,
     ) {
       throw invalidParameter('chunking_strategy', 'chunking_strategy must be auto or an object with a type (JSON).')
     }
+    if (!rules.chunkingObject) throw invalidParameter('chunking_strategy', 'chunking_strategy must be auto.')
   }
   if (kind === 'diarize' && chunking === undefined && rules.checkChunking && exceeds(file.seconds, rules.chunkingOver))
     throw invalidParameter(
@@ -199,7 +202,7 @@ function readKnownSpeakers(form: AudioForm, kind: TranscriptionKind, rules: Audi
   if (names.length !== references.length)
     throw invalidParameter('known_speaker_references[]', 'Give one reference clip per known speaker name.')
   if (!rules.checkKnownSpeakers) return names
-  if (names.length > KNOWN_SPEAKERS.max)
+  if (names.length > rules.knownSpeakersMax)
     throw invalidParameter('known_speaker_names[]', `At most ${KNOWN_SPEAKERS.max} known speakers.`)
   references.forEach((reference, i) => {
     const seconds = clipSeconds(reference)

@@ -16,6 +16,7 @@ export const CHAT_LIMITS = {
   toolName: /^[A-Za-z0-9_-]{1,64}$/,
   imageTokens: 85, // what an image part costs in prompt tokens; the reference gives no figure
   fileTokens: 120,
+  audioTokens: 50, // an input_audio part, likewise
 }
 
 const ROLES = ['system', 'developer', 'user', 'assistant', 'tool'] as const
@@ -48,13 +49,16 @@ export interface ChatRequest {
   jsonOutput: { kind: 'object' } | { kind: 'schema'; schema: Record<string, unknown> } | undefined
   moderationModel: string | undefined
   safetyIdentifier: string | undefined
+  /** modalities with audio: the answer carries message.audio in this format. */
+  audioOut?: { voice: string; format: string }
 }
 
 export function parseChatRequest(
   body: Record<string, unknown>,
   model: CatalogueModel,
-  options: { emptyMessagesAllowed?: boolean } = {},
+  options: { emptyMessagesAllowed?: boolean; takesAudio?: boolean } = {},
 ): ChatRequest {
+  const audio = options.takesAudio === true
   const messages = body.messages
   if (!Array.isArray(messages))
     throw invalidParameter('messages', 'messages is required: an array of { role, content } items.')
@@ -72,12 +76,14 @@ export function parseChatRequest(
     if (typeof role !== 'string' || !(ROLES as readonly string[]).includes(role)) {
       throw invalidParameter(`${param}.role`, `${param}.role must be one of ${ROLES.join(', ')}.`)
     }
+    // Section 4.7: an assistant message may carry the audio of an earlier answer (message.audio) instead of text.
+    const priorAudio = role === 'assistant' && audio && isObject(message.audio) && typeof message.audio.id === 'string'
     const content = readContent(
       message.content,
       `${param}.content`,
       role as Role,
-      message.tool_calls !== undefined,
-      model,
+      message.tool_calls !== undefined || priorAudio,
+      { model, audio },
     )
     extraInputTokens += content.extraTokens
     if (role === 'tool' && typeof message.tool_call_id !== 'string') {
@@ -104,7 +110,7 @@ export function parseChatRequest(
     jsonOutput: readJsonOutput(body.response_format),
     moderationModel: readModeration(body.moderation),
     safetyIdentifier: typeof body.safety_identifier === 'string' ? body.safety_identifier : undefined,
-    ...readAudio(body),
+    ...readAudio(body, model, audio),
   }
 }
 
@@ -112,11 +118,11 @@ function readContent(
   content: unknown,
   param: string,
   role: Role,
-  hasToolCalls: boolean,
-  model: CatalogueModel,
+  withoutText: boolean,
+  { model, audio }: { model: CatalogueModel; audio: boolean },
 ): { text: string; extraTokens: number } {
   if (typeof content === 'string') return { text: content, extraTokens: 0 }
-  if ((content === null || content === undefined) && role === 'assistant' && hasToolCalls)
+  if ((content === null || content === undefined) && role === 'assistant' && withoutText)
     return { text: '', extraTokens: 0 }
   if (!Array.isArray(content)) throw invalidParameter(param, `${param} must be a string or an array of content parts.`)
   const texts: string[] = []
@@ -136,7 +142,11 @@ function readContent(
         throw invalidParameter(where, `The model '${model.id}' does not take file input.`)
       extraTokens += CHAT_LIMITS.fileTokens
     } else if (type === 'input_audio') {
-      throw invalidParameter(where, `The model '${model.id}' does not take audio input.`)
+      if (!audio) throw invalidParameter(where, `The model '${model.id}' does not take audio input.`)
+      const input = isObject(part) ? part.input_audio : undefined
+      if (!isObject(input) || typeof input.data !== 'string' || typeof input.format !== 'string')
+        throw invalidParameter(`${where}.input_audio`, `${where}.input_audio must be { data, format }.`)
+      extraTokens += CHAT_LIMITS.audioTokens
     } else {
       throw invalidParameter(where, `${where} must be a content part: text, image_url, file or input_audio.`)
     }
@@ -234,14 +244,21 @@ function readModeration(moderation: unknown): string | undefined {
   return moderation.model
 }
 
-/** Audio output needs an audio-capable chat model; this catalogue has none, so it is refused, never ignored. */
-function readAudio(body: Record<string, unknown>): Record<string, never> {
+/** Audio output needs an audio model and the audio object of the convention; it is refused, never ignored, elsewhere. */
+function readAudio(
+  body: Record<string, unknown>,
+  model: CatalogueModel,
+  audio: boolean,
+): Pick<ChatRequest, 'audioOut'> {
   const modalities = body.modalities
   if (modalities === undefined || modalities === null) return {}
   if (!Array.isArray(modalities) || !modalities.every((m) => m === 'text' || m === 'audio')) {
     throw invalidParameter('modalities', 'modalities must be an array of "text" and "audio".')
   }
-  if (modalities.includes('audio'))
-    throw invalidParameter('modalities', 'No model of this gateway answers chat completions in audio.')
-  return {}
+  if (!modalities.includes('audio')) return {}
+  if (!audio) throw invalidParameter('modalities', `The model '${model.id}' does not answer in audio.`)
+  const out = body.audio
+  if (!isObject(out) || typeof out.voice !== 'string' || typeof out.format !== 'string')
+    throw invalidParameter('audio', 'audio must be { voice, format } when modalities holds audio.')
+  return { audioOut: { voice: out.voice, format: out.format } }
 }

@@ -15,6 +15,7 @@ import { refusesSystemMessages } from '../models/varied.ts'
 import { isObject } from '../../common/json.ts'
 import { answerChat, moderate, type ChatAnswer } from './answer.ts'
 import { imageNotModerated, messagesHaveImage, moderatesImages } from '../moderation/inline.ts'
+import { wavFile } from '../audio/wav.ts'
 import { parseChatRequest, type ChatRequest } from './request.ts'
 import { streamChat, type CompletionHead } from './stream.ts'
 import { requireCaller, type RequestContext } from '../context.ts'
@@ -48,7 +49,10 @@ function registerRoutes(app: FastifyInstance, state: GatewayState, rules: ChatRu
       throw invalidParameter('n', 'n must be 1: send separate requests for several candidates.')
     refuseUnsupported(body, rules)
     refuseByVariation(body, model, state)
-    const chat = parseChatRequest(body, model, { emptyMessagesAllowed: !rules.requireMessages })
+    const chat = parseChatRequest(body, model, {
+      emptyMessagesAllowed: !rules.requireMessages,
+      takesAudio: model.audio === true && rules.takesAudio,
+    })
     const moderationModel =
       chat.moderationModel === undefined ? undefined : requireModerationModel(chat.moderationModel)
 
@@ -69,7 +73,12 @@ function registerRoutes(app: FastifyInstance, state: GatewayState, rules: ChatRu
             body.messages,
           )
     if (chat.stream) {
-      const extras = { includeUsage: chat.includeUsage, usage, moderation }
+      const extras = {
+        includeUsage: chat.includeUsage,
+        usage,
+        moderation,
+        promptFilter: state.variations.has('prompt-filter-chunk'),
+      }
       await streamChat(reply, head, answer, extras, { faults: state.faults, whole: rules.streamWhole })
       // Reply is a thenable that settles when the response has finished: Fastify then sends nothing more.
       return reply
@@ -79,7 +88,14 @@ function registerRoutes(app: FastifyInstance, state: GatewayState, rules: ChatRu
       object: 'chat.completion',
       created: head.created,
       model: head.model,
-      choices: [{ index: 0, message: messageOf(answer), logprobs: null, finish_reason: answer.finish }],
+      choices: [
+        {
+          index: 0,
+          message: { ...messageOf(answer), ...audioOf(chat, answer, head.created) },
+          logprobs: null,
+          finish_reason: answer.finish,
+        },
+      ],
       usage,
       ...(moderation === undefined ? {} : { moderation }),
     }
@@ -133,6 +149,22 @@ function requireModerationModel(id: string): string {
     throw invalidParameter('moderation.model', `moderation.model must name a moderation model; '${id}' is not one.`)
   return id
 }
+
+/** message.audio of an answer asked for in audio (section 4.7): a short silence, its transcript the text. */
+function audioOf(chat: ChatRequest, answer: ChatAnswer, created: number): Record<string, unknown> {
+  if (chat.audioOut === undefined) return {}
+  return {
+    audio: {
+      id: `audio_${randomBytes(12).toString('hex')}`,
+      data: SILENT_WAV.toString('base64'),
+      expires_at: created + 3600,
+      transcript: answer.content ?? '',
+    },
+  }
+}
+
+/** 0.1 s of 8 kHz 16-bit mono silence. */
+const SILENT_WAV = wavFile({ sampleRate: 8000, channels: 1, bitsPerSample: 16 }, Buffer.alloc(1600))
 
 function messageOf(answer: ChatAnswer): Record<string, unknown> {
   const call = answer.toolCall

@@ -26,6 +26,18 @@ export interface StreamExtras {
   includeUsage: boolean
   usage: unknown
   moderation: unknown
+  /** Under `prompt-filter-chunk`: a chunk with no choices and an empty id first, as a provider's content filter sends. */
+  promptFilter: boolean
+}
+
+/** The note a provider's content filter sends before the completion's chunks: no choices, an empty id. */
+const PROMPT_FILTER_CHUNK = {
+  id: '',
+  object: '',
+  created: 0,
+  model: '',
+  choices: [],
+  prompt_filter_results: [{ prompt_index: 0, content_filter_results: { hate: { filtered: false, severity: 'safe' } } }],
 }
 
 /** The stream reshapes of the chunks; the inline moderation results ride on the chunks too. */
@@ -66,7 +78,7 @@ function chatEvents(head: CompletionHead, answer: ChatAnswer, extras: StreamExtr
     logprobs: null,
     finish_reason: finish,
   })
-  const out: Record<string, unknown>[] = []
+  const out: Record<string, unknown>[] = extras.promptFilter ? [PROMPT_FILTER_CHUNK] : []
   const call = answer.toolCall
   if (call) {
     out.push(

@@ -22,7 +22,7 @@ export const ACCOUNT_FAULTS = [
   {
     name: 'transaction-not-recorded',
     breaks: ['P1-4.2-transaction-available'],
-    description: 'Successful GET /v1/models/{model_id} calls are not recorded as transactions.',
+    description: 'Successful POST /v1/responses calls are not recorded as transactions.',
   },
   {
     name: 'transaction-stream-true',
@@ -30,10 +30,10 @@ export const ACCOUNT_FAULTS = [
     description: 'Every transaction records stream true.',
   },
   {
-    name: 'transaction-filtered-provider-label',
+    name: 'transaction-filtered-stream-true',
     breaks: ['P1-2.2-transaction-fields'],
     description:
-      'Transactions listed with a model filter name their provider in capitals; unfiltered, the same transactions name it as recorded.',
+      'Transactions listed with a model filter say stream true; unfiltered, the same transactions show stream as recorded.',
   },
   {
     name: 'failed-calls-not-recorded',
@@ -54,33 +54,64 @@ export const ACCOUNT_FAULTS = [
   { name: 'has-more-always-false', breaks: ['P1-4.2-transactions-has-more'], description: 'has_more is always false.' },
   {
     name: 'hours-ago-unchecked',
-    breaks: ['P1-4.2-hours-ago-range'],
+    breaks: ['P1-4.2-hours-ago-refused'],
     description: 'Out-of-range hours_ago values are clamped to 1..720 instead of refused (non-integers still 400).',
   },
   {
+    name: 'hours-ago-max-refused',
+    breaks: ['P1-4.2-hours-ago-range'],
+    description: 'hours_ago=720 is refused with 400: the range check excludes its upper end.',
+  },
+  {
     name: 'page-unchecked',
-    breaks: ['P1-4.2-page-range'],
+    breaks: ['P1-4.2-page-refused'],
     description: 'Out-of-range page values are clamped to 1..10000 instead of refused.',
   },
   {
+    name: 'page-max-refused',
+    breaks: ['P1-4.2-page-range'],
+    description: 'page=10000 is refused with 400: the range check excludes its upper end.',
+  },
+  {
     name: 'page-size-unchecked',
-    breaks: ['P1-4.2-page-size-range'],
+    breaks: ['P1-4.2-page-size-refused'],
     description: 'Out-of-range page_size values are clamped to 1..1000 instead of refused.',
   },
   {
+    name: 'page-size-min-refused',
+    breaks: ['P1-4.2-page-size-range'],
+    description: 'page_size=1 is refused with 400: the range check excludes its lower end.',
+  },
+  {
     name: 'dates-unpaired-accepted',
-    breaks: ['P1-4.2-date-pairing'],
+    breaks: ['P1-4.2-date-pairing-refused'],
     description: 'start_date or end_date alone is accepted; the missing end of the range is open.',
   },
   {
+    name: 'dates-same-day-refused',
+    breaks: ['P1-4.2-date-pairing'],
+    description:
+      'end_date is read as exclusive, so a one-day range (start_date equal to end_date) is refused as empty.',
+  },
+  {
     name: 'date-format-lenient',
-    breaks: ['P1-4.2-date-format'],
+    breaks: ['P1-4.2-date-format-refused'],
     description: 'Any value Date.parse understands is accepted as start_date or end_date.',
+  },
+  {
+    name: 'date-leap-day-refused',
+    breaks: ['P1-4.2-date-format'],
+    description: 'A date of 29 February is refused with 400, as by a date check that takes February to have 28 days.',
   },
   {
     name: 'status-code-filter-ignored',
     breaks: ['P1-4.2-filter-status-code'],
     description: 'The status_code filter of the transaction list is ignored.',
+  },
+  {
+    name: 'status-code-filter-empty',
+    breaks: ['P1-4.2-filter-status-code'],
+    description: 'The status_code filter lists nothing, whatever the status.',
   },
   {
     name: 'model-filter-exact',
@@ -125,6 +156,11 @@ export const ACCOUNT_FAULTS = [
     description: 'The api_key_id filter is refused with 400.',
   },
   {
+    name: 'api-key-id-filter-ignored',
+    breaks: ['P1-4.2-filter-api-key-id'],
+    description: "The api_key_id filter is ignored: another key's id lists the caller's own transactions.",
+  },
+  {
     name: 'safety-identifier-filter-empty',
     breaks: ['P1-4.2-filter-safety-identifier-match'],
     description: 'The safety_identifier filter lists nothing, whatever the identifier.',
@@ -153,13 +189,11 @@ export const ACCOUNT_ANSWER_RESHAPES: AnswerReshapes = {
     )
     return { ...credit, credit_sources: { ...sources, grants } }
   }),
-  // A model-filtered list names providers by their display label.
-  'transaction-filtered-provider-label': onRoutes([TRANSACTIONS], (list, request) => {
+  // A model-filtered list says every transaction streamed.
+  'transaction-filtered-stream-true': onRoutes([TRANSACTIONS], (list, request) => {
     if (!isObject(request.query) || request.query.model === undefined || !Array.isArray(list.transactions)) return list
     const transactions = list.transactions.map((record: unknown) =>
-      isObject(record) && typeof record.provider === 'string'
-        ? { ...record, provider: record.provider.toUpperCase() }
-        : record,
+      isObject(record) ? { ...record, stream: true } : record,
     )
     return { ...list, transactions }
   }),

@@ -3,6 +3,7 @@ import { mp3File } from '../audio/containers.ts'
 import { SPEECH_AUDIO, type SpeechRequest, speechSamples } from '../audio/speech.ts'
 import { wavFile } from '../audio/wav.ts'
 import type { FaultName, FaultSet } from './registry.ts'
+import { type AnswerReshapes, onRoutes } from './answers.ts'
 import type { FaultDefinition } from './definition.ts'
 import { eachEvent, isType, type EventReshapes } from './events.ts'
 
@@ -40,7 +41,7 @@ export const AUDIO_FAULTS = [
   },
   {
     name: 'speech-input-unlimited',
-    breaks: ['P2-4.2-speech-input-limit'],
+    breaks: ['P2-4.2-speech-input-refused'],
     description: 'Speech input of any length is accepted.',
   },
   {
@@ -55,8 +56,13 @@ export const AUDIO_FAULTS = [
   },
   {
     name: 'speech-speed-unchecked',
-    breaks: ['P2-4.2-speech-speed-range'],
+    breaks: ['P2-4.2-speech-speed-refused'],
     description: 'Any speed is accepted; speeds outside 0.25..4.0 are clamped.',
+  },
+  {
+    name: 'speech-speed-4-refused',
+    breaks: ['P2-4.2-speech-speed-range'],
+    description: 'speed 4.0, the top of the range, is refused (at most 3.99).',
   },
   {
     name: 'speech-format-unchecked',
@@ -135,6 +141,11 @@ export const AUDIO_FAULTS = [
     description: 'The transcript.text.done event of a transcription stream has no usage.',
   },
   {
+    name: 'transcript-usage-as-string',
+    breaks: ['P2-6.1-transcript-stream-types'],
+    description: 'The usage of transcript.text.done is written as a JSON string instead of an object.',
+  },
+  {
     name: 'diarized-stream-no-segments',
     breaks: ['P2-6.1-transcript-segment'],
     description: 'A diarized transcription stream carries no transcript.text.segment events.',
@@ -165,6 +176,21 @@ export const AUDIO_FAULTS = [
     description: 'The diarization model accepts a prompt (and ignores it) instead of refusing it.',
   },
   {
+    name: 'transcription-prompt-refused',
+    breaks: ['P2-4.3-prompt'],
+    description: 'A prompt is refused with 400 by every transcription model, not only the diarization model.',
+  },
+  {
+    name: 'transcription-chunking-object-refused',
+    breaks: ['P2-4.3-chunking-object'],
+    description: 'chunking_strategy is taken only as the string auto; an object is refused with 400.',
+  },
+  {
+    name: 'transcription-json-transcript-key',
+    breaks: ['P2-4.3-json-text'],
+    description: 'The json and verbose_json transcriptions name the transcript transcript instead of text.',
+  },
+  {
     name: 'transcription-flac-refused',
     breaks: ['P2-4.3-file-formats'],
     description: 'Transcription refuses FLAC files as an unsupported format.',
@@ -181,7 +207,7 @@ export const AUDIO_FAULTS = [
   },
   {
     name: 'transcription-size-unchecked',
-    breaks: ['P2-4.3-file-size-limit'],
+    breaks: ['P2-4.3-file-size-refused'],
     description: 'The transcription upload limit is 50 MiB, past every reading of 25 MB.',
   },
   {
@@ -191,13 +217,23 @@ export const AUDIO_FAULTS = [
   },
   {
     name: 'transcription-temperature-2',
-    breaks: ['P2-4.3-temperature-range'],
+    breaks: ['P2-4.3-temperature-refused'],
     description: 'Transcription accepts temperature up to 2 (the chat range) instead of 0 to 1.',
   },
   {
+    name: 'transcription-temperature-1-refused',
+    breaks: ['P2-4.3-temperature-range'],
+    description: 'Transcription temperature 1, the top of the range, is refused (at most 0.99).',
+  },
+  {
     name: 'known-speakers-unchecked',
-    breaks: ['P2-4.3-known-speakers'],
+    breaks: ['P2-4.3-known-speakers-refused'],
     description: 'Diarization accepts any number of known speakers and reference clips of any length.',
+  },
+  {
+    name: 'known-speakers-four-refused',
+    breaks: ['P2-4.3-known-speakers'],
+    description: 'Diarization refuses four known speakers, the most allowed (at most three).',
   },
   // translation (§4.4, §8)
   {
@@ -212,7 +248,7 @@ export const AUDIO_FAULTS = [
   },
   {
     name: 'translation-size-unchecked',
-    breaks: ['P2-4.4-file-size-limit'],
+    breaks: ['P2-4.4-file-size-refused'],
     description: 'The translation upload limit is 50 MiB, past every reading of 25 MB.',
   },
   {
@@ -233,6 +269,13 @@ export const AUDIO_FAULTS = [
   },
 ] as const satisfies readonly FaultDefinition[]
 
+/** The audio faults that only reshape a JSON transcription (./answers.ts). */
+export const AUDIO_ANSWER_RESHAPES: AnswerReshapes = {
+  'transcription-json-transcript-key': onRoutes(['POST /v1/audio/transcriptions'], ({ text, ...answer }) =>
+    text === undefined ? answer : { transcript: text, ...answer },
+  ),
+}
+
 /** The audio faults that only bend a transcription stream's events (./events.ts); the others act in the routes. */
 export const AUDIO_STREAM_RESHAPES: EventReshapes = {
   'transcript-done-no-usage': eachEvent((event) => {
@@ -240,6 +283,11 @@ export const AUDIO_STREAM_RESHAPES: EventReshapes = {
     const { usage: _usage, ...data } = event.data
     return { ...event, data }
   }),
+  'transcript-usage-as-string': eachEvent((event) =>
+    isType(event, 'transcript.text.done')
+      ? { ...event, data: { ...event.data, usage: JSON.stringify(event.data.usage) } }
+      : event,
+  ),
   'diarized-stream-no-segments': eachEvent((event) => (isType(event, 'transcript.text.segment') ? null : event)),
 }
 

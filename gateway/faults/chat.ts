@@ -31,6 +31,12 @@ export const CHAT_FAULTS = [
     description: 'Chat completions refuse a request with a non-empty tools array (400).',
   },
   {
+    name: 'chat-audio-refused',
+    breaks: ['P1-4.7-chat-audio-fields'],
+    description:
+      "The audio chat model refuses the audio-capable fields (input_audio content, modalities with audio, an assistant message's audio) with 400, as a text model does.",
+  },
+  {
     name: 'chat-stream-cut',
     breaks: ['P1-6.4-chat-stream'],
     description: 'A streamed chat completion sends its first chunk, then ends in the middle of the second event.',

@@ -60,13 +60,19 @@ export const FILES_FAULTS = [
   },
   {
     name: 'expires-anchor-unchecked',
-    breaks: ['P1-2.4-expires-anchor', 'P1-2.4-expires-anchor-required'],
-    description: 'Any expires_after anchor is accepted and read as created_at.',
+    breaks: ['P1-2.4-expires-anchor'],
+    description: 'Any expires_after anchor given is accepted and read as created_at.',
   },
   {
     name: 'expires-seconds-lenient',
+    breaks: ['P1-2.4-expires-seconds-refused'],
+    description:
+      'expires_after seconds is read with parseInt (86400.5 as 86400), and an unreadable one means no expiry.',
+  },
+  {
+    name: 'expires-seconds-optional',
     breaks: ['P1-2.4-expires-seconds'],
-    description: 'expires_after seconds is read with parseInt, and a missing or unreadable seconds means no expiry.',
+    description: 'An expires_after without seconds is accepted, and the file does not expire.',
   },
   {
     name: 'list-order-ignored',
@@ -85,8 +91,18 @@ export const FILES_FAULTS = [
   },
   {
     name: 'list-limit-unchecked',
-    breaks: ['P1-4.4-list-limit-range'],
+    breaks: ['P1-4.4-list-limit-refused'],
     description: 'Out-of-range limit values are clamped to 1..10000 instead of refused.',
+  },
+  {
+    name: 'list-limit-min-refused',
+    breaks: ['P1-4.4-list-limit-range'],
+    description: 'limit=1 is refused with 400: the range check excludes its lower end.',
+  },
+  {
+    name: 'list-limit-default-20',
+    breaks: ['P1-4.4-list-limit-default'],
+    description: 'Without limit, the file list returns at most 20 files, as many APIs do by default.',
   },
   {
     name: 'list-after-inclusive',

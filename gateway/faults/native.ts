@@ -44,8 +44,13 @@ export const NATIVE_FAULTS = [
   },
   {
     name: 'native-temperature-unchecked',
-    breaks: ['P2-4.8-temperature-range'],
+    breaks: ['P2-4.8-temperature-refused'],
     description: 'generationConfig.temperature outside 0.0..2.0 is accepted.',
+  },
+  {
+    name: 'native-temperature-2-refused',
+    breaks: ['P2-4.8-temperature-range'],
+    description: 'generationConfig.temperature 2.0, the top of the range, is refused (at most 1.99).',
   },
   {
     name: 'native-max-output-tokens-lenient',
@@ -59,8 +64,13 @@ export const NATIVE_FAULTS = [
   },
   {
     name: 'native-three-speakers-accepted',
-    breaks: ['P2-4.8-speakers-at-most-2'],
+    breaks: ['P2-4.8-speakers-refused'],
     description: 'speakerVoiceConfigs with three speakers is accepted.',
+  },
+  {
+    name: 'native-two-speakers-refused',
+    breaks: ['P2-4.8-speakers-at-most-2', 'P2-4.8-speech-speaker-match'],
+    description: 'speakerVoiceConfigs with two speakers, the most allowed, is refused (at most one).',
   },
   {
     name: 'native-speech-default-pcm',

@@ -72,7 +72,7 @@ export const RESPONSES_FAULTS = [
   },
   {
     name: 'json-schema-format-refused',
-    breaks: ['P1-4.5-text-format', 'P1-4.5-text-format-json'],
+    breaks: ['P1-4.5-text-format'],
     description: 'text.format json_schema is refused with 400.',
   },
   {
@@ -89,6 +89,16 @@ export const RESPONSES_FAULTS = [
     name: 'input-file-data-refused',
     breaks: ['P1-4.4-input-file-sources'],
     description: 'An input_file given by file_data (a Base64 data URL) is refused with 400.',
+  },
+  {
+    name: 'input-file-id-refused',
+    breaks: ['P1-4.4-input-file-sources'],
+    description: 'An input_file given by file_id (of an uploaded user_data file) is refused with 400.',
+  },
+  {
+    name: 'input-file-url-refused',
+    breaks: ['P1-4.4-input-file-sources'],
+    description: 'An input_file given by file_url is refused with 400, saying the URL is not supported.',
   },
   {
     name: 'service-tier-flex-refused',
@@ -173,7 +183,7 @@ export const RESPONSES_FAULTS = [
   },
   {
     name: 'stream-empty',
-    breaks: ['P1-6.2-stream-sse', 'P1-6.2-stream-terminal'],
+    breaks: ['P1-6.2-stream-sse'],
     description: 'stream true answers 200 text/event-stream and ends at once, without any event.',
   },
   {

@@ -57,8 +57,13 @@ export const SYNTHESIZE_FAULTS = [
   },
   {
     name: 'synthesize-unknown-model-accepted',
-    breaks: ['P2-4.9-models'],
+    breaks: ['P2-4.9-models-refused'],
     description: 'A voice.model_name other than the two synthesis models is served by the flash model.',
+  },
+  {
+    name: 'synthesize-pro-model-refused',
+    breaks: ['P2-4.9-models'],
+    description: 'The pro synthesis model, one of the two of §4.9, is refused with 400 as unknown.',
   },
   {
     name: 'synthesize-native-key-accepted',

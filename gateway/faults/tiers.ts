@@ -91,6 +91,19 @@ export const TIERS_FAULTS = [
     description: "A model's tokens per minute are counted but never refuse a call.",
   },
   {
+    name: 'model-rpm-unchecked',
+    limiter: true,
+    breaks: ['P1-8.3-model-rpm'],
+    description: "A model's requests per minute are counted but never refuse a call.",
+  },
+  {
+    name: 'model-limits-per-key',
+    limiter: true,
+    breaks: ['P1-8.3-model-limits-shared'],
+    description:
+      "A model's limits are counted per key, not per organization: each key of an account has the whole pool.",
+  },
+  {
     name: 'deletes-unlimited',
     limiter: true,
     breaks: ['P1-8.4-deletes-per-minute'],

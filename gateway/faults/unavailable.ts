@@ -39,6 +39,11 @@ export const UNAVAILABLE_FAULTS = [
     description: 'Batches are offered; any endpoint value is accepted, e.g. /v1/files.',
   },
   {
+    name: 'planned-batch-videos-accepted',
+    breaks: ['P2-4.1-video-batches-unavailable'],
+    description: 'Batches are offered; a batch of videos (endpoint /v1/videos) is accepted.',
+  },
+  {
     name: 'planned-batch-list-limit-unchecked',
     breaks: ['P1-4.9-batch-list-limit'],
     description: 'Batches are offered; the list accepts limit 0 and 101 instead of refusing them.',

@@ -4,7 +4,8 @@
  * - binary-megabytes: 128 MB and the storage quotas of §8.4 read as MiB;
  * - expires-json-part: expires_after taken only as one part holding JSON text;
  * - no-assistants-files: purpose assistants refused (§4.4: "only … when enabled");
- * - opaque-file-ids: an id the gateway never issued refused as invalid (400), one it issued and deleted a 404.
+ * - opaque-file-ids: an id the gateway never issued refused as invalid (400), one it issued and deleted a 404;
+ * - storage-blocks-when-full: the storage quota checked before an upload only, so one that starts with room is taken.
  */
 import { invalidParameter } from '../errors.ts'
 import type { VariationName } from '../variations.ts'
@@ -33,4 +34,9 @@ export function checkPurposeEnabled(variations: Variations, purpose: string): vo
 /** An id this gateway never issued: invalid under opaque-file-ids, else the caller's 404 applies. */
 export function checkIssued(variations: Variations, issued: boolean, id: string): void {
   if (!issued && variations.has('opaque-file-ids')) throw invalidParameter('file_id', `Invalid file id '${id}'.`)
+}
+
+/** Whether an upload is refused as it takes storage past the quota, or taken whole and the next one refused. */
+export function refusesOverflow(variations: Variations): boolean {
+  return !variations.has('storage-blocks-when-full')
 }

@@ -29,9 +29,6 @@ import { FILES_ANSWER_RESHAPES } from '../faults/files.ts'
 import { retryAfterSeconds } from '../hooks/rate-limit.ts'
 import { filesRules, type FileOperation, type FilesRules } from './rules.ts'
 
-/** Section 4.4: limit is 1 to 10000 and defaults to 10000. */
-const LIST_LIMIT = { min: 1, max: 10_000 } as const
-
 export function registerFileRoutes(app: FastifyInstance, state: GatewayState): void {
   // A scope of the family's own, so that its answer-reshaping faults apply to its routes alone.
   void app.register(async (scope) => {
@@ -157,7 +154,8 @@ function fileView(file: StoredFile) {
 
 /** GET /v1/files: purpose filter, order by created_at, `after` cursor and limit (section 4.4). */
 function listFiles(all: StoredFile[], query: RawQuery, rules: FilesRules) {
-  const limit = integerParam(query, 'limit', LIST_LIMIT, rules.clampListLimit) ?? LIST_LIMIT.max
+  // Section 4.4: limit is 1 to 10000 and defaults to 10000.
+  const limit = integerParam(query, 'limit', rules.listLimit, rules.clampListLimit) ?? rules.listLimitDefault
   const order = singleParam(query, 'order') ?? 'desc'
   if (rules.checkListOrder && order !== 'asc' && order !== 'desc') {
     throw invalidParameter('order', `order must be asc or desc; got '${order}'.`)

@@ -23,8 +23,10 @@ export function filesRules(faults: FaultSet) {
       downloads: 'downloadsPerMinute',
       deletes: bent('deletes-unlimited') ? null : 'deletesPerMinute',
     } as const satisfies Record<FileOperation, string | null>,
-    // limit is refused out of 1..10000; the fault clamps it.
+    // limit is 1 to 10000, 10000 by default: one fault refuses 1, one clamps what is out of range, one defaults to 20.
+    listLimit: { min: bent('list-limit-min-refused') ? 2 : 1, max: 10_000 },
     clampListLimit: bent('list-limit-unchecked'),
+    listLimitDefault: bent('list-limit-default-20') ? 20 : 10_000,
     // A page holds at most limit files; the fault answers every remaining file.
     honourListLimit: !bent('list-limit-ignored'),
     // order is asc or desc; the fault reads anything else as desc.
@@ -62,10 +64,12 @@ function uploadRules(bent: Bent) {
     defaultLifetimeSeconds: bent('default-expiry') ? 30 * DAY_SECONDS : null,
     // A valid expires_after sets expires_at; the fault leaves it null.
     honourExpiresAfter: !bent('expires-after-ignored'),
-    // expires_after.anchor is required and created_at; one fault takes any anchor, one takes none.
+    // expires_after.anchor is required and created_at; one fault takes any anchor given, one takes none.
     checkAnchor: !bent('expires-anchor-unchecked'),
     requireAnchor: !bent('expires-anchor-optional'),
-    // expires_after.seconds is an integer in range; the fault reads it with parseInt, none when unreadable.
+    // expires_after.seconds is required, an integer in range; one fault takes none (no expiry), one reads it with
+    // parseInt (none when unreadable).
+    requireSeconds: !bent('expires-seconds-optional'),
     readSecondsLeniently: bent('expires-seconds-lenient'),
     // Section 4.4: purpose is required; the fault stores an upload without one as user_data.
     purposeWhenMissing: bent('purpose-optional') ? ('user_data' as const) : undefined,

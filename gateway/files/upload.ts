@@ -20,7 +20,7 @@ import { FILE_PURPOSES, isFilePurpose, type FilePurpose, type FileStore, type St
 import { jsonTooDeep, tooDeep } from '../json-body.ts'
 import { formError, PARSER_OPTIONS } from '../multipart-forms.ts'
 import type { VariationName } from '../variations.ts'
-import { checkExpiryForm, checkPurposeEnabled, megabytesAsRead } from './choices.ts'
+import { checkExpiryForm, checkPurposeEnabled, megabytesAsRead, refusesOverflow } from './choices.ts'
 import type { FilesRules } from './rules.ts'
 
 /**
@@ -174,11 +174,15 @@ function expirySeconds(form: Form, rules: FilesRules): number | null {
   const { anchor, seconds } = form
   if (!form.policy) return null
   const anchorless = anchor === undefined || anchor === null
-  if (rules.checkAnchor && anchor !== 'created_at' && (rules.requireAnchor || !anchorless)) {
+  if (anchorless ? rules.requireAnchor : rules.checkAnchor && anchor !== 'created_at') {
     throw invalidParameter(
       'expires_after[anchor]',
       `expires_after.anchor must be created_at, the only anchor supported; got ${JSON.stringify(anchor ?? null)}.`,
     )
+  }
+  if (seconds === undefined || seconds === null) {
+    if (!rules.requireSeconds) return null
+    throw invalidParameter('expires_after[seconds]', 'expires_after.seconds is required: an integer number of seconds.')
   }
   if (rules.readSecondsLeniently) {
     const lenient = Number.parseInt(String(seconds), 10)
@@ -224,7 +228,8 @@ async function saveFile(
       if (bytes > max || (bytes === max && !rules.takeFileOfMaxSize)) throw fileTooLarge(max)
       store.reserve(account.id, chunk.length)
       reserved += chunk.length
-      if (rules.checkStorageQuota && store.usedBytes(account.id) > quota) throw storageFull(quota)
+      const overflowChecked = rules.checkStorageQuota && refusesOverflow(variations)
+      if (overflowChecked && store.usedBytes(account.id) > quota) throw storageFull(quota)
       if (!out.write(chunk)) await once(out, 'drain')
     }
     await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())))

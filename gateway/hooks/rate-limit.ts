@@ -129,13 +129,15 @@ function admitModel(
   const account: Account = context.caller!.account
   if (account.tier < model.minTier) return
   const limits = modelLimits(model.rateClass, account.tier)
-  const base = `${account.id}:${poolOf(model.id)}`
+  const owner = rules.modelPoolPerKey ? `${account.id}:${keyOf(request)}` : account.id
+  const base = `${owner}:${poolOf(model.id)}`
   const requests = limiter.take(`model-requests:${base}`, limits.rpm, 1)
   // Token buckets admit a call while a token is left; what the call consumes is counted when it has finished.
   const tokens = limiter.read(`model-tokens:${base}`, limits.tpm, 1)
   const buckets: TokenBucket[] = [{ limiter, key: `model-tokens:${base}`, limit: limits.tpm }]
   // Each check is [what, reading]; the first that refuses names the limit in the 429.
-  const checks: Array<[string, BucketReading]> = [[`${limits.rpm} requests per minute`, requests]]
+  const checks: Array<[string, BucketReading]> = []
+  if (rules.checkModelRpm) checks.push([`${limits.rpm} requests per minute`, requests])
   if (limits.rpd !== undefined)
     checks.push([`${limits.rpd} requests per day`, dayLimiter.take(`model-requests-day:${base}`, limits.rpd, 1)])
   if (limits.ipm !== undefined && model.mode === 'image_generation') {
@@ -169,6 +171,12 @@ function admitModel(
     param: null,
     ...rules.compatible429Details,
   })
+}
+
+/** The credential a call presented (for `model-limits-per-key`, which pools a model's limits per key). */
+function keyOf(request: FastifyRequest): string {
+  const { authorization, 'x-api-key': apiKey } = request.headers
+  return String(authorization ?? apiKey ?? '')
 }
 
 /**

@@ -79,8 +79,11 @@ export function rateLimitRules(faults: FaultSet) {
     retryAfter: bent('retry-after-too-short') ? halvedLessOne : sameSeconds,
     // A spent --route-limit bucket is a 429 as every limit; the fault answers 503 without Retry-After.
     routeLimitStatus: bent('route-limit-503') ? 503 : 429,
-    // Section 8.3: a model's tokens per minute refuse a call; the fault only counts them.
+    // Section 8.3: a model's requests and tokens per minute refuse a call; each fault only counts its own.
+    checkModelRpm: !bent('model-rpm-unchecked'),
     checkModelTpm: !bent('model-tpm-unchecked'),
+    // Section 8.3: a model's limits are the organization's, shared by all its keys; the fault pools them per key.
+    modelPoolPerKey: bent('model-limits-per-key'),
     // Section 7: failed calls count against the request limit; the fault takes them back out.
     countFailedCalls: !bent('failed-calls-not-counted'),
     // Section 4.1: x-ratelimit-reset-* give the time left; the faults give the Unix time of the reset, a quarter

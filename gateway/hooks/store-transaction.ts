@@ -20,7 +20,7 @@ export function storeTransaction(state: GatewayState) {
   return (request: FastifyRequest, reply: FastifyReply): void => {
     const status = reply.statusCode
     if (status >= 400 && !rules.recordFailedCalls) return
-    if (status < 400 && !rules.recordModelRetrieve && request.routeOptions.url === '/v1/models/:model_id') return
+    if (status < 400 && !rules.recordResponses && request.routeOptions.url === '/v1/responses') return
 
     const context = state.contexts.of(request)
     const createdMs = Math.max(clock.now(), context.requestedAt)

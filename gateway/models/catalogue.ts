@@ -71,6 +71,8 @@ export interface CatalogueModel {
   readonly searchContextCostPerQuery?: SearchContextCost
   /** Bills hidden reasoning tokens (section 2.5). */
   readonly reasoning?: boolean
+  /** Takes and answers audio on chat completions (section 4.7's audio-capable fields); section 2.3 shows no flag. */
+  readonly audio?: boolean
 }
 
 const RATE_CLASSES: readonly ModelRateClass[] = ['text', 'media', 'utility']

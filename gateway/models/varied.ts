@@ -4,6 +4,8 @@
  * - `system-messages-flag`: the cheapest chat model declares supports_system_messages false, as some providers'
  *   models do, and chat completions refuse a system or developer message to it: Part 1 §2.3 makes the flag a
  *   capability, so a caller picks a model by it.
+ * - `tool-choice-flags`: the same model declares supports_tool_choice and supports_parallel_function_calling false,
+ *   and POST /v1/responses refuses tool_choice and parallel_tool_calls to it (§2.3: capability flags).
  * - `real-names`: the models the reference writes with a neutral word are listed and retrieved under their makers'
  *   names (REAL_NAMES), as the routes that serve them answer to those names, so that catalogue and routes agree.
  * - `disallowed-current-null`: a model the caller's tier may not use shows extra.rate_limits.current with rpm and tpm
@@ -37,11 +39,19 @@ function withoutSystemMessages(model: CatalogueModel): CatalogueModel {
   return { ...model, supports: { ...model.supports, supports_system_messages: false } }
 }
 
+function withoutToolChoice(model: CatalogueModel): CatalogueModel {
+  return {
+    ...model,
+    supports: { ...model.supports, supports_tool_choice: false, supports_parallel_function_calling: false },
+  }
+}
+
 /** The model as the catalogue shows it under these variations. */
 export function variedModel(model: CatalogueModel, variations: ReadonlySet<VariationName>): CatalogueModel {
   let shown = model
   if (variations.has('system-messages-flag') && model.id === NO_SYSTEM_MESSAGES_MODEL)
     shown = withoutSystemMessages(shown)
+  if (variations.has('tool-choice-flags') && model.id === NO_SYSTEM_MESSAGES_MODEL) shown = withoutToolChoice(shown)
   const maker = variations.has('real-names') ? MAKER_NAME_OF.get(model.id) : undefined
   if (maker !== undefined) shown = { ...shown, id: maker }
   return shown
@@ -72,10 +82,15 @@ export function variedRetrieve(
   variations: ReadonlySet<VariationName>,
 ): object {
   const extra = body.extra
-  if (!variations.has('disallowed-current-null') || callerTier >= model.minTier || extra === undefined) return body
+  if (extra === undefined) return body
   const limits = extra.rate_limits
-  return {
-    ...body,
-    extra: { ...extra, rate_limits: { ...limits, current: { tier: limits.current.tier, rpm: null, tpm: null } } },
+  const nulled = variations.has('disallowed-current-null') && callerTier < model.minTier
+  const stringTier = variations.has('current-tier-string')
+  if (!nulled && !stringTier) return body
+  const current = {
+    ...limits.current,
+    ...(stringTier ? { tier: String(limits.current.tier) } : {}),
+    ...(nulled ? { rpm: null, tpm: null } : {}),
   }
+  return { ...body, extra: { ...extra, rate_limits: { ...limits, current } } }
 }

@@ -57,25 +57,33 @@ interface Parts {
   outputModality: string
 }
 
-function textParts(model: CatalogueModel, request: NativeRequest): Parts {
+/**
+ * `thinkFirst` (variation native-thinking-first): thinking tokens a reasoning model spends out of maxOutputTokens
+ * before any text, unless thinkingBudget 0 turned thinking off. A cap spent on thinking alone leaves a candidate
+ * without parts, as the provider answers it.
+ */
+function textParts(model: CatalogueModel, request: NativeRequest, thinkFirst: number): Parts {
+  const cap = request.maxOutputTokens
+  const first = model.reasoning === true && request.thinking ? Math.min(thinkFirst, cap ?? thinkFirst) : 0
   const generation = generate({
     model: model.id,
     reasoning: model.reasoning === true && request.thinking,
     instructions: request.instructions,
     input: request.input,
-    maxOutputTokens: request.maxOutputTokens,
+    maxOutputTokens: cap === undefined ? undefined : cap - first,
     temperature: request.temperature,
   })
   const size = Math.max(1, Math.ceil(generation.pieces.length / 4))
   const groups: string[] = []
   for (let i = 0; i < generation.pieces.length; i += size) groups.push(generation.pieces.slice(i, i + size).join(''))
+  const thoughtOnly = first > 0 && groups.length === 0
   if (groups.length === 0) groups.push('')
   return {
-    pieces: groups.map((text) => [{ text }]),
-    whole: [{ text: generation.text }],
+    pieces: thoughtOnly ? [[]] : groups.map((text) => [{ text }]),
+    whole: thoughtOnly ? [] : [{ text: generation.text }],
     candidates: generation.outputTokens - generation.reasoningTokens,
-    thoughts: generation.reasoningTokens,
-    finish: generation.finish === 'length' ? 'MAX_TOKENS' : 'STOP',
+    thoughts: generation.reasoningTokens + first,
+    finish: generation.finish === 'length' || thoughtOnly ? 'MAX_TOKENS' : 'STOP',
     outputModality: 'TEXT',
   }
 }
@@ -112,14 +120,19 @@ export function answerNative(
   model: CatalogueModel,
   request: NativeRequest,
   rules: NativeRules,
-  streamingWav = false,
+  choices: { streamingWav: boolean; thinkFirst: number } = { streamingWav: false, thinkFirst: 0 },
 ): NativeAnswer {
   const prompt = promptTokens(request)
-  const parts = isSpeechModel(model) ? speechParts(request, rules, streamingWav) : textParts(model, request)
+  const parts = isSpeechModel(model)
+    ? speechParts(request, rules, choices.streamingWav)
+    : textParts(model, request, choices.thinkFirst)
+  // The provider's own answer when nothing but thinking came: no parts, and no candidatesTokenCount.
+  const content = parts.whole.length === 0 ? { role: 'model' } : { parts: parts.whole, role: 'model' }
+  const candidatesCount = parts.whole.length === 0 ? {} : { candidatesTokenCount: parts.candidates }
   const total = prompt.total + parts.candidates + parts.thoughts
   const usageMetadata: Record<string, unknown> = {
     promptTokenCount: prompt.total,
-    candidatesTokenCount: parts.candidates,
+    ...candidatesCount,
     totalTokenCount: total,
     promptTokensDetails: prompt.details,
     candidatesTokensDetails: [{ modality: parts.outputModality, tokenCount: parts.candidates }],
@@ -129,7 +142,7 @@ export function answerNative(
   const response: Record<string, unknown> = {
     candidates: [
       {
-        content: { parts: parts.whole, role: 'model' },
+        content,
         finishReason: parts.finish,
         index: 0,
         safetyRatings: SAFETY_RATINGS,
@@ -144,7 +157,7 @@ export function answerNative(
     return {
       candidates: [
         {
-          content: { parts: piece, role: 'model' },
+          content: piece.length === 0 ? { role: 'model' } : { parts: piece, role: 'model' },
           ...(last ? { finishReason: parts.finish } : {}),
           index: 0,
           ...(last ? { safetyRatings: SAFETY_RATINGS } : {}),
@@ -152,7 +165,7 @@ export function answerNative(
       ],
       usageMetadata: {
         promptTokenCount: prompt.total,
-        candidatesTokenCount: share,
+        ...(piece.length === 0 ? {} : { candidatesTokenCount: share }),
         totalTokenCount: prompt.total + share + (last ? parts.thoughts : 0),
       },
       ...head,

@@ -35,6 +35,8 @@ const ROLES = new Set(['user', 'model'])
 const THINKING_LEVELS = new Set(['low', 'medium', 'high'])
 /** Section 4.8: speechConfig takes at most 2 speakerVoiceConfigs. */
 export const MAX_SPEAKERS = 2
+/** Section 4.8: temperature 0.0 to 2.0. */
+export const TEMPERATURE_MAX = 2
 
 function pick(object: Record<string, unknown>, ...names: string[]): unknown {
   for (const name of names) if (object[name] !== undefined) return object[name]
@@ -170,9 +172,12 @@ function parseGenerationConfig(body: Record<string, unknown>, rules: NativeRules
   }
   const temperature = config.temperature
   if (temperature !== undefined) {
-    const inRange = typeof temperature === 'number' && temperature >= 0 && temperature <= 2
+    const inRange = typeof temperature === 'number' && temperature >= 0 && temperature <= rules.temperatureMax
     if (!inRange && (rules.checkTemperature || typeof temperature !== 'number')) {
-      throw invalidParameter('generationConfig.temperature', 'temperature must be a number from 0.0 to 2.0.')
+      throw invalidParameter(
+        'generationConfig.temperature',
+        `temperature must be a number from 0.0 to ${TEMPERATURE_MAX.toFixed(1)}.`,
+      )
     }
     out.temperature = temperature as number
   }

@@ -18,12 +18,12 @@ import type { FastifyInstance, FastifyReply } from 'fastify'
 import { isObject } from '../../common/json.ts'
 import { chargeUsd } from '../account/billing.ts'
 import { requireCaller, type Caller, type RequestContext } from '../context.ts'
-import { GatewayError, invalidParameter } from '../errors.ts'
+import { GatewayError, invalidParameter, unprocessable } from '../errors.ts'
 import { requireTier } from '../models/access.ts'
 import { answerNative, type NativeAnswer } from './answer.ts'
 import { nativeErrorDialect } from './errors.ts'
 import { isSpeechModel, nativeModel } from './models.ts'
-import { checkSpeechRequest, parseNativeRequest } from './request.ts'
+import { checkSpeechRequest, parseNativeRequest, TEMPERATURE_MAX } from './request.ts'
 import { type NativeRules, nativeRules } from './rules.ts'
 import { countTokens } from '../simulate/tokenizer.ts'
 import { startSse, SSE_WRITER_DEFAULTS, writeEvents, type StreamEvent } from '../sse.ts'
@@ -88,7 +88,10 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
         return { totalTokens: countTokens(body.instructions ?? '') + countTokens(body.input) }
       if (SHAPELESS.has(method)) throw invalidParameter('model', `The model '${id}' does not support ${method}.`)
 
-      const answer = answerNative(model, body, rules, state.variations.has('streaming-wav'))
+      const answer = answerNative(model, body, rules, {
+        streamingWav: state.variations.has('streaming-wav'),
+        thinkFirst: state.variations.has('native-thinking-first') ? THINK_FIRST_TOKENS : 0,
+      })
       record(context, answer, method === 'streamGenerateContent')
       // Section 3 of Part 2 and account/billing.ts: charged when the work starts.
       chargeUsd(caller.account, answer.usd)
@@ -112,11 +115,15 @@ function callerOf(state: GatewayState, rules: NativeRules, context: RequestConte
   return caller
 }
 
+/** Variation native-thinking-first: the thinking a reasoning model spends before any text, past a 256-token cap. */
+const THINK_FIRST_TOKENS = 512
+
 /**
  * The choices real providers make where §4.8 leaves them open (gateway/variations.ts), in one place: integers
  * written as decimal strings read as integers (native-integer-strings), the cheaper model leaving
- * thinkingLevel medium and images to the other (thinking-levels-per-model, native-images-per-model), and an
- * unknown thinkingLevel ignored (lenient-enums).
+ * thinkingLevel medium and images to the other (thinking-levels-per-model, native-images-per-model), the cheaper
+ * model thinking always (native-thinking-first), a temperature past its range refused with 422
+ * (range-refusals-422), and an unknown thinkingLevel ignored (lenient-enums).
  */
 function asChosen(variations: ReadonlySet<VariationName>, id: string, raw: unknown): unknown {
   if (variations.has('native-images-per-model') && id === 'nv-gen-flash' && hasInlineData(raw))
@@ -124,6 +131,21 @@ function asChosen(variations: ReadonlySet<VariationName>, id: string, raw: unkno
   const config = isObject(raw) && isObject(raw.generationConfig) ? raw.generationConfig : undefined
   if (config === undefined) return raw
   const thinking = isObject(config.thinkingConfig) ? config.thinkingConfig : {}
+  const { temperature } = config
+  if (
+    variations.has('range-refusals-422') &&
+    typeof temperature === 'number' &&
+    (temperature < 0 || temperature > TEMPERATURE_MAX)
+  )
+    throw unprocessable(
+      'generationConfig.temperature',
+      `temperature must be from 0.0 to ${TEMPERATURE_MAX.toFixed(1)}.`,
+    )
+  if (variations.has('native-thinking-first') && id === 'nv-gen-flash' && thinking.thinkingBudget === 0)
+    throw invalidParameter(
+      'generationConfig.thinkingConfig.thinkingBudget',
+      `${id} always thinks: budget 0 is invalid.`,
+    )
   if (
     variations.has('lenient-enums') &&
     typeof thinking.thinkingLevel === 'string' &&

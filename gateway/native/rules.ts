@@ -1,6 +1,6 @@
 /** Native interface rules (Part 2 §4.8, §5.1, §5.2), read by request.ts, answer.ts and routes.ts. */
 import { bentBy, type FaultSet } from '../faults/registry.ts'
-import { MAX_SPEAKERS } from './request.ts'
+import { MAX_SPEAKERS, TEMPERATURE_MAX } from './request.ts'
 
 export interface NativeRules {
   /** Every call needs a valid key (native-missing-key-allowed serves the main account). */
@@ -18,8 +18,10 @@ export interface NativeRules {
   readonly inlineDataSpelling: boolean
   /** system_instruction is taken (native-system-instruction-refused refuses it). */
   readonly systemInstruction: boolean
-  /** temperature is 0.0..2.0 (native-temperature-unchecked takes any number). */
+  /** temperature past the range is refused (native-temperature-unchecked takes any number). */
   readonly checkTemperature: boolean
+  /** The highest temperature taken, 2.0 (native-temperature-2-refused: 1.99). */
+  readonly temperatureMax: number
   /** maxOutputTokens is a positive integer (native-max-output-tokens-lenient rounds any value down). */
   readonly checkMaxOutputTokens: boolean
   /** stopSequences is taken (native-stop-sequences-refused refuses it). */
@@ -28,7 +30,7 @@ export interface NativeRules {
   readonly checkThinkingConfig: boolean
   /** Listed thinking levels refused all the same (native-thinking-medium-refused: medium). */
   readonly refusedThinkingLevels: readonly string[]
-  /** The most speakerVoiceConfigs (native-three-speakers-accepted: no limit). */
+  /** The most speakerVoiceConfigs (native-three-speakers-accepted: no limit; native-two-speakers-refused: 1). */
   readonly maxSpeakers: number
 
   /** Speech models refuse thinkingConfig (native-speech-thinking-accepted takes it). */
@@ -55,11 +57,16 @@ export function nativeRules(faults: FaultSet): NativeRules {
     inlineDataSpelling: !bent('native-inline-data-refused'),
     systemInstruction: !bent('native-system-instruction-refused'),
     checkTemperature: !bent('native-temperature-unchecked'),
+    temperatureMax: bent('native-temperature-2-refused') ? 1.99 : TEMPERATURE_MAX,
     checkMaxOutputTokens: !bent('native-max-output-tokens-lenient'),
     stopSequences: !bent('native-stop-sequences-refused'),
     checkThinkingConfig: !bent('native-thinking-config-unchecked'),
     refusedThinkingLevels: bent('native-thinking-medium-refused') ? ['medium'] : [],
-    maxSpeakers: bent('native-three-speakers-accepted') ? Number.POSITIVE_INFINITY : MAX_SPEAKERS,
+    maxSpeakers: bent('native-three-speakers-accepted')
+      ? Number.POSITIVE_INFINITY
+      : bent('native-two-speakers-refused')
+        ? 1
+        : MAX_SPEAKERS,
 
     speechRefusesThinking: !bent('native-speech-thinking-accepted'),
     speechTextOnly: !bent('native-speech-image-accepted'),

@@ -61,7 +61,31 @@ function windowExceeded(model: CatalogueModel, tokens: number): GatewayError {
   )
 }
 
+/** The last `room` tokens of the context: truncation inside an item. */
+function lastTokens(context: string, room: number): string {
+  const pieces = tokenPieces(context)
+  return pieces.slice(pieces.length - room).join('')
+}
+
 /**
+ * Truncation by whole items (the whole-item-truncation variation): the prior chain and the oldest items of this
+ * turn are dropped until the rest fits; one item alone over the window cannot be made to fit, and is refused.
+ */
+function keptItems(req: CreateRequest, model: CatalogueModel, room: number): string {
+  for (let first = 0; first < req.input.length; first += 1) {
+    const text = inputText(req.input.slice(first))
+    if (countTokens(text) <= room) return text
+  }
+  const last = inputText(req.input.slice(-1))
+  throw new GatewayError(
+    400,
+    `The newest input item alone is ${countTokens(last)} tokens, over the ${room} tokens left of the ${model.maxInputTokens}-token context window of ${model.id}: dropping items cannot make it fit.`,
+    { code: 'context_length_exceeded', param: 'input' },
+  )
+}
+
+/**
+ * `wholeItems`: truncation auto drops whole items rather than tokens inside one (a variation).
  * `thinkFirst`: hidden reasoning tokens every chat model spends before any text, as reasoning models do (the
  * long-reasoning variation); on top of what the model's own reasoning takes.
  */
@@ -71,6 +95,7 @@ export function runModel(
   prior: PriorTurn | undefined,
   rules: ResponseRules,
   thinkFirst = 0,
+  wholeItems = false,
 ): Run {
   const turnText = inputText(req.input)
   const instructions = req.instructions ?? (prior && rules.carryInstructions ? prior.instructions : undefined)
@@ -83,8 +108,7 @@ export function runModel(
     if (refused) throw windowExceeded(model, fixed + contextTokens)
     const room = model.maxInputTokens - fixed
     if (room <= 0) throw windowExceeded(model, fixed + contextTokens)
-    const pieces = tokenPieces(context)
-    context = pieces.slice(pieces.length - room).join('')
+    context = wholeItems ? keptItems(req, model, room) : lastTokens(context, room)
     contextTokens = countTokens(context)
   }
   // Rule 4: the prior chain context counts as input tokens.

@@ -28,7 +28,7 @@ const ROLES = new Set<string>(['user', 'assistant', 'system', 'developer'])
 
 export function normalizeInput(
   raw: unknown,
-  rules: Pick<ResponseRules, 'oneFileSource' | 'takesFileData'>,
+  rules: Pick<ResponseRules, 'oneFileSource' | 'refusedFileSources'>,
 ): InputItem[] {
   if (typeof raw === 'string') return [{ type: 'message', role: 'user', parts: [{ type: 'input_text', text: raw }] }]
   if (!Array.isArray(raw)) throw invalidParameter('input', 'input must be a string or an array of input items')
@@ -38,7 +38,7 @@ export function normalizeInput(
 function normalizeItem(
   item: unknown,
   where: string,
-  rules: Pick<ResponseRules, 'oneFileSource' | 'takesFileData'>,
+  rules: Pick<ResponseRules, 'oneFileSource' | 'refusedFileSources'>,
 ): InputItem {
   if (!isObject(item)) throw invalidParameter('input', `${where} must be an object`)
   const type = item.type ?? 'message'
@@ -66,7 +66,7 @@ function normalizeItem(
 function normalizeContent(
   content: unknown,
   where: string,
-  rules: Pick<ResponseRules, 'oneFileSource' | 'takesFileData'>,
+  rules: Pick<ResponseRules, 'oneFileSource' | 'refusedFileSources'>,
 ): Part[] {
   if (typeof content === 'string') return [{ type: 'input_text', text: content }]
   if (!Array.isArray(content)) throw invalidParameter('input', `${where}.content must be a string or an array of parts`)
@@ -84,8 +84,8 @@ function normalizeContent(
       // Section 4.4: exactly one way to supply the data.
       const sources = ['file_id', 'file_url', 'file_data'].filter((key) => typeof part[key] === 'string')
       const allowed = rules.oneFileSource ? sources.length === 1 : sources.length >= 1
-      if (sources.includes('file_data') && !rules.takesFileData)
-        throw invalidParameter('input', `${at}: input_file by file_data is not supported`)
+      const refused = sources.find((source) => rules.refusedFileSources.includes(source))
+      if (refused !== undefined) throw invalidParameter('input', `${at}: input_file by ${refused} is not supported`)
       if (!allowed)
         throw invalidParameter('input', `${at}: input_file needs exactly one of file_id, file_url, file_data`)
       return { type: 'input_file', source: String(part[sources[0] as string]) }

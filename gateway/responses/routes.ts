@@ -65,7 +65,7 @@ function registerCreate(app: FastifyInstance, responses: Responses): void {
     const context = state.contexts.of(request)
     const caller = requireCaller(context)
     const { model, req, prior } = readCreate(request.body, context, caller, responses)
-    const run = runModel(req, model, prior?.draft.run, rules, choices.thinkFirst)
+    const run = runModel(req, model, prior?.draft.run, rules, choices.thinkFirst, choices.wholeItemTruncation)
     const draft: Draft = {
       id: newId('resp'),
       createdAt: Math.floor(state.clock.now() / 1000),
@@ -115,8 +115,11 @@ function readCreate(
   // The model first, as chat completions do, so that a refused call still records the model it named.
   const model = resolveModel(requireModelId(objectBody(body)), context, RESPONSES_RULES)
   requireTier(model, caller, state.tiers)
-  const conversationRefused = choices.conversation(objectBody(body)) ?? choices.modelRefusal(model.id, objectBody(body))
-  if (conversationRefused) throw conversationRefused
+  const chosenRefusal =
+    choices.bodyRefusal(objectBody(body)) ??
+    choices.conversation(objectBody(body)) ??
+    choices.modelRefusal(model.id, objectBody(body))
+  if (chosenRefusal) throw chosenRefusal
   const req = parseCreateRequest(body, rules)
   context.safetyIdentifier = req.safetyIdentifier ?? null
   if (req.maxOutputTokens !== undefined && req.maxOutputTokens > model.maxOutputTokens) {

@@ -59,8 +59,12 @@ function requestRules(bent: Bent) {
     takesPromptCacheKey: !bent('prompt-cache-key-refused'),
     // Section 4.4: an input_file has exactly one source; the fault takes several (and reads the first).
     oneFileSource: !bent('input-file-two-sources-accepted'),
-    // Section 4.4: file_data is one of the three ways to supply a file; the fault refuses it.
-    takesFileData: !bent('input-file-data-refused'),
+    // Section 4.4: file_id, file_url and file_data are the three ways to supply a file; each fault refuses one.
+    refusedFileSources: [
+      ...(bent('input-file-id-refused') ? ['file_id'] : []),
+      ...(bent('input-file-url-refused') ? ['file_url'] : []),
+      ...(bent('input-file-data-refused') ? ['file_data'] : []),
+    ] as readonly string[],
   }
 }
 

@@ -24,6 +24,8 @@ export function hasIssuedForm(id: string): boolean {
 export interface ResponseChoices {
   /** §3, §4.5: background true runs as a background job "when supported"; without it, in the foreground. */
   background: boolean
+  /** §4.5: truncation auto "drops oldest items": whole ones, refusing one item alone over the window. */
+  wholeItemTruncation: boolean
   /** Rule 7: hidden reasoning tokens every model spends before any text, as reasoning models do. */
   thinkFirst: number
   /** §4.5: the moderation object is offered "where enabled"; without it, accepted and ignored. */
@@ -32,6 +34,8 @@ export interface ResponseChoices {
   shape: (response: Record<string, unknown>) => Record<string, unknown>
   /** The refusal of a retrieval by an id this gateway never issued (§9.2: ids are opaque). */
   unknownId: (id: string) => GatewayError | undefined
+  /** Rule 1 states no status for n (`n-unknown-422`), and flex "may time out up to 900 seconds" (`flex-times-out`). */
+  bodyRefusal: (body: Record<string, unknown>) => GatewayError | undefined
   /** A conversation given on a request: where persistent conversations are not enabled, it names nothing (§7: 404). */
   conversation: (body: Record<string, unknown>) => GatewayError | undefined
   /** §2.7 shows inline results only as "each with flagged": under `inline-results-wrapped`, in a results array. */
@@ -41,6 +45,12 @@ export interface ResponseChoices {
 }
 
 function narrowModelRefusal(variations: Variations, body: Record<string, unknown>): GatewayError | undefined {
+  const toolParameter = ['tool_choice', 'parallel_tool_calls'].find((name) => body[name] !== undefined)
+  if (variations.has('tool-choice-flags') && toolParameter !== undefined)
+    return new GatewayError(400, `The model '${NARROW_MODEL}' does not take ${toolParameter}.`, {
+      code: 'unsupported_parameter',
+      param: toolParameter,
+    })
   const wantsLogprobs =
     (body.top_logprobs !== undefined && body.top_logprobs !== null) ||
     (Array.isArray(body.include) && body.include.includes('message.output_text.logprobs'))
@@ -61,6 +71,7 @@ export function responseChoices(variations: Variations): ResponseChoices {
   const noOutputText = variations.has('no-output-text')
   return {
     background: !variations.has('no-background'),
+    wholeItemTruncation: variations.has('whole-item-truncation'),
     thinkFirst: variations.has('long-reasoning') ? LONG_REASONING_TOKENS : 0,
     inlineModeration: !variations.has('no-inline-moderation'),
     shape: noOutputText ? ({ output_text: _text, ...response }) => response : (response) => response,
@@ -71,6 +82,16 @@ export function responseChoices(variations: Variations): ResponseChoices {
             param: 'response_id',
           })
         : undefined,
+    bodyRefusal: (body) => {
+      if (variations.has('n-unknown-422') && body.n !== undefined)
+        return new GatewayError(422, 'Unknown parameter: n.', { code: 'unknown_parameter', param: 'n' })
+      if (variations.has('flex-times-out') && body.service_tier === 'flex')
+        return new GatewayError(504, 'The flex request timed out in the queue; try again later.', {
+          code: 'timeout',
+          param: 'service_tier',
+        })
+      return undefined
+    },
     conversation: (body) =>
       variations.has('conversations-not-found') && typeof body.conversation === 'string'
         ? new GatewayError(404, `No conversation '${body.conversation}'.`, {

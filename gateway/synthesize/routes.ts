@@ -145,7 +145,8 @@ function readModel(modelName: string, synthesis: Synthesis): CatalogueModel {
     : synthesis.aliases.has(modelName)
       ? synthesis.aliases.get(modelName)
       : synthesis.rules.unknownModelAs
-  const model = known === undefined ? undefined : findModel(known)
+  const refused = known !== undefined && synthesis.rules.refusedModels.includes(known)
+  const model = known === undefined || refused ? undefined : findModel(known)
   if (!model)
     throw invalidParameter(
       'voice.model_name',

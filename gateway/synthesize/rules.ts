@@ -8,6 +8,8 @@ export interface SynthesizeRules {
   readonly nativeErrorBody: boolean
   /** Only the two synthesis models; otherwise the model others are served by (synthesize-unknown-model-accepted). */
   readonly unknownModelAs: string | undefined
+  /** Synthesis models refused all the same (synthesize-pro-model-refused: nv-tts-pro). */
+  readonly refusedModels: readonly string[]
   /** input.text's ceiling in bytes; undefined: the field table's (synthesize-ceiling-900: 900). */
   readonly textCeilingBytes: number | undefined
   /** The status of text over the ceiling, 413 (synthesize-too-large-400: 400). */
@@ -32,6 +34,7 @@ export function synthesizeRules(faults: FaultSet): SynthesizeRules {
     nativeKeyHeader: bent('synthesize-native-key-accepted'),
     nativeErrorBody: !bent('synthesize-compatible-error-body'),
     unknownModelAs: bent('synthesize-unknown-model-accepted') ? 'nv-tts-flash' : undefined,
+    refusedModels: bent('synthesize-pro-model-refused') ? ['nv-tts-pro'] : [],
     textCeilingBytes: bent('synthesize-ceiling-900') ? 900 : undefined,
     tooLargeStatus: bent('synthesize-too-large-400') ? 400 : 413,
     prompt: !bent('synthesize-prompt-refused'),

@@ -9,7 +9,7 @@ import { listLimit, notFound, pageAfter, plannedId, readMetadata, requestBody, r
 import { isObject } from '../../common/json.ts'
 import type { UnavailableRules } from './rules.ts'
 
-/** Section 4.9: the endpoints a batch may target. */
+/** Section 4.9: the endpoints a batch may target (batches of videos are not available yet: Part 2 section 4.1). */
 export const BATCH_ENDPOINTS = [
   '/v1/responses',
   '/v1/chat/completions',
@@ -65,6 +65,8 @@ export class PlannedBatches {
     const { rules } = this
     const inputFileId = requiredString(body, 'input_file_id')
     const endpoint = requiredString(body, 'endpoint')
+    if (rules.refuseVideoBatches && endpoint === '/v1/videos')
+      throw invalidParameter('endpoint', 'Batches of videos are not available until support is confirmed.')
     if (rules.checkBatchEndpoint && !(BATCH_ENDPOINTS as readonly string[]).includes(endpoint)) {
       throw invalidParameter('endpoint', `endpoint must be one of ${BATCH_ENDPOINTS.join(', ')}.`)
     }

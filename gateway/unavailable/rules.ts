@@ -13,6 +13,8 @@ export function unavailableRules(faults: FaultSet) {
     unsupportedRouteJson: !bent('planned-route-plain-text'),
     // Section 4.9: a batch targets one of the listed endpoints; the fault takes any.
     checkBatchEndpoint: !bent('planned-batch-endpoint-unchecked'),
+    // Part 2 section 4.1: batches of videos are not available, though §4.9 lists /v1/videos; the fault takes them.
+    refuseVideoBatches: !bent('planned-batch-videos-accepted'),
     // Section 4.9: completion_window is 24h; the fault takes any number of hours.
     anyBatchWindow: bent('planned-batch-window-48h'),
     // Section 8.5: a batch's metadata holds at most 16 pairs; the fault takes more.

@@ -40,7 +40,8 @@ Subcommands:
   merge <dir...>          merge the reports of shards or split runs (npm run conformance -- merge --help)
   sweep                   list, and with --yes delete, what earlier runs left on the target (sweep --help)
 
-Keys come from GATEWAY_API_KEY, GATEWAY_API_KEY_TIER0..5 and GATEWAY_SUSPENDED_API_KEY (environment or .env).
+Keys come from GATEWAY_API_KEY, GATEWAY_API_KEY_TIER0..5, GATEWAY_SUSPENDED_API_KEY and GATEWAY_API_KEY_SECOND
+(a second key of the main key's account), from the environment or .env.
 Exit codes: 0 conformant, 1 a MUST requirement failed (beyond the baseline) or a baseline entry is stale,
             2 harness error, bad configuration, or a run stopped by its deadline or an unhealthy target,
             3 no MUST failed but some MUST requirement was skipped (the run is incomplete).

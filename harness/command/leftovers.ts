@@ -45,7 +45,8 @@ export function listingSlots(keys: Partial<Record<KeySlot, string>>): KeySlot[] 
   const seen = new Set<string>()
   return KEY_SLOTS.filter((slot) => {
     const key = keys[slot]
-    if (slot === 'suspended' || key === undefined || seen.has(key)) return false
+    // The second key belongs to the main key's account, whose leftovers the main key lists.
+    if (slot === 'suspended' || slot === 'second' || key === undefined || seen.has(key)) return false
     seen.add(key)
     return true
   })

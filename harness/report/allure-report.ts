@@ -13,6 +13,8 @@ import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { ConfigError, HarnessError } from '../errors.ts'
+import type { Summary } from './summary.ts'
+import { withFixFirst } from './causes.ts'
 
 export const ALLURE_HISTORY_ENV = 'GATEWAY_ALLURE_HISTORY'
 
@@ -122,7 +124,21 @@ export async function renderAllureReport(
   }
   const index = join(o.output, 'index.html')
   if (!existsSync(index)) throw new HarnessError('INTERNAL', `allure generate wrote no ${index}`)
+  placeFixFirst(index, join(dirname(o.results), 'summary.json'))
   return { tests, index, historyEntries: historyEntries(o.history) }
+}
+
+/** The run's Fix first (summary.json beside the results), placed first in the page; nothing when there is none. */
+function placeFixFirst(index: string, summaryFile: string): void {
+  if (!existsSync(summaryFile)) return
+  let summary: Pick<Summary, 'fixFirst'>
+  try {
+    summary = JSON.parse(readFileSync(summaryFile, 'utf8')) as Pick<Summary, 'fixFirst'>
+  } catch {
+    return // results copied without their summary, or a summary being written: the report stands without it
+  }
+  if ((summary.fixFirst ?? []).length === 0) return
+  writeFileSync(index, withFixFirst(readFileSync(index, 'utf8'), summary.fixFirst ?? []))
 }
 
 async function runAllure(args: string[], timeoutMs: number): Promise<void> {

@@ -4,6 +4,7 @@ import { countByFamily, type Counts, type RequirementResult } from './results.ts
 import { verdictText } from './scope.ts'
 import { spendLine } from './markdown.ts'
 import type { Summary } from './summary.ts'
+import { fixFirstLines } from './causes.ts'
 
 const COLUMNS: Array<keyof Counts> = ['pass', 'fail', 'warn', 'skip', 'not-observed', 'error', 'disabled', 'known']
 
@@ -48,6 +49,13 @@ function indent(text: string): string {
  */
 export function endOfRun(summary: Summary): string {
   const parts: string[] = []
+  const causes = summary.fixFirst ?? []
+  if (causes.length > 0)
+    parts.push(
+      `Fix first (each cause, what it decides, the call that shows it):\n${fixFirstLines(causes)
+        .map((line) => `  ${line}`)
+        .join('\n')}`,
+    )
   const failures = failureBlocks(summary.requirements)
   if (failures) parts.push(failures)
   const baselineText = baselineConsole(summary.baseline, summary.requirements)

@@ -195,10 +195,17 @@ export function ledgerFindings(exchanges: readonly ExchangeExcerpt[]): LedgerFin
   }
   for (const group of groups.values()) {
     if (group.length > 1) failures.push(...fixedFindings(group, checked), ...terminalFindings(group, checked))
-    // One judgement per transaction: its later sightings are held to the first by fixedFindings.
+    // Against its call once: its later sightings are held to the first by fixedFindings. The time order on every
+    // sighting, as created_at may be settled later; one failure per transaction.
     const first = group[0] as Seen
-    if (first.sighting.kind === 'transaction')
-      failures.push(...transactionCallFindings(first, calls, checked), ...timeFindings(first, checked))
+    if (first.sighting.kind === 'transaction') {
+      failures.push(...transactionCallFindings(first, calls, checked))
+      for (const seen of group) {
+        const found = timeFindings(seen, checked)
+        failures.push(...found)
+        if (found.length > 0) break
+      }
+    }
   }
   const findings: LedgerFinding[] = []
   for (const [requirement, count] of checked) {

@@ -3,6 +3,7 @@ import { baselineLine } from './baseline.ts'
 import { attributionLine } from './attribution.ts'
 import { verdictText } from './scope.ts'
 import type { Summary } from './summary.ts'
+import { exchangeLine } from './causes.ts'
 
 const VERDICT_LINE: Record<Summary['verdict'], string> = {
   conformant: 'CONFORMANT: no MUST requirement failed and none was skipped',
@@ -50,7 +51,38 @@ export function tiersLine(tiers: Summary['tiers']): string {
 type Row = Summary['requirements'][number]
 
 export function renderMarkdown(s: Summary): string {
-  return [...head(s), ...familyTable(s), ...problemSections(s), ...tail(s)].join('\n')
+  const [title, ...rest] = head(s)
+  return [
+    title as string,
+    '',
+    ...fixFirstSection(s),
+    ...rest,
+    ...familyTable(s),
+    ...problemSections(s),
+    ...tail(s),
+  ].join('\n')
+}
+
+const LISTED_UNJUDGED = 12 // requirement ids named per cause; summary.json has them all
+
+/** Each cause, the call that shows it, and how many requirements it decides, largest first. */
+function fixFirstSection(s: Summary): string[] {
+  const entries = s.fixFirst ?? []
+  if (entries.length === 0) return []
+  return [
+    '## Fix first',
+    '',
+    'Each failure once, with the requirements it decides: its own and every one skipped or not judged because of it.',
+    '',
+    '| cause | level | the call that shows it | decides MUST | decides SHOULD | unjudged because of it |',
+    '|---|---|---|---:|---:|---|',
+    ...entries.map((e) => {
+      const listed = e.requirements.slice(0, LISTED_UNJUDGED).join(', ')
+      const more = e.requirements.length > LISTED_UNJUDGED ? ` and ${e.requirements.length - LISTED_UNJUDGED} more` : ''
+      return `| ${e.cause} | ${e.level}${e.status === 'warn' ? ' (warn)' : ''} | \`${cell(exchangeLine(e))}\` | ${e.decides.must} | ${e.decides.should} | ${cell(listed + more) || '-'} |`
+    }),
+    '',
+  ]
 }
 
 /** The verdict and what the run was: target, date, tiers, package, time, selection, tests, spend. */
@@ -59,7 +91,6 @@ function head(s: Summary): string[] {
   const { families, grep, level, shard } = s.selection
   return [
     `# Gateway conformance: ${verdict} (exit ${s.exitCode})`,
-    '',
     `- target: ${s.target.baseUrl}${s.target.embedded ? ' (embedded reference gateway)' : ''}`,
     `- as-of date: ${s.asOf}`,
     `- tiers tested: ${tiersLine(s.tiers)}`,

@@ -34,6 +34,7 @@ import {
 } from './results.ts'
 import { writeSummaryFiles } from './files.ts'
 import { SUMMARY_SCHEMA_VERSION, type Summary } from './summary.ts'
+import { fixFirst } from './causes.ts'
 
 export interface MergeInput {
   dir: string
@@ -126,6 +127,9 @@ export function mergeRequirement(parts: readonly RequirementResult[]): Requireme
       failed: audits.reduce((n, p) => n + (p.audit?.failed ?? 0), 0),
     }
   const same = parts.filter((_, k) => statuses[k] === status)
+  const needs = [...new Set(parts.flatMap((p) => p.needs ?? []))]
+  if (needs.length > 0) merged.needs = needs
+  else delete merged.needs
   merged.evidence = same.flatMap((p) => p.evidence).slice(0, MAX_EVIDENCE)
   const reasons = (list: readonly RequirementResult[]): string =>
     [...new Set(list.map((p) => p.reason).filter((r): r is string => r !== undefined && r !== ''))].join('; ')
@@ -231,6 +235,7 @@ export function mergeSummaries(inputs: readonly MergeInput[], runId: string): Su
     },
     requirements: results,
     uncheckedMust: uncheckedMustIds(results),
+    fixFirst: fixFirst(results),
     observations,
     retries: summaries.flatMap((s) => s.retries),
     pacing: summaries.flatMap((s) => s.pacing),

@@ -17,7 +17,9 @@ import { curlLine } from '../worker/curl.ts'
 import { errorLine, FAILURE_NAMES } from '../errors.ts'
 import { describeExchange } from '../worker/failure.ts'
 import type { ExchangeExcerpt } from '../exchange.ts'
-import type { ConformanceMeta } from '../worker/recorder.ts'
+import type { ConformanceMeta, SkipCause } from '../worker/recorder.ts'
+import { routeOf } from '../routes.ts'
+import { fixFirst, routeFailures, type AbsentRoute } from './causes.ts'
 import { Redactor } from '../redact.ts'
 import { rerunNote } from '../worker/rerun.ts'
 import { NOT_BEGUN_NOTE } from '../setup/run-stop.ts'
@@ -75,6 +77,8 @@ interface Collected {
   harnessErrors: string[]
   tests: Summary['tests']
   spend: Summary['spend']['items']
+  /** Skips that met a route the target does not serve: the route's requirement fails once on the first of them. */
+  absentRoutes: AbsentRoute[]
 }
 
 export class ConformanceReporter implements Reporter {
@@ -186,6 +190,7 @@ export class ConformanceReporter implements Reporter {
       tests: collected.tests,
       requirements: results,
       uncheckedMust: uncheckedMustIds(results),
+      fixFirst: fixFirst(results),
       observations: collected.observations,
       retries: collected.retries,
       pacing: collected.pacing,
@@ -224,6 +229,7 @@ export class ConformanceReporter implements Reporter {
       harnessErrors: [],
       tests: { total: 0, passed: 0, failed: 0, skipped: 0 },
       spend: [],
+      absentRoutes: [],
     }
     for (const error of unhandledErrors) c.harnessErrors.push(`unhandled: ${errorLine(error)}`)
     for (const module of modules) {
@@ -236,6 +242,7 @@ export class ConformanceReporter implements Reporter {
     }
     this.#auditUniqueness(c)
     this.#auditLedger(c)
+    this.#auditRoutes(c)
     if (c.tests.passed + c.tests.failed === 0)
       c.harnessErrors.push(
         'no test ran: the selection (--grep, --family, file filters) matched nothing, or every test was skipped',
@@ -304,6 +311,10 @@ export class ConformanceReporter implements Reporter {
     if (rerun) message = `${message ?? ''}\n${rerunNote(rerun.result)}`
     const last = exchanges[(rerun?.exchangesBefore ?? exchanges.length) - 1]
     harSource.outcome = status
+    const needs = status === 'skip' ? skipNeeds(meta.cause, message) : undefined
+    const { route, exchange: met, requirement: stated } = meta.cause ?? {}
+    if (status === 'skip' && route !== undefined && met !== undefined && stated !== undefined)
+      c.absentRoutes.push({ route, requirement: stated, exchange: met, test: test.fullName })
     c.outcomes.push({
       requirement: requirementId,
       status,
@@ -311,6 +322,7 @@ export class ConformanceReporter implements Reporter {
       file,
       source: 'test',
       ...(rerun ? { rerun: rerun.result } : {}),
+      ...(needs === undefined ? {} : { needs }),
       ...(message ? { message: this.#redactor.text(message) } : {}),
       ...(status === 'fail' && last ? { exchange: last } : {}),
     })
@@ -389,6 +401,15 @@ export class ConformanceReporter implements Reporter {
     }
   }
 
+  /** A route the target does not serve fails the requirement that states it, once (harness/report/causes.ts). */
+  #auditRoutes(c: Collected): void {
+    c.outcomes.push(
+      ...routeFailures(c.outcomes, c.absentRoutes, (absent, detail) =>
+        this.#auditMessage(absent.requirement, detail, absent.exchange, 'routes the run met'),
+      ),
+    )
+  }
+
   /** Every record seen more than once, and every echo, across the run's exchanges (harness/report/ledger.ts). */
   #auditLedger(c: Collected): void {
     const afterAll = c.har
@@ -462,6 +483,18 @@ function notBegun(result: RequirementResult, stopped: string, everySelected: boo
   if (!cancelled) return result
   const message = `not run: ${stopped}`
   return { ...result, status: 'error', reason: message, evidence: [{ test: '(not begun)', source: 'test', message }] }
+}
+
+/**
+ * The requirement a skipped test waits on: the one it named (as data, or in the words "needs <id>" of a skip
+ * rethrown from another test's call), else, for a failed set-up call, the requirement that states the route it went to.
+ */
+function skipNeeds(cause: SkipCause | undefined, note: string | undefined): string | undefined {
+  if (cause?.requirement !== undefined) return cause.requirement
+  const named = /^needs (P\d-[\w.-]+?)[,:]/.exec(note ?? '')?.[1]
+  if (named !== undefined) return named
+  const ex = cause?.exchange
+  return ex === undefined ? undefined : routeOf(ex.method, ex.path)?.requirement
 }
 
 /** The JUnit properties that say whether the verdict is one on the gateway or on a selection. */

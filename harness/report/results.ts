@@ -36,6 +36,8 @@ export interface Outcome {
   exchange?: ExchangeExcerpt
   /** A failed test that was run once more at once: what that re-run gave (harness/worker/rerun.ts). */
   rerun?: RerunResult
+  /** A skip's cause: the requirement it waits on (harness/worker/recorder.ts SkipCause). */
+  needs?: string
 }
 
 /**
@@ -78,6 +80,8 @@ export interface RequirementResult {
   flaky?: boolean
   /** What the run's baseline says of this requirement, when it lists it (harness/report/baseline.ts). */
   baseline?: BaselineMark
+  /** The requirements its skipped tests wait on: the causes Fix first counts it under (harness/report/causes.ts). */
+  needs?: string[]
 }
 
 /**
@@ -144,6 +148,8 @@ export function aggregate(input: AggregateInput): RequirementResult[] {
       })),
       evidence: [],
     }
+    const needs = [...new Set(outcomes.flatMap((o) => (o.status === 'skip' && o.needs ? [o.needs] : [])))]
+    if (needs.length > 0) result.needs = needs
     if (auditOutcomes.length > 0) {
       result.audit = { checked: auditOutcomes.length, failed: auditOutcomes.filter((o) => o.status === 'fail').length }
     }

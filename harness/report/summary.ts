@@ -7,6 +7,7 @@ import type { KeySlot } from '../setup/config.ts'
 import type { ExchangeExcerpt } from '../exchange.ts'
 import type { Counts, RequirementResult, Verdict } from './results.ts'
 import type { Scope } from './scope.ts'
+import type { FixFirst } from './causes.ts'
 
 export const SUMMARY_SCHEMA_VERSION = 1
 
@@ -45,6 +46,8 @@ export interface Summary {
   requirements: RequirementResult[]
   /** MUST requirements of the selected families that no test checks. */
   uncheckedMust: string[]
+  /** The run's causes, largest first (harness/report/causes.ts). Always written; absent from older summaries. */
+  fixFirst?: FixFirst[]
   observations: Array<{ test: string; topic: string; detail: string }>
   retries: Array<{ test: string; method: string; path: string; attempt: number; status?: number }>
   /** Calls the client held back until an empty bucket's announced reset (harness/worker/pacing.ts). */

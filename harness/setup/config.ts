@@ -12,7 +12,8 @@ import { ConfigError } from '../errors.ts'
 import { RUN_STOP_DEFAULTS } from './run-stop.ts'
 import keyVariables from '../../schemas/config/key-variables.json' with { type: 'json' }
 
-export const KEY_SLOTS = ['main', 'tier0', 'tier1', 'tier2', 'tier3', 'tier4', 'tier5', 'suspended'] as const
+/** `second`: another key of the main key's account, for the limits all keys of an organization share (§8.3). */
+export const KEY_SLOTS = ['main', 'tier0', 'tier1', 'tier2', 'tier3', 'tier4', 'tier5', 'suspended', 'second'] as const
 export type KeySlot = (typeof KEY_SLOTS)[number]
 
 /** The environment variable that holds each key; also what curl lines print in place of the key. */
@@ -165,6 +166,7 @@ export const CAPABILITIES = [
   'native',
   'native-speech',
   'synthesis',
+  'chat-audio',
 ] as const
 export type Capability = (typeof CAPABILITIES)[number]
 export type NamedModels = Partial<Record<Capability, string>>

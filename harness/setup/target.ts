@@ -134,6 +134,7 @@ export async function prepareTarget(
       baseUrl: gateway.url,
       embedded: true,
       keys: { ...gateway.keys },
+      models: { ...gateway.models, ...options.models },
       minuteMs,
     },
     close: () => gateway.close(),

@@ -5,7 +5,8 @@
  */
 import { requirement as lookup } from '../requirements.ts'
 import type { Exchange } from './http-client.ts'
-import { currentExchanges, currentRequirement, skipTest } from './recorder.ts'
+import { currentExchanges, currentRequirement, inTest, skipTest } from './recorder.ts'
+import { routeAbsence, routeOf } from '../routes.ts'
 import { ConformanceFailure } from '../errors.ts'
 import { renderFailure, type FailureDetails } from './failure.ts'
 import { schemas } from '../schema-registry.ts'
@@ -41,7 +42,40 @@ export function expectThat(
 /** Skips the running test when a requirement it builds on does not hold; that requirement's own test reports it. */
 export function precondition(condition: boolean, requirementId: string, detail: string): asserts condition {
   lookup(requirementId) // an unknown id is a harness bug, caught here rather than in a report
-  if (!condition) skipTest(`needs ${requirementId}, which does not hold here: ${detail}`)
+  if (condition) return
+  // Stopped by the answer of a route the target does not serve: that route's requirement is the cause.
+  skipIfRouteAbsent(lastExchange())
+  skipTest(`needs ${requirementId}, which does not hold here: ${detail}`, { requirement: requirementId })
+}
+
+/** Served routes, by origin: a route that answered 2xx once is served, and a later 404 there is the API's own. */
+const served = new Set<string>()
+
+const servedKey = (ex: ExchangeExcerpt, route: string): string => `${new URL(ex.url).origin} ${route}`
+
+/** Notes, for every answer the client reads, the served routes that answered 2xx. */
+export function noteServed(ex: ExchangeExcerpt): void {
+  if (ex.status === undefined || ex.status < 200 || ex.status >= 300) return
+  const route = routeOf(ex.method, ex.path)
+  if (route !== undefined) served.add(servedKey(ex, route.route))
+}
+
+/**
+ * A route the target does not serve is one cause (harness/routes.ts). When the answer a test stops on is the
+ * signature of a missing route, the test skips naming the requirement that states that route, unless it is that
+ * requirement's own test, which judges the answer. A helper that probes one route and falls back on another is
+ * never stopped: only the answer a test fails or skips on is read.
+ */
+export function skipIfRouteAbsent(ex: ExchangeExcerpt | undefined): void {
+  if (ex === undefined || !inTest()) return
+  const absence = routeAbsence(ex)
+  if (absence === undefined || served.has(servedKey(ex, absence.route))) return
+  if (currentRequirement() === absence.requirement) return
+  skipTest(`needs ${absence.requirement}: the target does not serve ${absence.route} (${absence.answer})`, {
+    requirement: absence.requirement,
+    route: absence.route,
+    exchange: ex,
+  })
 }
 
 /**
@@ -60,8 +94,11 @@ export function notObserved(what: string): never {
 export function expectSetup(ex: Exchange, expected: number | readonly number[] | '2xx', what: string): void {
   const wanted: readonly number[] = expected === '2xx' ? [] : typeof expected === 'number' ? [expected] : expected
   if (expected === '2xx' ? ex.status >= 200 && ex.status < 300 : wanted.includes(ex.status)) return
+  skipIfRouteAbsent(ex.excerpt)
   const not = expected === '2xx' ? 'a 2xx' : wanted.join(' or ')
-  skipTest(`set-up failed: ${what}: ${ex.excerpt.method} ${ex.excerpt.path} answered ${ex.status}, not ${not}`)
+  skipTest(`set-up failed: ${what}: ${ex.excerpt.method} ${ex.excerpt.path} answered ${ex.status}, not ${not}`, {
+    exchange: ex.excerpt,
+  })
 }
 
 const AUTH_REQUIREMENT = { bearer: 'P1-5.2-bearer', 'x-api-key': 'P1-5.3-x-api-key' } as const
@@ -83,37 +120,58 @@ export function expectStatus(ex: Exchange, expected: number | readonly number[],
   const wanted = typeof expected === 'number' ? [expected] : expected
   if (wanted.includes(ex.status)) return
   if (wanted.every((s) => s < 300)) expectKeyAccepted(ex)
-  const seen =
-    ex.status === 429 && ex.excerpt.attempt > 1
-      ? `429 after ${ex.excerpt.attempt} attempts with backoff`
-      : String(ex.status)
-  fail(`status ${wanted.join(' or ')}${why ? ` (${why})` : ''}`, seen, ex)
+  fail(`status ${wanted.join(' or ')}${why ? ` (${why})` : ''}`, seenStatus(ex), ex)
 }
 
-/** Part 1 §7 states the success class ("2xx success"), not one status: any 2xx passes. */
+/** Whether an answer is in Part 1 §7's success class ("2xx success"). */
+export const is2xx = (ex: Exchange): boolean => ex.status >= 200 && ex.status < 300
+
+/** Part 1 §7's success class ("2xx success"): any 2xx passes, since the words give the class, not one status. */
 export function expectSuccess(ex: Exchange, why = ''): void {
   if (ex.status >= 200 && ex.status < 300) return
   expectKeyAccepted(ex)
-  fail(`a 2xx status${why ? ` (${why})` : ''}`, String(ex.status), ex)
+  fail(`a 2xx status${why ? ` (${why})` : ''}`, seenStatus(ex), ex)
+}
+
+const seenStatus = (ex: Exchange): string =>
+  ex.status === 429 && ex.excerpt.attempt > 1
+    ? `429 after ${ex.excerpt.attempt} attempts with backoff`
+    : String(ex.status)
+
+/** A refusal where the words give no status: any 4xx other than 429, which limits the rate and says nothing of the call. */
+export function isRefusal(status: number): boolean {
+  return status >= 400 && status < 500 && status !== 429
 }
 
 /**
- * Where the words give a range, a list or a type but not what happens past it (a SHOULD): any client error refuses
- * the value, but 401, 403 and 429 answer the key, its tier or a rate limit, never the value; a 5xx refused nothing
- * either, which the failure says. A valid key refused with 401 is the auth rule's to report.
+ * Before a refusal is judged: a valid key refused with 401 is the auth rule's (expectKeyAccepted), and a 429 that
+ * the client's backoff did not outlast skips the test, naming the rate limit, as it says nothing of the call.
  */
-export function expectRefused(ex: Exchange, why = ''): void {
-  if (ex.status >= 400 && ex.status < 500 && ![401, 403, 429].includes(ex.status)) return
+export function expectJudgeableRefusal(ex: Exchange): void {
   expectKeyAccepted(ex)
-  const seen =
-    ex.status >= 500
-      ? `${ex.status}: a server error, not a refusal of the request`
-      : ex.status === 429
-        ? `429 after ${ex.excerpt.attempt} attempts: a rate limit, not a refusal of the value`
-        : ex.status === 401 || ex.status === 403
-          ? `${ex.status}: an answer to the key, not a refusal of the value`
-          : `${ex.status}: ${ex.status < 300 ? 'served' : 'not a client error'}`
-  fail(`a client error (4xx other than 401, 403, 429) refusing ${why || 'the value'}`, seen, ex)
+  if (ex.status === 429)
+    skipTest(
+      `rate limited: ${ex.excerpt.method} ${ex.excerpt.path} answered 429 after ${ex.excerpt.attempt} attempt(s) with backoff, which neither refuses nor serves the call; run when the key's limit has room`,
+    )
+}
+
+/** What a call a refusal was due of answered instead: served, or a server error, which refuses nothing. */
+export function notRefused(ex: Exchange): string {
+  if (ex.status >= 500) return `${ex.status}, a server error, which refuses nothing`
+  return is2xx(ex) ? `${ex.status}: accepted` : String(ex.status)
+}
+
+/**
+ * A refusal the words state no status for (a SHOULD): any 4xx other than 429 passes (400, 404, 413, 422); a 2xx is
+ * what the SHOULD warns of, and a 5xx refuses nothing either, which the message says. `missingRoute`, given where
+ * the caller knows a 404 means the route itself is not served, makes a 404 skip naming that requirement.
+ */
+export function expectRefused(ex: Exchange, why = '', missingRoute?: string): void {
+  expectJudgeableRefusal(ex)
+  if (missingRoute !== undefined && ex.status === 404)
+    precondition(false, missingRoute, `${ex.excerpt.method} ${ex.excerpt.path} answered 404: the route is not served`)
+  if (isRefusal(ex.status)) return
+  fail(`a refusal (any 4xx other than 429)${why ? `: ${why}` : ''}`, notRefused(ex), ex)
 }
 
 /** The body as JSON, or a failure saying why it is not. */

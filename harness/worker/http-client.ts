@@ -11,6 +11,7 @@ import { KEY_ENV, type KeySlot, type TargetConfig } from '../setup/config.ts'
 import { HarnessError, TargetFailure } from '../errors.ts'
 import { EXCERPT_CHARS, bodyExcerpt, type AuthMode, type ExchangeExcerpt, type KeyUse } from '../exchange.ts'
 import { nextSequence, recordExchange, skipTest } from './recorder.ts'
+import { noteServed } from './assert.ts'
 import { INVALID_KEY_PREFIX, Redactor } from '../redact.ts'
 import { recordNotes } from './records.ts'
 import { Pacer } from './pacing.ts'
@@ -181,6 +182,8 @@ export class TargetClient {
     const reservations = claimReservations()
     const exchange = await this.#send(spec, sseLimits)
     settleReservations(reservations, exchange.status)
+    // A route once served is not taken for missing when it later answers 404 (harness/worker/assert.ts).
+    noteServed(exchange.excerpt)
     return exchange
   }
 

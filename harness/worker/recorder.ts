@@ -20,8 +20,21 @@ export interface SpendItem {
   refused?: number
 }
 
+/**
+ * What a skip waits on, as data for the report's Fix first: the requirement it names (a precondition, a route the
+ * target does not serve) and the call that showed it (a failed set-up call names no requirement, only its call).
+ */
+export interface SkipCause {
+  requirement?: string
+  /** The served route the call went to, when the target answered that it does not serve it. */
+  route?: string
+  exchange?: ExchangeExcerpt
+}
+
 export interface ConformanceMeta {
   requirement?: string
+  /** Set when the test skipped naming what it waits on. */
+  cause?: SkipCause
   exchanges?: ExchangeExcerpt[]
   observations?: Observation[]
   spend?: SpendItem[]
@@ -89,14 +102,23 @@ export function currentExchanges(): readonly ExchangeExcerpt[] {
   return current?.exchanges ?? held.exchanges
 }
 
+/** Whether a test is running: a call made outside one (beforeAll) is judged by the test that reads its answer. */
+export function inTest(): boolean {
+  return current !== null
+}
+
 /** The requirement id the running test checks, from its static meta. */
 export function currentRequirement(): string | undefined {
   return current?.ctx.task.meta.requirement
 }
 
-/** Skips the running test with a reason that the summary shows. Outside a test there is nothing to skip. */
-export function skipTest(reason: string): never {
+/**
+ * Skips the running test with a reason that the summary shows, and what it waits on as data. Outside a test there
+ * is nothing to skip.
+ */
+export function skipTest(reason: string, cause?: SkipCause): never {
   if (current === null) throw new HarnessError('INTERNAL', `cannot skip outside a test: ${reason}`)
+  if (cause !== undefined) current.ctx.task.meta.cause = cause
   current.ctx.skip(reason)
   throw new HarnessError('INTERNAL', 'ctx.skip returned')
 }

@@ -18,7 +18,7 @@ export interface Sighting {
   id: string
   /** Where in the answer: "upload", "retrieve", "list /data/3", "stream response.completed". */
   where: string
-  /** The fields that stay the same, as JSON text; a field the answer does not carry is absent. */
+  /** The fields that stay the same, and those carried to be judged on their own, as JSON text; absent when not given. */
   fixed: Record<string, string>
   /** The record's state where it has one (a video's or a response's status), as JSON text. */
   state?: string
@@ -64,6 +64,8 @@ interface KindRule {
   fieldRequirement?: Record<string, string>
   /** For fields that hold an object: the members the reference names, the only ones compared (§9.2: others may come and go). */
   members?: Record<string, readonly string[]>
+  /** Fields kept beside the fixed ones but never compared between sightings: each sighting is judged on its own. */
+  carried?: readonly string[]
   /** States after which the record's state, and `settled` fields, no longer change. */
   terminal?: readonly string[]
   settled?: readonly string[]
@@ -89,11 +91,13 @@ export const KIND_RULES: Record<RecordKind, KindRule> = {
     settled: ['output_text'],
     terminalRequirement: LEDGER_REQ.responseSame,
   },
-  // §2.2: the record of a call processed and priced at created_at; nothing of it moves afterwards.
+  // §2.2 ties requested_at ("the request started"), status_code, stream and safety_identifier to the call, which
+  // does not change; token counts, model, provider and created_at (when the cost was calculated) may be settled
+  // after a first listing. created_at is carried for its order after requested_at, judged on every sighting.
   transaction: {
-    fixed: ['created_at', 'requested_at', 'safety_identifier', 'model', 'provider', 'status_code', 'stream', 'tokens'],
+    fixed: ['requested_at', 'safety_identifier', 'status_code', 'stream'],
+    carried: ['created_at'],
     requirement: LEDGER_REQ.transactionFields,
-    members: { tokens: ['total', 'prompt', 'completion', 'reasoning', 'cached'] },
   },
 }
 
@@ -126,7 +130,7 @@ function sighting(kind: RecordKind, body: unknown, where: string): Sighting | un
   if (!isObject(body) || typeof body.id !== 'string' || body.id === '') return undefined
   const rule = KIND_RULES[kind]
   const fixed: Record<string, string> = {}
-  for (const field of [...rule.fixed, ...(rule.settled ?? [])]) {
+  for (const field of [...rule.fixed, ...(rule.settled ?? []), ...(rule.carried ?? [])]) {
     if (body[field] !== undefined) fixed[field] = canonical(pick(body[field], rule.members?.[field]))
   }
   return {

@@ -5,7 +5,7 @@
  */
 import { expect, inject, test } from 'vitest'
 import { attachFailure, describeTest, tagTest } from './allure.ts'
-import { conformanceFailure, lastExchange } from './assert.ts'
+import { conformanceFailure, lastExchange, skipIfRouteAbsent } from './assert.ts'
 import { reserveSpend } from './budget.ts'
 import { requirement } from '../requirements.ts'
 import type { TargetConfig } from '../setup/config.ts'
@@ -13,6 +13,7 @@ import { ConformanceFailure, TargetFailure } from '../errors.ts'
 import { TargetClient } from './http-client.ts'
 import { currentExchanges } from './recorder.ts'
 import { isSkip, rerunFailed } from './rerun.ts'
+import { NOT_OBSERVED } from '../report/results.ts'
 
 declare module 'vitest' {
   interface ProvidedContext {
@@ -96,6 +97,12 @@ export function check(
       await fn()
     } catch (error) {
       const failure = classify(error)
+      // A test stopped by the answer of a route the target does not serve skips naming that route's requirement:
+      // a failure on that answer, or a skip right after it, whose reason would point at another fix.
+      if (!isSkip(failure))
+        skipIfRouteAbsent(failure instanceof ConformanceFailure ? failure.details.exchange : lastExchange())
+      else if (!String((failure as { note?: unknown }).note ?? '').startsWith(NOT_OBSERVED))
+        skipIfRouteAbsent(lastExchange())
       if (!isSkip(failure))
         await attachFailure(config, failure instanceof ConformanceFailure ? failure.details.exchange : lastExchange())
       // A failed MUST is tried once more and both results are reported; the first failure stands (harness/worker/rerun.ts).

@@ -4,6 +4,7 @@
  * rate-limit facts, header counts, the schedule's error). No response is kept, so memory does not grow with
  * the length of a run.
  */
+import { resetRoundingMs } from '../../harness/duration.ts'
 import { isGood } from '../objectives.ts'
 import type {
   BucketName,
@@ -230,7 +231,7 @@ export class PhaseRecorder {
       // A minute is the longest period of the buckets the phases judge; a reset in whole seconds may round up to one
       // more. A token bucket may also owe what a finished call took past its room, at most a minute's refill more.
       const longestResetMs = this.options.minuteMs * (this.plan.bucket === 'requests' ? 1 : 2)
-      if (reading.resetMs !== null && reading.resetMs > longestResetMs + (reading.resetMs % 1000 === 0 ? 1000 : 0))
+      if (reading.resetMs !== null && reading.resetMs > longestResetMs + resetRoundingMs(reading.resetMs))
         this.#headers.resetOverPeriod += 1
       this.#book.answered(
         {

@@ -4,44 +4,51 @@
  * safety_identifier; and the time window: hours_ago's default of 24, and hours_ago ignored when dates are given.
  */
 import { describe } from 'vitest'
-import { expectSchema, expectSetup, expectThat, precondition } from '../../harness/worker/assert.ts'
+import {
+  expectJudgeableRefusal,
+  expectSchema,
+  expectSetup,
+  expectThat,
+  isRefusal,
+  precondition,
+} from '../../harness/worker/assert.ts'
 import { addDays, isCalendarDate, todayUtc } from '../../harness/clock.ts'
 import { memo, randomSuffix } from '../../harness/worker/helpers.ts'
 import type { Exchange } from '../../harness/worker/http-client.ts'
 import { observe, skipTest } from '../../harness/worker/recorder.ts'
 import { check, runConfig, target } from '../../harness/worker/suite.ts'
-import { modelIds, modelItems } from '../models/model-list.ts'
 import { create, firstChat, modelsFixture } from '../responses/fixtures.ts'
+import { isSuccess } from '../shared/refusals.ts'
+import { modelCalls } from './billed-calls.ts'
 import {
+  answeredAt,
   AVAILABILITY_MS,
   awaitTransactions,
   findTransactions,
   listPages,
   listTransactions,
+  transactionsOf,
   type Transaction,
 } from './transactions.ts'
 
 const api = target()
+const models = modelsFixture(api)
 
 interface Call {
   ex: Exchange
   id: string
 }
 
-/** One successful call naming a model and one failed call, both with the main key. */
+/** One served model call and one failed model call (a model the target does not serve), both with the main key. */
 const calls = memo(async () => {
-  const list = await api.get('/v1/models')
-  expectSetup(list, 200, 'the model list, to find a model to call')
-  const modelId = modelIds(modelItems(list))[0]
-  precondition(modelId !== undefined, 'P1-2.3-model-list', 'the model list is empty')
-  const ok = await api.get(`/v1/models/${encodeURIComponent(modelId)}`)
-  expectSetup(ok, 200, 'retrieving a listed model, the call whose transaction is looked for')
-  const failed = await api.get(`/v1/models/gc-no-such-model-${randomSuffix()}`)
+  const { model, ok, failed } = await modelCalls(api, 'main', 1)
   precondition(ok.svcRequestId !== undefined, 'P1-4.1-svc-request-id', 'the successful call has no svc-request-id')
+  const miss = failed[0] as Exchange
   return {
-    modelId,
+    modelId: model,
     ok: { ex: ok, id: ok.svcRequestId } as Call,
-    failed: failed.svcRequestId ? ({ ex: failed, id: failed.svcRequestId } as Call) : undefined,
+    failed: miss.svcRequestId ? ({ ex: miss, id: miss.svcRequestId } as Call) : undefined,
+    failedEx: miss,
   }
 })
 
@@ -49,7 +56,7 @@ const calls = memo(async () => {
 const listed = memo(async () => {
   const c = await calls()
   const ids = [c.ok.id, ...(c.failed ? [c.failed.id] : [])]
-  return awaitTransactions(api, ids, 'main')
+  return awaitTransactions(api, ids, 'main', undefined, Math.max(answeredAt(c.ok.ex), answeredAt(c.failedEx)))
 })
 
 async function ownTransaction(): Promise<{ call: Call; t: Transaction }> {
@@ -105,11 +112,22 @@ describe("a call's transaction (Part 1 §2.2, §4.2)", () => {
       if (t.stream !== false) problems.push(`stream ${JSON.stringify(t.stream)} for a call that did not stream`)
       if (t.safety_identifier !== null)
         problems.push(`safety_identifier ${JSON.stringify(t.safety_identifier)} though none was given`)
-      const requested = Date.parse(String(t.requested_at))
-      const created = Date.parse(String(t.created_at))
-      if (!(requested <= created))
-        problems.push(`requested_at ${String(t.requested_at)} is not before or at created_at ${String(t.created_at)}`)
       expectThat(problems.length === 0, 'a transaction matching the call', problems, call.ex)
+      // Times that are no ISO 8601 strings are the envelope's to report; their order is judged here.
+      const [requested, created] = [t.requested_at, t.created_at].map((time) =>
+        typeof time === 'string' ? Date.parse(time) : Number.NaN,
+      ) as [number, number]
+      precondition(
+        Number.isFinite(requested) && Number.isFinite(created),
+        'P1-2.2-transactions-envelope',
+        `transaction ${call.id} has requested_at ${JSON.stringify(t.requested_at)} and created_at ${JSON.stringify(t.created_at)}, not both ISO 8601 times`,
+      )
+      expectThat(
+        requested <= created,
+        'requested_at not later than created_at',
+        `requested_at ${String(t.requested_at)}, created_at ${String(t.created_at)}`,
+        call.ex,
+      )
     },
     { timeout: AVAILABILITY_MS + 60_000 },
   )
@@ -119,6 +137,8 @@ describe("a call's transaction (Part 1 §2.2, §4.2)", () => {
     'a failed call is listed too, with its status_code',
     async () => {
       const c = await calls()
+      if (c.failedEx.status < 400)
+        skipTest(`set-up failed: a responses call naming an unknown model answered ${c.failedEx.status}, not a failure`)
       precondition(c.failed !== undefined, 'P1-4.1-svc-request-id', 'the failed call has no svc-request-id')
       const t = (await listed()).get(c.failed.id)
       expectThat(
@@ -139,24 +159,29 @@ describe("a call's transaction (Part 1 §2.2, §4.2)", () => {
 
   check(
     'P1-4.2-filter-model',
-    'model matches part of the id: only matching transactions, this call included',
+    "model matches part of the model: a prefix and a middle part each list this call's transaction",
     async () => {
       const { call, t } = await ownTransaction()
-      const modelId = (await calls()).modelId
-      const model = typeof t.model === 'string' && t.model !== '' ? t.model : modelId
-      // A proper part of the id: drop its first and last character where it is long enough to keep some.
-      const part = model.length > 3 ? model.slice(1, -1) : model
-      const { ex, items } = await listTransactions(api, { hours_ago: 1, model: part, page_size: 1000 })
-      const other = items
-        .filter((x) => typeof x.model !== 'string' || !x.model.toLowerCase().includes(part.toLowerCase()))
-        .map((x) => `${String(x.id)} has model ${String(x.model)}`)
-      expectThat(other.length === 0, `only models containing "${part}"`, other, ex)
-      expectThat(
-        items.some((x) => x.id === call.id),
-        `this run's call ${call.id} (model ${model}) among them`,
-        `${items.length} transactions, not this one`,
-        ex,
-      )
+      // The model the transaction records is the one the filter matches (it may name the snapshot that served).
+      const model = typeof t.model === 'string' && t.model !== '' ? t.model : (await calls()).modelId
+      // Proper parts where the name is long enough to keep some: its first half, and it without its ends.
+      const parts = [
+        ['a prefix', model.slice(0, Math.max(1, Math.ceil(model.length / 2)))],
+        ['a middle part', model.length > 3 ? model.slice(1, -1) : model],
+      ] as const
+      for (const [what, part] of parts) {
+        const { ex, items } = await listPages(api, { hours_ago: 1, model: part }, 'main')
+        const other = items
+          .filter((x) => typeof x.model !== 'string' || !x.model.toLowerCase().includes(part.toLowerCase()))
+          .map((x) => `${String(x.id)} has model ${String(x.model)}`)
+        expectThat(other.length === 0, `only models containing "${part}" (${what} of ${model})`, other, ex)
+        expectThat(
+          items.some((x) => x.id === call.id),
+          `this run's call ${call.id} (model ${model}) listed by ${what}, "${part}"`,
+          `${items.length} transactions, not this one`,
+          ex,
+        )
+      }
     },
     { timeout: AVAILABILITY_MS + 60_000 },
   )
@@ -182,6 +207,9 @@ describe("a call's transaction (Part 1 §2.2, §4.2)", () => {
     { timeout: AVAILABILITY_MS + 60_000 },
   )
 })
+
+/** An api_key_id no caller is likely to hold: the largest 32-bit integer. */
+const UNLIKELY_KEY_ID = '2147483647'
 
 /** Clock skew allowed between the target and this machine when a transaction's time is judged against a window. */
 const SKEW_MS = 5 * 60_000
@@ -264,8 +292,6 @@ describe('the time window of the list (Part 1 §4.2)', () => {
 })
 
 describe('more filters (Part 1 §4.2)', () => {
-  const models = modelsFixture(api)
-
   check(
     'P1-4.2-filter-safety-identifier-match',
     'a responses call made with a safety_identifier is listed by that identifier',
@@ -278,10 +304,17 @@ describe('more filters (Part 1 §4.2)', () => {
         safety_identifier: identifier,
         max_output_tokens: 16,
       })
-      expectSetup(ex, 200, 'a responses call with a safety_identifier')
+      expectSetup(ex, '2xx', 'a responses call with a safety_identifier')
       precondition(ex.svcRequestId !== undefined, 'P1-4.1-svc-request-id', 'the call has no svc-request-id')
       const query = { hours_ago: 1, safety_identifier: identifier }
-      const found = await awaitTransactions(api, [ex.svcRequestId], 'main', query)
+      const found = await awaitTransactions(api, [ex.svcRequestId], 'main', query, answeredAt(ex))
+      // A call not listed at all is P1-4.2-transaction-available's failure, not the filter's.
+      if (!found.has(ex.svcRequestId))
+        precondition(
+          (await findTransactions(api, [ex.svcRequestId], 'main')).has(ex.svcRequestId),
+          'P1-4.2-transaction-available',
+          `the call ${ex.svcRequestId} was not listed within ${AVAILABILITY_MS / 1000} s, filtered or not`,
+        )
       const list = await listTransactions(api, { ...query, page_size: 1000 })
       expectThat(
         found.has(ex.svcRequestId),
@@ -299,25 +332,64 @@ describe('more filters (Part 1 §4.2)', () => {
 
   check(
     'P1-4.2-filter-api-key-id',
-    'api_key_id filters the list: an integer is taken, and no more are listed',
+    "api_key_id filters by key: another key's id lists none of the run's calls; the caller's own, where shown, lists them",
     async () => {
-      await ownTransaction()
-      // The reference shows no way to learn a key's id, so the filter is judged as a filter: a subset of the list.
-      const filtered = await api.get('/user/v1/transactions', { query: { hours_ago: 1, api_key_id: 1 } })
-      if (filtered.status === 403 || filtered.status === 404)
-        skipTest(
-          `api_key_id=1 answered ${filtered.status}: the target refuses a key id that is not the caller's, and the caller's own is not shown`,
+      const { call, t } = await ownTransaction()
+      const c = await calls()
+      const own = [call.id, ...(c.failed && (await listed()).has(c.failed.id) ? [c.failed.id] : [])]
+      // §2.2 lists no key id and no answer shows one: only an id the target shows on the caller's own transaction
+      // is known to be the caller's. Any other id, or one unlikely to be the caller's, is another key's.
+      const keyId = t.api_key_id
+      const known = Number.isInteger(keyId) || (typeof keyId === 'string' && /^\d+$/.test(keyId))
+      const other = known ? String(Number(keyId) + 1) : UNLIKELY_KEY_ID
+      const probe = await api.get('/user/v1/transactions', {
+        query: { hours_ago: 1, api_key_id: other, page_size: 1000 },
+      })
+      // A list without the run's calls, or a refusal of the value: either way none of them is listed.
+      expectJudgeableRefusal(probe)
+      if (!isRefusal(probe.status)) {
+        expectThat(
+          isSuccess(probe.status),
+          `a list or a refusal (any 4xx other than 429) for api_key_id=${other}`,
+          `status ${probe.status}`,
+          probe,
         )
-      expectThat(filtered.status === 200, 'status 200 for an integer api_key_id', `status ${filtered.status}`, filtered)
-      expectSchema(filtered, 'account/transactions-list.json')
-      const all = await listTransactions(api, { hours_ago: 1 })
-      const [part, whole] = [filtered.json, all.ex.json] as Array<Record<string, unknown>>
+        const shown = transactionsOf(probe).filter((x) => own.includes(String(x.id)))
+        expectThat(
+          shown.length === 0,
+          `none of the run's own calls (${own.join(', ')}) listed with api_key_id=${other}, ${known ? `not the ${String(keyId)} its transaction shows` : "an id unlikely to be the caller's"}`,
+          shown.map((x) => `${String(x.id)} listed`),
+          probe,
+        )
+      }
+      if (!known) {
+        observe(
+          'api_key_id',
+          `the run's transaction ${call.id} shows no api_key_id, so the filter was judged with another key's id only`,
+        )
+        return
+      }
+      const query = { hours_ago: 1, api_key_id: String(keyId) }
+      const filtered = await api.get('/user/v1/transactions', { query: { ...query, page_size: 1000 } })
       expectThat(
-        Number(part?.total) <= Number(whole?.total),
-        'a total no larger than the unfiltered list of the same window',
-        `api_key_id=1 total ${String(part?.total)}, unfiltered total ${String(whole?.total)}`,
+        isSuccess(filtered.status),
+        `a 2xx for api_key_id=${String(keyId)}, the id the run's transaction shows`,
+        `status ${filtered.status}`,
         filtered,
       )
+      expectSchema(filtered, 'account/transactions-list.json')
+      const { ex, items } = await listPages(api, query, 'main')
+      expectThat(
+        items.some((x) => x.id === call.id),
+        `this run's call ${call.id} listed with api_key_id=${String(keyId)}`,
+        `${items.length} transactions, not this one`,
+        ex,
+      )
+      const foreign = items
+        .filter((x) => x.api_key_id !== undefined && String(x.api_key_id) !== String(keyId))
+        .map((x) => `${String(x.id)} shows api_key_id ${JSON.stringify(x.api_key_id)}`)
+      expectThat(foreign.length === 0, `only transactions of key ${String(keyId)}`, foreign, ex)
     },
+    { timeout: AVAILABILITY_MS + 60_000 },
   )
 })

@@ -1,5 +1,5 @@
 /** Reading and finding transactions (Part 1 §2.2, §4.2), shared by the account suites. */
-import { expectStatus } from '../../harness/worker/assert.ts'
+import { expectAccepted } from '../shared/refusals.ts'
 import { isObject } from '../../common/json.ts'
 import type { KeySlot } from '../../harness/setup/config.ts'
 import type { Exchange, TargetClient } from '../../harness/worker/http-client.ts'
@@ -15,14 +15,14 @@ export function transactionsOf(ex: Exchange): Transaction[] {
   return isObject(body) && Array.isArray(body.transactions) ? body.transactions.filter(isObject) : []
 }
 
-/** Lists transactions (expecting 200), with a key slot and query. */
+/** Lists transactions (expecting a 2xx), with a key slot and query. */
 export async function listTransactions(
   api: TargetClient,
   query: Record<string, string | number>,
   key: KeySlot = 'main',
 ): Promise<{ ex: Exchange; items: Transaction[] }> {
   const ex = await api.get('/user/v1/transactions', { key, query })
-  expectStatus(ex, 200)
+  expectAccepted([['GET /user/v1/transactions', ex]], 'the transaction list (§7: 2xx success)')
   return { ex, items: transactionsOf(ex) }
 }
 
@@ -66,14 +66,23 @@ export async function listPages(
  */
 export const AVAILABILITY_POLL = { firstMs: 250, factor: 2, maxIntervalMs: 4_000 } as const
 
-/** Polls, with backoff, until every id is listed or 30 seconds have passed; returns what was found by then. */
+/** When a call's answer ended on this machine's clock: its 30 seconds (§4.2) are counted from there. */
+export function answeredAt(ex: Exchange): number {
+  return ex.excerpt.startedAt + ex.excerpt.durationMs
+}
+
+/**
+ * Polls, with backoff, until every id is listed or 30 seconds have passed since `since` (the answer of the latest
+ * of their calls, `answeredAt`; by default now); returns what was found by then.
+ */
 export async function awaitTransactions(
   api: TargetClient,
   ids: readonly string[],
   key: KeySlot,
   query: Record<string, string | number> = { hours_ago: 1 },
+  since: number = Date.now(),
 ): Promise<Map<string, Transaction>> {
-  const deadline = Date.now() + AVAILABILITY_MS
+  const deadline = since + AVAILABILITY_MS
   let interval: number = AVAILABILITY_POLL.firstMs
   for (;;) {
     const found = await findTransactions(api, ids, key, query)
@@ -81,13 +90,4 @@ export async function awaitTransactions(
     await new Promise((resolve) => setTimeout(resolve, interval))
     interval = Math.min(interval * AVAILABILITY_POLL.factor, AVAILABILITY_POLL.maxIntervalMs)
   }
-}
-
-/**
- * The key with the most room on the usage endpoints (§8.1 grows with the tier), so that checks which spend many
- * calls do not trip the limit they are not about.
- */
-export function roomiestKey(api: TargetClient): KeySlot {
-  const order: KeySlot[] = ['tier5', 'tier4', 'tier3', 'main', 'tier2', 'tier1', 'tier0']
-  return order.find((slot) => api.hasKey(slot)) ?? 'main'
 }

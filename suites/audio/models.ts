@@ -107,6 +107,19 @@ export function audioModels(api: TargetClient) {
     return (await unusable(role)) === undefined ? (roles()[role] as string) : undefined
   }
 
+  /**
+   * A model for a call without a valid key, which needs no usable model (its tier, its price): the role's model
+   * when the user named it or the list has it, else a listed model of the mode; `known` is false when neither is
+   * there and the role's default id is sent, which the target may refuse as unknown before it reads the key.
+   */
+  async function forKeylessCall(role: Role, mode: string): Promise<{ id: string; known: boolean }> {
+    const id = roles()[role] as string
+    const listed = await list()
+    if (Object.hasOwn(runConfig().models, role) || listed.has(id)) return { id, known: true }
+    const other = [...listed.values()].find((m) => m.mode === mode)
+    return other === undefined ? { id, known: false } : { id: other.id, known: true }
+  }
+
   async function pricing(id: string): Promise<Pricing> {
     return (await list()).get(id)?.pricing ?? UNKNOWN_PRICE
   }
@@ -117,7 +130,7 @@ export function audioModels(api: TargetClient) {
     return [...(await list()).values()].filter((m) => m.mode === mode && m.minTier <= own).map((m) => m.id)
   }
 
-  return { model, available, pricing, ofMode }
+  return { model, available, forKeylessCall, pricing, ofMode }
 }
 
 /**

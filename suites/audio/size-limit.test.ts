@@ -1,15 +1,15 @@
 /**
  * The 25 MB upload limit of transcription and translation (Part 2 §4.3, §4.4, §8). The reference does not say
  * whether MB is 10^6 or 2^20 bytes, so a WAV of exactly 25,000,000 bytes is within the limit on either reading
- * and must be accepted, and one of 26,214,401 bytes (past 25 MiB) is over it on either reading and must be
- * refused; how a file between the two readings is answered is recorded, not judged. The files are real WAVs of
+ * and must be accepted, and one of 26,214,401 bytes (past 25 MiB) is over it on either reading and should be
+ * refused (the refusal is not stated: any 4xx); how a file between the two readings is answered is recorded. The files are real WAVs of
  * silence (48 kHz), sent as streamed multipart bodies.
  *
  * As for the 128 MB files limit (suites/files/size-limit.test.ts), 100 MB of uploads are cheap on this machine
  * and not on a metered link: against a remote target these run only when GATEWAY_LARGE_UPLOADS=1.
  */
 import { describe } from 'vitest'
-import { expectStatus } from '../../harness/worker/assert.ts'
+import { expectSuccess, expectRefused } from '../../harness/worker/assert.ts'
 import { observe, skipTest } from '../../harness/worker/recorder.ts'
 import { check, target, runConfig } from '../../harness/worker/suite.ts'
 import { isLoopback } from '../../harness/setup/target.ts'
@@ -61,17 +61,17 @@ describe('the 25 MB upload limit (§4.3, §4.4, §8)', () => {
     'P2-4.3-file-size-max',
     `a transcription upload of exactly ${MAX_BYTES} bytes is accepted`,
     async () => {
-      expectStatus(await upload('transcriptions', MAX_BYTES), 200, 'a file of 25 MB is within the limit')
+      expectSuccess(await upload('transcriptions', MAX_BYTES), 'a file of 25 MB is within the limit')
     },
     { timeout: 2 * LARGE_UPLOADS.timeoutMs },
   )
 
   check(
-    'P2-4.3-file-size-limit',
-    `a transcription upload of ${OVER_BYTES} bytes (past 25 MiB) is refused with 400 or 413`,
+    'P2-4.3-file-size-refused',
+    `a transcription upload of ${OVER_BYTES} bytes (past 25 MiB) is refused (a 4xx)`,
     async () => {
       await recordBand('transcriptions')
-      expectStatus(await upload('transcriptions', OVER_BYTES), [400, 413], 'the file is over 25 MB however read')
+      expectRefused(await upload('transcriptions', OVER_BYTES), 'the file is over 25 MB however read')
     },
     { timeout: 2 * LARGE_UPLOADS.timeoutMs },
   )
@@ -82,19 +82,19 @@ describe('the 25 MB upload limit (§4.3, §4.4, §8)', () => {
     async () => {
       const ex = await upload('translations', MAX_BYTES)
       if (ex.status === 404) expectRefused400(ex, '', TRANSLATION_MISSING)
-      expectStatus(ex, 200, 'a file of 25 MB is within the limit')
+      expectSuccess(ex, 'a file of 25 MB is within the limit')
     },
     { timeout: 2 * LARGE_UPLOADS.timeoutMs },
   )
 
   check(
-    'P2-4.4-file-size-limit',
-    `a translation upload of ${OVER_BYTES} bytes (past 25 MiB) is refused with 400 or 413`,
+    'P2-4.4-file-size-refused',
+    `a translation upload of ${OVER_BYTES} bytes (past 25 MiB) is refused (a 4xx)`,
     async () => {
       const ex = await upload('translations', OVER_BYTES)
       if (ex.status === 404) expectRefused400(ex, '', TRANSLATION_MISSING)
       await recordBand('translations')
-      expectStatus(ex, [400, 413], 'the file is over 25 MB however read')
+      expectRefused(ex, 'the file is over 25 MB however read')
     },
     { timeout: 2 * LARGE_UPLOADS.timeoutMs },
   )

@@ -8,7 +8,7 @@
  * required only when the final text is not empty.
  */
 import { describe } from 'vitest'
-import { expectStatus, expectThat, fail, notObserved, precondition } from '../../harness/worker/assert.ts'
+import { expectSuccess, expectThat, fail, notObserved, precondition } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
 import type { Exchange } from '../../harness/worker/http-client.ts'
 import { memo } from '../../harness/worker/helpers.ts'
@@ -42,7 +42,7 @@ function typed(ex: Exchange): Typed[] {
 /** The events of a stream the test builds on: a stream that did not come is P2-6.1-transcript-stream's to report. */
 function eventsOf(ex: Exchange, requirementId: string): Typed[] {
   precondition(
-    ex.status === 200 && ex.stream !== undefined,
+    ex.status >= 200 && ex.status < 300 && ex.stream !== undefined,
     requirementId,
     `stream true answered ${ex.status} ${ex.header('content-type') ?? ''}`,
   )
@@ -96,9 +96,11 @@ function finalText(events: Typed[]): string | undefined {
 }
 
 describe('transcription streams (§4.3, §6.1)', () => {
-  check('P2-6.1-transcript-stream', 'deltas, then one transcript.text.done with text and usage', async () => {
+  // §4.3 names the events and their order (partial text, then final text and usage): those are the MUST; the
+  // fields' types, and a single done, are P2-6.1-transcript-stream-types.
+  check('P2-6.1-transcript-stream', 'deltas, then transcript.text.done with text and usage', async () => {
     const ex = await newerStream()
-    expectStatus(ex, 200)
+    expectSuccess(ex)
     expectThat(
       /^text\/event-stream\b/i.test(ex.header('content-type') ?? '') && ex.stream !== undefined,
       'content-type text/event-stream',
@@ -108,28 +110,45 @@ describe('transcription streams (§4.3, §6.1)', () => {
     const events = typed(ex)
     observe('transcription stream', `${events.length} events: ${[...new Set(events.map((e) => e.type))].join(', ')}`)
     const deltas = events.filter((e) => e.type === DELTA)
-    const done = events.filter((e) => e.type === DONE)
-    expectThat(done.length === 1, `exactly one ${DONE}`, `${done.length}`, ex)
-    const text = finalText(done)
+    const done = events.find((e) => e.type === DONE)
+    if (done === undefined) return fail(`a ${DONE} event`, `none among ${events.length} events`, ex)
+    const missing = (['text', 'usage'] as const).filter((f) => done.data?.[f] === undefined || done.data?.[f] === null)
+    expectThat(missing.length === 0, `${DONE} carrying text and usage`, `no ${missing.join(', no ')}`, ex)
+    const text = finalText([done])
     observe('transcription stream text', JSON.stringify((text ?? '').slice(0, 200)))
     // Partial text comes only where there is text: an empty transcript may stream none.
     if (text !== undefined && text.trim() !== '')
       expectThat(deltas.length > 0, `at least one ${DELTA} before a non-empty final text`, 'none', ex)
-    // delta is "partial text"; segment_id, which diarized streams "may carry", has no stated type.
-    const errors = [
-      ...deltas.filter((d) => typeof d.data?.delta !== 'string').map((d) => `event #${d.index}: delta not a string`),
-      ...schemaErrors('audio/transcript-done.json', done),
-    ]
-    expectThat(errors.length === 0, 'delta events with delta, the done event with text and usage', errors, ex)
-    const late = deltas.filter((d) => d.index > (done[0] as Typed).index)
+    const late = deltas.filter((d) => d.index > done.index)
     expectThat(
       late.length === 0,
       `no ${DELTA} after ${DONE}`,
       late.map((d) => `#${d.index}`),
       ex,
     )
-    observe('transcript.text.done usage', JSON.stringify((done[0] as Typed).data?.usage).slice(0, 300))
+    observe('transcript.text.done usage', JSON.stringify(done.data?.usage).slice(0, 300))
   })
+
+  check(
+    'P2-6.1-transcript-stream-types',
+    'delta and text strings, usage an object, and exactly one transcript.text.done',
+    async () => {
+      const events = eventsOf(await newerStream(), 'P2-6.1-transcript-stream')
+      const done = events.filter((e) => e.type === DONE)
+      precondition(done.length > 0, 'P2-6.1-transcript-stream', `no ${DONE}`)
+      const bare = done.filter((e) => e.data?.text == null || e.data?.usage == null)
+      precondition(bare.length === 0, 'P2-6.1-transcript-stream', `a ${DONE} without text or usage`)
+      // segment_id, which diarized streams "may carry", is P2-6.1-transcript-segment-types'.
+      const errors = [
+        ...(done.length > 1 ? [`${done.length} ${DONE} events`] : []),
+        ...events
+          .filter((e) => e.type === DELTA && typeof e.data?.delta !== 'string')
+          .map((d) => `event #${d.index}: delta not a string`),
+        ...schemaErrors('audio/transcript-done.json', done),
+      ]
+      expectThat(errors.length === 0, 'the usual types of the stream fields, and one final event', errors)
+    },
+  )
 
   check('P2-6.1-transcript-deltas-join', 'the deltas joined equal the done text', async () => {
     const events = eventsOf(await newerStream(), 'P2-6.1-transcript-stream')
@@ -151,7 +170,7 @@ describe('transcription streams (§4.3, §6.1)', () => {
     'a diarized stream carries transcript.text.segment events with speaker, start, end, text',
     async () => {
       const ex = await diarizedStream()
-      expectStatus(ex, 200)
+      expectSuccess(ex)
       const events = eventsOf(ex, 'P2-6.1-transcript-stream')
       const segments = events.filter((e) => e.type === SEGMENT)
       const text = finalText(events)

@@ -4,15 +4,15 @@
  * made itself (calls.ts spoken()), so that a real model has words to translate.
  */
 import { describe } from 'vitest'
-import { expectStatus, expectThat, precondition } from '../../harness/worker/assert.ts'
+import { expectStatus, expectSuccess, expectThat, precondition } from '../../harness/worker/assert.ts'
 import { memo } from '../../harness/worker/helpers.ts'
 import { observe } from '../../harness/worker/recorder.ts'
 import { check, target } from '../../harness/worker/suite.ts'
-import { audioCalls, expectRefused400, expectServed, TRANSLATION_MISSING } from './calls.ts'
+import { audioCalls, expectRefused400, expectServed, MADE_FORMATS, TRANSLATION_MISSING } from './calls.ts'
 import { answerText, TEXT_FILE } from './forms.ts'
 
 const api = target()
-const { models, form, spoken } = audioCalls(api)
+const { models, form, spoken, madeFile } = audioCalls(api)
 
 const translated = memo(async () =>
   form({
@@ -28,10 +28,23 @@ const translated = memo(async () =>
 describe('translation (§4.4)', () => {
   check('P2-4.4-translation', 'a WAV with the base model and a prompt answers 200 with text', async () => {
     const ex = await translated()
-    expectStatus(ex, 200)
+    expectSuccess(ex)
     observe('translation content-type', ex.header('content-type') ?? '(none)')
     const text = answerText(ex)
     expectThat(text !== undefined, 'text: a JSON object with text, or a text/plain body', ex.text.slice(0, 200), ex)
+  })
+
+  // §4.4: "same formats" as transcription; the files are the target's own speech in each.
+  check('P2-4.4-translation', 'FLAC, MP3 (.mp3, .mpga, .mpeg) and Ogg Opus files are translated', async () => {
+    for (const [format, ext, type] of MADE_FORMATS) {
+      const ex = await form({
+        endpoint: 'translations',
+        fields: [['model', await models.model('transcribe')]],
+        file: await madeFile(format, ext, type),
+      })
+      if (ex.status === 404) expectRefused400(ex, '', TRANSLATION_MISSING)
+      expectSuccess(ex, `a .${ext} file of the transcription formats`)
+    }
   })
 
   check('P2-4.4-english', 'the translation is English text', async () => {

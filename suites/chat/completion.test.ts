@@ -1,7 +1,15 @@
 /** Chat completions (Part 1 §1.5, §2.5, §2.6, §4.7, §5.1, §7): the answer's shape, usage, budget and instructions. */
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import { describe } from 'vitest'
-import { expectSchema, expectStatus, expectThat, notObserved, precondition } from '../../harness/worker/assert.ts'
+import {
+  expectSchema,
+  expectStatus,
+  expectSuccess,
+  expectThat,
+  is2xx,
+  notObserved,
+  precondition,
+} from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
 import { memo, randomSuffix } from '../../harness/worker/helpers.ts'
 import { observe, skipTest } from '../../harness/worker/recorder.ts'
@@ -68,7 +76,7 @@ const withInstructions = memo(async () => {
 describe('the chat completion (Part 1 §2.5, §2.6)', () => {
   check('P1-2.6-chat-completion', 'a chat model and one user message give 200 with the §2.6 shape', async () => {
     const ex = await plain()
-    expectStatus(ex, 200)
+    expectSuccess(ex)
     expectSchema(ex, 'chat/completion.json')
     const body = ex.json as Record<string, unknown>
     const choice = firstChoice(body)
@@ -191,7 +199,7 @@ describe('structured output (Part 1 §4.7: the full parameter list is not shown)
         },
         max_completion_tokens: CAPS.toolCall,
       })
-      if (ex.status !== 200) {
+      if (!is2xx(ex)) {
         // §4.7 does not show response_format: a refusal is the target's choice, recorded.
         observe('chat structured output', `${model.id}: response_format json_schema answered ${ex.status}`)
         return
@@ -216,7 +224,7 @@ describe('instructions: the first system or developer message (Part 1 §4.7)', (
       const { system, developer } = await withInstructions()
       // The shape itself is P1-2.6-chat-completion's to judge: here a completion of any shape is an acceptance.
       for (const ex of [system, developer]) {
-        expectStatus(ex, 200)
+        expectSuccess(ex)
         completionOf(ex)
       }
     },
@@ -227,7 +235,7 @@ describe('instructions: the first system or developer message (Part 1 §4.7)', (
     'the instruction message adds to prompt_tokens, equally as system or developer',
     async () => {
       const { system, developer, none } = await withInstructions()
-      const refused = Object.entries({ system, developer }).filter(([, ex]) => ex.status !== 200)
+      const refused = Object.entries({ system, developer }).filter(([, ex]) => !is2xx(ex))
       precondition(
         refused.length === 0,
         'P1-4.7-chat-instruction-roles',

@@ -14,7 +14,7 @@ export function cutStream(api: TargetClient, model: string): Promise<Exchange> {
 
 /** Why a stream is not a whole, cleanly ended SSE stream; undefined when it is. */
 export function streamProblem(ex: Exchange): string | undefined {
-  if (ex.status !== 200) return `status ${ex.status}`
+  if (ex.status < 200 || ex.status >= 300) return `status ${ex.status}, not a 2xx`
   const type = ex.header('content-type') ?? ''
   if (!/^text\/event-stream\b/i.test(type)) return `Content-Type "${type}", not text/event-stream`
   const s = ex.stream

@@ -1,6 +1,6 @@
 /** Tools and inline moderation on chat completions (Part 1 §4.7; Part 2 §4.7). */
 import { describe } from 'vitest'
-import { expectStatus, expectThat, precondition } from '../../harness/worker/assert.ts'
+import { expectSuccess, expectThat, is2xx, precondition } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/worker/helpers.ts'
 import { observe, skipTest } from '../../harness/worker/recorder.ts'
@@ -56,7 +56,7 @@ describe('tools (Part 1 §4.7)', () => {
   check('P1-4.7-chat-tools', 'a request with a function tool is accepted with the §2.6 shape', async () => {
     const ex = await withTools()
     // The shape itself is P1-2.6-chat-completion's to judge: here a completion of any shape is an acceptance.
-    expectStatus(ex, 200)
+    expectSuccess(ex)
     const choice = firstChoice(completionOf(ex))
     const message = choice.message as Record<string, unknown>
     observe(
@@ -70,10 +70,10 @@ describe('tools (Part 1 §4.7)', () => {
     'tool_choice required answers a call of the tool with JSON arguments and finish_reason tool_calls',
     async () => {
       const plain = await withTools()
-      precondition(plain.status === 200, 'P1-4.7-chat-tools', `a request with tools answered ${plain.status}`)
+      precondition(is2xx(plain), 'P1-4.7-chat-tools', `a request with tools answered ${plain.status}`)
       const ex = await toolRequired()
       // tool_choice is not shown by §4.7: a refusal of it is this reading's failure, a warning.
-      expectStatus(ex, 200)
+      expectSuccess(ex)
       const choice = firstChoice(completionOf(ex))
       const message = choice.message as Record<string, unknown>
       const calls = Array.isArray(message.tool_calls) ? message.tool_calls.filter(isObject) : []
@@ -123,7 +123,7 @@ describe('inline moderation (Part 1 §4.7; Part 2 §4.7)', () => {
         moderation: { model: moderation.id },
         max_completion_tokens: CAPS.answer,
       })
-      expectStatus(ex, 200)
+      expectSuccess(ex)
       const body = completionOf(ex)
       const result = body.moderation
       observe(

@@ -3,10 +3,15 @@
  * other runs, which may come and go while a test runs: checks of order and paging look at all files where that is
  * stable (sortedness) and at the run's own files where it is not (gaps, repeats).
  */
-import { expectStatus, precondition } from '../../harness/worker/assert.ts'
+import { precondition } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
+import { DEFAULTS } from '../../harness/setup/config.ts'
+import { pollUntil } from '../../harness/worker/helpers.ts'
+import type { KeySlot } from '../../harness/setup/config.ts'
 import type { Exchange, TargetClient } from '../../harness/worker/http-client.ts'
+import { runConfig } from '../../harness/worker/suite.ts'
 import { schemas } from '../../harness/schema-registry.ts'
+import { expectAccepted, isSuccess } from '../shared/refusals.ts'
 
 interface FileList {
   ex: Exchange
@@ -20,12 +25,16 @@ interface FileList {
 /** Section 4.4: the largest limit, so that one call lists every file of an account that holds at most that many. */
 export const MAX_LIMIT = 10_000
 
-export async function listFiles(api: TargetClient, query: Record<string, string | number> = {}): Promise<FileList> {
-  return readList(await api.get('/v1/files', { query }))
+export async function listFiles(
+  api: TargetClient,
+  query: Record<string, string | number> = {},
+  key: KeySlot = 'main',
+): Promise<FileList> {
+  return readList(await api.get('/v1/files', { query, key }))
 }
 
 function readList(ex: Exchange): FileList {
-  expectStatus(ex, 200)
+  expectAccepted([[`GET ${ex.excerpt.path}`, ex]], 'the file list (§7: 2xx success)')
   const body = ex.json
   precondition(
     isObject(body) && Array.isArray(body.data),
@@ -44,8 +53,8 @@ function readList(ex: Exchange): FileList {
 }
 
 /** The whole list in one order, for tests that need every file: skipped when the account holds too many. */
-export async function fullList(api: TargetClient, order: 'asc' | 'desc'): Promise<FileList> {
-  const list = await listFiles(api, { order, limit: MAX_LIMIT })
+export async function fullList(api: TargetClient, order: 'asc' | 'desc', key: KeySlot = 'main'): Promise<FileList> {
+  const list = await listFiles(api, { order, limit: MAX_LIMIT }, key)
   precondition(
     schemas().validate('files/list.json', list.ex.json).ok,
     'P1-2.4-list-envelope',
@@ -57,6 +66,71 @@ export async function fullList(api: TargetClient, order: 'asc' | 'desc'): Promis
     `the account holds more than ${MAX_LIMIT} files, so no single page lists them all`,
   )
   return list
+}
+
+/**
+ * How long files just uploaded may take to be listed: the reference does not say a list shows a file at once, so
+ * a list read right after an upload may wait the run's settle bound (GATEWAY_SETTLE_MS), as a charge may.
+ */
+/** The settle bound of the run, read when a list is polled (the run's configuration is known only then). */
+const listSettle = (): { timeoutMs: number; intervalMs: number } => ({
+  timeoutMs: runConfig().settleMs ?? DEFAULTS.settleMs,
+  intervalMs: 500,
+})
+
+/** A list read until `settled` holds of it, or as it stands at the settle bound. */
+async function readUntil(read: () => Promise<FileList>, settled: (list: FileList) => boolean): Promise<FileList> {
+  let last = await read()
+  if (settled(last)) return last
+  await pollUntil(async () => {
+    last = await read()
+    return settled(last) ? last : undefined
+  }, listSettle())
+  return last
+}
+
+/** A list read until it holds every one of `ids` (files the run just uploaded), or as it stands at the settle bound. */
+function holding(read: () => Promise<FileList>, ids: readonly string[]): Promise<FileList> {
+  return readUntil(read, (list) => ids.every((id) => list.ids.includes(id)))
+}
+
+/** The whole list in one order (fullList), once it holds every one of `ids`. */
+export function fullListHolding(
+  api: TargetClient,
+  order: 'asc' | 'desc',
+  ids: readonly string[],
+  key: KeySlot = 'main',
+): Promise<FileList> {
+  return holding(() => fullList(api, order, key), ids)
+}
+
+/** The list for `query`, read until it no longer holds `id` (a file just deleted), or as it stands at the settle bound. */
+export function listWithout(api: TargetClient, query: Record<string, string | number>, id: string): Promise<FileList> {
+  return readUntil(
+    () => listFiles(api, query),
+    (list) => !list.ids.includes(id),
+  )
+}
+
+/** The list for `query`, once it holds every one of `ids`. */
+export function listHolding(
+  api: TargetClient,
+  query: Record<string, string | number>,
+  ids: readonly string[],
+): Promise<FileList> {
+  return holding(() => listFiles(api, query), ids)
+}
+
+/** GET /v1/files/{file_id} of a file just deleted, read until it no longer answers 2xx or the settle bound passed. */
+export async function retrievedUntilGone(api: TargetClient, id: string): Promise<Exchange> {
+  const path = `/v1/files/${encodeURIComponent(id)}`
+  let last = await api.get(path)
+  if (!isSuccess(last.status)) return last
+  await pollUntil(async () => {
+    last = await api.get(path)
+    return isSuccess(last.status) ? undefined : last
+  }, listSettle())
+  return last
 }
 
 /** created_at of each item, failing when one is not an integer (the file-object requirement reports that). */

@@ -3,9 +3,10 @@
  * the run id in its name (`gc-<runId>-...`) and is deleted in afterAll, whether or not its test passed. Bodies are
  * streamed multipart (harness/worker/multipart.ts), so an upload of any size costs no memory.
  */
-import { expectStatus } from '../../harness/worker/assert.ts'
+import { expectRefused, expectStatus } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
 import type { KeySlot } from '../../harness/setup/config.ts'
+import type { KeyUse } from '../../harness/exchange.ts'
 import { mapLimit } from '../../harness/worker/helpers.ts'
 import type { Exchange, TargetClient } from '../../harness/worker/http-client.ts'
 import { multipartBody, type MultipartBody, type PartContent } from '../../harness/worker/multipart.ts'
@@ -64,7 +65,8 @@ interface UploadSpec {
   expiryForm?: ExpiryForm
   /** The file part; null sends none. Default: content that suits the purpose. */
   file?: { ext: string; contentType: string; content: PartContent } | null
-  key?: KeySlot
+  /** The key; null sends none. */
+  key?: KeyUse
   timeoutMs?: number
   /** Retry a 429 with backoff (default true); the tier limit checks turn it off to see every refusal. */
   retry429?: boolean
@@ -133,16 +135,21 @@ export async function upload(api: TargetClient, spec: UploadSpec): Promise<Uploa
   const answer = ex.json
   const id =
     ex.status >= 200 && ex.status < 300 && isObject(answer) && typeof answer.id === 'string' ? answer.id : undefined
-  if (id !== undefined) created().set(id, spec.key ?? 'main')
+  // A file stored although no key, or an unknown one, was sent is the main account's where a fault served it so.
+  if (id !== undefined)
+    created().set(id, spec.key === undefined || spec.key === null || spec.key === 'invalid' ? 'main' : spec.key)
   return { ex, body, filename, purpose: spec.purpose, sentAt, id }
 }
 
-/** Deletes a file this run created; it is no longer tracked once the target answered 2xx or 404 (already gone). */
-export async function deleteFile(api: TargetClient, id: string): Promise<Exchange> {
+/**
+ * Deletes a file this run created, with the key that owns it (`owner` for one the run found stored although its
+ * upload was not answered with a file); it is no longer tracked once the target answered 2xx or 404 (already gone).
+ */
+export async function deleteFile(api: TargetClient, id: string, owner?: KeySlot): Promise<Exchange> {
   const ex = await api.request({
     method: 'DELETE',
     path: `/v1/files/${encodeURIComponent(id)}`,
-    key: created().get(id) ?? 'main',
+    key: created().get(id) ?? owner ?? 'main',
   })
   if ((ex.status >= 200 && ex.status < 300) || ex.status === 404) created().delete(id)
   return ex
@@ -152,7 +159,7 @@ export async function deleteFile(api: TargetClient, id: string): Promise<Exchang
  * For uploads a test expects refused: a target that stored the file anyway has it deleted at once, so that the
  * stray file cannot disturb another test's lists, and then the status is judged.
  */
-export async function expectRefused(
+export async function expectUploadStatus(
   api: TargetClient,
   up: Upload,
   statuses: number | readonly number[],
@@ -160,6 +167,12 @@ export async function expectRefused(
 ): Promise<void> {
   if (up.id !== undefined) await deleteFile(api, up.id).catch(() => undefined)
   expectStatus(up.ex, statuses, why)
+}
+
+/** For uploads a SHOULD expects refused (any 4xx other than 429, `expectRefused`): a stored file is deleted at once. */
+export async function expectUploadRefusal(api: TargetClient, up: Upload, why: string): Promise<void> {
+  if (up.id !== undefined) await deleteFile(api, up.id).catch(() => undefined)
+  expectRefused(up.ex, `the upload of ${up.filename}: ${why}`)
 }
 
 const CLEANUP_DEFAULTS = {

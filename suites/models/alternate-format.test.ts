@@ -1,6 +1,6 @@
 /** The alternate format, selected by x-api-key (Part 1 §2.3, §4.3, §5.3): list, retrieve, limit and cursors. */
 import { describe } from 'vitest'
-import { expectSchema, expectSetup, expectStatus, expectThat, precondition } from '../../harness/worker/assert.ts'
+import { expectSchema, expectSetup, expectSuccess, expectThat, precondition } from '../../harness/worker/assert.ts'
 import { skipTest } from '../../harness/worker/recorder.ts'
 import { listedItems, modelIds } from './model-list.ts'
 import { isObject } from '../../common/json.ts'
@@ -26,7 +26,7 @@ async function page(query: Record<string, string | number>): Promise<AlternatePa
 }
 
 function pageOf(ex: Exchange): AlternatePage {
-  expectStatus(ex, 200)
+  expectSuccess(ex)
   const body = ex.json
   precondition(
     isObject(body) && Array.isArray(body.data),
@@ -46,7 +46,7 @@ describe('alternate format with x-api-key (Part 1 §2.3, §4.3)', () => {
     'GET /v1/models with x-api-key answers data, first_id, last_id and has_more, items without extra',
     async () => {
       const ex = await api.get('/v1/models', { auth: 'x-api-key' })
-      expectStatus(ex, 200)
+      expectSuccess(ex)
       expectSchema(ex, 'models/alternate-list.json')
       const data = (ex.json as { data: unknown[] }).data
       const withExtra = data.flatMap((item, i) => (isObject(item) && 'extra' in item ? [`/data/${i} has extra`] : []))
@@ -63,7 +63,7 @@ describe('alternate format with x-api-key (Part 1 §2.3, §4.3)', () => {
       const ids = modelIds(listedItems(listEx) ?? [])
       if (ids.length === 0) skipTest('set-up failed: the alternate list named no model to retrieve')
       const ex = await api.get(`/v1/models/${encodeURIComponent(ids[0] as string)}`, { auth: 'x-api-key' })
-      expectStatus(ex, 200)
+      expectSuccess(ex)
       expectSchema(ex, 'models/alternate-retrieve.json')
     },
   )

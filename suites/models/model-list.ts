@@ -3,7 +3,7 @@
  * both a bare array and the usual `{ object: "list", data: [...] }` are accepted, and which one was seen is
  * recorded as an observation.
  */
-import { fail, expectStatus, precondition } from '../../harness/worker/assert.ts'
+import { expectSuccess, fail, is2xx, precondition } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
 import { mapLimit, memo } from '../../harness/worker/helpers.ts'
 import type { Exchange, TargetClient } from '../../harness/worker/http-client.ts'
@@ -54,7 +54,7 @@ export function modelFixtures(api: TargetClient): ModelFixtures {
   const fetchList = memo(() => api.get('/v1/models'))
   const fetchRetrieved = memo(async () => {
     const ex = await fetchList()
-    const items = ex.status === 200 ? listedItems(ex) : undefined
+    const items = is2xx(ex) ? listedItems(ex) : undefined
     if (items === undefined) return { listEx: ex, all: [] }
     const ids = modelIds(items)
     const all = await mapLimit(ids, 4, async (id) => ({
@@ -65,15 +65,15 @@ export function modelFixtures(api: TargetClient): ModelFixtures {
   })
   const list = async () => {
     const ex = await fetchList()
-    expectStatus(ex, 200)
+    expectSuccess(ex)
     return { ex, items: modelItems(ex) }
   }
   const retrieved = async () => {
     const { listEx, all } = await fetchRetrieved()
     precondition(
-      listEx.status === 200 && listedItems(listEx) !== undefined,
+      is2xx(listEx) && listedItems(listEx) !== undefined,
       'P1-2.3-model-list',
-      `GET /v1/models answered ${listEx.status}${listEx.status === 200 ? ' without a list' : ''}`,
+      `GET /v1/models answered ${listEx.status}${is2xx(listEx) ? ' without a list' : ''}`,
     )
     return all
   }

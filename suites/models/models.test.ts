@@ -5,7 +5,9 @@ import {
   expectSchema,
   expectSetup,
   expectStatus,
+  expectSuccess,
   expectThat,
+  is2xx,
   precondition,
 } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
@@ -13,6 +15,7 @@ import { randomSuffix } from '../../harness/worker/helpers.ts'
 import { observe } from '../../harness/worker/recorder.ts'
 import { schemas } from '../../harness/schema-registry.ts'
 import { check, target } from '../../harness/worker/suite.ts'
+import { tierOf } from '../shared/tier.ts'
 import { modelFixtures } from './model-list.ts'
 
 const api = target()
@@ -31,7 +34,7 @@ async function rateLimitsOf(): Promise<
   const all = await retrieved()
   const out = []
   for (const { id, ex } of all) {
-    precondition(ex.status === 200, 'P1-2.3-model-retrieve', `GET /v1/models/${id} answered ${ex.status}`)
+    precondition(is2xx(ex), 'P1-2.3-model-retrieve', `GET /v1/models/${id} answered ${ex.status}`)
     const body = ex.json
     const extra = isObject(body) && isObject(body.extra) ? body.extra : undefined
     const rateLimits = extra && isObject(extra.rate_limits) ? extra.rate_limits : undefined
@@ -65,21 +68,28 @@ describe('model list and retrieve (Part 1 §2.3, §4.3)', () => {
 
   check('P1-2.3-mode-values', 'mode is one of the eleven values, in list items and in extra.metadata', async () => {
     const { ex, items } = await list()
-    const bad: string[] = []
-    items.forEach((item, i) => {
-      if (isObject(item) && !schemas().validate('models/mode.json', item.mode).ok)
-        bad.push(`/data/${i}/mode: "${String(item.mode)}" (${String(item.id)})`)
-    })
-    expectThat(bad.length === 0, 'mode values from §2.3', bad, ex)
-    for (const { id, ex: rex } of await retrieved()) {
+    // A mode that is absent is no value: P1-2.3-model-list (and P1-2.3-model-retrieve) report it.
+    const listed = items.flatMap((item, i) => (isObject(item) && item.mode !== undefined ? [{ item, i }] : []))
+    const metadataModes = (await retrieved()).flatMap(({ id, ex: rex }) => {
       const body = rex.json
       const mode =
         isObject(body) && isObject(body.extra) && isObject(body.extra.metadata) ? body.extra.metadata.mode : undefined
-      if (mode === undefined) continue // absent metadata is P1-2.3-model-retrieve's to report
+      return mode === undefined ? [] : [{ id, mode, rex }]
+    })
+    precondition(
+      listed.length + metadataModes.length > 0,
+      'P1-2.3-model-list',
+      items.length === 0 ? 'the model list is empty' : 'no model carries mode, in the list or in extra.metadata',
+    )
+    const bad = listed
+      .filter(({ item }) => !schemas().validate('models/mode.json', item.mode).ok)
+      .map(({ item, i }) => `/data/${i}/mode: ${JSON.stringify(item.mode)} (${String(item.id)})`)
+    expectThat(bad.length === 0, 'mode values from §2.3', bad, ex)
+    for (const { id, mode, rex } of metadataModes) {
       expectThat(
         schemas().validate('models/mode.json', mode).ok,
         `extra.metadata.mode of ${id} from §2.3`,
-        `"${String(mode)}"`,
+        JSON.stringify(mode),
         rex,
       )
     }
@@ -92,7 +102,7 @@ describe('model list and retrieve (Part 1 §2.3, §4.3)', () => {
       const all = await retrieved()
       expectThat(all.length > 0, 'models to retrieve', 'an empty list')
       for (const { ex } of all) {
-        expectStatus(ex, 200)
+        expectSuccess(ex)
         expectSchema(ex, 'models/retrieve.json')
       }
     },
@@ -210,7 +220,7 @@ describe('extra.rate_limits (Part 1 §2.3)', () => {
       const disallowed: string[] = []
       for (const { id, minTier, tiers, current, ex } of await rateLimitsOf()) {
         expectThat(
-          current.tier === accountTier,
+          tierOf(current.tier) === accountTier,
           `${id}: extra.rate_limits.current.tier ${String(accountTier)} (account_tier of this key)`,
           `current.tier ${JSON.stringify(current.tier)}`,
           ex,

@@ -5,7 +5,8 @@
  * The reference names no way to list the native interface's models, so they are found by asking: the usable
  * models of GET /v1/models of the right mode, cheapest first (and those of the generation model's owner first
  * for speech), are tried with a tiny request until one answers 200. Each try is a billable call and is
- * estimated before it is sent. A target with none skips the tests that need one (a capability absent).
+ * estimated before it is sent. A target whose list gives no model of that mode, and whose user named none, skips
+ * the tests that need one naming the setting; one whose models were tried and refused, as a capability absent.
  */
 import { expectStatus, precondition } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
@@ -24,6 +25,7 @@ export interface ListedModel {
   minTier: number
   /** Per million tokens (the unit §4.9 states for the native models); unknown reads as 0. */
   input: number
+  cachedInput: number
   output: number
 }
 
@@ -34,6 +36,8 @@ const CHARS_PER_SECOND = 15
 const MAX_PROBES = 8
 /** Room for an answer of a few sentences, thinking included; keeps each call cheap. */
 export const MAX_OUTPUT = 256
+/** The cap where a model will not turn thinking off: room for its thinking and then some text. */
+export const ROOMY_OUTPUT = 2048
 
 export const SPEECH_TEXT = 'Hello from the conformance suite.'
 
@@ -73,6 +77,21 @@ export function speechBody(
   }
 }
 
+/**
+ * A text call whose answer the test reads: thinking off (thinkingBudget 0, "0 disables"), so that a thinking model
+ * cannot spend the cap before any text; where the model refuses that with 400, the same call with a larger cap.
+ * An empty candidate is then never the test's own doing.
+ */
+export async function withRoomForText(
+  send: (body: Record<string, unknown>) => Promise<Exchange>,
+): Promise<{ ex: Exchange; body: Record<string, unknown> }> {
+  const noThinking = textBody({}, { thinkingConfig: { thinkingBudget: 0 } })
+  const ex = await send(noThinking)
+  if (ex.status !== 400) return { ex, body: noThinking }
+  const roomy = textBody({}, { maxOutputTokens: ROOMY_OUTPUT })
+  return { ex: await send(roomy), body: roomy }
+}
+
 const roundUp = (usd: number): number => Math.ceil(usd * 1_000_000) / 1_000_000
 
 /** Input read as one token per character (an upper bound), output as the whole budget. */
@@ -96,11 +115,14 @@ function listed(item: Record<string, unknown>): ListedModel {
     ownedBy: String(item.owned_by ?? ''),
     minTier: typeof item.min_tier === 'number' ? item.min_tier : 0,
     input: typeof pricing.input === 'number' ? pricing.input : 0,
+    cachedInput: typeof pricing.cached_input === 'number' ? pricing.cached_input : 0,
     output: typeof pricing.output === 'number' ? pricing.output : 0,
   }
 }
 
 interface NativeModels {
+  /** A model id for a call without a valid key, and whether it is known to be served here (named or found). */
+  forKeylessCall: () => Promise<{ id: string; known: boolean }>
   /** Models the main key may use, cheapest output first. */
   usable: () => Promise<ListedModel[]>
   /** A model that answers generateContent with text. */
@@ -120,30 +142,38 @@ export function nativeModels(api: TargetClient): NativeModels {
     return all.filter((m) => m.minTier <= (tier ?? 0)).sort(namedFirst(named, (a, b) => a.output - b.output))
   })
 
-  /** The first candidate that answers 200, or undefined (never skips: callers decide). */
+  /** The first candidate that answers 2xx, or undefined (never skips: callers decide); `tried` says who was asked. */
   async function probe(
     candidates: ListedModel[],
     body: Record<string, unknown>,
     cost: (m: ListedModel) => number,
     what: string,
-  ): Promise<ListedModel | undefined> {
+  ): Promise<Probed> {
+    const tried = candidates.slice(0, MAX_PROBES).map((m) => m.id)
     for (const model of candidates.slice(0, MAX_PROBES)) {
       spend(cost(model), `native ${what} probe with ${model.id}`)
       let ex = await api.post(generatePath(model.id), body)
       // A target that refuses Bearer here (P2-5.1-native-bearer reports it) may still serve the native key.
       if (ex.status === 401) ex = await api.post(generatePath(model.id), body, nativeKeySpec(api))
-      if (ex.status === 200) {
+      if (ex.status >= 200 && ex.status < 300) {
         observe(`native ${what} model`, `${model.id} (owned_by ${model.ownedBy}) answers generateContent`)
-        return model
+        return { model, tried }
       }
     }
-    return undefined
+    return { model: undefined, tried }
   }
 
-  function orSkip(model: ListedModel | undefined, what: 'generation' | 'speech'): ListedModel {
+  function orSkip({ model, tried }: Probed, what: 'generation' | 'speech'): ListedModel {
+    const how = howToName(what === 'speech' ? 'native-speech' : 'native')
+    const mode = what === 'speech' ? 'audio_speech' : 'chat'
+    // No call made is no capability judged absent: the list only failed to point at a model.
+    if (model === undefined && tried.length === 0)
+      skipTest(
+        `GET /v1/models gives no model of mode ${mode} that this key may use, so no native ${what} model could be found by its mode; ${how}`,
+      )
     if (model === undefined)
       skipTest(
-        `capability absent: no ${what} model of GET /v1/models that this key may use answers POST /v1beta/models/{model}:generateContent; ${howToName(what === 'speech' ? 'native-speech' : 'native')}`,
+        `capability absent: none of ${tried.join(', ')} (GET /v1/models, mode ${mode}) answers POST /v1beta/models/{model}:generateContent; ${how}`,
       )
     return model
   }
@@ -160,7 +190,7 @@ export function nativeModels(api: TargetClient): NativeModels {
 
   const findSpeech = memo(async () => {
     // The provider's own speech models first: the owner of its generation model, where one was found.
-    const owner = (await findGeneration())?.ownedBy
+    const owner = (await findGeneration()).model?.ownedBy
     const all = (await usable()).filter((m) => m.mode === 'audio_speech')
     const candidates = [...all.filter((m) => m.ownedBy === owner), ...all.filter((m) => m.ownedBy !== owner)]
     return probe(candidates, speechBody(), (m) => speechCostUsd(m, SPEECH_TEXT), 'speech')
@@ -169,7 +199,28 @@ export function nativeModels(api: TargetClient): NativeModels {
   const generation = async (): Promise<ListedModel> => orSkip(await findGeneration(), 'generation')
   const speech = async (): Promise<ListedModel> => orSkip(await findSpeech(), 'speech')
 
-  return { usable, generation, speech }
+  /**
+   * A model for a call without a valid key, which needs no working key: the named native model, else the one found
+   * to answer generateContent, else the first chat model of the list; `known` is false for that last one, which the
+   * native interface may not serve and so may refuse before it reads the key.
+   */
+  async function forKeylessCall(): Promise<{ id: string; known: boolean }> {
+    const named = namedModel('native')
+    if (named !== undefined) return { id: named, known: true }
+    // A key the list refuses finds no model here; the call without a key needs none.
+    if ((await api.get('/v1/models')).status !== 200) return { id: 'gc-native-model', known: false }
+    const found = (await findGeneration()).model
+    if (found !== undefined) return { id: found.id, known: true }
+    const chat = (await usable()).find((m) => m.mode === 'chat')
+    return { id: chat?.id ?? 'gc-native-model', known: false }
+  }
+
+  return { usable, generation, speech, forKeylessCall }
+}
+
+interface Probed {
+  model: ListedModel | undefined
+  tried: string[]
 }
 
 /**

@@ -3,8 +3,9 @@
  * at run time, request bodies, and cost estimates from the prices §4.9 states.
  *
  * The reference names the two models only as placeholders (<tts_flash_model>, <tts_pro_model>): the target's
- * names for them come from GATEWAY_NAMES; without them, the usable audio_speech models of GET /v1/models are
- * tried with a tiny request, and those that answer 200 are the models.
+ * names for them come from GATEWAY_NAMES, or else from the prices §4.9 states for each (a listed model priced so,
+ * whatever its mode); the usable audio_speech models of GET /v1/models are tried too, with a tiny request, and
+ * those that answer 2xx serve the other checks.
  */
 import { precondition } from '../../harness/worker/assert.ts'
 import { memo } from '../../harness/worker/helpers.ts'
@@ -81,25 +82,51 @@ export async function synthesize(
 /** The two models §4.9 names with placeholders; GATEWAY_NAMES gives the target's names for them. */
 export const REFERENCE_MODELS = ['<tts_flash_model>', '<tts_pro_model>'] as const
 
+/** §4.9: "flash model input 0.50, cached input 0.25, audio output 10.00; pro model input 1.00, cached input 0.50, output 20.00". */
+const STATED_PRICES: Record<
+  (typeof REFERENCE_MODELS)[number],
+  Pick<ListedModel, 'input' | 'cachedInput' | 'output'>
+> = {
+  '<tts_flash_model>': { input: 0.5, cachedInput: 0.25, output: 10 },
+  '<tts_pro_model>': { input: 1, cachedInput: 0.5, output: 20 },
+}
+
+/** The target's id for a reference model: the one GATEWAY_NAMES gives, else the one listed at its stated prices. */
+function referenceId(reference: (typeof REFERENCE_MODELS)[number], listed: ListedModel[]): Identified | undefined {
+  if (isNamed(reference)) return { reference, id: targetName(reference), by: 'GATEWAY_NAMES' }
+  const price = STATED_PRICES[reference]
+  const found = listed.find(
+    (m) => m.input === price.input && m.cachedInput === price.cachedInput && m.output === price.output,
+  )
+  return found === undefined ? undefined : { reference, id: found.id, by: 'the prices §4.9 states' }
+}
+
+interface Identified {
+  reference: string
+  id: string
+  by: string
+}
+
 interface SynthesisModels {
   /** Every usable model that answered text:synthesize, cheapest first; skips the test when there is none. */
   all: () => Promise<ListedModel[]>
   /** The cheapest of them. */
   first: () => Promise<ListedModel>
-  /** The reference models the user named, each with the answer of its first try. */
-  named: () => Promise<Array<{ reference: string; id: string; ex: Exchange }>>
+  /** The reference models named by GATEWAY_NAMES or found by their prices, each with the answer of its first try. */
+  named: () => Promise<Array<Identified & { ex: Exchange }>>
 }
 
 function stub(id: string): ListedModel {
-  return { id, mode: 'audio_speech', ownedBy: '', minTier: 0, input: 0, output: 0 }
+  return { id, mode: 'audio_speech', ownedBy: '', minTier: 0, input: 0, cachedInput: 0, output: 0 }
 }
 
 export function synthesisModels(api: TargetClient): SynthesisModels {
   const found = memo(async () => {
     const usable = await nativeModels(api).usable()
-    // The user's names first: GATEWAY_NAMES for the reference's placeholders, then GATEWAY_MODELS synthesis=.
+    // The reference's models first (GATEWAY_NAMES, or their stated prices), then GATEWAY_MODELS synthesis=.
+    const identified = REFERENCE_MODELS.flatMap((reference) => referenceId(reference, usable) ?? [])
     const namedIds = [
-      ...REFERENCE_MODELS.filter(isNamed).map(targetName),
+      ...identified.map((m) => m.id),
       ...[namedModel('synthesis')].filter((id): id is string => id !== undefined),
     ].filter((id, i, all) => all.indexOf(id) === i)
     const first = namedIds.map((id) => usable.find((m) => m.id === id) ?? stub(id))
@@ -112,28 +139,29 @@ export function synthesisModels(api: TargetClient): SynthesisModels {
     for (const model of candidates) {
       const ex = await synthesize(api, synthesisBody({ model: model.id }))
       tried.set(model.id, ex)
-      if (ex.status === 200) serving.push(model)
+      if (ex.status >= 200 && ex.status < 300) serving.push(model)
     }
     observe(
       'text:synthesize models',
       serving.length === 0 ? `none of ${candidates.map((m) => m.id).join(', ')}` : serving.map((m) => m.id).join(', '),
     )
-    return { serving, tried }
+    return { serving, tried, identified }
   })
   const all = async (): Promise<ListedModel[]> => {
-    const { serving } = await found()
-    if (serving.length === 0)
+    const { serving, tried } = await found()
+    const how = `${howToNameId(REFERENCE_MODELS[0])}, or ${howToName('synthesis')}`
+    // No call made is no capability judged absent: the list only failed to point at a model.
+    if (tried.size === 0)
       skipTest(
-        `capability absent: no audio_speech model of GET /v1/models that this key may use answers POST /v1/text:synthesize; ${howToNameId(REFERENCE_MODELS[0])}, or ${howToName('synthesis')}`,
+        `GET /v1/models gives no model of mode audio_speech, nor one at the prices §4.9 states, that this key may use, so no synthesis model could be found; ${how}`,
       )
+    if (serving.length === 0)
+      skipTest(`capability absent: none of ${[...tried.keys()].join(', ')} answers POST /v1/text:synthesize; ${how}`)
     return serving
   }
   const named = async () => {
-    const { tried } = await found()
-    return REFERENCE_MODELS.filter(isNamed).map((reference) => {
-      const id = targetName(reference)
-      return { reference, id, ex: tried.get(id) as Exchange }
-    })
+    const { tried, identified } = await found()
+    return identified.map((m) => ({ ...m, ex: tried.get(m.id) as Exchange }))
   }
   return { all, first: async () => (await all())[0] as ListedModel, named }
 }

@@ -4,9 +4,11 @@
  * - a model whose min_tier is above the key's tier is refused, never served (§1.5: the tier sets which models can
  *   be used);
  * - a burst from rest against the usable model whose per-minute request limit (extra.rate_limits.current.rpm of its
- *   record, §2.3) is the cheapest to reach ends in a 429 with the compatible body of §7 once more
- *   calls than any allowed limiter admits (L + L·T/minute, buckets.ts) were made;
- * - that 429's Retry-After, when present, is whole seconds and waiting it is enough (SHOULD).
+ *   record, §2.3) is the cheapest to reach ends in a 429 once more calls than any allowed limiter admits
+ *   (L + L·T/minute, buckets.ts) were made (§8.3), and that 429 has the compatible body of §7;
+ * - that 429's Retry-After, when present, is whole seconds and waiting it is enough (SHOULD);
+ * - with a second key of the main key's account, the model's limit holds for both keys together (§8.3: shared by
+ *   all keys of the organization).
  *
  * Bursts spend real calls: at most TIERS_DEFAULTS.burstCapLoopback against a target on this machine and
  * burstCapRemote elsewhere; a tier whose smallest limit is above the cap is skipped with that reason, and every
@@ -19,6 +21,7 @@ import type { KeySlot } from '../../harness/setup/config.ts'
 import type { Exchange } from '../../harness/worker/http-client.ts'
 import { skipTest } from '../../harness/worker/recorder.ts'
 import { check, runConfig, spend } from '../../harness/worker/suite.ts'
+import { tierOf } from '../shared/tier.ts'
 import {
   agreedTier,
   burstCap,
@@ -118,7 +121,7 @@ async function currentOf(
       ? body.extra.rate_limits.current
       : undefined
   return {
-    ...(isObject(current) && typeof current.tier === 'number' ? { tier: current.tier } : {}),
+    ...(isObject(current) && tierOf(current.tier) !== undefined ? { tier: tierOf(current.tier) } : {}),
     ...(isObject(current) && typeof current.rpm === 'number' ? { rpm: current.rpm } : {}),
     ...(isObject(current) && typeof current.tpm === 'number' ? { tpm: current.tpm } : {}),
     ex,
@@ -135,12 +138,18 @@ interface BurstStudy {
 
 let bursts: TierStudies<BurstStudy> = new Map()
 
-async function burstStudy(slot: KeySlot): Promise<BurstStudy | string> {
+/** A model to burst on, its rpm and the most calls a burst on it may make; a string says why there is none. */
+interface BurstPick {
+  model: ListedModel
+  rpm: number
+  max: number
+  call: (key: KeySlot) => Promise<Exchange>
+  /** What one call costs, to reserve against the budget. */
+  unitUsd: number
+}
+
+async function pickBurst(slot: KeySlot, tier: number): Promise<BurstPick | string> {
   const models = await modelsFor(slot)
-  const first = models[0]
-  if (!first) return 'the model list with this key is empty'
-  const tier = agreedTier(slot, (await currentOf(slot, first.id)).tier)
-  if (typeof tier === 'string') return tier
   const candidates: Array<{ model: ListedModel; rpm: number }> = []
   for (const model of models.filter((m) => m.minTier <= tier && CALLS[m.mode] !== undefined)) {
     const { rpm } = await currentOf(slot, model.id)
@@ -162,24 +171,74 @@ async function burstStudy(slot: KeySlot): Promise<BurstStudy | string> {
     const smallest = [...candidates].sort((a, b) => a.rpm - b.rpm)[0]!
     return `the smallest per-minute limit this key has on a callable model is ${smallest.rpm} (${smallest.model.id}), above the burst cap of ${cap} calls for this target`
   }
-  const max = maxFor(pick.rpm)
   const how = CALLS[pick.model.mode]!
-  const call = () => api.post(how.path, how.body(pick.model.id), { key: slot, retry429: false })
+  return {
+    ...pick,
+    max: maxFor(pick.rpm),
+    call: (key) => api.post(how.path, how.body(pick.model.id), { key, retry429: false }),
+    unitUsd: how.unitUsd(pick.model.price),
+  }
+}
+
+async function burstStudy(slot: KeySlot): Promise<BurstStudy | string> {
+  const models = await modelsFor(slot)
+  const first = models[0]
+  if (!first) return 'the model list with this key is empty'
+  const tier = agreedTier(slot, (await currentOf(slot, first.id)).tier)
+  if (typeof tier === 'string') return tier
+  const pick = await pickBurst(slot, tier)
+  if (typeof pick === 'string') return pick
+  const call = () => pick.call(slot)
   // Drain to the limit first, then measure from rest.
   spend(
-    2 * max * how.unitUsd(pick.model.price),
-    `up to ${2 * max} calls to ${pick.model.id} to reach its rate limit from rest`,
+    2 * pick.max * pick.unitUsd,
+    `up to ${2 * pick.max} calls to ${pick.model.id} to reach its rate limit from rest`,
   )
-  const drain = await burstUntil429(call, max)
+  const drain = await burstUntil429(call, pick.max)
   await waitMs(untilRestMs(drain.refused ?? drain.all.at(-1)!))
-  const burst = await burstUntil429(call, max)
+  const burst = await burstUntil429(call, pick.max)
   const study: BurstStudy = { model: pick.model, rpm: pick.rpm, burst }
   const retryAfter = burst.refused ? retryAfterWithinMinute(burst.refused) : undefined
   if (retryAfter !== undefined) {
-    spend(how.unitUsd(pick.model.price), `one call to ${pick.model.id} after Retry-After`)
+    spend(pick.unitUsd, `one call to ${pick.model.id} after Retry-After`)
     await waitMs(retryAfter)
     study.afterRetryAfter = await call()
   }
+  return study
+}
+
+/**
+ * §8.3: a model's limits are the organization's, shared by all its keys. With the main key and a second key of the
+ * same account: drain the model with the main key, wait for rest, then calls alternating between the two keys until
+ * a 429. Limits per key would admit about twice the rpm; shared ones at most L + L·T/minute in all.
+ */
+interface SharedStudy {
+  model: ListedModel
+  rpm: number
+  /** The main key's drain: its 429 shows the rpm holds for one key. */
+  drain: Burst
+  burst?: Burst
+}
+
+const SECOND_KEY = `set GATEWAY_API_KEY_SECOND to a second key of GATEWAY_API_KEY's account`
+
+async function sharedStudy(): Promise<SharedStudy | string> {
+  if (!api.hasKey('second')) return `no second key of one account: ${SECOND_KEY}`
+  const models = await modelsFor('main')
+  const first = models[0]
+  if (!first) return 'the model list with the main key is empty'
+  const tier = (await currentOf('main', first.id)).tier
+  if (tier === undefined) return 'extra.rate_limits.current of a model retrieved with the main key gives no tier'
+  const pick = await pickBurst('main', tier)
+  if (typeof pick === 'string') return pick
+  spend(2 * pick.max * pick.unitUsd, `up to ${2 * pick.max} calls to ${pick.model.id} with two keys of one account`)
+  const drain = await burstUntil429(() => pick.call('main'), pick.max)
+  const study: SharedStudy = { model: pick.model, rpm: pick.rpm, drain }
+  if (!drain.refused) return study
+  await waitMs(untilRestMs(drain.refused))
+  let i = 0
+  const keys: readonly KeySlot[] = ['main', 'second']
+  study.burst = await burstUntil429(() => pick.call(keys[i++ % 2]!), pick.max)
   return study
 }
 
@@ -251,6 +310,7 @@ async function tokenStudy(slot: KeySlot): Promise<TokenStudy | string> {
 }
 
 let tokenStudies: TierStudies<TokenStudy> = new Map()
+let shared: Promise<SharedStudy | string> = Promise.resolve('not started')
 
 beforeAll(() => {
   bursts = startPerTier(api, burstStudy)
@@ -261,6 +321,10 @@ beforeAll(() => {
     await burstsDone
     return tokenStudy(slot)
   })
+  // Last: the main key's account is often one of the tiers' (the tier-2 key here), whose model pools it shares.
+  const tokensDone = Promise.all([...tokenStudies.values()].map((running) => running.catch(() => undefined)))
+  shared = tokensDone.then(sharedStudy)
+  shared.catch(() => undefined)
 })
 
 const studyOf = (slot: KeySlot) => studyFor(bursts, slot)
@@ -297,22 +361,25 @@ describe.each(TIER_SLOTS.map((slot) => [slot]))(
     )
 
     check(
+      'P1-8.3-model-rpm',
+      `${slot}: a model's requests per minute (extra.rate_limits.current.rpm) hold`,
+      async () => {
+        const s = await studyOf(slot)
+        expectWithinRpm(s.model, s.rpm, s.burst, 'for this key')
+      },
+      options,
+    )
+
+    check(
       'P1-7-compatible-429-body',
       `${slot}: a 429 on a compatible endpoint has the §7 error object`,
       async () => {
         const s = await studyOf(slot)
-        if (!s.burst.refused) {
-          const most = mostAdmittedFromRest(s.rpm, s.burst.all)
-          expectThat(
-            s.burst.admitted.length <= most,
-            `a 429 once more than ${most} calls were admitted from rest to ${s.model.id} (rpm ${s.rpm} for this key, plus what ${minuteMs() / 1000} s minutes refill over ${(spanMs(s.burst.all) / 1000).toFixed(2)} s)`,
-            `${s.burst.admitted.length} calls admitted and no 429`,
-            s.burst.all.at(-1),
-          )
-          skipTest(
-            `no 429 in ${s.burst.all.length} calls to ${s.model.id} over ${(spanMs(s.burst.all) / 1000).toFixed(1)} s: within what ${s.rpm} per minute allows`,
-          )
-        }
+        precondition(
+          s.burst.refused !== undefined,
+          'P1-8.3-model-rpm',
+          `no 429 in ${s.burst.all.length} calls to ${s.model.id} (rpm ${s.rpm}), so there is no 429 body to judge`,
+        )
         const error = compatibleErrorOf(s.burst.refused!)
         expectThat(error !== undefined, 'a body {error: {...}}', s.burst.refused!.text.slice(0, 200), s.burst.refused)
         const problems = [
@@ -354,6 +421,38 @@ describe.each(TIER_SLOTS.map((slot) => [slot]))(
     )
   },
 )
+
+/** From rest, at most L + L·T/minute calls admitted before a 429 (a skip where no 429 came within that). */
+function expectWithinRpm(model: ListedModel, rpm: number, burst: Burst, whose: string): void {
+  const most = mostAdmittedFromRest(rpm, burst.all)
+  const span = `${(spanMs(burst.all) / 1000).toFixed(2)} s`
+  expectThat(
+    burst.admitted.length <= most,
+    `a 429 once more than ${most} calls were admitted from rest to ${model.id} (rpm ${rpm} ${whose}, plus what ${minuteMs() / 1000} s minutes refill over ${span})`,
+    `${burst.admitted.length} calls admitted ${burst.refused ? 'before the 429' : 'and no 429'}`,
+    burst.refused ?? burst.all.at(-1),
+  )
+  if (!burst.refused)
+    skipTest(`no 429 in ${burst.all.length} calls to ${model.id} over ${span}: within what ${rpm} per minute allows`)
+}
+
+describe('model limits shared by the keys of one account (Part 1 §8.3)', () => {
+  check(
+    'P1-8.3-model-limits-shared',
+    "two keys of one account share a model's requests per minute",
+    async () => {
+      const s = await shared
+      if (typeof s === 'string') skipTest(s)
+      precondition(
+        s.drain.refused !== undefined,
+        'P1-8.3-model-rpm',
+        `no 429 in ${s.drain.all.length} calls to ${s.model.id} with the main key alone (rpm ${s.rpm})`,
+      )
+      expectWithinRpm(s.model, s.rpm, s.burst!, 'for the account, calls alternating between its two keys')
+    },
+    options,
+  )
+})
 
 describe.each(TIER_SLOTS.map((slot) => [slot]))('tokens per minute with the %s key (Part 1 §8.3)', (slot) => {
   check(

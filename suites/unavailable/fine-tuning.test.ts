@@ -4,7 +4,7 @@
  * jobs are created with a placeholder file id, and where the target refuses it, only listed jobs are checked.
  */
 import { afterAll, describe } from 'vitest'
-import { expectEach, expectSchema, expectStatus } from '../../harness/worker/assert.ts'
+import { expectEach, expectSchema, expectStatus, expectSuccess } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/worker/helpers.ts'
 import type { Exchange } from '../../harness/worker/http-client.ts'
@@ -54,10 +54,10 @@ describe('fine-tuning, where offered (Part 1 §2.9, §3, §4.9)', () => {
         expectSchema(ex, 'unavailable/fine-tuning-job.json', bodyOf(ex), 'the created job')
         const id = String(bodyOf(ex).id)
         const got = await api.get(`${PATH}/${id}`)
-        expectStatus(got, 200)
+        expectSuccess(got)
         expectSchema(got, 'unavailable/fine-tuning-job.json', bodyOf(got), 'the retrieved job')
         const cancelled = await api.post(`${PATH}/${id}/cancel`, {})
-        expectStatus(cancelled, 200)
+        expectSuccess(cancelled)
         expectSchema(cancelled, 'unavailable/fine-tuning-job.json', bodyOf(cancelled), 'the cancelled job')
       } else {
         observe(
@@ -66,7 +66,7 @@ describe('fine-tuning, where offered (Part 1 §2.9, §3, §4.9)', () => {
         )
       }
       const list = await api.get(PATH)
-      expectStatus(list, 200)
+      expectSuccess(list)
       const items = listItems(list)
       if (!isOffered(ex) && items.length === 0)
         skipTest('no fine-tuning job to check: none listed, and none could be created without a real training file')

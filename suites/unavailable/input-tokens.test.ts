@@ -1,6 +1,6 @@
 /** Token counting, announced and unavailable (Part 1 §4.6, §7): judged only where the target offers it. */
 import { describe } from 'vitest'
-import { expectSchema, expectStatus, expectThat } from '../../harness/worker/assert.ts'
+import { expectSchema, expectSuccess, expectThat } from '../../harness/worker/assert.ts'
 import { memo } from '../../harness/worker/helpers.ts'
 import { check, target } from '../../harness/worker/suite.ts'
 import { catalogueFixture, modelFor } from '../chat/fixtures.ts'
@@ -31,7 +31,7 @@ describe('token counting (Part 1 §4.6)', () => {
       requireOffered(ex, 'token counting')
       expectSchema(ex, 'unavailable/input-tokens.json', bodyOf(ex))
       const more = await long()
-      expectStatus(more, 200)
+      expectSuccess(more)
       expectSchema(more, 'unavailable/input-tokens.json', bodyOf(more))
       const [a, b] = [bodyOf(ex).input_tokens as number, bodyOf(more).input_tokens as number]
       expectThat(b > a, `more input_tokens for the longer input than the ${a} of the shorter`, `${b}`, more)

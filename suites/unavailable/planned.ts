@@ -63,13 +63,11 @@ export function validates(ref: string, value: unknown): boolean {
 }
 
 /** A one-row JSONL batch input (§4.9: custom_id, one endpoint, one model), uploaded with purpose batch. */
-export async function uploadBatchInput(api: TargetClient, model: string): Promise<{ id: string; uploaded: boolean }> {
-  const row = {
-    custom_id: 'gc-row-1',
-    method: 'POST',
-    url: '/v1/chat/completions',
-    body: { model, messages: [{ role: 'user', content: 'Say hello.' }], max_completion_tokens: 8 },
-  }
+export async function uploadBatchInput(
+  api: TargetClient,
+  request: { url: string; body: Record<string, unknown> },
+): Promise<{ id: string; uploaded: boolean }> {
+  const row = { custom_id: 'gc-row-1', method: 'POST', ...request }
   const body = multipartBody([['purpose', 'batch']], {
     filename: runFileName(runConfig().runId, 'batch-input', 'jsonl'),
     contentType: 'application/jsonl',

@@ -22,7 +22,7 @@ import { requirements, families } from '../../harness/requirements.ts'
 import { runReportProblems } from '../unit/harness/run-report-checks.ts'
 import { canaryKeys, leaks } from '../support/canary.ts'
 import { startGatewayThread } from '../support/gateway-thread.ts'
-import { withRun, type ConformanceRun } from '../support/run-conformance.ts'
+import { modelsEnv, withRun, type ConformanceRun } from '../support/run-conformance.ts'
 
 const canaries = canaryKeys()
 const ALL_BUT_TIERS = families()
@@ -97,7 +97,7 @@ function expectComplete(run: ConformanceRun, inRun: (family: string) => boolean)
 // The slow tiers run goes alone after them: its bursts must fit in one rate-limit minute, which a run beside it can
 // stretch past (no 429 provoked, so nothing proven).
 test.concurrent('with 300 ms before every route answers, every family but tiers is conformant, and no canary key in anything it wrote or printed', async () => {
-  await withRun(['--base-url', slow.url, '--family', ALL_BUT_TIERS], env, (run) => {
+  await withRun(['--base-url', slow.url, '--family', ALL_BUT_TIERS], { ...env, ...modelsEnv(slow.models) }, (run) => {
     expectConformant(run)
     expectComplete(run, (family) => family !== 'tiers')
     expect(readFileSync(join(run.reportRoot, 'latest', 'exchanges.har'), 'utf8')).toContain('(after all tests)') // the videos family's cleanup

@@ -13,7 +13,7 @@ import { keyEnv, withRun } from '../support/run-conformance.ts'
 
 const NATIVE_HEADER = 'x-vendor-api-key'
 const MODELS =
-  'embedding=gw-embed-1,image=gw-image-1,completion=gw-complete-1,chat=gw-chat-mini,responses=gw-chat-mini,reasoning=gw-reasoner,moderation=omni-moderation-latest,native=nv-gen-flash,native-speech=nv-speech-flash-preview'
+  'embedding=gw-embed-1,image=gw-image-1,completion=gw-complete-1,chat=gw-chat-mini,responses=gw-chat-mini,reasoning=gw-reasoner,moderation=omni-moderation-latest,native=nv-gen-flash,native-speech=nv-speech-flash-preview,chat-audio=gw-chat'
 const JUDGED = ['responses', 'chat', 'compatible', 'moderation', 'native']
 
 let gateway: EmbeddedGateway
@@ -50,7 +50,9 @@ describe("a model list without the reference's fields", () => {
       expect(
         [...reasons].filter(
           (reason) =>
-            !/GATEWAY_MODELS \(or --models\) with (chat|responses|reasoning|moderation)=<model id>/.test(reason),
+            !/GATEWAY_MODELS \(or --models\) with (chat|chat-audio|responses|reasoning|moderation)=<model id>/.test(
+              reason,
+            ),
         ),
       ).toEqual(['no usable chat model gives max_input_tokens of at most 1000000 (too large to overflow cheaply)'])
     })

@@ -16,7 +16,7 @@ import { REAL_NAMES } from '../../gateway/variations.ts'
 import { DEFAULTS } from '../../harness/setup/config.ts'
 import type { RequirementResult } from '../../harness/report/results.ts'
 import { startGatewayThread } from '../support/gateway-thread.ts'
-import { keyEnv, withRun, type ConformanceRun } from '../support/run-conformance.ts'
+import { keyEnv, modelsEnv, withRun, type ConformanceRun } from '../support/run-conformance.ts'
 
 let gateway: EmbeddedGateway
 let unnamed: EmbeddedGateway
@@ -59,7 +59,7 @@ function failedMust(run: ConformanceRun): string[] {
 }
 
 test.concurrent('a whole run against real choices, told their names, fails no MUST and ends conformant', async () => {
-  await withRun(['--base-url', gateway.url, '--names', NAMES], env, (run) => {
+  await withRun(['--base-url', gateway.url, '--names', NAMES], { ...env, ...modelsEnv(gateway.models) }, (run) => {
     expect(failedMust(run)).toEqual([])
     const warnings = run.summary!.requirements.filter((r) => r.status === 'warn')
     // Listed, not judged: which SHOULD readings this gateway's choices departed from.

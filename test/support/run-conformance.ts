@@ -79,6 +79,15 @@ export function keyEnv(keys: Record<string, string>, names: Record<string, strin
   return Object.fromEntries(Object.entries(keys).map(([slot, value]) => [names[slot] as string, value]))
 }
 
+/**
+ * GATEWAY_MODELS for what a reference gateway's model list cannot show (its audio chat model), as a user names a
+ * target's: an embedded run gets it from the gateway itself, a run given a base URL must be told.
+ */
+export function modelsEnv(models: Readonly<Record<string, string>>): Record<string, string> {
+  const pairs = Object.entries(models).map(([capability, id]) => `${capability}=${id}`)
+  return pairs.length === 0 ? {} : { GATEWAY_MODELS: pairs.join(',') }
+}
+
 /** A tiny semaphore: child conformance runs are CPU-heavy, and this machine has two cores. */
 export function limiter(concurrency: number): <T>(fn: () => Promise<T>) => Promise<T> {
   let active = 0

@@ -55,7 +55,12 @@ describe('transaction records (sections 1.4, 2.2)', () => {
       status_code: 200,
       stream: false,
       tokens: { total: 0, prompt: 0, completion: 0, reasoning: 0, cached: 0 },
+      // Beside the fields of section 2.2: the key api_key_id filters by, hidden under transactions-no-key-id.
+      api_key_id: expect.any(Number),
     })
+    const hidden = testGateway({ clock, variations: ['transactions-no-key-id'] })
+    await hidden.call('/v1/models/gw-reasoner')
+    expect((await hidden.call('/user/v1/transactions')).body.transactions[0]).not.toHaveProperty('api_key_id')
   })
 
   it('records failed calls too: unknown model ids, 400s and unknown routes', async () => {

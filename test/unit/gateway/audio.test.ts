@@ -563,6 +563,23 @@ describe('choices the reference leaves open (gateway/variations.ts)', () => {
     expect((await transcribe([['model', 'gw-transcribe-1']], text, 'translations', on)).status).toBe(415)
   })
 
+  it('range-refusals-422 refuses speed, input and temperature past their range with 422', async () => {
+    const on = varied('range-refusals-422')
+    expect((await speech({ ...hello, speed: 4.01 }, on)).status).toBe(422)
+    expect((await speech({ ...hello, input: 'a'.repeat(4097) }, on)).status).toBe(422)
+    expect((await speech({ ...hello, speed: 4 }, on)).status).toBe(200)
+    const hot = await transcribe(
+      [
+        ['model', 'gw-transcribe-1'],
+        ['temperature', '1.01'],
+      ],
+      undefined,
+      'transcriptions',
+      on,
+    )
+    expect(hot.status).toBe(422)
+  })
+
   it('audio-upload-mib moves the upload limit to 25 MiB', async () => {
     const on = varied('audio-upload-mib')
     const file = { filename: 'big.wav', content: wavOfSize(25_000_001).bytes }

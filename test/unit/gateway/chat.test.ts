@@ -409,3 +409,29 @@ describe('variations (gateway/variations.ts)', () => {
     expect((await ask({})).status).toBe(200)
   })
 })
+
+describe('the audio-capable fields on the audio model (section 4.7)', () => {
+  const wav = Buffer.from('RIFF0000WAVEfmt ').toString('base64')
+  const spoken = { modalities: ['text', 'audio'], audio: { voice: 'alloy', format: 'wav' } }
+
+  it('gw-chat takes input_audio, answers in audio and takes that audio back by id', async () => {
+    const content = [{ type: 'input_audio', input_audio: { data: wav, format: 'wav' } }]
+    expect((await post({ model: 'gw-chat', messages: [{ role: 'user', content }] })).status).toBe(200)
+    const answer = await post({ model: 'gw-chat', messages: [user('Hi')], ...spoken })
+    expect(answer.status).toBe(200)
+    const audio = answer.body.choices[0].message.audio
+    expect(audio).toMatchObject({ id: expect.any(String), data: expect.any(String), transcript: expect.any(String) })
+    const again = [user('Hi'), { role: 'assistant', audio: { id: audio.id } }, user('Bye')]
+    expect((await post({ model: 'gw-chat', messages: again, ...spoken })).status).toBe(200)
+  })
+
+  it('refuses audio output without its audio object, and every audio field under chat-audio-refused', async () => {
+    expect((await post({ model: 'gw-chat', messages: [user('Hi')], modalities: ['audio'] })).status).toBe(400)
+    const faulty = testGateway({ faults: ['chat-audio-refused'] })
+    const response = await faulty.call('/v1/chat/completions', {
+      method: 'POST',
+      body: { model: 'gw-chat', messages: [user('Hi')], ...spoken },
+    })
+    expect(response.status).toBe(400)
+  })
+})

@@ -208,8 +208,13 @@ describe('smoke: a few faults do what they say', () => {
 
   it('transaction faults: not recorded, stream true, failed calls dropped', async () => {
     const notRecorded = testGateway({ faults: ['transaction-not-recorded'] })
-    const retrieve = await notRecorded.call('/v1/models/gw-chat')
-    expect(notRecorded.state.transactions.findById(retrieve.id)).toBeUndefined()
+    const served = await notRecorded.call('/v1/responses', {
+      method: 'POST',
+      body: { model: 'gw-chat', input: 'Hi', max_output_tokens: 16, store: false },
+    })
+    expect(served.status).toBe(200)
+    expect(notRecorded.state.transactions.findById(served.id)).toBeUndefined()
+    expect(notRecorded.state.transactions.findById((await notRecorded.call('/v1/models/gw-chat')).id)).toBeDefined()
     const missing = await notRecorded.call('/v1/models/nope')
     expect(notRecorded.state.transactions.findById(missing.id)).toBeDefined()
     const streaming = testGateway({ faults: ['transaction-stream-true'] })

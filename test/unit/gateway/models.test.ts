@@ -209,3 +209,13 @@ describe('the disallowed-current-null variation', () => {
     expect(allowed.body.extra.rate_limits.current).toEqual({ tier: 2, ...allowed.body.extra.rate_limits.tiers['2'] })
   })
 })
+
+describe('the current-tier-string variation', () => {
+  const strings = testGateway({ variations: ['current-tier-string'] })
+
+  it("writes current's tier as the number's string, its rpm and tpm as they are", async () => {
+    const open = CATALOGUE.find((model) => model.minTier <= 2) as (typeof CATALOGUE)[number]
+    const { body } = await strings.call(`/v1/models/${open.id}`)
+    expect(body.extra.rate_limits.current).toEqual({ tier: '2', ...body.extra.rate_limits.tiers['2'] })
+  })
+})

@@ -259,6 +259,21 @@ describe('choices the reference leaves open (gateway/variations.ts)', () => {
     await on.app.close()
   })
 
+  it('native-thinking-first spends a small cap on thinking alone; the cheaper model refuses thinkingBudget 0', async () => {
+    const on = testGateway({ variations: ['native-thinking-first', 'range-refusals-422'] })
+    const capped = await on.call(path('nv-gen-pro'), { method: 'POST', body: text })
+    expect(capped.status).toBe(200)
+    expect(capped.body.candidates[0].content).toEqual({ role: 'model' })
+    expect(capped.body.usageMetadata.candidatesTokenCount).toBeUndefined()
+    const off = { ...text, generationConfig: { maxOutputTokens: 200, thinkingConfig: { thinkingBudget: 0 } } }
+    expect((await on.call(path('nv-gen-flash'), { method: 'POST', body: off })).status).toBe(400)
+    const thinkingOff = await on.call(path('nv-gen-pro'), { method: 'POST', body: off })
+    expect(thinkingOff.body.candidates[0].content.parts[0].text).toEqual(expect.any(String))
+    const hot = { ...text, generationConfig: { temperature: 2.01 } }
+    expect((await on.call(path('nv-gen-pro'), { method: 'POST', body: hot })).status).toBe(422)
+    await on.app.close()
+  })
+
   it('thinking-levels-per-model leaves medium to the other model', async () => {
     const on = testGateway({ variations: ['thinking-levels-per-model'] })
     const medium = { ...text, generationConfig: { thinkingConfig: { thinkingLevel: 'medium' } } }

@@ -265,7 +265,7 @@ describe('transactions (Part 1 §2.2)', () => {
     ).toEqual([])
   })
 
-  test('stream true is not judged for a call that asked for a stream; a transaction listed again shows the same fields', () => {
+  test('stream true is not judged for a call that asked for a stream; a transaction listed again keeps what its call fixed', () => {
     const streamed = call('POST', '/v1/responses', undefined, {
       svcId: 'svc-call',
       asked: { stream: true },
@@ -287,10 +287,31 @@ describe('transactions (Part 1 §2.2)', () => {
         call('GET', '/user/v1/transactions', { transactions: [tx({ id: 'svc-speech', stream: true })] }),
       ]),
     ).toEqual([])
+    // Token counts, model, provider and created_at may be settled after a first listing: not compared.
     expect(
       failing([
         call('GET', '/user/v1/transactions?page=1', { transactions: [tx({})] }),
-        call('GET', '/user/v1/transactions?page=2', { transactions: [tx({ tokens: { total: 4 } })] }),
+        call('GET', '/user/v1/transactions?page=2', {
+          transactions: [
+            tx({ tokens: { total: 4 }, model: 'm-2026', provider: 'p', created_at: '2026-09-01T10:00:09Z' }),
+          ],
+        }),
+      ]),
+    ).toEqual([])
+    // What the words tie to the call stays: its status_code and stream flag.
+    expect(
+      failing([
+        call('GET', '/user/v1/transactions?page=1', { transactions: [tx({})] }),
+        call('GET', '/user/v1/transactions?page=2', { transactions: [tx({ stream: true })] }),
+      ]),
+    ).toEqual([LEDGER_REQ.transactionFields])
+    // requested_at is when the request started, a fact of the call: a later listing may not move it.
+    expect(
+      failing([
+        call('GET', '/user/v1/transactions?page=1', { transactions: [tx({})] }),
+        call('GET', '/user/v1/transactions?page=2', {
+          transactions: [tx({ requested_at: '2026-01-01T00:00:00.500Z' })],
+        }),
       ]),
     ).toEqual([LEDGER_REQ.transactionFields])
   })
