@@ -7,11 +7,10 @@
  * first waits the settle bound so that the charges of the calls before it have shown.
  */
 import { describe } from 'vitest'
-import { fail, precondition } from '../../harness/worker/assert.ts'
+import { fail, is2xx, precondition } from '../../harness/worker/assert.ts'
 import type { KeySlot } from '../../harness/setup/config.ts'
 import { observe, skipTest } from '../../harness/worker/recorder.ts'
 import { check, target } from '../../harness/worker/suite.ts'
-import { is2xx } from '../shared/status.ts'
 import { CREDIT_SETTLE, remainingIrt, settledReading } from '../shared/credit.ts'
 import { BENIGN_TEXT, moderate, NAMED_MODELS } from './fixtures.ts'
 
@@ -35,7 +34,7 @@ async function callNamedModels(): Promise<string[]> {
       forbidden.push(model)
       continue
     }
-    precondition(is2xx(ex.status), 'P2-4.7-named-models', `${model} answered ${ex.status} to a text (${LEDGER} key)`)
+    precondition(is2xx(ex), 'P2-4.7-named-models', `${model} answered ${ex.status} to a text (${LEDGER} key)`)
     called.push(model)
   }
   if (forbidden.length > 0)

@@ -6,7 +6,7 @@
  * builds on is broken (that shape's own requirement reports it).
  */
 import { reportedTier } from '../shared/tier.ts'
-import { expectSetup, expectSuccess, precondition } from '../../harness/worker/assert.ts'
+import { expectSetup, expectSuccess, is2xx, precondition } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/worker/helpers.ts'
 import type { Exchange, TargetClient, RequestSpec } from '../../harness/worker/http-client.ts'
@@ -14,7 +14,6 @@ import { KEY_ENV, type KeySlot } from '../../harness/setup/config.ts'
 import { skipTest } from '../../harness/worker/recorder.ts'
 import { spend } from '../../harness/worker/suite.ts'
 import { modelItems } from '../models/model-list.ts'
-import { is2xx } from '../shared/status.ts'
 import { IMAGE_DOCUMENT, skipOnFetchFailure } from '../ocr/documents.ts'
 import { howToName, namedModel, withNamedModels } from '../shared/named-models.ts'
 import categoryMap from '../../schemas/moderation/category-map.json' with { type: 'json' }
@@ -195,7 +194,7 @@ export async function moderateImage(
   model: string,
 ): Promise<TierAnswer & { form: ImageForm }> {
   const data = await moderateWithinTier(api, catalogue, { model, input: textAndImage('data URL') })
-  if (data.refused !== undefined || is2xx(data.ex.status)) return { ...data, form: 'data URL' }
+  if (data.refused !== undefined || is2xx(data.ex)) return { ...data, form: 'data URL' }
   const https = await moderateWithinTier(api, catalogue, { model, input: textAndImage('https URL') })
   if (https.refused === undefined) await skipOnFetchFailure(https.ex, IMAGE_FORMS['https URL'])
   return { ...https, form: 'https URL' }
@@ -226,7 +225,7 @@ export function servedFixture(api: TargetClient, catalogue: () => Promise<Catalo
 export async function needServed(served: () => Promise<TierAnswer>): Promise<{ key?: KeySlot }> {
   const { ex, refused, key } = await served()
   if (refused !== undefined) skipTest(refused)
-  precondition(is2xx(ex.status), 'P2-4.7-named-models', `${OMNI_MODELS[0]} answered ${ex.status} to a plain text`)
+  precondition(is2xx(ex), 'P2-4.7-named-models', `${OMNI_MODELS[0]} answered ${ex.status} to a plain text`)
   return key === undefined ? {} : { key }
 }
 

@@ -4,12 +4,19 @@
  * The 400, 403 and 404 bodies are not shown (Part 1 §7), so only statuses are judged and bodies are recorded.
  */
 import { describe } from 'vitest'
-import { expectRefused, expectStatus, expectSuccess, expectThat, precondition } from '../../harness/worker/assert.ts'
+import {
+  expectRefused,
+  expectStatus,
+  expectSuccess,
+  expectThat,
+  is2xx,
+  precondition,
+} from '../../harness/worker/assert.ts'
 import { memo, randomSuffix } from '../../harness/worker/helpers.ts'
 import type { Exchange } from '../../harness/worker/http-client.ts'
 import { observe, skipTest } from '../../harness/worker/recorder.ts'
 import { check, target } from '../../harness/worker/suite.ts'
-import { is2xx, isClientError } from '../shared/status.ts'
+import { isClientError } from '../shared/status.ts'
 import {
   BENIGN_TEXT,
   type ListedModel,
@@ -50,7 +57,7 @@ const imageToTextModels = memo(async () => {
   for (const model of models) {
     if (guard && model === guard.id) spendOnGuard(guard, BENIGN_TEXT)
     const text = await moderateWithinTier(api, catalogue, { model, input: BENIGN_TEXT })
-    if (text.refused !== undefined || !is2xx(text.ex.status)) {
+    if (text.refused !== undefined || !is2xx(text.ex)) {
       unserved.push(text.refused ?? `${model} answered ${text.ex.status} to a plain text`)
       continue
     }
@@ -231,7 +238,7 @@ describe('images only with the omni model (Part 2 §4.7)', () => {
     // An omni model that refuses every image is P2-4.7-input-forms's to report, once.
     const first = await omniItems()
     precondition(
-      first.refused !== undefined || is2xx(first.ex.status),
+      first.refused !== undefined || is2xx(first.ex),
       'P2-4.7-input-forms',
       `${OMNI_MODELS[0]} answered ${first.ex.status} to content items holding an image`,
     )
