@@ -11,6 +11,9 @@ const UNIT = ['test/unit/**/*.test.ts']
  */
 const SETUP_MS = 120_000
 
+/** Suites that read an account's credit for the absence of a charge, run alone after every other family. */
+const LEDGER_FILES = 'suites/moderation/cost.test.ts'
+
 export default defineConfig({
   test: {
     // Self-test files: the fault proof, the CLI runs and the --vary runs each hold a worker for minutes while mostly
@@ -51,7 +54,7 @@ export default defineConfig({
           // Files share a worker and the modules it loaded, which halves a run's CPU: a suite's helper modules keep
           // what they learn of the target per file (harness/worker/suite.ts perFile), never in a module variable.
           isolate: false,
-          exclude: ['suites/tiers/**'],
+          exclude: ['suites/tiers/**', LEDGER_FILES],
           setupFiles: ['suites/setup.ts'],
           globalSetup: ['suites/global-setup.ts'],
           // A beforeAll that creates what its tests read waits on the target like a test does (harness/worker/suite.ts
@@ -75,6 +78,20 @@ export default defineConfig({
           hookTimeout: 120_000,
           maxConcurrency: 5,
           sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        // The check that free calls leave the credit unchanged reads an account no other call may charge meanwhile:
+        // it runs last, alone.
+        test: {
+          name: 'conformance-ledger',
+          include: [LEDGER_FILES],
+          pool: 'threads',
+          isolate: false,
+          setupFiles: ['suites/setup.ts'],
+          globalSetup: ['suites/global-setup.ts'],
+          hookTimeout: 120_000,
+          sequence: { groupOrder: 2 },
         },
       },
     ],

@@ -77,6 +77,8 @@ export const VARIATIONS = {
     'POST /v1/responses answers a body with n 422 (an unknown parameter) instead of 400; Part 1 §4.5 rule 1 says there is no n parameter without a status',
   'flex-times-out':
     'service_tier flex on POST /v1/responses answers 504, the request having timed out in the flex queue; Part 1 §4.5: flex "may time out up to 900 seconds"',
+  'moderation-image-urls-only':
+    'moderation takes an image item by its https URL and refuses a Base64 data URL with 400; Part 2 §4.7 shows {type image_url, image_url {url}} and does not say a data URL is accepted',
   'moderation-more-categories':
     'moderation results name a category beyond the thirteen; Part 2 §2.4 lists thirteen, and Part 1 §9.2 lets new response fields appear',
   // videos

@@ -43,6 +43,11 @@ export const MODERATION_FAULTS = [
     description: 'An array of strings gets one result (for its first string) instead of one per input.',
   },
   {
+    name: 'moderation-text-items-refused',
+    breaks: ['P2-4.7-input-forms'],
+    description: 'An array of content items that are all {type text} is refused with 400 (an image item is required).',
+  },
+  {
     name: 'moderation-stable-refused',
     breaks: ['P2-4.7-named-models'],
     description: 'text-moderation-stable is refused with 400.',
@@ -99,6 +104,11 @@ export const MODERATION_FAULTS = [
     description: 'Inline moderation results on chat completions give flagged as the string "true" or "false".',
   },
   // SHOULD requirements: a run with these warns and still exits 0.
+  {
+    name: 'moderation-input-type-unchecked',
+    breaks: ['P2-7-moderation-input-type-refused'],
+    description: 'An input that is a number or an object is moderated as its JSON text instead of refused.',
+  },
   {
     name: 'moderation-image-any-model',
     breaks: ['P2-4.7-image-text-model-refused'],

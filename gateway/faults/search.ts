@@ -31,9 +31,9 @@ export const SEARCH_FAULTS = [
     description: 'p7-search is offered but its provider is not wired: every search with it answers 500.',
   },
   {
-    name: 'search-query-unchecked',
+    name: 'search-query-optional',
     breaks: ['P2-4.5-search-query-invalid'],
-    description: 'A query that is a number, or an array holding a non-string, is searched as text instead of refused.',
+    description: 'A search without query is served (results for an empty query) instead of refused.',
   },
   {
     name: 'search-max-results-20-refused',
@@ -46,9 +46,9 @@ export const SEARCH_FAULTS = [
     description: 'search_domain_filter of 20 domains, the stated limit, is refused with 400 (the gateway takes 19).',
   },
   {
-    name: 'search-max-tokens-per-page-unchecked',
+    name: 'search-max-tokens-per-page-refused',
     breaks: ['P2-4.5-search-max-tokens-per-page'],
-    description: 'A max_tokens_per_page that is not a number (a string) is accepted and the default used.',
+    description: 'Any max_tokens_per_page given, 1024 and 64 included, is refused with 400.',
   },
   {
     name: 'search-tbs-qdr-y-refused',
@@ -77,6 +77,16 @@ export const SEARCH_FAULTS = [
       'A search refused by a rate limit answers 500 (the provider throttle passed on as a server error), not 429.',
   },
   // SHOULD requirements: a run with these warns and still exits 0.
+  {
+    name: 'search-query-unchecked',
+    breaks: ['P2-4.5-search-query-type-refused'],
+    description: 'A query that is a number, or an array holding a non-string, is searched as text instead of refused.',
+  },
+  {
+    name: 'search-max-tokens-per-page-unchecked',
+    breaks: ['P2-4.5-search-max-tokens-per-page-refused'],
+    description: 'A max_tokens_per_page that is not a number (a string) is accepted and the default used.',
+  },
   {
     name: 'search-max-results-unchecked',
     breaks: ['P2-4.5-search-max-results-refused'],

@@ -14,6 +14,7 @@
  * Part 1 §7. Image size (20 MB upstream, "not confirmed for the service", §8) is not checked.
  */
 import { randomBytes } from 'node:crypto'
+import { isObject } from '../../common/json.ts'
 import type { FastifyInstance } from 'fastify'
 import { findModel, type CatalogueModel } from '../models/catalogue.ts'
 import { chargeUsd } from '../account/billing.ts'
@@ -48,6 +49,7 @@ export function registerModerationRoutes(app: FastifyInstance, state: GatewaySta
 
 function registerRoutes(app: FastifyInstance, state: GatewayState, rules: ModerationRules): void {
   const moreCategories = state.variations.has('moderation-more-categories')
+  const imageUrlsOnly = state.variations.has('moderation-image-urls-only')
   // Without the key rule, calls without a valid key get through, served as the main account: the auth hook's own
   // 'optional' policy (that of unknown routes) still identifies a valid key, so those calls keep their limits.
   const auth = (rules.requireKey ? 'required' : 'optional') as AuthPolicy
@@ -55,12 +57,18 @@ function registerRoutes(app: FastifyInstance, state: GatewayState, rules: Modera
   app.post('/v1/moderations', { config: { auth } }, async (request, reply) => {
     const context = state.contexts.of(request)
     const account = context.caller?.account ?? state.accounts.main()
-    const body = objectBody(request.body)
+    const given = objectBody(request.body)
+    const odd = given.input != null && typeof given.input !== 'string' && !Array.isArray(given.input)
+    const body = !rules.checkInputType && odd ? { ...given, input: JSON.stringify(given.input) } : given
     if (!rules.requireInput && body.input === undefined)
       return { id: newId(), model: DEFAULT_MODERATION_MODEL, results: [] }
     if (!rules.modelOptional && (body.model === undefined || body.model === null))
       throw invalidParameter('model', 'model is required.')
     const parsed = parseModerationRequest(body)
+    if (imageUrlsOnly && parsed.inputs.some((input) => input.images.some((url) => url.startsWith('data:'))))
+      throw invalidParameter('input', 'An image is taken by its http(s) URL, not as a data URL.')
+    if (!rules.takesTextItems && textItemsOnly(body.input))
+      throw invalidParameter('input', 'An array of content items needs an image_url item.')
     let model: CatalogueModel
     try {
       // resolveModel also counts the call against the model's own limits (Part 1 §8.3) and may refuse it with 429.
@@ -82,6 +90,11 @@ function registerRoutes(app: FastifyInstance, state: GatewayState, rules: Modera
     const results = parsed.inputs.map(classify)
     return { id: newId(), model: model.id, results: moreCategories ? results.map(withFurtherCategory) : results }
   })
+}
+
+/** An array of content items that are all text items. */
+function textItemsOnly(input: unknown): boolean {
+  return Array.isArray(input) && input.length > 0 && input.every((item) => isObject(item) && item.type === 'text')
 }
 
 /** A model the rules do not serve, or an image the model does not take: 400. */

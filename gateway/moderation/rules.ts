@@ -13,6 +13,10 @@ export function moderationRules(faults: FaultSet) {
     requireKey: !bent('moderation-key-optional'),
     // Section 7: a request without input is 400; the fault answers 200 with no results.
     requireInput: !bent('moderation-missing-input-served'),
+    // Section 4.7: input is a string, an array or content items; the fault moderates any other value as its JSON text.
+    checkInputType: !bent('moderation-input-type-unchecked'),
+    // Section 4.7: content items may all be text items; the fault refuses an array without an image item.
+    takesTextItems: !bent('moderation-text-items-refused'),
     // Section 4.7: model is optional; the fault refuses a request without one.
     modelOptional: !bent('moderation-model-required'),
     // An unknown model is 404; the fault serves omni-moderation-latest instead.

@@ -43,6 +43,8 @@ export function readSearchRequest(body: Record<string, unknown>, group: ParamGro
   let maxResults = integer(body, 'max_results', SEARCH_LIMITS.maxResults.min, rules.maxResults)
   if (maxResults !== undefined && maxResults > SEARCH_LIMITS.maxResults.max) maxResults = SEARCH_LIMITS.maxResults.max
   const domains = readDomains(body.search_domain_filter, rules)
+  if (rules.refuseMaxTokensPerPage && body.max_tokens_per_page !== undefined)
+    throw invalidParameter('max_tokens_per_page', 'max_tokens_per_page is not supported.')
   const maxTokensPerPage =
     !rules.checkMaxTokensPerPage && typeof body.max_tokens_per_page !== 'number'
       ? SEARCH_LIMITS.maxTokensPerPageDefault
@@ -54,6 +56,7 @@ export function readSearchRequest(body: Record<string, unknown>, group: ParamGro
 }
 
 function readQueries(query: unknown, rules: SearchRules): string[] {
+  if (!rules.requireQuery && query === undefined) return ['']
   if (!rules.checkQueryType && (typeof query === 'number' || Array.isArray(query)))
     return (Array.isArray(query) ? query : [query]).map(String)
   if (typeof query === 'string' && query.trim() !== '') return [query]

@@ -23,6 +23,8 @@ export function searchRules(faults: FaultSet) {
     unwiredTools: bent('search-p7-missing') ? ['p7-search'] : [],
     // A search refused by a rate limit is 429; the fault passes the throttle on as a 500.
     throttleAs429: !bent('search-throttle-500'),
+    // query is required; the fault serves a search without one.
+    requireQuery: !bent('search-query-optional'),
     // query is a non-empty string or an array of them; the fault searches a number as text.
     checkQueryType: !bent('search-query-unchecked'),
     // An array of queries is searched; the fault refuses it.
@@ -39,6 +41,8 @@ export function searchRules(faults: FaultSet) {
       : SEARCH_LIMITS.maxDomains - (bent('search-domain-filter-20-refused') ? 1 : 0),
     // Results come from the filtered domains; the fault ignores the filter.
     honourDomainFilter: !bent('search-domain-filter-ignored'),
+    // max_tokens_per_page is an integer; one fault takes the default for any other type, the other refuses any.
+    refuseMaxTokensPerPage: bent('search-max-tokens-per-page-refused'),
     // max_tokens_per_page is an integer; the fault takes the default for any other type.
     checkMaxTokensPerPage: !bent('search-max-tokens-per-page-unchecked'),
     // tbs, processor and country take the listed values; the fault takes any.

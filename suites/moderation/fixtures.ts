@@ -1,11 +1,12 @@
 /**
  * What the moderation suites share (Part 2 §2.4, §4.7): the named models (the reference names them, so they are
  * used by name), the guard model and chat models picked from GET /v1/models at run time, a small real image as a
- * Base64 data URL (so that no target has to fetch anything), and readers that skip a test when the shape it
+ * Base64 data URL (so that no target has to fetch anything) or, where that is not served, a public PNG by https
+ * URL, and readers that skip a test when the shape it
  * builds on is broken (that shape's own requirement reports it).
  */
 import { reportedTier } from '../shared/tier.ts'
-import { expectSetup, precondition } from '../../harness/worker/assert.ts'
+import { expectSetup, expectSuccess, is2xx, precondition } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/worker/helpers.ts'
 import type { Exchange, TargetClient, RequestSpec } from '../../harness/worker/http-client.ts'
@@ -13,7 +14,7 @@ import { KEY_ENV, type KeySlot } from '../../harness/setup/config.ts'
 import { skipTest } from '../../harness/worker/recorder.ts'
 import { spend } from '../../harness/worker/suite.ts'
 import { modelItems } from '../models/model-list.ts'
-import { expectServed, expectServedSetup, is2xx } from '../shared/status.ts'
+import { IMAGE_DOCUMENT, skipOnFetchFailure } from '../ocr/documents.ts'
 import { howToName, namedModel, withNamedModels } from '../shared/named-models.ts'
 import categoryMap from '../../schemas/moderation/category-map.json' with { type: 'json' }
 import imageCategories from '../../schemas/moderation/image-categories.json' with { type: 'json' }
@@ -37,10 +38,24 @@ export const VIOLENT_TEXT = 'The soldiers will attack the village at dawn and ki
 export const IMAGE_DATA_URL =
   'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAABAAAAAQCAIAAACQkWg2AAAB4ElEQVR4nAXBEQKAMABA0Y4ThsEgCIJBMBgEgyAIgkEQBEEwGAwGg8Fw2CH+sXqvQbSMLbJFtSwta8veYluulqfFtYSW1FJaasvXNoiOsUN2qI6lY+3YO2zH1fF0uI7QkTpKR+34ugbRM/bIHtWz9Kw9e4/tuXqeHtcTelJP6ak9X98gBsYBOaAGloF1YB+wA9fAM+AGwkAaKAN14BsaxMQ4ISfUxDKxTuwTduKaeCbcRJhIE2WiTnxTg5gZZ+SMmllm1pl9xs5cM8+MmwkzaabM1JlvbhCaUSM1SrNoVs2usZpL82icJmiSpmiq5tMNwjAapEEZFsNq2A3WcBkegzMEQzIUQzV8pkFsjBtyQ20sG+vGvmE3ro1nw22EjbRRNurGtzWIg/FAHqiD5WA92A/swXXwHLiDcJAOykE9+I4GcTKeyBN1spysJ/uJPblOnhN3Ek7SSTmpJ9/ZIG7GG3mjbpab9Wa/sTfXzXPjbsJNuik39ea7G8TL+CJf1Mvysr7sL/blenle3Et4SS/lpb58b4PwjB7pUZ7Fs3p2j/VcnsfjPMGTPMVTPZ9vEJExIiMqskTWyB6xkSvyRFwkRFKkRGrkiw0iM2ZkRmWWzJrZMzZzZZ6My4RMypRMzXz5ByK/pBBMWZdUAAAAAElFTkSuQmCC'
 
-/** Content items holding a text and the image (§4.7). */
-export const TEXT_AND_IMAGE_ITEMS = [
+/**
+ * The two forms an image item's url may take: §4.7 shows {type image_url, image_url {url}} without saying a data
+ * URL is accepted, so a public PNG by https URL (the one the OCR suite uses) is the other.
+ */
+export const IMAGE_FORMS = { 'data URL': IMAGE_DATA_URL, 'https URL': IMAGE_DOCUMENT.image_url } as const
+export type ImageForm = keyof typeof IMAGE_FORMS
+
+/** Content items holding a text and the image (§4.7), in either form. */
+export function textAndImage(form: ImageForm = 'data URL'): Array<Record<string, unknown>> {
+  return [
+    { type: 'text', text: BENIGN_TEXT },
+    { type: 'image_url', image_url: { url: IMAGE_FORMS[form] } },
+  ]
+}
+/** Content items that are all text items (§4.7: items {type text, text}). */
+export const TEXT_ITEMS = [
   { type: 'text', text: BENIGN_TEXT },
-  { type: 'image_url', image_url: { url: IMAGE_DATA_URL } },
+  { type: 'text', text: 'The library closes early on public holidays.' },
 ]
 
 export function moderate(
@@ -56,8 +71,8 @@ export function moderate(
  * `setup` names what the answer sets up where the test judges its results, not the call: another status then skips.
  */
 export function resultsOf(ex: Exchange, setup?: string): Record<string, unknown>[] {
-  if (setup === undefined) expectServed(ex, `${ex.excerpt.method} ${ex.excerpt.path} answered`)
-  else expectServedSetup(ex, setup)
+  if (setup === undefined) expectSuccess(ex, `${ex.excerpt.method} ${ex.excerpt.path} answered`)
+  else expectSetup(ex, '2xx', setup)
   const body = ex.json
   const results = isObject(body) && Array.isArray(body.results) ? body.results : undefined
   precondition(
@@ -131,6 +146,8 @@ const HIGHER_KEYS: readonly KeySlot[] = ['tier5', 'tier4', 'tier3']
 
 export interface TierAnswer {
   ex: Exchange
+  /** The higher tier's key the answer was given to, when the main key could not use the model. */
+  key?: KeySlot
   /** Why the model could not be judged with the keys given (Part 1 §1: the tier sets which models can be used). */
   refused?: string
 }
@@ -161,7 +178,26 @@ export async function moderateWithinTier(
       refused: `${why}; give a key of a tier that may use it (${KEY_ENV.tier5})`,
     }
   const again = await moderate(api, body, { key: higher })
-  return again.status === 403 ? { ex: again, refused: `${why}, and ${higher} answered 403 too` } : { ex: again }
+  return again.status === 403
+    ? { ex: again, refused: `${why}, and ${higher} answered 403 too` }
+    : { ex: again, key: higher }
+}
+
+/**
+ * Content items holding a text and an image sent to `model`: by data URL, and where that is not served, by https
+ * URL; either served shows the model takes images, and `form` says which. Where neither is served and the target
+ * says it could not fetch the https image, the test is skipped (no violation of the target's).
+ */
+export async function moderateImage(
+  api: TargetClient,
+  catalogue: () => Promise<Catalogue>,
+  model: string,
+): Promise<TierAnswer & { form: ImageForm }> {
+  const data = await moderateWithinTier(api, catalogue, { model, input: textAndImage('data URL') })
+  if (data.refused !== undefined || is2xx(data.ex)) return { ...data, form: 'data URL' }
+  const https = await moderateWithinTier(api, catalogue, { model, input: textAndImage('https URL') })
+  if (https.refused === undefined) await skipOnFetchFailure(https.ex, IMAGE_FORMS['https URL'])
+  return { ...https, form: 'https URL' }
 }
 
 /** The answer of a model within the keys' tiers, or a skip naming why it cannot be judged. */
@@ -176,21 +212,21 @@ export async function moderateOrSkip(
 }
 
 /**
- * What the refusal checks build on: POST /v1/moderations served a plain text to omni-moderation-latest with the main
- * key. A 403 (a model above the key's tier) skips naming it; any other failure skips naming P2-4.7-named-models,
- * which reports it (a route answering 404 included), so a refusal is never judged on a route or model that is absent.
+ * What the refusal checks build on: POST /v1/moderations served a plain text to omni-moderation-latest, with the
+ * main key or, where that got 403 (a model above its tier), the highest tier's key given. No key that may use it
+ * skips naming the key to give; any other failure skips naming P2-4.7-named-models, which reports it (a route
+ * answering 404 included), so a refusal is never judged on a route or model that is absent.
  */
-export function servedFixture(api: TargetClient): () => Promise<Exchange> {
-  return memo(() => moderate(api, { model: OMNI_MODELS[0], input: BENIGN_TEXT }))
+export function servedFixture(api: TargetClient, catalogue: () => Promise<Catalogue>): () => Promise<TierAnswer> {
+  return memo(() => moderateWithinTier(api, catalogue, { model: OMNI_MODELS[0], input: BENIGN_TEXT }))
 }
 
-export async function needServed(served: () => Promise<Exchange>): Promise<void> {
-  const ex = await served()
-  if (ex.status === 403)
-    skipTest(
-      `${OMNI_MODELS[0]} answered the main key 403 (a model above its tier, Part 1 §1.5 min_tier): the refusals are judged with a key that may use it`,
-    )
-  precondition(is2xx(ex.status), 'P2-4.7-named-models', `${OMNI_MODELS[0]} answered ${ex.status} to a plain text`)
+/** The key the refusal checks use (the spec of their calls), or a skip naming why there is none. */
+export async function needServed(served: () => Promise<TierAnswer>): Promise<{ key?: KeySlot }> {
+  const { ex, refused, key } = await served()
+  if (refused !== undefined) skipTest(refused)
+  precondition(is2xx(ex), 'P2-4.7-named-models', `${OMNI_MODELS[0]} answered ${ex.status} to a plain text`)
+  return key === undefined ? {} : { key }
 }
 
 export async function chatModel(

@@ -5,12 +5,11 @@
  */
 import { describe } from 'vitest'
 import { Ajv2020 } from 'ajv/dist/2020.js'
-import { expectThat, precondition } from '../../harness/worker/assert.ts'
+import { expectSetup, expectSuccess, expectThat, precondition } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
 import type { Exchange } from '../../harness/worker/http-client.ts'
 import { renderErrors } from '../../harness/schema-registry.ts'
 import { check, target } from '../../harness/worker/suite.ts'
-import { expectServed, expectServedSetup } from '../shared/status.ts'
 import { needDataUrl, ocr, testModels } from './documents.ts'
 
 const api = target()
@@ -55,7 +54,7 @@ describe('document annotations (Part 2 §4.6)', () => {
     async () => {
       await needDataUrl()
       const ex = await ocr(api, await testModels(), { fields: { document_annotation_format: SCHEMA_FORMAT } })
-      expectServed(ex, 'an OCR call with a json_schema document_annotation_format')
+      expectSuccess(ex, 'an OCR call with a json_schema document_annotation_format')
       const annotation = annotationOf(ex)
       expectThat(typeof annotation === 'string', 'document_annotation as a string (JSON text)', seen(annotation), ex)
       const json = parsed(annotation)
@@ -69,7 +68,7 @@ describe('document annotations (Part 2 §4.6)', () => {
     async () => {
       await needDataUrl()
       const ex = await ocr(api, await testModels(), { fields: { document_annotation_format: SCHEMA_FORMAT } })
-      expectServedSetup(ex, 'an OCR call with a json_schema document_annotation_format')
+      expectSetup(ex, '2xx', 'an OCR call with a json_schema document_annotation_format')
       const annotation = annotationOf(ex)
       const json = typeof annotation === 'string' ? parsed(annotation) : undefined
       precondition(
@@ -95,7 +94,7 @@ describe('document annotations (Part 2 §4.6)', () => {
       const models = await testModels()
       for (const type of ['text', 'json_object']) {
         const ex = await ocr(api, models, { fields: { document_annotation_format: { type } } })
-        expectServed(ex, `document_annotation_format type ${type} is valid`)
+        expectSuccess(ex, `document_annotation_format type ${type} is valid`)
         const annotation = annotationOf(ex)
         expectThat(
           typeof annotation === 'string',
@@ -113,7 +112,7 @@ describe('document annotations (Part 2 §4.6)', () => {
     async () => {
       await needDataUrl()
       const ex = await ocr(api, await testModels(), { fields: { document_annotation_format: { type: 'json_object' } } })
-      expectServedSetup(ex, 'an OCR call with a json_object document_annotation_format')
+      expectSetup(ex, '2xx', 'an OCR call with a json_object document_annotation_format')
       const annotation = annotationOf(ex)
       precondition(
         typeof annotation === 'string',

@@ -4,10 +4,9 @@
  * since a run may charge other calls to the same account meanwhile.
  */
 import { describe } from 'vitest'
-import { expectThat } from '../../harness/worker/assert.ts'
+import { expectSetup, expectThat } from '../../harness/worker/assert.ts'
 import { pollUntil } from '../../harness/worker/helpers.ts'
 import { check, target } from '../../harness/worker/suite.ts'
-import { expectServedSetup } from '../shared/status.ts'
 import { CREDIT_SETTLE, remainingCredit } from '../shared/credit.ts'
 import { needDataUrl, ocr, pagesOf, PRICES, testModels } from './documents.ts'
 
@@ -25,7 +24,7 @@ describe('cost per page (Part 2 §4.6)', () => {
       await needDataUrl()
       const before = await remaining()
       const ex = await ocr(api, await testModels(), { key: KEY })
-      expectServedSetup(ex, 'an OCR call of the test PDF')
+      expectSetup(ex, '2xx', 'an OCR call of the test PDF')
       const pages = pagesOf(ex).length
       const expected = pages * PRICES.page
       const settled = await pollUntil(async () => {

@@ -9,7 +9,7 @@
  * Two public URLs (a one-page PDF and a PNG) serve the URL forms; a remote target fetches them, the reference
  * gateway simulates them. A target that says it could not fetch one is not judged on it (fetchFailure).
  */
-import { expectSetup, precondition } from '../../harness/worker/assert.ts'
+import { expectSetup, is2xx, precondition } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/worker/helpers.ts'
 import type { Exchange, TargetClient } from '../../harness/worker/http-client.ts'
@@ -20,7 +20,6 @@ import { perFile, target, spend } from '../../harness/worker/suite.ts'
 import { buildPdf, pdfDataUrl } from './pdf.ts'
 import { howToName, namedModel } from '../shared/named-models.ts'
 import { howToNameId, isNamed, targetName } from '../shared/names.ts'
-import { is2xx } from '../shared/status.ts'
 
 /** Section 4.6: 0.004 USD per extracted page, 0.005 per annotated page; an estimate counts both, to stay high. */
 export const PRICES = { page: 0.004, annotatedPage: 0.005 }
@@ -210,7 +209,7 @@ export const basic = () => fixtures().basic()
 
 export async function needDataUrl(): Promise<void> {
   const ex = await basic()
-  precondition(is2xx(ex.status), 'P2-4.6-ocr-data-url', `the test PDF as a data URL answered ${ex.status}`)
+  precondition(is2xx(ex), 'P2-4.6-ocr-data-url', `the test PDF as a data URL answered ${ex.status}`)
 }
 
 export type Page = { index: unknown; markdown: unknown; images?: unknown } & Record<string, unknown>
@@ -229,7 +228,7 @@ export function pagesOf(ex: Exchange): Page[] {
 
 export function isOcrAnswer(ex: Exchange): boolean {
   const body = ex.json
-  return is2xx(ex.status) && isObject(body) && Array.isArray(body.pages)
+  return is2xx(ex) && isObject(body) && Array.isArray(body.pages)
 }
 
 /** A target's word that it could not get a document from its URL (not a refusal of the form). */
@@ -242,7 +241,7 @@ const FETCH_FAILED =
  * itself reaches the URL is recorded in the reason.
  */
 export async function skipOnFetchFailure(ex: Exchange, url: string): Promise<void> {
-  if (is2xx(ex.status)) return
+  if (is2xx(ex)) return
   if (![408, 502, 504].includes(ex.status) && !FETCH_FAILED.test(ex.text)) return
   let here: string
   try {

@@ -3,11 +3,10 @@
  * name public files the target must fetch; a target that says it could not fetch one is skipped, naming the URL.
  */
 import { describe } from 'vitest'
-import { expectSchema, expectStatus, expectThat } from '../../harness/worker/assert.ts'
+import { expectSchema, expectStatus, expectSuccess, expectThat } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
 import { observe, skipTest } from '../../harness/worker/recorder.ts'
 import { check, target } from '../../harness/worker/suite.ts'
-import { expectServed } from '../shared/status.ts'
 import {
   basic,
   howToNameAlias,
@@ -56,7 +55,7 @@ describe('document forms (Part 2 §4.6)', () => {
     'a PDF as a Base64 data URL in document_url is answered with an OCR result',
     async () => {
       const ex = await basic()
-      expectServed(ex, 'a PDF as a data URL')
+      expectSuccess(ex, 'a PDF as a data URL')
       expectThat(isOcrAnswer(ex), 'an object with a pages array', 'another body', ex)
     },
   )
@@ -64,14 +63,14 @@ describe('document forms (Part 2 §4.6)', () => {
   check('P2-4.6-ocr-document-url', 'an https URL of a PDF in document_url is answered with an OCR result', async () => {
     const ex = await ocr(api, await testModels(), { document: URL_DOCUMENT })
     await skipOnFetchFailure(ex, URL_DOCUMENT.document_url)
-    expectServed(ex, 'a PDF by https URL')
+    expectSuccess(ex, 'a PDF by https URL')
     expectThat(isOcrAnswer(ex), 'an object with a pages array', 'another body', ex)
   })
 
   check('P2-4.6-ocr-image-url', 'a document of type image_url is answered with an OCR result', async () => {
     const ex = await ocr(api, await testModels(), { document: IMAGE_DOCUMENT })
     await skipOnFetchFailure(ex, IMAGE_DOCUMENT.image_url)
-    expectServed(ex, 'an image by https URL')
+    expectSuccess(ex, 'an image by https URL')
     expectThat(isOcrAnswer(ex), 'an object with a pages array', 'another body', ex)
   })
 })
@@ -82,7 +81,7 @@ describe('the latest alias (Part 2 §4.6)', () => {
     const models = await testModels()
     if (models.alias === undefined) skipTest(howToNameAlias())
     const ex = await ocr(api, models, { model: models.alias })
-    expectServed(ex, `${models.alias} is the latest alias`)
+    expectSuccess(ex, `${models.alias} is the latest alias`)
     expectThat(isOcrAnswer(ex), 'an object with a pages array', 'another body', ex)
     // What the answer names for the alias is not shown (P2-4.6-ocr-alias-resolves: an observation).
     const direct = (await basic()).json

@@ -3,12 +3,18 @@
  * values outside the stated ones. Every call reads the three-page test PDF (documents.ts).
  */
 import { describe } from 'vitest'
-import { expectRefused, expectThat, notObserved, precondition } from '../../harness/worker/assert.ts'
+import {
+  expectRefused,
+  expectSetup,
+  expectSuccess,
+  expectThat,
+  notObserved,
+  precondition,
+} from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/worker/helpers.ts'
 import { observe } from '../../harness/worker/recorder.ts'
 import { check, perFile, target } from '../../harness/worker/suite.ts'
-import { expectServed, expectServedSetup } from '../shared/status.ts'
 import { needDataUrl, ocr, PAGE_WORDS, pagesOf, TABLE, TEST_PDF_IMAGE_PIXELS, testModels } from './documents.ts'
 import { namedModel } from '../shared/named-models.ts'
 
@@ -40,7 +46,7 @@ describe('pages (Part 2 §4.6)', () => {
     async () => {
       await needDataUrl()
       const ex = await secondAndThird()()
-      expectServed(ex, 'pages [1, 2] of the test PDF')
+      expectSuccess(ex, 'pages [1, 2] of the test PDF')
       const pages = pagesOf(ex)
       const texts = pages.map(textOf)
       const [first, second, third] = PAGE_WORDS
@@ -62,7 +68,7 @@ describe('pages (Part 2 §4.6)', () => {
     async () => {
       await needDataUrl()
       const ex = await secondAndThird()()
-      expectServedSetup(ex, 'an OCR call with pages [1, 2]')
+      expectSetup(ex, '2xx', 'an OCR call with pages [1, 2]')
       const pages = pagesOf(ex)
       const holding = (word: string) => pages.find((p) => textOf(p).includes(word))
       const second = holding(PAGE_WORDS[1])
@@ -89,7 +95,7 @@ describe('images (Part 2 §2.3, §4.6)', () => {
     async () => {
       await needDataUrl()
       const ex = await ocr(api, await testModels(), { fields: { include_image_base64: true } })
-      expectServed(ex, 'include_image_base64 true')
+      expectSuccess(ex, 'include_image_base64 true')
       const pages = pagesOf(ex)
       const without = pages.filter((p) => !Array.isArray(p.images)).map((p) => `page ${String(p.index)}`)
       expectThat(
@@ -118,7 +124,7 @@ describe('images (Part 2 §2.3, §4.6)', () => {
         pages.reduce((sum, p) => sum + (Array.isArray(p.images) ? p.images.length : 0), 0)
       const imagesWith = async (fields: Record<string, unknown>, what: string) => {
         const ex = await ocr(api, models, { fields: { include_image_base64: true, ...fields } })
-        expectServedSetup(ex, `an OCR call with ${what}`)
+        expectSetup(ex, '2xx', `an OCR call with ${what}`)
         const pages = pagesOf(ex)
         precondition(
           pages.every((p) => Array.isArray(p.images)),
@@ -171,7 +177,7 @@ describe('optional fields (Part 2 §4.6)', () => {
       ]
       for (const [label, fields] of cases) {
         const ex = await ocr(api, models, { fields })
-        expectServed(ex, `${label} is valid and accepted`)
+        expectSuccess(ex, `${label} is valid and accepted`)
         if (label.endsWith('true')) {
           const page = pagesOf(ex)[0]
           observe(
@@ -221,7 +227,7 @@ describe('table_format (Part 2 §4.6)', () => {
       const page3 = async (fields: Record<string, unknown>) => {
         const ex = await ocr(api, models, { fields })
         // Whether table_format is accepted is P2-4.6-ocr-optional-fields'; this judges where the table lands.
-        expectServedSetup(ex, `an OCR call with ${JSON.stringify(fields)}`)
+        expectSetup(ex, '2xx', `an OCR call with ${JSON.stringify(fields)}`)
         return { ex, text: JSON.stringify(pagesOf(ex)) }
       }
       const markdownRow = /\|\s*:?-{3,}:?\s*\|/

@@ -18,22 +18,21 @@ function domains(count: number): string[] {
 }
 
 describe('query (Part 2 §4.5)', () => {
+  check('P2-4.5-search-query-invalid', 'a body without query is refused with 400', async () => {
+    await needForm('body')
+    spend(estimateUsd(TOOL, undefined), 'a search without a query, should a target serve it')
+    expectStatus(await api.post('/v1/search', { search_tool_name: targetName(TOOL) }), 400, 'query is required')
+  })
+
   check(
-    'P2-4.5-search-query-invalid',
-    'a body without query, with a number, or with an array holding a non-string is refused with 400',
+    'P2-4.5-search-query-type-refused',
+    'a number, or an array holding a non-string, as query is refused with a client error',
     async () => {
       await needForm('body')
-      spend(estimateUsd(TOOL, undefined), 'a search without a query, should a target serve it')
-      expectStatus(await api.post('/v1/search', { search_tool_name: targetName(TOOL) }), 400, 'query is required')
-      expectStatus(
-        await search(api, { tool: TOOL, body: { query: 42 } }),
-        400,
-        'a number is not a string or an array of strings',
-      )
-      expectStatus(
+      expectRefused(await search(api, { tool: TOOL, body: { query: 42 } }), 'a number as query (a string or strings)')
+      expectRefused(
         await search(api, { tool: TOOL, body: { query: ['conformance', 7] } }),
-        400,
-        'an array of strings holds only strings',
+        'an array holding a number as query (an array of strings)',
       )
     },
   )
@@ -133,20 +132,23 @@ describe('search_domain_filter (Part 2 §4.5, §8)', () => {
 })
 
 describe('max_tokens_per_page (Part 2 §4.5)', () => {
+  check('P2-4.5-search-max-tokens-per-page', 'max_tokens_per_page 1024 and 64 are accepted', async () => {
+    await needForm('body')
+    expectAccepted(
+      await search(api, { tool: TOOL, body: { max_tokens_per_page: 1024 } }),
+      'max_tokens_per_page 1024 (the default)',
+    )
+    expectAccepted(await search(api, { tool: TOOL, body: { max_tokens_per_page: 64 } }), 'max_tokens_per_page 64')
+  })
+
   check(
-    'P2-4.5-search-max-tokens-per-page',
-    'max_tokens_per_page 1024 and 64 are accepted; a string is refused with 400',
+    'P2-4.5-search-max-tokens-per-page-refused',
+    'a max_tokens_per_page that is not an integer is refused with a client error',
     async () => {
       await needForm('body')
-      expectAccepted(
-        await search(api, { tool: TOOL, body: { max_tokens_per_page: 1024 } }),
-        'max_tokens_per_page 1024 (the default)',
-      )
-      expectAccepted(await search(api, { tool: TOOL, body: { max_tokens_per_page: 64 } }), 'max_tokens_per_page 64')
-      expectStatus(
+      expectRefused(
         await search(api, { tool: TOOL, body: { max_tokens_per_page: 'many' } }),
-        400,
-        'max_tokens_per_page is an integer',
+        'the string "many" as max_tokens_per_page (an integer)',
       )
     },
   )

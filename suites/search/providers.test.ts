@@ -5,12 +5,12 @@
  * each of the nine is asked with group B and group C parameters and its answers are recorded, and the depth limit
  * of section 8 is judged (as a SHOULD) only on a tool that shows it validates group B.
  */
+import { expectRefused } from '../../harness/worker/assert.ts'
 import { describe } from 'vitest'
 import { mapLimit, memo } from '../../harness/worker/helpers.ts'
 import { observe, skipTest } from '../../harness/worker/recorder.ts'
 import { check, target } from '../../harness/worker/suite.ts'
 import { isClientError } from '../shared/status.ts'
-import { expectRefused } from '../../harness/worker/assert.ts'
 import { expectAccepted, needForm, needTool, NINE_TOOLS, search } from './client.ts'
 import { targetName } from '../shared/names.ts'
 

@@ -18,36 +18,66 @@ export const CREDIT_SETTLE = {
   intervalMs: 250,
 }
 
-/** remaining_unit (USD) of GET /user/v1/credit with this key; a record without it stops the test as P1-2.1's. */
-export async function remainingCredit(api: TargetClient, key: KeySlot): Promise<{ usd: number; ex: Exchange }> {
+/** A number field of GET /user/v1/credit with this key; a record without it stops the test as P1-2.1's. */
+async function creditNumber(
+  api: TargetClient,
+  key: KeySlot,
+  field: 'remaining_unit' | 'remaining_irt',
+): Promise<{ value: number; ex: Exchange }> {
   const ex = await api.get('/user/v1/credit', { key })
   expectStatus(ex, 200)
   const body = ex.json
   precondition(
-    isObject(body) && typeof body.remaining_unit === 'number',
+    isObject(body) && typeof body[field] === 'number',
     'P1-2.1-credit-record',
-    'the credit record has no number remaining_unit',
+    `the credit record has no number ${field}`,
   )
-  return { usd: body.remaining_unit as number, ex }
+  return { value: (body as Record<string, number>)[field] as number, ex }
+}
+
+/** remaining_unit (USD) of GET /user/v1/credit with this key. */
+export async function remainingCredit(api: TargetClient, key: KeySlot): Promise<{ usd: number; ex: Exchange }> {
+  const { value, ex } = await creditNumber(api, key, 'remaining_unit')
+  return { usd: value, ex }
 }
 
 /**
- * Reads the credit until `settled(usd)` holds or CREDIT_SETTLE.timeoutMs has passed, and returns the last reading
- * with whether it settled: a charge read once right after the call may not show yet.
+ * remaining_irt of GET /user/v1/credit with this key: the credit itself (Part 1 §2.1, "Remaining credit in IRT"),
+ * where remaining_unit also moves when the exchange rate does.
  */
-export async function settledCredit(
-  api: TargetClient,
-  key: KeySlot,
-  settled: (usd: number) => boolean,
-): Promise<{ usd: number; ex: Exchange; settled: boolean }> {
-  let last = await remainingCredit(api, key)
-  if (settled(last.usd)) return { ...last, settled: true }
+export async function remainingIrt(api: TargetClient, key: KeySlot): Promise<{ irt: number; ex: Exchange }> {
+  const { value, ex } = await creditNumber(api, key, 'remaining_irt')
+  return { irt: value, ex }
+}
+
+/**
+ * Reads until `settled(reading)` holds or CREDIT_SETTLE.timeoutMs has passed, and returns the last reading with
+ * whether it settled: a charge read once right after the call may not show yet.
+ */
+export async function settledReading<T>(
+  read: () => Promise<T>,
+  settled: (reading: T) => boolean,
+): Promise<T & { settled: boolean }> {
+  let last = await read()
+  if (settled(last)) return { ...last, settled: true }
   const done = await pollUntil(
     async () => {
-      last = await remainingCredit(api, key)
-      return settled(last.usd) ? true : undefined
+      last = await read()
+      return settled(last) ? true : undefined
     },
     { timeoutMs: CREDIT_SETTLE.timeoutMs, intervalMs: CREDIT_SETTLE.intervalMs },
   )
   return { ...last, settled: done === true }
+}
+
+/** remaining_unit read until `settled(usd)` holds or the settle bound passes (settledReading). */
+export function settledCredit(
+  api: TargetClient,
+  key: KeySlot,
+  settled: (usd: number) => boolean,
+): Promise<{ usd: number; ex: Exchange; settled: boolean }> {
+  return settledReading(
+    () => remainingCredit(api, key),
+    (reading) => settled(reading.usd),
+  )
 }
