@@ -229,6 +229,38 @@ describe('the capacity search decides from its steps alone', () => {
     expect(c.capacity.bound).toBe('capacity')
   })
 
+  test("the generator's own ceiling ends the search as inconclusive, never as the target's capacity", () => {
+    const d = decide(steps([10, 'held'], [20, 'held'], [40, 'generator']), bounds)
+    expect(d.next).toBeNull()
+    expect(d.why).toMatch(
+      /^the generator could not send 40\/s .*: the target's capacity lies beyond what this generator measures/,
+    )
+    const row = (offered: number, outcome: 'held' | 'generator') => ({
+      phase: `ramp-${offered}`,
+      kind: 'ramp' as const,
+      offered,
+      achieved: offered,
+      throughput: offered,
+      goodput: offered,
+      p50Ms: 1,
+      p99Ms: 1,
+      errors: 0,
+      refused: 0,
+      outcome,
+      why: outcome,
+    })
+    const c = conclude([row(10, 'held'), row(20, 'held'), row(40, 'generator')], d, {
+      objectives: [],
+      tierLimit: null,
+      stopped: null,
+      ceiling: 1000,
+    })
+    expect(c.capacity.bound).toBe('generator')
+    expect(c.capacity.sustainable).toBe(20)
+    expect(c.verdicts[0]!.status).toBe('inconclusive')
+    expect(c.verdicts[0]!.figure).toMatch(/first broken 40\/s \(the generator's own ceiling\)/)
+  })
+
   test('the search stops at its cap of steps', () => {
     const many = steps(
       ...Array.from({ length: CAPACITY.maxSteps }, (_, i): [number, Judged['outcome']] => [10 * 2 ** i, 'held']),
