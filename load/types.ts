@@ -165,10 +165,16 @@ export interface SeriesBucket {
   retries: number
   /** Calls that ended in this slice answered 2xx and within every per-call objective (all 2xx without objectives): goodput. */
   good?: number
-  /** Of the calls sent in this slice: answered other than 429 (deliberate failures included), 429, and deliberate failures answered other than 429. */
+  /**
+   * Of the calls sent in this slice: admitted (served: answered below 400, or a deliberate failure answered 4xx,
+   * the call's own fault), refused with 429, the deliberate failures among the admitted, and refused otherwise
+   * (any other failing status: a 503 for a spent bucket is a refusal in the wrong words, not an admission).
+   */
   admittedSent: number
   refusedSent: number
   failedSent: number
+  /** Absent in results written before it was counted: there, such calls are among admittedSent. */
+  otherSent?: number
   /** Of the phase's bucket, over the responses of the slice; null when none carried the header. */
   minRemaining: number | null
   maxRemaining: number | null

@@ -153,7 +153,7 @@ export function judgeFailedCalls(phase: PhaseResult, ctx: JudgeContext): Verdict
   const figure = say.figure(f, limit, ctx.minuteMs)
   const problems = admissionProblems(f, limit, ctx.minuteMs)
   if (problems.length > 0) return verdict(phase, 'failed-calls', 'fail', figure, say.fail(problems), 'P1-7')
-  if (f.failed === 0 || f.refused === 0)
+  if (f.failed === 0 || f.refused + f.otherRefused === 0)
     return verdict(phase, 'failed-calls', 'inconclusive', figure, say.untested, 'P1-7')
   return verdict(phase, 'failed-calls', 'pass', figure, say.pass, 'P1-7')
 }
