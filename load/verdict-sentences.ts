@@ -218,4 +218,6 @@ export const SAY = {
   throughput,
   streaming,
   algorithm,
+  unserved: (statuses: string, routes: readonly string[]): string =>
+    `no call was served: every answer was a failure (${statuses}); the target does not serve ${routes.join(', ')} as the profile calls it`,
 }
