@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from 'vitest'
 import { ConfigError } from '../../../harness/errors.ts'
-import { CAPACITY, conclude, decide, type Judged, type SearchBounds } from '../../../load/capacity.ts'
+import { CAPACITY, conclude, decide, judgeStep, type Judged, type SearchBounds } from '../../../load/capacity.ts'
 import { newHistogram, recordMs } from '../../../load/engine/histogram.ts'
 import { mergeSeries, Series } from '../../../load/engine/series.ts'
 import {
@@ -18,6 +18,7 @@ import {
   shareAbove,
   type Measured,
 } from '../../../load/objectives.ts'
+import type { PhaseResult } from '../../../load/types.ts'
 import { fixtureResult } from '../../load/fixture-result.ts'
 
 describe('--slo', () => {
@@ -161,6 +162,40 @@ describe('beyond recovery', () => {
     expect(beyondRecovery(max!, measured([10, 200]), 2, 1000)).not.toBeNull()
     expect(beyondRecovery(mean!, measured(Array(10).fill(100)), 10, 15)).not.toBeNull()
     expect(beyondRecovery(mean!, measured(Array(10).fill(100)), 10, 100)).toBeNull()
+  })
+})
+
+describe('a capacity step is judged by who fell behind', () => {
+  /** A step of 100/s for 2 s that sent half its plan, every answer a 200; `inFlight` the most calls in flight. */
+  const behindStep = (inFlight: number): PhaseResult => {
+    const base = fixtureResult().phases[0]!
+    const startedAt = base.startedAt
+    return {
+      ...base,
+      plan: { ...base.plan, rate: 100, connections: 50, durationMs: 2000 },
+      startedAt,
+      endedAt: startedAt + 2000,
+      sent: 100,
+      answered: 100,
+      byStatus: { '200': 100 },
+      errors: {},
+      series: [],
+      goodput: { ok: 100, good: 100, throughputPerSecond: 50, goodputPerSecond: 50 },
+      schedule: { ...base.schedule!, maxBehindCalls: 100 },
+      maxInFlight: inFlight,
+    }
+  }
+
+  test('behind its plan with every connection busy: the target held them (saturated)', () => {
+    const j = judgeStep(behindStep(50), [], 100)
+    expect(j.outcome).toBe('saturated')
+    expect(j.why).toContain('every one of 50 connections was busy')
+  })
+
+  test("behind its plan with connections to spare: the generator's own ceiling", () => {
+    const j = judgeStep(behindStep(3), [], 100)
+    expect(j.outcome).toBe('generator')
+    expect(j.why).toContain("at most 3 of 50 connections busy: the generator's own ceiling, not the target's")
   })
 })
 
