@@ -22,7 +22,7 @@ export const CAPACITY = {
   maxBehindS: 1, // ...and so is one that was ever a second of arrivals (and 4 calls) behind
   queueGrowth: 2, // calls in flight in the step's last third at least twice those of its first third...
   queueGrowthMinS: 0.25, // ...and more by at least a quarter second of arrivals (and 4 calls): the queue grows
-  minServedShare: 0.95, // answers through the step's last two thirds under 95 % of the calls offered meanwhile (and 4 calls): the target serves less than it is offered
+  minServedShare: 0.9, // answers under 90 % of the calls sent through the step's last two thirds (and 4 calls; the bisection's resolution): the target serves less than it is sent
 }
 
 /** Objectives when --slo gives none; and errors=1% is added when --slo names no errors share. */
@@ -67,22 +67,27 @@ function queueSigns(phase: PhaseResult, bucketMs: number): { first: number; last
 }
 
 /**
- * Answers a second through the last two thirds of the step's sending time, counted by the slice they came in: a
- * target that keeps up answers as fast as calls arrive (its latency only shifts them), one past its capacity at
- * its own pace. Null when its median latency is a third of the step or more (the window would hold the answers of
- * calls not yet sent), or the window is under six slices.
+ * Calls sent through the last two thirds of the step's sending time, and the answers that came in the same span
+ * shifted by the median latency, each counted by its slice: a target that keeps up answers as many calls as it is
+ * sent (its latency only shifts them), one past its capacity answers at its own pace. Null when its median latency
+ * is a third of the step or more, or the span is under six slices.
  */
-function servedSigns(phase: PhaseResult, bucketMs: number): { answered: number; offered: number } | null {
+function servedSigns(phase: PhaseResult, bucketMs: number): { answered: number; sent: number } | null {
   const durationMs = phase.plan.durationMs
   const p50 = phase.latency.p50
   if (p50 === null || p50 >= durationMs / 3) return null
   const from = Math.ceil((phase.startedAt + durationMs / 3) / bucketMs)
   const to = Math.floor((phase.startedAt + durationMs) / bucketMs)
   if (to - from < 6) return null
+  const shift = Math.round(p50 / bucketMs)
   let answered = 0
-  for (const b of phase.series)
-    if (b.t >= from && b.t < to) answered += b.ok + b.refused + b.clientErrors + b.serverErrors + b.errors
-  return { answered, offered: ((phase.plan.rate ?? 0) * (to - from) * bucketMs) / 1000 }
+  let sent = 0
+  for (const b of phase.series) {
+    if (b.t >= from && b.t < to) sent += b.sent
+    if (b.t >= from + shift && b.t < to + shift)
+      answered += b.ok + b.refused + b.clientErrors + b.serverErrors + b.errors
+  }
+  return { answered, sent }
 }
 
 type Sign = { outcome: StepOutcome; why: string }
@@ -132,14 +137,10 @@ export function judgeStep(phase: PhaseResult, objectives: readonly Objective[], 
   const schedule = scheduleSign(phase, rate)
   if (schedule) signs.push(schedule)
   const served = servedSigns(phase, bucketMs)
-  if (
-    served !== null &&
-    served.answered < CAPACITY.minServedShare * served.offered &&
-    served.offered - served.answered >= 4
-  )
+  if (served !== null && served.answered < CAPACITY.minServedShare * served.sent && served.sent - served.answered >= 4)
     signs.push({
       outcome: 'saturated',
-      why: `the target answered ${Math.round(served.answered)} of ${Math.round(served.offered)} calls offered through the step's last two thirds: it serves less than it is offered`,
+      why: `the target answered ${served.answered} calls while ${served.sent} were sent through the step's last two thirds: it serves less than it is sent`,
     })
   const queue = queueSigns(phase, bucketMs)
   if (
