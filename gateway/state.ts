@@ -18,7 +18,7 @@ import { DEFAULT_VIDEO_STEP_MS } from './videos/store.ts'
 export interface GatewayConfig extends Omit<GatewayOptionsInput, 'port' | 'host'> {
   /** Replaces the (offset) system clock; for tests that step time by hand. */
   clock?: Clock
-  /** How many transactions the store keeps, newest first (default 25,000: account/transactions.ts says why). */
+  /** How many transactions the store keeps, newest first (default 10,000: account/transactions.ts says why). */
   transactionCapacity?: number
   /** Further key values accepted as a seeded key (alias -> seeded key value), for self-tests with keys of their own. */
   keyAliases?: Readonly<Record<string, string>>

@@ -4,6 +4,8 @@
  * - no early throttle: from rest, at least L calls are admitted before the first 429;
  * - from rest, over any span T from the start, at most L + L·T/m are admitted;
  * - over any span T, at most 2L + L·T/m (a fixed window's two edges are the worst case).
+ * Admitted is what the target served; a failing answer other than 429 (a 503 for a spent bucket) is a refusal in
+ * the wrong words, which the refusal verdict judges, and is never counted as admitted.
  * Counts come from the series' slices by send time; a span is taken as long as its slices could hold, and
  * stretched by the spread of answer times (from the actual send), so it is never shorter than the span in which
  * the target admitted them; the calls in flight together are allowed on top, as answers may overtake each other.
@@ -28,6 +30,8 @@ export interface AdmissionFigures {
   admitted: number
   failed: number
   refused: number
+  /** Refused otherwise: answered a failing status other than 429 that was not the call's own fault (never admitted). */
+  otherRefused: number
   /** Admitted among the calls sent up to the first 429 (its own slice included); null without a 429 or a start from rest. */
   beforeFirstRefusal: number | null
   /** The calls in flight together, less one: the allowance of every bound. */
@@ -61,7 +65,7 @@ export const fromRestBound = (limit: number, spanMs: number, minuteMs: number): 
   limit + (limit * spanMs) / minuteMs
 
 export function admissionFigures(phase: PhaseResult, limit: number, minuteMs: number): AdmissionFigures {
-  const bins = phase.series.filter((b) => b.admittedSent > 0 || b.refusedSent > 0)
+  const bins = phase.series.filter((b) => b.admittedSent > 0 || b.refusedSent > 0 || (b.otherSent ?? 0) > 0)
   const inFlight = Math.max(0, phase.maxInFlight - 1)
   // Calls reach the target after their latency: a span of admissions is longer than its span of sends by at most the spread.
   const answers = phase.answerTime ?? phase.latency
@@ -72,6 +76,7 @@ export function admissionFigures(phase: PhaseResult, limit: number, minuteMs: nu
     admitted,
     failed: bins.reduce((n, b) => n + b.failedSent, 0),
     refused: bins.reduce((n, b) => n + b.refusedSent, 0),
+    otherRefused: bins.reduce((n, b) => n + (b.otherSent ?? 0), 0),
     beforeFirstRefusal: null,
     inFlight,
     tightest: null,
@@ -89,7 +94,11 @@ export function admissionFigures(phase: PhaseResult, limit: number, minuteMs: nu
   const first = phase.rateLimit.firstRefusedSentAt
   if (phase.plan.fromRest && first !== null) {
     const slice = Math.floor(first / BUCKET_MS)
-    figures.beforeFirstRefusal = bins.filter((b) => b.t <= slice).reduce((n, b) => n + b.admittedSent, 0)
+    // A failing answer other than 429 before it may be the target's own trouble, not its limiter: counted here
+    // with the admitted, so that it never makes a throttle early; the upper bounds count only what was served.
+    figures.beforeFirstRefusal = bins
+      .filter((b) => b.t <= slice)
+      .reduce((n, b) => n + b.admittedSent + (b.otherSent ?? 0), 0)
   }
   const admitting = bins.filter((b) => b.admittedSent > 0)
   // Prefix sums: the count of slices i..j is sums[j + 1] - sums[i].

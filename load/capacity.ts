@@ -22,6 +22,7 @@ export const CAPACITY = {
   maxBehindS: 1, // ...and so is one that was ever a second of arrivals (and 4 calls) behind
   queueGrowth: 2, // calls in flight in the step's last third at least twice those of its first third...
   queueGrowthMinS: 0.25, // ...and more by at least a quarter second of arrivals (and 4 calls): the queue grows
+  minServedShare: 0.9, // answers under 90 % of the calls sent through the step's last two thirds (and 4 calls; the bisection's resolution): the target serves less than it is sent
 }
 
 /** Objectives when --slo gives none; and errors=1% is added when --slo names no errors share. */
@@ -65,12 +66,62 @@ function queueSigns(phase: PhaseResult, bucketMs: number): { first: number; last
   return { first: mean(inFlight.slice(0, third)), last: mean(inFlight.slice(-third)) }
 }
 
-/** A step's outcome: refused, breached, saturated or held, with every sign in one line. */
+/**
+ * Calls sent through the last two thirds of the step's sending time, and the answers that came in the same span
+ * shifted by the median latency, each counted by its slice: a target that keeps up answers as many calls as it is
+ * sent (its latency only shifts them), one past its capacity answers at its own pace. Null when its median latency
+ * is a third of the step or more, or the span is under six slices.
+ */
+function servedSigns(phase: PhaseResult, bucketMs: number): { answered: number; sent: number } | null {
+  const durationMs = phase.plan.durationMs
+  const p50 = phase.latency.p50
+  if (p50 === null || p50 >= durationMs / 3) return null
+  const from = Math.ceil((phase.startedAt + durationMs / 3) / bucketMs)
+  const to = Math.floor((phase.startedAt + durationMs) / bucketMs)
+  if (to - from < 6) return null
+  const shift = Math.round(p50 / bucketMs)
+  let answered = 0
+  let sent = 0
+  for (const b of phase.series) {
+    if (b.t >= from && b.t < to) sent += b.sent
+    if (b.t >= from + shift && b.t < to + shift)
+      answered += b.ok + b.refused + b.clientErrors + b.serverErrors + b.errors
+  }
+  return { answered, sent }
+}
+
+type Sign = { outcome: StepOutcome; why: string }
+
+/**
+ * The generator behind its plan: the target's doing when every connection was busy (its answers held them), the
+ * generator's own ceiling when connections were to spare (it could not send faster: nothing said of the target).
+ */
+function scheduleSign(phase: PhaseResult, rate: number): Sign | null {
+  const ranMs = Math.min(phase.plan.durationMs, phase.endedAt - phase.startedAt)
+  const planned = Math.floor((rate * ranMs) / 1000)
+  const behind = phase.schedule?.maxBehindCalls ?? 0
+  // A few calls short say nothing: a short step on a busy machine misses its last one or two at its end.
+  const short = planned - phase.sent
+  if (
+    !((short > 4 && phase.sent < CAPACITY.minSentShare * planned) || behind > Math.max(4, rate * CAPACITY.maxBehindS))
+  )
+    return null
+  const connections = phase.plan.connections
+  const sentWhat = `the generator sent ${phase.sent} of ${planned} planned calls and was up to ${behind} behind its plan`
+  if (phase.maxInFlight >= connections)
+    return { outcome: 'saturated', why: `${sentWhat}: every one of ${connections} connections was busy` }
+  return {
+    outcome: 'generator',
+    why: `${sentWhat} with at most ${phase.maxInFlight} of ${connections} connections busy: the generator's own ceiling, not the target's`,
+  }
+}
+
+/** A step's outcome: refused, breached, generator, saturated or held, with every sign in one line. */
 export function judgeStep(phase: PhaseResult, objectives: readonly Objective[], bucketMs: number): Judged {
   const rate = phase.plan.rate ?? 0
   const counts = countsOf(phase.byStatus, phase.series, phase.errors.stopped ?? 0)
   const errorsBound = objectives.find((o) => o.metric === 'errors')?.bound ?? 0.01
-  const signs: { outcome: StepOutcome; why: string }[] = []
+  const signs: Sign[] = []
   const refusedShare = counts.refused / Math.max(1, counts.ended)
   if (counts.refused > 0 && refusedShare > errorsBound)
     signs.push({
@@ -83,17 +134,14 @@ export function judgeStep(phase: PhaseResult, objectives: readonly Objective[], 
     if (e.met === false) signs.push({ outcome: 'breached', why: `${o.name} breached: ${figureOf(e)}` })
   }
   if ((phase.goodput?.ok ?? 0) === 0) signs.push({ outcome: 'breached', why: 'no call was answered 2xx' })
-  const ranMs = Math.min(phase.plan.durationMs, phase.endedAt - phase.startedAt)
-  const planned = Math.floor((rate * ranMs) / 1000)
-  const behind = phase.schedule?.maxBehindCalls ?? 0
-  // A few calls short say nothing: a short step on a busy machine misses its last one or two at its end.
-  const short = planned - phase.sent
-  if ((short > 4 && phase.sent < CAPACITY.minSentShare * planned) || behind > Math.max(4, rate * CAPACITY.maxBehindS)) {
+  const schedule = scheduleSign(phase, rate)
+  if (schedule) signs.push(schedule)
+  const served = servedSigns(phase, bucketMs)
+  if (served !== null && served.answered < CAPACITY.minServedShare * served.sent && served.sent - served.answered >= 4)
     signs.push({
       outcome: 'saturated',
-      why: `the generator sent ${phase.sent} of ${planned} planned calls and was up to ${behind} behind its plan: every one of ${phase.plan.connections} connections was busy, or the machine could not send faster`,
+      why: `the target answered ${served.answered} calls while ${served.sent} were sent through the step's last two thirds: it serves less than it is sent`,
     })
-  }
   const queue = queueSigns(phase, bucketMs)
   if (
     queue !== null &&
@@ -105,7 +153,10 @@ export function judgeStep(phase: PhaseResult, objectives: readonly Objective[], 
       why: `calls in flight grew from ${queue.first.toFixed(1)} to ${queue.last.toFixed(1)} through the step: a queue`,
     })
   }
-  const first = signs.find((s) => s.outcome === 'refused') ?? signs.find((s) => s.outcome === 'breached') ?? signs[0]
+  const first =
+    (['refused', 'breached', 'generator'] as const)
+      .map((o) => signs.find((s) => s.outcome === o))
+      .find((s) => s !== undefined) ?? signs[0]
   if (first === undefined) return { rate, outcome: 'held', why: 'every objective met, schedule held, no queue' }
   return { rate, outcome: first.outcome, why: signs.map((s) => s.why).join('; ') }
 }
@@ -136,6 +187,12 @@ export function decide(judged: readonly Judged[], b: SearchBounds): Decision {
     return {
       next: null,
       why: `the target refused calls at ${r(refused.rate)} (${refused.why}): its limit was met before its capacity`,
+    }
+  const generator = broken.find((j) => j.outcome === 'generator')
+  if (generator)
+    return {
+      next: null,
+      why: `the generator could not send ${r(generator.rate)} (${generator.why}): the target's capacity lies beyond what this generator measures; give it more --workers or cores, or shard`,
     }
   const bad = broken.length > 0 ? broken.reduce((a, j) => (j.rate < a.rate ? j : a)) : null
   if (bad === null) {
@@ -196,6 +253,15 @@ export function stepOf(phase: PhaseResult, judged: Judged, kind: 'ramp' | 'bisec
   }
 }
 
+/** What broke a step, in the words of the capacity verdict's figure. */
+const BROKE_BY: Record<StepOutcome, string> = {
+  held: 'held',
+  breached: 'an objective breached',
+  saturated: "the target's latency: it fell behind the calls offered",
+  refused: 'the target refused calls with 429',
+  generator: "the generator's own ceiling",
+}
+
 /** The search's result and its one verdict: pass with the rate found, fail when no step held. */
 export function conclude(
   steps: CapacityStep[],
@@ -208,13 +274,15 @@ export function conclude(
   const firstBroken = broken.length === 0 ? null : Math.min(...broken.map((s) => s.offered))
   const bound: CapacityResult['bound'] = broken.some((s) => s.outcome === 'refused')
     ? 'limit'
-    : firstBroken !== null
-      ? 'capacity'
-      : best !== null && best.offered >= o.ceiling
-        ? o.tierLimit
-          ? 'limit'
-          : 'ceiling'
-        : null
+    : broken.some((s) => s.outcome === 'generator')
+      ? 'generator'
+      : firstBroken !== null
+        ? 'capacity'
+        : best !== null && best.offered >= o.ceiling
+          ? o.tierLimit
+            ? 'limit'
+            : 'ceiling'
+          : null
   const stopReason = o.stopped ?? decision.why
   const capacity: CapacityResult = {
     sustainable: best?.offered ?? null,
@@ -233,17 +301,27 @@ export function conclude(
         ? "the target's capacity"
         : bound === 'ceiling'
           ? "the search's ceiling"
-          : 'none'
+          : bound === 'generator'
+            ? "the generator's own ceiling (inconclusive)"
+            : 'none'
+  const lowest = broken.find((s) => s.offered === firstBroken)
+  const brokenText = lowest === undefined ? '-' : `${r(lowest.offered)} (${BROKE_BY[lowest.outcome]})`
   const figure =
     best === null
-      ? `no sustainable rate: ${steps.length} steps, the lowest broke at ${firstBroken === null ? '-' : r(firstBroken)}`
-      : `highest sustainable rate ${r(best.offered)} (throughput ${r(best.throughput)}, goodput ${r(best.goodput)}, p99 ${Math.round(best.p99Ms)} ms); first broken ${firstBroken === null ? '-' : r(firstBroken)}; bound met first: ${met}`
+      ? `no sustainable rate: ${steps.length} steps, the lowest broke at ${brokenText}`
+      : `highest sustainable rate ${r(best.offered)} (throughput ${r(best.throughput)}, goodput ${r(best.goodput)}, p99 ${Math.round(best.p99Ms)} ms); first broken ${brokenText}; bound met first: ${met}`
   const base = { id: 'capacity' as const, phase: 'search', figure, section }
   const verdict: Verdict =
     steps.length === 0
       ? { ...base, status: 'inconclusive', detail: `no step ran: ${stopReason}` }
-      : best === null
-        ? { ...base, status: 'fail', detail: `no step met the objectives: ${stopReason}` }
-        : { ...base, status: 'pass', detail: stopReason }
+      : bound === 'generator'
+        ? {
+            ...base,
+            status: 'inconclusive',
+            detail: `the generator, not the target, stopped the search: ${stopReason}`,
+          }
+        : best === null
+          ? { ...base, status: 'fail', detail: `no step met the objectives: ${stopReason}` }
+          : { ...base, status: 'pass', detail: stopReason }
   return { capacity, verdicts: [verdict] }
 }

@@ -165,10 +165,16 @@ export interface SeriesBucket {
   retries: number
   /** Calls that ended in this slice answered 2xx and within every per-call objective (all 2xx without objectives): goodput. */
   good?: number
-  /** Of the calls sent in this slice: answered other than 429 (deliberate failures included), 429, and deliberate failures answered other than 429. */
+  /**
+   * Of the calls sent in this slice: admitted (served: answered below 400, or a deliberate failure answered 4xx,
+   * the call's own fault), refused with 429, the deliberate failures among the admitted, and refused otherwise
+   * (any other failing status: a 503 for a spent bucket is a refusal in the wrong words, not an admission).
+   */
   admittedSent: number
   refusedSent: number
   failedSent: number
+  /** Absent in results written before it was counted: there, such calls are among admittedSent. */
+  otherSent?: number
   /** Of the phase's bucket, over the responses of the slice; null when none carried the header. */
   minRemaining: number | null
   maxRemaining: number | null
@@ -401,8 +407,12 @@ export interface RepeatSpread {
   phases: Record<string, Record<string, FigureSpread>>
 }
 
-/** How one step of a capacity search ended: its rate held, or what broke. */
-export type StepOutcome = 'held' | 'breached' | 'saturated' | 'refused'
+/**
+ * How one step of a capacity search ended: its rate held, or what broke: the target (an objective breached, a
+ * queue, fewer answers than calls offered), its limit (429s), or the generator itself (it could not send its plan
+ * with connections to spare: its own ceiling, which says nothing of the target's).
+ */
+export type StepOutcome = 'held' | 'breached' | 'saturated' | 'refused' | 'generator'
 
 export interface CapacityStep {
   /** The phase of the step (its figures are there). */
@@ -427,8 +437,8 @@ export interface CapacityResult {
   sustainable: number | null
   /** The lowest offered rate that broke; null when none did. */
   firstBroken: number | null
-  /** Which bound was met first: the target's capacity (objectives or over-saturation), its limit (429s, or the tier's limit reached with every step held), or neither (the search's own ceiling or a cap). */
-  bound: 'capacity' | 'limit' | 'ceiling' | null
+  /** Which bound was met first: the target's capacity (objectives or over-saturation), its limit (429s, or the tier's limit reached with every step held), the generator's own ceiling (inconclusive), or neither (the search's own ceiling or a cap). */
+  bound: 'capacity' | 'limit' | 'ceiling' | 'generator' | null
   /** The tier's request limit per minute the search stayed within (--tier), and as calls per second of the target's minute. */
   tierLimit: { perMinute: number; perSecond: number; source: string } | null
   objectives: Objective[]

@@ -23,6 +23,10 @@ function behind(phase: PhaseResult, s: ScheduleFigures): string {
   )
 }
 
+/** What the target did with the phase's calls: served, refused with 429, refused otherwise. */
+const served = (f: AdmissionFigures): string =>
+  `${f.admitted} served, ${f.refused} refused with 429, ${f.otherRefused} refused otherwise`
+
 const admission = {
   figure(f: AdmissionFigures, limit: number, minuteMs: number): string {
     const first =
@@ -31,7 +35,7 @@ const admission = {
       f.headMs > 0
         ? `; spans from rest count from the first window's start, ${(f.headMs / 1000).toFixed(1)} s before the phase`
         : ''
-    return `limit ${limit}; ${first}; tightest span: ${describeSpan(f.tightest, minuteMs)}${head}`
+    return `limit ${limit}; ${served(f)}; ${first}; tightest span: ${describeSpan(f.tightest, minuteMs)}${head}`
   },
   throttledEarly: (f: AdmissionFigures, limit: number): string =>
     `throttled early: ${f.beforeFirstRefusal} admitted from rest before the first 429, limit ${limit}` +
@@ -40,7 +44,7 @@ const admission = {
   noLimit: 'no response carried a limit header and the reference gives no table value for this bucket',
   noneAdmitted: 'no call was admitted',
   pass: (f: AdmissionFigures, fromRest: boolean): string =>
-    `${f.admitted} admitted and ${f.refused} refused: ` +
+    `${f.admitted} admitted (served) and ${f.refused} refused with 429${f.otherRefused > 0 ? ` (${f.otherRefused} refused otherwise, not counted as admitted: the refusal verdict judges them)` : ''}: ` +
     (fromRest
       ? 'from rest at least the limit before the first 429, and at most L + L·T/minute over any span from the start;'
       : '') +
@@ -94,8 +98,7 @@ const recovery = {
 
 const failedCalls = {
   figure: (f: AdmissionFigures, limit: number, minuteMs: number): string =>
-    `${f.admitted} admitted (${f.failed} failed on purpose), ${f.refused} refused; ` +
-    admission.figure(f, limit, minuteMs),
+    `${f.admitted} admitted (${f.failed} failed on purpose); ` + admission.figure(f, limit, minuteMs),
   noLimit: 'no limit is known for this bucket',
   fail: (problems: readonly string[]): string =>
     `counting the calls that failed on purpose, ${problems.join('; ')}: failed calls did not count toward the limit`,
@@ -215,4 +218,6 @@ export const SAY = {
   throughput,
   streaming,
   algorithm,
+  unserved: (statuses: string, routes: readonly string[]): string =>
+    `no call was served: every answer was a failure (${statuses}); the target does not serve ${routes.join(', ')} as the profile calls it`,
 }

@@ -154,7 +154,7 @@ export function judgeFailedCalls(phase: PhaseResult, ctx: JudgeContext): Verdict
   const figure = say.figure(f, limit, ctx.minuteMs)
   const problems = admissionProblems(f, limit, ctx.minuteMs)
   if (problems.length > 0) return verdict(phase, 'failed-calls', 'fail', figure, say.fail(problems), 'P1-7')
-  if (f.failed === 0 || f.refused === 0)
+  if (f.failed === 0 || f.refused + f.otherRefused === 0)
     return verdict(phase, 'failed-calls', 'inconclusive', figure, say.untested, 'P1-7')
   return verdict(phase, 'failed-calls', 'pass', figure, say.pass, 'P1-7')
 }
@@ -260,6 +260,8 @@ export function judgeBackoff(phase: PhaseResult, ctx: JudgeContext): Verdict {
   const goodput = goodputOf(phase, ctx.minuteMs)
   const limit = limitOf(phase)
   const figure = [clientSummary(phase, ctx.minuteMs), ...others].join('; ')
+  const none = unserved(phase)
+  if (none !== null) return verdict(phase, 'backoff', 'fail', figure, none, 'P1-7')
   if (goodput === null || limit === null || c.successes === 0)
     return verdict(phase, 'backoff', 'inconclusive', figure, say.noSuccess, 'P1-7')
   const waste = c.refusals / Math.max(1, c.successes)
@@ -291,6 +293,32 @@ export function observeAlgorithm(phase: PhaseResult): string | null {
   return say.unknown(counts)
 }
 
+/**
+ * No call served and the target answered every one of them with a failing status other than 429 (a route it lacks,
+ * a body it will not take): the load it was offered is the reference's, so this is the target's failure, named by
+ * its statuses, not a measurement left undone. Null when some call was served or nothing was answered.
+ */
+function unserved(phase: PhaseResult): string | null {
+  const statuses = Object.entries(phase.byStatus)
+  if (statuses.some(([s]) => s.startsWith('2') || s === '429')) return null
+  const others = otherRefusals(phase)
+  if (others.length === 0) return null
+  return SAY.unserved(others.map(([s, n]) => `${n} x ${s}`).join(', '), phase.plan.routes)
+}
+
+/** unserved, or, in a mix, its streamed routes sent and none answered 2xx (429s aside: a limit is no failure). */
+function streamsUnserved(phase: PhaseResult): string | null {
+  const whole = unserved(phase)
+  if (whole !== null || (phase.byStatus['429'] ?? 0) > 0) return whole
+  const streams = Object.entries(phase.mix ?? {}).filter(([label]) => label.endsWith('-stream'))
+  const sent = streams.reduce((n, [, m]) => n + m.sent, 0)
+  if (sent === 0 || streams.some(([, m]) => m.ok > 0)) return null
+  return SAY.unserved(
+    `${sent} streamed calls, none answered 2xx`,
+    streams.map(([label]) => label),
+  )
+}
+
 export function judgeThroughput(phase: PhaseResult): Verdict {
   const seconds = Math.max(0.001, (phase.endedAt - phase.startedAt) / 1000)
   const ok = Object.entries(phase.byStatus)
@@ -305,6 +333,8 @@ export function judgeThroughput(phase: PhaseResult): Verdict {
   const bad = server + dropped
   if (phase.sent > 0 && bad / phase.sent > 0.01)
     return verdict(phase, 'throughput', 'fail', figure, say.broke(server, dropped, bad / phase.sent), 'P1-7')
+  const none = unserved(phase)
+  if (none !== null) return verdict(phase, 'throughput', 'fail', figure, none, 'P1-7')
   if (ok === 0) return verdict(phase, 'throughput', 'inconclusive', figure, say.noSuccess, 'P1-7')
   return verdict(phase, 'throughput', 'pass', figure, say.pass(seconds, phase.plan.connections), 'P1-7')
 }
@@ -317,6 +347,8 @@ export function judgeStreaming(phase: PhaseResult): Verdict {
   const behind = behindSchedule(phase)
   if (behind) return verdict(phase, 'streaming', 'inconclusive', figure, behind, 'P1-6')
   if (s.truncated > 0) return verdict(phase, 'streaming', 'fail', figure, say.truncated(s), 'P1-6')
+  const none = streamsUnserved(phase)
+  if (none !== null) return verdict(phase, 'streaming', 'fail', figure, none, 'P1-6')
   if (s.completed === 0) return verdict(phase, 'streaming', 'inconclusive', figure, say.noneCompleted, 'P1-6')
   return verdict(phase, 'streaming', 'pass', figure, say.pass(s, phase), 'P1-6')
 }

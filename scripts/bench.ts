@@ -16,6 +16,7 @@ import { MEMORY, memory } from './bench/memory.ts'
 import { OPEN_LOOP_LIMIT, openLoopLimit } from './bench/open-loop-limit.ts'
 import { RSS_GROWTH, rssGrowth } from './bench/rss-growth.ts'
 import { errorRow, formatTable, type Row } from './bench/table.ts'
+import { ensureWrk } from './bench/wrk.ts'
 
 /**
  * The rate-limit minute of the gateway children. Not the real 60 s: tier 5's 30,000 calls a minute last a few
@@ -127,6 +128,9 @@ const benchmarks: Record<Part, { name: string; goal: string; run: () => Promise<
   memory: { name: 'memory', goal: `< ${MEMORY.goalMb} MB each`, run: () => memory(settings.memory) },
   'rss-growth': { name: 'memory over time', goal: `<= ${RSS_GROWTH.goal}`, run: () => rssGrowth(settings.rssGrowth) },
 }
+
+// The open-loop part measures against wrk too: installed now, before any part's clock runs, when it can be.
+if (parts.includes('open-loop')) await ensureWrk(say)
 
 let failed = 0
 for (const part of parts) {

@@ -9,6 +9,7 @@ import { DEFAULTS } from '../../harness/setup/config.ts'
 import { ConfigError, isHarnessError } from '../../harness/errors.ts'
 import { embeddedChoices, newRunId } from '../../harness/setup/target.ts'
 import { mergeResults, readResult } from '../merge.ts'
+import { oneLine } from '../engine/one-line.ts'
 import { compareCommand } from './compare.ts'
 import { type Flags, parseFlags, usage } from './flags.ts'
 import { listProfiles } from './list.ts'
@@ -24,7 +25,7 @@ export async function runLoadCli(argv: string[], io: CliIo = PROCESS_IO): Promis
     // A bad setting is its one line; any other harness error leads with its code, which says what kind it is.
     if (isHarnessError(error))
       io.stderr(`load: ${error instanceof ConfigError ? error.message : `[${error.code}] ${error.message}`}\n`)
-    else io.stderr(`load: harness error: ${(error as Error).stack ?? String(error)}\n`)
+    else io.stderr(`load: harness error: ${oneLine(error)}\n`)
     return 2
   }
 }

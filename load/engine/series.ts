@@ -73,14 +73,18 @@ export class Series {
     bucket.good = (bucket.good ?? 0) + 1
   }
 
-  /** A call sent at `sentAt` was answered with `status`: counted in the slice it was sent in, for the admission bounds. */
+  /**
+   * A call sent at `sentAt` was answered with `status`: counted in the slice it was sent in, for the admission
+   * bounds, by what the target did with it: served (a deliberate failure's 4xx is its own fault, and counts toward
+   * the limit as failed calls do), refused with 429, or refused otherwise.
+   */
   admission(sentAt: number, status: number, deliberateFailure: boolean): void {
     const bucket = this.#at(sentAt)
     if (status === 429) bucket.refusedSent += 1
-    else {
+    else if (status < 400 || (deliberateFailure && status < 500)) {
       bucket.admittedSent += 1
       if (deliberateFailure) bucket.failedSent += 1
-    }
+    } else bucket.otherSent = (bucket.otherSent ?? 0) + 1
   }
 
   answered(at: number, status: number | null, remaining: number | null, limit: number | null): void {
@@ -119,6 +123,8 @@ export function mergeSeries(lists: readonly SeriesBucket[][]): SeriesBucket[] {
     into.admittedSent += b.admittedSent
     into.refusedSent += b.refusedSent
     into.failedSent += b.failedSent
+    if (into.otherSent !== undefined || b.otherSent !== undefined)
+      into.otherSent = (into.otherSent ?? 0) + (b.otherSent ?? 0)
     into.minRemaining =
       into.minRemaining === null
         ? b.minRemaining

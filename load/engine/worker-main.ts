@@ -9,6 +9,7 @@ import { countBy, plannedOffsets } from './arrivals.ts'
 import { PhaseRecorder, nowMs } from './recorder.ts'
 import { runScheduled } from './scheduler.ts'
 import { StreamStats } from './stream-stats.ts'
+import { oneLine } from './one-line.ts'
 import type { PoolMessage, WorkerMessage, WorkerTask } from './workers.ts'
 
 const port = parentPort
@@ -72,7 +73,7 @@ async function runTask(id: number, task: WorkerTask): Promise<void> {
     const part = recorder.result(nowMs())
     post({ id, kind: 'result', part: { ...part, ...(stream ? { stream: stream.figures() } : {}) } })
   } catch (error) {
-    post({ id, kind: 'error', message: (error as Error).stack ?? String(error) })
+    post({ id, kind: 'error', message: oneLine(error) })
   } finally {
     clearInterval(ticker)
     if (current?.id === id) current = null

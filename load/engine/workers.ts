@@ -18,6 +18,8 @@ export const WORKERS = {
    * which a busy host delivers tens of milliseconds late, and a thread that got it late would begin behind its plan.
    */
   startLeadMs: 100,
+  /** How long a thread told to close may take to exit before it is terminated. */
+  closeMs: 2000,
 }
 
 /** --workers' default: the cores, less one for the target when it runs in this process (the embedded gateway). */
@@ -164,7 +166,11 @@ export class WorkerPool {
     }
   }
 
-  /** Ends every thread (the run is over). */
+  /**
+   * Ends every thread (the run is over). Each is held (ref) until it exits: an idle thread is unref'd, and a main
+   * thread with nothing else alive (a target in another process) would otherwise end with this promise unsettled.
+   * A thread that has not exited within closeMs (its calls' sockets still closing) is terminated.
+   */
   async close(): Promise<void> {
     const live = this.#threads.filter((w): w is Worker => w !== null)
     this.#threads.length = 0
@@ -172,7 +178,12 @@ export class WorkerPool {
       live.map(
         (w) =>
           new Promise<void>((resolve) => {
-            w.once('exit', () => resolve())
+            const timer = setTimeout(() => void w.terminate(), WORKERS.closeMs)
+            w.once('exit', () => {
+              clearTimeout(timer)
+              resolve()
+            })
+            w.ref()
             w.postMessage({ kind: 'close' } satisfies PoolMessage)
           }),
       ),

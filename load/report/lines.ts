@@ -111,6 +111,7 @@ const BOUND_MET: Record<NonNullable<CapacityResult['bound']>, string> = {
   capacity: "the target's capacity (objectives or over-saturation broke first)",
   limit: "the target's limit (429s, or every step held up to the tier's limit)",
   ceiling: "the search's own ceiling (every step held)",
+  generator: "the generator's own ceiling (inconclusive: it could not send faster with connections to spare)",
 }
 
 /** The capacity search's result as lines a reader takes in at once. */

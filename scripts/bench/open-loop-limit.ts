@@ -15,7 +15,6 @@
  * Its CPU is in the note: near one core, the closed-loop figures are its limit, and the ratios are upper bounds.
  */
 import { spawn } from 'node:child_process'
-import { existsSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { setTimeout as sleep } from 'node:timers/promises'
 import autocannon from 'autocannon'
@@ -28,6 +27,7 @@ import { WorkerPool } from '../../load/engine/workers.ts'
 import type { HistogramSummary, PhasePlan } from '../../load/types.ts'
 import { procCpuMs, spawnNodeScript, stopChild, waitForExit } from './children.ts'
 import { median, type Row } from './table.ts'
+import { findWrk, HOW_TO_INSTALL_WRK } from './wrk.ts'
 
 export interface OpenLoopLimitOptions {
   rounds: number
@@ -38,14 +38,13 @@ export interface OpenLoopLimitOptions {
 }
 
 export const OPEN_LOOP_LIMIT = {
-  goal: 0.5, // one worker's on-time rate against bare autocannon's closed-loop throughput on the same target
+  goal: 0.8, // one worker's on-time rate against bare autocannon's closed-loop throughput on the same target
   lateMs: 10, // a tenth of a 100 ms series slice, ten times setTimeout's granularity
   maxErrorShare: 0.01,
   startRate: 500,
   minRate: 16,
   maxRate: 256_000,
   connections: 32, // as the saturation profile; enough in flight for any of these rates at loopback latency
-  wrk: '/usr/bin/wrk',
   path: '/v1/models',
   timeoutMs: 10_000,
 }
@@ -247,10 +246,11 @@ async function autocannonMax(url: string, ms: number): Promise<number> {
 
 /** wrk's Requests/sec, or null when wrk is not installed. */
 async function wrkMax(url: string, ms: number): Promise<number | null> {
-  if (!existsSync(OPEN_LOOP_LIMIT.wrk)) return null
+  const wrk = findWrk()
+  if (wrk === null) return null
   const seconds = Math.max(1, Math.round(ms / 1000))
   const child = spawn(
-    OPEN_LOOP_LIMIT.wrk,
+    wrk,
     ['-t1', `-c${OPEN_LOOP_LIMIT.connections}`, `-d${seconds}s`, `${url}${OPEN_LOOP_LIMIT.path}`],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   )
@@ -411,7 +411,7 @@ function limitRows(m: Rounds, o: OpenLoopLimitOptions): Row[] {
       `Timers alone, slept to the same plan at ${OPEN_LOOP_LIMIT.startRate}/s with no call, woke late in ${m.floor.map((f) => `${(f * 100).toFixed(1)}%`).join(', ')} of instants per round (above 1 %: the host, not the generator, missed the schedule). ` +
       `autocannon and wrk (-t1) closed loop for ${o.probeMs / 1000} s; all ${OPEN_LOOP_LIMIT.connections} connections, GET ${OPEN_LOOP_LIMIT.path} of a raw node TCP target in a child process, ` +
       `whose CPU was ${m.busy.bare.length > 0 ? pct(median(m.busy.bare)) : '-'} of a core under autocannon and ${m.busy.wrk.length > 0 ? pct(median(m.busy.wrk)) : '-'} under wrk (near 100 %: the target bounded that figure, and the ratio is an upper bound).` +
-      (wrkRate === null ? ` wrk is not installed (${OPEN_LOOP_LIMIT.wrk}; Debian: apt-get install wrk).` : ''),
+      (wrkRate === null ? ` wrk is not installed, nor could the bench install it: ${HOW_TO_INSTALL_WRK}.` : ''),
   }
   const scaling: Row = {
     benchmark: `open-loop scaling (highest on-time rate of 2 workers against 1, same target, same rounds; ${free} of ${cores} cores free of the target: a floor)`,

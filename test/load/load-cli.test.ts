@@ -281,7 +281,10 @@ describe('shards', () => {
     // Together the shards met the limit: the merged run admitted it before its first 429, which no shard saw alone.
     const admission = whole.verdicts.find((v) => v.id === 'admission')!
     expect(admission.status, admission.detail).toBe('pass')
-    const first = /limit 50; (\d+) admitted before the first 429/.exec(admission.figure)
+    const first =
+      /limit 50; \d+ served, \d+ refused with 429, 0 refused otherwise; (\d+) admitted before the first 429/.exec(
+        admission.figure,
+      )
     expect(Number(first?.[1]), admission.figure).toBeGreaterThanOrEqual(50)
   })
 })

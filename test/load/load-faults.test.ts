@@ -172,3 +172,20 @@ describe.concurrent('each load fault fails its verdict in each mode', () => {
     }
   }
 })
+
+describe('admission counts what the target served', () => {
+  test('a spent bucket answered 503 fails refusal, and admission counts only the calls served', async () => {
+    const k = key(LIMITER_ALGORITHMS[0], 'route-limit-503')
+    const of = (r: LoadResult, id: string) => r.verdicts.find((v) => v.id === id && v.phase === 'chat-double')
+    let result = await faulty.get(k)!
+    // As above: a run a busy machine held behind its plan measured nothing, and is made once more.
+    if (['refusal', 'admission'].some((id) => of(result, id)?.status === 'inconclusive')) {
+      if (!retried.has(k)) retried.set(k, runAgainst(LIMITER_ALGORITHMS[0], ['route-limit-503'], PROOF.refusal!))
+      result = await retried.get(k)!
+    }
+    expect(of(result, 'refusal')?.status, explain(result)).toBe('fail')
+    // About the limit served, the rest answered 503: not admissions, so the bounds hold.
+    expect(of(result, 'admission')?.status, explain(result)).toBe('pass')
+    expect(of(result, 'admission')?.figure).toMatch(/; \d+ served, 0 refused with 429, [1-9]\d* refused otherwise;/)
+  }, 150_000)
+})

@@ -188,6 +188,31 @@ describe('the admission bounds', () => {
   })
 })
 
+describe('admission counts what the target served', () => {
+  test('a spent bucket answered 503 is refused otherwise: never admitted, so a target that served its limit passes', () => {
+    // A fixed window of 3 a minute, its spent bucket answered 503: the same calls as 429s would pass.
+    const window = fixedWindow(3)
+    const sends = twiceTheLimit(3 * MINUTE_MS, () => true).map(([at]): [number, number] => [at, window(at) ? 200 : 503])
+    const f = admissionFigures(phaseOf(sends, 3 * MINUTE_MS), 3, MINUTE_MS)
+    const served = sends.filter(([, status]) => status === 200).length
+    expect(f.admitted).toBe(served)
+    expect(f.refused).toBe(0)
+    expect(f.otherRefused).toBe(sends.length - served)
+    expect(f.otherRefused).toBeGreaterThan(5)
+    expect(leaked(f)).toBe(false)
+  })
+
+  test("a deliberate failure's 4xx is its own fault and counts as admitted; its 503 does not", () => {
+    const series = new Series(BUCKET_MS)
+    series.admission(T0, 400, true)
+    series.admission(T0 + 1, 503, true)
+    series.admission(T0 + 2, 400, false)
+    series.admission(T0 + 3, 204, false)
+    const [b] = series.buckets()
+    expect([b!.admittedSent, b!.failedSent, b!.otherSent, b!.refusedSent]).toEqual([2, 1, 2, 0])
+  })
+})
+
 describe('the promises of a 429', () => {
   const answer = (sentAt: number, status: number, book: RateLimitBook, extra: Partial<Answer> = {}): void => {
     const mark = book.mark()

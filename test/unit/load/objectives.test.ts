@@ -5,7 +5,7 @@
  */
 import { describe, expect, test } from 'vitest'
 import { ConfigError } from '../../../harness/errors.ts'
-import { CAPACITY, conclude, decide, type Judged, type SearchBounds } from '../../../load/capacity.ts'
+import { CAPACITY, conclude, decide, judgeStep, type Judged, type SearchBounds } from '../../../load/capacity.ts'
 import { newHistogram, recordMs } from '../../../load/engine/histogram.ts'
 import { mergeSeries, Series } from '../../../load/engine/series.ts'
 import {
@@ -18,6 +18,7 @@ import {
   shareAbove,
   type Measured,
 } from '../../../load/objectives.ts'
+import type { PhaseResult } from '../../../load/types.ts'
 import { fixtureResult } from '../../load/fixture-result.ts'
 
 describe('--slo', () => {
@@ -164,6 +165,40 @@ describe('beyond recovery', () => {
   })
 })
 
+describe('a capacity step is judged by who fell behind', () => {
+  /** A step of 100/s for 2 s that sent half its plan, every answer a 200; `inFlight` the most calls in flight. */
+  const behindStep = (inFlight: number): PhaseResult => {
+    const base = fixtureResult().phases[0]!
+    const startedAt = base.startedAt
+    return {
+      ...base,
+      plan: { ...base.plan, rate: 100, connections: 50, durationMs: 2000 },
+      startedAt,
+      endedAt: startedAt + 2000,
+      sent: 100,
+      answered: 100,
+      byStatus: { '200': 100 },
+      errors: {},
+      series: [],
+      goodput: { ok: 100, good: 100, throughputPerSecond: 50, goodputPerSecond: 50 },
+      schedule: { ...base.schedule!, maxBehindCalls: 100 },
+      maxInFlight: inFlight,
+    }
+  }
+
+  test('behind its plan with every connection busy: the target held them (saturated)', () => {
+    const j = judgeStep(behindStep(50), [], 100)
+    expect(j.outcome).toBe('saturated')
+    expect(j.why).toContain('every one of 50 connections was busy')
+  })
+
+  test("behind its plan with connections to spare: the generator's own ceiling", () => {
+    const j = judgeStep(behindStep(3), [], 100)
+    expect(j.outcome).toBe('generator')
+    expect(j.why).toContain("at most 3 of 50 connections busy: the generator's own ceiling, not the target's")
+  })
+})
+
 describe('the capacity search decides from its steps alone', () => {
   const bounds: SearchBounds = { start: 10, ceiling: 1000, tierBound: false, maxSteps: 14 }
   const steps = (...list: [number, Judged['outcome']][]): Judged[] =>
@@ -227,6 +262,38 @@ describe('the capacity search decides from its steps alone', () => {
     expect(c.verdicts[0]!.status).toBe('fail')
     expect(c.capacity.sustainable).toBeNull()
     expect(c.capacity.bound).toBe('capacity')
+  })
+
+  test("the generator's own ceiling ends the search as inconclusive, never as the target's capacity", () => {
+    const d = decide(steps([10, 'held'], [20, 'held'], [40, 'generator']), bounds)
+    expect(d.next).toBeNull()
+    expect(d.why).toMatch(
+      /^the generator could not send 40\/s .*: the target's capacity lies beyond what this generator measures/,
+    )
+    const row = (offered: number, outcome: 'held' | 'generator') => ({
+      phase: `ramp-${offered}`,
+      kind: 'ramp' as const,
+      offered,
+      achieved: offered,
+      throughput: offered,
+      goodput: offered,
+      p50Ms: 1,
+      p99Ms: 1,
+      errors: 0,
+      refused: 0,
+      outcome,
+      why: outcome,
+    })
+    const c = conclude([row(10, 'held'), row(20, 'held'), row(40, 'generator')], d, {
+      objectives: [],
+      tierLimit: null,
+      stopped: null,
+      ceiling: 1000,
+    })
+    expect(c.capacity.bound).toBe('generator')
+    expect(c.capacity.sustainable).toBe(20)
+    expect(c.verdicts[0]!.status).toBe('inconclusive')
+    expect(c.verdicts[0]!.figure).toMatch(/first broken 40\/s \(the generator's own ceiling\)/)
   })
 
   test('the search stops at its cap of steps', () => {
