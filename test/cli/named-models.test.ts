@@ -54,7 +54,7 @@ describe("a model list without the reference's fields", () => {
               reason,
             ),
         ),
-      ).toEqual(['no usable chat model gives max_input_tokens of at most 1000000 (too large to overflow cheaply)'])
+      ).toEqual(['no usable chat model states max_input_tokens (§2.3), so no input can be known to be over its window'])
     })
   }, 300_000)
 
