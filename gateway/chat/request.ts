@@ -56,9 +56,10 @@ export interface ChatRequest {
 export function parseChatRequest(
   body: Record<string, unknown>,
   model: CatalogueModel,
-  options: { emptyMessagesAllowed?: boolean; takesAudio?: boolean } = {},
+  options: { emptyMessagesAllowed?: boolean; takesAudio?: boolean; answersAudio?: boolean } = {},
 ): ChatRequest {
   const audio = options.takesAudio === true
+  const audioOut = options.answersAudio === true
   const messages = body.messages
   if (!Array.isArray(messages))
     throw invalidParameter('messages', 'messages is required: an array of { role, content } items.')
@@ -77,7 +78,8 @@ export function parseChatRequest(
       throw invalidParameter(`${param}.role`, `${param}.role must be one of ${ROLES.join(', ')}.`)
     }
     // Section 4.7: an assistant message may carry the audio of an earlier answer (message.audio) instead of text.
-    const priorAudio = role === 'assistant' && audio && isObject(message.audio) && typeof message.audio.id === 'string'
+    const priorAudio =
+      role === 'assistant' && audioOut && isObject(message.audio) && typeof message.audio.id === 'string'
     const content = readContent(
       message.content,
       `${param}.content`,
@@ -110,7 +112,7 @@ export function parseChatRequest(
     jsonOutput: readJsonOutput(body.response_format),
     moderationModel: readModeration(body.moderation),
     safetyIdentifier: typeof body.safety_identifier === 'string' ? body.safety_identifier : undefined,
-    ...readAudio(body, model, audio),
+    ...readAudio(body, model, audioOut),
   }
 }
 

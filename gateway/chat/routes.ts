@@ -52,6 +52,7 @@ function registerRoutes(app: FastifyInstance, state: GatewayState, rules: ChatRu
     const chat = parseChatRequest(body, model, {
       emptyMessagesAllowed: !rules.requireMessages,
       takesAudio: model.audio === true && rules.takesAudio,
+      answersAudio: model.audio === true && rules.answersAudio,
     })
     const moderationModel =
       chat.moderationModel === undefined ? undefined : requireModerationModel(chat.moderationModel)

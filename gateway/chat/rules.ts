@@ -19,8 +19,10 @@ export function chatRules(faults: FaultSet) {
     takesDeveloperRole: !bent('chat-developer-role-refused'),
     // Section 4.7: tools are taken; the fault refuses a non-empty tools array.
     takesTools: !bent('chat-tools-refused'),
-    // Section 4.7: an audio model takes the audio-capable fields; the fault refuses them as a text model does.
+    // Section 4.7: an audio model takes input_audio content; the fault refuses it as a text model does.
     takesAudio: !bent('chat-audio-refused'),
+    // Section 4.7: an audio model answers in audio (modalities, message.audio); the fault refuses it.
+    answersAudio: !bent('chat-audio-output-refused'),
     // Section 4.7: the inline moderation object is taken; the fault refuses it.
     takesModeration: !bent('chat-moderation-refused'),
     // tool_choice required or a named function calls a tool; the fault always answers in text.

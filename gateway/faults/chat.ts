@@ -33,8 +33,13 @@ export const CHAT_FAULTS = [
   {
     name: 'chat-audio-refused',
     breaks: ['P1-4.7-chat-audio-fields'],
+    description: 'The audio chat model refuses input_audio content with 400, as a text model does.',
+  },
+  {
+    name: 'chat-audio-output-refused',
+    breaks: ['P1-4.7-chat-audio-output'],
     description:
-      "The audio chat model refuses the audio-capable fields (input_audio content, modalities with audio, an assistant message's audio) with 400, as a text model does.",
+      "The audio chat model refuses modalities with audio and an assistant message's audio with 400, as a text model does.",
   },
   {
     name: 'chat-stream-cut',

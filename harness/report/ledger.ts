@@ -194,10 +194,13 @@ export function ledgerFindings(exchanges: readonly ExchangeExcerpt[]): LedgerFin
     }
   }
   for (const group of groups.values()) {
+    const first = group[0] as Seen
+    // §2.2 is judged on a transaction whose call the run made (its id one of the run's svc-request-ids): the
+    // account's other clients' transactions are listed too, and are theirs.
+    if (first.sighting.kind === 'transaction' && !calls.has(first.sighting.id)) continue
     if (group.length > 1) failures.push(...fixedFindings(group, checked), ...terminalFindings(group, checked))
     // Against its call once: its later sightings are held to the first by fixedFindings. The time order on every
     // sighting, as created_at may be settled later; one failure per transaction.
-    const first = group[0] as Seen
     if (first.sighting.kind === 'transaction') {
       failures.push(...transactionCallFindings(first, calls, checked))
       for (const seen of group) {

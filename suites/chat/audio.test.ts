@@ -2,6 +2,7 @@
  * The audio-capable fields of chat completions (Part 1 §4.7: "It accepts ... audio-capable fields (modalities,
  * input_audio content, message.audio)"). §2.3 gives no capability flag for audio, so they are judged on the chat
  * model the user names as taking audio (GATEWAY_MODELS chat-audio=<id>); without one the test is skipped, naming it.
+ * §4.7 shows no shape for audio output (the audio object, a voice), so answering in audio is asked at SHOULD only.
  */
 import { describe } from 'vitest'
 import { expectSuccess } from '../../harness/worker/assert.ts'
@@ -20,11 +21,9 @@ const RECORDING = wavTone({ seconds: 0.5 }).toString('base64')
 describe('audio-capable fields (Part 1 §4.7)', () => {
   check(
     'P1-4.7-chat-audio-fields',
-    'a model that takes audio accepts input_audio content, modalities with audio, and message.audio',
+    'a model that takes audio accepts input_audio content and modalities text',
     async () => {
-      const model = namedModel('chat-audio')
-      if (model === undefined)
-        skipTest(`no chat model is known to take audio (§2.3 gives no flag for it): ${howToName('chat-audio')}`)
+      const model = audioModel()
       const heard = await chat(api, {
         model,
         messages: [
@@ -39,6 +38,21 @@ describe('audio-capable fields (Part 1 §4.7)', () => {
         max_completion_tokens: CAPS.answer,
       })
       expectSuccess(heard, 'input_audio content')
+      const texted = await chat(api, {
+        model,
+        modalities: ['text'],
+        messages: [userMessage('Say hello in one word.')],
+        max_completion_tokens: CAPS.answer,
+      })
+      expectSuccess(texted, 'modalities ["text"]')
+    },
+  )
+
+  check(
+    'P1-4.7-chat-audio-output',
+    'the same model answers in audio when modalities holds audio, and takes message.audio back',
+    async () => {
+      const model = audioModel()
       const spoken = await chat(api, {
         model,
         modalities: ['text', 'audio'],
@@ -71,3 +85,11 @@ describe('audio-capable fields (Part 1 §4.7)', () => {
     },
   )
 })
+
+/** The chat model the user names as taking audio; without one the test is skipped, naming how to name it. */
+function audioModel(): string {
+  const model = namedModel('chat-audio')
+  if (model === undefined)
+    skipTest(`no chat model is known to take audio (§2.3 gives no flag for it): ${howToName('chat-audio')}`)
+  return model
+}

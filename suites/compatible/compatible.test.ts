@@ -7,6 +7,7 @@
  */
 import { describe } from 'vitest'
 import { expectJson, expectStatus, expectThat } from '../../harness/worker/assert.ts'
+import { routeAbsence } from '../../harness/routes.ts'
 import { randomSuffix } from '../../harness/worker/helpers.ts'
 import { observe } from '../../harness/worker/recorder.ts'
 import { check, target } from '../../harness/worker/suite.ts'
@@ -95,6 +96,17 @@ describe('serving a minimal request (Part 1 §4.8)', () => {
           const apiKey = await api.post(endpoint.path, endpoint.body(model.id), { auth: 'x-api-key' })
           observe('compatible messages x-api-key', describeBody(apiKey))
         }
+      },
+    )
+  }
+  for (const endpoint of ENDPOINTS.filter((e) => !e.servedCheck)) {
+    check(
+      'P1-4.8-compatible-served',
+      `POST ${endpoint.path} is served: a request naming a file that does not exist is not a missing route`,
+      async () => {
+        const ex = await api.post(endpoint.path, endpoint.body(await someModel(endpoint)))
+        const absence = routeAbsence(ex.excerpt)
+        expectThat(absence === undefined, `${endpoint.path} served`, absence?.answer ?? '', ex)
       },
     )
   }

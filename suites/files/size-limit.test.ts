@@ -52,7 +52,7 @@ describe('the 128 MB upload limit (Part 1 §4.4, §8.4)', () => {
       const key = largeUploadKey()
       const up = await upload(api, {
         label: 'max-size',
-        purpose: 'user_data',
+        purpose: 'others',
         key,
         timeoutMs: LARGE_UPLOADS.timeoutMs,
         file: { ext: 'bin', contentType: 'application/octet-stream', content: { size: MAX_BYTES } },
@@ -73,7 +73,7 @@ describe('the 128 MB upload limit (Part 1 §4.4, §8.4)', () => {
       // Between the readings: recorded, then removed if it was stored.
       const band = await upload(api, {
         label: 'band-size',
-        purpose: 'user_data',
+        purpose: 'others',
         key,
         timeoutMs: LARGE_UPLOADS.timeoutMs,
         file: { ext: 'bin', contentType: 'application/octet-stream', content: { size: MAX_BYTES + 1 } },
@@ -85,7 +85,7 @@ describe('the 128 MB upload limit (Part 1 §4.4, §8.4)', () => {
       )
       const up = await upload(api, {
         label: 'over-size',
-        purpose: 'user_data',
+        purpose: 'others',
         key,
         timeoutMs: LARGE_UPLOADS.timeoutMs,
         file: { ext: 'bin', contentType: 'application/octet-stream', content: { size: MAX_BYTES_BINARY + 1 } },

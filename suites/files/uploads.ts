@@ -51,7 +51,7 @@ const SUITED: Readonly<Record<Purpose, { ext: string; contentType: string; conte
   others: { ext: 'bin', contentType: 'application/octet-stream', content: { size: 2048, pattern: '\u0000\u0001gc' } },
 }
 
-interface UploadSpec {
+export interface UploadSpec {
   /** Part of the filename after `gc-<runId>-`. */
   label: string
   /** The purpose field; undefined sends none. */

@@ -14,27 +14,31 @@ import { startGatewayThread } from '../support/gateway-thread.ts'
 import { keyEnv, withRun } from '../support/run-conformance.ts'
 
 const ROUTE = { method: 'POST', path: '/v1/audio/speech', requirement: 'P2-4.2-speech-models' }
+/** A route no check serves a valid request to (an image edit needs a stored image): its absence is still one cause. */
+const EDITS = { method: 'POST', path: '/v1/images/edits', requirement: 'P1-4.8-compatible-served' }
+type Absent = typeof ROUTE
 
 let gateway: EmbeddedGateway
 let proxy: Server
+let editsProxy: Server
 
 /**
  * Passes every call to the gateway, but answers the one route with express's page for a route it lacks. The gateway
  * still answers that call (at a path it does not serve), so the answer keeps its shared headers: only the route is
  * missing, as on a gateway built without it.
  */
-function startProxy(target: URL): Promise<Server> {
+function startProxy(target: URL, route: Absent): Promise<Server> {
   const server = createServer(async (req, res) => {
     // The whole body first: a refusal the gateway sends before reading an upload (413) then reaches the client.
     const chunks: Buffer[] = []
     for await (const chunk of req) chunks.push(chunk as Buffer)
-    const absent = req.method === ROUTE.method && (req.url ?? '').split('?')[0] === ROUTE.path
+    const absent = req.method === route.method && (req.url ?? '').split('?')[0] === route.path
     const upstream = request(
       {
         host: target.hostname,
         port: target.port,
         method: req.method,
-        path: absent ? `${ROUTE.path}-not-served` : req.url,
+        path: absent ? `${route.path}-not-served` : req.url,
         headers: req.headers,
       },
       (answer) => {
@@ -46,7 +50,7 @@ function startProxy(target: URL): Promise<Server> {
         answer.resume()
         const { 'content-type': _type, 'content-length': _length, ...shared } = answer.headers
         res.writeHead(404, { ...shared, 'content-type': 'text/html; charset=utf-8' })
-        res.end(`<!DOCTYPE html>\n<html><body><pre>Cannot ${ROUTE.method} ${ROUTE.path}</pre></body></html>\n`)
+        res.end(`<!DOCTYPE html>\n<html><body><pre>Cannot ${route.method} ${route.path}</pre></body></html>\n`)
       },
     )
     upstream.on('error', () => {
@@ -62,22 +66,17 @@ function startProxy(target: URL): Promise<Server> {
 
 beforeAll(async () => {
   gateway = await startGatewayThread({ minuteMs: DEFAULTS.embeddedMinuteMs })
-  proxy = await startProxy(new URL(gateway.url))
+  proxy = await startProxy(new URL(gateway.url), ROUTE)
+  editsProxy = await startProxy(new URL(gateway.url), EDITS)
 })
 afterAll(async () => {
   await new Promise((resolve) => proxy?.close(resolve))
+  await new Promise((resolve) => editsProxy?.close(resolve))
   await gateway?.close()
 })
 
 test('a route the target does not serve is one failure, and the checks that need it skip naming it', async () => {
-  const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`
-  const env = {
-    GATEWAY_BASE_URL: url,
-    ...keyEnv({ ...gateway.keys }, SEEDED_KEY_ENV),
-    GATEWAY_BUDGET_USD: '100000',
-    GATEWAY_MINUTE_MS: String(DEFAULTS.embeddedMinuteMs),
-  }
-  await withRun(['--family', 'audio'], env, (run) => {
+  await withRun(['--family', 'audio'], envFor(proxy), (run) => {
     const summary = run.summary
     expect(summary, run.stderr).toBeDefined()
     const audio = summary?.requirements.filter((r) => r.family === 'audio') ?? []
@@ -105,3 +104,25 @@ test('a route the target does not serve is one failure, and the checks that need
     expect(run.exitCode).toBe(1)
   })
 }, 300_000)
+
+test('an image edit route the target does not serve is one warning, and the checks that need it skip naming it', async () => {
+  await withRun(['--family', 'compatible'], envFor(editsProxy), (run) => {
+    const compatible = run.summary?.requirements.filter((r) => r.family === 'compatible') ?? []
+    const failed = compatible.filter((r) => r.status === 'fail' || r.status === 'warn' || r.status === 'error')
+    expect(
+      failed.map((r) => r.id),
+      failed.map((r) => r.evidence[0]?.message).join('\n---\n'),
+    ).toEqual([EDITS.requirement])
+    expect(run.summary?.fixFirst?.map((e) => e.cause)).toEqual([EDITS.requirement])
+    expect(run.summary?.fixFirst?.[0]?.exchange).toMatchObject({ method: EDITS.method, path: EDITS.path, status: 404 })
+  })
+}, 300_000)
+
+function envFor(server: Server): Record<string, string> {
+  return {
+    GATEWAY_BASE_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    ...keyEnv({ ...gateway.keys }, SEEDED_KEY_ENV),
+    GATEWAY_BUDGET_USD: '100000',
+    GATEWAY_MINUTE_MS: String(DEFAULTS.embeddedMinuteMs),
+  }
+}

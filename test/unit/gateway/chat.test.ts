@@ -425,13 +425,23 @@ describe('the audio-capable fields on the audio model (section 4.7)', () => {
     expect((await post({ model: 'gw-chat', messages: again, ...spoken })).status).toBe(200)
   })
 
-  it('refuses audio output without its audio object, and every audio field under chat-audio-refused', async () => {
+  it('refuses audio output without its audio object; input_audio under chat-audio-refused, output under its fault', async () => {
     expect((await post({ model: 'gw-chat', messages: [user('Hi')], modalities: ['audio'] })).status).toBe(400)
-    const faulty = testGateway({ faults: ['chat-audio-refused'] })
-    const response = await faulty.call('/v1/chat/completions', {
+    const heard = [
+      user('Hi'),
+      { role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'AA', format: 'wav' } }] },
+    ]
+    const deaf = testGateway({ faults: ['chat-audio-refused'] })
+    const refusedInput = await deaf.call('/v1/chat/completions', {
+      method: 'POST',
+      body: { model: 'gw-chat', messages: heard },
+    })
+    expect(refusedInput.status).toBe(400)
+    const mute = testGateway({ faults: ['chat-audio-output-refused'] })
+    const refusedOutput = await mute.call('/v1/chat/completions', {
       method: 'POST',
       body: { model: 'gw-chat', messages: [user('Hi')], ...spoken },
     })
-    expect(response.status).toBe(400)
+    expect(refusedOutput.status).toBe(400)
   })
 })

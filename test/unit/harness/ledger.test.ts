@@ -238,6 +238,7 @@ describe('transactions (Part 1 §2.2)', () => {
     ).toEqual([LEDGER_REQ.transactionFields])
     expect(
       failing([
+        call('GET', '/v1/models', {}, { svcId: 'svc-other' }),
         call('GET', '/user/v1/transactions', {
           transactions: [tx({ id: 'svc-other', requested_at: '2026-01-01T00:00:02Z' })],
         }),
@@ -245,7 +246,19 @@ describe('transactions (Part 1 §2.2)', () => {
     ).toEqual([LEDGER_REQ.transactionFields])
   })
 
+  test("another client's transaction, whose id no call of the run received, is not judged", () => {
+    expect(
+      failing([
+        call('GET', '/user/v1/transactions', {
+          transactions: [tx({ id: 'svc-theirs', requested_at: '2026-01-01T00:00:02Z' })],
+        }),
+        call('GET', '/user/v1/transactions?page=2', { transactions: [tx({ id: 'svc-theirs', stream: true })] }),
+      ]),
+    ).toEqual([])
+  })
+
   test('key order and members the reference does not name are no contradiction (§9.2)', () => {
+    const mine = call('GET', '/v1/models', {}, { svcId: 'svc-x' })
     const reordered = {
       provider: 'p',
       model: 'm',
@@ -259,6 +272,7 @@ describe('transactions (Part 1 §2.2)', () => {
     }
     expect(
       failing([
+        mine,
         call('GET', '/user/v1/transactions', { transactions: [tx({ id: 'svc-x', tokens: { total: 3, cached: 0 } })] }),
         call('GET', '/user/v1/transactions?page=2', { transactions: [reordered] }),
       ]),
@@ -288,8 +302,10 @@ describe('transactions (Part 1 §2.2)', () => {
       ]),
     ).toEqual([])
     // Token counts, model, provider and created_at may be settled after a first listing: not compared.
+    const mine = call('GET', '/v1/models', {}, { svcId: 'svc-call', status: 200 })
     expect(
       failing([
+        mine,
         call('GET', '/user/v1/transactions?page=1', { transactions: [tx({})] }),
         call('GET', '/user/v1/transactions?page=2', {
           transactions: [
@@ -301,6 +317,7 @@ describe('transactions (Part 1 §2.2)', () => {
     // What the words tie to the call stays: its status_code and stream flag.
     expect(
       failing([
+        mine,
         call('GET', '/user/v1/transactions?page=1', { transactions: [tx({})] }),
         call('GET', '/user/v1/transactions?page=2', { transactions: [tx({ stream: true })] }),
       ]),
@@ -308,6 +325,7 @@ describe('transactions (Part 1 §2.2)', () => {
     // requested_at is when the request started, a fact of the call: a later listing may not move it.
     expect(
       failing([
+        mine,
         call('GET', '/user/v1/transactions?page=1', { transactions: [tx({})] }),
         call('GET', '/user/v1/transactions?page=2', {
           transactions: [tx({ requested_at: '2026-01-01T00:00:00.500Z' })],
