@@ -112,10 +112,10 @@ describe('contents and roles (§4.8)', () => {
   })
 
   for (const role of ['system', 'assistant']) {
-    check('P2-4.8-contents-role', `a contents item with role ${role} is refused with 400`, async () => {
-      expectStatus(
+    check('P2-4.8-contents-role-refused', `a contents item with role ${role} is refused (a 4xx)`, async () => {
+      expectRefused(
         await generate(textBody({ contents: [{ role, parts: [{ text: 'Be brief.' }] }, userTurn('Hello.')] })),
-        400,
+        'a role other than user or model',
       )
     })
   }
@@ -166,8 +166,8 @@ describe('generationConfig ranges (§4.8)', () => {
   check('P2-4.8-max-output-tokens', `an integer maxOutputTokens (${MAX_OUTPUT}) is accepted`, async () => {
     expectSuccess(await generate(withConfig({ maxOutputTokens: MAX_OUTPUT })))
   })
-  check('P2-4.8-max-output-tokens', 'maxOutputTokens 1.5 is refused with 400', async () => {
-    expectStatus(await generate(withConfig({ maxOutputTokens: 1.5 })), 400)
+  check('P2-4.8-max-output-tokens-refused', 'maxOutputTokens 1.5 is refused (a 4xx)', async () => {
+    expectRefused(await generate(withConfig({ maxOutputTokens: 1.5 })), 'a fraction where the field is an integer')
   })
   // The provider's JSON mapping may read "16" as the integer 16: the answer is recorded, not judged.
   check('P2-4.8-max-output-tokens', 'how maxOutputTokens "16" (a string) is answered is recorded', async () => {
@@ -206,11 +206,17 @@ describe('generationConfig ranges (§4.8)', () => {
       )
     })
   }
-  check('P2-4.8-thinking-config-refused', 'thinkingLevel "extreme" is refused with 400', async () => {
-    expectStatus(await generate(withConfig({ thinkingConfig: { thinkingLevel: 'extreme' } })), 400)
+  check('P2-4.8-thinking-config-refused', 'thinkingLevel "extreme" is refused (a 4xx)', async () => {
+    expectRefused(
+      await generate(withConfig({ thinkingConfig: { thinkingLevel: 'extreme' } })),
+      'a level other than low, medium or high',
+    )
   })
-  check('P2-4.8-thinking-config-refused', 'thinkingBudget 1.5 is refused with 400', async () => {
-    expectStatus(await generate(withConfig({ thinkingConfig: { thinkingBudget: 1.5 } })), 400)
+  check('P2-4.8-thinking-config-refused', 'thinkingBudget 1.5 is refused (a 4xx)', async () => {
+    expectRefused(
+      await generate(withConfig({ thinkingConfig: { thinkingBudget: 1.5 } })),
+      'a fraction where the budget is an integer',
+    )
   })
 })
 
