@@ -43,6 +43,8 @@ export interface AudioRules {
   readonly refusedVoices: readonly string[]
   /** tts-1 and tts-1-hd refuse instructions (speech-instructions-tts1-accepted takes them). */
   readonly checkSpeechInstructions: boolean
+  /** The newer speech models take instructions (speech-instructions-refused refuses them on every model). */
+  readonly speechInstructions: boolean
   /** speed outside 0.25..4.0 is refused (speech-speed-unchecked clamps it). */
   readonly checkSpeechSpeed: boolean
   /** The highest speed taken, 4.0 (speech-speed-4-refused: 3.99). */
@@ -115,6 +117,7 @@ export function audioRules(faults: FaultSet): AudioRules {
     speechDefaultVoice: bent('speech-voice-optional') ? 'alloy' : undefined,
     refusedVoices: bent('speech-voice-cedar-refused') ? ['cedar'] : [],
     checkSpeechInstructions: !bent('speech-instructions-tts1-accepted'),
+    speechInstructions: !bent('speech-instructions-refused'),
     checkSpeechSpeed: !bent('speech-speed-unchecked'),
     speechSpeedMax: bent('speech-speed-4-refused') ? 3.99 : SPEED.max,
     checkSpeechFormat: !bent('speech-format-unchecked'),

@@ -55,6 +55,11 @@ export const AUDIO_FAULTS = [
     description: 'tts-1 and tts-1-hd accept instructions (and ignore them) instead of refusing them.',
   },
   {
+    name: 'speech-instructions-refused',
+    breaks: ['P2-4.2-speech-instructions-newer'],
+    description: 'Every speech model refuses instructions with 400, the newer ones too.',
+  },
+  {
     name: 'speech-speed-unchecked',
     breaks: ['P2-4.2-speech-speed-refused'],
     description: 'Any speed is accepted; speeds outside 0.25..4.0 are clamped.',

@@ -9,7 +9,7 @@ import { isObject } from '../../common/json.ts'
 import type { Exchange } from '../../harness/worker/http-client.ts'
 import { observe } from '../../harness/worker/recorder.ts'
 import { check, target } from '../../harness/worker/suite.ts'
-import { audioCalls, expectServed, MADE_FORMATS } from './calls.ts'
+import { audioCalls, requireServed, MADE_FORMATS } from './calls.ts'
 import { dataUrl } from './fixtures.ts'
 import { clip, TEXT_FILE, tone, wavOfLength, wavPart } from './forms.ts'
 
@@ -125,7 +125,7 @@ describe('response formats (§4.3)', () => {
   check('P2-4.3-json-text', 'the json and verbose_json transcriptions carry text, a string', async () => {
     for (const format of ['json', 'verbose_json'] as const) {
       const ex = await baseJson(format)
-      expectServed(ex, 'P2-4.3-formats-base', `response_format ${format}`)
+      requireServed(ex, 'P2-4.3-formats-base', `response_format ${format}`)
       expectSchema(ex, 'audio/transcription-text.json')
       const duration = isObject(ex.json) ? ex.json.duration : undefined
       expectThat(
@@ -222,7 +222,7 @@ describe('response formats (§4.3)', () => {
         // Speech, not a tone: a real model finds no speaker in a tone.
         ...(await spoken()),
       })
-      expectServed(ex, 'P2-4.3-diarized-json', 'response_format diarized_json')
+      requireServed(ex, 'P2-4.3-diarized-json', 'response_format diarized_json')
       expectSchema(ex, 'audio/diarized-json.json')
     },
   )
