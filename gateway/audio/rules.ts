@@ -80,6 +80,8 @@ export interface AudioRules {
   readonly transcriptionPrompt: boolean
   /** chunking_strategy is taken as an object too (transcription-chunking-object-refused takes only auto). */
   readonly chunkingObject: boolean
+  /** The newer transcription models take chunking_strategy auto (transcription-chunking-auto-refused refuses it). */
+  readonly newerChunkingAuto: boolean
   /** timestamp_granularities[] is taken (timestamps-refused refuses it everywhere). */
   readonly timestamps: boolean
   /** timestamp_granularities[] needs verbose_json on the base model (timestamps-unchecked takes it anywhere). */
@@ -138,6 +140,7 @@ export function audioRules(faults: FaultSet): AudioRules {
     checkDiarizePrompt: !bent('diarize-prompt-accepted'),
     transcriptionPrompt: !bent('transcription-prompt-refused'),
     chunkingObject: !bent('transcription-chunking-object-refused'),
+    newerChunkingAuto: !bent('transcription-chunking-auto-refused'),
     timestamps: !bent('timestamps-refused'),
     checkTimestampsFit: !bent('timestamps-unchecked'),
     checkStreamBase: !bent('transcription-stream-base-accepted'),
