@@ -4,7 +4,14 @@
  * made itself (calls.ts spoken()), so that a real model has words to translate.
  */
 import { describe } from 'vitest'
-import { expectStatus, expectSuccess, expectThat, notObserved, precondition } from '../../harness/worker/assert.ts'
+import {
+  expectRefused,
+  expectStatus,
+  expectSuccess,
+  expectThat,
+  notObserved,
+  precondition,
+} from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/worker/helpers.ts'
 import { observe } from '../../harness/worker/recorder.ts'
@@ -92,6 +99,6 @@ describe('translation (§4.4)', () => {
     })
     precondition(ex.status !== 404, TRANSLATION_MISSING.requirementId, `${TRANSLATION_MISSING.what} answered 404`)
     observe('translation of a .txt file', `answered ${ex.status}`)
-    expectStatus(ex, [400, 415], 'text is not audio of §4.4')
+    expectRefused(ex, 'text is not audio of §4.4')
   })
 })
