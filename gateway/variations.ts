@@ -110,6 +110,8 @@ export const VARIATIONS = {
     'tts-1 and tts-1-hd take the nine older voices (not ballad, verse, marin, cedar) and the newer speech model all but fable and onyx; §4.2 lists the voices of the endpoint, not of each model',
   'diarize-integer-speakers':
     'a diarized transcription stream numbers its speakers and segment ids (integers); §4.3 names speaker, start, end, text and segment_id without their types',
+  'transcript-stream-ndjson':
+    'a transcription stream is newline-delimited JSON (application/x-ndjson), one event object a line, not server-sent events; §4.3 names the events, not their framing',
   'range-refusals-422':
     'a value past a stated range is refused with 422 (unprocessable), as a validating web framework answers: speech speed and input length, transcription temperature, native temperature; §4.2, §4.3 and §4.8 give the ranges without the refusal or its status',
   'audio-file-415':

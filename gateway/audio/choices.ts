@@ -18,6 +18,8 @@ export interface AudioChoices {
   readonly streamingWav: boolean
   readonly uploadMax: number
   readonly integerSpeakers: boolean
+  /** A transcription stream as newline-delimited JSON, not server-sent events (transcript-stream-ndjson). */
+  readonly ndjsonTranscripts: boolean
   /** A speech body as this gateway reads it for model `id`. */
   speech(id: string, body: Record<string, unknown>): Record<string, unknown>
   /** A transcription form as this gateway reads it. */
@@ -44,6 +46,7 @@ export function audioChoices(variations: ReadonlySet<VariationName>): AudioChoic
     streamingWav: variations.has('streaming-wav'),
     uploadMax: variations.has('audio-upload-mib') ? AUDIO_UPLOAD_MAX_MIB : AUDIO_UPLOAD_MAX_BYTES,
     integerSpeakers: variations.has('diarize-integer-speakers'),
+    ndjsonTranscripts: variations.has('transcript-stream-ndjson'),
     speech(id, body) {
       if (refusals422) refuseSpeechRange(id, body)
       if (variations.has('speech-voices-per-model') && typeof body.voice === 'string') {

@@ -201,9 +201,17 @@ async function transcription(audio: AudioFamily, call: Upload, reply: FastifyRep
       usage,
       integerSpeakers: choices.integerSpeakers,
     })
+    const named = reshapeEvents(
+      events.map((data) => ({ name: data.type, data })),
+      state.faults,
+      AUDIO_STREAM_RESHAPES,
+    )
+    if (choices.ndjsonTranscripts) {
+      const lines = named.map(({ data }) => `${JSON.stringify(data)}\n`).join('')
+      return reply.header('content-type', 'application/x-ndjson').send(lines)
+    }
     const writer = startSse(reply)
-    const named = events.map((data) => ({ name: data.type, data }))
-    await writeEvents(writer, reshapeEvents(named, state.faults, AUDIO_STREAM_RESHAPES))
+    await writeEvents(writer, named)
     writer.end()
     return reply
   }

@@ -43,6 +43,8 @@ export interface AudioRules {
   readonly refusedVoices: readonly string[]
   /** tts-1 and tts-1-hd refuse instructions (speech-instructions-tts1-accepted takes them). */
   readonly checkSpeechInstructions: boolean
+  /** The newer speech models take instructions (speech-instructions-refused refuses them on every model). */
+  readonly speechInstructions: boolean
   /** speed outside 0.25..4.0 is refused (speech-speed-unchecked clamps it). */
   readonly checkSpeechSpeed: boolean
   /** The highest speed taken, 4.0 (speech-speed-4-refused: 3.99). */
@@ -78,6 +80,8 @@ export interface AudioRules {
   readonly transcriptionPrompt: boolean
   /** chunking_strategy is taken as an object too (transcription-chunking-object-refused takes only auto). */
   readonly chunkingObject: boolean
+  /** The newer transcription models take chunking_strategy auto (transcription-chunking-auto-refused refuses it). */
+  readonly newerChunkingAuto: boolean
   /** timestamp_granularities[] is taken (timestamps-refused refuses it everywhere). */
   readonly timestamps: boolean
   /** timestamp_granularities[] needs verbose_json on the base model (timestamps-unchecked takes it anywhere). */
@@ -115,6 +119,7 @@ export function audioRules(faults: FaultSet): AudioRules {
     speechDefaultVoice: bent('speech-voice-optional') ? 'alloy' : undefined,
     refusedVoices: bent('speech-voice-cedar-refused') ? ['cedar'] : [],
     checkSpeechInstructions: !bent('speech-instructions-tts1-accepted'),
+    speechInstructions: !bent('speech-instructions-refused'),
     checkSpeechSpeed: !bent('speech-speed-unchecked'),
     speechSpeedMax: bent('speech-speed-4-refused') ? 3.99 : SPEED.max,
     checkSpeechFormat: !bent('speech-format-unchecked'),
@@ -135,6 +140,7 @@ export function audioRules(faults: FaultSet): AudioRules {
     checkDiarizePrompt: !bent('diarize-prompt-accepted'),
     transcriptionPrompt: !bent('transcription-prompt-refused'),
     chunkingObject: !bent('transcription-chunking-object-refused'),
+    newerChunkingAuto: !bent('transcription-chunking-auto-refused'),
     timestamps: !bent('timestamps-refused'),
     checkTimestampsFit: !bent('timestamps-unchecked'),
     checkStreamBase: !bent('transcription-stream-base-accepted'),

@@ -89,7 +89,7 @@ export function parseSpeechRequest(
 
   if (body.instructions !== undefined && body.instructions !== null) {
     if (typeof body.instructions !== 'string') throw invalidParameter('instructions', 'instructions must be a string.')
-    if (!model.instructions && rules.checkSpeechInstructions && !lenient)
+    if ((!model.instructions && rules.checkSpeechInstructions && !lenient) || !rules.speechInstructions)
       throw invalidParameter('instructions', `${model.id} does not support instructions.`)
   }
 

@@ -169,6 +169,8 @@ function readGranularities(
 /** chunking_strategy: auto or an object with a type; required for diarization over 30 seconds. */
 function readChunking(form: AudioForm, kind: TranscriptionKind, file: AudioFile, rules: AudioRules): void {
   const chunking = form.fields.get('chunking_strategy')
+  if (chunking === 'auto' && kind === 'newer' && !rules.newerChunkingAuto)
+    throw invalidParameter('chunking_strategy', 'chunking_strategy must be an object with a type.')
   if (chunking !== undefined && chunking !== 'auto') {
     let parsed: unknown
     try {

@@ -55,6 +55,11 @@ export const AUDIO_FAULTS = [
     description: 'tts-1 and tts-1-hd accept instructions (and ignore them) instead of refusing them.',
   },
   {
+    name: 'speech-instructions-refused',
+    breaks: ['P2-4.2-speech-instructions-newer'],
+    description: 'Every speech model refuses instructions with 400, the newer ones too.',
+  },
+  {
     name: 'speech-speed-unchecked',
     breaks: ['P2-4.2-speech-speed-refused'],
     description: 'Any speed is accepted; speeds outside 0.25..4.0 are clamped.',
@@ -182,13 +187,18 @@ export const AUDIO_FAULTS = [
   },
   {
     name: 'transcription-chunking-object-refused',
-    breaks: ['P2-4.3-chunking-object'],
+    breaks: ['P2-4.3-chunking-object-shape'],
     description: 'chunking_strategy is taken only as the string auto; an object is refused with 400.',
   },
   {
-    name: 'transcription-json-transcript-key',
-    breaks: ['P2-4.3-json-text'],
-    description: 'The json and verbose_json transcriptions name the transcript transcript instead of text.',
+    name: 'transcription-chunking-auto-refused',
+    breaks: ['P2-4.3-chunking-object'],
+    description: 'The newer transcription models refuse chunking_strategy auto with 400 (only an object is taken).',
+  },
+  {
+    name: 'audio-json-transcript-key',
+    breaks: ['P2-4.3-json-text', 'P2-4.4-translation-text'],
+    description: 'The JSON transcriptions and translations name the transcript transcript instead of text.',
   },
   {
     name: 'transcription-flac-refused',
@@ -271,8 +281,9 @@ export const AUDIO_FAULTS = [
 
 /** The audio faults that only reshape a JSON transcription (./answers.ts). */
 export const AUDIO_ANSWER_RESHAPES: AnswerReshapes = {
-  'transcription-json-transcript-key': onRoutes(['POST /v1/audio/transcriptions'], ({ text, ...answer }) =>
-    text === undefined ? answer : { transcript: text, ...answer },
+  'audio-json-transcript-key': onRoutes(
+    ['POST /v1/audio/transcriptions', 'POST /v1/audio/translations'],
+    ({ text, ...answer }) => (text === undefined ? answer : { transcript: text, ...answer }),
   ),
 }
 

@@ -29,8 +29,13 @@ export const NATIVE_FAULTS = [
   },
   {
     name: 'native-any-role-accepted',
+    breaks: ['P2-4.8-contents-role-refused'],
+    description: 'contents items with a role other than user or model are accepted (an item without role is not).',
+  },
+  {
+    name: 'native-role-optional',
     breaks: ['P2-4.8-contents-role'],
-    description: 'contents items with a role other than user or model, or none, are accepted.',
+    description: 'A contents item without role is accepted (as a user turn).',
   },
   {
     name: 'native-contents-optional',
@@ -54,7 +59,7 @@ export const NATIVE_FAULTS = [
   },
   {
     name: 'native-max-output-tokens-lenient',
-    breaks: ['P2-4.8-max-output-tokens'],
+    breaks: ['P2-4.8-max-output-tokens-refused'],
     description: 'A non-integer generationConfig.maxOutputTokens is accepted (rounded down).',
   },
   {

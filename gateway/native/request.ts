@@ -76,7 +76,8 @@ function parseContents(body: Record<string, unknown>, rules: NativeRules, out: N
   contents.forEach((content, i) => {
     const where = `contents[${i}]`
     if (!isObject(content)) throw invalidParameter(where, `${where} must be an object {parts, role}.`)
-    if (!ROLES.has(String(content.role)) && rules.checkContentRole) {
+    const missing = content.role === undefined
+    if (missing ? rules.contentRoleRequired : !ROLES.has(String(content.role)) && rules.checkContentRole) {
       throw invalidParameter(
         `${where}.role`,
         `${where}.role is required and must be user or model; system text goes in system_instruction.`,

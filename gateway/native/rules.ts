@@ -12,7 +12,9 @@ export interface NativeRules {
 
   /** contents is required (native-contents-optional answers a body without it). */
   readonly contentsRequired: boolean
-  /** A content's role is user or model (native-any-role-accepted takes any). */
+  /** A content's role is required (native-role-optional takes an item without it). */
+  readonly contentRoleRequired: boolean
+  /** A content's role is user or model (native-any-role-accepted takes any other). */
   readonly checkContentRole: boolean
   /** A part's inline_data, the spelling §4.8 gives, is read (native-inline-data-refused refuses it). */
   readonly inlineDataSpelling: boolean
@@ -53,6 +55,7 @@ export function nativeRules(faults: FaultSet): NativeRules {
     nativeKeyHeader: !bent('native-key-header-refused'),
 
     contentsRequired: !bent('native-contents-optional'),
+    contentRoleRequired: !bent('native-role-optional'),
     checkContentRole: !bent('native-any-role-accepted'),
     inlineDataSpelling: !bent('native-inline-data-refused'),
     systemInstruction: !bent('native-system-instruction-refused'),

@@ -4,7 +4,7 @@
  * (§4.3, §4.4; harness/worker/multipart.ts). A call expected to be refused is reserved too: a target that wrongly serves
  * it also bills it.
  */
-import { expectStatus, precondition } from '../../harness/worker/assert.ts'
+import { precondition } from '../../harness/worker/assert.ts'
 import type { Exchange, RequestSpec, TargetClient } from '../../harness/worker/http-client.ts'
 import { multipartBody, type FilePart } from '../../harness/worker/multipart.ts'
 import { spend } from '../../harness/worker/suite.ts'
@@ -111,7 +111,7 @@ export function audioCalls(api: TargetClient) {
       madeAudio.set(format, made)
     }
     const ex = await made
-    expectServed(ex, 'P2-4.2-speech-models', `speech in ${format}`)
+    requireServed(ex, 'P2-4.2-speech-models', `speech in ${format}`)
     precondition(
       FORMAT_CHECKS[format]?.check(ex.bytes) === true,
       FORMAT_CHECKS[format]?.fixed ? 'P2-4.2-speech-formats' : 'P2-4.2-speech-format-containers',
@@ -133,15 +133,13 @@ export const MADE_FORMATS = [
 ] as const
 
 /** A 2xx the test builds on: anything else skips it, naming the requirement that reports that answer. */
-export function expectServed(ex: Exchange, requirementId: string, what: string): void {
+export function requireServed(ex: Exchange, requirementId: string, what: string): void {
   precondition(ex.status >= 200 && ex.status < 300, requirementId, `${what} answered ${ex.status}`)
 }
 
-/** A refusal with 400; a 404 from a route or model the test needs is another requirement's to report. */
-export function expectRefused400(ex: Exchange, why: string, missing?: { requirementId: string; what: string }): void {
-  if (missing !== undefined && ex.status === 404)
-    precondition(false, missing.requirementId, `${missing.what} answered 404`)
-  expectStatus(ex, 400, why)
+/** A 404 from a route or model the test needs skips it: that absence is `missing.requirementId`'s to report. */
+export function requirePresent(ex: Exchange, missing: { requirementId: string; what: string }): void {
+  if (ex.status === 404) precondition(false, missing.requirementId, `${missing.what} answered 404`)
 }
 
 /** A missing translation route is P2-4.4-translation's to report, not every refusal test's. */

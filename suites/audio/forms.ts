@@ -63,6 +63,12 @@ export const TEXT_FILE: FilePart = {
   content: 'These are notes, not audio.\n',
 }
 
+/** A translation's answer as §4.4 allows it, "English text" in no stated shape: a JSON object, or a text body. */
+export function isTextAnswer(ex: Exchange): boolean {
+  if (isObject(ex.json)) return true
+  return ex.jsonError !== undefined && /^text\//i.test(ex.header('content-type') ?? '') && ex.text.trim() !== ''
+}
+
 /** The text of a json answer ({text}) or of a text/plain body; undefined when neither. */
 export function answerText(ex: Exchange): string | undefined {
   const body = ex.json

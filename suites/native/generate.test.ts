@@ -51,6 +51,25 @@ async function thinkingModels(): Promise<ListedModel[]> {
   return [first, ...others].slice(0, MAX_THINKING_TRIES)
 }
 
+/**
+ * §4.8 names the fields of the interface, not that every model takes each: `body` is judged on the model the user
+ * names, or else on any native generation model that serves it.
+ */
+async function expectAcceptedBySome(body: Record<string, unknown>, what: string): Promise<void> {
+  const answers: Exchange[] = []
+  for (const model of await thinkingModels()) {
+    const ex = await generate(body, model)
+    if (ex.status >= 200 && ex.status < 300) return
+    answers.push(ex)
+  }
+  expectThat(
+    false,
+    `${what} accepted (2xx) by ${namedModel('native') ?? 'some native generation model'}`,
+    answers.map((ex) => `${ex.excerpt.path}: ${ex.status}`),
+    answers[0],
+  )
+}
+
 describe('the generation response (Part 2 §2.5, §4.8)', () => {
   check(
     'P2-2.5-native-response',
@@ -64,11 +83,16 @@ describe('the generation response (Part 2 §2.5, §4.8)', () => {
     },
   )
 
-  check('P2-4.8-system-instruction', 'system_instruction {parts} is accepted', async () => {
-    expectSuccess(
-      await generate(textBody({ system_instruction: { parts: [{ text: 'Answer like a lighthouse keeper.' }] } })),
-    )
-  })
+  check(
+    'P2-4.8-system-instruction',
+    'system_instruction {parts} is accepted by the named model, or by some native model',
+    async () => {
+      await expectAcceptedBySome(
+        textBody({ system_instruction: { parts: [{ text: 'Answer like a lighthouse keeper.' }] } }),
+        'system_instruction {parts}',
+      )
+    },
+  )
 
   check('P2-4.8-inline-image', 'an image part with inline_data {mime_type, data} is accepted', async () => {
     const contents = [
@@ -112,10 +136,10 @@ describe('contents and roles (§4.8)', () => {
   })
 
   for (const role of ['system', 'assistant']) {
-    check('P2-4.8-contents-role', `a contents item with role ${role} is refused with 400`, async () => {
-      expectStatus(
+    check('P2-4.8-contents-role-refused', `a contents item with role ${role} is refused (a 4xx)`, async () => {
+      expectRefused(
         await generate(textBody({ contents: [{ role, parts: [{ text: 'Be brief.' }] }, userTurn('Hello.')] })),
-        400,
+        'a role other than user or model',
       )
     })
   }
@@ -127,9 +151,13 @@ describe('contents and roles (§4.8)', () => {
 
 describe('generationConfig ranges (§4.8)', () => {
   for (const temperature of [0, 2]) {
-    check('P2-4.8-temperature-range', `temperature ${temperature.toFixed(1)} is accepted`, async () => {
-      expectSuccess(await generate(withConfig({ temperature })))
-    })
+    check(
+      'P2-4.8-temperature-range',
+      `temperature ${temperature.toFixed(1)} is accepted by the named model, or by some native model`,
+      async () => {
+        await expectAcceptedBySome(withConfig({ temperature }), `temperature ${temperature.toFixed(1)}`)
+      },
+    )
   }
   for (const temperature of [-0.01, 2.01]) {
     check('P2-4.8-temperature-refused', `temperature ${temperature} is refused (a 4xx)`, async () => {
@@ -148,26 +176,15 @@ describe('generationConfig ranges (§4.8)', () => {
   for (const [what, body] of options) {
     // Like thinkingConfig: judged on the named model, or on any native generation model that takes it.
     check('P2-4.8-generation-options', `${what} is accepted by the named model, or by some native model`, async () => {
-      const answers: Exchange[] = []
-      for (const model of await thinkingModels()) {
-        const ex = await generate(body, model)
-        if (ex.status >= 200 && ex.status < 300) return
-        answers.push(ex)
-      }
-      expectThat(
-        false,
-        `${what} accepted (200) by ${namedModel('native') ?? 'some native generation model'}`,
-        answers.map((ex) => `${ex.excerpt.path}: ${ex.status}`),
-        answers[0],
-      )
+      await expectAcceptedBySome(body, what)
     })
   }
 
   check('P2-4.8-max-output-tokens', `an integer maxOutputTokens (${MAX_OUTPUT}) is accepted`, async () => {
     expectSuccess(await generate(withConfig({ maxOutputTokens: MAX_OUTPUT })))
   })
-  check('P2-4.8-max-output-tokens', 'maxOutputTokens 1.5 is refused with 400', async () => {
-    expectStatus(await generate(withConfig({ maxOutputTokens: 1.5 })), 400)
+  check('P2-4.8-max-output-tokens-refused', 'maxOutputTokens 1.5 is refused (a 4xx)', async () => {
+    expectRefused(await generate(withConfig({ maxOutputTokens: 1.5 })), 'a fraction where the field is an integer')
   })
   // The provider's JSON mapping may read "16" as the integer 16: the answer is recorded, not judged.
   check('P2-4.8-max-output-tokens', 'how maxOutputTokens "16" (a string) is answered is recorded', async () => {
@@ -206,11 +223,17 @@ describe('generationConfig ranges (§4.8)', () => {
       )
     })
   }
-  check('P2-4.8-thinking-config-refused', 'thinkingLevel "extreme" is refused with 400', async () => {
-    expectStatus(await generate(withConfig({ thinkingConfig: { thinkingLevel: 'extreme' } })), 400)
+  check('P2-4.8-thinking-config-refused', 'thinkingLevel "extreme" is refused (a 4xx)', async () => {
+    expectRefused(
+      await generate(withConfig({ thinkingConfig: { thinkingLevel: 'extreme' } })),
+      'a level other than low, medium or high',
+    )
   })
-  check('P2-4.8-thinking-config-refused', 'thinkingBudget 1.5 is refused with 400', async () => {
-    expectStatus(await generate(withConfig({ thinkingConfig: { thinkingBudget: 1.5 } })), 400)
+  check('P2-4.8-thinking-config-refused', 'thinkingBudget 1.5 is refused (a 4xx)', async () => {
+    expectRefused(
+      await generate(withConfig({ thinkingConfig: { thinkingBudget: 1.5 } })),
+      'a fraction where the budget is an integer',
+    )
   })
 })
 

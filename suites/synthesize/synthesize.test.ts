@@ -2,7 +2,6 @@
 import { describe } from 'vitest'
 import {
   expectSchema,
-  expectStatus,
   expectSuccess,
   expectThat,
   fail,
@@ -159,8 +158,11 @@ describe('encodings, rates and models (§4.9)', () => {
     })
   }
   for (const encoding of ['WAV', 'FLAC']) {
-    check('P2-4.9-encodings-refused', `audioEncoding ${encoding} is refused with 400`, async () => {
-      expectStatus(await synthesize(api, synthesisBody({ model: (await models.first()).id, encoding })), 400)
+    check('P2-4.9-encodings-refused', `audioEncoding ${encoding} is refused (a 4xx)`, async () => {
+      expectRefused(
+        await synthesize(api, synthesisBody({ model: (await models.first()).id, encoding })),
+        'not one of the five encodings',
+      )
     })
   }
   // The enum in another case may be read by a lenient parser as LINEAR16: only recorded.
@@ -185,8 +187,11 @@ describe('encodings, rates and models (§4.9)', () => {
     ['MULAW', 16_000],
     ['ALAW', 16_000],
   ] as const) {
-    check('P2-4.9-sample-rates-refused', `${encoding} at ${rate} Hz is refused with 400`, async () => {
-      expectStatus(await synthesize(api, synthesisBody({ model: (await models.first()).id, encoding, rate })), 400)
+    check('P2-4.9-sample-rates-refused', `${encoding} at ${rate} Hz is refused (a 4xx)`, async () => {
+      expectRefused(
+        await synthesize(api, synthesisBody({ model: (await models.first()).id, encoding, rate })),
+        'not a listed rate of the encoding',
+      )
     })
   }
 
