@@ -58,6 +58,12 @@ export const NATIVE_FAULTS = [
     description: 'generationConfig.temperature 2.0, the top of the range, is refused (at most 1.99).',
   },
   {
+    name: 'native-max-output-tokens-min-16',
+    breaks: ['P2-4.8-max-output-tokens'],
+    description:
+      'generationConfig.maxOutputTokens below 16 is refused with 400, a minimum the reference does not give.',
+  },
+  {
     name: 'native-max-output-tokens-lenient',
     breaks: ['P2-4.8-max-output-tokens-refused'],
     description: 'A non-integer generationConfig.maxOutputTokens is accepted (rounded down).',

@@ -169,6 +169,11 @@ function parseGenerationConfig(body: Record<string, unknown>, rules: NativeRules
   if (max !== undefined) {
     if (!integerAtLeast(max, 1) && rules.checkMaxOutputTokens)
       throw invalidParameter('generationConfig.maxOutputTokens', 'maxOutputTokens must be a positive integer.')
+    if (integerAtLeast(max, 1) && (max as number) < rules.minOutputTokens)
+      throw invalidParameter(
+        'generationConfig.maxOutputTokens',
+        `maxOutputTokens must be at least ${rules.minOutputTokens}.`,
+      )
     out.maxOutputTokens = Math.max(1, Math.floor(Number(max)) || 1)
   }
   const temperature = config.temperature

@@ -26,6 +26,8 @@ export interface NativeRules {
   readonly temperatureMax: number
   /** maxOutputTokens is a positive integer (native-max-output-tokens-lenient rounds any value down). */
   readonly checkMaxOutputTokens: boolean
+  /** The smallest maxOutputTokens taken, 1 (native-max-output-tokens-min-16: 16, a minimum the words do not give). */
+  readonly minOutputTokens: number
   /** stopSequences is taken (native-stop-sequences-refused refuses it). */
   readonly stopSequences: boolean
   /** thinkingLevel and thinkingBudget are checked (native-thinking-config-unchecked takes any). */
@@ -62,6 +64,7 @@ export function nativeRules(faults: FaultSet): NativeRules {
     checkTemperature: !bent('native-temperature-unchecked'),
     temperatureMax: bent('native-temperature-2-refused') ? 1.99 : TEMPERATURE_MAX,
     checkMaxOutputTokens: !bent('native-max-output-tokens-lenient'),
+    minOutputTokens: bent('native-max-output-tokens-min-16') ? 16 : 1,
     stopSequences: !bent('native-stop-sequences-refused'),
     checkThinkingConfig: !bent('native-thinking-config-unchecked'),
     refusedThinkingLevels: bent('native-thinking-medium-refused') ? ['medium'] : [],

@@ -180,8 +180,8 @@ describe('generationConfig ranges (§4.8)', () => {
     })
   }
 
-  check('P2-4.8-max-output-tokens', `an integer maxOutputTokens (${MAX_OUTPUT}) is accepted`, async () => {
-    expectSuccess(await generate(withConfig({ maxOutputTokens: MAX_OUTPUT })))
+  check('P2-4.8-max-output-tokens', `an integer maxOutputTokens (1 and ${MAX_OUTPUT}) is accepted`, async () => {
+    for (const maxOutputTokens of [1, MAX_OUTPUT]) expectSuccess(await generate(withConfig({ maxOutputTokens })))
   })
   check('P2-4.8-max-output-tokens-refused', 'maxOutputTokens 1.5 is refused (a 4xx)', async () => {
     expectRefused(await generate(withConfig({ maxOutputTokens: 1.5 })), 'a fraction where the field is an integer')
