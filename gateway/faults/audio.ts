@@ -41,7 +41,7 @@ export const AUDIO_FAULTS = [
   },
   {
     name: 'speech-input-unlimited',
-    breaks: ['P2-4.2-speech-input-refused'],
+    breaks: ['P2-4.2-speech-input-limit'],
     description: 'Speech input of any length is accepted.',
   },
   {
@@ -217,7 +217,7 @@ export const AUDIO_FAULTS = [
   },
   {
     name: 'transcription-size-unchecked',
-    breaks: ['P2-4.3-file-size-refused'],
+    breaks: ['P2-4.3-file-size-limit'],
     description: 'The transcription upload limit is 50 MiB, past every reading of 25 MB.',
   },
   {
@@ -258,7 +258,7 @@ export const AUDIO_FAULTS = [
   },
   {
     name: 'translation-size-unchecked',
-    breaks: ['P2-4.4-file-size-refused'],
+    breaks: ['P2-4.4-file-size-limit'],
     description: 'The translation upload limit is 50 MiB, past every reading of 25 MB.',
   },
   {

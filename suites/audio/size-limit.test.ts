@@ -67,7 +67,7 @@ describe('the 25 MB upload limit (§4.3, §4.4, §8)', () => {
   )
 
   check(
-    'P2-4.3-file-size-refused',
+    'P2-4.3-file-size-limit',
     `a transcription upload of ${OVER_BYTES} bytes (past 25 MiB) is refused (a 4xx)`,
     async () => {
       await recordBand('transcriptions')
@@ -88,7 +88,7 @@ describe('the 25 MB upload limit (§4.3, §4.4, §8)', () => {
   )
 
   check(
-    'P2-4.4-file-size-refused',
+    'P2-4.4-file-size-limit',
     `a translation upload of ${OVER_BYTES} bytes (past 25 MiB) is refused (a 4xx)`,
     async () => {
       const ex = await upload('translations', OVER_BYTES)

@@ -138,7 +138,7 @@ describe('speech input, voices and options (§4.2, §8)', () => {
     expectSuccess(ex, `${MAX_INPUT} characters is within the limit`)
   })
 
-  check('P2-4.2-speech-input-refused', `input of ${MAX_INPUT + 1} characters is refused by tts-1 (a 4xx)`, async () => {
+  check('P2-4.2-speech-input-limit', `input of ${MAX_INPUT + 1} characters is refused by tts-1 (a 4xx)`, async () => {
     const ex = await speech({
       model: await models.model('tts-1'),
       input: inputOf(MAX_INPUT + 1),
