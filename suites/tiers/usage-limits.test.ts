@@ -24,6 +24,7 @@ import {
   is2xx,
   isRefusal,
   precondition,
+  notObserved,
 } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
 import type { KeySlot } from '../../harness/setup/config.ts'
@@ -75,7 +76,8 @@ interface Study {
   /** From rest (the announced reset waited): calls one after another until the 429. */
   rest?: Burst
   /** From rest: one call, k failing calls, then calls until the 429. */
-  failed?: { first: Exchange; failures: Exchange[]; rest: Burst; k: number; all: Exchange[] }
+  /** `aligned`: begun where the announced reset said the bucket was full again, not a whole minute later. */
+  failed?: { first: Exchange; failures: Exchange[]; rest: Burst; k: number; all: Exchange[]; aligned: boolean }
   /** From rest: more calls than the limit, all at once. */
   concurrent?: Burst & { sent: number }
 }
@@ -120,11 +122,18 @@ async function study(slot: KeySlot): Promise<Study | string> {
   // Failed calls count too (§7).
   await waitMs(untilRestMs(s.rest.refused))
   const k = failuresFor(limit)
-  const opener = await call(slot)()
+  let opener = await call(slot)()
+  // A reset announced too early (P1-8.1-usage-limit-recovers' to judge) leaves the bucket spent: a whole minute
+  // frees it under every allowed limiter, though no longer at the start of a window.
+  const aligned = opener.status !== 429
+  if (!aligned) {
+    await waitMs(minuteMs() + TIERS_DEFAULTS.marginMs)
+    opener = await call(slot)()
+  }
   const failures: Exchange[] = []
   for (let i = 0; i < k; i += 1) failures.push(await api.get(FAILING_PATH, { key: slot, retry429: false }))
   const rest = await burstUntil429(call(slot), max, ONE_BY_ONE)
-  s.failed = { first: opener, failures, rest, k, all: [opener, ...failures, ...rest.all] }
+  s.failed = { first: opener, failures, rest, k, all: [opener, ...failures, ...rest.all], aligned }
 
   // All at once.
   await waitMs(untilRestMs(rest.refused ?? s.failed.all.at(-1)!))
@@ -360,11 +369,12 @@ describe.each(TIER_SLOTS.map((slot) => [slot]))('usage limits with the %s key (P
         'the sequence did not reach its measurement of failed calls',
       )
       const f = s.failed!
-      precondition(
-        f.first.status < 300 && f.failures.every((ex) => ex.status !== 429) && foundFull(f.all, s.limit),
-        'P1-8.1-usage-limit-recovers',
-        'the bucket was not full after the announced reset',
-      )
+      // The bucket after the announced reset is P1-8.1-usage-limit-recovers' to judge; where it was not free, the
+      // failed calls cannot be counted from rest, and this run did not meet the rule.
+      if (!(f.first.status < 300 && f.failures.every((ex) => ex.status !== 429)))
+        notObserved(
+          'the calls after the announced reset (P1-8.1-usage-limit-recovers), and a minute later, met a bucket that was not free: the failed calls could not be counted from rest',
+        )
       precondition(
         f.failures.every((ex) => isRefusal(ex.status)),
         'P1-4.2-hours-ago-refused',
@@ -377,7 +387,10 @@ describe.each(TIER_SLOTS.map((slot) => [slot]))('usage limits with the %s key (P
       // Judged against the limit the calls from rest showed, so that a wrong limit is P1-8.1-usage-rate-limited's alone.
       const limit = shownLimit(s.limit, s.rest)
       const counted = [f.first, ...f.failures, ...f.rest.admitted]
-      const most = mostAdmittedFromRest(limit, counted)
+      // From rest only where the announced reset left the bucket full (the words tie no header to §8.1's limit);
+      // else the bound every allowed limiter meets from any state.
+      const fromRest = f.aligned && foundFull(f.all, s.limit)
+      const most = fromRest ? mostAdmittedFromRest(limit, counted) : mostAdmittedAnySpan(limit, counted)
       expectThat(
         counted.length <= most,
         `after 1 admitted and ${f.k} failed calls, ${Math.max(0, most - 1 - f.k)} more at most: ${bound(limit, counted, most)}, the failed calls counted`,
@@ -399,14 +412,10 @@ describe.each(TIER_SLOTS.map((slot) => [slot]))('usage limits with the %s key (P
         'the sequence did not reach its concurrent measurement',
       )
       const c = s.concurrent!
-      precondition(
-        foundFull(c.all, s.limit),
-        'P1-8.1-usage-limit-recovers',
-        'the bucket was not full after the announced reset',
-      )
-      // Against the limit that calls one after another showed from rest, as for failed calls.
+      // Against the limit that calls one after another showed from rest, as for failed calls; from rest only where
+      // the announced reset left the bucket full, else the bound every allowed limiter meets from any state.
       const limit = shownLimit(s.limit, s.rest)
-      const most = mostAdmittedFromRest(limit, c.all)
+      const most = foundFull(c.all, s.limit) ? mostAdmittedFromRest(limit, c.all) : mostAdmittedAnySpan(limit, c.all)
       expectThat(
         c.admitted.length <= most,
         `of ${c.sent} calls at once, ${bound(limit, c.all, most)}`,
