@@ -98,9 +98,14 @@ function topLevelArgs(inner: string): string[] {
   return args
 }
 
-/** Words that state a refusal: a client-error status, or a verb of refusing. */
+/**
+ * Words that state a refusal: a client-error status, or a verb of refusing. §7's list of statuses ("400 invalid
+ * request", the search row's "400 invalid parameters") names the status of an invalid request, not which requests
+ * are invalid, so it alone states no refusal: a deduction from it (a required field missing) says so in levelNote.
+ */
 export function quoteStatesRefusal(quote: string): boolean {
-  return /\b4\d\d\b/.test(quote) || /\b(refus\w*|reject\w*|blocked|fails? with|not available|denied)\b/i.test(quote)
+  const words = quote.replace(/400 invalid (request|parameters)/g, '')
+  return /\b4\d\d\b/.test(words) || /\b(refus\w*|reject\w*|blocked|fails? with|not available|denied)\b/i.test(words)
 }
 
 /** Words that give a time: a number and its unit. */
