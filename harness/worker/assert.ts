@@ -6,7 +6,8 @@
 import { requirement as lookup } from '../requirements.ts'
 import type { Exchange } from './http-client.ts'
 import { currentExchanges, currentRequirement, inTest, skipTest } from './recorder.ts'
-import { routeAbsence, routeOf } from '../routes.ts'
+import { routeAbsence } from '../routes.ts'
+import { wasServed } from './served-routes.ts'
 import { ConformanceFailure } from '../errors.ts'
 import { renderFailure, type FailureDetails } from './failure.ts'
 import { schemas } from '../schema-registry.ts'
@@ -48,18 +49,6 @@ export function precondition(condition: boolean, requirementId: string, detail: 
   skipTest(`needs ${requirementId}, which does not hold here: ${detail}`, { requirement: requirementId })
 }
 
-/** Served routes, by origin: a route that answered 2xx once is served, and a later 404 there is the API's own. */
-const served = new Set<string>()
-
-const servedKey = (ex: ExchangeExcerpt, route: string): string => `${new URL(ex.url).origin} ${route}`
-
-/** Notes, for every answer the client reads, the served routes that answered 2xx. */
-export function noteServed(ex: ExchangeExcerpt): void {
-  if (ex.status === undefined || ex.status < 200 || ex.status >= 300) return
-  const route = routeOf(ex.method, ex.path)
-  if (route !== undefined) served.add(servedKey(ex, route.route))
-}
-
 /**
  * A route the target does not serve is one cause (harness/routes.ts). When the answer a test stops on is the
  * signature of a missing route, the test skips naming the requirement that states that route, unless it is that
@@ -69,7 +58,7 @@ export function noteServed(ex: ExchangeExcerpt): void {
 export function skipIfRouteAbsent(ex: ExchangeExcerpt | undefined): void {
   if (ex === undefined || !inTest()) return
   const absence = routeAbsence(ex)
-  if (absence === undefined || served.has(servedKey(ex, absence.route))) return
+  if (absence === undefined || wasServed(ex, absence.route)) return
   if (currentRequirement() === absence.requirement) return
   skipTest(`needs ${absence.requirement}: the target does not serve ${absence.route} (${absence.answer})`, {
     requirement: absence.requirement,
