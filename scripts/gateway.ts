@@ -23,6 +23,7 @@ function keyTable(): string {
 function tierLabel(slot: keyof SeededKeys): string {
   if (slot === 'main') return 'tier 2 (main)'
   if (slot === 'suspended') return 'tier 1, suspended'
+  if (slot === 'second') return 'tier 2 (main account)'
   return `tier ${slot.slice(-1)}`
 }
 
