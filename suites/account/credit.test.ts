@@ -1,11 +1,11 @@
 /** The credit record, GET /user/v1/credit (Part 1 §2.1, §4.2). */
 import { describe } from 'vitest'
-import { expectSchema, precondition } from '../../harness/worker/assert.ts'
+import { expectSchema, precondition, is2xx } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/worker/helpers.ts'
 import { skipTest } from '../../harness/worker/recorder.ts'
 import { check, target } from '../../harness/worker/suite.ts'
-import { expectAccepted, isSuccess } from '../shared/refusals.ts'
+import { expectAccepted } from '../shared/refusals.ts'
 
 const api = target()
 const credit = memo(() => api.get('/user/v1/credit'))
@@ -20,11 +20,7 @@ describe('credit record (Part 1 §2.1)', () => {
   check('P1-2.1-credit-sources', 'grants and packages have the fields of §2.1', async () => {
     const ex = await credit()
     // The credit record's own failure (a route not served, a refused key) is P1-2.1-credit-record's to report.
-    precondition(
-      isSuccess(ex.status),
-      'P1-2.1-credit-record',
-      `${ex.excerpt.method} ${ex.excerpt.path} answered ${ex.status}`,
-    )
+    precondition(is2xx(ex), 'P1-2.1-credit-record', `${ex.excerpt.method} ${ex.excerpt.path} answered ${ex.status}`)
     const body = ex.json
     const sources = isObject(body) && isObject(body.credit_sources) ? body.credit_sources : undefined
     const count = (name: string): number =>

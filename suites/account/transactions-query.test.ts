@@ -5,14 +5,14 @@
  * (§8.1).
  */
 import { describe } from 'vitest'
-import { expectSchema, expectThat, precondition } from '../../harness/worker/assert.ts'
+import { expectSchema, expectThat, precondition, is2xx } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
 import { addDays, todayUtc } from '../../harness/clock.ts'
 import { memo, randomSuffix } from '../../harness/worker/helpers.ts'
 import type { Exchange } from '../../harness/worker/http-client.ts'
 import { skipTest } from '../../harness/worker/recorder.ts'
 import { check, target } from '../../harness/worker/suite.ts'
-import { expectAccepted, expectRefusals, isSuccess } from '../shared/refusals.ts'
+import { expectAccepted, expectRefusals } from '../shared/refusals.ts'
 import { modelCalls } from './billed-calls.ts'
 import { roomiestKey } from '../shared/tier.ts'
 import { answeredAt, AVAILABILITY_MS, awaitTransactions, listPages, listTransactions } from './transactions.ts'
@@ -50,7 +50,7 @@ async function refused(
   valid: readonly Query[],
   acceptance: string,
 ): Promise<void> {
-  const wrong = (await each(valid)).filter(([, ex]) => !isSuccess(ex.status))
+  const wrong = (await each(valid)).filter(([, ex]) => !is2xx(ex))
   precondition(wrong.length === 0, acceptance, wrong.map(([query, ex]) => `${query} answered ${ex.status}`).join('; '))
   expectRefusals(await each(queries), why)
 }

@@ -11,6 +11,7 @@ import {
   expectThat,
   isRefusal,
   precondition,
+  is2xx,
 } from '../../harness/worker/assert.ts'
 import { addDays, isCalendarDate, todayUtc } from '../../harness/clock.ts'
 import { memo, randomSuffix } from '../../harness/worker/helpers.ts'
@@ -18,7 +19,6 @@ import type { Exchange } from '../../harness/worker/http-client.ts'
 import { observe, skipTest } from '../../harness/worker/recorder.ts'
 import { check, runConfig, target } from '../../harness/worker/suite.ts'
 import { create, firstChat, modelsFixture } from '../responses/fixtures.ts'
-import { isSuccess } from '../shared/refusals.ts'
 import { modelCalls } from './billed-calls.ts'
 import {
   answeredAt,
@@ -349,7 +349,7 @@ describe('more filters (Part 1 §4.2)', () => {
       expectJudgeableRefusal(probe)
       if (!isRefusal(probe.status)) {
         expectThat(
-          isSuccess(probe.status),
+          is2xx(probe),
           `a list or a refusal (any 4xx other than 429) for api_key_id=${other}`,
           `status ${probe.status}`,
           probe,
@@ -372,7 +372,7 @@ describe('more filters (Part 1 §4.2)', () => {
       const query = { hours_ago: 1, api_key_id: String(keyId) }
       const filtered = await api.get('/user/v1/transactions', { query: { ...query, page_size: 1000 } })
       expectThat(
-        isSuccess(filtered.status),
+        is2xx(filtered),
         `a 2xx for api_key_id=${String(keyId)}, the id the run's transaction shows`,
         `status ${filtered.status}`,
         filtered,

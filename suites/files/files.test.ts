@@ -13,6 +13,7 @@ import {
   expectStatus,
   expectThat,
   precondition,
+  is2xx,
 } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/worker/helpers.ts'
@@ -20,7 +21,7 @@ import type { Exchange } from '../../harness/worker/http-client.ts'
 import { observe, skipTest } from '../../harness/worker/recorder.ts'
 import { callWindow } from '../../harness/report/audit.ts'
 import { check, runConfig, SUITE_DEFAULTS, target } from '../../harness/worker/suite.ts'
-import { expectAccepted, expectRefusals, isSuccess } from '../shared/refusals.ts'
+import { expectAccepted, expectRefusals } from '../shared/refusals.ts'
 import { roomiestKey, slotTier } from '../shared/tier.ts'
 import { minuteMs } from '../tiers/buckets.ts'
 import { fileLimitsOf } from '../../harness/limits.ts'
@@ -98,9 +99,9 @@ describe('upload and the file object (Part 1 §2.4, §4.4)', () => {
       if (assistants)
         observe(
           'assistants files',
-          `an upload with purpose assistants answered ${assistants.ex.status}${isSuccess(assistants.ex.status) ? '' : `: ${assistants.ex.text.slice(0, 200)}`}`,
+          `an upload with purpose assistants answered ${assistants.ex.status}${is2xx(assistants.ex) ? '' : `: ${assistants.ex.text.slice(0, 200)}`}`,
         )
-      const refused = uploads.filter((u) => u.purpose !== 'assistants' && !isSuccess(u.ex.status))
+      const refused = uploads.filter((u) => u.purpose !== 'assistants' && !is2xx(u.ex))
       if (refused[0]) expectKeyAccepted(refused[0].ex)
       expectThat(
         refused.length === 0,
@@ -314,7 +315,7 @@ describe('the file list (Part 1 §2.4, §4.4)', () => {
   check('P1-4.4-list-order-values', 'an order other than asc or desc is refused', async () => {
     // order=desc served first: else a refusal here says nothing of the value.
     const desc = await api.get('/v1/files', { query: { order: 'desc', limit: 1 } })
-    precondition(isSuccess(desc.status), 'P1-4.4-list-order', `order=desc answered ${desc.status}`)
+    precondition(is2xx(desc), 'P1-4.4-list-order', `order=desc answered ${desc.status}`)
     const other = await api.get('/v1/files', { query: { order: 'ascending', limit: 1 } })
     expectRefusals([['order=ascending', other]], 'order is asc or desc')
   })
@@ -377,7 +378,7 @@ describe('the file list (Part 1 §2.4, §4.4)', () => {
   check('P1-4.4-list-limit-refused', 'limit 0, 10001 and 1.5 are refused', async () => {
     // An edge P1-4.4-list-limit-range judges served first: else a refusal here says nothing of the value.
     const valid = await api.get('/v1/files', { query: { limit: 1 } })
-    precondition(isSuccess(valid.status), 'P1-4.4-list-limit-range', `limit=1 answered ${valid.status}`)
+    precondition(is2xx(valid), 'P1-4.4-list-limit-range', `limit=1 answered ${valid.status}`)
     const answers: Array<[string, Exchange]> = []
     for (const limit of ['0', '10001', '1.5'])
       answers.push([`limit=${limit}`, await api.get('/v1/files', { query: { limit } })])
@@ -536,7 +537,7 @@ describe('retrieve and delete (Part 1 §4.4, §7)', () => {
       // gone from them, or at the settle bound, both counted from the delete's answer.
       const [after, list] = await Promise.all([retrievedUntilGone(api, id), listWithout(api, { limit: MAX_LIMIT }, id)])
       expectThat(!list.ids.includes(id), `${id} no longer listed`, 'still listed', list.ex)
-      expectThat(!isSuccess(after.status), `${id} no longer retrievable`, `status ${after.status}`, after)
+      expectThat(!is2xx(after), `${id} no longer retrievable`, `status ${after.status}`, after)
       // The target issued this id, so it is not merely invalid: it names a missing resource.
       expectStatus(after, 404, 'a file the target issued and the run deleted is a missing resource')
     },

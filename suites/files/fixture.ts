@@ -4,11 +4,10 @@
  * in whole seconds). The user_data file carries an expiration policy (§2.4); the others carry none.
  */
 import { setTimeout as sleep } from 'node:timers/promises'
-import { precondition } from '../../harness/worker/assert.ts'
+import { precondition, is2xx } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/worker/helpers.ts'
 import type { TargetClient } from '../../harness/worker/http-client.ts'
-import { isSuccess } from '../shared/refusals.ts'
 import { deleteFile, PURPOSES, upload, type ExpiryForm, type Purpose, type Upload } from './uploads.ts'
 
 /** One day: a value any reading of the expiration policy accepts (the reference states no range). */
@@ -52,7 +51,7 @@ export function purposeFixture(api: TargetClient): () => Promise<Fixture> {
         for (const form of EXPIRY_FORMS) {
           const tried = await upload(api, { label: purpose, purpose, expiresAfter: POLICY, expiryForm: form })
           expiryTries.push(`${form}: ${tried.ex.status} ${tried.ex.text.slice(0, 160)}`)
-          if (tried.id !== undefined && isSuccess(tried.ex.status)) {
+          if (tried.id !== undefined && is2xx(tried.ex)) {
             expiryForm = form
             up = tried
             if (plain.id !== undefined) await deleteFile(api, plain.id)
@@ -63,7 +62,7 @@ export function purposeFixture(api: TargetClient): () => Promise<Fixture> {
       const body = up.ex.json
       uploads.push({ ...up, purpose, file: up.id !== undefined && isObject(body) ? body : undefined })
     }
-    const accepted = uploads.filter((u) => isSuccess(u.ex.status) && u.file !== undefined)
+    const accepted = uploads.filter((u) => is2xx(u.ex) && u.file !== undefined)
     return { uploads, accepted, expiryForm, expiryTries }
   })
 }

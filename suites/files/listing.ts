@@ -3,7 +3,7 @@
  * other runs, which may come and go while a test runs: checks of order and paging look at all files where that is
  * stable (sortedness) and at the run's own files where it is not (gaps, repeats).
  */
-import { precondition } from '../../harness/worker/assert.ts'
+import { precondition, is2xx } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
 import { DEFAULTS } from '../../harness/setup/config.ts'
 import { pollUntil } from '../../harness/worker/helpers.ts'
@@ -11,7 +11,7 @@ import type { KeySlot } from '../../harness/setup/config.ts'
 import type { Exchange, TargetClient } from '../../harness/worker/http-client.ts'
 import { runConfig } from '../../harness/worker/suite.ts'
 import { schemas } from '../../harness/schema-registry.ts'
-import { expectAccepted, isSuccess } from '../shared/refusals.ts'
+import { expectAccepted } from '../shared/refusals.ts'
 
 interface FileList {
   ex: Exchange
@@ -125,10 +125,10 @@ export function listHolding(
 export async function retrievedUntilGone(api: TargetClient, id: string): Promise<Exchange> {
   const path = `/v1/files/${encodeURIComponent(id)}`
   let last = await api.get(path)
-  if (!isSuccess(last.status)) return last
+  if (!is2xx(last)) return last
   await pollUntil(async () => {
     last = await api.get(path)
-    return isSuccess(last.status) ? undefined : last
+    return is2xx(last) ? undefined : last
   }, listSettle())
   return last
 }

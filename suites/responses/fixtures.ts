@@ -5,7 +5,7 @@
  */
 import { reportedTier } from '../shared/tier.ts'
 import { WEATHER_FUNCTION } from '../shared/tools.ts'
-import { expectSetup, notObserved, precondition } from '../../harness/worker/assert.ts'
+import { expectSetup, notObserved, precondition, is2xx } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/worker/helpers.ts'
 import type { Exchange, TargetClient, RequestSpec } from '../../harness/worker/http-client.ts'
@@ -120,11 +120,6 @@ export function createStream(api: TargetClient, body: Record<string, unknown>): 
   })
 }
 
-/** §7's "2xx success". */
-export function isSuccess(ex: Exchange): boolean {
-  return ex.status >= 200 && ex.status < 300
-}
-
 function isResponseObject(value: unknown): value is Record<string, unknown> {
   return schemas().validate('responses/response.json', value).ok
 }
@@ -172,7 +167,7 @@ export async function withRoomForReasoning(
   response: (ex: Exchange) => unknown = (ex) => ex.json,
 ): Promise<Exchange> {
   const first = await send(CAPS.answer)
-  return isSuccess(first) && spentBeforeOutput(response(first)) ? send(CAPS.roomy) : first
+  return is2xx(first) && spentBeforeOutput(response(first)) ? send(CAPS.roomy) : first
 }
 
 /** An output item other than a message or reasoning, holding something: a call cut before its arguments is not. */

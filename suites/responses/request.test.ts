@@ -14,6 +14,7 @@ import {
   expectThat,
   notObserved,
   precondition,
+  is2xx,
 } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
 import { memo, randomSuffix } from '../../harness/worker/helpers.ts'
@@ -27,7 +28,6 @@ import {
   create,
   createStream,
   firstChat,
-  isSuccess,
   messageText,
   modelsFixture,
   outputItems,
@@ -77,7 +77,7 @@ async function refused(cases: Case[], to: (extra: Record<string, unknown>) => Pr
  * either; otherwise a 404 refuses the value, as any 4xx does.
  */
 async function refusal(ex: Exchange, what: string): Promise<void> {
-  const routeMissing = ex.status === 404 && !isSuccess(await send({}))
+  const routeMissing = ex.status === 404 && !is2xx(await send({}))
   expectRefused(ex, what, routeMissing ? 'P1-2.7-response-object' : undefined)
 }
 
@@ -115,7 +115,7 @@ async function probedModel(what: string, probe: Record<string, unknown>) {
       store: false,
       ...probe,
     })
-    if (isSuccess(ex)) return model
+    if (is2xx(ex)) return model
     passed.push(`${model.id} (${ex.status})`)
   }
   observe(`models that do not take ${what}`, passed.join(', '))
@@ -141,7 +141,7 @@ const MAX_WORDS = 4_000_000 // 8 MB of text: more is no cheap overflow
 async function tokensPerWord(model: string): Promise<number> {
   const count = async (words: number) => {
     const ex = await create(api, { model, input: 'a '.repeat(words), max_output_tokens: CAPS.cut, store: false })
-    const usage = isSuccess(ex) && isObject(ex.json) && isObject(ex.json.usage) ? ex.json.usage : undefined
+    const usage = is2xx(ex) && isObject(ex.json) && isObject(ex.json.usage) ? ex.json.usage : undefined
     return typeof usage?.input_tokens === 'number' ? usage.input_tokens : undefined
   }
   const [many, one] = [await count(PROBE_WORDS), await count(1)]
@@ -486,7 +486,7 @@ describe('rules 1, 2 and 5 (Part 1 §4.5)', () => {
     const model = await firstChat(models)
     const ex = await create(api, { model: model.id, input: 'Say hi.', n: 2, max_output_tokens: CAPS.cut, store: false })
     // No refusal status is stated: any 4xx refuses n (401, 429 and a route not served are judged elsewhere).
-    if (!isSuccess(ex)) return refusal(ex, 'rule 1: there is no n parameter')
+    if (!is2xx(ex)) return refusal(ex, 'rule 1: there is no n parameter')
     const body = responseOf(ex)
     const messages = outputItems(body).filter((item) => item.type === 'message').length
     expectThat(
@@ -517,7 +517,7 @@ describe('rules 1, 2 and 5 (Part 1 §4.5)', () => {
     // One cause, one verdict: on a model stating supports_response_schema, json_schema is P1-4.5-text-format's.
     const asked: Array<[string, Exchange]> = [['json_object', json.object]]
     if (!json.flagged) asked.push(['json_schema with strict and schema', json.schema])
-    const refused = asked.filter(([, ex]) => !isSuccess(ex))
+    const refused = asked.filter(([, ex]) => !is2xx(ex))
     expectThat(
       refused.length === 0,
       `text.format ${asked.map(([what]) => what).join(' and ')} accepted (2xx) by ${json.model}`,
@@ -536,7 +536,7 @@ describe('rules 1, 2 and 5 (Part 1 §4.5)', () => {
       const judges = (ex: Exchange) =>
         ex === jsonSchema && json.flagged ? 'P1-4.5-text-format' : 'P1-4.5-text-format-json'
       for (const ex of [jsonObject, jsonSchema])
-        precondition(isSuccess(ex), judges(ex), `the format was refused with ${ex.status}`)
+        precondition(is2xx(ex), judges(ex), `the format was refused with ${ex.status}`)
       const object = parsedOutput(jsonObject)
       expectThat(isObject(object), 'a JSON object', JSON.stringify(object).slice(0, 200), jsonObject)
       const review = parsedOutput(jsonSchema)
@@ -676,7 +676,7 @@ describe('conversation, truncation and service tier (Part 1 §4.5, §7)', () => 
         notObserved(`flex was not answered within ${FLEX_TIMEOUT_MS / 1000} s (${String(error).slice(0, 120)})`),
       )
       // A timeout the service answers (408, 504, or an error saying so) is what flex may do: no verdict either.
-      if (ex.status === 408 || ex.status === 504 || (!isSuccess(ex) && TIMED_OUT.test(ex.text)))
+      if (ex.status === 408 || ex.status === 504 || (!is2xx(ex) && TIMED_OUT.test(ex.text)))
         notObserved(`flex timed out at the service (${ex.status}: ${ex.text.slice(0, 120)})`)
       expectSuccess(ex, 'service_tier flex')
       observe(
@@ -759,7 +759,7 @@ describe('input files (Part 1 §4.4)', () => {
       const model = (await pdfModel()).id
       const ex = await create(api, withFile(model, { file_url: FILE_URL }))
       // The public host being down, or out of the target's reach, is no violation by the target.
-      if ([408, 502, 504].includes(ex.status) || (!isSuccess(ex) && UNREACHABLE.test(ex.text)))
+      if ([408, 502, 504].includes(ex.status) || (!is2xx(ex) && UNREACHABLE.test(ex.text)))
         skipTest(`the target could not reach ${FILE_URL} (it answered ${ex.status}: ${ex.text.slice(0, 160)})`)
       expectSuccess(ex, `an input_file given by file_url ${FILE_URL}, to ${model}`)
     },
@@ -771,7 +771,7 @@ describe('input files (Part 1 §4.4)', () => {
     async () => {
       const { model, fileId, byId, byData } = await fileInputs()
       precondition(
-        isSuccess(byId) && isSuccess(byData),
+        is2xx(byId) && is2xx(byData),
         'P1-4.4-input-file-sources',
         `an input_file given one way answered ${byId.status} (file_id) and ${byData.status} (file_data)`,
       )

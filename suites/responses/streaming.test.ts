@@ -7,7 +7,7 @@
  * skip when a payload cannot be read.
  */
 import { describe } from 'vitest'
-import { expectSchema, expectSuccess, expectThat, precondition } from '../../harness/worker/assert.ts'
+import { expectSchema, expectSuccess, expectThat, precondition, is2xx } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/worker/helpers.ts'
 import type { Exchange } from '../../harness/worker/http-client.ts'
@@ -38,7 +38,6 @@ import {
   firstChat,
   hasUsage,
   inlineModerationOrNotObserved,
-  isSuccess,
   moderatedBody,
   moderationToJudge,
   messageText,
@@ -112,7 +111,7 @@ async function observeUsageAgreement(ex: Exchange): Promise<void> {
   const response = terminalEvent(streamEvents(ex))?.data?.response
   const plain = await unstreamed()
   const plainBody = plain.json
-  if (!isObject(response) || !hasUsage(response) || !isSuccess(plain) || !isObject(plainBody) || !hasUsage(plainBody))
+  if (!isObject(response) || !hasUsage(response) || !is2xx(plain) || !isObject(plainBody) || !hasUsage(plainBody))
     return
   const [a, b] = [usageOf(response), usageOf(plainBody)]
   observe(

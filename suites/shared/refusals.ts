@@ -9,14 +9,11 @@ import {
   expectThat,
   isRefusal,
   notRefused,
+  is2xx,
 } from '../../harness/worker/assert.ts'
 import type { Exchange } from '../../harness/worker/http-client.ts'
 
 export { isRefusal }
-
-export function isSuccess(status: number): boolean {
-  return status >= 200 && status < 300
-}
 
 /** Each labelled exchange a refusal; one failure lists every one that was not, with the first as its evidence. */
 export function expectRefusals(cases: ReadonlyArray<readonly [what: string, ex: Exchange]>, why: string): void {
@@ -32,7 +29,7 @@ export function expectRefusals(cases: ReadonlyArray<readonly [what: string, ex: 
 
 /** Each labelled exchange a success (§7: "2xx success"); one failure lists every one that was not. */
 export function expectAccepted(cases: ReadonlyArray<readonly [what: string, ex: Exchange]>, why: string): void {
-  const wrong = cases.filter(([, ex]) => !isSuccess(ex.status))
+  const wrong = cases.filter(([, ex]) => !is2xx(ex))
   if (wrong[0]) expectKeyAccepted(wrong[0][1])
   expectThat(
     wrong.length === 0,

@@ -10,7 +10,7 @@
  * one and L more at the start of the next).
  */
 import { afterAll, beforeAll, describe } from 'vitest'
-import { expectSetup, expectThat, precondition } from '../../harness/worker/assert.ts'
+import { expectSetup, expectThat, precondition, is2xx } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
 import type { KeySlot } from '../../harness/setup/config.ts'
 import type { Exchange } from '../../harness/worker/http-client.ts'
@@ -19,7 +19,7 @@ import { observe, skipTest } from '../../harness/worker/recorder.ts'
 import { check, runConfig } from '../../harness/worker/suite.ts'
 import { isLoopback } from '../../harness/setup/target.ts'
 import { deleteCreated, deleteFile, upload, type Upload, type UploadSpec } from '../files/uploads.ts'
-import { expectAccepted, isSuccess } from '../shared/refusals.ts'
+import { expectAccepted } from '../shared/refusals.ts'
 import { reportedTier } from '../shared/tier.ts'
 import {
   agreedTier,
@@ -301,7 +301,7 @@ describe('storage quota (Part 1 §8.4)', () => {
       const status = blocked.up.ex.status
       observe('storage full', `an upload with storage full answered ${status}`)
       expectThat(
-        !isSuccess(status) && blocked.id === undefined,
+        !is2xx(blocked.up.ex) && blocked.id === undefined,
         overId === undefined
           ? `an upload of ${overBytes} bytes more with ${quota} stored blocked: not a 2xx, and not stored (it may be refused or taken, but not half-taken)`
           : `an upload with ${quota + overBytes} bytes stored, past ${binaryQuota} bytes and full under either reading, blocked: not a 2xx, and not stored`,
