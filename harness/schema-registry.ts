@@ -7,6 +7,7 @@ import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js'
 import addFormatsModule from 'ajv-formats'
+import { REQUEST_SCHEMA_KEYWORDS } from '../common/request-schemas.ts'
 import { HarnessError } from './errors.ts'
 
 // ajv-formats is CommonJS; under ESM its plugin may arrive wrapped in `default`.
@@ -74,7 +75,8 @@ export class SchemaRegistry {
   readonly ids: string[] = []
 
   constructor(dir: string = SCHEMAS_DIR) {
-    this.#ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false })
+    this.#ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true })
+    this.#ajv.addVocabulary([...REQUEST_SCHEMA_KEYWORDS])
     addFormats(this.#ajv)
     this.#ajv.addFormat('iso8601', { type: 'string', validate: isIso8601 })
     for (const file of listSchemaFiles(dir)) {

@@ -14,7 +14,17 @@ import { ConfigError, isHarnessError } from '../harness/errors.ts'
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
 const PACKAGE = JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8')) as { name: string; version: string }
 
-export const COMMANDS = ['conformance', 'load', 'gateway', 'report', 'sweep', 'merge', 'compare', 'faults'] as const
+export const COMMANDS = [
+  'conformance',
+  'load',
+  'gateway',
+  'report',
+  'sweep',
+  'merge',
+  'compare',
+  'faults',
+  'openapi',
+] as const
 export type Command = (typeof COMMANDS)[number]
 
 export const CLI_USAGE = `Usage: gateway-conformance <command> [options]      (${PACKAGE.name} ${PACKAGE.version})
@@ -32,6 +42,7 @@ Commands:
   merge         merge the reports of shards or split runs
   compare       compare two load runs for regressions
   faults        the fault score: the suites against every named fault of the reference gateway
+  openapi       print the OpenAPI 3.1 document of the reference API, generated from the schemas
 
 Every command takes -h or --help. Settings come from flags, then the environment (and .env), then the config file:
   --config FILE   the config file (default: gateway-conformance.yaml in the working folder, if there is one);
@@ -60,6 +71,7 @@ const RUNNERS: Record<Command, () => Promise<Runner>> = {
   gateway: async () => (await import('./gateway.ts')).gatewayCommand,
   report: async () => (await import('./report.ts')).reportCommand,
   faults: async () => (await import('./faults.ts')).faultsCommand,
+  openapi: async () => (await import('./openapi.ts')).openapiCommand,
 }
 
 /** The commands that read settings; the gateway, the fault score and compare have none a config file holds. */

@@ -99,6 +99,14 @@ describe('installed into an empty folder, run with npx', () => {
     expect(version.stdout.trim()).toBe(PACKAGE.version)
   }, 60_000)
 
+  test('openapi prints the document from the schemas the package ships', async () => {
+    const printed = await run('npx', ['--offline', 'gateway-conformance', 'openapi'], folder)
+    expect(printed.code, printed.stderr).toBe(0)
+    const document = JSON.parse(printed.stdout) as { openapi: string; paths: Record<string, unknown> }
+    expect(document.openapi).toBe('3.1.0')
+    expect(Object.keys(document.paths)).toContain('/v1/responses')
+  }, 60_000)
+
   test('conformance --family auth: a partial run, exit 0, attributed to the package with no commit', async () => {
     const conformance = await run(
       'npx',

@@ -4,33 +4,9 @@
  * The documents are read from GATEWAY_REFERENCE_DIR, or from ../shared/spec beside the repository; where neither is
  * at hand (a clone on its own), the verbatim check skips and says so.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
-import { join, resolve } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { describe, expect, test } from 'vitest'
 import { requirements } from '../../../harness/requirements.ts'
-
-const ROOT = fileURLToPath(new URL('../../..', import.meta.url))
-const REFERENCE_DIR_ENV = 'GATEWAY_REFERENCE_DIR'
-const referenceDir = resolve(process.env[REFERENCE_DIR_ENV] ?? join(ROOT, '..', 'shared', 'spec'))
-const documents = existsSync(referenceDir)
-  ? readdirSync(referenceDir)
-      .filter((name) => name.endsWith('.md'))
-      .map((name) => readFileSync(join(referenceDir, name), 'utf8'))
-  : []
-
-/** Markdown emphasis and code marks, and line breaks, are typography, not words. */
-function normalise(text: string): string {
-  return text.replace(/[*`]/g, '').replace(/\s+/g, ' ').trim()
-}
-
-/** A quote of several excerpts joins them with " … ". */
-function excerpts(quote: string): string[] {
-  return quote
-    .split(' … ')
-    .map(normalise)
-    .filter((e) => e.length > 0)
-}
+import { missingExcerpts, REFERENCE_DIR_ENV, referenceDocuments } from '../../support/reference.ts'
 
 /** Words that mark a sample, an observation or an unshown shape: never the ground of a MUST. */
 const NOT_A_RULE = [/sample form/i, /\bobserved\b/i, /\bgenerally\b/i, /\be\.g\./i, /not shown/i, /\babout \d/i]
@@ -42,15 +18,10 @@ describe('the quotes of the requirement catalogue', () => {
     expect(all.filter((r) => (r.quote ?? '').trim().length < 8).map((r) => r.id)).toEqual([])
   })
 
-  test.skipIf(documents.length === 0)(
+  test.skipIf(referenceDocuments.length === 0)(
     `every quote is found verbatim in the reference (${REFERENCE_DIR_ENV} or ../shared/spec)`,
     () => {
-      const text = normalise(documents.join('\n'))
-      const missing = all.flatMap((r) =>
-        excerpts(r.quote ?? '')
-          .filter((e) => !text.includes(e))
-          .map((e) => `${r.id}: "${e}"`),
-      )
+      const missing = all.flatMap((r) => missingExcerpts(r.quote ?? '').map((e) => `${r.id}: "${e}"`))
       expect(missing).toEqual([])
     },
   )
