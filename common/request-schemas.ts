@@ -69,7 +69,8 @@ export interface SchemaNode {
   'x-refused-by'?: string
   'x-required-quote'?: string
   'x-required-refusal'?: Refusal
-  'x-required-refused-by'?: string
+  /** One requirement for every member, or one per member where each has its own. */
+  'x-required-refused-by'?: string | Record<string, string>
   [keyword: string]: unknown
 }
 
@@ -192,6 +193,7 @@ export function constraintsOf(schema: RequestSchema): Constraint[] {
   const walk = (location: Location, node: SchemaNode | undefined, field: string): void => {
     if (!node || typeof node !== 'object') return
     if (node.required?.length && node['x-required-quote'] !== undefined) {
+      const by = node['x-required-refused-by']
       for (const member of node.required)
         out.push({
           route,
@@ -201,7 +203,7 @@ export function constraintsOf(schema: RequestSchema): Constraint[] {
           node,
           quote: node['x-required-quote'],
           refusal: node['x-required-refusal'],
-          refusedBy: node['x-required-refused-by'],
+          refusedBy: typeof by === 'object' ? by[member] : by,
         })
     }
     if (node['x-quote'] !== undefined)
@@ -281,7 +283,7 @@ function matches(condition: SchemaNode | undefined, when: When): boolean {
     if (!(name in when)) return false
     const value = when[name]
     if (node.const !== undefined) return node.const === value
-    return node.enum !== undefined && node.enum.includes(value)
+    return node.enum?.includes(value) === true
   })
 }
 
@@ -290,16 +292,37 @@ function matches(condition: SchemaNode | undefined, when: When): boolean {
  * tts-1 is at most 4096 characters); throws where no branch of those values names the field.
  */
 export function fieldWhen(route: string, location: Location, field: string, when: When): SchemaNode {
+  const node = branchField(route, location, field, when)
+  if (!node)
+    throw new Error(`${route}: no ${location} field ${field} when ${JSON.stringify(when)} in its request schema`)
+  return node
+}
+
+function branchField(route: string, location: Location, field: string, when: When): SchemaNode | undefined {
   const names = field.split('.')
   const last = names.pop() ?? ''
-  const parent = names.length === 0 ? requestSchemaOf(route)?.properties[location] : fieldOf(route, location, names.join('.'))
+  const parent =
+    names.length === 0 ? requestSchemaOf(route)?.properties[location] : fieldOf(route, location, names.join('.'))
   for (const branch of (parent?.allOf as SchemaNode[] | undefined) ?? []) {
     const node = matches(branch.if as SchemaNode | undefined, when)
       ? (branch.then as SchemaNode | undefined)?.properties?.[last]
       : undefined
     if (node) return node
   }
-  throw new Error(`${route}: no ${location} field ${field} when ${JSON.stringify(when)} in its request schema`)
+  return undefined
+}
+
+/**
+ * The values a branch lists for a field where `when` picks one (LINEAR16's rates), or undefined where no branch
+ * names the field for those values (MP3's rate: automatic).
+ */
+export function valuesWhen<T = string>(
+  route: string,
+  location: Location,
+  field: string,
+  when: When,
+): readonly T[] | undefined {
+  return branchField(route, location, field, when) ? valuesOf<T>(route, location, field, when) : undefined
 }
 
 /** One numeric edge of a schema node, required to be there (a limit that moved must fail loudly). */
@@ -331,4 +354,20 @@ export function defaultOf<T = unknown>(route: string, location: Location, field:
   const node = fieldOf(route, location, field)
   if (node.default === undefined) throw new Error(`${route}: ${location} ${field} states no default`)
   return node.default as T
+}
+
+/** The edges of a map field such as metadata: its most pairs, and the longest key and value. */
+export function mapEdgesOf(
+  route: string,
+  location: Location,
+  field: string,
+): { pairs: number; keyChars: number; valueChars: number } {
+  const node = fieldOf(route, location, field)
+  const what = `${route}: ${location} ${field}`
+  const values = typeof node.additionalProperties === 'object' ? node.additionalProperties : undefined
+  return {
+    pairs: edgeOf(node, 'maxProperties', what),
+    keyChars: edgeOf(node.propertyNames, 'maxLength', `${what} keys`),
+    valueChars: edgeOf(values, 'maxLength', `${what} values`),
+  }
 }
