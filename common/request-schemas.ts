@@ -29,6 +29,9 @@ export const REQUEST_SCHEMA_KEYWORDS = [
   'x-refusal',
   'x-accepted-by',
   'x-refused-by',
+  // Where a constraint binds only when something the reference does not show holds (the tools of group B, the
+  // alternate format): the words that say so. Stated, so quoted and documented, but never generated.
+  'x-when',
   // On an object with `required`: the same for its required members.
   'x-required-quote',
   'x-required-refusal',
@@ -67,6 +70,7 @@ export interface SchemaNode {
   'x-refusal'?: Refusal
   'x-accepted-by'?: string
   'x-refused-by'?: string
+  'x-when'?: string
   'x-required-quote'?: string
   'x-required-refusal'?: Refusal
   /** One requirement for every member, or one per member where each has its own. */
@@ -114,6 +118,8 @@ export interface Constraint {
   refusal?: Refusal
   acceptedBy?: string
   refusedBy?: string
+  /** Where it binds only under a condition the request alone does not show (`x-when`). */
+  when?: string
 }
 
 /** Keywords that state a constraint on a value (annotations such as `default` or `examples` do not). */
@@ -190,8 +196,10 @@ const SUBSCHEMA_LISTS = ['oneOf', 'anyOf', 'allOf'] as const
 export function constraintsOf(schema: RequestSchema): Constraint[] {
   const out: Constraint[] = []
   const route = schema['x-route']
-  const walk = (location: Location, node: SchemaNode | undefined, field: string): void => {
+  const walk = (location: Location, node: SchemaNode | undefined, field: string, outer?: string): void => {
     if (!node || typeof node !== 'object') return
+    // A condition binds everything beneath it.
+    const when = node['x-when'] ?? outer
     if (node.required?.length && node['x-required-quote'] !== undefined) {
       const by = node['x-required-refused-by']
       for (const member of node.required)
@@ -204,6 +212,7 @@ export function constraintsOf(schema: RequestSchema): Constraint[] {
           quote: node['x-required-quote'],
           refusal: node['x-required-refusal'],
           refusedBy: typeof by === 'object' ? by[member] : by,
+          ...(when !== undefined ? { when } : {}),
         })
     }
     if (node['x-quote'] !== undefined)
@@ -217,18 +226,19 @@ export function constraintsOf(schema: RequestSchema): Constraint[] {
         refusal: node['x-refusal'],
         acceptedBy: node['x-accepted-by'],
         refusedBy: node['x-refused-by'],
+        ...(when !== undefined ? { when } : {}),
       })
     for (const [name, child] of Object.entries(node.properties ?? {}))
-      walk(location, child, field === '' ? name : `${field}.${name}`)
+      walk(location, child, field === '' ? name : `${field}.${name}`, when)
     for (const key of SUBSCHEMAS) {
       const child = node[key] as SchemaNode | undefined
-      walk(location, child, key === 'items' ? `${field}[]` : `${field} (${key})`)
+      walk(location, child, key === 'items' ? `${field}[]` : `${field} (${key})`, when)
     }
     for (const key of SUBSCHEMA_LISTS)
       for (const [i, child] of ((node[key] as SchemaNode[] | undefined) ?? []).entries())
-        walk(location, child, `${field} (${key} ${i})`)
+        walk(location, child, `${field} (${key} ${i})`, when)
     for (const [name, child] of Object.entries((node.dependentSchemas as Record<string, SchemaNode> | undefined) ?? {}))
-      walk(location, child, `${field} (with ${name})`)
+      walk(location, child, `${field} (with ${name})`, when)
   }
   for (const location of ['path', 'query', 'body'] as const) walk(location, schema.properties[location], '')
   for (const [name, def] of Object.entries((schema.$defs as Record<string, SchemaNode> | undefined) ?? {}))

@@ -1,6 +1,18 @@
 /** Account rules (Part 1 §2.2, §4.2) for transaction-query.ts and storeTransaction; usage limits: hooks/rules.ts. */
 import { bentBy, type FaultSet } from '../faults/registry.ts'
 import type { ACCOUNT_FAULTS } from '../faults/account.ts'
+import { defaultOf, rangeOf } from '../../common/request-schemas.ts'
+
+const TRANSACTIONS = 'GET /user/v1/transactions'
+/** The ranges and defaults of the query, as its request schema states them (sections 4.2, 8.5). */
+const STATED = {
+  hoursAgo: rangeOf(TRANSACTIONS, 'query', 'hours_ago'),
+  hoursAgoDefault: defaultOf<number>(TRANSACTIONS, 'query', 'hours_ago'),
+  page: rangeOf(TRANSACTIONS, 'query', 'page'),
+  pageDefault: defaultOf<number>(TRANSACTIONS, 'query', 'page'),
+  pageSize: rangeOf(TRANSACTIONS, 'query', 'page_size'),
+  pageSizeDefault: defaultOf<number>(TRANSACTIONS, 'query', 'page_size'),
+}
 
 type AccountFault = (typeof ACCOUNT_FAULTS)[number]['name']
 
@@ -27,17 +39,21 @@ function queryRules(bent: Bent) {
   return {
     // hours_ago is 1 to 720, 24 by default; one fault refuses 720, one defaults to 720.
     hoursAgo: {
-      min: 1,
-      max: bent('hours-ago-max-refused') ? 719 : 720,
-      fallback: bent('hours-ago-default-720') ? 720 : 24,
+      min: STATED.hoursAgo.min,
+      max: STATED.hoursAgo.max - (bent('hours-ago-max-refused') ? 1 : 0),
+      fallback: bent('hours-ago-default-720') ? STATED.hoursAgo.max : STATED.hoursAgoDefault,
     },
     // page is 1 to 10000; the fault refuses 10000.
-    page: { min: 1, max: bent('page-max-refused') ? 9_999 : 10_000, fallback: 1 },
+    page: {
+      min: STATED.page.min,
+      max: STATED.page.max - (bent('page-max-refused') ? 1 : 0),
+      fallback: STATED.pageDefault,
+    },
     // page_size is 1 to 1000, 100 by default; one fault refuses 1, one defaults to 50.
     pageSize: {
-      min: bent('page-size-min-refused') ? 2 : 1,
-      max: 1_000,
-      fallback: bent('transactions-default-page-size-50') ? 50 : 100,
+      min: STATED.pageSize.min + (bent('page-size-min-refused') ? 1 : 0),
+      max: STATED.pageSize.max,
+      fallback: bent('transactions-default-page-size-50') ? 50 : STATED.pageSizeDefault,
     },
     // A value out of its range is refused; each fault clamps one of them instead.
     clamp: {

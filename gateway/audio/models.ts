@@ -11,6 +11,7 @@
  * endpoints, so transcription is in effect charged by the second of audio.
  */
 import { findModel, type CatalogueModel } from '../models/catalogue.ts'
+import { limitOf } from '../../common/request-schemas.ts'
 
 export const AUDIO_TOKENS_PER_SECOND = 32
 
@@ -29,7 +30,8 @@ export interface SpeechModel {
   readonly onlyFormat?: 'pcm'
 }
 
-const COMPATIBLE_INPUT = 4096
+/** Section 4.2: up to 4096 characters on the compatible models, as the request schema states it for tts-1. */
+const COMPATIBLE_INPUT = limitOf('POST /v1/audio/speech', 'body', 'input', 'maxLength', { model: 'tts-1' })
 /**
  * The newer speech models of the native family (nv-speech-*, in the catalogue with the native interface of §4.8,
  * which §4.2 says this endpoint also serves) take the voice object and longer input ("other models may differ"):

@@ -121,7 +121,7 @@ export function audioRules(faults: FaultSet): AudioRules {
     checkSpeechInstructions: !bent('speech-instructions-tts1-accepted'),
     speechInstructions: !bent('speech-instructions-refused'),
     checkSpeechSpeed: !bent('speech-speed-unchecked'),
-    speechSpeedMax: bent('speech-speed-4-refused') ? 3.99 : SPEED.max,
+    speechSpeedMax: SPEED.max - (bent('speech-speed-4-refused') ? 0.01 : 0),
     checkSpeechFormat: !bent('speech-format-unchecked'),
     checkSpeechSse: !bent('speech-sse-tts1-accepted'),
     speechStreamAudio: !bent('speech-stream-audio-refused'),
@@ -150,9 +150,9 @@ export function audioRules(faults: FaultSet): AudioRules {
       : { max: DIARIZE_CHUNKING_SECONDS, exclusive: false },
     transcriptionLogprobs: !bent('transcription-logprobs-refused'),
     temperatureMax: bent('transcription-temperature-2')
-      ? 2
+      ? TEMPERATURE.max + 1
       : bent('transcription-temperature-1-refused')
-        ? 0.99
+        ? TEMPERATURE.max - 0.01
         : TEMPERATURE.max,
     checkKnownSpeakers: !bent('known-speakers-unchecked'),
     knownSpeakersMax: bent('known-speakers-four-refused') ? KNOWN_SPEAKERS.max - 1 : KNOWN_SPEAKERS.max,

@@ -3,6 +3,12 @@ import { bentBy, type FaultSet } from '../faults/registry.ts'
 import type { FILES_FAULTS } from '../faults/files.ts'
 import type { TIERS_FAULTS } from '../faults/tiers.ts'
 import { FILE_PURPOSES } from './store.ts'
+import { defaultOf, rangeOf, valuesOf } from '../../common/request-schemas.ts'
+
+/** GET /v1/files's limit and order as its request schema states them (section 4.4). */
+const LIST_LIMIT = rangeOf('GET /v1/files', 'query', 'limit')
+const LIST_LIMIT_DEFAULT = defaultOf<number>('GET /v1/files', 'query', 'limit')
+export const LIST_ORDERS: readonly string[] = valuesOf('GET /v1/files', 'query', 'order')
 
 type FilesFault = (typeof FILES_FAULTS)[number]['name'] | (typeof TIERS_FAULTS)[number]['name']
 
@@ -24,9 +30,9 @@ export function filesRules(faults: FaultSet) {
       deletes: bent('deletes-unlimited') ? null : 'deletesPerMinute',
     } as const satisfies Record<FileOperation, string | null>,
     // limit is 1 to 10000, 10000 by default: one fault refuses 1, one clamps what is out of range, one defaults to 20.
-    listLimit: { min: bent('list-limit-min-refused') ? 2 : 1, max: 10_000 },
+    listLimit: { min: LIST_LIMIT.min + (bent('list-limit-min-refused') ? 1 : 0), max: LIST_LIMIT.max },
     clampListLimit: bent('list-limit-unchecked'),
-    listLimitDefault: bent('list-limit-default-20') ? 20 : 10_000,
+    listLimitDefault: bent('list-limit-default-20') ? 20 : LIST_LIMIT_DEFAULT,
     // A page holds at most limit files; the fault answers every remaining file.
     honourListLimit: !bent('list-limit-ignored'),
     // order is asc or desc; the fault reads anything else as desc.

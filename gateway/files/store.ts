@@ -14,13 +14,15 @@ import { join } from 'node:path'
 import type { Clock } from '../clock.ts'
 import { fileLimits, MAX_UPLOAD_BYTES, type FileTierLimits, type Tier } from '../limit-tables.ts'
 import { SetupError } from '../errors.ts'
+import { valuesOf } from '../../common/request-schemas.ts'
 
-/** Section 4.4: the purposes an upload may name. */
-export const FILE_PURPOSES = ['assistants', 'batch', 'fine-tune', 'vision', 'user_data', 'evals', 'others'] as const
-export type FilePurpose = (typeof FILE_PURPOSES)[number]
+/** Section 4.4: the purposes an upload may name, as the upload's request schema lists them. */
+export const FILE_PURPOSES: readonly string[] = valuesOf('POST /v1/files', 'body', 'purpose')
+/** One of FILE_PURPOSES (or, under the fault purpose-unchecked, any string). */
+export type FilePurpose = string
 
 export function isFilePurpose(value: string): value is FilePurpose {
-  return (FILE_PURPOSES as readonly string[]).includes(value)
+  return FILE_PURPOSES.includes(value)
 }
 
 export interface StoredFile {

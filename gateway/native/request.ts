@@ -10,6 +10,7 @@
 import { invalidParameter } from '../errors.ts'
 import { isObject } from '../../common/json.ts'
 import type { NativeRules } from './rules.ts'
+import { limitOf, rangeOf, valuesOf } from '../../common/request-schemas.ts'
 
 export interface NativeRequest {
   /** The text of every content, oldest first. */
@@ -31,12 +32,18 @@ export interface NativeRequest {
   responseMimeType: string | undefined
 }
 
-const ROLES = new Set(['user', 'model'])
-const THINKING_LEVELS = new Set(['low', 'medium', 'high'])
-/** Section 4.8: speechConfig takes at most 2 speakerVoiceConfigs. */
-export const MAX_SPEAKERS = 2
-/** Section 4.8: temperature 0.0 to 2.0. */
-export const TEMPERATURE_MAX = 2
+const GENERATE = 'POST /v1beta/models/{model}:generateContent'
+export const ROLES = new Set(valuesOf(GENERATE, 'body', 'contents[].role'))
+export const THINKING_LEVELS = new Set(valuesOf(GENERATE, 'body', 'generationConfig.thinkingConfig.thinkingLevel'))
+/** Section 4.8: speechConfig takes at most 2 speakerVoiceConfigs, as the request schema states it. */
+export const SPEAKERS_MAX = limitOf(
+  GENERATE,
+  'body',
+  'generationConfig.speechConfig.multiSpeakerVoiceConfig.speakerVoiceConfigs',
+  'maxItems',
+)
+/** Section 4.8: temperature 0.0 to 2.0, as the request schema states it. */
+export const NATIVE_TEMPERATURE = rangeOf(GENERATE, 'body', 'generationConfig.temperature')
 
 function pick(object: Record<string, unknown>, ...names: string[]): unknown {
   for (const name of names) if (object[name] !== undefined) return object[name]
@@ -151,7 +158,7 @@ function parseSpeech(config: Record<string, unknown>, rules: NativeRules, out: N
   if (configs.length > rules.maxSpeakers) {
     throw invalidParameter(
       'generationConfig.speechConfig.multiSpeakerVoiceConfig.speakerVoiceConfigs',
-      `speakerVoiceConfigs takes at most ${MAX_SPEAKERS} speakers.`,
+      `speakerVoiceConfigs takes at most ${SPEAKERS_MAX} speakers.`,
     )
   }
   out.speakers = configs.map((c, i) => {
@@ -178,11 +185,12 @@ function parseGenerationConfig(body: Record<string, unknown>, rules: NativeRules
   }
   const temperature = config.temperature
   if (temperature !== undefined) {
-    const inRange = typeof temperature === 'number' && temperature >= 0 && temperature <= rules.temperatureMax
+    const inRange =
+      typeof temperature === 'number' && temperature >= NATIVE_TEMPERATURE.min && temperature <= rules.temperatureMax
     if (!inRange && (rules.checkTemperature || typeof temperature !== 'number')) {
       throw invalidParameter(
         'generationConfig.temperature',
-        `temperature must be a number from 0.0 to ${TEMPERATURE_MAX.toFixed(1)}.`,
+        `temperature must be a number from ${NATIVE_TEMPERATURE.min.toFixed(1)} to ${NATIVE_TEMPERATURE.max.toFixed(1)}.`,
       )
     }
     out.temperature = temperature as number

@@ -23,7 +23,7 @@ import { requireTier } from '../models/access.ts'
 import { answerNative, type NativeAnswer } from './answer.ts'
 import { nativeErrorDialect } from './errors.ts'
 import { isSpeechModel, nativeModel } from './models.ts'
-import { checkSpeechRequest, parseNativeRequest, TEMPERATURE_MAX } from './request.ts'
+import { checkSpeechRequest, NATIVE_TEMPERATURE, parseNativeRequest } from './request.ts'
 import { type NativeRules, nativeRules } from './rules.ts'
 import { countTokens } from '../simulate/tokenizer.ts'
 import { startSse, SSE_WRITER_DEFAULTS, writeEvents, type StreamEvent } from '../sse.ts'
@@ -135,11 +135,11 @@ function asChosen(variations: ReadonlySet<VariationName>, id: string, raw: unkno
   if (
     variations.has('range-refusals-422') &&
     typeof temperature === 'number' &&
-    (temperature < 0 || temperature > TEMPERATURE_MAX)
+    (temperature < NATIVE_TEMPERATURE.min || temperature > NATIVE_TEMPERATURE.max)
   )
     throw unprocessable(
       'generationConfig.temperature',
-      `temperature must be from 0.0 to ${TEMPERATURE_MAX.toFixed(1)}.`,
+      `temperature must be from ${NATIVE_TEMPERATURE.min.toFixed(1)} to ${NATIVE_TEMPERATURE.max.toFixed(1)}.`,
     )
   if (variations.has('native-thinking-first') && id === 'nv-gen-flash' && thinking.thinkingBudget === 0)
     throw invalidParameter(

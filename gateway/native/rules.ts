@@ -1,6 +1,6 @@
 /** Native interface rules (Part 2 §4.8, §5.1, §5.2), read by request.ts, answer.ts and routes.ts. */
 import { bentBy, type FaultSet } from '../faults/registry.ts'
-import { MAX_SPEAKERS, TEMPERATURE_MAX } from './request.ts'
+import { NATIVE_TEMPERATURE, SPEAKERS_MAX } from './request.ts'
 
 export interface NativeRules {
   /** Every call needs a valid key (native-missing-key-allowed serves the main account). */
@@ -62,7 +62,7 @@ export function nativeRules(faults: FaultSet): NativeRules {
     inlineDataSpelling: !bent('native-inline-data-refused'),
     systemInstruction: !bent('native-system-instruction-refused'),
     checkTemperature: !bent('native-temperature-unchecked'),
-    temperatureMax: bent('native-temperature-2-refused') ? 1.99 : TEMPERATURE_MAX,
+    temperatureMax: NATIVE_TEMPERATURE.max - (bent('native-temperature-2-refused') ? 0.01 : 0),
     checkMaxOutputTokens: !bent('native-max-output-tokens-lenient'),
     minOutputTokens: bent('native-max-output-tokens-min-16') ? 16 : 1,
     stopSequences: !bent('native-stop-sequences-refused'),
@@ -71,8 +71,8 @@ export function nativeRules(faults: FaultSet): NativeRules {
     maxSpeakers: bent('native-three-speakers-accepted')
       ? Number.POSITIVE_INFINITY
       : bent('native-two-speakers-refused')
-        ? 1
-        : MAX_SPEAKERS,
+        ? SPEAKERS_MAX - 1
+        : SPEAKERS_MAX,
 
     speechRefusesThinking: !bent('native-speech-thinking-accepted'),
     speechTextOnly: !bent('native-speech-image-accepted'),

@@ -1,7 +1,7 @@
 /** Responses rules (Part 1 §2.2, §2.5, §4.4, §4.5, §6.2-§6.4, §7, §8.5), read by the routes, generation and streams. */
 import { bentBy, type FaultSet } from '../faults/registry.ts'
 import type { RESPONSES_FAULTS } from '../faults/responses.ts'
-import { RESPONSE_LIMITS as limits } from './validate.ts'
+import { RESPONSE_EDGES as limits } from './validate.ts'
 
 type ResponsesFault = (typeof RESPONSES_FAULTS)[number]['name']
 
@@ -28,15 +28,15 @@ function requestRules(bent: Bent) {
     refuseConversationWithPrevious: !bent('conversation-with-previous-accepted'),
     // temperature is 0 to 2; one fault takes up to 2.5, one refuses 2.
     temperatureMax: bent('temperature-above-2-accepted')
-      ? 2.5
+      ? limits.temperature.max + 0.5
       : bent('temperature-2-refused')
-        ? 1.99
+        ? limits.temperature.max - 0.01
         : limits.temperature.max,
     // top_logprobs is 0 to 20; one fault takes 21, one refuses 20.
     topLogprobsMax: bent('top-logprobs-21-accepted')
-      ? 21
+      ? limits.topLogprobs.max + 1
       : bent('top-logprobs-20-refused')
-        ? 19
+        ? limits.topLogprobs.max - 1
         : limits.topLogprobs.max,
     // safety_identifier is at most 64 characters; one fault takes any length, one refuses 64.
     safetyIdentifierMaxChars: bent('safety-identifier-unchecked')

@@ -8,6 +8,7 @@ import { GatewayError, invalidParameter } from '../errors.ts'
 import type { ResponseRules } from './rules.ts'
 import { normalizeInput, type InputItem } from './input.ts'
 import { isObject } from '../../common/json.ts'
+import { limitOf, mapEdgesOf, rangeOf, valuesOf } from '../../common/request-schemas.ts'
 
 export interface FunctionTool {
   name: string
@@ -53,25 +54,21 @@ export interface CreateRequest {
   candidates: number
 }
 
-/** Section 8.5 and the parameter table of section 4.5. */
-export const RESPONSE_LIMITS = {
-  metadataPairs: 16,
-  metadataKeyChars: 64,
-  metadataValueChars: 512,
-  temperature: { min: 0, max: 2 },
-  topLogprobs: { min: 0, max: 20 },
-  safetyIdentifierChars: 64,
+const CREATE = 'POST /v1/responses'
+const metadata = mapEdgesOf(CREATE, 'body', 'metadata')
+
+/** Section 8.5 and the parameter table of section 4.5, as the request schema states them. */
+export const RESPONSE_EDGES = {
+  metadataPairs: metadata.pairs,
+  metadataKeyChars: metadata.keyChars,
+  metadataValueChars: metadata.valueChars,
+  temperature: rangeOf(CREATE, 'body', 'temperature'),
+  topLogprobs: rangeOf(CREATE, 'body', 'top_logprobs'),
+  safetyIdentifierChars: limitOf(CREATE, 'body', 'safety_identifier', 'maxLength'),
 }
 
-export const INCLUDE_VALUES = new Set([
-  'file_search_call.results',
-  'web_search_call.action.sources',
-  'code_interpreter_call.outputs',
-  'computer_call_output.output.image_url',
-  'message.input_image.image_url',
-  'message.output_text.logprobs',
-  'reasoning.encrypted_content',
-])
+/** The listed values of include (section 4.5). */
+export const INCLUDE_LISTED: ReadonlySet<string> = new Set(valuesOf(CREATE, 'body', 'include'))
 
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/
 const EFFORTS = new Set(['minimal', 'low', 'medium', 'high'])
@@ -106,7 +103,7 @@ export function parseCreateRequest(body: unknown, rules: ResponseRules): CreateR
   const model = optional(body, 'model', isString, 'a model id string')
   if (model === undefined || model === '') throw invalidParameter('model', 'model is required')
   const { stream, previousResponseId } = checkShape(body, rules)
-  const limits = RESPONSE_LIMITS
+  const limits = RESPONSE_EDGES
   const temperature = inRange(
     'temperature',
     optional(body, 'temperature', isNumber, 'a number'),
@@ -222,7 +219,7 @@ function parseServiceTier(body: Record<string, unknown>, rules: ResponseRules): 
 function parseMetadata(raw: unknown, rules: ResponseRules): Record<string, string> {
   if (raw === undefined || raw === null) return {}
   if (!isObject(raw)) throw invalidParameter('metadata', 'metadata must be an object of string values')
-  const limits = RESPONSE_LIMITS
+  const limits = RESPONSE_EDGES
   const entries = Object.entries(raw)
   if (entries.length > rules.metadataMaxPairs)
     throw invalidParameter('metadata', `metadata holds at most ${limits.metadataPairs} pairs; got ${entries.length}`)
@@ -244,8 +241,8 @@ function parseMetadata(raw: unknown, rules: ResponseRules): Record<string, strin
 
 function parseInclude(raw: unknown): string[] {
   if (raw === undefined || raw === null) return []
-  if (!Array.isArray(raw) || !raw.every((v): v is string => typeof v === 'string' && INCLUDE_VALUES.has(v))) {
-    throw invalidParameter('include', `include must be an array of: ${[...INCLUDE_VALUES].join(', ')}`)
+  if (!Array.isArray(raw) || !raw.every((v): v is string => typeof v === 'string' && INCLUDE_LISTED.has(v))) {
+    throw invalidParameter('include', `include must be an array of: ${[...INCLUDE_LISTED].join(', ')}`)
   }
   return raw
 }

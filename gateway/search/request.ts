@@ -10,24 +10,27 @@
  * name four letters or more (no country name is shorter), lowercase.
  */
 import { isObject } from '../../common/json.ts'
+import { defaultOf, limitOf, rangeOf, valuesOf } from '../../common/request-schemas.ts'
 import { invalidParameter } from '../errors.ts'
 import type { SearchRules } from './rules.ts'
 import type { ParamGroup } from './tools.ts'
 
-export const SEARCH_LIMITS = {
-  maxResults: { min: 1, max: 20, default: 10 }, // section 4.5, section 8
-  maxDomains: 20, // section 4.5, section 8
-  maxTokensPerPageDefault: 1024, // section 4.5
+const SEARCH = 'POST /v1/search'
+/** Section 4.5 and section 8, as the body form's request schema states them (the URL form states the same). */
+export const SEARCH_EDGES = {
+  maxResults: { ...rangeOf(SEARCH, 'body', 'max_results'), default: defaultOf<number>(SEARCH, 'body', 'max_results') },
+  maxDomains: limitOf(SEARCH, 'body', 'search_domain_filter', 'maxItems'),
+  maxTokensPerPageDefault: defaultOf<number>(SEARCH, 'body', 'max_tokens_per_page'),
   maxQueries: 10, // not stated: this gateway's cap on an array of queries
-  maxDepth: 700, // section 4.5 group B, section 8
+  maxDepth: limitOf(SEARCH, 'body', 'depth', 'maximum'),
 }
 
-export const TBS_VALUES = ['qdr:h', 'qdr:d', 'qdr:w', 'qdr:m', 'qdr:y'] as const
-export const PROCESSORS = ['base', 'pro'] as const
-const DEVICES = ['desktop', 'mobile', 'tablet']
-const SYSTEMS = ['windows', 'macos', 'android', 'ios']
+export const TBS_LISTED: readonly string[] = valuesOf(SEARCH, 'body', 'tbs', { search_tool_name: 'p1-search' })
+export const PROCESSORS_LISTED: readonly string[] = valuesOf(SEARCH, 'body', 'processor')
+export const DEVICES = valuesOf(SEARCH, 'body', 'device')
+export const SYSTEMS = valuesOf(SEARCH, 'body', 'os')
 const SOURCES = ['web', 'news', 'images']
-const CATEGORIES = ['github', 'research', 'pdf']
+export const CATEGORIES = valuesOf(SEARCH, 'body', 'categories[].type')
 const COUNTRY_CODE = /^[A-Za-z]{2}$/
 const COUNTRY_NAME = /^[a-z]{4,}(?: [a-z]+)*$|^[a-z]+(?: [a-z]+)+$/
 
@@ -40,19 +43,19 @@ export interface SearchRequest {
 
 export function readSearchRequest(body: Record<string, unknown>, group: ParamGroup, rules: SearchRules): SearchRequest {
   const queries = readQueries(body.query, rules)
-  let maxResults = integer(body, 'max_results', SEARCH_LIMITS.maxResults.min, rules.maxResults)
-  if (maxResults !== undefined && maxResults > SEARCH_LIMITS.maxResults.max) maxResults = SEARCH_LIMITS.maxResults.max
+  let maxResults = integer(body, 'max_results', SEARCH_EDGES.maxResults.min, rules.maxResults)
+  if (maxResults !== undefined && maxResults > SEARCH_EDGES.maxResults.max) maxResults = SEARCH_EDGES.maxResults.max
   const domains = readDomains(body.search_domain_filter, rules)
   if (rules.refuseMaxTokensPerPage && body.max_tokens_per_page !== undefined)
     throw invalidParameter('max_tokens_per_page', 'max_tokens_per_page is not supported.')
   const maxTokensPerPage =
     !rules.checkMaxTokensPerPage && typeof body.max_tokens_per_page !== 'number'
-      ? SEARCH_LIMITS.maxTokensPerPageDefault
-      : (integer(body, 'max_tokens_per_page', 1, Infinity) ?? SEARCH_LIMITS.maxTokensPerPageDefault)
+      ? SEARCH_EDGES.maxTokensPerPageDefault
+      : (integer(body, 'max_tokens_per_page', 1, Infinity) ?? SEARCH_EDGES.maxTokensPerPageDefault)
   if (body.country !== undefined && typeof body.country !== 'string')
     throw invalidParameter('country', 'country must be a string.')
   readGroup(body, group, rules)
-  return { queries, maxResults: maxResults ?? SEARCH_LIMITS.maxResults.default, domains, maxTokensPerPage }
+  return { queries, maxResults: maxResults ?? SEARCH_EDGES.maxResults.default, domains, maxTokensPerPage }
 }
 
 function readQueries(query: unknown, rules: SearchRules): string[] {
@@ -63,7 +66,7 @@ function readQueries(query: unknown, rules: SearchRules): string[] {
   if (
     Array.isArray(query) &&
     query.length > 0 &&
-    query.length <= SEARCH_LIMITS.maxQueries &&
+    query.length <= SEARCH_EDGES.maxQueries &&
     query.every((q) => typeof q === 'string' && q.trim() !== '')
   ) {
     if (!rules.searchArrays) throw invalidParameter('query', 'This tool takes one query string.')
@@ -71,7 +74,7 @@ function readQueries(query: unknown, rules: SearchRules): string[] {
   }
   throw invalidParameter(
     'query',
-    `query is required: a non-empty string, or an array of 1 to ${SEARCH_LIMITS.maxQueries} non-empty strings.`,
+    `query is required: a non-empty string, or an array of 1 to ${SEARCH_EDGES.maxQueries} non-empty strings.`,
   )
 }
 
@@ -84,7 +87,7 @@ function readDomains(filter: unknown, rules: SearchRules): string[] {
   ) {
     throw invalidParameter(
       'search_domain_filter',
-      `search_domain_filter must be an array of at most ${SEARCH_LIMITS.maxDomains} domains.`,
+      `search_domain_filter must be an array of at most ${SEARCH_EDGES.maxDomains} domains.`,
     )
   }
   return filter as string[]

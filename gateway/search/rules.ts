@@ -1,7 +1,7 @@
 /** Search rules (Part 2 §4.5, §7, §8), read by the routes and the request reader. */
 import { bentBy, type FaultSet } from '../faults/registry.ts'
 import type { SEARCH_FAULTS } from '../faults/search.ts'
-import { PROCESSORS, SEARCH_LIMITS, TBS_VALUES } from './request.ts'
+import { PROCESSORS_LISTED, SEARCH_EDGES, TBS_LISTED } from './request.ts'
 
 type SearchFault = (typeof SEARCH_FAULTS)[number]['name']
 
@@ -32,13 +32,13 @@ export function searchRules(faults: FaultSet) {
     // max_results is 1 to 20; one fault accepts more (and answers 20), the other refuses 20.
     maxResults: bent('search-max-results-unchecked')
       ? Infinity
-      : SEARCH_LIMITS.maxResults.max - (bent('search-max-results-20-refused') ? 1 : 0),
+      : SEARCH_EDGES.maxResults.max - (bent('search-max-results-20-refused') ? 1 : 0),
     // No more results than max_results; the fault answers one more.
     resultsBeyondMax: bent('search-results-over-max') ? 1 : 0,
     // search_domain_filter holds at most 20 domains; one fault takes any number, the other refuses 20.
     maxDomains: bent('search-domain-filter-unlimited')
       ? Infinity
-      : SEARCH_LIMITS.maxDomains - (bent('search-domain-filter-20-refused') ? 1 : 0),
+      : SEARCH_EDGES.maxDomains - (bent('search-domain-filter-20-refused') ? 1 : 0),
     // Results come from the filtered domains; the fault ignores the filter.
     honourDomainFilter: !bent('search-domain-filter-ignored'),
     // max_tokens_per_page is an integer; one fault takes the default for any other type, the other refuses any.
@@ -48,13 +48,15 @@ export function searchRules(faults: FaultSet) {
     // tbs, processor and country take the listed values; the fault takes any.
     checkProviderValues: !bent('search-provider-values-unchecked'),
     // p1-search takes every listed tbs; the fault refuses qdr:y.
-    tbsValues: TBS_VALUES.filter((tbs) => tbs !== 'qdr:y' || !bent('search-tbs-qdr-y-refused')),
+    tbsValues: TBS_LISTED.filter((tbs) => tbs !== 'qdr:y' || !bent('search-tbs-qdr-y-refused')),
     // The p3 tools take processor base and pro; the fault refuses pro.
-    processorValues: PROCESSORS.filter((processor) => processor !== 'pro' || !bent('search-processor-pro-refused')),
+    processorValues: PROCESSORS_LISTED.filter(
+      (processor) => processor !== 'pro' || !bent('search-processor-pro-refused'),
+    ),
     // The p5 tools take a full country name; the fault refuses any country.
     p5TakesCountry: !bent('search-p5-country-refused'),
     // Group B's depth is at most 700; the fault takes any depth.
-    maxDepth: bent('search-depth-unchecked') ? Infinity : SEARCH_LIMITS.maxDepth,
+    maxDepth: bent('search-depth-unchecked') ? Infinity : SEARCH_EDGES.maxDepth,
     // A search is charged per query, an array of N as N; the fault charges one.
     chargePerQuery: !bent('search-array-charged-once'),
   }

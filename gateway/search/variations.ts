@@ -7,7 +7,7 @@ import { invalidParameter } from '../errors.ts'
 import type { Tier } from '../limit-tables.ts'
 import type { CatalogueModel } from '../models/catalogue.ts'
 import type { VariationName } from '../variations.ts'
-import { SEARCH_LIMITS } from './request.ts'
+import { SEARCH_EDGES } from './request.ts'
 import type { SearchResultItem } from './results.ts'
 import type { SearchTool } from './tools.ts'
 
@@ -37,11 +37,11 @@ export function unknownToolStatus(form: 'body' | 'url', variations: Variations):
 export function clampedLimits(body: Record<string, unknown>, variations: Variations): Record<string, unknown> {
   if (!variations.has('search-limits-clamped')) return body
   const { max_results: max, search_domain_filter: filter } = body
-  const { min, max: top } = SEARCH_LIMITS.maxResults
+  const { min, max: top } = SEARCH_EDGES.maxResults
   return {
     ...body,
     ...(Number.isInteger(max) ? { max_results: Math.min(Math.max(max as number, min), top) } : {}),
-    ...(Array.isArray(filter) ? { search_domain_filter: filter.slice(0, SEARCH_LIMITS.maxDomains) } : {}),
+    ...(Array.isArray(filter) ? { search_domain_filter: filter.slice(0, SEARCH_EDGES.maxDomains) } : {}),
   }
 }
 

@@ -25,6 +25,7 @@ import { AUDIO_TOKENS_PER_SECOND, costUsd, SYNTHESIZE_MODELS } from '../native/m
 import { countTokens } from '../simulate/tokenizer.ts'
 import type { GatewayState } from '../state.ts'
 import { isObject } from '../../common/json.ts'
+import { valuesOf, valuesWhen } from '../../common/request-schemas.ts'
 import { reshapeAnswers } from '../faults/answers.ts'
 import { SYNTHESIZE_ANSWER_RESHAPES } from '../faults/synthesize.ts'
 import { REAL_NAMES } from '../variations.ts'
@@ -35,16 +36,17 @@ export const SYNTHESIZE_LIMITS = {
   promptBytes: 4000, // input.prompt, the same
 }
 
-const ENCODINGS = ['MP3', 'LINEAR16', 'OGG_OPUS', 'MULAW', 'ALAW'] as const
-type Encoding = (typeof ENCODINGS)[number]
-/** Section 4.9: the rates each encoding takes; undefined: automatic. */
-const RATES: Readonly<Record<Encoding, readonly number[] | undefined>> = {
-  LINEAR16: [16_000, 24_000, 48_000],
-  MULAW: [8_000],
-  ALAW: [8_000],
-  MP3: undefined,
-  OGG_OPUS: undefined,
-}
+const SYNTHESIZE = 'POST /v1/text:synthesize'
+/** Section 4.9: the encodings, as the request schema lists them. */
+export const ENCODINGS: readonly string[] = valuesOf(SYNTHESIZE, 'body', 'audioConfig.audioEncoding')
+type Encoding = string
+/** Section 4.9: the rates each encoding takes, as the schema's branch for it lists them; undefined: automatic. */
+export const RATES: Readonly<Record<Encoding, readonly number[] | undefined>> = Object.fromEntries(
+  ENCODINGS.map((encoding) => [
+    encoding,
+    valuesWhen<number>(SYNTHESIZE, 'body', 'audioConfig.sampleRateHertz', { audioEncoding: encoding }),
+  ]),
+)
 const BCP47 = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$/
 
 export function registerSynthesizeRoutes(app: FastifyInstance, state: GatewayState): void {

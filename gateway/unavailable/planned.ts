@@ -6,9 +6,13 @@
 import { randomBytes } from 'node:crypto'
 import { GatewayError, invalidParameter } from '../errors.ts'
 import { isObject } from '../../common/json.ts'
+import { mapEdgesOf } from '../../common/request-schemas.ts'
 
-/** Section 8.5: metadata holds 16 pairs, keys of at most 64 characters, values of at most 512. */
-export const METADATA_LIMITS = { pairs: 16, keyChars: 64, valueChars: 512 } as const
+/**
+ * Section 8.5: metadata holds 16 pairs, keys of at most 64 characters, values of at most 512. The planned surfaces
+ * have no request schema of their own; the rule is the one the responses request schema states for its metadata.
+ */
+export const METADATA_EDGES = mapEdgesOf('POST /v1/responses', 'body', 'metadata')
 
 export function plannedId(prefix: string): string {
   return `${prefix}${randomBytes(12).toString('hex')}`
@@ -24,18 +28,18 @@ export function readMetadata(value: unknown, options: { checkPairs?: boolean } =
   if (value === undefined || value === null) return {}
   if (!isObject(value)) throw invalidParameter('metadata', 'metadata must be an object of string values.')
   const entries = Object.entries(value)
-  if ((options.checkPairs ?? true) && entries.length > METADATA_LIMITS.pairs)
-    throw invalidParameter('metadata', `metadata holds at most ${METADATA_LIMITS.pairs} pairs; got ${entries.length}.`)
+  if ((options.checkPairs ?? true) && entries.length > METADATA_EDGES.pairs)
+    throw invalidParameter('metadata', `metadata holds at most ${METADATA_EDGES.pairs} pairs; got ${entries.length}.`)
   for (const [key, v] of entries) {
-    if (key.length > METADATA_LIMITS.keyChars)
+    if (key.length > METADATA_EDGES.keyChars)
       throw invalidParameter(
         'metadata',
-        `metadata keys are at most ${METADATA_LIMITS.keyChars} characters; '${key.slice(0, 20)}…' has ${key.length}.`,
+        `metadata keys are at most ${METADATA_EDGES.keyChars} characters; '${key.slice(0, 20)}…' has ${key.length}.`,
       )
-    if (typeof v !== 'string' || v.length > METADATA_LIMITS.valueChars)
+    if (typeof v !== 'string' || v.length > METADATA_EDGES.valueChars)
       throw invalidParameter(
         'metadata',
-        `metadata values are strings of at most ${METADATA_LIMITS.valueChars} characters (key '${key}').`,
+        `metadata values are strings of at most ${METADATA_EDGES.valueChars} characters (key '${key}').`,
       )
   }
   return Object.fromEntries(entries) as Record<string, string>

@@ -15,7 +15,7 @@ import type { FastifyRequest } from 'fastify'
 import { invalidParameter } from '../errors.ts'
 import { formError, PARSER_OPTIONS } from '../multipart-forms.ts'
 import limits from '../../schemas/limits/video-limits.json' with { type: 'json' }
-import { MODEL_RULES, type ModelRule, type ReferenceType, type VideoRules } from './rules.ts'
+import { MODEL_RULES, type ModelRule, type ReferenceType, STATED, type VideoRules } from './rules.ts'
 
 export const VIDEO_MODELS: readonly string[] = Object.keys(MODEL_RULES)
 
@@ -140,7 +140,7 @@ export function checkCreate(raw: RawCreate, rules: VideoRules): VideoSpec {
   if ([...prompt].length > rules.promptMaxChars)
     throw invalidParameter(
       'prompt',
-      `prompt is at most ${limits.promptMaxChars} characters; got ${[...prompt].length}.`,
+      `prompt is at most ${STATED.promptMaxChars} characters; got ${[...prompt].length}.`,
     )
   if (prompt.trim() === '' && rules.requirePrompt) throw invalidParameter('prompt', 'prompt must not be empty.')
 
@@ -152,7 +152,7 @@ export function checkCreate(raw: RawCreate, rules: VideoRules): VideoSpec {
   if (safetyIdentifier !== null && [...safetyIdentifier].length > rules.safetyIdentifierMaxChars) {
     throw invalidParameter(
       'safety_identifier',
-      `safety_identifier is at most ${limits.safetyIdentifierMaxChars} characters; got ${[...safetyIdentifier].length}.`,
+      `safety_identifier is at most ${STATED.safetyIdentifierMaxChars} characters; got ${[...safetyIdentifier].length}.`,
     )
   }
   return {

@@ -2,8 +2,15 @@
 import { bentBy, type FaultSet } from '../faults/registry.ts'
 import type { VIDEOS_FAULTS } from '../faults/videos.ts'
 import limits from '../../schemas/limits/video-limits.json' with { type: 'json' }
+import { limitOf } from '../../common/request-schemas.ts'
 
 type VideosFault = (typeof VIDEOS_FAULTS)[number]['name']
+
+/** Section 8's character limits of a create, as its request schema states them. */
+export const STATED = {
+  promptMaxChars: limitOf('POST /v1/videos', 'body', 'prompt', 'maxLength'),
+  safetyIdentifierMaxChars: limitOf('POST /v1/videos', 'body', 'safety_identifier', 'maxLength'),
+}
 
 /** Seconds and sizes of one video model (section 4.1); null where the reference lists none. */
 export interface ModelRule {
@@ -34,9 +41,7 @@ export function videoRules(faults: FaultSet) {
     // Section 8: a prompt of at most 1000 characters; one fault allows 1024, one refuses 1000 (the limit is 999).
     promptMaxChars: bent('video-prompt-limit-1024')
       ? 1024
-      : bent('video-prompt-limit-999')
-        ? 999
-        : limits.promptMaxChars,
+      : STATED.promptMaxChars - (bent('video-prompt-limit-999') ? 1 : 0),
     // seconds is sent as a string; the fault reads a number as its string.
     secondsAsString: !bent('video-seconds-number-accepted'),
     // A model takes its listed seconds; the fault lets vidA models take any multiple of 4.
@@ -52,7 +57,7 @@ export function videoRules(faults: FaultSet) {
       ? 64
       : bent('video-safety-identifier-unlimited')
         ? Number.POSITIVE_INFINITY
-        : limits.safetyIdentifierMaxChars,
+        : STATED.safetyIdentifierMaxChars,
     // Section 4.1: seconds 4 and size 720x1280 by default; one fault makes the default 8 seconds, one landscape.
     defaultSeconds: bent('video-default-8s') ? '8' : limits.defaultSeconds,
     defaultSize: bent('video-default-landscape') ? '1280x720' : limits.defaultSize,

@@ -16,6 +16,7 @@ import { expectAccepted, expectRefusals } from '../shared/refusals.ts'
 import { modelCalls } from './billed-calls.ts'
 import { roomiestKey } from '../shared/tier.ts'
 import { answeredAt, AVAILABILITY_MS, awaitTransactions, listPages, listTransactions } from './transactions.ts'
+import { defaultOf, rangeOf } from '../../common/request-schemas.ts'
 
 const api = target()
 const key = roomiestKey(api)
@@ -55,11 +56,19 @@ async function refused(
   expectRefusals(await each(queries), why)
 }
 
+/** The stated ranges and defaults, read from the request schema the reference gateway enforces too. */
+const TRANSACTIONS = 'GET /user/v1/transactions'
+const HOURS_AGO = rangeOf(TRANSACTIONS, 'query', 'hours_ago')
+const PAGE = rangeOf(TRANSACTIONS, 'query', 'page')
+const PAGE_SIZE = rangeOf(TRANSACTIONS, 'query', 'page_size')
+const DEFAULT_PAGE = defaultOf<number>(TRANSACTIONS, 'query', 'page')
+const DEFAULT_PAGE_SIZE = defaultOf<number>(TRANSACTIONS, 'query', 'page_size')
+
 /** The values each acceptance check judges: both edges of a range, both forms of a rule. */
 const EDGES = {
-  hoursAgo: [{ hours_ago: 1 }, { hours_ago: 720 }],
-  page: [{ page: 1 }, { page: 10000 }],
-  pageSize: [{ page_size: 1 }, { page_size: 1000 }],
+  hoursAgo: [{ hours_ago: HOURS_AGO.min }, { hours_ago: HOURS_AGO.max }],
+  page: [{ page: PAGE.min }, { page: PAGE.max }],
+  pageSize: [{ page_size: PAGE_SIZE.min }, { page_size: PAGE_SIZE.max }],
   datePairing: [
     { start_date: addDays(today, -1), end_date: today },
     { start_date: today, end_date: today },
@@ -103,14 +112,14 @@ describe('transaction list envelope and defaults (Part 1 §2.2, §4.2)', () => {
 
   check(
     'P1-4.2-transactions-defaults',
-    'without page and page_size the list reports page 1 and page_size 100',
+    `without page and page_size the list reports page ${DEFAULT_PAGE} and page_size ${DEFAULT_PAGE_SIZE}`,
     async () => {
       const { ex } = await listTransactions(api, {}, key)
       const body = ex.json
       precondition(isObject(body), 'P1-2.2-transactions-envelope', 'the list is not a JSON object')
       expectThat(
-        body.page === 1 && body.page_size === 100,
-        'page 1 and page_size 100',
+        body.page === DEFAULT_PAGE && body.page_size === DEFAULT_PAGE_SIZE,
+        `page ${DEFAULT_PAGE} and page_size ${DEFAULT_PAGE_SIZE}`,
         `page ${JSON.stringify(body.page)}, page_size ${JSON.stringify(body.page_size)}`,
         ex,
       )
@@ -119,38 +128,41 @@ describe('transaction list envelope and defaults (Part 1 §2.2, §4.2)', () => {
 })
 
 describe('query parameter ranges and pairing (Part 1 §4.2, §7, §8.5)', () => {
-  check('P1-4.2-hours-ago-range', 'hours_ago=1 and hours_ago=720 are accepted', () =>
-    accepted(EDGES.hoursAgo, 'hours_ago is 1 to 720'),
+  const hours = `hours_ago is an integer from ${HOURS_AGO.min} to ${HOURS_AGO.max}`
+  check('P1-4.2-hours-ago-range', `hours_ago=${HOURS_AGO.min} and hours_ago=${HOURS_AGO.max} are accepted`, () =>
+    accepted(EDGES.hoursAgo, `hours_ago is ${HOURS_AGO.min} to ${HOURS_AGO.max}`),
   )
 
-  check('P1-4.2-hours-ago-refused', 'hours_ago 0, 721 and 1.5 are refused', () =>
+  check('P1-4.2-hours-ago-refused', `hours_ago ${HOURS_AGO.min - 1}, ${HOURS_AGO.max + 1} and 1.5 are refused`, () =>
     refused(
-      [{ hours_ago: 0 }, { hours_ago: 721 }, { hours_ago: '1.5' }],
-      'hours_ago is an integer from 1 to 720',
+      [{ hours_ago: HOURS_AGO.min - 1 }, { hours_ago: HOURS_AGO.max + 1 }, { hours_ago: '1.5' }],
+      hours,
       EDGES.hoursAgo,
       'P1-4.2-hours-ago-range',
     ),
   )
 
-  check('P1-4.2-page-range', 'page=1 and page=10000 are accepted', () => accepted(EDGES.page, 'page is 1 to 10000'))
+  check('P1-4.2-page-range', `page=${PAGE.min} and page=${PAGE.max} are accepted`, () =>
+    accepted(EDGES.page, `page is ${PAGE.min} to ${PAGE.max}`),
+  )
 
-  check('P1-4.2-page-refused', 'page 0, 10001 and "two" are refused', () =>
+  check('P1-4.2-page-refused', `page ${PAGE.min - 1}, ${PAGE.max + 1} and "two" are refused`, () =>
     refused(
-      [{ page: 0 }, { page: 10001 }, { page: 'two' }],
-      'page is an integer from 1 to 10000',
+      [{ page: PAGE.min - 1 }, { page: PAGE.max + 1 }, { page: 'two' }],
+      `page is an integer from ${PAGE.min} to ${PAGE.max}`,
       EDGES.page,
       'P1-4.2-page-range',
     ),
   )
 
-  check('P1-4.2-page-size-range', 'page_size=1 and page_size=1000 are accepted', () =>
-    accepted(EDGES.pageSize, 'page_size is 1 to 1000'),
+  check('P1-4.2-page-size-range', `page_size=${PAGE_SIZE.min} and page_size=${PAGE_SIZE.max} are accepted`, () =>
+    accepted(EDGES.pageSize, `page_size is ${PAGE_SIZE.min} to ${PAGE_SIZE.max}`),
   )
 
-  check('P1-4.2-page-size-refused', 'page_size 0, 1001 and 2.5 are refused', () =>
+  check('P1-4.2-page-size-refused', `page_size ${PAGE_SIZE.min - 1}, ${PAGE_SIZE.max + 1} and 2.5 are refused`, () =>
     refused(
-      [{ page_size: 0 }, { page_size: 1001 }, { page_size: '2.5' }],
-      'page_size is an integer from 1 to 1000',
+      [{ page_size: PAGE_SIZE.min - 1 }, { page_size: PAGE_SIZE.max + 1 }, { page_size: '2.5' }],
+      `page_size is an integer from ${PAGE_SIZE.min} to ${PAGE_SIZE.max}`,
       EDGES.pageSize,
       'P1-4.2-page-size-range',
     ),

@@ -18,6 +18,7 @@ import { check, target } from '../../harness/worker/suite.ts'
 import { audioCalls, requirePresent, requireServed, SHORT_INPUT } from './calls.ts'
 import { FORMAT_CHECKS, firstBytes, isMp3, isWav, readWav } from './fixtures.ts'
 import { synthesisBody, synthesize } from '../synthesize/fixtures.ts'
+import { limitOf, rangeOf } from '../../common/request-schemas.ts'
 
 const api = target()
 const { models, speech } = audioCalls(api)
@@ -49,7 +50,15 @@ const VOICES = [
   'marin',
   'cedar',
 ]
-const MAX_INPUT = 4096
+/** The stated edges, read from the request schema the reference gateway enforces too. */
+const SPEECH = 'POST /v1/audio/speech'
+const MAX_INPUT = limitOf(SPEECH, 'body', 'input', 'maxLength', { model: 'tts-1' })
+const SPEED = rangeOf(SPEECH, 'body', 'speed')
+/** Just past a real-valued edge. */
+const STEP = 0.01
+/** A speed as the reference writes it (4.0, 0.25). */
+const speedText = (speed: number): string => (Number.isInteger(speed) ? speed.toFixed(1) : String(speed))
+const SPEED_RANGE = `${speedText(SPEED.min)}..${speedText(SPEED.max)}`
 const TTS_1_MODELS = ['tts-1', 'tts-1-hd'] as const
 /** tts-1-hd missing is P2-4.2-speech-models' to report, not every test that also asks it. */
 const hdMissing = { requirementId: 'P2-4.2-speech-models', what: 'tts-1-hd' }
@@ -244,35 +253,40 @@ describe('speech input, voices and options (§4.2, §8)', () => {
   })
 
   // "where supported": the edges are judged on the first speech model that takes a speed other than 1.0.
-  check('P2-4.2-speech-speed-range', 'speed 0.25 and 4.0 are accepted where speed is supported', async () => {
-    const candidates: Array<[string | undefined, string]> = [
-      [await models.available('tts-1'), 'mp3'],
-      [await models.available('tts-1-hd'), 'mp3'],
-      [await models.available('speech'), 'pcm'],
-    ]
-    const answers: string[] = []
-    for (const [model, format] of candidates) {
-      if (model === undefined) continue
-      const probe = await speech({ model, input: 'Hello.', voice: 'alloy', speed: 2, response_format: format })
-      answers.push(`${model}: ${probe.status}`)
-      if (!is2xx(probe)) continue
-      observe('speech speed', `speed 2.0 taken by ${model}`)
-      for (const speed of [0.25, 4.0])
-        expectSuccess(
-          await speech({ model, input: 'Hello.', voice: 'alloy', speed, response_format: format }),
-          `speed ${speed} is within 0.25..4.0, and ${model} takes speed 2.0`,
-        )
-      return
-    }
-    notObserved(`a speech model that takes a speed other than 1.0 (speed 2.0: ${answers.join(', ') || 'no model'})`)
-  })
+  check(
+    'P2-4.2-speech-speed-range',
+    `speed ${speedText(SPEED.min)} and ${speedText(SPEED.max)} are accepted where speed is supported`,
+    async () => {
+      const candidates: Array<[string | undefined, string]> = [
+        [await models.available('tts-1'), 'mp3'],
+        [await models.available('tts-1-hd'), 'mp3'],
+        [await models.available('speech'), 'pcm'],
+      ]
+      const answers: string[] = []
+      for (const [model, format] of candidates) {
+        if (model === undefined) continue
+        const probe = await speech({ model, input: 'Hello.', voice: 'alloy', speed: 2, response_format: format })
+        answers.push(`${model}: ${probe.status}`)
+        if (!is2xx(probe)) continue
+        observe('speech speed', `speed 2.0 taken by ${model}`)
+        for (const speed of [SPEED.min, SPEED.max])
+          expectSuccess(
+            await speech({ model, input: 'Hello.', voice: 'alloy', speed, response_format: format }),
+            `speed ${speed} is within ${SPEED_RANGE}, and ${model} takes speed 2.0`,
+          )
+        return
+      }
+      notObserved(`a speech model that takes a speed other than 1.0 (speed 2.0: ${answers.join(', ') || 'no model'})`)
+    },
+  )
 
-  check('P2-4.2-speech-speed-refused', 'speed 0.24 and 4.01 are refused (a 4xx)', async () => {
+  const outside = [SPEED.min - STEP, SPEED.max + STEP]
+  check('P2-4.2-speech-speed-refused', `speed ${outside.join(' and ')} are refused (a 4xx)`, async () => {
     const model = await models.model('tts-1')
-    for (const speed of [0.24, 4.01])
+    for (const speed of outside)
       expectRefused(
         await speech({ model, input: 'Hello.', voice: 'alloy', speed, response_format: 'mp3' }),
-        `speed ${speed} is outside 0.25..4.0`,
+        `speed ${speed} is outside ${SPEED_RANGE}`,
       )
   })
 

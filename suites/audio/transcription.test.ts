@@ -12,6 +12,9 @@ import { check, target } from '../../harness/worker/suite.ts'
 import { audioCalls, requireServed, MADE_FORMATS } from './calls.ts'
 import { dataUrl } from './fixtures.ts'
 import { clip, TEXT_FILE, tone, wavOfLength, wavPart } from './forms.ts'
+import { limitOf, rangeOf } from '../../common/request-schemas.ts'
+
+const TRANSCRIPTION = 'POST /v1/audio/transcriptions'
 
 const api = target()
 const { models, form, spoken, madeFile } = audioCalls(api)
@@ -322,11 +325,15 @@ describe('options per model (§4.3)', () => {
   }
 
   const withTemperature = async (t: string) => withField(await base(), 'temperature', t)
-  check('P2-4.3-temperature-range', 'temperature 0 and 1 are accepted', async () => {
-    for (const t of ['0', '1']) expectSuccess(await withTemperature(t), `temperature ${t} is within 0 to 1`)
+  // The stated range, read from the request schema the reference gateway enforces too; 0.01 past each edge.
+  const { min, max } = rangeOf(TRANSCRIPTION, 'body', 'temperature')
+  const within = [String(min), String(max)]
+  const outside = [String(max + 0.01), String(min - 0.01)]
+  check('P2-4.3-temperature-range', `temperature ${within.join(' and ')} are accepted`, async () => {
+    for (const t of within) expectSuccess(await withTemperature(t), `temperature ${t} is within ${min} to ${max}`)
   })
-  check('P2-4.3-temperature-refused', 'temperature 1.01 and -0.01 are refused (a 4xx)', async () => {
-    for (const t of ['1.01', '-0.01']) expectRefused(await withTemperature(t), `temperature ${t} is outside 0 to 1`)
+  check('P2-4.3-temperature-refused', `temperature ${outside.join(' and ')} are refused (a 4xx)`, async () => {
+    for (const t of outside) expectRefused(await withTemperature(t), `temperature ${t} is outside ${min} to ${max}`)
   })
 
   const speakers = (clips: number[], clipOf: (seconds: number) => string): Array<[string, string]> =>
@@ -341,22 +348,27 @@ describe('options per model (§4.3)', () => {
       fields: [['model', await models.model('diarize')], ['response_format', 'json'], ...speakers(clips, clipOf)],
     })
 
-  check('P2-4.3-known-speakers', 'four known speakers with clips of 2.5 and 9.5 s are accepted', async () => {
+  // The most speakers, read from the request schema; the clip lengths (2 to 10 s) are no request field.
+  const most = limitOf(TRANSCRIPTION, 'body', 'known_speaker_names[]', 'maxItems')
+  check('P2-4.3-known-speakers', `${most} known speakers with clips of 2.5 and 9.5 s are accepted`, async () => {
     // The target's own speech, well inside 2 to 10 s, so that neither a model that hears no voice in a tone nor a
     // rounding of the edges can refuse it.
     const content = (await spoken()).file.content
     const voice = Buffer.isBuffer(content) ? content : tone(2)
     const speechClip = (seconds: number): string => dataUrl(wavOfLength(voice, seconds))
     expectSuccess(
-      await withSpeakers([2.5, 9.5, 2.5, 9.5], speechClip),
-      'four speakers with clips of 2.5 and 9.5 s are within §4.3',
+      await withSpeakers(
+        Array.from({ length: most }, (_, i) => (i % 2 === 0 ? 2.5 : 9.5)),
+        speechClip,
+      ),
+      `${most} speakers with clips of 2.5 and 9.5 s are within §4.3`,
     )
   })
   check(
     'P2-4.3-known-speakers-refused',
-    'five speakers, and clips of 1.5 and 10.5 s, are refused (a 4xx)',
+    `${most + 1} speakers, and clips of 1.5 and 10.5 s, are refused (a 4xx)`,
     async () => {
-      expectRefused(await withSpeakers([2, 2, 2, 2, 2]), 'at most four speakers')
+      expectRefused(await withSpeakers(Array(most + 1).fill(2)), `at most ${most} speakers`)
       expectRefused(await withSpeakers([1.5]), 'a clip under 2 s')
       expectRefused(await withSpeakers([10.5]), 'a clip over 10 s')
     },

@@ -12,6 +12,7 @@ import type { Exchange, TargetClient } from '../../harness/worker/http-client.ts
 import { runConfig } from '../../harness/worker/suite.ts'
 import { schemas } from '../../harness/schema-registry.ts'
 import { expectAccepted } from '../shared/refusals.ts'
+import { rangeOf } from '../../common/request-schemas.ts'
 
 interface FileList {
   ex: Exchange
@@ -22,8 +23,10 @@ interface FileList {
   hasMore: unknown
 }
 
+/** Section 4.4's range of limit, read from the request schema the reference gateway enforces too. */
+export const LIMIT_RANGE = rangeOf('GET /v1/files', 'query', 'limit')
 /** Section 4.4: the largest limit, so that one call lists every file of an account that holds at most that many. */
-export const MAX_LIMIT = 10_000
+export const MAX_LIMIT = LIMIT_RANGE.max
 
 export async function listFiles(
   api: TargetClient,

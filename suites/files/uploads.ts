@@ -12,10 +12,12 @@ import type { Exchange, TargetClient } from '../../harness/worker/http-client.ts
 import { multipartBody, type MultipartBody, type PartContent } from '../../harness/worker/multipart.ts'
 import { runFileName } from '../../harness/worker/run-tag.ts'
 import { perFile, runConfig } from '../../harness/worker/suite.ts'
+import { valuesOf } from '../../common/request-schemas.ts'
 
-/** Section 4.4, in the order the reference lists them. */
-export const PURPOSES = ['assistants', 'batch', 'fine-tune', 'vision', 'user_data', 'evals', 'others'] as const
-export type Purpose = (typeof PURPOSES)[number]
+/** The purposes SUITED has a file for; the ones uploaded are those the request schema lists (section 4.4). */
+export type Purpose = 'assistants' | 'batch' | 'fine-tune' | 'vision' | 'user_data' | 'evals' | 'others'
+/** Section 4.4, in the order the reference lists them, read from the request schema. */
+export const PURPOSES: readonly Purpose[] = valuesOf<Purpose>('POST /v1/files', 'body', 'purpose')
 
 /** A 1x1 PNG: the smallest real image, for the vision purpose. */
 const PNG_1X1 = Buffer.from(

@@ -17,6 +17,7 @@ import {
   withRoomForText,
   type ListedModel,
 } from './fixtures.ts'
+import { rangeOf, valuesOf } from '../../common/request-schemas.ts'
 
 const api = target()
 const models = nativeModels(api)
@@ -149,8 +150,17 @@ describe('contents and roles (§4.8)', () => {
   })
 })
 
+/** The stated range, read from the request schema the reference gateway enforces too; 0.01 past each edge. */
+const TEMPERATURE = rangeOf('POST /v1beta/models/{model}:generateContent', 'body', 'generationConfig.temperature')
+const THINKING_LEVELS = valuesOf(
+  'POST /v1beta/models/{model}:generateContent',
+  'body',
+  'generationConfig.thinkingConfig.thinkingLevel',
+)
+
 describe('generationConfig ranges (§4.8)', () => {
-  for (const temperature of [0, 2]) {
+  const { min, max } = TEMPERATURE
+  for (const temperature of [min, max]) {
     check(
       'P2-4.8-temperature-range',
       `temperature ${temperature.toFixed(1)} is accepted by the named model, or by some native model`,
@@ -159,9 +169,9 @@ describe('generationConfig ranges (§4.8)', () => {
       },
     )
   }
-  for (const temperature of [-0.01, 2.01]) {
+  for (const temperature of [min - 0.01, max + 0.01]) {
     check('P2-4.8-temperature-refused', `temperature ${temperature} is refused (a 4xx)`, async () => {
-      expectRefused(await generate(withConfig({ temperature })), 'past 0.0 to 2.0')
+      expectRefused(await generate(withConfig({ temperature })), `past ${min.toFixed(1)} to ${max.toFixed(1)}`)
     })
   }
 
@@ -195,7 +205,7 @@ describe('generationConfig ranges (§4.8)', () => {
   // §4.8 documents the values, not that one model takes them all: each is judged on the model the user names, or
   // else on any native generation model that serves it.
   const accepted: Array<[string, Record<string, unknown>]> = [
-    ...['low', 'medium', 'high'].map((thinkingLevel): [string, Record<string, unknown>] => [
+    ...THINKING_LEVELS.map((thinkingLevel): [string, Record<string, unknown>] => [
       `thinkingLevel ${thinkingLevel}`,
       { thinkingLevel },
     ]),

@@ -32,6 +32,7 @@ import {
   userTurn,
 } from './fixtures.ts'
 import { chunksOf } from './streams.ts'
+import { limitOf } from '../../common/request-schemas.ts'
 
 const api = target()
 const models = nativeModels(api)
@@ -214,10 +215,21 @@ describe('speech answers (Part 2 §4.8)', () => {
   )
 })
 
+/** The most speakerVoiceConfigs, read from the request schema the reference gateway enforces too. */
+const MOST_SPEAKERS = limitOf(
+  'POST /v1beta/models/{model}:generateContent',
+  'body',
+  'generationConfig.speechConfig.multiSpeakerVoiceConfig.speakerVoiceConfigs',
+  'maxItems',
+)
+const SPEAKER_NAMES = ['Ann', 'Ben', 'Cleo', 'Dana', 'Eli']
+
 describe('speakers (§4.8)', () => {
+  const most = SPEAKER_NAMES.slice(0, MOST_SPEAKERS)
+  const tooMany = SPEAKER_NAMES.slice(0, MOST_SPEAKERS + 1)
   // §4.8 shows no text for two speakers: plain text, or else the dialogue whose parts name them in speechMetadata.
-  check('P2-4.8-speakers-at-most-2', 'two speakerVoiceConfigs are accepted', async () => {
-    const config = speechConfig(speakers('Ann', 'Ben'))
+  check('P2-4.8-speakers-at-most-2', `${MOST_SPEAKERS} speakerVoiceConfigs are accepted`, async () => {
+    const config = speechConfig(speakers(...most))
     const plain = await speak(speechBody({ contents: [userTurn(DIALOGUE_TEXT)] }, config))
     if (is2xx(plain)) return
     expectSuccess(
@@ -225,10 +237,10 @@ describe('speakers (§4.8)', () => {
       `plain text answered ${plain.status}`,
     )
   })
-  check('P2-4.8-speakers-refused', 'three speakerVoiceConfigs are refused (a 4xx)', async () => {
+  check('P2-4.8-speakers-refused', `${MOST_SPEAKERS + 1} speakerVoiceConfigs are refused (a 4xx)`, async () => {
     expectRefused(
-      await speak(speechBody({ contents: [userTurn(DIALOGUE_TEXT)] }, speechConfig(speakers('Ann', 'Ben', 'Cleo')))),
-      'at most 2 speakers',
+      await speak(speechBody({ contents: [userTurn(DIALOGUE_TEXT)] }, speechConfig(speakers(...tooMany)))),
+      `at most ${MOST_SPEAKERS} speakers`,
     )
   })
   check(

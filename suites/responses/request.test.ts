@@ -17,6 +17,7 @@ import {
   is2xx,
 } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
+import { limitOf, mapEdgesOf, rangeOf } from '../../common/request-schemas.ts'
 import { memo, randomSuffix } from '../../harness/worker/helpers.ts'
 import type { Exchange } from '../../harness/worker/http-client.ts'
 import { observe, skipTest } from '../../harness/worker/recorder.ts'
@@ -247,63 +248,79 @@ describe('required fields (Part 1 §4.5)', () => {
   })
 })
 
+/** The stated edges, read from the request schema the reference gateway enforces too. */
+const CREATE = 'POST /v1/responses'
+const METADATA = mapEdgesOf(CREATE, 'body', 'metadata')
+const TEMPERATURE = rangeOf(CREATE, 'body', 'temperature')
+const TOP_LOGPROBS = rangeOf(CREATE, 'body', 'top_logprobs')
+const SAFETY_ID_CHARS = limitOf(CREATE, 'body', 'safety_identifier', 'maxLength')
+/** Just past a real-valued edge. */
+const STEP = 0.01
+
 describe('field limits at both edges (Part 1 §4.5, §8.5)', () => {
+  const { pairs, keyChars, valueChars } = METADATA
   check(
     'P1-4.5-metadata-limits',
-    'metadata of 16 pairs, keys of 64 and values of 512 characters is accepted',
+    `metadata of ${pairs} pairs, keys of ${keyChars} and values of ${valueChars} characters is accepted`,
     async () => {
       await accepted([
-        ['metadata of 16 pairs, 64-character keys, 512-character values', { metadata: metadata(16, 64, 512) }],
+        [
+          `metadata of ${pairs} pairs, ${keyChars}-character keys, ${valueChars}-character values`,
+          { metadata: metadata(pairs, keyChars, valueChars) },
+        ],
       ])
     },
   )
 
   check('P1-4.5-metadata-refused', 'metadata one past a limit is refused', async () => {
     await refused([
-      ['metadata of 17 pairs', { metadata: metadata(17) }],
-      ['a metadata key of 65 characters', { metadata: { [text(65, 'key')]: 'v' } }],
-      ['a metadata value of 513 characters', { metadata: { k: text(513, 'value') } }],
+      [`metadata of ${pairs + 1} pairs`, { metadata: metadata(pairs + 1) }],
+      [`a metadata key of ${keyChars + 1} characters`, { metadata: { [text(keyChars + 1, 'key')]: 'v' } }],
+      [`a metadata value of ${valueChars + 1} characters`, { metadata: { k: text(valueChars + 1, 'value') } }],
     ])
   })
 
-  check('P1-4.5-temperature-range', 'temperature 0 and 2 are accepted', async () => {
+  const { min: tMin, max: tMax } = TEMPERATURE
+  check('P1-4.5-temperature-range', `temperature ${tMin} and ${tMax} are accepted`, async () => {
     const to = sendToModel(temperatureModel)
     await accepted(
-      [0, 2].map((temperature) => [`temperature ${temperature}`, { temperature }]),
+      [tMin, tMax].map((temperature) => [`temperature ${temperature}`, { temperature }]),
       to,
     )
   })
 
-  check('P1-4.5-temperature-refused', 'temperature -0.01 and 2.01 are refused', async () => {
+  check('P1-4.5-temperature-refused', `temperature ${tMin - STEP} and ${tMax + STEP} are refused`, async () => {
     const to = sendToModel(temperatureModel)
     await refused(
-      [-0.01, 2.01].map((temperature) => [`temperature ${temperature}`, { temperature }]),
+      [tMin - STEP, tMax + STEP].map((temperature) => [`temperature ${temperature}`, { temperature }]),
       to,
     )
   })
 
-  check('P1-4.5-top-logprobs-range', 'top_logprobs 0 and 20 are accepted', async () => {
+  const { min: lMin, max: lMax } = TOP_LOGPROBS
+  check('P1-4.5-top-logprobs-range', `top_logprobs ${lMin} and ${lMax} are accepted`, async () => {
     const to = sendToModel(logprobsModel)
     await accepted(
-      [0, 20].map((n) => [`top_logprobs ${n}`, { top_logprobs: n, include: LOGPROBS }]),
+      [lMin, lMax].map((n) => [`top_logprobs ${n}`, { top_logprobs: n, include: LOGPROBS }]),
       to,
     )
   })
 
-  check('P1-4.5-top-logprobs-refused', 'top_logprobs -1 and 21 are refused', async () => {
+  check('P1-4.5-top-logprobs-refused', `top_logprobs ${lMin - 1} and ${lMax + 1} are refused`, async () => {
     const to = sendToModel(logprobsModel)
     await refused(
-      [-1, 21].map((n) => [`top_logprobs ${n}`, { top_logprobs: n, include: LOGPROBS }]),
+      [lMin - 1, lMax + 1].map((n) => [`top_logprobs ${n}`, { top_logprobs: n, include: LOGPROBS }]),
       to,
     )
   })
 
-  check('P1-4.5-safety-identifier-length', 'a safety_identifier of 64 characters is accepted', async () => {
-    await accepted([['a safety_identifier of 64 characters', { safety_identifier: text(64, 'gc-safety') }]])
+  const sid = SAFETY_ID_CHARS
+  check('P1-4.5-safety-identifier-length', `a safety_identifier of ${sid} characters is accepted`, async () => {
+    await accepted([[`a safety_identifier of ${sid} characters`, { safety_identifier: text(sid, 'gc-safety') }]])
   })
 
-  check('P1-4.5-safety-identifier-refused', 'a safety_identifier of 65 characters is refused', async () => {
-    await refused([['a safety_identifier of 65 characters', { safety_identifier: text(65, 'gc-safety') }]])
+  check('P1-4.5-safety-identifier-refused', `a safety_identifier of ${sid + 1} characters is refused`, async () => {
+    await refused([[`a safety_identifier of ${sid + 1} characters`, { safety_identifier: text(sid + 1, 'gc-safety') }]])
   })
 })
 

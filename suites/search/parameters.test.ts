@@ -9,9 +9,15 @@ import { observe } from '../../harness/worker/recorder.ts'
 import { check, target, spend } from '../../harness/worker/suite.ts'
 import { targetName } from '../shared/names.ts'
 import { estimateUsd, expectAccepted, isSearchResult, needForm, NINE_TOOLS, resultsOf, search } from './client.ts'
+import { defaultOf, limitOf, rangeOf } from '../../common/request-schemas.ts'
 
 const api = target()
 const TOOL = 'p1-search'
+/** The stated edges, read from the request schema the reference gateway enforces too. */
+const SEARCH = 'POST /v1/search'
+const MAX_RESULTS = rangeOf(SEARCH, 'body', 'max_results')
+const DEFAULT_RESULTS = defaultOf<number>(SEARCH, 'body', 'max_results')
+const MAX_DOMAINS = limitOf(SEARCH, 'body', 'search_domain_filter', 'maxItems')
 
 function domains(count: number): string[] {
   return Array.from({ length: count }, (_, i) => `site${i + 1}.example.com`)
@@ -62,32 +68,43 @@ describe('query (Part 2 §4.5)', () => {
 })
 
 describe('max_results (Part 2 §4.5, §8)', () => {
-  check('P2-4.5-search-max-results-range', 'max_results 1 and 20 are accepted', async () => {
+  const { min, max: top } = MAX_RESULTS
+  check('P2-4.5-search-max-results-range', `max_results ${min} and ${top} are accepted`, async () => {
     await needForm('body')
-    expectAccepted(await search(api, { tool: TOOL, body: { max_results: 1 } }), 'max_results 1')
-    expectAccepted(await search(api, { tool: TOOL, body: { max_results: 20 } }), 'max_results 20')
-  })
-
-  check('P2-4.5-search-max-results-refused', 'max_results 0 and 21 are refused with a client error', async () => {
-    await needForm('body')
-    expectRefused(await search(api, { tool: TOOL, body: { max_results: 0 } }), 'max_results 0, below 1')
-    expectRefused(await search(api, { tool: TOOL, body: { max_results: 21 } }), 'max_results 21, above 20')
+    expectAccepted(await search(api, { tool: TOOL, body: { max_results: min } }), `max_results ${min}`)
+    expectAccepted(await search(api, { tool: TOOL, body: { max_results: top } }), `max_results ${top}`)
   })
 
   check(
-    'P2-4.5-search-max-results-count',
-    'one query answers at most max_results results, at most 10 when omitted',
+    'P2-4.5-search-max-results-refused',
+    `max_results ${min - 1} and ${top + 1} are refused with a client error`,
     async () => {
       await needForm('body')
-      for (const max of [1, 3, 20, undefined]) {
+      expectRefused(
+        await search(api, { tool: TOOL, body: { max_results: min - 1 } }),
+        `max_results ${min - 1}, below ${min}`,
+      )
+      expectRefused(
+        await search(api, { tool: TOOL, body: { max_results: top + 1 } }),
+        `max_results ${top + 1}, above ${top}`,
+      )
+    },
+  )
+
+  check(
+    'P2-4.5-search-max-results-count',
+    `one query answers at most max_results results, at most ${DEFAULT_RESULTS} when omitted`,
+    async () => {
+      await needForm('body')
+      for (const max of [min, 3, top, undefined]) {
         const ex = await search(api, { tool: TOOL, body: max === undefined ? {} : { max_results: max } })
         // Whether a value is accepted is the range's rule; this one judges the count.
         expectSetup(ex, 200, `a search with ${max === undefined ? 'no max_results' : `max_results ${max}`}`)
         const count = resultsOf(ex).length
-        const limit = max ?? 10
+        const limit = max ?? DEFAULT_RESULTS
         expectThat(
           count <= limit,
-          `at most ${limit} results (${max === undefined ? 'the default 10' : `max_results ${max}`})`,
+          `at most ${limit} results (${max === undefined ? `the default ${DEFAULT_RESULTS}` : `max_results ${max}`})`,
           `${count} results`,
           ex,
         )
@@ -97,18 +114,23 @@ describe('max_results (Part 2 §4.5, §8)', () => {
 })
 
 describe('search_domain_filter (Part 2 §4.5, §8)', () => {
-  check('P2-4.5-search-domain-filter-limit', 'a filter of 20 domains is accepted', async () => {
+  const most = MAX_DOMAINS
+  check('P2-4.5-search-domain-filter-limit', `a filter of ${most} domains is accepted`, async () => {
     await needForm('body')
-    expectAccepted(await search(api, { tool: TOOL, body: { search_domain_filter: domains(20) } }), '20 domains')
+    expectAccepted(await search(api, { tool: TOOL, body: { search_domain_filter: domains(most) } }), `${most} domains`)
   })
 
-  check('P2-4.5-search-domain-filter-refused', 'a filter of 21 domains is refused with a client error', async () => {
-    await needForm('body')
-    expectRefused(
-      await search(api, { tool: TOOL, body: { search_domain_filter: domains(21) } }),
-      'a filter of 21 domains, above 20',
-    )
-  })
+  check(
+    'P2-4.5-search-domain-filter-refused',
+    `a filter of ${most + 1} domains is refused with a client error`,
+    async () => {
+      await needForm('body')
+      expectRefused(
+        await search(api, { tool: TOOL, body: { search_domain_filter: domains(most + 1) } }),
+        `a filter of ${most + 1} domains, above ${most}`,
+      )
+    },
+  )
 
   check('P2-4.5-search-domain-filter-honoured', 'with a domain filter every result is on a listed domain', async () => {
     await needForm('body')

@@ -13,12 +13,18 @@ import { check, target } from '../../harness/worker/suite.ts'
 import { isClientError } from '../shared/status.ts'
 import { expectAccepted, needForm, needTool, NINE_TOOLS, search } from './client.ts'
 import { targetName } from '../shared/names.ts'
+import { limitOf, valuesOf } from '../../common/request-schemas.ts'
 
 const api = target()
 
-const TBS = ['qdr:h', 'qdr:d', 'qdr:w', 'qdr:m', 'qdr:y']
-const DEVICES = ['desktop', 'mobile', 'tablet']
-const SYSTEMS = ['windows', 'macos', 'android', 'ios']
+/** The listed values and depth's edge, read from the request schema the reference gateway enforces too. */
+const SEARCH = 'POST /v1/search'
+const TBS = valuesOf(SEARCH, 'body', 'tbs', { search_tool_name: 'p1-search' })
+const DEVICES = valuesOf(SEARCH, 'body', 'device')
+const SYSTEMS = valuesOf(SEARCH, 'body', 'os')
+const PROCESSORS = valuesOf(SEARCH, 'body', 'processor')
+const CATEGORIES = valuesOf(SEARCH, 'body', 'categories[].type')
+const DEPTH_MAX = limitOf(SEARCH, 'body', 'depth', 'maximum')
 
 describe('group A on p1-search (Part 2 §4.5)', () => {
   check(
@@ -51,7 +57,7 @@ describe('p3 and p5 tools (Part 2 §4.5)', () => {
       await needForm('body')
       for (const tool of ['p3-search', 'p3-search-pro']) {
         await needTool(tool)
-        for (const processor of ['base', 'pro'])
+        for (const processor of PROCESSORS)
           expectAccepted(
             await search(api, { tool, body: { processor, max_results: 1 } }),
             `processor ${processor} on ${targetName(tool)}`,
@@ -109,7 +115,10 @@ describe('p3 and p5 tools (Part 2 §4.5)', () => {
 const groupB = memo(async () => {
   await needForm('body')
   return mapLimit(NINE_TOOLS, 3, async (tool) => {
-    const invalid = await search(api, { tool, body: { depth: 701, device: 'phone', os: 'linux', max_results: 1 } })
+    const invalid = await search(api, {
+      tool,
+      body: { depth: DEPTH_MAX + 1, device: 'phone', os: 'linux', max_results: 1 },
+    })
     const plain = isClientError(invalid.status)
       ? (await search(api, { tool, body: { max_results: 1 } })).status
       : undefined
@@ -120,13 +129,13 @@ const groupB = memo(async () => {
 describe('groups B and C (Part 2 §4.5, §8: tools not shown)', () => {
   check(
     'P2-8-search-depth-limit',
-    'a tool that validates group B accepts depth 700 and the listed device and os values, and refuses depth 701',
+    `a tool that validates group B accepts depth ${DEPTH_MAX} and the listed device and os values, and refuses depth ${DEPTH_MAX + 1}`,
     async () => {
       await needForm('body')
       // Group C first: its answers are recorded whatever group B shows.
       const groupC = {
         sources: ['web', 'news', 'images'],
-        categories: [{ type: 'github' }, { type: 'research' }, { type: 'pdf' }],
+        categories: CATEGORIES.map((type) => ({ type })),
         ignoreInvalidURLs: true,
         scrapeOptions: {},
         max_results: 1,
@@ -138,12 +147,12 @@ describe('groups B and C (Part 2 §4.5, §8: tools not shown)', () => {
       )
       observe(
         'group C by tool',
-        `sources web, news, images and categories github, research, pdf: ${listedC.join('; ')}`,
+        `sources web, news, images and categories ${CATEGORIES.join(', ')}: ${listedC.join('; ')}`,
       )
       const probes = await groupB()
       observe(
         'group B by tool',
-        `depth 701, device phone, os linux: ${probes.map((p) => `${targetName(p.tool)} ${p.invalid}`).join('; ')}`,
+        `depth ${DEPTH_MAX + 1}, device phone, os linux: ${probes.map((p) => `${targetName(p.tool)} ${p.invalid}`).join('; ')}`,
       )
       const takers = probes.filter((p) => p.plain === 200 && isClientError(p.invalid)).map((p) => p.tool)
       if (takers.length === 0)
@@ -153,15 +162,15 @@ describe('groups B and C (Part 2 §4.5, §8: tools not shown)', () => {
       for (const tool of takers) {
         const pairs = DEVICES.map((device, i) => [device, SYSTEMS[i]] as const).concat([['desktop', 'ios']])
         for (const [i, [device, os]] of pairs.entries()) {
-          const body = { device, os, ...(i === 0 ? { depth: 700 } : {}), max_results: 1 }
+          const body = { device, os, ...(i === 0 ? { depth: DEPTH_MAX } : {}), max_results: 1 }
           expectAccepted(
             await search(api, { tool, body }),
-            `${i === 0 ? 'depth 700, ' : ''}device ${device}, os ${os} on ${targetName(tool)}`,
+            `${i === 0 ? `depth ${DEPTH_MAX}, ` : ''}device ${device}, os ${os} on ${targetName(tool)}`,
           )
         }
         expectRefused(
-          await search(api, { tool, body: { depth: 701, max_results: 1 } }),
-          `depth 701, above 700 (section 8), on ${targetName(tool)}`,
+          await search(api, { tool, body: { depth: DEPTH_MAX + 1, max_results: 1 } }),
+          `depth ${DEPTH_MAX + 1}, above ${DEPTH_MAX} (section 8), on ${targetName(tool)}`,
         )
       }
     },

@@ -15,10 +15,18 @@ import { spend } from '../../harness/worker/suite.ts'
 import { nativeModels, type ListedModel } from '../native/fixtures.ts'
 import { howToName, namedModel } from '../shared/named-models.ts'
 import { howToNameId, isNamed, targetName } from '../shared/names.ts'
+import { valuesOf, valuesWhen } from '../../common/request-schemas.ts'
+
+const SYNTHESIZE = 'POST /v1/text:synthesize'
 
 export const SYNTHESIZE_PATH = '/v1/text:synthesize'
-export const ENCODINGS = ['MP3', 'LINEAR16', 'OGG_OPUS', 'MULAW', 'ALAW'] as const
-export type Encoding = (typeof ENCODINGS)[number]
+/** The encodings the checks know the audio of; those asked are the ones the request schema lists (section 4.9). */
+export type Encoding = 'MP3' | 'LINEAR16' | 'OGG_OPUS' | 'MULAW' | 'ALAW'
+export const ENCODINGS: readonly Encoding[] = valuesOf<Encoding>(SYNTHESIZE, 'body', 'audioConfig.audioEncoding')
+/** The rates the request schema lists for an encoding; undefined where the rate is automatic. */
+export function listedRates(encoding: Encoding): readonly number[] | undefined {
+  return valuesWhen<number>(SYNTHESIZE, 'body', 'audioConfig.sampleRateHertz', { audioEncoding: encoding })
+}
 const SHORT_TEXT = 'Hello from the conformance suite.'
 
 /** §4.9 prices per million tokens; the pro model's (the higher) for every estimate, since which is which is not known. */

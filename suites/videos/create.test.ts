@@ -27,6 +27,7 @@ import {
 } from './jobs.ts'
 import { namedModel } from '../shared/named-models.ts'
 import { howToNameId } from '../shared/names.ts'
+import { limitOf } from '../../common/request-schemas.ts'
 
 const api = target()
 afterAll(() => deleteCreated(api))
@@ -155,7 +156,8 @@ describe('models and required fields (Part 2 §4.1)', () => {
     )
   })
 
-  const maxPrompt = VIDEO.promptMaxChars
+  // Section 8's limits, read from the request schema the reference gateway enforces too.
+  const maxPrompt = limitOf('POST /v1/videos', 'body', 'prompt', 'maxLength')
   check('P2-8-prompt-length', `a prompt of ${maxPrompt} characters is accepted`, async () => {
     await expectAll(
       [accepted(`a prompt of ${maxPrompt} characters`, { label: 'prompt-max', fields: { prompt: text(maxPrompt) } })],
@@ -173,7 +175,7 @@ describe('models and required fields (Part 2 §4.1)', () => {
     )
   })
 
-  const maxSid = VIDEO.safetyIdentifierMaxChars
+  const maxSid = limitOf('POST /v1/videos', 'body', 'safety_identifier', 'maxLength')
   const longSid = (n: number) => `gc-${runConfig().runId}-`.padEnd(n, 'x')
   check('P2-8-safety-identifier-length', `a safety_identifier of ${maxSid} characters is accepted`, async () => {
     await expectAll(
