@@ -30,6 +30,9 @@ Options (each overrides the environment variable named):
   --max-duration D        the run's deadline, e.g. 30m or 1h; past it, or after a run of transport failures, the
                           run stops calling: a partial report, exit 2   (GATEWAY_MAX_DURATION; default 30m)
   --report-dir DIR        where reports/<run-id>/ and latest go (default reports)
+  --generate-runs N       the generation phase (suites/generated/): N requests of each kind (valid, one stated
+                          constraint broken, at an edge) per route, from the request schemas (default 3; 0: off)
+  --generate-seed S       its seed: the same seed sends the same requests (default 1)
   --rerun-failed DIR      run again only the requirements that failed or erred in that run's report (a run's
                           folder, or a report folder whose latest is one)
   --config FILE           the config file (default gateway-conformance.yaml here, if any; schemas/config/)
@@ -75,6 +78,8 @@ export function parseFlags(argv: string[]): Parsed {
         'update-baseline': { type: 'boolean' },
         'no-rerun': { type: 'boolean' },
         'max-duration': { type: 'string' },
+        'generate-runs': { type: 'string' },
+        'generate-seed': { type: 'string' },
         'list-requirements': { type: 'boolean' },
         'rerun-failed': { type: 'string' },
         help: { type: 'boolean', short: 'h' },

@@ -58,10 +58,15 @@ export const DIALECTS: Record<Dialect, Record<string, { schema?: string; descrip
     '429': { schema: 'moderation/error-429.json', description: 'rate limit (Part 2 §7; the body of Part 1 §7)' },
     '500': { description: 'Part 2 §7' },
   },
+  // Part 2 §7 adds only the unsupported duration; the rest are Part 1 §7's "across endpoints" (Part 2 keeps Part 1's
+  // error conventions): an unknown video id is a 404 (P1-7-video-unknown-404), a model above the tier a 403.
   videos: {
     '400': { description: 'an unsupported duration (Part 2 §7)' },
     '401': { description: 'invalid or missing key (Part 1 §7)' },
+    '403': { description: 'no permission (Part 1 §7)' },
+    '404': { description: 'resource missing (Part 1 §7; its body is not shown)' },
     '429': { schema: 'common/compatible-429.json', description: 'rate limit exceeded (Part 1 §7)' },
+    '500': { description: 'server error (Part 1 §7; its body is not shown)' },
   },
   synthesis: {
     '400': { schema: 'synthesize/error-body.json', description: 'Part 2 §7' },
@@ -70,10 +75,15 @@ export const DIALECTS: Record<Dialect, Record<string, { schema?: string; descrip
     '429': { schema: 'synthesize/error-body.json', description: 'Part 2 §7' },
     '500': { schema: 'synthesize/error-body.json', description: 'Part 2 §7' },
   },
+  // Part 2 §7 has no row for the native interface: Part 1 §7's statuses across endpoints (a model the interface
+  // does not serve is a missing resource, one above the tier no permission).
   native: {
     '400': { description: 'invalid request (Part 1 §7)' },
     '401': { description: 'invalid or missing key (Part 1 §7)' },
+    '403': { description: 'no permission (Part 1 §7)' },
+    '404': { description: 'resource missing (Part 1 §7)' },
     '429': { description: 'rate limit exceeded (Part 1 §7; the native body is not shown)' },
+    '500': { description: 'server error (Part 1 §7)' },
   },
 }
 
@@ -262,4 +272,13 @@ export const ROUTE_ANSWERS: Record<string, RouteAnswer> = {
     answer: { status: '200', bodies: json('synthesize/synthesis-response.json') },
     dialect: 'synthesis',
   },
+}
+
+/**
+ * The schema a route's 2xx JSON answer is judged by, where the route has one body schema (not a choice the request
+ * makes, such as a transcription's format); undefined where none is shown.
+ */
+export function answerSchemaOf(route: string): string | undefined {
+  const body = ROUTE_ANSWERS[route]?.answer.bodies['application/json']
+  return body !== undefined && 'schema' in body ? body.schema : undefined
 }

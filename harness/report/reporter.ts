@@ -309,7 +309,7 @@ export class ConformanceReporter implements Reporter {
     // A failed test tried once more (harness/worker/rerun.ts): its evidence is the first try's; the note says what the second gave.
     const rerun = status === 'fail' ? test.meta().rerun : undefined
     if (rerun) message = `${message ?? ''}\n${rerunNote(rerun.result)}`
-    const last = exchanges[(rerun?.exchangesBefore ?? exchanges.length) - 1]
+    const last = meta.failureExchange ?? exchanges[(rerun?.exchangesBefore ?? exchanges.length) - 1]
     harSource.outcome = status
     const needs = status === 'skip' ? skipNeeds(meta.cause, message) : undefined
     const { route, exchange: met, requirement: stated } = meta.cause ?? {}

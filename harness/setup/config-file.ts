@@ -32,6 +32,7 @@ export interface ConfigFile {
   baseline?: string
   reportDir?: string
   load?: { profile?: string; objectives?: Record<string, string | number>; tier?: number }
+  generate?: { runs?: number; seed?: number }
 }
 
 /** What a config file adds to a command: environment variables and flags, each only where nothing else set it. */
@@ -161,6 +162,8 @@ export function applyConfigFile(
   // --rerun-failed chooses its own families: the file's selection would stand in its way.
   if (!given(argv, '--rerun-failed')) flag('--family', config.families?.join(','), ['conformance'])
   flag('--level', config.level, ['conformance'])
+  flag('--generate-runs', config.generate?.runs, ['conformance'])
+  flag('--generate-seed', config.generate?.seed, ['conformance'])
   flag('--baseline', config.baseline === undefined ? undefined : resolve(here, config.baseline), ['conformance'])
   flag('--report-dir', config.reportDir === undefined ? undefined : resolve(here, config.reportDir), [
     'conformance',

@@ -10,6 +10,7 @@ import { isCalendarDate, todayUtc } from '../clock.ts'
 import { parseDurationMs } from '../duration.ts'
 import { ConfigError } from '../errors.ts'
 import { RUN_STOP_DEFAULTS } from './run-stop.ts'
+import { GENERATE_DEFAULTS, type GenerateSettings } from '../generate/settings.ts'
 import keyVariables from '../../schemas/config/key-variables.json' with { type: 'json' }
 
 /** `second`: another key of the main key's account, for the limits all keys of an organization share (§8.3). */
@@ -75,6 +76,8 @@ export interface RunOptions {
   rerun?: boolean
   /** GATEWAY_MAX_DURATION or --max-duration: past it the run stops calling (harness/setup/run-stop.ts). Optional: runs built in code omit it. */
   maxDurationMs?: number
+  /** --generate-runs and --generate-seed: the generation phase's size and seed (suites/generated/). Optional: runs built in code omit it. */
+  generate?: GenerateSettings
 }
 
 export interface Shard {
@@ -96,6 +99,8 @@ export interface FlagValues {
   'update-baseline'?: boolean
   'no-rerun'?: boolean
   'max-duration'?: string
+  'generate-runs'?: string
+  'generate-seed'?: string
 }
 
 export type Env = Record<string, string | undefined>
@@ -410,6 +415,23 @@ export function resolveOptions(
     ...baselineOptions(flags),
     rerun: flags['no-rerun'] !== true,
     maxDurationMs,
+    generate: generateSettings(flags),
+  }
+}
+
+function parseWhole(raw: string, source: string, max: number): number {
+  if (!/^\d+$/.test(raw.trim()) || Number(raw) > max)
+    throw new ConfigError(`${source} must be a whole number from 0 to ${max} (got "${raw}")`)
+  return Number(raw)
+}
+
+/** The generation phase's settings: cases of each kind per route (0 turns it off) and the seed. */
+function generateSettings(flags: FlagValues): GenerateSettings {
+  const runs = flags['generate-runs']
+  const seed = flags['generate-seed']
+  return {
+    runs: runs === undefined ? GENERATE_DEFAULTS.runs : parseWhole(runs, '--generate-runs', GENERATE_DEFAULTS.maxRuns),
+    seed: seed === undefined ? GENERATE_DEFAULTS.seed : parseWhole(seed, '--generate-seed', GENERATE_DEFAULTS.maxSeed),
   }
 }
 
@@ -444,6 +466,7 @@ type TargetOptions =
   | 'nativeKeyHeader'
   | 'names'
   | 'settleMs'
+  | 'generate'
 
 /** The target as the suites see it: always a URL and keys, whether embedded or given. */
 export interface TargetConfig extends Pick<RunOptions, TargetOptions> {

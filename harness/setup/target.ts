@@ -106,6 +106,7 @@ export async function prepareTarget(
     nativeKeyHeader: options.nativeKeyHeader,
     names: options.names ?? {},
     ...(options.settleMs === undefined ? {} : { settleMs: options.settleMs }),
+    ...(options.generate === undefined ? {} : { generate: options.generate }),
     runId,
   }
   if (options.baseUrl !== null) {

@@ -36,6 +36,8 @@ export interface ConformanceMeta {
   /** Set when the test skipped naming what it waits on. */
   cause?: SkipCause
   exchanges?: ExchangeExcerpt[]
+  /** The call a failure cites, where it is not the test's last (a cleanup came after, or another test made it). */
+  failureExchange?: ExchangeExcerpt
   observations?: Observation[]
   spend?: SpendItem[]
 }

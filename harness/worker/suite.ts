@@ -103,8 +103,13 @@ export function check(
         skipIfRouteAbsent(failure instanceof ConformanceFailure ? failure.details.exchange : lastExchange())
       else if (!String((failure as { note?: unknown }).note ?? '').startsWith(NOT_OBSERVED))
         skipIfRouteAbsent(lastExchange())
-      if (!isSkip(failure))
-        await attachFailure(config, failure instanceof ConformanceFailure ? failure.details.exchange : lastExchange())
+      if (!isSkip(failure)) {
+        const cited = failure instanceof ConformanceFailure ? failure.details.exchange : undefined
+        // The call a failure cites is the one the report shows, though other calls came after it (a cleanup) or
+        // another test made it (a fixture the file made once).
+        if (cited !== undefined && currentExchanges().at(-1) !== cited) ctx.task.meta.failureExchange = cited
+        await attachFailure(config, cited ?? lastExchange())
+      }
       // A failed MUST is tried once more and both results are reported; the first failure stands (harness/worker/rerun.ts).
       await rerunFailed(
         ctx,
