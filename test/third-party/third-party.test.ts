@@ -14,7 +14,7 @@ import type { Summary } from '../../harness/report/summary.ts'
 import { runConformance, type ConformanceRun } from '../support/run-conformance.ts'
 import { SERVERS, type ThirdPartyServer } from './servers.ts'
 
-const FAMILIES = ['auth', 'chat', 'compatible', 'models']
+const FAMILIES = ['auth', 'chat', 'compatible', 'models', 'generated']
 /** Far above what a run takes (seconds alone, a minute beside the fault proof); past it the child is killed. */
 const BOUND_MS = 240_000
 
