@@ -42,8 +42,16 @@ export interface GeneratedCase {
 /** A body that is not JSON: an object cut off after its first member name. */
 export const NOT_JSON = '{"model": "gateway-conformance", "input": '
 
+/** The title of a route's seed request, its first positive case. */
+export const SEED_TITLE = 'the seed request'
+
 /** Optional fields a positive case leaves alone: ids of resources the case did not make. */
 const RESOURCE_ID = /_id$/
+
+/** Optional fields a positive case leaves alone, and why: values allowed but slower than any call's deadline. */
+const LEFT_ALONE: Readonly<Record<string, string>> = {
+  service_tier: 'flex "may time out up to 900 seconds" (Part 1 §4.5)',
+}
 
 /** Locations whose values travel as text: path and query parameters, and multipart form fields. */
 function textOnly(schema: RequestSchema, location: Location): boolean {
@@ -105,6 +113,7 @@ function additions(
       name in present ||
       node?.required?.includes(name) ||
       RESOURCE_ID.test(name) ||
+      name in LEFT_ALONE ||
       child['x-quote'] === undefined ||
       child['x-when'] !== undefined
     )
@@ -145,7 +154,7 @@ function positives(schema: RequestSchema, base: RequestValue, settings: Generate
     id: `positive-${i + 1}`,
     kind: 'positive',
     route,
-    title: i === 0 && request === base ? 'the seed request' : `the seed with ${addedWords(base, request)}`,
+    title: i === 0 && request === base ? SEED_TITLE : `the seed with ${addedWords(base, request)}`,
     request,
   }))
 }

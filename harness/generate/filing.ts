@@ -2,10 +2,10 @@
  * Where a generated case's finding is filed: the requirement that judges it. A negative case goes under its
  * constraint's x-refused-by (x-required-refused-by for a missing member), whose level then makes an accepted request
  * a failure or a warning; a constraint no requirement judges goes under the phase's own entry of its part. A boundary
- * goes under x-accepted-by, a positive case under the requirement that states its route (schemas/routes.json); with
- * neither, the case is not run.
+ * goes under x-accepted-by; the seed request under the requirement that states its route (schemas/routes.json), other
+ * positive cases under the phase's entry; with neither, the case is not run.
  */
-import type { GeneratedCase } from './cases.ts'
+import { type GeneratedCase, SEED_TITLE } from './cases.ts'
 
 /** The phase's own requirements: a request that breaks a stated constraint is refused (a SHOULD, §7 of each part). */
 export const PHASE_REQUIREMENTS = {
@@ -49,5 +49,7 @@ export function requirementOf(c: GeneratedCase, context: FilingContext): string 
     const id = c.constraint?.acceptedBy
     return id !== undefined && context.known(id) ? id : undefined
   }
-  return context.routeRequirement
+  // The seed is the route's own request; one padded with optional values the words say little of (a language code,
+  // a conversation) is judged at the phase's SHOULD, not at the MUST that states the route.
+  return c.title === SEED_TITLE ? context.routeRequirement : phase
 }

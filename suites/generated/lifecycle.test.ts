@@ -58,10 +58,17 @@ class Broken extends Error {
 /** A sequence that cannot go on for a reason the phase does not judge (an upload refused, a 429): not a finding. */
 class Unusable extends Error {}
 
+// Reads of a file are scarce at low tiers (§8.4: 5 downloads a minute at tier 0): a settle poll goes slowly.
 const settle = (): { timeoutMs: number; intervalMs: number } => ({
   timeoutMs: runConfig().settleMs ?? DEFAULTS.settleMs,
-  intervalMs: 500,
+  intervalMs: 2_000,
 })
+
+/** A 429 left after the client's retries says the tier's limit, not the lifecycle: the sequence cannot go on. */
+function notLimited(ex: Exchange): Exchange {
+  if (ex.status === 429) throw new Unusable(`${ex.excerpt.method} ${ex.excerpt.path} answered 429`)
+  return ex
+}
 
 function kept(body: unknown): Kept {
   if (!isObject(body)) return {}
@@ -80,7 +87,7 @@ interface Listing {
 }
 
 async function list(): Promise<Listing> {
-  const ex = await api.get('/v1/files', { query: { limit: MAX_LIMIT } })
+  const ex = notLimited(await api.get('/v1/files', { query: { limit: MAX_LIMIT } }))
   if (!is2xx(ex) || !isObject(ex.json) || !Array.isArray(ex.json.data))
     throw new Unusable(`the file list answered ${ex.status}`)
   const items = new Map<string, Kept>()
@@ -128,7 +135,7 @@ class Retrieve implements Command {
   check = (m: Readonly<Model>) => m.live.size > 0
   async run(m: Model): Promise<void> {
     const [id, expected] = pick(m.live, this.n)
-    const ex = await api.get(`/v1/files/${encodeURIComponent(id)}`)
+    const ex = notLimited(await api.get(`/v1/files/${encodeURIComponent(id)}`))
     const expectedLine = `GET /v1/files/${id} answers the file object its upload answered`
     if (!is2xx(ex))
       throw new Broken({ requirement: 'P1-4.4-retrieve', expected: expectedLine, seen: `${ex.status}`, ex })
@@ -183,7 +190,7 @@ class Delete implements Command {
   check = (m: Readonly<Model>) => m.live.size > 0
   async run(m: Model): Promise<void> {
     const [id] = pick(m.live, this.n)
-    const ex = await deleteFile(api, id)
+    const ex = notLimited(await deleteFile(api, id))
     if (!is2xx(ex))
       throw new Broken({
         requirement: 'P1-4.4-delete',
@@ -206,10 +213,10 @@ class RetrieveDeleted implements Command {
   async run(m: Model): Promise<void> {
     const id = pick(m.deleted, this.n)
     const path = `/v1/files/${encodeURIComponent(id)}`
-    let ex = await api.get(path)
+    let ex = notLimited(await api.get(path))
     if (ex.status !== 404)
       await pollUntil(async () => {
-        ex = await api.get(path)
+        ex = notLimited(await api.get(path))
         return ex.status === 404 ? ex : undefined
       }, settle())
     if (ex.status !== 404)

@@ -34,10 +34,21 @@ function deletable(route: string): string | undefined {
     ?.slice('DELETE '.length)
 }
 
-/** A case that would make a video job, on a target that bills it: left out. */
+/** Whether the words state the refusal of what a negative case breaks (a missing member, a body that is not JSON). */
+function refusalStated(c: GeneratedCase): boolean {
+  if (c.keyword === 'json') return true
+  const node = c.constraint?.node
+  return (c.keyword === 'required' ? node?.['x-required-refusal'] : c.constraint?.refusal) === 'stated'
+}
+
+/**
+ * A case that may make a video job, on a target that bills it by the second: left out. A negative one is sent only
+ * where the words state its refusal; one past an edge they leave open (a 1001-character prompt) may be served.
+ */
 function costly(schema: RequestSchema, c: GeneratedCase): boolean {
   if (runConfig().embedded) return false
-  return namesVideo(c.request) || (schema['x-model'] === 'video' && c.kind !== 'negative')
+  if (namesVideo(c.request)) return true
+  return schema['x-model'] === 'video' && (c.kind !== 'negative' || !refusalStated(c))
 }
 
 /** Models tried for a route's `{model}`, with its seed request, before the first is taken anyway. */
