@@ -1,5 +1,5 @@
 /**
- * Options of the reference gateway, shared by the command line (scripts/gateway.ts) and the embedded
+ * Options of the reference gateway, shared by the gateway command (command.ts) and the embedded
  * entry point. Every check ends in an OptionError whose message says what to fix, because the CLI
  * prints it as its one line of output.
  */

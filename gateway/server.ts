@@ -33,9 +33,9 @@ import { registerSynthesizeRoutes } from './synthesize/routes.ts'
 import { registerUnavailableRoutes } from './unavailable/routes.ts'
 import { registerVideoRoutes } from './videos/routes.ts'
 import { createState, type GatewayConfig, type GatewayState } from './state.ts'
-import { HEADERS_HEADER_RESHAPES } from './faults/headers.ts'
+import { HEADERS_HEADER_RESHAPES } from './hooks/headers-reshapes.ts'
 import { reshapeHeaders } from './faults/reply-headers.ts'
-import { TIERS_HEADER_RESHAPES } from './faults/tiers.ts'
+import { TIERS_HEADER_RESHAPES } from './hooks/tiers-reshapes.ts'
 
 export type { GatewayConfig, GatewayState } from './state.ts'
 

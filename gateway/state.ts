@@ -5,7 +5,7 @@
 import { AccountDirectory } from './account/accounts.ts'
 import { offsetClock, systemClock, type Clock } from './clock.ts'
 import { RequestContexts } from './context.ts'
-import type { FaultSet } from './faults/registry.ts'
+import type { FaultSet } from './faults/definition.ts'
 import { tierRules, type TierRules } from './hooks/rules.ts'
 import type { VariationName } from './variations.ts'
 import { FileStore, type FileStoreOptions } from './files/store.ts'

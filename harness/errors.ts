@@ -4,7 +4,6 @@
  * its configuration or the network path to the target broke, and is never reported as the target's failure.
  */
 import type { ExchangeExcerpt } from './exchange.ts'
-import type { FailureDetails } from './worker/failure.ts'
 
 /** Stable: scripts and reports key on them, so a code is never renamed or reused. */
 type HarnessErrorCode =
@@ -47,6 +46,13 @@ export class TargetFailure extends Error {
     super(message)
     this.excerpt = excerpt
   }
+}
+
+/** What a failed check expected and saw, and the exchange it saw it in: worker/failure.ts renders it. */
+export interface FailureDetails {
+  expected: string
+  seen: string | string[]
+  exchange?: ExchangeExcerpt
 }
 
 /** The target broke a rule; the message follows the failure contract (harness/worker/failure.ts renders it). */

@@ -2,8 +2,7 @@
  * The exchange excerpt: one HTTP exchange as kept for reports, audits and failure messages. Plain JSON (it travels
  * from the test worker to the reporter), already redacted, bodies cut to EXCERPT_CHARS.
  */
-import type { KeySlot } from './setup/config.ts'
-import type { RecordNotes } from './worker/records.ts'
+import type { KeySlot } from './keys.ts'
 
 export type AuthMode = 'bearer' | 'x-api-key' | 'none'
 
@@ -49,4 +48,42 @@ export function bodyExcerpt(text: string, max: number = EXCERPT_CHARS): { text: 
 
 export function header(excerpt: Pick<ExchangeExcerpt, 'responseHeaders'>, name: string): string | undefined {
   return excerpt.responseHeaders?.[name.toLowerCase()]
+}
+
+/** The records an excerpt's notes follow (worker/records.ts computes the notes from the full answer). */
+export type RecordKind = 'file' | 'video' | 'response' | 'transaction'
+
+/** One appearance of a record in an answer. */
+export interface Sighting {
+  kind: RecordKind
+  id: string
+  /** Where in the answer: "upload", "retrieve", "list /data/3", "stream response.completed". */
+  where: string
+  /**
+   * The fields that stay the same, and those carried to be judged on their own, as JSON text; absent when not given.
+   */
+  fixed: Record<string, string>
+  /** The record's state where it has one (a video's or a response's status), as JSON text. */
+  state?: string
+}
+
+/** A field the reference says equals something of the call: the asked or stated value, and the answered one. */
+export interface Echo {
+  requirement: string
+  field: string
+  expected: string
+  seen: string
+}
+
+/** What the ledger keeps of one exchange. */
+export interface RecordNotes {
+  sightings?: Sighting[]
+  echoes?: Echo[]
+  /**
+   * The request may have asked for a stream: stream true, any stream_format, a streaming method, or a body that is
+   * not JSON (a multipart form's fields are not read here).
+   */
+  streamAsked?: true
+  /** The safety_identifier a JSON body gave, which the call's transaction records (Part 1 §2.2). */
+  safetyIdentifier?: string
 }

@@ -3,7 +3,7 @@
  * replaces each occurrence, wherever it stands (headers, URLs, bodies echoed back by a target), with a marker
  * naming the environment variable, which is safe to print and tells the reader which key was used.
  */
-import { KEY_ENV, type KeySlot } from './setup/config.ts'
+import { KEY_ENV, type KeySlot } from './keys.ts'
 
 /** Request headers whose values are credentials even when we do not know the value (a key echoed by a proxy). */
 const CREDENTIAL_HEADERS = new Set([

@@ -48,7 +48,10 @@ export function breachedBeyondRecovery(
   for (const o of objectives) {
     const figure = beyondRecovery(o, measured, measured.ended, planned)
     if (figure !== null)
-      return `${o.name} breached beyond recovery in phase ${plan.name} after ${measured.ended} of ${planned} calls: ${figure}`
+      return (
+        `${o.name} breached beyond recovery in phase ${plan.name} after ${measured.ended} ` +
+        `of ${planned} calls: ${figure}`
+      )
   }
   return null
 }

@@ -32,7 +32,10 @@ export interface AdmissionFigures {
   refused: number
   /** Refused otherwise: answered a failing status other than 429 that was not the call's own fault (never admitted). */
   otherRefused: number
-  /** Admitted among the calls sent up to the first 429 (its own slice included); null without a 429 or a start from rest. */
+  /**
+   * Admitted among the calls sent up to the first 429 (its own slice included); null without a 429 or a start from
+   * rest.
+   */
   beforeFirstRefusal: number | null
   /** The calls in flight together, less one: the allowance of every bound. */
   inFlight: number
@@ -67,7 +70,8 @@ export const fromRestBound = (limit: number, spanMs: number, minuteMs: number): 
 export function admissionFigures(phase: PhaseResult, limit: number, minuteMs: number): AdmissionFigures {
   const bins = phase.series.filter((b) => b.admittedSent > 0 || b.refusedSent > 0 || (b.otherSent ?? 0) > 0)
   const inFlight = Math.max(0, phase.maxInFlight - 1)
-  // Calls reach the target after their latency: a span of admissions is longer than its span of sends by at most the spread.
+  // Calls reach the target after their latency: a span of admissions is longer than its span of sends by at most the
+  // spread.
   const answers = phase.answerTime ?? phase.latency
   const stretch = Math.max(0, answers.p99 - answers.min)
   const admitted = bins.reduce((n, b) => n + b.admittedSent, 0)
@@ -124,5 +128,9 @@ export const throttledEarly = (f: AdmissionFigures, limit: number): boolean =>
 export function describeSpan(s: SpanCount | null, minuteMs: number): string {
   if (s === null) return 'no call admitted'
   const span = s.spanMs >= 10_000 ? `${(s.spanMs / 1000).toFixed(0)} s` : `${s.spanMs} ms`
-  return `${s.admitted} admitted in ${span}${s.fromRest ? ' from rest' : ''}, at most ${Math.floor(s.bound + 1e-9)} allowed (${s.fromRest ? 'L' : '2L'} + L x ${(s.spanMs / minuteMs).toFixed(2)} periods, with the latency's spread and the calls in flight)`
+  return (
+    `${s.admitted} admitted in ${span}${s.fromRest ? ' from rest' : ''}, at most ${Math.floor(s.bound + 1e-9)} ` +
+    `allowed (${s.fromRest ? 'L' : '2L'} + L x ${(s.spanMs / minuteMs).toFixed(2)} periods, with the latency's ` +
+    `spread and the calls in flight)`
+  )
 }

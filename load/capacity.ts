@@ -17,12 +17,16 @@ export const CAPACITY = {
   stepMs: 15_000, // each step's length, unless --duration
   maxSteps: 14,
   resolution: 0.1, // the bisection stops when the first broken rate is within 10 % of the last held
-  limitShare: 0.9, // with --tier, the highest step offers 90 % of the limit's rate: at the limit itself a window's jitter refuses a call now and then
+  // with --tier, the highest step offers 90 % of the limit's rate: at the limit itself a window's jitter refuses a call
+  // now and then
+  limitShare: 0.9,
   minSentShare: 0.9, // a step whose generator sent less than 90 % of its plan (and 4 calls less) is behind it...
   maxBehindS: 1, // ...and so is one that was ever a second of arrivals (and 4 calls) behind
   queueGrowth: 2, // calls in flight in the step's last third at least twice those of its first third...
   queueGrowthMinS: 0.25, // ...and more by at least a quarter second of arrivals (and 4 calls): the queue grows
-  minServedShare: 0.9, // answers under 90 % of the calls sent through the step's last two thirds (and 4 calls; the bisection's resolution): the target serves less than it is sent
+  // answers under 90 % of the calls sent through the step's last two thirds (and 4 calls; the bisection's resolution):
+  // the target serves less than it is sent
+  minServedShare: 0.9,
 }
 
 /** Objectives when --slo gives none; and errors=1% is added when --slo names no errors share. */
@@ -107,12 +111,15 @@ function scheduleSign(phase: PhaseResult, rate: number): Sign | null {
   )
     return null
   const connections = phase.plan.connections
-  const sentWhat = `the generator sent ${phase.sent} of ${planned} planned calls and was up to ${behind} behind its plan`
+  const sentWhat =
+    `the generator sent ${phase.sent} of ${planned} planned calls and was ` + `up to ${behind} behind its plan`
   if (phase.maxInFlight >= connections)
     return { outcome: 'saturated', why: `${sentWhat}: every one of ${connections} connections was busy` }
   return {
     outcome: 'generator',
-    why: `${sentWhat} with at most ${phase.maxInFlight} of ${connections} connections busy: the generator's own ceiling, not the target's`,
+    why:
+      `${sentWhat} with at most ${phase.maxInFlight} of ${connections} connections busy: the generator's ` +
+      `own ceiling, not the target's`,
   }
 }
 
@@ -140,7 +147,9 @@ export function judgeStep(phase: PhaseResult, objectives: readonly Objective[], 
   if (served !== null && served.answered < CAPACITY.minServedShare * served.sent && served.sent - served.answered >= 4)
     signs.push({
       outcome: 'saturated',
-      why: `the target answered ${served.answered} calls while ${served.sent} were sent through the step's last two thirds: it serves less than it is sent`,
+      why:
+        `the target answered ${served.answered} calls while ${served.sent} were sent through the step's last two ` +
+        `thirds: it serves less than it is sent`,
     })
   const queue = queueSigns(phase, bucketMs)
   if (
@@ -192,16 +201,20 @@ export function decide(judged: readonly Judged[], b: SearchBounds): Decision {
   if (generator)
     return {
       next: null,
-      why: `the generator could not send ${r(generator.rate)} (${generator.why}): the target's capacity lies beyond what this generator measures; give it more --workers or cores, or shard`,
+      why:
+        `the generator could not send ${r(generator.rate)} (${generator.why}): the target's capacity lies beyond ` +
+        `what this generator measures; give it more --workers or cores, or shard`,
     }
   const bad = broken.length > 0 ? broken.reduce((a, j) => (j.rate < a.rate ? j : a)) : null
   if (bad === null) {
     const last = judged.at(-1) as Judged
-    if (last.rate >= b.ceiling)
-      return {
-        next: null,
-        why: `every step up to ${r(b.ceiling)} held: ${b.tierBound ? `the tier's limit (less ${Math.round((1 - CAPACITY.limitShare) * 100)} % for a window's jitter) was met before the target's capacity` : "the search's ceiling was reached"}`,
-      }
+    if (last.rate >= b.ceiling) {
+      const jitter = Math.round((1 - CAPACITY.limitShare) * 100)
+      const reached = b.tierBound
+        ? `the tier's limit (less ${jitter} % for a window's jitter) was met before the target's capacity`
+        : "the search's ceiling was reached"
+      return { next: null, why: `every step up to ${r(b.ceiling)} held: ${reached}` }
+    }
     if (judged.length >= b.maxSteps)
       return { next: null, why: `the search's cap of ${b.maxSteps} steps was reached while rising` }
     return { next: { rate: Math.min(last.rate * 2, b.ceiling), kind: 'ramp' }, why: `${r(last.rate)} held` }
@@ -226,7 +239,9 @@ export function decide(judged: readonly Judged[], b: SearchBounds): Decision {
   if ((bad.rate - below) / below <= CAPACITY.resolution)
     return {
       next: null,
-      why: `resolved to within ${Math.round(CAPACITY.resolution * 100)} %: ${r(below)} held, ${r(bad.rate)} broke (${bad.why})`,
+      why:
+        `resolved to within ${Math.round(CAPACITY.resolution * 100)} %: ${r(below)} held, ` +
+        `${r(bad.rate)} broke (${bad.why})`,
     }
   return {
     next: { rate: (below + bad.rate) / 2, kind: 'bisect' },
@@ -309,7 +324,8 @@ export function conclude(
   const figure =
     best === null
       ? `no sustainable rate: ${steps.length} steps, the lowest broke at ${brokenText}`
-      : `highest sustainable rate ${r(best.offered)} (throughput ${r(best.throughput)}, goodput ${r(best.goodput)}, p99 ${Math.round(best.p99Ms)} ms); first broken ${brokenText}; bound met first: ${met}`
+      : `highest sustainable rate ${r(best.offered)} (throughput ${r(best.throughput)}, goodput ${r(best.goodput)}, ` +
+        `p99 ${Math.round(best.p99Ms)} ms); first broken ${brokenText}; bound met first: ${met}`
   const base = { id: 'capacity' as const, phase: 'search', figure, section }
   const verdict: Verdict =
     steps.length === 0

@@ -51,7 +51,8 @@ export function parseObjectives(text: string): Objective[] {
     if (!m || !(LATENCY_METRICS as readonly string[]).includes(metric ?? '')) {
       throw bad(
         entry,
-        `unknown objective "${name}": write METRIC_pNN, METRIC_mean or METRIC_max with METRIC one of ${LATENCY_METRICS.join(', ')}, or errors=N%`,
+        `unknown objective "${name}": write METRIC_pNN, METRIC_mean or METRIC_max with METRIC one of ` +
+          `${LATENCY_METRICS.join(', ')}, or errors=N%`,
       )
     }
     const percentile = m[3] === undefined ? null : Number(m[3])

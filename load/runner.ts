@@ -45,7 +45,10 @@ export interface RunnerOptions {
   abortOnFail?: boolean
 }
 
-/** While a phase runs: an objective breached beyond recovery stops the whole run, or only the phase (a search's step), or nothing. */
+/**
+ * While a phase runs: an objective breached beyond recovery stops the whole run, or only the phase (a search's step),
+ * or nothing.
+ */
 type BreachStop = 'run' | 'phase' | null
 
 export const RUNNER = {
@@ -60,7 +63,8 @@ export function shardPlan(plan: PhasePlan, shard: { index: number; count: number
   const n = shard.count
   return {
     ...plan,
-    // Shards drawing the same instants would pile their calls up: each draws its own, and together they are the process.
+    // Shards drawing the same instants would pile their calls up: each draws its own, and together they are the
+    // process.
     ...(plan.arrival ? { arrival: { ...plan.arrival, seed: deriveSeed(plan.arrival.seed, shard.index) } } : {}),
     rate: plan.rate === null ? null : plan.rate / n,
     connections: Math.max(1, Math.ceil(plan.connections / n)),
@@ -116,7 +120,8 @@ async function waitForRest(
   if (!plan.fromRest || plan.bucket === null) return
   const wait = (plan.periodMs ?? ctx.minuteMs) + RUNNER.restMarginMs
   note?.(
-    `${plan.name}: waiting ${(wait / 1000).toFixed(1)} s without calls, so that the ${plan.bucket} bucket is full again`,
+    `${plan.name}: waiting ${(wait / 1000).toFixed(1)} s without calls, so that the ` +
+      `${plan.bucket} bucket is full again`,
   )
   await sleep(wait, undefined, { signal }).catch(() => undefined)
 }
@@ -131,7 +136,11 @@ function progressLine(plan: PhasePlan, recorder: PhaseRecorder, startedAt: numbe
   const pace = plan.client?.pacePerSecond ?? null
   const offered =
     plan.rate !== null ? `${plan.rate.toFixed(2)}/s` : pace !== null ? `at most ${pace.toFixed(2)}/s` : 'closed loop'
-  return `${plan.name} ${elapsed.toFixed(1)}s  offered ${offered}  achieved ${(recorder.sent / Math.max(0.001, elapsed)).toFixed(2)}/s  2xx ${count('2')}  429 ${s.byStatus['429'] ?? 0}  4xx ${count('4') - (s.byStatus['429'] ?? 0)}  5xx ${count('5')}  errors ${s.errors}`
+  return (
+    `${plan.name} ${elapsed.toFixed(1)}s  offered ${offered}  achieved ` +
+    `${(recorder.sent / Math.max(0.001, elapsed)).toFixed(2)}/s  2xx ${count('2')}  429 ${s.byStatus['429'] ?? 0}  ` +
+    `4xx ${count('4') - (s.byStatus['429'] ?? 0)}  5xx ${count('5')}  errors ${s.errors}`
+  )
 }
 
 async function runPhase(
@@ -350,7 +359,9 @@ async function runPhaseInWorkers(
           .filter(([k]) => k.startsWith(prefix))
           .reduce((n, [, v]) => n + v, 0)
       o.progress?.(
-        `${plan.name} ${elapsed.toFixed(1)}s  ${workers} workers  offered ${(plan.rate as number).toFixed(2)}/s  achieved ${(c.sent / Math.max(0.001, elapsed)).toFixed(2)}/s  2xx ${of('2')}  429 ${c.byStatus['429'] ?? 0}  5xx ${of('5')}  errors ${c.errors}`,
+        `${plan.name} ${elapsed.toFixed(1)}s  ${workers} workers  offered ${(plan.rate as number).toFixed(2)}/s  ` +
+          `achieved ${(c.sent / Math.max(0.001, elapsed)).toFixed(2)}/s  2xx ${of('2')}  ` +
+          `429 ${c.byStatus['429'] ?? 0}  5xx ${of('5')}  errors ${c.errors}`,
       )
     },
     () => {
@@ -432,7 +443,8 @@ async function planPhases(o: RunnerOptions, ctx: PlanContext): Promise<PhasePlan
   const unknown = (o.phases ?? []).filter((name) => !all.some((p) => p.name === name))
   if (unknown.length > 0)
     throw new ConfigError(
-      `the profile ${o.profile.name} has no phase ${unknown.join(', ')}; its phases: ${all.map((p) => p.name).join(', ')}`,
+      `the profile ${o.profile.name} has no phase ${unknown.join(', ')}; its phases: ` +
+        `${all.map((p) => p.name).join(', ')}`,
     )
   const plans = all
     .map((p) => withStatedLimit(p, ctx.limits ?? []))
@@ -444,7 +456,8 @@ async function planPhases(o: RunnerOptions, ctx: PlanContext): Promise<PhasePlan
     .reduce((ms, p) => ms + p.durationMs + (p.fromRest ? (p.periodMs ?? ctx.minuteMs) : 0), 0)
   if (planned > o.profile.caps.maxDurationMs) {
     throw new ConfigError(
-      `the profile ${o.profile.name} would run ${(planned / 1000).toFixed(0)} s, past its cap of ${(o.profile.caps.maxDurationMs / 1000).toFixed(0)} s; give a shorter --duration`,
+      `the profile ${o.profile.name} would run ${(planned / 1000).toFixed(0)} s, past its cap of ` +
+        `${(o.profile.caps.maxDurationMs / 1000).toFixed(0)} s; give a shorter --duration`,
     )
   }
   return plans
@@ -486,7 +499,8 @@ function refuseForSearch(o: RunnerOptions): void {
     )
   if (o.abortOnFail)
     throw new ConfigError(
-      `the profile ${name} is a search: it ends each step that broke by itself, and a broken step is how it finds the rate; drop --abort-on-fail`,
+      `the profile ${name} is a search: it ends each step that broke by itself, and a broken step is how it finds ` +
+        `the rate; drop --abort-on-fail`,
     )
   if (o.phases) throw new ConfigError(`the profile ${name} is a search: its steps are not chosen with --phase`)
 }
@@ -559,7 +573,8 @@ export async function runProfile(o: RunnerOptions): Promise<LoadResult> {
   const leftBehind = await cleanUp(ctx, slot, created, o.note)
   if (leftBehind.length > 0)
     o.note?.(
-      `${leftBehind.length} uploaded files could not be deleted in time: ${leftBehind.slice(0, 5).join(', ')}${leftBehind.length > 5 ? ', ...' : ''}`,
+      `${leftBehind.length} uploaded files could not be deleted in time: ` +
+        `${leftBehind.slice(0, 5).join(', ')}${leftBehind.length > 5 ? ', ...' : ''}`,
     )
   const concluded: { capacity: CapacityResult; verdicts: Verdict[] } | null = search
     ? search.conclude(phases, stopReason)

@@ -6,8 +6,7 @@
  */
 import { parseDurationMs } from '../harness/duration.ts'
 import { ConfigError } from '../harness/errors.ts'
-import type { BucketName, KeySlotName, PhasePlan, PhaseVerdictId, RequestSpec } from './types.ts'
-import type { RouteKind } from './workload.ts'
+import type { BucketName, KeySlotName, PhasePlan, PhaseVerdictId, RequestSpec, RouteKind } from './types.ts'
 
 export interface StatedLimit {
   /** As written, for messages and reports. */

@@ -1,9 +1,10 @@
 /**
  * The load harness's data: what a profile plans, what a run records, and what `result.json` holds.
  *
- * Everything a verdict needs is an aggregate that merges exactly across shards (sums, minima, maxima, HDR
- * histograms, 100 ms time-series buckets keyed by absolute time, counts of the calls admitted and refused by the
- * slice they were sent in, rate-limit facts folded as answers arrive), so `npm run load -- merge` recomputes the verdicts of the whole from the parts.
+ * Everything a verdict needs is an aggregate that merges exactly across shards (sums, minima, maxima, HDR histograms,
+ * 100 ms time-series buckets keyed by absolute time, counts of the calls admitted and refused by the slice they were
+ * sent in, rate-limit facts folded as answers arrive), so `npm run load -- merge` recomputes the verdicts of the whole
+ * from the parts.
  */
 
 /** The rate-limit buckets whose headers Part 1 section 4.1 names. */
@@ -23,7 +24,9 @@ export interface RequestSpec {
   stream?: boolean
   /** The answer's `id` names something the call created (an upload): the run deletes it afterwards. */
   collectId?: boolean
-  /** The route kind of a workload file (`responses-stream`, `chat`, ...): calls are counted per label (PhaseResult.mix). */
+  /**
+   * The route kind of a workload file (`responses-stream`, `chat`, ...): calls are counted per label (PhaseResult.mix).
+   */
   label?: string
 }
 
@@ -62,11 +65,17 @@ export interface PhasePlan {
   durationMs: number
   /** The bucket whose headers this phase judges (null: none; saturation and streaming judge no limit). */
   bucket: BucketName | null
-  /** The limit the phase is measured against, when known before the run (tables of the reference); else from headers. */
+  /**
+   * The limit the phase is measured against, when known before the run (tables of the reference); else from headers.
+   */
   expectedLimit: number | null
-  /** Worker threads that drove the phase (engine/workers.ts; absent: one, the main thread): judged as so many shards. */
+  /**
+   * Worker threads that drove the phase (engine/workers.ts; absent: one, the main thread): judged as so many shards.
+   */
   workers?: number
-  /** The period of `expectedLimit` when it is not the target's minute (a limit the operator stated, e.g. 30 per 10 s). */
+  /**
+   * The period of `expectedLimit` when it is not the target's minute (a limit the operator stated, e.g. 30 per 10 s).
+   */
   periodMs?: number
   /**
    * The limit the operator stated for this phase's route (--limit, a workload file's limits:), as written, and
@@ -86,10 +95,16 @@ export interface PhasePlan {
     policy: ClientPolicyName
     workers: number
     maxAttempts: number
-    /** At most this many calls a second across the workers (null: unpaced), so that a client that never waits stays bounded. */
+    /**
+     * At most this many calls a second across the workers (null: unpaced), so that a client that never waits stays
+     * bounded.
+     */
     pacePerSecond: number | null
   }
-  /** Set when the plan cannot load what the phase measures on this target: the phase is not run, its verdicts are skipped with this reason. */
+  /**
+   * Set when the plan cannot load what the phase measures on this target: the phase is not run, its verdicts are
+   * skipped with this reason.
+   */
   skip?: string
   /** A second account's key loaded beside the phase at a low rate: it must not be throttled (isolation). */
   probe?: { slot: KeySlotName; rate: number; requests: RequestSpec[] }
@@ -163,7 +178,10 @@ export interface SeriesBucket {
   serverErrors: number // 5xx
   errors: number // no HTTP answer: timeout, reset, refused connection
   retries: number
-  /** Calls that ended in this slice answered 2xx and within every per-call objective (all 2xx without objectives): goodput. */
+  /**
+   * Calls that ended in this slice answered 2xx and within every per-call objective (all 2xx without objectives):
+   * goodput.
+   */
   good?: number
   /**
    * Of the calls sent in this slice: admitted (served: answered below 400, or a deliberate failure answered 4xx,
@@ -254,7 +272,9 @@ export interface HeaderCounts {
   refusedWithoutRetryAfter: number
   /** Reset values with a fractional second; when there are none the target rounds to whole seconds (tolerance 1 s). */
   resetFractional: number
-  /** Limit headers of admitted answers that differ from the reference's table for this tier (when the phase knows it). */
+  /**
+   * Limit headers of admitted answers that differ from the reference's table for this tier (when the phase knows it).
+   */
   limitNotTable: number
   /** Remaining above the limit of the same answer. */
   remainingOverLimit: number
@@ -298,7 +318,10 @@ export interface StreamFigures {
   ttft: HistogramSummary
   interToken: HistogramSummary
   endToEnd: HistogramSummary
-  /** Output tokens per second of each stream (count = streams): its min, mean and percentiles are tokens per second, not ms. */
+  /**
+   * Output tokens per second of each stream (count = streams): its min, mean and percentiles are tokens per second, not
+   * ms.
+   */
   tokensPerSecond: HistogramSummary
   /** Per stream, time per output token after the first (ms): the `tpot` objective's samples. */
   tpot?: HistogramSummary
@@ -341,7 +364,9 @@ export interface PhaseResult {
   /** Calls in flight at most (a merge adds the shards'): what answers overtaking each other can explain. */
   maxInFlight: number
   rateLimit: RateLimitFacts
-  /** What the headers show of the target's algorithm: an observation, never a verdict (verdicts.ts observeAlgorithm). */
+  /**
+   * What the headers show of the target's algorithm: an observation, never a verdict (verdicts.ts observeAlgorithm).
+   */
   algorithm: string | null
   headers: HeaderCounts
   clients?: ClientFigures
@@ -437,11 +462,29 @@ export interface CapacityResult {
   sustainable: number | null
   /** The lowest offered rate that broke; null when none did. */
   firstBroken: number | null
-  /** Which bound was met first: the target's capacity (objectives or over-saturation), its limit (429s, or the tier's limit reached with every step held), the generator's own ceiling (inconclusive), or neither (the search's own ceiling or a cap). */
+  /**
+   * Which bound was met first: the target's capacity (objectives or over-saturation), its limit (429s, or the tier's
+   * limit reached with every step held), the generator's own ceiling (inconclusive), or neither (the search's own
+   * ceiling or a cap).
+   */
   bound: 'capacity' | 'limit' | 'ceiling' | 'generator' | null
-  /** The tier's request limit per minute the search stayed within (--tier), and as calls per second of the target's minute. */
+  /**
+   * The tier's request limit per minute the search stayed within (--tier), and as calls per second of the target's
+   * minute.
+   */
   tierLimit: { perMinute: number; perSecond: number; source: string } | null
   objectives: Objective[]
   stopReason: string
   steps: CapacityStep[]
 }
+
+/** The kinds of call a load profile's routes make: read by the profiles and by the stated limits of each route. */
+export type RouteKind =
+  | 'responses'
+  | 'responses-stream'
+  | 'chat'
+  | 'chat-stream'
+  | 'embeddings'
+  | 'completions'
+  | 'moderations'
+  | 'models-list'

@@ -44,7 +44,11 @@ const admission = {
   noLimit: 'no response carried a limit header and the reference gives no table value for this bucket',
   noneAdmitted: 'no call was admitted',
   pass: (f: AdmissionFigures, fromRest: boolean): string =>
-    `${f.admitted} admitted (served) and ${f.refused} refused with 429${f.otherRefused > 0 ? ` (${f.otherRefused} refused otherwise, not counted as admitted: the refusal verdict judges them)` : ''}: ` +
+    `${f.admitted} admitted (served) and ${f.refused} refused with 429` +
+    (f.otherRefused > 0
+      ? ` (${f.otherRefused} refused otherwise, not counted as admitted: the refusal verdict judges them)`
+      : '') +
+    ': ' +
     (fromRest
       ? 'from rest at least the limit before the first 429, and at most L + L·T/minute over any span from the start;'
       : '') +
@@ -219,5 +223,6 @@ export const SAY = {
   streaming,
   algorithm,
   unserved: (statuses: string, routes: readonly string[]): string =>
-    `no call was served: every answer was a failure (${statuses}); the target does not serve ${routes.join(', ')} as the profile calls it`,
+    `no call was served: every answer was a failure (${statuses}); the target does not serve ` +
+    `${routes.join(', ')} as the profile calls it`,
 }

@@ -9,8 +9,8 @@ import { ConfigError } from '../harness/errors.ts'
 import { deriveSeed, mulberry32 } from './engine/arrivals.ts'
 import { connectionsFor, requireKey, slotOf, TIERS, type PlanContext, type Profile } from './profiles/profile.ts'
 import { promptOf, sampleTokens } from './synthetic.ts'
-import type { KeySlotName, PhasePlan, RequestSpec, PhaseVerdictId } from './types.ts'
-import type { KeyChoice, RouteKind, Workload, WorkloadPhase } from './workload.ts'
+import type { KeySlotName, PhasePlan, RequestSpec, PhaseVerdictId, RouteKind } from './types.ts'
+import type { KeyChoice, Workload, WorkloadPhase } from './workload.ts'
 
 export const POOL = {
   maxBodies: 512, // distinct bodies per phase; calls past them take the pool again from its start
@@ -135,7 +135,8 @@ async function modelFor(
   if (found) return found.id as string
   if (shape.modelOptional) return null
   throw new ConfigError(
-    `GET /v1/models with the ${slot} key (status ${status}) lists no ${shape.mode} model it may use for the ${kind} route; name one in the profile (model) or in GATEWAY_MODELS (${shape.capabilities[0]}=<id>)`,
+    `GET /v1/models with the ${slot} key (status ${status}) lists no ${shape.mode} model it may use for the ${kind} ` +
+      `route; name one in the profile (model) or in GATEWAY_MODELS (${shape.capabilities[0]}=<id>)`,
   )
 }
 
@@ -187,11 +188,14 @@ function describePhase(
   const mix = phase.routes
     .map(
       (r, i) =>
-        `${phase.routes.length > 1 ? `${Math.round((r.weight / total) * 100)}% ` : ''}${routeText(r.kind, models[i] ?? null)}`,
+        `${phase.routes.length > 1 ? `${Math.round((r.weight / total) * 100)}% ` : ''}` +
+        routeText(r.kind, models[i] ?? null),
     )
     .join(', ')
+  const generates = phase.routes.some((r) => GENERATES.includes(r.kind))
+  const outputs = generates ? `, at most ${phase.maxOutputTokens.mean} output tokens` : ''
   const prompts = phase.routes.some((r) => r.kind !== 'models-list')
-    ? `; prompts of about ${phase.inputTokens.mean} tokens${phase.routes.some((r) => GENERATES.includes(r.kind)) ? `, at most ${phase.maxOutputTokens.mean} output tokens` : ''}`
+    ? `; prompts of about ${phase.inputTokens.mean} tokens${outputs}`
     : ''
   const load = rate === null ? `${mix}, ${connections} connections, closed loop` : `${+rate.toFixed(3)}/s ${mix}`
   const generated = `${load}${prompts}`
@@ -244,7 +248,8 @@ export function workloadProfile(w: Workload): Profile {
           list = ctx.getJson('/v1/models', slot).then((answer) => {
             if (answer.status === 429)
               throw new ConfigError(
-                `GET /v1/models with the ${slot} key was refused (429): the account's rate limit is spent; wait a minute and run again`,
+                `GET /v1/models with the ${slot} key was refused (429): the account's rate limit is ` +
+                  `spent; wait a minute and run again`,
               )
             return {
               status: answer.status,

@@ -10,6 +10,7 @@ import { parseDurationMs } from '../harness/duration.ts'
 import { ConfigError } from '../harness/errors.ts'
 import { schemas } from '../harness/schema-registry.ts'
 import { checkDistinct, statedLimit, type StatedLimit, type StatedLimitInput } from './stated-limits.ts'
+import type { RouteKind } from './types.ts'
 
 export const WORKLOAD_SCHEMA = 'load/profile.schema.json'
 
@@ -17,15 +18,6 @@ const FILE_LIMITS = {
   maxBytes: 1024 * 1024, // a profile is a page of text; past this it is not one
 }
 
-export type RouteKind =
-  | 'responses'
-  | 'responses-stream'
-  | 'chat'
-  | 'chat-stream'
-  | 'embeddings'
-  | 'completions'
-  | 'moderations'
-  | 'models-list'
 export type KeyChoice = 'main' | 'tier0' | 'tier1' | 'tier2' | 'tier3' | 'tier4' | 'tier5' | 'highest'
 
 export interface TokenSpread {

@@ -36,13 +36,8 @@ import type { FaultDefinition } from '../gateway/faults/registry.ts'
 import { LIMITER_ALGORITHMS, type LimiterAlgorithm } from '../gateway/limiter.ts'
 import { CONFORMANCE_PROJECTS } from '../harness/setup/projects.ts'
 import { requirements } from '../harness/requirements.ts'
-import {
-  DEFAULT_NATIVE_KEY_HEADER,
-  DEFAULTS,
-  type KeySlot,
-  type RunOptions,
-  type TargetConfig,
-} from '../harness/setup/config.ts'
+import { DEFAULT_NATIVE_KEY_HEADER, DEFAULTS, type RunOptions, type TargetConfig } from '../harness/setup/config.ts'
+import type { KeySlot } from '../harness/keys.ts'
 import { todayUtc } from '../harness/clock.ts'
 import { ConformanceReporter } from '../harness/report/reporter.ts'
 import { REQ } from '../harness/report/audit.ts'

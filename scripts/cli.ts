@@ -68,7 +68,7 @@ const RUNNERS: Record<Command, () => Promise<Runner>> = {
     const { runLoadCli } = await import('../load/command/index.ts')
     return (argv) => runLoadCli(['compare', ...argv])
   },
-  gateway: async () => (await import('./gateway.ts')).gatewayCommand,
+  gateway: async () => (await import('../gateway/command.ts')).gatewayCommand,
   report: async () => (await import('./report.ts')).reportCommand,
   faults: async () => (await import('./faults.ts')).faultsCommand,
   openapi: async () => (await import('./openapi.ts')).openapiCommand,

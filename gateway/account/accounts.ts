@@ -55,7 +55,7 @@ export interface SeededKeys {
   readonly second: string
 }
 
-/** The environment variable (README.md, Configuration) that carries each seeded key. */
+/** The environment variable (docs/configuration.md) that carries each seeded key. */
 export const SEEDED_KEY_ENV: Readonly<Record<keyof SeededKeys, string>> = keyVariables.keys
 
 const KEY_VALUES = {

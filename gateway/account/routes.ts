@@ -8,7 +8,7 @@ import { EXCHANGE_RATE, type Account, type CreditGrant, type CreditPackage } fro
 import { requireCaller } from '../context.ts'
 import { invalidParameter } from '../errors.ts'
 import { reshapeAnswers } from '../faults/answers.ts'
-import { ACCOUNT_ANSWER_RESHAPES } from '../faults/account.ts'
+import { ACCOUNT_ANSWER_RESHAPES } from './reshapes.ts'
 import type { GatewayState } from '../state.ts'
 import { seedHistory } from './history.ts'
 import { listedUntilMs, unsettledIrt } from './settling.ts'

@@ -1,6 +1,6 @@
 /** Account rules (Part 1 §2.2, §4.2) for transaction-query.ts and storeTransaction; usage limits: hooks/rules.ts. */
-import { bentBy, type FaultSet } from '../faults/registry.ts'
-import type { ACCOUNT_FAULTS } from '../faults/account.ts'
+import { bentBy, type FaultSet } from '../faults/definition.ts'
+import type { AccountFault } from './faults.ts'
 import { defaultOf, rangeOf } from '../../common/request-schemas.ts'
 
 const TRANSACTIONS = 'GET /user/v1/transactions'
@@ -13,8 +13,6 @@ const STATED = {
   pageSize: rangeOf(TRANSACTIONS, 'query', 'page_size'),
   pageSizeDefault: defaultOf<number>(TRANSACTIONS, 'query', 'page_size'),
 }
-
-type AccountFault = (typeof ACCOUNT_FAULTS)[number]['name']
 
 export type AccountRules = Readonly<ReturnType<typeof accountRules>>
 

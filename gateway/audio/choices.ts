@@ -9,8 +9,8 @@
 import { GatewayError, invalidParameter, unprocessable } from '../errors.ts'
 import { SPEECH_MODELS } from './models.ts'
 import type { VariationName } from '../variations.ts'
-import { SPEECH_FORMATS, SPEED } from './speech.ts'
-import { ALL_FORMATS, type AudioFile, TEMPERATURE } from './transcription.ts'
+import { ALL_FORMATS, SPEECH_FORMATS, SPEED, TEMPERATURE } from './limits.ts'
+import type { AudioFile } from './transcription.ts'
 import { AUDIO_UPLOAD_MAX_BYTES, AUDIO_UPLOAD_MAX_MIB, type AudioForm } from './upload.ts'
 
 export interface AudioChoices {

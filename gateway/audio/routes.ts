@@ -19,7 +19,7 @@ import { chargeUsd } from '../account/billing.ts'
 import { requireCaller, type Caller, type RequestContext } from '../context.ts'
 import { GatewayError, invalidParameter } from '../errors.ts'
 import { reshapeAnswers } from '../faults/answers.ts'
-import { AUDIO_ANSWER_RESHAPES, AUDIO_STREAM_RESHAPES, reshapeSpeech, type SpeechReshape } from '../faults/audio.ts'
+import { AUDIO_ANSWER_RESHAPES, AUDIO_STREAM_RESHAPES, reshapeSpeech, type SpeechReshape } from './reshapes.ts'
 import { reshapeEvents } from '../faults/events.ts'
 import { objectBody, requireModelId, requireTier, resolveModel } from '../models/access.ts'
 import { startSse, writeEvents } from '../sse.ts'
@@ -46,16 +46,9 @@ import {
   vtt,
   type Transcript,
 } from './transcript.ts'
-import {
-  type AudioFile,
-  type Endpoint,
-  modelField,
-  parseTranscription,
-  parseTranslation,
-  readAudioFile,
-} from './transcription.ts'
+import { type AudioFile, modelField, parseTranscription, parseTranslation, readAudioFile } from './transcription.ts'
 import { AUDIO_UPLOAD_UNCHECKED, type AudioForm, receiveAudioForm } from './upload.ts'
-import type { Limit } from './limit.ts'
+import type { Endpoint, Limit } from './limits.ts'
 
 const AUDIO_CHUNK_BYTES = 16 * 1024 // stream_format audio and sse: the audio in pieces of this size
 

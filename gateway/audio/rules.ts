@@ -1,15 +1,17 @@
 /** Audio rules (Part 2 §4.2-§4.4, §5.1, §8), read by speech.ts, transcription.ts and routes.ts. */
-import { bentBy, type FaultName, type FaultSet } from '../faults/registry.ts'
-import type { Limit } from './limit.ts'
-import { BASE_TRANSCRIPTION_MODEL, type TranscriptionKind } from './models.ts'
-import { SPEED, type SpeechFormat } from './speech.ts'
+import { bentBy, type FaultSet } from '../faults/definition.ts'
+import type { AudioFault } from './faults.ts'
 import {
   DIARIZE_CHUNKING_SECONDS,
   type Endpoint,
   FORMATS_BY_KIND,
   KNOWN_SPEAKERS,
+  type Limit,
+  SPEED,
+  type SpeechFormat,
   TEMPERATURE,
-} from './transcription.ts'
+} from './limits.ts'
+import { BASE_TRANSCRIPTION_MODEL, type TranscriptionKind } from './models.ts'
 
 /** The rules of one upload endpoint, transcriptions or translations. */
 export interface UploadRules {
@@ -103,7 +105,7 @@ export interface AudioRules {
 }
 
 export function audioRules(faults: FaultSet): AudioRules {
-  const bent = bentBy(faults)
+  const bent = bentBy<AudioFault>(faults)
   let newer = bent('transcription-newer-srt-accepted') ? FORMATS_BY_KIND.base : FORMATS_BY_KIND.newer
   if (bent('transcription-newer-text-refused')) newer = newer.filter((format) => format !== 'text')
   const diarize = FORMATS_BY_KIND.diarize.filter(
@@ -161,7 +163,7 @@ export function audioRules(faults: FaultSet): AudioRules {
 
 /** The rules of one upload endpoint, whose faults are named after it. */
 function uploadRules(
-  bent: (fault: FaultName) => boolean,
+  bent: (fault: AudioFault) => boolean,
   endpoint: 'transcription' | 'translation',
   refusedFormats: readonly string[],
 ): UploadRules {

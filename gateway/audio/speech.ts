@@ -12,19 +12,13 @@
  * - the preview model that requires pcm refuses every other format, the default included.
  */
 import { invalidParameter } from '../errors.ts'
-import { defaultOf, rangeOf, valuesOf } from '../../common/request-schemas.ts'
 import { countTokens } from '../simulate/tokenizer.ts'
 import { aacFile, flacFile, mp3File, opusFile } from './containers.ts'
 import { audioTokens, type SpeechModel } from './models.ts'
-import { exceeds } from './limit.ts'
+import { exceeds, SPEECH_FORMATS, SPEED, type SpeechFormat } from './limits.ts'
 import type { AudioRules } from './rules.ts'
 import { toneSamples } from './tone.ts'
 import { wavFile, withUnknownSizes } from './wav.ts'
-
-const SPEECH = 'POST /v1/audio/speech'
-/** The formats CONTENT_TYPES answers; the ones taken are those the request schema lists. */
-export type SpeechFormat = 'mp3' | 'opus' | 'aac' | 'flac' | 'wav' | 'pcm'
-export const SPEECH_FORMATS: readonly SpeechFormat[] = valuesOf<SpeechFormat>(SPEECH, 'body', 'response_format')
 
 export const VOICES = [
   'alloy',
@@ -44,11 +38,6 @@ export const VOICES = [
 /** Prebuilt voices of the native family (§4.8, §4.9 name these). */
 export const PREBUILT_VOICES = ['Kore', 'Puck', 'Zephyr', 'Charon', 'Fenrir', 'Aoede'] as const
 
-/** Section 4.2: speed's range and default, as the request schema states them. */
-export const SPEED = {
-  ...rangeOf(SPEECH, 'body', 'speed'),
-  default: defaultOf<number>(SPEECH, 'body', 'speed'),
-} as const
 export const SPEECH_AUDIO = {
   sampleRate: 24_000,
   channels: 1,

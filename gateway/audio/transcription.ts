@@ -12,30 +12,16 @@
 import { GatewayError, invalidParameter } from '../errors.ts'
 import { AUDIO_EXTENSIONS, containerOf, durationOf, extensionOf, type Container } from './probe.ts'
 import type { TranscriptionKind } from './models.ts'
-import { exceeds } from './limit.ts'
+import {
+  ALL_FORMATS,
+  DIARIZE_CHUNKING_SECONDS,
+  exceeds,
+  FORMATS_BY_KIND,
+  KNOWN_SPEAKERS,
+  TEMPERATURE,
+} from './limits.ts'
 import type { AudioRules, UploadRules } from './rules.ts'
 import type { AudioForm } from './upload.ts'
-import { limitOf, rangeOf, valuesOf } from '../../common/request-schemas.ts'
-
-export const FORMATS_BY_KIND: Readonly<Record<TranscriptionKind, readonly string[]>> = {
-  base: ['json', 'text', 'srt', 'verbose_json', 'vtt'],
-  newer: ['json', 'text'],
-  diarize: ['json', 'text', 'diarized_json'],
-}
-const TRANSCRIPTION = 'POST /v1/audio/transcriptions'
-/** Section 4.3: every listed response_format, as the request schema lists them. */
-export const ALL_FORMATS: readonly string[] = valuesOf(TRANSCRIPTION, 'body', 'response_format')
-
-export const DIARIZE_CHUNKING_SECONDS = 30
-// The clip lengths are not a request field: they stay here.
-export const KNOWN_SPEAKERS = {
-  max: limitOf(TRANSCRIPTION, 'body', 'known_speaker_names[]', 'maxItems'),
-  minSeconds: 2,
-  maxSeconds: 10,
-} as const
-export const TEMPERATURE = rangeOf(TRANSCRIPTION, 'body', 'temperature')
-
-export type Endpoint = 'transcriptions' | 'translations'
 
 export interface AudioFile {
   container: Container

@@ -10,7 +10,7 @@
 import type { FastifyRequest } from 'fastify'
 import { GatewayError, invalidParameter } from '../errors.ts'
 import { formError, PARSER_OPTIONS } from '../multipart-forms.ts'
-import { exceeds, type Limit } from './limit.ts'
+import { exceeds, type Limit } from './limits.ts'
 
 /** §4.3, §4.4, §8: 25 MB, decimal like the 128 MB of Part 1 §8.4. */
 export const AUDIO_UPLOAD_MAX_BYTES = 25_000_000

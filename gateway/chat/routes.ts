@@ -23,8 +23,8 @@ import { invalidParameter } from '../errors.ts'
 import { objectBody, requireModelId, requireTier, resolveModel } from '../models/access.ts'
 import type { GatewayState } from '../state.ts'
 import { reshapeAnswers } from '../faults/answers.ts'
-import { CHAT_ANSWER_RESHAPES } from '../faults/chat.ts'
-import { MODERATION_INLINE_ANSWER_RESHAPES } from '../faults/moderation.ts'
+import { CHAT_ANSWER_RESHAPES } from './reshapes.ts'
+import { MODERATION_INLINE_ANSWER_RESHAPES } from '../moderation/reshapes.ts'
 import { chatRules, type ChatRules } from './rules.ts'
 
 const CHAT_RULES = { modes: ['chat'], endpoint: 'chat completions' } as const

@@ -1,8 +1,6 @@
 /** Chat completion rules (Part 1 §1.5, §2.2, §4.7, §6.4, §7), read by the route, the answer and the stream writer. */
-import { bentBy, type FaultSet } from '../faults/registry.ts'
-import type { CHAT_FAULTS } from '../faults/chat.ts'
-
-type ChatFault = (typeof CHAT_FAULTS)[number]['name']
+import { bentBy, type FaultSet } from '../faults/definition.ts'
+import type { ChatFault } from './faults.ts'
 
 export type ChatRules = Readonly<ReturnType<typeof chatRules>>
 

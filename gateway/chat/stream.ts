@@ -9,9 +9,9 @@
  */
 import { PassThrough } from 'node:stream'
 import type { FastifyReply } from 'fastify'
-import type { FaultSet } from '../faults/registry.ts'
-import { CHAT_STREAM_RESHAPES } from '../faults/chat.ts'
-import { MODERATION_INLINE_STREAM_RESHAPES } from '../faults/moderation.ts'
+import type { FaultSet } from '../faults/definition.ts'
+import { CHAT_STREAM_RESHAPES } from './reshapes.ts'
+import { MODERATION_INLINE_STREAM_RESHAPES } from '../moderation/reshapes.ts'
 import { reshapeEvents } from '../faults/events.ts'
 import { startSse, writeEvents, type StreamEvent } from '../sse.ts'
 import type { ChatAnswer } from './answer.ts'

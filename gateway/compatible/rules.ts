@@ -1,8 +1,6 @@
 /** Rules of the other compatible endpoints (Part 1 §4.8, §7), read by their routes. */
-import { bentBy, type FaultSet } from '../faults/registry.ts'
-import type { COMPATIBLE_FAULTS } from '../faults/compatible.ts'
-
-type CompatibleFault = (typeof COMPATIBLE_FAULTS)[number]['name']
+import { bentBy, type FaultSet } from '../faults/definition.ts'
+import type { CompatibleFault } from './faults.ts'
 
 export type CompatibleRules = Readonly<ReturnType<typeof compatibleRules>>
 

@@ -1,3 +1,8 @@
+/**
+ * What every family's faults are made of, below them all: the shape of a fault, the set switched on, and `bentBy`.
+ * It imports no family, so a family's faults.ts and rules.ts import it and the registry above imports them.
+ */
+
 /** The shape of one named fault of the reference gateway. */
 export interface FaultDefinition<Name extends string = string> {
   readonly name: Name
@@ -17,4 +22,18 @@ export interface FaultDefinition<Name extends string = string> {
    * the gateway under every --limiter, not only the default.
    */
   readonly limiter?: true
+}
+
+/**
+ * The faults switched on for one gateway, by name. Below the families, so it knows no family's names: a rule reads
+ * it through `bentBy`, typed by its family's names, and the registry checks names when the set is made.
+ */
+export type FaultSet = ReadonlySet<string>
+
+/**
+ * Whether a fault is on, for a rules module: typed by the names it is given (its family's, from its faults.ts), so a
+ * rule names no other family's fault and a typo fails to compile. With no names given it takes none.
+ */
+export function bentBy<Name extends string = never>(faults: FaultSet): (fault: Name) => boolean {
+  return (fault) => faults.has(fault)
 }

@@ -4,7 +4,7 @@
  * drops, adds, reorders or bends events in it: the stream writers read as the reference says. Faults that change
  * when or how a stream is written (buffering, a cut connection) stay inline, in the writer.
  */
-import type { FaultName, FaultSet } from './registry.ts'
+import type { FaultSet } from './definition.ts'
 import type { StreamEvent } from '../sse.ts'
 
 export type { StreamEvent } from '../sse.ts'
@@ -12,8 +12,10 @@ export type { StreamEvent } from '../sse.ts'
 /** Bends the whole sequence of a stream's events: what a fault needs to drop or reorder some of them. */
 export type EventReshape = (events: readonly StreamEvent[]) => StreamEvent[]
 
-/** A family's stream reshapes by fault name, in the order they apply when several are on. */
-export type EventReshapes = Partial<Record<FaultName, EventReshape>>
+/**
+ * A family's stream reshapes by fault name (typed by its family's names), in the order they apply when several are on.
+ */
+export type EventReshapes<Name extends string> = Partial<Record<Name, EventReshape>>
 
 /** A stream event with a JSON body: every event but raw lines such as [DONE]. */
 export interface JsonEvent extends StreamEvent {
@@ -21,10 +23,10 @@ export interface JsonEvent extends StreamEvent {
 }
 
 /** The events of a stream after the reshapes whose fault is on; the same array when none is. */
-export function reshapeEvents(events: StreamEvent[], faults: FaultSet, reshapes: EventReshapes): StreamEvent[] {
+export function reshapeEvents(events: StreamEvent[], faults: FaultSet, reshapes: EventReshapes<string>): StreamEvent[] {
   let out = events
   for (const [name, reshape] of Object.entries(reshapes)) {
-    if (reshape !== undefined && faults.has(name as FaultName)) out = reshape(out)
+    if (reshape !== undefined && faults.has(name)) out = reshape(out)
   }
   return out
 }

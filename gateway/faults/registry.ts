@@ -3,37 +3,43 @@
  * switch on (`--fault NAME`) to prove that the conformance suite notices it: each one breaks exactly
  * the requirements listed in `breaks` (ids of schemas/requirements.json; a test checks they exist).
  *
- * A fault that only reshapes a correct answer (its body, not what is stored, counted, limited or timed) is a
- * reshape in its family's file, applied after the route has answered (faults/answers.ts), so the route reads as
- * the reference says. Any other fault bends a value of its family's rules (<family>/rules.ts; hooks/rules.ts for
- * the families that judge every route): plain values derived once from the fault set when the routes are registered
- * or the hooks made, each key named for the reference's rule beside a comment naming the fault that bends it. The
- * code that reads them says what the reference says, and no route tests a fault by name.
+ * Each family names its faults in its own room (<family>/faults.ts; hooks/<family>-faults.ts for the families that
+ * judge every route); this list sits above them, the shared types and `bentBy` below them (./definition.ts), so no
+ * import runs in a circle. A fault that only reshapes a correct answer (its body, not what is stored, counted,
+ * limited or timed) is a reshape in its family's reshapes.ts (hooks/<family>-reshapes.ts), applied after the route
+ * has answered (faults/answers.ts, events.ts, reply-headers.ts), so the route reads as the reference says. Any
+ * other fault bends a value of its family's rules (<family>/rules.ts; hooks/rules.ts for the families that judge
+ * every route): plain values derived once from the fault set when the routes are registered or the hooks made, each
+ * key named for the reference's rule beside a comment naming the fault that bends it. The code that reads them says
+ * what the reference says, and no route tests a fault by name.
  */
 
+import { ACCOUNT_FAULTS } from '../account/faults.ts'
+import { AUDIO_FAULTS } from '../audio/faults.ts'
+import { CHAT_FAULTS } from '../chat/faults.ts'
+import { COMPATIBLE_FAULTS } from '../compatible/faults.ts'
 import { SetupError } from '../errors.ts'
+import { FILES_FAULTS } from '../files/faults.ts'
+import { AUTH_FAULTS } from '../hooks/auth-faults.ts'
+import { HEADERS_FAULTS } from '../hooks/headers-faults.ts'
+import { TIERS_FAULTS } from '../hooks/tiers-faults.ts'
+import { MODELS_FAULTS } from '../models/faults.ts'
+import { MODERATION_FAULTS } from '../moderation/faults.ts'
+import { NATIVE_FAULTS } from '../native/faults.ts'
+import { OCR_FAULTS } from '../ocr/faults.ts'
+import { RESPONSES_FAULTS } from '../responses/faults.ts'
+import { SEARCH_FAULTS } from '../search/faults.ts'
+import { SYNTHESIZE_FAULTS } from '../synthesize/faults.ts'
+import { UNAVAILABLE_FAULTS } from '../unavailable/faults.ts'
+import { VIDEOS_FAULTS } from '../videos/faults.ts'
 import type { FaultDefinition } from './definition.ts'
-import { NATIVE_FAULTS } from './native.ts'
-import { SYNTHESIZE_FAULTS } from './synthesize.ts'
-import { HEADERS_FAULTS } from './headers.ts'
-import { AUTH_FAULTS } from './auth.ts'
-import { MODELS_FAULTS } from './models.ts'
-import { ACCOUNT_FAULTS } from './account.ts'
-import { FILES_FAULTS } from './files.ts'
-import { RESPONSES_FAULTS } from './responses.ts'
-import { CHAT_FAULTS } from './chat.ts'
-import { UNAVAILABLE_FAULTS } from './unavailable.ts'
-import { COMPATIBLE_FAULTS } from './compatible.ts'
-import { AUDIO_FAULTS } from './audio.ts'
-import { MODERATION_FAULTS } from './moderation.ts'
-import { TIERS_FAULTS } from './tiers.ts'
-import { SEARCH_FAULTS } from './search.ts'
-import { OCR_FAULTS } from './ocr.ts'
-import { VIDEOS_FAULTS } from './videos.ts'
 
-export type { FaultDefinition } from './definition.ts'
+export type { FaultDefinition, FaultSet } from './definition.ts'
 
-/** Every fault, by the family (of schemas/ and suites/) it belongs to; a new family adds its file under faults/ and one entry here. */
+/**
+ * Every fault, by the family (of schemas/ and suites/) it belongs to; a new family adds its room's faults.ts and one
+ * entry here.
+ */
 const FAULTS_BY_FAMILY = {
   headers: HEADERS_FAULTS,
   auth: AUTH_FAULTS,
@@ -66,14 +72,6 @@ export type FaultName = (typeof FAULT_TABLE)[number]['name']
 /** The registry, in a stable order. Typed loosely (breaks as strings, asOf optional on every entry) for readers. */
 export const FAULTS: readonly FaultDefinition<FaultName>[] = FAULT_TABLE
 
-/** The faults switched on for one gateway; `has` only takes registered names, so a typo fails to compile. */
-export type FaultSet = ReadonlySet<FaultName>
-
-/** Whether a fault is on, for a rules module: typed by its family's names, so a rule names no other family's fault. */
-export function bentBy<Name extends FaultName = FaultName>(faults: FaultSet): (fault: Name) => boolean {
-  return (fault) => faults.has(fault)
-}
-
 /** The faults a conformance run can see: `npm run faults` and the fault proof run these. */
 export const CONFORMANCE_FAULTS: readonly FaultDefinition<FaultName>[] = FAULTS.filter(
   (fault) => fault.breaks.length > 0,
@@ -92,7 +90,7 @@ const FAMILY_OF = new Map<string, FaultFamily>(
   ),
 )
 
-/** The family whose faults/<family>.ts defines the fault. */
+/** The family whose faults.ts defines the fault. */
 export function familyOf(name: FaultName): FaultFamily {
   return FAMILY_OF.get(name)!
 }
@@ -102,7 +100,7 @@ export function isFaultName(name: string): name is FaultName {
 }
 
 /** Checks names against the registry; the error names every valid fault so the fix is in the message. */
-export function toFaultSet(names: readonly string[]): FaultSet {
+export function toFaultSet(names: readonly string[]): ReadonlySet<FaultName> {
   const unknown = names.filter((name) => !isFaultName(name))
   if (unknown.length > 0) {
     throw new SetupError(

@@ -6,23 +6,24 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { RequestContext } from '../context.ts'
-import type { FaultName } from './registry.ts'
 import type { GatewayState } from '../state.ts'
 
 /** Bends the headers of one response, given its call's context and the gateway clock's time. */
 export type HeaderReshape = (reply: FastifyReply, context: RequestContext, nowMs: number) => void
 
-/** A family's header reshapes by fault name, in the order they apply when several are on. */
-export type HeaderReshapes = Partial<Record<FaultName, HeaderReshape>>
+/**
+ * A family's header reshapes by fault name (typed by its family's names), in the order they apply when several are on.
+ */
+export type HeaderReshapes<Name extends string> = Partial<Record<Name, HeaderReshape>>
 
 /** The onSend step that applies the header reshapes whose fault is on; none for the faithful gateway. */
 export function reshapeHeaders(
   state: GatewayState,
-  ...families: HeaderReshapes[]
+  ...families: HeaderReshapes<string>[]
 ): ((request: FastifyRequest, reply: FastifyReply) => void) | undefined {
   const active = families.flatMap((reshapes) =>
     Object.entries(reshapes).flatMap(([name, reshape]) =>
-      reshape !== undefined && state.faults.has(name as FaultName) ? [reshape] : [],
+      reshape !== undefined && state.faults.has(name) ? [reshape] : [],
     ),
   )
   if (active.length === 0) return undefined

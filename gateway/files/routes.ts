@@ -25,7 +25,7 @@ import { integerParam, singleParam, type RawQuery } from '../query-params.ts'
 import type { GatewayState } from '../state.ts'
 import { abandonBody } from '../abandon-body.ts'
 import { reshapeAnswers } from '../faults/answers.ts'
-import { FILES_ANSWER_RESHAPES } from '../faults/files.ts'
+import { FILES_ANSWER_RESHAPES } from './reshapes.ts'
 import { retryAfterSeconds } from '../hooks/rate-limit.ts'
 import { filesRules, LIST_ORDERS, type FileOperation, type FilesRules } from './rules.ts'
 

@@ -1,7 +1,7 @@
 /** Files rules (Part 1 §2.4, §4.4, §7, §8.4), read by the routes and upload reader; three tiers faults bend them. */
-import { bentBy, type FaultSet } from '../faults/registry.ts'
-import type { FILES_FAULTS } from '../faults/files.ts'
-import type { TIERS_FAULTS } from '../faults/tiers.ts'
+import { bentBy, type FaultSet } from '../faults/definition.ts'
+import type { TiersFault } from '../hooks/tiers-faults.ts'
+import type { FilesFault as OwnFault } from './faults.ts'
 import { FILE_PURPOSES } from './store.ts'
 import { defaultOf, rangeOf, valuesOf } from '../../common/request-schemas.ts'
 
@@ -10,7 +10,7 @@ const LIST_LIMIT = rangeOf('GET /v1/files', 'query', 'limit')
 const LIST_LIMIT_DEFAULT = defaultOf<number>('GET /v1/files', 'query', 'limit')
 export const LIST_ORDERS: readonly string[] = valuesOf('GET /v1/files', 'query', 'order')
 
-type FilesFault = (typeof FILES_FAULTS)[number]['name'] | (typeof TIERS_FAULTS)[number]['name']
+type FilesFault = OwnFault | TiersFault
 
 export type FileOperation = 'uploads' | 'downloads' | 'deletes'
 

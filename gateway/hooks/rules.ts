@@ -1,6 +1,10 @@
 /** Rules of the hooks every call passes: auth, request ids (headers) and rate limits (tiers; account's usage limit). */
 import { setTimeout as sleep } from 'node:timers/promises'
-import { bentBy, type FaultSet } from '../faults/registry.ts'
+import type { AccountFault } from '../account/faults.ts'
+import { bentBy, type FaultSet } from '../faults/definition.ts'
+import type { AuthFault } from './auth-faults.ts'
+import type { HeadersFault } from './headers-faults.ts'
+import type { TiersFault } from './tiers-faults.ts'
 import { formatGoDuration } from '../go-duration.ts'
 import type { BucketReading, RateLimiter } from '../limiter.ts'
 
@@ -8,7 +12,7 @@ import type { BucketReading, RateLimiter } from '../limiter.ts'
 export type TierRules = Readonly<ReturnType<typeof tierRules>>
 
 export function tierRules(faults: FaultSet) {
-  const bent = bentBy(faults)
+  const bent = bentBy<TiersFault>(faults)
   return {
     // Section 1.5: a model is usable from its min_tier up; the fault serves every model to every tier.
     checkMinTier: !bent('min-tier-ignored'),
@@ -19,7 +23,7 @@ export function tierRules(faults: FaultSet) {
 export type AuthRules = Readonly<ReturnType<typeof authRules>>
 
 export function authRules(faults: FaultSet) {
-  const bent = bentBy(faults)
+  const bent = bentBy<AuthFault>(faults)
   return {
     // Section 5.1: routes with auth 'none' (/public/models) take no key; the fault requires one.
     openPublicRoutes: !bent('public-models-needs-auth'),
@@ -41,7 +45,7 @@ export function authRules(faults: FaultSet) {
 export type RequestIdRules = Readonly<ReturnType<typeof requestIdRules>>
 
 export function requestIdRules(faults: FaultSet) {
-  const bent = bentBy(faults)
+  const bent = bentBy<HeadersFault>(faults)
   return {
     // Section 4.1: ids are UUID v7; the fault mints random v4 ids.
     idVersion: bent('svc-request-id-v4') ? 4 : 7,
@@ -57,11 +61,14 @@ export function requestIdRules(faults: FaultSet) {
 /** Counts one request against a bucket and reads it. */
 export type Counter = (key: string, limit: number) => BucketReading | Promise<BucketReading>
 
-/** The tiers family's rules (and the account family's usage limit), read by the rate-limit hooks. */
+/**
+ * The tiers family's rules (and the account family's usage limit, and the headers family's reset format), read by
+ * the rate-limit hooks.
+ */
 export type RateLimitRules = Readonly<ReturnType<typeof rateLimitRules>>
 
 export function rateLimitRules(faults: FaultSet) {
-  const bent = bentBy(faults)
+  const bent = bentBy<TiersFault | AccountFault | HeadersFault>(faults)
   return {
     // Section 8.1: check and count are one synchronous step; the fault reads, waits a store's round trip, then counts.
     requestCounter: bent('limiter-race') ? racingCounter : exactCounter,

@@ -13,7 +13,7 @@ import { integerParam, singleParam, type RawQuery } from '../query-params.ts'
 import type { Tier } from '../limit-tables.ts'
 import type { GatewayState } from '../state.ts'
 import { reshapeAnswers } from '../faults/answers.ts'
-import { MODELS_ANSWER_RESHAPES } from '../faults/models.ts'
+import { MODELS_ANSWER_RESHAPES } from './reshapes.ts'
 import { modelsRules, type ModelsRules } from './rules.ts'
 
 /** The alternate list's page size; the reference names `limit` without a range, so this mirrors page_size's. */

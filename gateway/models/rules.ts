@@ -1,10 +1,10 @@
 /** Model endpoint rules (Part 1 §2.3, §4.3, §7), read by routes and views; a list is built once, beyond any reshape. */
-import { bentBy, type FaultSet } from '../faults/registry.ts'
-import type { MODELS_FAULTS } from '../faults/models.ts'
+import { bentBy, type FaultSet } from '../faults/definition.ts'
+import type { ModelsFault as OwnFault } from './faults.ts'
 import type { Tier } from '../limit-tables.ts'
 
 /** The models faults, and the one of the tiers family that bends the tier a model's extra reports. */
-type ModelsFault = (typeof MODELS_FAULTS)[number]['name'] | 'rate-limits-current-main-tier'
+type ModelsFault = OwnFault | 'rate-limits-current-main-tier'
 
 export type ModelsRules = Readonly<ReturnType<typeof modelsRules>>
 

@@ -1,8 +1,6 @@
 /** Moderation rules (Part 2 §4.7, §7), read by the route. */
-import { bentBy, type FaultSet } from '../faults/registry.ts'
-import type { MODERATION_FAULTS } from '../faults/moderation.ts'
-
-type ModerationFault = (typeof MODERATION_FAULTS)[number]['name']
+import { bentBy, type FaultSet } from '../faults/definition.ts'
+import type { ModerationFault } from './faults.ts'
 
 export type ModerationRules = Readonly<ReturnType<typeof moderationRules>>
 

@@ -10,7 +10,7 @@
 import { invalidParameter } from '../errors.ts'
 import { isObject } from '../../common/json.ts'
 import type { NativeRules } from './rules.ts'
-import { limitOf, rangeOf, valuesOf } from '../../common/request-schemas.ts'
+import { NATIVE_TEMPERATURE, ROLES, SPEAKERS_MAX, THINKING_LEVELS } from './limits.ts'
 
 export interface NativeRequest {
   /** The text of every content, oldest first. */
@@ -31,19 +31,6 @@ export interface NativeRequest {
   /** generationConfig.responseMimeType: how a caller asks for raw PCM (audio/L16) instead of WAV. */
   responseMimeType: string | undefined
 }
-
-const GENERATE = 'POST /v1beta/models/{model}:generateContent'
-export const ROLES = new Set(valuesOf(GENERATE, 'body', 'contents[].role'))
-export const THINKING_LEVELS = new Set(valuesOf(GENERATE, 'body', 'generationConfig.thinkingConfig.thinkingLevel'))
-/** Section 4.8: speechConfig takes at most 2 speakerVoiceConfigs, as the request schema states it. */
-export const SPEAKERS_MAX = limitOf(
-  GENERATE,
-  'body',
-  'generationConfig.speechConfig.multiSpeakerVoiceConfig.speakerVoiceConfigs',
-  'maxItems',
-)
-/** Section 4.8: temperature 0.0 to 2.0, as the request schema states it. */
-export const NATIVE_TEMPERATURE = rangeOf(GENERATE, 'body', 'generationConfig.temperature')
 
 function pick(object: Record<string, unknown>, ...names: string[]): unknown {
   for (const name of names) if (object[name] !== undefined) return object[name]

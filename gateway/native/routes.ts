@@ -23,7 +23,8 @@ import { requireTier } from '../models/access.ts'
 import { answerNative, type NativeAnswer } from './answer.ts'
 import { nativeErrorDialect } from './errors.ts'
 import { isSpeechModel, nativeModel } from './models.ts'
-import { checkSpeechRequest, NATIVE_TEMPERATURE, parseNativeRequest } from './request.ts'
+import { NATIVE_TEMPERATURE } from './limits.ts'
+import { checkSpeechRequest, parseNativeRequest } from './request.ts'
 import { type NativeRules, nativeRules } from './rules.ts'
 import { countTokens } from '../simulate/tokenizer.ts'
 import { startSse, SSE_WRITER_DEFAULTS, writeEvents, type StreamEvent } from '../sse.ts'
@@ -32,7 +33,7 @@ import type { VariationName } from '../variations.ts'
 import { varyJson } from '../vary.ts'
 import { reshapeAnswers } from '../faults/answers.ts'
 import { reshapeEvents } from '../faults/events.ts'
-import { NATIVE_ANSWER_RESHAPES, NATIVE_STREAM_RESHAPES } from '../faults/native.ts'
+import { NATIVE_ANSWER_RESHAPES, NATIVE_STREAM_RESHAPES } from './reshapes.ts'
 
 const GENERATE = new Set(['generateContent', 'streamGenerateContent'])
 const SHAPELESS = new Set(['embedContent', 'batchEmbedContents', 'predict'])

@@ -1,6 +1,7 @@
 /** Native interface rules (Part 2 §4.8, §5.1, §5.2), read by request.ts, answer.ts and routes.ts. */
-import { bentBy, type FaultSet } from '../faults/registry.ts'
-import { NATIVE_TEMPERATURE, SPEAKERS_MAX } from './request.ts'
+import { bentBy, type FaultSet } from '../faults/definition.ts'
+import type { NativeFault } from './faults.ts'
+import { NATIVE_TEMPERATURE, SPEAKERS_MAX } from './limits.ts'
 
 export interface NativeRules {
   /** Every call needs a valid key (native-missing-key-allowed serves the main account). */
@@ -50,7 +51,7 @@ export interface NativeRules {
 }
 
 export function nativeRules(faults: FaultSet): NativeRules {
-  const bent = bentBy(faults)
+  const bent = bentBy<NativeFault>(faults)
   return {
     keyRequired: !bent('native-missing-key-allowed'),
     bearerKey: !bent('native-bearer-refused'),

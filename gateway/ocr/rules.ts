@@ -1,8 +1,6 @@
 /** OCR rules (Part 2 §4.6, §5), read by the route and the document reader. */
-import { bentBy, type FaultSet } from '../faults/registry.ts'
-import type { OCR_FAULTS } from '../faults/ocr.ts'
-
-type OcrFault = (typeof OCR_FAULTS)[number]['name']
+import { bentBy, type FaultSet } from '../faults/definition.ts'
+import type { OcrFault } from './faults.ts'
 
 export type OcrRules = Readonly<ReturnType<typeof ocrRules>>
 

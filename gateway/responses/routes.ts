@@ -8,7 +8,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { asGatewayError, sendError } from '../fallbacks.ts'
 import { requireCaller, type Caller, type RequestContext, type TokenCounts } from '../context.ts'
 import { reshapeAnswers } from '../faults/answers.ts'
-import { RESPONSES_ANSWER_RESHAPES } from '../faults/responses.ts'
+import { RESPONSES_ANSWER_RESHAPES } from './reshapes.ts'
 import { GatewayError, invalidParameter } from '../errors.ts'
 import { objectBody, requireModelId, requireTier, resolveModel } from '../models/access.ts'
 import type { CatalogueModel } from '../models/catalogue.ts'

@@ -1,14 +1,12 @@
 /** Responses rules (Part 1 §2.2, §2.5, §4.4, §4.5, §6.2-§6.4, §7, §8.5), read by the routes, generation and streams. */
-import { bentBy, type FaultSet } from '../faults/registry.ts'
-import type { RESPONSES_FAULTS } from '../faults/responses.ts'
-import { RESPONSE_EDGES as limits } from './validate.ts'
-
-type ResponsesFault = (typeof RESPONSES_FAULTS)[number]['name']
+import { bentBy, type FaultSet } from '../faults/definition.ts'
+import type { ResponsesFault } from './faults.ts'
+import { RESPONSE_EDGES as limits } from './limits.ts'
 
 export type ResponseRules = Readonly<ReturnType<typeof responseRules>>
 
 export function responseRules(faults: FaultSet) {
-  const bent: Bent = bentBy(faults)
+  const bent = bentBy<ResponsesFault>(faults)
   return { ...requestRules(bent), ...generationRules(bent), ...routeRules(bent) }
 }
 

@@ -7,9 +7,9 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyReply } from 'fastify'
-import type { FaultSet } from '../faults/registry.ts'
+import type { FaultSet } from '../faults/definition.ts'
 import { reshapeEvents } from '../faults/events.ts'
-import { RESPONSES_STREAM_RESHAPES } from '../faults/responses.ts'
+import { RESPONSES_STREAM_RESHAPES } from './reshapes.ts'
 import { startSse, writeEvents, type StreamEvent } from '../sse.ts'
 import type { PlannedItem } from './generation.ts'
 import { finalStatus, renderResponse, type Draft, type Phase } from './response-object.ts'

@@ -8,7 +8,7 @@ import { GatewayError, invalidParameter } from '../errors.ts'
 import type { ResponseRules } from './rules.ts'
 import { normalizeInput, type InputItem } from './input.ts'
 import { isObject } from '../../common/json.ts'
-import { limitOf, mapEdgesOf, rangeOf, valuesOf } from '../../common/request-schemas.ts'
+import { INCLUDE_LISTED, RESPONSE_EDGES } from './limits.ts'
 
 export interface FunctionTool {
   name: string
@@ -53,22 +53,6 @@ export interface CreateRequest {
   /** Only under the fault n-parameter-honoured: rule 1 says there is no n. */
   candidates: number
 }
-
-const CREATE = 'POST /v1/responses'
-const metadata = mapEdgesOf(CREATE, 'body', 'metadata')
-
-/** Section 8.5 and the parameter table of section 4.5, as the request schema states them. */
-export const RESPONSE_EDGES = {
-  metadataPairs: metadata.pairs,
-  metadataKeyChars: metadata.keyChars,
-  metadataValueChars: metadata.valueChars,
-  temperature: rangeOf(CREATE, 'body', 'temperature'),
-  topLogprobs: rangeOf(CREATE, 'body', 'top_logprobs'),
-  safetyIdentifierChars: limitOf(CREATE, 'body', 'safety_identifier', 'maxLength'),
-}
-
-/** The listed values of include (section 4.5). */
-export const INCLUDE_LISTED: ReadonlySet<string> = new Set(valuesOf(CREATE, 'body', 'include'))
 
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/
 const EFFORTS = new Set(['minimal', 'low', 'medium', 'high'])

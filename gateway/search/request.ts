@@ -10,27 +10,12 @@
  * name four letters or more (no country name is shorter), lowercase.
  */
 import { isObject } from '../../common/json.ts'
-import { defaultOf, limitOf, rangeOf, valuesOf } from '../../common/request-schemas.ts'
 import { invalidParameter } from '../errors.ts'
+import { CATEGORIES, DEVICES, SEARCH_EDGES, SYSTEMS } from './limits.ts'
 import type { SearchRules } from './rules.ts'
 import type { ParamGroup } from './tools.ts'
 
-const SEARCH = 'POST /v1/search'
-/** Section 4.5 and section 8, as the body form's request schema states them (the URL form states the same). */
-export const SEARCH_EDGES = {
-  maxResults: { ...rangeOf(SEARCH, 'body', 'max_results'), default: defaultOf<number>(SEARCH, 'body', 'max_results') },
-  maxDomains: limitOf(SEARCH, 'body', 'search_domain_filter', 'maxItems'),
-  maxTokensPerPageDefault: defaultOf<number>(SEARCH, 'body', 'max_tokens_per_page'),
-  maxQueries: 10, // not stated: this gateway's cap on an array of queries
-  maxDepth: limitOf(SEARCH, 'body', 'depth', 'maximum'),
-}
-
-export const TBS_LISTED: readonly string[] = valuesOf(SEARCH, 'body', 'tbs', { search_tool_name: 'p1-search' })
-export const PROCESSORS_LISTED: readonly string[] = valuesOf(SEARCH, 'body', 'processor')
-export const DEVICES = valuesOf(SEARCH, 'body', 'device')
-export const SYSTEMS = valuesOf(SEARCH, 'body', 'os')
 const SOURCES = ['web', 'news', 'images']
-export const CATEGORIES = valuesOf(SEARCH, 'body', 'categories[].type')
 const COUNTRY_CODE = /^[A-Za-z]{2}$/
 const COUNTRY_NAME = /^[a-z]{4,}(?: [a-z]+)*$|^[a-z]+(?: [a-z]+)+$/
 

@@ -24,7 +24,7 @@ import { calledName, findSearchTool, type SearchTool } from './tools.ts'
 import { clampedLimits, providerAnswer, refuseArrayOn, toolTier, unknownToolStatus } from './variations.ts'
 import type { GatewayState } from '../state.ts'
 import { reshapeAnswers } from '../faults/answers.ts'
-import { SEARCH_ANSWER_RESHAPES, throttledAs500 } from '../faults/search.ts'
+import { SEARCH_ANSWER_RESHAPES, throttledAs500 } from './reshapes.ts'
 
 type Form = 'body' | 'url'
 

@@ -1,9 +1,7 @@
 /** Search rules (Part 2 §4.5, §7, §8), read by the routes and the request reader. */
-import { bentBy, type FaultSet } from '../faults/registry.ts'
-import type { SEARCH_FAULTS } from '../faults/search.ts'
-import { PROCESSORS_LISTED, SEARCH_EDGES, TBS_LISTED } from './request.ts'
-
-type SearchFault = (typeof SEARCH_FAULTS)[number]['name']
+import { bentBy, type FaultSet } from '../faults/definition.ts'
+import type { SearchFault } from './faults.ts'
+import { PROCESSORS_LISTED, SEARCH_EDGES, TBS_LISTED } from './limits.ts'
 
 export type SearchRules = Readonly<ReturnType<typeof searchRules>>
 

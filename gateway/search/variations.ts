@@ -7,7 +7,7 @@ import { invalidParameter } from '../errors.ts'
 import type { Tier } from '../limit-tables.ts'
 import type { CatalogueModel } from '../models/catalogue.ts'
 import type { VariationName } from '../variations.ts'
-import { SEARCH_EDGES } from './request.ts'
+import { SEARCH_EDGES } from './limits.ts'
 import type { SearchResultItem } from './results.ts'
 import type { SearchTool } from './tools.ts'
 

@@ -1,7 +1,7 @@
 /**
  * The reference gateway's tokenizer: a word, a number or one punctuation mark is one token. Real models count
  * differently; what matters to the reference (Part 1 §2.5, §4.6) is that counting is deterministic, that usage
- * adds up, and that a client's local lower-bound estimate can be reconciled with it. Documented in the README.
+ * adds up, and that a client's local lower-bound estimate can be reconciled with it. Documented in gateway/README.md.
  */
 
 const TOKEN = /[\p{L}\p{N}_]+|[^\s\p{L}\p{N}_]/gu

@@ -27,7 +27,7 @@ import type { GatewayState } from '../state.ts'
 import { isObject } from '../../common/json.ts'
 import { valuesOf, valuesWhen } from '../../common/request-schemas.ts'
 import { reshapeAnswers } from '../faults/answers.ts'
-import { SYNTHESIZE_ANSWER_RESHAPES } from '../faults/synthesize.ts'
+import { SYNTHESIZE_ANSWER_RESHAPES } from './reshapes.ts'
 import { REAL_NAMES } from '../variations.ts'
 import { type SynthesizeRules, synthesizeRules } from './rules.ts'
 

@@ -1,5 +1,6 @@
 /** text:synthesize rules (Part 2 §4.9, §5.3, §7), read by routes.ts. */
-import { bentBy, type FaultSet } from '../faults/registry.ts'
+import { bentBy, type FaultSet } from '../faults/definition.ts'
+import type { SynthesizeFault } from './faults.ts'
 
 export interface SynthesizeRules {
   /** x-native-api-key read as a key: not here, where keys are Bearer only (synthesize-native-key-accepted reads it). */
@@ -29,7 +30,7 @@ export interface SynthesizeRules {
 }
 
 export function synthesizeRules(faults: FaultSet): SynthesizeRules {
-  const bent = bentBy(faults)
+  const bent = bentBy<SynthesizeFault>(faults)
   return {
     nativeKeyHeader: bent('synthesize-native-key-accepted'),
     nativeErrorBody: !bent('synthesize-compatible-error-body'),

@@ -1,8 +1,6 @@
 /** Unavailable and planned-surface rules (Part 1 §1.6, §2.9, §3, §4.9, §8.5); a planned-* fault offers its surface. */
-import { bentBy, type FaultSet } from '../faults/registry.ts'
-import type { UNAVAILABLE_FAULTS } from '../faults/unavailable.ts'
-
-type UnavailableFault = (typeof UNAVAILABLE_FAULTS)[number]['name']
+import { bentBy, type FaultSet } from '../faults/definition.ts'
+import type { UnavailableFault } from './faults.ts'
 
 export type UnavailableRules = Readonly<ReturnType<typeof unavailableRules>>
 

@@ -1,10 +1,8 @@
 /** Videos rules (Part 2 §3, §4.1, §7, §8), read by the routes and the create checks. */
-import { bentBy, type FaultSet } from '../faults/registry.ts'
-import type { VIDEOS_FAULTS } from '../faults/videos.ts'
+import { bentBy, type FaultSet } from '../faults/definition.ts'
+import type { VideosFault } from './faults.ts'
 import limits from '../../schemas/limits/video-limits.json' with { type: 'json' }
 import { limitOf } from '../../common/request-schemas.ts'
-
-type VideosFault = (typeof VIDEOS_FAULTS)[number]['name']
 
 /** Section 8's character limits of a create, as its request schema states them. */
 export const STATED = {

@@ -12,7 +12,7 @@
  * --older-than ago: that run may still be going.
  */
 import { isObject } from '../../common/json.ts'
-import { KEY_SLOTS, type KeySlot } from '../setup/config.ts'
+import { KEY_SLOTS, type KeySlot } from '../keys.ts'
 import type { Exchange, TargetClient } from '../worker/http-client.ts'
 import { runIdOf, runStartedAt } from '../worker/run-tag.ts'
 

@@ -6,14 +6,8 @@
  * an unreachable target, or a list or delete that failed.
  */
 import { parseArgs } from 'node:util'
-import {
-  DEFAULT_NATIVE_KEY_HEADER,
-  loadEnv,
-  resolveOptions,
-  type Env,
-  type KeySlot,
-  type TargetConfig,
-} from '../setup/config.ts'
+import { DEFAULT_NATIVE_KEY_HEADER, loadEnv, resolveOptions, type Env, type TargetConfig } from '../setup/config.ts'
+import type { KeySlot } from '../keys.ts'
 import { parseDurationMs } from '../duration.ts'
 import { ConfigError, isHarnessError } from '../errors.ts'
 import { TargetClient } from '../worker/http-client.ts'

@@ -8,7 +8,8 @@
  * target, whichever process of ours looked at it.
  */
 import type { ExchangeExcerpt } from '../exchange.ts'
-import { KIND_RULES, LEDGER_REQ, type Sighting } from '../worker/records.ts'
+import { KIND_RULES, LEDGER_REQ } from '../worker/records.ts'
+import type { Sighting } from '../exchange.ts'
 
 interface LedgerFinding {
   requirement: string

@@ -3,7 +3,7 @@
  * shape is schemas/report/summary.schema.json; a self-test validates real runs against it, so change both together.
  */
 import type { BaselineSummary } from './baseline.ts'
-import type { KeySlot } from '../setup/config.ts'
+import type { KeySlot } from '../keys.ts'
 import type { ExchangeExcerpt } from '../exchange.ts'
 import type { Counts, RequirementResult, Verdict } from './results.ts'
 import type { Scope } from './scope.ts'

@@ -10,7 +10,8 @@ import { dirname, resolve } from 'node:path'
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js'
 import { parse as parseYaml } from 'yaml'
 import schema from '../../schemas/config/config.schema.json' with { type: 'json' }
-import { KEY_ENV, KEY_SLOTS, type Env, type KeySlot } from './config.ts'
+import type { Env } from './config.ts'
+import { KEY_ENV, KEY_SLOTS, type KeySlot } from '../keys.ts'
 import { parseDurationMs } from '../duration.ts'
 import { ConfigError } from '../errors.ts'
 

@@ -11,14 +11,7 @@ import { parseDurationMs } from '../duration.ts'
 import { ConfigError } from '../errors.ts'
 import { RUN_STOP_DEFAULTS } from './run-stop.ts'
 import { GENERATE_DEFAULTS, type GenerateSettings } from '../generate/settings.ts'
-import keyVariables from '../../schemas/config/key-variables.json' with { type: 'json' }
-
-/** `second`: another key of the main key's account, for the limits all keys of an organization share (§8.3). */
-export const KEY_SLOTS = ['main', 'tier0', 'tier1', 'tier2', 'tier3', 'tier4', 'tier5', 'suspended', 'second'] as const
-export type KeySlot = (typeof KEY_SLOTS)[number]
-
-/** The environment variable that holds each key; also what curl lines print in place of the key. */
-export const KEY_ENV: Readonly<Record<KeySlot, string>> = keyVariables.keys
+import { KEY_ENV, KEY_SLOTS, type KeySlot } from '../keys.ts'
 
 export const DEFAULTS = {
   timeoutMs: 30_000, // per request; long enough for a slow staging target, short enough that nothing hangs

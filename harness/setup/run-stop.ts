@@ -1,5 +1,5 @@
 /**
- * When a run stops calling the target (README.md, GATEWAY_MAX_DURATION): past the run's deadline, or once the
+ * When a run stops calling the target (docs/configuration.md, GATEWAY_MAX_DURATION): past the run's deadline, or once the
  * target looks unhealthy, a run of consecutive transport failures (timeouts, resets, cut or endless streams, answers
  * labelled JSON that do not parse). From then on every call is refused at once, and the test that wanted it ends as
  * a harness error that says why and shows the evidence, so a broken target costs minutes, not hours.
@@ -9,13 +9,18 @@
  * counts the last failure of the run, which every worker's client reads before each call.
  */
 import { appendFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
-import type { TargetConfig } from './config.ts'
 import { HarnessError } from '../errors.ts'
 
 export const RUN_STOP_DEFAULTS = {
   maxDurationMs: 30 * 60_000, // a run's deadline: a full remote run, tier windows and all, takes well under this
   consecutiveFailures: 5, // transport failures in a row, over all workers, that show a target unhealthy
   watchEveryMs: 1000, // how often the command looks for a stop, to cancel the tests not yet begun
+}
+
+/** What the gate reads of the target's config (setup/config.ts TargetConfig), which reads the defaults above. */
+export interface RunStopConfig {
+  readonly deadlineAt?: number
+  readonly stopFile?: string
 }
 
 /** What vitest notes on a test that a cancelled run did not begin. */
@@ -56,10 +61,10 @@ export function failuresFile(stopFile: string): string {
 
 /** One worker's view of the target's health and the run's deadline. */
 export class RunGate {
-  readonly #config: TargetConfig
+  readonly #config: RunStopConfig
   #stopped: StopNotice | undefined
 
-  constructor(config: TargetConfig) {
+  constructor(config: RunStopConfig) {
     this.#config = config
   }
 

@@ -1,5 +1,5 @@
 /**
- * The spending budget of a run (README.md, Configuration: GATEWAY_BUDGET_USD). A test that is about to
+ * The spending budget of a run (docs/configuration.md: GATEWAY_BUDGET_USD). A test that is about to
  * make a billable call estimates its cost from the prices in the reference and calls `spend()` first.
  * Within the budget the estimate is reserved and the test goes on; past it the test is skipped with
  * that reason, so no run spends more than it was allowed.

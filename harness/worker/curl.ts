@@ -1,5 +1,5 @@
 /** A curl line that reproduces an exchange, with `$GATEWAY_API_KEY` (or the tier's variable) in place of the key. */
-import { KEY_ENV } from '../setup/config.ts'
+import { KEY_ENV } from '../keys.ts'
 import type { ExchangeExcerpt } from '../exchange.ts'
 
 /** Headers the harness adds for itself; a reproduction does not need them. */

@@ -5,16 +5,11 @@
  */
 import { citation, type Requirement } from '../requirements.ts'
 import { curlLine } from './curl.ts'
+import type { FailureDetails } from '../errors.ts'
 import { bodyExcerpt, type ExchangeExcerpt } from '../exchange.ts'
 
 const BODY_IN_MESSAGE = 600 // characters: enough to see the shape; the full excerpt is in summary.json
 const SHOWN_RESPONSE_HEADERS = /^(content-type|svc-request-id|x-request-id|x-ratelimit-|retry-after|location)/
-
-export interface FailureDetails {
-  expected: string
-  seen: string | string[]
-  exchange?: ExchangeExcerpt
-}
 
 function headerLine(headers: Record<string, string> | undefined, filter?: RegExp): string {
   return Object.entries(headers ?? {})

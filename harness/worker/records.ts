@@ -7,43 +7,8 @@
  * across the whole run from exchanges whose bodies are only kept as excerpts.
  */
 import { isObject } from '../../common/json.ts'
-import type { ExchangeExcerpt } from '../exchange.ts'
+import type { Echo, ExchangeExcerpt, RecordKind, RecordNotes, Sighting } from '../exchange.ts'
 import type { SseEvent } from './sse.ts'
-
-type RecordKind = 'file' | 'video' | 'response' | 'transaction'
-
-/** One appearance of a record in an answer. */
-export interface Sighting {
-  kind: RecordKind
-  id: string
-  /** Where in the answer: "upload", "retrieve", "list /data/3", "stream response.completed". */
-  where: string
-  /** The fields that stay the same, and those carried to be judged on their own, as JSON text; absent when not given. */
-  fixed: Record<string, string>
-  /** The record's state where it has one (a video's or a response's status), as JSON text. */
-  state?: string
-}
-
-/** A field the reference says equals something of the call: the asked or stated value, and the answered one. */
-interface Echo {
-  requirement: string
-  field: string
-  expected: string
-  seen: string
-}
-
-/** What the ledger keeps of one exchange. */
-export interface RecordNotes {
-  sightings?: Sighting[]
-  echoes?: Echo[]
-  /**
-   * The request may have asked for a stream: stream true, any stream_format, a streaming method, or a body that is
-   * not JSON (a multipart form's fields are not read here).
-   */
-  streamAsked?: true
-  /** The safety_identifier a JSON body gave, which the call's transaction records (Part 1 §2.2). */
-  safetyIdentifier?: string
-}
 
 /** The requirement each kind of contradiction breaks (schemas/requirements.json). */
 export const LEDGER_REQ = {

@@ -52,7 +52,10 @@ const percentile =
     return h === undefined || h.count === 0 ? null : h[p]
   }
 
-/** Calls per second that met every objective (every 2xx without objectives), as the run states it: read without trusting its shape. */
+/**
+ * Calls per second that met every objective (every 2xx without objectives), as the run states it: read without trusting
+ * its shape.
+ */
 function goodput(phase: PhaseResult): number | null {
   const stated: unknown = phase.goodput
   if (!isObject(stated)) return null

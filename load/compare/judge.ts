@@ -65,7 +65,9 @@ export interface Comparison {
   exitCode: 0 | 1
 }
 
-/** Thresholds: a default for relative figures, and overrides by figure name or family (`latency` for every latency-pN). */
+/**
+ * Thresholds: a default for relative figures, and overrides by figure name or family (`latency` for every latency-pN).
+ */
 export interface Thresholds {
   percent: number
   byFigure: Record<string, number>
@@ -122,7 +124,8 @@ function checkPhases(result: LoadResult, dir: string): void {
       typeof p.endedAt === 'number'
     if (!ok)
       throw new ConfigError(
-        `${dir}: phase ${i + 1} of its result.json lacks its plan, counts or latency: not a load result of this tool, or a damaged one`,
+        `${dir}: phase ${i + 1} of its result.json lacks its plan, counts or latency: not a load result ` +
+          `of this tool, or a damaged one`,
       )
   }
 }
@@ -133,19 +136,22 @@ export function checkComparable(base: LoadResult, next: LoadResult, dirs: { base
   checkPhases(next, dirs.next)
   if (base.profile.name !== next.profile.name)
     throw new ConfigError(
-      `${dirs.baseline} ran ${base.profile.name} and ${dirs.next} ran ${next.profile.name}: compare two runs of one profile`,
+      `${dirs.baseline} ran ${base.profile.name} and ${dirs.next} ran ${next.profile.name}: ` +
+        `compare two runs of one profile`,
     )
   const names = (r: LoadResult): string[] => r.phases.map((p) => p.plan.name)
   if (names(base).join(',') !== names(next).join(',')) {
     throw new ConfigError(
-      `the phases differ: baseline ${names(base).join(', ') || 'none'}, new ${names(next).join(', ') || 'none'}; compare runs of the same phases (--phase), each run to its end`,
+      `the phases differ: baseline ${names(base).join(', ') || 'none'}, new ${names(next).join(', ') || 'none'}; ` +
+        `compare runs of the same phases (--phase), each run to its end`,
     )
   }
   for (const [i, b] of base.phases.entries()) {
     const n = next.phases[i] as PhaseResult
     if (!sameOffer(b, n))
       throw new ConfigError(
-        `phase ${b.plan.name} offered ${offerLine(b)} in the baseline and ${offerLine(n)} in the new run: compare runs of the same load (--rate, --connections, the target's limits)`,
+        `phase ${b.plan.name} offered ${offerLine(b)} in the baseline and ${offerLine(n)} in the new run: compare ` +
+          `runs of the same load (--rate, --connections, the target's limits)`,
       )
   }
 }

@@ -177,7 +177,8 @@ export async function lookupJson(
           ? `a body past ${CALL_LIMITS.lookupMaxBodyBytes} bytes`
           : name
     throw new ConfigError(
-      `the target's answer to GET ${path}${status === null ? '' : ` (${status})`} cannot be used to plan the run: ${what}`,
+      `the target's answer to GET ${path}${status === null ? '' : ` (${status})`} cannot be ` +
+        `used to plan the run: ${what}`,
     )
   }
 }

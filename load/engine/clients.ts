@@ -66,8 +66,8 @@ export async function runClients(o: ClientsOptions): Promise<ClientFigures> {
         const outcome = await callOnce(ctx, spec)
         if (outcome.status === 429) {
           figures.refusals += 1
-          // Refused again although it waited what Retry-After asked and nobody was admitted meanwhile: the promise
-          // was short, whatever the algorithm. An admission in between means another worker took the room, which is fair.
+          // Refused again although it waited what Retry-After asked and nobody was admitted meanwhile: the promise was
+          // short, whatever the algorithm. An admission in between means another worker took the room, which is fair.
           if (waitedFrom !== null && o.recorder.admitted === waitedFrom) figures.refusedAfterWait += 1
           firstRefusal ??= nowMs()
         }

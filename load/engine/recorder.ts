@@ -67,7 +67,9 @@ export function goodputFigures(
   return { ok, good, throughputPerSecond: ok / seconds, goodputPerSecond: good / seconds }
 }
 
-/** The reading of a bucket the operator stated without naming its headers: whatever the target sends speaks of another. */
+/**
+ * The reading of a bucket the operator stated without naming its headers: whatever the target sends speaks of another.
+ */
 const UNANNOUNCED: BucketReading = {
   limit: null,
   remaining: null,

@@ -31,7 +31,8 @@ export function backoffProfile(): Profile {
   return {
     name: 'backoff',
     description:
-      "A sustained overload of one tier's usage limit by a section 7 client, a naive client and the OpenAI Node client's retry policy, in turn: goodput, 429s per success, time to recover",
+      "A sustained overload of one tier's usage limit by a section 7 client, a naive client and the OpenAI Node " +
+      "client's retry policy, in turn: goodput, 429s per success, time to recover",
     tier: null,
     caps: { maxDurationMs: 30 * 60_000, maxRequests: 40_000 },
     async plan(ctx: PlanContext): Promise<PhasePlan[]> {
@@ -42,9 +43,11 @@ export function backoffProfile(): Profile {
       const workers = ctx.connections ?? Math.max(2, Math.ceil(limit / 10))
       const phase = (policy: ClientPolicyName): PhasePlan => {
         const pace = policy === 'naive' ? ratePerSecond(ctx, BACKOFF.naiveOverload * limit) : null
+        const paced =
+          pace === null ? '' : `, paced at ${pace.toFixed(1)} calls a second (${BACKOFF.naiveOverload}x the limit)`
         return {
           name: policy,
-          description: `${workers} workers of the ${POLICIES[policy].label} against ${limit} calls per minute${pace === null ? '' : `, paced at ${pace.toFixed(1)} calls a second (${BACKOFF.naiveOverload}x the limit)`}`,
+          description: `${workers} workers of the ${POLICIES[policy].label} against ${limit} calls per minute${paced}`,
           engine: 'clients',
           slot,
           requests: [{ method: 'GET', path: '/user/v1/credit' }],

@@ -63,7 +63,9 @@ async function tierLimit(
   const pick = candidates.sort((a, b) => a[0] - b[0])[0]
   if (pick === undefined)
     throw new ConfigError(
-      `--tier ${ctx.tier}: neither ${model}'s record (extra.rate_limits.current.rpm) nor GET /v1/models (x-ratelimit-limit-requests) tells the tier's request limit; state it, e.g. --limit 'responses=60/1m,key=${slot}'`,
+      `--tier ${ctx.tier}: neither ${model}'s record (extra.rate_limits.current.rpm) nor GET /v1/models ` +
+        `(x-ratelimit-limit-requests) tells the tier's request limit; state it, e.g. --limit ` +
+        `'responses=60/1m,key=${slot}'`,
     )
   return { perMinute: pick[0], perSecond: pick[0] / (ctx.minuteMs / 1000), source: pick[1] }
 }
@@ -74,7 +76,8 @@ export function capacityProfile(): Profile {
   const profile: Profile = {
     name: 'capacity',
     description:
-      "Capacity search: the highest arrival rate of POST /v1/responses that meets the objectives (--slo), ramping then bisecting; with --tier, within that tier's limit",
+      'Capacity search: the highest arrival rate of POST /v1/responses that meets the objectives (--slo), ramping ' +
+      "then bisecting; with --tier, within that tier's limit",
     tier: null,
     caps: { maxDurationMs: 30 * 60_000, maxRequests: 2_000_000 },
     async plan(ctx) {
@@ -104,7 +107,10 @@ export function capacityProfile(): Profile {
       const durationMs = ctx.durationMs ?? CAPACITY.stepMs
       const step = (index: number, next: NonNullable<ReturnType<typeof decide>['next']>): PhasePlan => ({
         name: `${next.kind}-${index}`,
-        description: `${next.kind === 'ramp' ? 'ramp' : 'bisection'} step ${index}: ${Number(next.rate.toPrecision(4))}/s of ${stream ? 'streamed' : 'non-streamed'} POST /v1/responses (${model}) for ${(durationMs / 1000).toFixed(1)} s`,
+        description:
+          `${next.kind === 'ramp' ? 'ramp' : 'bisection'} step ${index}: ` +
+          `${Number(next.rate.toPrecision(4))}/s of ${stream ? 'streamed' : 'non-streamed'} POST /v1/responses ` +
+          `(${model}) for ${(durationMs / 1000).toFixed(1)} s`,
         engine: 'scheduler',
         slot,
         requests: [request],

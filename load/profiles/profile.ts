@@ -108,7 +108,9 @@ export function requireKey(ctx: PlanContext, slot: KeySlotName, profile: string)
   }
 }
 
-/** The tier of a key that is not `tier`, to load beside it as the isolation probe; prefers lower tiers (smaller limits). */
+/**
+ * The tier of a key that is not `tier`, to load beside it as the isolation probe; prefers lower tiers (smaller limits).
+ */
 export function otherTier(ctx: PlanContext, tier: number): number | null {
   const order = [...TIERS].filter((t) => t !== tier).sort((a, b) => Math.abs(a - tier) - Math.abs(b - tier) || a - b)
   return order.find((t) => ctx.keys[slotOf(t)] !== undefined) ?? null

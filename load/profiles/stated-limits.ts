@@ -7,9 +7,8 @@
 import { ConfigError } from '../../harness/errors.ts'
 import { connectionsFor, requireKey, type PlanContext, type Profile, type ProfileListing } from './profile.ts'
 import { describeLimit, KIND_ROUTES, LIMIT_FORMAT, type StatedLimit } from '../stated-limits.ts'
-import type { PhasePlan, RequestSpec } from '../types.ts'
+import type { PhasePlan, RequestSpec, RouteKind } from '../types.ts'
 import { workloadProfile } from '../workload-plan.ts'
-import type { RouteKind } from '../workload.ts'
 
 /** As the tier profiles: an overloaded phase lasts three periods and a little more (verdicts.ts, bounds.ts). */
 const OVERLOAD_PERIODS = 3.2
@@ -28,7 +27,8 @@ async function callOf(l: StatedLimit, ctx: PlanContext): Promise<RequestSpec> {
   if (kind === undefined) {
     if (l.method !== 'GET')
       throw new ConfigError(
-        `--limit "${l.text}": calls of ${l.method} ${l.path} have no body this harness knows; state a route kind (${Object.keys(KIND_ROUTES).join(', ')}) or a GET route`,
+        `--limit "${l.text}": calls of ${l.method} ${l.path} have no body this harness knows; state a route kind ` +
+          `(${Object.keys(KIND_ROUTES).join(', ')}) or a GET route`,
       )
     return { method: 'GET', path: l.path }
   }
@@ -74,7 +74,8 @@ export function statedLimitsProfile(): Profile {
   return {
     name: 'stated-limits',
     description:
-      "Each limit stated with --limit (or a workload file's limits:) at twice its rate from rest, then with failing calls mixed in: admission, headers, recovery, refusal (429), failed calls",
+      "Each limit stated with --limit (or a workload file's limits:) at twice its rate from rest, then with failing " +
+      'calls mixed in: admission, headers, recovery, refusal (429), failed calls',
     tier: null,
     caps: { maxDurationMs: 30 * 60_000, maxRequests: 50_000 },
     async plan(ctx: PlanContext): Promise<PhasePlan[]> {

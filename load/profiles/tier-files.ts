@@ -18,7 +18,10 @@ import {
 } from './profile.ts'
 import type { PhasePlan, RequestSpec } from '../types.ts'
 
-/** An upload named `gc-<runId>-load-<label>.txt` (harness/worker/run-tag.ts), so a sweep can find what a stopped run left. */
+/**
+ * An upload named `gc-<runId>-load-<label>.txt` (harness/worker/run-tag.ts), so a sweep can find what a stopped run
+ * left.
+ */
 export function uploadRequest(runId: string, label: string): RequestSpec {
   const boundary = `----gc-load-${randomBytes(8).toString('hex')}`
   const body = Buffer.from(
@@ -52,7 +55,9 @@ export function tierFilesProfile(tier: number): Profile {
   const limits = fileLimitsOf(tier)
   return {
     name,
-    description: `Uploads per minute (section 8.4) with the tier-${tier} key at twice its limit of ${limits?.uploadsPerMinute} per minute; every upload is deleted afterwards`,
+    description:
+      `Uploads per minute (section 8.4) with the tier-${tier} key at twice its limit of ` +
+      `${limits?.uploadsPerMinute} per minute; every upload is deleted afterwards`,
     tier,
     caps: { maxDurationMs: 20 * 60_000, maxRequests: 20_000 },
     async plan(ctx: PlanContext): Promise<PhasePlan[]> {

@@ -49,7 +49,8 @@ async function modelList(ctx: PlanContext, slot: KeySlotName): Promise<{ status:
   const list = await ctx.getJson('/v1/models', slot)
   if (list.status === 429)
     throw new ConfigError(
-      `GET /v1/models with the ${slot} key was refused (429): the account's rate limit is spent; wait a minute and run again`,
+      `GET /v1/models with the ${slot} key was refused (429): the account's rate limit is ` +
+        `spent; wait a minute and run again`,
     )
   return {
     status: list.status,
@@ -78,7 +79,8 @@ async function pickModel(ctx: PlanContext, tier: number): Promise<ModelLimits> {
     if (current) return { id: named, ...current, periodMs: ctx.minuteMs, source: 'extra.rate_limits.current' }
     if (stated) return fromStated(named, stated)
     throw new ConfigError(
-      `${named} (GATEWAY_MODELS chat) shows no rpm in extra.rate_limits.current for the tier-${tier} key: state its limit, e.g. --limit 'chat=60/1m,key=${slot}'`,
+      `${named} (GATEWAY_MODELS chat) shows no rpm in extra.rate_limits.current for the tier-${tier} key: state its ` +
+        `limit, e.g. --limit 'chat=60/1m,key=${slot}'`,
     )
   }
   const list = await modelList(ctx, slot)
@@ -97,8 +99,11 @@ async function pickModel(ctx: PlanContext, tier: number): Promise<ModelLimits> {
   if (stated && chat[0]) return fromStated(chat[0].id as string, stated)
   throw new ConfigError(
     stated
-      ? `GET /v1/models with the tier-${tier} key lists no chat model (status ${list.status}): name one in GATEWAY_MODELS (chat=<id>)`
-      : `no chat model that the tier-${tier} key may use shows an rpm in extra.rate_limits.current (GET /v1/models answered ${list.status}): name the model in GATEWAY_MODELS (chat=<id>) and state its limit, e.g. --limit 'chat=60/1m,key=${slot}'`,
+      ? `GET /v1/models with the tier-${tier} key lists no chat model (status ${list.status}): name ` +
+          `one in GATEWAY_MODELS (chat=<id>)`
+      : `no chat model that the tier-${tier} key may use shows an rpm in extra.rate_limits.current (GET /v1/models ` +
+          `answered ${list.status}): name the model in GATEWAY_MODELS (chat=<id>) and state its limit, e.g. ` +
+          `--limit 'chat=60/1m,key=${slot}'`,
   )
 }
 
@@ -125,7 +130,8 @@ export async function anyChatModel(
   )
   if (!usable)
     throw new ConfigError(
-      `GET /v1/models with the ${slot} key lists no chat model it may use (status ${list.status}): name one in GATEWAY_MODELS (${capabilities[0]}=<id>)`,
+      `GET /v1/models with the ${slot} key lists no chat model it may use (status ${list.status}): name one in ` +
+        `GATEWAY_MODELS (${capabilities[0]}=<id>)`,
     )
   return usable.id as string
 }
@@ -149,7 +155,9 @@ export function tierModelProfile(tier: number): Profile {
   const name = `tier-${tier}-model`
   return {
     name,
-    description: `A chat model's RPM and TPM buckets (section 8.3) with the tier-${tier} key, at twice the limits its extra.rate_limits.current gives`,
+    description:
+      `A chat model's RPM and TPM buckets (section 8.3) with the tier-${tier} key, at twice the limits ` +
+      `its extra.rate_limits.current gives`,
     tier,
     caps: { maxDurationMs: 20 * 60_000, maxRequests: 100_000 },
     async plan(ctx: PlanContext): Promise<PhasePlan[]> {
@@ -168,7 +176,8 @@ export function tierModelProfile(tier: number): Profile {
         ceilingPerPeriod === null ? 2 * model.rpm : Math.min(2 * model.rpm, Math.floor(0.9 * ceilingPerPeriod))
       const unreachable =
         ctx.rate === null && perPeriod <= model.rpm
-          ? `the organization's ceiling of ${ceiling} calls per minute (x-ratelimit-limit-requests of GET /v1/models) leaves no room past ${model.id}'s limit of ${model.rpm}: the model's bucket cannot be reached`
+          ? `the organization's ceiling of ${ceiling} calls per minute (x-ratelimit-limit-requests of GET ` +
+            `/v1/models) leaves no room past ${model.id}'s limit of ${model.rpm}: the model's bucket cannot be reached`
           : undefined
       const rpmRate = ctx.rate ?? perPeriod / (model.periodMs / 1000)
       // A token bucket (or sliding window) admits L + L·T/minute from rest, so an overload of f times the RPM
@@ -179,7 +188,9 @@ export function tierModelProfile(tier: number): Profile {
       const phases: PhasePlan[] = [
         {
           name: 'rpm',
-          description: `${model.id}: ${overload.toFixed(2)}x its limit of ${model.rpm} per ${model.periodMs / 1000} s (${model.source}), one-token calls (${rpmRate.toFixed(2)} calls/s) for ${rpmMinutes.toFixed(1)} periods`,
+          description:
+            `${model.id}: ${overload.toFixed(2)}x its limit of ${model.rpm} per ${model.periodMs / 1000} ` +
+            `s (${model.source}), one-token calls (${rpmRate.toFixed(2)} calls/s) for ${rpmMinutes.toFixed(1)} periods`,
           ...(unreachable ? { skip: unreachable } : {}),
           engine: rpmRate >= 50 && Number.isInteger(rpmRate) ? 'autocannon' : 'scheduler',
           slot,
@@ -202,7 +213,9 @@ export function tierModelProfile(tier: number): Profile {
         const rate = ratePerSecond(ctx, callsPerMinute)
         phases.push({
           name: 'tpm',
-          description: `${model.id}: 2x its TPM of ${model.tpm} in calls of ${words} words at a quarter of its RPM (${rate.toFixed(2)} calls/s)`,
+          description:
+            `${model.id}: 2x its TPM of ${model.tpm} in calls of ${words} words at a quarter of its ` +
+            `RPM (${rate.toFixed(2)} calls/s)`,
           engine: 'scheduler',
           slot,
           requests: [chatCall(model.id, words)],

@@ -37,7 +37,9 @@ export function tierUsageProfile(tier: number): Profile {
   const name = `tier-${tier}-usage`
   return {
     name,
-    description: `The /user/v1 usage endpoints with the tier-${tier} key at 0.5x, 1x and 2x the section 8.1 limit (${usageLimitPerMinute(tier)} per minute), then 2x with failing calls mixed in`,
+    description:
+      `The /user/v1 usage endpoints with the tier-${tier} key at 0.5x, 1x and 2x the section 8.1 limit ` +
+      `(${usageLimitPerMinute(tier)} per minute), then 2x with failing calls mixed in`,
     tier,
     caps: { maxDurationMs: 30 * 60_000, maxRequests: 50_000 },
     async plan(ctx: PlanContext): Promise<PhasePlan[]> {

@@ -59,19 +59,32 @@ export function changeCells(c: FigureChange): string[] {
 }
 
 function sideLine(name: string, s: Comparison['baseline']): string {
-  return `${name}: ${s.runId} (${s.repeats === 1 ? 'one run' : `${s.repeats} repeats merged`}${s.partial ? ', PARTIAL: stopped early' : ''}) in ${s.dir}`
+  return (
+    `${name}: ${s.runId} ` +
+    `(${s.repeats === 1 ? 'one run' : `${s.repeats} repeats merged`}${s.partial ? ', PARTIAL: stopped early' : ''}) ` +
+    `in ${s.dir}`
+  )
 }
 
 export function spreadLine(c: Comparison): string {
   if (c.spreadMeasured)
-    return `spread measured from the repeats (${c.baseline.repeats} and ${c.next.repeats} runs): a change is significant outside the 95 % interval of the difference (Student's t, Welch); a side of one run borrows the other's spread`
-  return `spread NOT measured (neither run used --repeat): a change within ±${COMPARE.noiseBandPercent} % (${COMPARE.noiseBandPoints} pts for shares) is taken for noise, which may be less than this target's run-to-run noise; run both with --repeat 3 to measure it`
+    return (
+      `spread measured from the repeats (${c.baseline.repeats} and ${c.next.repeats} runs): a change is ` +
+      `significant outside the 95 % interval of the difference (Student's t, Welch); a side of one ` +
+      `run borrows the other's spread`
+    )
+  return (
+    `spread NOT measured (neither run used --repeat): a change within ±${COMPARE.noiseBandPercent} % ` +
+    `(${COMPARE.noiseBandPoints} pts for shares) is taken for noise, which may be less than this target's run-to-run ` +
+    `noise; run both with --repeat 3 to measure it`
+  )
 }
 
 export function outcomeLine(c: Comparison): string {
   const worst = c.changes.filter((x) => x.status === 'regression').map((x) => `${x.phase} ${x.figure} ${change(x)}`)
   return c.exitCode === 1
-    ? `REGRESSION (exit 1): ${worst.length === 1 ? 'a figure is' : `${worst.length} figures are`} worse than the baseline past the threshold: ${worst.join(', ')}`
+    ? `REGRESSION (exit 1): ${worst.length === 1 ? 'a figure is' : `${worst.length} figures are`} worse than the ` +
+        `baseline past the threshold: ${worst.join(', ')}`
     : 'NO REGRESSION (exit 0): no figure is significantly worse than the baseline past its threshold'
 }
 
@@ -82,7 +95,9 @@ export function columns(rows: string[][]): string {
 }
 
 export function renderCompareText(c: Comparison): string {
-  return `${sideLine('baseline', c.baseline)}\n${sideLine('new', c.next)}\n\n${columns([COMPARE_HEAD, ...c.changes.map(changeCells)])}\n\n${spreadLine(c)}\n${outcomeLine(c)}\n`
+  const sides = `${sideLine('baseline', c.baseline)}\n${sideLine('new', c.next)}`
+  const table = columns([COMPARE_HEAD, ...c.changes.map(changeCells)])
+  return `${sides}\n\n${table}\n\n${spreadLine(c)}\n${outcomeLine(c)}\n`
 }
 
 export function renderCompareMd(c: Comparison): string {
@@ -111,9 +126,12 @@ export function renderCompareMd(c: Comparison): string {
 }
 
 const CSP = "default-src 'none'; style-src 'unsafe-inline'"
-const STYLE = `body { font: 14px/1.45 system-ui, sans-serif; color: #222; margin: 0 auto; padding: 16px 24px 48px; max-width: 1300px; }
-table { border-collapse: collapse; } th, td { border: 1px solid #d6d6d6; padding: 3px 8px; text-align: left; } th { background: #f3f3f3; }
-tr.regression td { background: #f8d7da; } tr.worse td { background: #fff3cd; } tr.better td { background: #d4edda; } tr.missing td { color: #777; }
+const STYLE = `body { font: 14px/1.45 system-ui, sans-serif; color: #222; margin: 0 auto; padding: 16px 24px 48px;
+  max-width: 1300px; }
+table { border-collapse: collapse; } th, td { border: 1px solid #d6d6d6; padding: 3px 8px; text-align: left; }
+th { background: #f3f3f3; }
+tr.regression td { background: #f8d7da; } tr.worse td { background: #fff3cd; } tr.better td { background: #d4edda; }
+tr.missing td { color: #777; }
 .outcome { font-weight: 700; }`
 
 export function renderCompareHtml(c: Comparison): string {
@@ -135,7 +153,8 @@ export function renderCompareHtml(c: Comparison): string {
 </head>
 <body>
 <h1>Load compare: ${esc(c.profile)}</h1>
-<ul><li>${esc(sideLine('baseline', c.baseline))}</li><li>${esc(sideLine('new', c.next))}</li><li>${esc(spreadLine(c))}</li></ul>
+<ul><li>${esc(sideLine('baseline', c.baseline))}</li><li>${esc(sideLine('new', c.next))}</li>
+<li>${esc(spreadLine(c))}</li></ul>
 <table><thead><tr>${COMPARE_HEAD.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead>
 <tbody>${rows}</tbody></table>
 <p class="outcome">${esc(outcomeLine(c))}</p>

@@ -30,16 +30,21 @@ const CSP = "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-i
 
 const STYLE = `
 body { font: 14px/1.45 system-ui, sans-serif; color: #222; margin: 0 auto; padding: 16px 24px 48px; max-width: 1500px; }
-h1 { font-size: 22px; margin: 8px 0; } h2 { font-size: 18px; margin: 32px 0 4px; border-top: 1px solid #ccc; padding-top: 16px; }
+h1 { font-size: 22px; margin: 8px 0; }
+h2 { font-size: 18px; margin: 32px 0 4px; border-top: 1px solid #ccc; padding-top: 16px; }
 h3 { font-size: 15px; margin: 16px 0 6px; }
-table { border-collapse: collapse; margin: 6px 0 12px; } th, td { border: 1px solid #d6d6d6; padding: 3px 8px; text-align: left; vertical-align: top; }
+table { border-collapse: collapse; margin: 6px 0 12px; }
+th, td { border: 1px solid #d6d6d6; padding: 3px 8px; text-align: left; vertical-align: top; }
 th { background: #f3f3f3; font-weight: 600; } td.n { text-align: right; font-variant-numeric: tabular-nums; }
-dl.meta { display: grid; grid-template-columns: max-content auto; gap: 2px 16px; margin: 8px 0 16px; } dl.meta dt { color: #666; } dl.meta dd { margin: 0; }
+dl.meta { display: grid; grid-template-columns: max-content auto; gap: 2px 16px; margin: 8px 0 16px; }
+dl.meta dt { color: #666; } dl.meta dd { margin: 0; }
 .outcome { display: inline-block; padding: 2px 10px; border-radius: 4px; color: #fff; font-weight: 700; }
-.pass { background: #2e8b57; } .fail { background: #c9302c; } .inconclusive { background: #d48a00; } .error, .skip { background: #6c757d; }
+.pass { background: #2e8b57; } .fail { background: #c9302c; } .inconclusive { background: #d48a00; }
+.error, .skip { background: #6c757d; }
 td.status { color: #fff; font-weight: 600; text-align: center; }
 .banner { background: #fff3cd; border: 1px solid #e0c36c; padding: 8px 12px; margin: 12px 0; border-radius: 4px; }
-.charts { display: flex; flex-wrap: wrap; gap: 12px; } figure.chart { margin: 0; border: 1px solid #e3e3e3; border-radius: 4px; }
+.charts { display: flex; flex-wrap: wrap; gap: 12px; }
+figure.chart { margin: 0; border: 1px solid #e3e3e3; border-radius: 4px; }
 figure.chart svg { display: block; max-width: 100%; height: auto; } .chart-error { color: #c9302c; padding: 12px; }
 .description { color: #444; margin: 0 0 8px; } code { font-size: 13px; }
 `
@@ -66,7 +71,8 @@ function percentiles(h: HistogramSummary): string {
 
 function header(result: LoadResult): string {
   const p = result.profile
-  const target = `${result.target.baseUrl}${result.target.embedded ? ` (embedded reference gateway${result.target.limiter ? `, ${result.target.limiter}` : ''})` : ''}`
+  const limiter = result.target.limiter ? `, ${result.target.limiter}` : ''
+  const target = `${result.target.baseUrl}${result.target.embedded ? ` (embedded reference gateway${limiter})` : ''}`
   const meta: [string, string][] = [
     ['target', target],
     ['profile', `${p.name}: ${p.description}`],
@@ -84,10 +90,12 @@ function header(result: LoadResult): string {
   const objectives = objectivesLine(result)
   if (objectives !== null) meta.push(['objectives', objectives])
   const banner = result.partial
-    ? `<div class="banner"><strong>Partial run:</strong> stopped early (${esc(result.stopReason ?? 'no reason recorded')}); the figures are what had been measured by then.</div>`
+    ? `<div class="banner"><strong>Partial run:</strong> stopped early ` +
+      `(${esc(result.stopReason ?? 'no reason recorded')}); the figures are what had been measured by then.</div>`
     : ''
+  const outcome = `<span class="outcome ${esc(result.outcome)}">${esc(result.outcome.toUpperCase())}</span>`
   return `<header>
-<h1>Load report: ${esc(p.name)} <span class="outcome ${esc(result.outcome)}">${esc(result.outcome.toUpperCase())}</span></h1>
+<h1>Load report: ${esc(p.name)} ${outcome}</h1>
 <p>${esc(OUTCOME_LINE[result.outcome])} (exit code ${esc(result.exitCode)})</p>
 ${banner}
 <dl class="meta">${meta.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join('')}</dl>
@@ -99,11 +107,13 @@ function verdictTable(result: LoadResult): string {
   const body = result.verdicts
     .map(
       (v) =>
-        `<tr><td>${esc(v.phase)}</td><td>${esc(v.id)}</td><td class="status ${esc(v.status)}">${esc(v.status)}</td><td>${esc(v.figure)}</td><td>${esc(v.detail)}</td><td>${esc(v.section)}</td></tr>`,
+        `<tr><td>${esc(v.phase)}</td><td>${esc(v.id)}</td><td class="status ${esc(v.status)}">${esc(v.status)}</td>` +
+        `<td>${esc(v.figure)}</td><td>${esc(v.detail)}</td><td>${esc(v.section)}</td></tr>`,
     )
     .join('\n')
+  const head = headCells(['phase', 'verdict', 'status', 'figure', 'detail', 'section'])
   return `<h2>Verdicts</h2>
-<table class="verdicts"><thead><tr><th>phase</th><th>verdict</th><th>status</th><th>figure</th><th>detail</th><th>section</th></tr></thead>
+<table class="verdicts"><thead><tr>${head}</tr></thead>
 <tbody>${body}</tbody></table>`
 }
 
@@ -115,7 +125,8 @@ function figuresTable(result: LoadResult, phase: PhaseResult): string {
     ['engine', `${plan.engine}, key ${plan.slot}, ${plan.connections} connections`],
     [
       'time',
-      `from ${phaseOffset(result, phase)} for ${seconds(phase.endedAt - phase.startedAt)} (planned ${seconds(plan.durationMs)})`,
+      `from ${phaseOffset(result, phase)} for ${seconds(phase.endedAt - phase.startedAt)} ` +
+        `(planned ${seconds(plan.durationMs)})`,
     ],
     ['routes', plan.routes.join(', ')],
     ['sent / answered', `${phase.sent} / ${phase.answered}`],
@@ -131,27 +142,54 @@ function figuresTable(result: LoadResult, phase: PhaseResult): string {
       'schedule',
       s === null
         ? 'not scheduled (closed loop)'
-        : `behind by at most ${s.maxBehindCalls} calls, ahead by ${s.maxAheadCalls}, bound ${s.boundCalls}; lag p99 ${s.lagP99Ms === null ? '-' : ms(s.lagP99Ms)}; ${s.conclusive ? 'conclusive' : 'NOT conclusive: the load was not the load planned'}`,
+        : `behind by at most ${s.maxBehindCalls} calls, ahead by ${s.maxAheadCalls}, bound ${s.boundCalls}; lag p99 ` +
+          `${s.lagP99Ms === null ? '-' : ms(s.lagP99Ms)}; ` +
+          `${s.conclusive ? 'conclusive' : 'NOT conclusive: the load was not the load planned'}`,
     ],
   ]
   if (plan.bucket !== null) {
     pairs.push([
       'limit',
-      `${plan.bucket} bucket, expected ${plan.expectedLimit ?? 'from headers'}${plan.fromRest ? ', started from rest' : ''}`,
+      `${plan.bucket} bucket, expected ` +
+        `${plan.expectedLimit ?? 'from headers'}${plan.fromRest ? ', started from rest' : ''}`,
     ])
     pairs.push([
       'headers',
-      `${h.responses} responses (${h.refused} 429s): ${h.missing} missing a header (${h.missingOnRefused} of them 429s), ${h.unparsable} unparsable, ${h.limitNotTable} limits not the table's, ${h.resetFractional} resets with a fraction of a second, ${h.resetOverPeriod} resets past a minute, ${h.remainingOverLimit} remaining above the limit, ${h.refusedWithoutRetryAfter} 429s without Retry-After`,
+      `${h.responses} responses (${h.refused} 429s): ${h.missing} missing a header (${h.missingOnRefused} of them ` +
+        `429s), ${h.unparsable} unparsable, ${h.limitNotTable} limits not the table's, ${h.resetFractional} resets ` +
+        `with a fraction of a second, ${h.resetOverPeriod} resets past a minute, ${h.remainingOverLimit} remaining ` +
+        `above the limit, ${h.refusedWithoutRetryAfter} 429s without Retry-After`,
     ])
     pairs.push(['algorithm (observed)', phase.algorithm ?? 'too few answers to tell'])
   }
   if (phase.probe && plan.probe) {
     pairs.push([
       'probe',
-      `key ${plan.probe.slot} at ${plan.probe.rate}/s: ${phase.probe.sent} sent, ${phase.probe.answered} answered, ${phase.probe.refused} refused`,
+      `key ${plan.probe.slot} at ${plan.probe.rate}/s: ${phase.probe.sent} sent, ${phase.probe.answered} answered, ` +
+        `${phase.probe.refused} refused`,
     ])
   }
   return `<table class="figures">${rows(pairs)}</table>`
+}
+
+const CLIENTS_HEAD = [
+  'policy',
+  'workers',
+  'max attempts',
+  'tasks',
+  'successes',
+  'gave up',
+  'attempts',
+  'refusals',
+  'refusals per success',
+  "goodput (of the limit's rate)",
+  'recovery p50',
+  'recovery p99',
+]
+
+/** Header cells of fixed words, written as they are (no word of theirs needs escaping). */
+function headCells(names: readonly string[]): string {
+  return names.map((name) => `<th>${name}</th>`).join('')
 }
 
 function clientsTable(result: LoadResult, phase: PhaseResult): string {
@@ -159,20 +197,35 @@ function clientsTable(result: LoadResult, phase: PhaseResult): string {
   if (!c) return ''
   const goodput = goodputOf(phase, result.target.minuteMs)
   const perSuccess = c.successes === 0 ? '-' : (c.refusals / c.successes).toFixed(2)
+  const figures = [
+    c.workers,
+    c.maxAttempts,
+    c.tasks,
+    c.successes,
+    c.gaveUp,
+    c.attempts,
+    c.refusals,
+    perSuccess,
+    goodput === null ? '-' : `${(goodput * 100).toFixed(0)}%`,
+    esc(ms(c.recovery.p50)),
+    esc(ms(c.recovery.p99)),
+  ]
   return `<h3>Clients</h3>
-<table class="clients"><thead><tr><th>policy</th><th>workers</th><th>max attempts</th><th>tasks</th><th>successes</th><th>gave up</th><th>attempts</th><th>refusals</th><th>refusals per success</th><th>goodput (of the limit's rate)</th><th>recovery p50</th><th>recovery p99</th></tr></thead>
-<tbody><tr><td>${esc(c.policy)}</td><td class="n">${c.workers}</td><td class="n">${c.maxAttempts}</td><td class="n">${c.tasks}</td><td class="n">${c.successes}</td><td class="n">${c.gaveUp}</td><td class="n">${c.attempts}</td><td class="n">${c.refusals}</td><td class="n">${perSuccess}</td><td class="n">${goodput === null ? '-' : `${(goodput * 100).toFixed(0)}%`}</td><td class="n">${esc(ms(c.recovery.p50))}</td><td class="n">${esc(ms(c.recovery.p99))}</td></tr></tbody></table>`
+<table class="clients"><thead><tr>${headCells(CLIENTS_HEAD)}</tr></thead>
+<tbody><tr><td>${esc(c.policy)}</td>${figures.map((v) => `<td class="n">${v}</td>`).join('')}</tr></tbody></table>`
 }
 
 function streamTable(phase: PhaseResult): string {
   const st = phase.stream
   if (!st) return ''
   const line = (name: string, h: HistogramSummary, unit: (v: number) => string): string =>
-    `<tr><th>${esc(name)}</th>${[h.p50, h.p90, h.p99, h.max].map((v) => `<td class="n">${esc(unit(v))}</td>`).join('')}<td class="n">${h.count}</td></tr>`
+    `<tr><th>${esc(name)}</th>` +
+    [h.p50, h.p90, h.p99, h.max].map((v) => `<td class="n">${esc(unit(v))}</td>`).join('') +
+    `<td class="n">${h.count}</td></tr>`
   // tokensPerSecond's figures are tokens per second, not milliseconds (types.ts).
   const tps = (v: number): string => `${v.toFixed(1)}/s`
   return `<h3>Streams: ${st.completed} completed, ${st.truncated} truncated</h3>
-<table class="stream"><thead><tr><th></th><th>p50</th><th>p90</th><th>p99</th><th>max</th><th>samples</th></tr></thead><tbody>
+<table class="stream"><thead><tr>${headCells(['', 'p50', 'p90', 'p99', 'max', 'samples'])}</tr></thead><tbody>
 ${line('time to first token', st.ttft, ms)}
 ${line('between tokens', st.interToken, ms)}
 ${line('end to end', st.endToEnd, ms)}
@@ -192,8 +245,10 @@ function repeatsTable(result: LoadResult, phase: PhaseResult): string {
           .join('')}</tr>`,
     )
     .join('\n')
+  const reports = result.repeats.dirs.map((d) => `${esc(d)}/report.html`).join(', ')
   return `<h3>Over ${result.repeats.count} repeats</h3>
-<p>Charts over time are in each repeat's report (${result.repeats.dirs.map((d) => `${esc(d)}/report.html`).join(', ')}): the slices of runs made one after another do not add up.</p>
+<p>Charts over time are in each repeat's report (${reports}):
+the slices of runs made one after another do not add up.</p>
 <table class="repeats"><thead><tr>${SPREAD_HEAD.slice(1)
     .map((h) => `<th>${esc(h)}</th>`)
     .join('')}</tr></thead><tbody>${rows}</tbody></table>`
@@ -207,6 +262,8 @@ function chartFigure(chart: Chart): string {
 
 function phaseSection(result: LoadResult, phase: PhaseResult, index: number): string {
   const charts = phaseCharts(phase, result.bucketMs)
+  const figures =
+    charts.length === 0 ? '<p>No call was recorded: nothing to chart.</p>' : charts.map(chartFigure).join('\n')
   return `<section class="phase" id="phase-${index + 1}">
 <h2>Phase ${index + 1}: ${esc(phase.plan.name)}</h2>
 <p class="description">${esc(phase.plan.description)}</p>
@@ -214,7 +271,7 @@ ${figuresTable(result, phase)}
 ${clientsTable(result, phase)}
 ${streamTable(phase)}
 ${repeatsTable(result, phase)}
-<div class="charts">${charts.length === 0 ? '<p>No call was recorded: nothing to chart.</p>' : charts.map(chartFigure).join('\n')}</div>
+<div class="charts">${figures}</div>
 </section>`
 }
 
@@ -228,17 +285,22 @@ function capacitySection(c: CapacityResult): string {
           .join('')}</tr>`,
     )
     .join('\n')
+  const chart = c.steps.length === 0 ? '<p>No step ran: nothing to chart.</p>' : chartFigure(capacityChart(c))
   return `<section class="capacity" id="capacity">
 <h2>Capacity search</h2>
 <ul>${capacityLines(c)
     .map((line) => `<li>${esc(line)}</li>`)
     .join('')}</ul>
 <table class="steps"><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table>
-<div class="charts">${c.steps.length === 0 ? '<p>No step ran: nothing to chart.</p>' : chartFigure(capacityChart(c))}</div>
+<div class="charts">${chart}</div>
 </section>`
 }
 
 export function renderHtml(result: LoadResult): string {
+  const phases =
+    result.phases.length === 0
+      ? '<p>No phase ran.</p>'
+      : result.phases.map((p, i) => phaseSection(result, p, i)).join('\n')
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -252,7 +314,7 @@ export function renderHtml(result: LoadResult): string {
 ${header(result)}
 ${verdictTable(result)}
 ${result.capacity ? capacitySection(result.capacity) : ''}
-${result.phases.length === 0 ? '<p>No phase ran.</p>' : result.phases.map((p, i) => phaseSection(result, p, i)).join('\n')}
+${phases}
 <script>${PAGE_CHECK_SCRIPT}</script>
 </body>
 </html>

@@ -117,11 +117,13 @@ const BOUND_MET: Record<NonNullable<CapacityResult['bound']>, string> = {
 /** The capacity search's result as lines a reader takes in at once. */
 export function capacityLines(c: CapacityResult): string[] {
   return [
-    `highest sustainable rate: ${c.sustainable === null ? 'none (no step held)' : rate(c.sustainable)}${c.firstBroken === null ? '' : `; first broken: ${rate(c.firstBroken)}`}`,
+    `highest sustainable rate: ${c.sustainable === null ? 'none (no step held)' : rate(c.sustainable)}` +
+      `${c.firstBroken === null ? '' : `; first broken: ${rate(c.firstBroken)}`}`,
     `bound met first: ${c.bound === null ? 'none (the search was stopped)' : BOUND_MET[c.bound]}`,
     ...(c.tierLimit
       ? [
-          `tier limit: ${c.tierLimit.perMinute} per minute (${c.tierLimit.source}), ${rate(c.tierLimit.perSecond)} of the target's minute`,
+          `tier limit: ${c.tierLimit.perMinute} per minute (${c.tierLimit.source}), ` +
+            `${rate(c.tierLimit.perSecond)} of the target's minute`,
         ]
       : []),
     `objectives: ${objectivesText(c.objectives)}`,
@@ -161,13 +163,18 @@ export function stepRow(s: CapacityResult['steps'][number]): string[] {
   ]
 }
 
-/** How an open-loop phase's calls arrived, with the seed that repeats them; null for a closed loop or the clients engine. */
+/**
+ * How an open-loop phase's calls arrived, with the seed that repeats them; null for a closed loop or the clients
+ * engine.
+ */
 export function arrivalLine(phase: PhaseResult): string | null {
   if (phase.plan.engine !== 'scheduler' || phase.plan.rate === null) return null
   return describeArrival(phase.plan.arrival, phase.plan.rate)
 }
 
-/** A workload file's mix as sent: "responses-stream 20 (50 %, weight 50 %; 20 2xx), chat 12 (...)"; null without one. */
+/**
+ * A workload file's mix as sent: "responses-stream 20 (50 %, weight 50 %; 20 2xx), chat 12 (...)"; null without one.
+ */
 export function mixLine(phase: PhaseResult): string | null {
   const mix = phase.mix
   if (!mix) return null
@@ -178,7 +185,8 @@ export function mixLine(phase: PhaseResult): string | null {
     .sort((a, b) => b[1].sent - a[1].sent || a[0].localeCompare(b[0]))
     .map(
       ([label, c]) =>
-        `${label} ${c.sent} (${pct(total === 0 ? 0 : c.sent / total)}${weights[label] !== undefined ? `, weight ${pct(weights[label])}` : ''}; ${c.ok} 2xx)`,
+        `${label} ${c.sent} (${pct(total === 0 ? 0 : c.sent / total)}` +
+        `${weights[label] !== undefined ? `, weight ${pct(weights[label])}` : ''}; ${c.ok} 2xx)`,
     )
     .join(', ')
 }

@@ -77,17 +77,20 @@ function headLines(result: LoadResult): string[] {
   out.push(`# Gateway load: ${OUTCOME_LINE[result.outcome]} (exit ${result.exitCode})`, '')
   if (result.partial)
     out.push(
-      `> **Partial run**: stopped early (${text(result.stopReason ?? 'no reason recorded')}); the figures are what had been measured by then.`,
+      `> **Partial run**: stopped early (${text(result.stopReason ?? 'no reason recorded')}); the figures are ` +
+        `what had been measured by then.`,
       '',
     )
+  const limiter = result.target.limiter ? `, --limiter ${text(result.target.limiter)}` : ''
+  const embedded = result.target.embedded ? ` (embedded reference gateway${limiter})` : ''
+  out.push(`- target: ${text(result.target.baseUrl)}${embedded}, minute ${result.target.minuteMs} ms`)
   out.push(
-    `- target: ${text(result.target.baseUrl)}${result.target.embedded ? ` (embedded reference gateway${result.target.limiter ? `, --limiter ${text(result.target.limiter)}` : ''})` : ''}, minute ${result.target.minuteMs} ms`,
+    `- profile: ${text(p.name)}${p.tier === null ? '' : `, tier ${p.tier}`}: ` +
+      `${text(p.description)}${p.seed === undefined ? '' : ` (seed ${p.seed})`}`,
   )
   out.push(
-    `- profile: ${text(p.name)}${p.tier === null ? '' : `, tier ${p.tier}`}: ${text(p.description)}${p.seed === undefined ? '' : ` (seed ${p.seed})`}`,
-  )
-  out.push(
-    `- run: ${text(result.runId)}, ${text(result.startedAt)}, ${seconds(runDurationMs(result))}, ${text(`${result.tool.name} ${result.tool.version}`)}`,
+    `- run: ${text(result.runId)}, ${text(result.startedAt)}, ${seconds(runDurationMs(result))}, ` +
+      `${text(`${result.tool.name} ${result.tool.version}`)}`,
   )
   out.push(`- ${text(shardLine(result))}`)
   const objectives = objectivesLine(result)

@@ -1,4 +1,6 @@
-/** Writes a run's three reports side by side: result.json (the data, merged by `load merge`), summary.md, report.html. */
+/**
+ * Writes a run's three reports side by side: result.json (the data, merged by `load merge`), summary.md, report.html.
+ */
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import type { LoadResult } from '../types.ts'

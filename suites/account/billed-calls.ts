@@ -5,7 +5,7 @@
  */
 import { expectSetup } from '../../harness/worker/assert.ts'
 import { randomSuffix } from '../../harness/worker/helpers.ts'
-import type { KeySlot } from '../../harness/setup/config.ts'
+import type { KeySlot } from '../../harness/keys.ts'
 import type { Exchange, TargetClient } from '../../harness/worker/http-client.ts'
 import { CAPS, create, firstChat, modelsFixture } from '../responses/fixtures.ts'
 

@@ -1,7 +1,7 @@
 /** Reading and finding transactions (Part 1 §2.2, §4.2), shared by the account suites. */
 import { expectAccepted } from '../shared/refusals.ts'
 import { isObject } from '../../common/json.ts'
-import type { KeySlot } from '../../harness/setup/config.ts'
+import type { KeySlot } from '../../harness/keys.ts'
 import type { Exchange, TargetClient } from '../../harness/worker/http-client.ts'
 
 export type Transaction = Record<string, unknown>

@@ -8,7 +8,7 @@
  * runs them.
  */
 import { afterAll, describe } from 'vitest'
-import type { KeySlot } from '../../harness/setup/config.ts'
+import type { KeySlot } from '../../harness/keys.ts'
 import { observe, skipTest } from '../../harness/worker/recorder.ts'
 import { check, target, runConfig } from '../../harness/worker/suite.ts'
 import { isLoopback } from '../../harness/setup/target.ts'

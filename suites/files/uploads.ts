@@ -5,7 +5,7 @@
  */
 import { expectRefused, expectStatus } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
-import type { KeySlot } from '../../harness/setup/config.ts'
+import type { KeySlot } from '../../harness/keys.ts'
 import type { KeyUse } from '../../harness/exchange.ts'
 import { mapLimit } from '../../harness/worker/helpers.ts'
 import type { Exchange, TargetClient } from '../../harness/worker/http-client.ts'

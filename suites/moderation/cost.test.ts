@@ -8,7 +8,7 @@
  */
 import { describe } from 'vitest'
 import { fail, is2xx, precondition } from '../../harness/worker/assert.ts'
-import type { KeySlot } from '../../harness/setup/config.ts'
+import type { KeySlot } from '../../harness/keys.ts'
 import { observe, skipTest } from '../../harness/worker/recorder.ts'
 import { check, target } from '../../harness/worker/suite.ts'
 import { CREDIT_SETTLE, remainingIrt, settledReading } from '../shared/credit.ts'

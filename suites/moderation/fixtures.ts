@@ -10,7 +10,7 @@ import { expectSetup, expectSuccess, is2xx, precondition } from '../../harness/w
 import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/worker/helpers.ts'
 import type { Exchange, TargetClient, RequestSpec } from '../../harness/worker/http-client.ts'
-import { KEY_ENV, type KeySlot } from '../../harness/setup/config.ts'
+import { KEY_ENV, type KeySlot } from '../../harness/keys.ts'
 import { skipTest } from '../../harness/worker/recorder.ts'
 import { spend } from '../../harness/worker/suite.ts'
 import { modelItems } from '../models/model-list.ts'

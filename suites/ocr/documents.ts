@@ -14,7 +14,7 @@ import { isObject } from '../../common/json.ts'
 import { memo } from '../../harness/worker/helpers.ts'
 import type { Exchange, TargetClient } from '../../harness/worker/http-client.ts'
 import type { KeyUse } from '../../harness/exchange.ts'
-import { KEY_ENV, type KeySlot } from '../../harness/setup/config.ts'
+import { KEY_ENV, type KeySlot } from '../../harness/keys.ts'
 import { skipTest } from '../../harness/worker/recorder.ts'
 import { perFile, target, spend } from '../../harness/worker/suite.ts'
 import { buildPdf, pdfDataUrl } from './pdf.ts'
@@ -250,6 +250,6 @@ export async function skipOnFetchFailure(ex: Exchange, url: string): Promise<voi
     here = `the harness cannot reach it either (${(error as Error).message})`
   }
   skipTest(
-    `the target could not fetch ${url} (it answered ${ex.status}: ${ex.text.slice(0, 160)}); ${here}. The document must be reachable from the target (README, OCR)`,
+    `the target could not fetch ${url} (it answered ${ex.status}: ${ex.text.slice(0, 160)}); ${here}. The document must be reachable from the target (docs/coverage.md, search and ocr)`,
   )
 }

@@ -7,7 +7,7 @@
 import { describe } from 'vitest'
 import { expectSchema, expectThat } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
-import { KEY_SLOTS, type KeySlot } from '../../harness/setup/config.ts'
+import { KEY_SLOTS, type KeySlot } from '../../harness/keys.ts'
 import type { Exchange } from '../../harness/worker/http-client.ts'
 import { observe, skipTest } from '../../harness/worker/recorder.ts'
 import { check, target } from '../../harness/worker/suite.ts'

@@ -1,7 +1,8 @@
 /** The caller's remaining credit (Part 1 §2.1), for the checks that a billable call was charged. */
 import { expectStatus, precondition } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
-import { DEFAULTS, type KeySlot } from '../../harness/setup/config.ts'
+import { DEFAULTS } from '../../harness/setup/config.ts'
+import type { KeySlot } from '../../harness/keys.ts'
 import { pollUntil } from '../../harness/worker/helpers.ts'
 import type { Exchange, TargetClient } from '../../harness/worker/http-client.ts'
 import { runConfig } from '../../harness/worker/suite.ts'

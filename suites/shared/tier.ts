@@ -3,7 +3,7 @@
  * and as the key slots name it.
  */
 import { isObject } from '../../common/json.ts'
-import type { KeySlot } from '../../harness/setup/config.ts'
+import type { KeySlot } from '../../harness/keys.ts'
 import type { TargetClient } from '../../harness/worker/http-client.ts'
 
 /**

@@ -12,7 +12,7 @@
 import { afterAll, beforeAll, describe } from 'vitest'
 import { expectSetup, expectThat, precondition, is2xx } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
-import type { KeySlot } from '../../harness/setup/config.ts'
+import type { KeySlot } from '../../harness/keys.ts'
 import type { Exchange } from '../../harness/worker/http-client.ts'
 import { fileLimitsOf } from '../../harness/limits.ts'
 import { observe, skipTest } from '../../harness/worker/recorder.ts'

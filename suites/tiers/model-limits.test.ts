@@ -17,7 +17,7 @@
 import { beforeAll, describe } from 'vitest'
 import { expectSetup, expectThat, precondition } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
-import type { KeySlot } from '../../harness/setup/config.ts'
+import type { KeySlot } from '../../harness/keys.ts'
 import type { Exchange } from '../../harness/worker/http-client.ts'
 import { skipTest } from '../../harness/worker/recorder.ts'
 import { check, runConfig, spend } from '../../harness/worker/suite.ts'

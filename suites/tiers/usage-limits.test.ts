@@ -27,7 +27,7 @@ import {
   notObserved,
 } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
-import type { KeySlot } from '../../harness/setup/config.ts'
+import type { KeySlot } from '../../harness/keys.ts'
 import type { Exchange } from '../../harness/worker/http-client.ts'
 import { resetRoundingMs } from '../../harness/duration.ts'
 import { usageLimitPerMinute } from '../../harness/limits.ts'

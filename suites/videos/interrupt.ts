@@ -7,7 +7,7 @@
 import { request as httpRequest, type ClientRequest } from 'node:http'
 import { request as httpsRequest } from 'node:https'
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { KeySlot } from '../../harness/setup/config.ts'
+import type { KeySlot } from '../../harness/keys.ts'
 import type { TargetClient } from '../../harness/worker/http-client.ts'
 import { precondition } from '../../harness/worker/assert.ts'
 import { observe } from '../../harness/worker/recorder.ts'

@@ -9,7 +9,7 @@
 import { setTimeout as sleep } from 'node:timers/promises'
 import { expectKeyAccepted, precondition } from '../../harness/worker/assert.ts'
 import { isObject } from '../../common/json.ts'
-import type { KeySlot } from '../../harness/setup/config.ts'
+import type { KeySlot } from '../../harness/keys.ts'
 import { mapLimit, memo, randomSuffix } from '../../harness/worker/helpers.ts'
 import type { Exchange, TargetClient } from '../../harness/worker/http-client.ts'
 import { multipartBody, type FilePart } from '../../harness/worker/multipart.ts'

@@ -18,7 +18,7 @@ import {
   notObserved,
   precondition,
 } from '../../harness/worker/assert.ts'
-import type { KeySlot } from '../../harness/setup/config.ts'
+import type { KeySlot } from '../../harness/keys.ts'
 import { memo } from '../../harness/worker/helpers.ts'
 import { observe, skipTest } from '../../harness/worker/recorder.ts'
 import { schemas } from '../../harness/schema-registry.ts'

@@ -4,7 +4,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import { isObject } from '../../common/json.ts'
-import type { KeySlot } from '../../harness/setup/config.ts'
+import type { KeySlot } from '../../harness/keys.ts'
 import type { Exchange, TargetClient } from '../../harness/worker/http-client.ts'
 import { skipTest } from '../../harness/worker/recorder.ts'
 import { CREDIT_SETTLE } from '../shared/credit.ts'

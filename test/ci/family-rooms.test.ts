@@ -12,7 +12,10 @@ import { requirements } from '../../harness/requirements.ts'
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url))
 
-/** Families that judge what every route does: no routes of their own, but the hook that does it. */
+/**
+ * Families that judge what every route does: no routes of their own, but the hook that does it; their faults are
+ * in gateway/hooks/ too, as <family>-faults.ts.
+ */
 const HOOKED: Readonly<Record<string, string>> = {
   headers: 'gateway/hooks/request-id.ts',
   auth: 'gateway/hooks/auth.ts',
@@ -36,7 +39,7 @@ const NO_SCHEMAS: Readonly<Record<string, string>> = {
 
 /** Folders of those parts that are not families: what several families share, and the reports' and config's schemas. */
 const NOT_FAMILIES = new Set(['shared', 'common', 'config', 'limits', 'load', 'reference', 'report'])
-/** The gateway's parts that serve every family: its hooks, its faults, its simulated generation. */
+/** The gateway's parts that serve every family: its hooks, the fault registry and layers, its simulated generation. */
 const GATEWAY_PARTS = new Set(['hooks', 'faults', 'simulate'])
 
 const families = [...new Set([...requirements().values()].map((r) => r.family))].sort()
@@ -53,9 +56,10 @@ test('every family of the catalogue has suites, faults, schemas and routes under
       ? readdirSync(join(ROOT, 'suites', family)).filter((name) => name.endsWith('.test.ts'))
       : []
     const routes = HOOKED[family] ?? `gateway/${family}/routes.ts`
+    const faults = family in HOOKED ? `gateway/hooks/${family}-faults.ts` : `gateway/${family}/faults.ts`
     return [
       suites.length === 0 ? `suites/${family}/*.test.ts` : [],
-      existsSync(join(ROOT, 'gateway/faults', `${family}.ts`)) ? [] : `gateway/faults/${family}.ts`,
+      existsSync(join(ROOT, faults)) ? [] : faults,
       family in NO_SCHEMAS || existsSync(join(ROOT, 'schemas', family)) ? [] : `schemas/${family}/`,
       existsSync(join(ROOT, routes)) ? [] : routes,
       family in HOOKED || server.includes(`'./${family}/routes.ts'`) ? [] : `${family} registered in gateway/server.ts`,
@@ -63,6 +67,10 @@ test('every family of the catalogue has suites, faults, schemas and routes under
   })
   expect(missing).toEqual([])
   expect([...FAULT_FAMILIES].sort()).toEqual(endpointFamilies)
+  // The registry and the shared layers stay in gateway/faults/; a family's faults there would be out of its room.
+  expect(
+    readdirSync(join(ROOT, 'gateway/faults')).filter((name) => families.includes(name.replace(/\.ts$/, ''))),
+  ).toEqual([])
 })
 
 test('every family folder of suites/, schemas/ and gateway/ is a family of the catalogue', () => {

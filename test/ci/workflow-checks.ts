@@ -54,7 +54,7 @@ function markdownCode(markdown: string): string[] {
   return [...blocks, ...spans]
 }
 
-/** What the README documents: its npm commands (with their subcommands) and every flag it names. */
+/** What the README and docs/ document: their npm commands (with their subcommands) and every flag they name. */
 export function documented(readme: string): { commands: Set<string>; flags: Set<string> } {
   const commands = new Set<string>()
   const flags = new Set<string>()
@@ -68,7 +68,7 @@ export function documented(readme: string): { commands: Set<string>; flags: Set<
   return { commands, flags }
 }
 
-/** Problems: npm commands or flags in `shell` that the README does not give. */
+/** Problems: npm commands or flags in `shell` that the README and docs/ do not give. */
 export function undocumentedCommands(
   shell: string,
   docs: { commands: Set<string>; flags: Set<string> },
@@ -77,9 +77,9 @@ export function undocumentedCommands(
   const problems: string[] = []
   for (const c of npmCommands(shell)) {
     const name = c.sub === undefined ? c.command : `${c.command} -- ${c.sub}`
-    if (!docs.commands.has(name)) problems.push(`${where}: "${name}" is not a command the README gives`)
+    if (!docs.commands.has(name)) problems.push(`${where}: "${name}" is not a command the README or docs/ give`)
     for (const flag of c.flags)
-      if (!docs.flags.has(flag)) problems.push(`${where}: ${flag} of "${c.text}" is not in the README`)
+      if (!docs.flags.has(flag)) problems.push(`${where}: ${flag} of "${c.text}" is not in the README or docs/`)
   }
   return problems
 }

@@ -1,10 +1,10 @@
 /**
  * The GitHub workflows cannot run here; this proves what can be proved without GitHub: both parse as YAML, run
- * on the intended triggers, call only commands (and flags) the README gives, as .ci/run does, take keys only from
+ * on the intended triggers, call only commands (and flags) the README and docs/ give, as .ci/run does, take keys only from
  * secrets and only in the steps that call the target, and keep the nightly's reports even when the run fails.
  * Each check is also shown to catch a broken copy.
  */
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { parseDocument } from 'yaml'
@@ -28,8 +28,14 @@ import {
 } from './workflow-checks.ts'
 
 const read = (path: string): string => readFileSync(join(ROOT, path), 'utf8')
-const README = read('README.md')
-const DOCS = documented(README)
+/** The README and the documentation pages under docs/: together they give the commands and flags. */
+const PAGES = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`),
+]
+const DOCS = documented(PAGES.map(read).join('\n'))
 const KEYS = Object.values(SEEDED_KEYS)
 const KEY_VARIABLES = [
   'GATEWAY_API_KEY',
@@ -190,8 +196,8 @@ const stepRunning = (steps: Step[], pattern: RegExp): Step => {
   return step
 }
 
-describe('the README and .ci/run', () => {
-  test('the README gives the commands the workflows are held to', () => {
+describe('the README, docs/ and .ci/run', () => {
+  test('the README and docs/ give the commands the workflows are held to', () => {
     for (const c of [
       'npm ci',
       'npm test',
@@ -223,7 +229,7 @@ describe('.github/workflows/pr.yml', () => {
     )
   })
 
-  test('calls only commands the README gives; no key anywhere', () => {
+  test('calls only commands the README and docs/ give; no key anywhere', () => {
     expect(commandProblems(PR.workflow, 'pr')).toEqual([])
     expect(secretProblems(PR.workflow, PR.text, KEYS)).toEqual([])
   })
@@ -234,18 +240,18 @@ describe('.github/workflows/nightly.yml', () => {
     expect(nightlyProblems(NIGHTLY.workflow)).toEqual([])
   })
 
-  test('calls only commands and flags the README gives', () => {
+  test('calls only commands and flags the README and docs/ give', () => {
     expect(commandProblems(NIGHTLY.workflow, 'nightly')).toEqual([])
     const deploy = broken(NIGHTLY.workflow, (_, steps) => (stepRunning(steps, /npm run report/).run = 'npm run deploy'))
     expect(commandProblems(deploy, 'nightly')).toEqual([
-      'nightly "Allure report with history": "npm run deploy" is not a command the README gives',
+      'nightly "Allure report with history": "npm run deploy" is not a command the README or docs/ give',
     ])
     const flag = broken(
       NIGHTLY.workflow,
       (_, steps) => (stepRunning(steps, /sweep --yes/).run = 'npm run conformance -- sweep --yes --everything'),
     )
     expect(commandProblems(flag, 'nightly')).toEqual([
-      'nightly "Sweep what earlier runs left behind": --everything of "npm run conformance -- sweep --yes --everything" is not in the README',
+      'nightly "Sweep what earlier runs left behind": --everything of "npm run conformance -- sweep --yes --everything" is not in the README or docs/',
     ])
   })
 

@@ -6,7 +6,7 @@
  * no Retry-After on 429), the suite finds nothing to fail or warn about: every family but tiers with the 300 ms
  * latency of --vary on too, the tiers family at every tier without it and, under the latency, for tiers 0 and 1.
  * Tiers 2 to 5 are left out under latency: their usage sequences go one call after another, and three sequences of
- * 50 to 750 calls of 300 ms take many minutes (README, --vary). Together the runs judge every family; the whole
+ * 50 to 750 calls of 300 ms take many minutes (docs/reference-gateway.md, --vary). Together the runs judge every family; the whole
  * suite against a fast faithful gateway is the fault proof's and the --real run's.
  *
  * The runs are also the canary runs of the keys: made with fresh random keys, which the gateway accepts as its

@@ -18,7 +18,8 @@ import { conformanceStatus, redactingListener } from '../../harness/report/allur
 import { ALLURE_HISTORY_ENV, REPORT_DEFAULTS, resolveReportOptions } from '../../harness/report/allure-report.ts'
 import { SEVERITY, testCaseIdOf, tierTags } from '../../harness/worker/allure.ts'
 import { requirements, citation } from '../../harness/requirements.ts'
-import { DEFAULTS, KEY_ENV } from '../../harness/setup/config.ts'
+import { DEFAULTS } from '../../harness/setup/config.ts'
+import { KEY_ENV } from '../../harness/keys.ts'
 import type { ExchangeExcerpt } from '../../harness/exchange.ts'
 import { Redactor } from '../../harness/redact.ts'
 import { CHROMIUM_MISSING, dumpDom, findChromium } from '../support/chromium.ts'
@@ -26,7 +27,7 @@ import { keyEnv, ROOT, withRun } from '../support/run-conformance.ts'
 import { leaks } from '../support/canary.ts'
 
 const REPORT_SCRIPT = join(ROOT, 'scripts/report.ts')
-/** Breaks exactly P1-7-unknown-model-404 (gateway/faults/models.ts), a MUST checked by the models family. */
+/** Breaks exactly P1-7-unknown-model-404 (gateway/models/faults.ts), a MUST checked by the models family. */
 const FAULT = { name: 'unknown-model-500', breaks: 'P1-7-unknown-model-404' }
 /** Where the run is told the reference is published (GATEWAY_REFERENCE_URL): every link starts there. */
 const REFERENCE_URL = 'https://docs.example.com/reference'

@@ -69,7 +69,7 @@ beforeAll(async () => {
 afterAll(() => rm(scratch, { recursive: true, force: true }), 120_000)
 
 describe('the tarball', () => {
-  test('holds the command compiled to JavaScript, the suites, schemas, LICENSE and CHANGELOG; no tests, no CI', () => {
+  test('holds the command compiled to JavaScript, the suites, schemas, docs, LICENSE and CHANGELOG; no tests, no bench, no CI', () => {
     expect(files).toContain('bin/gateway-conformance.js')
     expect(files).toContain('scripts/cli.js')
     expect(files).toContain('harness/setup/config.js')
@@ -77,6 +77,9 @@ describe('the tarball', () => {
     expect(files).toContain('schemas/requirements.json')
     expect(files).toContain('schemas/config/config.schema.json')
     for (const name of ['LICENSE', 'CHANGELOG.md', 'README.md', 'package.json']) expect(files).toContain(name)
+    // The pages the README and .env.example link to; the bench measures this repository, not a user's target.
+    expect(files).toContain('docs/configuration.md')
+    expect(files.filter((f) => f.startsWith('bench/') || f.startsWith('scripts/bench'))).toEqual([])
     expect(files.filter((f) => f.startsWith('test/'))).toEqual(['test/support/long-poles-first.ts'])
     expect(files.filter((f) => /\.test\.ts$/.test(f) && !f.startsWith('suites/'))).toEqual([])
     expect(files.filter((f) => f.startsWith('.github/') || f.startsWith('.ci/') || f === '.env')).toEqual([])

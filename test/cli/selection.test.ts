@@ -17,7 +17,7 @@ import { DEFAULTS } from '../../harness/setup/config.ts'
 import type { Summary } from '../../harness/report/summary.ts'
 import { keyEnv, ROOT, runConformance, withRun, type ConformanceRun } from '../support/run-conformance.ts'
 
-const BROKEN = 'P1-2.3-mode-values' // what mode-unknown breaks (gateway/faults/models.ts)
+const BROKEN = 'P1-2.3-mode-values' // what mode-unknown breaks (gateway/models/faults.ts)
 const PASSING = 'P1-2.3-alternate-list' // checked by the other models file: a stale entry
 const ELSEWHERE = 'P2-2.1-video-job' // a videos requirement: not run by a models run
 const FLIPPED = 'P1-7-unknown-model-404'

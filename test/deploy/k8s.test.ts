@@ -1,5 +1,5 @@
 /**
- * The Kubernetes recipe of the README (deploy/k8s/): an Indexed Job whose pods each run one shard of a load profile
+ * The Kubernetes recipe of docs/load.md (deploy/k8s/): an Indexed Job whose pods each run one shard of a load profile
  * onto a shared volume, and a Job that merges them. Parsed as YAML; every command it calls must parse with today's
  * load command line (flags that exist, the shard form accepted, a profile that exists), each index must map to a
  * distinct shard I of N with N the Job's completions, and the merge must read exactly the directories the shards

@@ -1,5 +1,5 @@
 /**
- * The load harness's reports (README, "Load"): report.html is one self-contained page whose charts really
+ * The load harness's reports (docs/load.md): report.html is one self-contained page whose charts really
  * draw in a browser, summary.md leads with the outcome and survives hostile text, and write.ts writes all three.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'

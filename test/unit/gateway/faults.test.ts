@@ -7,7 +7,7 @@ import requirements from '../../../schemas/requirements.json' with { type: 'json
 import { createGateway } from '../../../gateway/server.ts'
 import { existsSync } from 'node:fs'
 import { describeFaults, familyOf, FAULT_NAMES, FAULTS, toFaultSet } from '../../../gateway/faults/registry.ts'
-import { CHAT_STREAM_RESHAPES } from '../../../gateway/faults/chat.ts'
+import { CHAT_STREAM_RESHAPES } from '../../../gateway/chat/reshapes.ts'
 import { eachEvent, reshapeEvents, type StreamEvent } from '../../../gateway/faults/events.ts'
 import { uuid7Timestamp } from '../../../gateway/uuid7.ts'
 import { testGateway, UUID_V7 } from './helpers.ts'
@@ -45,8 +45,11 @@ describe('registry', () => {
   })
 
   it('files each fault under a family of suites/', () => {
+    // The families that judge every route keep their faults beside the hooks that do it.
+    const hooked = new Set(['headers', 'auth', 'tiers'])
     for (const family of new Set(FAULT_NAMES.map(familyOf))) {
-      for (const room of [`suites/${family}`, `gateway/faults/${family}.ts`]) {
+      const faults = hooked.has(family) ? `gateway/hooks/${family}-faults.ts` : `gateway/${family}/faults.ts`
+      for (const room of [`suites/${family}`, faults]) {
         expect(existsSync(new URL(`../../../${room}`, import.meta.url)), room).toBe(true)
       }
     }

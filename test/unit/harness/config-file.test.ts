@@ -62,10 +62,10 @@ describe('reading and checking the file', () => {
     expect(readConfigFile(write('full.yaml', FULL)).models).toEqual({ chat: 'acme-chat-1', responses: 'acme-chat-1' })
   })
 
-  test('the file the README shows is valid', () => {
-    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8')
-    const block = /```yaml\n# gateway-conformance\.yaml\n([\s\S]*?)```/.exec(readme)?.[1]
-    expect(block, 'README.md shows a gateway-conformance.yaml').toBeDefined()
+  test('the file docs/configuration.md shows is valid', () => {
+    const page = readFileSync(new URL('../../../docs/configuration.md', import.meta.url), 'utf8')
+    const block = /```yaml\n# gateway-conformance\.yaml\n([\s\S]*?)```/.exec(page)?.[1]
+    expect(block, 'docs/configuration.md shows a gateway-conformance.yaml').toBeDefined()
     expect(() => readConfigFile(write('readme.yaml', block as string))).not.toThrow()
   })
 

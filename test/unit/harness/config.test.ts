@@ -1,4 +1,4 @@
-/** Configuration: every bad setting is one ConfigError line that says what to fix (README.md, Configuration). */
+/** Configuration: every bad setting is one ConfigError line that says what to fix (docs/configuration.md). */
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'

@@ -1,6 +1,6 @@
 /**
  * What a run writes beside junit.xml, from hand-made results: summary.json against its published schema,
- * summary.md (README.md, Reports), coverage.md, exchanges.har (HAR 1.2), and the catalogue's
+ * summary.md (docs/reports.md), coverage.md, exchanges.har (HAR 1.2), and the catalogue's
  * `untestable` marker. The end-to-end runs of test/cli validate real runs' files with the same checks.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
