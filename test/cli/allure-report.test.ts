@@ -22,7 +22,7 @@ import { DEFAULTS } from '../../harness/setup/config.ts'
 import { KEY_ENV } from '../../harness/keys.ts'
 import type { ExchangeExcerpt } from '../../harness/exchange.ts'
 import { Redactor } from '../../harness/redact.ts'
-import { CHROMIUM_MISSING, dumpDom, findChromium } from '../support/chromium.ts'
+import { CHROMIUM_MISSING, renderUntil, findChromium } from '../support/chromium.ts'
 import { keyEnv, ROOT, withRun } from '../support/run-conformance.ts'
 import { leaks } from '../support/canary.ts'
 
@@ -93,15 +93,10 @@ function visibleText(dom: string): string {
 /** The run's count in the results view, once drawn (a loader stands in its place until the data is read). */
 const TOTAL = /data-testid="metadata-item-total"[\s\S]*?data-testid="metadata-value"[^>]*>(?:<[^>]+>)*(\d+)</
 
-/** The page as Chromium drew it, dumped again with a longer budget while `drawn` is not yet there: a loaded host
- * can dump the report before its data is read. */
-async function render(url: string, drawn: RegExp): Promise<string> {
-  let dom = ''
-  for (const budget of [10_000, 20_000, 40_000]) {
-    dom = await dumpDom(url, { virtualTimeBudgetMs: budget, timeoutMs: 90_000 })
-    if (drawn.test(dom)) break
-  }
-  return dom
+/** The page as Chromium drew it, read until `drawn` holds (the report draws from data it loads after the page). */
+function render(url: string, drawn: (dom: string) => boolean): Promise<string> {
+  // A tall window: the results tree is drawn as it scrolls into view, below the Fix first table.
+  return renderUntil(url, drawn, { timeoutMs: 90_000, args: ['--window-size=1280,4000'] })
 }
 
 /** The x-axis of the "Status dynamics" chart: one label per report in the history, then "Latest". */
@@ -205,8 +200,8 @@ describe('a run against a gateway with a fault, then npm run report twice', () =
         const secondIndex = join(cwd, 'second', 'index.html')
         const t2 = performance.now()
         const [resultsView, charts] = await Promise.all([
-          render(pathToFileURL(secondIndex).href, TOTAL),
-          render(`${pathToFileURL(secondIndex).href}#charts`, /Status dynamics/),
+          render(pathToFileURL(secondIndex).href, (dom) => TOTAL.test(dom) && dom.includes(failed.name!)),
+          render(`${pathToFileURL(secondIndex).href}#charts`, (dom) => statusDynamics(dom).includes('Latest')),
         ])
         await ctx.annotate(
           `conformance run ${ranMs} ms, two reports ${Math.round(t2 - t1)} ms, two headless Chromium runs ${Math.round(performance.now() - t2)} ms`,
@@ -216,7 +211,8 @@ describe('a run against a gateway with a fault, then npm run report twice', () =
         const total = TOTAL.exec(resultsView)?.[1]
         expect(
           Number(total),
-          /data-testid="metadata-item-total".{0,300}/.exec(resultsView)?.[0] ?? 'no metadata-item-total drawn',
+          /data-testid="metadata-item-total".{0,300}/.exec(resultsView)?.[0] ??
+            `no metadata-item-total drawn; the page said: ${visibleText(resultsView).replace(/\s+/g, ' ').slice(0, 600)}`,
         ).toBe(results.length)
         const seen = visibleText(resultsView)
           .split('\n')

@@ -1,6 +1,7 @@
 /**
  * Headless Chromium for the self-tests that must see a page as a browser draws it (the load report's charts, the
- * Allure report): `--dump-dom` prints the DOM after the page's scripts ran, so a test reads what they wrote.
+ * Allure report): `--dump-dom` prints the DOM after the page's scripts ran, so a test reads what they wrote; a page
+ * that draws late, from data it loads, is read over the DevTools protocol until it is drawn (renderUntil).
  *
  * Every run gets a fresh profile and a hard deadline that kills the whole process group (Chromium forks a zygote,
  * a renderer and a crash handler, which outlive a killed parent otherwise).
@@ -114,6 +115,86 @@ export async function dumpDom(fileOrUrl: string, opts: DumpDomOptions = {}): Pro
   } finally {
     clearTimeout(timer)
     // A crash handler can outlive the browser it watched.
+    killGroup(child.pid)
+    rmSync(profile, { recursive: true, force: true, maxRetries: 3, retryDelay: 100 })
+  }
+}
+
+/** What the DevTools protocol answers to one command of ours. */
+interface CdpReply {
+  id?: number
+  result?: { result?: { value?: unknown } }
+  error?: { message: string }
+}
+
+/**
+ * Loads a page in headless Chromium and reads its DOM over the DevTools protocol until `drawn` holds of it, or the
+ * deadline passes (then the DOM as it stands): a page that draws from data it loads late is read when drawn, not
+ * after a virtual-time budget that a loaded machine can spend before the data arrives.
+ */
+export async function renderUntil(
+  fileOrUrl: string,
+  drawn: (dom: string) => boolean,
+  opts: { timeoutMs?: number; intervalMs?: number; args?: string[] } = {},
+): Promise<string> {
+  const chromium = findChromium()
+  if (!chromium) throw new Error(CHROMIUM_MISSING)
+  const timeoutMs = opts.timeoutMs ?? 60_000
+  const deadline = Date.now() + timeoutMs
+  const url = /^(file|https?|data|about):/i.test(fileOrUrl) ? fileOrUrl : pathToFileURL(resolve(fileOrUrl)).href
+  const profile = mkdtempSync(join(tmpdir(), 'gc-chromium-'))
+  const args = [...FLAGS, `--user-data-dir=${profile}`, '--remote-debugging-port=0', ...(opts.args ?? []), url]
+  const child = spawn(chromium, args, {
+    detached: true,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  })
+  let stderr = ''
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+  let socket: WebSocket | undefined
+  try {
+    // Chromium names its DevTools port on stderr once it listens.
+    let port: string | undefined
+    while (port === undefined) {
+      port = /DevTools listening on ws:\/\/[^:]+:(\d+)\//.exec(stderr)?.[1]
+      if (port !== undefined) break
+      if (Date.now() > deadline || child.exitCode !== null)
+        throw new Error(`chromium did not open DevTools for ${url}\n${stderr.slice(-500)}`)
+      await new Promise((r) => setTimeout(r, 100))
+    }
+    const pages = (await (await fetch(`http://127.0.0.1:${port}/json/list`)).json()) as Array<{
+      type: string
+      webSocketDebuggerUrl: string
+    }>
+    const page = pages.find((p) => p.type === 'page')
+    if (!page) throw new Error(`chromium opened no page for ${url}`)
+    const ws = new WebSocket(page.webSocketDebuggerUrl)
+    socket = ws
+    await new Promise<void>((ok, fail) => {
+      ws.addEventListener('open', () => ok(), { once: true })
+      ws.addEventListener('error', () => fail(new Error(`no DevTools connection for ${url}`)), { once: true })
+    })
+    let next = 0
+    const evaluate = (expression: string): Promise<unknown> =>
+      new Promise((ok, fail) => {
+        const id = (next += 1)
+        const onMessage = (event: MessageEvent): void => {
+          const reply = JSON.parse(String(event.data)) as CdpReply
+          if (reply.id !== id) return
+          ws.removeEventListener('message', onMessage)
+          if (reply.error) fail(new Error(reply.error.message))
+          else ok(reply.result?.result?.value)
+        }
+        ws.addEventListener('message', onMessage)
+        ws.send(JSON.stringify({ id, method: 'Runtime.evaluate', params: { expression, returnByValue: true } }))
+      })
+    let dom = ''
+    for (;;) {
+      dom = String((await evaluate('document.documentElement.outerHTML')) ?? '')
+      if (drawn(dom) || Date.now() + (opts.intervalMs ?? 250) > deadline) return dom
+      await new Promise((r) => setTimeout(r, opts.intervalMs ?? 250))
+    }
+  } finally {
+    socket?.close()
     killGroup(child.pid)
     rmSync(profile, { recursive: true, force: true, maxRetries: 3, retryDelay: 100 })
   }
