@@ -123,18 +123,19 @@ export async function dumpDom(fileOrUrl: string, opts: DumpDomOptions = {}): Pro
 /** What the DevTools protocol answers to one command of ours. */
 interface CdpReply {
   id?: number
-  result?: { result?: { value?: unknown } }
+  result?: { result?: { value?: unknown }; exceptionDetails?: { text: string; exception?: { description?: string } } }
   error?: { message: string }
 }
 
 /**
- * Loads a page in headless Chromium and reads its DOM over the DevTools protocol until `drawn` holds of it, or the
- * deadline passes (then the DOM as it stands): a page that draws from data it loads late is read when drawn, not
- * after a virtual-time budget that a loaded machine can spend before the data arrives.
+ * Loads a page in headless Chromium, asks it over the DevTools protocol whether `drawn` (a JavaScript expression,
+ * evaluated in the page) holds yet, and once it does, or the deadline passed, returns its DOM. A page that draws from
+ * data it reads after loading is read when drawn, not at the end of a virtual-time budget a busy machine can spend
+ * first. The question is cheap on purpose: serialising a large page on every poll would starve its own drawing.
  */
 export async function renderUntil(
   fileOrUrl: string,
-  drawn: (dom: string) => boolean,
+  drawn: string,
   opts: { timeoutMs?: number; intervalMs?: number; args?: string[] } = {},
 ): Promise<string> {
   const chromium = findChromium()
@@ -181,18 +182,19 @@ export async function renderUntil(
           const reply = JSON.parse(String(event.data)) as CdpReply
           if (reply.id !== id) return
           ws.removeEventListener('message', onMessage)
+          const thrown = reply.result?.exceptionDetails
           if (reply.error) fail(new Error(reply.error.message))
+          // An expression that throws is the test's mistake, not a page still drawing.
+          else if (thrown) fail(new Error(`${expression}: ${thrown.exception?.description ?? thrown.text}`))
           else ok(reply.result?.result?.value)
         }
         ws.addEventListener('message', onMessage)
         ws.send(JSON.stringify({ id, method: 'Runtime.evaluate', params: { expression, returnByValue: true } }))
       })
-    let dom = ''
-    for (;;) {
-      dom = String((await evaluate('document.documentElement.outerHTML')) ?? '')
-      if (drawn(dom) || Date.now() + (opts.intervalMs ?? 250) > deadline) return dom
-      await new Promise((r) => setTimeout(r, opts.intervalMs ?? 250))
-    }
+    const interval = opts.intervalMs ?? 500
+    while (!(await evaluate(`Boolean(${drawn})`)) && Date.now() + interval <= deadline)
+      await new Promise((r) => setTimeout(r, interval))
+    return String((await evaluate('document.documentElement.outerHTML')) ?? '')
   } finally {
     socket?.close()
     killGroup(child.pid)
