@@ -177,7 +177,8 @@ export async function renderUntil(
     let next = 0
     const evaluate = (expression: string): Promise<unknown> =>
       new Promise((ok, fail) => {
-        const id = (next += 1)
+        next += 1
+        const id = next
         const onMessage = (event: MessageEvent): void => {
           const reply = JSON.parse(String(event.data)) as CdpReply
           if (reply.id !== id) return
