@@ -15,8 +15,9 @@ const addFormats = ((addFormatsModule as unknown as { default?: unknown }).defau
   ajv: Ajv2020,
 ) => void
 
-const SCHEMAS_DIR = fileURLToPath(new URL('../schemas/', import.meta.url))
-const SCHEMA_ID_BASE = 'https://gateway-conformance.test/schemas/'
+export const SCHEMAS_DIR = fileURLToPath(new URL('../schemas/', import.meta.url))
+/** A schema's `$id` is this base and its path under schemas/. */
+export const SCHEMA_ID_BASE = 'https://gateway-conformance.test/schemas/'
 
 /**
  * Not schemas: the catalogue, the route table, the limit tables, the configuration contract and the reference's sections are data

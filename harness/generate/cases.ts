@@ -42,6 +42,12 @@ export interface GeneratedCase {
 /** A body that is not JSON: an object cut off after its first member name. */
 export const NOT_JSON = '{"model": "gateway-conformance", "input": '
 
+/** Whether the schema says the words state the refusal of what a case breaks (a missing member, or its constraint). */
+export function refusalStated(c: GeneratedCase): boolean {
+  const node = c.constraint?.node
+  return (c.keyword === 'required' ? node?.['x-required-refusal'] : c.constraint?.refusal) === 'stated'
+}
+
 /** The title of a route's seed request, its first positive case. */
 export const SEED_TITLE = 'the seed request'
 

@@ -6,12 +6,9 @@
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, posix, relative } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { requestSchemas, type RequestSchema, type SchemaNode } from '../../common/request-schemas.ts'
+import { SCHEMA_ID_BASE, SCHEMAS_DIR } from '../schema-registry.ts'
 import { type Body, DIALECTS, ROUTE_ANSWERS } from './answers.ts'
-
-const SCHEMAS_DIR = fileURLToPath(new URL('../../schemas/', import.meta.url))
-const ID_BASE = 'https://gateway-conformance.test/schemas/'
 
 /** Folders under schemas/ that hold our own files (config, load profiles, reports), not the API's shapes. */
 const NOT_API = new Set(['config', 'load', 'report', 'limits', 'reference'])
@@ -65,8 +62,8 @@ function asComponent(file: string, node: Json): Json {
 function pointAt(file: string, self: string, ref: string): string {
   const [target = '', fragment = ''] = ref.split('#')
   if (target === '') return `#/components/schemas/${self}${fragment}`
-  const resolved = target.startsWith(ID_BASE)
-    ? target.slice(ID_BASE.length)
+  const resolved = target.startsWith(SCHEMA_ID_BASE)
+    ? target.slice(SCHEMA_ID_BASE.length)
     : posix.normalize(posix.join(posix.dirname(file), target))
   return `#/components/schemas/${componentName(resolved)}${fragment}`
 }
@@ -193,7 +190,7 @@ export function openApiDocument(options: OpenApiOptions, dir: string = SCHEMAS_D
   const paths: Record<string, JsonObject> = {}
   for (const schema of requestSchemas(dir)) {
     // "responses/requests/create.json" is the component "responses.requests.create"; the body points into it.
-    const file = schema.$id.slice(ID_BASE.length)
+    const file = schema.$id.slice(SCHEMA_ID_BASE.length)
     const [method = '', path = ''] = schema['x-route'].split(' ')
     components[componentName(file)] = asComponent(file, JSON.parse(JSON.stringify(schema)) as Json)
     paths[path] ??= {}

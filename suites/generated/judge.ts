@@ -5,7 +5,7 @@
  * (harness/openapi/answers.ts) names one; a 4xx is recorded, not judged, since the words allow refusals a schema cannot see (a tier, a model's
  * capability, a limit), and a 429 skips as everywhere.
  */
-import type { GeneratedCase } from '../../harness/generate/cases.ts'
+import { type GeneratedCase, refusalStated } from '../../harness/generate/cases.ts'
 import { answerSchemaOf } from '../../harness/openapi/answers.ts'
 import {
   expectJudgeableRefusal,
@@ -25,8 +25,7 @@ export function caseWords(c: GeneratedCase, seed: number): string {
 }
 
 function judgeNegative(ex: Exchange, c: GeneratedCase, seed: number): void {
-  const stated = c.keyword === 'required' ? c.constraint?.node['x-required-refusal'] : c.constraint?.refusal
-  const words = stated === 'stated' ? 'the words state its refusal' : 'a stated constraint broken'
+  const words = refusalStated(c) ? 'the words state its refusal' : 'a stated constraint broken'
   expectRefused(ex, `${caseWords(c, seed)}: ${words}`)
 }
 

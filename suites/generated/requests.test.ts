@@ -8,7 +8,7 @@
  */
 import { afterAll, describe } from 'vitest'
 import { type RequestSchema, requestSchemas } from '../../common/request-schemas.ts'
-import { generateCases, type GeneratedCase, seedRequest } from '../../harness/generate/cases.ts'
+import { generateCases, type GeneratedCase, refusalStated, seedRequest } from '../../harness/generate/cases.ts'
 import { PHASE_REQUIREMENTS, requirementOf } from '../../harness/generate/filing.ts'
 import { GENERATE_DEFAULTS } from '../../harness/generate/settings.ts'
 import { requirements } from '../../harness/requirements.ts'
@@ -34,13 +34,6 @@ function deletable(route: string): string | undefined {
     ?.slice('DELETE '.length)
 }
 
-/** Whether the words state the refusal of what a negative case breaks (a missing member, a body that is not JSON). */
-function refusalStated(c: GeneratedCase): boolean {
-  if (c.keyword === 'json') return true
-  const node = c.constraint?.node
-  return (c.keyword === 'required' ? node?.['x-required-refusal'] : c.constraint?.refusal) === 'stated'
-}
-
 /**
  * A case that may make a video job, on a target that bills it by the second: left out. A negative one is sent only
  * where the words state its refusal; one past an edge they leave open (a 1001-character prompt) may be served.
@@ -48,7 +41,9 @@ function refusalStated(c: GeneratedCase): boolean {
 function costly(schema: RequestSchema, c: GeneratedCase): boolean {
   if (runConfig().embedded) return false
   if (namesVideo(c.request)) return true
-  return schema['x-model'] === 'video' && (c.kind !== 'negative' || !refusalStated(c))
+  // A body that is not JSON is refused by every faithful gateway: it cannot start a job.
+  const refused = c.keyword === 'json' || refusalStated(c)
+  return schema['x-model'] === 'video' && (c.kind !== 'negative' || !refused)
 }
 
 /** Models tried for a route's `{model}`, with its seed request, before the first is taken anyway. */
