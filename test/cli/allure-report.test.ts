@@ -86,10 +86,6 @@ function visibleText(dom: string): string {
     .replace(/&amp;/g, '&')
 }
 
-/**
- * The DOM of a report page once Allure's app has drawn it. The app decodes its embedded data asynchronously, and
- * on a loaded machine the virtual-time budget can run out first: then the page is loaded once more.
- */
 /** The run's count in the results view, once drawn (a loader stands in its place until the data is read). */
 const TOTAL = /data-testid="metadata-item-total"[\s\S]*?data-testid="metadata-value"[^>]*>(?:<[^>]+>)*(\d+)</
 

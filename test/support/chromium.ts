@@ -120,6 +120,9 @@ export async function dumpDom(fileOrUrl: string, opts: DumpDomOptions = {}): Pro
   }
 }
 
+/** An expression that threw in the page, as opposed to a protocol error. */
+class PageError extends Error {}
+
 /** What the DevTools protocol answers to one command of ours. */
 interface CdpReply {
   id?: number
@@ -185,17 +188,25 @@ export async function renderUntil(
           ws.removeEventListener('message', onMessage)
           const thrown = reply.result?.exceptionDetails
           if (reply.error) fail(new Error(reply.error.message))
-          // An expression that throws is the test's mistake, not a page still drawing.
-          else if (thrown) fail(new Error(`${expression}: ${thrown.exception?.description ?? thrown.text}`))
+          else if (thrown) fail(new PageError(`${expression}: ${thrown.exception?.description ?? thrown.text}`))
           else ok(reply.result?.result?.value)
         }
         ws.addEventListener('message', onMessage)
         ws.send(JSON.stringify({ id, method: 'Runtime.evaluate', params: { expression, returnByValue: true } }))
       })
     const interval = opts.intervalMs ?? 500
-    while (!(await evaluate(`Boolean(${drawn})`)) && Date.now() + interval <= deadline)
-      await new Promise((r) => setTimeout(r, interval))
-    return String((await evaluate('document.documentElement.outerHTML')) ?? '')
+    // The page may not have a document yet (the first load is still committing), so a question that throws is
+    // asked again; one that still throws at the deadline is the test's mistake and fails it.
+    const asks = async (): Promise<boolean> => {
+      try {
+        return Boolean(await evaluate(`Boolean(${drawn})`))
+      } catch (error) {
+        if (!(error instanceof PageError) || Date.now() + interval > deadline) throw error
+        return false
+      }
+    }
+    while (!(await asks()) && Date.now() + interval <= deadline) await new Promise((r) => setTimeout(r, interval))
+    return String((await evaluate('document.documentElement?.outerHTML ?? ""')) ?? '')
   } finally {
     socket?.close()
     killGroup(child.pid)
