@@ -39,6 +39,22 @@ export function asGatewayError(error: FastifyError | GatewayError): GatewayError
   return new GatewayError(500, 'The gateway failed to process the request.')
 }
 
+/**
+ * Route options under a fault that lets the framework's refusal of a body (not JSON, too deep) escape as a 500,
+ * where §7 gives 400 invalid request.
+ */
+export function parseErrorsAs500(state: GatewayState) {
+  return {
+    errorHandler: (error: FastifyError | GatewayError, request: FastifyRequest, reply: FastifyReply) =>
+      sendError(
+        state,
+        request,
+        reply,
+        !(error instanceof GatewayError) && error.statusCode === 400 ? new GatewayError(500, 'Internal error.') : error,
+      ),
+  }
+}
+
 /** Renders an error in the dialect of the request's path family. */
 export function sendError(
   state: GatewayState,

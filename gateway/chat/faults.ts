@@ -6,6 +6,11 @@ import type { FaultDefinition } from '../faults/definition.ts'
 
 export const CHAT_FAULTS = [
   {
+    name: 'chat-malformed-json-500',
+    breaks: ['P1-7-malformed-json'],
+    description: 'POST /v1/chat/completions answers 500 instead of 400 to a body that is not valid JSON.',
+  },
+  {
     name: 'chat-created-iso',
     breaks: ['P1-2.6-chat-completion'],
     description: 'A (non-streamed) chat completion gives created as an ISO 8601 string instead of Unix seconds.',

@@ -20,6 +20,7 @@ import { parseChatRequest, type ChatRequest } from './request.ts'
 import { streamChat, type CompletionHead } from './stream.ts'
 import { requireCaller, type RequestContext } from '../context.ts'
 import { invalidParameter } from '../errors.ts'
+import { parseErrorsAs500 } from '../fallbacks.ts'
 import { objectBody, requireModelId, requireTier, resolveModel } from '../models/access.ts'
 import type { GatewayState } from '../state.ts'
 import { reshapeAnswers } from '../faults/answers.ts'
@@ -38,7 +39,7 @@ export function registerChatRoutes(app: FastifyInstance, state: GatewayState): v
 }
 
 function registerRoutes(app: FastifyInstance, state: GatewayState, rules: ChatRules): void {
-  app.post('/v1/chat/completions', async (request, reply) => {
+  app.post('/v1/chat/completions', rules.malformedJsonAs400 ? {} : parseErrorsAs500(state), async (request, reply) => {
     const context = state.contexts.of(request)
     const caller = requireCaller(context)
     const body = objectBody(request.body)

@@ -7,6 +7,8 @@ export type ChatRules = Readonly<ReturnType<typeof chatRules>>
 export function chatRules(faults: FaultSet) {
   const bent = bentBy<ChatFault>(faults)
   return {
+    // Section 7: a body that is not JSON is 400; the fault answers 500, as if the parse error escaped.
+    malformedJsonAs400: !bent('chat-malformed-json-500'),
     // Section 7: an unknown model is 404; the fault serves the first chat model.
     refuseUnknownModel: !bent('chat-unknown-model-served'),
     // Section 1.5: a model above the caller's tier is 403; the fault serves it.

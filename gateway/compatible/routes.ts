@@ -13,12 +13,12 @@
  * on legacy completions only.
  */
 import { randomBytes } from 'node:crypto'
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { CATALOGUE, findModel, type CatalogueModel, type Mode } from '../models/catalogue.ts'
 import { requireCaller, type RequestContext } from '../context.ts'
 import { GatewayError, invalidParameter } from '../errors.ts'
 import { MAX_IMAGES } from '../limit-tables.ts'
-import { sendError } from '../fallbacks.ts'
+import { parseErrorsAs500 } from '../fallbacks.ts'
 import { objectBody, requireModelId, requireTier, resolveModel } from '../models/access.ts'
 import { generate } from '../simulate/generate.ts'
 import { countTokens } from '../simulate/tokenizer.ts'
@@ -60,13 +60,7 @@ export function registerCompatibleRoutes(app: FastifyInstance, state: GatewaySta
     requireTier(model, caller, state.tiers)
     return { context, caller, body, model }
   }
-  const embeddingsOptions = rules.malformedJsonAs400
-    ? {}
-    : {
-        errorHandler: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) =>
-          sendError(state, request, reply, error.statusCode === 400 ? new GatewayError(500, 'Internal error.') : error),
-      }
-  app.post('/v1/embeddings', embeddingsOptions, embeddingsRoute(open, rules))
+  app.post('/v1/embeddings', rules.malformedJsonAs400 ? {} : parseErrorsAs500(state), embeddingsRoute(open, rules))
   app.post('/v1/completions', completionsRoute(open, seconds))
   app.post('/v1/images/generations', imageRoute(open, state, seconds, false))
   app.post('/v1/images/edits', imageRoute(open, state, seconds, true))

@@ -2,6 +2,11 @@
 import type { FaultDefinition } from '../faults/definition.ts'
 
 export const OCR_FAULTS = [
+  {
+    name: 'ocr-malformed-json-500',
+    breaks: ['P2-7-malformed-json'],
+    description: 'POST /v1/ocr answers 500 instead of 400 to a body that is not valid JSON.',
+  },
   { name: 'ocr-object-missing', breaks: ['P2-2.3-ocr-result'], description: 'OCR answers have no object field.' },
   {
     name: 'ocr-model-optional',

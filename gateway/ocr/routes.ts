@@ -19,6 +19,7 @@ import { chargeUsd } from '../account/billing.ts'
 import { TINY_PNG_BASE64 } from '../compatible/simulate.ts'
 import { requireCaller, type AuthPolicy, type Caller, type RequestContext } from '../context.ts'
 import { GatewayError, invalidParameter } from '../errors.ts'
+import { parseErrorsAs500 } from '../fallbacks.ts'
 import { objectBody, requireModelId, requireTier, resolveModel } from '../models/access.ts'
 import { annotate, readAnnotationFormat, type AnnotationFormat } from './annotation.ts'
 import { readDocument, type OcrDocument } from './document.ts'
@@ -52,7 +53,10 @@ function registerRoutes(app: FastifyInstance, state: GatewayState, rules: OcrRul
   const { variations } = state
   // As in search/routes.ts: without the key rule, calls without a valid key get through ("optional", the
   // unknown-route policy).
-  const config = rules.requireKey ? {} : { config: { auth: 'optional' as AuthPolicy } }
+  const config = {
+    ...(rules.requireKey ? {} : { config: { auth: 'optional' as AuthPolicy } }),
+    ...(rules.malformedJsonAs400 ? {} : parseErrorsAs500(state)),
+  }
 
   app.post('/v1/ocr', config, async (request: FastifyRequest) => {
     const context = state.contexts.of(request)

@@ -7,6 +7,8 @@ export type OcrRules = Readonly<ReturnType<typeof ocrRules>>
 export function ocrRules(faults: FaultSet) {
   const bent = bentBy<OcrFault>(faults)
   return {
+    // Part 1 §7: a body that is not JSON is 400; the fault answers 500, as if the parse error escaped.
+    malformedJsonAs400: !bent('ocr-malformed-json-500'),
     // Section 5: a call with no valid key is 401; the fault serves it, charged to no one.
     requireKey: !bent('ocr-key-not-required'),
     // model is required; the fault serves the OCR model without one.

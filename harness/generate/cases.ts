@@ -42,8 +42,12 @@ export interface GeneratedCase {
 /** A body that is not JSON: an object cut off after its first member name. */
 export const NOT_JSON = '{"model": "gateway-conformance", "input": '
 
-/** Whether the schema says the words state the refusal of what a case breaks (a missing member, or its constraint). */
+/**
+ * Whether the words state the refusal of what a case breaks: for a missing member or a constraint, as the schema
+ * says; for a body that is not JSON, always (bodies are JSON, and §7 gives 400 invalid request).
+ */
 export function refusalStated(c: GeneratedCase): boolean {
+  if (c.keyword === 'json') return true
   const node = c.constraint?.node
   return (c.keyword === 'required' ? node?.['x-required-refusal'] : c.constraint?.refusal) === 'stated'
 }
@@ -236,8 +240,9 @@ function boundaries(
   return pick([judged, rest], settings.runs, mixSeed(settings.seed, `${schema['x-route']} boundary`))
 }
 
+/** Only where the seed has a body: a route whose body the words leave unstated (cancel) may ignore one. */
 function notJson(schema: RequestSchema, base: RequestValue): GeneratedCase[] {
-  if (schema['x-body'] !== 'json' || base.body === undefined) return []
+  if (schema['x-body'] !== 'json' || schema['x-seed']?.body === undefined) return []
   return [
     {
       id: '',

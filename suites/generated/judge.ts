@@ -1,6 +1,7 @@
 /**
  * How the generation phase judges an answer. A negative case: a refusal (any 4xx other than 429), never a 2xx or a
- * 5xx (expectRefused: the level of the requirement it is filed under makes a 2xx a failure or a warning). A positive
+ * 5xx (expectRefused: the level of the requirement it is filed under makes a 2xx a failure or a warning); a body that
+ * is not JSON, 400. A positive
  * or boundary case: no 5xx, and a 2xx whose JSON body matches the route's response schema where the answer table
  * (harness/openapi/answers.ts) names one; a 4xx is recorded, not judged, since the words allow refusals a schema cannot see (a tier, a model's
  * capability, a limit), and a 429 skips as everywhere.
@@ -12,9 +13,11 @@ import {
   expectKeyAccepted,
   expectRefused,
   expectSchema,
+  expectStatus,
   fail,
   is2xx,
   notObserved,
+  skipIfRouteAbsent,
 } from '../../harness/worker/assert.ts'
 import type { Exchange } from '../../harness/worker/http-client.ts'
 import { observe } from '../../harness/worker/recorder.ts'
@@ -25,8 +28,22 @@ export function caseWords(c: GeneratedCase, seed: number): string {
 }
 
 function judgeNegative(ex: Exchange, c: GeneratedCase, seed: number): void {
+  if (c.keyword === 'json') {
+    judgeNotJson(ex, c, seed)
+    return
+  }
   const words = refusalStated(c) ? 'the words state its refusal' : 'a stated constraint broken'
   expectRefused(ex, `${caseWords(c, seed)}: ${words}`)
+}
+
+/**
+ * A body that is not JSON: 400, the status §7 gives an invalid request. A route the target does not serve is the
+ * requirement that states the route's to judge, not this body's.
+ */
+function judgeNotJson(ex: Exchange, c: GeneratedCase, seed: number): void {
+  expectJudgeableRefusal(ex)
+  skipIfRouteAbsent(ex.excerpt)
+  expectStatus(ex, 400, `400 invalid request: ${caseWords(c, seed)}`)
 }
 
 function judgeServed(ex: Exchange, c: GeneratedCase, seed: number): void {

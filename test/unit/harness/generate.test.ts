@@ -8,7 +8,7 @@ import addFormatsModule from 'ajv-formats'
 import { describe, expect, test } from 'vitest'
 import { REQUEST_SCHEMA_KEYWORDS, type RequestSchema, requestSchemas } from '../../../common/request-schemas.ts'
 import { generateCases, NOT_JSON } from '../../../harness/generate/cases.ts'
-import { PHASE_REQUIREMENTS, requirementOf } from '../../../harness/generate/filing.ts'
+import { NOT_JSON_REQUIREMENTS, PHASE_REQUIREMENTS, requirementOf } from '../../../harness/generate/filing.ts'
 import { requirements } from '../../../harness/requirements.ts'
 
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
@@ -124,5 +124,21 @@ describe('POST /v1/responses, the worked example', () => {
     expect(filed('the seed request')).toBe('P1-2.7-response-object')
     for (const id of Object.values(PHASE_REQUIREMENTS))
       expect(requirements().get(id)).toMatchObject({ level: 'SHOULD', kind: 'refusal' })
+  })
+
+  test('a body that is not JSON goes under the MUST of its part, or the compatible routes own; only where a body is stated', () => {
+    const notJsonOf = (route: string) => {
+      const schema = all.find((s) => s['x-route'] === route) as RequestSchema
+      const found = generateCases(schema, SETTINGS).find((c) => c.rawBody === NOT_JSON)
+      return found && requirementOf(found, { part: schema['x-part'], known: (id) => requirements().has(id) })
+    }
+    expect(notJsonOf('POST /v1/responses')).toBe(NOT_JSON_REQUIREMENTS[1])
+    expect(notJsonOf('POST /v1/chat/completions')).toBe(NOT_JSON_REQUIREMENTS[1])
+    expect(notJsonOf('POST /v1/ocr')).toBe(NOT_JSON_REQUIREMENTS[2])
+    expect(notJsonOf('POST /v1/embeddings')).toBe('P1-7-compatible-malformed-json')
+    // Cancel's body is not stated (the convention sends none): a gateway may ignore one.
+    expect(notJsonOf('POST /v1/responses/{response_id}/cancel')).toBeUndefined()
+    for (const id of Object.values(NOT_JSON_REQUIREMENTS))
+      expect(requirements().get(id)).toMatchObject({ level: 'MUST', kind: 'refusal' })
   })
 })
