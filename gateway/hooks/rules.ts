@@ -115,7 +115,9 @@ const RACE_WINDOW_MS = 250
 
 /**
  * `limiter-race`: checks, then counts once the key has had no new call for a store's round trip, so every call of
- * a burst reads the bucket as it was before the burst, however far apart a loaded machine delivers them.
+ * a burst reads the bucket as it was before the burst, however far apart a loaded machine delivers them. Only the
+ * admissions race: a call the stale read would refuse is checked and counted as it stands, so a refusal takes
+ * nothing and its Retry-After is true.
  */
 function racingCounter(limiter: RateLimiter): Counter {
   const lastRead = new Map<string, number>()
@@ -127,7 +129,8 @@ function racingCounter(limiter: RateLimiter): Counter {
       if (quiet <= 0) break
       await sleep(quiet)
     }
-    return { ...limiter.take(key, limit, 1), admitted: before.remaining >= 1 }
+    if (before.remaining < 1) return limiter.take(key, limit, 1)
+    return { ...limiter.take(key, limit, 1), admitted: true }
   }
 }
 
