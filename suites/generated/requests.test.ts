@@ -13,7 +13,7 @@ import { PHASE_REQUIREMENTS, requirementOf } from '../../harness/generate/filing
 import { GENERATE_DEFAULTS } from '../../harness/generate/settings.ts'
 import { requirements } from '../../harness/requirements.ts'
 import { routes } from '../../harness/routes.ts'
-import { is2xx, notObserved } from '../../harness/worker/assert.ts'
+import { is2xx, notObserved, precondition } from '../../harness/worker/assert.ts'
 import { check, perFile, runConfig, target } from '../../harness/worker/suite.ts'
 import { judge } from './judge.ts'
 import { cleanUp, createdBy, materialise, modelCandidates, namesVideo } from './materials.ts'
@@ -49,6 +49,8 @@ function costly(schema: RequestSchema, c: GeneratedCase): boolean {
 /** Models tried for a route's `{model}`, with its seed request, before the first is taken anyway. */
 const PROBES = 4
 const chosen = perFile(() => new Map<string, Promise<string>>())
+/** Routes whose `{model}` no candidate's seed request was served on: the model may be refused before the body. */
+const unserved = perFile(() => new Set<string>())
 
 /**
  * The model a route's `{model}` stands for: the first candidate (materials.ts) whose seed request is served, so that
@@ -67,6 +69,7 @@ function modelOf(schema: RequestSchema): () => Promise<string> {
             const seed = await materialise(api, schema, seedRequest(schema), async () => model)
             if (is2xx(await send(api, schema, { route }, seed))) return model
           }
+          unserved().add(route)
           return candidates[0] as string
         })(),
       )
@@ -78,6 +81,15 @@ async function run(schema: RequestSchema, c: GeneratedCase): Promise<void> {
   const request = await materialise(api, schema, c.request, modelOf(schema))
   const ex = await send(api, schema, c, request)
   if (ex.status >= 200 && ex.status < 300) createdBy(c.route, ex.json, deletable)
+  // No model served the route's seed: a 404 to a body that is not JSON may refuse the model first, whose cause the
+  // requirement stating the route reports.
+  const requirement = served.get(c.route)
+  if (c.keyword === 'json' && ex.status === 404 && unserved().has(c.route) && requirement !== undefined)
+    precondition(
+      false,
+      requirement,
+      `no model's seed request was served on ${c.route}: ${ex.status} may refuse the model`,
+    )
   judge(ex, c, settings.seed)
 }
 
