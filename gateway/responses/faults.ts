@@ -224,6 +224,18 @@ export const RESPONSES_FAULTS = [
       'GET /v1/responses/{response_id} of an id it has not stored (one issued with store false) answers 400.',
   },
   {
+    name: 'retrieve-upstream-id',
+    breaks: ['P1-4.5-retrieve-same'],
+    description:
+      "GET /v1/responses/{response_id} answers the stored response under the upstream provider's id, not the id its creation answered.",
+  },
+  {
+    name: 'store-false-chain-continued',
+    breaks: ['P1-4.5-store-false'],
+    description:
+      'A response created with store false is kept for chains: previous_response_id continues it, though retrieving it still answers 404.',
+  },
+  {
     name: 'input-file-two-sources-accepted',
     breaks: ['P1-4.4-input-file-one-source'],
     description: 'An input_file part with both file_id and file_data is accepted (the first source is read).',

@@ -68,6 +68,10 @@ export const RESPONSES_ANSWER_RESHAPES: AnswerReshapes<ResponsesFault> = {
   // Answers only: a stream's text is judged against its deltas, which stay whole.
   'output-text-trailing-newline': trailingNewline,
   'function-call-no-call-id': noCallId,
+  // Retrieval alone: the creation answered the gateway's own id.
+  'retrieve-upstream-id': onRoutes(['GET /v1/responses/:id'], (answer) =>
+    typeof answer.id === 'string' ? { ...answer, id: answer.id.replace(/^resp_/, 'resp_upstream_') } : answer,
+  ),
   // A created background response is the one answer still queued; polls show its true status.
   'background-status-pending': onRoutes(['POST /v1/responses'], (answer) =>
     answer.status === 'queued' ? { ...answer, status: 'pending' } : answer,

@@ -87,6 +87,7 @@ function registerCreate(app: FastifyInstance, responses: Responses): void {
       timers: [],
     }
     if (req.store) store.put(entry)
+    else if (rules.chainsUnstored) store.put({ ...entry, chainOnly: true })
 
     if (req.background && choices.background) {
       runInBackground(entry, render, backgroundTiming(state.varyLatencyMs))
@@ -202,7 +203,7 @@ function notFound(id: string): GatewayError {
 
 function storedEntry({ rules, choices, store }: Responses, id: string, accountId: string): StoredResponse {
   const entry = store.get(id, accountId)
-  if (entry) return entry
+  if (entry && !entry.chainOnly) return entry
   if (rules.neverIssuedResponseStatus === 500 && !hasIssuedForm(id))
     throw new GatewayError(500, 'The server had an error while processing your request.', { type: 'server_error' })
   if (rules.missingResponseStatus === 400) throw invalidParameter('response_id', `Invalid response id '${id}'.`)

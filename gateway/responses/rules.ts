@@ -98,6 +98,8 @@ function routeRules(bent: Bent) {
     recordStreamTokens: !bent('stream-transaction-tokens-zero'),
     // Errors answer a JSON error object (the convention, section 7); the fault answers a 400 as plain text.
     jsonErrors: !bent('responses-error-text'),
+    // A response created with store false is not stored, so no chain continues it; the fault keeps it for chains.
+    chainsUnstored: bent('store-false-chain-continued'),
     // Retrieve, input items and cancel are served; each fault answers 404 for every response.
     servesRetrieve: !bent('retrieve-404'),
     servesInputItems: !bent('input-items-404'),

@@ -14,6 +14,8 @@ export interface StoredResponse {
   readonly inputItems: readonly Record<string, unknown>[]
   /** Pending background transitions, cleared on cancel, eviction and close. */
   timers: NodeJS.Timeout[]
+  /** Kept only to be continued (a fault's): created with store false, so not retrievable. */
+  readonly chainOnly?: boolean
 }
 
 // Stored responses hold their input and output: a small bound keeps a saturated /v1/responses within memory.

@@ -5,15 +5,26 @@
  * metadata of 17 pairs accepted (their SHOULD refusals: warn), a body that is not JSON answered 500 on embeddings
  * (P1-7-compatible-malformed-json), a moderation without input served (P2-7-moderation-400) and page 10001 served
  * (P1-4.2-page-refused). The faulty run takes every case of those routes (--generate-runs 40), and nothing else.
+ * Against a gateway with a fault of a lifecycle (files, stored responses, video jobs), that resource's sequences file
+ * it under the one rule it breaks, naming the sequence and the call that shows it.
  */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
+import { createVitest } from 'vitest/node'
 import { SEEDED_KEY_ENV } from '../../gateway/account/accounts.ts'
 import type { EmbeddedGateway } from '../../gateway/embedded.ts'
 import { PHASE_REQUIREMENTS } from '../../harness/generate/filing.ts'
-import { DEFAULTS } from '../../harness/setup/config.ts'
+import { todayUtc } from '../../harness/clock.ts'
+import { requirements } from '../../harness/requirements.ts'
+import { ConformanceReporter } from '../../harness/report/reporter.ts'
 import type { Summary } from '../../harness/report/summary.ts'
+import { DEFAULT_NATIVE_KEY_HEADER, DEFAULTS, type RunOptions, type TargetConfig } from '../../harness/setup/config.ts'
+import { CONFORMANCE_PROJECTS } from '../../harness/setup/projects.ts'
+import { newRunId } from '../../harness/setup/target.ts'
 import { startGatewayThread } from '../support/gateway-thread.ts'
-import { keyEnv, withRun } from '../support/run-conformance.ts'
+import { keyEnv, ROOT, withRun } from '../support/run-conformance.ts'
 
 const FAULTS = [
   'missing-input-accepted',
@@ -89,40 +100,145 @@ test('against faults of request validation, each is filed under the requirement 
   })
 }, 120_000)
 
-/** The stateful sequences (suites/generated/lifecycle.test.ts): each fault of the file lifecycle is filed under its rule. */
-const LIFECYCLE_FAULTS = [
-  { fault: 'delete-noop', breaks: 'P1-4.4-delete' },
-  { fault: 'file-list-bytes-kib', breaks: 'P1-4.4-retrieve' },
-  { fault: 'unknown-file-400', breaks: 'P1-4.4-delete' },
+/**
+ * The stateful sequences (suites/generated/*lifecycle.test.ts): each fault of a lifecycle is filed under the one rule
+ * it breaks that the sequences judge, at that rule's level (a MUST fails, a SHOULD warns), naming the sequence. Rules
+ * the sequences judged before the break, or past a status they noted and went on from, still pass (`passes`).
+ */
+const LIFECYCLE_FAULTS: Array<{
+  fault: string
+  breaks: string
+  kind: keyof typeof SEQUENCE_FILES
+  passes?: string[]
+}> = [
+  { fault: 'delete-noop', breaks: 'P1-4.4-delete', kind: 'file' },
+  { fault: 'file-list-bytes-kib', breaks: 'P1-4.4-retrieve', kind: 'file' },
+  { fault: 'unknown-file-400', breaks: 'P1-4.4-delete', kind: 'file' },
+  {
+    fault: 'retrieve-404',
+    breaks: 'P1-4.5-store-retrieve',
+    kind: 'response',
+    passes: ['P1-4.5-input-items', 'P1-4.5-chain-input-tokens'],
+  },
+  { fault: 'retrieve-upstream-id', breaks: 'P1-4.5-retrieve-same', kind: 'response' },
+  { fault: 'input-items-404', breaks: 'P1-4.5-input-items', kind: 'response' },
+  { fault: 'store-false-chain-continued', breaks: 'P1-4.5-store-false', kind: 'response' },
+  {
+    fault: 'unknown-response-400',
+    breaks: 'P1-7-unstored-response-404',
+    kind: 'response',
+    passes: ['P1-4.5-store-false', 'P1-4.5-chain-input-tokens'],
+  },
+  { fault: 'chain-context-not-counted', breaks: 'P1-4.5-chain-input-tokens', kind: 'response' },
+  { fault: 'video-retrieve-no-safety-identifier', breaks: 'P2-4.1-retrieve', kind: 'video' },
+  { fault: 'video-filter-safety-ignored', breaks: 'P2-4.1-list-filter-safety', kind: 'video' },
+  { fault: 'video-delete-noop', breaks: 'P2-4.1-delete', kind: 'video' },
+  {
+    fault: 'video-unknown-400',
+    breaks: 'P1-7-video-unknown-404',
+    kind: 'video',
+    passes: ['P2-4.1-delete', 'P2-4.1-list-filter-safety'],
+  },
+  { fault: 'video-list-status-stale', breaks: 'P2-3-terminal-stable', kind: 'video' },
 ]
 
-test.each(LIFECYCLE_FAULTS)(
-  'generated file sequences against $fault fail $breaks alone, naming the sequence and its call',
-  async ({ fault, breaks }) => {
-    const gateway = await startGatewayThread({ faults: [fault], minuteMs: DEFAULTS.embeddedMinuteMs })
-    try {
-      const env = {
-        GATEWAY_BASE_URL: gateway.url,
-        ...keyEnv({ ...gateway.keys }, SEEDED_KEY_ENV),
-        GATEWAY_MINUTE_MS: String(DEFAULTS.embeddedMinuteMs),
-        // Shrinking replays sequences; each waits the settle bound for what a faithful store shows at once.
-        GATEWAY_SETTLE_MS: '1000',
-      }
-      await withRun(['--family', 'generated', '--grep', 'generated file sequences'], env, (run) => {
-        const found = judged(run.summary)
-        expect(
-          found.map((r) => [r.id, r.status]),
-          found.map((r) => r.evidence[0]?.message).join('\n---\n'),
-        ).toEqual([[breaks, 'fail']])
-        expect(found[0]!.evidence[0]!.message).toMatch(
-          /generated with seed 1: upload\(user_data\), [\s\S]*Reproduce: curl /,
-        )
-        expect(run.summary!.fixFirst?.[0]?.exchange).toBeDefined()
-        expect(run.exitCode).toBe(1)
-      })
-    } finally {
-      await gateway.close()
+/** Each kind's suite file, and how its sequences open in a finding's words. */
+const SEQUENCE_FILES = {
+  file: { file: 'suites/generated/lifecycle.test.ts', opening: 'upload\\(user_data\\)' },
+  response: {
+    file: 'suites/generated/responses-lifecycle.test.ts',
+    opening: 'create\\(stored\\), create\\(store false\\)',
+  },
+  video: { file: 'suites/generated/videos-lifecycle.test.ts', opening: 'create\\(0\\), create\\(1\\)' },
+}
+
+/**
+ * One suite file run in this process against a gateway with one fault, taken as the embedded gateway and judged by
+ * the conformance reporter as a command's run is: the video sequences make jobs against the embedded gateway only (a
+ * real target bills them by the second), and the command starts that one without faults.
+ */
+async function embeddedRun(fault: string, file: string): Promise<{ summary: Summary | undefined; exitCode: number }> {
+  const gateway = await startGatewayThread({ faults: [fault], minuteMs: DEFAULTS.embeddedMinuteMs })
+  const scratch = mkdtempSync(join(tmpdir(), 'gc-sequences-'))
+  try {
+    const common = {
+      keys: { ...gateway.keys },
+      asOf: todayUtc(),
+      budgetUsd: null,
+      timeoutMs: DEFAULTS.timeoutMs,
+      largeUploads: false,
+      models: { ...gateway.models },
+      nativeKeyHeader: DEFAULT_NATIVE_KEY_HEADER,
+      // Shrinking replays sequences; each waits the settle bound for what a faithful store shows at once.
+      settleMs: 1000,
     }
+    const target: TargetConfig = {
+      ...common,
+      baseUrl: gateway.url,
+      embedded: true,
+      minuteMs: DEFAULTS.embeddedMinuteMs,
+      runId: newRunId(),
+    }
+    const options: RunOptions = {
+      ...common,
+      baseUrl: null,
+      asOfExplicit: false,
+      families: ['generated'],
+      grep: null,
+      reportDir: scratch,
+      filters: [file],
+    }
+    const reporter = new ConformanceReporter({
+      target,
+      options,
+      runDir: join(scratch, target.runId),
+      reportRoot: scratch,
+      root: ROOT,
+      tool: { name: 'generated-proof', version: '0' },
+      write: () => {},
+      writeReports: false,
+    })
+    const vitest = await createVitest('test', {
+      root: ROOT,
+      project: CONFORMANCE_PROJECTS,
+      watch: false,
+      reporters: [reporter],
+    })
+    try {
+      vitest.provide('runConfig', target)
+      await vitest.start([file])
+      return { summary: reporter.summary, exitCode: reporter.exitCode }
+    } finally {
+      await vitest.close()
+    }
+  } finally {
+    await gateway.close()
+    rmSync(scratch, { recursive: true, force: true })
+  }
+}
+
+test.each(LIFECYCLE_FAULTS)(
+  'generated $kind sequences against $fault fail $breaks alone, naming the sequence and its call',
+  async ({ fault, breaks, kind, passes = [] }) => {
+    const status = requirements().get(breaks)?.level === 'MUST' ? 'fail' : 'warn'
+    const { file, opening } = SEQUENCE_FILES[kind]
+    const run = await embeddedRun(fault, file)
+    const found = judged(run.summary)
+    const messages = found.flatMap((r) => r.evidence.map((e) => e.message))
+    expect(
+      found.map((r) => [r.id, r.status]),
+      messages.join('\n---\n'),
+    ).toEqual([[breaks, status]])
+    // The record ledger may file the same rule beside the sequences: theirs is the finding that names them.
+    expect(messages.join('\n---\n')).toMatch(
+      new RegExp(`generated with seed 1: ${opening}, [^\\n]*\\)[\\s\\S]*Reproduce: curl `),
+    )
+    expect(run.summary!.fixFirst?.[0]?.exchange).toBeDefined()
+    const statuses = new Map((run.summary?.requirements ?? []).map((r) => [r.id, r.status]))
+    expect(Object.fromEntries(passes.map((id) => [id, statuses.get(id)]))).toEqual(
+      Object.fromEntries(passes.map((id) => [id, 'pass'])),
+    )
+    expect(run.exitCode).toBe(status === 'fail' ? 1 : 0)
   },
   120_000,
 )
