@@ -15,7 +15,7 @@ import { expectThat, notObserved, precondition } from '../../harness/worker/asse
 import { memo } from '../../harness/worker/helpers.ts'
 import type { Exchange, TargetClient } from '../../harness/worker/http-client.ts'
 import { observe } from '../../harness/worker/recorder.ts'
-import { check, runConfig, SUITE_DEFAULTS } from '../../harness/worker/suite.ts'
+import { check, perFile, runConfig, SUITE_DEFAULTS } from '../../harness/worker/suite.ts'
 
 export const SEQUENCES = {
   // The sequences and their shrinking re-run against the target: bounded, then the shortest failing one so far stands.
@@ -55,12 +55,12 @@ export class Unusable extends Error {
   }
 }
 
-/** What the running sequence has seen: the rules it judged and found holding, and what it noted and went on past. */
-let running: { held: Set<string>; noted: Finding[] } | undefined
+/** What the file's running sequence has seen: the rules it judged and found holding, and what it went on past. */
+const sequence = perFile(() => ({ running: undefined as { held: Set<string>; noted: Finding[] } | undefined }))
 
 /** A rule a command judged and found holding: its check passes though another rule breaks later. */
 export function held(requirement: string): void {
-  running?.held.add(requirement)
+  sequence().running?.held.add(requirement)
 }
 
 /**
@@ -68,7 +68,7 @@ export function held(requirement: string): void {
  * rules after it (a MUST among them) are still judged, and the finding stands if nothing else breaks.
  */
 export function carryOn(finding: Finding): void {
-  running?.noted.push(finding)
+  sequence().running?.noted.push(finding)
 }
 
 /** A 429 left after the client's retries says the tier's limit, not the lifecycle: the sequence cannot go on. */
@@ -153,7 +153,7 @@ async function runSequences<Model extends object>(api: TargetClient, lifecycle: 
       const model = lifecycle.fresh()
       const seen = { held: holding, noted: [] as Finding[] }
       let stopped: unknown
-      running = seen
+      sequence().running = seen
       try {
         await lifecycle.open(model)
         await fc.asyncModelRun(() => ({ model, real: api }), cmds)
@@ -161,7 +161,7 @@ async function runSequences<Model extends object>(api: TargetClient, lifecycle: 
       } catch (error) {
         stopped = error
       } finally {
-        running = undefined
+        sequence().running = undefined
         await lifecycle.cleanUp(model)
       }
       const findings = [...seen.noted, ...(stopped instanceof Broken ? [stopped.finding] : [])]
