@@ -368,11 +368,12 @@ describe.concurrent('hostile targets', () => {
           const refused = await call().catch((error: unknown) => error)
           expect(refused).toBeInstanceOf(RunStopped)
           expect((refused as RunStopped).code).toBe('TARGET_UNHEALTHY')
-          expect((refused as RunStopped).message).toMatch(
-            new RegExp(
-              `^POST /v1/responses not sent: the run stopped calling, target unhealthy, 5 transport failures in a row: \\(1\\) POST /v1/responses: [^;]*(?:${failure.source})`,
-            ),
+          const message = (refused as RunStopped).message
+          expect(message).toMatch(
+            /^POST \/v1\/responses not sent: the run stopped calling, target unhealthy, 5 transport failures in a row: \(1\) /,
           )
+          // One failure it names at least shows the shape: a machine busy past its cores may hold an answer past the deadline.
+          expect(message).toMatch(new RegExp(`\\([1-5]\\) POST /v1/responses: [^;]*(?:${failure.source})`))
           expect(server.hits).toBe(RUN_STOP_DEFAULTS.consecutiveFailures)
         } finally {
           await server.close()
