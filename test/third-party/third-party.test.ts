@@ -20,18 +20,20 @@ const BOUND_MS = 240_000
 
 /**
  * What each server meets, verified by reading its exchanges: mock-llm streams a chat answer as SSE that ends cleanly
- * (its chunks and data: [DONE] are recorded, §6.4 not showing them), and its JSON parser refuses a broken body with 400;
- * openai-mock-api answers a chat completion of §2.6 (with and without tools), refuses a body without model or
- * messages with 400, a call without its key or with another with 401, and a broken body with 400.
+ * (its chunks and data: [DONE] are recorded, §6.4 not showing them), and its JSON parser refuses a broken body with 400,
+ * on every route, before routing; openai-mock-api answers a chat completion of §2.6 (with and without tools), refuses a
+ * body without model or messages with 400, a call without its key or with another with 401, and a broken body with 400,
+ * on every route too.
  */
+const BROKEN_BODY_400 = ['P1-7-compatible-malformed-json', 'P1-7-malformed-json', 'P2-7-malformed-json']
 const MEETS: Record<string, string[]> = {
-  '@dwmkerr/mock-llm': ['P1-6.4-chat-stream', 'P1-7-compatible-malformed-json'],
+  '@dwmkerr/mock-llm': ['P1-6.4-chat-stream', ...BROKEN_BODY_400],
   'openai-mock-api': [
     'P1-2.6-chat-completion',
     'P1-4.7-chat-tools',
     'P1-7-chat-invalid-request',
     'P1-5.1-key-required',
-    'P1-7-compatible-malformed-json',
+    ...BROKEN_BODY_400,
   ],
 }
 
