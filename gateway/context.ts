@@ -3,7 +3,7 @@
  * concerns, and the rate-limit readings, gathered by the hooks and routes and read back when the
  * response is sent (headers, transaction record).
  */
-import type { FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Account } from './account/accounts.ts'
 import type { Clock } from './clock.ts'
 import { GatewayError, type ErrorFamily } from './errors.ts'
@@ -57,8 +57,13 @@ export interface RequestContext {
   tokens: TokenCounts
   /** The buckets the rate-limit headers report; projectTokens only where a project-scoped bucket applies. */
   limits: { requests: BucketReading; tokens: BucketReading; projectTokens: BucketReading | null } | null
-  /** Set by the rate-limit hook on /v1 calls: counts a call that names a model against that model's limits. */
-  admitModel?: (model: CatalogueModel) => void
+  /**
+   * Set by the rate-limit hook on /v1 calls: counts a call that names a model against that model's limits. One
+   * function serves every call and reads the call from its context, so call it as `context.admitModel?.(model)`.
+   */
+  admitModel?: (this: RequestContext, model: CatalogueModel) => void
+  /** The call's reply, where admitModel is set: the model stage reads the request and may set Retry-After. */
+  reply?: FastifyReply
   /** The call's --route-limit bucket, when its route has one: the request bucket its headers report. */
   routeRequests?: BucketReading
   /** Where this call's request was counted, and the buckets its tokens go to when it has finished. */
@@ -83,7 +88,9 @@ export function requireCaller(context: RequestContext): Caller {
 }
 
 export class RequestContexts {
-  readonly #contexts = new WeakMap<FastifyRequest, RequestContext>()
+  // A property of the request, not a WeakMap entry: a weak map's entries cost every young-generation
+  // collection work of their own, and the context lives exactly as long as its request anyway.
+  readonly #key = Symbol('gateway request context')
 
   private readonly clock: Clock
 
@@ -93,31 +100,53 @@ export class RequestContexts {
 
   /** The call's context, opened on first use (the first onRequest hook), so requested_at is the start. */
   of(request: FastifyRequest): RequestContext {
-    let context = this.#contexts.get(request)
+    const carrier = request as unknown as { [key: symbol]: RequestContext | undefined }
+    let context = carrier[this.#key]
     if (!context) {
       context = this.#open(request)
-      this.#contexts.set(request, context)
+      carrier[this.#key] = context
     }
     return context
   }
 
   #open(request: FastifyRequest): RequestContext {
-    const path = request.url.split('?', 1)[0] ?? request.url
+    const { url } = request
+    const query = url.indexOf('?')
+    const path = query === -1 ? url : url.slice(0, query)
     // A route whose path names a model (:model_id) concerns that model, whether or not the call gets
     // as far as the handler: a 429 on GET /v1/models/{id} is still a call about that model.
     const params = request.params as Record<string, unknown> | null | undefined
     const model = typeof params?.model_id === 'string' ? params.model_id : ''
-    return {
-      requestedAt: this.clock.now(),
-      path,
-      family: isUsagePath(path) ? 'usage' : 'compatible',
-      caller: null,
-      model,
-      safetyIdentifier: null,
-      stream: false,
-      tokens: { total: 0, prompt: 0, completion: 0, reasoning: 0, cached: 0 },
-      limits: null,
-      responseId: null,
-    }
+    return new CallContext(this.clock.now(), path, model)
+  }
+}
+
+/**
+ * A class rather than an object literal: V8 may allocate a literal's objects straight into the old generation once
+ * most of them outlive a young collection, and a context there would keep its request and reply (and all they hold)
+ * alive until a full collection.
+ */
+class CallContext implements RequestContext {
+  readonly requestedAt: number
+  readonly path: string
+  readonly family: ErrorFamily
+  caller: Caller | null = null
+  model: string
+  safetyIdentifier: string | null = null
+  stream = false
+  tokens: TokenCounts = { total: 0, prompt: 0, completion: 0, reasoning: 0, cached: 0 }
+  limits: RequestContext['limits'] = null
+  admitModel?: (this: RequestContext, model: CatalogueModel) => void
+  reply?: FastifyReply
+  routeRequests?: BucketReading
+  countedRequest?: RequestContext['countedRequest']
+  tokenBuckets?: RequestContext['tokenBuckets']
+  responseId: string | null = null
+
+  constructor(requestedAt: number, path: string, model: string) {
+    this.requestedAt = requestedAt
+    this.path = path
+    this.family = isUsagePath(path) ? 'usage' : 'compatible'
+    this.model = model
   }
 }

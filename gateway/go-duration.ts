@@ -19,10 +19,15 @@ export function formatGoDuration(ms: number): string {
   return `${seconds}s`
 }
 
+/** Whole milliseconds as seconds, at most three decimals and no trailing zeros; arithmetic, as it runs per response. */
 function formatSeconds(ms: number): string {
   const whole = Math.floor(ms / 1000)
-  const fraction = String(ms % 1000)
-    .padStart(3, '0')
-    .replace(/0+$/, '')
-  return fraction === '' ? String(whole) : `${whole}.${fraction}`
+  let fraction = ms % 1000
+  if (fraction === 0) return String(whole)
+  let digits = 3
+  while (fraction % 10 === 0) {
+    fraction /= 10
+    digits -= 1
+  }
+  return `${whole}.${String(fraction).padStart(digits, '0')}`
 }

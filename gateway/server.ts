@@ -83,17 +83,18 @@ export function createGateway(config: GatewayConfig = {}): Gateway {
   app.addHook('onRequest', authHook(state))
   app.addHook('onRequest', rateLimitHook(state))
   const finishCall = countFinishedCall(state)
-  // Callback style: the step is synchronous, and an async hook would cost every call a promise and a tick.
+  // Callback style, as the onRequest hooks: each step is synchronous, and an async hook would cost every call a
+  // promise and a tick.
   app.addHook('onResponse', (request, reply, done) => {
     finishCall(request, reply)
     done()
   })
-  app.addHook('onSend', async (request, reply, payload) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     finishResponse(request, reply)
     // Allowed variation (§9.2): JSON bodies gain unknown properties and lose their key order.
     if (state.vary && typeof payload === 'string' && /json/.test(String(reply.getHeader('content-type') ?? '')))
-      return varyJsonText(payload)
-    return payload
+      return done(null, varyJsonText(payload))
+    done(null, payload)
   })
   if (state.vary && state.varyLatencyMs > 0) {
     // Allowed variation: a slow network or a busy upstream, as time before the route answers. It runs once the

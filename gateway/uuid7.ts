@@ -21,18 +21,18 @@ export type UuidGenerator = () => string
  * a system call. The bytes are the same kind either way; each is used once.
  */
 class RandomPool {
-  readonly #bytes = Buffer.alloc(4096)
-  #offset = this.#bytes.length
+  readonly bytes = Buffer.alloc(4096)
+  #offset = this.bytes.length
 
-  /** `count` fresh bytes, valid until the next call. */
-  take(count: number): Buffer {
-    if (this.#offset + count > this.#bytes.length) {
-      randomFillSync(this.#bytes)
+  /** Where `count` fresh bytes start in `bytes`, valid until the next call (an index: a view would be an object per id). */
+  take(count: number): number {
+    if (this.#offset + count > this.bytes.length) {
+      randomFillSync(this.bytes)
       this.#offset = 0
     }
     const start = this.#offset
     this.#offset += count
-    return this.#bytes.subarray(start, start + count)
+    return start
   }
 }
 
@@ -52,13 +52,13 @@ export function createUuid7Generator(clock: Clock): UuidGenerator {
       lastMs += 1
       counter = randomCounterSeed(random)
     }
-    return formatUuid7(lastMs, counter, random.take(8))
+    return formatUuid7(lastMs, counter, random.bytes, random.take(8))
   }
 }
 
 function randomCounterSeed(random: RandomPool): number {
-  const [hi = 0, lo = 0] = random.take(2)
-  return ((hi << 8) | lo) % COUNTER_SEED_SPAN
+  const at = random.take(2)
+  return (((random.bytes[at] ?? 0) << 8) | (random.bytes[at + 1] ?? 0)) % COUNTER_SEED_SPAN
 }
 
 /** Two lower-case hex digits for each byte value, so formatting needs no Buffer and no slicing. */
@@ -68,8 +68,11 @@ function hexAt(bytes: Uint8Array, index: number): string {
   return HEX[(bytes[index] ?? 0) & 0xff]!
 }
 
-/** Lays out the fields; `randB` supplies the 62 random bits (its top two bits are replaced by the variant). */
-export function formatUuid7(ms: number, randA: number, randB: Uint8Array): string {
+/**
+ * Lays out the fields; the 8 bytes of `randB` from `at` supply the 62 random bits (the top two bits are replaced by
+ * the variant).
+ */
+export function formatUuid7(ms: number, randA: number, randB: Uint8Array, at = 0): string {
   // 48-bit timestamp: split so no step needs more than 32-bit bitwise arithmetic.
   const high = Math.floor(ms / 2 ** 16)
   const low = ms % 2 ** 16
@@ -85,15 +88,15 @@ export function formatUuid7(ms: number, randA: number, randB: Uint8Array): strin
     HEX[0x70 | ((randA >>> 8) & 0x0f)]! +
     HEX[randA & 0xff]! +
     '-' +
-    HEX[0x80 | ((randB[0] ?? 0) & 0x3f)]! +
-    hexAt(randB, 1) +
+    HEX[0x80 | ((randB[at] ?? 0) & 0x3f)]! +
+    hexAt(randB, at + 1) +
     '-' +
-    hexAt(randB, 2) +
-    hexAt(randB, 3) +
-    hexAt(randB, 4) +
-    hexAt(randB, 5) +
-    hexAt(randB, 6) +
-    hexAt(randB, 7)
+    hexAt(randB, at + 2) +
+    hexAt(randB, at + 3) +
+    hexAt(randB, at + 4) +
+    hexAt(randB, at + 5) +
+    hexAt(randB, at + 6) +
+    hexAt(randB, at + 7)
   )
 }
 

@@ -86,15 +86,16 @@ export function selectTransactions(
 }
 
 function matches(entry: StoredTransaction, query: TransactionQuery, rules: AccountRules): boolean {
+  if (entry.createdMs < query.fromMs || entry.createdMs >= query.toMs) return false
+  if (query.apiKeyId !== undefined && entry.apiKeyId !== query.apiKeyId) return false
+  // The record last: a stored call may build it only when it is first read.
   const { record } = entry
   const { safetyIdentifier } = query
-  if (entry.createdMs < query.fromMs || entry.createdMs >= query.toMs) return false
   if (
     safetyIdentifier !== undefined &&
     (!rules.safetyIdentifierMatches || record.safety_identifier !== safetyIdentifier)
   )
     return false
-  if (query.apiKeyId !== undefined && entry.apiKeyId !== query.apiKeyId) return false
   if (query.statusCode !== undefined && (!rules.statusCodeMatches || record.status_code !== query.statusCode))
     return false
   if (query.provider !== undefined && record.provider.toLowerCase() !== query.provider.toLowerCase()) return false

@@ -41,9 +41,12 @@ export const DEFAULT_TRANSACTION_CAPACITY = 10_000
 
 export class TransactionStore {
   readonly #ring: StoredTransaction[] = []
+  /** The id of each entry of #ring, at the same index: an entry may build its record only when it is read. */
+  readonly #ids: string[] = []
   /** Index in #ring of the next write once the ring is full (its oldest entry). */
   #next = 0
-  readonly #byId = new Map<string, StoredTransaction>()
+  /** The entries by id, built by the first lookup after a call: kept current, it would cost every call a hash. */
+  #byId: Map<string, StoredTransaction> | undefined
 
   readonly capacity: number
 
@@ -57,20 +60,31 @@ export class TransactionStore {
     return this.#ring.length
   }
 
-  add(entry: StoredTransaction): void {
+  /** `id` is the record's id, given where reading the record would build it. */
+  add(entry: StoredTransaction, id: string = entry.record.id): void {
     if (this.#ring.length < this.capacity) {
       this.#ring.push(entry)
+      this.#ids.push(id)
     } else {
-      const evicted = this.#ring[this.#next]!
-      // Ids repeat only under a fault; never let an old duplicate's eviction hide a newer record.
-      if (this.#byId.get(evicted.record.id) === evicted) this.#byId.delete(evicted.record.id)
       this.#ring[this.#next] = entry
+      this.#ids[this.#next] = id
       this.#next = (this.#next + 1) % this.capacity
     }
-    this.#byId.set(entry.record.id, entry)
+    this.#byId = undefined
   }
 
   findById(id: string): StoredTransaction | undefined {
+    if (this.#byId === undefined) {
+      const byId = new Map<string, StoredTransaction>()
+      // Oldest first: ids repeat only under a fault, and then the newest record is the one found.
+      const count = this.#ring.length
+      const oldest = count < this.capacity ? 0 : this.#next
+      for (let i = 0; i < count; i += 1) {
+        const at = (oldest + i) % count
+        byId.set(this.#ids[at]!, this.#ring[at]!)
+      }
+      this.#byId = byId
+    }
     return this.#byId.get(id)
   }
 

@@ -10,7 +10,7 @@
  * - Routes with `auth: 'none'` (/public/models) ignore keys; unknown routes identify a valid caller
  *   (for headers and transactions) but refuse no one, so that they answer 404.
  */
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 import type { Account } from '../account/accounts.ts'
 import { isV1Path, type KeyForm, type RequestContext } from '../context.ts'
 import { compatibleError, usageError } from '../errors.ts'
@@ -27,11 +27,18 @@ const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i
 export function authHook(state: GatewayState) {
   const rules = authRules(state.faults)
 
-  return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
+  // Callback style: the check is synchronous, and an async hook would cost every call a promise and a tick. A
+  // refusal sends its answer and does not call done, which ends the call's hooks.
+  return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
+    if (admitted(request, reply)) done()
+  }
+
+  /** Whether the call goes on, with its caller identified where it has one; a refusal has sent its answer. */
+  function admitted(request: FastifyRequest, reply: FastifyReply): boolean {
     const context = state.contexts.of(request)
     const config = request.routeOptions.config
     const policy = request.is404 ? 'optional' : (config.auth ?? 'required')
-    if (policy === 'none' && rules.openPublicRoutes) return undefined
+    if (policy === 'none' && rules.openPublicRoutes) return true
 
     const presented = presentedKey(
       request,
@@ -43,31 +50,35 @@ export function authHook(state: GatewayState) {
 
     if (policy === 'optional') {
       if (account && !account.suspended) context.caller = { account, keyForm: presented?.form ?? 'bearer' }
-      return undefined
+      return true
     }
     if (!account) return refuseUnauthenticated(reply, context, presented === undefined)
     if (account.suspended && !suspensionIgnored(context)) return refuseSuspended(reply, context, account)
     if (!rules.bearerOnTransactions && request.method === 'GET' && request.routeOptions.url === '/user/v1/transactions')
       return refuseUnauthenticated(reply, context, false)
     context.caller = { account, keyForm: presented?.form ?? 'bearer' }
-    return undefined
+    return true
   }
 
   function suspensionIgnored(context: RequestContext): boolean {
     return context.family === 'usage' ? !rules.refuseSuspendedOnUsage : !rules.refuseSuspendedOnV1
   }
 
-  function refuseUnauthenticated(reply: FastifyReply, context: RequestContext, missing: boolean): FastifyReply {
+  /** Sends the 401; false: the call goes no further. */
+  function refuseUnauthenticated(reply: FastifyReply, context: RequestContext, missing: boolean): false {
     const message = missing ? 'No API key provided: send Authorization: Bearer <key>.' : 'Invalid API key provided.'
-    if (context.family === 'compatible') return reply.code(401).send(compatibleError(401, message))
-    const body = rules.usage401Body ? usageError(401, message) : { error: { code: 'invalid_api_key', message } }
-    return reply.code(401).send(body)
+    if (context.family === 'compatible') reply.code(401).send(compatibleError(401, message))
+    else if (rules.usage401Body) reply.code(401).send(usageError(401, message))
+    else reply.code(401).send({ error: { code: 'invalid_api_key', message } })
+    return false
   }
 
-  function refuseSuspended(reply: FastifyReply, context: RequestContext, account: Account): FastifyReply {
+  /** Sends the 403; false: the call goes no further. */
+  function refuseSuspended(reply: FastifyReply, context: RequestContext, account: Account): false {
     const message = `Account ${account.id} is suspended.`
-    if (context.family === 'usage') return reply.code(403).send(usageError(403, message))
-    return reply.code(403).send(compatibleError(403, message, { code: 'account_suspended' }))
+    if (context.family === 'usage') reply.code(403).send(usageError(403, message))
+    else reply.code(403).send(compatibleError(403, message, { code: 'account_suspended' }))
+    return false
   }
 }
 

@@ -21,7 +21,7 @@
  * A refused call is 429 with Retry-After (whole seconds until the bucket admits a call again, rounded up so that
  * waiting it is enough) in the dialect of its path family. x-ratelimit-reset-* say when the bucket is full again.
  */
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 import type { Account } from '../account/accounts.ts'
 import type { CatalogueModel } from '../models/catalogue.ts'
 import type { RequestContext } from '../context.ts'
@@ -39,6 +39,14 @@ import {
 import type { BucketReading, RateLimiter } from '../limiter.ts'
 import type { GatewayState } from '../state.ts'
 import { rateLimitRules, type Counter, type RateLimitRules } from './rules.ts'
+
+/** The keys of an account's own buckets (the usage bucket's is every account's under a fault). */
+interface AccountKeys {
+  readonly requests: string
+  readonly tokens: string
+  readonly usage: string
+  readonly route: string
+}
 
 /** A bucket that the finished call's tokens are added to. */
 interface TokenBucket {
@@ -59,36 +67,84 @@ export function rateLimitHook(state: GatewayState) {
   // Counting a request is one synchronous step, check and count together: the rules choose the counters once.
   const countRequest: Counter = rules.requestCounter(limiter)
   const countUsage: Counter = rules.usageCounter(countRequest)
+  // One function for every call, which reads the call from the context it is called on: a closure made per call
+  // would hold its request and reply, and V8 may place it in the old generation, where it keeps them alive until a
+  // full collection.
+  const admitModelStage = function (this: RequestContext, model: CatalogueModel): void {
+    admitModel(state, rules, this, model)
+  }
+  // Each account's bucket keys, built once: a key built on every call is a new string to hash at every lookup.
+  const keysByAccount = new Map<string, AccountKeys>()
+  const keysOf = (account: Account): AccountKeys => {
+    let keys = keysByAccount.get(account.id)
+    if (keys === undefined) {
+      keys = {
+        requests: `account-requests:${account.id}`,
+        tokens: `account-tokens:${account.id}`,
+        usage: `usage-requests:${rules.usageBucketPerAccount ? account.id : 'every-account'}`,
+        route: `route:${account.id}`,
+      }
+      keysByAccount.set(account.id, keys)
+    }
+    return keys
+  }
 
-  return async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
+  // Callback style: the count is synchronous except under a fault, and an async hook would cost every call a
+  // promise and a tick. A refusal sends its answer and does not call done, which ends the call's hooks.
+  return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
     const context = state.contexts.of(request)
-    if (!context.caller) return undefined
+    if (!context.caller) {
+      done()
+      return
+    }
     const { account } = context.caller
     const usage = context.family === 'usage'
-    const accountLimits = classLimits('account', account.tier)
-    const requestKey = usage
-      ? `usage-requests:${rules.usageBucketPerAccount ? account.id : 'every-account'}`
-      : `account-requests:${account.id}`
-    const requestLimit = usage ? usageRequestsPerMinute(account.tier) : accountLimits.rpm
-    const requests = usage ? await countUsage(requestKey, requestLimit) : await countRequest(requestKey, requestLimit)
+    const requestKey = usage ? keysOf(account).usage : keysOf(account).requests
+    const requestLimit = usage ? usageRequestsPerMinute(account.tier) : classLimits('account', account.tier).rpm
+    const counted = usage ? countUsage(requestKey, requestLimit) : countRequest(requestKey, requestLimit)
     context.countedRequest = { limiter, key: requestKey, limit: requestLimit }
+    if (counted instanceof Promise) {
+      counted.then((requests) => admitted(request, reply, context, requests)).then((goesOn) => goesOn && done(), done)
+    } else if (admitted(request, reply, context, counted)) {
+      done()
+    }
+  }
+
+  /**
+   * The rest of the hook once the call is counted: the other buckets, the readings the headers report. Whether the
+   * call goes on; a refusal has sent its answer.
+   */
+  function admitted(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    context: RequestContext,
+    requests: BucketReading,
+  ): boolean {
+    const { account } = context.caller!
+    const usage = context.family === 'usage'
     // A limit the operator put on this route counts every call on it, refused ones included, as the others do.
-    const route = state.routeLimits.get(`${request.method} ${context.path}`)
-    const routeRequests = route?.limiter.take(`route:${account.id}`, route.limit.limit, 1)
+    const route = state.routeLimits.size === 0 ? undefined : state.routeLimits.get(`${request.method} ${context.path}`)
+    const routeRequests = route?.limiter.take(keysOf(account).route, route.limit.limit, 1)
     if (routeRequests) context.routeRequests = routeRequests
-    const tokens = limiter.read(`account-tokens:${account.id}`, accountLimits.tpm)
+    const tokens = limiter.read(keysOf(account).tokens, classLimits('account', account.tier).tpm)
     context.limits = { requests: routeRequests ?? requests, tokens, projectTokens: null }
-    if (!usage) context.admitModel = (model) => admitModel(state, rules, request, reply, context, model)
-    if (requests.admitted && routeRequests !== undefined && !routeRequests.admitted)
-      return refuseByRoute(state, rules, reply, routeRequests, usage)
-    if (requests.admitted || (usage && !rules.limitUsage)) return undefined
+    if (!usage) {
+      context.reply = reply
+      context.admitModel = admitModelStage
+    }
+    if (requests.admitted && routeRequests !== undefined && !routeRequests.admitted) {
+      refuseByRoute(state, rules, reply, routeRequests, usage)
+      return false
+    }
+    if (requests.admitted || (usage && !rules.limitUsage)) return true
 
     const retryAfter = rules.retryAfter(retryAfterSeconds(requests, clock.now()))
     reply.header('retry-after', String(retryAfter))
     const message = `Rate limit of ${requests.limit} requests per minute exceeded; retry after ${retryAfter} s.`
     const body =
       usage && rules.usage429Body ? usageError(429, message) : compatibleError(429, message, rules.compatible429Details)
-    return reply.code(429).send(body)
+    reply.code(429).send(body)
+    return false
   }
 }
 
@@ -117,16 +173,11 @@ function refuseByRoute(
  * limits is reached. Throws a GatewayError, which the route's error handler answers in its dialect.
  * A caller below the model's min_tier has no limits for it: requireTier refuses that call.
  */
-function admitModel(
-  state: GatewayState,
-  rules: RateLimitRules,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  context: RequestContext,
-  model: CatalogueModel,
-): void {
+function admitModel(state: GatewayState, rules: RateLimitRules, context: RequestContext, model: CatalogueModel): void {
   const { limiter, dayLimiter, clock } = state
   const account: Account = context.caller!.account
+  const reply = context.reply!
+  const { request } = reply
   if (account.tier < model.minTier) return
   const limits = modelLimits(model.rateClass, account.tier)
   const owner = rules.modelPoolPerKey ? `${account.id}:${keyOf(request)}` : account.id
@@ -195,7 +246,8 @@ export function countFinishedCall(state: GatewayState) {
   return (request: FastifyRequest, reply: FastifyReply): void => {
     const context = state.contexts.of(request)
     const used = context.tokens.total
-    for (const bucket of context.tokenBuckets ?? []) bucket.limiter.add(bucket.key, bucket.limit, used)
+    if (context.tokenBuckets)
+      for (const bucket of context.tokenBuckets) bucket.limiter.add(bucket.key, bucket.limit, used)
     if (used > 0 && context.caller && !context.tokenBuckets) {
       const { account } = context.caller
       state.limiter.add(`account-tokens:${account.id}`, classLimits('account', account.tier).tpm, used)
@@ -219,21 +271,40 @@ export function rateLimitHeaders(state: GatewayState) {
     return rules.resetHeader ? rules.resetHeader(reading.resetAt, now) : duration(reading.resetAt - now)
   }
 
-  const write = (
-    reply: FastifyReply,
-    bucket: 'requests' | 'tokens' | 'project-tokens',
-    reading: BucketReading,
-  ): void => {
-    reply.header(`x-ratelimit-limit-${bucket}`, String(reading.limit))
-    reply.header(`x-ratelimit-remaining-${bucket}`, String(reading.remaining))
-    reply.header(`x-ratelimit-reset-${bucket}`, reset(reading))
+  const write = (reply: FastifyReply, names: BucketHeaderNames, reading: BucketReading): void => {
+    reply.header(names.limit, String(reading.limit))
+    reply.header(names.remaining, String(reading.remaining))
+    reply.header(names.reset, reset(reading))
   }
 
   return (request: FastifyRequest, reply: FastifyReply): void => {
     const { limits } = state.contexts.of(request)
     if (!limits) return
-    write(reply, 'requests', limits.requests)
-    write(reply, 'tokens', limits.tokens)
-    if (limits.projectTokens) write(reply, 'project-tokens', limits.projectTokens)
+    write(reply, REQUESTS_HEADERS, limits.requests)
+    write(reply, TOKENS_HEADERS, limits.tokens)
+    if (limits.projectTokens) write(reply, PROJECT_TOKENS_HEADERS, limits.projectTokens)
   }
+}
+
+interface BucketHeaderNames {
+  readonly limit: string
+  readonly remaining: string
+  readonly reset: string
+}
+
+/** Each bucket's header names as literals: a name built on every response is a new string to look up each time. */
+const REQUESTS_HEADERS: BucketHeaderNames = {
+  limit: 'x-ratelimit-limit-requests',
+  remaining: 'x-ratelimit-remaining-requests',
+  reset: 'x-ratelimit-reset-requests',
+}
+const TOKENS_HEADERS: BucketHeaderNames = {
+  limit: 'x-ratelimit-limit-tokens',
+  remaining: 'x-ratelimit-remaining-tokens',
+  reset: 'x-ratelimit-reset-tokens',
+}
+const PROJECT_TOKENS_HEADERS: BucketHeaderNames = {
+  limit: 'x-ratelimit-limit-project-tokens',
+  remaining: 'x-ratelimit-remaining-project-tokens',
+  reset: 'x-ratelimit-reset-project-tokens',
 }

@@ -56,7 +56,9 @@ function registerRoutes(app: FastifyInstance, state: GatewayState, rules: Models
     return text
   }
 
-  app.get('/public/models', { config: { auth: 'none' } }, async (_request, reply) => {
+  // The lists' handlers are synchronous, as their answers are ready at once: an async one would cost every call a
+  // promise and a tick. What they return or throw is answered as an async handler's would be.
+  app.get('/public/models', { config: { auth: 'none' } }, (_request, reply) => {
     publicList ??= JSON.stringify({
       object: 'list',
       data: catalogue.map((model) => (state.bareModels ? bareModel(model) : listItem(model, rules))),
@@ -64,7 +66,7 @@ function registerRoutes(app: FastifyInstance, state: GatewayState, rules: Models
     return sendJson(reply, publicList)
   })
 
-  app.get<{ Querystring: RawQuery }>('/v1/models', { config: { apiKeyHeader: true } }, async (request, reply) => {
+  app.get<{ Querystring: RawQuery }>('/v1/models', { config: { apiKeyHeader: true } }, (request, reply) => {
     const caller = requireCaller(state.contexts.of(request))
     if (caller.keyForm === 'x-api-key' && rules.alternateFormat) {
       const { query } = request
