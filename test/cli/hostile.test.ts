@@ -176,9 +176,11 @@ function expectStopped(run: ConformanceRun, server: HostileServer, ms: number, b
   expect(run.stderr).not.toMatch(/internal error|\n\s+at /)
   const summary = run.summary!
   expect(summary.exitCode).toBe(2)
-  const evidence = /^the run stopped calling the target: target unhealthy, 5 transport failures in a row: (.*)$/.exec(
-    summary.stopped ?? '',
-  )
+  // Five in a row stop the run; a call in flight in another worker then may fail too and be counted.
+  const evidence =
+    /^the run stopped calling the target: target unhealthy, [5-9] transport failures in a row: (.*)$/.exec(
+      summary.stopped ?? '',
+    )
   expect(evidence, summary.stopped).not.toBeNull()
   for (let i = 1; i <= 5; i += 1)
     expect(evidence![1]).toMatch(new RegExp(`\\(${i}\\) [A-Z]+ /\\S+: [^;]*(?:${failure.source})`))
