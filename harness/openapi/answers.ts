@@ -22,10 +22,20 @@ export interface Answer {
   bodies: Record<string, Body>
 }
 
+const SYNTHESIS_ERROR_BODY = 'P2-7-synthesis-error-body'
+
 /** The error dialects of §7: each names the statuses and the body schema it gives them (undefined: not shown). */
 export type Dialect = 'compatible' | 'usage' | 'search' | 'moderation' | 'videos' | 'synthesis' | 'native'
 
-export const DIALECTS: Record<Dialect, Record<string, { schema?: string; description: string }>> = {
+/** A status of a dialect: the body schema where §7 shows one, and where a check judges it, the requirement stating it. */
+export interface DialectStatus {
+  schema?: string
+  /** The requirement stating this body, where one does. */
+  requirement?: string
+  description: string
+}
+
+export const DIALECTS: Record<Dialect, Record<string, DialectStatus>> = {
   // Part 1 §7: the statuses used across endpoints; only the 429's body is shown.
   compatible: {
     '400': { description: 'invalid request (Part 1 §7; its body is not shown)' },
@@ -69,10 +79,14 @@ export const DIALECTS: Record<Dialect, Record<string, { schema?: string; descrip
     '500': { description: 'server error (Part 1 §7; its body is not shown)' },
   },
   synthesis: {
-    '400': { schema: 'synthesize/error-body.json', description: 'Part 2 §7' },
-    '401': { schema: 'synthesize/error-body.json', description: 'Part 2 §7' },
-    '413': { schema: 'synthesize/error-body.json', description: 'text too large (Part 2 §7)' },
-    '429': { schema: 'synthesize/error-body.json', description: 'Part 2 §7' },
+    '400': { schema: 'synthesize/error-body.json', requirement: SYNTHESIS_ERROR_BODY, description: 'Part 2 §7' },
+    '401': { schema: 'synthesize/error-body.json', requirement: SYNTHESIS_ERROR_BODY, description: 'Part 2 §7' },
+    '413': {
+      schema: 'synthesize/error-body.json',
+      requirement: SYNTHESIS_ERROR_BODY,
+      description: 'text too large (Part 2 §7)',
+    },
+    '429': { schema: 'synthesize/error-body.json', requirement: SYNTHESIS_ERROR_BODY, description: 'Part 2 §7' },
     '500': { schema: 'synthesize/error-body.json', description: 'Part 2 §7' },
   },
   // Part 2 §7 has no row for the native interface: Part 1 §7's statuses across endpoints (a model the interface
@@ -281,4 +295,17 @@ export const ROUTE_ANSWERS: Record<string, RouteAnswer> = {
 export function answerSchemaOf(route: string): string | undefined {
   const body = ROUTE_ANSWERS[route]?.answer.bodies['application/json']
   return body !== undefined && 'schema' in body ? body.schema : undefined
+}
+
+/**
+ * The error answers of a route whose body §7 shows and a requirement states: by status, the body's schema and that
+ * requirement. Empty where §7 shows none (Part 1's 400 and 404 bodies are not shown).
+ */
+export function statedRefusalBodies(route: string): Map<number, { schema: string; requirement: string }> {
+  const dialect = ROUTE_ANSWERS[route]?.dialect
+  const stated = new Map<number, { schema: string; requirement: string }>()
+  for (const [status, s] of Object.entries(dialect === undefined ? {} : DIALECTS[dialect]))
+    if (s.schema !== undefined && s.requirement !== undefined)
+      stated.set(Number(status), { schema: s.schema, requirement: s.requirement })
+  return stated
 }

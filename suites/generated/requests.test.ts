@@ -1,7 +1,8 @@
 /**
  * The generation phase: for every route with a request schema, requests generated from it (harness/generate/),
  * sent to the target and judged (judge.ts): valid ones (the seed, then the seed with optional stated fields added),
- * ones that break one stated constraint (and a body that is not JSON), and both edges of every stated limit. Each
+ * ones that break one stated constraint (and a body that is not JSON), and both edges of every stated limit; where §7
+ * shows a route's refusal body (text:synthesize), the refusals of its negative cases are judged by it. Each
  * case is a check of the requirement it is filed under (harness/generate/filing.ts), so a finding shows in every
  * report with its exchange and a curl line. Its size and seed are --generate-runs and --generate-seed; runs 0 turns
  * it off. On a paid target no case makes a video job (dollars a second).
@@ -10,12 +11,16 @@ import { afterAll, describe } from 'vitest'
 import { type RequestSchema, requestSchemas } from '../../common/request-schemas.ts'
 import { generateCases, type GeneratedCase, refusalStated, seedRequest } from '../../harness/generate/cases.ts'
 import { PHASE_REQUIREMENTS, requirementOf } from '../../harness/generate/filing.ts'
+import { statedRefusalBodies } from '../../harness/openapi/answers.ts'
 import { GENERATE_DEFAULTS } from '../../harness/generate/settings.ts'
 import { requirements } from '../../harness/requirements.ts'
 import { routes } from '../../harness/routes.ts'
-import { is2xx, notObserved, precondition } from '../../harness/worker/assert.ts'
+import { fail, is2xx, notObserved, precondition } from '../../harness/worker/assert.ts'
+import type { Exchange } from '../../harness/worker/http-client.ts'
+import { observe } from '../../harness/worker/recorder.ts'
+import { schemas } from '../../harness/schema-registry.ts'
 import { check, perFile, runConfig, target } from '../../harness/worker/suite.ts'
-import { judge } from './judge.ts'
+import { caseWords, judge } from './judge.ts'
 import { cleanUp, createdBy, materialise, modelCandidates, namesVideo } from './materials.ts'
 import { send } from './send.ts'
 
@@ -51,6 +56,21 @@ const PROBES = 4
 const chosen = perFile(() => new Map<string, Promise<string>>())
 /** Routes whose `{model}` no candidate's seed request was served on: the model may be refused before the body. */
 const unserved = perFile(() => new Set<string>())
+/**
+ * The refusals whose body the phase judges: a 401 is the key's, a 429 skips and a 5xx fails its case already, so each
+ * would be a second verdict on one cause.
+ */
+const JUDGED_REFUSAL = (status: number): boolean => status >= 400 && status < 500 && status !== 401 && status !== 429
+/** By route, then by case id, the negative cases' refusals of a status whose body §7 shows (refusalBodies). */
+const refusals = perFile(() => new Map<string, Map<string, { ex: Exchange; c: GeneratedCase }>>())
+
+/** "route status" of every negative case's answer on a route with such a body, for a check that saw none to name. */
+const negativeStatuses = perFile(() => new Set<string>())
+
+/** A route's refusals whose body §7 shows and the phase judges, by status. */
+function refusalBodies(route: string): Map<number, { schema: string; requirement: string }> {
+  return new Map([...statedRefusalBodies(route)].filter(([status]) => JUDGED_REFUSAL(status)))
+}
 
 /**
  * The model a route's `{model}` stands for: the first candidate (materials.ts) whose seed request is served, so that
@@ -90,7 +110,55 @@ async function run(schema: RequestSchema, c: GeneratedCase): Promise<void> {
       requirement,
       `no model's seed request was served on ${c.route}: ${ex.status} may refuse the model`,
     )
+  const bodies = refusalBodies(c.route)
+  if (c.kind === 'negative' && bodies.size > 0) negativeStatuses().add(`${c.route} ${ex.status}`)
+  if (c.kind === 'negative' && bodies.has(ex.status)) {
+    const byCase = refusals().get(c.route) ?? new Map()
+    refusals().set(c.route, byCase.set(c.id, { ex, c }))
+  } else if (c.kind === 'negative' && bodies.size > 0 && JUDGED_REFUSAL(ex.status)) {
+    // A status §7 does not list for the route: what body it came with is recorded, not judged.
+    const body = statedRefusalBodies(c.route).values().next().value as { schema: string }
+    const shown = schemas().validate(body.schema, ex.json).ok ? 'the body §7 shows' : 'another body'
+    observe(`${c.route} refusal body`, `${ex.status}: ${shown}`)
+  }
   judge(ex, c, settings.seed)
+}
+
+/**
+ * The body §7 gives a route's refusals (text:synthesize's {error: {code, message, status}}), judged on every refusal
+ * of the route's negative cases: one check per requirement stating such a body. Declared after the cases, it runs
+ * after them: the tests of a file run in order (none of this file is concurrent).
+ */
+function checkRefusalBodies(route: string): void {
+  const stated = refusalBodies(route)
+  for (const requirement of new Set([...stated.values()].map((s) => s.requirement))) {
+    const statuses = [...stated].filter(([, s]) => s.requirement === requirement).map(([status]) => status)
+    check(requirement, `the generated cases' refusals (${statuses.join(', ')}) have the body §7 gives them`, () => {
+      const seen = [...(refusals().get(route)?.values() ?? [])]
+      if (seen.length === 0) {
+        const answered = [...negativeStatuses()]
+          .filter((k) => k.startsWith(`${route} `))
+          .map((k) => k.slice(route.length + 1))
+        notObserved(
+          `no generated case of ${route} was refused with ${statuses.join(' or ')} (answered: ${answered.join(', ') || 'none sent'})`,
+        )
+      }
+      const wrong = seen.flatMap(({ ex, c }) => {
+        const errors =
+          ex.jsonError !== undefined
+            ? [`not JSON (${ex.jsonError})`]
+            : schemas().validate((stated.get(ex.status) as { schema: string }).schema, ex.json).errors
+        return errors.length === 0 ? [] : [{ ex, line: `${caseWords(c, settings.seed)}: ${ex.status}, ${errors[0]}` }]
+      })
+      const first = wrong[0]
+      if (first !== undefined)
+        fail(
+          `every refusal of a generated case of ${route} in the body §7 gives it (${[...new Set([...stated.values()].map((s) => s.schema))].join(', ')})`,
+          [`${wrong.length} of ${seen.length} refusals:`, ...wrong.map((w) => w.line)],
+          first.ex,
+        )
+    })
+  }
 }
 
 if (settings.runs === 0)
@@ -109,5 +177,6 @@ for (const schema of settings.runs === 0 ? [] : requestSchemas()) {
       if (id === undefined || costly(schema, c)) continue
       check(id, `${c.kind}: ${c.title}`, () => run(schema, c))
     }
+    checkRefusalBodies(route)
   })
 }

@@ -4,7 +4,9 @@
  * missing input served (P1-4.5-required-fields, MUST: fail), temperature 2.01, a 65-character safety_identifier and
  * metadata of 17 pairs accepted (their SHOULD refusals: warn), a body that is not JSON answered 500 on embeddings
  * (P1-7-compatible-malformed-json), a moderation without input served (P2-7-moderation-400) and page 10001 served
- * (P1-4.2-page-refused). The faulty run takes every case of those routes (--generate-runs 40), and nothing else.
+ * (P1-4.2-page-refused), and text:synthesize refusals in the compatible body rather than the one §7 gives that
+ * route (P2-7-synthesis-error-body). The faulty run takes every case of those routes (--generate-runs 40), and nothing
+ * else.
  * Against a gateway with a fault of a lifecycle (files, stored responses, video jobs), that resource's sequences file
  * it under the one rule it breaks, naming the sequence and the call that shows it.
  */
@@ -34,6 +36,7 @@ const FAULTS = [
   'compat-malformed-json-500',
   'moderation-missing-input-served',
   'page-unchecked',
+  'synthesize-compatible-error-body',
 ]
 /** What those faults break, and how each shows: a MUST fails, a SHOULD warns. */
 const EXPECTED = {
@@ -44,8 +47,15 @@ const EXPECTED = {
   'P1-7-compatible-malformed-json': 'fail',
   'P2-7-moderation-400': 'fail',
   'P1-4.2-page-refused': 'warn',
+  'P2-7-synthesis-error-body': 'fail',
 }
-const ROUTES = ['POST /v1/responses', 'POST /v1/embeddings', 'POST /v1/moderations', 'GET /user/v1/transactions']
+const ROUTES = [
+  'POST /v1/responses',
+  'POST /v1/embeddings',
+  'POST /v1/moderations',
+  'GET /user/v1/transactions',
+  'POST /v1/text:synthesize',
+]
 
 const PHASE: string[] = Object.values(PHASE_REQUIREMENTS)
 
