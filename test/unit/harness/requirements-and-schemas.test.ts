@@ -9,14 +9,14 @@ import { describe, expect, test } from 'vitest'
 import { REQ } from '../../../harness/report/audit.ts'
 import { citableSections } from '../../../harness/reference.ts'
 import { requirements, families, uncheckedMust } from '../../../harness/requirements.ts'
-import { SchemaRegistry } from '../../../harness/schema-registry.ts'
+import { SCHEMAS_DIR, SchemaRegistry } from '../../../harness/schema-registry.ts'
 import { collectChecks } from '../../../harness/setup/list-requirements.ts'
 import { ROOT } from '../../support/run-conformance.ts'
 import { filesUnder } from '../../support/files.ts'
 
 describe('schemas', () => {
-  test('every schema compiles, with the $id of its path', () => {
-    const registry = new SchemaRegistry()
+  test('every schema is valid against its meta-schema and compiles, with the $id of its path', () => {
+    const registry = new SchemaRegistry(SCHEMAS_DIR, { checkSchemas: true })
     expect(() => registry.compileAll()).not.toThrow()
     expect(registry.ids.length).toBeGreaterThan(15)
   })
