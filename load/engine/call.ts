@@ -45,6 +45,10 @@ export function errorName(error: unknown, signal?: AbortSignal): string {
   if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET') return 'connection reset'
   if (code === 'ECONNREFUSED') return 'connection refused'
   if (code === 'BODY_TOO_LARGE') return 'body too large'
+  // The lean client's names (lean-client.ts), and llhttp's for the same faults, so that every engine says the same.
+  if (code === 'HEADERS_TOO_LARGE' || code === 'UND_ERR_HEADERS_OVERFLOW' || code === 'HPE_HEADER_OVERFLOW')
+    return 'headers too large'
+  if (code === 'MALFORMED_ANSWER' || code?.startsWith('HPE_')) return 'malformed answer'
   return code ?? err.name ?? 'error'
 }
 

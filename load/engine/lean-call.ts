@@ -1,42 +1,63 @@
 /**
- * The open-loop engine's call for answers it only counts (no stream to time, no id to keep): undici's dispatch
- * with a handler of its own, so a call costs no response stream, no promise and no timer of its own. The body is
- * counted and dropped within the byte cap; deadlines are swept by one timer for every call in flight (Deadlines),
- * not one each. Streams and uploads go through callOnce (call.ts), which reads their bodies.
+ * The open-loop engine's call for answers it only counts (no stream to time, no id to keep): the request built once
+ * per phase, sent on a keep-alive connection of the lean client (lean-client.ts), the answer parsed as it arrives,
+ * its body counted and dropped within the byte cap, so that a call costs no stream, promise or timer of its own;
+ * deadlines are swept by one timer for every call in flight (Deadlines), not one each. Streams and uploads go
+ * through callOnce (call.ts), which reads their bodies.
  */
-import type { Dispatcher } from 'undici'
 import type { RequestSpec } from '../types.ts'
-import { CALL_LIMITS, errorName } from './call.ts'
-import { normalizeHeaders } from './rate-headers.ts'
+import { errorName } from './call.ts'
+import type { Exchange, LeanPool } from './lean-client.ts'
 import { nowMs, type CallHandle, type PhaseRecorder } from './recorder.ts'
 
-/** A spec made ready once per phase: its path, method, headers (the key included) and body as undici takes them. */
+/** A spec made ready once per phase: the whole request (head, key and body) as it goes on the wire. */
 export interface LeanSpec {
   readonly spec: RequestSpec
-  readonly options: Dispatcher.DispatchOptions
+  readonly request: Buffer
 }
 
-export function leanSpec(spec: RequestSpec, origin: string, key: string, timeoutMs: number): LeanSpec {
+/** Headers that frame the message or the connection: the client writes its own, so a spec's go through undici. */
+const FRAMING = new Set([
+  'host',
+  'connection',
+  'content-length',
+  'transfer-encoding',
+  'keep-alive',
+  'upgrade',
+  'expect',
+])
+const LEAN_METHODS = new Set<string>(['GET', 'POST', 'DELETE'])
+/** What undici accepts in a path and a header; it refuses the others, which callOnce then counts call by call. */
+const PATH = /^\/[\u0021-\u00ff]*$/
+const NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
+const VALUE = /^[\t\u0020-\u007e\u0080-\u00ff]*$/
+
+/**
+ * The request of a spec as undici writes it (the same head, in the same order), or null for a spec the lean client
+ * leaves to undici: one with a framing header of its own, or a path or header that undici would refuse.
+ */
+export function leanSpec(spec: RequestSpec, origin: string, key: string): LeanSpec | null {
+  // The client frames the answers to these methods (that to a HEAD, say, has no body whatever it announces).
+  if (!LEAN_METHODS.has(spec.method) || !PATH.test(spec.path)) return null
   const headers: Record<string, string> = { authorization: `Bearer ${key}`, ...spec.headers }
-  return {
-    spec,
-    options: {
-      origin,
-      path: spec.path,
-      method: spec.method,
-      headers,
-      ...(spec.body !== undefined ? { body: typeof spec.body === 'string' ? Buffer.from(spec.body) : spec.body } : {}),
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
-    },
+  let head = `${spec.method} ${spec.path} HTTP/1.1\r\nhost: ${new URL(origin).host}\r\nconnection: keep-alive\r\n`
+  for (const [name, value] of Object.entries(headers)) {
+    if (FRAMING.has(name.toLowerCase()) || !NAME.test(name) || !VALUE.test(value)) return null
+    head += `${name}: ${value}\r\n`
   }
+  const body = spec.body === undefined ? null : typeof spec.body === 'string' ? Buffer.from(spec.body) : spec.body
+  // A POST says its length even when empty; a GET or DELETE without a body says none (RFC 9110 section 8.6).
+  if (body !== null && body.length > 0) head += `content-length: ${body.length}\r\n`
+  else if (spec.method === 'POST') head += 'content-length: 0\r\n'
+  const bytes = Buffer.from(`${head}\r\n`, 'latin1')
+  return { spec, request: body !== null && body.length > 0 ? Buffer.concat([bytes, body]) : bytes }
 }
 
 /** A spec the lean call can make: one whose answer is only counted. */
 export const isLean = (spec: RequestSpec): boolean => spec.stream !== true && spec.collectId !== true
 
 interface Abortable {
-  abort(reason?: Error): void
+  abort(reason: Error): void
 }
 
 /**
@@ -86,17 +107,12 @@ export class Deadlines {
 /** A failure's name as callOnce counts it; any failure once the phase was stopped is `stopped`. */
 const failure = (error: unknown, stopped: boolean): string => (stopped ? 'stopped' : errorName(error))
 
-/** Handed to the recorder when it reads no header of an answer (recorder.wantsHeaders): nothing is copied. */
-const NO_HEADERS: Record<string, string> = Object.freeze({}) as Record<string, string>
-
-/**
- * One call in flight, as undici's handler: a class, so that a call allocates one object rather than a closure per
- * callback; the answer's headers are handed on only when the recorder reads them.
- */
-class LeanHandler implements Abortable {
-  #bytes = 0
-  #controller: Dispatcher.DispatchController | null = null
+/** One call in flight, as the lean client drives it: a class, so that a call allocates one object, not closures. */
+class LeanCall implements Exchange, Abortable {
+  carrier: object | null = null
   #ended = false
+  readonly request: Buffer
+  readonly pool: LeanPool
   readonly recorder: PhaseRecorder
   readonly deadlines: Deadlines
   readonly handle: CallHandle
@@ -104,12 +120,16 @@ class LeanHandler implements Abortable {
   readonly done: () => void
 
   constructor(
+    request: Buffer,
+    pool: LeanPool,
     recorder: PhaseRecorder,
     deadlines: Deadlines,
     handle: CallHandle,
     stopped: () => boolean,
     done: () => void,
   ) {
+    this.request = request
+    this.pool = pool
     this.recorder = recorder
     this.deadlines = deadlines
     this.handle = handle
@@ -117,71 +137,50 @@ class LeanHandler implements Abortable {
     this.done = done
   }
 
-  finish(error: string | null): void {
+  wantsHeaders(status: number): boolean {
+    return this.recorder.wantsHeaders(status)
+  }
+
+  answered(status: number, headers: Record<string, string>, at: number): void {
+    this.recorder.headers(this.handle, status, headers, at)
+  }
+
+  ended(error: Error | null, at: number = nowMs()): void {
     if (this.#ended) return
     this.#ended = true
-    if (this.#controller !== null) this.deadlines.delete(this)
-    this.recorder.end(this.handle, error)
+    this.deadlines.delete(this)
+    this.recorder.end(this.handle, error === null ? null : failure(error, this.stopped()), at)
     this.done()
   }
 
   /** The deadline's sweep, or the phase's stop. */
-  abort(reason?: Error): void {
-    this.#controller?.abort(reason as Error)
-  }
-
-  onRequestStart(controller: Dispatcher.DispatchController): void {
-    this.#controller = controller
-    this.deadlines.add(this, this.handle.sentAt)
-  }
-
-  onResponseStart(
-    _controller: Dispatcher.DispatchController,
-    statusCode: number,
-    headers: Record<string, string | string[] | undefined>,
-  ): void {
-    const read = this.recorder.wantsHeaders(statusCode) ? normalizeHeaders(headers) : NO_HEADERS
-    this.recorder.headers(this.handle, statusCode, read)
-  }
-
-  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    this.#bytes += chunk.length
-    if (this.#bytes > CALL_LIMITS.maxBodyBytes)
-      controller.abort(Object.assign(new Error('body too large'), { code: 'BODY_TOO_LARGE' }))
-  }
-
-  onResponseEnd(): void {
-    this.finish(null)
-  }
-
-  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
-    this.finish(failure(error, this.stopped()))
+  abort(reason: Error): void {
+    this.pool.abort(this, reason)
   }
 }
 
 /**
- * Sends one call and records it; `done` runs once it has ended, whatever the outcome. `stopped` tells a stop of
- * the phase from a failure of the call.
+ * Sends one call now (`at`, epoch ms, read by the caller) and records it; `done` runs once it has ended, whatever
+ * the outcome. `stopped` tells a stop of the phase from a failure of the call.
  */
 export function leanCall(
-  dispatcher: Dispatcher,
+  pool: LeanPool,
   recorder: PhaseRecorder,
   deadlines: Deadlines,
   lean: LeanSpec,
   scheduledAt: number,
   stopped: () => boolean,
   done: () => void,
+  at: number = nowMs(),
 ): void {
   const spec = lean.spec
   const handle: CallHandle = recorder.send({
     scheduledAt,
+    at,
     deliberateFailure: spec.deliberateFailure ?? false,
     ...(spec.label !== undefined ? { label: spec.label } : {}),
   })
-  const handler = new LeanHandler(recorder, deadlines, handle, stopped, done)
-  try {
-    dispatcher.dispatch(lean.options, handler)
-  } catch (error) {
-    handler.finish(failure(error, stopped()))
-  }
+  const call = new LeanCall(lean.request, pool, recorder, deadlines, handle, stopped, done)
+  deadlines.add(call, at)
+  pool.send(call, at)
 }

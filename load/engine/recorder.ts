@@ -4,6 +4,7 @@
  * rate-limit facts, header counts, the schedule's error). No response is kept, so memory does not grow with
  * the length of a run.
  */
+import { performance } from 'node:perf_hooks'
 import { resetRoundingMs } from '../../harness/duration.ts'
 import { isGood } from '../objectives.ts'
 import type {
@@ -23,8 +24,10 @@ import { Series } from './series.ts'
 import { RateLimitBook, type BookMark, type Pending } from './rate-limit-book.ts'
 import type { StreamCall } from './stream-stats.ts'
 
+// perf_hooks' performance, not the global one, which is a lazy accessor that every reading of the clock would call.
+const timeOrigin = performance.timeOrigin
 /** Epoch milliseconds with sub-millisecond precision from the monotonic clock. */
-export const nowMs = (): number => performance.timeOrigin + performance.now()
+export const nowMs = (): number => timeOrigin + performance.now()
 
 export interface CallHandle {
   readonly sentAt: number
@@ -81,6 +84,7 @@ const UNANNOUNCED: BucketReading = {
 
 const UNTRACKED_MARK: BookMark = Object.freeze({ remaining: null, admitted: 0 })
 const NO_TESTS: readonly Pending[] = Object.freeze([])
+const NO_OBJECTIVES: readonly Objective[] = Object.freeze([])
 
 export class PhaseRecorder {
   readonly series: Series
@@ -279,7 +283,7 @@ export class PhaseRecorder {
     recordMs(this.answerTime, at - call.sentAt)
     const status = call.status ?? 0
     if (status >= 200 && status < 300) recordMs(this.okLatency, e2eMs)
-    if (isGood(this.options.objectives ?? [], { status, e2eMs, stream })) this.series.good(at)
+    if (isGood(this.options.objectives ?? NO_OBJECTIVES, { status, e2eMs, stream })) this.series.good(at)
   }
 
   /** The counts so far, cheaply (no histogram is summarized): for the progress line, once a second. */

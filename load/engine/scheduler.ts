@@ -9,11 +9,13 @@
  *
  * Near the core's limit: one timer per tick, not per call (every send due when it fires leaves on that tick); the
  * calls in flight are a counter, and the loop waits on a free slot only when the cap is reached; answers that are
- * only counted go through the lean call (lean-call.ts: no stream, promise or timer per call).
+ * only counted go through the lean call (lean-call.ts: an HTTP/1.1 client of its own, no stream, promise or timer
+ * per call).
  */
 import type { RequestSpec } from '../types.ts'
 import { callOnce, type CallContext } from './call.ts'
 import { Deadlines, isLean, leanCall, leanSpec, type LeanSpec } from './lean-call.ts'
+import { LeanPool } from './lean-client.ts'
 import { nowMs } from './recorder.ts'
 
 export interface ScheduleOptions extends CallContext {
@@ -40,8 +42,10 @@ export async function runScheduled(o: ScheduleOptions): Promise<void> {
   const url = new URL(o.baseUrl)
   const prefix = url.pathname.replace(/\/$/, '')
   const lean: (LeanSpec | null)[] = o.requests.map((spec) =>
-    isLean(spec) ? leanSpec({ ...spec, path: `${prefix}${spec.path}` }, url.origin, o.key, o.timeoutMs) : null,
+    isLean(spec) ? leanSpec({ ...spec, path: `${prefix}${spec.path}` }, url.origin, o.key) : null,
   )
+  // The lean calls' own connections, as many as the phase may have in flight; the others go through the dispatcher.
+  const pool = new LeanPool(url.origin, o.connections)
   const deadlines = new Deadlines(o.timeoutMs)
   let inFlight = 0
   // The loop waits for one of two things: its next instant (a timer), or a free slot (an answer, which wakes it
@@ -107,7 +111,7 @@ export async function runScheduled(o: ScheduleOptions): Promise<void> {
       inFlight += 1
       burst += 1
       const ready = lean[i]
-      if (ready) leanCall(o.dispatcher, o.recorder, deadlines, ready, planned, stopped, released)
+      if (ready) leanCall(pool, o.recorder, deadlines, ready, planned, stopped, released, now)
       else void callOnce(ctx, o.requests[i] as RequestSpec, planned).finally(released)
       index += 1
     }
@@ -116,5 +120,6 @@ export async function runScheduled(o: ScheduleOptions): Promise<void> {
     if (timer !== null) clearTimeout(timer)
     o.signal.removeEventListener('abort', onAbort)
     deadlines.close()
+    pool.close()
   }
 }
