@@ -43,6 +43,12 @@ export interface TokenCounts {
   cached: number
 }
 
+/**
+ * The counts of a call that consumed nothing, shared by all such calls: routes replace a call's counts whole and
+ * never change them in place, and frozen, an attempt to would throw.
+ */
+export const NO_TOKENS: TokenCounts = Object.freeze({ total: 0, prompt: 0, completion: 0, reasoning: 0, cached: 0 })
+
 export interface RequestContext {
   /** Gateway-clock milliseconds at which the request started. */
   readonly requestedAt: number
@@ -134,7 +140,7 @@ class CallContext implements RequestContext {
   model: string
   safetyIdentifier: string | null = null
   stream = false
-  tokens: TokenCounts = { total: 0, prompt: 0, completion: 0, reasoning: 0, cached: 0 }
+  tokens: TokenCounts = NO_TOKENS
   limits: RequestContext['limits'] = null
   admitModel?: (this: RequestContext, model: CatalogueModel) => void
   reply?: FastifyReply

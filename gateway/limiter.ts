@@ -82,24 +82,26 @@ export class FixedWindowLimiter implements RateLimiter {
   }
 
   take(key: string, limit: number, cost: number): BucketReading {
-    const window = this.#open(key)
+    const now = this.clock.now()
+    const window = this.#open(key, now)
     const admitted = cost === 0 || window.used + cost <= limit
     window.used += cost
-    return this.#reading(window, limit, admitted)
+    return this.#reading(window, limit, admitted, now)
   }
 
   read(key: string, limit: number, need = 0): BucketReading {
-    const window = this.#open(key)
-    return this.#reading(window, limit, window.used + need <= limit)
+    const now = this.clock.now()
+    const window = this.#open(key, now)
+    return this.#reading(window, limit, window.used + need <= limit, now)
   }
 
-  #reading(window: Window, limit: number, admitted: boolean): BucketReading {
+  #reading(window: Window, limit: number, admitted: boolean, now: number): BucketReading {
     return {
       admitted,
       limit,
       remaining: Math.max(0, limit - window.used),
       resetAt: window.endsAt,
-      retryAt: admitted ? this.clock.now() : window.endsAt,
+      retryAt: admitted ? now : window.endsAt,
     }
   }
 
@@ -113,8 +115,7 @@ export class FixedWindowLimiter implements RateLimiter {
   }
 
   /** Reading a bucket opens its window, as a first call would: its headers then announce a whole period. */
-  #open(key: string): Window {
-    const now = this.clock.now()
+  #open(key: string, now: number): Window {
     let window = this.#windows.get(key)
     if (!window || now >= window.endsAt) {
       const endsAt = this.aligned ? (Math.floor(now / this.periodMs) + 1) * this.periodMs : now + this.periodMs

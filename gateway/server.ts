@@ -2,7 +2,7 @@
  * Builds one reference gateway: its in-memory state and the Fastify app with the shared hooks and the
  * routes. Hook order matters and is the order of the reference's concerns:
  *
- *   onRequest: authenticate (401/403), then count against the rate limits (429)
+ *   onRequest: authenticate (401/403), then count against the rate limits (429): one hook
  *   handler:   the route
  *   onSend:    Date, svc-request-id / x-request-id, x-ratelimit-* headers, then record the transaction
  *
@@ -39,6 +39,9 @@ import { TIERS_HEADER_RESHAPES } from './hooks/tiers-reshapes.ts'
 
 export type { GatewayConfig, GatewayState } from './state.ts'
 
+/** One step of finishing a response (headers, then the record), given the gateway clock's time. */
+type ResponseStep = (request: FastifyRequest, reply: FastifyReply, now: number) => void
+
 export interface Gateway {
   readonly app: FastifyInstance
   readonly state: GatewayState
@@ -47,8 +50,8 @@ export interface Gateway {
 export function createGateway(config: GatewayConfig = {}): Gateway {
   const state = createState(config)
   const headerFaults = reshapeHeaders(state, HEADERS_HEADER_RESHAPES, TIERS_HEADER_RESHAPES)
-  const responseSteps = [
-    dateHeader(state),
+  const responseSteps: ResponseStep[] = [
+    dateHeader(),
     requestIdHeaders(state),
     rateLimitHeaders(state),
     ...(headerFaults ? [headerFaults] : []),
@@ -56,7 +59,9 @@ export function createGateway(config: GatewayConfig = {}): Gateway {
     storeTransaction(state),
   ]
   const finishResponse = (request: FastifyRequest, reply: FastifyReply): void => {
-    for (const step of responseSteps) step(request, reply)
+    // One reading of the clock for all the steps: the Date header, the id headers, the resets and the record agree.
+    const now = state.clock.now()
+    for (const step of responseSteps) step(request, reply, now)
   }
 
   const app = Fastify({
@@ -80,10 +85,15 @@ export function createGateway(config: GatewayConfig = {}): Gateway {
       if (request.body !== undefined && typeof request.body === 'object') request.body = unvaryJson(request.body)
     })
   }
-  app.addHook('onRequest', authHook(state))
-  app.addHook('onRequest', rateLimitHook(state))
+  const authenticated = authHook(state)
+  const countRequest = rateLimitHook(state)
+  // Authentication, then the rate limits, in one hook: a second hook would cost every call a step of Fastify's hook
+  // runner. A refusal has sent its answer and does not call done.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (authenticated(request, reply)) countRequest(request, reply, done)
+  })
   const finishCall = countFinishedCall(state)
-  // Callback style, as the onRequest hooks: each step is synchronous, and an async hook would cost every call a
+  // Callback style, as the onRequest hook: each step is synchronous, and an async hook would cost every call a
   // promise and a tick.
   app.addHook('onResponse', (request, reply, done) => {
     finishCall(request, reply)

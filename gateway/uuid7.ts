@@ -61,11 +61,23 @@ function randomCounterSeed(random: RandomPool): number {
   return (((random.bytes[at] ?? 0) << 8) | (random.bytes[at + 1] ?? 0)) % COUNTER_SEED_SPAN
 }
 
-/** Two lower-case hex digits for each byte value, so formatting needs no Buffer and no slicing. */
-const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'))
+/** Each byte value's two lower-case hex digits, as character codes, high digit first. */
+const HEX_CODES = new Uint8Array(512)
+for (let byte = 0; byte < 256; byte += 1) {
+  const digits = byte.toString(16).padStart(2, '0')
+  HEX_CODES[2 * byte] = digits.charCodeAt(0)
+  HEX_CODES[2 * byte + 1] = digits.charCodeAt(1)
+}
 
-function hexAt(bytes: Uint8Array, index: number): string {
-  return HEX[(bytes[index] ?? 0) & 0xff]!
+/**
+ * The id's characters, written in place and read out as one flat string: an id concatenated from its pieces is a
+ * tree of partial strings, which every header check would first have to copy into one.
+ */
+const TEXT = Buffer.from('00000000-0000-0000-0000-000000000000', 'latin1')
+
+function putHex(offset: number, byte: number): void {
+  TEXT[offset] = HEX_CODES[2 * byte]!
+  TEXT[offset + 1] = HEX_CODES[2 * byte + 1]!
 }
 
 /**
@@ -76,28 +88,18 @@ export function formatUuid7(ms: number, randA: number, randB: Uint8Array, at = 0
   // 48-bit timestamp: split so no step needs more than 32-bit bitwise arithmetic.
   const high = Math.floor(ms / 2 ** 16)
   const low = ms % 2 ** 16
-  return (
-    HEX[(high >>> 24) & 0xff]! +
-    HEX[(high >>> 16) & 0xff]! +
-    HEX[(high >>> 8) & 0xff]! +
-    HEX[high & 0xff]! +
-    '-' +
-    HEX[(low >>> 8) & 0xff]! +
-    HEX[low & 0xff]! +
-    '-' +
-    HEX[0x70 | ((randA >>> 8) & 0x0f)]! +
-    HEX[randA & 0xff]! +
-    '-' +
-    HEX[0x80 | ((randB[at] ?? 0) & 0x3f)]! +
-    hexAt(randB, at + 1) +
-    '-' +
-    hexAt(randB, at + 2) +
-    hexAt(randB, at + 3) +
-    hexAt(randB, at + 4) +
-    hexAt(randB, at + 5) +
-    hexAt(randB, at + 6) +
-    hexAt(randB, at + 7)
-  )
+  putHex(0, (high >>> 24) & 0xff)
+  putHex(2, (high >>> 16) & 0xff)
+  putHex(4, (high >>> 8) & 0xff)
+  putHex(6, high & 0xff)
+  putHex(9, (low >>> 8) & 0xff)
+  putHex(11, low & 0xff)
+  putHex(14, 0x70 | ((randA >>> 8) & 0x0f))
+  putHex(16, randA & 0xff)
+  putHex(19, 0x80 | ((randB[at] ?? 0) & 0x3f))
+  putHex(21, (randB[at + 1] ?? 0) & 0xff)
+  for (let i = 0; i < 6; i += 1) putHex(24 + 2 * i, (randB[at + 2 + i] ?? 0) & 0xff)
+  return TEXT.toString('latin1')
 }
 
 /** The millisecond timestamp carried by a v7 id. */

@@ -20,16 +20,15 @@ export type HeaderReshapes<Name extends string> = Partial<Record<Name, HeaderRes
 export function reshapeHeaders(
   state: GatewayState,
   ...families: HeaderReshapes<string>[]
-): ((request: FastifyRequest, reply: FastifyReply) => void) | undefined {
+): ((request: FastifyRequest, reply: FastifyReply, now: number) => void) | undefined {
   const active = families.flatMap((reshapes) =>
     Object.entries(reshapes).flatMap(([name, reshape]) =>
       reshape !== undefined && state.faults.has(name) ? [reshape] : [],
     ),
   )
   if (active.length === 0) return undefined
-  return (request, reply) => {
+  return (request, reply, now) => {
     const context = state.contexts.of(request)
-    const now = state.clock.now()
     for (const reshape of active) reshape(reply, context, now)
   }
 }

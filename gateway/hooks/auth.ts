@@ -10,7 +10,7 @@
  * - Routes with `auth: 'none'` (/public/models) ignore keys; unknown routes identify a valid caller
  *   (for headers and transactions) but refuse no one, so that they answer 404.
  */
-import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Account } from '../account/accounts.ts'
 import { isV1Path, type KeyForm, type RequestContext } from '../context.ts'
 import { compatibleError, usageError } from '../errors.ts'
@@ -24,16 +24,15 @@ interface PresentedKey {
 
 const BEARER = /^Bearer[ \t]+(\S+)[ \t]*$/i
 
-export function authHook(state: GatewayState) {
+/**
+ * The first step of the onRequest hook (server.ts): synchronous, as an async step would cost every call a promise and
+ * a tick. Whether the call goes on, with its caller identified where it has one; a refusal has sent its answer, and
+ * the hook then does not call done, which ends the call's hooks.
+ */
+export function authHook(state: GatewayState): (request: FastifyRequest, reply: FastifyReply) => boolean {
   const rules = authRules(state.faults)
+  return admitted
 
-  // Callback style: the check is synchronous, and an async hook would cost every call a promise and a tick. A
-  // refusal sends its answer and does not call done, which ends the call's hooks.
-  return (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void => {
-    if (admitted(request, reply)) done()
-  }
-
-  /** Whether the call goes on, with its caller identified where it has one; a refusal has sent its answer. */
   function admitted(request: FastifyRequest, reply: FastifyReply): boolean {
     const context = state.contexts.of(request)
     const config = request.routeOptions.config

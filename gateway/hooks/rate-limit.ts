@@ -34,6 +34,7 @@ import {
   poolOf,
   PROJECT_TOKEN_ROUTES,
   projectTokensPerMinute,
+  TIERS,
   usageRequestsPerMinute,
 } from '../limit-tables.ts'
 import type { BucketReading, RateLimiter } from '../limiter.ts'
@@ -88,6 +89,8 @@ export function rateLimitHook(state: GatewayState) {
     }
     return keys
   }
+  // The account class's limits by tier, read once: the table's lookup makes a new object on every call.
+  const accountLimits = TIERS.map((tier) => classLimits('account', tier))
 
   // Callback style: the count is synchronous except under a fault, and an async hook would cost every call a
   // promise and a tick. A refusal sends its answer and does not call done, which ends the call's hooks.
@@ -99,8 +102,9 @@ export function rateLimitHook(state: GatewayState) {
     }
     const { account } = context.caller
     const usage = context.family === 'usage'
-    const requestKey = usage ? keysOf(account).usage : keysOf(account).requests
-    const requestLimit = usage ? usageRequestsPerMinute(account.tier) : classLimits('account', account.tier).rpm
+    const keys = keysOf(account)
+    const requestKey = usage ? keys.usage : keys.requests
+    const requestLimit = usage ? usageRequestsPerMinute(account.tier) : accountLimits[account.tier]!.rpm
     const counted = usage ? countUsage(requestKey, requestLimit) : countRequest(requestKey, requestLimit)
     context.countedRequest = { limiter, key: requestKey, limit: requestLimit }
     if (counted instanceof Promise) {
@@ -126,7 +130,7 @@ export function rateLimitHook(state: GatewayState) {
     const route = state.routeLimits.size === 0 ? undefined : state.routeLimits.get(`${request.method} ${context.path}`)
     const routeRequests = route?.limiter.take(keysOf(account).route, route.limit.limit, 1)
     if (routeRequests) context.routeRequests = routeRequests
-    const tokens = limiter.read(keysOf(account).tokens, classLimits('account', account.tier).tpm)
+    const tokens = limiter.read(keysOf(account).tokens, accountLimits[account.tier]!.tpm)
     context.limits = { requests: routeRequests ?? requests, tokens, projectTokens: null }
     if (!usage) {
       context.reply = reply
@@ -260,29 +264,26 @@ export function countFinishedCall(state: GatewayState) {
 
 /** onSend: the x-ratelimit-* headers of section 4.1 on every authenticated response, 429s included. */
 export function rateLimitHeaders(state: GatewayState) {
-  const { clock } = state
   const rules = rateLimitRules(state.faults)
   // §4.1's "a number followed by s" is a sample form: some providers send bare seconds instead.
   const duration = state.variations.has('reset-seconds')
     ? (ms: number) => String(Math.max(0, Math.ceil(ms)) / 1000)
     : formatGoDuration
-  const reset = (reading: BucketReading): string => {
-    const now = clock.now()
-    return rules.resetHeader ? rules.resetHeader(reading.resetAt, now) : duration(reading.resetAt - now)
-  }
+  const reset = (reading: BucketReading, now: number): string =>
+    rules.resetHeader ? rules.resetHeader(reading.resetAt, now) : duration(reading.resetAt - now)
 
-  const write = (reply: FastifyReply, names: BucketHeaderNames, reading: BucketReading): void => {
+  const write = (reply: FastifyReply, names: BucketHeaderNames, reading: BucketReading, now: number): void => {
     reply.header(names.limit, String(reading.limit))
     reply.header(names.remaining, String(reading.remaining))
-    reply.header(names.reset, reset(reading))
+    reply.header(names.reset, reset(reading, now))
   }
 
-  return (request: FastifyRequest, reply: FastifyReply): void => {
+  return (request: FastifyRequest, reply: FastifyReply, now: number): void => {
     const { limits } = state.contexts.of(request)
     if (!limits) return
-    write(reply, REQUESTS_HEADERS, limits.requests)
-    write(reply, TOKENS_HEADERS, limits.tokens)
-    if (limits.projectTokens) write(reply, PROJECT_TOKENS_HEADERS, limits.projectTokens)
+    write(reply, REQUESTS_HEADERS, limits.requests, now)
+    write(reply, TOKENS_HEADERS, limits.tokens, now)
+    if (limits.projectTokens) write(reply, PROJECT_TOKENS_HEADERS, limits.projectTokens, now)
   }
 }
 

@@ -49,12 +49,11 @@ export function requestIdHeaders(state: GatewayState) {
   // Minted once, at start-up, where the rules hand every error response the same id.
   const reusedErrorId = requestIdRules(state.faults).reuseErrorId ? createUuid7Generator(clock)() : undefined
 
-  return (request: FastifyRequest, reply: FastifyReply): void => {
+  return (request: FastifyRequest, reply: FastifyReply, now: number): void => {
     const failed = reply.statusCode >= 400
     const id = failed && reusedErrorId !== undefined ? reusedErrorId : request.id
     state.contexts.of(request).responseId = id
     reply.header('svc-request-id', id)
-    const now = clock.now()
     if (legacyHeaderApplies(now)) reply.header('x-request-id', id)
     // Allowed variation (vary.ts): past the cut-off an intermediary may add an unrelated x-request-id (§4.1).
     else if (state.vary && pastLegacyHeader(now)) reply.header('x-request-id', proxyRequestId())

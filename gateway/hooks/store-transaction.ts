@@ -8,7 +8,7 @@ import { accountRules } from '../account/rules.ts'
 import { findModel } from '../models/catalogue.ts'
 import { isoFormatter } from '../clock.ts'
 import type { GatewayState } from '../state.ts'
-import type { RequestContext, TokenCounts } from '../context.ts'
+import { NO_TOKENS, type RequestContext, type TokenCounts } from '../context.ts'
 import type { StoredTransaction, TransactionRecord } from '../account/transactions.ts'
 
 /** The provider recorded for calls that concern no catalogue model. */
@@ -18,17 +18,16 @@ const GATEWAY_PROVIDER = 'gateway'
 const toIso = isoFormatter()
 
 export function storeTransaction(state: GatewayState) {
-  const { clock } = state
   const rules = accountRules(state.faults)
 
-  return (request: FastifyRequest, reply: FastifyReply): void => {
+  return (request: FastifyRequest, reply: FastifyReply, now: number): void => {
     const status = reply.statusCode
     if (status >= 400 && !rules.recordFailedCalls) return
     if (status < 400 && !rules.recordResponses && request.routeOptions.url === '/v1/responses') return
 
     const context = state.contexts.of(request)
     const id = context.responseId ?? request.id
-    const createdMs = Math.max(clock.now(), context.requestedAt)
+    const createdMs = Math.max(now, context.requestedAt)
     state.transactions.add(
       new CallTransaction(id, createdMs, status, rules.recordStreamAlways || context.stream, context),
       id,
@@ -66,7 +65,8 @@ class CallTransaction implements StoredTransaction {
     this.#model = context.model
     this.#status = status
     this.#stream = stream
-    this.#tokens = { ...context.tokens }
+    // A copy, so that the record keeps the counts as they were when the response was sent.
+    this.#tokens = context.tokens === NO_TOKENS ? NO_TOKENS : { ...context.tokens }
   }
 
   get record(): TransactionRecord {
