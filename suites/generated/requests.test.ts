@@ -61,11 +61,8 @@ const unserved = perFile(() => new Set<string>())
  * would be a second verdict on one cause.
  */
 const JUDGED_REFUSAL = (status: number): boolean => status >= 400 && status < 500 && status !== 401 && status !== 429
-/** By route, then by case id, the negative cases' refusals of a status whose body §7 shows (refusalBodies). */
-const refusals = perFile(() => new Map<string, Map<string, { ex: Exchange; c: GeneratedCase }>>())
-
-/** "route status" of every negative case's answer on a route with such a body, for a check that saw none to name. */
-const negativeStatuses = perFile(() => new Set<string>())
+/** By route, then by case id, the answers of the negative cases of a route with such a body (refusalBodies). */
+const negatives = perFile(() => new Map<string, Map<string, { ex: Exchange; c: GeneratedCase }>>())
 
 /** A route's refusals whose body §7 shows and the phase judges, by status. */
 function refusalBodies(route: string): Map<number, { schema: string; requirement: string }> {
@@ -110,16 +107,9 @@ async function run(schema: RequestSchema, c: GeneratedCase): Promise<void> {
       requirement,
       `no model's seed request was served on ${c.route}: ${ex.status} may refuse the model`,
     )
-  const bodies = refusalBodies(c.route)
-  if (c.kind === 'negative' && bodies.size > 0) negativeStatuses().add(`${c.route} ${ex.status}`)
-  if (c.kind === 'negative' && bodies.has(ex.status)) {
-    const byCase = refusals().get(c.route) ?? new Map()
-    refusals().set(c.route, byCase.set(c.id, { ex, c }))
-  } else if (c.kind === 'negative' && bodies.size > 0 && JUDGED_REFUSAL(ex.status)) {
-    // A status §7 does not list for the route: what body it came with is recorded, not judged.
-    const body = statedRefusalBodies(c.route).values().next().value as { schema: string }
-    const shown = schemas().validate(body.schema, ex.json).ok ? 'the body §7 shows' : 'another body'
-    observe(`${c.route} refusal body`, `${ex.status}: ${shown}`)
+  if (c.kind === 'negative' && refusalBodies(c.route).size > 0) {
+    const byCase = negatives().get(c.route) ?? new Map()
+    negatives().set(c.route, byCase.set(c.id, { ex, c }))
   }
   judge(ex, c, settings.seed)
 }
@@ -134,13 +124,18 @@ function checkRefusalBodies(route: string): void {
   for (const requirement of new Set([...stated.values()].map((s) => s.requirement))) {
     const statuses = [...stated].filter(([, s]) => s.requirement === requirement).map(([status]) => status)
     check(requirement, `the generated cases' refusals (${statuses.join(', ')}) have the body §7 gives them`, () => {
-      const seen = [...(refusals().get(route)?.values() ?? [])]
+      const answered = [...(negatives().get(route)?.values() ?? [])]
+      // A status §7 does not list for the route: what body it came with is recorded, not judged.
+      for (const { ex } of answered.filter(({ ex }) => JUDGED_REFUSAL(ex.status) && !stated.has(ex.status))) {
+        const body = statedRefusalBodies(route).values().next().value as { schema: string }
+        const shown = schemas().validate(body.schema, ex.json).ok ? 'the body §7 shows' : 'another body'
+        observe(`${route} refusal body`, `${ex.status}: ${shown}`)
+      }
+      const seen = answered.filter(({ ex }) => stated.get(ex.status)?.requirement === requirement)
       if (seen.length === 0) {
-        const answered = [...negativeStatuses()]
-          .filter((k) => k.startsWith(`${route} `))
-          .map((k) => k.slice(route.length + 1))
+        const statusesSeen = [...new Set(answered.map(({ ex }) => ex.status))]
         notObserved(
-          `no generated case of ${route} was refused with ${statuses.join(' or ')} (answered: ${answered.join(', ') || 'none sent'})`,
+          `no generated case of ${route} was refused with ${statuses.join(' or ')} (answered: ${statusesSeen.join(', ') || 'none sent'})`,
         )
       }
       const wrong = seen.flatMap(({ ex, c }) => {
