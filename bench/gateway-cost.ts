@@ -12,11 +12,14 @@
  *   two and alternating which goes first, so that drift in the machine's load and the garbage one side leaves for
  *   the next fall on both alike;
  * - the figure is the median of the per-round ratios. The note adds the median ratio of CPU time per call, which
- *   leaves out the time this process waited for a core.
+ *   leaves out the time this process waited for a core;
+ * - a process of its own (gateway-cost-child.ts), which no earlier part of the bench has used.
  */
+import { fileURLToPath } from 'node:url'
 import Fastify from 'fastify'
 import { Agent, request } from 'undici'
 import { startEmbeddedGateway } from '../gateway/embedded.ts'
+import { spawnNodeScript, waitForExit } from './children.ts'
 import { median, type Row } from './table.ts'
 
 interface GatewayCostOptions {
@@ -68,6 +71,27 @@ async function round(
   return { rate: requests / seconds, cpuPerCall: (used.user + used.system) / requests }
 }
 
+const CHILD = fileURLToPath(new URL('./gateway-cost-child.ts', import.meta.url))
+
+/** The benchmark in a fresh child process: its row, or an error naming how the child ended. */
+export async function gatewayCostInChild(o: GatewayCostOptions, timeoutMs: number): Promise<Row> {
+  const child = spawnNodeScript(CHILD, [JSON.stringify(o)])
+  let stdout = ''
+  let stderr = ''
+  child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()))
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+  const end = await waitForExit(child, timeoutMs)
+  if (end === null) {
+    child.kill('SIGKILL')
+    throw new Error(`the gateway cost child ran past ${timeoutMs / 1000} s`)
+  }
+  if (end.code !== 0) {
+    const last = stderr.trim().split('\n').slice(-3).join(' ')
+    throw new Error(`the gateway cost child ended with ${end.code ?? end.signal}: ${last}`)
+  }
+  return JSON.parse(stdout) as Row
+}
+
 export async function gatewayCost(o: GatewayCostOptions): Promise<Row> {
   // The tier-5 key has the most request room, so the benchmark measures the gateway, not its rate limiter refusing.
   const gateway = await startEmbeddedGateway({ minuteMs: GATEWAY_COST.minuteMs })
@@ -115,7 +139,7 @@ export async function gatewayCost(o: GatewayCostOptions): Promise<Row> {
       note:
         `median of the per-round ratios of ${o.rounds} alternating rounds of ${o.requestsPerRound} requests each, ` +
         `${GATEWAY_COST.concurrency} in flight, after ${o.warmupRequests} on each side; ${body.length}-byte body, ` +
-        `the same request to both, gateway, bare route and client in this one process (tier-5 key, ` +
+        `the same request to both, gateway, bare route and client in one fresh process (tier-5 key, ` +
         `${GATEWAY_COST.minuteMs / 1000} s rate-limit minute); CPU time per call ${cpu(gw.results)} us against ` +
         `${cpu(base.results)} us, ratio ${cpuRatio.toFixed(2)}.`,
     }

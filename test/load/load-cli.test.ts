@@ -152,21 +152,16 @@ describe('runs', () => {
     // inside a minute for the bounds to be judged.
     const target = await startEmbeddedGateway({ minuteMs: 4000, keyAliases: canaries.aliases })
     try {
-      const run = await load(
-        [
-          '--profile',
-          'tier-1-usage',
-          '--phase',
-          'double',
-          '--base-url',
-          target.url,
-          '--minute-ms',
-          '4000',
-          '--report-dir',
-          dir,
-        ],
-        canaries.env,
-      )
+      const args = ['--profile', 'tier-1-usage', '--phase', 'double', '--base-url', target.url, '--minute-ms', '4000']
+      let run = await load([...args, '--report-dir', dir], canaries.env)
+      const printed = { stdout: run.stdout, stderr: run.stderr }
+      // A busy machine that held the generator behind its plan made no measurement (exit 3, saying so): once more.
+      const behind = () => readFileSync(join(dir, 'load', 'latest', 'result.json'), 'utf8').includes('behind its plan')
+      if (run.code === 3 && behind()) {
+        expect(leaks(canaries.values, dir, printed)).toEqual([])
+        rmSync(dir, { recursive: true, force: true })
+        run = await load([...args, '--report-dir', dir], canaries.env)
+      }
       expect(run.code, run.stderr + run.stdout).toBe(0)
       expect(run.stdout).toMatch(/double\s+admission\s+PASS/)
       const out = onlyDir(dir)
@@ -176,7 +171,7 @@ describe('runs', () => {
     } finally {
       await target.close()
     }
-  }, 60_000)
+  }, 120_000)
 
   test('a generator that cannot hold its plan proves nothing: exit 3 (the embedded gateway as --limiter names)', async () => {
     const dir = join(scratch, 'behind')
