@@ -386,6 +386,8 @@ export async function runFaults(
   workers: number,
   scope: Scope,
   limiters = false,
+  /** Each result as soon as it is final, so that a run stopped early still leaves what it judged. */
+  onResult: (result: FaultResult) => void = () => {},
 ): Promise<FaultResult[]> {
   const scratch = mkdtempSync(join(tmpdir(), 'gc-faults-'))
   const slots: Slot[] = []
@@ -462,6 +464,7 @@ export async function runFaults(
                 result = { ...((await runTogether(slot, [job], scratch, plan))[0] as FaultResult), firstTry }
               }
               results.set(resultKey(job.fault.name, job.limiter), result)
+              onResult(result)
             }
           }
         }

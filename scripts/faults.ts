@@ -2,12 +2,12 @@
  * npm run faults [-- --fault a,b] [--workers N] [--scope families|files] [--limiters] [--json FILE]: the fault score
  * (proof/fault-runs.ts runs it); this file reads the flags and prints the table.
  */
-import { writeFileSync } from 'node:fs'
+import { appendFileSync, writeFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { parseArgs } from 'node:util'
 import { CONFORMANCE_FAULTS } from '../gateway/faults/registry.ts'
-import { FAULT_RUN_DEFAULTS, faultTable, runFaults, type Scope } from '../proof/fault-runs.ts'
+import { FAULT_RUN_DEFAULTS, type FaultResult, faultTable, runFaults, type Scope } from '../proof/fault-runs.ts'
 
 const FAULTS_USAGE = `Usage: gateway-conformance faults [options]     (npm run faults -- [options])
 
@@ -20,7 +20,7 @@ Options:
   --scope S           families (default): each fault runs its requirements' families; files: only the suite files
                       that check them (quicker)
   --limiters          also prove the rate-limit checks against every limiter algorithm the reference allows
-  --json FILE         write the results as JSON
+  --json FILE         write the results as JSON (and each as it is judged, a line of FILE.partial)
   -h, --help          this text
 
 Exit codes: 0 every fault detected with no collateral, 1 some fault undetected or with collateral,
@@ -73,7 +73,14 @@ async function main(argv: string[]): Promise<number> {
   const selected = names ? CONFORMANCE_FAULTS.filter((f) => names.includes(f.name)) : CONFORMANCE_FAULTS
   const workers = Number(workersRaw)
   const started = performance.now()
-  const results = await runFaults(selected, workers, scope, values.limiters === true)
+  // With --json, each result is also appended as a line to FILE.partial as it is judged: a run stopped at a bound
+  // (SIGTERM, a CI step's timeout) still leaves every result it reached.
+  const partial = values.json ? resolve(`${values.json}.partial`) : undefined
+  if (partial) writeFileSync(partial, '')
+  const onResult = (result: FaultResult): void => {
+    if (partial) appendFileSync(partial, `${JSON.stringify(result)}\n`)
+  }
+  const results = await runFaults(selected, workers, scope, values.limiters === true, onResult)
   if (values.json) writeFileSync(resolve(values.json), `${JSON.stringify(results, null, 2)}\n`)
   const clean = results.filter((r) => r.detected && r.collateral.length === 0).length
   process.stdout.write(

@@ -25,34 +25,61 @@ import { ROOT } from '../support/run-conformance.ts'
 // cores; the bound only ends a run that hangs, far below CI's 90-minute limit.
 const RUN_TIMEOUT_MS = 900_000
 
+/** After SIGTERM at the bound, how long the runner has to end before it is killed. */
+const STOP_GRACE_MS = 10_000
+
 let scratch: string
 let results = new Map<string, FaultResult>()
 let output = ''
+/** Set when the runner was stopped at its bound: the faults it had not reached say so. */
+let stopped = ''
 
-beforeAll(async () => {
-  scratch = mkdtempSync(join(tmpdir(), 'gc-fault-proof-'))
-  const json = join(scratch, 'faults.json')
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter(([name]) => !name.startsWith('GATEWAY_') && !name.startsWith('VITEST')),
-  )
-  const child = spawn(
-    process.execPath,
-    [join(ROOT, 'scripts/faults.ts'), '--scope', 'files', '--limiters', '--json', json],
-    { cwd: scratch, env, stdio: ['ignore', 'pipe', 'pipe'] },
-  )
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
-  const timer = setTimeout(() => child.kill('SIGKILL'), RUN_TIMEOUT_MS)
-  await new Promise((resolve) => child.on('close', resolve))
-  clearTimeout(timer)
-  try {
-    results = new Map(
-      (JSON.parse(readFileSync(json, 'utf8')) as FaultResult[]).map((r) => [resultKey(r.fault, r.limiter), r]),
+beforeAll(
+  async () => {
+    scratch = mkdtempSync(join(tmpdir(), 'gc-fault-proof-'))
+    const json = join(scratch, 'faults.json')
+    const env = Object.fromEntries(
+      Object.entries(process.env).filter(([name]) => !name.startsWith('GATEWAY_') && !name.startsWith('VITEST')),
     )
+    const child = spawn(
+      process.execPath,
+      [join(ROOT, 'scripts/faults.ts'), '--scope', 'files', '--limiters', '--json', json],
+      { cwd: scratch, env, stdio: ['ignore', 'pipe', 'pipe'] },
+    )
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()))
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()))
+    const timer = setTimeout(() => {
+      stopped = `the runner was stopped at its bound of ${RUN_TIMEOUT_MS / 1000} s before it judged this`
+      child.kill('SIGTERM')
+      setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS).unref()
+    }, RUN_TIMEOUT_MS)
+    await new Promise((resolve) => child.on('close', resolve))
+    clearTimeout(timer)
+    results = new Map(readResults(json).map((r) => [resultKey(r.fault, r.limiter), r]))
+  },
+  RUN_TIMEOUT_MS + STOP_GRACE_MS + 10_000,
+)
+
+/** The runner's results: the whole file, or, from a runner stopped early, the lines it wrote as it went. */
+function readResults(json: string): FaultResult[] {
+  try {
+    return JSON.parse(readFileSync(json, 'utf8')) as FaultResult[]
   } catch {
-    results = new Map()
+    try {
+      const lines = readFileSync(`${json}.partial`, 'utf8').split('\n')
+      // A line cut by the kill is not a result.
+      return lines.flatMap((line) => {
+        try {
+          return [JSON.parse(line) as FaultResult]
+        } catch {
+          return []
+        }
+      })
+    } catch {
+      return []
+    }
   }
-}, RUN_TIMEOUT_MS + 10_000)
+}
 
 afterAll(() => rmSync(scratch, { recursive: true, force: true }))
 
@@ -87,7 +114,7 @@ describe('a run against each fault fails exactly what the fault breaks', () => {
   for (const { fault, key } of runs) {
     test(`${key} -> ${fault.breaks.join(', ')}`, () => {
       const result = results.get(key)
-      expect(result, `no result for ${key}; the fault runner said:\n${output}`).toBeDefined()
+      expect(result, `no result for ${key}; ${stopped || `the fault runner said:\n${output}`}`).toBeDefined()
       expect(
         { failing: result!.failing, errors: result!.errors },
         `collateral seen: ${JSON.stringify(result!.collateralSeen)}; missed: ${JSON.stringify(result!.missedSeen)}${
@@ -103,7 +130,10 @@ describe('the rate-limit checks hold for every limiter the reference allows', ()
   for (const limiter of OTHER_LIMITERS) {
     test(`the limit families pass against a faithful ${limiter} gateway`, () => {
       const result = results.get(resultKey(CLEAN, limiter))
-      expect(result, `no result for a clean ${limiter} run; the fault runner said:\n${output}`).toBeDefined()
+      expect(
+        result,
+        `no result for a clean ${limiter} run; ${stopped || `the fault runner said:\n${output}`}`,
+      ).toBeDefined()
       expect(
         { failing: result!.failing, errors: result!.errors },
         `seen: ${JSON.stringify(result!.collateralSeen ?? {})}`,
