@@ -7,7 +7,8 @@ import { SEEDED_KEY_ENV, SEEDED_KEYS, type SeededKeys } from './account/accounts
 import { startEmbeddedGateway } from './embedded.ts'
 import { OptionError } from './errors.ts'
 import { describeFaults } from './faults/registry.ts'
-import { DEFAULT_LIMITER, DEFAULT_NATIVE_KEY_HEADER, parseCommandLine, USAGE } from './options.ts'
+import { DEFAULT_LIMITER, USAGE } from './flags.ts'
+import { DEFAULT_NATIVE_KEY_HEADER, parseCommandLine } from './options.ts'
 import { describeVariations, REAL_NAMES } from './variations.ts'
 
 const EXIT_BAD_OPTIONS = 2
@@ -38,7 +39,7 @@ async function main(argv: string[]): Promise<number | undefined> {
     return EXIT_BAD_OPTIONS
   }
   if (command.kind === 'help') {
-    process.stdout.write(`${USAGE}\n`)
+    process.stdout.write(USAGE)
     return 0
   }
   if (command.kind === 'list-faults') {

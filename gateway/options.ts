@@ -4,13 +4,12 @@
  * prints it as its one line of output.
  */
 import { DEFAULT_NATIVE_KEY_HEADER } from '../common/native-key.ts'
-import { parseArgs } from 'node:util'
 import { parseInstant } from './clock.ts'
 import { toFaultSet, type FaultName } from './faults/registry.ts'
 import { LIMITER_ALGORITHMS, type LimiterAlgorithm } from './limiter.ts'
 import { VARY_DEFAULTS } from './vary.ts'
+import { CLI_DEFAULT_PORT, CLI_OPTIONS, DEFAULT_HOST, DEFAULT_LIMITER, DEFAULT_MINUTE_MS, parseCli } from './flags.ts'
 import { toVariationSet, VARIATION_NAMES, type VariationName } from './variations.ts'
-import { DEFAULT_VIDEO_STEP_MS } from './videos/store.ts'
 import { OptionError } from './errors.ts'
 import { parseRouteLimit, type RouteLimit } from './route-limits.ts'
 
@@ -62,10 +61,6 @@ export interface GatewayOptions {
   nativeKeyHeader: string
   routeLimits: readonly RouteLimit[]
 }
-
-export const DEFAULT_HOST = '127.0.0.1'
-export const DEFAULT_MINUTE_MS = 60_000
-export const DEFAULT_LIMITER: LimiterAlgorithm = 'fixed-window'
 
 function isLimiterAlgorithm(name: string): name is LimiterAlgorithm {
   return (LIMITER_ALGORITHMS as readonly string[]).includes(name)
@@ -156,49 +151,6 @@ export type CliCommand =
   | { kind: 'list-variations' }
   | { kind: 'help' }
 
-export const CLI_DEFAULT_PORT = 8080
-
-export const USAGE = `Usage: gateway-conformance gateway [options]   (npm run gateway -- ...)
-  --port <n>          port to listen on (default ${CLI_DEFAULT_PORT}; 0 picks a free one)
-  --host <addr>       address to bind (default ${DEFAULT_HOST})
-  --now <iso>         start the clock at this date or date-time; it then advances in real time
-  --minute-ms <n>     length of a rate-limit minute in milliseconds (default ${DEFAULT_MINUTE_MS})
-  --limiter <name>    the algorithm of every rate-limit bucket: ${LIMITER_ALGORITHMS.join(', ')}
-                      (default ${DEFAULT_LIMITER}); see gateway/README.md for what its headers then mean
-  --video-step-ms <n> how long a video job stays queued, then processing, in milliseconds (default ${DEFAULT_VIDEO_STEP_MS})
-  --vary              allowed variation of §9.2: unknown properties, reordered keys, ids in another format,
-                      unfamiliar stream events, CRLF, split writes, an unrelated x-request-id past 2026-10-15,
-                      no Retry-After on 429, and ${VARY_DEFAULTS.latencyMs} ms before a route answers
-  --vary-latency-ms <n> that latency in milliseconds (default ${VARY_DEFAULTS.latencyMs}; 0 for none)
-  --bare-models       model endpoints answer only id, object, created and owned_by, as many compatible servers do
-  --real              every choice the reference leaves open, made as real providers make it (gateway/variations.ts)
-  --variation <name>  one such choice; repeatable; --variation list prints them
-  --route-limit <spec> a limit on one route per account that the catalogue does not announce, as an operator
-                      configures one: 'METHOD /path=N/PERIOD', e.g. 'POST /v1/chat/completions=30/10s' (real
-                      time, not --minute-ms); its bucket is the one x-ratelimit-*-requests report on that route;
-                      repeatable
-  --native-key-header <name> the native interface's key header (default ${DEFAULT_NATIVE_KEY_HEADER}), e.g. a vendor's own
-  --fault <name>      switch on a named fault; repeatable; --fault list prints the registry
-  -h, --help          print this text`
-
-const CLI_OPTIONS = {
-  port: { type: 'string' },
-  host: { type: 'string' },
-  now: { type: 'string' },
-  'minute-ms': { type: 'string' },
-  limiter: { type: 'string' },
-  'video-step-ms': { type: 'string' },
-  fault: { type: 'string', multiple: true },
-  vary: { type: 'boolean' },
-  'vary-latency-ms': { type: 'string' },
-  'bare-models': { type: 'boolean' },
-  real: { type: 'boolean' },
-  variation: { type: 'string', multiple: true },
-  'native-key-header': { type: 'string' },
-  'route-limit': { type: 'string', multiple: true },
-  help: { type: 'boolean', short: 'h' },
-} as const
-
 export function parseCommandLine(argv: readonly string[]): CliCommand {
   let values: ReturnType<typeof parseCli>['values']
   try {
@@ -235,10 +187,6 @@ export function parseCommandLine(argv: readonly string[]): CliCommand {
     { port: CLI_DEFAULT_PORT },
   )
   return { kind: 'serve', options }
-}
-
-function parseCli(argv: readonly string[]) {
-  return parseArgs({ args: [...argv], options: CLI_OPTIONS, strict: true, allowPositionals: false })
 }
 
 function cliInteger(flag: string, text: string): number {

@@ -14,8 +14,6 @@ import { mergePhase } from './merge.ts'
 import type { FigureSpread, LoadResult, PhaseResult, ScheduleFigures, Verdict, VerdictStatus } from './types.ts'
 import { outcomeOf } from './verdicts.ts'
 
-export const REPEAT = { max: 20 }
-
 /**
  * One phase over its repeats. The plan is the plan (a repeat offers the same load again, unlike a shard). The
  * phase's time is the sum of the repeats' (endedAt is set that far after the first start), so that every rate

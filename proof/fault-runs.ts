@@ -38,6 +38,7 @@ import { CONFORMANCE_PROJECTS } from '../harness/setup/projects.ts'
 import { requirements } from '../harness/requirements.ts'
 import { DEFAULT_NATIVE_KEY_HEADER, DEFAULTS, type RunOptions, type TargetConfig } from '../harness/setup/config.ts'
 import type { KeySlot } from '../harness/keys.ts'
+import { FAULT_RUN_DEFAULTS } from './run-defaults.ts'
 import { todayUtc } from '../harness/clock.ts'
 import { ConformanceReporter } from '../harness/report/reporter.ts'
 import { REQ } from '../harness/report/audit.ts'
@@ -362,18 +363,6 @@ export function packRuns<T>(jobs: readonly T[], filesOf: (job: T) => ReadonlySet
     for (const file of files) run.files.add(file)
   }
   return runs.map((run) => run.jobs)
-}
-
-export const FAULT_RUN_DEFAULTS = {
-  // The rate-limit minute of the faulty gateways: the conformance run's. Shorter ones leave too few calls per window
-  // when many runs share two cores; the tiers runs' waits are covered by their own lanes instead.
-  minuteMs: DEFAULTS.embeddedMinuteMs,
-  workers: 3, // runs side by side that use the CPU
-  // Suite files of one run share one thread: vitest starts a run's threads afresh, and each loads the harness and its
-  // modules again, which cost more CPU than the few files of a fault's run spend waiting on its gateway side by side.
-  threadsPerRun: 1,
-  waitingLanes: 12, // more runs side by side for the faults of the tiers family, which mostly wait for windows
-  tierKeys: ['tier0', 'tier1'] as readonly KeySlot[], // a tiers fault's keys in scope files (keysFor)
 }
 
 /** Runs that mostly wait for rate-limit windows: they get lanes of their own beside the others. */

@@ -6,9 +6,6 @@ import { existsSync, readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-import { loadEnv } from '../harness/setup/config.ts'
-import { families } from '../harness/requirements.ts'
-import { applyConfigFile, DEFAULT_CONFIG_FILE, readConfigFile } from '../harness/setup/config-file.ts'
 import { ConfigError, isHarnessError } from '../harness/errors.ts'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -74,6 +71,60 @@ const RUNNERS: Record<Command, () => Promise<Runner>> = {
   openapi: async () => (await import('./openapi.ts')).openapiCommand,
 }
 
+/**
+ * Each command's usage when its command line asks for it, else undefined: read from the modules that hold its flags
+ * and help text, so that help loads no runner. Each parses as its command does, so that they agree on what is help.
+ */
+const HELP: Record<Command, (argv: string[]) => Promise<string | undefined>> = {
+  conformance: async (argv) => {
+    if (argv[0] === 'sweep' || argv[0] === 'merge') return HELP[argv[0]](argv.slice(1))
+    const { parseFlags, USAGE } = await import('../harness/command/conformance-flags.ts')
+    return parseFlags(argv).help ? USAGE : undefined
+  },
+  sweep: async (argv) => {
+    const { parseSweepFlags, SWEEP_USAGE } = await import('../harness/command/sweep-flags.ts')
+    return parseSweepFlags(argv).help === true ? SWEEP_USAGE : undefined
+  },
+  merge: async (argv) => {
+    const { parseMergeFlags, MERGE_USAGE } = await import('../harness/command/merge-flags.ts')
+    return parseMergeFlags(argv).values.help === true ? MERGE_USAGE : undefined
+  },
+  load: async (argv) => {
+    if (argv[0] === 'compare') return HELP.compare(argv.slice(1))
+    const { parseFlags, helpText } = await import('../load/command/flags.ts')
+    return parseFlags(argv).flags.help === true ? helpText() : undefined
+  },
+  compare: async (argv) => {
+    const { parseCompareArgs, COMPARE_USAGE } = await import('../load/command/compare-flags.ts')
+    return parseCompareArgs(argv).values.help === true ? COMPARE_USAGE : undefined
+  },
+  gateway: async (argv) => {
+    const { parseCli, USAGE } = await import('../gateway/flags.ts')
+    return parseCli(argv).values.help === true ? USAGE : undefined
+  },
+  report: async (argv) => {
+    const { parseFlags, USAGE } = await import('./report-flags.ts')
+    return parseFlags(argv).help ? USAGE : undefined
+  },
+  faults: async (argv) => {
+    const { parseFaultsFlags, FAULTS_USAGE } = await import('./faults-flags.ts')
+    return parseFaultsFlags(argv).help === true ? FAULTS_USAGE : undefined
+  },
+  openapi: async (argv) => {
+    const { parseFlags, USAGE } = await import('./openapi-flags.ts')
+    return parseFlags(argv).help ? USAGE : undefined
+  },
+}
+
+/** The usage if the command line asks for it; a command line its command refuses is left to the command to say. */
+async function usageAsked(command: Command, argv: string[]): Promise<string | undefined> {
+  try {
+    return await HELP[command](argv)
+  } catch {
+    return undefined
+  }
+}
+
 /** The commands that read settings; the gateway, the fault score and compare have none a config file holds. */
 const CONFIGURED: readonly Command[] = ['conformance', 'load', 'sweep', 'merge', 'report']
 
@@ -97,8 +148,10 @@ export function takeConfigFlag(argv: readonly string[]): { file: string | undefi
  * Reads the config file (the one named, else gateway-conformance.yaml here if there is one) into the environment
  * and the command line, under what either already says. Returns the command line to hand on.
  */
-function configure(command: Command, argv: string[]): string[] {
+async function configure(command: Command, argv: string[]): Promise<string[]> {
   const { file, rest } = takeConfigFlag(argv)
+  // Loaded here, not above: help, --version and an unknown command need neither its schema checker nor its YAML.
+  const { applyConfigFile, DEFAULT_CONFIG_FILE, readConfigFile } = await import('../harness/setup/config-file.ts')
   const path = file ?? (existsSync(DEFAULT_CONFIG_FILE) ? DEFAULT_CONFIG_FILE : undefined)
   if (path === undefined) return rest
   if (!CONFIGURED.includes(command)) {
@@ -106,6 +159,10 @@ function configure(command: Command, argv: string[]): string[] {
     return rest
   }
   const config = readConfigFile(resolve(path), path)
+  const [{ loadEnv }, { families }] = await Promise.all([
+    import('../harness/setup/config.ts'),
+    import('../harness/requirements.ts'),
+  ])
   const applied = applyConfigFile(config, path, command, loadEnv(process.env), rest, families())
   for (const [name, value] of Object.entries(applied.env)) if (value !== undefined) process.env[name] = value
   return applied.argv
@@ -132,14 +189,20 @@ export async function cli(argv: string[]): Promise<number | undefined> {
     )
     return 2
   }
+  const help = rest.includes('-h') || rest.includes('--help')
   let argvOfCommand: string[]
   try {
     // Help needs no settings, and must work whatever the file says.
-    argvOfCommand = rest.includes('-h') || rest.includes('--help') ? takeConfigFlag(rest).rest : configure(first, rest)
+    argvOfCommand = help ? takeConfigFlag(rest).rest : await configure(first, rest)
   } catch (error) {
     if (!isHarnessError(error)) throw error
     process.stderr.write(`${first}: ${error.message}\n`)
     return 2
+  }
+  const usage = help ? await usageAsked(first, argvOfCommand) : undefined
+  if (usage !== undefined) {
+    process.stdout.write(usage)
+    return 0
   }
   const runner = await RUNNERS[first]()
   return runner(argvOfCommand)

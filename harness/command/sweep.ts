@@ -5,7 +5,6 @@
  * deletes it. Dry run by default. Exit 0: everything was listed (and, with --yes, deleted); 2: bad configuration,
  * an unreachable target, or a list or delete that failed.
  */
-import { parseArgs } from 'node:util'
 import { DEFAULT_NATIVE_KEY_HEADER, loadEnv, resolveOptions, type Env, type TargetConfig } from '../setup/config.ts'
 import type { KeySlot } from '../keys.ts'
 import { parseDurationMs } from '../duration.ts'
@@ -14,23 +13,7 @@ import { TargetClient } from '../worker/http-client.ts'
 import { isRunId } from '../worker/run-tag.ts'
 import { newRunId, probe } from '../setup/target.ts'
 import { decide, type Found, listFiles, listingSlots, listVideos, ours, remove, SWEEP_DEFAULTS } from './leftovers.ts'
-
-const SWEEP_USAGE = `Usage: gateway-conformance sweep [--yes] [--keep RUN_ID]... [--older-than DURATION] [--base-url URL]
-
-Lists what earlier conformance and load runs left on the target: files whose filename starts with gc-<run id>-
-and video jobs whose safety_identifier starts with gc-<run id>-, with every key given (GATEWAY_API_KEY
-and GATEWAY_API_KEY_TIER0..5). Nothing else is ever listed or deleted.
-
-Options:
-  --yes                   delete what is listed (default: a dry run that deletes nothing)
-  --keep RUN_ID           leave this run's resources alone (repeatable)
-  --older-than DURATION   only runs started, and resources created, at least this long ago (default ${SWEEP_DEFAULTS.olderThan}; e.g. 30m, 0s)
-  --base-url URL          the target (GATEWAY_BASE_URL); required: the embedded gateway starts empty
-  -h, --help              this text
-
-Exit codes: 0 listed (and with --yes deleted) everything, 2 bad configuration, unreachable target, or a list or
-delete that failed.
-`
+import { parseSweepFlags, SWEEP_USAGE } from './sweep-flags.ts'
 
 export interface SweepIo {
   out(text: string): void
@@ -61,23 +44,7 @@ interface Settings {
 }
 
 function parseSettings(argv: string[], io: SweepIo): Settings | 'help' {
-  let values: { 'base-url'?: string; yes?: boolean; keep?: string[]; 'older-than'?: string; help?: boolean }
-  try {
-    ;({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        'base-url': { type: 'string' },
-        yes: { type: 'boolean' },
-        keep: { type: 'string', multiple: true },
-        'older-than': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    }))
-  } catch (error) {
-    throw new ConfigError(`${(error as Error).message.split('\n')[0]} (see npm run conformance -- sweep --help)`)
-  }
+  const values = parseSweepFlags(argv)
   if (values.help === true) return 'help'
   const options = resolveOptions(
     loadEnv(io.env, io.cwd),

@@ -3,7 +3,6 @@
  * clear line and exit 2, not a wall of failed tests); without one, starts the embedded reference gateway.
  */
 import { randomBytes } from 'node:crypto'
-import { request } from 'undici'
 import { DEFAULTS, type RunOptions, type TargetConfig } from './config.ts'
 import { ConfigError, HarnessError } from '../errors.ts'
 
@@ -42,6 +41,8 @@ function unreachableReason(error: unknown, timeoutMs: number): string {
 
 export async function probe(baseUrl: string, timeoutMs: number): Promise<void> {
   const limit = Math.min(timeoutMs, PROBE.maxTimeoutMs)
+  // Loaded here, not above: what only reads the embedded gateway's choices (a command's help) needs no HTTP client.
+  const { request } = await import('undici')
   try {
     const response = await request(new URL(PROBE.path, baseUrl), {
       method: 'GET',

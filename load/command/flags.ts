@@ -1,14 +1,21 @@
-/** The load command's flags: the help text, the parse, and the checks of single values a run's settings share. */
+/**
+ * The load command's flags: the help text, the parse, and the checks of single values a run's settings share. Kept
+ * light: `load --help` reads it without loading the engines or the profiles.
+ */
 import { parseArgs } from 'node:util'
 import { DEFAULTS } from '../../harness/setup/config.ts'
 import { parseDurationMs } from '../../harness/duration.ts'
 import { ConfigError } from '../../harness/errors.ts'
+import { embeddedChoices } from '../../harness/setup/target.ts'
 import { WORKERS } from '../engine/workers.ts'
 import type { PlanContext } from '../profiles/profile.ts'
-import { REPEAT } from '../repeat.ts'
 
-/** The help text; the algorithms are the embedded gateway's (harness/setup/target.ts embeddedChoices). */
-export function usage(limiters: readonly string[]): string {
+/** The most repeats --repeat takes. */
+export const REPEAT = { max: 20 }
+
+/** The help text, with the rate-limit algorithms of the embedded gateway (read from it, not started). */
+export async function helpText(): Promise<string> {
+  const { limiters } = await embeddedChoices()
   const perThread = WORKERS.minRatePerWorker
   const minute = DEFAULTS.embeddedMinuteMs
   return `Usage: npm run load -- --profile NAME [options]

@@ -7,11 +7,11 @@
  */
 import { DEFAULTS } from '../../harness/setup/config.ts'
 import { ConfigError, isHarnessError } from '../../harness/errors.ts'
-import { embeddedChoices, newRunId } from '../../harness/setup/target.ts'
+import { newRunId } from '../../harness/setup/target.ts'
 import { mergeResults, readResult } from '../merge.ts'
 import { oneLine } from '../engine/one-line.ts'
 import { compareCommand } from './compare.ts'
-import { type Flags, parseFlags, usage } from './flags.ts'
+import { type Flags, helpText, parseFlags } from './flags.ts'
 import { listProfiles } from './list.ts'
 import { type CliIo, PROCESS_IO } from './output.ts'
 import { verdictTable, writeReport } from './reports.ts'
@@ -34,7 +34,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   if (argv[0] === 'compare') return compareCommand(argv.slice(1), io)
   const { flags, positionals } = parseFlags(argv)
   if (flags.help) {
-    io.stdout(usage((await embeddedChoices()).limiters))
+    io.stdout(await helpText())
     return 0
   }
   if (flags.list) {

@@ -6,9 +6,8 @@ import { type EmbeddedChoices, isLoopback } from '../../harness/setup/target.ts'
 import { WORKERS } from '../engine/workers.ts'
 import { parseObjectives } from '../objectives.ts'
 import { profileNamed } from '../profiles/index.ts'
-import { REPEAT } from '../repeat.ts'
 import { checkDistinct, parseLimitFlag } from '../stated-limits.ts'
-import { type Flags, number, parseArrival, parseDuration, parseRamp } from './flags.ts'
+import { type Flags, number, parseArrival, parseDuration, parseRamp, REPEAT } from './flags.ts'
 
 /** What the flags ask of the profile's run. */
 export function readSettings(name: string, flags: Flags) {

@@ -8,20 +8,7 @@ import { ConfigError } from '../../harness/errors.ts'
 import type { LoadResult, PhaseResult } from '../types.ts'
 import { FIGURES, type Figure, type FigureName } from './figures.ts'
 import { noiseOfDifference, type Side } from './spread.ts'
-
-export const COMPARE = {
-  /** Default regression threshold of relative figures: a share of the baseline, in percent. */
-  thresholdPercent: 10,
-  /** Default regression threshold of share figures (errors), in percentage points. */
-  thresholdPoints: 1,
-  /**
-   * Without repeats on either side the spread is unknown: a change within this band is taken for noise, and the
-   * output says that the spread was not measured. Loopback latency percentiles vary by more between runs; the
-   * band only keeps rounding and jitter from being called changes.
-   */
-  noiseBandPercent: 5,
-  noiseBandPoints: 0.5,
-}
+import { COMPARE } from './thresholds.ts'
 
 /** `same`: within the noise. `worse`: significant but within the threshold. `missing`: one side lacks the figure. */
 export type ChangeStatus = 'regression' | 'worse' | 'better' | 'same' | 'missing'

@@ -5,7 +5,8 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { COMPARE, type ChangeStatus, type Comparison, type FigureChange } from '../compare/judge.ts'
+import type { ChangeStatus, Comparison, FigureChange } from '../compare/judge.ts'
+import { COMPARE } from '../compare/thresholds.ts'
 import { esc } from './html.ts'
 import { figureValue } from './spread.ts'
 import { cell, text } from './summary-md.ts'

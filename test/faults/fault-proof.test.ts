@@ -21,7 +21,7 @@ import { requirements } from '../../harness/requirements.ts'
 import { CLEAN, FAULTED_LIMITERS, resultKey, type FaultResult } from '../../proof/fault-runs.ts'
 import { ROOT } from '../support/run-conformance.ts'
 
-// Every fault, some side by side (proof/fault-runs.ts, FAULT_RUN_DEFAULTS): minutes beside the rest of npm test on two
+// Every fault, some side by side (proof/run-defaults.ts, FAULT_RUN_DEFAULTS): minutes beside the rest of npm test on two
 // cores; the bound only ends a run that hangs, far below CI's 90-minute limit.
 const RUN_TIMEOUT_MS = 900_000
 

@@ -5,7 +5,8 @@
  */
 import { describe, expect, test } from 'vitest'
 import { FIGURES, phaseFigures, type Figure, type FigureName } from '../../../load/compare/figures.ts'
-import { COMPARE, compareResults, judgeChange, type Thresholds } from '../../../load/compare/judge.ts'
+import { compareResults, judgeChange, type Thresholds } from '../../../load/compare/judge.ts'
+import { COMPARE } from '../../../load/compare/thresholds.ts'
 import { noiseOfDifference, spreadOf, t975 } from '../../../load/compare/spread.ts'
 import { mergeRepeats } from '../../../load/repeat.ts'
 import { renderCompareHtml, renderCompareMd, renderCompareText } from '../../../load/report/compare.ts'
