@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url'
 import Fastify from 'fastify'
 import { Agent, request } from 'undici'
 import { startEmbeddedGateway } from '../gateway/embedded.ts'
-import { spawnNodeScript, waitForExit } from './children.ts'
+import { spawnNodeScript, stopChild, waitForExit } from './children.ts'
 import { median, type Row } from './table.ts'
 
 interface GatewayCostOptions {
@@ -82,7 +82,7 @@ export async function gatewayCostInChild(o: GatewayCostOptions, timeoutMs: numbe
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
   const end = await waitForExit(child, timeoutMs)
   if (end === null) {
-    child.kill('SIGKILL')
+    await stopChild(child)
     throw new Error(`the gateway cost child ran past ${timeoutMs / 1000} s`)
   }
   if (end.code !== 0) {

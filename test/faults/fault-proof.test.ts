@@ -11,7 +11,7 @@
  * those modes: the reference names no algorithm, so the checks must hold, and catch the faults, under each.
  */
 import { spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
@@ -65,19 +65,17 @@ function readResults(json: string): FaultResult[] {
   try {
     return JSON.parse(readFileSync(json, 'utf8')) as FaultResult[]
   } catch {
-    try {
-      const lines = readFileSync(`${json}.partial`, 'utf8').split('\n')
-      // A line cut by the kill is not a result.
-      return lines.flatMap((line) => {
-        try {
-          return [JSON.parse(line) as FaultResult]
-        } catch {
-          return []
-        }
-      })
-    } catch {
-      return []
-    }
+    const partial = `${json}.partial`
+    return existsSync(partial) ? readFileSync(partial, 'utf8').split('\n').flatMap(resultOfLine) : []
+  }
+}
+
+/** A line of the partial file; one cut by the kill is not a result. */
+function resultOfLine(line: string): FaultResult[] {
+  try {
+    return [JSON.parse(line) as FaultResult]
+  } catch {
+    return []
   }
 }
 
