@@ -32,6 +32,8 @@ export const REQUEST_SCHEMA_KEYWORDS = [
   // Where a constraint binds only when something the reference does not show holds (the tools of group B, the
   // alternate format): the words that say so. Stated, so quoted and documented, but never generated.
   'x-when',
+  // On a parameter or field the words say is ignored when another is given: the names of those others.
+  'x-ignored-with',
   // On an object with `required`: the same for its required members.
   'x-required-quote',
   'x-required-refusal',

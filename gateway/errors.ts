@@ -58,6 +58,7 @@ const COMPATIBLE_TYPES: Readonly<Record<number, string>> = {
   401: 'invalid_request_error',
   403: 'permission_error',
   404: 'invalid_request_error',
+  422: 'invalid_request_error',
   429: 'rate_limit_error',
 }
 
@@ -66,6 +67,7 @@ const COMPATIBLE_CODES: Readonly<Record<number, string>> = {
   401: 'invalid_api_key',
   403: 'permission_denied',
   404: 'not_found',
+  422: 'invalid_request',
   429: 'rate_limit_exceeded',
 }
 
@@ -74,6 +76,7 @@ const USAGE_ERRORS: Readonly<Record<number, string>> = {
   401: 'unauthorized',
   403: 'forbidden',
   404: 'not_found',
+  422: 'invalid_request',
   429: 'rate_limit_exceeded',
 }
 

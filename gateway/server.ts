@@ -11,6 +11,7 @@
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import { asGatewayError, registerFallbacks, sendError } from './fallbacks.ts'
 import { registerJsonBodyParser } from './json-body.ts'
+import { registerRequestValidation } from './request-validation.ts'
 import { authHook } from './hooks/auth.ts'
 import { dateHeader } from './hooks/date-header.ts'
 import { registerAdminRoutes } from './admin.ts'
@@ -116,6 +117,7 @@ export function createGateway(config: GatewayConfig = {}): Gateway {
   app.decorate('gatewayVary', state.vary)
   registerFallbacks(app, state)
   registerJsonBodyParser(app)
+  registerRequestValidation(app, state)
   registerModelRoutes(app, state)
   registerAccountRoutes(app, state)
   registerFileRoutes(app, state)

@@ -56,6 +56,7 @@ export const ACCOUNT_FAULTS = [
   {
     name: 'hours-ago-unchecked',
     breaks: ['P1-4.2-hours-ago-refused'],
+    relaxes: ['P1-4.2-hours-ago-refused'],
     description: 'Out-of-range hours_ago values are clamped to 1..720 instead of refused (non-integers still 400).',
   },
   {
@@ -66,6 +67,7 @@ export const ACCOUNT_FAULTS = [
   {
     name: 'page-unchecked',
     breaks: ['P1-4.2-page-refused'],
+    relaxes: ['P1-4.2-page-refused'],
     description: 'Out-of-range page values are clamped to 1..10000 instead of refused.',
   },
   {
@@ -76,6 +78,7 @@ export const ACCOUNT_FAULTS = [
   {
     name: 'page-size-unchecked',
     breaks: ['P1-4.2-page-size-refused'],
+    relaxes: ['P1-4.2-page-size-refused'],
     description: 'Out-of-range page_size values are clamped to 1..1000 instead of refused.',
   },
   {
@@ -86,6 +89,7 @@ export const ACCOUNT_FAULTS = [
   {
     name: 'dates-unpaired-accepted',
     breaks: ['P1-4.2-date-pairing-refused'],
+    relaxes: ['P1-4.2-date-pairing-refused'],
     description: 'start_date or end_date alone is accepted; the missing end of the range is open.',
   },
   {
@@ -97,6 +101,7 @@ export const ACCOUNT_FAULTS = [
   {
     name: 'date-format-lenient',
     breaks: ['P1-4.2-date-format-refused'],
+    relaxes: ['P1-4.2-date-format-refused'],
     description: 'Any value Date.parse understands is accepted as start_date or end_date.',
   },
   {

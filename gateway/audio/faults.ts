@@ -39,6 +39,7 @@ export const AUDIO_FAULTS = [
   {
     name: 'speech-input-unlimited',
     breaks: ['P2-4.2-speech-input-limit'],
+    relaxes: ['P2-4.2-speech-input-limit'],
     description: 'Speech input of any length is accepted.',
   },
   {
@@ -49,6 +50,7 @@ export const AUDIO_FAULTS = [
   {
     name: 'speech-instructions-tts1-accepted',
     breaks: ['P2-4.2-speech-instructions-refused'],
+    relaxes: ['P2-4.2-speech-instructions-refused'],
     description: 'tts-1 and tts-1-hd accept instructions (and ignore them) instead of refusing them.',
   },
   {
@@ -59,6 +61,7 @@ export const AUDIO_FAULTS = [
   {
     name: 'speech-speed-unchecked',
     breaks: ['P2-4.2-speech-speed-refused'],
+    relaxes: ['P2-4.2-speech-speed-refused'],
     description: 'Any speed is accepted; speeds outside 0.25..4.0 are clamped.',
   },
   {
@@ -69,11 +72,13 @@ export const AUDIO_FAULTS = [
   {
     name: 'speech-format-unchecked',
     breaks: ['P2-4.2-speech-enums'],
+    relaxes: ['P2-4.2-speech-enums'],
     description: 'An unknown response_format is answered with MP3 instead of refused.',
   },
   {
     name: 'speech-sse-tts1-accepted',
     breaks: ['P2-4.2-speech-sse-refused'],
+    relaxes: ['P2-4.2-speech-sse-refused'],
     description: 'tts-1 and tts-1-hd accept stream_format sse and stream speech events.',
   },
   {
@@ -84,6 +89,7 @@ export const AUDIO_FAULTS = [
   {
     name: 'speech-voice-optional',
     breaks: ['P2-4.2-speech-required'],
+    relaxes: ['P2-4.2-speech-required'],
     description: 'Speech without voice is spoken with alloy instead of refused.',
   },
   {
@@ -115,6 +121,7 @@ export const AUDIO_FAULTS = [
   {
     name: 'transcription-format-unchecked',
     breaks: ['P2-4.3-format-unknown'],
+    relaxes: ['P2-4.3-format-unknown'],
     description: 'An unknown response_format is answered as json instead of refused.',
   },
   {
@@ -130,6 +137,7 @@ export const AUDIO_FAULTS = [
   {
     name: 'timestamps-unchecked',
     breaks: ['P2-4.3-timestamps-refused'],
+    relaxes: ['P2-4.3-timestamps-refused'],
     description: 'timestamp_granularities[] is accepted (and ignored) with json and on the diarization model.',
   },
   {
@@ -220,11 +228,13 @@ export const AUDIO_FAULTS = [
   {
     name: 'transcription-model-optional',
     breaks: ['P2-4.3-required'],
+    relaxes: ['P2-4.3-required'],
     description: 'A transcription without model is served by the base model instead of refused.',
   },
   {
     name: 'transcription-temperature-2',
     breaks: ['P2-4.3-temperature-refused'],
+    relaxes: ['P2-4.3-temperature-refused'],
     description: 'Transcription accepts temperature up to 2 (the chat range) instead of 0 to 1.',
   },
   {
@@ -235,6 +245,7 @@ export const AUDIO_FAULTS = [
   {
     name: 'known-speakers-unchecked',
     breaks: ['P2-4.3-known-speakers-refused'],
+    relaxes: ['P2-4.3-known-speakers-refused'],
     description: 'Diarization accepts any number of known speakers and reference clips of any length.',
   },
   {
@@ -261,6 +272,7 @@ export const AUDIO_FAULTS = [
   {
     name: 'translation-model-optional',
     breaks: ['P2-4.4-required'],
+    relaxes: ['P2-4.4-required'],
     description: 'A translation without model is served by the base model instead of refused.',
   },
   {

@@ -47,6 +47,7 @@ import {
   type Transcript,
 } from './transcript.ts'
 import { type AudioFile, modelField, parseTranscription, parseTranslation, readAudioFile } from './transcription.ts'
+import { checkForm } from '../request-validation.ts'
 import { AUDIO_UPLOAD_UNCHECKED, type AudioForm, receiveAudioForm } from './upload.ts'
 import type { Endpoint, Limit } from './limits.ts'
 
@@ -169,6 +170,12 @@ function registerUploadRoute(
       const form = await receiveAudioForm(request, audio.uploadLimit(endpoint))
       const model = audioModel(context, modelField(form, upload.defaultModel), endpoint)
       requireTier(resolveModel(model.id, context, { modes: ['audio_transcription'], endpoint }), caller)
+      // Once the model is read, as the JSON routes' refusals count theirs (request-validation.ts).
+      checkForm(audio.state, `POST /v1/audio/${endpoint}`, {
+        ...Object.fromEntries(form.fields),
+        ...Object.fromEntries(form.lists),
+        ...(form.file ? { file: form.file.filename } : {}),
+      })
       const file = () => audio.choices.file(() => readAudioFile(form, upload))
       return await answer({ context, caller, form, model, file }, reply)
     } catch (error) {

@@ -22,6 +22,11 @@ export interface FaultDefinition<Name extends string = string> {
    * the gateway under every --limiter, not only the default.
    */
   readonly limiter?: true
+  /**
+   * Requirements (a subset of `breaks`) whose request-schema constraints the fault no longer refuses past: the
+   * gateway's validator leaves them out (gateway/request-validation.ts), so the fault is a patch of the schema.
+   */
+  readonly relaxes?: readonly string[]
 }
 
 /**

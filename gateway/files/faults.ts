@@ -30,11 +30,13 @@ export const FILES_FAULTS = [
   {
     name: 'purpose-unchecked',
     breaks: ['P1-4.4-purpose-unknown'],
+    relaxes: ['P1-4.4-purpose-unknown'],
     description: 'Any purpose string is accepted and stored.',
   },
   {
     name: 'purpose-optional',
     breaks: ['P1-4.4-required-fields'],
+    relaxes: ['P1-4.4-required-fields'],
     description: 'An upload without purpose is stored with purpose user_data.',
   },
   {
@@ -60,17 +62,20 @@ export const FILES_FAULTS = [
   {
     name: 'expires-anchor-unchecked',
     breaks: ['P1-2.4-expires-anchor'],
+    relaxes: ['P1-2.4-expires-anchor'],
     description: 'Any expires_after anchor given is accepted and read as created_at.',
   },
   {
     name: 'expires-seconds-lenient',
     breaks: ['P1-2.4-expires-seconds-refused'],
+    relaxes: ['P1-2.4-expires-seconds-refused'],
     description:
       'expires_after seconds is read with parseInt (86400.5 as 86400), and an unreadable one means no expiry.',
   },
   {
     name: 'expires-seconds-optional',
     breaks: ['P1-2.4-expires-seconds'],
+    relaxes: ['P1-2.4-expires-seconds'],
     description: 'An expires_after without seconds is accepted, and the file does not expire.',
   },
   {
@@ -81,6 +86,7 @@ export const FILES_FAULTS = [
   {
     name: 'list-order-unchecked',
     breaks: ['P1-4.4-list-order-values'],
+    relaxes: ['P1-4.4-list-order-values'],
     description: 'An order other than asc or desc is read as desc.',
   },
   {
@@ -91,6 +97,7 @@ export const FILES_FAULTS = [
   {
     name: 'list-limit-unchecked',
     breaks: ['P1-4.4-list-limit-refused'],
+    relaxes: ['P1-4.4-list-limit-refused'],
     description: 'Out-of-range limit values are clamped to 1..10000 instead of refused.',
   },
   {
@@ -147,6 +154,7 @@ export const FILES_FAULTS = [
   {
     name: 'expires-anchor-optional',
     breaks: ['P1-2.4-expires-anchor-required'],
+    relaxes: ['P1-2.4-expires-anchor-required'],
     description: 'An expires_after without anchor is taken as anchored at created_at.',
   },
 ] as const satisfies readonly FaultDefinition[]

@@ -70,7 +70,7 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
         countOperation(state, rules, account, 'uploads', reply)
         const quota = storageQuota(files, account, state.variations)
         if (rules.checkStorageQuota && files.usedBytes(account.id) >= quota) throw storageFull(quota)
-        const file = await receiveUpload(request, files, account, rules, clock, state.variations)
+        const file = await receiveUpload(request, files, account, rules, clock, state.variations, state.faults)
         files.commit(file)
         issued.add(file.id)
         return fileView(file)

@@ -8,6 +8,8 @@
  * are read: the fields `expires_after[anchor]` and `expires_after[seconds]` (the widely used
  * convention), or one field `expires_after` holding the object as JSON.
  */
+import type { FaultSet } from '../faults/definition.ts'
+import { checkForm } from '../request-validation.ts'
 import { once } from 'node:events'
 import { createWriteStream } from 'node:fs'
 import { rm } from 'node:fs/promises'
@@ -51,6 +53,7 @@ export async function receiveUpload(
   rules: FilesRules,
   clock: Clock,
   variations: ReadonlySet<VariationName> = new Set(),
+  faults: FaultSet = new Set(),
 ): Promise<StoredFile> {
   if (!request.isMultipart())
     throw invalidParameter('file', 'POST /v1/files takes multipart/form-data with the fields file and purpose.')
@@ -87,6 +90,11 @@ export async function receiveUpload(
       written = true
     }
     if (!saved) throw invalidParameter('file', 'The form has no file part named file.')
+    checkForm({ faults, variations }, 'POST /v1/files', {
+      file: saved.filename,
+      ...(form.purpose !== undefined ? { purpose: form.purpose } : {}),
+      ...(form.policy ? { expires_after: present({ anchor: form.anchor, seconds: form.seconds }) } : {}),
+    })
     const purpose = checkPurpose(form.purpose, rules, variations)
     const seconds = expirySeconds(form, rules)
     const createdAt = Math.floor(clock.now() / rules.msPerCreatedAtUnit)
@@ -108,6 +116,11 @@ export async function receiveUpload(
     if (saved) await rm(saved.path, { force: true })
     throw formError(error)
   }
+}
+
+/** The members given: a JSON policy's missing member is read as null. */
+function present(members: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(members).filter(([, value]) => value !== undefined && value !== null))
 }
 
 function readField(form: Form, name: string, value: unknown): void {

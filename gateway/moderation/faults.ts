@@ -76,6 +76,7 @@ export const MODERATION_FAULTS = [
   {
     name: 'moderation-missing-input-served',
     breaks: ['P2-7-moderation-400'],
+    relaxes: ['P2-7-moderation-400'],
     description: 'A moderation request without input answers 200 with no results instead of 400.',
   },
   {
@@ -103,11 +104,13 @@ export const MODERATION_FAULTS = [
   {
     name: 'moderation-input-type-unchecked',
     breaks: ['P2-7-moderation-input-type-refused'],
+    relaxes: ['P2-7-moderation-input-type-refused'],
     description: 'An input that is a number or an object is moderated as its JSON text instead of refused.',
   },
   {
     name: 'moderation-image-any-model',
     breaks: ['P2-4.7-image-text-model-refused'],
+    relaxes: ['P2-4.7-image-text-model-refused'],
     description: 'The text-only moderation models accept image input and answer scores.',
   },
 ] as const satisfies readonly FaultDefinition[]

@@ -25,16 +25,19 @@ export const NATIVE_FAULTS = [
   {
     name: 'native-any-role-accepted',
     breaks: ['P2-4.8-contents-role-refused'],
+    relaxes: ['P2-4.8-contents-role-refused'],
     description: 'contents items with a role other than user or model are accepted (an item without role is not).',
   },
   {
     name: 'native-role-optional',
     breaks: ['P2-4.8-contents-role'],
+    relaxes: ['P2-4.8-contents-role'],
     description: 'A contents item without role is accepted (as a user turn).',
   },
   {
     name: 'native-contents-optional',
     breaks: ['P2-4.8-contents-required'],
+    relaxes: ['P2-4.8-contents-required'],
     description: 'A body without contents is answered 200.',
   },
   {
@@ -45,6 +48,7 @@ export const NATIVE_FAULTS = [
   {
     name: 'native-temperature-unchecked',
     breaks: ['P2-4.8-temperature-refused'],
+    relaxes: ['P2-4.8-temperature-refused'],
     description: 'generationConfig.temperature outside 0.0..2.0 is accepted.',
   },
   {
@@ -61,11 +65,13 @@ export const NATIVE_FAULTS = [
   {
     name: 'native-max-output-tokens-lenient',
     breaks: ['P2-4.8-max-output-tokens-refused'],
+    relaxes: ['P2-4.8-max-output-tokens-refused'],
     description: 'A non-integer generationConfig.maxOutputTokens is accepted (rounded down).',
   },
   {
     name: 'native-thinking-config-unchecked',
     breaks: ['P2-4.8-thinking-config-refused'],
+    relaxes: ['P2-4.8-thinking-config-refused'],
     description: 'thinkingLevel other than low, medium or high and a non-integer thinkingBudget are accepted.',
   },
   {

@@ -11,6 +11,7 @@ export const OCR_FAULTS = [
   {
     name: 'ocr-model-optional',
     breaks: ['P2-4.6-ocr-required-fields'],
+    relaxes: ['P2-4.6-ocr-required-fields'],
     description: 'POST /v1/ocr without model is served by the OCR model instead of refused.',
   },
   {
@@ -92,6 +93,7 @@ export const OCR_FAULTS = [
   {
     name: 'ocr-values-unchecked',
     breaks: ['P2-4.6-ocr-invalid-values'],
+    relaxes: ['P2-4.6-ocr-invalid-values'],
     description: 'An unlisted table_format is accepted (and rendered as markdown).',
   },
   { name: 'ocr-not-charged', breaks: ['P2-4.6-ocr-cost'], description: 'OCR calls are not charged.' },

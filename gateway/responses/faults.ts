@@ -23,26 +23,31 @@ export const RESPONSES_FAULTS = [
   {
     name: 'missing-input-accepted',
     breaks: ['P1-4.5-required-fields'],
+    relaxes: ['P1-4.5-required-fields'],
     description: 'A body without input is answered as if input were an empty string.',
   },
   {
     name: 'metadata-17-pairs-accepted',
     breaks: ['P1-4.5-metadata-refused'],
+    relaxes: ['P1-4.5-metadata-refused'],
     description: 'metadata is refused only above 17 pairs.',
   },
   {
     name: 'temperature-above-2-accepted',
     breaks: ['P1-4.5-temperature-refused'],
+    relaxes: ['P1-4.5-temperature-refused'],
     description: 'temperature is refused only above 2.5.',
   },
   {
     name: 'top-logprobs-21-accepted',
     breaks: ['P1-4.5-top-logprobs-refused'],
+    relaxes: ['P1-4.5-top-logprobs-refused'],
     description: 'top_logprobs is refused only above 21.',
   },
   {
     name: 'safety-identifier-unchecked',
     breaks: ['P1-4.5-safety-identifier-refused'],
+    relaxes: ['P1-4.5-safety-identifier-refused'],
     description: 'safety_identifier of any length is accepted.',
   },
   {
@@ -108,6 +113,7 @@ export const RESPONSES_FAULTS = [
   {
     name: 'conversation-with-previous-accepted',
     breaks: ['P1-4.5-conversation-exclusive'],
+    relaxes: ['P1-4.5-conversation-exclusive'],
     description: 'conversation is ignored when previous_response_id is given.',
   },
   {
@@ -210,6 +216,7 @@ export const RESPONSES_FAULTS = [
   {
     name: 'stream-options-unchecked',
     breaks: ['P1-4.5-stream-options-need-stream'],
+    relaxes: ['P1-4.5-stream-options-need-stream'],
     description: 'stream_options without stream true is accepted and ignored.',
   },
   {
@@ -238,6 +245,7 @@ export const RESPONSES_FAULTS = [
   {
     name: 'input-file-two-sources-accepted',
     breaks: ['P1-4.4-input-file-one-source'],
+    relaxes: ['P1-4.4-input-file-one-source'],
     description: 'An input_file part with both file_id and file_data is accepted (the first source is read).',
   },
   {

@@ -20,6 +20,7 @@ export const SEARCH_FAULTS = [
   {
     name: 'search-tool-defaulted',
     breaks: ['P2-4.5-search-tool-required'],
+    relaxes: ['P2-4.5-search-tool-required'],
     description: 'POST /v1/search without search_tool_name is served by p1-search instead of refused.',
   },
   {
@@ -30,6 +31,7 @@ export const SEARCH_FAULTS = [
   {
     name: 'search-query-optional',
     breaks: ['P2-4.5-search-query-invalid'],
+    relaxes: ['P2-4.5-search-query-invalid'],
     description: 'A search without query is served (results for an empty query) instead of refused.',
   },
   {
@@ -77,16 +79,19 @@ export const SEARCH_FAULTS = [
   {
     name: 'search-query-unchecked',
     breaks: ['P2-4.5-search-query-type-refused'],
+    relaxes: ['P2-4.5-search-query-type-refused'],
     description: 'A query that is a number, or an array holding a non-string, is searched as text instead of refused.',
   },
   {
     name: 'search-max-tokens-per-page-unchecked',
     breaks: ['P2-4.5-search-max-tokens-per-page-refused'],
+    relaxes: ['P2-4.5-search-max-tokens-per-page-refused'],
     description: 'A max_tokens_per_page that is not a number (a string) is accepted and the default used.',
   },
   {
     name: 'search-max-results-unchecked',
     breaks: ['P2-4.5-search-max-results-refused'],
+    relaxes: ['P2-4.5-search-max-results-refused'],
     description: 'max_results above 20 is accepted (and answered with 20 results) instead of refused.',
   },
   {
@@ -97,6 +102,7 @@ export const SEARCH_FAULTS = [
   {
     name: 'search-domain-filter-unlimited',
     breaks: ['P2-4.5-search-domain-filter-refused'],
+    relaxes: ['P2-4.5-search-domain-filter-refused'],
     description: 'search_domain_filter of more than 20 domains is accepted.',
   },
   {
@@ -117,6 +123,7 @@ export const SEARCH_FAULTS = [
   {
     name: 'search-provider-values-unchecked',
     breaks: ['P2-4.5-search-provider-values'],
+    relaxes: ['P2-4.5-search-provider-values'],
     description: 'tbs, processor and country values outside the listed ones are accepted.',
   },
   {

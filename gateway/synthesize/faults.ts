@@ -25,11 +25,13 @@ export const SYNTHESIZE_FAULTS = [
   {
     name: 'synthesize-language-optional',
     breaks: ['P2-4.9-required-fields'],
+    relaxes: ['P2-4.9-required-fields'],
     description: 'A body without voice.languageCode is answered 200.',
   },
   {
     name: 'synthesize-unknown-encoding-accepted',
     breaks: ['P2-4.9-encodings-refused'],
+    relaxes: ['P2-4.9-encodings-refused'],
     description: 'An audioEncoding outside the five is accepted and answered as LINEAR16.',
   },
   {
@@ -40,6 +42,7 @@ export const SYNTHESIZE_FAULTS = [
   {
     name: 'synthesize-any-rate-accepted',
     breaks: ['P2-4.9-sample-rates-refused'],
+    relaxes: ['P2-4.9-sample-rates-refused'],
     description: 'Any positive sampleRateHertz is accepted for LINEAR16, MULAW and ALAW.',
   },
   {

@@ -67,12 +67,14 @@ export const VIDEOS_FAULTS = [
   {
     name: 'video-model-unchecked',
     breaks: ['P2-4.1-model-unknown'],
+    relaxes: ['P2-4.1-model-unknown'],
     description:
       'A model id outside the eight video models is accepted and served by the rules of vidA-2 (a warning: the refusal is not stated).',
   },
   {
     name: 'video-prompt-optional',
     breaks: ['P2-4.1-required-fields'],
+    relaxes: ['P2-4.1-required-fields'],
     description: 'A create without prompt (or with an empty one) is accepted.',
   },
   {
@@ -83,16 +85,20 @@ export const VIDEOS_FAULTS = [
   {
     name: 'video-prompt-limit-1024',
     breaks: ['P2-8-prompt-refused'],
+    relaxes: ['P2-8-prompt-refused'],
     description: 'The prompt limit is 1024 characters instead of 1000 (a warning: the refusal is not stated).',
   },
   {
     name: 'video-seconds-any-multiple',
     breaks: ['P2-4.1-seconds-values'],
+    relaxes: ['P2-4.1-seconds-values'],
     description: 'vidA models accept any multiple of 4 as seconds, e.g. "16".',
   },
   {
     name: 'video-seconds-number-accepted',
     breaks: ['P2-4.1-seconds-string'],
+    // Read as its string, a number still meets the listed values, which the reader judges once it is text.
+    relaxes: ['P2-4.1-seconds-string', 'P2-4.1-seconds-values'],
     description: 'seconds sent as a JSON number is accepted and read as its string.',
   },
   {
@@ -103,6 +109,7 @@ export const VIDEOS_FAULTS = [
   {
     name: 'video-sizes-unchecked',
     breaks: ['P2-4.1-sizes-unlisted'],
+    relaxes: ['P2-4.1-sizes-unlisted'],
     description: 'Any WIDTHxHEIGHT is accepted for every model (a warning: the refusal is not stated).',
   },
   {
@@ -124,6 +131,7 @@ export const VIDEOS_FAULTS = [
   {
     name: 'video-safety-identifier-unlimited',
     breaks: ['P2-8-safety-identifier-refused'],
+    relaxes: ['P2-8-safety-identifier-refused'],
     description: 'safety_identifier has no length limit (a warning: the refusal is not stated).',
   },
   {

@@ -35,6 +35,7 @@ import { VideoStore, type VideoJob } from './store.ts'
 import { videoRules, type VideoRules } from './rules.ts'
 import { OWN_DOWNLOAD, videoVariations, type VideoVariations } from './variations.ts'
 import { abandonBody } from '../abandon-body.ts'
+import { checkForm } from '../request-validation.ts'
 import { isObject } from '../../common/json.ts'
 
 /** A prompt holding this text makes a job that cannot start (failed at creation, not charged). */
@@ -188,6 +189,11 @@ function registerCreate(app: FastifyInstance, videos: Videos): void {
     scope.post('/v1/videos', async (request, reply) => {
       try {
         const raw = await readCreateBody(request)
+        if (request.isMultipart())
+          checkForm(videos.state, 'POST /v1/videos', {
+            ...raw.fields,
+            ...(raw.reference ? { input_reference: raw.reference.filename } : {}),
+          })
         const spec = checkCreate({ ...raw, fields: vary.inboundModel(raw.fields) }, rules)
         return reply.code(vary.createdStatus).send(videos.view(videos.start(request, spec, null)))
       } catch (error) {
