@@ -73,11 +73,7 @@ const isLifted = (node: SchemaNode | undefined, lifted: ReadonlySet<string>): bo
  */
 function judged(node: SchemaNode, lifted: ReadonlySet<string>): SchemaNode {
   if (node['x-when'] !== undefined) return {}
-  const out: SchemaNode = isLifted(node, lifted)
-    ? node.properties
-      ? { properties: node.properties }
-      : {}
-    : { ...node }
+  const out: SchemaNode = isLifted(node, lifted) ? liftedNode(node) : { ...node }
   const requiredBy = node['x-required-refused-by']
   if (out.required && requiredBy !== undefined)
     out.required = out.required.filter(
@@ -86,6 +82,12 @@ function judged(node: SchemaNode, lifted: ReadonlySet<string>): SchemaNode {
   if (out.properties)
     out.properties = Object.fromEntries(Object.entries(out.properties).map(([k, v]) => [k, judged(v, lifted)]))
   if (isLifted(out.not as SchemaNode | undefined, lifted)) delete out.not
+  // A condition that binds only under what the request cannot show takes its branches with it.
+  if ((out.if as SchemaNode | undefined)?.['x-when'] !== undefined) {
+    delete out.if
+    delete out.then
+    delete out.else
+  }
   for (const key of SUBSCHEMAS) {
     const child = out[key]
     if (child && typeof child === 'object') out[key] = judged(child as SchemaNode, lifted)
@@ -97,6 +99,12 @@ function judged(node: SchemaNode, lifted: ReadonlySet<string>): SchemaNode {
   const dependent = out.dependentSchemas as Record<string, SchemaNode> | undefined
   if (dependent) out.dependentSchemas = judgedMap(dependent, lifted)
   return out
+}
+
+/** A lifted node keeps only the fields that are constraints of their own (their own words); the rest was its. */
+function liftedNode(node: SchemaNode): SchemaNode {
+  const own = Object.entries(node.properties ?? {}).filter(([, field]) => field['x-quote'] !== undefined)
+  return own.length > 0 ? { properties: Object.fromEntries(own) } : {}
 }
 
 function judgedMap(map: Record<string, SchemaNode>, lifted: ReadonlySet<string>): Record<string, SchemaNode> {
@@ -138,7 +146,8 @@ function paramOf(location: Location, error: ErrorObject): string {
     .slice(1)
     .map((s) => s.replaceAll('~1', '/').replaceAll('~0', '~'))
   if (error.keyword === 'required') steps.push(String((error.params as { missingProperty: string }).missingProperty))
-  if (error.keyword === 'dependentRequired') steps.push(String((error.params as { property: string }).property))
+  if (error.keyword === 'dependentRequired')
+    steps.push(String((error.params as { missingProperty: string }).missingProperty))
   const name = steps.reduce((acc, step) => {
     // A form's list is named with its brackets (`timestamp_granularities[]`): its item is `timestamp_granularities[0]`.
     if (/^\d+$/.test(step)) return `${acc.endsWith('[]') ? acc.slice(0, -2) : acc}[${step}]`
@@ -347,6 +356,18 @@ function isForm(request: FastifyRequest): boolean {
   return /^multipart\//i.test(String(request.headers['content-type'] ?? ''))
 }
 
+const hooked = new WeakMap<FastifyInstance, Set<string>>()
+
+/** The routes (`POST /v1/responses`) whose requests this app judges: every route a request schema states. */
+export function judgedRoutes(app: FastifyInstance): Set<string> {
+  let routes = hooked.get(app)
+  if (!routes) {
+    routes = new Set()
+    hooked.set(app, routes)
+  }
+  return routes
+}
+
 /**
  * Adds the check to every route a request schema states, before its handler: path and query always, the body where
  * it is JSON. Call before the routes are registered (Fastify's onRoute sees only routes added after it).
@@ -365,6 +386,7 @@ export function registerRequestValidation(app: FastifyInstance, state: GatewaySt
     for (const method of methods) {
       const patterns = byShape.get(`${method} ${shapeOf(route.url)}`)
       if (!patterns) continue
+      for (const pattern of patterns) judgedRoutes(app).add(pattern.schema['x-route'])
       const check = routeCheck(state, patterns)
       const before = route.preHandler
       route.preHandler = before ? [...(Array.isArray(before) ? before : [before]), check] : check

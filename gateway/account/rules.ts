@@ -61,8 +61,6 @@ function queryRules(bent: Bent) {
     },
     // A page holds page_size transactions; the fault slices 100 whatever is asked (null: as asked).
     fixedPageSlice: bent('page-size-not-honoured') ? 100 : null,
-    // start_date and end_date come together; the fault takes either alone, the other end open.
-    pairDates: !bent('dates-unpaired-accepted'),
     // A one-day range (start_date equal to end_date) is taken; the fault reads end_date as exclusive and refuses it.
     endDateExclusive: bent('dates-same-day-refused'),
     // Dates are written YYYY-MM-DD; one fault takes anything Date.parse reads, one refuses 29 February.

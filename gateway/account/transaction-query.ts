@@ -1,7 +1,8 @@
 /**
  * The query rules of GET /user/v1/transactions (Part 1 section 4.2): parameter validation, the time
- * window, the filters and paging. Parsing refuses anything the table does not allow with a 400 that
- * names the parameter; selecting is then a plain scan of the caller's transactions, newest first.
+ * window, the filters and paging. The request schema's validator has judged the query before; parsing
+ * refuses what it leaves (integers in plain digits, calendar dates, the ranges a fault bends) with a 400
+ * that names the parameter. Selecting is then a plain scan of the caller's transactions, newest first.
  */
 import { isCalendarDate } from '../clock.ts'
 import { invalidParameter } from '../errors.ts'
@@ -110,10 +111,7 @@ function dateWindow(raw: RawQuery, rules: AccountRules): TimeWindow | undefined 
   const start = singleParam(raw, 'start_date')
   const end = singleParam(raw, 'end_date')
   if (start === undefined && end === undefined) return undefined
-  if (rules.pairDates && (start === undefined || end === undefined)) {
-    const [missing, given] = start === undefined ? ['start_date', 'end_date'] : ['end_date', 'start_date']
-    throw invalidParameter(missing, `${missing} is required when ${given} is given`)
-  }
+  // One alone only where a fault lifts the pairing the validator judges: the other end is then open.
   const fromMs = start === undefined ? Number.NEGATIVE_INFINITY : dayStart('start_date', start, rules)
   const endDay = rules.endDateExclusive ? 0 : DAY_MS
   const toMs = end === undefined ? Number.POSITIVE_INFINITY : dayStart('end_date', end, rules) + endDay

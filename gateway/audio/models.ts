@@ -18,8 +18,6 @@ export const AUDIO_TOKENS_PER_SECOND = 32
 export interface SpeechModel {
   readonly id: string
   readonly pricedBy: 'characters' | 'tokens'
-  /** §4.2: instructions are not supported by tts-1 and tts-1-hd. */
-  readonly instructions: boolean
   /** §4.2: stream_format sse is unsupported by tts-1 and tts-1-hd. */
   readonly sse: boolean
   /** §4.2: 4096 characters on the compatible models; "other models may differ". */
@@ -43,7 +41,6 @@ export const SPEECH_MODELS: Readonly<Record<string, SpeechModel>> = {
   'tts-1': {
     id: 'tts-1',
     pricedBy: 'characters',
-    instructions: false,
     sse: false,
     maxInputChars: COMPATIBLE_INPUT,
     voiceObject: false,
@@ -51,7 +48,6 @@ export const SPEECH_MODELS: Readonly<Record<string, SpeechModel>> = {
   'tts-1-hd': {
     id: 'tts-1-hd',
     pricedBy: 'characters',
-    instructions: false,
     sse: false,
     maxInputChars: COMPATIBLE_INPUT,
     voiceObject: false,
@@ -59,7 +55,6 @@ export const SPEECH_MODELS: Readonly<Record<string, SpeechModel>> = {
   'gw-speech-1': {
     id: 'gw-speech-1',
     pricedBy: 'tokens',
-    instructions: true,
     sse: true,
     maxInputChars: COMPATIBLE_INPUT,
     voiceObject: false,
@@ -67,7 +62,6 @@ export const SPEECH_MODELS: Readonly<Record<string, SpeechModel>> = {
   'nv-speech-pro-preview': {
     id: 'nv-speech-pro-preview',
     pricedBy: 'tokens',
-    instructions: true,
     sse: true,
     maxInputChars: NATIVE_FAMILY_INPUT,
     voiceObject: true,
@@ -76,7 +70,6 @@ export const SPEECH_MODELS: Readonly<Record<string, SpeechModel>> = {
   'nv-speech-flash-preview': {
     id: 'nv-speech-flash-preview',
     pricedBy: 'tokens',
-    instructions: true,
     sse: true,
     maxInputChars: NATIVE_FAMILY_INPUT,
     voiceObject: true,

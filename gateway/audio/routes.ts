@@ -112,7 +112,7 @@ function registerSpeechRoute(app: FastifyInstance, audio: AudioFamily): void {
     requireTier(resolveModel(id, context, { modes: ['audio_speech'], endpoint: 'speech generation' }), caller)
     const model = speechModel(id)
     if (!model) throw invalidParameter('model', `The model '${id}' is not served by /v1/audio/speech.`)
-    const speechRequest = parseSpeechRequest(choices.speech(id, body), model, rules, choices.lenient)
+    const speechRequest = parseSpeechRequest(choices.speech(id, body), model, rules)
     const speech = synthesize(speechRequest, choices.streamingWav)
     const bytes = audio.reshapeSpeech(speech.bytes, speechRequest, speech.seconds)
     const completion = model.pricedBy === 'tokens' ? speech.audioTokens : 0

@@ -39,12 +39,8 @@ export interface AudioRules {
   readonly speechInputExclusive: boolean
   /** Input over the model's maximum is refused (speech-input-unlimited takes any length). */
   readonly checkSpeechInput: boolean
-  /** voice is required; otherwise the voice used (speech-voice-optional: alloy). */
-  readonly speechDefaultVoice: string | undefined
   /** Voices refused though listed (speech-voice-cedar-refused: cedar). */
   readonly refusedVoices: readonly string[]
-  /** tts-1 and tts-1-hd refuse instructions (speech-instructions-tts1-accepted takes them). */
-  readonly checkSpeechInstructions: boolean
   /** The newer speech models take instructions (speech-instructions-refused refuses them on every model). */
   readonly speechInstructions: boolean
   /** speed outside 0.25..4.0 is refused (speech-speed-unchecked clamps it). */
@@ -118,9 +114,7 @@ export function audioRules(faults: FaultSet): AudioRules {
     speechDefaultFormat: bent('speech-default-wav') ? 'wav' : 'mp3',
     speechInputExclusive: bent('speech-input-limit-exclusive'),
     checkSpeechInput: !bent('speech-input-unlimited'),
-    speechDefaultVoice: bent('speech-voice-optional') ? 'alloy' : undefined,
     refusedVoices: bent('speech-voice-cedar-refused') ? ['cedar'] : [],
-    checkSpeechInstructions: !bent('speech-instructions-tts1-accepted'),
     speechInstructions: !bent('speech-instructions-refused'),
     checkSpeechSpeed: !bent('speech-speed-unchecked'),
     speechSpeedMax: SPEED.max - (bent('speech-speed-4-refused') ? 0.01 : 0),

@@ -64,14 +64,13 @@ export interface SpeechRequest {
 }
 
 /**
- * `lenient` (variation lenient-audio-fields): what tts-1 and tts-1-hd do not support, instructions and
- * stream_format sse, is accepted and ignored, as §4.2 states only that they do not support it.
+ * A body the request schema has judged (request-validation.ts): what it states, tts-1's and tts-1-hd's refusals
+ * of instructions and stream_format sse among them, is not judged again here.
  */
 export function parseSpeechRequest(
   body: Record<string, unknown>,
   model: SpeechModel,
   rules: AudioRules,
-  lenient = false,
 ): SpeechRequest {
   const { input } = body
   if (typeof input !== 'string' || input === '')
@@ -83,11 +82,8 @@ export function parseSpeechRequest(
 
   const voice = parseVoice(body.voice, model, rules)
 
-  if (body.instructions !== undefined && body.instructions !== null) {
-    if (typeof body.instructions !== 'string') throw invalidParameter('instructions', 'instructions must be a string.')
-    if ((!model.instructions && rules.checkSpeechInstructions && !lenient) || !rules.speechInstructions)
-      throw invalidParameter('instructions', `${model.id} does not support instructions.`)
-  }
+  if (body.instructions !== undefined && body.instructions !== null && !rules.speechInstructions)
+    throw invalidParameter('instructions', `${model.id} does not support instructions.`)
 
   let format: SpeechFormat = rules.speechDefaultFormat
   if (body.response_format !== undefined && body.response_format !== null) {
@@ -116,19 +112,16 @@ export function parseSpeechRequest(
       throw invalidParameter('stream_format', 'stream_format must be audio or sse.')
     if (body.stream_format === 'audio' && !rules.speechStreamAudio)
       throw invalidParameter('stream_format', 'stream_format audio is not supported.')
+    // sse gets past the schema on a model without it only where lenient-audio-fields lifts the refusal: ignored.
     const sseUnsupported = body.stream_format === 'sse' && !model.sse && rules.checkSpeechSse
-    if (sseUnsupported && !lenient)
-      throw invalidParameter('stream_format', `${model.id} does not support stream_format sse.`)
     stream = sseUnsupported ? 'audio' : body.stream_format
   }
   return { input, voice, format, speed, stream }
 }
 
 function parseVoice(voice: unknown, model: SpeechModel, rules: AudioRules): string {
-  if (voice === undefined || voice === null) {
-    if (rules.speechDefaultVoice !== undefined) return rules.speechDefaultVoice
-    throw invalidParameter('voice', `voice is required: one of ${VOICES.join(', ')}.`)
-  }
+  // Absent only where a fault lifts the schema's requirement: spoken with alloy.
+  if (voice === undefined) return 'alloy'
   if (model.voiceObject) {
     if (typeof voice === 'object' && !Array.isArray(voice)) {
       const { name, languageCode } = voice as Record<string, unknown>

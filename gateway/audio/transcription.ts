@@ -6,8 +6,9 @@
  * timestamp_granularities[] only with verbose_json on the base model and never for diarization, stream only on the
  * newer models, chunking_strategy required for diarization over 30 seconds, prompt refused by the diarization
  * model, temperature 0 to 1, up to four known speakers with reference clips of 2 to 10 seconds.
- * Reasonable where it is silent: language must look like ISO-639-1 (two letters); include[] takes only
- * logprobs, and only with json on a newer model; translation answers the base model's formats.
+ * Reasonable where it is silent: include[] takes only logprobs, and only with json on a newer model; translation
+ * answers the base model's formats. What the request schema alone states (language's two letters, stream true or
+ * false) is judged before, by checkForm (request-validation.ts).
  */
 import { GatewayError, invalidParameter } from '../errors.ts'
 import { AUDIO_EXTENSIONS, containerOf, durationOf, extensionOf, type Container } from './probe.ts'
@@ -59,13 +60,6 @@ export function readAudioFile(form: AudioForm, rules: UploadRules): AudioFile {
   return { container, seconds }
 }
 
-function flag(form: AudioForm, name: string): boolean {
-  const value = form.fields.get(name)
-  if (value === undefined) return false
-  if (value !== 'true' && value !== 'false') throw invalidParameter(name, `${name} must be true or false.`)
-  return value === 'true'
-}
-
 export function readTemperature(form: AudioForm, rules: AudioRules): void {
   const text = form.fields.get('temperature')
   if (text === undefined) return
@@ -109,8 +103,6 @@ export function parseTranscription(
   const language = form.fields.get('language')
   if (language !== undefined && !rules.transcriptionLanguage)
     throw invalidParameter('language', 'language is not supported.')
-  if (language !== undefined && !/^[a-z]{2}$/.test(language))
-    throw invalidParameter('language', 'language must be an ISO-639-1 code such as en.')
 
   if (form.fields.has('prompt') && kind === 'diarize' && rules.checkDiarizePrompt && !lenient)
     throw invalidParameter('prompt', 'The diarization model does not support prompt.')
@@ -119,7 +111,7 @@ export function parseTranscription(
 
   const granularities = readGranularities(form, kind, format, rules, lenient)
 
-  const stream = flag(form, 'stream') && !(lenient && kind === 'base')
+  const stream = form.fields.get('stream') === 'true' && !(lenient && kind === 'base')
   if (stream && kind === 'base' && rules.checkStreamBase)
     throw invalidParameter('stream', 'stream is supported by the newer transcription models only, not the base model.')
 

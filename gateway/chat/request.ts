@@ -61,6 +61,7 @@ export function parseChatRequest(
   const audio = options.takesAudio === true
   const audioOut = options.answersAudio === true
   const messages = body.messages
+  // An array where given, as the validator judged; required by the convention, not by the schema.
   if (!Array.isArray(messages))
     throw invalidParameter('messages', 'messages is required: an array of { role, content } items.')
   if (messages.length === 0 && !options.emptyMessagesAllowed)
@@ -70,9 +71,9 @@ export function parseChatRequest(
   const lines: string[] = []
   let lastUserText = ''
   let extraInputTokens = 0
+  // Each message is an object, as the validator judged.
   messages.forEach((message, i) => {
     const param = `messages[${i}]`
-    if (!isObject(message)) throw invalidParameter(param, `${param} must be an object with role and content.`)
     const role = message.role
     if (typeof role !== 'string' || !(ROLES as readonly string[]).includes(role)) {
       throw invalidParameter(`${param}.role`, `${param}.role must be one of ${ROLES.join(', ')}.`)
@@ -190,9 +191,10 @@ function readStream(body: Record<string, unknown>): { stream: boolean; includeUs
 
 function readTools(tools: unknown): ChatTool[] {
   if (tools === undefined || tools === null) return []
-  if (!Array.isArray(tools) || tools.length > CHAT_LIMITS.maxTools)
+  // An array: the validator judged that; the cap is the convention's.
+  if ((tools as unknown[]).length > CHAT_LIMITS.maxTools)
     throw invalidParameter('tools', `tools must be an array of at most ${CHAT_LIMITS.maxTools} function tools.`)
-  return tools.map((tool, i) => {
+  return (tools as unknown[]).map((tool, i) => {
     const fn = isObject(tool) && tool.type === 'function' && isObject(tool.function) ? tool.function : undefined
     if (!fn || typeof fn.name !== 'string' || !CHAT_LIMITS.toolName.test(fn.name)) {
       throw invalidParameter(
@@ -240,10 +242,12 @@ function readJsonOutput(format: unknown): ChatRequest['jsonOutput'] {
 
 function readModeration(moderation: unknown): string | undefined {
   if (moderation === undefined || moderation === null) return undefined
-  // Part 2 section 4.7: inline moderation is the object { model }.
-  if (!isObject(moderation) || typeof moderation.model !== 'string')
+  // Part 2 section 4.7: inline moderation is the object { model } (an object, as the validator judged); model is not
+  // required by the schema, but there is nothing to run without it.
+  const { model } = moderation as Record<string, unknown>
+  if (typeof model !== 'string')
     throw invalidParameter('moderation', 'moderation must be { model }, naming a moderation model.')
-  return moderation.model
+  return model
 }
 
 /** Audio output needs an audio model and the audio object of the convention; it is refused, never ignored, elsewhere. */

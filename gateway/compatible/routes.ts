@@ -19,7 +19,7 @@ import { requireCaller, type RequestContext } from '../context.ts'
 import { GatewayError, invalidParameter } from '../errors.ts'
 import { MAX_IMAGES } from '../limit-tables.ts'
 import { parseErrorsAs500 } from '../fallbacks.ts'
-import { objectBody, requireModelId, requireTier, resolveModel } from '../models/access.ts'
+import { requireModelId, requireTier, resolveModel } from '../models/access.ts'
 import { generate } from '../simulate/generate.ts'
 import { countTokens } from '../simulate/tokenizer.ts'
 import { startSse } from '../sse.ts'
@@ -48,7 +48,8 @@ export function registerCompatibleRoutes(app: FastifyInstance, state: GatewaySta
   const open: Open = (request, modes, endpoint) => {
     const context = state.contexts.of(request)
     const caller = requireCaller(context)
-    const body = objectBody(request.body)
+    // A JSON object, as the validator judged.
+    const body = request.body as Record<string, unknown>
     const id =
       body.model === undefined && !rules.requireModel && modes.includes('completion')
         ? firstOf('completion').id

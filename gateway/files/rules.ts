@@ -3,12 +3,11 @@ import { bentBy, type FaultSet } from '../faults/definition.ts'
 import type { TiersFault } from '../hooks/tiers-faults.ts'
 import type { FilesFault as OwnFault } from './faults.ts'
 import { FILE_PURPOSES } from './store.ts'
-import { defaultOf, rangeOf, valuesOf } from '../../common/request-schemas.ts'
+import { defaultOf, rangeOf } from '../../common/request-schemas.ts'
 
-/** GET /v1/files's limit and order as its request schema states them (section 4.4). */
+/** GET /v1/files's limit as its request schema states it (section 4.4). */
 const LIST_LIMIT = rangeOf('GET /v1/files', 'query', 'limit')
 const LIST_LIMIT_DEFAULT = defaultOf<number>('GET /v1/files', 'query', 'limit')
-export const LIST_ORDERS: readonly string[] = valuesOf('GET /v1/files', 'query', 'order')
 
 type FilesFault = OwnFault | TiersFault
 
@@ -35,8 +34,6 @@ export function filesRules(faults: FaultSet) {
     listLimitDefault: bent('list-limit-default-20') ? 20 : LIST_LIMIT_DEFAULT,
     // A page holds at most limit files; the fault answers every remaining file.
     honourListLimit: !bent('list-limit-ignored'),
-    // order is asc or desc; the fault reads anything else as desc.
-    checkListOrder: !bent('list-order-unchecked'),
     // The list is in the order asked, newest first by default; the fault lists oldest first whatever is asked.
     honourListOrder: !bent('list-order-ignored'),
     // purpose filters the list; the fault ignores it.
@@ -77,8 +74,6 @@ function uploadRules(bent: Bent) {
     // parseInt (none when unreadable).
     requireSeconds: !bent('expires-seconds-optional'),
     readSecondsLeniently: bent('expires-seconds-lenient'),
-    // Section 4.4: purpose is required; the fault stores an upload without one as user_data.
-    purposeWhenMissing: bent('purpose-optional') ? ('user_data' as const) : undefined,
     // Section 4.4's purposes are taken, any other refused; one fault refuses evals, one takes any string.
     purposes: FILE_PURPOSES.filter((purpose) => purpose !== 'evals' || !bent('purpose-evals-refused')),
     takeAnyPurpose: bent('purpose-unchecked'),

@@ -170,10 +170,8 @@ function checkPurpose(
   rules: FilesRules,
   variations: ReadonlySet<VariationName>,
 ): FilePurpose {
-  if (purpose === undefined) {
-    if (rules.purposeWhenMissing !== undefined) return rules.purposeWhenMissing
-    throw invalidParameter('purpose', `purpose is required: one of ${FILE_PURPOSES.join(', ')}.`)
-  }
+  // Missing only where a fault lifts the requirement the validator judges (purpose-optional): stored as user_data.
+  if (purpose === undefined) return 'user_data'
   checkPurposeEnabled(variations, purpose)
   if ((rules.purposes as readonly string[]).includes(purpose)) return purpose as FilePurpose
   // A purpose of the reference that this gateway does not take.

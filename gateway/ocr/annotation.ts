@@ -13,9 +13,8 @@ export type AnnotationFormat =
   | { type: 'json_schema'; name: string; schema: Record<string, unknown> }
 
 export function readAnnotationFormat(value: unknown, param: string): AnnotationFormat | undefined {
+  // An object by the request schema, which leaves its json_schema's name and schema optional.
   if (value === undefined || value === null) return undefined
-  if (typeof value !== 'object' || Array.isArray(value))
-    throw invalidParameter(param, `${param} must be an object with type text, json_object or json_schema.`)
   const { type, json_schema: jsonSchema } = value as Record<string, unknown>
   if (type === undefined || type === 'text') return { type: 'text' }
   if (type === 'json_object') return { type: 'json_object' }

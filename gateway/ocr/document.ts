@@ -54,13 +54,9 @@ export function readDocument(document: unknown, rules: OcrRules): OcrDocument {
   throw invalidParameter('document.type', 'document.type must be document_url or image_url.')
 }
 
-/** A URL string: http(s) or data. The convention also allows { url } for image_url. */
+/** A URL string: http(s) or data (a string by the request schema, which refuses the convention's { url } form). */
 function urlField(document: Record<string, unknown>, name: string): string {
-  const raw = document[name]
-  const value =
-    typeof raw === 'object' && raw !== null && typeof (raw as Record<string, unknown>).url === 'string'
-      ? (raw as Record<string, unknown>).url
-      : raw
+  const value = document[name]
   if (typeof value !== 'string' || !/^(https?:\/\/[^\s/]+|data:)/i.test(value)) {
     throw invalidParameter(`document.${name}`, `document.${name} must be an http(s) URL or a Base64 data URL.`)
   }

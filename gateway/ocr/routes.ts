@@ -99,7 +99,8 @@ function resolveOcrModel(
 ): { named: string; resolved: string } {
   const makerName = variations.has('real-names') ? REAL_NAMES['<ocr_model>'] : undefined
   const makerAlias = variations.has('real-names') ? REAL_NAMES['<ocr_model>-latest'] : undefined
-  const named = body.model === undefined && !rules.requireModel ? OCR_MODEL : requireModelId(body)
+  // The request schema requires model; only a fault that lifts that lets a call without one through.
+  const named = body.model === undefined ? OCR_MODEL : requireModelId(body)
   // With makers' names the neutral id is unknown, as on a real gateway; the listed alias still resolves.
   if (makerName !== undefined && body.model === OCR_MODEL)
     throw new GatewayError(404, `The model '${OCR_MODEL}' does not exist.`, {
@@ -132,16 +133,15 @@ interface OcrOptions {
 
 function readOptions(body: Record<string, unknown>, document: OcrDocument, rules: OcrRules): OcrOptions {
   const selected = pageIndices(body.pages, document.pages.length)
-  const includeImages = optionalBoolean(body, 'include_image_base64') === true
+  const includeImages = body.include_image_base64 === true
   const imageLimit = optionalInteger(body, 'image_limit')
   const imageMinSize = optionalInteger(body, 'image_min_size')
-  if (body.id !== undefined && typeof body.id !== 'string') throw invalidParameter('id', 'id must be a string.')
   const documentFormat = readAnnotationFormat(body.document_annotation_format, 'document_annotation_format')
   const bboxFormat = readAnnotationFormat(body.bbox_annotation_format, 'bbox_annotation_format')
-  const extractHeader = optionalBoolean(body, 'extract_header') === true
+  const extractHeader = body.extract_header === true
   if (extractHeader && !rules.takesExtractHeader)
     throw invalidParameter('extract_header', 'extract_header is not supported.')
-  const extractFooter = optionalBoolean(body, 'extract_footer') === true
+  const extractFooter = body.extract_footer === true
   const tableFormat = readTableFormat(body.table_format, rules)
   return {
     selected,
@@ -232,17 +232,10 @@ function pageIndices(value: unknown, count: number): number[] {
   return [...new Set(value as number[])].sort((a, b) => a - b)
 }
 
-function optionalBoolean(body: Record<string, unknown>, name: string): boolean | undefined {
-  const value = body[name]
-  if (value === undefined || value === null) return undefined
-  if (typeof value !== 'boolean') throw invalidParameter(name, `${name} must be a boolean.`)
-  return value
-}
-
+/** An integer by the request schema, which leaves its sign open: a count or a size is not negative. */
 function optionalInteger(body: Record<string, unknown>, name: string): number | undefined {
-  const value = body[name]
-  if (value === undefined || value === null) return undefined
-  if (!Number.isInteger(value) || (value as number) < 0)
-    throw invalidParameter(name, `${name} must be a non-negative integer.`)
-  return value as number
+  const value = body[name] as number | undefined
+  if (value === undefined) return undefined
+  if (value < 0) throw invalidParameter(name, `${name} must be a non-negative integer.`)
+  return value
 }

@@ -11,8 +11,6 @@ export function ocrRules(faults: FaultSet) {
     malformedJsonAs400: !bent('ocr-malformed-json-500'),
     // Section 5: a call with no valid key is 401; the fault serves it, charged to no one.
     requireKey: !bent('ocr-key-not-required'),
-    // model is required; the fault serves the OCR model without one.
-    requireModel: !bent('ocr-model-optional'),
     // The latest alias resolves to the OCR model; the fault answers 404 for it.
     servesLatestAlias: !bent('ocr-alias-unknown'),
     // document_url takes an https URL and a Base64 data URL, and image_url is a document type; each fault refuses one.

@@ -31,8 +31,8 @@ export function normalizeInput(
   rules: Pick<ResponseRules, 'oneFileSource' | 'refusedFileSources'>,
 ): InputItem[] {
   if (typeof raw === 'string') return [{ type: 'message', role: 'user', parts: [{ type: 'input_text', text: raw }] }]
-  if (!Array.isArray(raw)) throw invalidParameter('input', 'input must be a string or an array of input items')
-  return raw.map((item, i) => normalizeItem(item, `input[${i}]`, rules))
+  // Else an array: the validator judged input's type.
+  return (raw as unknown[]).map((item, i) => normalizeItem(item, `input[${i}]`, rules))
 }
 
 function normalizeItem(

@@ -1,8 +1,8 @@
 /**
- * The limits and listed values of a create's body that its request schema states: read by the validator
- * (validate.ts) and by the rules (rules.ts), which bend some of them, so neither of those imports the other's module.
+ * The limits of a create's body that its request schema states: read by the reader (validate.ts) and by the rules
+ * (rules.ts), which bend some of them, so neither of those imports the other's module.
  */
-import { limitOf, mapEdgesOf, rangeOf, valuesOf } from '../../common/request-schemas.ts'
+import { limitOf, mapEdgesOf, rangeOf } from '../../common/request-schemas.ts'
 
 const CREATE = 'POST /v1/responses'
 const metadata = mapEdgesOf(CREATE, 'body', 'metadata')
@@ -16,6 +16,3 @@ export const RESPONSE_EDGES = {
   topLogprobs: rangeOf(CREATE, 'body', 'top_logprobs'),
   safetyIdentifierChars: limitOf(CREATE, 'body', 'safety_identifier', 'maxLength'),
 }
-
-/** The listed values of include (section 4.5). */
-export const INCLUDE_LISTED: ReadonlySet<string> = new Set(valuesOf(CREATE, 'body', 'include'))

@@ -113,15 +113,14 @@ function readCreate(
   caller: Caller,
   { state, rules, choices, store }: Responses,
 ): { model: CatalogueModel; req: CreateRequest; prior: StoredResponse | undefined } {
+  const fields = objectBody(body)
   // The model first, as chat completions do, so that a refused call still records the model it named.
-  const model = resolveModel(requireModelId(objectBody(body)), context, RESPONSES_RULES)
+  const model = resolveModel(requireModelId(fields), context, RESPONSES_RULES)
   requireTier(model, caller, state.tiers)
   const chosenRefusal =
-    choices.bodyRefusal(objectBody(body)) ??
-    choices.conversation(objectBody(body)) ??
-    choices.modelRefusal(model.id, objectBody(body))
+    choices.bodyRefusal(fields) ?? choices.conversation(fields) ?? choices.modelRefusal(model.id, fields)
   if (chosenRefusal) throw chosenRefusal
-  const req = parseCreateRequest(body, rules)
+  const req = parseCreateRequest(fields, rules)
   context.safetyIdentifier = req.safetyIdentifier ?? null
   if (req.maxOutputTokens !== undefined && req.maxOutputTokens > model.maxOutputTokens) {
     throw invalidParameter('max_output_tokens', `max_output_tokens is at most ${model.maxOutputTokens} for ${model.id}`)

@@ -16,12 +16,8 @@ type Bent = (fault: ResponsesFault) => boolean
 /** What the request reader accepts (sections 4.4, 4.5, 8.5). */
 function requestRules(bent: Bent) {
   return {
-    // input is required; the fault reads a body without it as an empty string.
-    requireInput: !bent('missing-input-accepted'),
     // There is no n parameter; the fault honours it with that many message items.
     refuseN: !bent('n-parameter-honoured'),
-    // stream_options only with stream true; the fault accepts and ignores it.
-    streamOptionsNeedStream: !bent('stream-options-unchecked'),
     // conversation is refused beside previous_response_id; the fault ignores it there.
     refuseConversationWithPrevious: !bent('conversation-with-previous-accepted'),
     // temperature is 0 to 2; one fault takes up to 2.5, one refuses 2.

@@ -1,14 +1,15 @@
 /**
- * The request body of POST /v1/responses (Part 1 §4.5, limits of §8.5), checked and read into a typed request.
- * Every refusal is a 400 naming the parameter (§7). Where the reference names a parameter without rules
- * (top_p, max_output_tokens' minimum, include with other values), the checks are the usual ones, marked so.
- * Unknown fields are ignored: new optional parameters may appear (§9.2).
+ * The request body of POST /v1/responses (Part 1 §4.5, limits of §8.5), read into a typed request. What its request
+ * schema states (types, required members, listed values) the validator has judged before (../request-validation.ts);
+ * this reader keeps what a fault bends and what the schema cannot say. Every refusal is a 400 naming the parameter
+ * (§7). Where the reference names a parameter without rules (top_p, max_output_tokens' minimum), the checks are the
+ * usual ones, marked so. Unknown fields are ignored: new optional parameters may appear (§9.2).
  */
-import { GatewayError, invalidParameter } from '../errors.ts'
+import { invalidParameter } from '../errors.ts'
 import type { ResponseRules } from './rules.ts'
 import { normalizeInput, type InputItem } from './input.ts'
 import { isObject } from '../../common/json.ts'
-import { INCLUDE_LISTED, RESPONSE_EDGES } from './limits.ts'
+import { RESPONSE_EDGES } from './limits.ts'
 
 export interface FunctionTool {
   name: string
@@ -58,7 +59,10 @@ const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/
 const EFFORTS = new Set(['minimal', 'low', 'medium', 'high'])
 const VERBOSITY = new Set(['low', 'medium', 'high'])
 
-/** A field that may be absent or null (the default applies) or of one JSON type. */
+/**
+ * A field that may be absent or null (the default applies) or of one JSON type, checked here where the schema states
+ * no type or a fault lifts it.
+ */
 function optional<T>(
   body: Record<string, unknown>,
   name: string,
@@ -71,8 +75,13 @@ function optional<T>(
   return value
 }
 
+/** A field whose type the validator judged: its value, or undefined for absent or null. */
+function given<T>(body: Record<string, unknown>, name: string): T | undefined {
+  const value = body[name]
+  return value === undefined || value === null ? undefined : (value as T)
+}
+
 const isString = (v: unknown): v is string => typeof v === 'string'
-const isBoolean = (v: unknown): v is boolean => typeof v === 'boolean'
 const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v)
 const isInteger = (v: unknown): v is number => Number.isInteger(v)
 
@@ -82,10 +91,9 @@ function inRange(name: string, value: number | undefined, min: number, max: numb
   return value
 }
 
-export function parseCreateRequest(body: unknown, rules: ResponseRules): CreateRequest {
-  if (!isObject(body)) throw new GatewayError(400, 'The body must be a JSON object.')
-  const model = optional(body, 'model', isString, 'a model id string')
-  if (model === undefined || model === '') throw invalidParameter('model', 'model is required')
+/** `body` is the JSON object whose model the route has read and resolved already. */
+export function parseCreateRequest(body: Record<string, unknown>, rules: ResponseRules): CreateRequest {
+  const model = body.model as string
   const { stream, previousResponseId } = checkShape(body, rules)
   const limits = RESPONSE_EDGES
   const temperature = inRange(
@@ -114,47 +122,41 @@ export function parseCreateRequest(body: unknown, rules: ResponseRules): CreateR
   return {
     model,
     input: normalizeInput(body.input ?? '', rules),
-    instructions: optional(body, 'instructions', isString, 'a string'),
+    instructions: given<string>(body, 'instructions'),
     // The reference gives no minimum; one token is the least that can be generated.
-    maxOutputTokens: inRange(
-      'max_output_tokens',
-      optional(body, 'max_output_tokens', isInteger, 'an integer'),
-      1,
-      Number.MAX_SAFE_INTEGER,
-    ),
+    maxOutputTokens: inRange('max_output_tokens', given<number>(body, 'max_output_tokens'), 1, Number.MAX_SAFE_INTEGER),
     metadata: parseMetadata(body.metadata, rules),
     temperature,
     // top_p has no stated range; a probability mass is 0 to 1.
-    topP: inRange('top_p', optional(body, 'top_p', isNumber, 'a number'), 0, 1),
+    topP: inRange('top_p', given<number>(body, 'top_p'), 0, 1),
     topLogprobs,
-    include: parseInclude(body.include),
+    include: given<string[]>(body, 'include') ?? [],
     safetyIdentifier,
-    store: optional(body, 'store', isBoolean, 'a boolean') ?? true,
+    store: given<boolean>(body, 'store') ?? true,
     stream,
-    background: optional(body, 'background', isBoolean, 'a boolean') ?? false,
+    background: given<boolean>(body, 'background') ?? false,
     previousResponseId,
     truncation: parseEnum(body, 'truncation', ['auto', 'disabled']) ?? 'disabled',
     serviceTier: parseServiceTier(body, rules),
     ...parseText(body.text, rules),
     tools,
     toolChoice: parseToolChoice(body.tool_choice, tools),
-    parallelToolCalls: optional(body, 'parallel_tool_calls', isBoolean, 'a boolean') ?? true,
+    parallelToolCalls: given<boolean>(body, 'parallel_tool_calls') ?? true,
     moderationModel: parseModeration(body.moderation),
     reasoningEffort: parseReasoning(body.reasoning),
-    user: optional(body, 'user', isString, 'a string'),
+    user: given<string>(body, 'user'),
     candidates: rules.refuseN ? 1 : (inRange('n', optional(body, 'n', isInteger, 'an integer'), 1, 8) ?? 1),
   }
 }
 
 /**
- * The rules on which fields a request may carry and with what (section 4.5's rules 1 and 2, stream_options,
- * conversation), checked before any value is read; gives the two fields they depend on.
+ * The rules on which fields a request may carry and with what (section 4.5's rules 1 and 2, conversation), checked
+ * before any value is read; gives the two fields they depend on.
  */
 function checkShape(
   body: Record<string, unknown>,
   rules: ResponseRules,
 ): { stream: boolean; previousResponseId: string | undefined } {
-  if (body.input === undefined && rules.requireInput) throw invalidParameter('input', 'input is required')
   // Rule 1: several candidates need separate requests.
   if (body.n !== undefined && rules.refuseN)
     throw invalidParameter('n', 'There is no n parameter; send separate requests for several candidates.')
@@ -164,10 +166,9 @@ function checkShape(
       'response_format',
       'response_format is not a parameter of this endpoint; put the format in text.format.',
     )
-  const stream = optional(body, 'stream', isBoolean, 'a boolean') ?? false
-  if (body.stream_options !== undefined && body.stream_options !== null && !stream && rules.streamOptionsNeedStream)
-    throw invalidParameter('stream_options', 'stream_options is only allowed with stream true')
-  const previousResponseId = optional(body, 'previous_response_id', isString, 'a response id string')
+  const stream = given<boolean>(body, 'stream') ?? false
+  const previousResponseId = given<string>(body, 'previous_response_id')
+  // Refused beside previous_response_id here too: variation conversations-not-found lifts the schema's refusal.
   if (
     body.conversation !== undefined &&
     body.conversation !== null &&
@@ -223,22 +224,13 @@ function parseMetadata(raw: unknown, rules: ResponseRules): Record<string, strin
   return raw as Record<string, string>
 }
 
-function parseInclude(raw: unknown): string[] {
-  if (raw === undefined || raw === null) return []
-  if (!Array.isArray(raw) || !raw.every((v): v is string => typeof v === 'string' && INCLUDE_LISTED.has(v))) {
-    throw invalidParameter('include', `include must be an array of: ${[...INCLUDE_LISTED].join(', ')}`)
-  }
-  return raw
-}
-
 function parseText(raw: unknown, rules: ResponseRules): { format: TextFormat; verbosity?: string } {
   if (raw === undefined || raw === null) return { format: { type: 'text' } }
-  if (!isObject(raw)) throw invalidParameter('text', 'text must be an object')
-  const verbosity = raw.verbosity
+  const text = raw as Record<string, unknown>
+  const verbosity = text.verbosity
   if (verbosity !== undefined && verbosity !== null && !(typeof verbosity === 'string' && VERBOSITY.has(verbosity)))
     throw invalidParameter('text.verbosity', 'text.verbosity must be low, medium or high')
-  const format = raw.format ?? { type: 'text' }
-  if (!isObject(format)) throw invalidParameter('text.format', 'text.format must be an object')
+  const format = (text.format ?? { type: 'text' }) as Record<string, unknown>
   const v = typeof verbosity === 'string' ? { verbosity } : {}
   if (format.type === 'json_object' && !rules.takesJsonObjectFormat)
     throw invalidParameter('text.format', 'json_object is not supported')
@@ -261,9 +253,7 @@ function parseText(raw: unknown, rules: ResponseRules): { format: TextFormat; ve
 
 function parseTools(raw: unknown): FunctionTool[] {
   if (raw === undefined || raw === null) return []
-  if (!Array.isArray(raw)) throw invalidParameter('tools', 'tools must be an array')
-  return raw.map((tool, i) => {
-    if (!isObject(tool)) throw invalidParameter('tools', `tools[${i}] must be an object`)
+  return (raw as Record<string, unknown>[]).map((tool, i) => {
     // Built-in, custom and MCP tools exist only where the route supports them (section 4.5); this one does not.
     if (tool.type !== 'function')
       throw invalidParameter(
@@ -300,15 +290,16 @@ function parseToolChoice(raw: unknown, tools: readonly FunctionTool[]): ToolChoi
 
 function parseModeration(raw: unknown): string | undefined {
   if (raw === undefined || raw === null) return undefined
-  if (!isObject(raw) || typeof raw.model !== 'string')
+  // The schema does not require model in the object; inline moderation cannot run without one.
+  const { model } = raw as Record<string, unknown>
+  if (typeof model !== 'string')
     throw invalidParameter('moderation', 'moderation must be {"model": "<moderation model id>"}')
-  return raw.model
+  return model
 }
 
 function parseReasoning(raw: unknown): string | undefined {
   if (raw === undefined || raw === null) return undefined
-  if (!isObject(raw)) throw invalidParameter('reasoning', 'reasoning must be an object')
-  const effort = raw.effort
+  const effort = (raw as Record<string, unknown>).effort
   if (effort === undefined || effort === null) return undefined
   if (typeof effort !== 'string' || !EFFORTS.has(effort))
     throw invalidParameter('reasoning.effort', 'reasoning.effort must be minimal, low, medium or high')

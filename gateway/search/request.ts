@@ -2,7 +2,9 @@
  * Reading a search request (Part 2 sections 4.5, 7, 8): the common fields with their limits, then the provider
  * parameters of the tool's group. Anything invalid is 400 naming the parameter (section 7: 400 invalid
  * parameters). Parameters of another tool's group are ignored, as a gateway passing a provider's own parameters
- * through would (the reference does not say they are refused).
+ * through would (the reference does not say they are refused). The types and limits the request schema states are
+ * judged before this reader runs (../request-validation.ts); it checks what the schema leaves open, and the limits
+ * a fault or variation bends.
  *
  * Where the reference is silent: query must be non-empty, an array holds 1 to 10 queries (every tool here
  * searches arrays, "on tools that support it"); max_tokens_per_page and max_chars_per_result are integers from 1
@@ -37,14 +39,13 @@ export function readSearchRequest(body: Record<string, unknown>, group: ParamGro
     !rules.checkMaxTokensPerPage && typeof body.max_tokens_per_page !== 'number'
       ? SEARCH_EDGES.maxTokensPerPageDefault
       : (integer(body, 'max_tokens_per_page', 1, Infinity) ?? SEARCH_EDGES.maxTokensPerPageDefault)
-  if (body.country !== undefined && typeof body.country !== 'string')
-    throw invalidParameter('country', 'country must be a string.')
   readGroup(body, group, rules)
   return { queries, maxResults: maxResults ?? SEARCH_EDGES.maxResults.default, domains, maxTokensPerPage }
 }
 
 function readQueries(query: unknown, rules: SearchRules): string[] {
-  if (!rules.requireQuery && query === undefined) return ['']
+  // The request schema requires query; only a fault that lifts that lets a search without one through.
+  if (query === undefined) return ['']
   if (!rules.checkQueryType && (typeof query === 'number' || Array.isArray(query)))
     return (Array.isArray(query) ? query : [query]).map(String)
   if (typeof query === 'string' && query.trim() !== '') return [query]
@@ -119,8 +120,6 @@ function country(body: Record<string, unknown>, form: 'code' | 'name'): void {
 function readGroup(body: Record<string, unknown>, group: ParamGroup, rules: SearchRules): void {
   switch (group) {
     case 'A': // p1-search
-      for (const name of ['gl', 'hl', 'location']) ofType(body, name, 'string')
-      ofType(body, 'autocorrect', 'boolean')
       if (rules.checkProviderValues) oneOf(body, 'tbs', rules.tbsValues)
       integer(body, 'page', 1, Infinity)
       if (rules.checkProviderValues) country(body, 'code')
@@ -152,7 +151,6 @@ function readGroup(body: Record<string, unknown>, group: ParamGroup, rules: Sear
           `categories must be an array of { type } with type ${CATEGORIES.join(', ')}.`,
         )
       }
-      for (const name of ['tbs', 'location']) ofType(body, name, 'string')
       ofType(body, 'ignoreInvalidURLs', 'boolean')
       ofType(body, 'scrapeOptions', 'object')
       return

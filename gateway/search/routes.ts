@@ -5,9 +5,9 @@
  *
  * Where the reference is silent: an unknown tool is 400 in the body form (an invalid parameter, the status section
  * 7 gives) and 404 in the URL form (no such resource, Part 1 section 7); search_tool_name in the body of the URL
- * form is ignored when it names the same tool and refused with 400 when it names another (the URL form has it
- * "absent"); the answer carries the results of every query in turn. A search refused by a rate limit is the
- * rate-limit hook's 429 (Part 1 sections 7, 8.3: the tool is a catalogue model with its own limits).
+ * form is refused with 400 by its request schema (the URL form has it "absent"); the answer carries the results of
+ * every query in turn. A search refused by a rate limit is the rate-limit hook's 429 (Part 1 sections 7, 8.3: the
+ * tool is a catalogue model with its own limits).
  *
  * The choices real providers make where the reference leaves them open are in ./variations.ts.
  */
@@ -46,23 +46,17 @@ function registerRoutes(app: FastifyInstance, state: GatewayState, rules: Search
   const config = rules.requireKey ? {} : { config: { auth: 'optional' as AuthPolicy } }
 
   const toolOf = (request: FastifyRequest, body: Record<string, unknown>, form: Form): SearchTool => {
-    const named = body.search_tool_name
-    const inUrl = form === 'url' ? (request.params as { tool: string }).tool : undefined
-    const name = inUrl ?? named
-    if (name === undefined || name === null || name === '') {
+    // A string by the request schemas, which refuse it in the body of the URL form.
+    const name =
+      form === 'url' ? (request.params as { tool: string }).tool : (body.search_tool_name as string | undefined)
+    // Empty is as good as missing, which only a fault that lifts the requirement lets through.
+    if (name === undefined || name === '') {
       if (rules.requireToolName)
         throw invalidParameter(
           'search_tool_name',
           'search_tool_name is required on POST /v1/search: one of the search tools (or use POST /v1/search/{search_tool_name}).',
         )
       return findSearchTool('p1-search') as SearchTool // the reference name: the bent rule is about the field
-    }
-    if (typeof name !== 'string') throw invalidParameter('search_tool_name', 'search_tool_name must be a string.')
-    if (inUrl !== undefined && named !== undefined && named !== inUrl) {
-      throw invalidParameter(
-        'search_tool_name',
-        'search_tool_name is absent in the URL form; it names another tool than the URL.',
-      )
     }
     const tool = findSearchTool(name, realNames)
     if (!tool) {

@@ -13,7 +13,7 @@ export function searchRules(faults: FaultSet) {
     offersUrlForm: !bent('search-url-form-missing'),
     // Section 7: a call with no valid key is 401; the fault serves it, charged to no one.
     requireKey: !bent('search-key-not-required'),
-    // search_tool_name is required in the body form; the fault serves p1-search instead.
+    // search_tool_name is required, and not empty, in the body form; the fault serves p1-search instead.
     requireToolName: !bent('search-tool-defaulted'),
     // An unknown tool is 400 (body) or 404 (URL); the fault answers 500.
     refuseUnknownTool: !bent('search-unknown-tool-500'),
@@ -21,8 +21,6 @@ export function searchRules(faults: FaultSet) {
     unwiredTools: bent('search-p7-missing') ? ['p7-search'] : [],
     // A search refused by a rate limit is 429; the fault passes the throttle on as a 500.
     throttleAs429: !bent('search-throttle-500'),
-    // query is required; the fault serves a search without one.
-    requireQuery: !bent('search-query-optional'),
     // query is a non-empty string or an array of them; the fault searches a number as text.
     checkQueryType: !bent('search-query-unchecked'),
     // An array of queries is searched; the fault refuses it.

@@ -114,10 +114,10 @@ function registerRoutes(app: FastifyInstance, state: GatewayState): void {
       requireTier(model, caller)
       context.admitModel?.(model)
       const { text, prompt } = readInput(input, synthesis)
-      readLanguage(voice, rules)
+      readLanguage(voice)
       checkSpeakers(voice)
       const encoding = readEncoding(audioConfig, synthesis)
-      const rate = sampleRate(encoding, audioConfig.sampleRateHertz, synthesis)
+      const rate = sampleRate(encoding, audioConfig.sampleRateHertz as number | undefined, synthesis)
 
       const seconds = speechSeconds(text)
       const audio = encode(encoding, rate, seconds, synthesis.rawAudio)
@@ -168,21 +168,20 @@ function readInput(input: Record<string, unknown>, synthesis: Synthesis): { text
   if (typeof text !== 'string' || text === '') throw invalidParameter('input.text', 'input.text is required.')
   const textBytes = Buffer.byteLength(text, 'utf8')
   if (textBytes > ceiling) throw tooLarge('input.text', textBytes, ceiling)
-  const prompt = input.prompt
+  // A string where given: the request schema's type (request-validation.ts).
+  const prompt = input.prompt as string | undefined
   if (prompt !== undefined && !rules.prompt) throw invalidParameter('input.prompt', 'input.prompt is not supported.')
-  if (prompt !== undefined && typeof prompt !== 'string')
-    throw invalidParameter('input.prompt', 'input.prompt must be a string.')
   const promptBytes = Buffer.byteLength(prompt ?? '', 'utf8')
   if (promptBytes > SYNTHESIZE_LIMITS.promptBytes)
     throw tooLarge('input.prompt', promptBytes, SYNTHESIZE_LIMITS.promptBytes)
   return { text, prompt }
 }
 
-function readLanguage(voice: Record<string, unknown>, rules: SynthesizeRules): void {
-  const language = voice.languageCode
-  if (typeof language === 'string' && BCP47.test(language)) return
-  if (!rules.languageRequired && language === undefined) return
-  throw invalidParameter('voice.languageCode', 'voice.languageCode is required: a BCP-47 language tag such as en-US.')
+/** A string the schema has judged; absent only where a fault lifts the requirement. */
+function readLanguage(voice: Record<string, unknown>): void {
+  const language = voice.languageCode as string | undefined
+  if (language === undefined || BCP47.test(language)) return
+  throw invalidParameter('voice.languageCode', 'voice.languageCode must be a BCP-47 language tag such as en-US.')
 }
 
 function readEncoding(audioConfig: Record<string, unknown>, synthesis: Synthesis): Encoding {
@@ -204,12 +203,13 @@ function readEncoding(audioConfig: Record<string, unknown>, synthesis: Synthesis
   return ENCODINGS.includes(asked as Encoding) ? (asked as Encoding) : 'LINEAR16'
 }
 
-function sampleRate(encoding: Encoding, asked: unknown, synthesis: Synthesis): number {
+/** `asked`: an integer where given, the request schema's type (request-validation.ts). */
+function sampleRate(encoding: Encoding, asked: number | undefined, synthesis: Synthesis): number {
   const allowed = RATES[encoding]
   if (asked === undefined) return allowed?.includes(AUTOMATIC_RATE) ? AUTOMATIC_RATE : (allowed?.[0] ?? AUTOMATIC_RATE)
-  if (typeof asked !== 'number' || !Number.isInteger(asked) || asked <= 0) {
+  // The schema leaves a rate of 0 or less open but for the encodings that list theirs.
+  if (asked <= 0)
     throw invalidParameter('audioConfig.sampleRateHertz', 'audioConfig.sampleRateHertz must be a positive integer.')
-  }
   if (allowed === undefined) return AUTOMATIC_RATE
   if (synthesis.rules.refusedRates.includes(asked))
     throw invalidParameter('audioConfig.sampleRateHertz', `${encoding} does not take ${asked} Hz.`)

@@ -17,8 +17,6 @@ export interface SynthesizeRules {
   readonly tooLargeStatus: 400 | 413
   /** input.prompt is taken (synthesize-prompt-refused refuses it). */
   readonly prompt: boolean
-  /** voice.languageCode is required (synthesize-language-optional answers a body without it). */
-  readonly languageRequired: boolean
   /** Listed encodings refused all the same (synthesize-ogg-opus-refused: OGG_OPUS). */
   readonly refusedEncodings: readonly string[]
   /** audioEncoding is one of the five (synthesize-unknown-encoding-accepted answers others as LINEAR16). */
@@ -39,7 +37,6 @@ export function synthesizeRules(faults: FaultSet): SynthesizeRules {
     textCeilingBytes: bent('synthesize-ceiling-900') ? 900 : undefined,
     tooLargeStatus: bent('synthesize-too-large-400') ? 400 : 413,
     prompt: !bent('synthesize-prompt-refused'),
-    languageRequired: !bent('synthesize-language-optional'),
     refusedEncodings: bent('synthesize-ogg-opus-refused') ? ['OGG_OPUS'] : [],
     checkEncoding: !bent('synthesize-unknown-encoding-accepted'),
     refusedRates: bent('synthesize-48000-refused') ? [48_000] : [],

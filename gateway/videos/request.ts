@@ -58,13 +58,8 @@ export async function readCreateBody(request: FastifyRequest): Promise<RawCreate
 
 async function readBody(request: FastifyRequest): Promise<RawCreate> {
   if (!request.isMultipart()) {
-    const body = request.body
-    if (typeof body !== 'object' || body === null || Array.isArray(body))
-      throw invalidParameter(
-        'body',
-        'The request body must be a JSON object, or multipart/form-data with input_reference.',
-      )
-    const fields = body as Record<string, unknown>
+    // A JSON object by the request schema, judged before the route runs.
+    const fields = request.body as Record<string, unknown>
     if (fields.input_reference !== undefined)
       throw invalidParameter('input_reference', 'input_reference is a file: send the request as multipart/form-data.')
     return { fields, reference: null }

@@ -42,6 +42,8 @@ import { isObject } from '../../common/json.ts'
 export const CANNOT_START_MARKER = 'gc:cannot-start'
 
 type Params = { Params: { video_id: string } }
+/** The list's filters: strings by its request schema, which refuses one given twice. */
+type ListQuery = { Querystring: { safety_identifier?: string; request_id?: string } }
 
 export function registerVideoRoutes(app: FastifyInstance, state: GatewayState): void {
   // A scope of the family's own, so that its answer-reshaping faults apply to its routes alone.
@@ -208,12 +210,11 @@ function registerList(app: FastifyInstance, videos: Videos): void {
   const { state, rules, store, vary } = videos
   // Without the key rule the list is served to a caller without a valid key, as an empty list.
   const listOptions = rules.listNeedsKey ? {} : { config: { auth: 'optional' as const } }
-  app.get<{ Querystring: Record<string, unknown> }>('/v1/videos', listOptions, async (request) => {
+  app.get<ListQuery>('/v1/videos', listOptions, async (request) => {
     if (!state.contexts.of(request).caller)
       return { object: 'list', data: [], first_id: null, last_id: null, has_more: false }
     const { account } = requireCaller(state.contexts.of(request))
-    const safetyIdentifier = queryString(request.query, 'safety_identifier')
-    const requestId = queryString(request.query, 'request_id')
+    const { safety_identifier: safetyIdentifier, request_id: requestId } = request.query
     const shownFrom = state.clock.now() - vary.settleMs
     const jobs = store
       .list(account.id, {
@@ -333,11 +334,4 @@ async function remix(videos: Videos, request: FastifyRequest, reply: FastifyRepl
 function recordCall(context: RequestContext, model: string, safetyIdentifier: string | null): void {
   context.model = model
   if (safetyIdentifier !== null) context.safetyIdentifier = safetyIdentifier
-}
-
-function queryString(query: Record<string, unknown>, name: string): string | undefined {
-  const value = query[name]
-  if (value === undefined) return undefined
-  if (typeof value !== 'string') throw invalidParameter(name, `${name} must be given once.`)
-  return value
 }

@@ -196,6 +196,29 @@ describe('POST /v1/audio/speech: the rules (§4.2, §8)', () => {
     expect((await speech({ ...hello, ...change })).status).toBe(expected)
   })
 
+  it.each([
+    ['instructions', { instructions: 'Calmly.' }],
+    ['instructions', { model: 'gw-speech-1', instructions: 5 }],
+    ['stream_format', { model: 'tts-1-hd', stream_format: 'sse' }],
+    ['voice', { voice: undefined }],
+    ['voice', { voice: null }],
+  ])('refuses with 400 naming %s: %j', async (param, change) => {
+    const refused = await speech({ ...hello, ...change })
+    expect(refused.status).toBe(400)
+    expect(refused.json().error).toMatchObject({ type: 'invalid_request_error', param })
+  })
+
+  it('takes what a fault lifts: no voice as alloy, instructions and sse on tts-1', async () => {
+    const voiceless = await speech({ model: 'tts-1', input: 'Hello.' }, audioGateway(['speech-voice-optional']))
+    expect(voiceless.status).toBe(200)
+    expect(voiceless.headers['content-type']).toBe('audio/mpeg')
+    const instructed = audioGateway(['speech-instructions-tts1-accepted'])
+    expect((await speech({ ...hello, instructions: 'Calmly.' }, instructed)).status).toBe(200)
+    const sse = await speech({ ...hello, stream_format: 'sse' }, audioGateway(['speech-sse-tts1-accepted']))
+    expect(sse.status).toBe(200)
+    expect(sse.headers['content-type']).toMatch(/^text\/event-stream/)
+  })
+
   it('charges tts-1 per character and the newer models per token', async () => {
     const charged = audioGateway()
     const account = charged.state.accounts.main()
@@ -327,6 +350,20 @@ describe('POST /v1/audio/transcriptions (§4.3, §6.1, §8)', () => {
     ['a speech model', 400, [['model', 'tts-1']]],
   ] as Array<[string, number, Array<[string, string]>]>)('%s answers %i', async (_name, expected, fields) => {
     expect((await transcribe(fields)).status).toBe(expected)
+  })
+
+  it.each([
+    ['language', 'EN'],
+    ['language', 'eng'],
+    ['stream', 'yes'],
+    ['stream', '1'],
+  ])('refuses %s %s with 400 naming it', async (name, value) => {
+    const refused = await transcribe([
+      ['model', 'gw-transcribe-2'],
+      [name, value],
+    ])
+    expect(refused.status).toBe(400)
+    expect(JSON.parse(refused.text).error).toMatchObject({ type: 'invalid_request_error', param: name })
   })
 
   it('reads the duration from the WAV header: diarization of 30 s is served, of 30.001 s needs chunking_strategy', async () => {

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import { constraintsOf, requestSchemas } from '../../../common/request-schemas.ts'
 import { FAULTS } from '../../../gateway/faults/registry.ts'
+import { judgedRoutes } from '../../../gateway/request-validation.ts'
 import { VARIATION_RELAXES } from '../../../gateway/variations.ts'
 import { requirements } from '../../../harness/requirements.ts'
 import { testGateway } from './helpers.ts'
@@ -54,6 +55,16 @@ describe('what a fault or a variation lifts', () => {
 })
 
 describe('the validator', () => {
+  it('judges every route a request schema states: each pairs with a route of the gateway', async () => {
+    const gw = testGateway()
+    await gw.app.ready()
+    expect([...judgedRoutes(gw.app)].sort()).toEqual(
+      requestSchemas()
+        .map((s) => s['x-route'])
+        .sort(),
+    )
+  })
+
   it('refuses a value past a stated edge with 400 naming the parameter, in the route dialect', async () => {
     const gw = testGateway()
     const compatible = await gw.call('/v1/responses', post({ model: CHAT, input: 'hi', temperature: 2.5 }))

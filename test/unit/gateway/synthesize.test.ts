@@ -59,6 +59,12 @@ describe('POST /v1/text:synthesize', () => {
       body({ audioEncoding: 'LINEAR16', sampleRateHertz: 22_050 }),
       body({ audioEncoding: 'MULAW', sampleRateHertz: 16_000 }),
       body({ audioEncoding: 'MP3' }, 'Hi', 'nv-speech-flash-preview'),
+      { ...body({ audioEncoding: 'MP3' }), input: { text: 'Hi', prompt: 5 } },
+      { ...body({ audioEncoding: 'MP3' }), voice: { languageCode: 'e', model_name: 'nv-tts-flash' } },
+      { ...body({ audioEncoding: 'MP3' }), voice: { languageCode: 'engl', model_name: 'nv-tts-flash' } },
+      body({ audioEncoding: 'MP3', sampleRateHertz: 0 }),
+      body({ audioEncoding: 'MP3', sampleRateHertz: 24_000.5 }),
+      body({ audioEncoding: 'LINEAR16', sampleRateHertz: '24000' }),
     ]
     for (const payload of bad) {
       const response = await post(payload)
@@ -121,6 +127,19 @@ describe('choices the reference leaves open (gateway/variations.ts)', () => {
     expect([resampled.status, resampled.body.audioConfig.sampleRateHertz]).toEqual([200, 22_050])
     expect((await call({ audioEncoding: 'linear16' })).body.audioConfig.audioEncoding).toBe('LINEAR16')
     expect((await call({ audioEncoding: 'WAV' })).status).toBe(400)
+    await on.app.close()
+  })
+
+  it('the fault synthesize-language-optional answers a voice without languageCode, and still refuses a bad one', async () => {
+    const on = testGateway({ faults: ['synthesize-language-optional'] })
+    const call = (voice: Record<string, unknown>) =>
+      on.call('/v1/text:synthesize', {
+        method: 'POST',
+        body: { ...body({ audioEncoding: 'MP3' }), voice: { model_name: 'nv-tts-flash', ...voice } },
+      })
+    expect((await call({})).status).toBe(200)
+    expect((await call({ languageCode: 'engl' })).status).toBe(400)
+    expect((await call({ languageCode: 7 })).status).toBe(400)
     await on.app.close()
   })
 
