@@ -384,9 +384,10 @@ export function registerRequestValidation(app: FastifyInstance, state: GatewaySt
   app.addHook('onRoute', (route: RouteOptions) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method]
     for (const method of methods) {
-      const patterns = byShape.get(`${method} ${shapeOf(route.url)}`)
+      // Fastify answers HEAD with the GET route's handler: it is judged as that GET.
+      const patterns = byShape.get(`${method === 'HEAD' ? 'GET' : method} ${shapeOf(route.url)}`)
       if (!patterns) continue
-      for (const pattern of patterns) judgedRoutes(app).add(pattern.schema['x-route'])
+      if (method !== 'HEAD') for (const pattern of patterns) judgedRoutes(app).add(pattern.schema['x-route'])
       const check = routeCheck(state, patterns)
       const before = route.preHandler
       route.preHandler = before ? [...(Array.isArray(before) ? before : [before]), check] : check

@@ -9,7 +9,9 @@ import { FAULTS } from '../../../gateway/faults/registry.ts'
 import { judgedRoutes } from '../../../gateway/request-validation.ts'
 import { VARIATION_RELAXES } from '../../../gateway/variations.ts'
 import { requirements } from '../../../harness/requirements.ts'
-import { testGateway } from './helpers.ts'
+import { KEYS, testGateway } from './helpers.ts'
+
+const auth = () => ({ authorization: `Bearer ${KEYS.main}` })
 
 const CHAT = 'gw-chat-mini'
 const post = (body: unknown) => ({ method: 'POST' as const, body })
@@ -76,6 +78,12 @@ describe('the validator', () => {
     const native = await gw.call('/v1beta/models/nv-gen-flash:generateContent', post({ contents: [{ parts: [] }] }))
     expect(native.status).toBe(400)
     expect(native.body.error).toMatchObject({ status: 'INVALID_ARGUMENT', message: 'contents[0].role is required.' })
+  })
+
+  it('judges a HEAD as the GET it mirrors', async () => {
+    const gw = testGateway()
+    expect((await gw.app.inject({ method: 'HEAD', url: '/v1/files?order=abc', headers: auth() })).statusCode).toBe(400)
+    expect((await gw.app.inject({ method: 'HEAD', url: '/v1/files?order=asc', headers: auth() })).statusCode).toBe(200)
   })
 
   it('a fault that lifts a requirement lets its constraint through, and nothing else', async () => {
