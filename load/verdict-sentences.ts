@@ -102,7 +102,7 @@ const recovery = {
 
 const failedCalls = {
   figure: (f: AdmissionFigures, limit: number, minuteMs: number): string =>
-    `${f.admitted} admitted (${f.failed} failed on purpose); ` + admission.figure(f, limit, minuteMs),
+    `${f.admitted} admitted (${f.failed} failed on purpose); ${admission.figure(f, limit, minuteMs)}`,
   noLimit: 'no limit is known for this bucket',
   fail: (problems: readonly string[]): string =>
     `counting the calls that failed on purpose, ${problems.join('; ')}: failed calls did not count toward the limit`,
