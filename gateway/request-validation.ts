@@ -145,8 +145,7 @@ function paramOf(location: Location, error: ErrorObject): string {
     .split('/')
     .slice(1)
     .map((s) => s.replaceAll('~1', '/').replaceAll('~0', '~'))
-  if (error.keyword === 'required') steps.push(String((error.params as { missingProperty: string }).missingProperty))
-  if (error.keyword === 'dependentRequired')
+  if (error.keyword === 'required' || error.keyword === 'dependentRequired')
     steps.push(String((error.params as { missingProperty: string }).missingProperty))
   const name = steps.reduce((acc, step) => {
     // A form's list is named with its brackets (`timestamp_granularities[]`): its item is `timestamp_granularities[0]`.
@@ -185,13 +184,17 @@ export function liftedBy(faults: ReadonlySet<string>, variations: ReadonlySet<Va
   return [...lifted].sort()
 }
 
-const liftedOf = new WeakMap<GatewayState, string[]>()
+/** One gateway's faults and variations: what decides the constraints it lifts. */
+type Lifting = Pick<GatewayState, 'faults' | 'variations'>
 
-function lifted(state: GatewayState): string[] {
-  let ids = liftedOf.get(state)
+const liftedOf = new WeakMap<Lifting['faults'], string[]>()
+
+/** The lifted requirements of one gateway, found once (its fault set is its own, made with its variations). */
+function lifted({ faults, variations }: Lifting): string[] {
+  let ids = liftedOf.get(faults)
   if (!ids) {
-    ids = liftedBy(state.faults, state.variations)
-    liftedOf.set(state, ids)
+    ids = liftedBy(faults, variations)
+    liftedOf.set(faults, ids)
   }
   return ids
 }
@@ -396,14 +399,10 @@ export function registerRequestValidation(app: FastifyInstance, state: GatewaySt
 }
 
 /** A multipart route's form, once read, against its schema's body: fields as sent, lists by their name. */
-export function checkForm(
-  state: Pick<GatewayState, 'faults' | 'variations'>,
-  route: string,
-  form: Record<string, unknown>,
-): void {
+export function checkForm(state: Lifting, route: string, form: Record<string, unknown>): void {
   const schema = requestSchemas().find((s) => s['x-route'] === route)
   if (!schema) throw new Error(`no request schema for ${route}`)
-  const validate = validatorOf(schema, 'body', liftedBy(state.faults, state.variations), true)
+  const validate = validatorOf(schema, 'body', lifted(state), true)
   const named = state.variations.has('real-names') ? asReferenceNames(form) : structuredClone(form)
   if (validate && !validate(named)) {
     const first = validate.errors?.[0]
