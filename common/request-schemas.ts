@@ -187,8 +187,8 @@ export function requestSchemaOf(route: string): RequestSchema | undefined {
 }
 
 /** Keywords whose value is one schema, or a list or map of schemas, that a constraint may sit in. */
-const SUBSCHEMAS = ['items', 'if', 'then', 'else', 'not'] as const
-const SUBSCHEMA_LISTS = ['oneOf', 'anyOf', 'allOf'] as const
+export const SUBSCHEMAS = ['items', 'if', 'then', 'else', 'not'] as const
+export const SUBSCHEMA_LISTS = ['oneOf', 'anyOf', 'allOf'] as const
 
 /**
  * Every constraint of one request schema: each node with words (`x-quote`, `x-required-quote`) wherever it sits:

@@ -18,6 +18,8 @@ import {
   type RequestSchema,
   requestSchemas,
   type SchemaNode,
+  SUBSCHEMA_LISTS,
+  SUBSCHEMAS,
 } from '../common/request-schemas.ts'
 import { GatewayError, invalidParameter, unprocessable } from './errors.ts'
 import { findModel } from './models/catalogue.ts'
@@ -60,8 +62,8 @@ function ajvFor(coerce: boolean): Ajv2020 {
   return strictAjv
 }
 
-const SUBSCHEMAS = ['items', 'if', 'then', 'else', 'not', 'propertyNames', 'additionalProperties'] as const
-const SUBSCHEMA_LISTS = ['oneOf', 'anyOf', 'allOf'] as const
+// The walk of constraintsOf, and the schemas of a map's keys and values, which it reads as part of their map.
+const SUBSCHEMAS_JUDGED = [...SUBSCHEMAS, 'propertyNames', 'additionalProperties'] as const
 
 const isLifted = (node: SchemaNode | undefined, lifted: ReadonlySet<string>): boolean =>
   typeof node?.['x-refused-by'] === 'string' && lifted.has(node['x-refused-by'])
@@ -88,7 +90,7 @@ function judged(node: SchemaNode, lifted: ReadonlySet<string>): SchemaNode {
     delete out.then
     delete out.else
   }
-  for (const key of SUBSCHEMAS) {
+  for (const key of SUBSCHEMAS_JUDGED) {
     const child = out[key]
     if (child && typeof child === 'object') out[key] = judged(child as SchemaNode, lifted)
   }
