@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config'
+import { keptThreads } from './harness/setup/kept-threads.ts'
 import { LongPolesFirst } from './test/support/long-poles-first.ts'
 
 /** The files of `unit`, by where they live: a test under test/unit/ needs no conformance or load run. */
@@ -49,8 +50,9 @@ export default defineConfig({
         test: {
           name: 'conformance',
           include: ['suites/**/*.test.ts'],
-          // A worker thread starts for less than a process; every run, and the fault proof's hundreds, start many.
-          pool: 'threads',
+          // Worker threads, each kept from one run to the next of a vitest instance (harness/setup/kept-threads.ts):
+          // a thread starts for less than a process, and the fault proof's many runs load the harness once a thread.
+          pool: keptThreads,
           // Files share a worker and the modules it loaded, which halves a run's CPU: a suite's helper modules keep
           // what they learn of the target per file (harness/worker/suite.ts perFile), never in a module variable.
           isolate: false,
@@ -71,7 +73,7 @@ export default defineConfig({
         test: {
           name: 'conformance-tiers',
           include: ['suites/tiers/**/*.test.ts'],
-          pool: 'threads',
+          pool: keptThreads,
           isolate: false,
           setupFiles: ['suites/setup.ts'],
           globalSetup: ['suites/global-setup.ts'],
@@ -86,7 +88,7 @@ export default defineConfig({
         test: {
           name: 'conformance-ledger',
           include: [LEDGER_FILES],
-          pool: 'threads',
+          pool: keptThreads,
           isolate: false,
           setupFiles: ['suites/setup.ts'],
           globalSetup: ['suites/global-setup.ts'],

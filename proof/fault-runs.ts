@@ -13,8 +13,9 @@
  * (`limiter: true`) runs again against a sliding-window and a token-bucket gateway (a clock-aligned window shares
  * the fixed window's counting, so its faults are the same code).
  *
- * All runs share a few vitest instances (one per worker slot) instead of starting a process per fault: the target
- * changes between runs through vitest's provide(). Faults whose suite files do not overlap share a run: each has a
+ * All runs share a few vitest instances (one per worker slot) instead of starting a process per fault, and each
+ * instance its worker thread with the modules it loaded (harness/setup/kept-threads.ts): the target changes between
+ * runs through vitest's provide(), and every run has a run id of its own, by which the thread tells runs apart. Faults whose suite files do not overlap share a run: each has a
  * gateway of its own and each file faces its fault's gateway alone (harness/worker/suite.ts fileTargets), so a failure is
  * its fault's by construction; a file that called another gateway voids that fault's share, and a fault not judged
  * exactly in a shared run is run again alone.
@@ -44,6 +45,7 @@ import { ConformanceReporter } from '../harness/report/reporter.ts'
 import { REQ } from '../harness/report/audit.ts'
 import type { ExchangeExcerpt } from '../harness/exchange.ts'
 import { collectChecks } from '../harness/setup/list-requirements.ts'
+import { newRunId } from '../harness/setup/target.ts'
 import { EXIT } from '../harness/report/results.ts'
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url))
@@ -199,6 +201,16 @@ function keysFor(job: Job, scope: Scope, seeded: EmbeddedGateway['keys']): Targe
   )
 }
 
+/** Run ids handed out in this process: a kept thread tells runs apart by theirs (harness/worker/suite.ts perFile). */
+const runIds = new Set<string>()
+
+function uniqueRunId(): string {
+  let id = newRunId()
+  while (runIds.has(id)) id = newRunId()
+  runIds.add(id)
+  return id
+}
+
 async function startPart(job: Job, planned: PlannedJob, scratch: string, files: Set<string>): Promise<Part> {
   const { fault, limiter } = job
   const { filters, scope } = planned
@@ -224,7 +236,7 @@ async function startPart(job: Job, planned: PlannedJob, scratch: string, files: 
     nativeKeyHeader: DEFAULT_NATIVE_KEY_HEADER,
     minuteMs: FAULT_RUN_DEFAULTS.minuteMs,
     settleMs: DEFAULTS.embeddedSettleMs,
-    runId: `fault-${key.replace('@', '-')}`,
+    runId: uniqueRunId(),
   }
   const options: RunOptions = {
     baseUrl: gateway.url,

@@ -9,8 +9,8 @@ export const FAULT_RUN_DEFAULTS = {
   // when many runs share two cores; the tiers runs' waits are covered by their own lanes instead.
   minuteMs: DEFAULTS.embeddedMinuteMs,
   workers: 3, // runs side by side that use the CPU
-  // Suite files of one run share one thread: vitest starts a run's threads afresh, and each loads the harness and its
-  // modules again, which cost more CPU than the few files of a fault's run spend waiting on its gateway side by side.
+  // Suite files of one run share one thread, which its lane keeps from run to run (harness/setup/kept-threads.ts): each
+  // more thread loads the harness and its modules once more, for the few files of a fault's run that wait side by side.
   threadsPerRun: 1,
   waitingLanes: 12, // more runs side by side for the faults of the tiers family, which mostly wait for windows
   tierKeys: ['tier0', 'tier1'] as readonly KeySlot[], // a tiers fault's keys in scope files (keysFor)

@@ -169,17 +169,17 @@ function jobStarter(state: GatewayState, rules: VideoRules, store: VideoStore): 
 }
 
 /**
- * Rolls a create back (after charging) when its caller hangs up right after sending, where section 4.1 says the
- * server starts at submission. A keep-alive client does not hang up this soon (undici closes an idle socket after
- * 4 s at the earliest), so only drops are caught; the 3.5 s leave room for a client on a busy machine, whose
- * hang-up can come seconds after its request.
+ * Rolls a create back (after charging) when its caller hangs up soon after sending, where section 4.1 says the
+ * server starts at submission. A keep-alive client keeps an idle connection until near the Keep-Alive timeout the
+ * gateway announces (Fastify's 72 s), so only drops are caught; the 30 s leave room for a client on a busy machine,
+ * whose hang-up, or the gateway's reading of it, can come seconds after its request.
  */
 function dropOnDisconnect(request: FastifyRequest, drop: () => void): void {
   const socket = request.raw.socket
   if (socket.readableEnded || socket.destroyed) drop()
   else {
     socket.once('end', drop).once('close', drop)
-    setTimeout(() => socket.off('end', drop).off('close', drop), 3_500).unref()
+    setTimeout(() => socket.off('end', drop).off('close', drop), 30_000).unref()
   }
 }
 

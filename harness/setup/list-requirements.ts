@@ -15,14 +15,15 @@ const AUDITED = new Set<string>(Object.values(REQ))
 
 /** requirement id -> "file > test name" of every test that declares it. */
 export async function collectChecks(root: string): Promise<Map<string, string[]>> {
-  // No isolation: collection runs no test, so the files may share one module graph rather than evaluate the
-  // harness once per suite file.
+  // No isolation, one thread: collection runs no test, so the files may share one module graph rather than
+  // evaluate the harness once per suite file, or once per thread.
   const vitest = await createVitest('test', {
     root,
     project: CONFORMANCE_PROJECTS,
     watch: false,
     reporters: [],
     isolate: false,
+    maxWorkers: 1,
   })
   // Collection evaluates suite files only; the placeholder keeps global setup from starting a gateway.
   const placeholder: TargetConfig = {

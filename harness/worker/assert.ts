@@ -7,6 +7,7 @@ import { requirement as lookup } from '../requirements.ts'
 import type { Exchange } from './http-client.ts'
 import { currentExchanges, currentRequirement, inTest, skipTest } from './recorder.ts'
 import { routeAbsence } from '../routes.ts'
+import { runIdNow } from './run-config.ts'
 import { wasServed } from './served-routes.ts'
 import { ConformanceFailure } from '../errors.ts'
 import { renderFailure } from './failure.ts'
@@ -59,7 +60,7 @@ export function precondition(condition: boolean, requirementId: string, detail: 
 export function skipIfRouteAbsent(ex: ExchangeExcerpt | undefined): void {
   if (ex === undefined || !inTest()) return
   const absence = routeAbsence(ex)
-  if (absence === undefined || wasServed(ex, absence.route)) return
+  if (absence === undefined || wasServed(runIdNow(), ex, absence.route)) return
   if (currentRequirement() === absence.requirement) return
   skipTest(`needs ${absence.requirement}: the target does not serve ${absence.route} (${absence.answer})`, {
     requirement: absence.requirement,

@@ -184,7 +184,7 @@ export class TargetClient {
     const exchange = await this.#send(spec, sseLimits)
     settleReservations(reservations, exchange.status)
     // A route once served is not taken for missing when it later answers 404 (harness/worker/assert.ts).
-    noteServed(exchange.excerpt)
+    noteServed(this.config.runId, exchange.excerpt)
     return exchange
   }
 

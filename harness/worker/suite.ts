@@ -3,28 +3,19 @@
  * run's target. The requirement id is in the test's name (so `--grep P1-4.1` selects by id) and in its meta
  * (so the reporter needs no parsing). An unknown id fails when the file is collected.
  */
-import { expect, inject, test } from 'vitest'
+import { expect, test } from 'vitest'
 import { attachFailure, describeTest, tagTest } from './allure.ts'
 import { conformanceFailure, lastExchange, skipIfRouteAbsent } from './assert.ts'
 import { reserveSpend } from './budget.ts'
 import { requirement } from '../requirements.ts'
-import type { TargetConfig } from '../setup/config.ts'
 import { ConformanceFailure, TargetFailure } from '../errors.ts'
 import { TargetClient } from './http-client.ts'
 import { currentExchanges } from './recorder.ts'
 import { isSkip, rerunFailed } from './rerun.ts'
 import { NOT_OBSERVED } from '../report/results.ts'
+import { runConfig } from './run-config.ts'
 
-declare module 'vitest' {
-  interface ProvidedContext {
-    runConfig: TargetConfig
-    /**
-     * A run whose files face different targets, by the file's absolute path (the fault proof's shared runs: one
-     * gateway per fault, each fault's files against its own). A file not listed faces `runConfig`.
-     */
-    fileTargets?: Record<string, TargetConfig>
-  }
-}
+export { runConfig }
 
 export const SUITE_DEFAULTS = {
   testTimeoutMs: 120_000, // above the client's own deadlines and one rate-limit wait, so those fire first
@@ -32,15 +23,17 @@ export const SUITE_DEFAULTS = {
 }
 
 /**
- * State that lives for one test file. Suite files share their worker, and so the modules they import, with the
- * files that ran there before them (vitest.config.ts): a helper module keeps what it learns of the target here.
+ * State that lives for one test file in one run. Suite files share their worker, and so the modules they import,
+ * with the files that ran there before them, in this run and, for a thread kept between runs, in earlier ones
+ * (harness/setup/kept-threads.ts): a helper module keeps what it learns of the target here.
  */
 export function perFile<T>(make: () => T): () => T {
   const byFile = new Map<string, T>()
   return () => {
     const file = expect.getState().testPath ?? ''
-    if (!byFile.has(file)) byFile.set(file, make())
-    return byFile.get(file) as T
+    const key = `${runConfig().runId} ${file}`
+    if (!byFile.has(key)) byFile.set(key, make())
+    return byFile.get(key) as T
   }
 }
 
@@ -48,11 +41,6 @@ const client = perFile(() => new TargetClient(runConfig()))
 
 export function target(): TargetClient {
   return client()
-}
-
-export function runConfig(): TargetConfig {
-  const file = expect.getState().testPath
-  return (file === undefined ? undefined : inject('fileTargets')?.[file]) ?? inject('runConfig')
 }
 
 /**

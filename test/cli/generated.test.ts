@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { createVitest } from 'vitest/node'
+import { createVitest, type Reporter, type SerializedError, type TestModule, type Vitest } from 'vitest/node'
 import { SEEDED_KEY_ENV } from '../../gateway/account/accounts.ts'
 import type { EmbeddedGateway } from '../../gateway/embedded.ts'
 import { PHASE_REQUIREMENTS } from '../../harness/generate/filing.ts'
@@ -162,6 +162,30 @@ const SEQUENCE_FILES = {
   video: { file: 'suites/generated/videos-lifecycle.test.ts', opening: 'create\\(0\\), create\\(1\\)' },
 }
 
+/** Hands a run's events to the reporter of the run under way: a vitest instance keeps its reporters for life. */
+class CurrentReporter implements Reporter {
+  current: ConformanceReporter | undefined
+  onTestModuleEnd(module: TestModule): void {
+    this.current?.onTestModuleEnd(module)
+  }
+  async onTestRunEnd(modules: ReadonlyArray<TestModule>, errors: ReadonlyArray<SerializedError>): Promise<void> {
+    await this.current?.onTestRunEnd(modules, errors)
+  }
+}
+
+/** One vitest instance for every sequence run, which keeps its worker thread from run to run. */
+const reporting = new CurrentReporter()
+let instance: Promise<Vitest> | undefined
+const sequencesVitest = (): Promise<Vitest> =>
+  (instance ??= createVitest('test', {
+    root: ROOT,
+    project: CONFORMANCE_PROJECTS,
+    watch: false,
+    maxWorkers: 1,
+    reporters: [reporting],
+  }))
+afterAll(async () => (await instance)?.close())
+
 /**
  * One suite file run in this process against a gateway with one fault, taken as the embedded gateway and judged by
  * the conformance reporter as a command's run is: the video sequences make jobs against the embedded gateway only (a
@@ -208,18 +232,14 @@ async function embeddedRun(fault: string, file: string): Promise<{ summary: Summ
       write: () => {},
       writeReports: false,
     })
-    const vitest = await createVitest('test', {
-      root: ROOT,
-      project: CONFORMANCE_PROJECTS,
-      watch: false,
-      reporters: [reporter],
-    })
+    const vitest = await sequencesVitest()
+    reporting.current = reporter
     try {
       vitest.provide('runConfig', target)
-      await vitest.start([file])
+      await vitest.runTestSpecifications(await vitest.globTestSpecifications([file]))
       return { summary: reporter.summary, exitCode: reporter.exitCode }
     } finally {
-      await vitest.close()
+      reporting.current = undefined
     }
   } finally {
     await gateway.close()

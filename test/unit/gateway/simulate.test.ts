@@ -1,4 +1,5 @@
 /** The simulated models: deterministic at temperature 0, usage that adds up, the output budget (Part 1 §2.5, §4.5). */
+import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import { generate } from '../../../gateway/simulate/generate.ts'
 import { countTokens, tokenPieces } from '../../../gateway/simulate/tokenizer.ts'
@@ -9,6 +10,17 @@ describe('tokenizer', () => {
     for (const text of ['Hello, world!', '  leading space', 'trailing  ', 'héllo ✓ ok', '', 'one']) {
       expect(tokenPieces(text).join('')).toBe(text)
     }
+  })
+
+  test('the count is the number of pieces, ASCII or not (the count reads ASCII without the expression)', () => {
+    const texts = fc.oneof(fc.string({ unit: 'binary-ascii' }), fc.string({ unit: 'grapheme' }), fc.string())
+    fc.assert(
+      fc.property(texts, (text) => {
+        expect(countTokens(text)).toBe(tokenPieces(text).filter((piece) => piece.trim() !== '').length)
+      }),
+      { numRuns: 500 },
+    )
+    expect(countTokens('a_b\tc\x00d\u00a0e')).toBe(5)
   })
 })
 

@@ -151,7 +151,7 @@ describe('a test stopped by a missing route skips naming the requirement that st
 
   test('a route seen served is not taken for missing on a later bare 404', () => {
     const origin = 'http://127.0.0.1:12'
-    noteServed(answer('POST', '/v1/moderations', 200, '{}', origin))
+    noteServed('', answer('POST', '/v1/moderations', 200, '{}', origin))
     const bare = answer('POST', '/v1/moderations', 404, '{"detail":"Not Found"}', origin)
     expect(inTestOf('P2-4.7-unknown-model', () => skipIfRouteAbsent(bare)).note).toBeUndefined()
   })
