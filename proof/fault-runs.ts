@@ -15,10 +15,11 @@
  *
  * All runs share a few vitest instances (one per worker slot) instead of starting a process per fault, and each
  * instance its worker thread with the modules it loaded (harness/setup/kept-threads.ts): the target changes between
- * runs through vitest's provide(), and every run has a run id of its own, by which the thread tells runs apart. Faults whose suite files do not overlap share a run: each has a
- * gateway of its own and each file faces its fault's gateway alone (harness/worker/suite.ts fileTargets), so a failure is
- * its fault's by construction; a file that called another gateway voids that fault's share, and a fault not judged
- * exactly in a shared run is run again alone.
+ * runs through vitest's provide(), and every run has a run id of its own (a worker keeps the routes it saw served by
+ * run). Faults whose suite files do not overlap share a run: each has a gateway of its own and each file faces its
+ * fault's gateway alone (harness/worker/run-config.ts fileTargets), so a failure is its fault's by construction; a
+ * file that called another gateway voids that fault's share, and a fault not judged exactly in a shared run is run
+ * again alone.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -201,7 +202,7 @@ function keysFor(job: Job, scope: Scope, seeded: EmbeddedGateway['keys']): Targe
   )
 }
 
-/** Run ids handed out in this process: a kept thread tells runs apart by theirs (harness/worker/suite.ts perFile). */
+/** Run ids handed out in this process: a kept thread keeps what it saw served by run (worker/served-routes.ts). */
 const runIds = new Set<string>()
 
 function uniqueRunId(): string {

@@ -200,7 +200,8 @@ export const VIDEOS_FAULTS = [
   {
     name: 'video-drop-on-disconnect',
     breaks: ['P2-4.1-interrupted-listed'],
-    description: 'A create whose client drops the connection before the answer is charged but the job is discarded.',
+    description:
+      'A create whose client hangs up soon after sending it (within 30 s, no later call on the connection) is charged but the job is discarded.',
   },
 ] as const satisfies readonly FaultDefinition[]
 

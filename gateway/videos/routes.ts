@@ -18,6 +18,8 @@
  *   optionally, safety_identifier (otherwise the source's);
  * - DELETE answers { id, object: video.deleted, deleted: true }; another account's job is a 404.
  */
+import type { IncomingMessage } from 'node:http'
+import type { Socket } from 'node:net'
 import fastifyMultipart from '@fastify/multipart'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { chargeUsd } from '../account/billing.ts'
@@ -92,7 +94,7 @@ function registerRoutes(app: FastifyInstance, state: GatewayState, rules: VideoR
     fileOf,
     jobOf: (request, id) => jobOf(videos, request, id),
     view: (job) => view(videos, job),
-    start: jobStarter(state, rules, store),
+    start: jobStarter(state, rules, store, rules.keepOnDisconnect ? undefined : requestsPerConnection(app)),
   }
   registerCreate(app, videos)
   registerList(app, videos)
@@ -130,7 +132,12 @@ function view({ store, vary }: Videos, job: VideoJob) {
   }
 }
 
-function jobStarter(state: GatewayState, rules: VideoRules, store: VideoStore): Videos['start'] {
+function jobStarter(
+  state: GatewayState,
+  rules: VideoRules,
+  store: VideoStore,
+  requests: WeakMap<Socket, number> | undefined,
+): Videos['start'] {
   // Ids of the gateway's own, unrelated to the call's svc-request-id, where the rule for request_id is bent.
   const ownIds = createUuid7Generator(state.clock)
   return (request, spec, remixedFrom) => {
@@ -163,24 +170,38 @@ function jobStarter(state: GatewayState, rules: VideoRules, store: VideoStore): 
       remixedFrom,
       chargedUsd: charged ? usd : 0,
     })
-    if (!rules.keepOnDisconnect) dropOnDisconnect(request, () => void store.delete(account.id, job.id))
+    if (requests !== undefined) dropOnDisconnect(request, requests, () => void store.delete(account.id, job.id))
     return job
   }
 }
 
+/** How many requests each connection has carried: a client that sends another on it did not hang up. */
+function requestsPerConnection(app: FastifyInstance): WeakMap<Socket, number> {
+  const requests = new WeakMap<Socket, number>()
+  app.server.on('request', (request: IncomingMessage) =>
+    requests.set(request.socket, (requests.get(request.socket) ?? 0) + 1),
+  )
+  return requests
+}
+
 /**
  * Rolls a create back (after charging) when its caller hangs up soon after sending, where section 4.1 says the
- * server starts at submission. A keep-alive client keeps an idle connection until near the Keep-Alive timeout the
- * gateway announces (Fastify's 72 s), so only drops are caught; the 30 s leave room for a client on a busy machine,
- * whose hang-up, or the gateway's reading of it, can come seconds after its request.
+ * server starts at submission: when its connection ends within 30 s and carried no request after it. A keep-alive
+ * client sends its next call on the connection or keeps it idle until near the Keep-Alive timeout the gateway
+ * announces (Fastify's 72 s), so only hang-ups are caught, even one the gateway reads seconds late on a busy machine.
  */
-function dropOnDisconnect(request: FastifyRequest, drop: () => void): void {
+function dropOnDisconnect(request: FastifyRequest, requests: WeakMap<Socket, number>, drop: () => void): void {
   const socket = request.raw.socket
-  if (socket.readableEnded || socket.destroyed) drop()
-  else {
-    socket.once('end', drop).once('close', drop)
-    setTimeout(() => socket.off('end', drop).off('close', drop), 30_000).unref()
+  if (socket.readableEnded || socket.destroyed) {
+    drop()
+    return
   }
+  const carried = requests.get(socket)
+  const ended = () => {
+    if (requests.get(socket) === carried) drop()
+  }
+  socket.once('end', ended).once('close', ended)
+  setTimeout(() => socket.off('end', ended).off('close', ended), 30_000).unref()
 }
 
 function registerCreate(app: FastifyInstance, videos: Videos): void {

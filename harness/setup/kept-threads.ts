@@ -2,11 +2,14 @@
  * The conformance projects' vitest pool: vitest's worker threads, except that a thread which ended a run cleanly is
  * kept for the next run of the same project in the same vitest instance, with the modules it loaded. The fault proof
  * makes dozens of runs per instance (proof/fault-runs.ts); vitest ends a run's threads, and each new one spends most
- * of a small run's CPU loading the harness again. A single run, as the conformance command makes, is unchanged.
+ * of a small run's CPU loading the harness again. A command's single run keeps its threads idle until it closes.
  *
  * A kept thread answers the next run's start itself (it was set up once, for this project), and a run's stop: the
- * thread's teardown would unhook it from its port. What a suite learns of a target is kept per run and file, never
- * per thread (harness/worker/suite.ts perFile). Threads are ended when the instance closes.
+ * thread's teardown would unhook it from its port. What a suite learns of a target lives for one file
+ * (suites/setup.ts starts each afresh), never for the thread. A thread that speaks while shelved still had work of
+ * its last run going (a late rejection, a call in flight), which must not be judged in the next: it is ended instead.
+ * Watch mode gets vitest's own behaviour: a rerun there follows edited files and options, which a kept thread would
+ * not see. Threads are ended when the instance closes.
  */
 import type { Worker } from 'node:worker_threads'
 import {
@@ -23,31 +26,57 @@ export const KEPT_THREADS = 'kept-threads'
 
 type Listener = (...args: unknown[]) => void
 
-/** Idle threads by project and method (a collect run's worker answers another RPC than a run's). */
-const shelves = new WeakMap<TestProject, Map<string, ThreadsPoolWorker[]>>()
+/** A shelved thread, and whether it has spoken since it was shelved. */
+interface Shelved {
+  worker: ThreadsPoolWorker
+  spoke: boolean
+  unhook: () => void
+}
 
-function shelfOf(options: PoolOptions): ThreadsPoolWorker[] {
-  let byMethod = shelves.get(options.project)
-  if (byMethod === undefined) {
-    const made = new Map<string, ThreadsPoolWorker[]>()
-    byMethod = made
+/** Idle threads by project and test environment (a thread is set up for one environment). */
+const shelves = new WeakMap<TestProject, Map<string, Shelved[]>>()
+
+function shelfOf(options: PoolOptions): Shelved[] {
+  let byEnvironment = shelves.get(options.project)
+  if (byEnvironment === undefined) {
+    const made = new Map<string, Shelved[]>()
+    byEnvironment = made
     shelves.set(options.project, made)
     options.project.vitest.onClose(async () => {
       const idle = [...made.values()].flat()
       made.clear()
-      await Promise.all(idle.map((worker) => worker.stop()))
+      await Promise.all(idle.map(end))
     })
   }
-  let shelf = byMethod.get(options.method)
+  const key = JSON.stringify([options.environment.name, options.environment.options ?? null])
+  let shelf = byEnvironment.get(key)
   if (shelf === undefined) {
     shelf = []
-    byMethod.set(options.method, shelf)
+    byEnvironment.set(key, shelf)
   }
   return shelf
 }
 
 function threadOf(worker: ThreadsPoolWorker): Worker {
   return (worker as unknown as { thread: Worker }).thread
+}
+
+async function end(shelved: Shelved): Promise<void> {
+  shelved.unhook()
+  await shelved.worker.stop()
+}
+
+function shelve(shelf: Shelved[], worker: ThreadsPoolWorker): void {
+  const thread = threadOf(worker)
+  const entry: Shelved = { worker, spoke: false, unhook: () => {} }
+  const spoke = () => {
+    entry.spoke = true
+  }
+  thread.on('message', spoke).on('error', spoke).on('exit', spoke)
+  entry.unhook = () => thread.off('message', spoke).off('error', spoke).off('exit', spoke)
+  // An idle thread does not keep the process alive.
+  thread.unref()
+  shelf.push(entry)
 }
 
 class KeptThread implements PoolWorker {
@@ -72,12 +101,18 @@ class KeptThread implements PoolWorker {
 
   async start(): Promise<void> {
     const shelf = shelfOf(this.#options)
-    let kept = shelf.pop()
-    // A thread that died on the shelf is not resumed.
-    while (kept !== undefined && threadOf(kept).threadId < 0) kept = shelf.pop()
+    let kept: ThreadsPoolWorker | undefined
+    for (let entry = shelf.pop(); entry !== undefined && kept === undefined; entry = shelf.pop()) {
+      if (entry.spoke || threadOf(entry.worker).threadId < 0) await end(entry)
+      else {
+        entry.unhook()
+        kept = entry.worker
+      }
+    }
     this.#resumed = kept !== undefined
     this.#inner = kept ?? new ThreadsPoolWorker(this.#options)
-    if (!this.#resumed) await this.#inner.start()
+    if (kept === undefined) await this.#inner.start()
+    else threadOf(kept).ref()
   }
 
   on(event: string, callback: Listener): void {
@@ -93,7 +128,7 @@ class KeptThread implements PoolWorker {
 
   send(message: WorkerRequest): void {
     if (message.type === 'start' && this.#resumed) this.#answer('started')
-    else if (message.type === 'stop') {
+    else if (message.type === 'stop' && !this.#options.project.vitest.config.watch) {
       this.#stopAsked = true
       this.#answer('stopped')
     } else this.#thread.send(message)
@@ -106,7 +141,7 @@ class KeptThread implements PoolWorker {
   async stop(): Promise<void> {
     const inner = this.#thread
     for (const [event, callback] of this.#hooked.splice(0)) inner.off(event, callback)
-    if (this.#stopAsked && threadOf(inner).threadId >= 0) shelfOf(this.#options).push(inner)
+    if (this.#stopAsked && threadOf(inner).threadId >= 0) shelve(shelfOf(this.#options), inner)
     else await inner.stop()
     this.#inner = undefined
   }

@@ -94,6 +94,11 @@ export function takeHeldExchanges(): ExchangeExcerpt[] {
   return taken
 }
 
+/** What was recorded outside any test and not taken: at a file's start, a former file's, never this one's. */
+export function dropHeld(): void {
+  held = { exchanges: [], observations: [], spend: [] }
+}
+
 /** A cost estimate reserved for a billable call (beforeAll spend goes to the file's next test). */
 export function noteSpend(item: SpendItem): void {
   ;(current ?? held).spend.push(item)

@@ -10,7 +10,7 @@ import { reserveSpend } from './budget.ts'
 import { requirement } from '../requirements.ts'
 import { ConformanceFailure, TargetFailure } from '../errors.ts'
 import { TargetClient } from './http-client.ts'
-import { currentExchanges } from './recorder.ts'
+import { currentExchanges, dropHeld } from './recorder.ts'
 import { isSkip, rerunFailed } from './rerun.ts'
 import { NOT_OBSERVED } from '../report/results.ts'
 import { runConfig } from './run-config.ts'
@@ -22,19 +22,31 @@ export const SUITE_DEFAULTS = {
   callsPerTimeout: 4, // a test may wait this many whole request timeouts (GATEWAY_TIMEOUT_MS) before it is cut
 }
 
+/** Every perFile map, emptied as each suite file starts (beginFile). */
+const fileStates: Array<Map<string, unknown>> = []
+
 /**
- * State that lives for one test file in one run. Suite files share their worker, and so the modules they import,
- * with the files that ran there before them, in this run and, for a thread kept between runs, in earlier ones
+ * State that lives for one test file. Suite files share their worker, and so the modules they import, with the files
+ * that ran there before them, in this run and, for a thread kept between runs, in earlier ones
  * (harness/setup/kept-threads.ts): a helper module keeps what it learns of the target here.
  */
 export function perFile<T>(make: () => T): () => T {
   const byFile = new Map<string, T>()
+  fileStates.push(byFile as Map<string, unknown>)
   return () => {
     const file = expect.getState().testPath ?? ''
-    const key = `${runConfig().runId} ${file}`
-    if (!byFile.has(key)) byFile.set(key, make())
-    return byFile.get(key) as T
+    if (!byFile.has(file)) byFile.set(file, make())
+    return byFile.get(file) as T
   }
+}
+
+/**
+ * A suite file starts (suites/setup.ts, evaluated before each file): nothing an earlier file, or an earlier run's,
+ * learned or left unrecorded carries into it. A worker runs one file at a time.
+ */
+export function beginFile(): void {
+  for (const states of fileStates) states.clear()
+  dropHeld()
 }
 
 const client = perFile(() => new TargetClient(runConfig()))

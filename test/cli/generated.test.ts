@@ -173,9 +173,13 @@ class CurrentReporter implements Reporter {
   }
 }
 
-/** One vitest instance for every sequence run, which keeps its worker thread from run to run. */
+/**
+ * One vitest instance for every sequence run, which keeps its worker thread from run to run. Runs take turns: a run
+ * that outlived its test's timeout still reports to its own reporter.
+ */
 const reporting = new CurrentReporter()
 let instance: Promise<Vitest> | undefined
+let turns: Promise<unknown> = Promise.resolve()
 const sequencesVitest = (): Promise<Vitest> =>
   (instance ??= createVitest('test', {
     root: ROOT,
@@ -233,14 +237,18 @@ async function embeddedRun(fault: string, file: string): Promise<{ summary: Summ
       writeReports: false,
     })
     const vitest = await sequencesVitest()
-    reporting.current = reporter
-    try {
-      vitest.provide('runConfig', target)
-      await vitest.runTestSpecifications(await vitest.globTestSpecifications([file]))
-      return { summary: reporter.summary, exitCode: reporter.exitCode }
-    } finally {
-      reporting.current = undefined
-    }
+    const turn = turns.then(async () => {
+      reporting.current = reporter
+      try {
+        vitest.provide('runConfig', target)
+        await vitest.runTestSpecifications(await vitest.globTestSpecifications([file]))
+      } finally {
+        reporting.current = undefined
+      }
+    })
+    turns = turn.catch(() => {})
+    await turn
+    return { summary: reporter.summary, exitCode: reporter.exitCode }
   } finally {
     await gateway.close()
     rmSync(scratch, { recursive: true, force: true })

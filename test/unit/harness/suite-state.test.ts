@@ -1,6 +1,7 @@
 /**
- * Suite files share their worker and the modules it loaded (vitest.config.ts, isolate false), and in the fault
- * proof's shared runs the files of one worker face different gateways. A helper module that kept what it learned of
+ * Suite files share their worker and the modules it loaded (vitest.config.ts, isolate false), in the fault proof's
+ * shared runs the files of one worker face different gateways, and its worker outlives a run
+ * (harness/setup/kept-threads.ts). A helper module that kept what it learned of
  * the target in a module variable would hand one file's answers to the next: such state lives per file
  * (harness/worker/suite.ts perFile). This reads every suite helper module for top-level state that could hold it.
  */
@@ -8,6 +9,9 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { ROOT } from '../../support/run-conformance.ts'
+import { beginFile, perFile } from '../../../harness/worker/suite.ts'
+import { currentExchanges, recordExchange } from '../../../harness/worker/recorder.ts'
+import type { ExchangeExcerpt } from '../../../harness/exchange.ts'
 
 /** Top-level state that holds nothing learned of a target, with the reason. */
 const TARGET_FREE: Record<string, string> = {
@@ -76,4 +80,17 @@ describe('suite helper modules keep what they learn of the target per file', () 
     )
     expect(held).toEqual([])
   })
+})
+
+test('a file starts with nothing an earlier file learned or left unrecorded (suites/setup.ts calls beginFile)', () => {
+  let made = 0
+  const state = perFile(() => {
+    made += 1
+    return { made }
+  })
+  expect(state()).toBe(state())
+  recordExchange({ method: 'GET', url: 'http://127.0.0.1:9/v1/models', path: '/v1/models' } as ExchangeExcerpt)
+  beginFile()
+  expect(state().made).toBe(2)
+  expect(currentExchanges()).toEqual([])
 })
