@@ -14,11 +14,13 @@ afterEach(async () => {
   vitest = undefined
 })
 
-/** Runs the probe `times` times in one instance: each run's thread and the count of runs that thread had made. */
-async function probe(
-  pool: 'threads' | typeof keptThreads,
-  times: number,
-): Promise<Array<{ thread: number; runs: number }>> {
+interface Probed {
+  thread: number
+  runs: number
+}
+
+/** A vitest instance over the probe files, on one thread of `pool`. */
+async function instance(pool: 'threads' | typeof keptThreads): Promise<Vitest> {
   vitest = await createVitest('test', {
     root: ROOT,
     config: false,
@@ -29,16 +31,26 @@ async function probe(
     watch: false,
     reporters: [],
   })
-  const seen: Array<{ thread: number; runs: number }> = []
-  for (let i = 0; i < times; i += 1) {
-    const specs = await vitest.globTestSpecifications(['kept-thread-probe'])
-    const { testModules } = await vitest.runTestSpecifications(specs)
-    const [probed] = testModules
-      .filter((module) => module.moduleId.endsWith('kept-thread-probe.ts'))
-      .flatMap((module) => [...module.children.allTests()])
-    expect(probed?.result().state).toBe('passed')
-    seen.push(probed?.meta() as unknown as { thread: number; runs: number })
-  }
+  return vitest
+}
+
+/** One run of the probe: its thread and the count of runs that thread had made, and the run's unhandled errors. */
+async function runProbe(on: Vitest): Promise<{ probed: Probed | undefined; unhandled: readonly unknown[] }> {
+  const { testModules, unhandledErrors } = await on.runTestSpecifications(
+    await on.globTestSpecifications(['kept-thread-probe']),
+  )
+  const [test] = testModules
+    .filter((module) => module.moduleId.endsWith('kept-thread-probe.ts'))
+    .flatMap((module) => [...module.children.allTests()])
+  expect(test?.result().state).toBe('passed')
+  return { probed: test?.meta() as unknown as Probed | undefined, unhandled: unhandledErrors }
+}
+
+/** Runs the probe `times` times in one instance. */
+async function probe(pool: 'threads' | typeof keptThreads, times: number): Promise<Array<Probed | undefined>> {
+  const on = await instance(pool)
+  const seen: Array<Probed | undefined> = []
+  for (let i = 0; i < times; i += 1) seen.push((await runProbe(on)).probed)
   return seen
 }
 
@@ -55,24 +67,12 @@ test("vitest's own threads start afresh each run (what the kept pool saves)", as
 }, 60_000)
 
 test('a thread whose run left work going is ended, and what it left is not judged in the next run', async () => {
-  vitest = await createVitest('test', {
-    root: ROOT,
-    config: false,
-    include: ['test/support/kept-thread-probe.ts', 'test/support/kept-thread-stray.ts'],
-    pool: keptThreads,
-    isolate: false,
-    maxWorkers: 1,
-    watch: false,
-    reporters: [],
-  })
-  const stray = await vitest.runTestSpecifications(await vitest.globTestSpecifications(['kept-thread-stray']))
+  const on = await instance(keptThreads)
+  const stray = await on.runTestSpecifications(await on.globTestSpecifications(['kept-thread-stray']))
   expect(stray.unhandledErrors).toEqual([])
   // Past the rejection: the shelved thread has reported it.
   await new Promise((resolve) => setTimeout(resolve, 800))
-  const next = await vitest.runTestSpecifications(await vitest.globTestSpecifications(['kept-thread-probe']))
-  expect(next.unhandledErrors).toEqual([])
-  const [probed] = next.testModules
-    .filter((module) => module.moduleId.endsWith('kept-thread-probe.ts'))
-    .flatMap((module) => [...module.children.allTests()])
-  expect((probed?.meta() as unknown as { runs?: number } | undefined)?.runs).toBe(1)
+  const next = await runProbe(on)
+  expect(next.unhandled).toEqual([])
+  expect(next.probed?.runs).toBe(1)
 }, 60_000)
