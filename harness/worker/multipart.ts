@@ -58,12 +58,10 @@ function contentSize(content: PartContent): number {
   return content.size
 }
 
+/** Searched in the bytes: a 25 MB file is never copied into a string to look for an ASCII boundary. */
 function containsBoundary(content: Uint8Array | string, boundary: string): boolean {
-  const text =
-    typeof content === 'string'
-      ? content
-      : Buffer.from(content.buffer, content.byteOffset, content.byteLength).toString('latin1')
-  return text.includes(boundary)
+  if (typeof content === 'string') return content.includes(boundary)
+  return Buffer.from(content.buffer, content.byteOffset, content.byteLength).includes(boundary, 0, 'latin1')
 }
 
 /** A generated file's bytes: full chunks are one shared array, only the last one is a shorter view of it. */

@@ -90,5 +90,11 @@ describe('multipartBody', () => {
   test('content that contains the boundary is refused rather than sent corrupt', () => {
     expect(() => multipartBody([], { filename: 'x', content: '--b--' }, { boundary: 'b' })).toThrow(/boundary/)
     expect(() => multipartBody([['f', 'b']], undefined, { boundary: 'b' })).toThrow(/boundary/)
+    // Bytes are searched as bytes, wherever they sit in a larger buffer.
+    const bytes = Buffer.from('xx--gc-edge--yy', 'latin1')
+    const view = new Uint8Array(bytes.buffer, bytes.byteOffset + 2, 11)
+    expect(() => multipartBody([], { filename: 'x', content: view }, { boundary: 'gc-edge' })).toThrow(/boundary/)
+    const before = new Uint8Array(bytes.buffer, bytes.byteOffset, 6)
+    expect(multipartBody([], { filename: 'x', content: before }, { boundary: 'gc-edge' }).fileBytes).toBe(6)
   })
 })
